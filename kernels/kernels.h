@@ -1,0 +1,76 @@
+/* kernels.h - the shipped CUDA kernels, seen from C.
+ *
+ * Each lab topic has one .cu file (reduce.cu, matmul.cu, embedding.cu, ...)
+ * whose kernels are numbered in teaching order, naive first.  C code reaches
+ * them in two ways:
+ *
+ *  1. Launchers: a host function per rung that picks grid/block/shared
+ *     memory, enqueues every pass on the given stream and returns the first
+ *     error (cudaGetLastError after each launch).  The engine times these.
+ *     The vendor-library baselines (CUB, cuBLAS) are launchers too.
+ *
+ *  2. Raw kernels: the __global__ functions themselves with a signature
+ *     string, so the Lua GPU API can launch them with a learner-chosen grid,
+ *     block and shared memory (cudaLaunchKernel).
+ *
+ * Nothing here initialises CUDA until a launcher is called; reading the
+ * tables is safe in the parent process. */
+#ifndef CUDALAB_KERNELS_H
+#define CUDALAB_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* sum of in[0..n) into *out (one float in device memory).  scratch is at
+ * least kernels_reduce_scratch_bytes(n) bytes of device memory the launcher
+ * may use for partial sums or CUB's temporary storage. */
+typedef cudaError_t (*reduce_launch_fn)(const float *in, size_t n, float *out,
+                                        void *scratch, size_t scratch_bytes,
+                                        cudaStream_t s);
+/* C = A x B, row-major, A is M x K, B is K x N, C is M x N, FP32. */
+typedef cudaError_t (*sgemm_launch_fn)(int M, int N, int K, const float *A,
+                                       const float *B, float *C, cudaStream_t s);
+/* out[t, :] = W[idx[t], :] for t < T; W is V x D; indices already validated. */
+typedef cudaError_t (*embed_launch_fn)(const float *W, const int32_t *idx, float *out,
+                                       int T, int D, int V, cudaStream_t s);
+
+typedef struct shipped_kernel {
+    const char *name;        /* "reduce_sequential", "sgemm_naive", "cub_sum", ... */
+    const char *problem;     /* "reduce_sum", "sgemm", "embedding" */
+    int library;             /* 1 for the vendor-library baseline */
+    reduce_launch_fn reduce; /* exactly one of the three is set */
+    sgemm_launch_fn sgemm;
+    embed_launch_fn embed;
+} shipped_kernel;
+
+/* All launchers, in teaching order per problem. */
+const shipped_kernel *kernels_shipped(size_t *n);
+const shipped_kernel *kernels_find(const char *name);
+size_t kernels_reduce_scratch_bytes(size_t n);
+/* Message of the last library (cuBLAS) failure, for the error report. */
+const char *kernels_library_error(void);
+/* Frees library handles (cuBLAS) before the worker exits. */
+void kernels_shutdown(void);
+
+/* Raw kernels for the Lua GPU API.  sig has one letter per parameter:
+ * 'p' device pointer, 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double. */
+typedef struct raw_kernel {
+    const char *name;
+    const void *func;        /* pointer to the __global__ function (host stub) */
+    const char *sig;
+    const char *doc;         /* one line: parameters and the launch shape it expects */
+} raw_kernel;
+
+const raw_kernel *kernels_raw(size_t *n);
+const raw_kernel *kernels_raw_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1 @@
+-- lab DSL: see lua/README.md

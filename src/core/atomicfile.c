@@ -1,0 +1,102 @@
+#include "core/atomicfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool atomicfile_write(const char *path, const void *data, size_t len, cl_err *e)
+{
+    char tmp[4096];
+    int w = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (w < 0 || (size_t)w >= sizeof tmp)
+        return err_set(e, "path is too long: %s", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+            goto fail;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+    if (fsync(fd) != 0) {
+        err_set(e, "cannot flush %s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        err_set(e, "cannot close %s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        err_set(e, "cannot replace %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    return true;
+fail:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    return false;
+}
+
+char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_set(e, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        goto oom;
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max_bytes) {
+                err_set(e, "%s is larger than %zu bytes", path, max_bytes);
+                goto fail;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb)
+                goto oom;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    if (ferror(f)) {
+        err_set(e, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (n > max_bytes) {
+        err_set(e, "%s is larger than %zu bytes", path, max_bytes);
+        goto fail;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+oom:
+    err_set(e, "out of memory reading %s", path);
+fail:
+    free(buf);
+    fclose(f);
+    return NULL;
+}

@@ -1,0 +1,149 @@
+#include "core/paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_workspace[CL_PATH_MAX];
+
+bool paths_join(char *out, size_t n, const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    const char *sep = (la > 0 && a[la - 1] == '/') ? "" : "/";
+    int w = snprintf(out, n, "%s%s%s", a, sep, b);
+    return w >= 0 && (size_t)w < n;
+}
+
+bool paths_is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool paths_is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool paths_self_exe(char *out, size_t n, cl_err *e)
+{
+    ssize_t len = readlink("/proc/self/exe", out, n - 1);
+    if (len < 0)
+        return err_set(e, "cannot read /proc/self/exe: %s", strerror(errno));
+    out[len] = '\0';
+    return true;
+}
+
+/* A home folder is one that holds lua/lab.lua. */
+static bool is_home(const char *dir)
+{
+    char p[CL_PATH_MAX];
+    return paths_join(p, sizeof p, dir, "lua/lab.lua") && paths_is_file(p);
+}
+
+bool paths_home(char *out, size_t n, cl_err *e)
+{
+    const char *env = getenv("CUDALAB_HOME");
+    if (env && *env) {
+        if (!is_home(env))
+            return err_set(e, "CUDALAB_HOME=%s does not hold lua/lab.lua", env);
+        snprintf(out, n, "%s", env);
+        return true;
+    }
+    char exe[CL_PATH_MAX];
+    if (paths_self_exe(exe, sizeof exe, NULL)) {
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char cand[CL_PATH_MAX];
+            int w = snprintf(cand, sizeof cand, "%s/../%s", exe, CUDALAB_INSTALL_DATADIR);
+            if (w > 0 && (size_t)w < sizeof cand && is_home(cand)) {
+                char real[PATH_MAX];
+                snprintf(out, n, "%s", realpath(cand, real) ? real : cand);
+                return true;
+            }
+        }
+    }
+    if (is_home(CUDALAB_SOURCE_DIR)) {
+        snprintf(out, n, "%s", CUDALAB_SOURCE_DIR);
+        return true;
+    }
+    return err_set(e, "cannot find cudalab's labs and Lua library: set CUDALAB_HOME "
+                      "to the folder that holds labs/ and lua/");
+}
+
+static bool home_dir(char *out, size_t n, cl_err *e)
+{
+    const char *h = getenv("HOME");
+    if (!h || !*h)
+        return err_set(e, "HOME is not set");
+    snprintf(out, n, "%s", h);
+    return true;
+}
+
+bool paths_data_dir(char *out, size_t n, cl_err *e)
+{
+    const char *x = getenv("XDG_DATA_HOME");
+    int w;
+    if (x && *x == '/') {
+        w = snprintf(out, n, "%s/cudalab", x);
+    } else {
+        char h[CL_PATH_MAX];
+        if (!home_dir(h, sizeof h, e))
+            return false;
+        w = snprintf(out, n, "%s/.local/share/cudalab", h);
+    }
+    if (w < 0 || (size_t)w >= n)
+        return err_set(e, "data folder path is too long");
+    return true;
+}
+
+void paths_set_workspace(const char *dir)
+{
+    snprintf(g_workspace, sizeof g_workspace, "%s", dir ? dir : "");
+}
+
+bool paths_workspace(char *out, size_t n, cl_err *e)
+{
+    const char *env = getenv("CUDALAB_WORKSPACE");
+    int w;
+    if (g_workspace[0]) {
+        w = snprintf(out, n, "%s", g_workspace);
+    } else if (env && *env) {
+        w = snprintf(out, n, "%s", env);
+    } else {
+        char h[CL_PATH_MAX];
+        if (!home_dir(h, sizeof h, e))
+            return false;
+        w = snprintf(out, n, "%s/cudalab-workspace", h);
+    }
+    if (w < 0 || (size_t)w >= n)
+        return err_set(e, "workspace path is too long");
+    return true;
+}
+
+bool paths_mkdir_p(const char *dir, cl_err *e)
+{
+    char p[CL_PATH_MAX];
+    int w = snprintf(p, sizeof p, "%s", dir);
+    if (w < 0 || (size_t)w >= sizeof p)
+        return err_set(e, "path is too long: %s", dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            return err_set(e, "cannot create %s: %s", p, strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        return err_set(e, "cannot create %s: %s", p, strerror(errno));
+    if (!paths_is_dir(p))
+        return err_set(e, "%s exists and is not a folder", p);
+    return true;
+}

@@ -1,0 +1,30 @@
+/* paths.h - where cudalab finds its files and keeps its data.
+ *
+ * home:      folder holding labs/, lua/ and assets/.  In order: $CUDALAB_HOME;
+ *            <exe>/../share/cudalab (installed); the source tree compiled in
+ *            (running from the build folder).
+ * data:      $XDG_DATA_HOME/cudalab or ~/.local/share/cudalab (progress, caches).
+ * workspace: --workspace DIR, else $CUDALAB_WORKSPACE, else ~/cudalab-workspace. */
+#ifndef CUDALAB_CORE_PATHS_H
+#define CUDALAB_CORE_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+
+#define CL_PATH_MAX 4096
+
+bool paths_home(char *out, size_t n, cl_err *e);
+bool paths_data_dir(char *out, size_t n, cl_err *e);
+void paths_set_workspace(const char *dir);   /* from --workspace; NULL resets */
+bool paths_workspace(char *out, size_t n, cl_err *e);
+bool paths_self_exe(char *out, size_t n, cl_err *e); /* /proc/self/exe */
+/* mkdir -p; true if the folder exists afterwards. */
+bool paths_mkdir_p(const char *dir, cl_err *e);
+bool paths_is_dir(const char *p);
+bool paths_is_file(const char *p);
+/* Joins a and b with one '/' into out; false if it does not fit. */
+bool paths_join(char *out, size_t n, const char *a, const char *b);
+
+#endif

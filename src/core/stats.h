@@ -1,0 +1,17 @@
+/* stats.h - summary statistics of timing samples. */
+#ifndef CUDALAB_CORE_STATS_H
+#define CUDALAB_CORE_STATS_H
+
+#include <stddef.h>
+
+typedef struct stats_summary {
+    size_t n;
+    double median, min, max, mean;
+    double spread;   /* (p75 - p25) / median: relative interquartile spread */
+} stats_summary;
+
+/* Summarises v[0..n) (v is sorted in place).  n == 0 gives all zeros. */
+stats_summary stats_summarise(double *v, size_t n);
+double stats_median(double *v, size_t n);
+
+#endif

@@ -1,0 +1,116 @@
+/* labmodel.h - a lab as the rest of the program sees it.
+ *
+ * lab_load() runs labs/<id>/lab.lua in a sandboxed Lua state (lab/sandbox.c)
+ * through the DSL in lua/lab.lua, validates it, and copies what C needs into
+ * this struct.  The Lua state stays alive inside the lab (it owns the
+ * milestone check functions and quizzes) and is closed by lab_free().
+ *
+ * Every problem found while loading is reported as a diagnostic with the
+ * file and line it belongs to, e.g.
+ *   labs/matmul/lab.lua:42: milestone 'within2x' has no check function */
+#ifndef CUDALAB_LAB_LABMODEL_H
+#define CUDALAB_LAB_LABMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+
+typedef struct lab_diag {
+    char file[512];
+    int line;             /* 0 when unknown */
+    char msg[512];
+} lab_diag;
+
+typedef struct lab_diags {
+    lab_diag *v;
+    size_t n, cap;
+} lab_diags;
+
+void lab_diags_add(lab_diags *d, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void lab_diags_free(lab_diags *d);
+
+typedef struct lab_step {
+    char *title;
+    char *body;           /* Markdown subset */
+    int line;
+} lab_step;
+
+typedef struct lab_variant {
+    char *id;             /* "sequential" */
+    char *title;          /* "Sequential addressing" */
+    char *kernel;         /* shipped kernel name, e.g. "reduce_sequential" */
+    char *why;            /* one line: what changed and why */
+    int line;
+} lab_variant;
+
+typedef struct lab_milestone {
+    char *id;
+    char *text;           /* "Your reduction is over 100x faster than the CPU" */
+    char *quiz;           /* quiz id when this milestone is a quiz, else NULL */
+    char *target;         /* display of the threshold, e.g. ">= 100x"; may be NULL */
+    int check_ref;        /* Lua registry ref of the check function, or LUA_NOREF */
+    int line;
+} lab_milestone;
+
+typedef struct lab_quiz_choice {
+    char *text;
+    bool correct;
+    char *feedback;       /* shown when this choice is picked */
+} lab_quiz_choice;
+
+typedef struct lab_quiz {
+    char *id;
+    char *question;
+    lab_quiz_choice *choices;
+    size_t nchoices;
+    int line;
+} lab_quiz;
+
+typedef struct lab_exercise {
+    char *kernel;         /* starter .cu, relative to the lab folder */
+    char *launcher;       /* starter .lua, relative to the lab folder */
+    char **hints;
+    size_t nhints;
+} lab_exercise;
+
+typedef struct lab {
+    char *id, *title, *summary;
+    int order;
+    char *path;           /* .../labs/<id>/lab.lua */
+    char *dir;            /* .../labs/<id> */
+    char *problem;        /* engine problem: "reduce_sum", "sgemm", "embedding", or NULL */
+    char *library;        /* "cub", "cublas", "copy", or NULL */
+    char **sizes;         /* size labels understood by the problem: "2^28", "4096x4096x4096" */
+    size_t nsizes;
+    double time_limit_s;  /* per-run limit for the worker */
+    lab_step *steps;        size_t nsteps;
+    lab_variant *variants;  size_t nvariants;
+    lab_milestone *milestones; size_t nmilestones;
+    lab_quiz *quizzes;      size_t nquizzes;
+    lab_exercise exercise;  /* all NULL when the lab has none */
+    struct lab_state *ls;   /* owning Lua state (opaque) */
+} lab;
+
+/* Loads and validates one lab file.  Returns NULL on any problem, each one
+ * added to diags.  home is the folder holding lua/ (see core/paths.h). */
+lab *lab_load(const char *path, const char *home, lab_diags *diags);
+void lab_free(lab *l);
+
+typedef struct lab_set {
+    lab **v;
+    size_t n;
+} lab_set;
+
+/* Finds every <dir>/<id>/lab.lua in the given folders (the shipped labs
+ * folder first, then each --labs folder), loads each, sorts by order then
+ * id.  Labs that fail to load are left out and reported in diags; a
+ * duplicate lab id across folders is a diagnostic too.  Returns false only
+ * when a folder cannot be read. */
+bool lab_set_load(lab_set *set, const char *const *dirs, size_t ndirs,
+                  const char *home, lab_diags *diags, cl_err *e);
+void lab_set_free(lab_set *set);
+const lab *lab_set_find(const lab_set *set, const char *id);
+
+#endif

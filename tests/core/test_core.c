@@ -1,0 +1,96 @@
+/* Unit tests for src/core: stats, paths, atomic files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/atomicfile.h"
+#include "core/paths.h"
+#include "core/stats.h"
+
+static void test_stats_odd_even(void **state)
+{
+    (void)state;
+    double a[] = {5, 1, 3};
+    stats_summary s = stats_summarise(a, 3);
+    assert_true(s.median == 3.0 && s.min == 1.0 && s.max == 5.0);
+    double b[] = {4, 1, 3, 2};
+    assert_true(stats_median(b, 4) == 2.5);
+    double c[] = {2, 2, 2, 2};
+    assert_true(stats_summarise(c, 4).spread == 0.0);
+    stats_summary z = stats_summarise(NULL, 0);
+    assert_true(z.n == 0 && z.median == 0.0);
+}
+
+static void test_paths_join_and_mkdir(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_true(paths_join(out, sizeof out, "a/", "b"));
+    assert_string_equal(out, "a/b");
+    assert_true(paths_join(out, sizeof out, "a", "b"));
+    assert_string_equal(out, "a/b");
+    assert_false(paths_join(out, 4, "abc", "def"));
+
+    char dir[] = "/tmp/cudalab-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char deep[256];
+    snprintf(deep, sizeof deep, "%s/x/y/z", dir);
+    cl_err e;
+    assert_true(paths_mkdir_p(deep, &e));
+    assert_true(paths_is_dir(deep));
+    assert_true(paths_mkdir_p(deep, &e)); /* exists already: fine */
+
+    char file[256];
+    snprintf(file, sizeof file, "%s/f.txt", deep);
+    assert_true(atomicfile_write(file, "hello", 5, &e));
+    size_t len = 0;
+    char *txt = file_read_all(file, 100, &len, &e);
+    assert_non_null(txt);
+    assert_int_equal(len, 5);
+    assert_string_equal(txt, "hello");
+    free(txt);
+    assert_null(file_read_all(file, 2, &len, &e));
+    assert_non_null(strstr(e.msg, "larger than"));
+    /* A file where a folder is wanted is an error with a message. */
+    assert_false(paths_mkdir_p(file, &e));
+    assert_non_null(strstr(e.msg, file));
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_paths_home_env(void **state)
+{
+    (void)state;
+    char out[CL_PATH_MAX];
+    cl_err e;
+    const char *saved = getenv("CUDALAB_HOME");
+    char keep[CL_PATH_MAX] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    setenv("CUDALAB_HOME", "/nonexistent-cudalab", 1);
+    assert_false(paths_home(out, sizeof out, &e));
+    assert_non_null(strstr(e.msg, "CUDALAB_HOME"));
+    unsetenv("CUDALAB_HOME");
+    assert_true(paths_home(out, sizeof out, &e)); /* source tree or installed */
+    if (keep[0])
+        setenv("CUDALAB_HOME", keep, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_odd_even),
+        cmocka_unit_test(test_paths_join_and_mkdir),
+        cmocka_unit_test(test_paths_home_env),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
