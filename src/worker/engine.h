@@ -1,0 +1,38 @@
+/* engine.h - the measurement engine inside the worker process.
+ *
+ * The only code that touches CUDA.  It runs a request's variants (shipped
+ * launchers, the vendor library, the learner's kernel) at each size, times
+ * them with CUDA events, checks each against the double-precision CPU
+ * reference with fresh seeded inputs and poisoned outputs, runs the CPU
+ * baselines, and streams progress and results through the sink. */
+#ifndef CUDALAB_WORKER_ENGINE_H
+#define CUDALAB_WORKER_ENGINE_H
+
+#include <stdbool.h>
+
+#include "core/devinfo.h"
+#include "worker/protocol.h"
+
+typedef struct engine_sink {
+    void (*progress)(void *ud, const run_progress *p);
+    void (*result)(void *ud, const run_result *r);
+    void (*log)(void *ud, int level, const char *msg);
+    void *ud;
+} engine_sink;
+
+/* Probes the device (initialises CUDA in this process: worker only) and
+ * fills out; out->present is false with a reason when there is none.  Also
+ * measures (or reads from the data folder's cache) the copy bandwidth. */
+void engine_probe(device_info *out);
+
+/* Runs every variant x size of req, emitting one result per row (CPU
+ * baselines and the library too).  Errors that leave the CUDA context usable
+ * (bad launch configuration, wrong result, out of memory) become results with
+ * status RS_ERROR and a message.  Returns false when the context is broken
+ * (illegal address, launch failure, ...): fault is filled (cause "cuda") and
+ * the worker must exit so the supervisor starts a fresh one. */
+bool engine_run(const run_request *req, const engine_sink *sink, run_fault *fault);
+
+void engine_shutdown(void);
+
+#endif
