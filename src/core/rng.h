@@ -1,0 +1,31 @@
+/* rng.h - seeded, reproducible random inputs (xoshiro256** seeded through splitmix64).
+ *
+ * The same seed always gives the same numbers, on any machine and whatever
+ * the number of threads used to fill a buffer. */
+#ifndef CUDALAB_CORE_RNG_H
+#define CUDALAB_CORE_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rng {
+    uint64_t s[4];
+} rng;
+
+/* Seeds the generator; any seed (0 included) gives a valid state. */
+void rng_seed(rng *r, uint64_t seed);
+/* Next 64 random bits. */
+uint64_t rng_next(rng *r);
+/* Uniform double in [0,1) with 53 random bits. */
+double rng_uniform(rng *r);
+/* Fills x[0..n) with uniform floats in [lo,hi).  Deterministic for (seed, n)
+ * whatever the thread count: the buffer is split into fixed chunks, each
+ * seeded from seed + chunk index.  Multi-threaded for large n. */
+void rng_fill_uniform(float *x, size_t n, uint64_t seed, float lo, float hi);
+/* Fills x[0..n) with integers uniform in [0, v) (v >= 1; v <= 0 fills zeros).
+ * Same chunking and determinism as rng_fill_uniform. */
+void rng_fill_indices(int32_t *x, size_t n, uint64_t seed, int32_t v);
+/* A new seed from the clock, the process id and a counter: differs on every call. */
+uint64_t rng_fresh_seed(void);
+
+#endif
