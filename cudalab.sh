@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# cudalab.sh - build cudalab if needed, then open the lab or run the tests.
+#
+#   ./cudalab.sh [cudalab args]   build (build/) and start cudalab with the args
+#   ./cudalab.sh test [ctest args] build with ASan/UBSan (build-test/) and run every test
+#
+# Missing Debian packages are installed with apt-get when run as root;
+# otherwise the exact apt-get line is printed and nothing else happens.
+# Environment: CUDA_ARCHS (e.g. "90" or "native") narrows the GPU targets;
+# JOBS sets build parallelism.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+packages=(build-essential cmake pkg-config libncurses-dev liblua5.4-dev libcjson-dev
+          libsqlite3-dev libcmocka-dev tmux)
+
+missing_packages() {
+    local p
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done
+}
+
+ensure_packages() {
+    local missing
+    missing=$(missing_packages | tr '\n' ' ')
+    [ -z "${missing// /}" ] && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "cudalab: installing missing packages: $missing" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >&2
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $missing >&2
+    else
+        echo "cudalab: these Debian packages are missing. Install them with:" >&2
+        echo "  sudo apt-get install -y $missing" >&2
+        exit 3
+    fi
+}
+
+ensure_nvcc() {
+    if ! command -v nvcc >/dev/null 2>&1; then
+        local d
+        for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+            if [ -x "$d/nvcc" ]; then
+                export PATH="$d:$PATH"
+                break
+            fi
+        done
+    fi
+    if ! command -v nvcc >/dev/null 2>&1; then
+        echo "cudalab: the CUDA toolkit (nvcc) was not found. Install it from NVIDIA's" >&2
+        echo "  repository (package cuda-toolkit) and make sure nvcc is on PATH." >&2
+        exit 3
+    fi
+}
+
+# build DIR [cmake options...]: configure once, then build incrementally.
+build() {
+    local dir=$1
+    shift
+    local jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+    local archs=()
+    [ -n "${CUDA_ARCHS:-}" ] && archs=("-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS")
+    if [ ! -f "$dir/CMakeCache.txt" ]; then
+        cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${archs[@]}" "$@" >&2
+    fi
+    cmake --build "$dir" -j "$jobs" >&2
+}
+
+ensure_packages
+ensure_nvcc
+
+if [ "${1:-}" = "test" ]; then
+    shift
+    build "$here/build-test" -DCUDALAB_SANITIZE=ON
+    cd "$here/build-test"
+    exec ctest --output-on-failure --timeout 600 "$@"
+fi
+
+build "$here/build"
+exec "$here/build/cudalab" "$@"

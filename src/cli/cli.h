@@ -1,0 +1,40 @@
+/* cli.h - the subcommands behind `cudalab <command>`.
+ *
+ * main.c parses the global options into a cli_ctx and hands the remaining
+ * arguments to one command.  Each command returns a process exit code. */
+#ifndef CUDALAB_CLI_CLI_H
+#define CUDALAB_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/paths.h"
+
+enum {
+    EXIT_OK = 0,
+    EXIT_FAIL = 1,     /* check or grade found problems */
+    EXIT_USAGE = 2,    /* bad command line */
+    EXIT_ENV = 3,      /* environment: no device, missing files, ... */
+};
+
+#define CLI_MAX_LAB_DIRS 16
+
+typedef struct cli_ctx {
+    char home[CL_PATH_MAX];                   /* labs/, lua/, assets/ */
+    char shipped_labs[CL_PATH_MAX];           /* home/labs */
+    const char *lab_dirs[CLI_MAX_LAB_DIRS];   /* shipped first, then --labs */
+    size_t nlab_dirs;
+    bool no_color, ascii;
+    double time_limit_s;                      /* --time-limit; 0 = lab default */
+    const char *prog;                         /* argv[0] for messages */
+} cli_ctx;
+
+/* Prints "cudalab: <msg>" and a hint to stderr; returns EXIT_USAGE. */
+int cli_usage_error(const cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_list(cli_ctx *c, int argc, char **argv);
+int cmd_check(cli_ctx *c, int argc, char **argv);
+int cmd_doctor(cli_ctx *c, int argc, char **argv);
+int cmd_run(cli_ctx *c, int argc, char **argv);
+
+#endif

@@ -1,0 +1,17 @@
+/* cli_labs.h - loading the lab set for a command. */
+#ifndef CUDALAB_CLI_CLI_LABS_H
+#define CUDALAB_CLI_CLI_LABS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "lab/labmodel.h"
+
+/* Loads every lab from the context's folders; false (message printed) only
+ * when a folder cannot be read.  Problems with single labs go to diags. */
+bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags);
+/* One "file:line: message" per diagnostic. */
+void cli_print_diags(const lab_diags *d, FILE *f);
+
+#endif

@@ -1,0 +1,121 @@
+/* cmd_check.c - `cudalab check [PATH...]`: validate lab files.
+ *
+ * A PATH may be a lab.lua file, a lab folder, or a folder of lab folders.
+ * Beyond what the loader checks, each variant's kernel must be a shipped
+ * kernel of the lab's problem. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_labs.h"
+#include "kernels.h"
+
+static const char *const known_problems[] = {"reduce_sum", "sgemm", "embedding"};
+static const char *const known_libraries[] = {"cub", "cublas", "copy"};
+
+static bool in_list(const char *s, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, v[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Cross-checks a loaded lab against the engine: problem, library, kernels. */
+static void check_against_engine(const lab *l, lab_diags *d)
+{
+    if (l->problem && !in_list(l->problem, known_problems, 3))
+        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, embedding)",
+                      l->id, l->problem);
+    if (l->library && !in_list(l->library, known_libraries, 3))
+        lab_diags_add(d, l->path, 0, "lab '%s': unknown library '%s' (known: cub, cublas, copy)",
+                      l->id, l->library);
+    for (size_t i = 0; i < l->nvariants; i++) {
+        const lab_variant *v = &l->variants[i];
+        if (!v->kernel)
+            continue;
+        const shipped_kernel *k = kernels_find(v->kernel);
+        if (!k)
+            lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
+                          v->kernel);
+        else if (l->problem && strcmp(k->problem, l->problem) != 0)
+            lab_diags_add(d, l->path, v->line,
+                          "variant '%s': kernel '%s' solves '%s', but the lab's problem is '%s'",
+                          v->id, v->kernel, k->problem, l->problem);
+    }
+}
+
+static size_t check_set(const lab_set *set, lab_diags *d)
+{
+    for (size_t i = 0; i < set->n; i++)
+        check_against_engine(set->v[i], d);
+    return set->n;
+}
+
+/* Checks one PATH; returns the number of lab files looked at. */
+static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
+{
+    char file[CL_PATH_MAX];
+    if (paths_is_dir(path)) {
+        paths_join(file, sizeof file, path, "lab.lua");
+        if (!paths_is_file(file)) {
+            lab_set set = {0};
+            cl_err e;
+            const char *dirs[1] = {path};
+            size_t before = d->n, n = 0;
+            if (!lab_set_load(&set, dirs, 1, c->home, d, &e)) {
+                lab_diags_add(d, path, 0, "%s", e.msg);
+                return 0;
+            }
+            n = check_set(&set, d) + (d->n - before);
+            lab_set_free(&set);
+            if (n == 0)
+                lab_diags_add(d, path, 0, "no lab found here (expected lab.lua or <id>/lab.lua)");
+            return n;
+        }
+    } else if (paths_is_file(path)) {
+        snprintf(file, sizeof file, "%s", path);
+    } else {
+        lab_diags_add(d, path, 0, "no such file or folder");
+        return 0;
+    }
+    lab *l = lab_load(file, c->home, d);
+    if (l) {
+        check_against_engine(l, d);
+        lab_free(l);
+    }
+    return 1;
+}
+
+int cmd_check(cli_ctx *c, int argc, char **argv)
+{
+    lab_diags diags = {0};
+    size_t nlabs = 0;
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-')
+            return cli_usage_error(c, "check: unknown option '%s'", argv[i]);
+        npaths++;
+    }
+    if (npaths == 0) {
+        lab_set set = {0};
+        if (!cli_load_labs(c, &set, &diags)) {
+            lab_diags_free(&diags);
+            return EXIT_ENV;
+        }
+        nlabs = check_set(&set, &diags) + diags.n;
+        lab_set_free(&set);
+    } else {
+        for (int i = 1; i < argc; i++)
+            nlabs += check_path(c, argv[i], &diags);
+    }
+    cli_print_diags(&diags, stdout);
+    size_t nprob = diags.n;
+    lab_diags_free(&diags);
+    if (nprob) {
+        printf("%zu problem%s found\n", nprob, nprob == 1 ? "" : "s");
+        return EXIT_FAIL;
+    }
+    printf("%zu lab%s ok\n", nlabs, nlabs == 1 ? "" : "s");
+    return EXIT_OK;
+}

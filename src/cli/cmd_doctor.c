@@ -1,0 +1,233 @@
+/* cmd_doctor.c - `cudalab doctor [--json]`: what this machine offers.
+ *
+ * The device part comes from the worker's hello: the parent itself never
+ * initialises CUDA.  Exit 0 when a CUDA device is usable, 3 otherwise. */
+#include <cjson/cJSON.h>
+#include <cuda_runtime_api.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <ncurses.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/which.h"
+#include "worker/supervisor.h"
+
+typedef struct folder_state {
+    char path[CL_PATH_MAX];
+    bool exists, writable;
+    char error[256];
+} folder_state;
+
+typedef struct doctor_report {
+    int toolkit_version;            /* CUDART_VERSION this binary was built with */
+    int nvrtc_major, nvrtc_minor;
+    bool nvrtc_ok;
+    device_info dev;
+    bool worker_ok;
+    char worker_error[CL_ERR_MAX];
+    char sanitizer[CL_PATH_MAX], ncu[CL_PATH_MAX];
+    const char *term;
+    int colors;                     /* -1 unknown */
+    bool utf8;
+    char codeset[64];
+    folder_state home, data, workspace;
+} doctor_report;
+
+static void folder_probe(folder_state *f, bool ok, const cl_err *e)
+{
+    if (!ok) {
+        snprintf(f->error, sizeof f->error, "%s", e->msg);
+        return;
+    }
+    f->exists = paths_is_dir(f->path);
+    f->writable = f->exists && access(f->path, W_OK) == 0;
+}
+
+static void terminal_probe(doctor_report *r)
+{
+    r->term = getenv("TERM");
+    r->colors = -1;
+    int err = 0;
+    if (r->term && *r->term && setupterm(r->term, STDOUT_FILENO, &err) == OK) {
+        r->colors = tigetnum("colors");
+        del_curterm(cur_term);
+    }
+    setlocale(LC_ALL, "");
+    snprintf(r->codeset, sizeof r->codeset, "%s", nl_langinfo(CODESET));
+    r->utf8 = strcmp(r->codeset, "UTF-8") == 0;
+}
+
+static void gather(const cli_ctx *c, doctor_report *r)
+{
+    cl_err e = {{0}};
+    r->toolkit_version = CUDART_VERSION;
+    r->nvrtc_ok = nvrtcVersion(&r->nvrtc_major, &r->nvrtc_minor) == NVRTC_SUCCESS;
+
+    supervisor_opts so = {.time_limit_s = 60};
+    supervisor *s = supervisor_new(&so, &e);
+    if (s && supervisor_hello(s, 60000, &r->dev, &e)) {
+        r->worker_ok = true;
+    } else {
+        snprintf(r->worker_error, sizeof r->worker_error, "%s", e.msg);
+        snprintf(r->dev.reason, sizeof r->dev.reason, "could not start the GPU worker: %s", e.msg);
+    }
+    supervisor_free(s);
+
+    if (!which_tool("compute-sanitizer", r->sanitizer, sizeof r->sanitizer))
+        r->sanitizer[0] = '\0';
+    if (!which_tool("ncu", r->ncu, sizeof r->ncu))
+        r->ncu[0] = '\0';
+    terminal_probe(r);
+
+    snprintf(r->home.path, sizeof r->home.path, "%s", c->home);
+    folder_probe(&r->home, true, &e);
+    folder_probe(&r->data, paths_data_dir(r->data.path, sizeof r->data.path, &e), &e);
+    folder_probe(&r->workspace, paths_workspace(r->workspace.path, sizeof r->workspace.path, &e), &e);
+}
+
+static void version_text(int v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static cJSON *folder_json(const folder_state *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", f->path);
+    cJSON_AddBoolToObject(o, "exists", f->exists);
+    cJSON_AddBoolToObject(o, "writable", f->writable);
+    if (f->error[0])
+        cJSON_AddStringToObject(o, "error", f->error);
+    return o;
+}
+
+static void print_json(const doctor_report *r)
+{
+    char v[32];
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "version", CUDALAB_VERSION);
+    cJSON *tk = cJSON_AddObjectToObject(root, "toolkit");
+    version_text(r->toolkit_version, v, sizeof v);
+    cJSON_AddStringToObject(tk, "cuda_runtime", v);
+    if (r->nvrtc_ok) {
+        snprintf(v, sizeof v, "%d.%d", r->nvrtc_major, r->nvrtc_minor);
+        cJSON_AddStringToObject(tk, "nvrtc", v);
+    } else {
+        cJSON_AddNullToObject(tk, "nvrtc");
+    }
+    cJSON_AddStringToObject(tk, "architectures", CUDALAB_CUDA_ARCHS);
+
+    cJSON *dv = cJSON_AddObjectToObject(root, "device");
+    const device_info *d = &r->dev;
+    cJSON_AddBoolToObject(dv, "present", d->present);
+    if (!d->present) {
+        cJSON_AddStringToObject(dv, "reason", d->reason);
+    } else {
+        cJSON_AddStringToObject(dv, "name", d->name);
+        snprintf(v, sizeof v, "%d.%d", d->cc_major, d->cc_minor);
+        cJSON_AddStringToObject(dv, "compute_capability", v);
+        cJSON_AddNumberToObject(dv, "sm_count", d->sm_count);
+        cJSON_AddNumberToObject(dv, "memory_gib", d->mem_total_gib);
+        cJSON_AddNumberToObject(dv, "l2_mib", d->l2_mib);
+        cJSON_AddNumberToObject(dv, "sm_clock_mhz", d->sm_clock_mhz);
+        cJSON_AddNumberToObject(dv, "memory_clock_mhz", d->mem_clock_mhz);
+        cJSON_AddNumberToObject(dv, "bus_width_bits", d->bus_width_bits);
+        cJSON_AddNumberToObject(dv, "peak_bandwidth_theory_gbs", d->peak_bw_theory_gbs);
+        cJSON_AddNumberToObject(dv, "peak_bandwidth_measured_gbs", d->peak_bw_measured_gbs);
+        cJSON_AddNumberToObject(dv, "peak_fp32_tflops", d->peak_fp32_tflops);
+        version_text(d->driver_version, v, sizeof v);
+        cJSON_AddStringToObject(dv, "driver_cuda_version", v);
+    }
+    cJSON *tools = cJSON_AddObjectToObject(root, "tools");
+    if (r->sanitizer[0])
+        cJSON_AddStringToObject(tools, "compute_sanitizer", r->sanitizer);
+    else
+        cJSON_AddNullToObject(tools, "compute_sanitizer");
+    if (r->ncu[0])
+        cJSON_AddStringToObject(tools, "ncu", r->ncu);
+    else
+        cJSON_AddNullToObject(tools, "ncu");
+    cJSON *t = cJSON_AddObjectToObject(root, "terminal");
+    cJSON_AddStringToObject(t, "term", r->term ? r->term : "");
+    cJSON_AddNumberToObject(t, "colors", r->colors);
+    cJSON_AddStringToObject(t, "codeset", r->codeset);
+    cJSON_AddBoolToObject(t, "utf8", r->utf8);
+    cJSON *f = cJSON_AddObjectToObject(root, "folders");
+    cJSON_AddItemToObject(f, "home", folder_json(&r->home));
+    cJSON_AddItemToObject(f, "data", folder_json(&r->data));
+    cJSON_AddItemToObject(f, "workspace", folder_json(&r->workspace));
+    char *txt = cJSON_Print(root);
+    if (txt)
+        puts(txt);
+    free(txt);
+    cJSON_Delete(root);
+}
+
+static const char *folder_note(const folder_state *f)
+{
+    if (f->error[0])
+        return f->error;
+    if (!f->exists)
+        return "(not created yet)";
+    return f->writable ? "(writable)" : "(NOT writable)";
+}
+
+static void print_text(const doctor_report *r)
+{
+    char v[32];
+    const device_info *d = &r->dev;
+    printf("cudalab %s\n\n", CUDALAB_VERSION);
+    version_text(r->toolkit_version, v, sizeof v);
+    printf("CUDA toolkit      %s (built for sm %s)\n", v, CUDALAB_CUDA_ARCHS);
+    if (r->nvrtc_ok)
+        printf("NVRTC             %d.%d\n", r->nvrtc_major, r->nvrtc_minor);
+    else
+        printf("NVRTC             not usable\n");
+    if (d->present) {
+        version_text(d->driver_version, v, sizeof v);
+        printf("Driver            supports CUDA %s\n", v);
+        printf("Device %d          %s (compute capability %d.%d)\n", d->ordinal, d->name,
+               d->cc_major, d->cc_minor);
+        printf("                  %d SMs, %.1f GiB memory, %.0f MiB L2\n", d->sm_count,
+               d->mem_total_gib, d->l2_mib);
+        printf("                  SM clock %.0f MHz, memory clock %.0f MHz, %d-bit bus\n",
+               d->sm_clock_mhz, d->mem_clock_mhz, d->bus_width_bits);
+        printf("Bandwidth         %.0f GB/s measured (device copy), %.0f GB/s theoretical\n",
+               d->peak_bw_measured_gbs, d->peak_bw_theory_gbs);
+        printf("FP32 peak         %.1f TFLOP/s\n", d->peak_fp32_tflops);
+    } else {
+        printf("Device            %s\n", d->reason[0] ? d->reason : "no CUDA device found");
+    }
+    printf("compute-sanitizer %s\n", r->sanitizer[0] ? r->sanitizer : "not found (memcheck and racecheck are unavailable)");
+    printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
+    printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
+           r->utf8 ? "UTF-8" : r->codeset);
+    printf("Labs and library  %s %s\n", r->home.path, folder_note(&r->home));
+    printf("Data folder       %s %s\n", r->data.path, folder_note(&r->data));
+    printf("Workspace         %s %s\n", r->workspace.path, folder_note(&r->workspace));
+}
+
+int cmd_doctor(cli_ctx *c, int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else
+            return cli_usage_error(c, "doctor: unexpected argument '%s'", argv[i]);
+    }
+    static doctor_report r;
+    memset(&r, 0, sizeof r);
+    gather(c, &r);
+    if (json)
+        print_json(&r);
+    else
+        print_text(&r);
+    return r.dev.present ? EXIT_OK : EXIT_ENV;
+}

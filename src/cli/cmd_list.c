@@ -1,0 +1,103 @@
+/* cmd_list.c - `cudalab list [--json]`. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_labs.h"
+
+static cJSON *lab_to_json(const lab *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", l->id);
+    cJSON_AddStringToObject(o, "title", l->title);
+    cJSON_AddNumberToObject(o, "order", l->order);
+    cJSON_AddStringToObject(o, "path", l->path);
+    if (l->problem)
+        cJSON_AddStringToObject(o, "problem", l->problem);
+    else
+        cJSON_AddNullToObject(o, "problem");
+    if (l->library)
+        cJSON_AddStringToObject(o, "library", l->library);
+    else
+        cJSON_AddNullToObject(o, "library");
+    cJSON *sizes = cJSON_AddArrayToObject(o, "sizes");
+    for (size_t i = 0; i < l->nsizes; i++)
+        cJSON_AddItemToArray(sizes, cJSON_CreateString(l->sizes[i]));
+    cJSON *steps = cJSON_AddArrayToObject(o, "steps");
+    for (size_t i = 0; i < l->nsteps; i++)
+        cJSON_AddItemToArray(steps, cJSON_CreateString(l->steps[i].title));
+    cJSON *vars = cJSON_AddArrayToObject(o, "variants");
+    for (size_t i = 0; i < l->nvariants; i++) {
+        const lab_variant *v = &l->variants[i];
+        cJSON *vo = cJSON_CreateObject();
+        cJSON_AddStringToObject(vo, "id", v->id);
+        cJSON_AddStringToObject(vo, "title", v->title ? v->title : v->id);
+        cJSON_AddStringToObject(vo, "kernel", v->kernel ? v->kernel : "");
+        cJSON_AddStringToObject(vo, "why", v->why ? v->why : "");
+        cJSON_AddItemToArray(vars, vo);
+    }
+    cJSON *ms = cJSON_AddArrayToObject(o, "milestones");
+    for (size_t i = 0; i < l->nmilestones; i++) {
+        const lab_milestone *m = &l->milestones[i];
+        cJSON *mo = cJSON_CreateObject();
+        cJSON_AddStringToObject(mo, "id", m->id);
+        cJSON_AddStringToObject(mo, "text", m->text);
+        cJSON_AddStringToObject(mo, "kind", m->quiz ? "quiz" : "measured");
+        if (m->target)
+            cJSON_AddStringToObject(mo, "target", m->target);
+        cJSON_AddItemToArray(ms, mo);
+    }
+    return o;
+}
+
+int cmd_list(cli_ctx *c, int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else
+            return cli_usage_error(c, "list: unexpected argument '%s'", argv[i]);
+    }
+    lab_set set = {0};
+    lab_diags diags = {0};
+    if (!cli_load_labs(c, &set, &diags)) {
+        lab_diags_free(&diags);
+        return EXIT_ENV;
+    }
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *arr = cJSON_AddArrayToObject(root, "labs");
+        for (size_t i = 0; i < set.n; i++)
+            cJSON_AddItemToArray(arr, lab_to_json(set.v[i]));
+        cJSON *probs = cJSON_AddArrayToObject(root, "problems");
+        for (size_t i = 0; i < diags.n; i++) {
+            char line[1200];
+            snprintf(line, sizeof line, "%s:%d: %s", diags.v[i].file, diags.v[i].line,
+                     diags.v[i].msg);
+            cJSON_AddItemToArray(probs, cJSON_CreateString(line));
+        }
+        char *txt = cJSON_Print(root);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(root);
+    } else {
+        printf("%-3s %-14s %-34s %5s %8s %10s\n", "#", "id", "title", "steps", "variants",
+               "milestones");
+        for (size_t i = 0; i < set.n; i++) {
+            const lab *l = set.v[i];
+            printf("%-3d %-14s %-34.34s %5zu %8zu %10zu\n", l->order, l->id, l->title, l->nsteps,
+                   l->nvariants, l->nmilestones);
+        }
+        if (diags.n) {
+            fprintf(stderr, "\n%zu lab problem(s) (see 'cudalab check'):\n", diags.n);
+            cli_print_diags(&diags, stderr);
+        }
+    }
+    lab_set_free(&set);
+    lab_diags_free(&diags);
+    return EXIT_OK;
+}

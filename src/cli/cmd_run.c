@@ -1,0 +1,298 @@
+/* cmd_run.c - `cudalab run LAB [--variant V]... [--size N]... [--seed S] [--no-cpu] [--json]`.
+ *
+ * Sends one request to the worker and prints a table (or JSON) of the rows
+ * it streams back.  Exit 0 when every row ran and checked out, 1 when a
+ * result was wrong or the worker faulted, 3 when no CUDA device was found
+ * (the CPU baselines still run and print). */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_labs.h"
+#include "cli/results_json.h"
+#include "worker/supervisor.h"
+
+typedef struct run_state {
+    bool json, tty;
+    device_info dev;
+    bool have_dev;
+    run_result *rows;
+    size_t nrows, cap;
+    run_fault fault;
+    bool faulted;
+    int logs;
+} run_state;
+
+static void fmt_rate(char *buf, size_t n, double v, const char *unit)
+{
+    if (v < 0)
+        snprintf(buf, n, "-");
+    else if (v >= 100)
+        snprintf(buf, n, "%.0f %s", v, unit);
+    else
+        snprintf(buf, n, "%.2f %s", v, unit);
+}
+
+static void fmt_ratio(char *buf, size_t n, double v)
+{
+    if (v <= 0)
+        snprintf(buf, n, "-");
+    else if (v >= 100)
+        snprintf(buf, n, "%.0fx", v);
+    else
+        snprintf(buf, n, "%.2fx", v);
+}
+
+static void fmt_time(char *buf, size_t n, const run_result *r)
+{
+    if (r->samples <= 0) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    if (r->median_ms >= 100)
+        snprintf(buf, n, "%.0f ms ±%.1f%%", r->median_ms, 100 * r->spread);
+    else if (r->median_ms >= 1)
+        snprintf(buf, n, "%.3f ms ±%.1f%%", r->median_ms, 100 * r->spread);
+    else
+        snprintf(buf, n, "%.1f us ±%.1f%%", r->median_ms * 1000, 100 * r->spread);
+}
+
+static void print_header(void)
+{
+    printf("%-14s %-18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", "variant", "size", "median",
+           "GB/s", "TFLOP/s", "%peak", "x CPU", "x CPU-mt", "x lib", "result");
+}
+
+static void print_row(const run_result *r)
+{
+    char t[48], bw[32], fl[32], pk[16], c1[16], cm[16], lib[16];
+    fmt_time(t, sizeof t, r);
+    fmt_rate(bw, sizeof bw, r->gbps, "");
+    fmt_rate(fl, sizeof fl, r->tflops, "");
+    if (r->pct_peak_measured < 0)
+        snprintf(pk, sizeof pk, "-");
+    else
+        snprintf(pk, sizeof pk, "%.0f%%", r->pct_peak_measured);
+    fmt_ratio(c1, sizeof c1, r->speedup_cpu);
+    fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
+    fmt_ratio(lib, sizeof lib, r->speedup_lib);
+    printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
+           fl, pk, c1, cm, lib, result_status_name(r->status));
+    if (r->status != RS_CORRECT && r->message[0])
+        printf("    %s\n", r->message);
+    fflush(stdout);
+}
+
+static void on_hello(void *ud, const device_info *dev)
+{
+    run_state *st = ud;
+    st->dev = *dev;
+    st->have_dev = true;
+    if (st->json)
+        return;
+    if (dev->present)
+        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
+               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
+    else
+        printf("%s\nGPU rows cannot run here; the CPU baselines still do.\n\n",
+               dev->reason[0] ? dev->reason : "no CUDA device found");
+    print_header();
+}
+
+static void on_progress(void *ud, const run_progress *p)
+{
+    run_state *st = ud;
+    if (st->json || !st->tty)
+        return;
+    fprintf(stderr, "\r  %-14.14s %-18.18s %-8s %d/%d   ", p->variant, p->size, p->phase, p->rep,
+            p->of);
+    fflush(stderr);
+}
+
+static void on_result(void *ud, const run_result *r)
+{
+    run_state *st = ud;
+    if (st->nrows == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 16;
+        run_result *nv = realloc(st->rows, cap * sizeof *nv);
+        if (!nv)
+            return;
+        st->rows = nv;
+        st->cap = cap;
+    }
+    st->rows[st->nrows++] = *r;
+    if (st->json)
+        return;
+    if (st->tty)
+        fputs("\r\033[K", stderr);
+    print_row(r);
+}
+
+static void on_log(void *ud, int level, const char *msg)
+{
+    run_state *st = ud;
+    st->logs++;
+    if (level > 0 || !st->json)
+        fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
+}
+
+static void on_fault(void *ud, const run_fault *f)
+{
+    run_state *st = ud;
+    st->fault = *f;
+    st->faulted = true;
+    if (st->tty && !st->json)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
+            f->message);
+}
+
+static bool has_variant(const lab *l, const char *id)
+{
+    for (size_t i = 0; i < l->nvariants; i++)
+        if (strcmp(l->variants[i].id, id) == 0)
+            return true;
+    return false;
+}
+
+/* Builds the request from the lab and the command line. */
+static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_request *req,
+                         bool *json)
+{
+    memset(req, 0, sizeof *req);
+    snprintf(req->lab, sizeof req->lab, "%s", l->id);
+    snprintf(req->problem, sizeof req->problem, "%s", l->problem);
+    snprintf(req->library, sizeof req->library, "%s", l->library ? l->library : "");
+    req->cpu = true;
+    req->budget_s = 0.5;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--json") == 0) {
+            *json = true;
+        } else if (strcmp(a, "--no-cpu") == 0) {
+            req->cpu = false;
+        } else if (strcmp(a, "--variant") == 0 || strcmp(a, "-v") == 0) {
+            if (!v)
+                return cli_usage_error(c, "run: %s needs a variant id", a);
+            if (!has_variant(l, v))
+                return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
+                                       l->id, v);
+            if (req->nvariants == PROTO_MAX_VARIANTS)
+                return cli_usage_error(c, "run: too many variants");
+            for (size_t k = 0; k < l->nvariants; k++)
+                if (strcmp(l->variants[k].id, v) == 0) {
+                    run_variant *rv = &req->variants[req->nvariants++];
+                    snprintf(rv->id, sizeof rv->id, "%s", v);
+                    snprintf(rv->kernel, sizeof rv->kernel, "%s", l->variants[k].kernel);
+                }
+            i++;
+        } else if (strcmp(a, "--size") == 0 || strcmp(a, "-s") == 0) {
+            if (!v)
+                return cli_usage_error(c, "run: %s needs a size such as 2^24 or 1024x1024x1024", a);
+            if (req->nsizes == PROTO_MAX_SIZES)
+                return cli_usage_error(c, "run: at most %d sizes", PROTO_MAX_SIZES);
+            snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", v);
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end = NULL;
+            if (!v || (req->seed = strtoull(v, &end, 0), end == v || *end))
+                return cli_usage_error(c, "run: --seed needs a number");
+            i++;
+        } else if (strcmp(a, "--budget") == 0) {
+            char *end = NULL;
+            if (!v || (req->budget_s = strtod(v, &end), end == v || *end || req->budget_s <= 0))
+                return cli_usage_error(c, "run: --budget needs a positive number of seconds");
+            i++;
+        } else {
+            return cli_usage_error(c, "run: unknown argument '%s'", a);
+        }
+    }
+    if (req->nvariants == 0) {
+        for (size_t k = 0; k < l->nvariants && k < PROTO_MAX_VARIANTS; k++) {
+            run_variant *rv = &req->variants[req->nvariants++];
+            snprintf(rv->id, sizeof rv->id, "%s", l->variants[k].id);
+            snprintf(rv->kernel, sizeof rv->kernel, "%s", l->variants[k].kernel);
+        }
+    }
+    if (req->nsizes == 0)
+        for (size_t k = 0; k < l->nsizes && k < PROTO_MAX_SIZES; k++)
+            snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", l->sizes[k]);
+    return EXIT_OK;
+}
+
+static int exit_code(const run_state *st)
+{
+    if (st->have_dev && !st->dev.present)
+        return EXIT_ENV;
+    if (st->faulted)
+        return EXIT_FAIL;
+    for (size_t i = 0; i < st->nrows; i++)
+        if (st->rows[i].status != RS_CORRECT)
+            return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+int cmd_run(cli_ctx *c, int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-')
+        return cli_usage_error(c, "run: which lab? (see 'cudalab list')");
+    lab_set set = {0};
+    lab_diags diags = {0};
+    int rc = EXIT_ENV;
+    supervisor *s = NULL;
+    static run_request req;
+    run_state st = {.tty = isatty(STDERR_FILENO) != 0};
+
+    if (!cli_load_labs(c, &set, &diags))
+        goto done;
+    const lab *l = lab_set_find(&set, argv[1]);
+    if (!l) {
+        rc = cli_usage_error(c, "run: no lab called '%s' (see 'cudalab list'%s)", argv[1],
+                             diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
+        goto done;
+    }
+    if (!l->problem || l->nvariants == 0) {
+        rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
+        goto done;
+    }
+    if ((rc = build_request(c, l, argc, argv, &req, &st.json)) != EXIT_OK)
+        goto done;
+
+    supervisor_callbacks cb = {
+        .on_hello = on_hello,
+        .on_progress = on_progress,
+        .on_result = on_result,
+        .on_log = on_log,
+        .on_fault = on_fault,
+    };
+    double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
+    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
+    cl_err e;
+    if (!(s = supervisor_new(&so, &e)) || !supervisor_submit(s, &req, limit, &e)) {
+        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
+        rc = EXIT_ENV;
+        goto done;
+    }
+    supervisor_wait(s, req.run);
+    if (st.json) {
+        cJSON *root = results_json(l->id, st.have_dev ? &st.dev : NULL, st.rows, st.nrows,
+                                   st.faulted ? &st.fault : NULL);
+        char *txt = cJSON_Print(root);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(root);
+    }
+    rc = exit_code(&st);
+done:
+    supervisor_free(s);
+    free(st.rows);
+    lab_set_free(&set);
+    lab_diags_free(&diags);
+    return rc;
+}
