@@ -1,0 +1,36 @@
+/* buffer.h - device memory with a readable out-of-memory message.
+ *
+ * Before allocating, the free memory on the device is compared with what is
+ * needed, so a learner reads "needs 12.0 GiB, device has 9.1 GiB free"
+ * instead of a bare cudaErrorMemoryAllocation. */
+#ifndef CUDALAB_GPU_BUFFER_H
+#define CUDALAB_GPU_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "core/err.h"
+
+typedef struct gpu_buffer {
+    void *ptr;
+    size_t bytes;
+} gpu_buffer;
+
+/* "512 B", "3.0 KiB", "256.0 MiB", "12.0 GiB". */
+void buffer_format_bytes(size_t bytes, char *out, size_t n);
+/* Pure check: false + "needs X, device has Y free" when need > free_bytes. */
+bool buffer_fits(size_t need, size_t free_bytes, cl_err *e);
+/* Queries the device's free memory and applies buffer_fits. */
+bool buffer_check_free(size_t need, cl_err *e);
+/* Allocates bytes (> 0) of device memory after the free-memory check.
+ * On failure b is left empty. */
+bool buffer_alloc(gpu_buffer *b, size_t bytes, cl_err *e);
+/* Frees b (empty or already freed is fine) and leaves it empty. */
+void buffer_free(gpu_buffer *b);
+/* Host -> device and device -> host copies of bytes at offset 0, ordered on
+ * stream s and complete when the call returns. */
+bool buffer_upload(gpu_buffer *b, const void *src, size_t bytes, cudaStream_t s, cl_err *e);
+bool buffer_download(const gpu_buffer *b, void *dst, size_t bytes, cudaStream_t s, cl_err *e);
+
+#endif

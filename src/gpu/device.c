@@ -1,0 +1,167 @@
+#include "gpu/device.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "gpu/cudacheck.h"
+
+int device_fp32_lanes(int major, int minor, bool *known)
+{
+    bool k = true;
+    int lanes = 128;
+    switch (major) {
+    case 5:
+        lanes = 128;
+        break;
+    case 6:
+        lanes = minor == 0 ? 64 : 128;
+        break;
+    case 7:
+        lanes = 64;
+        break;
+    case 8:
+        lanes = minor == 0 ? 64 : 128;
+        break;
+    case 9:
+    case 10:
+    case 12:
+        lanes = 128;
+        break;
+    default:
+        k = false;
+        lanes = 128;
+        break;
+    }
+    if (known)
+        *known = k;
+    return lanes;
+}
+
+double device_bw_theory_gbs(double mem_clock_khz, int bus_width_bits)
+{
+    if (mem_clock_khz <= 0.0 || bus_width_bits <= 0)
+        return 0.0;
+    return 2.0 * mem_clock_khz * 1e3 * (double)bus_width_bits / 8.0 / 1e9;
+}
+
+double device_fp32_peak_tflops(int sm_count, int lanes, double sm_clock_khz)
+{
+    if (sm_count <= 0 || lanes <= 0 || sm_clock_khz <= 0.0)
+        return 0.0;
+    return (double)sm_count * (double)lanes * 2.0 * sm_clock_khz * 1e3 / 1e12;
+}
+
+bool device_pci_bus_id(int ordinal, char *out, size_t n, cl_err *e)
+{
+    char buf[64];
+    CUDA_CHECK(e, cudaDeviceGetPCIBusId(buf, (int)sizeof buf, ordinal));
+    snprintf(out, n, "%s", buf);
+    return true;
+}
+
+static void absent(device_info *out, cudaError_t st, const char *hint)
+{
+    out->present = false;
+    snprintf(out->reason, sizeof out->reason, "no CUDA device found: %s%s",
+             cudaGetErrorString(st), hint);
+    cudaGetLastError();
+}
+
+static int attr(enum cudaDeviceAttr a, int ordinal, cudaError_t *st)
+{
+    int v = 0;
+    cudaError_t s = cudaDeviceGetAttribute(&v, a, ordinal);
+    if (s != cudaSuccess && *st == cudaSuccess)
+        *st = s;
+    return v;
+}
+
+bool device_probe(int ordinal, device_info *out, char *note, size_t note_len)
+{
+    memset(out, 0, sizeof *out);
+    out->ordinal = ordinal;
+    if (note && note_len)
+        note[0] = '\0';
+
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    out->driver_version = drv;
+    out->runtime_version = rt;
+
+    int count = 0;
+    cudaError_t st = cudaGetDeviceCount(&count);
+    if (st != cudaSuccess) {
+        const char *hint = "";
+        if (st == cudaErrorInsufficientDriver && drv == 0)
+            hint = " (no NVIDIA driver is installed)";
+        else if (st == cudaErrorInsufficientDriver)
+            hint = " (update the NVIDIA driver)";
+        absent(out, st, hint);
+        return false;
+    }
+    if (count <= 0) {
+        absent(out, cudaErrorNoDevice, "");
+        return false;
+    }
+    if (ordinal < 0 || ordinal >= count) {
+        out->present = false;
+        snprintf(out->reason, sizeof out->reason,
+                 "no CUDA device found: device %d requested, %d visible", ordinal, count);
+        return false;
+    }
+    st = cudaSetDevice(ordinal);
+    if (st == cudaSuccess)
+        st = cudaFree(NULL);
+    if (st != cudaSuccess) {
+        absent(out, st, "");
+        return false;
+    }
+
+    struct cudaDeviceProp p;
+    st = cudaGetDeviceProperties(&p, ordinal);
+    if (st != cudaSuccess) {
+        absent(out, st, "");
+        return false;
+    }
+    snprintf(out->name, sizeof out->name, "%s", p.name);
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+
+    cudaError_t ast = cudaSuccess;
+    out->sm_count = attr(cudaDevAttrMultiProcessorCount, ordinal, &ast);
+    int l2 = attr(cudaDevAttrL2CacheSize, ordinal, &ast);
+    int sm_khz = attr(cudaDevAttrClockRate, ordinal, &ast);
+    int mem_khz = attr(cudaDevAttrMemoryClockRate, ordinal, &ast);
+    out->bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, ordinal, &ast);
+    if (ast != cudaSuccess) {
+        absent(out, ast, "");
+        return false;
+    }
+    out->l2_mib = (double)l2 / (1024.0 * 1024.0);
+    out->sm_clock_mhz = sm_khz / 1e3;
+    out->mem_clock_mhz = mem_khz / 1e3;
+
+    size_t free_b = 0, total_b = 0;
+    st = cudaMemGetInfo(&free_b, &total_b);
+    if (st != cudaSuccess) {
+        absent(out, st, "");
+        return false;
+    }
+    out->mem_total_gib = (double)total_b / (1024.0 * 1024.0 * 1024.0);
+    out->mem_free_gib = (double)free_b / (1024.0 * 1024.0 * 1024.0);
+
+    bool known = true;
+    int lanes = device_fp32_lanes(p.major, p.minor, &known);
+    if (!known && note && note_len)
+        snprintf(note, note_len,
+                 "compute capability %d.%d is not in the FP32 lane table: assuming 128 "
+                 "FP32 lanes per SM for the peak figure",
+                 p.major, p.minor);
+    out->peak_bw_theory_gbs = device_bw_theory_gbs((double)mem_khz, out->bus_width_bits);
+    out->peak_fp32_tflops = device_fp32_peak_tflops(out->sm_count, lanes, (double)sm_khz);
+    out->present = true;
+    out->reason[0] = '\0';
+    return true;
+}

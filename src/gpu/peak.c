@@ -1,0 +1,194 @@
+#include "gpu/peak.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cjson/cJSON.h>
+
+#include "core/atomicfile.h"
+#include "core/paths.h"
+#include "gpu/buffer.h"
+#include "gpu/cudacheck.h"
+#include "gpu/device.h"
+#include "gpu/timing.h"
+
+#define PEAK_CACHE_FILE "peak_bandwidth.json"
+#define PEAK_CACHE_MAX (1u << 20)
+#define MIB ((size_t)1 << 20)
+
+static bool entry_is(const cJSON *it, const char *field, const char *want)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
+    return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
+}
+
+static bool entry_matches(const cJSON *it, const peak_key *k)
+{
+    const cJSON *drv = cJSON_GetObjectItemCaseSensitive(it, "driver");
+    return entry_is(it, "name", k->name) && entry_is(it, "pci", k->pci) &&
+           cJSON_IsNumber(drv) && (int)drv->valuedouble == k->driver;
+}
+
+bool peak_cache_lookup(const char *json, const peak_key *k, double *gbs)
+{
+    if (!json)
+        return false;
+    cJSON *doc = cJSON_Parse(json);
+    if (!doc)
+        return false;
+    bool found = false;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "devices");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "copy_gbs");
+        if (entry_matches(it, k) && cJSON_IsNumber(v) && v->valuedouble > 0.0) {
+            *gbs = v->valuedouble;
+            found = true;
+            break;
+        }
+    }
+    cJSON_Delete(doc);
+    return found;
+}
+
+char *peak_cache_update(const char *json, const peak_key *k, double gbs, long long when)
+{
+    char *out = NULL;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *list = doc ? cJSON_AddArrayToObject(doc, "devices") : NULL;
+    cJSON *old = json ? cJSON_Parse(json) : NULL;
+    if (!list)
+        goto cleanup;
+    const cJSON *olist = cJSON_GetObjectItemCaseSensitive(old, "devices");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, olist)
+    {
+        if (!cJSON_IsObject(it) || entry_is(it, "pci", k->pci))
+            continue;
+        cJSON *dup = cJSON_Duplicate(it, 1);
+        if (!dup)
+            goto cleanup;
+        cJSON_AddItemToArray(list, dup);
+    }
+    cJSON *ent = cJSON_CreateObject();
+    if (!ent)
+        goto cleanup;
+    cJSON_AddItemToArray(list, ent);
+    if (!cJSON_AddStringToObject(ent, "name", k->name) ||
+        !cJSON_AddStringToObject(ent, "pci", k->pci) ||
+        !cJSON_AddNumberToObject(ent, "driver", k->driver) ||
+        !cJSON_AddNumberToObject(ent, "copy_gbs", gbs) ||
+        !cJSON_AddNumberToObject(ent, "measured_at", (double)when))
+        goto cleanup;
+    out = cJSON_Print(doc);
+cleanup:
+    cJSON_Delete(old);
+    cJSON_Delete(doc);
+    return out;
+}
+
+bool peak_cache_path(char *out, size_t n, cl_err *e)
+{
+    char dir[CL_PATH_MAX];
+    if (!paths_data_dir(dir, sizeof dir, e))
+        return false;
+    if (!paths_join(out, n, dir, PEAK_CACHE_FILE))
+        return err_set(e, "data folder path is too long");
+    return true;
+}
+
+size_t peak_copy_bytes(size_t free_bytes, size_t l2_bytes)
+{
+    size_t b = 512 * MIB;
+    if (b > free_bytes / 4)
+        b = free_bytes / 4;
+    if (b < 8 * l2_bytes && 8 * l2_bytes <= free_bytes / 4)
+        b = 8 * l2_bytes;
+    b -= b % MIB;
+    return b < MIB ? MIB : b;
+}
+
+typedef struct copy_job {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} copy_job;
+
+static bool copy_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    copy_job *j = ud;
+    CUDA_CHECK(e, cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, s));
+    return true;
+}
+
+bool peak_measure_copy(cudaStream_t s, size_t l2_bytes, double *gbs, cl_err *e)
+{
+    bool ok = false;
+    gpu_buffer a = {0}, b = {0};
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(e, cudaMemGetInfo(&free_b, &total_b));
+    size_t bytes = peak_copy_bytes(free_b, l2_bytes);
+    if (!buffer_alloc(&a, bytes, e) || !buffer_alloc(&b, bytes, e))
+        goto cleanup;
+    CUDA_CHECK_GOTO(e, cudaMemsetAsync(a.ptr, 1, bytes, s), cleanup);
+    CUDA_CHECK_GOTO(e, cudaMemsetAsync(b.ptr, 0, bytes, s), cleanup);
+    copy_job job = {b.ptr, a.ptr, bytes};
+    timing_opts o = {.stream = s, .budget_s = 0.3, .working_set = 2 * bytes,
+                     .l2_bytes = l2_bytes, .min_samples = 10, .max_samples = 200,
+                     .target_spread = 0.01};
+    timing_result r;
+    if (!timing_run(&o, copy_once, &job, &r, e))
+        goto cleanup;
+    if (r.s.median <= 0.0) {
+        err_set(e, "copy took no measurable time");
+        goto cleanup;
+    }
+    *gbs = 2.0 * (double)bytes / (r.s.median * 1e-3) / 1e9;
+    ok = true;
+cleanup:
+    buffer_free(&a);
+    buffer_free(&b);
+    if (!ok)
+        err_prefix(e, "measuring the copy bandwidth");
+    return ok;
+}
+
+bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
+{
+    peak_key k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "%s", info->name);
+    k.driver = info->driver_version;
+    if (!device_pci_bus_id(info->ordinal, k.pci, sizeof k.pci, e))
+        return false;
+
+    char path[CL_PATH_MAX];
+    bool have_path = peak_cache_path(path, sizeof path, NULL);
+    char *json = NULL;
+    if (have_path && paths_is_file(path))
+        json = file_read_all(path, PEAK_CACHE_MAX, NULL, NULL);
+    double gbs = 0.0;
+    if (!force && peak_cache_lookup(json, &k, &gbs)) {
+        info->peak_bw_measured_gbs = gbs;
+        info->peak_bw_cached = true;
+        free(json);
+        return true;
+    }
+    if (!peak_measure_copy(s, (size_t)(info->l2_mib * 1024.0 * 1024.0), &gbs, e)) {
+        free(json);
+        return false;
+    }
+    info->peak_bw_measured_gbs = gbs;
+    info->peak_bw_cached = false;
+    char *doc = peak_cache_update(json, &k, gbs, (long long)time(NULL));
+    free(json);
+    if (doc && have_path) {
+        char dir[CL_PATH_MAX];
+        if (paths_data_dir(dir, sizeof dir, NULL) && paths_mkdir_p(dir, NULL))
+            atomicfile_write(path, doc, strlen(doc), NULL);
+    }
+    free(doc);
+    return true;
+}

@@ -1,0 +1,172 @@
+#include "gpu/timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cudacheck.h"
+
+static int opt_min(const timing_opts *o)
+{
+    return o->min_samples > 0 ? o->min_samples : TIMING_MIN_SAMPLES;
+}
+
+static int opt_max(const timing_opts *o)
+{
+    int m = o->max_samples > 0 ? o->max_samples : TIMING_MAX_SAMPLES;
+    return m < opt_min(o) ? opt_min(o) : m;
+}
+
+static double opt_budget_ms(const timing_opts *o)
+{
+    return 1e3 * (o->budget_s > 0.0 ? o->budget_s : TIMING_DEFAULT_BUDGET_S);
+}
+
+bool timing_needs_flush(const timing_opts *o)
+{
+    return o->flush && o->flush_bytes > 0 && o->l2_bytes > 0 &&
+           o->working_set < 4 * o->l2_bytes;
+}
+
+bool timing_should_stop(const double *v, int n, double spent_ms, const timing_opts *o,
+                        bool *converged)
+{
+    if (converged)
+        *converged = false;
+    if (n >= opt_max(o))
+        return true;
+    double budget = opt_budget_ms(o);
+    if (n >= opt_min(o)) {
+        double *tmp = malloc((size_t)n * sizeof *tmp);
+        if (!tmp)
+            return true;
+        memcpy(tmp, v, (size_t)n * sizeof *tmp);
+        stats_summary s = stats_summarise(tmp, (size_t)n);
+        free(tmp);
+        double target = o->target_spread > 0.0 ? o->target_spread : TIMING_TARGET_SPREAD;
+        if (s.spread < target) {
+            if (converged)
+                *converged = true;
+            return true;
+        }
+    }
+    /* Past the budget, three samples give a median; a single run far longer
+     * than the budget is all that can be afforded. */
+    if (spent_ms >= budget && n >= 3)
+        return true;
+    if (spent_ms >= 5.0 * budget && n >= 1)
+        return true;
+    return false;
+}
+
+typedef struct timing_events {
+    cudaEvent_t start[TIMING_MAX_BATCH], stop[TIMING_MAX_BATCH];
+    int made;
+} timing_events;
+
+static void events_destroy(timing_events *ev)
+{
+    for (int i = 0; i < ev->made; i++) {
+        cudaEventDestroy(ev->start[i]);
+        cudaEventDestroy(ev->stop[i]);
+    }
+    ev->made = 0;
+}
+
+static bool events_create(timing_events *ev, cl_err *e)
+{
+    ev->made = 0;
+    for (int i = 0; i < TIMING_MAX_BATCH; i++) {
+        CUDA_CHECK(e, cudaEventCreate(&ev->start[i]));
+        cudaError_t st = cudaEventCreate(&ev->stop[i]);
+        if (st != cudaSuccess) {
+            cudaEventDestroy(ev->start[i]);
+            return cudacheck_fail(e, st, "cudaEventCreate", __FILE__, __LINE__);
+        }
+        ev->made++;
+    }
+    return true;
+}
+
+/* Enqueues k repetitions (flush, start, work, stop) and waits for the last. */
+static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_events *ev, int k,
+                      bool flush, int rep0, double *ms, cl_err *e)
+{
+    cudaStream_t s = o->stream;
+    for (int i = 0; i < k; i++) {
+        if (flush)
+            CUDA_CHECK(e, cudaMemsetAsync(o->flush, (rep0 + i) & 0xff, o->flush_bytes, s));
+        CUDA_CHECK(e, cudaEventRecord(ev->start[i], s));
+        if (!fn(ud, s, e))
+            return false;
+        CUDA_CHECK(e, cudaEventRecord(ev->stop[i], s));
+    }
+    CUDA_CHECK(e, cudaEventSynchronize(ev->stop[k - 1]));
+    CUDA_CHECK(e, cudaGetLastError());
+    for (int i = 0; i < k; i++) {
+        float t = 0.0f;
+        CUDA_CHECK(e, cudaEventElapsedTime(&t, ev->start[i], ev->stop[i]));
+        ms[i] = (double)t;
+    }
+    return true;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out, cl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = false;
+    int cap = opt_max(o);
+    double budget = opt_budget_ms(o);
+    double warm_target = o->warmup_ms > 0.0 ? o->warmup_ms : TIMING_WARMUP_MS;
+    bool flush = timing_needs_flush(o);
+    double *v = malloc((size_t)cap * sizeof *v);
+    timing_events ev = {0};
+    if (!v)
+        return err_set(e, "out of memory for timing samples");
+    if (!events_create(&ev, e))
+        goto cleanup;
+
+    double warm_ms = 0.0, last = 0.0;
+    int warm = 0;
+    while (warm < 1 || (warm_ms < warm_target && warm_ms < budget && warm < 1000)) {
+        double t;
+        if (!run_batch(o, fn, ud, &ev, 1, false, warm, &t, e))
+            goto cleanup;
+        warm_ms += t;
+        last = t;
+        warm++;
+        if (o->progress)
+            o->progress(o->progress_ud, "warmup", warm, 0);
+    }
+    out->warmups = warm;
+    out->flushed = flush;
+
+    int n = 0;
+    double spent = 0.0;
+    int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
+    for (;;) {
+        int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
+        k = clampi(k, 1, cap - n);
+        if (!run_batch(o, fn, ud, &ev, k, flush, n, v + n, e))
+            goto cleanup;
+        for (int i = 0; i < k; i++)
+            spent += v[n + i];
+        last = v[n + k - 1];
+        n += k;
+        if (o->progress)
+            o->progress(o->progress_ud, "timing", n, est > n ? est : n);
+        if (timing_should_stop(v, n, spent, o, &out->converged))
+            break;
+    }
+    out->gpu_ms = spent;
+    out->s = stats_summarise(v, (size_t)n);
+    ok = true;
+cleanup:
+    events_destroy(&ev);
+    free(v);
+    return ok;
+}

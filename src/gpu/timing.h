@@ -1,0 +1,68 @@
+/* timing.h - timing GPU work with CUDA events.
+ *
+ * timing_run calls a callback that enqueues one run of the work on a stream.
+ * Warm-up first (at least one call, more until warmup_ms of GPU time), then
+ * repetitions bracketed by events, enqueued in small batches so the GPU does
+ * not idle between them, until the relative interquartile spread falls under
+ * target_spread with at least min_samples samples, or the GPU-time budget is
+ * spent, or max_samples is reached.  When the working set is smaller than 4x
+ * the L2 cache, a memset of a flush buffer (2x L2) runs before each
+ * repetition, outside the timed region, so every repetition starts cold. */
+#ifndef CUDALAB_GPU_TIMING_H
+#define CUDALAB_GPU_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "core/err.h"
+#include "core/stats.h"
+
+/* Enqueues one run on s; false + e when it could not (launch error). */
+typedef bool (*timing_fn)(void *ud, cudaStream_t s, cl_err *e);
+/* phase: "warmup" or "timing"; rep of (of is an estimate). */
+typedef void (*timing_progress_fn)(void *ud, const char *phase, int rep, int of);
+
+#define TIMING_DEFAULT_BUDGET_S 0.5
+#define TIMING_MIN_SAMPLES 10
+#define TIMING_MAX_SAMPLES 1000
+#define TIMING_TARGET_SPREAD 0.005
+#define TIMING_WARMUP_MS 20.0
+#define TIMING_MAX_BATCH 32
+
+typedef struct timing_opts {
+    cudaStream_t stream;
+    double budget_s;          /* GPU time for the timed repetitions; <= 0: default */
+    size_t working_set;       /* bytes the work touches */
+    size_t l2_bytes;          /* device L2 size */
+    void *flush;              /* device buffer of flush_bytes (>= 2x L2); NULL: never flush */
+    size_t flush_bytes;
+    int min_samples;          /* 0: TIMING_MIN_SAMPLES */
+    int max_samples;          /* 0: TIMING_MAX_SAMPLES */
+    double target_spread;     /* 0: TIMING_TARGET_SPREAD */
+    double warmup_ms;         /* 0: TIMING_WARMUP_MS */
+    timing_progress_fn progress;
+    void *progress_ud;
+} timing_opts;
+
+typedef struct timing_result {
+    stats_summary s;          /* of the per-repetition times, in ms */
+    double gpu_ms;            /* sum of the timed repetitions */
+    int warmups;
+    bool flushed;             /* the L2 was flushed before each repetition */
+    bool converged;           /* stopped on the spread rule, not budget or cap */
+} timing_result;
+
+/* True when the L2 should be flushed between repetitions of o's work. */
+bool timing_needs_flush(const timing_opts *o);
+
+/* The stopping rule over the samples so far (v[0..n), not modified) and the
+ * GPU time spent: *converged is set when the spread rule fired. */
+bool timing_should_stop(const double *v, int n, double spent_ms, const timing_opts *o,
+                        bool *converged);
+
+/* Times fn as described above.  A failure of fn or of any CUDA call
+ * returns false with e set; cudacheck_last() then holds the CUDA code. */
+bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out, cl_err *e);
+
+#endif
