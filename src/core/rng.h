@@ -23,8 +23,12 @@ double rng_uniform(rng *r);
  * seeded from seed + chunk index.  Multi-threaded for large n. */
 void rng_fill_uniform(float *x, size_t n, uint64_t seed, float lo, float hi);
 /* Fills x[0..n) with integers uniform in [0, v) (v >= 1; v <= 0 fills zeros).
- * Same chunking and determinism as rng_fill_uniform. */
+ * Same chunking and determinism as rng_fill_uniform; exactly uniform. */
 void rng_fill_indices(int32_t *x, size_t n, uint64_t seed, int32_t v);
+/* The fills above with an explicit thread count (threads <= 0: automatic,
+ * as above).  The output is the same for every thread count. */
+void rng_fill_uniform_mt(float *x, size_t n, uint64_t seed, float lo, float hi, int threads);
+void rng_fill_indices_mt(int32_t *x, size_t n, uint64_t seed, int32_t v, int threads);
 /* A new seed from the clock, the process id and a counter: differs on every call. */
 uint64_t rng_fresh_seed(void);
 

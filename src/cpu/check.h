@@ -30,14 +30,16 @@ typedef struct check_report {
     int64_t nonfinite;       /* NaN/Inf that are not poison */
     int nmismatch;           /* first mismatches, up to 4 */
     check_mismatch mismatch[4];
+    int64_t differing;       /* compared elements over the per-element tolerance */
 } check_report;
 
 /* Compares got[idx[k]] with ref[k] for k < nref (idx NULL: got[k] vs ref[k], nref == n).
  * The whole got[0..n) is scanned for poison and non-finite values first
- * (unwritten wins, then nonfinite; for those the first offenders are listed
- * in mismatch[] and no norm is computed).  An element mismatches when
- * |got-ref| > tol * max(|ref|, rms(ref)); status is WRONG when rel_err > tol
- * or any element mismatches.  An index outside [0,n) counts as a mismatch. */
+ * (unwritten wins, then nonfinite; then mismatch[] lists the first offending
+ * elements, and rel_err still covers the finite ones).  An element mismatches
+ * when |got-ref| > tol * max(|ref|, rms(ref)); status is WRONG when
+ * rel_err > tol or any element mismatches.  An index outside [0,n) counts as
+ * a mismatch.  When ||ref|| is 0, rel_err is the absolute norm ||got - ref||. */
 check_report check_compare(const float *got, size_t n, const double *ref, const int64_t *idx,
                            size_t nref, double tol);
 /* One-line human summary, e.g.
