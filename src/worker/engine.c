@@ -1,0 +1,642 @@
+#include "worker/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "core/rng.h"
+#include "cpu/cpuinfo.h"
+#include "gpu/buffer.h"
+#include "gpu/cudacheck.h"
+#include "gpu/device.h"
+#include "gpu/peak.h"
+#include "gpu/timing.h"
+#include "kernels.h"
+#include "worker/engine_cpu.h"
+#include "worker/engine_kernels.h"
+#include "worker/problem.h"
+
+#define MIB (1024.0 * 1024.0)
+
+typedef struct engine_state {
+    bool probed;
+    device_info dev;
+    char note[512];          /* said once, in the first run's log */
+    cudaStream_t stream;
+    bool have_stream;
+    gpu_buffer flush;
+    bool flush_tried;
+} engine_state;
+
+static engine_state g;
+
+/* One request in flight. */
+typedef struct engine_ctx {
+    const run_request *req;
+    const engine_sink *sink;
+    run_fault *fault;
+    const problem_ops *ops;
+    uint64_t seed;           /* next check's seed */
+    const char *size;        /* label of the size being measured */
+    const char *variant;     /* id of the row being measured */
+} engine_ctx;
+
+/* What a GPU row runs: a shipped launcher, or the device-to-device copy. */
+typedef struct gpu_target {
+    const shipped_kernel *k;
+    bool copy;
+    problem_data *p;
+} gpu_target;
+
+static void log_msg(const engine_ctx *c, int level, const char *msg)
+{
+    if (c->sink && c->sink->log)
+        c->sink->log(c->sink->ud, level, msg);
+}
+
+static void emit(const engine_ctx *c, run_result *r)
+{
+    r->run = c->req->run;
+    if (c->sink && c->sink->result)
+        c->sink->result(c->sink->ud, r);
+}
+
+static void progress(const engine_ctx *c, const char *phase, int rep, int of)
+{
+    if (!c->sink || !c->sink->progress)
+        return;
+    run_progress p;
+    memset(&p, 0, sizeof p);
+    p.run = c->req->run;
+    snprintf(p.variant, sizeof p.variant, "%s", c->variant ? c->variant : "");
+    snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
+    snprintf(p.phase, sizeof p.phase, "%s", phase);
+    p.rep = rep;
+    p.of = of;
+    c->sink->progress(c->sink->ud, &p);
+}
+
+static void timing_progress(void *ud, const char *phase, int rep, int of)
+{
+    progress(ud, phase, rep, of);
+}
+
+static void cpu_progress(void *ud, int rep, int of)
+{
+    progress(ud, "cpu", rep, of);
+}
+
+static void row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
+                     result_kind kind)
+{
+    run_result_init(r);
+    r->run = c->req->run;
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    snprintf(r->size, sizeof r->size, "%s", c->size);
+    r->kind = kind;
+    r->status = RS_ERROR;
+}
+
+static void row_error(run_result *r, const char *msg)
+{
+    r->status = RS_ERROR;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+}
+
+static const char *library_label(const char *lib)
+{
+    if (strcmp(lib, "cub") == 0)
+        return "CUB";
+    if (strcmp(lib, "cublas") == 0)
+        return "cuBLAS";
+    if (strcmp(lib, "copy") == 0)
+        return "device copy";
+    return lib;
+}
+
+/* ---- the device ------------------------------------------------------ */
+
+void engine_probe(device_info *out)
+{
+    char note[256] = "";
+    if (!g.probed) {
+        memset(&g, 0, sizeof g);
+        g.probed = true;
+        device_probe(0, &g.dev, note, sizeof note);
+        if (note[0])
+            snprintf(g.note, sizeof g.note, "%s", note);
+        if (g.dev.present) {
+            cl_err e = {{0}};
+            cudaError_t st = cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
+            if (st != cudaSuccess) {
+                g.dev.present = false;
+                snprintf(g.dev.reason, sizeof g.dev.reason,
+                         "no CUDA device found: cannot create a stream: %s",
+                         cudaGetErrorString(st));
+            } else {
+                g.have_stream = true;
+                nvtxRangePushA("peak bandwidth");
+                if (!peak_get(&g.dev, g.stream, false, &e))
+                    snprintf(g.note + strlen(g.note), sizeof g.note - strlen(g.note),
+                             "%sthe copy bandwidth could not be measured: %s",
+                             g.note[0] ? "; " : "", e.msg);
+                nvtxRangePop();
+            }
+        }
+    }
+    *out = g.dev;
+}
+
+void engine_shutdown(void)
+{
+    if (!g.probed)
+        return;
+    buffer_free(&g.flush);
+    if (g.have_stream)
+        cudaStreamDestroy(g.stream);
+    g.have_stream = false;
+    if (g.dev.present)
+        kernels_shutdown();
+    g.probed = false;
+}
+
+/* A buffer of twice the L2, for flushing between repetitions; NULL when it
+ * cannot be had (the timing then runs warm and says so). */
+static void *flush_buffer(size_t *bytes)
+{
+    if (!g.flush_tried) {
+        g.flush_tried = true;
+        size_t l2 = (size_t)(g.dev.l2_mib * MIB);
+        if (l2 > 0 && !buffer_alloc(&g.flush, 2 * l2, NULL))
+            cudaGetLastError();
+    }
+    *bytes = g.flush.bytes;
+    return g.flush.ptr;
+}
+
+/* After a failed CUDA call: true (and the row an RS_ERROR) when the context
+ * still works; false with the fault filled when it is broken. */
+static bool gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
+{
+    cudaError_t code = cudacheck_last();
+    cudaError_t s1 = cudaDeviceSynchronize();
+    cudaError_t s2 = cudaGetLastError();
+    cudaError_t sticky = cudacheck_is_sticky(code) ? code
+                         : cudacheck_is_sticky(s1) ? s1
+                         : cudacheck_is_sticky(s2) ? s2
+                                                    : cudaSuccess;
+    if (sticky != cudaSuccess) {
+        run_fault *f = c->fault;
+        memset(f, 0, sizeof *f);
+        f->run = c->req->run;
+        snprintf(f->variant, sizeof f->variant, "%s", r->variant);
+        snprintf(f->cause, sizeof f->cause, "cuda");
+        snprintf(f->message, sizeof f->message, "%s", cudacheck_plain(sticky));
+        return false;
+    }
+    const char *lib = library ? kernels_library_error() : "";
+    if (lib && lib[0])
+        snprintf(r->message, sizeof r->message, "%s (%s)", e->msg, lib);
+    else
+        snprintf(r->message, sizeof r->message, "%s", e->msg);
+    r->status = RS_ERROR;
+    return true;
+}
+
+static bool target_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    gpu_target *t = ud;
+    problem_data *p = t->p;
+    if (t->copy) {
+        CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
+                                      cudaMemcpyDeviceToDevice, s));
+        return true;
+    }
+    CUDA_CHECK_LAUNCH(e, p->ops->launch(p, t->k, s));
+    return true;
+}
+
+/* Poison, one run, download, check. */
+static bool checked_run(gpu_target *t, check_report *rep, cl_err *e)
+{
+    problem_data *p = t->p;
+    if (!problem_poison(p, g.stream, e) || !target_once(t, g.stream, e))
+        return false;
+    CUDA_CHECK(e, cudaStreamSynchronize(g.stream));
+    CUDA_CHECK(e, cudaGetLastError());
+    if (!problem_download(p, g.stream, e))
+        return false;
+    *rep = problem_check(p);
+    return true;
+}
+
+typedef struct row_rates {
+    double cpu_ms, cpu_mt_ms, lib_ms, copy_gbps;
+} row_rates;
+
+/* dev NULL: no percent-of-peak figures (CPU rows). */
+static void derive(const engine_ctx *c, const problem_data *p, bool copy, const row_rates *x,
+                   const device_info *dev, run_result *r)
+{
+    problem_rates in;
+    memset(&in, 0, sizeof in);
+    in.bytes = copy ? 8.0 * (double)p->sh.nout : c->ops->bytes(&p->d);
+    in.flops = copy ? -1.0 : c->ops->flops(&p->d);
+    in.bandwidth_bound = copy || c->ops->bandwidth_bound;
+    if (dev) {
+        in.peak_bw_measured_gbs = dev->peak_bw_measured_gbs;
+        in.peak_bw_theory_gbs = dev->peak_bw_theory_gbs;
+        in.peak_fp32_tflops = dev->peak_fp32_tflops;
+    }
+    in.share_of_gbs = copy ? 0.0 : x->copy_gbps;
+    in.cpu_ms = x->cpu_ms;
+    in.cpu_mt_ms = x->cpu_mt_ms;
+    in.lib_ms = x->lib_ms;
+    problem_derive(&in, r);
+}
+
+/* Measures one GPU row into r: check with fresh inputs, time, recheck.
+ * false only when the context broke (fault filled). */
+static bool measure_gpu(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r)
+{
+    problem_data *p = t->p;
+    cl_err e = {{0}};
+    c->variant = r->variant;
+    cudacheck_reset();
+    nvtxRangePushA(r->variant);
+    bool ok = false;
+
+    uint64_t seed = c->seed++;
+    r->seed = seed;
+    progress(c, "check", 0, 1);
+    if (!problem_prepare(p, seed, &e)) {
+        row_error(r, e.msg);
+        ok = true;
+        goto done;
+    }
+    check_report first = {0}, last = {0};
+    if (!problem_upload(p, g.stream, &e))
+        goto gpu_error;
+    if (t->copy) {
+        if (!target_once(t, g.stream, &e))
+            goto gpu_error;
+        CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(g.stream), gpu_error);
+    } else if (!checked_run(t, &first, &e)) {
+        goto gpu_error;
+    }
+    progress(c, "check", 1, 1);
+
+    size_t flush_bytes = 0;
+    void *flush = flush_buffer(&flush_bytes);
+    timing_opts o = {
+        .stream = g.stream,
+        .budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S,
+        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : c->ops->bytes(&p->d)),
+        .l2_bytes = (size_t)(g.dev.l2_mib * MIB),
+        .flush = flush,
+        .flush_bytes = flush_bytes,
+        .progress = timing_progress,
+        .progress_ud = c,
+    };
+    timing_result tr;
+    if (!timing_run(&o, target_once, t, &tr, &e))
+        goto gpu_error;
+    r->median_ms = tr.s.median;
+    r->min_ms = tr.s.min;
+    r->max_ms = tr.s.max;
+    r->spread = tr.s.spread;
+    r->samples = (int)tr.s.n;
+
+    if (t->copy) {
+        r->status = RS_CORRECT;
+        char sz[32];
+        buffer_format_bytes(p->dout.bytes, sz, sizeof sz);
+        snprintf(r->message, sizeof r->message,
+                 "cudaMemcpyAsync device to device of %s (the output's size): the bandwidth "
+                 "a kernel that reads and writes every byte once can hope for",
+                 sz);
+    } else {
+        progress(c, "check", 1, 2);
+        if (!checked_run(t, &last, &e))
+            goto gpu_error;
+        if (first.status != CHECK_OK) {
+            problem_report(&first, r);
+        } else if (last.status != CHECK_OK) {
+            problem_report(&last, r);
+            char m[sizeof r->message];
+            snprintf(m, sizeof m, "after timing: %s", r->message);
+            snprintf(r->message, sizeof r->message, "%s", m);
+        } else {
+            problem_report(&first, r);
+        }
+    }
+    if (!tr.flushed && o.working_set < 4 * o.l2_bytes) {
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len,
+                 "%sL2 not flushed between repetitions (no room for a flush buffer)",
+                 len ? "; " : "");
+    }
+    derive(c, p, t->copy, x, &g.dev, r);
+    ok = true;
+    goto done;
+
+gpu_error:
+    ok = gpu_failed(c, r, &e, t->k && t->k->library);
+done:
+    nvtxRangePop();
+    c->variant = NULL;
+    return ok;
+}
+
+/* ---- CPU rows -------------------------------------------------------- */
+
+static void cpu_row(engine_ctx *c, problem_data *p, int threads, run_result *r)
+{
+    bool mt = threads != 1 || r->kind == RK_CPU_MT;
+    cl_err e = {{0}};
+    engine_cpu_timing t;
+    c->variant = r->variant;
+    nvtxRangePushA(r->variant);
+    uint64_t seed = c->seed++;
+    if (!engine_cpu_baseline(p, threads, seed, true, cpu_progress, c, &t, &e)) {
+        row_error(r, e.msg);
+        goto done;
+    }
+    r->status = t.status;
+    r->median_ms = t.median_ms;
+    r->min_ms = t.min_ms;
+    r->max_ms = t.max_ms;
+    r->spread = t.spread;
+    r->samples = t.samples;
+    r->rel_err = t.rel_err;
+    r->seed = t.seed;
+    r->threads = threads;
+    char when[32] = "";
+    time_t at = (time_t)t.measured_at;
+    struct tm tmv;
+    if (localtime_r(&at, &tmv))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+    const char *model = cpu_model_name();
+    snprintf(r->message, sizeof r->message, "%s, %s, %d thread%s%s; %s; measured %s%s",
+             model[0] ? model : "unknown CPU", cpu_simd_path(), threads, threads == 1 ? "" : "s",
+             mt ? "" : " (single-thread baseline)", t.check, when, t.cached ? ", cached" : "");
+done:
+    nvtxRangePop();
+    c->variant = NULL;
+}
+
+/* ---- one size --------------------------------------------------------- */
+
+typedef struct size_rows {
+    run_result lib, cpu, cpu_mt;
+    bool have_lib, have_cpu;
+} size_rows;
+
+static void emit_held(const engine_ctx *c, size_rows *h)
+{
+    if (h->have_lib)
+        emit(c, &h->lib);
+    if (h->have_cpu) {
+        emit(c, &h->cpu);
+        emit(c, &h->cpu_mt);
+    }
+    h->have_lib = false;
+    h->have_cpu = false;
+}
+
+static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r)
+{
+    row_init(c, r, v->id, v->id, RK_KERNEL);
+}
+
+/* Every row of this size as an RS_ERROR with msg. */
+static void emit_all_errors(engine_ctx *c, const char *msg)
+{
+    run_result r;
+    for (int i = 0; i < c->req->nvariants; i++) {
+        variant_row(c, &c->req->variants[i], &r);
+        row_error(&r, msg);
+        emit(c, &r);
+    }
+    if (c->req->library[0]) {
+        row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
+        row_error(&r, msg);
+        emit(c, &r);
+    }
+    if (c->req->cpu) {
+        row_init(c, &r, "cpu", "CPU", RK_CPU);
+        row_error(&r, msg);
+        emit(c, &r);
+        row_init(c, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
+        row_error(&r, msg);
+        emit(c, &r);
+    }
+}
+
+/* The shipped launcher for the library name, or NULL for "copy" (*copy set)
+ * and for an unknown name (*copy clear). */
+static const shipped_kernel *library_kernel(const char *lib, bool *copy)
+{
+    *copy = strcmp(lib, "copy") == 0;
+    if (*copy)
+        return NULL;
+    if (strcmp(lib, "cub") == 0)
+        return engine_kernels_find("cub_sum");
+    if (strcmp(lib, "cublas") == 0)
+        return engine_kernels_find("cublas_sgemm");
+    return engine_kernels_find(lib);
+}
+
+/* Checks that k may run for this problem; false + message in r otherwise. */
+static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_kernel *k,
+                          run_result *r)
+{
+    if (!k) {
+        snprintf(r->message, sizeof r->message, "unknown kernel '%s'", name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    if (!k->problem || strcmp(k->problem, c->ops->name) != 0) {
+        snprintf(r->message, sizeof r->message, "kernel '%s' computes %s, not %s", name,
+                 k->problem ? k->problem : "something else", c->ops->name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    bool set = (strcmp(c->ops->name, "reduce_sum") == 0 && k->reduce) ||
+               (strcmp(c->ops->name, "sgemm") == 0 && k->sgemm) ||
+               (strcmp(c->ops->name, "embedding") == 0 && k->embed);
+    if (!set) {
+        snprintf(r->message, sizeof r->message, "kernel '%s' has no %s launcher", name,
+                 c->ops->name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    return true;
+}
+
+static bool run_size(engine_ctx *c, const char *label)
+{
+    const run_request *req = c->req;
+    c->size = label;
+    cl_err e = {{0}};
+    problem_dims d;
+    if (!problem_parse_size(c->ops, label, &d, &e)) {
+        emit_all_errors(c, e.msg);
+        return true;
+    }
+    problem_data p;
+    if (!problem_new(&p, c->ops, &d, &e)) {
+        emit_all_errors(c, e.msg);
+        return true;
+    }
+    bool alive = true;
+    size_rows h;
+    memset(&h, 0, sizeof h);
+    row_rates x = {0};
+
+    if (req->cpu) {
+        row_init(c, &h.cpu, "cpu", "CPU 1 thread", RK_CPU);
+        cpu_row(c, &p, 1, &h.cpu);
+        int n = cpu_thread_count();
+        char lab[PROTO_ID_MAX];
+        snprintf(lab, sizeof lab, "CPU %d threads", n);
+        row_init(c, &h.cpu_mt, "cpu_mt", lab, RK_CPU_MT);
+        cpu_row(c, &p, n, &h.cpu_mt);
+        h.have_cpu = true;
+        if (h.cpu.status == RS_CORRECT)
+            x.cpu_ms = h.cpu.median_ms;
+        if (h.cpu_mt.status == RS_CORRECT)
+            x.cpu_mt_ms = h.cpu_mt.median_ms;
+    }
+
+    bool want_lib = req->library[0] != '\0';
+    bool lib_copy = false;
+    const shipped_kernel *libk = want_lib ? library_kernel(req->library, &lib_copy) : NULL;
+    bool need_copy = lib_copy || (strcmp(c->ops->name, "embedding") == 0);
+    if (want_lib)
+        row_init(c, &h.lib, req->library, library_label(req->library), RK_LIBRARY);
+
+    if (!g.dev.present) {
+        run_result r;
+        for (int i = 0; i < req->nvariants; i++) {
+            variant_row(c, &req->variants[i], &r);
+            row_error(&r, g.dev.reason);
+            emit(c, &r);
+        }
+        if (want_lib)
+            row_error(&h.lib, g.dev.reason);
+        h.have_lib = want_lib;
+        goto finish;
+    }
+
+    if (!problem_device_alloc(&p, need_copy, &e)) {
+        run_result r;
+        for (int i = 0; i < req->nvariants; i++) {
+            variant_row(c, &req->variants[i], &r);
+            row_error(&r, e.msg);
+            emit(c, &r);
+        }
+        if (want_lib)
+            row_error(&h.lib, e.msg);
+        h.have_lib = want_lib;
+        goto finish;
+    }
+
+    if (need_copy) {
+        run_result copy_row;
+        run_result *cr = lib_copy ? &h.lib : &copy_row;
+        if (!lib_copy)
+            row_init(c, cr, "copy", library_label("copy"), RK_LIBRARY);
+        gpu_target t = {NULL, true, &p};
+        if (!measure_gpu(c, &t, &x, cr)) {
+            alive = false;
+            goto finish;
+        }
+        if (cr->status == RS_CORRECT && cr->gbps > 0.0 && strcmp(c->ops->name, "embedding") == 0)
+            x.copy_gbps = cr->gbps;
+    }
+    if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
+        gpu_target t = {libk, false, &p};
+        if (!measure_gpu(c, &t, &x, &h.lib)) {
+            alive = false;
+            goto finish;
+        }
+    }
+    h.have_lib = want_lib;
+    if (want_lib && h.lib.status == RS_CORRECT)
+        x.lib_ms = h.lib.median_ms;
+
+    for (int i = 0; i < req->nvariants; i++) {
+        const run_variant *v = &req->variants[i];
+        run_result r;
+        variant_row(c, v, &r);
+        const char *name = v->kernel[0] ? v->kernel : v->id;
+        const shipped_kernel *k = engine_kernels_find(name);
+        if (kernel_usable(c, name, k, &r)) {
+            gpu_target t = {k, false, &p};
+            if (!measure_gpu(c, &t, &x, &r)) {
+                alive = false;
+                goto finish;
+            }
+        }
+        emit(c, &r);
+    }
+
+finish:
+    if (h.have_cpu) {
+        row_rates cx = x;
+        cx.copy_gbps = 0.0;
+        if (h.cpu.median_ms > 0.0)
+            derive(c, &p, false, &cx, NULL, &h.cpu);
+        if (h.cpu_mt.median_ms > 0.0)
+            derive(c, &p, false, &cx, NULL, &h.cpu_mt);
+    }
+    emit_held(c, &h);
+    problem_free(&p);
+    c->size = NULL;
+    return alive;
+}
+
+bool engine_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    if (!g.probed) {
+        device_info tmp;
+        engine_probe(&tmp);
+    }
+    engine_ctx c = {.req = req, .sink = sink, .fault = fault};
+    if (g.note[0]) {
+        log_msg(&c, 1, g.note);
+        g.note[0] = '\0';
+    }
+    c.seed = req->seed ? req->seed : rng_fresh_seed();
+    c.ops = problem_find(req->problem);
+    if (!c.ops) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm and embedding)",
+                 req->problem);
+        for (int s = 0; s < req->nsizes; s++) {
+            c.size = req->sizes[s];
+            emit_all_errors(&c, msg);
+        }
+        return true;
+    }
+    nvtxRangePushA(req->problem);
+    bool alive = true;
+    for (int s = 0; s < req->nsizes && alive; s++) {
+        alive = run_size(&c, req->sizes[s]);
+        if (alive && req->exercise_kernel[0]) {
+            run_result r;
+            c.size = req->sizes[s];
+            row_init(&c, &r, "exercise", "your kernel", RK_EXERCISE);
+            row_error(&r, "this build's engine runs shipped kernels only: the learner's "
+                          "kernel was not run");
+            emit(&c, &r);
+        }
+    }
+    nvtxRangePop();
+    return alive;
+}

@@ -1,0 +1,29 @@
+/* luagpu.h - the `gpu` table: a small CUDA API for Lua launchers.
+ *
+ * Learners' launchers (and tests) allocate device buffers, pick a shipped
+ * raw kernel by name, launch it with their own grid, block and shared
+ * memory, and time it with events.  Every CUDA error becomes a Lua error
+ * with CUDA's message; a bad launch configuration is refused before CUDA
+ * sees it, in words ("block of 2048 threads: the limit is 1024 per block").
+ * Without a device every call fails with "no CUDA device found: <reason>".
+ * Nothing touches CUDA until a gpu.* function is called.  lua/gpu.md
+ * documents the API for instructors and learners. */
+#ifndef CUDALAB_WORKER_LUAGPU_H
+#define CUDALAB_WORKER_LUAGPU_H
+
+#include <stdbool.h>
+
+#include "core/err.h"
+#include "lab/sandbox.h"
+
+struct lua_State;
+
+/* Creates the metatables and pushes the `gpu` table (stack: +1). */
+void luagpu_open(struct lua_State *L);
+/* luagpu_open, then adds the table to the sandbox's globals as `gpu`. */
+bool luagpu_install(lab_state *s, cl_err *e);
+/* The stream gpu.launch and event:record use when none is given (a
+ * cudaStream_t; NULL: the legacy default stream). */
+void luagpu_set_stream(struct lua_State *L, void *stream);
+
+#endif
