@@ -20,6 +20,8 @@
 
 typedef struct supervisor supervisor;
 
+/* Callbacks run inside supervisor_pump (and the calls that pump); they may
+ * call supervisor_submit and supervisor_cancel, never pump, wait or free. */
 typedef struct supervisor_callbacks {
     void (*on_hello)(void *ud, const device_info *dev);
     void (*on_progress)(void *ud, const run_progress *p);
@@ -52,5 +54,9 @@ bool supervisor_busy(const supervisor *s);
 int supervisor_fd(const supervisor *s);       /* -1 when no worker runs */
 /* Starts the worker (if not running) and waits up to timeout_ms for hello. */
 bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e);
+/* Copies the end of what the worker printed on stdout/stderr (at most the
+ * last 16 KiB, NUL-terminated) into buf of size n; returns the length.  The
+ * text stays available after the worker stopped, until the next one starts. */
+size_t supervisor_output(const supervisor *s, char *buf, size_t n);
 
 #endif
