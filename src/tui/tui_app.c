@@ -1,0 +1,949 @@
+#include "tui/tui_app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lab/milestone.h"
+#include "tui/tui_fmt.h"
+
+#define LESSON_MAX_WIDTH 100
+#define VIEW_MAX 256
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static int clampi(int v, int lo, int hi)
+{
+    if (v > hi)
+        v = hi;
+    if (v < lo)
+        v = lo;
+    return v;
+}
+
+const lab *tui_app_lab(const tui_app *a)
+{
+    if (!a->labs || a->sel >= a->labs->n)
+        return NULL;
+    return a->labs->v[a->sel];
+}
+
+tui_labstate *tui_app_state(tui_app *a)
+{
+    if (!a->labs || a->sel >= a->labs->n)
+        return NULL;
+    return &a->ls[a->sel];
+}
+
+static const char *size_of(const tui_app *a, size_t i)
+{
+    const lab *l = a->labs->v[i];
+    if (l->nsizes == 0)
+        return "";
+    return l->sizes[a->ls[i].size_idx < l->nsizes ? a->ls[i].size_idx : 0];
+}
+
+const char *tui_app_size(const tui_app *a)
+{
+    if (!tui_app_lab(a))
+        return "";
+    return size_of(a, a->sel);
+}
+
+static bool seed_rows(tui_app *a, size_t i, cl_err *e)
+{
+    const lab *l = a->labs->v[i];
+    tui_labstate *s = &a->ls[i];
+    for (size_t z = 0; z < l->nsizes; z++) {
+        for (size_t v = 0; v < l->nvariants; v++) {
+            if (!tui_runtable_expect(&s->table, l->variants[v].id, l->variants[v].id, RK_KERNEL,
+                                     l->sizes[z], e))
+                return false;
+            tui_runtable_find(&s->table, l->variants[v].id, l->sizes[z])->state = ROW_IDLE;
+        }
+        if (l->exercise.kernel) {
+            if (!tui_runtable_expect(&s->table, "exercise", "exercise", RK_EXERCISE, l->sizes[z], e))
+                return false;
+            tui_runtable_find(&s->table, "exercise", l->sizes[z])->state = ROW_IDLE;
+        }
+    }
+    return true;
+}
+
+bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e)
+{
+    memset(a, 0, sizeof *a);
+    a->labs = labs;
+    a->ascii = ascii;
+    a->focus = TUI_P_LABS;
+    a->quiz_answered = -1;
+    if (!labs || labs->n == 0)
+        return true;
+    a->ls = calloc(labs->n, sizeof *a->ls);
+    if (!a->ls)
+        return err_set(e, "out of memory");
+    for (size_t i = 0; i < labs->n; i++) {
+        const lab *l = labs->v[i];
+        tui_labstate *s = &a->ls[i];
+        s->quiz_pick = calloc(l->nquizzes + 1, sizeof *s->quiz_pick);
+        s->quiz_ok = calloc(l->nquizzes + 1, sizeof *s->quiz_ok);
+        s->ms = calloc(l->nmilestones + 1, sizeof *s->ms);
+        if (!s->quiz_pick || !s->quiz_ok || !s->ms) {
+            tui_app_free(a);
+            return err_set(e, "out of memory");
+        }
+        for (size_t q = 0; q < l->nquizzes; q++)
+            s->quiz_pick[q] = -1;
+        if (!seed_rows(a, i, e)) {
+            tui_app_free(a);
+            return false;
+        }
+    }
+    return true;
+}
+
+void tui_app_free(tui_app *a)
+{
+    if (a->ls) {
+        for (size_t i = 0; a->labs && i < a->labs->n; i++) {
+            free(a->ls[i].quiz_pick);
+            free(a->ls[i].quiz_ok);
+            free(a->ls[i].ms);
+            tui_runtable_free(&a->ls[i].table);
+        }
+        free(a->ls);
+    }
+    tui_md_free(&a->lesson);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- lesson ------------------------------------------------------------- */
+
+int tui_app_lesson_width(const tui_layout *lay)
+{
+    int w = lay->pane[TUI_P_LESSON].w - 4;
+    if (w > LESSON_MAX_WIDTH)
+        w = LESSON_MAX_WIDTH;
+    return w < 8 ? 8 : w;
+}
+
+const md_doc *tui_app_lesson(tui_app *a, int width)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    char *src;
+    size_t n;
+    const lab_step *st;
+    if (!l || !s || l->nsteps == 0) {
+        tui_md_free(&a->lesson);
+        a->lesson_valid = false;
+        return &a->lesson;
+    }
+    if (a->lesson_valid && a->lesson_lab == a->sel && a->lesson_step == s->step &&
+        a->lesson_width == width)
+        return &a->lesson;
+    tui_md_free(&a->lesson);
+    a->lesson_valid = false;
+    st = &l->steps[s->step < l->nsteps ? s->step : 0];
+    n = strlen(st->title ? st->title : "") + strlen(st->body ? st->body : "") + 8;
+    src = malloc(n);
+    if (!src)
+        return &a->lesson;
+    snprintf(src, n, "# %s\n\n%s", st->title ? st->title : "", st->body ? st->body : "");
+    if (tui_md_render(src, width, a->ascii, &a->lesson, NULL)) {
+        a->lesson_valid = true;
+        a->lesson_lab = a->sel;
+        a->lesson_step = s->step;
+        a->lesson_width = width;
+    }
+    free(src);
+    return &a->lesson;
+}
+
+static int lesson_visible(const tui_layout *lay)
+{
+    int h = lay->pane[TUI_P_LESSON].h - 2;
+    return h < 1 ? 1 : h;
+}
+
+static void lesson_scroll(tui_app *a, const tui_layout *lay, int delta, bool absolute)
+{
+    tui_labstate *s = tui_app_state(a);
+    const md_doc *d;
+    int max;
+    if (!s)
+        return;
+    d = tui_app_lesson(a, tui_app_lesson_width(lay));
+    max = (int)d->n - lesson_visible(lay);
+    if (max < 0)
+        max = 0;
+    s->lesson_scroll = clampi(absolute ? delta : s->lesson_scroll + delta, 0, max);
+}
+
+static unsigned step_move(tui_app *a, int delta)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long ns;
+    if (!l || !s || l->nsteps == 0)
+        return 0;
+    ns = (long)s->step + delta;
+    if (ns < 0 || ns >= (long)l->nsteps)
+        return 0;
+    s->step = (size_t)ns;
+    s->lesson_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+/* ---- lists -------------------------------------------------------------- */
+
+static int labs_visible(const tui_layout *lay)
+{
+    int h = lay->pane[TUI_P_LABS].h - 2;
+    return h < 1 ? 1 : h;
+}
+
+static void labs_follow(tui_app *a, const tui_layout *lay)
+{
+    int vis = labs_visible(lay), sel = (int)a->sel;
+    if (sel < a->labs_scroll)
+        a->labs_scroll = sel;
+    if (sel >= a->labs_scroll + vis)
+        a->labs_scroll = sel - vis + 1;
+    if (a->labs_scroll < 0)
+        a->labs_scroll = 0;
+}
+
+static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
+{
+    if (!a->labs || a->labs->n == 0)
+        return 0;
+    to = to < 0 ? 0 : to >= (long)a->labs->n ? (long)a->labs->n - 1 : to;
+    a->sel = (size_t)to;
+    labs_follow(a, lay);
+    return TUI_F_REDRAW;
+}
+
+static size_t run_rows(tui_app *a, size_t *idx, size_t max)
+{
+    tui_labstate *s = tui_app_state(a);
+    if (!s)
+        return 0;
+    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+}
+
+static int run_visible(const tui_layout *lay)
+{
+    int h = lay->run_table.h - 2;
+    return h < 1 ? 1 : h;
+}
+
+static void run_follow(tui_app *a, const tui_layout *lay)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    int vis = run_visible(lay);
+    if (!s)
+        return;
+    if (n == 0) {
+        s->run_cursor = 0;
+        s->run_scroll = 0;
+        return;
+    }
+    if (s->run_cursor >= n)
+        s->run_cursor = n - 1;
+    if ((int)s->run_cursor < s->run_scroll)
+        s->run_scroll = (int)s->run_cursor;
+    if ((int)s->run_cursor >= s->run_scroll + vis)
+        s->run_scroll = (int)s->run_cursor - vis + 1;
+    if (s->run_scroll > (int)n - vis)
+        s->run_scroll = (int)n - vis;
+    if (s->run_scroll < 0)
+        s->run_scroll = 0;
+}
+
+static unsigned run_cursor_move(tui_app *a, const tui_layout *lay, long to)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    if (!s || n == 0)
+        return 0;
+    s->run_cursor = (size_t)(to < 0 ? 0 : to >= (long)n ? (long)n - 1 : to);
+    run_follow(a, lay);
+    return TUI_F_REDRAW;
+}
+
+static unsigned size_move(tui_app *a, const tui_layout *lay, int delta)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long ns;
+    if (!l || !s || l->nsizes < 2)
+        return 0;
+    ns = (long)s->size_idx + delta;
+    if (ns < 0 || ns >= (long)l->nsizes)
+        return 0;
+    s->size_idx = (size_t)ns;
+    run_follow(a, lay);
+    return TUI_F_REDRAW;
+}
+
+static int ms_visible(const tui_layout *lay)
+{
+    int h = (lay->pane[TUI_P_MILESTONES].h - 2) / 2;
+    return h < 1 ? 1 : h;
+}
+
+static unsigned ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    int vis = ms_visible(lay);
+    if (!l || !s || l->nmilestones == 0)
+        return 0;
+    s->ms_cursor = (size_t)(to < 0 ? 0 : to >= (long)l->nmilestones ? (long)l->nmilestones - 1 : to);
+    if ((int)s->ms_cursor < s->ms_scroll)
+        s->ms_scroll = (int)s->ms_cursor;
+    if ((int)s->ms_cursor >= s->ms_scroll + vis)
+        s->ms_scroll = (int)s->ms_cursor - vis + 1;
+    return TUI_F_REDRAW;
+}
+
+/* ---- quizzes ------------------------------------------------------------- */
+
+static long quiz_index(const lab *l, const char *id)
+{
+    for (size_t q = 0; q < l->nquizzes; q++)
+        if (id && l->quizzes[q].id && strcmp(l->quizzes[q].id, id) == 0)
+            return (long)q;
+    return -1;
+}
+
+static unsigned quiz_open(tui_app *a, size_t m)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long q;
+    if (!l || !s || m >= l->nmilestones)
+        return 0;
+    q = quiz_index(l, l->milestones[m].quiz);
+    if (q < 0) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "milestone '%s' names quiz '%s', which the lab does not have",
+                    l->milestones[m].id, l->milestones[m].quiz ? l->milestones[m].quiz : "");
+        return TUI_F_REDRAW;
+    }
+    a->overlay = TUI_OV_QUIZ;
+    a->quiz_ms = m;
+    a->quiz_q = (size_t)q;
+    a->quiz_cursor = s->quiz_pick[q] >= 0 ? (size_t)s->quiz_pick[q] : 0;
+    a->quiz_answered = -1;
+    a->quiz_feedback[0] = '\0';
+    return TUI_F_REDRAW;
+}
+
+static unsigned quiz_answer(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    const lab_quiz *qz;
+    const char *fb;
+    bool correct = false;
+    if (!l || !s || a->quiz_q >= l->nquizzes)
+        return 0;
+    qz = &l->quizzes[a->quiz_q];
+    if (a->quiz_cursor >= qz->nchoices)
+        return 0;
+    fb = lab_quiz_answer(l, a->quiz_q, a->quiz_cursor, &correct);
+    a->quiz_answered = (int)a->quiz_cursor;
+    a->quiz_correct = correct;
+    s->quiz_pick[a->quiz_q] = (int)a->quiz_cursor;
+    if (correct)
+        s->quiz_ok[a->quiz_q] = true;
+    if (fb && fb[0])
+        copy_str(a->quiz_feedback, sizeof a->quiz_feedback, fb);
+    else
+        copy_str(a->quiz_feedback, sizeof a->quiz_feedback,
+                 correct ? "Correct." : "Not quite; try another answer.");
+    tui_app_eval(a, a->sel);
+    return TUI_F_REDRAW;
+}
+
+/* ---- milestones ----------------------------------------------------------- */
+
+void tui_app_eval(tui_app *a, size_t i)
+{
+    lab *l;
+    tui_labstate *s;
+    run_result *rs = NULL;
+    size_t n = 0;
+    if (!a->labs || i >= a->labs->n)
+        return;
+    l = a->labs->v[i];
+    s = &a->ls[i];
+    if (s->table.n > 0 && a->ms_eval) {
+        rs = malloc(s->table.n * sizeof *rs);
+        if (rs)
+            n = tui_runtable_results(&s->table, rs, s->table.n);
+    }
+    for (size_t m = 0; m < l->nmilestones; m++) {
+        tui_ms *o = &s->ms[m];
+        if (l->milestones[m].quiz) {
+            long q = quiz_index(l, l->milestones[m].quiz);
+            memset(o, 0, sizeof *o);
+            if (q < 0)
+                o->state = TUI_MS_ERROR;
+            else if (s->quiz_ok[q])
+                o->state = TUI_MS_REACHED;
+            else if (s->quiz_pick[q] >= 0)
+                o->state = TUI_MS_MISSED;
+            else
+                o->state = TUI_MS_PENDING;
+            continue;
+        }
+        if (a->ms_eval && rs && n > 0)
+            a->ms_eval(l, m, rs, n, o);
+    }
+    free(rs);
+}
+
+void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total)
+{
+    const lab *l;
+    *reached = 0;
+    *total = 0;
+    if (!a->labs || i >= a->labs->n)
+        return;
+    l = a->labs->v[i];
+    *total = (int)l->nmilestones;
+    for (size_t m = 0; m < l->nmilestones; m++)
+        if (a->ls[i].ms[m].state == TUI_MS_REACHED)
+            (*reached)++;
+}
+
+static unsigned ms_details(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    const lab_milestone *m;
+    const tui_ms *st;
+    static const char *const names[] = {"not reached yet", "reached", "not reached", "error"};
+    if (!l || !s || s->ms_cursor >= l->nmilestones)
+        return 0;
+    m = &l->milestones[s->ms_cursor];
+    if (m->quiz)
+        return quiz_open(a, s->ms_cursor);
+    st = &s->ms[s->ms_cursor];
+    tui_log_add(&a->log, st->state == TUI_MS_ERROR ? TUI_LOG_ERROR : TUI_LOG_INFO,
+                "%s: %s%s%s%s%s", m->text ? m->text : m->id, names[st->state],
+                st->shown[0] ? " (" : "", st->shown, st->shown[0] ? ")" : "",
+                st->state == TUI_MS_ERROR ? st->error : "");
+    if (st->state == TUI_MS_PENDING && m->target)
+        tui_log_add(&a->log, TUI_LOG_INFO, "target: %s; run the lab (R) to measure", m->target);
+    return TUI_F_REDRAW;
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+static const tui_row *cursor_row(tui_app *a)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    if (!s || n == 0)
+        return NULL;
+    return &s->table.v[idx[s->run_cursor < n ? s->run_cursor : n - 1]];
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void exercise_paths(const tui_app *a, const lab *l, run_request *req)
+{
+    char p[PROTO_PATH_MAX * 2];
+    if (a->workspace && a->workspace[0]) {
+        snprintf(p, sizeof p, "%s/%s/%s", a->workspace, l->id, l->exercise.kernel);
+        if (is_file(p) && strlen(p) < PROTO_PATH_MAX) {
+            copy_str(req->exercise_kernel, PROTO_PATH_MAX, p);
+            if (l->exercise.launcher) {
+                snprintf(p, sizeof p, "%s/%s/%s", a->workspace, l->id, l->exercise.launcher);
+                if (!is_file(p))
+                    snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.launcher);
+                copy_str(req->exercise_launcher, PROTO_PATH_MAX, p);
+            }
+            return;
+        }
+    }
+    snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.kernel);
+    copy_str(req->exercise_kernel, PROTO_PATH_MAX, p);
+    if (l->exercise.launcher) {
+        snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.launcher);
+        copy_str(req->exercise_launcher, PROTO_PATH_MAX, p);
+    }
+}
+
+static void add_variant(run_request *req, const lab_variant *v)
+{
+    run_variant *rv;
+    if (req->nvariants >= PROTO_MAX_VARIANTS)
+        return;
+    rv = &req->variants[req->nvariants++];
+    copy_str(rv->id, sizeof rv->id, v->id);
+    copy_str(rv->kernel, sizeof rv->kernel, v->kernel);
+}
+
+static unsigned request_run(tui_app *a, bool all)
+{
+    const lab *l = tui_app_lab(a);
+    run_request *req = &a->req.run;
+    const tui_row *row;
+    bool exercise = false;
+    if (!l)
+        return 0;
+    if (a->running) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
+        return TUI_F_REDRAW;
+    }
+    if (!l->problem || (l->nvariants == 0 && !l->exercise.kernel)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (l->nsizes == 0) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
+        return TUI_F_REDRAW;
+    }
+    memset(&a->req, 0, sizeof a->req);
+    copy_str(req->lab, sizeof req->lab, l->id);
+    copy_str(req->problem, sizeof req->problem, l->problem);
+    copy_str(req->library, sizeof req->library, l->library);
+    req->nsizes = 1;
+    copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
+    req->budget_s = 0.5;
+    req->cpu = true;
+    if (all) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            add_variant(req, &l->variants[v]);
+        exercise = l->exercise.kernel != NULL;
+    } else {
+        row = cursor_row(a);
+        if (row && row->kind == RK_EXERCISE && l->exercise.kernel) {
+            exercise = true;
+        } else {
+            const lab_variant *pick = NULL;
+            for (size_t v = 0; row && v < l->nvariants; v++)
+                if (strcmp(l->variants[v].id, row->variant) == 0)
+                    pick = &l->variants[v];
+            if (!pick && l->nvariants > 0)
+                pick = &l->variants[0];
+            if (pick)
+                add_variant(req, pick);
+            else
+                exercise = l->exercise.kernel != NULL;
+        }
+    }
+    if (exercise)
+        exercise_paths(a, l, req);
+    a->req.kind = TUI_REQ_RUN;
+    a->req.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+static unsigned request_cancel(tui_app *a)
+{
+    if (!a->running)
+        return 0;
+    memset(&a->req, 0, sizeof a->req);
+    a->req.kind = TUI_REQ_CANCEL;
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+static unsigned row_details(tui_app *a)
+{
+    const tui_row *row = cursor_row(a);
+    const run_result *r;
+    char t[TUI_FMT_MAX], sp[TUI_FMT_MAX], rate[TUI_FMT_MAX], x[TUI_FMT_MAX];
+    if (!row)
+        return 0;
+    r = &row->r;
+    if (!row->has_result) {
+        static const char *const what[] = {"not run yet: press r to run it", "queued", "running",
+                                           "done", "fault", "not run"};
+        tui_log_add(&a->log, row->state == ROW_FAULT ? TUI_LOG_ERROR : TUI_LOG_INFO, "%s @ %s: %s",
+                    row->label, row->size, row->note[0] ? row->note : what[row->state]);
+        return TUI_F_REDRAW;
+    }
+    if (r->status == RS_ERROR || r->status == RS_FAULT) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "%s @ %s: %s", row->label, row->size,
+                    r->message[0] ? r->message : result_status_name(r->status));
+        return TUI_F_REDRAW;
+    }
+    tui_log_add(&a->log, r->status == RS_CORRECT ? TUI_LOG_INFO : TUI_LOG_ERROR,
+                "%s @ %s: %s %s over %d runs, %s, %s vs CPU; %s (rel. error %.2g)%s%s",
+                row->label, row->size, tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
+                tui_fmt_spread(r->spread, a->ascii, sp, sizeof sp), r->samples,
+                tui_fmt_rate(r->gbps, r->tflops, rate, sizeof rate),
+                tui_fmt_speedup(r->speedup_cpu, x, sizeof x), result_status_name(r->status),
+                r->rel_err, r->message[0] ? "; " : "", r->message);
+    if (r->nmismatch > 0)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "first mismatch at [%lld]: got %g, expected %g",
+                    (long long)r->mismatches[0].index, r->mismatches[0].got,
+                    r->mismatches[0].expected);
+    return TUI_F_REDRAW;
+}
+
+void tui_app_run_started(tui_app *a, const run_request *req)
+{
+    tui_labstate *s;
+    const char *size = req->nsizes > 0 ? req->sizes[0] : "";
+    size_t li = a->sel;
+    a->req.kind = TUI_REQ_NONE;
+    for (size_t i = 0; a->labs && i < a->labs->n; i++)
+        if (strcmp(a->labs->v[i]->id, req->lab) == 0)
+            li = i;
+    if (!a->labs || li >= a->labs->n)
+        return;
+    s = &a->ls[li];
+    a->running = true;
+    a->run_id = req->run;
+    a->run_lab = li;
+    copy_str(a->run_size, sizeof a->run_size, size);
+    a->run_rows = 0;
+    a->run_rows_done = 0;
+    for (int z = 0; z < req->nsizes; z++) {
+        if (req->cpu) {
+            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        if (req->library[0]) {
+            tui_runtable_expect(&s->table, req->library, req->library, RK_LIBRARY, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        for (int v = 0; v < req->nvariants; v++) {
+            tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        if (req->exercise_kernel[0]) {
+            tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s at %s, %d row%s (Esc cancels)", req->run, req->lab,
+                size, a->run_rows, a->run_rows == 1 ? "" : "s");
+}
+
+void tui_app_run_failed(tui_app *a, const char *why)
+{
+    a->req.kind = TUI_REQ_NONE;
+    tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
+}
+
+unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
+{
+    bool first = !a->dev_known;
+    a->dev_known = true;
+    a->dev = *dev;
+    if (first && !dev->present) {
+        const char *r = dev->reason;
+        if (strncmp(r, "no CUDA device found", 20) == 0)
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s", r);
+        else
+            tui_log_add(&a->log, TUI_LOG_WARN, "no CUDA device found: %s", r[0] ? r : "reason unknown");
+    }
+    return TUI_F_REDRAW;
+}
+
+static tui_labstate *run_state(tui_app *a, int run)
+{
+    if (!a->running || run != a->run_id || !a->labs || a->run_lab >= a->labs->n)
+        return NULL;
+    return &a->ls[a->run_lab];
+}
+
+unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
+{
+    tui_labstate *s = run_state(a, p->run);
+    if (!s)
+        return 0;
+    tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_result(tui_app *a, const run_result *r)
+{
+    tui_labstate *s = run_state(a, r->run);
+    if (!s)
+        return 0;
+    tui_runtable_result(&s->table, r, NULL);
+    a->run_rows_done++;
+    if (r->status == RS_ERROR || r->status == RS_FAULT)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
+                    r->message[0] ? r->message : result_status_name(r->status));
+    tui_app_eval(a, a->run_lab);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
+{
+    tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
+{
+    tui_labstate *s = run_state(a, f->run);
+    if (strcmp(f->cause, "cancelled") == 0) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "run %d cancelled", f->run);
+    } else {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "worker fault (%s)%s%s: %s; the next run starts a fresh worker",
+                    f->cause, f->variant[0] ? " in " : "", f->variant, f->message);
+    }
+    if (s && strcmp(f->cause, "cancelled") != 0)
+        tui_runtable_fault(&s->table, f, a->run_size);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_done(tui_app *a, int run)
+{
+    tui_labstate *s = run_state(a, run);
+    if (!s)
+        return 0;
+    tui_runtable_finish(&s->table, "not run: the run ended first");
+    a->running = false;
+    tui_app_eval(a, a->run_lab);
+    return TUI_F_REDRAW;
+}
+
+/* ---- input ----------------------------------------------------------------- */
+
+static unsigned help_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    int page = lay->help.h - 4;
+    switch (act) {
+    case TA_UP: a->help_scroll--; break;
+    case TA_DOWN: a->help_scroll++; break;
+    case TA_PAGE_UP: a->help_scroll -= page; break;
+    case TA_PAGE_DOWN: a->help_scroll += page; break;
+    case TA_HOME: a->help_scroll = 0; break;
+    case TA_HELP: case TA_CANCEL: case TA_QUIT: case TA_ENTER:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    if (a->help_scroll < 0)
+        a->help_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+static unsigned quiz_key(tui_app *a, tui_action act)
+{
+    const lab *l = tui_app_lab(a);
+    size_t nch = l && a->quiz_q < l->nquizzes ? l->quizzes[a->quiz_q].nchoices : 0;
+    switch (act) {
+    case TA_UP: case TA_LEFT:
+        if (a->quiz_cursor > 0)
+            a->quiz_cursor--;
+        return TUI_F_REDRAW;
+    case TA_DOWN: case TA_RIGHT:
+        if (a->quiz_cursor + 1 < nch)
+            a->quiz_cursor++;
+        return TUI_F_REDRAW;
+    case TA_ENTER: case TA_PAGE_DOWN:
+        return quiz_answer(a);
+    case TA_CANCEL: case TA_QUIT:
+        a->overlay = TUI_OV_NONE;
+        return TUI_F_REDRAW;
+    default:
+        return 0;
+    }
+}
+
+static unsigned pane_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    tui_labstate *s = tui_app_state(a);
+    int page;
+    if (!s)
+        return 0;
+    switch (a->focus) {
+    case TUI_P_LABS:
+        page = labs_visible(lay);
+        switch (act) {
+        case TA_UP: return lab_select(a, lay, (long)a->sel - 1);
+        case TA_DOWN: return lab_select(a, lay, (long)a->sel + 1);
+        case TA_PAGE_UP: return lab_select(a, lay, (long)a->sel - page);
+        case TA_PAGE_DOWN: return lab_select(a, lay, (long)a->sel + page);
+        case TA_HOME: return lab_select(a, lay, 0);
+        case TA_END: return lab_select(a, lay, (long)a->labs->n - 1);
+        case TA_ENTER: case TA_RIGHT:
+            a->focus = TUI_P_LESSON;
+            return TUI_F_REDRAW;
+        default: return 0;
+        }
+    case TUI_P_LESSON:
+        page = lesson_visible(lay) - 1;
+        switch (act) {
+        case TA_UP: lesson_scroll(a, lay, -1, false); return TUI_F_REDRAW;
+        case TA_DOWN: lesson_scroll(a, lay, 1, false); return TUI_F_REDRAW;
+        case TA_PAGE_UP: lesson_scroll(a, lay, -page, false); return TUI_F_REDRAW;
+        case TA_PAGE_DOWN: lesson_scroll(a, lay, page, false); return TUI_F_REDRAW;
+        case TA_HOME: lesson_scroll(a, lay, 0, true); return TUI_F_REDRAW;
+        case TA_END: lesson_scroll(a, lay, 1 << 20, true); return TUI_F_REDRAW;
+        case TA_LEFT: return step_move(a, -1);
+        case TA_RIGHT: case TA_ENTER: return step_move(a, 1);
+        default: return 0;
+        }
+    case TUI_P_RUN:
+        page = run_visible(lay);
+        switch (act) {
+        case TA_UP: return run_cursor_move(a, lay, (long)s->run_cursor - 1);
+        case TA_DOWN: return run_cursor_move(a, lay, (long)s->run_cursor + 1);
+        case TA_PAGE_UP: return run_cursor_move(a, lay, (long)s->run_cursor - page);
+        case TA_PAGE_DOWN: return run_cursor_move(a, lay, (long)s->run_cursor + page);
+        case TA_HOME: return run_cursor_move(a, lay, 0);
+        case TA_END: return run_cursor_move(a, lay, VIEW_MAX);
+        case TA_LEFT: return size_move(a, lay, -1);
+        case TA_RIGHT: return size_move(a, lay, 1);
+        case TA_ENTER: return row_details(a);
+        default: return 0;
+        }
+    case TUI_P_MILESTONES:
+        page = ms_visible(lay);
+        switch (act) {
+        case TA_UP: return ms_cursor_move(a, lay, (long)s->ms_cursor - 1);
+        case TA_DOWN: return ms_cursor_move(a, lay, (long)s->ms_cursor + 1);
+        case TA_PAGE_UP: return ms_cursor_move(a, lay, (long)s->ms_cursor - page);
+        case TA_PAGE_DOWN: return ms_cursor_move(a, lay, (long)s->ms_cursor + page);
+        case TA_HOME: return ms_cursor_move(a, lay, 0);
+        case TA_END: return ms_cursor_move(a, lay, 1 << 20);
+        case TA_ENTER: case TA_RIGHT: return ms_details(a);
+        default: return 0;
+        }
+    default:
+        return 0;
+    }
+}
+
+unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    if (act == TA_REFRESH)
+        return TUI_F_REPAINT | TUI_F_REDRAW;
+    switch (a->overlay) {
+    case TUI_OV_HELP:
+        return help_key(a, lay, act);
+    case TUI_OV_QUIZ:
+        return quiz_key(a, act);
+    case TUI_OV_CONFIRM_QUIT:
+        a->overlay = TUI_OV_NONE;
+        if (act == TA_YES || act == TA_QUIT)
+            return TUI_F_QUIT;
+        return TUI_F_REDRAW;
+    case TUI_OV_NONE:
+        break;
+    }
+    if (lay->too_small)
+        return act == TA_QUIT ? TUI_F_QUIT : 0;
+    switch (act) {
+    case TA_QUIT:
+        if (a->running) {
+            a->overlay = TUI_OV_CONFIRM_QUIT;
+            return TUI_F_REDRAW;
+        }
+        return TUI_F_QUIT;
+    case TA_HELP:
+        a->overlay = TUI_OV_HELP;
+        a->help_scroll = 0;
+        return TUI_F_REDRAW;
+    case TA_NEXT_PANE:
+        a->focus = (tui_pane_id)((a->focus + 1) % TUI_P_FOCUSABLE);
+        return TUI_F_REDRAW;
+    case TA_PREV_PANE:
+        a->focus = (tui_pane_id)((a->focus + TUI_P_FOCUSABLE - 1) % TUI_P_FOCUSABLE);
+        return TUI_F_REDRAW;
+    case TA_NEXT_STEP:
+        return step_move(a, 1);
+    case TA_PREV_STEP:
+        return step_move(a, -1);
+    case TA_NEXT_SIZE:
+        return size_move(a, lay, 1);
+    case TA_PREV_SIZE:
+        return size_move(a, lay, -1);
+    case TA_RUN:
+        return request_run(a, false);
+    case TA_RUN_ALL:
+        return request_run(a, true);
+    case TA_CANCEL:
+        return request_cancel(a);
+    case TA_CHART:
+        a->chart_swap = !a->chart_swap;
+        return TUI_F_REDRAW;
+    default:
+        return pane_key(a, lay, act);
+    }
+}
+
+unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
+{
+    int p;
+    tui_labstate *s = tui_app_state(a);
+    tui_action wheel = m == TUI_MOUSE_WHEEL_UP ? TA_UP : TA_DOWN;
+    if (a->overlay == TUI_OV_HELP && m != TUI_MOUSE_CLICK)
+        return help_key(a, lay, wheel);
+    if (a->overlay != TUI_OV_NONE) {
+        if (m == TUI_MOUSE_CLICK && a->overlay == TUI_OV_QUIZ && tui_rect_contains(lay->quiz, y, x))
+            return 0;
+        if (m == TUI_MOUSE_CLICK) {
+            a->overlay = TUI_OV_NONE;
+            return TUI_F_REDRAW;
+        }
+        return 0;
+    }
+    p = tui_layout_hit(lay, y, x);
+    if (p < 0 || p >= TUI_P_FOCUSABLE || !s)
+        return 0;
+    if (m != TUI_MOUSE_CLICK) {
+        tui_pane_id keep = a->focus;
+        unsigned f;
+        if (p == TUI_P_LESSON) {
+            lesson_scroll(a, lay, wheel == TA_UP ? -3 : 3, false);
+            return TUI_F_REDRAW;
+        }
+        a->focus = (tui_pane_id)p;
+        f = pane_key(a, lay, wheel);
+        a->focus = keep;
+        return f;
+    }
+    a->focus = (tui_pane_id)p;
+    switch (p) {
+    case TUI_P_LABS: {
+        int row = y - lay->pane[p].y - 1;
+        if (row >= 0 && row < labs_visible(lay) && a->labs_scroll + row < (int)a->labs->n)
+            lab_select(a, lay, a->labs_scroll + row);
+        break;
+    }
+    case TUI_P_RUN: {
+        int row = y - lay->run_table.y - 2;
+        if (row >= 0 && tui_rect_contains(lay->run_table, y, x))
+            run_cursor_move(a, lay, s->run_scroll + row);
+        break;
+    }
+    case TUI_P_MILESTONES: {
+        int row = (y - lay->pane[p].y - 1) / 2;
+        const lab *l = tui_app_lab(a);
+        if (y > lay->pane[p].y && l && s->ms_scroll + row < (int)l->nmilestones) {
+            bool again = s->ms_cursor == (size_t)(s->ms_scroll + row);
+            ms_cursor_move(a, lay, s->ms_scroll + row);
+            if (again && l->milestones[s->ms_cursor].quiz)
+                return quiz_open(a, s->ms_cursor);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return TUI_F_REDRAW;
+}

@@ -1,0 +1,144 @@
+/* tui_app.h - everything the screen shows, and what input does to it.
+ *
+ * The app is the model behind the views: the labs and, for each, the lesson
+ * step, the chosen size, the run table, milestone states and quiz answers;
+ * the focused pane and any open overlay; the message log; the device.
+ * Input handlers change the model and return TUI_F_* flags; they never draw
+ * and never talk to the worker: a run or a cancel is left in `req` for the
+ * main loop.  Worker events arrive through the tui_app_on_* functions.
+ * No curses here, so all of it is unit-tested. */
+#ifndef CUDALAB_TUI_APP_H
+#define CUDALAB_TUI_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/devinfo.h"
+#include "core/err.h"
+#include "lab/labmodel.h"
+#include "tui/tui_keys.h"
+#include "tui/tui_layout.h"
+#include "tui/tui_log.h"
+#include "tui/tui_md.h"
+#include "tui/tui_runtable.h"
+#include "worker/protocol.h"
+
+enum {
+    TUI_F_REDRAW = 1 << 0,
+    TUI_F_QUIT = 1 << 1,
+    TUI_F_REQUEST = 1 << 2,    /* app->req holds a run or a cancel */
+    TUI_F_REPAINT = 1 << 3,    /* clear the terminal and draw everything */
+};
+
+typedef enum tui_overlay {
+    TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_CONFIRM_QUIT
+} tui_overlay;
+
+typedef enum tui_req_kind { TUI_REQ_NONE, TUI_REQ_RUN, TUI_REQ_CANCEL } tui_req_kind;
+
+typedef enum tui_ms_state {
+    TUI_MS_PENDING, TUI_MS_REACHED, TUI_MS_MISSED, TUI_MS_ERROR
+} tui_ms_state;
+
+typedef struct tui_ms {
+    tui_ms_state state;
+    char shown[96];            /* measured value against target: "312x >= 100x" */
+    char error[256];
+} tui_ms;
+
+typedef struct tui_labstate {
+    size_t step;
+    int lesson_scroll;
+    size_t size_idx;
+    size_t run_cursor;         /* row in the table at the chosen size */
+    int run_scroll;
+    size_t ms_cursor;
+    int ms_scroll;
+    int *quiz_pick;            /* per quiz: last choice picked, -1 none */
+    bool *quiz_ok;             /* per quiz: answered correctly */
+    tui_ms *ms;                /* per milestone */
+    tui_runtable table;
+} tui_labstate;
+
+/* Evaluates milestone i of l against results; fills out. */
+typedef void (*tui_ms_eval_fn)(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *out);
+
+typedef struct tui_request {
+    tui_req_kind kind;
+    run_request run;           /* for TUI_REQ_RUN */
+    double time_limit_s;       /* for TUI_REQ_RUN: 0 the supervisor's default */
+} tui_request;
+
+typedef struct tui_app {
+    lab_set *labs;             /* not owned */
+    tui_labstate *ls;          /* one per lab */
+    size_t sel;
+    int labs_scroll;
+    tui_pane_id focus;
+    tui_overlay overlay;
+    int help_scroll;
+    size_t quiz_ms, quiz_q, quiz_cursor;
+    int quiz_answered;         /* choice answered in the open quiz, -1 none */
+    bool quiz_correct;
+    char quiz_feedback[512];
+    bool chart_swap;           /* the chart takes the table's place */
+    bool ascii;
+    double time_limit_s;       /* 0: the lab's */
+    const char *workspace;     /* where learners keep their kernels; may be NULL */
+    tui_ms_eval_fn ms_eval;    /* NULL: milestones other than quizzes stay pending */
+
+    bool running;
+    int run_id;
+    size_t run_lab;
+    char run_size[PROTO_SIZE_MAX];
+    int run_rows, run_rows_done;
+    tui_request req;
+
+    tui_log log;
+    bool dev_known;
+    device_info dev;
+    unsigned spin;
+
+    md_doc lesson;             /* cache of the rendered step */
+    bool lesson_valid;
+    size_t lesson_lab, lesson_step;
+    int lesson_width;
+} tui_app;
+
+bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e);
+void tui_app_free(tui_app *a);
+
+const lab *tui_app_lab(const tui_app *a);           /* selected lab or NULL */
+tui_labstate *tui_app_state(tui_app *a);            /* its state or NULL */
+/* The selected lab's size label, or "" when it has none. */
+const char *tui_app_size(const tui_app *a);
+
+/* Handles one action under layout lay; returns TUI_F_* flags. */
+unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act);
+
+typedef enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN } tui_mouse;
+unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m);
+
+/* The lesson of the selected step laid out for width columns (cached). */
+const md_doc *tui_app_lesson(tui_app *a, int width);
+/* Text width of the lesson inside its pane. */
+int tui_app_lesson_width(const tui_layout *lay);
+
+/* The main loop reports what it did with a request. */
+void tui_app_run_started(tui_app *a, const run_request *req);
+void tui_app_run_failed(tui_app *a, const char *why);
+
+/* Worker events; each returns TUI_F_* flags. */
+unsigned tui_app_on_hello(tui_app *a, const device_info *dev);
+unsigned tui_app_on_progress(tui_app *a, const run_progress *p);
+unsigned tui_app_on_result(tui_app *a, const run_result *r);
+unsigned tui_app_on_log(tui_app *a, int level, const char *msg);
+unsigned tui_app_on_fault(tui_app *a, const run_fault *f);
+unsigned tui_app_on_done(tui_app *a, int run);
+
+/* Re-evaluates the milestones of lab i from its results and quiz answers. */
+void tui_app_eval(tui_app *a, size_t i);
+/* Milestones reached out of the total, for lab i. */
+void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total);
+
+#endif

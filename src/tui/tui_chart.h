@@ -1,0 +1,32 @@
+/* tui_chart.h - a horizontal bar chart of speedups on a log scale.
+ *
+ * The scale spans whole decades, from the decade at or below the smallest
+ * value (and at most 1x) to the decade at or above the largest (at least
+ * 10x).  Bars are measured in eighths of a column so that UTF-8 terminals
+ * can draw partial blocks. */
+#ifndef CUDALAB_TUI_CHART_H
+#define CUDALAB_TUI_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct tui_chart_scale {
+    double lo, hi;         /* decade bounds: 0.1, 1, 10, ... */
+    int width;             /* columns available for a bar */
+    int decades;
+} tui_chart_scale;
+
+/* Builds a scale for the positive finite values among v[0..n) (others are
+ * ignored) over width columns.  false when width < 2. */
+bool tui_chart_scale_for(const double *v, size_t n, int width, tui_chart_scale *s);
+/* Bar length of v in eighths of a column, 0 .. width*8 (0 for v <= lo or
+ * unknown values). */
+int tui_chart_eighths(const tui_chart_scale *s, double v);
+/* Column (0 .. width-1) of the tick for value t, or -1 when off scale. */
+int tui_chart_tick_col(const tui_chart_scale *s, double t);
+/* Writes an axis line of width columns with decade labels ("1x", "10x",
+ * "100x", ...) placed where they fit without overlapping.  out needs
+ * width+1 bytes. */
+void tui_chart_axis(const tui_chart_scale *s, char *out, size_t n);
+
+#endif

@@ -1,0 +1,30 @@
+/* tui_fmt.h - numbers as a learner reads them: three significant digits
+ * and a unit ("1.23 ms", "312x", "845 GB/s", "12.3 TFLOP/s").
+ *
+ * Each function writes into buf (size n) and returns buf.  Unknown values
+ * (negative rates, zero speedups, negative times) give "-".  ascii selects
+ * "us" and "+-" instead of "µs" and "±". */
+#ifndef CUDALAB_TUI_FMT_H
+#define CUDALAB_TUI_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TUI_FMT_MAX 32
+
+/* v with three significant digits, no unit ("312", "31.2", "3.12", "0.0312"). */
+char *tui_fmt_sig3(double v, char *buf, size_t n);
+/* A duration given in milliseconds: "850 ns", "12.3 µs", "1.23 ms", "4.56 s". */
+char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n);
+/* Relative spread (0.021) as "±2.1%". */
+char *tui_fmt_spread(double spread, bool ascii, char *buf, size_t n);
+/* A speedup factor: "312x", "3.12x", "0.52x". */
+char *tui_fmt_speedup(double x, char *buf, size_t n);
+/* Throughput: TFLOP/s when tflops >= 0 (GFLOP/s below 1), else GB/s. */
+char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n);
+/* A percentage: "87%", "5.2%", "<0.1%". */
+char *tui_fmt_pct(double pct, char *buf, size_t n);
+/* A memory size given in GiB: "79.6 GiB", "512 MiB". */
+char *tui_fmt_gib(double gib, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,119 @@
+#include "tui/tui_keys.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CTRL_KEY(c) ((c) & 0x1f)
+#define ESC_KEY 27
+
+static const tui_keybind table[] = {
+    {KEY_UP, TA_UP, "Up"},
+    {'k', TA_UP, "k"},
+    {KEY_DOWN, TA_DOWN, "Down"},
+    {'j', TA_DOWN, "j"},
+    {KEY_LEFT, TA_LEFT, "Left"},
+    {'h', TA_LEFT, "h"},
+    {KEY_RIGHT, TA_RIGHT, "Right"},
+    {'l', TA_RIGHT, "l"},
+    {KEY_PPAGE, TA_PAGE_UP, "PgUp"},
+    {KEY_NPAGE, TA_PAGE_DOWN, "PgDn"},
+    {' ', TA_PAGE_DOWN, "Space"},
+    {KEY_HOME, TA_HOME, "Home"},
+    {'g', TA_HOME, "g"},
+    {KEY_END, TA_END, "End"},
+    {'G', TA_END, "G"},
+    {'\n', TA_ENTER, "Enter"},
+    {'\r', TA_ENTER, NULL},
+    {KEY_ENTER, TA_ENTER, NULL},
+    {'\t', TA_NEXT_PANE, "Tab"},
+    {KEY_BTAB, TA_PREV_PANE, "Shift-Tab"},
+    {']', TA_NEXT_STEP, "]"},
+    {'n', TA_NEXT_STEP, "n"},
+    {'[', TA_PREV_STEP, "["},
+    {'p', TA_PREV_STEP, "p"},
+    {'s', TA_NEXT_SIZE, "s"},
+    {'S', TA_PREV_SIZE, "S"},
+    {'r', TA_RUN, "r"},
+    {'R', TA_RUN_ALL, "R"},
+    {'c', TA_CANCEL, "c"},
+    {ESC_KEY, TA_CANCEL, "Esc"},
+    {'v', TA_CHART, "v"},
+    {'?', TA_HELP, "?"},
+    {KEY_F(1), TA_HELP, "F1"},
+    {CTRL_KEY('l'), TA_REFRESH, "Ctrl-L"},
+    {'y', TA_YES, "y"},
+    {'q', TA_QUIT, "q"},
+};
+
+static const char *const descriptions[TA_COUNT] = {
+    [TA_UP] = "move up / scroll up",
+    [TA_DOWN] = "move down / scroll down",
+    [TA_LEFT] = "previous step (lesson), smaller size (run)",
+    [TA_RIGHT] = "next step (lesson), larger size (run)",
+    [TA_PAGE_UP] = "page up",
+    [TA_PAGE_DOWN] = "page down",
+    [TA_HOME] = "go to the top",
+    [TA_END] = "go to the bottom",
+    [TA_ENTER] = "open: lab, quiz, row details",
+    [TA_NEXT_PANE] = "next pane",
+    [TA_PREV_PANE] = "previous pane",
+    [TA_NEXT_STEP] = "next lesson step",
+    [TA_PREV_STEP] = "previous lesson step",
+    [TA_NEXT_SIZE] = "next problem size",
+    [TA_PREV_SIZE] = "previous problem size",
+    [TA_RUN] = "run the selected variant (and the CPU)",
+    [TA_RUN_ALL] = "run every variant of the lab",
+    [TA_CANCEL] = "cancel the run / close a window",
+    [TA_CHART] = "show the speedup chart instead of the table",
+    [TA_HELP] = "this help",
+    [TA_REFRESH] = "redraw the screen",
+    [TA_YES] = "yes, in a question",
+    [TA_QUIT] = "quit",
+};
+
+const tui_keybind *tui_keys_table(size_t *n)
+{
+    *n = sizeof table / sizeof table[0];
+    return table;
+}
+
+tui_action tui_keys_lookup(int key)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].key == key)
+            return table[i].action;
+    return TA_NONE;
+}
+
+const char *tui_keys_describe(tui_action a)
+{
+    if ((int)a < 0 || a >= TA_COUNT || !descriptions[a])
+        return "";
+    return descriptions[a];
+}
+
+size_t tui_keys_help(char *lines, size_t width, size_t max)
+{
+    size_t nout = 0, nt = sizeof table / sizeof table[0];
+    bool done[TA_COUNT] = {false};
+    for (size_t i = 0; i < nt && nout < max; i++) {
+        tui_action a = table[i].action;
+        char keys[64] = "";
+        size_t kl = 0;
+        if (done[a] || !table[i].name)
+            continue;
+        done[a] = true;
+        for (size_t j = i; j < nt; j++) {
+            if (table[j].action != a || !table[j].name)
+                continue;
+            kl += (size_t)snprintf(keys + kl, sizeof keys - (kl < sizeof keys ? kl : sizeof keys),
+                                   "%s%s", kl ? ", " : "", table[j].name);
+            if (kl >= sizeof keys)
+                kl = sizeof keys - 1;
+        }
+        snprintf(lines + nout * width, width, "%-16s %s", keys, tui_keys_describe(a));
+        nout++;
+    }
+    return nout;
+}

@@ -1,0 +1,85 @@
+#include "tui/tui_lessonview.h"
+
+#include <stdio.h>
+
+#include "tui/tui_draw.h"
+#include "tui/tui_md.h"
+
+int tui_lessonview_attr(unsigned style)
+{
+    int attr;
+    if (style & MD_HEAD)
+        attr = tui_theme_attr(ROLE_TITLE);
+    else if (style & (MD_CODE | MD_BLOCK))
+        attr = tui_theme_attr(ROLE_CODE);
+    else if (style & MD_LINK)
+        attr = tui_theme_attr(ROLE_LINK);
+    else if (style & MD_MARK)
+        attr = tui_theme_attr(ROLE_DIM);
+    else
+        attr = tui_theme_attr(ROLE_NORMAL);
+    if (style & MD_BOLD)
+        attr |= A_BOLD;
+    if (style & MD_ITALIC)
+        attr |= A_ITALIC;
+    return attr;
+}
+
+static void draw_line(WINDOW *w, int y, int x, int width, const md_line *l)
+{
+    size_t i = 0;
+    int col = 0;
+    while (i < l->len && col < width) {
+        size_t j = i + 1;
+        while (j < l->len && l->style[j] == l->style[i])
+            j++;
+        col += tui_draw_nstr(w, y, x + col, width - col, l->text + i, j - i,
+                             tui_lessonview_attr(l->style[i]));
+        i = j;
+    }
+}
+
+void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), width = tui_app_lesson_width(lay);
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
+    const md_doc *d;
+    char title[160], note[48], foot[48];
+    bool focus = a->focus == TUI_P_LESSON;
+    int vis = rows - 2, x = 2, scroll;
+
+    werase(w);
+    if (!l) {
+        tui_draw_box(w, "Lesson", NULL, focus, a->ascii);
+        tui_draw_wrapped(w, 1, 2, cols - 4, rows - 2,
+                         "No labs were found. Labs live in folders named labs/<id>/lab.lua; "
+                         "add more with --labs DIR, and run 'cudalab check' to see why a lab "
+                         "did not load.", ROLE_NORMAL);
+        return;
+    }
+    snprintf(title, sizeof title, "Lesson: %s", l->title ? l->title : l->id);
+    if (l->nsteps > 0)
+        snprintf(note, sizeof note, "step %zu/%zu", s->step + 1, l->nsteps);
+    else
+        snprintf(note, sizeof note, "no steps");
+    tui_draw_box(w, title, note, focus, a->ascii);
+    if (l->nsteps == 0)
+        return;
+    d = tui_app_lesson(a, width);
+    scroll = s->lesson_scroll;
+    if (scroll > (int)d->n - vis)
+        scroll = (int)d->n - vis;
+    if (scroll < 0)
+        scroll = 0;
+    for (int r = 0; r < vis && (size_t)(scroll + r) < d->n; r++)
+        draw_line(w, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
+    foot[0] = '\0';
+    if ((int)d->n > vis) {
+        int pct = (int)((long)(scroll + vis) * 100 / (long)d->n);
+        snprintf(foot, sizeof foot, "%s %d%%", s->step + 1 < l->nsteps ? "n: next step," : "", pct > 100 ? 100 : pct);
+    } else if (s->step + 1 < l->nsteps) {
+        snprintf(foot, sizeof foot, "n: next step");
+    }
+    tui_draw_footer(w, foot, a->ascii);
+}

@@ -1,0 +1,156 @@
+#include "tui/tui_overlays.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/tui_draw.h"
+#include "tui/tui_keys.h"
+#include "tui/tui_lessonview.h"
+#include "tui/tui_md.h"
+#include "tui/tui_text.h"
+
+#define HELP_MAX 64
+#define HELP_W 120
+
+size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max)
+{
+    const tui_glyphs *g = tui_glyphs_get(ascii);
+    size_t n = tui_keys_help(lines, width, max);
+    const char *legend[8];
+    char marks[160], cols[160];
+    snprintf(marks, sizeof marks, "%s correct   %s wrong   %s output left unwritten   NaN   %s error or fault",
+             g->ok, g->bad, g->unwritten, g->error);
+    snprintf(cols, sizeof cols, "median %s spread, rate, %% of peak, speedup over CPU and library",
+             ascii ? "+-" : "\xC2\xB1");
+    legend[0] = "";
+    legend[1] = "In the run table:";
+    legend[2] = marks;
+    legend[3] = cols;
+    legend[4] = "";
+    legend[5] = "Mouse: click a lab, pane or row; the wheel scrolls.";
+    for (size_t i = 0; i < 6 && n < max; i++, n++)
+        snprintf(lines + n * width, width, "%s", legend[i]);
+    return n;
+}
+
+void tui_overlays_help(WINDOW *w, const tui_app *a)
+{
+    static char lines[HELP_MAX][HELP_W];
+    int rows = getmaxy(w), cols = getmaxx(w), vis = rows - 2, scroll = a->help_scroll;
+    size_t n = tui_overlays_help_lines(a->ascii, &lines[0][0], HELP_W, HELP_MAX);
+    werase(w);
+    tui_draw_box(w, "Help", "Esc closes", true, a->ascii);
+    if (scroll > (int)n - vis)
+        scroll = (int)n - vis;
+    if (scroll < 0)
+        scroll = 0;
+    for (int r = 0; r < vis && (size_t)(scroll + r) < n; r++) {
+        const char *t = lines[scroll + r];
+        if (strncmp(t, "In the", 6) == 0)
+            tui_draw_text(w, 1 + r, 2, cols - 4, t, ROLE_TITLE);
+        else if (t[0] && t[0] != ' ' && (size_t)(scroll + r) < n - 6) {
+            tui_draw_text(w, 1 + r, 2, 16, t, ROLE_EMPH);
+            if (strlen(t) > 17)
+                tui_draw_text(w, 1 + r, 19, cols - 21, t + 17, ROLE_NORMAL);
+        } else {
+            tui_draw_text(w, 1 + r, 2, cols - 4, t, ROLE_NORMAL);
+        }
+    }
+    if ((int)n > vis)
+        tui_draw_footer(w, "Up/Down scroll", a->ascii);
+}
+
+static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src, bool ascii, unsigned extra)
+{
+    md_doc d;
+    int used = 0;
+    if (!tui_md_render(src, width, ascii, &d, NULL))
+        return 0;
+    for (size_t i = 0; i < d.n && y + used < maxy; i++, used++) {
+        size_t k = 0;
+        int col = 0;
+        while (k < d.v[i].len) {
+            size_t j = k + 1;
+            while (j < d.v[i].len && d.v[i].style[j] == d.v[i].style[k])
+                j++;
+            col += tui_draw_nstr(w, y + used, x + col, width - col, d.v[i].text + k, j - k,
+                                 tui_lessonview_attr(d.v[i].style[k] | extra));
+            k = j;
+        }
+    }
+    tui_md_free(&d);
+    return used;
+}
+
+void tui_overlays_quiz(WINDOW *w, const tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
+    const tui_glyphs *g = tui_glyphs_get(a->ascii);
+    const lab_quiz *q;
+    int rows = getmaxy(w), cols = getmaxx(w), y = 1, inner = cols - 4;
+    werase(w);
+    tui_draw_box(w, "Quiz", "Enter answers, Esc closes", true, a->ascii);
+    if (!l || a->quiz_q >= l->nquizzes)
+        return;
+    q = &l->quizzes[a->quiz_q];
+    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0);
+    y++;
+    for (size_t c = 0; c < q->nchoices && y < rows - 1; c++) {
+        bool cur = c == a->quiz_cursor;
+        bool picked = a->quiz_answered == (int)c;
+        char head[16];
+        const char *mark = " ";
+        tui_role mrole = ROLE_NORMAL;
+        size_t st[8], ln[8], nl;
+        const char *text = q->choices[c].text ? q->choices[c].text : "";
+        if (picked) {
+            mark = q->choices[c].correct ? g->ok : g->bad;
+            mrole = q->choices[c].correct ? ROLE_OK : ROLE_BAD;
+        } else if (s->quiz_ok[a->quiz_q] && q->choices[c].correct) {
+            mark = g->ok;
+            mrole = ROLE_OK;
+        }
+        snprintf(head, sizeof head, "%zu. ", c + 1);
+        nl = tui_text_wrap(text, inner - 7, st, ln, 8);
+        if (nl > 8)
+            nl = 8;
+        for (size_t k = 0; k < nl && y < rows - 1; k++, y++) {
+            if (cur)
+                tui_draw_fill(w, y, 2, inner, ROLE_SELECTED);
+            if (k == 0) {
+                tui_draw_text(w, y, 2, 2, mark, cur ? ROLE_SELECTED : mrole);
+                tui_draw_text(w, y, 4, 4, head, cur ? ROLE_SELECTED : ROLE_EMPH);
+            }
+            tui_draw_nstr(w, y, 8, inner - 6, text + st[k], ln[k],
+                          tui_theme_attr(cur ? ROLE_SELECTED : ROLE_NORMAL));
+        }
+    }
+    if (a->quiz_answered >= 0 && a->quiz_feedback[0] && y + 1 < rows - 1) {
+        y++;
+        tui_draw_wrapped(w, y, 2, inner, rows - 1 - y, a->quiz_feedback,
+                         a->quiz_correct ? ROLE_OK : ROLE_BAD);
+    }
+}
+
+void tui_overlays_confirm(WINDOW *w, const tui_app *a)
+{
+    int cols = getmaxx(w);
+    werase(w);
+    tui_draw_box(w, "Quit?", NULL, true, a->ascii);
+    tui_draw_text(w, 1, 2, cols - 4, "A run is in progress. Quit anyway?", ROLE_NORMAL);
+    tui_draw_text(w, 3, 2, cols - 4, "y: quit   any other key: stay", ROLE_DIM);
+}
+
+void tui_overlays_too_small(WINDOW *w, int rows, int cols)
+{
+    char msg[64], now[48];
+    snprintf(msg, sizeof msg, "terminal too small (need %dx%d)", TUI_MIN_COLS, TUI_MIN_ROWS);
+    snprintf(now, sizeof now, "now %dx%d; q quits", cols, rows);
+    werase(w);
+    if (rows <= 0 || cols <= 0)
+        return;
+    tui_draw_text(w, rows / 2 > 0 ? rows / 2 - 1 : 0, 0, cols, msg, ROLE_BAD);
+    if (rows > 1)
+        tui_draw_text(w, rows / 2, 0, cols, now, ROLE_DIM);
+}

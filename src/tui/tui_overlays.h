@@ -1,0 +1,18 @@
+/* tui_overlays.h - windows drawn over the panes: help, a quiz, the quit
+ * question, and the notice shown when the terminal is too small. */
+#ifndef CUDALAB_TUI_OVERLAYS_H
+#define CUDALAB_TUI_OVERLAYS_H
+
+#include <curses.h>
+
+#include "tui/tui_app.h"
+#include "tui/tui_layout.h"
+
+/* Lines of the help text (keys from the key table, then a legend). */
+size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max);
+void tui_overlays_help(WINDOW *w, const tui_app *a);
+void tui_overlays_quiz(WINDOW *w, const tui_app *a);
+void tui_overlays_confirm(WINDOW *w, const tui_app *a);
+void tui_overlays_too_small(WINDOW *w, int rows, int cols);
+
+#endif

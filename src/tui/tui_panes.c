@@ -1,0 +1,252 @@
+#include "tui/tui_panes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/tui_draw.h"
+#include "tui/tui_fmt.h"
+#include "tui/tui_text.h"
+
+void tui_panes_labs(WINDOW *w, const tui_app *a)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
+    bool focus = a->focus == TUI_P_LABS;
+    char title[32];
+    werase(w);
+    snprintf(title, sizeof title, "Labs");
+    tui_draw_box(w, title, NULL, focus, a->ascii);
+    if (!a->labs || a->labs->n == 0) {
+        tui_draw_text(w, 1, 1, inner, "no labs found", ROLE_BAD);
+        return;
+    }
+    for (int r = 0; r < rows - 2; r++) {
+        size_t i = (size_t)(a->labs_scroll + r);
+        const lab *l;
+        int reached, total, pw = 0;
+        char prog[16] = "";
+        bool sel = i == a->sel;
+        tui_role role;
+        if (i >= a->labs->n)
+            break;
+        l = a->labs->v[i];
+        tui_app_progress(a, i, &reached, &total);
+        if (total > 0) {
+            snprintf(prog, sizeof prog, "%d/%d", reached, total);
+            pw = (int)strlen(prog);
+        }
+        role = sel ? (focus ? ROLE_SELECTED : ROLE_EMPH) : ROLE_NORMAL;
+        if (sel)
+            tui_draw_fill(w, 1 + r, 1, inner, role);
+        tui_draw_text(w, 1 + r, 1, 2, sel ? tui_glyphs_get(a->ascii)->arrow : " ", role);
+        tui_draw_text(w, 1 + r, 3, inner - 2 - (pw ? pw + 1 : 0), l->title ? l->title : l->id, role);
+        if (pw)
+            tui_draw_rtext(w, 1 + r, cols - 1, pw, prog,
+                           sel && focus ? ROLE_SELECTED : reached == total ? ROLE_OK : ROLE_DIM);
+    }
+    if (a->labs_scroll > 0 || (size_t)(a->labs_scroll + rows - 2) < a->labs->n) {
+        char more[24];
+        snprintf(more, sizeof more, "%zu/%zu", a->sel + 1, a->labs->n);
+        tui_draw_footer(w, more, a->ascii);
+    }
+}
+
+static void ms_mark(const tui_app *a, tui_ms_state st, const char **mark, tui_role *role)
+{
+    const tui_glyphs *g = tui_glyphs_get(a->ascii);
+    switch (st) {
+    case TUI_MS_REACHED: *mark = g->ok; *role = ROLE_OK; break;
+    case TUI_MS_MISSED: *mark = g->bad; *role = ROLE_BAD; break;
+    case TUI_MS_ERROR: *mark = g->error; *role = ROLE_BAD; break;
+    default: *mark = g->pending; *role = ROLE_DIM; break;
+    }
+}
+
+void tui_panes_milestones(WINDOW *w, const tui_app *a)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
+    bool focus = a->focus == TUI_P_MILESTONES;
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
+    char note[16] = "";
+    int reached, total, y = 1;
+    werase(w);
+    if (l) {
+        tui_app_progress(a, a->sel, &reached, &total);
+        if (total > 0)
+            snprintf(note, sizeof note, "%d/%d", reached, total);
+    }
+    tui_draw_box(w, "Milestones", note, focus, a->ascii);
+    if (!l || l->nmilestones == 0) {
+        tui_draw_text(w, 1, 1, inner, "no milestones", ROLE_DIM);
+        return;
+    }
+    for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y + 1 < rows; m++, y += 2) {
+        const lab_milestone *ms = &l->milestones[m];
+        const tui_ms *st = &s->ms[m];
+        const char *mark, *text = ms->text ? ms->text : ms->id;
+        tui_role role, trole;
+        char second[160];
+        bool cur = m == s->ms_cursor && focus;
+        int mw;
+        ms_mark(a, st->state, &mark, &role);
+        trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
+        if (cur) {
+            tui_draw_fill(w, y, 1, inner, trole);
+            tui_draw_fill(w, y + 1, 1, inner, trole);
+        }
+        mw = tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
+        tui_draw_text(w, y, 1 + mw + 1, inner - mw - 1, text, trole);
+        if (st->state == TUI_MS_ERROR)
+            snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
+        else if (st->shown[0])
+            snprintf(second, sizeof second, "%s", st->shown);
+        else if (ms->quiz)
+            snprintf(second, sizeof second, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
+                                                  "quiz: Enter to answer");
+        else if (ms->target)
+            snprintf(second, sizeof second, "target %s", ms->target);
+        else
+            second[0] = '\0';
+        tui_draw_text(w, y + 1, 3, inner - 2, second,
+                      cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
+    }
+}
+
+const char *tui_panes_device_short(const tui_app *a, char *buf, size_t n)
+{
+    if (!a->dev_known)
+        snprintf(buf, n, "probing the GPU");
+    else if (!a->dev.present)
+        snprintf(buf, n, "no CUDA device found");
+    else
+        snprintf(buf, n, "%s", a->dev.name);
+    return buf;
+}
+
+static const char *strip_prefix(const char *reason)
+{
+    static const char pre[] = "no CUDA device found";
+    if (strncmp(reason, pre, sizeof pre - 1) == 0) {
+        reason += sizeof pre - 1;
+        while (*reason == ':' || *reason == ' ')
+            reason++;
+    }
+    return reason;
+}
+
+void tui_panes_device(WINDOW *w, const tui_app *a)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
+    const device_info *d = &a->dev;
+    char line[160], x[TUI_FMT_MAX], z[TUI_FMT_MAX];
+    werase(w);
+    tui_draw_box(w, "Device", NULL, false, a->ascii);
+    if (!a->dev_known) {
+        tui_draw_text(w, 1, 1, inner, "probing the GPU...", ROLE_DIM);
+        return;
+    }
+    if (!d->present) {
+        const char *why = strip_prefix(d->reason);
+        y += tui_draw_wrapped(w, y, 1, inner, rows - 2, "no CUDA device found", ROLE_BAD);
+        if (why[0] && y < rows - 1)
+            tui_draw_wrapped(w, y, 1, inner, rows - 1 - y, why, ROLE_DIM);
+        return;
+    }
+    tui_draw_text(w, y++, 1, inner, d->name, ROLE_EMPH);
+    if (y < rows - 1) {
+        snprintf(line, sizeof line, "%d SMs, sm_%d%d, %s", d->sm_count, d->cc_major, d->cc_minor,
+                 tui_fmt_gib(d->mem_total_gib, x, sizeof x));
+        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+    }
+    if (y < rows - 1) {
+        if (d->peak_bw_measured_gbs > 0)
+            snprintf(line, sizeof line, "BW %s of %s", tui_fmt_sig3(d->peak_bw_measured_gbs, x, sizeof x),
+                     tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
+        else
+            snprintf(line, sizeof line, "BW %s (peak)", tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
+        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+    }
+    if (y < rows - 1) {
+        snprintf(line, sizeof line, "FP32 %s", tui_fmt_rate(-1, d->peak_fp32_tflops, x, sizeof x));
+        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+    }
+    if (y < rows - 1) {
+        snprintf(line, sizeof line, "L2 %s, driver %d.%d", tui_fmt_gib(d->l2_mib / 1024.0, x, sizeof x),
+                 d->driver_version / 1000, (d->driver_version % 1000) / 10);
+        tui_draw_text(w, y++, 1, inner, line, ROLE_DIM);
+    }
+}
+
+static tui_role level_role(tui_log_level l)
+{
+    return l == TUI_LOG_ERROR ? ROLE_BAD : l == TUI_LOG_WARN ? ROLE_WARN : ROLE_NORMAL;
+}
+
+static const char *entry_text(const tui_log_entry *e, char *buf, size_t n)
+{
+    if (e->repeat > 1)
+        snprintf(buf, n, "%s (x%d)", e->text, e->repeat);
+    else
+        snprintf(buf, n, "%s", e->text);
+    return buf;
+}
+
+void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
+{
+    int rows = getmaxy(w), cols = getmaxx(w);
+    char text[TUI_LOG_TEXT + 16];
+    werase(w);
+    if (!boxed) {
+        const tui_log_entry *e = tui_log_recent(&a->log, 0);
+        if (e)
+            tui_draw_text(w, 0, 1, cols - 2, entry_text(e, text, sizeof text), level_role(e->level));
+        return;
+    }
+    tui_draw_box(w, "Messages", NULL, false, a->ascii);
+    {
+        int inner = cols - 2, y = rows - 2;
+        for (size_t i = 0; y >= 1; i++) {
+            const tui_log_entry *e = tui_log_recent(&a->log, i);
+            size_t st[16], ln[16], nl;
+            if (!e)
+                break;
+            entry_text(e, text, sizeof text);
+            nl = tui_text_wrap(text, inner, st, ln, 16);
+            if (nl > 16)
+                nl = 16;
+            for (size_t k = nl; k > 0 && y >= 1; k--, y--)
+                tui_draw_nstr(w, y, 1, inner, text + st[k - 1], ln[k - 1],
+                              tui_theme_attr(level_role(e->level)));
+        }
+    }
+}
+
+void tui_panes_status(WINDOW *w, const tui_app *a)
+{
+    static const char *const keys[][2] = {
+        {"?", "help"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"}, {"R", "run all"},
+        {"s", "size"}, {"Esc", "cancel"}, {"q", "quit"},
+    };
+    int cols = getmaxx(w), x = 0, rw;
+    char right[160], dev[128];
+    const tui_glyphs *g = tui_glyphs_get(a->ascii);
+    werase(w);
+    tui_draw_fill(w, 0, 0, cols, ROLE_STATUS);
+    if (a->running)
+        snprintf(right, sizeof right, "%s running %d/%d ", g->spinner[a->spin % (unsigned)g->nspinner],
+                 a->run_rows_done, a->run_rows);
+    else
+        snprintf(right, sizeof right, "%s ", tui_panes_device_short(a, dev, sizeof dev));
+    rw = tui_text_swidth(right);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        int need = tui_text_swidth(keys[i][0]) + 1 + tui_text_swidth(keys[i][1]) + 2;
+        if (x + need > cols - rw - 1)
+            break;
+        x += tui_draw_text(w, 0, x, cols - x, keys[i][0], ROLE_KEY);
+        x += tui_draw_text(w, 0, x, cols - x, " ", ROLE_STATUS);
+        x += tui_draw_text(w, 0, x, cols - x, keys[i][1], ROLE_STATUS);
+        x += 2;
+    }
+    if (rw < cols)
+        tui_draw_text(w, 0, cols - rw, rw, right, ROLE_STATUS);
+}

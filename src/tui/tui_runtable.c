@@ -1,0 +1,401 @@
+#include "tui/tui_runtable.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/tui_fmt.h"
+#include "tui/tui_text.h"
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+void tui_runtable_free(tui_runtable *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+result_kind tui_runtable_kind_of(const char *variant, const char *library)
+{
+    if (strcmp(variant, "cpu") == 0)
+        return RK_CPU;
+    if (strcmp(variant, "cpu_mt") == 0)
+        return RK_CPU_MT;
+    if (strcmp(variant, "exercise") == 0)
+        return RK_EXERCISE;
+    if ((library && library[0] && strcmp(variant, library) == 0) || strcmp(variant, "cub") == 0 ||
+        strcmp(variant, "cublas") == 0 || strcmp(variant, "copy") == 0)
+        return RK_LIBRARY;
+    return RK_KERNEL;
+}
+
+tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->v[i].variant, variant) == 0 && strcmp(t->v[i].size, size) == 0)
+            return &t->v[i];
+    return NULL;
+}
+
+static tui_row *add_row(tui_runtable *t, const char *variant, const char *label, result_kind kind,
+                        const char *size, cl_err *e)
+{
+    tui_row *r;
+    if (t->n == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 16;
+        tui_row *nv = realloc(t->v, ncap * sizeof *nv);
+        if (!nv) {
+            err_set(e, "out of memory for the run table");
+            return NULL;
+        }
+        t->v = nv;
+        t->cap = ncap;
+    }
+    r = &t->v[t->n++];
+    memset(r, 0, sizeof *r);
+    copy_str(r->variant, sizeof r->variant, variant);
+    copy_str(r->label, sizeof r->label, label && label[0] ? label : variant);
+    copy_str(r->size, sizeof r->size, size);
+    r->kind = kind;
+    r->state = ROW_IDLE;
+    r->seq = t->next_seq++;
+    return r;
+}
+
+bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
+                         result_kind kind, const char *size, cl_err *e)
+{
+    tui_row *r = tui_runtable_find(t, variant, size);
+    if (!r && !(r = add_row(t, variant, label, kind, size, e)))
+        return false;
+    if (label && label[0])
+        copy_str(r->label, sizeof r->label, label);
+    r->kind = kind;
+    r->state = ROW_QUEUED;
+    r->has_result = false;
+    r->rep = r->of = 0;
+    r->phase[0] = '\0';
+    r->note[0] = '\0';
+    return true;
+}
+
+bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e)
+{
+    tui_row *r = tui_runtable_find(t, p->variant, p->size);
+    if (!r && !(r = add_row(t, p->variant, NULL, tui_runtable_kind_of(p->variant, library),
+                            p->size, e)))
+        return false;
+    for (size_t i = 0; i < t->n; i++)
+        if (&t->v[i] != r && t->v[i].state == ROW_RUNNING)
+            t->v[i].state = t->v[i].has_result ? ROW_DONE : ROW_QUEUED;
+    r->state = ROW_RUNNING;
+    r->rep = p->rep;
+    r->of = p->of;
+    copy_str(r->phase, sizeof r->phase, p->phase);
+    return true;
+}
+
+bool tui_runtable_result(tui_runtable *t, const run_result *res, cl_err *e)
+{
+    tui_row *r = tui_runtable_find(t, res->variant, res->size);
+    if (!r && !(r = add_row(t, res->variant, res->label, res->kind, res->size, e)))
+        return false;
+    if (res->label[0])
+        copy_str(r->label, sizeof r->label, res->label);
+    r->kind = res->kind;
+    r->r = *res;
+    r->has_result = true;
+    r->state = res->status == RS_FAULT ? ROW_FAULT : ROW_DONE;
+    if (res->status == RS_FAULT || res->status == RS_ERROR)
+        copy_str(r->note, sizeof r->note, res->message);
+    else
+        r->note[0] = '\0';
+    return true;
+}
+
+void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size)
+{
+    tui_row *hit = NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].state == ROW_RUNNING)
+            hit = &t->v[i];
+    if (!hit && f->variant[0] && size)
+        hit = tui_runtable_find(t, f->variant, size);
+    if (!hit)
+        return;
+    hit->state = ROW_FAULT;
+    hit->has_result = false;
+    copy_str(hit->note, sizeof hit->note, f->message[0] ? f->message : f->cause);
+}
+
+void tui_runtable_finish(tui_runtable *t, const char *why)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        tui_row *r = &t->v[i];
+        if (r->state == ROW_QUEUED || r->state == ROW_RUNNING) {
+            r->state = ROW_SKIPPED;
+            copy_str(r->note, sizeof r->note, why ? why : "not run");
+        }
+    }
+}
+
+static int kind_rank(result_kind k)
+{
+    switch (k) {
+    case RK_CPU: return 0;
+    case RK_CPU_MT: return 1;
+    case RK_LIBRARY: return 2;
+    case RK_KERNEL: return 3;
+    case RK_EXERCISE: return 4;
+    }
+    return 5;
+}
+
+static bool row_before(const tui_row *a, const tui_row *b)
+{
+    int ka = kind_rank(a->kind), kb = kind_rank(b->kind);
+    if (ka != kb)
+        return ka < kb;
+    return a->seq < b->seq;
+}
+
+size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < max; i++) {
+        size_t k;
+        if (size && strcmp(t->v[i].size, size) != 0)
+            continue;
+        k = n;
+        while (k > 0 && row_before(&t->v[i], &t->v[idx[k - 1]])) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+        n++;
+    }
+    return n;
+}
+
+size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < max; i++)
+        if (t->v[i].has_result)
+            out[n++] = t->v[i].r;
+    return n;
+}
+
+/* ---- columns and cells ------------------------------------------------- */
+
+typedef struct colinfo {
+    int min, ideal;
+    bool right;
+    const char *name;
+} colinfo;
+
+static const colinfo cols[RC_COUNT] = {
+    [RC_VARIANT] = {10, 18, false, "variant"},
+    [RC_TIME] = {13, 13, true, "median"},
+    [RC_RATE] = {12, 12, true, "rate"},
+    [RC_PEAK] = {6, 6, true, "%peak"},
+    [RC_XCPU] = {7, 7, true, "x CPU"},
+    [RC_XLIB] = {6, 6, true, "x lib"},
+    [RC_CHECK] = {3, 11, false, "check"},
+};
+
+const char *tui_runtable_colname(tui_runcol c)
+{
+    return (int)c >= 0 && c < RC_COUNT ? cols[c].name : "";
+}
+
+int tui_runtable_columns(int width, tui_colspec *out)
+{
+    static const tui_runcol priority[RC_COUNT] = {
+        RC_VARIANT, RC_TIME, RC_XCPU, RC_CHECK, RC_RATE, RC_PEAK, RC_XLIB,
+    };
+    bool on[RC_COUNT] = {false};
+    int w[RC_COUNT] = {0}, used = -1, n = 0, x = 0, extra;
+    for (int k = 0; k < RC_COUNT; k++) {
+        tui_runcol c = priority[k];
+        if (used + 1 + cols[c].min > width)
+            continue;
+        on[c] = true;
+        w[c] = cols[c].min;
+        used += 1 + cols[c].min;
+    }
+    if (!on[RC_VARIANT]) {
+        if (width <= 0)
+            return 0;
+        out[0] = (tui_colspec){RC_VARIANT, 0, width, false};
+        return 1;
+    }
+    extra = width - used;
+    {
+        static const tui_runcol grow[] = {RC_CHECK, RC_VARIANT};
+        for (size_t g = 0; g < sizeof grow / sizeof grow[0]; g++) {
+            tui_runcol c = grow[g];
+            int add;
+            if (!on[c])
+                continue;
+            add = cols[c].ideal - w[c];
+            if (add > extra)
+                add = extra;
+            w[c] += add;
+            extra -= add;
+        }
+    }
+    if (extra > 0)
+        w[RC_VARIANT] += extra > 16 ? 16 : extra;
+    for (int c = 0; c < RC_COUNT; c++) {
+        if (!on[c])
+            continue;
+        out[n++] = (tui_colspec){(tui_runcol)c, x, w[c], cols[c].right};
+        x += w[c] + 1;
+    }
+    return n;
+}
+
+static bool row_failed(const tui_row *row)
+{
+    return row->state == ROW_FAULT ||
+           (row->has_result && (row->r.status == RS_ERROR || row->r.status == RS_FAULT));
+}
+
+static void progress_text(const tui_row *row, int w, const tui_glyphs *g, char *buf, size_t n)
+{
+    char count[24];
+    int cl, bw, fill;
+    size_t at = 0;
+    if (strcmp(row->phase, "check") == 0 || row->of <= 0) {
+        const char *what = strcmp(row->phase, "check") == 0 ? "checking" :
+                           strcmp(row->phase, "warmup") == 0 ? "warming up" :
+                           strcmp(row->phase, "compile") == 0 ? "compiling" : "running";
+        snprintf(buf, n, "%s", what);
+        return;
+    }
+    snprintf(count, sizeof count, " %d/%d", row->rep, row->of);
+    cl = (int)strlen(count);
+    bw = w - cl;
+    if (bw < 3) {
+        snprintf(buf, n, "%s", count + 1);
+        return;
+    }
+    fill = row->rep >= row->of ? bw : (int)((long)row->rep * bw / row->of);
+    buf[0] = '\0';
+    for (int i = 0; i < bw; i++) {
+        const char *cell = i < fill ? g->bar_full : g->bar_empty;
+        size_t cl2 = strlen(cell);
+        if (at + cl2 + 1 >= n)
+            break;
+        memcpy(buf + at, cell, cl2);
+        at += cl2;
+    }
+    buf[at] = '\0';
+    if (at + (size_t)cl + 1 < n)
+        memcpy(buf + at, count, (size_t)cl + 1);
+}
+
+static void check_text(const tui_row *row, int w, const tui_glyphs *g, char *buf, size_t n, tui_role *role)
+{
+    const char *mark, *word;
+    *role = ROLE_BAD;
+    if (row->state == ROW_FAULT) {
+        mark = g->error;
+        word = "fault";
+    } else if (!row->has_result) {
+        snprintf(buf, n, "%s", row->state == ROW_IDLE ? "" : g->pending);
+        *role = ROLE_DIM;
+        return;
+    } else {
+        switch (row->r.status) {
+        case RS_CORRECT:
+            snprintf(buf, n, "%s", g->ok);
+            *role = ROLE_OK;
+            return;
+        case RS_WRONG: mark = g->bad; word = "wrong"; break;
+        case RS_UNWRITTEN: mark = g->unwritten; word = "unwritten"; break;
+        case RS_NAN: mark = "NaN"; word = NULL; break;
+        case RS_ERROR: mark = g->error; word = "error"; break;
+        case RS_FAULT: mark = g->error; word = "fault"; break;
+        default: mark = "?"; word = NULL; break;
+        }
+    }
+    if (word && tui_text_swidth(mark) + 1 + (int)strlen(word) <= w)
+        snprintf(buf, n, "%s %s", mark, word);
+    else
+        snprintf(buf, n, "%s", mark);
+}
+
+void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin,
+                       char *buf, size_t n, tui_role *role)
+{
+    const tui_glyphs *g = tui_glyphs_get(ascii);
+    const run_result *r = &row->r;
+    char tmp[256], a[TUI_FMT_MAX], b[TUI_FMT_MAX];
+    bool measured = row->has_result && !row_failed(row) && r->median_ms > 0;
+    *role = ROLE_NORMAL;
+    tmp[0] = '\0';
+    switch (c) {
+    case RC_VARIANT:
+        snprintf(tmp, sizeof tmp, "%s %s",
+                 row->state == ROW_RUNNING ? g->spinner[spin % (unsigned)g->nspinner] : " ",
+                 row->label);
+        if (row->state == ROW_QUEUED || row->state == ROW_SKIPPED || row->state == ROW_IDLE)
+            *role = ROLE_DIM;
+        break;
+    case RC_TIME:
+        if (row->state == ROW_RUNNING) {
+            progress_text(row, w, g, tmp, sizeof tmp);
+            *role = ROLE_BAR;
+        } else if (row->state == ROW_QUEUED) {
+            snprintf(tmp, sizeof tmp, "queued");
+            *role = ROLE_DIM;
+        } else if (row->state == ROW_SKIPPED) {
+            snprintf(tmp, sizeof tmp, "not run");
+            *role = ROLE_DIM;
+        } else if (row_failed(row)) {
+            snprintf(tmp, sizeof tmp, "%s", row->note[0] ? row->note : "error");
+            *role = ROLE_BAD;
+        } else if (measured) {
+            tui_fmt_time_ms(r->median_ms, ascii, a, sizeof a);
+            if (r->spread > 0 && tui_text_swidth(a) + 5 <= w)
+                snprintf(tmp, sizeof tmp, "%s %s", a, tui_fmt_spread(r->spread, ascii, b, sizeof b));
+            else
+                snprintf(tmp, sizeof tmp, "%s", a);
+        }
+        break;
+    case RC_RATE:
+        if (measured)
+            tui_fmt_rate(r->gbps, r->tflops, tmp, sizeof tmp);
+        break;
+    case RC_PEAK:
+        if (measured)
+            tui_fmt_pct(r->pct_peak_measured >= 0 ? r->pct_peak_measured : r->pct_peak_theory,
+                        tmp, sizeof tmp);
+        break;
+    case RC_XCPU:
+        if (measured) {
+            tui_fmt_speedup(r->speedup_cpu, tmp, sizeof tmp);
+            if (r->speedup_cpu > 0 && r->speedup_cpu < 1.0)
+                *role = ROLE_SLOW;
+        }
+        break;
+    case RC_XLIB:
+        if (measured) {
+            tui_fmt_speedup(r->speedup_lib, tmp, sizeof tmp);
+            if (r->speedup_lib > 0 && r->speedup_lib < 0.5)
+                *role = ROLE_SLOW;
+        }
+        break;
+    case RC_CHECK:
+        check_text(row, w, g, tmp, sizeof tmp, role);
+        break;
+    case RC_COUNT:
+        break;
+    }
+    tui_text_clip(tmp, w, g->ellipsis, buf, n);
+}

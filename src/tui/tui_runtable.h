@@ -1,0 +1,91 @@
+/* tui_runtable.h - the rows of the run table and how their cells read.
+ *
+ * One row per (variant, size): the CPU baselines, the vendor library, each
+ * shipped variant and the learner's exercise.  Rows are announced when a run
+ * starts (queued), follow the worker's progress (running, repetition k of
+ * n), and end with a result, a fault or "not run".  Results stay after the
+ * run, so switching sizes shows what was measured there. */
+#ifndef CUDALAB_TUI_RUNTABLE_H
+#define CUDALAB_TUI_RUNTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "tui/tui_theme.h"
+#include "worker/protocol.h"
+
+typedef enum tui_row_state {
+    ROW_IDLE,       /* never run */
+    ROW_QUEUED,
+    ROW_RUNNING,
+    ROW_DONE,       /* has a result */
+    ROW_FAULT,      /* the worker died or timed out on it */
+    ROW_SKIPPED,    /* the run ended before it */
+} tui_row_state;
+
+typedef struct tui_row {
+    char variant[PROTO_ID_MAX];
+    char label[PROTO_ID_MAX];
+    char size[PROTO_SIZE_MAX];
+    result_kind kind;
+    tui_row_state state;
+    int rep, of;
+    char phase[32];
+    bool has_result;
+    run_result r;
+    char note[256];          /* fault or skip reason */
+    unsigned seq;            /* order of first appearance */
+} tui_row;
+
+typedef struct tui_runtable {
+    tui_row *v;
+    size_t n, cap;
+    unsigned next_seq;
+} tui_runtable;
+
+typedef enum tui_runcol {
+    RC_VARIANT, RC_TIME, RC_RATE, RC_PEAK, RC_XCPU, RC_XLIB, RC_CHECK, RC_COUNT
+} tui_runcol;
+
+typedef struct tui_colspec {
+    tui_runcol id;
+    int x, w;
+    bool right;              /* right-aligned */
+} tui_colspec;
+
+void tui_runtable_free(tui_runtable *t);
+/* The kind a row id implies: "cpu", "cpu_mt", "exercise", a library name
+ * ("cub", "cublas", "copy"), else a shipped kernel. */
+result_kind tui_runtable_kind_of(const char *variant, const char *library);
+/* Finds the row for (variant, size), or NULL. */
+tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size);
+/* Marks (variant, size) queued, adding the row if new; a previous result is
+ * dropped.  false + e when out of memory. */
+bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
+                         result_kind kind, const char *size, cl_err *e);
+/* Applies a progress message: that row runs; adds it when unknown. */
+bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e);
+/* Stores a result in its row (added when unknown). */
+bool tui_runtable_result(tui_runtable *t, const run_result *r, cl_err *e);
+/* A fault ends the running row (or, with no running row, the row named by
+ * the fault at size) with the fault's message. */
+void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size);
+/* The run ended: rows still queued or running become "not run". */
+void tui_runtable_finish(tui_runtable *t, const char *why);
+/* Indices of the rows at size in display order (CPU, multi-threaded CPU,
+ * library, kernels in the order first seen, exercise).  Returns how many. */
+size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max);
+/* Copies every row that has a result into out; returns how many. */
+size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max);
+
+/* Picks the columns that fit in width (narrowest first to go: x lib, % peak,
+ * rate) with their positions; returns how many, in display order. */
+int tui_runtable_columns(int width, tui_colspec *out);
+const char *tui_runtable_colname(tui_runcol c);
+/* The text of one cell (w columns wide at most) and the role to draw it
+ * in.  spin is the animation frame for the running row. */
+void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin,
+                       char *buf, size_t n, tui_role *role);
+
+#endif

@@ -1,0 +1,197 @@
+#include "tui/tui_runview.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/tui_chart.h"
+#include "tui/tui_draw.h"
+#include "tui/tui_fmt.h"
+#include "tui/tui_text.h"
+
+#define VIEW_MAX 256
+
+typedef struct area {
+    int y, x, h, w;     /* relative to the pane's window */
+} area;
+
+static area rel(const tui_layout *lay, tui_rect r)
+{
+    area a = {r.y - lay->pane[TUI_P_RUN].y, r.x - lay->pane[TUI_P_RUN].x, r.h, r.w};
+    return a;
+}
+
+static void draw_sizes(WINDOW *w, const tui_app *a, area ar)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s = &a->ls[a->sel];
+    int x = ar.x;
+    x += tui_draw_text(w, ar.y, x, ar.w, "size ", ROLE_DIM);
+    for (size_t i = 0; i < l->nsizes && x < ar.x + ar.w; i++) {
+        char item[PROTO_SIZE_MAX + 4];
+        bool cur = i == s->size_idx;
+        snprintf(item, sizeof item, cur ? "[%s]" : " %s ", l->sizes[i]);
+        x += tui_draw_text(w, ar.y, x, ar.x + ar.w - x, item, cur ? ROLE_EMPH : ROLE_DIM);
+    }
+    if (l->nsizes > 1 && x + 6 < ar.x + ar.w)
+        tui_draw_text(w, ar.y, x + 1, ar.x + ar.w - x - 1, "(s/S)", ROLE_DIM);
+}
+
+static bool row_failed(const tui_row *r)
+{
+    return r->state == ROW_FAULT ||
+           (r->has_result && (r->r.status == RS_ERROR || r->r.status == RS_FAULT));
+}
+
+static void draw_table(WINDOW *w, const tui_app *a, area ar, const size_t *idx, size_t n)
+{
+    const tui_labstate *s = &a->ls[a->sel];
+    tui_colspec cols[RC_COUNT];
+    int nc = tui_runtable_columns(ar.w, cols), vis = ar.h - 2;
+    bool focus = a->focus == TUI_P_RUN;
+    if (ar.h < 2)
+        return;
+    for (int c = 0; c < nc; c++) {
+        const char *name = tui_runtable_colname(cols[c].id);
+        if (cols[c].right)
+            tui_draw_rtext(w, ar.y + 1, ar.x + cols[c].x + cols[c].w, cols[c].w, name, ROLE_TITLE);
+        else
+            tui_draw_text(w, ar.y + 1, ar.x + cols[c].x + (cols[c].id == RC_VARIANT ? 2 : 0),
+                          cols[c].w, name, ROLE_TITLE);
+    }
+    if (n == 0) {
+        tui_draw_text(w, ar.y + 2, ar.x, ar.w, "nothing measured yet: press r or R to run", ROLE_DIM);
+        return;
+    }
+    for (int r = 0; r < vis && (size_t)(s->run_scroll + r) < n; r++) {
+        size_t k = (size_t)(s->run_scroll + r);
+        const tui_row *row = &s->table.v[idx[k]];
+        bool cur = k == s->run_cursor;
+        bool failed = row_failed(row);
+        int y = ar.y + 2 + r;
+        if (cur)
+            tui_draw_fill(w, y, ar.x, ar.w, focus ? ROLE_SELECTED : ROLE_DIM);
+        for (int c = 0; c < nc; c++) {
+            char buf[512];
+            tui_role role;
+            int cw = cols[c].w;
+            if (failed && cols[c].id == RC_TIME) {
+                int end = ar.w;
+                for (int d = c + 1; d < nc; d++)
+                    if (cols[d].id == RC_CHECK)
+                        end = cols[d].x - 1;
+                cw = end - cols[c].x;
+            } else if (failed && cols[c].id != RC_VARIANT && cols[c].id != RC_CHECK) {
+                continue;
+            }
+            tui_runtable_cell(row, cols[c].id, cw, a->ascii, a->spin, buf, sizeof buf, &role);
+            if (cur && focus)
+                role = ROLE_SELECTED;
+            if (cols[c].right && !(failed && cols[c].id == RC_TIME))
+                tui_draw_rtext(w, y, ar.x + cols[c].x + cw, cw, buf, role);
+            else
+                tui_draw_text(w, y, ar.x + cols[c].x, cw, buf, role);
+        }
+    }
+}
+
+static void draw_chart(WINDOW *w, const tui_app *a, area ar, const size_t *idx, size_t n, int first,
+                       int scroll)
+{
+    const tui_labstate *s = &a->ls[a->sel];
+    const tui_glyphs *g = tui_glyphs_get(a->ascii);
+    double vals[VIEW_MAX];
+    int lw, vw = 7, bw, y;
+    tui_chart_scale sc;
+    char axis[512];
+    size_t shown = 0;
+    if (ar.h < 3 || ar.w < 20)
+        return;
+    tui_draw_text(w, ar.y, ar.x, ar.w, "speedup over the CPU (log scale)", ROLE_TITLE);
+    for (size_t k = 0; k < n; k++) {
+        const tui_row *row = &s->table.v[idx[k]];
+        vals[k] = row->has_result && !row_failed(row) ? row->r.speedup_cpu : 0;
+    }
+    lw = ar.w / 4 < 14 ? ar.w / 4 : 14;
+    bw = ar.w - lw - vw - 2;
+    if (bw < 4 || !tui_chart_scale_for(vals, n, bw, &sc))
+        return;
+    y = ar.y + first;
+    for (size_t k = (size_t)scroll; k < n && y < ar.y + ar.h - 1; k++) {
+        const tui_row *row = &s->table.v[idx[k]];
+        char v[TUI_FMT_MAX];
+        int e = tui_chart_eighths(&sc, vals[k]), full = e / 8, part = e % 8, x;
+        tui_draw_text(w, y, ar.x, lw, row->label, ROLE_NORMAL);
+        x = ar.x + lw + 1;
+        wattrset(w, tui_theme_attr(vals[k] > 0 && vals[k] < 1.0 ? ROLE_SLOW : ROLE_BAR));
+        for (int c = 0; c < full; c++)
+            mvwaddstr(w, y, x + c, g->bar_full);
+        if (part > 0 && g->bar_part[part][0])
+            mvwaddstr(w, y, x + full, g->bar_part[part]);
+        else if (part >= 4 && !g->utf8)
+            mvwaddstr(w, y, x + full, g->bar_full);
+        wattrset(w, 0);
+        if (vals[k] > 0)
+            tui_draw_rtext(w, y, ar.x + ar.w, vw, tui_fmt_speedup(vals[k], v, sizeof v), ROLE_NORMAL);
+        if (vals[k] > 0)
+            shown++;
+        y++;
+    }
+    if (shown == 0)
+        tui_draw_text(w, ar.y + first < ar.y + ar.h - 1 ? ar.y + first : ar.y, ar.x + lw + 1, bw,
+                      "no measurements at this size yet", ROLE_DIM);
+    {
+        int one = tui_chart_tick_col(&sc, 1.0);
+        tui_chart_axis(&sc, axis, sizeof axis);
+        tui_draw_text(w, ar.y + ar.h - 1, ar.x + lw + 1, bw, axis, ROLE_DIM);
+        if (one >= 0 && shown > 0) {
+            for (int yy = ar.y + first; yy < y; yy++) {
+                chtype ch = mvwinch(w, yy, ar.x + lw + 1 + one) & A_CHARTEXT;
+                if (ch == ' ')
+                    tui_draw_text(w, yy, ar.x + lw + 1 + one, 1, a->ascii ? ":" : "\xE2\x94\x8A", ROLE_DIM);
+            }
+        }
+    }
+}
+
+void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
+{
+    const lab *l = tui_app_lab(a);
+    bool focus = a->focus == TUI_P_RUN;
+    size_t idx[VIEW_MAX], n = 0;
+    char title[128], note[64];
+    area table = rel(lay, lay->run_table), chart = rel(lay, lay->run_chart);
+    werase(w);
+    if (!l) {
+        tui_draw_box(w, "Run", NULL, focus, a->ascii);
+        return;
+    }
+    snprintf(title, sizeof title, "Run: %s", l->id);
+    note[0] = '\0';
+    if (a->running && a->run_lab == a->sel)
+        snprintf(note, sizeof note, "%s %d/%d rows",
+                 tui_glyphs_get(a->ascii)->spinner[a->spin % (unsigned)tui_glyphs_get(a->ascii)->nspinner],
+                 a->run_rows_done, a->run_rows);
+    else if (a->running)
+        snprintf(note, sizeof note, "running %s", a->labs->v[a->run_lab]->id);
+    tui_draw_box(w, title, note, focus, a->ascii);
+    if (table.h < 1 || table.w < 4)
+        return;
+    if (!l->problem || (l->nvariants == 0 && !l->exercise.kernel)) {
+        tui_draw_text(w, table.y, table.x, table.w, "this lab has nothing to run", ROLE_DIM);
+        return;
+    }
+    draw_sizes(w, a, table);
+    n = tui_runtable_view(&a->ls[a->sel].table, tui_app_size(a), idx, VIEW_MAX);
+    if (lay->run_chart.h > 0) {
+        draw_table(w, a, table, idx, n);
+        bool beside = lay->run_chart.y == lay->run_table.y;
+        draw_chart(w, a, chart, idx, n, beside ? 2 : 1, beside ? a->ls[a->sel].run_scroll : 0);
+    } else if (a->chart_swap) {
+        area rest = {table.y + 1, table.x, table.h - 1, table.w};
+        draw_chart(w, a, rest, idx, n, 1, 0);
+    } else {
+        draw_table(w, a, table, idx, n);
+    }
+    if (lay->run_chart.h == 0)
+        tui_draw_footer(w, a->chart_swap ? "v: table" : "v: chart", a->ascii);
+}
