@@ -134,7 +134,7 @@ static cudaError_t vectorized_run(const float *W, const int32_t *idx, float *out
     return cudaSuccess;
 }
 
-#define EMBED_SHIPPED 256, 2, 4
+#define EMBED_SHIPPED 512, 2, 2
 
 extern "C" cudaError_t launch_embed_vectorized(const float *W, const int32_t *idx, float *out,
                                                int T, int D, int V, cudaStream_t s)
@@ -160,8 +160,8 @@ static const raw_kernel embedding_raw[] = {
      "(W, idx, out, T, D, V): one thread per element; block 256, grid ceil(T*D/256)"},
     {"embed_warp_row", (const void *)embed_warp_row_kernel, "pppiii",
      "(W, idx, out, T, D, V): one warp per row; block a multiple of 32, grid ceil(T/(block/32))"},
-    {"embed_vectorized", (const void *)embed_vectorized_kernel<1, 256, 2, 4>, "pppiii",
-     "(W, idx, out, T, D, V): element copies, 2 rows a block; block 256, grid ceil(T/2)"},
+    {"embed_vectorized", (const void *)embed_vectorized_kernel<1, 512, 2, 2>, "pppiii",
+     "(W, idx, out, T, D, V): element copies, 2 rows a block; block 512, grid ceil(T/2)"},
 };
 
 extern "C" const raw_kernel *embedding_raw_table(size_t *n)

@@ -42,9 +42,11 @@ extern "C" const raw_kernel *reduce_raw_table(size_t *n);
 extern "C" const raw_kernel *matmul_raw_table(size_t *n);
 extern "C" const raw_kernel *embedding_raw_table(size_t *n);
 
-// Library state kept by matmul.cu (cuBLAS handle) and the last library error.
+// Library state: the cuBLAS handle (matmul.cu), the ticket pool (reduce.cu)
+// and the last library error (registry.cu).
 void k_set_library_error(const char *fmt, ...);
 void k_matmul_shutdown(void);
+void k_reduce_shutdown(void);
 size_t k_reduce_scratch_bytes(size_t n);
 
 #endif

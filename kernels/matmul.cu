@@ -274,10 +274,17 @@ sgemm_vectorized_kernel(int M, int N, int K, const float *__restrict__ A,
 // pieces spaced WM/(TM/4) rows and WN/(TN/4) columns apart, so a warp's
 // 16-byte shared-memory reads touch few distinct words and no bank twice.
 // Shared memory holds two stages: while the warps multiply out of one, the
-// next K slice is already in registers (loaded at the top of the step) and
-// is written to the other stage at its end, one barrier a step.  The
+// next K slice is on its way into the other, one barrier a step.  The
 // fragments of A and B are double-buffered in registers too, so the reads
 // for step k+1 are in flight during the multiply-adds of step k.
+//
+// The next slice travels one of two ways.  ASYNC false: 16-byte loads into
+// registers at the top of the step, stored to shared memory (A transposed)
+// at its end.  ASYNC true (16-byte path only): cp.async copies that need no
+// registers, B straight into its stage, A into a staging tile that each
+// thread transposes (its own 16 bytes) into the A stage at the end of the
+// step.  The copies are issued at the top of the step whatever the
+// compiler's register budget, where register loads may be moved later.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 struct warptile_shape {
     static constexpr int WARPS_N = BN / WN;
@@ -294,14 +301,39 @@ struct warptile_shape {
     static_assert(BK % 4 == 0 && TM % 4 == 0 && TN % 4 == 0, "tiles are made of 4-wide pieces");
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int MODE>
+// 16-byte asynchronous copy global -> shared; zero-fills when !valid.
+__device__ __forceinline__ void cp_async16(void *smem, const float *gmem, bool valid)
+{
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+                 "r"(valid ? 16 : 0));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+__device__ __forceinline__ void cp_async_wait_all()
+{
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+template <bool ASYNC, int BM, int BK> struct warptile_staging {
+    __device__ float (*tile())[BK] { return nullptr; }
+};
+template <int BM, int BK> struct warptile_staging<true, BM, BK> {
+    float a[BM][BK];
+    __device__ float (*tile())[BK] { return a; }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int MODE, bool ASYNC>
 __global__ void __launch_bounds__(warptile_shape<BM, BN, BK, WM, WN, TM, TN>::THREADS, MINB)
 sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
 {
     using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    static_assert(!ASYNC || MODE == 1, "cp.async needs the 16-byte path");
     __shared__ __align__(16) float As[2][BK][P::A_LD];
     __shared__ __align__(16) float Bs[2][BK][BN];
+    __shared__ __align__(16) warptile_staging<ASYNC, BM, BK> stage;
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm0 = (warp / P::WARPS_N) * WM, wn0 = (warp % P::WARPS_N) * WN;
@@ -311,7 +343,7 @@ sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
     const float *Bb = B + bn0;
     const int mrows = M - bm0, ncols = N - bn0;
 
-    float4 ra[P::A_V4], rb[P::B_V4];
+    float4 ra[ASYNC ? 1 : P::A_V4], rb[ASYNC ? 1 : P::B_V4];
     float fa[2][TM], fb[2][TN];
     float acc[TM][TN];
 #pragma unroll
@@ -319,32 +351,55 @@ sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    auto gload = [&](int k0) {
-#pragma unroll
-        for (int r = 0; r < P::A_V4; ++r) {
-            const int f = tid + r * P::THREADS;
-            ra[r] = load4<MODE>(Ab, K, f / (BK / 4), k0 + (f % (BK / 4)) * 4, mrows, K);
-        }
-#pragma unroll
-        for (int r = 0; r < P::B_V4; ++r) {
-            const int f = tid + r * P::THREADS;
-            rb[r] = load4<MODE>(Bb, N, k0 + f / (BN / 4), (f % (BN / 4)) * 4, K, ncols);
-        }
-    };
-    auto sstore = [&](int buf) {
+    // Starts fetching the K slice at k0 (B into stage buf when ASYNC).
+    auto gload = [&](int k0, int buf) {
 #pragma unroll
         for (int r = 0; r < P::A_V4; ++r) {
             const int f = tid + r * P::THREADS;
             const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
-            As[buf][kc + 0][row] = ra[r].x;
-            As[buf][kc + 1][row] = ra[r].y;
-            As[buf][kc + 2][row] = ra[r].z;
-            As[buf][kc + 3][row] = ra[r].w;
+            if constexpr (ASYNC) {
+                const bool ok = row < mrows && k0 + kc < K;
+                cp_async16(&stage.tile()[row][kc], ok ? Ab + (size_t)row * K + k0 + kc : A, ok);
+            } else {
+                ra[r] = load4<MODE>(Ab, K, row, k0 + kc, mrows, K);
+            }
         }
 #pragma unroll
         for (int r = 0; r < P::B_V4; ++r) {
             const int f = tid + r * P::THREADS;
-            *reinterpret_cast<float4 *>(&Bs[buf][f / (BN / 4)][(f % (BN / 4)) * 4]) = rb[r];
+            const int kr = f / (BN / 4), nc = (f % (BN / 4)) * 4;
+            if constexpr (ASYNC) {
+                const bool ok = k0 + kr < K && nc < ncols;
+                cp_async16(&Bs[buf][kr][nc], ok ? Bb + (size_t)(k0 + kr) * N + nc : B, ok);
+            } else {
+                rb[r] = load4<MODE>(Bb, N, k0 + kr, nc, K, ncols);
+            }
+        }
+        if constexpr (ASYNC) cp_async_commit();
+    };
+    // Completes the slice into stage buf (A transposed); a barrier must follow.
+    auto sstore = [&](int buf) {
+        if constexpr (ASYNC) cp_async_wait_all();
+#pragma unroll
+        for (int r = 0; r < P::A_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
+            float4 a;
+            if constexpr (ASYNC)
+                a = *reinterpret_cast<const float4 *>(&stage.tile()[row][kc]);
+            else
+                a = ra[r];
+            As[buf][kc + 0][row] = a.x;
+            As[buf][kc + 1][row] = a.y;
+            As[buf][kc + 2][row] = a.z;
+            As[buf][kc + 3][row] = a.w;
+        }
+        if constexpr (!ASYNC) {
+#pragma unroll
+            for (int r = 0; r < P::B_V4; ++r) {
+                const int f = tid + r * P::THREADS;
+                *reinterpret_cast<float4 *>(&Bs[buf][f / (BN / 4)][(f % (BN / 4)) * 4]) = rb[r];
+            }
         }
     };
     auto fload = [&](int buf, int k, int slot) {
@@ -369,14 +424,14 @@ sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
     };
 
     const int ktiles = (K + BK - 1) / BK;
-    gload(0);
+    gload(0, 0);
     sstore(0);
     __syncthreads();
     fload(0, 0, 0);
     for (int t = 0; t < ktiles; ++t) {
         const int cur = t & 1;
         const bool more = t + 1 < ktiles;
-        if (more) gload((t + 1) * BK);
+        if (more) gload((t + 1) * BK, cur ^ 1);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k < BK - 1) {
@@ -408,7 +463,7 @@ sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
     }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, bool ASYNC>
 static cudaError_t warptile_run(int M, int N, int K, const float *A, const float *B, float *C,
                                 cudaStream_t s)
 {
@@ -417,17 +472,18 @@ static cudaError_t warptile_run(int M, int N, int K, const float *A, const float
     const dim3 grid((unsigned)k_ceil_div((size_t)N, BN), (unsigned)k_ceil_div((size_t)M, BM));
     if (grid.y > 65535u) return cudaErrorInvalidValue;
     if (vec_ok(N, K, A, B, C))
-        sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 1>
+        sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 1, ASYNC>
             <<<grid, P::THREADS, 0, s>>>(M, N, K, A, B, C);
     else
-        sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 2>
+        sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 2, false>
             <<<grid, P::THREADS, 0, s>>>(M, N, K, A, B, C);
     KCHECK_LAUNCH();
     return cudaSuccess;
 }
 
 // The shipped configuration (see bench/KERNELS.md for how it was chosen).
-#define WT_SHIPPED 128, 128, 8, 64, 32, 8, 8, 2
+#define WT_SHIPPED 128, 128, 8, 64, 32, 8, 8, 2, true
+#define WT_SHIPPED_RAW 128, 128, 8, 64, 32, 8, 8, 2, 2, false
 
 // ---- launchers -------------------------------------------------------------------------------
 static cudaError_t grid32_launch(void (*k)(int, int, int, const float *, const float *, float *),
@@ -587,7 +643,7 @@ static const raw_kernel matmul_raw[] = {
      "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128))"},
     {"sgemm_vectorized", (const void *)sgemm_vectorized_kernel<2>, "iiippp",
      "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
-    {"sgemm_warptile", (const void *)sgemm_warptile_kernel<WT_SHIPPED, 2>, "iiippp",
+    {"sgemm_warptile", (const void *)sgemm_warptile_kernel<WT_SHIPPED_RAW>, "iiippp",
      "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
 };
 
@@ -604,20 +660,28 @@ extern "C" const raw_kernel *matmul_raw_table(size_t *n)
     {                                                                                           \
         return warptile_run<__VA_ARGS__>(M, N, K, A, B, C, s);                                  \
     }
-WT_VARIANT(wt_128x128x8_64x32_8x8, 128, 128, 8, 64, 32, 8, 8, 2)
-WT_VARIANT(wt_128x128x16_64x64_8x16, 128, 128, 16, 64, 64, 8, 16, 2)
-WT_VARIANT(wt_128x256x8_64x64_8x16, 128, 256, 8, 64, 64, 8, 16, 1)
-WT_VARIANT(wt_128x128x8_64x64_8x16, 128, 128, 8, 64, 64, 8, 16, 2)
-WT_VARIANT(wt_256x128x8_64x64_16x8, 256, 128, 8, 64, 64, 16, 8, 1)
-WT_VARIANT(wt_128x128x8_32x64_8x8, 128, 128, 8, 32, 64, 8, 8, 2)
+WT_VARIANT(wt_r_128x128x8_64x32_8x8, 128, 128, 8, 64, 32, 8, 8, 2, false)
+WT_VARIANT(wt_r_128x128x8_32x64_8x8, 128, 128, 8, 32, 64, 8, 8, 2, false)
+WT_VARIANT(wt_r_128x128x8_64x64_8x16, 128, 128, 8, 64, 64, 8, 16, 2, false)
+WT_VARIANT(wt_a_128x128x8_64x32_8x8, 128, 128, 8, 64, 32, 8, 8, 2, true)
+WT_VARIANT(wt_a_128x128x8_32x64_8x8, 128, 128, 8, 32, 64, 8, 8, 2, true)
+WT_VARIANT(wt_a_128x128x16_64x32_8x8, 128, 128, 16, 64, 32, 8, 8, 2, true)
+WT_VARIANT(wt_a_128x128x8_64x64_8x16, 128, 128, 8, 64, 64, 8, 16, 2, true)
+WT_VARIANT(wt_a_128x128x16_64x64_8x16, 128, 128, 16, 64, 64, 8, 16, 2, true)
+WT_VARIANT(wt_a_128x256x8_64x64_8x16, 128, 256, 8, 64, 64, 8, 16, 1, true)
+WT_VARIANT(wt_a_256x128x8_64x64_16x8, 256, 128, 8, 64, 64, 16, 8, 1, true)
 
 static const shipped_kernel matmul_variants[] = {
-    {"sgemm_warptile[128x128x8,w64x32,t8x8]", "sgemm", 0, NULL, wt_128x128x8_64x32_8x8, NULL},
-    {"sgemm_warptile[128x128x16,w64x64,t8x16]", "sgemm", 0, NULL, wt_128x128x16_64x64_8x16, NULL},
-    {"sgemm_warptile[128x256x8,w64x64,t8x16]", "sgemm", 0, NULL, wt_128x256x8_64x64_8x16, NULL},
-    {"sgemm_warptile[128x128x8,w64x64,t8x16]", "sgemm", 0, NULL, wt_128x128x8_64x64_8x16, NULL},
-    {"sgemm_warptile[256x128x8,w64x64,t16x8]", "sgemm", 0, NULL, wt_256x128x8_64x64_16x8, NULL},
-    {"sgemm_warptile[128x128x8,w32x64,t8x8]", "sgemm", 0, NULL, wt_128x128x8_32x64_8x8, NULL},
+    {"sgemm_warptile[reg,128x128x8,w64x32,t8x8]", "sgemm", 0, NULL, wt_r_128x128x8_64x32_8x8, NULL},
+    {"sgemm_warptile[reg,128x128x8,w32x64,t8x8]", "sgemm", 0, NULL, wt_r_128x128x8_32x64_8x8, NULL},
+    {"sgemm_warptile[reg,128x128x8,w64x64,t8x16]", "sgemm", 0, NULL, wt_r_128x128x8_64x64_8x16, NULL},
+    {"sgemm_warptile[async,128x128x8,w64x32,t8x8]", "sgemm", 0, NULL, wt_a_128x128x8_64x32_8x8, NULL},
+    {"sgemm_warptile[async,128x128x8,w32x64,t8x8]", "sgemm", 0, NULL, wt_a_128x128x8_32x64_8x8, NULL},
+    {"sgemm_warptile[async,128x128x16,w64x32,t8x8]", "sgemm", 0, NULL, wt_a_128x128x16_64x32_8x8, NULL},
+    {"sgemm_warptile[async,128x128x8,w64x64,t8x16]", "sgemm", 0, NULL, wt_a_128x128x8_64x64_8x16, NULL},
+    {"sgemm_warptile[async,128x128x16,w64x64,t8x16]", "sgemm", 0, NULL, wt_a_128x128x16_64x64_8x16, NULL},
+    {"sgemm_warptile[async,128x256x8,w64x64,t8x16]", "sgemm", 0, NULL, wt_a_128x256x8_64x64_8x16, NULL},
+    {"sgemm_warptile[async,256x128x8,w64x64,t16x8]", "sgemm", 0, NULL, wt_a_256x128x8_64x64_16x8, NULL},
 };
 
 extern "C" const shipped_kernel *matmul_tune_table(size_t *n)

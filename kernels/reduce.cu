@@ -5,7 +5,7 @@
 // (partials of partials) until one value is left; rung 6 needs one launch.
 #include <cub/device/device_reduce.cuh>
 
-#include <atomic>
+#include <mutex>
 #include <stdint.h>
 
 #include "kcommon.cuh"
@@ -13,7 +13,9 @@
 
 #define REDUCE_THREADS 256u
 #define VEC_MAX_BLOCKS 4096u
-#define VEC_TICKET_BYTES 256u
+// The shipped configuration of rung 6: threads a block, loads in flight.
+#define VEC_SHIPPED 512, 4
+#define VEC_SHIPPED_THREADS "512"
 
 // ---- 1. interleaved addressing, divergent branch ---------------------------
 // One element per thread; at step s only threads whose index is a multiple of
@@ -128,13 +130,12 @@ __global__ void reduce_warp_shuffle_kernel(const float *in, float *out, long lon
 // Each thread sums many elements with 16-byte loads, UNROLL of them in flight;
 // the few elements before the first 16-byte boundary and after the last are
 // added by the first threads.  Every block writes its sum to partials[] and
-// takes a ticket; the block that takes the last ticket adds the partials.
-// The ticket word holds (tag << 32 | count): a count left by an earlier launch
-// (another tag) counts as zero, so the scratch needs no clearing beforehand.
+// takes a ticket (one atomicAdd); the block that takes the last ticket adds
+// the partials and sets the ticket back to zero for the next launch.
 template <unsigned THREADS, int UNROLL>
 __global__ void __launch_bounds__(THREADS)
 reduce_vectorized_kernel(const float *__restrict__ in, long long n_, float *out,
-                         float *partials, unsigned long long *ticket, unsigned tag)
+                         float *partials, unsigned *ticket)
 {
     const size_t n = (size_t)n_;
     size_t head = ((16u - ((size_t)in & 15u)) & 15u) / 4u;
@@ -172,16 +173,7 @@ reduce_vectorized_kernel(const float *__restrict__ in, long long n_, float *out,
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = sum;
         __threadfence();
-        unsigned long long expected = *(volatile unsigned long long *)ticket;
-        unsigned long long count;
-        for (;;) {
-            count = (unsigned)(expected >> 32) == tag ? (expected & 0xffffffffull) : 0ull;
-            const unsigned long long desired = ((unsigned long long)tag << 32) | (count + 1);
-            const unsigned long long prev = atomicCAS(ticket, expected, desired);
-            if (prev == expected) break;
-            expected = prev;
-        }
-        last = count + 1 == gridDim.x;
+        last = atomicAdd(ticket, 1u) + 1u == gridDim.x;
     }
     __syncthreads();
     if (!last) return;
@@ -191,7 +183,7 @@ reduce_vectorized_kernel(const float *__restrict__ in, long long n_, float *out,
     v = block_sum(v);
     if (threadIdx.x == 0) {
         *out = v;
-        *ticket = 0;
+        *ticket = 0u;
     }
 }
 
@@ -263,11 +255,44 @@ extern "C" cudaError_t launch_reduce_warp_shuffle(const float *in, size_t n, flo
     return multipass(reduce_warp_shuffle_kernel, 2, 0, in, n, out, scratch, bytes, s);
 }
 
-static unsigned next_tag(void)
+// The tickets live in a small pool of device words owned by this file, zeroed
+// once per device and left at zero by every launch that completes.  Scratch
+// cannot hold them: its contents are unknown when a caller hands it over.
+// Launches take consecutive slots, so launches in flight at the same time on
+// different streams (fewer than TICKET_SLOTS of them) never share one.
+#define TICKET_SLOTS 1024u
+#define TICKET_DEVICES 64
+
+static std::mutex ticket_mutex;
+static unsigned *ticket_pool[TICKET_DEVICES];
+static unsigned ticket_next;
+
+static cudaError_t ticket_take(int dev, unsigned **out)
 {
-    static std::atomic<unsigned> seq{0};
-    unsigned t = (seq.fetch_add(1u) + 1u) * 2654435761u;
-    return t ? t : 1u;
+    if (dev < 0 || dev >= TICKET_DEVICES) return cudaErrorInvalidDevice;
+    std::lock_guard<std::mutex> lock(ticket_mutex);
+    if (!ticket_pool[dev]) {
+        unsigned *p = nullptr;
+        KCHECK(cudaMalloc((void **)&p, TICKET_SLOTS * sizeof(unsigned)));
+        cudaError_t e = cudaMemset(p, 0, TICKET_SLOTS * sizeof(unsigned));
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            cudaFree(p);
+            return e;
+        }
+        ticket_pool[dev] = p;
+    }
+    *out = ticket_pool[dev] + ticket_next++ % TICKET_SLOTS;
+    return cudaSuccess;
+}
+
+void k_reduce_shutdown(void)
+{
+    std::lock_guard<std::mutex> lock(ticket_mutex);
+    for (int d = 0; d < TICKET_DEVICES; ++d) {
+        if (ticket_pool[d]) cudaFree(ticket_pool[d]);
+        ticket_pool[d] = nullptr;
+    }
 }
 
 // blocks_per_sm <= 0: as many blocks as fit on a multiprocessor.
@@ -276,8 +301,7 @@ static cudaError_t vectorized_run(const float *in, size_t n, float *out, void *s
                                   size_t scratch_bytes, cudaStream_t s, int blocks_per_sm)
 {
     if (!in || !out || n == 0 || n > (size_t)INT64_MAX) return cudaErrorInvalidValue;
-    if (!scratch || ((size_t)scratch & 7u) ||
-        scratch_bytes < VEC_TICKET_BYTES + VEC_MAX_BLOCKS * sizeof(float))
+    if (!scratch || ((size_t)scratch & 3u) || scratch_bytes < VEC_MAX_BLOCKS * sizeof(float))
         return cudaErrorInvalidValue;
     int dev = 0, sms = 0;
     KCHECK(cudaGetDevice(&dev));
@@ -297,10 +321,10 @@ static cudaError_t vectorized_run(const float *in, size_t n, float *out, void *s
     if (blocks > useful) blocks = useful;
     if (blocks > VEC_MAX_BLOCKS) blocks = VEC_MAX_BLOCKS;
     if (blocks < 1) blocks = 1;
-    unsigned long long *ticket = (unsigned long long *)scratch;
-    float *partials = (float *)((char *)scratch + VEC_TICKET_BYTES);
+    unsigned *ticket = nullptr;
+    KCHECK(ticket_take(dev, &ticket));
     reduce_vectorized_kernel<THREADS, UNROLL><<<(unsigned)blocks, THREADS, 0, s>>>(
-        in, (long long)n, out, partials, ticket, next_tag());
+        in, (long long)n, out, (float *)scratch, ticket);
     KCHECK_LAUNCH();
     return cudaSuccess;
 }
@@ -308,7 +332,7 @@ static cudaError_t vectorized_run(const float *in, size_t n, float *out, void *s
 extern "C" cudaError_t launch_reduce_vectorized(const float *in, size_t n, float *out,
                                                 void *scratch, size_t bytes, cudaStream_t s)
 {
-    return vectorized_run<512, 4>(in, n, out, scratch, bytes, s, 0);
+    return vectorized_run<VEC_SHIPPED>(in, n, out, scratch, bytes, s, 0);
 }
 
 // CUB with 32-bit offsets where n allows (its usual instantiation), 64-bit beyond.
@@ -353,7 +377,7 @@ extern "C" cudaError_t launch_cub_sum(const float *in, size_t n, float *out, voi
 size_t k_reduce_scratch_bytes(size_t n)
 {
     size_t bytes = multipass_floats(n) * sizeof(float);
-    const size_t vec = VEC_TICKET_BYTES + VEC_MAX_BLOCKS * sizeof(float);
+    const size_t vec = VEC_MAX_BLOCKS * sizeof(float);
     if (bytes < vec) bytes = vec;
     const size_t cub = cub_bytes(n);
     if (bytes < cub) bytes = cub;
@@ -392,9 +416,9 @@ static const raw_kernel reduce_raw[] = {
     {"reduce_warp_shuffle", (const void *)reduce_warp_shuffle_kernel, "ppl",
      "(in, out, n): two elements per thread; grid ceil(n/(2*block)), block a multiple of 32 <= 1024, "
      "no shared memory; out[blockIdx.x] = the block's sum"},
-    {"reduce_vectorized", (const void *)reduce_vectorized_kernel<512, 4>, "plpppu",
-     "(in, n, out, partials, ticket, tag): block 512, any grid <= partials' length; ticket: 8 bytes, "
-     "tag: nonzero, new for each launch; *out = the sum of all n"},
+    {"reduce_vectorized", (const void *)reduce_vectorized_kernel<VEC_SHIPPED>, "plppp",
+     "(in, n, out, partials, ticket): block " VEC_SHIPPED_THREADS ", any grid <= partials' length; ticket: "
+     "4 bytes, zero before the launch and zero again after it; *out = the sum of all n"},
 };
 
 extern "C" const raw_kernel *reduce_raw_table(size_t *n)
@@ -415,7 +439,7 @@ VEC_VARIANT(256, 8, 0)
 VEC_VARIANT(512, 4, 0)
 VEC_VARIANT(512, 8, 0)
 VEC_VARIANT(1024, 4, 0)
-VEC_VARIANT(256, 4, 4)
+VEC_VARIANT(1024, 2, 0)
 VEC_VARIANT(512, 2, 0)
 
 static const shipped_kernel reduce_variants[] = {
@@ -424,7 +448,7 @@ static const shipped_kernel reduce_variants[] = {
     {"reduce_vectorized[512x4,full]", "reduce_sum", 0, vec_512_4_0, NULL, NULL},
     {"reduce_vectorized[512x8,full]", "reduce_sum", 0, vec_512_8_0, NULL, NULL},
     {"reduce_vectorized[1024x4,full]", "reduce_sum", 0, vec_1024_4_0, NULL, NULL},
-    {"reduce_vectorized[256x4,4/SM]", "reduce_sum", 0, vec_256_4_4, NULL, NULL},
+    {"reduce_vectorized[1024x2,full]", "reduce_sum", 0, vec_1024_2_0, NULL, NULL},
     {"reduce_vectorized[512x2,full]", "reduce_sum", 0, vec_512_2_0, NULL, NULL},
 };
 

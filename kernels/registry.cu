@@ -110,4 +110,8 @@ void k_set_library_error(const char *fmt, ...)
 
 extern "C" const char *kernels_library_error(void) { return library_error; }
 
-extern "C" void kernels_shutdown(void) { k_matmul_shutdown(); }
+extern "C" void kernels_shutdown(void)
+{
+    k_matmul_shutdown();
+    k_reduce_shutdown();
+}
