@@ -1,0 +1,414 @@
+/* The app model: what keys, clicks and worker events do, without curses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tui/tui_app.h"
+
+static char id_a[] = "reduction", id_b[] = "matmul", title_a[] = "Parallel reduction",
+            title_b[] = "Tiled matmul", problem_a[] = "reduce_sum", library_a[] = "cub",
+            dir_a[] = "/nonexistent/labs/reduction";
+static char s1[] = "2^20", s2[] = "2^24", s3[] = "2^28";
+static char *sizes[] = {s1, s2, s3};
+static char st1t[] = "Why a sum is hard", st1b[] = "A **sum** needs every element.\n\n- one\n- two",
+            st2t[] = "Trees", st2b[] = "Halve the threads each round.";
+static lab_step steps[] = {{st1t, st1b, 1}, {st2t, st2b, 5}};
+static char v1[] = "interleaved", v1k[] = "reduce_interleaved", v2[] = "sequential",
+            v2k[] = "reduce_sequential";
+static lab_variant variants[] = {{v1, v1, v1k, NULL, 1}, {v2, v2, v2k, NULL, 2}};
+static char m1[] = "fast", m1t[] = "Over 100x faster than the CPU", m1g[] = ">= 100x",
+            m2[] = "why", m2t[] = "Explain the tree", m2q[] = "q1";
+static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1}, {m2, m2t, m2q, NULL, -2, 2}};
+static char qq[] = "Why halve the threads?", c1[] = "Because it is faster", c1f[] = "Not only.",
+            c2[] = "Each round adds pairs", c2f[] = "Yes: pairs halve the data each round.";
+static lab_quiz_choice choices[] = {{c1, false, c1f}, {c2, true, c2f}};
+static lab_quiz quizzes[] = {{m2q, qq, choices, 2, 3}};
+static char ex_k[] = "starter.cu", ex_l[] = "starter.lua";
+
+static lab lab_a, lab_b;
+static lab *labv[2];
+static lab_set set;
+static tui_layout lay;
+
+static int evals;
+
+static void fake_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *out)
+{
+    (void)l;
+    (void)i;
+    evals++;
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(rs[k].variant, "exercise") == 0) {
+            out->state = rs[k].speedup_cpu >= 100 ? TUI_MS_REACHED : TUI_MS_MISSED;
+            snprintf(out->shown, sizeof out->shown, "%.0fx >= 100x", rs[k].speedup_cpu);
+        }
+}
+
+static int setup(void **state)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    memset(&lab_a, 0, sizeof lab_a);
+    lab_a.id = id_a;
+    lab_a.title = title_a;
+    lab_a.problem = problem_a;
+    lab_a.library = library_a;
+    lab_a.dir = dir_a;
+    lab_a.sizes = sizes;
+    lab_a.nsizes = 3;
+    lab_a.time_limit_s = 30;
+    lab_a.steps = steps;
+    lab_a.nsteps = 2;
+    lab_a.variants = variants;
+    lab_a.nvariants = 2;
+    lab_a.milestones = milestones;
+    lab_a.nmilestones = 2;
+    lab_a.quizzes = quizzes;
+    lab_a.nquizzes = 1;
+    lab_a.exercise.kernel = ex_k;
+    lab_a.exercise.launcher = ex_l;
+    memset(&lab_b, 0, sizeof lab_b);
+    lab_b.id = id_b;
+    lab_b.title = title_b;
+    labv[0] = &lab_a;
+    labv[1] = &lab_b;
+    set.v = labv;
+    set.n = 2;
+    tui_layout_compute(30, 100, 2, &lay);
+    assert_true(tui_app_init(a, &set, true, NULL));
+    a->ms_eval = fake_eval;
+    *state = a;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    tui_app_free(*state);
+    free(*state);
+    return 0;
+}
+
+static unsigned key(tui_app *a, tui_action act)
+{
+    return tui_app_key(a, &lay, act);
+}
+
+static void test_navigation(void **state)
+{
+    tui_app *a = *state;
+    assert_int_equal(a->focus, TUI_P_LABS);
+    assert_ptr_equal(tui_app_lab(a), &lab_a);
+    assert_true(key(a, TA_DOWN) & TUI_F_REDRAW);
+    assert_ptr_equal(tui_app_lab(a), &lab_b);
+    key(a, TA_DOWN);
+    assert_ptr_equal(tui_app_lab(a), &lab_b);
+    key(a, TA_HOME);
+    assert_ptr_equal(tui_app_lab(a), &lab_a);
+
+    key(a, TA_NEXT_PANE);
+    assert_int_equal(a->focus, TUI_P_LESSON);
+    key(a, TA_NEXT_PANE);
+    assert_int_equal(a->focus, TUI_P_RUN);
+    key(a, TA_NEXT_PANE);
+    assert_int_equal(a->focus, TUI_P_MILESTONES);
+    key(a, TA_NEXT_PANE);
+    assert_int_equal(a->focus, TUI_P_LABS);
+    key(a, TA_PREV_PANE);
+    assert_int_equal(a->focus, TUI_P_MILESTONES);
+
+    key(a, TA_HELP);
+    assert_int_equal(a->overlay, TUI_OV_HELP);
+    key(a, TA_DOWN);
+    assert_int_equal(a->help_scroll, 1);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    assert_true(key(a, TA_QUIT) & TUI_F_QUIT);
+    assert_true(key(a, TA_REFRESH) & TUI_F_REPAINT);
+}
+
+static void test_lesson_steps(void **state)
+{
+    tui_app *a = *state;
+    const md_doc *d;
+    d = tui_app_lesson(a, tui_app_lesson_width(&lay));
+    assert_true(d->n >= 4);
+    assert_string_equal(d->v[0].text, "Why a sum is hard");
+    key(a, TA_NEXT_STEP);
+    assert_int_equal(a->ls[0].step, 1);
+    d = tui_app_lesson(a, 40);
+    assert_string_equal(d->v[0].text, "Trees");
+    assert_int_equal(key(a, TA_NEXT_STEP), 0);      /* last step: nothing to do */
+    assert_int_equal(a->ls[0].step, 1);
+    key(a, TA_PREV_STEP);
+    assert_int_equal(a->ls[0].step, 0);
+    a->focus = TUI_P_LESSON;
+    key(a, TA_RIGHT);
+    assert_int_equal(a->ls[0].step, 1);
+    key(a, TA_LEFT);
+    assert_int_equal(a->ls[0].step, 0);
+    /* a short lesson does not scroll */
+    key(a, TA_PAGE_DOWN);
+    assert_int_equal(a->ls[0].lesson_scroll, 0);
+    /* each lab keeps its own step */
+    key(a, TA_NEXT_STEP);
+    a->focus = TUI_P_LABS;
+    key(a, TA_DOWN);
+    assert_int_equal(a->ls[1].step, 0);
+    key(a, TA_UP);
+    assert_int_equal(a->ls[0].step, 1);
+}
+
+static void test_sizes(void **state)
+{
+    tui_app *a = *state;
+    assert_string_equal(tui_app_size(a), "2^20");
+    key(a, TA_NEXT_SIZE);
+    assert_string_equal(tui_app_size(a), "2^24");
+    a->focus = TUI_P_RUN;
+    key(a, TA_RIGHT);
+    assert_string_equal(tui_app_size(a), "2^28");
+    assert_int_equal(key(a, TA_RIGHT), 0);
+    key(a, TA_PREV_SIZE);
+    assert_string_equal(tui_app_size(a), "2^24");
+}
+
+static void test_run_all(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    run_progress p;
+    run_result r;
+    unsigned f = key(a, TA_RUN_ALL);
+    assert_true(f & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_RUN);
+    assert_string_equal(a->req.run.lab, "reduction");
+    assert_string_equal(a->req.run.problem, "reduce_sum");
+    assert_string_equal(a->req.run.library, "cub");
+    assert_int_equal(a->req.run.nvariants, 2);
+    assert_string_equal(a->req.run.variants[1].kernel, "reduce_sequential");
+    assert_int_equal(a->req.run.nsizes, 1);
+    assert_string_equal(a->req.run.sizes[0], "2^20");
+    assert_true(a->req.run.cpu);
+    assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/reduction/starter.cu");
+    assert_string_equal(a->req.run.exercise_launcher, "/nonexistent/labs/reduction/starter.lua");
+    assert_true(a->req.time_limit_s == 30.0);
+
+    req = a->req.run;
+    req.run = 7;
+    tui_app_run_started(a, &req);
+    assert_true(a->running);
+    assert_int_equal(a->run_rows, 5);   /* cpu, cub, two variants, exercise */
+    assert_int_equal(a->req.kind, TUI_REQ_NONE);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "sequential", "2^20")->state, ROW_QUEUED);
+
+    /* a second run waits */
+    f = key(a, TA_RUN);
+    assert_false(f & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "in progress"));
+
+    memset(&p, 0, sizeof p);
+    p.run = 7;
+    snprintf(p.variant, sizeof p.variant, "interleaved");
+    snprintf(p.size, sizeof p.size, "2^20");
+    p.rep = 2;
+    p.of = 9;
+    assert_true(tui_app_on_progress(a, &p) & TUI_F_REDRAW);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "interleaved", "2^20")->state, ROW_RUNNING);
+    p.run = 6;   /* an old run's message is ignored */
+    assert_int_equal(tui_app_on_progress(a, &p), 0);
+
+    run_result_init(&r);
+    r.run = 7;
+    snprintf(r.variant, sizeof r.variant, "exercise");
+    snprintf(r.size, sizeof r.size, "2^20");
+    r.kind = RK_EXERCISE;
+    r.status = RS_CORRECT;
+    r.speedup_cpu = 312;
+    r.median_ms = 0.1;
+    evals = 0;
+    tui_app_on_result(a, &r);
+    assert_true(evals > 0);
+    assert_int_equal(a->ls[0].ms[0].state, TUI_MS_REACHED);
+    assert_string_equal(a->ls[0].ms[0].shown, "312x >= 100x");
+    {
+        int reached, total;
+        tui_app_progress(a, 0, &reached, &total);
+        assert_int_equal(reached, 1);
+        assert_int_equal(total, 2);
+    }
+
+    run_result_init(&r);
+    r.run = 7;
+    snprintf(r.variant, sizeof r.variant, "sequential");
+    snprintf(r.label, sizeof r.label, "sequential");
+    snprintf(r.size, sizeof r.size, "2^20");
+    r.status = RS_ERROR;
+    snprintf(r.message, sizeof r.message, "no CUDA device found: no driver");
+    tui_app_on_result(a, &r);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no CUDA device found"));
+
+    /* quitting during a run asks first */
+    assert_false(key(a, TA_QUIT) & TUI_F_QUIT);
+    assert_int_equal(a->overlay, TUI_OV_CONFIRM_QUIT);
+    assert_false(key(a, TA_DOWN) & TUI_F_QUIT);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+
+    f = key(a, TA_CANCEL);
+    assert_true(f & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_CANCEL);
+    {
+        run_fault flt;
+        memset(&flt, 0, sizeof flt);
+        flt.run = 7;
+        snprintf(flt.cause, sizeof flt.cause, "cancelled");
+        snprintf(flt.message, sizeof flt.message, "the run was cancelled");
+        tui_app_on_fault(a, &flt);
+    }
+    tui_app_on_done(a, 7);
+    assert_false(a->running);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "interleaved", "2^20")->state, ROW_SKIPPED);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "exercise", "2^20")->state, ROW_DONE);
+    assert_true(key(a, TA_QUIT) & TUI_F_QUIT);
+}
+
+static void test_run_selected(void **state)
+{
+    tui_app *a = *state;
+    size_t idx[16], n;
+    a->focus = TUI_P_RUN;
+    /* rows before any run: the two variants and the exercise */
+    n = tui_runtable_view(&a->ls[0].table, "2^20", idx, 16);
+    assert_int_equal(n, 3);
+    key(a, TA_DOWN);
+    assert_int_equal(a->ls[0].run_cursor, 1);
+    assert_true(key(a, TA_RUN) & TUI_F_REQUEST);
+    assert_int_equal(a->req.run.nvariants, 1);
+    assert_string_equal(a->req.run.variants[0].id, "sequential");
+    assert_string_equal(a->req.run.exercise_kernel, "");
+    key(a, TA_DOWN);
+    key(a, TA_DOWN);
+    assert_int_equal(a->ls[0].run_cursor, 2);
+    key(a, TA_RUN);
+    assert_int_equal(a->req.run.nvariants, 0);
+    assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/reduction/starter.cu");
+    /* Enter on a row explains it in the message area */
+    assert_true(key(a, TA_ENTER) & TUI_F_REDRAW);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "exercise @ 2^20"));
+    /* a lab without kernels says so instead of running */
+    a->focus = TUI_P_LABS;
+    key(a, TA_DOWN);
+    assert_false(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no kernels"));
+}
+
+static void test_quiz(void **state)
+{
+    tui_app *a = *state;
+    a->focus = TUI_P_MILESTONES;
+    key(a, TA_DOWN);
+    assert_int_equal(a->ls[0].ms_cursor, 1);
+    key(a, TA_ENTER);
+    assert_int_equal(a->overlay, TUI_OV_QUIZ);
+    assert_int_equal(a->quiz_q, 0);
+    key(a, TA_ENTER);                       /* the first choice is wrong */
+    assert_int_equal(a->quiz_answered, 0);
+    assert_false(a->quiz_correct);
+    assert_string_equal(a->quiz_feedback, "Not only.");
+    assert_int_equal(a->ls[0].ms[1].state, TUI_MS_MISSED);
+    key(a, TA_DOWN);
+    key(a, TA_ENTER);
+    assert_true(a->quiz_correct);
+    assert_string_equal(a->quiz_feedback, "Yes: pairs halve the data each round.");
+    assert_int_equal(a->ls[0].ms[1].state, TUI_MS_REACHED);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    {
+        int reached, total;
+        tui_app_progress(a, 0, &reached, &total);
+        assert_int_equal(reached, 1);
+    }
+    /* a wrong answer later does not take the milestone away */
+    key(a, TA_ENTER);
+    key(a, TA_UP);
+    key(a, TA_ENTER);
+    assert_int_equal(a->ls[0].ms[1].state, TUI_MS_REACHED);
+}
+
+static void test_mouse(void **state)
+{
+    tui_app *a = *state;
+    tui_rect labs = lay.pane[TUI_P_LABS], lesson = lay.pane[TUI_P_LESSON];
+    tui_app_mouse(a, &lay, labs.y + 2, labs.x + 3, TUI_MOUSE_CLICK);
+    assert_ptr_equal(tui_app_lab(a), &lab_b);
+    assert_int_equal(a->focus, TUI_P_LABS);
+    tui_app_mouse(a, &lay, labs.y + 1, labs.x + 3, TUI_MOUSE_CLICK);
+    assert_ptr_equal(tui_app_lab(a), &lab_a);
+    tui_app_mouse(a, &lay, lesson.y + 3, lesson.x + 5, TUI_MOUSE_CLICK);
+    assert_int_equal(a->focus, TUI_P_LESSON);
+    tui_app_mouse(a, &lay, lay.pane[TUI_P_RUN].y + 2, lay.pane[TUI_P_RUN].x + 4, TUI_MOUSE_CLICK);
+    assert_int_equal(a->focus, TUI_P_RUN);
+    /* the wheel over the run table moves its cursor */
+    tui_app_mouse(a, &lay, lay.run_table.y + 3, lay.run_table.x + 3, TUI_MOUSE_WHEEL_DOWN);
+    assert_int_equal(a->ls[0].run_cursor, 1);
+    /* a click outside an open overlay closes it */
+    key(a, TA_HELP);
+    tui_app_mouse(a, &lay, 0, 0, TUI_MOUSE_CLICK);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    /* status bar and messages take no focus */
+    tui_app_mouse(a, &lay, lay.pane[TUI_P_STATUS].y, 3, TUI_MOUSE_CLICK);
+    assert_int_equal(a->focus, TUI_P_RUN);
+}
+
+static void test_device(void **state)
+{
+    tui_app *a = *state;
+    device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.reason, sizeof d.reason, "no CUDA device found: CUDA driver is not installed");
+    assert_false(a->dev_known);
+    tui_app_on_hello(a, &d);
+    assert_true(a->dev_known);
+    assert_string_equal(tui_log_recent(&a->log, 0)->text,
+                        "no CUDA device found: CUDA driver is not installed");
+    snprintf(d.reason, sizeof d.reason, "cudaGetDeviceCount failed");
+    a->dev_known = false;
+    tui_app_on_hello(a, &d);
+    assert_string_equal(tui_log_recent(&a->log, 0)->text,
+                        "no CUDA device found: cudaGetDeviceCount failed");
+}
+
+static void test_empty(void **state)
+{
+    tui_app a;
+    lab_set none = {NULL, 0};
+    (void)state;
+    assert_true(tui_app_init(&a, &none, false, NULL));
+    assert_null(tui_app_lab(&a));
+    assert_string_equal(tui_app_size(&a), "");
+    assert_int_equal(tui_app_key(&a, &lay, TA_DOWN), 0);
+    assert_int_equal(tui_app_key(&a, &lay, TA_RUN_ALL), 0);
+    assert_int_equal(tui_app_lesson(&a, 40)->n, 0);
+    assert_true(tui_app_key(&a, &lay, TA_QUIT) & TUI_F_QUIT);
+    tui_app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_navigation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lesson_steps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_selected, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quiz, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mouse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_device, setup, teardown),
+        cmocka_unit_test(test_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
