@@ -507,11 +507,16 @@ static void dispatch(supervisor *s, const proto_msg *m)
         f.run = run;
         snprintf(s->last_stop, sizeof s->last_stop, "%s", f.message);
         stop_worker(s);
+        if (!run) {
+            if (s->cb.on_log)
+                s->cb.on_log(s->ud, 2, f.message);
+            break;
+        }
         s->cur_run = 0;
         arm_timer(s, 0);
         if (s->cb.on_fault)
             s->cb.on_fault(s->ud, &f);
-        if (run && s->cb.on_done)
+        if (s->cb.on_done)
             s->cb.on_done(s->ud, run);
         break;
     }
