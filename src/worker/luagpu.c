@@ -204,7 +204,10 @@ static int buf_upload(lua_State *L)
         lua_pop(L, 1);
     }
     need_device(L);
-    cudaError_t st = cudaMemcpy(b->ptr, host, (size_t)n * 4, cudaMemcpyHostToDevice);
+    cudaStream_t s = default_stream(L);
+    cudaError_t st = cudaMemcpyAsync(b->ptr, host, (size_t)n * 4, cudaMemcpyHostToDevice, s);
+    if (st == cudaSuccess)
+        st = cudaStreamSynchronize(s);
     if (st != cudaSuccess)
         return cuda_fail(L, "upload", st);
     return 0;
@@ -223,7 +226,10 @@ static int buf_download(lua_State *L)
     void *host = lua_newuserdatauv(L, n ? (size_t)n * 4 : 1, 0);
     if (n > 0) {
         need_device(L);
-        cudaError_t st = cudaMemcpy(host, b->ptr, (size_t)n * 4, cudaMemcpyDeviceToHost);
+        cudaStream_t s = default_stream(L);
+        cudaError_t st = cudaMemcpyAsync(host, b->ptr, (size_t)n * 4, cudaMemcpyDeviceToHost, s);
+        if (st == cudaSuccess)
+            st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
             return cuda_fail(L, "download", st);
     }
@@ -254,9 +260,12 @@ static int buf_fill(lua_State *L)
         memcpy(&bits, &i, sizeof bits);
     }
     need_device(L);
+    cudaStream_t s = default_stream(L);
     cudaError_t st;
     if ((bits & 0xff) * 0x01010101u == bits) {
-        st = cudaMemset(b->ptr, (int)(bits & 0xff), b->bytes);
+        st = cudaMemsetAsync(b->ptr, (int)(bits & 0xff), b->bytes, s);
+        if (st == cudaSuccess)
+            st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
             return cuda_fail(L, "fill", st);
         return 0;
@@ -267,7 +276,9 @@ static int buf_fill(lua_State *L)
         host[i] = bits;
     for (size_t off = 0; off < b->bytes; off += chunk) {
         size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
-        st = cudaMemcpy((char *)b->ptr + off, host, n, cudaMemcpyHostToDevice);
+        st = cudaMemcpyAsync((char *)b->ptr + off, host, n, cudaMemcpyHostToDevice, s);
+        if (st == cudaSuccess)
+            st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
             return cuda_fail(L, "fill", st);
     }
