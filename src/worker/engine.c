@@ -41,7 +41,19 @@ typedef struct engine_ctx {
     uint64_t seed;           /* next check's seed */
     const char *size;        /* label of the size being measured */
     const char *variant;     /* id of the row being measured */
+    char last_phase[32];     /* progress throttling: what was sent last, and when */
+    char last_variant[PROTO_ID_MAX];
+    double last_sent;
 } engine_ctx;
+
+#define PROGRESS_EVERY_S 0.1
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* What a GPU row runs: a shipped launcher, or the device-to-device copy. */
 typedef struct gpu_target {
@@ -63,14 +75,24 @@ static void emit(const engine_ctx *c, run_result *r)
         c->sink->result(c->sink->ud, r);
 }
 
-static void progress(const engine_ctx *c, const char *phase, int rep, int of)
+/* Sends a progress message when the phase or row changed, or at most every
+ * PROGRESS_EVERY_S seconds within one. */
+static void progress(engine_ctx *c, const char *phase, int rep, int of)
 {
     if (!c->sink || !c->sink->progress)
         return;
+    const char *variant = c->variant ? c->variant : "";
+    double t = now_s();
+    if (strcmp(phase, c->last_phase) == 0 && strcmp(variant, c->last_variant) == 0 &&
+        t - c->last_sent < PROGRESS_EVERY_S)
+        return;
+    snprintf(c->last_phase, sizeof c->last_phase, "%s", phase);
+    snprintf(c->last_variant, sizeof c->last_variant, "%s", variant);
+    c->last_sent = t;
     run_progress p;
     memset(&p, 0, sizeof p);
     p.run = c->req->run;
-    snprintf(p.variant, sizeof p.variant, "%s", c->variant ? c->variant : "");
+    snprintf(p.variant, sizeof p.variant, "%s", variant);
     snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
     snprintf(p.phase, sizeof p.phase, "%s", phase);
     p.rep = rep;
@@ -380,9 +402,9 @@ static void cpu_row(engine_ctx *c, problem_data *p, int threads, run_result *r)
     if (localtime_r(&at, &tmv))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
     const char *model = cpu_model_name();
-    snprintf(r->message, sizeof r->message, "%s, %s, %d thread%s%s; %s; measured %s%s",
-             model[0] ? model : "unknown CPU", cpu_simd_path(), threads, threads == 1 ? "" : "s",
-             mt ? "" : " (single-thread baseline)", t.check, when, t.cached ? ", cached" : "");
+    snprintf(r->message, sizeof r->message, "%s, %s, %s%d thread%s; %s; measured %s%s",
+             model[0] ? model : "unknown CPU", cpu_simd_path(), mt ? "multi-threaded, up to " : "",
+             threads, threads == 1 ? "" : "s", t.check, when, t.cached ? ", cached" : "");
 done:
     nvtxRangePop();
     c->variant = NULL;

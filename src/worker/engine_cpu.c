@@ -203,14 +203,18 @@ bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
     double *v = malloc(CPU_MAX_RUNS * sizeof *v);
     if (!v)
         return err_set(e, "out of host memory for timing samples");
-    int n = 0;
+    int n = 0, est = CPU_MIN_RUNS;
     double t0 = now_s();
     while (!engine_cpu_should_stop(n, now_s() - t0)) {
         double a = now_s();
         p->ops->cpu(p, threads);
         v[n++] = (now_s() - a) * 1e3;
+        if (n == 1 && v[0] > 0.0) {
+            double runs = CPU_TARGET_S * 1e3 / v[0];
+            est = runs >= CPU_MAX_RUNS ? CPU_MAX_RUNS : runs < CPU_MIN_RUNS ? CPU_MIN_RUNS : (int)runs + 1;
+        }
         if (progress)
-            progress(ud, n, n < CPU_MIN_RUNS ? CPU_MIN_RUNS : n);
+            progress(ud, n, est > n ? est : n);
     }
     stats_summary s = stats_summarise(v, (size_t)n);
     free(v);
