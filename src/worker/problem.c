@@ -41,42 +41,70 @@ static bool read_int(const char **s, int64_t *v)
     return true;
 }
 
+#define COUNT_FORMS "use 268435456, 2^28, 1<<28 or 2^20+3"
+#define COUNT_CEIL ((int64_t)1 << 62)
+
+/* a, a^b or a<<b at *p (advanced past it); false when malformed, with
+ * *over set when well formed but beyond COUNT_CEIL. */
+static bool read_power(const char **p, int64_t *r, bool *over)
+{
+    int64_t a = 0, b = 0;
+    *over = false;
+    if (!read_int(p, &a))
+        return false;
+    if (**p == '^') {
+        (*p)++;
+        if (!read_int(p, &b))
+            return false;
+        if (a < 2) {
+            *r = b == 0 ? 1 : a;
+            return true;
+        }
+        *r = 1;
+        for (int64_t i = 0; i < b; i++) {
+            if (*r > COUNT_CEIL / a) {
+                *over = true;
+                return true;
+            }
+            *r *= a;
+        }
+        return true;
+    }
+    if ((*p)[0] == '<' && (*p)[1] == '<') {
+        *p += 2;
+        if (!read_int(p, &b))
+            return false;
+        if (b > 62 || (a > 0 && a > (COUNT_CEIL >> b))) {
+            *over = true;
+            return true;
+        }
+        *r = a << b;
+        return true;
+    }
+    *r = a;
+    return true;
+}
+
 bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e)
 {
     const char *p = s;
-    int64_t a = 0, b = 0, r = 0;
-    if (!read_int(&p, &a))
-        return err_set(e, "'%s' is not a count (use 268435456, 2^28 or 1<<28)", s);
-    if (*p == '^') {
-        p++;
-        if (!read_int(&p, &b) || *p)
-            return err_set(e, "'%s' is not a count (use 268435456, 2^28 or 1<<28)", s);
-        if (a < 2 && b > 0) {
-            r = a;
-        } else {
-            r = 1;
-            for (int64_t i = 0; i < b; i++) {
-                if (r > max / a)
-                    return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
-                r *= a;
-            }
-        }
-    } else if (p[0] == '<' && p[1] == '<') {
-        p += 2;
-        if (!read_int(&p, &b) || *p)
-            return err_set(e, "'%s' is not a count (use 268435456, 2^28 or 1<<28)", s);
-        if (b > 62 || (a > 0 && a > (max >> b)))
-            return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
-        r = a << b;
-    } else if (*p == '\0') {
-        r = a;
-    } else {
-        return err_set(e, "'%s' is not a count (use 268435456, 2^28 or 1<<28)", s);
+    int64_t r = 0, k = 0;
+    bool over = false;
+    if (!read_power(&p, &r, &over))
+        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+    if (*p == '+' || *p == '-') {
+        char op = *p++;
+        if (!read_int(&p, &k))
+            return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+        if (!over)
+            r = op == '+' ? r + k : r - k;
     }
+    if (*p)
+        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+    if (over || r > max)
+        return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
     if (r < 1)
         return err_set(e, "%s must be at least 1", s);
-    if (r > max)
-        return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
     *v = r;
     return true;
 }

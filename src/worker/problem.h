@@ -72,8 +72,9 @@ const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
 
-/* Reads a count: "268435456", "2^28" or "1<<28" (spaces allowed around the
- * operators).  The result must lie in [1, max]. */
+/* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
+ * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The
+ * result must lie in [1, max]. */
 bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e);
 /* Splits "AxBxC" (x or X) into up to max parts, each read by
  * problem_parse_count(..., limit); *nparts receives how many there were. */

@@ -64,7 +64,7 @@ static cudaError_t reduce_launch(problem_data *p, const shipped_kernel *k, cudaS
 static const problem_ops reduce_ops = {
     .name = "reduce_sum",
     .library = "cub",
-    .size_help = "a count: 268435456, 2^28 or 1<<28",
+    .size_help = "a count: 268435456, 2^28, 1<<28 or 2^20+3",
     .bandwidth_bound = true,
     .tolerance = 1e-5,
     .parse = reduce_parse,

@@ -42,6 +42,14 @@ static void test_parse_count(void **state)
     assert_int_equal(v, 1000);
     assert_true(problem_parse_count("1", 10, &v, &e));
     assert_int_equal(v, 1);
+    assert_true(problem_parse_count("2^20+3", 1LL << 30, &v, &e));
+    assert_int_equal(v, (1 << 20) + 3);
+    assert_true(problem_parse_count("1 << 20 - 1", 1LL << 30, &v, &e));
+    assert_int_equal(v, (1 << 20) - 1);
+    assert_true(problem_parse_count("2^31-1", 0x7fffffff, &v, &e));
+    assert_int_equal(v, 0x7fffffff);
+    assert_true(problem_parse_count("7^0", 10, &v, &e));
+    assert_int_equal(v, 1);
 
     assert_false(problem_parse_count("", 100, &v, &e));
     assert_false(problem_parse_count("abc", 100, &v, &e));
@@ -55,6 +63,13 @@ static void test_parse_count(void **state)
     assert_false(problem_parse_count("2^", 100, &v, &e));
     assert_false(problem_parse_count("12abc", 100, &v, &e));
     assert_false(problem_parse_count("99999999999999999999999", 100, &v, &e));
+    assert_false(problem_parse_count("2^10-1024", 1LL << 30, &v, &e));
+    assert_non_null(strstr(e.msg, "at least 1"));
+    assert_false(problem_parse_count("2^20+", 1LL << 30, &v, &e));
+    assert_false(problem_parse_count("2^20+3+4", 1LL << 30, &v, &e));
+    assert_false(problem_parse_count("2^100-1", 1LL << 30, &v, &e));
+    assert_non_null(strstr(e.msg, "larger than"));
+    assert_false(problem_parse_count("0^5", 100, &v, &e));
 }
 
 static void test_parse_sizes(void **state)

@@ -112,7 +112,7 @@ static void test_reduce_all(void **state)
     add_size(&req, "1");
     add_size(&req, "31");
     add_size(&req, "1025");
-    add_size(&req, "1048579");
+    add_size(&req, "2^20+3");
     static collected c;
     run_ok(&req, &c);
     assert_all_correct(&c, 4 * (req.nvariants + 1));
