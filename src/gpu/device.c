@@ -85,8 +85,10 @@ bool device_probe(int ordinal, device_info *out, char *note, size_t note_len)
         note[0] = '\0';
 
     int drv = 0, rt = 0;
-    cudaDriverGetVersion(&drv);
-    cudaRuntimeGetVersion(&rt);
+    if (cudaDriverGetVersion(&drv) != cudaSuccess)
+        drv = 0;
+    if (cudaRuntimeGetVersion(&rt) != cudaSuccess)
+        rt = 0;
     out->driver_version = drv;
     out->runtime_version = rt;
 
