@@ -592,20 +592,20 @@ static bool read_proto(supervisor *s, int max_reads)
 
 /* ---- exits and time limits --------------------------------------------- */
 
-static void describe_exit(const supervisor *s, int status, char *cause, size_t ncause,
-                          char *msg, size_t nmsg)
+static void describe_exit(const supervisor *s, int status, const char *when, char *cause,
+                          size_t ncause, char *msg, size_t nmsg)
 {
     char head[200], printed[400];
     if (WIFSIGNALED(status)) {
         char sig[96];
         signal_text(WTERMSIG(status), sig, sizeof sig);
         snprintf(cause, ncause, "signal");
-        snprintf(head, sizeof head, "the worker was killed by %s%s", sig,
+        snprintf(head, sizeof head, "the worker was killed by %s%s%s", sig, when,
                  WTERMSIG(status) == SIGKILL
                      ? " from outside cudalab, perhaps because the system ran out of memory" : "");
     } else {
         snprintf(cause, ncause, "exit");
-        snprintf(head, sizeof head, "the worker exited with status %d", WEXITSTATUS(status));
+        snprintf(head, sizeof head, "the worker exited with status %d%s", WEXITSTATUS(status), when);
     }
     size_t room = nmsg > strlen(head) + 32 ? nmsg - strlen(head) - 24 : 8;
     output_excerpt(s, printed, room < sizeof printed ? room : sizeof printed);
@@ -653,8 +653,9 @@ static bool check_exit(supervisor *s)
     int status = reap_exited(s);
 
     char cause[32], msg[512];
-    describe_exit(s, status, cause, sizeof cause, msg, sizeof msg);
     bool had_hello = s->have_hello;
+    describe_exit(s, status, had_hello ? "" : " before saying hello", cause, sizeof cause, msg,
+                  sizeof msg);
     stop_worker(s);
     if (s->cur_run && s->cur_run != run_before) {
         /* A callback submitted a new run to the worker as it was exiting:
@@ -670,12 +671,9 @@ static bool check_exit(supervisor *s)
         fail_run(s, cause, msg);
         return false;
     }
-    if (had_hello)
-        snprintf(s->last_stop, sizeof s->last_stop, "%s", msg);
-    else
-        snprintf(s->last_stop, sizeof s->last_stop, "%s before saying hello", msg);
-    if (had_hello && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) && s->cb.on_log)
-        s->cb.on_log(s->ud, 1, msg);
+    snprintf(s->last_stop, sizeof s->last_stop, "%s", msg);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && s->cb.on_log)
+        s->cb.on_log(s->ud, had_hello ? 1 : 2, s->last_stop);
     return false;
 }
 
@@ -918,6 +916,7 @@ int supervisor_fd(const supervisor *s)
 
 bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e)
 {
+    check_exit(s);
     if (s->pid <= 0) {
         s->last_stop[0] = '\0';
         if (!start_worker(s, e))
