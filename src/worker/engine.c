@@ -580,7 +580,10 @@ static bool run_size(engine_ctx *c, const char *label)
         if (cr->status == RS_CORRECT && cr->gbps > 0.0 && strcmp(c->ops->name, "embedding") == 0)
             x.copy_gbps = cr->gbps;
     }
-    if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
+    if (want_lib && !lib_copy && !libk) {
+        snprintf(h.lib.message, sizeof h.lib.message,
+                 "unknown library '%s' (the engine knows cub, cublas and copy)", req->library);
+    } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
         gpu_target t = {libk, false, &p};
         if (!measure_gpu(c, &t, &x, &h.lib)) {
             alive = false;
