@@ -14,8 +14,8 @@
 #define REDUCE_THREADS 256u
 #define VEC_MAX_BLOCKS 4096u
 // The shipped configuration of rung 6: threads a block, loads in flight.
-#define VEC_SHIPPED 512, 4
-#define VEC_SHIPPED_THREADS "512"
+#define VEC_SHIPPED 1024, 4
+#define VEC_SHIPPED_THREADS "1024"
 
 // ---- 1. interleaved addressing, divergent branch ---------------------------
 // One element per thread; at step s only threads whose index is a multiple of
