@@ -484,6 +484,23 @@ static void test_event_loop_use(void **state)
     expect_fault(fx, "timeout", "0.5 s");
 }
 
+/* A worker that stopped reading its input: writing the request fails with
+ * EPIPE, which must not kill the parent with SIGPIPE; the run times out. */
+static void test_deaf_worker(void **state)
+{
+    fixture *fx = *state;
+    supervisor *s = make(fx, 0.5, "deaf", NULL);
+    for (int i = 1; i <= 2; i++) {
+        assert_true(supervisor_hello(s, 5000, NULL, NULL));
+        run_one(fx, 0);
+        assert_int_equal(fx->r.faults, i);
+        expect_fault(fx, "timeout", NULL);
+    }
+    sigset_t pending;
+    sigpending(&pending);
+    assert_false(sigismember(&pending, SIGPIPE));
+}
+
 static void test_no_hello(void **state)
 {
     fixture *fx = *state;
@@ -579,6 +596,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_after_every_fault, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_loop_use, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deaf_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_hello, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_death_is_replaced, setup, teardown),

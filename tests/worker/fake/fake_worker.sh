@@ -6,7 +6,8 @@
 #
 # MODE applies to every run, N=MODE to run N only; other runs behave.
 # Modes: normal, hang, segv, exit7, exit0, flood, longline, garbage, cuda,
-# reply (sends a request back), nohello (exits before saying hello).
+# reply (sends a request back), nohello (exits before saying hello), deaf
+# (closes its input, says hello, then sleeps).
 # crashidle=FILE: when FILE does not exist, create it and exit with status 9
 # shortly after hello, before any request arrives.
 
@@ -36,6 +37,11 @@ plan="$*"
 if [ "$default" = nohello ]; then
     echo "fake worker: cannot load the device library" >&2
     exit 5
+fi
+if [ "$default" = deaf ]; then
+    exec 0<&-
+    say '{"type":"hello","device":{"present":false,"reason":"no CUDA device found: deaf fake worker"}}'
+    exec sleep 30
 fi
 
 say '{"type":"hello","device":{"present":false,"reason":"no CUDA device found: fake worker"}}'
