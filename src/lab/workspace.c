@@ -1,0 +1,231 @@
+#include "lab/workspace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/atomicfile.h"
+
+#define STARTER_MAX_BYTES ((size_t)4 << 20)
+#define BACKUP_TRIES 100
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool id_is_folder_name(const char *id)
+{
+    if (!id || !id[0] || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
+        return false;
+    for (const char *p = id; *p; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool workspace_files_of(const char *ws, const lab *l, workspace_files *f, cl_err *e)
+{
+    memset(f, 0, sizeof *f);
+    if (!l->exercise.kernel || !l->exercise.kernel[0])
+        return err_set(e, "lab '%s' has no exercise", l->id ? l->id : "?");
+    if (!id_is_folder_name(l->id))
+        return err_set(e, "lab id '%s' cannot name a workspace folder", l->id ? l->id : "");
+    if (!l->dir)
+        return err_set(e, "lab '%s' has no folder", l->id);
+    char root[CL_PATH_MAX];
+    if (ws && ws[0]) {
+        snprintf(root, sizeof root, "%s", ws);
+    } else if (!paths_workspace(root, sizeof root, e)) {
+        return false;
+    }
+    if (!paths_join(f->dir, sizeof f->dir, root, l->id) ||
+        !paths_join(f->kernel, sizeof f->kernel, f->dir, base_name(l->exercise.kernel)) ||
+        !paths_join(f->starter_kernel, sizeof f->starter_kernel, l->dir, l->exercise.kernel))
+        return err_set(e, "workspace path too long for lab '%s'", l->id);
+    if (l->exercise.launcher && l->exercise.launcher[0]) {
+        if (!paths_join(f->launcher, sizeof f->launcher, f->dir,
+                        base_name(l->exercise.launcher)) ||
+            !paths_join(f->starter_launcher, sizeof f->starter_launcher, l->dir,
+                        l->exercise.launcher))
+            return err_set(e, "workspace path too long for lab '%s'", l->id);
+    }
+    if (strcmp(base_name(f->kernel), base_name(f->launcher)) == 0)
+        return err_set(e, "lab '%s': the exercise's kernel and launcher have the same name",
+                       l->id);
+    return true;
+}
+
+/* Writes data to dst only if dst does not exist: the bytes go to a private
+ * temporary file first, which link() then publishes (link never replaces).
+ * *created tells whether dst was written. */
+static bool write_new_file(const char *dst, const char *data, size_t len, bool *created,
+                           cl_err *e)
+{
+    *created = false;
+    char tmp[CL_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.new.%ld", dst, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(e, "cannot create %s: %s", tmp, strerror(errno));
+    bool ok = false;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+            goto cleanup;
+        }
+        done += (size_t)w;
+    }
+    if (fsync(fd) != 0) {
+        err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    if (link(tmp, dst) == 0) {
+        *created = true;
+        ok = true;
+    } else if (errno == EEXIST) {
+        ok = true;
+    } else {
+        /* Filesystems without hard links: an exclusive create never replaces either. */
+        int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (out < 0) {
+            if (errno == EEXIST)
+                ok = true;
+            else
+                err_set(e, "cannot create %s: %s", dst, strerror(errno));
+            goto cleanup;
+        }
+        done = 0;
+        ok = true;
+        while (done < len) {
+            ssize_t w = write(out, data + done, len - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                ok = err_set(e, "cannot write %s: %s", dst, strerror(errno));
+                break;
+            }
+            done += (size_t)w;
+        }
+        if (close(out) != 0 && ok)
+            ok = err_set(e, "cannot write %s: %s", dst, strerror(errno));
+        *created = true;
+    }
+cleanup:
+    close(fd);
+    unlink(tmp);
+    return ok;
+}
+
+/* Copies src to dst unless dst exists. */
+static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_err *e)
+{
+    *created = false;
+    struct stat st;
+    if (lstat(dst, &st) == 0)
+        return true;
+    size_t len = 0;
+    char *data = file_read_all(src, STARTER_MAX_BYTES, &len, e);
+    if (!data)
+        return err_prefix(e, "copying the lab's starter");
+    bool ok = write_new_file(dst, data, len, created, e);
+    free(data);
+    return ok;
+}
+
+bool workspace_prepare(const char *ws, const lab *l, workspace_files *f, cl_err *e)
+{
+    if (!workspace_files_of(ws, l, f, e))
+        return false;
+    if (!paths_mkdir_p(f->dir, e))
+        return false;
+    if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e))
+        return false;
+    if (f->launcher[0] &&
+        !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))
+        return false;
+    return true;
+}
+
+/* Makes a new, empty backup-<timestamp>[-k] folder inside dir. */
+static bool make_backup_dir(const char *dir, char *out, size_t n, cl_err *e)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32];
+    if (!localtime_r(&now, &tm) || strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm) == 0)
+        snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    for (int k = 1; k <= BACKUP_TRIES; k++) {
+        char name[64];
+        if (k == 1)
+            snprintf(name, sizeof name, "backup-%s", stamp);
+        else
+            snprintf(name, sizeof name, "backup-%s-%d", stamp, k);
+        if (!paths_join(out, n, dir, name))
+            return err_set(e, "backup path too long");
+        if (mkdir(out, 0755) == 0)
+            return true;
+        if (errno != EEXIST)
+            return err_set(e, "cannot make %s: %s", out, strerror(errno));
+    }
+    return err_set(e, "cannot make a backup folder in %s: too many with the same time", dir);
+}
+
+bool workspace_reset(const char *ws, const lab *l, bool confirmed, workspace_files *f,
+                     char *backup, size_t nbackup, cl_err *e)
+{
+    if (backup && nbackup)
+        backup[0] = '\0';
+    if (!workspace_files_of(ws, l, f, e))
+        return false;
+    if (!confirmed)
+        return err_set(e, "reset needs confirmation: it moves your files for lab '%s' into a "
+                          "backup folder and copies fresh starters", l->id);
+    if (!paths_mkdir_p(f->dir, e))
+        return false;
+    const char *mine[2] = {f->kernel, f->launcher};
+    struct stat st;
+    bool any = false;
+    char bdir[CL_PATH_MAX] = "";
+    for (int i = 0; i < 2; i++)
+        if (mine[i][0] && lstat(mine[i], &st) == 0)
+            any = true;
+    if (any) {
+        if (!make_backup_dir(f->dir, bdir, sizeof bdir, e))
+            return false;
+        if (backup && nbackup)
+            snprintf(backup, nbackup, "%s", bdir);
+        for (int i = 0; i < 2; i++) {
+            if (!mine[i][0] || lstat(mine[i], &st) != 0)
+                continue;
+            char dst[CL_PATH_MAX];
+            if (!paths_join(dst, sizeof dst, bdir, base_name(mine[i])))
+                return err_set(e, "backup path too long");
+            if (rename(mine[i], dst) != 0)
+                return err_set(e, "cannot move %s into %s: %s (nothing was replaced)", mine[i],
+                               bdir, strerror(errno));
+        }
+    }
+    if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e) ||
+        (f->launcher[0] &&
+         !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))) {
+        if (any)
+            err_prefix(e, "your files are safe in %s", bdir);
+        return false;
+    }
+    return true;
+}
