@@ -1,4 +1,4 @@
-#define _GNU_SOURCE   /* posix_spawn_file_actions_addclosefrom_np, sigabbrev_np */
+#define _GNU_SOURCE   /* posix_spawn_file_actions_addclosefrom_np, sigabbrev_np (glibc) */
 #include "worker/supervisor.h"
 
 #include <errno.h>
@@ -25,6 +25,13 @@
 #define SUP_MAX_DYING 16
 #define SUP_QUIT_GRACE_MS 1000
 #define SUP_CHILD_FD_MIN 10
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define SUP_HAVE_CLOSEFROM 1
+#endif
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#define SUP_HAVE_SIGABBREV 1
+#endif
 
 extern char **environ;
 
@@ -127,9 +134,39 @@ static void arm_timer(supervisor *s, double seconds)
     (void)timerfd_settime(s->timerfd, 0, &its, NULL);
 }
 
+/* "SEGV" for SIGSEGV; NULL when unknown. */
+static const char *signal_abbrev(int sig)
+{
+#ifdef SUP_HAVE_SIGABBREV
+    return sigabbrev_np(sig);
+#else
+    static const struct { int sig; const char *name; } names[] = {
+        {SIGSEGV, "SEGV"}, {SIGBUS, "BUS"}, {SIGABRT, "ABRT"}, {SIGFPE, "FPE"},
+        {SIGILL, "ILL"}, {SIGKILL, "KILL"}, {SIGTERM, "TERM"}, {SIGINT, "INT"},
+        {SIGQUIT, "QUIT"}, {SIGHUP, "HUP"}, {SIGPIPE, "PIPE"}, {SIGTRAP, "TRAP"},
+        {SIGSYS, "SYS"}, {SIGXCPU, "XCPU"}, {SIGXFSZ, "XFSZ"}, {SIGUSR1, "USR1"},
+        {SIGUSR2, "USR2"}, {SIGALRM, "ALRM"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return NULL;
+#endif
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
 static void signal_text(int sig, char *buf, size_t n)
 {
-    const char *abbrev = sigabbrev_np(sig);
+    const char *abbrev = signal_abbrev(sig);
     const char *desc = strsignal(sig);
     if (abbrev)
         snprintf(buf, n, "SIG%s (%s)", abbrev, desc ? desc : "unknown signal");
@@ -357,7 +394,10 @@ static bool start_worker(supervisor *s, cl_err *e)
         || (rc = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO)) != 0
         || (rc = posix_spawn_file_actions_adddup2(&fa, out[1], STDERR_FILENO)) != 0
         || (rc = posix_spawn_file_actions_adddup2(&fa, proto[1], 3)) != 0
-        || (rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4)) != 0) {
+#ifdef SUP_HAVE_CLOSEFROM
+        || (rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4)) != 0
+#endif
+        ) {
         err_set(e, "cannot start the worker: %s", strerror(rc));
         goto cleanup;
     }
@@ -373,7 +413,7 @@ static bool start_worker(supervisor *s, cl_err *e)
     s->proto_fd = proto[0];
     s->out_fd = out[0];
     in[1] = proto[0] = out[0] = -1;
-    s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    s->pidfd = open_pidfd(pid);
     if (!ep_add(s, s->proto_fd, EPOLLIN, TAG_PROTO) || !ep_add(s, s->out_fd, EPOLLIN, TAG_OUTPUT)
         || !ep_add(s, s->in_fd, 0, TAG_INPUT)
         || (s->pidfd >= 0 && !ep_add(s, s->pidfd, EPOLLIN, TAG_PID))) {
