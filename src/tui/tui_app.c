@@ -632,8 +632,7 @@ void tui_app_run_started(tui_app *a, const run_request *req)
             a->run_rows++;
         }
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s at %s, %d row%s (Esc cancels)", req->run, req->lab,
-                size, a->run_rows, a->run_rows == 1 ? "" : "s");
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s at size %s (Esc cancels)", req->run, req->lab, size);
 }
 
 void tui_app_run_failed(tui_app *a, const char *why)
@@ -664,11 +663,20 @@ static tui_labstate *run_state(tui_app *a, int run)
     return &a->ls[a->run_lab];
 }
 
+/* Whether the run already counts this row (announced or running). */
+static bool awaited(tui_labstate *s, const char *variant, const char *size)
+{
+    const tui_row *row = tui_runtable_find(&s->table, variant, size);
+    return row && (row->state == ROW_QUEUED || row->state == ROW_RUNNING);
+}
+
 unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
 {
     tui_labstate *s = run_state(a, p->run);
     if (!s)
         return 0;
+    if (!awaited(s, p->variant, p->size))
+        a->run_rows++;
     tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
     return TUI_F_REDRAW;
 }
@@ -678,6 +686,8 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     tui_labstate *s = run_state(a, r->run);
     if (!s)
         return 0;
+    if (!awaited(s, r->variant, r->size))
+        a->run_rows++;
     tui_runtable_result(&s->table, r, NULL);
     a->run_rows_done++;
     if (r->status == RS_ERROR || r->status == RS_FAULT)

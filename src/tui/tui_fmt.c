@@ -24,7 +24,10 @@ char *tui_fmt_sig3(double v, char *buf, size_t n)
         snprintf(buf, n, "%s", isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"));
         return buf;
     }
-    snprintf(buf, n, "%.*f", sig3_decimals(fabs(v)), v);
+    if (v == 0.0)
+        snprintf(buf, n, "0");
+    else
+        snprintf(buf, n, "%.*f", sig3_decimals(fabs(v)), v);
     return buf;
 }
 
@@ -76,14 +79,18 @@ char *tui_fmt_speedup(double x, char *buf, size_t n)
 char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n)
 {
     char num[TUI_FMT_MAX];
-    if (isfinite(tflops) && tflops >= 0) {
+    bool have_bw = isfinite(gbps) && gbps >= 0;
+    bool have_fl = isfinite(tflops) && tflops >= 0;
+    /* Both known: the one that bounds the kernel, judged by its arithmetic
+     * intensity (FLOPs per byte moved). */
+    if (have_fl && (!have_bw || (gbps > 0 && tflops * 1000.0 / gbps >= TUI_FMT_FLOPS_INTENSITY))) {
         if (tflops >= 0.9995)
             snprintf(buf, n, "%s TFLOP/s", tui_fmt_sig3(tflops, num, sizeof num));
         else
             snprintf(buf, n, "%s GFLOP/s", tui_fmt_sig3(tflops * 1000.0, num, sizeof num));
         return buf;
     }
-    if (isfinite(gbps) && gbps >= 0) {
+    if (have_bw) {
         snprintf(buf, n, "%s GB/s", tui_fmt_sig3(gbps, num, sizeof num));
         return buf;
     }

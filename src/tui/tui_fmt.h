@@ -20,7 +20,10 @@ char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n);
 char *tui_fmt_spread(double spread, bool ascii, char *buf, size_t n);
 /* A speedup factor: "312x", "3.12x", "0.52x". */
 char *tui_fmt_speedup(double x, char *buf, size_t n);
-/* Throughput: TFLOP/s when tflops >= 0 (GFLOP/s below 1), else GB/s. */
+/* Throughput in the unit that bounds the kernel: when both are known, FLOP
+ * rate at an arithmetic intensity of TUI_FMT_FLOPS_INTENSITY FLOPs per byte
+ * or more, else bandwidth.  "845 GB/s", "12.3 TFLOP/s", "500 GFLOP/s". */
+#define TUI_FMT_FLOPS_INTENSITY 4.0
 char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n);
 /* A percentage: "87%", "5.2%", "<0.1%". */
 char *tui_fmt_pct(double pct, char *buf, size_t n);

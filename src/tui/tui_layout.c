@@ -2,7 +2,9 @@
 
 #include <string.h>
 
-#define TABLE_BESIDE_W 64
+#define TABLE_BESIDE_W 64      /* narrowest table worth a chart beside it */
+#define TABLE_IDEAL_W 80       /* every column at a comfortable width */
+#define CHART_GOOD_W 30
 #define CHART_MIN_W 24
 #define CHART_MIN_H 6
 
@@ -63,6 +65,17 @@ void tui_layout_min(tui_pane_id p, int *h, int *w)
     *w = mins[p][1];
 }
 
+static void beside(tui_layout *l, int iy, int ix, int ih, int iw)
+{
+    int tw = iw - CHART_MIN_W - 1;
+    if (tw > TABLE_IDEAL_W)
+        tw = TABLE_IDEAL_W + (tw - TABLE_IDEAL_W) / 3;
+    if (tw > 96)
+        tw = 96;
+    l->run_table = rect(iy, ix, ih, tw);
+    l->run_chart = rect(iy, ix + tw + 1, ih, iw - tw - 1);
+}
+
 static void run_split(tui_layout *l, bool tall_chart)
 {
     tui_rect run = l->pane[TUI_P_RUN];
@@ -71,18 +84,14 @@ static void run_split(tui_layout *l, bool tall_chart)
     l->run_chart = rect(0, 0, 0, 0);
     if (ih <= 0 || iw <= 0)
         return;
-    if (iw >= TABLE_BESIDE_W + 1 + CHART_MIN_W && ih >= CHART_MIN_H) {
-        int tw = iw - CHART_MIN_W - 1;
-        if (tw > 96)
-            tw = 96;
-        l->run_table = rect(iy, ix, ih, tw);
-        l->run_chart = rect(iy, ix + tw + 1, ih, iw - tw - 1);
-    } else if (ih >= (tall_chart ? 2 * 12 : 22)) {
+    if (iw >= TABLE_IDEAL_W + 1 + CHART_GOOD_W && ih >= CHART_MIN_H) {
+        beside(l, iy, ix, ih, iw);
+    } else if (ih >= (tall_chart ? 24 : 22)) {
         int th = ih / 2 + 1;
-        if (ih - th - 1 >= CHART_MIN_H) {
-            l->run_table = rect(iy, ix, th, iw);
-            l->run_chart = rect(iy + th + 1, ix, ih - th - 1, iw);
-        }
+        l->run_table = rect(iy, ix, th, iw);
+        l->run_chart = rect(iy + th + 1, ix, ih - th - 1, iw);
+    } else if (iw >= TABLE_BESIDE_W + 1 + CHART_MIN_W && ih >= CHART_MIN_H) {
+        beside(l, iy, ix, ih, iw);
     }
 }
 

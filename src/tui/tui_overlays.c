@@ -103,6 +103,7 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
         const char *mark = " ";
         tui_role mrole = ROLE_NORMAL;
         size_t st[8], ln[8], nl;
+        int hw;
         const char *text = q->choices[c].text ? q->choices[c].text : "";
         if (picked) {
             mark = q->choices[c].correct ? g->ok : g->bad;
@@ -112,7 +113,8 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
             mrole = ROLE_OK;
         }
         snprintf(head, sizeof head, "%zu. ", c + 1);
-        nl = tui_text_wrap(text, inner - 7, st, ln, 8);
+        hw = q->nchoices >= 10 ? 4 : 3;
+        nl = tui_text_wrap(text, inner - 2 - hw, st, ln, 8);
         if (nl > 8)
             nl = 8;
         for (size_t k = 0; k < nl && y < rows - 1; k++, y++) {
@@ -120,9 +122,9 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
                 tui_draw_fill(w, y, 2, inner, ROLE_SELECTED);
             if (k == 0) {
                 tui_draw_text(w, y, 2, 2, mark, cur ? ROLE_SELECTED : mrole);
-                tui_draw_text(w, y, 4, 4, head, cur ? ROLE_SELECTED : ROLE_EMPH);
+                tui_draw_text(w, y, 4, hw, head, cur ? ROLE_SELECTED : ROLE_EMPH);
             }
-            tui_draw_nstr(w, y, 8, inner - 6, text + st[k], ln[k],
+            tui_draw_nstr(w, y, 4 + hw, inner - 2 - hw, text + st[k], ln[k],
                           tui_theme_attr(cur ? ROLE_SELECTED : ROLE_NORMAL));
         }
     }

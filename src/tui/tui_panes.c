@@ -80,7 +80,7 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
         tui_draw_text(w, 1, 1, inner, "no milestones", ROLE_DIM);
         return;
     }
-    for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y + 1 < rows; m++, y += 2) {
+    for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y < rows - 1; m++, y += 2) {
         const lab_milestone *ms = &l->milestones[m];
         const tui_ms *st = &s->ms[m];
         const char *mark, *text = ms->text ? ms->text : ms->id;
@@ -92,7 +92,8 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
         trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
         if (cur) {
             tui_draw_fill(w, y, 1, inner, trole);
-            tui_draw_fill(w, y + 1, 1, inner, trole);
+            if (y + 1 < rows - 1)
+                tui_draw_fill(w, y + 1, 1, inner, trole);
         }
         mw = tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
         tui_draw_text(w, y, 1 + mw + 1, inner - mw - 1, text, trole);
@@ -107,8 +108,9 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
             snprintf(second, sizeof second, "target %s", ms->target);
         else
             second[0] = '\0';
-        tui_draw_text(w, y + 1, 3, inner - 2, second,
-                      cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
+        if (y + 1 < rows - 1)
+            tui_draw_text(w, y + 1, 3, inner - 2, second,
+                          cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
     }
 }
 
@@ -224,8 +226,8 @@ void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
 void tui_panes_status(WINDOW *w, const tui_app *a)
 {
     static const char *const keys[][2] = {
-        {"?", "help"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"}, {"R", "run all"},
-        {"s", "size"}, {"Esc", "cancel"}, {"q", "quit"},
+        {"?", "help"}, {"q", "quit"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"},
+        {"R", "run all"}, {"s", "size"}, {"Esc", "cancel"},
     };
     int cols = getmaxx(w), x = 0, rw;
     char right[160], dev[128];

@@ -198,7 +198,7 @@ typedef struct colinfo {
 } colinfo;
 
 static const colinfo cols[RC_COUNT] = {
-    [RC_VARIANT] = {10, 18, false, "variant"},
+    [RC_VARIANT] = {14, 18, false, "variant"},
     [RC_TIME] = {13, 13, true, "median"},
     [RC_RATE] = {12, 12, true, "rate"},
     [RC_PEAK] = {6, 6, true, "%peak"},
@@ -207,9 +207,13 @@ static const colinfo cols[RC_COUNT] = {
     [RC_CHECK] = {3, 11, false, "check"},
 };
 
-const char *tui_runtable_colname(tui_runcol c)
+const char *tui_runtable_colname(tui_runcol c, int w)
 {
-    return (int)c >= 0 && c < RC_COUNT ? cols[c].name : "";
+    if ((int)c < 0 || c >= RC_COUNT)
+        return "";
+    if (c == RC_CHECK && w < (int)strlen(cols[c].name))
+        return "ok";
+    return cols[c].name;
 }
 
 int tui_runtable_columns(int width, tui_colspec *out)
@@ -249,7 +253,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
         }
     }
     if (extra > 0)
-        w[RC_VARIANT] += extra > 16 ? 16 : extra;
+        w[RC_VARIANT] += extra > 6 ? 6 : extra;
     for (int c = 0; c < RC_COUNT; c++) {
         if (!on[c])
             continue;

@@ -82,7 +82,8 @@ size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max);
 /* Picks the columns that fit in width (narrowest first to go: x lib, % peak,
  * rate) with their positions; returns how many, in display order. */
 int tui_runtable_columns(int width, tui_colspec *out);
-const char *tui_runtable_colname(tui_runcol c);
+/* The column's heading, shortened to fit w columns where needed. */
+const char *tui_runtable_colname(tui_runcol c, int w);
 /* The text of one cell (w columns wide at most) and the role to draw it
  * in.  spin is the animation frame for the running row. */
 void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin,

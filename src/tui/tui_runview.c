@@ -51,7 +51,7 @@ static void draw_table(WINDOW *w, const tui_app *a, area ar, const size_t *idx, 
     if (ar.h < 2)
         return;
     for (int c = 0; c < nc; c++) {
-        const char *name = tui_runtable_colname(cols[c].id);
+        const char *name = tui_runtable_colname(cols[c].id, cols[c].w);
         if (cols[c].right)
             tui_draw_rtext(w, ar.y + 1, ar.x + cols[c].x + cols[c].w, cols[c].w, name, ROLE_TITLE);
         else

@@ -232,6 +232,8 @@ static void test_run_all(void **state)
     r.median_ms = 0.1;
     evals = 0;
     tui_app_on_result(a, &r);
+    assert_int_equal(a->run_rows, 5);
+    assert_int_equal(a->run_rows_done, 1);
     assert_true(evals > 0);
     assert_int_equal(a->ls[0].ms[0].state, TUI_MS_REACHED);
     assert_string_equal(a->ls[0].ms[0].shown, "312x >= 100x");
@@ -251,6 +253,15 @@ static void test_run_all(void **state)
     snprintf(r.message, sizeof r.message, "no CUDA device found: no driver");
     tui_app_on_result(a, &r);
     assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no CUDA device found"));
+    /* a row the run did not announce still counts */
+    run_result_init(&r);
+    r.run = 7;
+    snprintf(r.variant, sizeof r.variant, "cpu_mt");
+    snprintf(r.size, sizeof r.size, "2^20");
+    r.kind = RK_CPU_MT;
+    tui_app_on_result(a, &r);
+    assert_int_equal(a->run_rows, 6);
+    assert_int_equal(a->run_rows_done, 3);
 
     /* quitting during a run asks first */
     assert_false(key(a, TA_QUIT) & TUI_F_QUIT);

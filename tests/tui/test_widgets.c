@@ -55,6 +55,8 @@ static void test_fmt_rates(void **state)
     assert_string_equal(FMT(tui_fmt_rate, 12.34, -1.0), "12.3 GB/s");
     assert_string_equal(FMT(tui_fmt_rate, 100.0, 12.34), "12.3 TFLOP/s");
     assert_string_equal(FMT(tui_fmt_rate, -1.0, 0.5), "500 GFLOP/s");
+    assert_string_equal(FMT(tui_fmt_rate, 845.0, 0.21), "845 GB/s");   /* a reduction */
+    assert_string_equal(FMT(tui_fmt_rate, 0.0, 0.0), "0 GB/s");
     assert_string_equal(FMT(tui_fmt_rate, -1.0, -1.0), "-");
     assert_string_equal(FMT(tui_fmt_pct, 87.2), "87%");
     assert_string_equal(FMT(tui_fmt_pct, 5.23), "5.2%");
@@ -427,7 +429,7 @@ static void test_runtable_columns(void **state)
             end = c[i].x + c[i].w;
         }
         assert_true(end <= w);
-        if (w >= 36) {   /* variant, time, x CPU and the check mark always fit */
+        if (w >= 40) {   /* variant, time, x CPU and the check mark always fit */
             bool have[RC_COUNT] = {false};
             for (int i = 0; i < n; i++)
                 have[c[i].id] = true;
@@ -436,6 +438,15 @@ static void test_runtable_columns(void **state)
         if (w >= 80)
             assert_int_equal(n, RC_COUNT);
     }
+}
+
+static void test_runtable_colnames(void **state)
+{
+    (void)state;
+    assert_string_equal(tui_runtable_colname(RC_CHECK, 11), "check");
+    assert_string_equal(tui_runtable_colname(RC_CHECK, 3), "ok");
+    assert_string_equal(tui_runtable_colname(RC_XCPU, 7), "x CPU");
+    assert_string_equal(tui_runtable_colname(RC_COUNT, 7), "");
 }
 
 static void test_runtable_cells(void **state)
@@ -540,7 +551,8 @@ int main(void)
         cmocka_unit_test(test_md_widths),     cmocka_unit_test(test_md_edge),
         cmocka_unit_test(test_keys),          cmocka_unit_test(test_chart),
         cmocka_unit_test(test_runtable_rows), cmocka_unit_test(test_runtable_columns),
-        cmocka_unit_test(test_runtable_cells), cmocka_unit_test(test_log),
+        cmocka_unit_test(test_runtable_cells), cmocka_unit_test(test_runtable_colnames),
+        cmocka_unit_test(test_log),
     };
     if (!setlocale(LC_ALL, "C.UTF-8"))
         setlocale(LC_ALL, "en_US.UTF-8");

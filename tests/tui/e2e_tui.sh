@@ -1,0 +1,261 @@
+#!/bin/sh
+# End-to-end test of the terminal UI: runs the real binary inside tmux,
+# types keys and reads the screen as a learner would see it.
+#
+#   CUDALAB_EXE                  the cudalab binary (set by CTest)
+#   CUDALAB_HOME                 folder with labs/, lua/, assets/
+#   CUDALAB_UPDATE_SNAPSHOTS=1   rewrite tests/tui/snapshots/*.txt
+#
+# Snapshots keep whole screens for review; the comparison looks only at
+# stable lines (pane borders with their titles, the status bar, help text),
+# with digits masked, so timings never make it fail.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+snapdir="$here/snapshots"
+exe=${CUDALAB_EXE:-}
+home=${CUDALAB_HOME:-$(cd "$here/../.." && pwd)}
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP: tmux is not installed"
+    exit 77
+fi
+if [ -z "$exe" ] || [ ! -x "$exe" ]; then
+    echo "FAIL: CUDALAB_EXE does not name an executable ('$exe')"
+    exit 1
+fi
+
+sock="cudalab-e2e-$$"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cudalab-e2e.XXXXXX")
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() {
+    T kill-server >/dev/null 2>&1
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+    if [ -n "${screen_file:-}" ] && [ -f "$screen_file" ]; then
+        echo "---- screen ----"
+        cat "$screen_file"
+        echo "----------------"
+    fi
+}
+pass() { echo "ok: $*"; }
+
+screen_file="$work/screen.txt"
+capture() { T capture-pane -p -t e2e > "$screen_file" 2>/dev/null; }
+has() { grep -F -q -- "$1" "$screen_file"; }
+
+# wait_for TEXT [SECONDS]: polls the screen until TEXT shows.
+wait_for() {
+    limit=$(( ${2:-15} * 10 ))
+    i=0
+    while [ $i -lt "$limit" ]; do
+        capture
+        if has "$1"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# wait_gone TEXT [SECONDS]
+wait_gone() {
+    limit=$(( ${2:-15} * 10 ))
+    i=0
+    while [ $i -lt "$limit" ]; do
+        capture
+        if ! has "$1"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+keys() { T send-keys -t e2e "$@"; sleep 0.3; }
+
+stable() {
+    sed -e 's/[0-9][0-9]*/#/g' "$1" |
+        grep -E '^[[:space:]]*[┌└+╭╰]|[┐┘]$|Help|\?[[:space:]]help|too small|^[[:space:]]*│[[:space:]]+[A-Za-z?,/ -]{1,20}[[:space:]]{2,}[a-z]' || true
+}
+
+# snapshot NAME: keeps the screen; compares its stable lines.
+snapshot() {
+    capture
+    out="$snapdir/$1.txt"
+    if [ "${CUDALAB_UPDATE_SNAPSHOTS:-0}" = 1 ]; then
+        mkdir -p "$snapdir"
+        cp "$screen_file" "$out"
+        echo "snapshot written: $out"
+        return
+    fi
+    if [ ! -f "$out" ]; then
+        echo "note: no snapshot $out yet (run with CUDALAB_UPDATE_SNAPSHOTS=1)"
+        return
+    fi
+    stable "$out" > "$work/want"
+    stable "$screen_file" > "$work/got"
+    if ! diff -u "$work/want" "$work/got" > "$work/diff"; then
+        fail "screen '$1' differs from its snapshot in stable lines:"
+        cat "$work/diff"
+    else
+        pass "snapshot $1"
+    fi
+}
+
+# ---- what the labs are, from the command line ------------------------------
+if ! CUDALAB_HOME="$home" "$exe" list > "$work/list.txt" 2> "$work/list.err"; then
+    echo "FAIL: '$exe list' failed:"
+    cat "$work/list.err"
+    exit 1
+fi
+# "#  id  title...  steps variants milestones": the title is what lies
+# between the id and the three counts.
+awk 'NR > 1 && NF >= 6 { t = ""; for (i = 3; i <= NF - 3; i++) t = t (t ? " " : "") $i; print t }' \
+    "$work/list.txt" > "$work/titles"
+nlabs=$(wc -l < "$work/titles" | tr -d ' ')
+if [ "$nlabs" -lt 1 ]; then
+    echo "FAIL: no labs found by 'cudalab list'"
+    exit 1
+fi
+title1=$(sed -n 1p "$work/titles")
+title2=$(sed -n 2p "$work/titles")
+nsteps1=$(awk 'NR == 2 { print $(NF - 2) }' "$work/list.txt")
+# the second step's title, from the JSON listing ("steps": ["a", "b", ...])
+step2=$(CUDALAB_HOME="$home" "$exe" list --json 2>/dev/null | grep -m1 '"steps":' |
+        sed -e 's/^[^[]*\["//' -e 's/"\][^]]*$//' | awk -F'", "' '{ print $2 }')
+
+start_tui() {  # start_tui COLS ROWS
+    T kill-server >/dev/null 2>&1
+    T new-session -d -s e2e -x "$1" -y "$2" \
+        "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
+         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' '$exe'; \
+         echo \"cudalab exited with \$?\"; sleep 600"
+    T set-option -t e2e -g status off >/dev/null 2>&1
+    T resize-window -t e2e -x "$1" -y "$2" >/dev/null 2>&1
+}
+
+clip() {  # first N characters of a title (the lab list is narrow)
+    printf '%s' "$1" | cut -c1-"$2"
+}
+
+# ---- start: the lab list --------------------------------------------------------
+start_tui 100 30
+if wait_for "Labs" 20; then pass "the lab list appears"; else fail "no lab list"; fi
+ok=1
+while IFS= read -r t; do
+    if ! has "$(clip "$t" 12)"; then
+        fail "lab '$t' is not in the list"
+        ok=0
+    fi
+done < "$work/titles"
+[ $ok = 1 ] && pass "all $nlabs labs are listed"
+if [ "$nlabs" -ne 4 ]; then fail "expected the four shipped labs, found $nlabs"; fi
+if has "Lesson: $(clip "$title1" 30)"; then pass "the first lab's lesson shows"; else fail "lesson of '$title1' not shown"; fi
+if wait_for "no CUDA device found" 30; then pass "no CUDA device found is shown"; else fail "device panel never says 'no CUDA device found'"; fi
+has "step 1/$nsteps1" && pass "step indicator 1/$nsteps1" || fail "no 'step 1/$nsteps1'"
+snapshot start
+
+# ---- moving between labs and panes --------------------------------------------------
+keys j
+if wait_for "Lesson: $(clip "$title2" 30)" 5; then pass "j selects the next lab"; else fail "j did not select '$title2'"; fi
+keys k
+wait_for "Lesson: $(clip "$title1" 30)" 5 && pass "k goes back" || fail "k did not go back to '$title1'"
+keys Tab
+keys Tab
+keys BTab
+keys Tab
+keys Tab
+keys Tab
+# back on the lab list after a full round
+keys j
+wait_for "Lesson: $(clip "$title2" 30)" 5 && pass "Tab cycles the panes" || fail "Tab did not cycle back to the lab list"
+keys k
+
+# ---- reading a lesson: next step ------------------------------------------------------
+if [ "$nsteps1" -ge 2 ]; then
+    keys n
+    if wait_for "step 2/$nsteps1" 5; then pass "n moves to step 2"; else fail "n did not move to step 2"; fi
+    if [ -n "$step2" ]; then
+        has "$(clip "$step2" 30)" && pass "step 2's title shows" || fail "step 2 title '$step2' not shown"
+    fi
+    snapshot lesson-step2
+    keys p
+    wait_for "step 1/$nsteps1" 5 && pass "p goes back" || fail "p did not go back to step 1"
+fi
+
+# ---- help ----------------------------------------------------------------------------
+keys '?'
+if wait_for "run every variant of the lab" 5; then pass "help lists the keys"; else fail "help did not open"; fi
+snapshot help
+keys Escape
+if wait_gone "run every variant of the lab" 5; then pass "Esc closes help"; else fail "help did not close"; fi
+
+# ---- a run without a GPU ---------------------------------------------------------------
+keys R
+# the run is short on a machine without a GPU: look for its figures
+cpu_row='cpu[^│|]*[0-9] (ns|µs|us|ms|s) '
+i=0
+while [ $i -lt 3000 ]; do
+    capture
+    if grep -E -i -q "$cpu_row" "$screen_file"; then
+        break
+    fi
+    sleep 0.1
+    i=$((i + 1))
+done
+if grep -E -i -q "$cpu_row" "$screen_file"; then pass "CPU figures appear in the table"; else fail "no CPU timing in the run table"; fi
+if wait_gone "running" 300; then pass "the run finished"; else fail "the run did not finish"; fi
+has "no CUDA device found" && pass "still says no CUDA device found" || fail "lost 'no CUDA device found'"
+snapshot run-no-gpu
+
+# ---- resizing ------------------------------------------------------------------------------
+check_sane() {  # check_sane NAME
+    capture
+    if has "Labs" && has "Lesson" && has "? help" && ! has "too small"; then
+        pass "$1: screen redrawn"
+    else
+        fail "$1: screen not sane after resize"
+    fi
+}
+T resize-window -t e2e -x 80 -y 24; sleep 0.5
+check_sane "80x24"
+snapshot resize-80x24
+T resize-window -t e2e -x 50 -y 14; sleep 0.5
+if wait_for "terminal too small (need 60x16)" 5; then pass "too small is said"; else fail "no 'terminal too small' at 50x14"; fi
+snapshot too-small
+T resize-window -t e2e -x 200 -y 50; sleep 0.5
+check_sane "200x50"
+has "speedup over the CPU" && pass "200x50: the chart shows" || fail "200x50: no speedup chart"
+snapshot resize-200x50
+T resize-window -t e2e -x 100 -y 30; sleep 0.5
+check_sane "100x30"
+
+# ---- quitting --------------------------------------------------------------------------
+keys q
+if wait_for "cudalab exited with 0" 10; then pass "q quits with status 0"; else fail "q did not exit with 0"; fi
+alt=$(T display-message -p -t e2e '#{alternate_on}')
+[ "$alt" = 0 ] && pass "the terminal left the alternate screen" || fail "still on the alternate screen"
+has "Labs" && fail "the UI is still on the screen after quitting" || pass "the screen is restored"
+
+# ---- Ctrl-C ------------------------------------------------------------------------------
+start_tui 90 26
+wait_for "Labs" 20 || fail "second start: no lab list"
+keys C-c
+if wait_for "cudalab exited with 130" 10; then pass "Ctrl-C ends the UI (130)"; else fail "Ctrl-C did not end the UI"; fi
+alt=$(T display-message -p -t e2e '#{alternate_on}')
+[ "$alt" = 0 ] && pass "Ctrl-C leaves the terminal clean" || fail "Ctrl-C left the alternate screen on"
+
+if [ $failures -gt 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all checks passed"
