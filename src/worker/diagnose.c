@@ -339,14 +339,21 @@ static void diag_launch(const diag_input *in, const char *text, const char *what
                  "Ask for block * 4 bytes (one float a thread) or whatever your kernel's "
                  "extern __shared__ array really needs, not a number of elements times 1024.");
         break;
-    case LK_RESOURCES:
-        if (regs > 0)
+    case LK_RESOURCES: {
+        long long fit = number_after(text, "can run at most");
+        if (fit <= 0 && regs > 0)
+            fit = (regs_sm / regs) / 32 * 32;
+        if (regs > 0 && threads > 0)
             add(d->explanation, sizeof d->explanation,
-                "Each thread of your kernel uses %lld registers; %s threads x %lld registers "
-                "would need more than the %d registers a multiprocessor has, so at most %lld "
-                "threads fit in a block.",
-                regs, threads > 0 ? "the block's" : "all the block's", regs, regs_sm,
-                regs > 0 ? (long long)(regs_sm / regs) / 32 * 32 : 0);
+                "Each thread of your kernel uses %lld registers: %lld threads x %lld = %lld "
+                "registers, more than the %d a multiprocessor has, so at most %lld threads fit "
+                "in a block.",
+                regs, threads, regs, threads * regs, regs_sm, fit);
+        else if (regs > 0)
+            add(d->explanation, sizeof d->explanation,
+                "Each thread of your kernel uses %lld registers, and a multiprocessor has %d, "
+                "so at most %lld threads fit in a block.",
+                regs, regs_sm, fit);
         else
             add(d->explanation, sizeof d->explanation,
                 "The launch needs more registers or shared memory than one multiprocessor "
@@ -357,6 +364,7 @@ static void diag_launch(const diag_input *in, const char *text, const char *what
                  "Launch smaller blocks (256 threads), or add __launch_bounds__(256) before "
                  "the kernel so the compiler keeps it within the register budget.");
         break;
+    }
     case LK_GRID:
         if (grid > 0)
             add(d->explanation, sizeof d->explanation,

@@ -1,0 +1,6 @@
+-- Expected diagnosis: timeout.  Problem reduce_sum; size 2^20.
+
+return function(gpu, k, args)
+  args.output:fill(0)
+  gpu.launch(k.reduce_sum, { grid = 64, block = 256 }, args.input, args.output, args.n)
+end

@@ -1,0 +1,256 @@
+/* Workspace: starters are copied once and never overwritten; reset needs
+ * confirmation, keeps a backup and restores the starters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "exutil.h"
+#include "lab/workspace.h"
+
+typedef struct fixture {
+    char ws[CL_PATH_MAX];
+    char labdir[CL_PATH_MAX];
+    char id[32], kernel[32], launcher[32];
+    lab l;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    ex_tmpdir(f->ws, sizeof f->ws);
+    ex_home_path(f->labdir, sizeof f->labdir, "labs/reduction");
+    snprintf(f->id, sizeof f->id, "reduction");
+    snprintf(f->kernel, sizeof f->kernel, "starter.cu");
+    snprintf(f->launcher, sizeof f->launcher, "starter.lua");
+    f->l.id = f->id;
+    f->l.dir = f->labdir;
+    f->l.exercise.kernel = f->kernel;
+    f->l.exercise.launcher = f->launcher;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    ex_rm_rf(f->ws);
+    free(f);
+    return 0;
+}
+
+/* Names of the backup-* folders in dir (up to max), returns how many. */
+static int backups(const char *dir, char names[][64], int max)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, "backup-", 7) == 0 && n < max)
+            snprintf(names[n++], 64, "%s", de->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_files_of_names_the_paths(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    assert_true(workspace_files_of(f->ws, &f->l, &wf, &e));
+    char want[CL_PATH_MAX];
+    snprintf(want, sizeof want, "%s/reduction", f->ws);
+    assert_string_equal(wf.dir, want);
+    snprintf(want, sizeof want, "%s/reduction/starter.cu", f->ws);
+    assert_string_equal(wf.kernel, want);
+    snprintf(want, sizeof want, "%s/reduction/starter.lua", f->ws);
+    assert_string_equal(wf.launcher, want);
+    snprintf(want, sizeof want, "%s/starter.cu", f->labdir);
+    assert_string_equal(wf.starter_kernel, want);
+    struct stat st;
+    assert_int_not_equal(stat(wf.dir, &st), 0);          /* nothing made yet */
+}
+
+static void test_prepare_copies_then_never_overwrites(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(wf.kernel_created);
+    assert_true(wf.launcher_created);
+    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
+
+    const char *mine = "// my own kernel\nextern \"C\" __global__ void reduce_sum() {}\n";
+    assert_true(ex_write(wf.kernel, mine));
+    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_false(wf.kernel_created);
+    assert_false(wf.launcher_created);
+    char *now = ex_read(wf.kernel);
+    assert_non_null(now);
+    assert_string_equal(now, mine);
+    free(now);
+
+    /* A launcher the learner deleted comes back; the kernel stays theirs. */
+    assert_int_equal(remove(wf.launcher), 0);
+    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_false(wf.kernel_created);
+    assert_true(wf.launcher_created);
+    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
+    now = ex_read(wf.kernel);
+    assert_string_equal(now, mine);
+    free(now);
+
+    /* No temporary files are left behind. */
+    char names[4][64];
+    assert_int_equal(backups(wf.dir, names, 4), 0);
+    DIR *d = opendir(wf.dir);
+    assert_non_null(d);
+    int entries = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.')
+            entries++;
+    closedir(d);
+    assert_int_equal(entries, 2);
+}
+
+static void test_reset_needs_confirmation(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(ex_write(wf.kernel, "mine\n"));
+    char backup[CL_PATH_MAX] = "x";
+    assert_false(workspace_reset(f->ws, &f->l, false, &wf, backup, sizeof backup, &e));
+    assert_non_null(strstr(e.msg, "confirmation"));
+    assert_string_equal(backup, "");
+    char *now = ex_read(wf.kernel);
+    assert_string_equal(now, "mine\n");
+    free(now);
+    char names[4][64];
+    assert_int_equal(backups(wf.dir, names, 4), 0);
+}
+
+static void test_reset_keeps_a_backup_and_restores(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(ex_write(wf.kernel, "my kernel, version 1\n"));
+    assert_true(ex_write(wf.launcher, "return function() end -- mine\n"));
+
+    char backup[CL_PATH_MAX];
+    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
+    assert_true(wf.kernel_created);
+    assert_true(wf.launcher_created);
+    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
+    assert_non_null(strstr(backup, "/reduction/backup-"));
+    char saved[CL_PATH_MAX * 2];
+    snprintf(saved, sizeof saved, "%s/starter.cu", backup);
+    char *old = ex_read(saved);
+    assert_non_null(old);
+    assert_string_equal(old, "my kernel, version 1\n");
+    free(old);
+    snprintf(saved, sizeof saved, "%s/starter.lua", backup);
+    old = ex_read(saved);
+    assert_non_null(old);
+    assert_string_equal(old, "return function() end -- mine\n");
+    free(old);
+
+    /* A second reset in the same second gets its own folder. */
+    assert_true(ex_write(wf.kernel, "my kernel, version 2\n"));
+    char backup2[CL_PATH_MAX];
+    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup2, sizeof backup2, &e));
+    assert_string_not_equal(backup, backup2);
+    char names[4][64];
+    assert_int_equal(backups(wf.dir, names, 4), 2);
+    snprintf(saved, sizeof saved, "%s/starter.cu", backup2);
+    old = ex_read(saved);
+    assert_string_equal(old, "my kernel, version 2\n");
+    free(old);
+    snprintf(saved, sizeof saved, "%s/starter.cu", backup);
+    old = ex_read(saved);
+    assert_string_equal(old, "my kernel, version 1\n");
+    free(old);
+}
+
+static void test_reset_with_nothing_to_save(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    char backup[CL_PATH_MAX];
+    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
+    assert_string_equal(backup, "");
+    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+}
+
+static void test_refuses_bad_labs(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    lab l = f->l;
+    l.exercise.kernel = NULL;
+    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    assert_non_null(strstr(e.msg, "has no exercise"));
+
+    char bad_id[] = "../escape";
+    l = f->l;
+    l.id = bad_id;
+    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    assert_non_null(strstr(e.msg, "cannot name a workspace folder"));
+
+    char missing[] = "no-such-starter.cu";
+    l = f->l;
+    l.exercise.kernel = missing;
+    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    assert_non_null(strstr(e.msg, "no-such-starter.cu"));
+}
+
+static void test_default_workspace_from_paths(void **state)
+{
+    fixture *f = *state;
+    char custom[CL_PATH_MAX];
+    snprintf(custom, sizeof custom, "%s/elsewhere", f->ws);
+    paths_set_workspace(custom);
+    workspace_files wf;
+    cl_err e = {{0}};
+    assert_true(workspace_prepare(NULL, &f->l, &wf, &e));
+    paths_set_workspace(NULL);
+    char want[CL_PATH_MAX * 2];
+    snprintf(want, sizeof want, "%s/reduction/starter.cu", custom);
+    assert_string_equal(wf.kernel, want);
+    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_files_of_names_the_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_copies_then_never_overwrites, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_reset_needs_confirmation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_keeps_a_backup_and_restores, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_with_nothing_to_save, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_bad_labs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_workspace_from_paths, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
