@@ -59,7 +59,7 @@ bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
         return err_set(e, "a roofline needs at least 8 x 4 cells (got %d x %d)", w, h);
     double ridge = roofline_ridge(r);
     double ai_lo = ridge / ROOFLINE_MARGIN, ai_hi = ridge * ROOFLINE_MARGIN;
-    double gf_hi = r->peak_gflops * 1.5;
+    double gf_hi = r->peak_gflops * 1.25;
     for (size_t i = 0; i < n; i++) {
         if (!(pts[i].ai > 0.0) || !(pts[i].gflops > 0.0) || !isfinite(pts[i].ai) ||
             !isfinite(pts[i].gflops))
@@ -68,8 +68,8 @@ bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
             ai_lo = pts[i].ai;
         if (pts[i].ai > ai_hi)
             ai_hi = pts[i].ai;
-        if (pts[i].gflops * 1.5 > gf_hi)
-            gf_hi = pts[i].gflops * 1.5;
+        if (pts[i].gflops * 1.25 > gf_hi)
+            gf_hi = pts[i].gflops * 1.25;
     }
     double gf_lo = roofline_attainable(r, ai_lo);
     for (size_t i = 0; i < n; i++)
@@ -83,7 +83,7 @@ bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
     if (g->x_hi <= g->x_lo)
         g->x_hi = g->x_lo + 1.0;
     g->y_lo = floor(log10(gf_lo));
-    g->y_hi = ceil(log10(gf_hi));
+    g->y_hi = log10(gf_hi);
     if (g->y_hi <= g->y_lo)
         g->y_hi = g->y_lo + 1.0;
     return true;

@@ -44,17 +44,17 @@ double roofline_pct_of_roof(const roofline *r, const roofline_point *p);
  * false when either rate is not positive. */
 bool roofline_point_from_rates(double gbps, double tflops, roofline_point *p);
 
-/* A log-log window over the plane: x is log10(FLOP/byte), y is
- * log10(GFLOP/s), both ranges whole decades. */
+/* A log-log window over the plane: x is log10(FLOP/byte) over whole
+ * decades, y is log10(GFLOP/s) from a whole decade up. */
 typedef struct roofline_grid {
     int w, h;
     double x_lo, x_hi;
     double y_lo, y_hi;
 } roofline_grid;
 
-/* Chooses decade-aligned ranges holding every point, the ridge with room
- * on both sides (a factor 16 either way) and the compute roof just under
- * the top.  false + e for an invalid roofline or a grid smaller than 8 x 4. */
+/* Chooses ranges holding every point and the ridge with room on both
+ * sides (a factor 16 either way); the top is a quarter above the highest of
+ * the compute roof and the points, so the roof runs just under it.  false + e for an invalid roofline or a grid smaller than 8 x 4. */
 bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
                        const roofline_point *pts, size_t n, cl_err *e);
 /* Cell of a point; false when it lies outside the grid or is not positive. */

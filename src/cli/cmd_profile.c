@@ -1,0 +1,498 @@
+#include "cli/cmd_profile.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/results_json.h"
+#include "core/atomicfile.h"
+#include "core/ncu.h"
+#include "core/roofline.h"
+#include "core/timeline.h"
+#include "core/trace.h"
+#include "worker/experiments.h"
+#include "worker/supervisor.h"
+
+#define PROFILE_TIME_LIMIT_S 1200.0
+#define PLOT_W 60
+#define PLOT_H 16
+
+typedef struct prof_state {
+    bool json, tty;
+    device_info dev;
+    bool have_dev;
+    run_result *rows;
+    size_t nrows, cap;
+    run_fault fault;
+    bool faulted;
+    char timeline[CL_PATH_MAX];
+} prof_state;
+
+typedef struct prof_args {
+    const char *ids[PROTO_MAX_VARIANTS];
+    int nids;
+    const char *trace;
+    const char *ncu_regex;
+    bool json;
+    double budget_s;
+    uint64_t seed;
+} prof_args;
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void fmt_time(char *buf, size_t n, const run_result *r)
+{
+    if (r->samples <= 0)
+        snprintf(buf, n, "-");
+    else if (r->median_ms >= 100)
+        snprintf(buf, n, "%.0f ms", r->median_ms);
+    else if (r->median_ms >= 1)
+        snprintf(buf, n, "%.3f ms", r->median_ms);
+    else
+        snprintf(buf, n, "%.2f us", r->median_ms * 1000);
+}
+
+static void fmt_rate(char *buf, size_t n, double v)
+{
+    if (v < 0)
+        snprintf(buf, n, "-");
+    else if (v >= 100)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.2f", v);
+}
+
+static void print_header(void)
+{
+    printf("%-22s %-14s %11s %9s %9s %6s  %s\n", "measurement", "size", "median", "GB/s",
+           "TFLOP/s", "%peak", "result");
+}
+
+static void print_row(const run_result *r)
+{
+    char t[32], bw[24], fl[24], pk[16];
+    fmt_time(t, sizeof t, r);
+    fmt_rate(bw, sizeof bw, r->gbps);
+    fmt_rate(fl, sizeof fl, r->tflops);
+    if (r->pct_peak_measured < 0)
+        snprintf(pk, sizeof pk, "-");
+    else
+        snprintf(pk, sizeof pk, "%.0f%%", r->pct_peak_measured);
+    printf("%-22.22s %-14.14s %11s %9s %9s %6s  %s\n", r->label[0] ? r->label : r->variant,
+           r->size, t, bw, fl, pk, result_status_name(r->status));
+    if (r->message[0])
+        printf("    %s\n", r->message);
+    fflush(stdout);
+}
+
+/* ---- supervisor callbacks --------------------------------------------------- */
+
+static void on_hello(void *ud, const device_info *dev)
+{
+    prof_state *st = ud;
+    st->dev = *dev;
+    st->have_dev = true;
+    if (st->json)
+        return;
+    if (dev->present)
+        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
+               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
+    else
+        printf("%s\nThe profiling experiments need a GPU; nothing can be measured here.\n\n",
+               dev->reason[0] ? dev->reason : "no CUDA device found");
+    print_header();
+}
+
+static void on_progress(void *ud, const run_progress *p)
+{
+    prof_state *st = ud;
+    if (st->json || !st->tty)
+        return;
+    fprintf(stderr, "\r  %-22.22s %-8s %d/%d   ", p->variant, p->phase, p->rep, p->of);
+    fflush(stderr);
+}
+
+static void on_result(void *ud, const run_result *r)
+{
+    prof_state *st = ud;
+    if (st->nrows == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 32;
+        run_result *nv = realloc(st->rows, cap * sizeof *nv);
+        if (!nv)
+            return;
+        st->rows = nv;
+        st->cap = cap;
+    }
+    st->rows[st->nrows++] = *r;
+    if (st->json)
+        return;
+    if (st->tty)
+        fputs("\r\033[K", stderr);
+    print_row(r);
+}
+
+static void on_log(void *ud, int level, const char *msg)
+{
+    prof_state *st = ud;
+    if (experiments_timeline_path(msg, st->timeline, sizeof st->timeline) && st->json)
+        return;
+    if (st->tty && !st->json)
+        fputs("\r\033[K", stderr);
+    if (level > 0 || !st->json)
+        fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
+}
+
+static void on_fault(void *ud, const run_fault *f)
+{
+    prof_state *st = ud;
+    st->fault = *f;
+    st->faulted = true;
+    if (st->tty && !st->json)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
+            f->message);
+}
+
+/* ---- the text roofline --------------------------------------------------- */
+
+static void fmt_si(double v, const char *unit, char *out, size_t n)
+{
+    if (v >= 1e3 - 1e-9)
+        snprintf(out, n, "%g%s", v / 1e3, unit[0] == 'G' ? "T" : "k");
+    else
+        snprintf(out, n, "%g%s", v, unit);
+}
+
+/* Draws the roofline rows (variant "roof_*") against the device's roofs. */
+static void print_roofline(const prof_state *st)
+{
+    roofline roof = {st->dev.peak_fp32_tflops * 1e3,
+                     st->dev.peak_bw_measured_gbs > 0 ? st->dev.peak_bw_measured_gbs
+                                                       : st->dev.peak_bw_theory_gbs};
+    roofline_point pts[26];
+    const run_result *src[26];
+    size_t n = 0;
+    for (size_t i = 0; i < st->nrows && n < 26; i++) {
+        const run_result *r = &st->rows[i];
+        if (strncmp(r->variant, "roof_", 5) == 0 && r->status == RS_CORRECT &&
+            roofline_point_from_rates(r->gbps, r->tflops, &pts[n]))
+            src[n++] = r;
+    }
+    roofline_grid g;
+    if (n == 0 || !st->have_dev || !roofline_grid_fit(&g, PLOT_W, PLOT_H, &roof, pts, n, NULL))
+        return;
+    char cells[PLOT_H][PLOT_W + 1];
+    for (int r = 0; r < PLOT_H; r++) {
+        memset(cells[r], ' ', PLOT_W);
+        cells[r][PLOT_W] = '\0';
+    }
+    int ridge = roofline_ridge_col(&g, &roof);
+    for (int c = 0; c < PLOT_W; c++) {
+        int row = roofline_roof_row(&g, &roof, c);
+        if (row >= 0)
+            cells[row][c] = ridge >= 0 && c < ridge ? '/' : '-';
+    }
+    if (ridge >= 0) {
+        int row = roofline_roof_row(&g, &roof, ridge);
+        if (row >= 0)
+            cells[row][ridge] = '+';
+    }
+    for (size_t i = 0; i < n; i++) {
+        int c, r;
+        if (roofline_place(&g, pts[i].ai, pts[i].gflops, &c, &r))
+            cells[r][c] = (char)('A' + i);
+    }
+    printf("\nRoofline (log-log): GFLOP/s against FLOP per byte; '/' memory roof %.0f GB/s, "
+           "'-' FP32 roof %.1f TFLOP/s, '+' ridge at %.1f FLOP/B\n",
+           roof.peak_gbs, roof.peak_gflops / 1e3, roofline_ridge(&roof));
+    for (int r = 0; r < PLOT_H; r++) {
+        char label[16] = "";
+        for (double d = g.y_lo; d <= g.y_hi; d += 1.0) {
+            int c, rr;
+            if (roofline_place(&g, roofline_col_ai(&g, 0), pow(10.0, d) * 1.0001, &c, &rr) &&
+                rr == r)
+                fmt_si(pow(10.0, d), "G", label, sizeof label);
+        }
+        printf("%8s |%s\n", label, cells[r]);
+    }
+    char axis[PLOT_W + 16];
+    memset(axis, ' ', sizeof axis);
+    axis[sizeof axis - 1] = '\0';
+    for (double d = g.x_lo; d < g.x_hi; d += 1.0) {
+        int c = (int)floor((d - g.x_lo) / (g.x_hi - g.x_lo) * PLOT_W);
+        char l[16];
+        snprintf(l, sizeof l, "%g", pow(10.0, d));
+        size_t len = strlen(l);
+        if ((size_t)c + len < sizeof axis - 1)
+            memcpy(axis + c, l, len);
+    }
+    for (int i = (int)sizeof axis - 2; i >= 0 && axis[i] == ' '; i--)
+        axis[i] = '\0';
+    printf("%8s +", "");
+    for (int c = 0; c < PLOT_W; c++)
+        putchar('-');
+    printf("\n%8s  %s  FLOP/B\n", "", axis);
+    for (size_t i = 0; i < n; i++) {
+        roofline_point *p = &pts[i];
+        printf("  %c  %-16s %8.2f TFLOP/s  %s, %.0f%% of its roof\n", (char)('A' + i),
+               src[i]->label, p->gflops / 1e3,
+               roofline_side_name(roofline_side_of(&roof, p->ai)), roofline_pct_of_roof(&roof, p));
+    }
+}
+
+/* ---- the timeline summary ------------------------------------------------ */
+
+static void print_timeline_summary(const prof_state *st)
+{
+    timeline t;
+    cl_err e;
+    if (!st->timeline[0] || !trace_load(st->timeline, &t, &e))
+        return;
+    tl_gaps g;
+    if (timeline_gaps(&t, TL_GPU_LANES, 0, &g, &e) && g.last_ns > g.first_ns) {
+        char span[32], idle[32], big[32] = "", at[32] = "";
+        timeline_format_ns((double)(g.last_ns - g.first_ns), span, sizeof span);
+        timeline_format_ns((double)g.idle_ns, idle, sizeof idle);
+        const tl_gap *longest = NULL;
+        for (size_t i = 0; i < g.n; i++)
+            if (!longest || g.v[i].end_ns - g.v[i].start_ns > longest->end_ns - longest->start_ns)
+                longest = &g.v[i];
+        printf("\nTimeline: %zu events; the GPU was busy %.0f%% of %s and idle for %s",
+               t.nitems, 100.0 * (double)g.busy_ns / (double)(g.last_ns - g.first_ns), span, idle);
+        if (longest) {
+            timeline_format_ns((double)(longest->end_ns - longest->start_ns), big, sizeof big);
+            timeline_format_ns((double)longest->start_ns, at, sizeof at);
+            printf(" (longest gap %s at %s, while the host prepared and checked data)", big, at);
+        }
+        printf(".\nOpen %s in ui.perfetto.dev or chrome://tracing to explore it.\n", st->timeline);
+    }
+    timeline_gaps_free(&g);
+    timeline_free(&t);
+}
+
+/* ---- arguments ------------------------------------------------------------- */
+
+static int known_list(char *out, size_t n)
+{
+    size_t k = 0, len = 0;
+    const char *const *ids = experiments_ids(&k);
+    out[0] = '\0';
+    for (size_t i = 0; i < k; i++)
+        len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%s%s", i ? ", " : "", ids[i]);
+    return (int)len;
+}
+
+static int parse_args(cli_ctx *c, int argc, char **argv, prof_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(s, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(s, "--trace") == 0) {
+            if (!v)
+                return cli_usage_error(c, "profile: --trace needs a file name");
+            a->trace = v;
+            i++;
+        } else if (strcmp(s, "--ncu") == 0) {
+            if (!v)
+                return cli_usage_error(c, "profile: --ncu needs a kernel name or regular expression "
+                                          "(for example prof_transpose_tiled)");
+            a->ncu_regex = v;
+            i++;
+        } else if (strcmp(s, "--budget") == 0) {
+            char *end = NULL;
+            if (!v || (a->budget_s = strtod(v, &end), end == v || *end || !(a->budget_s > 0)))
+                return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
+            i++;
+        } else if (strcmp(s, "--seed") == 0) {
+            char *end = NULL;
+            if (!v || (a->seed = strtoull(v, &end, 0), end == v || *end))
+                return cli_usage_error(c, "profile: --seed needs a number");
+            i++;
+        } else if (s[0] == '-') {
+            return cli_usage_error(c, "profile: unknown option '%s'", s);
+        } else {
+            if (!experiments_known(s)) {
+                char known[256];
+                known_list(known, sizeof known);
+                return cli_usage_error(c, "profile: no experiment called '%s' (known: %s)", s,
+                                       known);
+            }
+            if (a->nids == PROTO_MAX_VARIANTS)
+                return cli_usage_error(c, "profile: too many experiments");
+            a->ids[a->nids++] = s;
+        }
+    }
+    if (a->ncu_regex && (a->trace || a->json))
+        return cli_usage_error(c, "profile: --ncu prints Nsight Compute's metrics; it does not "
+                                  "combine with --trace or --json");
+    return EXIT_OK;
+}
+
+/* ---- Nsight Compute ---------------------------------------------------------- */
+
+static int run_ncu(cli_ctx *c, const prof_args *a)
+{
+    char ncu[CL_PATH_MAX], self[CL_PATH_MAX], budget[32], limit[32];
+    cl_err e;
+    if (!ncu_find(ncu, sizeof ncu)) {
+        fprintf(stderr, "cudalab: %s\n", ncu_install_hint());
+        return EXIT_ENV;
+    }
+    if (!paths_self_exe(self, sizeof self, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        return EXIT_ENV;
+    }
+    const char *cmd[PROTO_MAX_VARIANTS + 12];
+    int k = 0;
+    cmd[k++] = self;
+    if (c->time_limit_s > 0) {
+        snprintf(limit, sizeof limit, "%g", c->time_limit_s);
+        cmd[k++] = "--time-limit";
+        cmd[k++] = limit;
+    }
+    cmd[k++] = "profile";
+    for (int i = 0; i < a->nids; i++)
+        cmd[k++] = a->ids[i];
+    snprintf(budget, sizeof budget, "%g", a->budget_s > 0 ? a->budget_s : 0.05);
+    cmd[k++] = "--budget";
+    cmd[k++] = budget;
+    cmd[k] = NULL;
+
+    fprintf(stderr, "Profiling the first launch of '%s' with %s (this runs the experiments once "
+                    "under Nsight Compute and takes a while)...\n",
+            a->ncu_regex, ncu);
+    ncu_report rep;
+    char *out = NULL;
+    double limit_s = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
+    if (!ncu_run(ncu, a->ncu_regex, NULL, cmd, limit_s, &rep, &out, &e)) {
+        bool absent = out && strstr(out, "no CUDA device found");
+        fprintf(stderr, "cudalab: %s\n", absent ? "no CUDA device found: nothing to profile" : e.msg);
+        int rc = absent ? EXIT_ENV : EXIT_FAIL;
+        free(out);
+        return rc;
+    }
+    free(out);
+    for (size_t i = 0; i < rep.nkernels; i++) {
+        const ncu_kernel *kn = &rep.kernels[i];
+        printf("Nsight Compute: %s, block %s, grid %s, device %s (compute capability %s)\n",
+               kn->name, kn->block, kn->grid, kn->device, kn->cc);
+        for (size_t m = 0; m < kn->nmetrics; m++) {
+            const ncu_metric *mt = &kn->metrics[m];
+            printf("  %-58.58s %14s %s\n", ncu_metric_label(mt->name),
+                   mt->has_value ? mt->text : "n/a", mt->has_value ? mt->unit : "");
+        }
+    }
+    ncu_report_free(&rep);
+    return EXIT_OK;
+}
+
+/* ---- the command --------------------------------------------------------------- */
+
+static bool copy_trace(const char *from, const char *to, cl_err *e)
+{
+    size_t len = 0;
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    if (!txt)
+        return false;
+    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    free(txt);
+    return ok;
+}
+
+static int exit_code(const prof_state *st)
+{
+    if (st->have_dev && !st->dev.present)
+        return EXIT_ENV;
+    if (st->faulted)
+        return EXIT_FAIL;
+    for (size_t i = 0; i < st->nrows; i++)
+        if (st->rows[i].status != RS_CORRECT)
+            return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+int cmd_profile(cli_ctx *c, int argc, char **argv)
+{
+    prof_args a;
+    int rc = parse_args(c, argc, argv, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a.ncu_regex)
+        return run_ncu(c, &a);
+
+    static run_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.lab, sizeof req.lab, "profiling");
+    snprintf(req.problem, sizeof req.problem, "%s", EXPERIMENTS_PROBLEM);
+    req.budget_s = a.budget_s;
+    req.seed = a.seed;
+    req.cpu = false;
+    for (int i = 0; i < a.nids; i++)
+        snprintf(req.variants[req.nvariants++].id, PROTO_ID_MAX, "%s", a.ids[i]);
+
+    prof_state st;
+    memset(&st, 0, sizeof st);
+    st.json = a.json;
+    st.tty = isatty(STDERR_FILENO) != 0;
+    supervisor_callbacks cb = {
+        .on_hello = on_hello,
+        .on_progress = on_progress,
+        .on_result = on_result,
+        .on_log = on_log,
+        .on_fault = on_fault,
+    };
+    double limit = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
+    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
+    cl_err e;
+    supervisor *s = supervisor_new(&so, &e);
+    if (!s || !supervisor_submit(s, &req, limit, &e)) {
+        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
+        supervisor_free(s);
+        free(st.rows);
+        return EXIT_ENV;
+    }
+    supervisor_wait(s, req.run);
+    supervisor_free(s);
+
+    if (st.json) {
+        cJSON *root = results_json("profiling", st.have_dev ? &st.dev : NULL, st.rows, st.nrows,
+                                   st.faulted ? &st.fault : NULL);
+        if (root) {
+            if (st.timeline[0])
+                cJSON_AddStringToObject(root, "timeline", st.timeline);
+            else
+                cJSON_AddNullToObject(root, "timeline");
+        }
+        char *txt = root ? cJSON_Print(root) : NULL;
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(root);
+    } else if (st.have_dev && st.dev.present) {
+        print_roofline(&st);
+        print_timeline_summary(&st);
+    }
+
+    rc = exit_code(&st);
+    if (a.trace && rc != EXIT_ENV) {
+        if (!st.timeline[0]) {
+            fprintf(stderr, "cudalab: no timeline was recorded, so %s was not written\n", a.trace);
+            rc = EXIT_FAIL;
+        } else if (!copy_trace(st.timeline, a.trace, &e)) {
+            fprintf(stderr, "cudalab: cannot write the trace %s: %s\n", a.trace, e.msg);
+            rc = EXIT_FAIL;
+        } else if (!st.json) {
+            printf("Trace written to %s\n", a.trace);
+        }
+    }
+    if (st.have_dev && !st.dev.present && !st.json)
+        fprintf(stderr, "cudalab: %s\n", st.dev.reason[0] ? st.dev.reason : "no CUDA device found");
+    free(st.rows);
+    return rc;
+}
