@@ -448,6 +448,26 @@ static void test_mangled_kernel_is_explained(void **state)
     nvrtc_output_free(&out);
 }
 
+static void test_toolkit_headers_are_found(void **state)
+{
+    tmp_env *t = *state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/starter.cu", t->dir);
+    assert_true(ex_write(path, "#include <cuda_fp16.h>\n"
+                               "#include <cooperative_groups.h>\n"
+                               "namespace cg = cooperative_groups;\n"
+                               "extern \"C\" __global__ void half_copy(const float *in, __half *out, int n)\n"
+                               "{\n"
+                               "    cg::thread_block block = cg::this_thread_block();\n"
+                               "    int i = blockIdx.x * blockDim.x + block.thread_rank();\n"
+                               "    if (i < n) out[i] = __float2half(in[i]);\n"
+                               "}\n"));
+    nvrtc_output out;
+    compile_ok(path, NULL, &out);
+    expect_kernel(&out, "half_copy", "xxi");
+    nvrtc_output_free(&out);
+}
+
 static void test_bad_input(void **state)
 {
     tmp_env *t = *state;
@@ -544,6 +564,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_hit_and_invalidation, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_cache_in_the_data_folder, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_mangled_kernel_is_explained),
+        cmocka_unit_test_setup_teardown(test_toolkit_headers_are_found, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_bad_input, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_broken_corpus_compiles_as_labelled),
     };
