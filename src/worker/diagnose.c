@@ -68,6 +68,7 @@ static const pattern patterns[] = {
     {"cudaErrorMemoryAllocation", DIAG_OUT_OF_MEMORY, "out of memory"},
     {"out of device memory", DIAG_OUT_OF_MEMORY, "out of memory"},
     {"out of host memory", DIAG_OUT_OF_MEMORY, "out of memory"},
+    {", device has ", DIAG_OUT_OF_MEMORY, "out of memory"},
     {"out of memory", DIAG_OUT_OF_MEMORY, "out of memory"},
     {"cudaErrorNoDevice", DIAG_NO_DEVICE, NULL},
     {"cudaErrorInsufficientDriver", DIAG_NO_DEVICE, NULL},

@@ -346,6 +346,11 @@ static void test_out_of_memory(void **state)
     assert_int_equal(d.cause, DIAG_OUT_OF_MEMORY);
     assert_true(contains(d.explanation, "counts elements, not bytes"));
     assert_string_equal(d.where, "starter.lua:10");
+    /* gpu/buffer.c checks the free memory before asking CUDA. */
+    d = from_launcher("starter.lua:10: gpu.alloc(1099511627776, 'f32'): needs 4.0 TiB, device "
+                      "has 79.1 GiB free", NULL);
+    assert_int_equal(d.cause, DIAG_OUT_OF_MEMORY);
+    assert_true(contains(d.explanation, "4.0 TiB"));
     d = from_result(RS_ERROR, "cudaErrorMemoryAllocation", NULL);
     assert_int_equal(d.cause, DIAG_OUT_OF_MEMORY);
     d = from_result(RS_ERROR, "out of host memory for the reference", NULL);
