@@ -28,7 +28,9 @@ extern "C" {
 
 /* sum of in[0..n) into *out (one float in device memory).  scratch is at
  * least kernels_reduce_scratch_bytes(n) bytes of device memory the launcher
- * may use for partial sums or CUB's temporary storage. */
+ * may use for partial sums or CUB's temporary storage; its contents need no
+ * clearing.  kernels_reduce_scratch_bytes asks CUB for its size, which starts
+ * the CUDA runtime: call it in the worker. */
 typedef cudaError_t (*reduce_launch_fn)(const float *in, size_t n, float *out,
                                         void *scratch, size_t scratch_bytes,
                                         cudaStream_t s);

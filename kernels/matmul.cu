@@ -583,6 +583,7 @@ static cudaError_t blas_error(const char *what, cublasStatus_t st)
 extern "C" cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, const float *B,
                                            float *C, cudaStream_t s)
 {
+    k_set_library_error("");
     if (!sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     int dev = 0;
     KCHECK(cudaGetDevice(&dev));

@@ -343,16 +343,22 @@ static cudaError_t cub_sum(void *tmp, size_t &bytes, const float *in, float *out
     return cub::DeviceReduce::Sum(tmp, bytes, in, out, (int64_t)n, s);
 }
 
+// 0 when CUB cannot answer (no device): the error it met is cleared so that
+// it does not surface at the caller's next cudaGetLastError.
 static size_t cub_bytes(size_t n)
 {
     size_t bytes = 0;
-    if (cub_sum(nullptr, bytes, nullptr, nullptr, n, 0) != cudaSuccess) return 0;
+    if (cub_sum(nullptr, bytes, nullptr, nullptr, n, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
     return bytes;
 }
 
 extern "C" cudaError_t launch_cub_sum(const float *in, size_t n, float *out, void *scratch,
                                       size_t scratch_bytes, cudaStream_t s)
 {
+    k_set_library_error("");
     if (!in || !out || n == 0) return cudaErrorInvalidValue;
     size_t need = 0;
     cudaError_t err = cub_sum(nullptr, need, in, out, n, s);
