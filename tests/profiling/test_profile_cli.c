@@ -1,0 +1,227 @@
+/* `cudalab profile` end to end without a device: the command runs the
+ * experiments in a real worker process under the supervisor (this test
+ * binary serves as the worker, with the experiments as its engine, when
+ * started with "worker"), prints "no CUDA device found" and exits 3; bad
+ * command lines exit 2; --json prints one document; --ncu without Nsight
+ * Compute says how to get it.  CUDA_VISIBLE_DEVICES is emptied so this
+ * holds on GPU machines too. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd_profile.h"
+#include "core/ncu.h"
+#include "worker/engine.h"
+#include "worker/experiments.h"
+#include "worker/workerloop.h"
+
+typedef struct captured {
+    int rc;
+    char out[65536];
+    char err[65536];
+} captured;
+
+static void slurp(FILE *f, char *buf, size_t n)
+{
+    rewind(f);
+    size_t len = fread(buf, 1, n - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+/* Runs cmd_profile with the words given, capturing stdout and stderr. */
+static void profile(captured *c, const char *const *words)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"profile";
+    for (; words && words[argc - 1] && argc < 31; argc++)
+        argv[argc] = (char *)words[argc - 1];
+    argv[argc] = NULL;
+
+    fflush(stdout);
+    fflush(stderr);
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    assert_non_null(fo);
+    assert_non_null(fe);
+    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
+    dup2(fileno(fo), STDOUT_FILENO);
+    dup2(fileno(fe), STDERR_FILENO);
+    cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.prog = "cudalab";
+    ctx.time_limit_s = 60;
+    c->rc = cmd_profile(&ctx, argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, STDOUT_FILENO);
+    dup2(se, STDERR_FILENO);
+    close(so);
+    close(se);
+    slurp(fo, c->out, sizeof c->out);
+    slurp(fe, c->err, sizeof c->err);
+}
+
+static void test_no_device_exits_3(void **state)
+{
+    (void)state;
+    static captured c;
+    profile(&c, NULL);
+    if (c.rc != 3)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
+    assert_non_null(strstr(c.out, "no CUDA device found"));
+    assert_non_null(strstr(c.out, "measurement"));
+    assert_non_null(strstr(c.out, "transfers"));
+    assert_non_null(strstr(c.out, "roofline"));
+    assert_non_null(strstr(c.err, "cudalab: no CUDA device found"));
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    static captured c;
+    const char *w[] = {"stride", "timing", "--json", NULL};
+    profile(&c, w);
+    assert_int_equal(c.rc, 3);
+    cJSON *root = cJSON_Parse(c.out);
+    if (!root)
+        fail_msg("not JSON:\n%s", c.out);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(root, "lab")), "profiling");
+    const cJSON *res = cJSON_GetObjectItem(root, "results");
+    assert_int_equal(cJSON_GetArraySize(res), 2);
+    const cJSON *r0 = cJSON_GetArrayItem(res, 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "variant")), "stride");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "status")), "error");
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "message")),
+                           "no CUDA device found"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "timeline")));
+    const cJSON *dev = cJSON_GetObjectItem(root, "device");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(dev, "present")));
+    cJSON_Delete(root);
+}
+
+static void test_trace_not_written_without_device(void **state)
+{
+    (void)state;
+    static captured c;
+    char path[] = "/tmp/cudalab-prof-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    const char *w[] = {"overlap", "--trace", path, NULL};
+    profile(&c, w);
+    assert_int_equal(c.rc, 3);
+    assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void expect_usage(const char *const *w, const char *words)
+{
+    static captured c;
+    profile(&c, w);
+    assert_int_equal(c.rc, 2);
+    if (!strstr(c.err, words))
+        fail_msg("expected '%s' in: %s", words, c.err);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    const char *a[] = {"gemm", NULL};
+    expect_usage(a, "no experiment called 'gemm' (known: transfers, overlap, stride");
+    const char *b[] = {"--budget", "-1", NULL};
+    expect_usage(b, "--budget");
+    const char *d[] = {"--ncu", NULL};
+    expect_usage(d, "--ncu needs a kernel");
+    const char *e[] = {"--ncu", "prof_scale", "--json", NULL};
+    expect_usage(e, "does not combine");
+    const char *f[] = {"--frobnicate", NULL};
+    expect_usage(f, "unknown option '--frobnicate'");
+    const char *g[] = {"--trace", NULL};
+    expect_usage(g, "--trace needs a file");
+    const char *h[] = {"--seed", "x", NULL};
+    expect_usage(h, "--seed needs a number");
+}
+
+static void test_ncu_missing(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cudalab-empty-path-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char *old_home = getenv("CUDA_HOME") ? strdup(getenv("CUDA_HOME")) : NULL;
+    setenv("PATH", dir, 1);
+    unsetenv("CUDA_HOME");
+    char where[4096];
+    bool installed = ncu_find(where, sizeof where);
+    if (!installed) {
+        static captured c;
+        const char *w[] = {"transpose", "--ncu", "prof_transpose_tiled", NULL};
+        profile(&c, w);
+        assert_int_equal(c.rc, 3);
+        assert_non_null(strstr(c.err, "Nsight Compute (ncu) was not found"));
+    }
+    if (old_path)
+        setenv("PATH", old_path, 1);
+    if (old_home)
+        setenv("CUDA_HOME", old_home, 1);
+    free(old_path);
+    free(old_home);
+    rmdir(dir);
+    if (installed)
+        skip();
+}
+
+/* main.c's usage reporter, which the command calls (main.c is not part of
+ * the library the tests link). */
+int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
+{
+    (void)c;
+    va_list ap;
+    fputs("cudalab: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* The worker side: the real loop with the experiments as the engine. */
+static int serve_worker(void)
+{
+    struct stat st;
+    int out = STDOUT_FILENO;
+    if (fstat(3, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        out = 3;
+    const workerloop_engine eng = {engine_probe, experiments_run, engine_shutdown};
+    return workerloop_serve(&eng, STDIN_FILENO, out);
+}
+
+int main(int argc, char **argv)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    if (argc >= 2 && strcmp(argv[1], "worker") == 0)
+        return serve_worker();
+    char dir[] = "/tmp/cudalab-prof-data-XXXXXX";
+    if (mkdtemp(dir))
+        setenv("XDG_DATA_HOME", dir, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_device_exits_3),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_trace_not_written_without_device),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_ncu_missing),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(dir);
+    return rc;
+}
