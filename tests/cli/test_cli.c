@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
