@@ -359,6 +359,7 @@ static bool cupti_fail(cl_err *e, CUptiResult st, const char *call)
     return err_set(e, "%s (%s failed)", s, call);
 }
 
+/* Adds msg to the warnings once; the caller holds g.mu. */
 static void warn(const char *msg)
 {
     size_t len = strlen(g.warnings);
@@ -406,7 +407,14 @@ static void disable_all(void)
 {
     for (size_t i = 0; i < NKINDS; i++)
         if (g.enabled[i]) {
-            cuptiActivityDisable(kinds[i]);
+            CUptiResult st = cuptiActivityDisable(kinds[i]);
+            if (st != CUPTI_SUCCESS) {
+                cl_err e;
+                cupti_fail(&e, st, "cuptiActivityDisable");
+                pthread_mutex_lock(&g.mu);
+                warn(e.msg);
+                pthread_mutex_unlock(&g.mu);
+            }
             g.enabled[i] = false;
         }
 }
@@ -432,10 +440,8 @@ static bool enable_kinds(cl_err *e)
             g.enabled[i] = true;
             continue;
         }
-        if (kinds[i] == CUPTI_ACTIVITY_KIND_MARKER) {
-            warn("NVTX marker records are not available; ranges are timed on the host");
-            continue;
-        }
+        if (kinds[i] == CUPTI_ACTIVITY_KIND_MARKER)
+            continue;   /* the host-timed ranges fill the NVTX lane instead */
         disable_all();
         return cupti_fail(e, st, "cuptiActivityEnable");
     }

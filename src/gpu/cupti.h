@@ -34,8 +34,8 @@ bool cupti_start(const char *title, cl_err *e);
  * was being recorded or CUPTI failed; out is then empty. */
 bool cupti_stop(timeline *out, cl_err *e);
 bool cupti_recording(void);
-/* Warnings gathered while recording (records dropped, markers not
- * available); empty when none.  Valid until the next cupti_start. */
+/* Warnings gathered while recording (records dropped, a kind that would
+ * not switch off); empty when none.  Valid until the next cupti_start. */
 const char *cupti_warnings(void);
 
 /* Named host ranges timed with CUPTI's clock while recording (no-ops
