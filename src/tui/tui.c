@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/paths.h"
+#include "core/watch.h"
 #include "lab/labmodel.h"
+#include "lab/workspace.h"
 #include "tui/tui_app.h"
 #include "tui/tui_draw.h"
 #include "tui/tui_keys.h"
@@ -44,6 +47,9 @@ typedef struct tui_ctx {
     char sup_error[CL_ERR_MAX];
     unsigned flags;            /* TUI_F_* gathered from callbacks */
     char workspace[CL_PATH_MAX];
+    watch *watch;              /* saves in the workspace folders of opened labs */
+    bool *prepared;            /* per lab: workspace copies made and watched */
+    size_t last_sel;
 } tui_ctx;
 
 /* ---- worker callbacks ---------------------------------------------------- */
@@ -119,9 +125,9 @@ static void overlay_window(tui_ctx *c)
         delwin(c->overlay);
     c->overlay = NULL;
     switch (c->app.overlay) {
-    case TUI_OV_HELP: r = c->lay.help; break;
+    case TUI_OV_HELP: case TUI_OV_DETAILS: r = c->lay.help; break;
     case TUI_OV_QUIZ: r = c->lay.quiz; break;
-    case TUI_OV_CONFIRM_QUIT: r = c->lay.confirm; break;
+    case TUI_OV_CONFIRM_QUIT: case TUI_OV_CONFIRM_RESET: r = c->lay.confirm; break;
     default: return;
     }
     if (!tui_rect_empty(r))
@@ -158,13 +164,136 @@ static void draw(tui_ctx *c)
     if (c->overlay) {
         switch (a->overlay) {
         case TUI_OV_HELP: tui_overlays_help(c->overlay, a); break;
+        case TUI_OV_DETAILS: tui_overlays_details(c->overlay, a); break;
         case TUI_OV_QUIZ: tui_overlays_quiz(c->overlay, a); break;
         case TUI_OV_CONFIRM_QUIT: tui_overlays_confirm(c->overlay, a); break;
+        case TUI_OV_CONFIRM_RESET: tui_overlays_confirm_reset(c->overlay, a); break;
         default: break;
         }
         wnoutrefresh(c->overlay);
     }
     doupdate();
+}
+
+/* ---- the learner's files --------------------------------------------------- */
+
+/* Makes the workspace copies of lab i's exercise (first time the lab is
+ * opened) and starts watching them for saves. */
+static void prepare_workspace(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    const lab *l;
+    workspace_files f;
+    cl_err e;
+    if (!a->labs || i >= a->labs->n || c->prepared[i])
+        return;
+    l = a->labs->v[i];
+    c->prepared[i] = true;
+    if (!l->exercise.kernel)
+        return;
+    err_clear(&e);
+    if (!workspace_prepare(c->workspace[0] ? c->workspace : NULL, l, &f, &e)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
+        return;
+    }
+    if (f.kernel_created || f.launcher_created)
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s (e edits it; saving runs it)", l->id,
+                    f.kernel);
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s", l->id, f.kernel);
+    if (c->watch && !watch_add(c->watch, f.dir, &e))
+        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
+}
+
+/* Runs the learner's editor on lab i's kernel with the terminal handed
+ * over, and takes the terminal back afterwards. */
+static void edit_exercise(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    workspace_files f;
+    cl_err e;
+    const char *ed = getenv("VISUAL");
+    struct sigaction ign, old_int, old_quit;
+    pid_t pid;
+    int status = 0;
+    if (!ed || !ed[0])
+        ed = getenv("EDITOR");
+    if (!ed || !ed[0])
+        ed = "vi";
+    err_clear(&e);
+    prepare_workspace(c, i);
+    if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
+        return;
+    }
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    def_prog_mode();
+    endwin();
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        execlp("sh", "sh", "-c", "exec $0 \"$1\"", ed, f.kernel, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+    if (pid < 0)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the editor: %s", strerror(errno));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "the editor '%s' could not be started; set $EDITOR", ed);
+}
+
+static void reset_exercise(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    workspace_files f;
+    char backup[CL_PATH_MAX];
+    cl_err e;
+    err_clear(&e);
+    if (!workspace_reset(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], true, &f, backup,
+                         sizeof backup, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "reset failed: %s", e.msg);
+        return;
+    }
+    if (backup[0])
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter");
+}
+
+/* Saves noticed by the watch: each one in a lab's workspace runs it. */
+static unsigned read_saves(tui_ctx *c)
+{
+    watch_change ch[8];
+    unsigned flags = 0;
+    int n;
+    cl_err e;
+    if (!c->watch)
+        return 0;
+    err_clear(&e);
+    n = watch_poll(c->watch, ch, 8, &e);
+    for (int k = 0; k < n; k++) {
+        for (size_t i = 0; c->app.labs && i < c->app.labs->n; i++) {
+            workspace_files f;
+            const char *p = ch[k].path;
+            if (!c->prepared[i] || !c->app.labs->v[i]->exercise.kernel ||
+                !workspace_files_of(c->workspace[0] ? c->workspace : NULL, c->app.labs->v[i], &f, NULL))
+                continue;
+            if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
+                flags |= tui_app_exercise_saved(&c->app, i, p);
+        }
+    }
+    return flags;
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -189,6 +318,14 @@ static void handle_request(tui_ctx *c)
         a->req.kind = TUI_REQ_NONE;
         if (c->sup)
             supervisor_cancel(c->sup);
+        break;
+    case TUI_REQ_EDIT:
+        a->req.kind = TUI_REQ_NONE;
+        edit_exercise(c, a->req.lab);
+        break;
+    case TUI_REQ_RESET:
+        a->req.kind = TUI_REQ_NONE;
+        reset_exercise(c, a->req.lab);
         break;
     case TUI_REQ_NONE:
         break;
@@ -226,8 +363,11 @@ static unsigned read_keys(tui_ctx *c)
             flags |= tui_app_key(&c->app, &c->lay, tui_keys_lookup(ch));
         }
         if (flags & TUI_F_REQUEST) {
+            bool edit = c->app.req.kind == TUI_REQ_EDIT;
             handle_request(c);
             flags &= ~(unsigned)TUI_F_REQUEST;
+            if (edit)
+                flags |= TUI_F_REPAINT | TUI_F_REDRAW;
         }
         if (flags & TUI_F_QUIT)
             break;
@@ -276,8 +416,8 @@ static int loop(tui_ctx *c)
 {
     unsigned flags = TUI_F_REDRAW;
     while (!stop_signal) {
-        struct pollfd fds[2];
-        int nfds = 1, timeout, sfd;
+        struct pollfd fds[3];
+        int nfds = 1, timeout, sfd, wslot = -1;
         bool animate;
         if (flags & TUI_F_REPAINT)
             clearok(curscr, TRUE);
@@ -295,6 +435,12 @@ static int loop(tui_ctx *c)
             fds[1].revents = 0;
             nfds = 2;
         }
+        if (c->watch) {
+            wslot = nfds++;
+            fds[wslot].fd = watch_fd(c->watch);
+            fds[wslot].events = POLLIN;
+            fds[wslot].revents = 0;
+        }
         animate = c->app.running;
         timeout = animate ? FRAME_MS : IDLE_MS;
         if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
@@ -302,13 +448,24 @@ static int loop(tui_ctx *c)
         if (stop_signal)
             break;
 
-        if (c->sup && (nfds == 2 || supervisor_busy(c->sup))) {
+        if (c->sup && (sfd >= 0 || supervisor_busy(c->sup))) {
             c->flags = 0;
             supervisor_pump(c->sup, 0);
             flags |= c->flags;
             c->flags = 0;
         }
+        if (wslot >= 0 && fds[wslot].revents)
+            flags |= read_saves(c);
+        if (flags & TUI_F_REQUEST) {
+            handle_request(c);
+            flags &= ~(unsigned)TUI_F_REQUEST;
+        }
         flags |= read_keys(c);
+        if (c->app.sel != c->last_sel) {
+            c->last_sel = c->app.sel;
+            prepare_workspace(c, c->app.sel);
+            flags |= TUI_F_REDRAW;
+        }
         if (flags & TUI_F_QUIT)
             return 0;
         if (c->app.running || animate) {
@@ -363,6 +520,15 @@ int tui_run(const tui_opts *o)
     c->app.ms_eval = tui_milestones_eval;
     if (paths_workspace(c->workspace, sizeof c->workspace, NULL))
         c->app.workspace = c->workspace;
+    c->prepared = calloc(labs.n + 1, sizeof *c->prepared);
+    if (!c->prepared) {
+        fprintf(stderr, "cudalab: out of memory\n");
+        goto cleanup;
+    }
+    c->watch = watch_new(0, &e);
+    if (!c->watch)
+        tui_log_add(&c->app.log, TUI_LOG_WARN, "saving your kernel will not start a run: %s", e.msg);
+    prepare_workspace(c, 0);
     add_diags(&c->app, &diags);
     for (size_t i = 0; i < labs.n; i++)
         tui_app_eval(&c->app, i);
@@ -424,6 +590,11 @@ cleanup:
     if (c->sup)
         supervisor_free(c->sup);
     c->sup = NULL;
+    if (c->watch)
+        watch_free(c->watch);
+    c->watch = NULL;
+    free(c->prepared);
+    c->prepared = NULL;
     tui_app_free(&c->app);
     lab_set_free(&labs);
     lab_diags_free(&diags);

@@ -1,12 +1,15 @@
 #include "tui/tui_app.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "lab/milestone.h"
+#include "lab/workspace.h"
 #include "tui/tui_fmt.h"
+#include "worker/diagnose.h"
 
 #define LESSON_MAX_WIDTH 100
 #define VIEW_MAX 256
@@ -463,28 +466,16 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static void exercise_paths(const tui_app *a, const lab *l, run_request *req)
+bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *launcher, size_t n)
 {
-    char p[PROTO_PATH_MAX * 2];
-    if (a->workspace && a->workspace[0]) {
-        snprintf(p, sizeof p, "%s/%s/%s", a->workspace, l->id, l->exercise.kernel);
-        if (is_file(p) && strlen(p) < PROTO_PATH_MAX) {
-            copy_str(req->exercise_kernel, PROTO_PATH_MAX, p);
-            if (l->exercise.launcher) {
-                snprintf(p, sizeof p, "%s/%s/%s", a->workspace, l->id, l->exercise.launcher);
-                if (!is_file(p))
-                    snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.launcher);
-                copy_str(req->exercise_launcher, PROTO_PATH_MAX, p);
-            }
-            return;
-        }
-    }
-    snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.kernel);
-    copy_str(req->exercise_kernel, PROTO_PATH_MAX, p);
-    if (l->exercise.launcher) {
-        snprintf(p, sizeof p, "%s/%s", l->dir, l->exercise.launcher);
-        copy_str(req->exercise_launcher, PROTO_PATH_MAX, p);
-    }
+    workspace_files f;
+    bool mine;
+    if (!workspace_files_of(a->workspace, l, &f, NULL))
+        return false;
+    mine = is_file(f.kernel);
+    copy_str(kernel, n, mine ? f.kernel : f.starter_kernel);
+    copy_str(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
+    return true;
 }
 
 static void add_variant(run_request *req, const lab_variant *v)
@@ -497,7 +488,9 @@ static void add_variant(run_request *req, const lab_variant *v)
     copy_str(rv->kernel, sizeof rv->kernel, v->kernel);
 }
 
-static unsigned request_run(tui_app *a, bool all)
+typedef enum run_mode { RUN_SELECTED, RUN_ALL, RUN_EXERCISE } run_mode;
+
+static unsigned request_run(tui_app *a, run_mode mode)
 {
     const lab *l = tui_app_lab(a);
     run_request *req = &a->req.run;
@@ -525,9 +518,11 @@ static unsigned request_run(tui_app *a, bool all)
     copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;
     req->cpu = true;
-    if (all) {
+    if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
             add_variant(req, &l->variants[v]);
+        exercise = l->exercise.kernel != NULL;
+    } else if (mode == RUN_EXERCISE) {
         exercise = l->exercise.kernel != NULL;
     } else {
         row = cursor_row(a);
@@ -546,8 +541,14 @@ static unsigned request_run(tui_app *a, bool all)
                 exercise = l->exercise.kernel != NULL;
         }
     }
-    if (exercise)
-        exercise_paths(a, l, req);
+    if (exercise &&
+        !tui_app_exercise_paths(a, l, req->exercise_kernel, req->exercise_launcher, PROTO_PATH_MAX))
+        exercise = false;
+    if (req->nvariants == 0 && !exercise) {
+        memset(&a->req, 0, sizeof a->req);
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
+        return TUI_F_REDRAW;
+    }
     a->req.kind = TUI_REQ_RUN;
     a->req.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
     return TUI_F_REQUEST | TUI_F_REDRAW;
@@ -562,37 +563,111 @@ static unsigned request_cancel(tui_app *a)
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
+static size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    if (at >= n)
+        return at;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + at, n - at, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return at;
+    return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
+}
+
+static bool row_failed(const tui_row *row)
+{
+    return row->state == ROW_FAULT ||
+           (row->has_result && row->r.status != RS_CORRECT);
+}
+
+/* The details overlay's text for a row: every figure, then what went wrong
+ * in plain words when something did. */
+static void describe_row(tui_app *a, const lab *l, const tui_row *row)
+{
+    static const char *const states[] = {"not run yet: press r to run it", "queued", "running",
+                                         "done", "the worker failed on it", "not run"};
+    char *b = a->details;
+    size_t n = sizeof a->details, at = 0;
+    char t[TUI_FMT_MAX], x1[TUI_FMT_MAX], x2[TUI_FMT_MAX], x3[TUI_FMT_MAX];
+    const run_result *r = &row->r;
+    snprintf(a->details_title, sizeof a->details_title, "%s at size %s", row->label, row->size);
+    if (!row->has_result) {
+        at = append(b, n, at, "%s\n", states[row->state]);
+        if (row->note[0])
+            at = append(b, n, at, "%s\n", row->note);
+    } else {
+        at = append(b, n, at, "Result: %s\n", result_status_name(r->status));
+        if (r->median_ms > 0) {
+            at = append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
+                        tui_fmt_spread(r->spread, a->ascii, x1, sizeof x1), r->samples);
+            at = append(b, n, at, " (fastest %s, slowest %s)\n", tui_fmt_time_ms(r->min_ms, a->ascii, x2, sizeof x2),
+                        tui_fmt_time_ms(r->max_ms, a->ascii, x3, sizeof x3));
+            if (r->gbps >= 0)
+                at = append(b, n, at, "Bandwidth %s\n", tui_fmt_rate(r->gbps, -1, t, sizeof t));
+            if (r->tflops >= 0)
+                at = append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
+            if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
+                at = append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
+                            tui_fmt_pct(r->pct_peak_measured, x1, sizeof x1),
+                            tui_fmt_pct(r->pct_peak_theory, x2, sizeof x2));
+            at = append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
+                        tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
+                        tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),
+                        tui_fmt_speedup(r->speedup_lib, x3, sizeof x3));
+        }
+        if (r->kind == RK_CPU || r->kind == RK_CPU_MT)
+            at = append(b, n, at, "CPU threads: %d\n", r->threads);
+        if (r->status != RS_ERROR && r->status != RS_FAULT)
+            at = append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
+        for (int k = 0; k < r->nmismatch && k < PROTO_MAX_MISMATCH; k++)
+            at = append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
+                        r->mismatches[k].got, r->mismatches[k].expected);
+        if (r->seed)
+            at = append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
+        if (r->message[0])
+            at = append(b, n, at, "%s\n", r->message);
+    }
+    if (row_failed(row)) {
+        diag_input in;
+        diagnosis d;
+        diag_input_init(&in);
+        if (row->has_result)
+            diag_input_from_result(&in, r);
+        if (row->state == ROW_FAULT) {
+            in.fault_cause = row->fault_cause[0] ? row->fault_cause : "exit";
+            in.fault_message = row->note;
+        }
+        in.problem = l->problem;
+        in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+        diagnose(&in, &d);
+        if (d.cause != DIAG_NONE) {
+            at = append(b, n, at, "\n%s\n", d.title);
+            if (d.where[0])
+                at = append(b, n, at, "at %s\n", d.where);
+            if (d.explanation[0])
+                at = append(b, n, at, "%s\n", d.explanation);
+            if (d.next_step[0])
+                at = append(b, n, at, "Next: %s\n", d.next_step);
+        }
+    }
+    (void)at;
+}
+
 static unsigned row_details(tui_app *a)
 {
     const tui_row *row = cursor_row(a);
-    const run_result *r;
-    char t[TUI_FMT_MAX], sp[TUI_FMT_MAX], rate[TUI_FMT_MAX], x[TUI_FMT_MAX];
-    if (!row)
+    const lab *l = tui_app_lab(a);
+    if (!row || !l)
         return 0;
-    r = &row->r;
-    if (!row->has_result) {
-        static const char *const what[] = {"not run yet: press r to run it", "queued", "running",
-                                           "done", "fault", "not run"};
-        tui_log_add(&a->log, row->state == ROW_FAULT ? TUI_LOG_ERROR : TUI_LOG_INFO, "%s @ %s: %s",
-                    row->label, row->size, row->note[0] ? row->note : what[row->state]);
-        return TUI_F_REDRAW;
-    }
-    if (r->status == RS_ERROR || r->status == RS_FAULT) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "%s @ %s: %s", row->label, row->size,
-                    r->message[0] ? r->message : result_status_name(r->status));
-        return TUI_F_REDRAW;
-    }
-    tui_log_add(&a->log, r->status == RS_CORRECT ? TUI_LOG_INFO : TUI_LOG_ERROR,
-                "%s @ %s: %s %s over %d runs, %s, %s vs CPU; %s (rel. error %.2g)%s%s",
-                row->label, row->size, tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
-                tui_fmt_spread(r->spread, a->ascii, sp, sizeof sp), r->samples,
-                tui_fmt_rate(r->gbps, r->tflops, rate, sizeof rate),
-                tui_fmt_speedup(r->speedup_cpu, x, sizeof x), result_status_name(r->status),
-                r->rel_err, r->message[0] ? "; " : "", r->message);
-    if (r->nmismatch > 0)
-        tui_log_add(&a->log, TUI_LOG_ERROR, "first mismatch at [%lld]: got %g, expected %g",
-                    (long long)r->mismatches[0].index, r->mismatches[0].got,
-                    r->mismatches[0].expected);
+    describe_row(a, l, row);
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
     return TUI_F_REDRAW;
 }
 
@@ -720,12 +795,40 @@ unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
 unsigned tui_app_on_done(tui_app *a, int run)
 {
     tui_labstate *s = run_state(a, run);
+    unsigned f = TUI_F_REDRAW;
     if (!s)
         return 0;
     tui_runtable_finish(&s->table, "not run: the run ended first");
     a->running = false;
     tui_app_eval(a, a->run_lab);
-    return TUI_F_REDRAW;
+    if (a->rerun_lab) {
+        size_t i = a->rerun_lab - 1;
+        a->rerun_lab = 0;
+        if (i == a->sel)
+            f |= request_run(a, RUN_EXERCISE);
+    }
+    return f;
+}
+
+unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
+{
+    const char *base;
+    if (!a->labs || i >= a->labs->n || !a->labs->v[i]->exercise.kernel)
+        return 0;
+    base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (i != a->sel) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s): select the lab and press r to run it",
+                    base, a->labs->v[i]->id);
+        return TUI_F_REDRAW;
+    }
+    if (a->running) {
+        a->rerun_lab = i + 1;
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
+        return TUI_F_REDRAW;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
+    return request_run(a, RUN_EXERCISE);
 }
 
 /* ---- input ----------------------------------------------------------------- */
@@ -748,6 +851,46 @@ static unsigned help_key(tui_app *a, const tui_layout *lay, tui_action act)
     if (a->help_scroll < 0)
         a->help_scroll = 0;
     return TUI_F_REDRAW;
+}
+
+static unsigned details_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    int page = lay->help.h - 3;
+    switch (act) {
+    case TA_UP: a->details_scroll--; break;
+    case TA_DOWN: a->details_scroll++; break;
+    case TA_PAGE_UP: a->details_scroll -= page; break;
+    case TA_PAGE_DOWN: a->details_scroll += page; break;
+    case TA_HOME: a->details_scroll = 0; break;
+    case TA_CANCEL: case TA_QUIT: case TA_ENTER: case TA_HELP:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    if (a->details_scroll < 0)
+        a->details_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+static unsigned exercise_key(tui_app *a, tui_action act)
+{
+    const lab *l = tui_app_lab(a);
+    if (!l)
+        return 0;
+    if (!l->exercise.kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to %s", l->id,
+                    act == TA_EDIT ? "edit" : "reset");
+        return TUI_F_REDRAW;
+    }
+    if (act == TA_RESET) {
+        a->overlay = TUI_OV_CONFIRM_RESET;
+        return TUI_F_REDRAW;
+    }
+    memset(&a->req, 0, sizeof a->req);
+    a->req.kind = TUI_REQ_EDIT;
+    a->req.lab = a->sel;
+    return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
 static unsigned quiz_key(tui_app *a, tui_action act)
@@ -847,10 +990,21 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return help_key(a, lay, act);
     case TUI_OV_QUIZ:
         return quiz_key(a, act);
+    case TUI_OV_DETAILS:
+        return details_key(a, lay, act);
     case TUI_OV_CONFIRM_QUIT:
         a->overlay = TUI_OV_NONE;
         if (act == TA_YES || act == TA_QUIT)
             return TUI_F_QUIT;
+        return TUI_F_REDRAW;
+    case TUI_OV_CONFIRM_RESET:
+        a->overlay = TUI_OV_NONE;
+        if (act == TA_YES) {
+            memset(&a->req, 0, sizeof a->req);
+            a->req.kind = TUI_REQ_RESET;
+            a->req.lab = a->sel;
+            return TUI_F_REQUEST | TUI_F_REDRAW;
+        }
         return TUI_F_REDRAW;
     case TUI_OV_NONE:
         break;
@@ -883,14 +1037,17 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_PREV_SIZE:
         return size_move(a, lay, -1);
     case TA_RUN:
-        return request_run(a, false);
+        return request_run(a, RUN_SELECTED);
     case TA_RUN_ALL:
-        return request_run(a, true);
+        return request_run(a, RUN_ALL);
     case TA_CANCEL:
         return request_cancel(a);
     case TA_CHART:
         a->chart_swap = !a->chart_swap;
         return TUI_F_REDRAW;
+    case TA_EDIT:
+    case TA_RESET:
+        return exercise_key(a, act);
     default:
         return pane_key(a, lay, act);
     }
@@ -903,6 +1060,8 @@ unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mous
     tui_action wheel = m == TUI_MOUSE_WHEEL_UP ? TA_UP : TA_DOWN;
     if (a->overlay == TUI_OV_HELP && m != TUI_MOUSE_CLICK)
         return help_key(a, lay, wheel);
+    if (a->overlay == TUI_OV_DETAILS && m != TUI_MOUSE_CLICK)
+        return details_key(a, lay, wheel);
     if (a->overlay != TUI_OV_NONE) {
         if (m == TUI_MOUSE_CLICK && a->overlay == TUI_OV_QUIZ && tui_rect_contains(lay->quiz, y, x))
             return 0;

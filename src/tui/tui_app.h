@@ -31,10 +31,17 @@ enum {
 };
 
 typedef enum tui_overlay {
-    TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_CONFIRM_QUIT
+    TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_DETAILS, TUI_OV_CONFIRM_QUIT,
+    TUI_OV_CONFIRM_RESET
 } tui_overlay;
 
-typedef enum tui_req_kind { TUI_REQ_NONE, TUI_REQ_RUN, TUI_REQ_CANCEL } tui_req_kind;
+typedef enum tui_req_kind {
+    TUI_REQ_NONE,
+    TUI_REQ_RUN,
+    TUI_REQ_CANCEL,
+    TUI_REQ_EDIT,              /* open the learner's kernel of lab `lab` in an editor */
+    TUI_REQ_RESET,             /* reset lab `lab`'s exercise to the starters */
+} tui_req_kind;
 
 typedef enum tui_ms_state {
     TUI_MS_PENDING, TUI_MS_REACHED, TUI_MS_MISSED, TUI_MS_ERROR
@@ -65,6 +72,7 @@ typedef void (*tui_ms_eval_fn)(lab *l, size_t i, const run_result *rs, size_t n,
 
 typedef struct tui_request {
     tui_req_kind kind;
+    size_t lab;                /* for TUI_REQ_EDIT and TUI_REQ_RESET */
     run_request run;           /* for TUI_REQ_RUN */
     double time_limit_s;       /* for TUI_REQ_RUN: 0 the supervisor's default */
 } tui_request;
@@ -81,6 +89,9 @@ typedef struct tui_app {
     int quiz_answered;         /* choice answered in the open quiz, -1 none */
     bool quiz_correct;
     char quiz_feedback[512];
+    char details_title[128];   /* the details overlay: a row explained */
+    char details[8192];
+    int details_scroll;
     bool chart_swap;           /* the chart takes the table's place */
     bool ascii;
     double time_limit_s;       /* 0: the lab's */
@@ -92,6 +103,7 @@ typedef struct tui_app {
     size_t run_lab;
     char run_size[PROTO_SIZE_MAX];
     int run_rows, run_rows_done;
+    size_t rerun_lab;          /* 1 + lab whose exercise was saved during a run; 0 none */
     tui_request req;
 
     tui_log log;
@@ -135,6 +147,14 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r);
 unsigned tui_app_on_log(tui_app *a, int level, const char *msg);
 unsigned tui_app_on_fault(tui_app *a, const run_fault *f);
 unsigned tui_app_on_done(tui_app *a, int run);
+
+/* The learner saved a file of lab i's exercise: runs the exercise at the
+ * chosen size, now or when the current run ends. */
+unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file);
+/* Paths of the exercise files of lab l that a run uses: the workspace
+ * copies when they exist, else the lab's starters.  false when l has no
+ * exercise. */
+bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *launcher, size_t n);
 
 /* Re-evaluates the milestones of lab i from its results and quiz answers. */
 void tui_app_eval(tui_app *a, size_t i);

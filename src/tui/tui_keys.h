@@ -29,6 +29,8 @@ typedef enum tui_action {
     TA_RUN_ALL,
     TA_CANCEL,
     TA_CHART,
+    TA_EDIT,
+    TA_RESET,
     TA_HELP,
     TA_REFRESH,
     TA_YES,

@@ -156,3 +156,45 @@ void tui_overlays_too_small(WINDOW *w, int rows, int cols)
     if (rows > 1)
         tui_draw_text(w, rows / 2, 0, cols, now, ROLE_DIM);
 }
+
+void tui_overlays_details(WINDOW *w, const tui_app *a)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 4, vis = rows - 2, line = 0, y = 1;
+    const char *p = a->details;
+    int scroll = a->details_scroll;
+    werase(w);
+    tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
+    while (*p && y < rows - 1) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char para[2048];
+        size_t st[64], ln[64], nl;
+        int indent = 0;
+        snprintf(para, sizeof para, "%.*s", (int)(len < sizeof para ? len : sizeof para - 1), p);
+        while (para[indent] == ' ')
+            indent++;
+        nl = len == 0 ? 1 : tui_text_wrap(para, inner - indent, st, ln, 64);
+        for (size_t k = 0; k < nl && k < 64 && y < rows - 1; k++, line++) {
+            if (line < scroll)
+                continue;
+            if (len > 0)
+                tui_draw_nstr(w, y, 2 + indent, inner - indent, para + st[k], ln[k],
+                              tui_theme_attr(strncmp(para, "Next:", 5) == 0 ? ROLE_EMPH : ROLE_NORMAL));
+            y++;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    (void)vis;
+    if (*p || scroll > 0)
+        tui_draw_footer(w, "Up/Down scroll", a->ascii);
+}
+
+void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a)
+{
+    int cols = getmaxx(w);
+    werase(w);
+    tui_draw_box(w, "Reset your kernel?", NULL, true, a->ascii);
+    tui_draw_text(w, 1, 2, cols - 4, "Your files move to a backup folder and", ROLE_NORMAL);
+    tui_draw_text(w, 2, 2, cols - 4, "fresh starters take their place.", ROLE_NORMAL);
+    tui_draw_text(w, 3, 2, cols - 4, "y: reset   any other key: keep", ROLE_DIM);
+}

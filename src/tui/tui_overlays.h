@@ -12,7 +12,9 @@
 size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max);
 void tui_overlays_help(WINDOW *w, const tui_app *a);
 void tui_overlays_quiz(WINDOW *w, const tui_app *a);
+void tui_overlays_details(WINDOW *w, const tui_app *a);
 void tui_overlays_confirm(WINDOW *w, const tui_app *a);
+void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a);
 void tui_overlays_too_small(WINDOW *w, int rows, int cols);
 
 #endif

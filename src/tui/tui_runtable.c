@@ -79,6 +79,7 @@ bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label
     r->rep = r->of = 0;
     r->phase[0] = '\0';
     r->note[0] = '\0';
+    r->fault_cause[0] = '\0';
     return true;
 }
 
@@ -128,6 +129,7 @@ void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size)
         return;
     hit->state = ROW_FAULT;
     hit->has_result = false;
+    copy_str(hit->fault_cause, sizeof hit->fault_cause, f->cause);
     copy_str(hit->note, sizeof hit->note, f->message[0] ? f->message : f->cause);
 }
 

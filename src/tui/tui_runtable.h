@@ -35,6 +35,7 @@ typedef struct tui_row {
     bool has_result;
     run_result r;
     char note[256];          /* fault or skip reason */
+    char fault_cause[64];    /* "timeout", "signal", ... when the worker failed on it */
     unsigned seq;            /* order of first appearance */
 } tui_row;
 

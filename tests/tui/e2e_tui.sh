@@ -25,11 +25,20 @@ if [ -z "$exe" ] || [ ! -x "$exe" ]; then
     exit 1
 fi
 
-sock="cudalab-e2e-$$"
+# one tmux server (socket) per start of the UI, all killed at the end
+starts=0
+sock="cudalab-e2e-$$-0"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudalab-e2e.XXXXXX")
+TMUX_TMPDIR="$work"
+export TMUX_TMPDIR
+unset TMUX
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 cleanup() {
-    T kill-server >/dev/null 2>&1
+    k=0
+    while [ $k -le $starts ]; do
+        tmux -L "cudalab-e2e-$$-$k" kill-server >/dev/null 2>&1
+        k=$((k + 1))
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -133,11 +142,20 @@ nsteps1=$(awk 'NR == 2 { print $(NF - 2) }' "$work/list.txt")
 step2=$(CUDALAB_HOME="$home" "$exe" list --json 2>/dev/null | grep -m1 '"steps":' |
         sed -e 's/^[^[]*\["//' -e 's/"\][^]]*$//' | awk -F'", "' '{ print $2 }')
 
+# the learner's editor: appends a line to the file it is given
+cat > "$work/editor" <<'ED'
+#!/bin/sh
+echo "// edited by the end-to-end test" >> "$1"
+ED
+chmod +x "$work/editor"
+
 start_tui() {  # start_tui COLS ROWS
     T kill-server >/dev/null 2>&1
+    starts=$((starts + 1))
+    sock="cudalab-e2e-$$-$starts"
     T new-session -d -s e2e -x "$1" -y "$2" \
         "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
-         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' '$exe'; \
+         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= '$exe'; \
          echo \"cudalab exited with \$?\"; sleep 600"
     T set-option -t e2e -g status off >/dev/null 2>&1
     T resize-window -t e2e -x "$1" -y "$2" >/dev/null 2>&1
@@ -198,6 +216,22 @@ if wait_for "run every variant of the lab" 5; then pass "help lists the keys"; e
 snapshot help
 keys Escape
 if wait_gone "run every variant of the lab" 5; then pass "Esc closes help"; else fail "help did not close"; fi
+
+# ---- the learner's kernel: a copy in the workspace, edited, saved, run -------------------
+kernel=$(ls "$work"/ws/*/starter.cu 2>/dev/null | head -1)
+if [ -n "$kernel" ]; then
+    pass "the exercise was copied into the workspace ($kernel)"
+    keys e
+    i=0
+    while [ $i -lt 50 ] && ! grep -q "edited by the end-to-end test" "$kernel"; do sleep 0.1; i=$((i + 1)); done
+    if grep -q "edited by the end-to-end test" "$kernel"; then pass "e opens the editor on your kernel"; else fail "e did not edit $kernel"; fi
+    if wait_for "your kernel" 300; then pass "saving ran your kernel"; else fail "saving did not run your kernel"; fi
+    wait_gone "running" 300 || fail "the run of your kernel did not finish"
+    alt=$(T display-message -p -t e2e '#{alternate_on}')
+    [ "$alt" = 1 ] && pass "the UI is back after the editor" || fail "the UI did not come back after the editor"
+else
+    echo "note: the first lab has no exercise; editing not tested"
+fi
 
 # ---- a run without a GPU ---------------------------------------------------------------
 keys R

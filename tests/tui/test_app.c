@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ static int setup(void **state)
     tui_layout_compute(30, 100, 2, &lay);
     assert_true(tui_app_init(a, &set, true, NULL));
     a->ms_eval = fake_eval;
+    a->workspace = "/nonexistent/ws";
     *state = a;
     return 0;
 }
@@ -307,14 +309,99 @@ static void test_run_selected(void **state)
     key(a, TA_RUN);
     assert_int_equal(a->req.run.nvariants, 0);
     assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/reduction/starter.cu");
-    /* Enter on a row explains it in the message area */
+    /* Enter on a row explains it */
     assert_true(key(a, TA_ENTER) & TUI_F_REDRAW);
-    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "exercise @ 2^20"));
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_string_equal(a->details_title, "exercise at size 2^20");
+    assert_non_null(strstr(a->details, "not run yet"));
+    key(a, TA_DOWN);
+    assert_int_equal(a->details_scroll, 1);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
     /* a lab without kernels says so instead of running */
     a->focus = TUI_P_LABS;
     key(a, TA_DOWN);
     assert_false(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
     assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no kernels"));
+}
+
+static void test_details_diagnosis(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    run_result r;
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 3;
+    tui_app_run_started(a, &req);
+    run_result_init(&r);
+    r.run = 3;
+    snprintf(r.variant, sizeof r.variant, "exercise");
+    snprintf(r.label, sizeof r.label, "your kernel");
+    snprintf(r.size, sizeof r.size, "2^20");
+    r.kind = RK_EXERCISE;
+    r.status = RS_UNWRITTEN;
+    r.median_ms = 0.5;
+    r.samples = 20;
+    r.nmismatch = 1;
+    r.mismatches[0].index = 17;
+    r.mismatches[0].got = NAN;
+    r.mismatches[0].expected = 4.0;
+    snprintf(r.message, sizeof r.message, "1024 of 1048576 output elements were never written");
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 3);
+    a->focus = TUI_P_RUN;
+    key(a, TA_END);
+    key(a, TA_ENTER);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_string_equal(a->details_title, "your kernel at size 2^20");
+    assert_non_null(strstr(a->details, "Result: unwritten"));
+    assert_non_null(strstr(a->details, "element 17"));
+    assert_non_null(strstr(a->details, "never written"));
+    assert_non_null(strstr(a->details, "Next: "));   /* the diagnosis names a next step */
+}
+
+static void test_exercise_files(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    char k[PROTO_PATH_MAX], l[PROTO_PATH_MAX];
+    assert_true(tui_app_exercise_paths(a, &lab_a, k, l, sizeof k));
+    assert_string_equal(k, "/nonexistent/labs/reduction/starter.cu");   /* no copy yet: the starter */
+    assert_false(tui_app_exercise_paths(a, &lab_b, k, l, sizeof k));
+
+    /* saving runs the exercise alone */
+    assert_true(tui_app_exercise_saved(a, 0, "/nonexistent/ws/reduction/starter.cu") & TUI_F_REQUEST);
+    assert_int_equal(a->req.run.nvariants, 0);
+    assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/reduction/starter.cu");
+    req = a->req.run;
+    req.run = 4;
+    tui_app_run_started(a, &req);
+    /* a save during a run waits for its end */
+    assert_false(tui_app_exercise_saved(a, 0, "starter.cu") & TUI_F_REQUEST);
+    assert_int_equal(a->rerun_lab, 1);
+    assert_true(tui_app_on_done(a, 4) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_RUN);
+    assert_int_equal(a->rerun_lab, 0);
+    /* a lab without an exercise ignores saves */
+    assert_int_equal(tui_app_exercise_saved(a, 1, "x.cu"), 0);
+
+    /* e asks the loop for the editor; X asks first, then for a reset */
+    assert_true(key(a, TA_EDIT) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_EDIT);
+    assert_int_equal(a->req.lab, 0);
+    assert_false(key(a, TA_RESET) & TUI_F_REQUEST);
+    assert_int_equal(a->overlay, TUI_OV_CONFIRM_RESET);
+    assert_false(key(a, TA_DOWN) & TUI_F_REQUEST);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    key(a, TA_RESET);
+    assert_true(key(a, TA_YES) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_RESET);
+    /* the lab without an exercise says so */
+    a->focus = TUI_P_LABS;
+    key(a, TA_DOWN);
+    assert_false(key(a, TA_EDIT) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no exercise"));
 }
 
 static void test_quiz(void **state)
@@ -416,6 +503,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_selected, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_details_diagnosis, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exercise_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quiz, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mouse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device, setup, teardown),
