@@ -34,6 +34,7 @@ typedef struct timing {
     int reps;
 } timing;
 
+static int failures;
 static void *flush_buf;
 static size_t flush_bytes;
 static cudaEvent_t ev0, ev1;
@@ -136,8 +137,64 @@ static cudaError_t reduce_call(void *p)
     return c->fn(c->in, c->n, c->out, c->scratch, c->scratch_bytes, 0);
 }
 
+/* Every reduction launcher (rungs, variants, CUB) at awkward sizes and input
+ * offsets against a double-precision sum; returns the number of failures. */
+static int check_reduce_sizes(bool tune)
+{
+    static const size_t sizes[] = {1, 2, 3, 5, 31, 1025, 4097, 65537, (1u << 20) + 3, (1u << 24) + 5};
+    const size_t cap = ((size_t)1 << 24) + 8;
+    float *h = malloc(cap * sizeof(float));
+    if (!h) exit(1);
+    for (size_t i = 0; i < cap; ++i) h[i] = rng_float(0.0f, 1.0f);
+    float *d_in = NULL, *d_out = NULL;
+    void *scratch = NULL;
+    const size_t scratch_bytes = kernels_reduce_scratch_bytes(cap);
+    CK(cudaMalloc((void **)&d_in, cap * sizeof(float)));
+    CK(cudaMalloc((void **)&d_out, sizeof(float)));
+    CK(cudaMalloc(&scratch, scratch_bytes));
+    CK(cudaMemcpy(d_in, h, cap * sizeof(float), cudaMemcpyHostToDevice));
+    size_t nk = 0, nt = 0;
+    const shipped_kernel *ks = kernels_shipped(&nk);
+    const shipped_kernel *tv = kernels_tune_variants(&nt);
+    int bad = 0, checked = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        const size_t cnt = pass == 0 ? nk : (tune ? nt : 0);
+        for (size_t i = 0; i < cnt; ++i) {
+            const shipped_kernel *k = pass == 0 ? &ks[i] : &tv[i];
+            if (strcmp(k->problem, "reduce_sum") != 0) continue;
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                for (size_t off = 0; off < 4; ++off) {
+                    const size_t n = sizes[si];
+                    double ref = 0.0;
+                    for (size_t j = 0; j < n; ++j) ref += (double)h[off + j];
+                    const float poison = NAN;
+                    CK(cudaMemcpy(d_out, &poison, sizeof poison, cudaMemcpyHostToDevice));
+                    CK(cudaMemset(scratch, (int)(rng_next() & 0xff), scratch_bytes));
+                    CK(k->reduce(d_in + off, n, d_out, scratch, scratch_bytes, 0));
+                    float got = 0.0f;
+                    CK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+                    const double err = fabs((double)got - ref) / fabs(ref);
+                    ++checked;
+                    if (!(err <= 1e-5)) {
+                        ++bad;
+                        printf("WRONG %s n=%zu offset=%zu: got %.9g expected %.9g\n", k->name, n,
+                               off, (double)got, ref);
+                    }
+                }
+        }
+    }
+    printf("\nreduce_sum sizes 1..2^24+5 at input offsets 0-3 floats: %d of %d checks wrong\n", bad,
+           checked);
+    CK(cudaFree(d_in));
+    CK(cudaFree(d_out));
+    CK(cudaFree(scratch));
+    free(h);
+    return bad;
+}
+
 static void bench_reduce(bool tune)
 {
+    failures += check_reduce_sizes(tune);
     const size_t n = (size_t)1 << 28;
     float *h = malloc(n * sizeof(float));
     if (!h) exit(1);
@@ -178,6 +235,7 @@ static void bench_reduce(bool tune)
             const timing t = time_it(reduce_call, &c);
             print_row(pass == 2 ? "cub_sum (again)" : k->name, t, bytes / (t.med * 1e6), "GB/s",
                       tl.med / t.med, err, err <= 1e-5 ? "ok" : "WRONG");
+            failures += !(err <= 1e-5);
         }
     }
     CK(cudaFree((void *)c.in));
@@ -382,5 +440,5 @@ int main(int argc, char **argv)
     if (want(argc, argv, "sgemm")) bench_sgemm(tune);
     kernels_shutdown();
     CK(cudaFree(flush_buf));
-    return 0;
+    return failures ? 1 : 0;
 }
