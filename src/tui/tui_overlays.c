@@ -12,10 +12,11 @@
 #define HELP_MAX 64
 #define HELP_W 120
 
-size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max)
+size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max, size_t *nkeys)
 {
     const tui_glyphs *g = tui_glyphs_get(ascii);
     size_t n = tui_keys_help(lines, width, max);
+    *nkeys = n;
     const char *legend[8];
     char marks[160], cols[160];
     snprintf(marks, sizeof marks, "%s correct   %s wrong   %s output left unwritten   NaN   %s error or fault",
@@ -37,7 +38,7 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
 {
     static char lines[HELP_MAX][HELP_W];
     int rows = getmaxy(w), cols = getmaxx(w), vis = rows - 2, scroll = a->help_scroll;
-    size_t n = tui_overlays_help_lines(a->ascii, &lines[0][0], HELP_W, HELP_MAX);
+    size_t nkeys, n = tui_overlays_help_lines(a->ascii, &lines[0][0], HELP_W, HELP_MAX, &nkeys);
     werase(w);
     tui_draw_box(w, "Help", "Esc closes", true, a->ascii);
     if (scroll > (int)n - vis)
@@ -46,14 +47,13 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
         scroll = 0;
     for (int r = 0; r < vis && (size_t)(scroll + r) < n; r++) {
         const char *t = lines[scroll + r];
-        if (strncmp(t, "In the", 6) == 0)
-            tui_draw_text(w, 1 + r, 2, cols - 4, t, ROLE_TITLE);
-        else if (t[0] && t[0] != ' ' && (size_t)(scroll + r) < n - 6) {
+        if ((size_t)(scroll + r) < nkeys) {
             tui_draw_text(w, 1 + r, 2, 16, t, ROLE_EMPH);
             if (strlen(t) > 17)
                 tui_draw_text(w, 1 + r, 19, cols - 21, t + 17, ROLE_NORMAL);
         } else {
-            tui_draw_text(w, 1 + r, 2, cols - 4, t, ROLE_NORMAL);
+            size_t len = strlen(t);
+            tui_draw_text(w, 1 + r, 2, cols - 4, t, len > 0 && t[len - 1] == ':' ? ROLE_TITLE : ROLE_NORMAL);
         }
     }
     if ((int)n > vis)

@@ -8,8 +8,9 @@
 #include "tui/tui_app.h"
 #include "tui/tui_layout.h"
 
-/* Lines of the help text (keys from the key table, then a legend). */
-size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max);
+/* Lines of the help text: one a key from the key table (their number goes
+ * to *nkeys), then a legend.  Returns the number of lines. */
+size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max, size_t *nkeys);
 void tui_overlays_help(WINDOW *w, const tui_app *a);
 void tui_overlays_quiz(WINDOW *w, const tui_app *a);
 void tui_overlays_details(WINDOW *w, const tui_app *a);

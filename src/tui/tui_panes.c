@@ -101,13 +101,18 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
             snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
         else if (st->shown[0])
             snprintf(second, sizeof second, "%s", st->shown);
+        else if (ms->target)
+            snprintf(second, sizeof second, "target %s", ms->target);
         else if (ms->quiz)
             snprintf(second, sizeof second, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
                                                   "quiz: Enter to answer");
-        else if (ms->target)
-            snprintf(second, sizeof second, "target %s", ms->target);
         else
             second[0] = '\0';
+        if (!a->ascii) {
+            char pretty[sizeof second * 2];
+            tui_text_math(second, pretty, sizeof pretty);
+            snprintf(second, sizeof second, "%s", pretty);
+        }
         if (y + 1 < rows - 1)
             tui_draw_text(w, y + 1, 3, inner - 2, second,
                           cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);

@@ -173,3 +173,26 @@ size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_
     }
     return lines;
 }
+
+char *tui_text_math(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    if (n == 0)
+        return out;
+    for (size_t i = 0; s && s[i] && o + 1 < n; i++) {
+        const char *rep = NULL;
+        if (s[i + 1] == '=' && (s[i] == '>' || s[i] == '<'))
+            rep = s[i] == '>' ? "\xE2\x89\xA5" : "\xE2\x89\xA4";
+        if (rep) {
+            if (o + 3 >= n)
+                break;
+            memcpy(out + o, rep, 3);
+            o += 3;
+            i++;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}

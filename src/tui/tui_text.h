@@ -24,5 +24,7 @@ char *tui_text_clip(const char *s, int cols, const char *ellipsis, char *out, si
  * byte offsets and lengths; returns the number of lines needed (which may
  * exceed max).  Words longer than width are cut. */
 size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_t max);
+/* Copies s into out (size n) with ">=" and "<=" written as "≥" and "≤". */
+char *tui_text_math(const char *s, char *out, size_t n);
 
 #endif

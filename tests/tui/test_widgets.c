@@ -94,6 +94,10 @@ static void test_text(void **state)
     assert_int_equal(n, 3);
     assert_int_equal(ln[2], 2);
     assert_int_equal(tui_text_wrap("   ", 5, st, ln, 16), 0);
+    assert_string_equal(tui_text_math("312x >= 100x", out, sizeof out), "312x \xE2\x89\xA5 100x");
+    assert_string_equal(tui_text_math("1.2ms <= 2.5ms, a<b", out, sizeof out),
+                        "1.2ms \xE2\x89\xA4 2.5ms, a<b");
+    assert_string_equal(tui_text_math(">=", out, 3), "");   /* no room: nothing half-written */
 }
 
 /* ---- markdown -------------------------------------------------------------- */
