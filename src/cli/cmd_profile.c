@@ -265,7 +265,7 @@ static void print_timeline_summary(const prof_state *st)
         if (longest) {
             timeline_format_ns((double)(longest->end_ns - longest->start_ns), big, sizeof big);
             timeline_format_ns((double)longest->start_ns, at, sizeof at);
-            printf(" (longest gap %s at %s, while the host prepared and checked data)", big, at);
+            printf(" (longest gap %s, at %s)", big, at);
         }
         printf(".\nOpen %s in ui.perfetto.dev or chrome://tracing to explore it.\n", st->timeline);
     }

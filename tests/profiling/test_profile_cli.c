@@ -19,7 +19,11 @@
 #include <unistd.h>
 
 #include "cli/cmd_profile.h"
+#include "core/atomicfile.h"
 #include "core/ncu.h"
+#include "core/paths.h"
+#include "core/timeline.h"
+#include "core/trace.h"
 #include "worker/engine.h"
 #include "worker/experiments.h"
 #include "worker/workerloop.h"
@@ -195,15 +199,126 @@ int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* The worker side: the real loop with the experiments as the engine. */
+/* ---- a stand-in GPU, for the command's printing when a device is there ---- */
+
+static void fake_probe(device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    d->present = true;
+    snprintf(d->name, sizeof d->name, "Stand-in GPU");
+    d->sm_count = 100;
+    d->peak_bw_measured_gbs = 2000.0;
+    d->peak_bw_theory_gbs = 2500.0;
+    d->peak_fp32_tflops = 40.0;
+}
+
+static void fake_shutdown(void)
+{
+}
+
+/* Emits two roofline rows and writes a small timeline, as the experiments
+ * would on a device with the roofs above. */
+static bool fake_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    (void)fault;
+    static const struct {
+        const char *id, *label;
+        double ms, gbps, tflops;
+    } rows[] = {{"roof_0", "0.75 FLOP/B", 0.14, 1900.0, 1.4}, {"roof_256", "256.75 FLOP/B", 2.1, 128.0, 32.0}};
+    for (size_t i = 0; i < 2; i++) {
+        run_result r;
+        run_result_init(&r);
+        r.run = req->run;
+        snprintf(r.variant, sizeof r.variant, "%s", rows[i].id);
+        snprintf(r.label, sizeof r.label, "%s", rows[i].label);
+        snprintf(r.size, sizeof r.size, "128.0 MiB");
+        r.status = RS_CORRECT;
+        r.median_ms = rows[i].ms;
+        r.samples = 10;
+        r.gbps = rows[i].gbps;
+        r.tflops = rows[i].tflops;
+        sink->result(sink->ud, &r);
+    }
+    timeline t;
+    timeline_init(&t);
+    cl_err e;
+    int s = timeline_lane(&t, TL_LANE_STREAM, 7, &e);
+    tl_item it;
+    memset(&it, 0, sizeof it);
+    it.lane = s;
+    snprintf(it.name, sizeof it.name, "prof_fma");
+    it.start_ns = 0;
+    it.end_ns = 1000;
+    timeline_add(&t, &it, &e);
+    it.start_ns = 3000;
+    it.end_ns = 4000;
+    timeline_add(&t, &it, &e);
+    char path[4096], dir[4096], msg[4200];
+    if (experiments_timeline_file(path, sizeof path, &e)) {
+        snprintf(dir, sizeof dir, "%s", path);
+        *strrchr(dir, '/') = '\0';
+        if (paths_mkdir_p(dir, &e) && trace_write(&t, path, &e)) {
+            snprintf(msg, sizeof msg, "%s%s (2 events)", EXPERIMENTS_TIMELINE_LOG, path);
+            sink->log(sink->ud, 0, msg);
+        }
+    }
+    timeline_free(&t);
+    return true;
+}
+
+static void test_with_a_device(void **state)
+{
+    (void)state;
+    static captured c;
+    char trace[] = "/tmp/cudalab-prof-out-XXXXXX";
+    int fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("CUDALAB_TEST_STAND_IN_GPU", "1", 1);
+    const char *w[] = {"roofline", "--trace", trace, NULL};
+    profile(&c, w);
+    if (c.rc != 0)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
+    assert_non_null(strstr(c.out, "Device: Stand-in GPU"));
+    assert_non_null(strstr(c.out, "Roofline (log-log)"));
+    assert_non_null(strstr(c.out, "ridge at 20.0 FLOP/B"));
+    assert_non_null(strstr(c.out, "A  0.75 FLOP/B"));
+    assert_non_null(strstr(c.out, "memory-bound"));
+    assert_non_null(strstr(c.out, "compute-bound"));
+    assert_non_null(strstr(c.out, "the GPU was busy 50% of 4.00 us"));
+    assert_non_null(strstr(c.out, "Trace written to"));
+    size_t len = 0;
+    cl_err e;
+    char *txt = file_read_all(trace, 1 << 20, &len, &e);
+    assert_non_null(txt);
+    assert_true(trace_validate(txt, &e));
+    assert_non_null(strstr(txt, "prof_fma"));
+    free(txt);
+
+    const char *j[] = {"roofline", "--json", NULL};
+    profile(&c, j);
+    assert_int_equal(c.rc, 0);
+    cJSON *root = cJSON_Parse(c.out);
+    assert_non_null(root);
+    const char *tl = cJSON_GetStringValue(cJSON_GetObjectItem(root, "timeline"));
+    assert_non_null(tl);
+    assert_non_null(strstr(tl, "timelines/last.json"));
+    cJSON_Delete(root);
+    unsetenv("CUDALAB_TEST_STAND_IN_GPU");
+    unlink(trace);
+}
+
+/* The worker side: the real loop with the experiments as the engine (or
+ * the stand-in GPU when CUDALAB_TEST_STAND_IN_GPU is set). */
 static int serve_worker(void)
 {
     struct stat st;
     int out = STDOUT_FILENO;
     if (fstat(3, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         out = 3;
-    const workerloop_engine eng = {engine_probe, experiments_run, engine_shutdown};
-    return workerloop_serve(&eng, STDIN_FILENO, out);
+    const workerloop_engine real = {engine_probe, experiments_run, engine_shutdown};
+    const workerloop_engine fake = {fake_probe, fake_run, fake_shutdown};
+    return workerloop_serve(getenv("CUDALAB_TEST_STAND_IN_GPU") ? &fake : &real, STDIN_FILENO, out);
 }
 
 int main(int argc, char **argv)
@@ -220,6 +335,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trace_not_written_without_device),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_ncu_missing),
+        cmocka_unit_test(test_with_a_device),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);
