@@ -1,6 +1,7 @@
 #include "worker/engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
@@ -16,6 +17,7 @@
 #include "kernels.h"
 #include "worker/engine_cpu.h"
 #include "worker/engine_kernels.h"
+#include "worker/exercise.h"
 #include "worker/problem.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -44,6 +46,8 @@ typedef struct engine_ctx {
     char last_phase[32];     /* progress throttling: what was sent last, and when */
     char last_variant[PROTO_ID_MAX];
     double last_sent;
+    exercise *ex;            /* the learner's kernel, when the request has one */
+    char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
 } engine_ctx;
 
 #define PROGRESS_EVERY_S 0.1
@@ -55,12 +59,22 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* What a GPU row runs: a shipped launcher, or the device-to-device copy. */
+/* What a GPU row runs: once() enqueues one complete run on the stream (a
+ * shipped launcher, the vendor library, the device-to-device copy, or one
+ * call of the learner's launcher); every row is checked, timed and derived
+ * the same way. */
 typedef struct gpu_target {
-    const shipped_kernel *k;
-    bool copy;
+    timing_fn once;
+    void *ud;
     problem_data *p;
+    bool copy;               /* the copy baseline: nothing to check */
+    bool library;            /* failures carry the library's own message */
 } gpu_target;
+
+typedef struct shipped_call {
+    const shipped_kernel *k;
+    problem_data *p;
+} shipped_call;
 
 static void log_msg(const engine_ctx *c, int level, const char *msg)
 {
@@ -122,6 +136,8 @@ static void row_init(const engine_ctx *c, run_result *r, const char *variant, co
     r->status = RS_ERROR;
 }
 
+static void exercise_error_row(engine_ctx *c, const char *msg);
+
 static void row_error(run_result *r, const char *msg)
 {
     r->status = RS_ERROR;
@@ -160,12 +176,19 @@ void engine_probe(device_info *out)
                          cudaGetErrorString(st));
             } else {
                 g.have_stream = true;
-                nvtxRangePushA("peak bandwidth");
-                if (!peak_get(&g.dev, g.stream, false, &e))
+                const char *no_peak = getenv(ENGINE_NO_PEAK_ENV);
+                if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0) {
                     snprintf(g.note + strlen(g.note), sizeof g.note - strlen(g.note),
-                             "%sthe copy bandwidth could not be measured: %s",
-                             g.note[0] ? "; " : "", e.msg);
-                nvtxRangePop();
+                             "%sthe copy bandwidth was not measured (%s is set)",
+                             g.note[0] ? "; " : "", ENGINE_NO_PEAK_ENV);
+                } else {
+                    nvtxRangePushA("peak bandwidth");
+                    if (!peak_get(&g.dev, g.stream, false, &e))
+                        snprintf(g.note + strlen(g.note), sizeof g.note - strlen(g.note),
+                                 "%sthe copy bandwidth could not be measured: %s",
+                                 g.note[0] ? "; " : "", e.msg);
+                    nvtxRangePop();
+                }
             }
         }
     }
@@ -228,17 +251,25 @@ static bool gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool
     return true;
 }
 
+static bool shipped_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    shipped_call *sc = ud;
+    CUDA_CHECK_LAUNCH(e, sc->p->ops->launch(sc->p, sc->k, s));
+    return true;
+}
+
+static bool copy_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    problem_data *p = ud;
+    CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
+                                  cudaMemcpyDeviceToDevice, s));
+    return true;
+}
+
 static bool target_once(void *ud, cudaStream_t s, cl_err *e)
 {
     gpu_target *t = ud;
-    problem_data *p = t->p;
-    if (t->copy) {
-        CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
-                                      cudaMemcpyDeviceToDevice, s));
-        return true;
-    }
-    CUDA_CHECK_LAUNCH(e, p->ops->launch(p, t->k, s));
-    return true;
+    return t->once(t->ud, s, e);
 }
 
 /* Poison, one run, download, check. */
@@ -311,6 +342,17 @@ static bool measure_gpu(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     }
     progress(c, "check", 1, 1);
 
+    if (c->req->check_only) {
+        if (t->copy) {
+            r->status = RS_CORRECT;
+            snprintf(r->message, sizeof r->message, "check-only run: not timed");
+        } else {
+            problem_report(&first, r);
+        }
+        ok = true;
+        goto done;
+    }
+
     size_t flush_bytes = 0;
     void *flush = flush_buffer(&flush_bytes);
     timing_opts o = {
@@ -366,7 +408,7 @@ static bool measure_gpu(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     goto done;
 
 gpu_error:
-    ok = gpu_failed(c, r, &e, t->k && t->k->library);
+    ok = gpu_failed(c, r, &e, t->library);
 done:
     nvtxRangePop();
     c->variant = NULL;
@@ -448,6 +490,7 @@ static void emit_all_errors(engine_ctx *c, const char *msg)
         row_error(&r, msg);
         emit(c, &r);
     }
+    exercise_error_row(c, msg);
     if (c->req->cpu) {
         row_init(c, &r, "cpu", "CPU", RK_CPU);
         row_error(&r, msg);
@@ -499,6 +542,175 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
     return true;
 }
 
+/* ---- the learner's kernel ------------------------------------------------ */
+
+#define EXERCISE_MAX_DIAGS 10
+#define LOG_CHUNK 960
+
+/* Sends text to the log in pieces that fit a log message, split at line
+ * ends where possible; the first piece starts with prefix. */
+static void log_text(const engine_ctx *c, int level, const char *prefix, const char *text)
+{
+    size_t len = strlen(text);
+    while (len > 0 && text[len - 1] == '\n')
+        len--;
+    for (size_t off = 0; off < len;) {
+        size_t n = len - off;
+        if (n > LOG_CHUNK) {
+            n = LOG_CHUNK;
+            for (size_t k = LOG_CHUNK; k > LOG_CHUNK / 2; k--)
+                if (text[off + k - 1] == '\n') {
+                    n = k;
+                    break;
+                }
+        }
+        char msg[LOG_CHUNK + 128];
+        snprintf(msg, sizeof msg, "%s%.*s", off == 0 ? prefix : "", (int)n, text + off);
+        size_t ml = strlen(msg);
+        while (ml > 0 && msg[ml - 1] == '\n')
+            msg[--ml] = '\0';
+        log_msg(c, level, msg);
+        off += n;
+    }
+}
+
+/* "sm_90" for the device, or NULL (NVRTC's default) without one. */
+static const char *device_arch(char *buf, size_t n)
+{
+    if (!g.dev.present || g.dev.cc_major <= 0)
+        return NULL;
+    snprintf(buf, n, "sm_%d%d", g.dev.cc_major, g.dev.cc_minor);
+    return buf;
+}
+
+/* What the compiler said: every diagnostic (errors at level 2, warnings at
+ * 1) and each kernel's registers, shared memory and spills (level 0). */
+static void log_program(const engine_ctx *c, const exercise *x)
+{
+    const nvrtc_output *prog = exercise_program(x);
+    size_t shown = 0;
+    for (size_t i = 0; i < prog->ndiags && shown < EXERCISE_MAX_DIAGS; i++) {
+        const nvrtc_diag *d = &prog->diags[i];
+        if (d->severity == NVRTC_SEV_REMARK)
+            continue;
+        char text[NVRTC_TEXT_MAX * 3 + NVRTC_FILE_MAX];
+        nvrtc_diag_format(d, text, sizeof text);
+        log_text(c, d->severity == NVRTC_SEV_ERROR ? 2 : 1, "", text);
+        shown++;
+    }
+    if (prog->compile_error)
+        return;
+    for (size_t i = 0; i < prog->nkernels; i++) {
+        const nvrtc_kernel *k = &prog->kernels[i];
+        if (k->registers < 0)
+            continue;
+        char spills[64] = "no spills";
+        if (k->spill_stores > 0 || k->spill_loads > 0)
+            snprintf(spills, sizeof spills, "spills %d B stored, %d B loaded",
+                     k->spill_stores > 0 ? k->spill_stores : 0,
+                     k->spill_loads > 0 ? k->spill_loads : 0);
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "your kernel %s (%s): %d registers a thread, %d B static shared memory, %s",
+                 k->base, prog->arch, k->registers, k->shared_bytes > 0 ? k->shared_bytes : 0,
+                 spills);
+        log_msg(c, 0, msg);
+    }
+}
+
+/* Compiles and loads the learner's kernel and launcher once a request. */
+static void open_exercise(engine_ctx *c)
+{
+    const run_request *req = c->req;
+    char arch[16];
+    exercise_opts o = {
+        .kernel = req->exercise_kernel,
+        .launcher = req->exercise_launcher,
+        .arch = device_arch(arch, sizeof arch),
+        .device = g.dev.present,
+        .no_device = g.dev.reason,
+    };
+    cl_err e = {{0}};
+    c->ex = exercise_open(&o, &e);
+    if (!c->ex) {
+        snprintf(c->ex_msg, sizeof c->ex_msg, "%s", e.msg);
+        return;
+    }
+    const char *why = NULL;
+    exercise_stage st = exercise_status(c->ex, &why);
+    log_program(c, c->ex);
+    if (st == EXERCISE_READY || st == EXERCISE_NO_DEVICE) {
+        c->ex_msg[0] = '\0';
+        return;
+    }
+    snprintf(c->ex_msg, sizeof c->ex_msg, "%s", why);
+    if (st == EXERCISE_COMPILE) {
+        const nvrtc_output *prog = exercise_program(c->ex);
+        int errors = 0;
+        for (size_t i = 0; i < prog->ndiags; i++)
+            errors += prog->diags[i].severity == NVRTC_SEV_ERROR;
+        size_t len = strlen(c->ex_msg);
+        if (errors > 1)
+            snprintf(c->ex_msg + len, sizeof c->ex_msg - len, " (and %d more error%s)",
+                     errors - 1, errors > 2 ? "s" : "");
+    } else if (st == EXERCISE_LAUNCHER && exercise_traceback(c->ex)[0]) {
+        log_text(c, 2, "", exercise_traceback(c->ex));
+    }
+}
+
+/* Sends what the launcher printed to the log and forgets it. */
+static void flush_launcher_output(const engine_ctx *c)
+{
+    if (!c->ex)
+        return;
+    const char *out = exercise_output(c->ex);
+    if (out[0])
+        log_text(c, 0, "your launcher printed: ", out);
+    exercise_clear_output(c->ex);
+}
+
+/* The exercise row of this size as an RS_ERROR: why the learner's kernel
+ * cannot run when that is known, else msg. */
+static void exercise_error_row(engine_ctx *c, const char *msg)
+{
+    if (!c->req->exercise_kernel[0])
+        return;
+    run_result r;
+    row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    row_error(&r, c->ex_msg[0] ? c->ex_msg : msg);
+    emit(c, &r);
+}
+
+/* Measures the learner's kernel at this size like any other row.  false
+ * only when the context broke. */
+static bool exercise_row(engine_ctx *c, problem_data *p, const char *label, const row_rates *x)
+{
+    if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
+        const char *why = NULL;
+        if (c->ex)
+            exercise_status(c->ex, &why);
+        exercise_error_row(c, why && why[0] ? why : "your kernel cannot run");
+        return true;
+    }
+    run_result r;
+    row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    cl_err e = {{0}};
+    bool alive = true;
+    if (!exercise_begin_size(c->ex, p, label, &e)) {
+        row_error(&r, e.msg);
+    } else {
+        gpu_target t = {exercise_call, c->ex, p, false, false};
+        alive = measure_gpu(c, &t, x, &r);
+        if (alive && r.status == RS_ERROR && exercise_traceback(c->ex)[0])
+            log_text(c, 2, "", exercise_traceback(c->ex));
+    }
+    exercise_end_size(c->ex);
+    flush_launcher_output(c);
+    if (alive)
+        emit(c, &r);
+    return alive;
+}
+
 static bool run_size(engine_ctx *c, const char *label)
 {
     const run_request *req = c->req;
@@ -537,7 +749,7 @@ static bool run_size(engine_ctx *c, const char *label)
     bool want_lib = req->library[0] != '\0';
     bool lib_copy = false;
     const shipped_kernel *libk = want_lib ? library_kernel(req->library, &lib_copy) : NULL;
-    bool need_copy = lib_copy || (strcmp(c->ops->name, "embedding") == 0);
+    bool need_copy = lib_copy || (!req->check_only && strcmp(c->ops->name, "embedding") == 0);
     if (want_lib)
         row_init(c, &h.lib, req->library, library_label(req->library), RK_LIBRARY);
 
@@ -551,6 +763,7 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             row_error(&h.lib, g.dev.reason);
         h.have_lib = want_lib;
+        exercise_error_row(c, g.dev.reason);
         goto finish;
     }
 
@@ -564,6 +777,7 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             row_error(&h.lib, e.msg);
         h.have_lib = want_lib;
+        exercise_error_row(c, e.msg);
         goto finish;
     }
 
@@ -572,7 +786,7 @@ static bool run_size(engine_ctx *c, const char *label)
         run_result *cr = lib_copy ? &h.lib : &copy_row;
         if (!lib_copy)
             row_init(c, cr, "copy", library_label("copy"), RK_LIBRARY);
-        gpu_target t = {NULL, true, &p};
+        gpu_target t = {copy_once, &p, &p, true, false};
         if (!measure_gpu(c, &t, &x, cr)) {
             alive = false;
             goto finish;
@@ -584,7 +798,8 @@ static bool run_size(engine_ctx *c, const char *label)
         snprintf(h.lib.message, sizeof h.lib.message,
                  "unknown library '%s' (the engine knows cub, cublas and copy)", req->library);
     } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
-        gpu_target t = {libk, false, &p};
+        shipped_call sc = {libk, &p};
+        gpu_target t = {shipped_once, &sc, &p, false, true};
         if (!measure_gpu(c, &t, &x, &h.lib)) {
             alive = false;
             goto finish;
@@ -601,13 +816,18 @@ static bool run_size(engine_ctx *c, const char *label)
         const char *name = v->kernel[0] ? v->kernel : v->id;
         const shipped_kernel *k = engine_kernels_find(name);
         if (kernel_usable(c, name, k, &r)) {
-            gpu_target t = {k, false, &p};
+            shipped_call sc = {k, &p};
+            gpu_target t = {shipped_once, &sc, &p, false, k->library != 0};
             if (!measure_gpu(c, &t, &x, &r)) {
                 alive = false;
                 goto finish;
             }
         }
         emit(c, &r);
+    }
+    if (c->req->exercise_kernel[0] && !exercise_row(c, &p, label, &x)) {
+        alive = false;
+        goto finish;
     }
 
 finish:
@@ -650,18 +870,12 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         return true;
     }
     nvtxRangePushA(req->problem);
+    if (req->exercise_kernel[0])
+        open_exercise(&c);
     bool alive = true;
-    for (int s = 0; s < req->nsizes && alive; s++) {
+    for (int s = 0; s < req->nsizes && alive; s++)
         alive = run_size(&c, req->sizes[s]);
-        if (alive && req->exercise_kernel[0]) {
-            run_result r;
-            c.size = req->sizes[s];
-            row_init(&c, &r, "exercise", "your kernel", RK_EXERCISE);
-            row_error(&r, "this build's engine runs shipped kernels only: the learner's "
-                          "kernel was not run");
-            emit(&c, &r);
-        }
-    }
+    exercise_close(c.ex);
     nvtxRangePop();
     return alive;
 }

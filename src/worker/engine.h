@@ -20,13 +20,21 @@ typedef struct engine_sink {
     void *ud;
 } engine_sink;
 
+/* Set to 1 in a worker's environment: skip the copy-bandwidth measurement
+ * (a worker under compute-sanitizer, whose timings mean nothing). */
+#define ENGINE_NO_PEAK_ENV "CUDALAB_NO_PEAK"
+
 /* Probes the device (initialises CUDA in this process: worker only) and
  * fills out; out->present is false with a reason when there is none.  Also
- * measures (or reads from the data folder's cache) the copy bandwidth. */
+ * measures (or reads from the data folder's cache) the copy bandwidth,
+ * unless ENGINE_NO_PEAK_ENV is set. */
 void engine_probe(device_info *out);
 
 /* Runs every variant x size of req, emitting one result per row (CPU
- * baselines and the library too).  Errors that leave the CUDA context usable
+ * baselines and the library too; the learner's kernel, when req names one,
+ * as the row "exercise" after the shipped rungs of each size, measured the
+ * same way: see worker/exercise.h and lua/exercise.md).  With
+ * req->check_only every GPU row runs once, checked, without timing.  Errors that leave the CUDA context usable
  * (bad launch configuration, wrong result, out of memory) become results with
  * status RS_ERROR and a message.  Returns false when the context is broken
  * (illegal address, launch failure, ...): fault is filled (cause "cuda") and

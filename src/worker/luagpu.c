@@ -30,11 +30,25 @@ typedef struct lbuffer {
     size_t bytes;
     lua_Integer count;
     dtype dt;
+    bool borrowed;           /* cudalab's memory: never freed from Lua */
 } lbuffer;
 
+/* A kernel as Lua sees it: a shipped raw kernel (k points into the shipped
+ * tables) or a learner's kernel (k points at own, whose strings live here;
+ * its signature holds NVRTC's parameter letters). */
 typedef struct lkernel {
     const raw_kernel *k;
+    raw_kernel own;
+    bool learner;
+    char name[128];
+    char sig[MAX_ARGS + 1];
 } lkernel;
+
+/* The kernel a launch names, with how to read its signature. */
+typedef struct kref {
+    const raw_kernel *k;
+    bool learner;
+} kref;
 
 typedef struct lstream {
     cudaStream_t s;
@@ -47,6 +61,7 @@ typedef struct levent {
 } levent;
 
 static const char KEY_STREAM = 's';
+static const char KEY_BORROWED = 'b';   /* set of borrowed Buffers */
 
 static struct {
     bool probed;
@@ -114,7 +129,7 @@ static lbuffer *live_buffer(lua_State *L, int idx)
 
 static void buffer_release(lbuffer *b)
 {
-    if (b->ptr)
+    if (b->ptr && !b->borrowed)
         cudaFree(b->ptr);
     b->ptr = NULL;
 }
@@ -147,9 +162,21 @@ static int l_alloc(lua_State *L)
     return 1;
 }
 
-static int buf_free(lua_State *L)
+/* __gc and __close: frees the Buffer's own memory. */
+static int buf_gc(lua_State *L)
 {
     buffer_release(check_buffer(L, 1));
+    return 0;
+}
+
+/* b:free(): refuses cudalab's buffers, which outlive the launcher's use. */
+static int buf_free(lua_State *L)
+{
+    lbuffer *b = check_buffer(L, 1);
+    if (b->borrowed && b->ptr)
+        return luaL_error(L, "this Buffer belongs to cudalab (one of the problem's arguments): it "
+                             "cannot be freed");
+    buffer_release(b);
     return 0;
 }
 
@@ -264,8 +291,6 @@ static int buf_fill(lua_State *L)
     cudaError_t st;
     if ((bits & 0xff) * 0x01010101u == bits) {
         st = cudaMemsetAsync(b->ptr, (int)(bits & 0xff), b->bytes, s);
-        if (st == cudaSuccess)
-            st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
             return cuda_fail(L, "fill", st);
         return 0;
@@ -302,19 +327,62 @@ static int buf_index(lua_State *L)
     return 1;
 }
 
+void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, bool i32)
+{
+    lbuffer *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, MT_BUFFER);
+    b->ptr = ptr;
+    b->bytes = count * 4;
+    b->count = (lua_Integer)count;
+    b->dt = i32 ? DT_I32 : DT_F32;
+    b->borrowed = true;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED);
+    }
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+void luagpu_release_borrowed(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            lbuffer *b = luaL_testudata(L, -1, MT_BUFFER);
+            if (b)
+                b->ptr = NULL;
+        }
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED);
+}
+
 /* ---- kernels ----------------------------------------------------------- */
 
-static const raw_kernel *check_kernel(lua_State *L, int idx)
+static kref check_kernel(lua_State *L, int idx)
 {
+    kref r = {NULL, false};
     if (lua_type(L, idx) == LUA_TSTRING) {
         const char *name = lua_tostring(L, idx);
-        const raw_kernel *k = engine_kernels_find_raw(name);
-        if (!k)
+        r.k = engine_kernels_find_raw(name);
+        if (!r.k)
             luaL_error(L, "unknown kernel '%s'", name);
-        return k;
+        return r;
     }
+    if (lua_isnoneornil(L, idx))
+        luaL_error(L, "gpu.launch: the kernel is nil (a name the kernel file does not define?)");
     lkernel *lk = luaL_checkudata(L, idx, MT_KERNEL);
-    return lk->k;
+    r.k = lk->k;
+    r.learner = lk->learner;
+    return r;
 }
 
 static int l_kernel(lua_State *L)
@@ -325,9 +393,26 @@ static int l_kernel(lua_State *L)
     if (!k)
         return luaL_error(L, "unknown kernel '%s'", name);
     lkernel *lk = lua_newuserdatauv(L, sizeof *lk, 0);
+    memset(lk, 0, sizeof *lk);
     lk->k = k;
     luaL_setmetatable(L, MT_KERNEL);
     return 1;
+}
+
+void luagpu_push_kernel(lua_State *L, const char *name, const void *func, const char *params)
+{
+    lkernel *lk = lua_newuserdatauv(L, sizeof *lk, 0);
+    memset(lk, 0, sizeof *lk);
+    snprintf(lk->name, sizeof lk->name, "%s", name);
+    snprintf(lk->sig, sizeof lk->sig, "%s", params);
+    lk->own.name = lk->name;
+    lk->own.func = func;
+    lk->own.sig = lk->sig;
+    lk->own.doc = "your kernel: x a Buffer or a 64-bit integer, i a 32-bit integer, f a float, "
+                  "d a double, h and c 16- and 8-bit integers";
+    lk->k = &lk->own;
+    lk->learner = true;
+    luaL_setmetatable(L, MT_KERNEL);
 }
 
 static int l_kernels(lua_State *L)
@@ -607,50 +692,107 @@ typedef union arg_value {
     int32_t i;
     uint32_t u;
     int64_t l;
+    uint16_t h;
+    uint8_t c;
     float f;
     double d;
 } arg_value;
 
+/* Reads an integer argument in [lo, hi] or raises an error naming it. */
+static lua_Integer int_arg(lua_State *L, const raw_kernel *k, int n, int idx, lua_Integer lo,
+                           lua_Integer hi, const char *what)
+{
+    int ok = 0;
+    lua_Integer iv = lua_tointegerx(L, idx, &ok);
+    if (!ok)
+        luaL_error(L, "%s: argument %d must be an integer, got %s", k->name, n,
+                   luaL_typename(L, idx));
+    if (iv < lo || iv > hi)
+        luaL_error(L, "%s: argument %d (%I) does not fit in %s", k->name, n, iv, what);
+    return iv;
+}
+
+static void *buffer_arg(lua_State *L, const raw_kernel *k, int n, int idx)
+{
+    lbuffer *b = luaL_testudata(L, idx, MT_BUFFER);
+    if (!b)
+        luaL_error(L, "%s: argument %d must be a Buffer, got %s", k->name, n,
+                   luaL_typename(L, idx));
+    if (!b->ptr)
+        luaL_error(L, "%s: argument %d is a Buffer that was freed%s", k->name, n,
+                   b->borrowed ? " (a problem's buffers last only while its size runs)" : "");
+    return b->ptr;
+}
+
+/* Converts a learner kernel's argument by NVRTC's letter (lua/exercise.md). */
+static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int idx, char code,
+                                arg_value *v)
+{
+    int ok = 0;
+    switch (code) {
+    case 'x':
+        if (luaL_testudata(L, idx, MT_BUFFER)) {
+            v->p = buffer_arg(L, k, n, idx);
+            return;
+        }
+        if (lua_type(L, idx) != LUA_TNUMBER)
+            luaL_error(L, "%s: argument %d (a pointer or 64-bit integer) must be a Buffer or an "
+                          "integer, got %s",
+                       k->name, n, luaL_typename(L, idx));
+        v->l = (int64_t)int_arg(L, k, n, idx, LUA_MININTEGER, LUA_MAXINTEGER, "64 bits");
+        return;
+    case 'i':
+        v->u = (uint32_t)int_arg(L, k, n, idx, INT32_MIN, (lua_Integer)UINT32_MAX, "32 bits");
+        return;
+    case 'h':
+        v->h = (uint16_t)int_arg(L, k, n, idx, INT16_MIN, UINT16_MAX, "16 bits");
+        return;
+    case 'c':
+        if (lua_type(L, idx) == LUA_TBOOLEAN) {
+            v->c = (uint8_t)lua_toboolean(L, idx);
+            return;
+        }
+        v->c = (uint8_t)int_arg(L, k, n, idx, INT8_MIN, UINT8_MAX, "8 bits");
+        return;
+    case 'f':
+    case 'd': {
+        lua_Number x = lua_tonumberx(L, idx, &ok);
+        if (!ok)
+            luaL_error(L, "%s: argument %d must be a number, got %s", k->name, n,
+                       luaL_typename(L, idx));
+        if (code == 'f')
+            v->f = (float)x;
+        else
+            v->d = (double)x;
+        return;
+    }
+    case 'b':
+        luaL_error(L, "%s: parameter %d is a struct passed by value, which launchers cannot "
+                      "pass: give the kernel its fields as separate parameters",
+                   k->name, n);
+        return;
+    default:
+        luaL_error(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
+    }
+}
+
+/* Converts a shipped raw kernel's argument by its signature letter. */
 static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char code,
                         arg_value *v)
 {
     int ok = 0;
-    lua_Integer iv;
     switch (code) {
-    case 'p': {
-        lbuffer *b = luaL_testudata(L, idx, MT_BUFFER);
-        if (!b)
-            luaL_error(L, "%s: argument %d must be a Buffer, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        if (!b->ptr)
-            luaL_error(L, "%s: argument %d is a freed Buffer", k->name, n);
-        v->p = b->ptr;
+    case 'p':
+        v->p = buffer_arg(L, k, n, idx);
         return;
-    }
     case 'i':
-        iv = lua_tointegerx(L, idx, &ok);
-        if (!ok)
-            luaL_error(L, "%s: argument %d must be an integer, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        if (iv < INT32_MIN || iv > INT32_MAX)
-            luaL_error(L, "%s: argument %d (%I) does not fit in int32", k->name, n, iv);
-        v->i = (int32_t)iv;
+        v->i = (int32_t)int_arg(L, k, n, idx, INT32_MIN, INT32_MAX, "int32");
         return;
     case 'u':
-        iv = lua_tointegerx(L, idx, &ok);
-        if (!ok)
-            luaL_error(L, "%s: argument %d must be an integer, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        if (iv < 0 || iv > (lua_Integer)UINT32_MAX)
-            luaL_error(L, "%s: argument %d (%I) does not fit in uint32", k->name, n, iv);
-        v->u = (uint32_t)iv;
+        v->u = (uint32_t)int_arg(L, k, n, idx, 0, (lua_Integer)UINT32_MAX, "uint32");
         return;
     case 'l':
-        iv = lua_tointegerx(L, idx, &ok);
-        if (!ok)
-            luaL_error(L, "%s: argument %d must be an integer, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        v->l = (int64_t)iv;
+        v->l = (int64_t)int_arg(L, k, n, idx, LUA_MININTEGER, LUA_MAXINTEGER, "int64");
         return;
     case 'f':
     case 'd': {
@@ -673,7 +815,8 @@ static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char 
 static int l_launch(lua_State *L)
 {
     need_device(L);
-    const raw_kernel *k = check_kernel(L, 1);
+    kref kr = check_kernel(L, 1);
+    const raw_kernel *k = kr.k;
     luaL_checktype(L, 2, LUA_TTABLE);
     dim3 grid = get_dim3(L, 2, "grid");
     dim3 block = get_dim3(L, 2, "block");
@@ -700,7 +843,11 @@ static int l_launch(lua_State *L)
     arg_value vals[MAX_ARGS];
     void *params[MAX_ARGS];
     for (int i = 0; i < nargs; i++) {
-        convert_arg(L, k, i + 1, i + 3, k->sig[i], &vals[i]);
+        memset(&vals[i], 0, sizeof vals[i]);
+        if (kr.learner)
+            convert_learner_arg(L, k, i + 1, i + 3, k->sig[i], &vals[i]);
+        else
+            convert_arg(L, k, i + 1, i + 3, k->sig[i], &vals[i]);
         params[i] = &vals[i];
     }
     check_config(L, k, grid, block, (size_t)shared);
@@ -732,7 +879,7 @@ void luagpu_open(lua_State *L)
         {"free", buf_free},     {NULL, NULL},
     };
     static const luaL_Reg buf_meta[] = {
-        {"__gc", buf_free},   {"__close", buf_free}, {"__len", buf_len},
+        {"__gc", buf_gc},     {"__close", buf_gc},   {"__len", buf_len},
         {"__tostring", buf_tostring}, {NULL, NULL},
     };
     static const luaL_Reg kernel_meta[] = {

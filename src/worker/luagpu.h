@@ -12,6 +12,7 @@
 #define CUDALAB_WORKER_LUAGPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/err.h"
 #include "lab/sandbox.h"
@@ -22,6 +23,18 @@ struct lua_State;
 void luagpu_open(struct lua_State *L);
 /* luagpu_open, then adds the table to the sandbox's globals as `gpu`. */
 bool luagpu_install(lab_state *s, cl_err *e);
+/* Pushes a Buffer over count elements (f32, or i32 when i32) of device
+ * memory the caller owns: Lua never frees it (b:free() refuses), and
+ * luagpu_release_borrowed() turns every such Buffer into a freed one, so a
+ * launcher that kept one cannot reach the memory after the caller frees it. */
+void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, bool i32);
+void luagpu_release_borrowed(struct lua_State *L);
+/* Pushes a Kernel for a learner's compiled kernel: func is a cudaKernel_t
+ * (cudaLibraryGetKernel) used as the launch's function, params NVRTC's
+ * parameter letters (gpu/nvrtc.h nvrtc_kernel.params), which gpu.launch
+ * converts arguments by as lua/exercise.md describes. */
+void luagpu_push_kernel(struct lua_State *L, const char *name, const void *func,
+                        const char *params);
 /* The stream gpu.launch and event:record use when none is given (a
  * cudaStream_t; NULL: the legacy default stream). */
 void luagpu_set_stream(struct lua_State *L, void *stream);

@@ -251,6 +251,12 @@ check_report problem_check(const problem_data *p)
     return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, p->ops->tolerance);
 }
 
+int problem_args(const problem_data *p, problem_arg *out)
+{
+    memset(out, 0, PROBLEM_MAX_ARGS * sizeof *out);
+    return p->ops->args ? p->ops->args(p, out) : 0;
+}
+
 void problem_report(const check_report *c, run_result *r)
 {
     switch (c->status) {

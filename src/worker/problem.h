@@ -36,6 +36,19 @@ typedef struct problem_shape {
 
 typedef struct problem_data problem_data;
 
+#define PROBLEM_MAX_ARGS 8
+
+/* One field of the args table a learner's launcher receives (lua/exercise.md):
+ * a device buffer of the problem, or an integer. */
+typedef struct problem_arg {
+    const char *name;
+    const gpu_buffer *buf;   /* NULL: an integer */
+    size_t count;            /* elements of buf */
+    bool i32;                /* buf holds int32 values (else f32) */
+    bool output;             /* buf is the output (poisoned before each check) */
+    int64_t value;           /* the integer, when buf is NULL */
+} problem_arg;
+
 typedef struct problem_ops {
     const char *name;            /* "reduce_sum", "sgemm", "embedding" */
     const char *library;         /* its vendor baseline: "cub", "cublas", "copy" */
@@ -51,6 +64,8 @@ typedef struct problem_ops {
     bool (*reference)(problem_data *p, cl_err *e);       /* fills ref (and ref_idx) */
     void (*cpu)(problem_data *p, int threads);           /* baseline into out; 1: one thread */
     cudaError_t (*launch)(problem_data *p, const shipped_kernel *k, cudaStream_t s);
+    /* The launcher's args (at most PROBLEM_MAX_ARGS); returns how many. */
+    int (*args)(const problem_data *p, problem_arg *out);
 } problem_ops;
 
 struct problem_data {
@@ -105,6 +120,10 @@ bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e);
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e);
 /* Compares p->out with the reference. */
 check_report problem_check(const problem_data *p);
+
+/* ops->args of p: the buffers and sizes a learner's launcher receives, in
+ * the order lua/exercise.md lists them; returns how many (<= PROBLEM_MAX_ARGS). */
+int problem_args(const problem_data *p, problem_arg *out);
 
 /* Turns a check report into the result's status, rel_err, mismatches and a
  * message ("wrong: 3 of 4096 checked differ; first at [17]: ..."). */

@@ -94,6 +94,17 @@ static cudaError_t embedding_launch(problem_data *p, const shipped_kernel *k, cu
     return k->embed(p->da.ptr, p->didx.ptr, p->dout.ptr, p->d.T, p->d.D, p->d.V, s);
 }
 
+static int embedding_args(const problem_data *p, problem_arg *out)
+{
+    out[0] = (problem_arg){.name = "W", .buf = &p->da, .count = p->sh.na};
+    out[1] = (problem_arg){.name = "idx", .buf = &p->didx, .count = p->sh.nidx, .i32 = true};
+    out[2] = (problem_arg){.name = "out", .buf = &p->dout, .count = p->sh.nout, .output = true};
+    out[3] = (problem_arg){.name = "T", .value = p->d.T};
+    out[4] = (problem_arg){.name = "D", .value = p->d.D};
+    out[5] = (problem_arg){.name = "V", .value = p->d.V};
+    return 6;
+}
+
 static const problem_ops embedding_ops = {
     .name = "embedding",
     .library = "copy",
@@ -109,6 +120,7 @@ static const problem_ops embedding_ops = {
     .reference = embedding_reference,
     .cpu = embedding_cpu,
     .launch = embedding_launch,
+    .args = embedding_args,
 };
 
 const problem_ops *problem_embedding_ops(void)

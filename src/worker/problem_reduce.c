@@ -61,6 +61,14 @@ static cudaError_t reduce_launch(problem_data *p, const shipped_kernel *k, cudaS
     return k->reduce(p->da.ptr, p->sh.na, p->dout.ptr, p->dscratch.ptr, p->dscratch.bytes, s);
 }
 
+static int reduce_args(const problem_data *p, problem_arg *out)
+{
+    out[0] = (problem_arg){.name = "input", .buf = &p->da, .count = p->sh.na};
+    out[1] = (problem_arg){.name = "output", .buf = &p->dout, .count = p->sh.nout, .output = true};
+    out[2] = (problem_arg){.name = "n", .value = p->d.n};
+    return 3;
+}
+
 static const problem_ops reduce_ops = {
     .name = "reduce_sum",
     .library = "cub",
@@ -76,6 +84,7 @@ static const problem_ops reduce_ops = {
     .reference = reduce_reference,
     .cpu = reduce_cpu,
     .launch = reduce_launch,
+    .args = reduce_args,
 };
 
 const problem_ops *problem_reduce_ops(void)

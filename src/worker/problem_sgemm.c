@@ -142,6 +142,17 @@ static cudaError_t sgemm_launch(problem_data *p, const shipped_kernel *k, cudaSt
     return k->sgemm(p->d.M, p->d.N, p->d.K, p->da.ptr, p->db.ptr, p->dout.ptr, s);
 }
 
+static int sgemm_args(const problem_data *p, problem_arg *out)
+{
+    out[0] = (problem_arg){.name = "A", .buf = &p->da, .count = p->sh.na};
+    out[1] = (problem_arg){.name = "B", .buf = &p->db, .count = p->sh.nb};
+    out[2] = (problem_arg){.name = "C", .buf = &p->dout, .count = p->sh.nout, .output = true};
+    out[3] = (problem_arg){.name = "M", .value = p->d.M};
+    out[4] = (problem_arg){.name = "N", .value = p->d.N};
+    out[5] = (problem_arg){.name = "K", .value = p->d.K};
+    return 6;
+}
+
 static const problem_ops sgemm_ops = {
     .name = "sgemm",
     .library = "cublas",
@@ -157,6 +168,7 @@ static const problem_ops sgemm_ops = {
     .reference = sgemm_reference,
     .cpu = sgemm_cpu,
     .launch = sgemm_launch,
+    .args = sgemm_args,
 };
 
 const problem_ops *problem_sgemm_ops(void)

@@ -181,7 +181,8 @@ static bool encode_run(cJSON *o, const run_request *r)
         && put_double(o, "budget_s", r->budget_s)
         && cJSON_AddBoolToObject(o, "cpu", r->cpu)
         && put_str(o, "exercise_kernel", r->exercise_kernel)
-        && put_str(o, "exercise_launcher", r->exercise_launcher);
+        && put_str(o, "exercise_launcher", r->exercise_launcher)
+        && cJSON_AddBoolToObject(o, "check_only", r->check_only);
 }
 
 static bool encode_progress(cJSON *o, const run_progress *p)
@@ -465,7 +466,8 @@ static bool decode_run(const cJSON *o, run_request *r, cl_err *e)
           && get_double(o, "budget_s", &r->budget_s, 0, e)
           && get_bool(o, "cpu", &r->cpu, e)
           && get_str(o, "exercise_kernel", r->exercise_kernel, sizeof r->exercise_kernel, e)
-          && get_str(o, "exercise_launcher", r->exercise_launcher, sizeof r->exercise_launcher, e)))
+          && get_str(o, "exercise_launcher", r->exercise_launcher, sizeof r->exercise_launcher, e)
+          && get_bool(o, "check_only", &r->check_only, e)))
         return false;
     const cJSON *vars = get_array(o, "variants", PROTO_MAX_VARIANTS, e, &ok);
     if (!ok)

@@ -94,6 +94,10 @@ typedef struct run_request {
     /* The learner's kernel (exercise); empty when none. */
     char exercise_kernel[PROTO_PATH_MAX];
     char exercise_launcher[PROTO_PATH_MAX];
+    /* One checked run of each GPU row, no warm-up and no timing (the
+     * figures stay unknown); the copy baseline is skipped unless it is the
+     * library.  For runs under compute-sanitizer. */
+    bool check_only;
 } run_request;
 
 typedef struct run_progress {

@@ -119,6 +119,12 @@ static void test_run_request(void **state)
     round_trip(&m, &out);
     assert_memory_equal(&out.u.run, &m.u.run, sizeof m.u.run);
 
+    r->check_only = true;
+    round_trip(&m, &out);
+    assert_true(out.u.run.check_only);
+    assert_memory_equal(&out.u.run, &m.u.run, sizeof m.u.run);
+    r->check_only = false;
+
     m.u.run.seed = (UINT64_C(1) << 53) + 1;
     round_trip(&m, &out);
     assert_true(out.u.run.seed == (UINT64_C(1) << 53) + 1);
@@ -130,6 +136,7 @@ static void test_run_request(void **state)
     round_trip(&m, &out);
     assert_true(out.u.run.seed == 0 && out.u.run.nvariants == 0 && out.u.run.nsizes == 0);
     assert_false(out.u.run.cpu);
+    assert_false(out.u.run.check_only);
 }
 
 static void test_quit_done_log(void **state)
