@@ -15,8 +15,8 @@
 #define VEC_MAX_BLOCKS 4096u
 // The shipped configuration of rung 6: threads a block, loads in flight,
 // schedule, L1 bypass.
-#define VEC_SHIPPED 512, 4, VEC_DYNAMIC, false
-#define VEC_SHIPPED_THREADS "512"
+#define VEC_SHIPPED 1024, 4, VEC_DYNAMIC, false
+#define VEC_SHIPPED_THREADS "1024"
 
 // ---- 1. interleaved addressing, divergent branch ---------------------------
 // One element per thread; at step s only threads whose index is a multiple of
