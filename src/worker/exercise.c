@@ -78,7 +78,7 @@ static int build_k(lua_State *L)
         const nvrtc_kernel *k = &x->prog.kernels[i];
         if (k->mangled)
             continue;
-        luagpu_push_kernel(L, k->name, (const void *)x->kern[i], k->params);
+        luagpu_push_kernel(L, k->name, x->kern ? (const void *)x->kern[i] : NULL, k->params);
         lua_setfield(L, -2, k->name);
     }
     lua_createtable(L, 0, 1);

@@ -1,0 +1,394 @@
+/* compute-sanitizer support without the tool or a GPU: the log parser on
+ * recorded memcheck and racecheck logs (compute-sanitizer 2025 format, plus
+ * the older location form), merging of repeated reports, the one-line
+ * format, the choice of the smallest size, the message when the tool is
+ * missing, and sanitize_run end to end with a stand-in tool script that
+ * runs the real `cudalab worker` (no device: the row says so). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "core/which.h"
+#include "exutil.h"
+#include "worker/sanitize.h"
+
+static char g_tmp[CL_PATH_MAX];
+
+static bool contains(const char *hay, const char *needle)
+{
+    if (hay && strstr(hay, needle))
+        return true;
+    print_error("\"%s\"\n  does not contain \"%s\"\n", hay ? hay : "(null)", needle);
+    return false;
+}
+
+static void parse_file(const char *name, sanitize_report *r)
+{
+    char path[CL_PATH_MAX], rel[128];
+    snprintf(rel, sizeof rel, "sanitizer/%s", name);
+    ex_data_path(path, sizeof path, rel);
+    char *log = ex_read(path);
+    assert_non_null(log);
+    assert_true(sanitize_parse_log(log, r));
+    free(log);
+}
+
+static void dump(const sanitize_report *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        char line[1024];
+        sanitize_finding_format(&r->findings[i], line, sizeof line);
+        print_message("  finding %zu: %s\n", i, line);
+    }
+}
+
+static void test_memcheck_out_of_bounds(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("memcheck_oob.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 3);
+    assert_int_equal(r.n, 2);
+
+    const sanitize_finding *f = &r.findings[0];
+    assert_int_equal(f->kind, SAN_INVALID_READ);
+    assert_false(f->warning);
+    assert_string_equal(f->space, "global");
+    assert_int_equal(f->size, 4);
+    assert_string_equal(f->kernel, "reduce_sum");
+    assert_string_equal(f->file, "starter.cu");
+    assert_int_equal(f->line, 14);
+    assert_true(f->has_thread && f->has_block);
+    assert_int_equal(f->thread[0], 232);
+    assert_int_equal(f->thread[1], 0);
+    assert_int_equal(f->block[0], 3);
+    assert_true(f->has_address);
+    assert_true(f->address == UINT64_C(0x7f3a5e000fa0));
+    assert_int_equal(f->count, 2);
+    assert_true(contains(f->detail, "Access at 0x7f3a5e000fa0 is out of bounds"));
+    assert_true(contains(f->detail, "0 bytes after the nearest allocation"));
+    assert_string_equal(f->headline, "Invalid __global__ read of size 4 bytes");
+
+    f = &r.findings[1];
+    assert_int_equal(f->kind, SAN_INVALID_WRITE);
+    assert_string_equal(f->kernel, "scale");
+    assert_int_equal(f->line, 31);
+    assert_int_equal(f->count, 1);
+    assert_true(f->address == UINT64_C(0x7f3a5e200010));
+
+    char line[1024];
+    sanitize_finding_format(&r.findings[0], line, sizeof line);
+    assert_string_equal(line,
+                        "invalid read of 4 bytes in global memory in reduce_sum at starter.cu:14, "
+                        "thread (232,0,0) of block (3,0,0): Access at 0x7f3a5e000fa0 is out of "
+                        "bounds; and is 0 bytes after the nearest allocation at 0x7f3a5e000000 "
+                        "of size 4,000 bytes (2 reports)");
+    sanitize_finding_format(&r.findings[1], line, sizeof line);
+    assert_true(contains(line, "invalid write of 4 bytes to global memory in scale at starter.cu:31"));
+    sanitize_report_free(&r);
+}
+
+static void test_memcheck_misaligned_error_and_leak(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("memcheck_misaligned.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 3);
+    assert_int_equal(r.leaked_bytes, 1024);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.findings[0].kind, SAN_MISALIGNED);
+    assert_int_equal(r.findings[0].size, 16);
+    assert_int_equal(r.findings[0].line, 10);
+    assert_true(contains(r.findings[0].detail, "is misaligned"));
+    assert_int_equal(r.findings[1].kind, SAN_CUDA_ERROR);
+    assert_true(contains(r.findings[1].headline, "cudaErrorLaunchFailure"));
+    assert_string_equal(r.findings[1].kernel, "");
+    assert_int_equal(r.findings[2].kind, SAN_LEAK);
+    assert_true(r.findings[2].has_address);
+    assert_true(r.findings[2].address == UINT64_C(0x7f3a5e400000));
+    char line[1024];
+    sanitize_finding_format(&r.findings[0], line, sizeof line);
+    assert_true(contains(line, "misaligned access of 16 bytes in global memory in reduce_sum at "
+                               "starter.cu:10, thread (0,0,0) of block (0,0,0): Address "
+                               "0x7f3a5e000004 is misaligned"));
+    sanitize_finding_format(&r.findings[2], line, sizeof line);
+    assert_string_equal(line, "leak: Leaked 1,024 bytes at 0x7f3a5e400000");
+    sanitize_report_free(&r);
+}
+
+static void test_racecheck_hazards_and_analysis(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("racecheck_all.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 3);
+    assert_int_equal(r.warnings, 0);
+    assert_int_equal(r.n, 2);
+
+    const sanitize_finding *raw = &r.findings[0];
+    assert_int_equal(raw->kind, SAN_RACE);
+    assert_string_equal(raw->hazard, "RAW");
+    assert_string_equal(raw->space, "shared");
+    assert_string_equal(raw->kernel, "reduce_sum");
+    assert_string_equal(raw->file, "starter.cu");
+    assert_int_equal(raw->line, 16);
+    assert_string_equal(raw->file2, "starter.cu");
+    assert_int_equal(raw->line2, 16);
+    assert_true(raw->has_thread && raw->has_block);
+    assert_int_equal(raw->thread[0], 124);
+    assert_true(raw->has_address && raw->address == 0x1f0);
+    assert_int_equal(raw->count, 2);          /* the hazard report and the analysis */
+    assert_int_equal(raw->hazards, 4032);
+
+    const sanitize_finding *war = &r.findings[1];
+    assert_string_equal(war->hazard, "WAR");
+    assert_int_equal(war->block[0], 1);
+    assert_int_equal(war->thread[0], 64);
+    assert_true(contains(war->detail, "Incoming Value : 1073741824"));
+
+    char line[1024];
+    sanitize_finding_format(raw, line, sizeof line);
+    assert_true(contains(line, "RAW race hazard on shared memory in reduce_sum at "
+                               "starter.cu:16 (both accesses), thread (124,0,0) of block "
+                               "(0,0,0)"));
+    assert_true(contains(line, "(4032 hazards)"));
+    sanitize_report_free(&r);
+}
+
+static void test_racecheck_analysis_old_form_and_barrier(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("racecheck_analysis.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 1);
+    assert_int_equal(r.warnings, 2);
+    assert_int_equal(r.n, 4);
+
+    assert_int_equal(r.findings[0].kind, SAN_RACE);
+    assert_true(r.findings[0].warning);
+    assert_string_equal(r.findings[0].hazard, "WAR");
+    assert_string_equal(r.findings[0].kernel, "transpose_tiled");
+    assert_int_equal(r.findings[0].line, 41);
+    assert_int_equal(r.findings[0].line2, 38);
+    assert_int_equal(r.findings[0].hazards, 256);
+    assert_int_equal(r.findings[1].line2, 39);
+    assert_int_equal(r.findings[1].hazards, 32);
+
+    assert_false(r.findings[2].warning);
+    assert_string_equal(r.findings[2].hazard, "WAW");
+    assert_string_equal(r.findings[2].kernel, "tile_load");
+    assert_string_equal(r.findings[2].file, "starter.cu");
+    assert_int_equal(r.findings[2].line, 13);
+    assert_int_equal(r.findings[2].hazards, 992);
+
+    assert_int_equal(r.findings[3].kind, SAN_BARRIER);
+    assert_string_equal(r.findings[3].kernel, "tile_load");
+    assert_int_equal(r.findings[3].line, 25);
+    assert_int_equal(r.findings[3].block[1], 1);
+    char line[1024];
+    sanitize_finding_format(&r.findings[0], line, sizeof line);
+    assert_true(contains(line, "warning: WAR race hazard on shared memory in transpose_tiled "
+                               "between starter.cu:41 and starter.cu:38"));
+    sanitize_report_free(&r);
+}
+
+static void test_clean_and_empty(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("clean.log", &r);
+    assert_int_equal(r.n, 0);
+    assert_int_equal(r.errors, 0);
+    sanitize_report_free(&r);
+    assert_true(sanitize_parse_log("", &r));
+    assert_int_equal(r.n, 0);
+    assert_int_equal(r.errors, -1);
+    sanitize_report_free(&r);
+    assert_true(sanitize_parse_log(NULL, &r));
+    assert_int_equal(r.n, 0);
+    /* Without the prefix, as a tool writing to its own log may. */
+    assert_true(sanitize_parse_log("Invalid __shared__ write of size 8 bytes\n"
+                                   "    at k+0x10 in a.cu:3\n"
+                                   "    by thread (1, 2, 3) in block (4, 5, 6)\n",
+                                   &r));
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.findings[0].space, "shared");
+    assert_int_equal(r.findings[0].size, 8);
+    assert_int_equal(r.findings[0].thread[2], 3);
+    assert_int_equal(r.findings[0].block[1], 5);
+    sanitize_report_free(&r);
+}
+
+static void test_names_and_sizes(void **state)
+{
+    (void)state;
+    sanitize_tool t;
+    assert_true(sanitize_tool_from_name("memcheck", &t) && t == SANITIZE_MEMCHECK);
+    assert_true(sanitize_tool_from_name("racecheck", &t) && t == SANITIZE_RACECHECK);
+    assert_false(sanitize_tool_from_name("initcheck", &t));
+    assert_string_equal(sanitize_tool_name(SANITIZE_RACECHECK), "racecheck");
+
+    cl_err e = {{0}};
+    const char *reduce[] = {"2^28", "2^20", "2^24"};
+    assert_int_equal(sanitize_smallest_size("reduce_sum", reduce, 3, &e), 1);
+    const char *gemm[] = {"4096", "1024x1024x1024", "512x4096x64"};
+    assert_int_equal(sanitize_smallest_size("sgemm", gemm, 3, &e), 2);
+    const char *emb[] = {"16384x4096x32000", "4096x64x32000", "bad"};
+    assert_int_equal(sanitize_smallest_size("embedding", emb, 3, &e), 1);
+    const char *bad[] = {"lots"};
+    assert_int_equal(sanitize_smallest_size("reduce_sum", bad, 1, &e), -1);
+    assert_true(contains(e.msg, "'lots' is not a count"));
+    assert_int_equal(sanitize_smallest_size("histogram", bad, 1, &e), -1);
+    assert_true(contains(e.msg, "unknown problem"));
+}
+
+static void test_missing_tool(void **state)
+{
+    (void)state;
+    char found[1024];
+    if (which_tool("compute-sanitizer", found, sizeof found)) {
+        print_message("compute-sanitizer is installed (%s): the missing-tool message is not "
+                      "checked here\n",
+                      found);
+        return;
+    }
+    const char *sizes[] = {"2^20"};
+    sanitize_opts o = {
+        .tool = SANITIZE_MEMCHECK,
+        .problem = "reduce_sum",
+        .sizes = sizes,
+        .nsizes = 1,
+        .kernel = "starter.cu",
+        .launcher = "starter.lua",
+    };
+    sanitize_result res;
+    cl_err e = {{0}};
+    assert_false(sanitize_run(&o, &res, &e));
+    assert_true(contains(e.msg, "compute-sanitizer was not found"));
+    assert_true(contains(e.msg, "CUDA toolkit"));
+    sanitize_result_free(&res);
+}
+
+/* sanitize_run with the stand-in tool around the real worker. */
+static void test_run_with_stand_in_tool(void **state)
+{
+    (void)state;
+    const char *exe = getenv("CUDALAB_EXE");
+    assert_non_null(exe);
+    char tool[CL_PATH_MAX], log[CL_PATH_MAX], args[CL_PATH_MAX];
+    ex_data_path(tool, sizeof tool, "sanitizer/fake-compute-sanitizer");
+    ex_data_path(log, sizeof log, "sanitizer/racecheck_all.log");
+    snprintf(args, sizeof args, "%s/args.txt", g_tmp);
+    setenv("FAKE_SANITIZER_LOG", log, 1);
+    setenv("FAKE_SANITIZER_ARGS", args, 1);
+
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    ex_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
+    ex_home_path(lua, sizeof lua, "labs/reduction/starter.lua");
+    const char *sizes[] = {"2^24", "2^20+3", "2^22"};
+    sanitize_opts o = {
+        .tool = SANITIZE_RACECHECK,
+        .problem = "reduce_sum",
+        .lab = "reduction",
+        .sizes = sizes,
+        .nsizes = 3,
+        .kernel = cu,
+        .launcher = lua,
+        .time_limit_s = 120,
+        .sanitizer = tool,
+        .self = exe,
+    };
+    sanitize_result res;
+    cl_err e = {{0}};
+    bool ok = sanitize_run(&o, &res, &e);
+    if (!ok)
+        fail_msg("sanitize_run: %s", e.msg);
+    if (res.faulted || !res.have_row)
+        fail_msg("fault %s: %s\noutput:\n%s\nworker log:\n%s", res.fault.cause, res.fault.message,
+                 res.output, res.worker_log);
+    assert_string_equal(res.size, "2^20+3");
+    assert_true(res.have_dev);
+    assert_false(res.dev.present);
+    assert_string_equal(res.row.variant, "exercise");
+    assert_string_equal(res.row.size, "2^20+3");
+    assert_int_equal(res.row.status, RS_ERROR);
+    assert_true(contains(res.row.message, "no CUDA device found"));
+    assert_int_equal(res.exit_status, 0);
+    assert_int_equal(res.report.n, 2);
+    assert_string_equal(res.report.findings[0].hazard, "RAW");
+    assert_true(contains(res.worker_log, "registers a thread"));
+
+    char *noted = ex_read(args);
+    assert_non_null(noted);
+    assert_true(contains(noted, "--tool racecheck\n"));
+    assert_true(contains(noted, "--print-limit 50\n"));
+    assert_true(contains(noted, "--racecheck-report all\n"));
+    assert_true(contains(noted, "--log-file "));
+    assert_true(contains(noted, " worker\n"));
+    free(noted);
+    sanitize_result_free(&res);
+
+    /* memcheck: no racecheck option; a launcher error is the row's message. */
+    char bad[CL_PATH_MAX];
+    snprintf(bad, sizeof bad, "%s/bad.lua", g_tmp);
+    assert_true(ex_write(bad, "return function(gpu, k, args)\n  local x = = 1\nend\n"));
+    ex_data_path(log, sizeof log, "sanitizer/clean.log");
+    setenv("FAKE_SANITIZER_LOG", log, 1);
+    o.tool = SANITIZE_MEMCHECK;
+    o.launcher = bad;
+    ok = sanitize_run(&o, &res, &e);
+    if (!ok)
+        fail_msg("sanitize_run: %s", e.msg);
+    assert_true(res.have_row);
+    assert_true(contains(res.row.message, "bad.lua:2:"));
+    assert_int_equal(res.report.n, 0);
+    assert_int_equal(res.report.errors, 0);
+    noted = ex_read(args);
+    assert_non_null(noted);
+    assert_true(contains(noted, "--tool memcheck\n"));
+    assert_null(strstr(noted, "--racecheck-report"));
+    free(noted);
+    sanitize_result_free(&res);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    ex_tmpdir(g_tmp, sizeof g_tmp);
+    setenv("XDG_DATA_HOME", g_tmp, 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ex_rm_rf(g_tmp);
+    return 0;
+}
+
+int main(void)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_memcheck_out_of_bounds),
+        cmocka_unit_test(test_memcheck_misaligned_error_and_leak),
+        cmocka_unit_test(test_racecheck_hazards_and_analysis),
+        cmocka_unit_test(test_racecheck_analysis_old_form_and_barrier),
+        cmocka_unit_test(test_clean_and_empty),
+        cmocka_unit_test(test_names_and_sizes),
+        cmocka_unit_test(test_missing_tool),
+        cmocka_unit_test(test_run_with_stand_in_tool),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
