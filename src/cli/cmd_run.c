@@ -1,9 +1,16 @@
-/* cmd_run.c - `cudalab run LAB [--variant V]... [--size N]... [--seed S] [--no-cpu] [--json]`.
+/* cmd_run.c - `cudalab run LAB [--variant V]... [--size N]... [--seed S] [--no-cpu]
+ *                [--exercise] [--sanitize memcheck|racecheck] [--json]`.
  *
  * Sends one request to the worker and prints a table (or JSON) of the rows
- * it streams back.  Exit 0 when every row ran and checked out, 1 when a
- * result was wrong or the worker faulted, 3 when no CUDA device was found
- * (the CPU baselines still run and print). */
+ * it streams back.  --exercise adds the learner's kernel from the workspace
+ * (lab/workspace.h: the lab's starters are copied there first when missing)
+ * as the row "exercise" beside the shipped rungs.  --sanitize runs only the
+ * learner's kernel, once, checked but not timed, under compute-sanitizer at
+ * the smallest size, and prints what the tool found (worker/sanitize.h).
+ * Exit 0 when every row ran and checked out (and the tool found nothing), 1
+ * when a result was wrong, the worker faulted or the tool found problems, 3
+ * when no CUDA device or no compute-sanitizer was found (the CPU baselines
+ * still run and print). */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +21,8 @@
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "cli/results_json.h"
+#include "lab/workspace.h"
+#include "worker/sanitize.h"
 #include "worker/supervisor.h"
 
 typedef struct run_state {
@@ -159,10 +168,18 @@ static bool has_variant(const lab *l, const char *id)
     return false;
 }
 
+typedef struct run_args {
+    bool json;
+    bool exercise;
+    bool sanitize;
+    sanitize_tool tool;
+} run_args;
+
 /* Builds the request from the lab and the command line. */
 static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_request *req,
-                         bool *json)
+                         run_args *ra)
 {
+    bool *json = &ra->json;
     memset(req, 0, sizeof *req);
     snprintf(req->lab, sizeof req->lab, "%s", l->id);
     snprintf(req->problem, sizeof req->problem, "%s", l->problem);
@@ -176,6 +193,14 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
             *json = true;
         } else if (strcmp(a, "--no-cpu") == 0) {
             req->cpu = false;
+        } else if (strcmp(a, "--exercise") == 0) {
+            ra->exercise = true;
+        } else if (strcmp(a, "--sanitize") == 0) {
+            if (!v || !sanitize_tool_from_name(v, &ra->tool))
+                return cli_usage_error(c, "run: --sanitize needs a tool: memcheck or racecheck");
+            ra->sanitize = true;
+            ra->exercise = true;
+            i++;
         } else if (strcmp(a, "--variant") == 0 || strcmp(a, "-v") == 0) {
             if (!v)
                 return cli_usage_error(c, "run: %s needs a variant id", a);
@@ -222,7 +247,161 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
     if (req->nsizes == 0)
         for (size_t k = 0; k < l->nsizes && k < PROTO_MAX_SIZES; k++)
             snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", l->sizes[k]);
+    if (ra->exercise) {
+        if (!l->exercise.kernel || !l->exercise.launcher)
+            return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
+        workspace_files f;
+        cl_err e = {{0}};
+        if (!workspace_prepare(NULL, l, &f, &e)) {
+            fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
+            return EXIT_ENV;
+        }
+        if (f.kernel_created || f.launcher_created)
+            fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f.dir);
+        if (strlen(f.kernel) >= sizeof req->exercise_kernel ||
+            strlen(f.launcher) >= sizeof req->exercise_launcher) {
+            fprintf(stderr, "cudalab: the workspace path %s is too long\n", f.dir);
+            return EXIT_ENV;
+        }
+        snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", f.kernel);
+        snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", f.launcher);
+    }
     return EXIT_OK;
+}
+
+/* ---- --sanitize ------------------------------------------------------------ */
+
+static cJSON *finding_json(const sanitize_finding *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char text[1024];
+    sanitize_finding_format(f, text, sizeof text);
+    cJSON_AddStringToObject(o, "kind", sanitize_kind_name(f->kind));
+    cJSON_AddBoolToObject(o, "warning", f->warning);
+    cJSON_AddStringToObject(o, "space", f->space);
+    cJSON_AddStringToObject(o, "hazard", f->hazard);
+    cJSON_AddStringToObject(o, "kernel", f->kernel);
+    cJSON_AddStringToObject(o, "file", f->file);
+    cJSON_AddNumberToObject(o, "line", f->line);
+    if (f->file2[0]) {
+        cJSON_AddStringToObject(o, "file2", f->file2);
+        cJSON_AddNumberToObject(o, "line2", f->line2);
+    }
+    if (f->has_thread)
+        cJSON_AddItemToObject(o, "thread", cJSON_CreateIntArray(f->thread, 3));
+    if (f->has_block)
+        cJSON_AddItemToObject(o, "block", cJSON_CreateIntArray(f->block, 3));
+    if (f->size > 0)
+        cJSON_AddNumberToObject(o, "size", f->size);
+    if (f->has_address) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "0x%" PRIx64, f->address);
+        cJSON_AddStringToObject(o, "address", addr);
+    }
+    if (f->hazards > 0)
+        cJSON_AddNumberToObject(o, "hazards", (double)f->hazards);
+    cJSON_AddNumberToObject(o, "count", f->count);
+    cJSON_AddStringToObject(o, "text", text);
+    return o;
+}
+
+static void print_sanitize_json(const lab *l, const sanitize_result *res)
+{
+    cJSON *root = results_json(l->id, res->have_dev ? &res->dev : NULL, &res->row,
+                               res->have_row ? 1 : 0, res->faulted ? &res->fault : NULL);
+    if (!root)
+        return;
+    cJSON *san = cJSON_AddObjectToObject(root, "sanitizer");
+    if (san) {
+        cJSON_AddStringToObject(san, "tool", res->tool_path);
+        cJSON_AddStringToObject(san, "size", res->size);
+        cJSON_AddNumberToObject(san, "errors", res->report.errors);
+        cJSON *arr = cJSON_AddArrayToObject(san, "findings");
+        for (size_t i = 0; arr && i < res->report.n; i++) {
+            cJSON *f = finding_json(&res->report.findings[i]);
+            if (f)
+                cJSON_AddItemToArray(arr, f);
+        }
+    }
+    char *txt = cJSON_Print(root);
+    if (txt)
+        puts(txt);
+    free(txt);
+    cJSON_Delete(root);
+}
+
+static void print_sanitize_text(const lab *l, const char *tool, const sanitize_result *res)
+{
+    printf("compute-sanitizer %s: your kernel for lab %s at size %s, one checked run\n", tool,
+           l->id, res->size);
+    if (res->have_dev && !res->dev.present)
+        printf("%s\n", res->dev.reason);
+    if (res->have_row) {
+        printf("result: %s%s%s\n", result_status_name(res->row.status),
+               res->row.message[0] ? ": " : "", res->row.message);
+    }
+    if (res->faulted)
+        printf("fault (%s): %s\n", res->fault.cause, res->fault.message);
+    if (res->report.n == 0) {
+        printf("%s found no problems%s\n", tool,
+               res->have_row && res->row.status == RS_ERROR ? " (but the kernel did not run)" : "");
+    } else {
+        printf("%s found %zu problem%s:\n", tool, res->report.n, res->report.n == 1 ? "" : "s");
+        for (size_t i = 0; i < res->report.n; i++) {
+            char text[1024];
+            sanitize_finding_format(&res->report.findings[i], text, sizeof text);
+            printf("  %zu. %s\n", i + 1, text);
+        }
+    }
+    if (res->report.errors >= 0)
+        printf("the tool counted %d error%s\n", res->report.errors,
+               res->report.errors == 1 ? "" : "s");
+    if (!res->have_row && !res->have_dev && res->output && res->output[0])
+        fprintf(stderr, "the tool printed:\n%s", res->output);
+    fflush(stdout);
+}
+
+static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const run_args *ra)
+{
+    const char *sizes[PROTO_MAX_SIZES];
+    for (int i = 0; i < req->nsizes; i++)
+        sizes[i] = req->sizes[i];
+    double limit = c->time_limit_s > 0 ? c->time_limit_s : 0.0;
+    sanitize_opts o = {
+        .tool = ra->tool,
+        .problem = req->problem,
+        .lab = l->id,
+        .sizes = sizes,
+        .nsizes = req->nsizes,
+        .kernel = req->exercise_kernel,
+        .launcher = req->exercise_launcher,
+        .seed = req->seed,
+        .time_limit_s = limit,
+    };
+    const char *tool = sanitize_tool_name(ra->tool);
+    if (!ra->json)
+        fprintf(stderr, "running your kernel under compute-sanitizer %s (this is slow)...\n",
+                tool);
+    sanitize_result res;
+    cl_err e = {{0}};
+    if (!sanitize_run(&o, &res, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        sanitize_result_free(&res);
+        return EXIT_ENV;
+    }
+    if (ra->json)
+        print_sanitize_json(l, &res);
+    else
+        print_sanitize_text(l, tool, &res);
+    int rc = EXIT_OK;
+    if (res.have_dev && !res.dev.present)
+        rc = EXIT_ENV;
+    else if (res.faulted || !res.have_row || res.row.status != RS_CORRECT || res.report.n > 0)
+        rc = EXIT_FAIL;
+    sanitize_result_free(&res);
+    return rc;
 }
 
 static int exit_code(const run_state *st)
@@ -256,12 +435,23 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
                              diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
         goto done;
     }
-    if (!l->problem || l->nvariants == 0) {
+    if (!l->problem) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
         goto done;
     }
-    if ((rc = build_request(c, l, argc, argv, &req, &st.json)) != EXIT_OK)
+    run_args ra = {0};
+    if ((rc = build_request(c, l, argc, argv, &req, &ra)) != EXIT_OK)
         goto done;
+    if (req.nvariants == 0 && !ra.exercise) {
+        rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
+                             l->exercise.kernel ? " (try --exercise)" : "");
+        goto done;
+    }
+    st.json = ra.json;
+    if (ra.sanitize) {
+        rc = run_sanitize(c, l, &req, &ra);
+        goto done;
+    }
 
     supervisor_callbacks cb = {
         .on_hello = on_hello,
