@@ -1,0 +1,547 @@
+/* The learner's kernel on a real device.
+ *
+ *  1. Each lab's starter and reference solution (tests/exercises/solutions/)
+ *     passes its checks through engine_run at the lab's sizes and at
+ *     awkward sizes, and each solution is faster than its starter at the
+ *     largest size.
+ *  2. Every case of the broken corpus (tests/exercises/broken/cases.txt) runs
+ *     through the supervisor in a real `cudalab worker` ($CUDALAB_EXE) and
+ *     diagnose() names the expected cause; the parent survives every fault
+ *     and the next run is correct.
+ *  3. compute-sanitizer memcheck and racecheck, through sanitize_run, find
+ *     the bugs planted in tests/exercises/sanitizer/{oob,race}/ at the line
+ *     marked "// PLANTED" (skipped with a message when the tool is missing).
+ *
+ * Each part reports every failing case with what was expected and what came
+ * back before failing, so one device run tells everything.  Skips (exit 77)
+ * without a device. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "core/which.h"
+#include "exutil.h"
+#include "gpu/nvrtc.h"
+#include "lab/labmodel.h"
+#include "worker/diagnose.h"
+#include "worker/engine.h"
+#include "worker/sanitize.h"
+#include "worker/supervisor.h"
+
+#define MAX_ROWS 64
+#define MAX_SIZES 8
+#define REPORT_MAX 16384
+
+static char g_tmp[CL_PATH_MAX];
+static device_info g_dev;
+
+/* ---- collecting rows ------------------------------------------------------- */
+
+typedef struct collected {
+    run_result rows[MAX_ROWS];
+    int nrows;
+    char log[8192];
+    bool faulted;
+    run_fault fault;
+    bool done;
+} collected;
+
+static void on_progress(void *ud, const run_progress *p)
+{
+    (void)ud;
+    (void)p;
+}
+
+static void on_result(void *ud, const run_result *r)
+{
+    collected *c = ud;
+    if (c->nrows < MAX_ROWS)
+        c->rows[c->nrows++] = *r;
+}
+
+static void on_log(void *ud, int level, const char *msg)
+{
+    collected *c = ud;
+    size_t len = strlen(c->log);
+    snprintf(c->log + len, sizeof c->log - len, "[%d] %s\n", level, msg);
+}
+
+static const run_result *exercise_row(const collected *c, const char *size)
+{
+    for (int i = 0; i < c->nrows; i++)
+        if (c->rows[i].kind == RK_EXERCISE && strcmp(c->rows[i].size, size) == 0)
+            return &c->rows[i];
+    return NULL;
+}
+
+/* A report of failures, printed in one piece. */
+typedef struct report {
+    char text[REPORT_MAX];
+    int failures;
+} report;
+
+static void fail_case(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail_case(report *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->text);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->text + len, sizeof r->text - len, fmt, ap);
+    va_end(ap);
+    len = strlen(r->text);
+    snprintf(r->text + len, sizeof r->text - len, "\n");
+    r->failures++;
+}
+
+static void finish(const report *r, const char *part)
+{
+    if (r->failures) {
+        print_error("%s: %d failure%s\n%s", part, r->failures, r->failures == 1 ? "" : "s",
+                    r->text);
+        fail();
+    }
+}
+
+/* ---- 1. starters and solutions ------------------------------------------------ */
+
+typedef struct lab_spec {
+    const char *lab, *problem;
+    const char *fallback[MAX_SIZES];     /* when labs/<lab>/lab.lua cannot be read */
+    const char *awkward[MAX_SIZES];
+} lab_spec;
+
+static const lab_spec LABS[] = {
+    {"reduction", "reduce_sum", {"2^20", "2^24", "2^28"}, {"1", "3", "1000003", "2^20+3"}},
+    {"matmul", "sgemm", {"1024x1024x1024", "2048x2048x2048", "4096x4096x4096"},
+     {"1x1x1", "1000x333x77", "129x127x131"}},
+    {"embedding", "embedding", {"4096x1024x32000", "16384x4096x32000"},
+     {"3x50x10", "1001x37x999", "1001x36x999"}},
+};
+
+/* The lab's sizes from its lab.lua, else the fallback list; returns how many. */
+static int lab_sizes(const lab_spec *s, char sizes[][PROTO_SIZE_MAX])
+{
+    char path[CL_PATH_MAX], rel[128], home[CL_PATH_MAX];
+    snprintf(rel, sizeof rel, "labs/%s/lab.lua", s->lab);
+    ex_home_path(path, sizeof path, rel);
+    ex_home_path(home, sizeof home, "");
+    lab_diags d = {0};
+    lab *l = lab_load(path, home, &d);
+    int n = 0;
+    if (l) {
+        for (size_t i = 0; i < l->nsizes && n < MAX_SIZES; i++)
+            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", l->sizes[i]);
+        lab_free(l);
+    } else {
+        print_message("note: %s could not be loaded (%s); using the sizes built into the test\n",
+                      path, d.n ? d.v[0].msg : "no reason given");
+    }
+    lab_diags_free(&d);
+    if (n == 0)
+        for (int i = 0; i < MAX_SIZES && s->fallback[i]; i++)
+            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", s->fallback[i]);
+    return n;
+}
+
+/* Runs kernel + launcher at sizes through engine_run; a failure of any row
+ * goes to rep.  *largest_ms receives the median at sizes[nlab - 1]. */
+static void run_exercise(report *rep, const lab_spec *s, const char *who, const char *kernel,
+                         const char *launcher, char sizes[][PROTO_SIZE_MAX], int n, int nlab,
+                         double *largest_ms)
+{
+    static run_request req;
+    memset(&req, 0, sizeof req);
+    req.run = 5;
+    snprintf(req.problem, sizeof req.problem, "%s", s->problem);
+    req.budget_s = 0.05;
+    req.cpu = false;
+    for (int i = 0; i < n && i < PROTO_MAX_SIZES; i++)
+        snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", kernel);
+    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
+    static collected c;
+    memset(&c, 0, sizeof c);
+    engine_sink sink = {on_progress, on_result, on_log, &c};
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    *largest_ms = 0.0;
+    if (!engine_run(&req, &sink, &f)) {
+        fail_case(rep, "lab %s, %s: the CUDA context broke (%s: %s)\n  log:\n%s", s->lab, who,
+                  f.cause, f.message, c.log);
+        engine_shutdown();
+        return;
+    }
+    for (int i = 0; i < req.nsizes; i++) {
+        const run_result *r = exercise_row(&c, req.sizes[i]);
+        if (!r) {
+            fail_case(rep, "lab %s, %s, size %s: no exercise row", s->lab, who, req.sizes[i]);
+            continue;
+        }
+        print_message("  %-9s %-8s %-18s %-9s %10.4f ms  rel_err %.2e  %s\n", s->lab, who,
+                      r->size, result_status_name(r->status), r->median_ms, r->rel_err,
+                      r->status == RS_CORRECT ? "" : r->message);
+        if (r->status != RS_CORRECT)
+            fail_case(rep, "lab %s, %s, size %s: expected correct, got %s: %s\n  log:\n%s", s->lab,
+                      who, r->size, result_status_name(r->status), r->message, c.log);
+        else if (!(r->median_ms > 0.0) || r->samples < 1)
+            fail_case(rep, "lab %s, %s, size %s: correct but not timed (median %g ms, %d samples)",
+                      s->lab, who, r->size, r->median_ms, r->samples);
+        if (i == nlab - 1)
+            *largest_ms = r->status == RS_CORRECT ? r->median_ms : 0.0;
+    }
+}
+
+static void test_starters_and_solutions(void **state)
+{
+    (void)state;
+    report *rep = calloc(1, sizeof *rep);
+    assert_non_null(rep);
+    for (size_t li = 0; li < sizeof LABS / sizeof LABS[0]; li++) {
+        const lab_spec *s = &LABS[li];
+        char sizes[2 * MAX_SIZES][PROTO_SIZE_MAX];
+        int nlab = lab_sizes(s, sizes);
+        int n = nlab;
+        for (int i = 0; i < MAX_SIZES && s->awkward[i] && n < PROTO_MAX_SIZES; i++)
+            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", s->awkward[i]);
+        /* The largest lab size last among the lab's own, awkward ones after. */
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
+        double starter_ms = 0.0, solution_ms = 0.0;
+        snprintf(rel, sizeof rel, "labs/%s/starter.cu", s->lab);
+        ex_home_path(cu, sizeof cu, rel);
+        snprintf(rel, sizeof rel, "labs/%s/starter.lua", s->lab);
+        ex_home_path(lua, sizeof lua, rel);
+        run_exercise(rep, s, "starter", cu, lua, sizes, n, nlab, &starter_ms);
+        snprintf(rel, sizeof rel, "solutions/%s/solution.cu", s->lab);
+        ex_data_path(cu, sizeof cu, rel);
+        snprintf(rel, sizeof rel, "solutions/%s/solution.lua", s->lab);
+        ex_data_path(lua, sizeof lua, rel);
+        run_exercise(rep, s, "solution", cu, lua, sizes, n, nlab, &solution_ms);
+        if (starter_ms > 0.0 && solution_ms > 0.0) {
+            print_message("  %s at %s: starter %.3f ms, solution %.3f ms (%.1fx)\n", s->lab,
+                          sizes[nlab - 1], starter_ms, solution_ms, starter_ms / solution_ms);
+            if (!(solution_ms < starter_ms))
+                fail_case(rep, "lab %s, size %s: the solution (%.3f ms) is not faster than the "
+                               "starter (%.3f ms)",
+                          s->lab, sizes[nlab - 1], solution_ms, starter_ms);
+        }
+    }
+    finish(rep, "starters and solutions");
+    free(rep);
+}
+
+/* ---- 2. the broken corpus through the supervisor ---------------------------------- */
+
+typedef struct sup_run {
+    collected c;
+    device_info dev;
+    bool have_dev;
+} sup_run;
+
+static void sup_hello(void *ud, const device_info *d)
+{
+    sup_run *r = ud;
+    r->dev = *d;
+    r->have_dev = true;
+}
+
+static void sup_result(void *ud, const run_result *res)
+{
+    on_result(&((sup_run *)ud)->c, res);
+}
+
+static void sup_log(void *ud, int level, const char *msg)
+{
+    on_log(&((sup_run *)ud)->c, level, msg);
+}
+
+static void sup_fault(void *ud, const run_fault *f)
+{
+    sup_run *r = ud;
+    r->c.faulted = true;
+    r->c.fault = *f;
+}
+
+static void sup_done(void *ud, int run)
+{
+    (void)run;
+    ((sup_run *)ud)->c.done = true;
+}
+
+static void sup_progress(void *ud, const run_progress *p)
+{
+    (void)ud;
+    (void)p;
+}
+
+/* One exercise run in the worker; false when the parent-side call failed. */
+static bool submit(supervisor *s, sup_run *sr, const char *problem, const char *size,
+                   const char *kernel, const char *launcher, double limit_s, cl_err *e)
+{
+    memset(&sr->c, 0, sizeof sr->c);
+    static run_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.problem, sizeof req.problem, "%s", problem);
+    snprintf(req.sizes[0], PROTO_SIZE_MAX, "%s", size);
+    req.nsizes = 1;
+    req.budget_s = 0.02;
+    req.cpu = false;
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", kernel);
+    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
+    if (!supervisor_submit(s, &req, limit_s, e))
+        return false;
+    return supervisor_wait(s, req.run);
+}
+
+typedef struct broken_case {
+    char folder[64], problem[32], size[64], cause[32];
+} broken_case;
+
+static int read_cases(broken_case *v, int max)
+{
+    char path[CL_PATH_MAX];
+    ex_data_path(path, sizeof path, "broken/cases.txt");
+    char *text = ex_read(path);
+    assert_non_null(text);
+    int n = 0;
+    for (char *line = strtok(text, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+        if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
+            continue;
+        broken_case *c = &v[n];
+        if (sscanf(line, "%63s %31s %63s %31s", c->folder, c->problem, c->size, c->cause) == 4)
+            n++;
+    }
+    free(text);
+    return n;
+}
+
+static bool is_timeout_case(const broken_case *c)
+{
+    return strcmp(c->cause, "timeout") == 0;
+}
+
+static void test_broken_corpus(void **state)
+{
+    (void)state;
+    const char *exe = getenv("CUDALAB_EXE");
+    assert_non_null(exe);
+    const char *argv[] = {exe, "worker", NULL};
+    supervisor_callbacks cb = {sup_hello, sup_progress, sup_result, sup_log, sup_fault, sup_done};
+    sup_run *sr = calloc(1, sizeof *sr);
+    report *rep = calloc(1, sizeof *rep);
+    assert_non_null(sr);
+    assert_non_null(rep);
+    supervisor_opts so = {.argv = argv, .time_limit_s = 120, .cb = &cb, .ud = sr};
+    cl_err e = {{0}};
+    supervisor *s = supervisor_new(&so, &e);
+    if (!s)
+        fail_msg("supervisor_new: %s", e.msg);
+
+    broken_case cases[32];
+    int n = read_cases(cases, 32);
+    assert_true(n >= 10);
+    char good_cu[CL_PATH_MAX], good_lua[CL_PATH_MAX];
+    ex_home_path(good_cu, sizeof good_cu, "labs/reduction/starter.cu");
+    ex_home_path(good_lua, sizeof good_lua, "labs/reduction/starter.lua");
+
+    for (int i = 0; i < n; i++) {
+        const broken_case *bc = &cases[i];
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
+        snprintf(rel, sizeof rel, "broken/%s/starter.cu", bc->folder);
+        ex_data_path(cu, sizeof cu, rel);
+        snprintf(rel, sizeof rel, "broken/%s/starter.lua", bc->folder);
+        ex_data_path(lua, sizeof lua, rel);
+        double limit = is_timeout_case(bc) ? 15.0 : 120.0;
+        if (!submit(s, sr, bc->problem, bc->size, cu, lua, limit, &e)) {
+            fail_case(rep, "case %s: the parent could not run it: %s", bc->folder, e.msg);
+            continue;
+        }
+        const run_result *row = exercise_row(&sr->c, bc->size);
+        diag_input in;
+        diag_input_init(&in);
+        in.problem = bc->problem;
+        in.time_limit_s = limit;
+        if (row)
+            diag_input_from_result(&in, row);
+        if (sr->c.faulted)
+            diag_input_from_fault(&in, &sr->c.fault);
+        nvrtc_output prog;
+        char arch[16];
+        snprintf(arch, sizeof arch, "sm_%d%d", g_dev.cc_major, g_dev.cc_minor);
+        cl_err ce = {{0}};
+        bool compiled = nvrtc_compile(cu, arch, &prog, &ce);
+        if (!compiled && prog.compile_error)
+            diag_input_from_compile(&in, &prog);
+        diagnosis d;
+        diagnose(&in, &d);
+        const char *got = diag_cause_name(d.cause);
+        bool ok = strcmp(got, bc->cause) == 0 ||
+                  (strcmp(bc->folder, "nan_unzeroed") == 0 && strcmp(got, "unwritten") == 0);
+        print_message("  %-18s expected %-14s got %-14s %s%s%s\n", bc->folder, bc->cause, got,
+                      sr->c.faulted ? sr->c.fault.cause : "",
+                      sr->c.faulted ? ": " : "",
+                      sr->c.faulted ? sr->c.fault.message : row ? row->message : "(no row)");
+        if (!ok)
+            fail_case(rep,
+                      "case %s (%s %s): expected cause %s, got %s (%s)\n  row: %s%s%s\n  fault: "
+                      "%s%s%s\n  worker log:\n%s",
+                      bc->folder, bc->problem, bc->size, bc->cause, got, d.title,
+                      row ? result_status_name(row->status) : "none", row ? ": " : "",
+                      row ? row->message : "", sr->c.faulted ? sr->c.fault.cause : "none",
+                      sr->c.faulted ? ": " : "", sr->c.faulted ? sr->c.fault.message : "",
+                      sr->c.log);
+        nvrtc_output_free(&prog);
+
+        /* The parent survived; after a fault the next run gets a fresh worker. */
+        if (sr->c.faulted) {
+            if (!submit(s, sr, "reduce_sum", "2^20", good_cu, good_lua, 120.0, &e)) {
+                fail_case(rep, "after case %s: the next run could not start: %s", bc->folder,
+                          e.msg);
+                continue;
+            }
+            const run_result *next = exercise_row(&sr->c, "2^20");
+            if (sr->c.faulted || !next || next->status != RS_CORRECT)
+                fail_case(rep, "after case %s: the next run was not correct (%s%s%s)", bc->folder,
+                          sr->c.faulted ? sr->c.fault.message : "",
+                          next ? result_status_name(next->status) : "no row",
+                          next ? next->message : "");
+        }
+    }
+    supervisor_free(s);
+    finish(rep, "broken corpus");
+    free(rep);
+    free(sr);
+}
+
+/* ---- 3. compute-sanitizer ---------------------------------------------------------- */
+
+/* Line number of the line holding the marker "// PLANTED" in path, or 0. */
+static int planted_line(const char *path)
+{
+    char *text = ex_read(path);
+    assert_non_null(text);
+    int line = 1, found = 0;
+    for (const char *p = text; *p && !found; p++) {
+        if (strncmp(p, "// PLANTED", 10) == 0)
+            found = line;
+        if (*p == '\n')
+            line++;
+    }
+    free(text);
+    return found;
+}
+
+static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, const char *size,
+                          sanitize_kind want)
+{
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
+    snprintf(rel, sizeof rel, "sanitizer/%s/starter.cu", folder);
+    ex_data_path(cu, sizeof cu, rel);
+    snprintf(rel, sizeof rel, "sanitizer/%s/starter.lua", folder);
+    ex_data_path(lua, sizeof lua, rel);
+    int line = planted_line(cu);
+    assert_true(line > 0);
+    const char *sizes[] = {"2^20", size};
+    sanitize_opts o = {
+        .tool = tool,
+        .problem = "reduce_sum",
+        .lab = "reduction",
+        .sizes = sizes,
+        .nsizes = 2,
+        .kernel = cu,
+        .launcher = lua,
+        .time_limit_s = 300,
+        .self = getenv("CUDALAB_EXE"),
+    };
+    sanitize_result res;
+    cl_err e = {{0}};
+    if (!sanitize_run(&o, &res, &e)) {
+        fail_case(rep, "%s on %s: could not run: %s", sanitize_tool_name(tool), folder, e.msg);
+        sanitize_result_free(&res);
+        return;
+    }
+    print_message("  %s on %s (size %s): row %s%s%s; %zu finding(s), tool exit %d\n",
+                  sanitize_tool_name(tool), folder, res.size,
+                  res.have_row ? result_status_name(res.row.status) : "none",
+                  res.faulted ? ", fault " : "", res.faulted ? res.fault.message : "",
+                  res.report.n, res.exit_status);
+    bool found = false;
+    for (size_t i = 0; i < res.report.n; i++) {
+        const sanitize_finding *f = &res.report.findings[i];
+        char text[1024];
+        sanitize_finding_format(f, text, sizeof text);
+        print_message("    %s\n", text);
+        if (f->kind == want && strcmp(f->file, "starter.cu") == 0 &&
+            (f->line == line || f->line2 == line) && strcmp(f->kernel, "reduce_sum") == 0)
+            found = true;
+    }
+    if (strcmp(res.size, size) != 0)
+        fail_case(rep, "%s on %s: ran size %s, expected the smallest, %s", sanitize_tool_name(tool),
+                  folder, res.size, size);
+    if (!found)
+        fail_case(rep,
+                  "%s on %s: no %s finding in reduce_sum at starter.cu:%d\n  tool: %s\n  row: "
+                  "%s\n  fault: %s\n  log:\n%s\n  output:\n%s\n  worker log:\n%s",
+                  sanitize_tool_name(tool), folder, sanitize_kind_name(want), line, res.tool_path,
+                  res.have_row ? res.row.message : "(none)",
+                  res.faulted ? res.fault.message : "(none)", res.log, res.output, res.worker_log);
+    sanitize_result_free(&res);
+}
+
+static void test_sanitizer_finds_planted_bugs(void **state)
+{
+    (void)state;
+    char tool[1024];
+    if (!which_tool("compute-sanitizer", tool, sizeof tool)) {
+        print_message("SKIP (this part): compute-sanitizer not found on PATH, $CUDA_HOME/bin or "
+                      "/usr/local/cuda/bin\n");
+        return;
+    }
+    report *rep = calloc(1, sizeof *rep);
+    assert_non_null(rep);
+    sanitize_case(rep, SANITIZE_MEMCHECK, "oob", "1000", SAN_INVALID_READ);
+    sanitize_case(rep, SANITIZE_RACECHECK, "race", "4096", SAN_RACE);
+    finish(rep, "compute-sanitizer");
+    free(rep);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return 0;
+}
+
+int main(void)
+{
+    ex_tmpdir(g_tmp, sizeof g_tmp);
+    setenv("XDG_DATA_HOME", g_tmp, 1);
+    engine_probe(&g_dev);
+    if (!g_dev.present) {
+        printf("SKIP: %s\n", g_dev.reason);
+        ex_rm_rf(g_tmp);
+        return 77;
+    }
+    printf("%s, cc %d.%d, %d SMs\n", g_dev.name, g_dev.cc_major, g_dev.cc_minor, g_dev.sm_count);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_starters_and_solutions),
+        cmocka_unit_test(test_broken_corpus),
+        cmocka_unit_test(test_sanitizer_finds_planted_bugs),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    engine_shutdown();
+    ex_rm_rf(g_tmp);
+    return rc;
+}
