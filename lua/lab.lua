@@ -1,1 +1,654 @@
--- lab DSL: see lua/README.md
+-- lab.lua: the language lab files are written in (documented in lua/README.md).
+--
+-- cudalab runs this file in each lab's sandbox before the lab file, passing
+-- one argument: located(fn), which returns a function that calls
+-- fn(file, line, ...) with the place it was called from.
+-- It returns two tables:
+--   1. the constructors every lab file sees as globals: lab, step, variant,
+--      milestone, quiz, exercise, checks;
+--   2. the loader's private entry point, finish(result, opts), which checks
+--      what the lab file returned and gives back a normalised copy together
+--      with every problem found (each with its file and line).
+-- Constructors only record where they were called; all checking happens in
+-- finish, so one run reports every problem at once.
+
+local located = ...
+
+local type, next, rawget, rawlen, tostring, tonumber = type, next, rawget, rawlen, tostring, tonumber
+local ipairs, select, error = ipairs, select, error
+local format, rep, concat, sort = string.format, string.rep, table.concat, table.sort
+local mtype, min = math.type, math.min
+
+local problems = {}   -- { file =, line =, msg = } in the order found
+local made = {}       -- table made by a constructor -> { kind =, file =, line = }
+local targets = {}    -- check function made by `checks` -> display target
+
+local function report(file, line, msg, ...)
+  problems[#problems + 1] = { file = file, line = line or 0, msg = format(msg, ...) }
+end
+
+-- Engine facts the loader checks against.
+local PROBLEMS = {
+  reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
+  sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
+  embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
+}
+local PROBLEM_NAMES = "reduce_sum, sgemm, embedding"
+
+-- Fields of each constructor, in the order they are checked.
+local SPECS = {
+  lab = {
+    { "id", "string", required = true },
+    { "title", "string", required = true },
+    { "summary", "string", default = "" },
+    { "order", "integer", default = 100 },
+    { "problem", "string" },
+    { "library", "string" },
+    { "sizes", "list" },
+    { "time_limit", "number", default = 120 },
+    { "steps", "list", required = true },
+    { "variants", "list" },
+    { "milestones", "list" },
+    { "quizzes", "list" },
+    { "exercise", "table" },
+  },
+  step = {
+    { "title", "string", required = true },
+    { "body", "string", required = true },
+  },
+  variant = {
+    { "id", "string", required = true },
+    { "title", "string", required = true },
+    { "kernel", "string", required = true },
+    { "why", "string", default = "" },
+  },
+  milestone = {
+    { "id", "string", required = true },
+    { "text", "string", required = true },
+    { "check", "function" },
+    { "quiz", "string" },
+    { "target", "string" },
+  },
+  quiz = {
+    { "id", "string", required = true },
+    { "question", "string", required = true },
+    { "choices", "list", required = true },
+  },
+  choice = {
+    { "text", "string", required = true },
+    { "correct", "boolean", default = false },
+    { "feedback", "string", required = true },
+  },
+  exercise = {
+    { "kernel", "string", required = true },
+    { "launcher", "string", required = true },
+    { "hints", "list" },
+  },
+}
+
+---------------------------------------------------------------------------
+-- small helpers
+
+local function quote(s)
+  return "'" .. tostring(s) .. "'"
+end
+
+-- Edit distance, for "did you mean" on unknown field names.
+local function distance(a, b)
+  if #a > 32 or #b > 32 then return 99 end
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+local function suggestion(name, spec)
+  local best, bestd = nil, 3
+  for _, f in ipairs(spec) do
+    local d = distance(name, f[1])
+    if d < bestd then best, bestd = f[1], d end
+  end
+  return best and format(" (did you mean %s?)", quote(best)) or ""
+end
+
+-- Returns nil when t is a list (keys exactly 1..n), else a key that is not.
+local function non_list_key(t)
+  local n = rawlen(t)
+  local k = next(t)
+  while k ~= nil do
+    if mtype(k) ~= "integer" or k < 1 or k > n then return k end
+    k = next(t, k)
+  end
+  return nil
+end
+
+local ARTICLE = { integer = "an integer", list = "a list" }
+
+local function has_type(v, want)
+  if want == "integer" then
+    return mtype(v) == "integer" or (mtype(v) == "float" and v == v // 1 and v == v)
+  elseif want == "list" then
+    return type(v) == "table" and non_list_key(v) == nil
+  end
+  return type(v) == want
+end
+
+local function got(v, want)
+  if want == "list" and type(v) == "table" then
+    return format("table (with the key %s)", quote(non_list_key(v)))
+  end
+  return type(v)
+end
+
+-- Checks t against SPECS[kind]; returns a copy of the well-typed fields
+-- (defaults filled in) and whether every field was fine.
+local function check_fields(t, kind, what, file, line)
+  local spec = SPECS[kind]
+  local known, unknown, positional = {}, {}, false
+  for _, f in ipairs(spec) do known[f[1]] = true end
+  local k = next(t)
+  while k ~= nil do
+    if type(k) ~= "string" then
+      positional = true
+    elseif not known[k] then
+      unknown[#unknown + 1] = k
+    end
+    k = next(t, k)
+  end
+  local ok = true
+  sort(unknown)
+  for _, name in ipairs(unknown) do
+    report(file, line, "%s: unknown field %s%s", what, quote(name), suggestion(name, spec))
+    ok = false
+  end
+  if positional then
+    report(file, line, "%s: has a value without a name (write fields as name = value)", what)
+    ok = false
+  end
+  local out = {}
+  for _, f in ipairs(spec) do
+    local name, want = f[1], f[2]
+    local v = rawget(t, name)
+    if v == nil then
+      if f.required then
+        report(file, line, "%s: missing required field %s", what, quote(name))
+        ok = false
+      else
+        out[name] = f.default
+      end
+    elseif not has_type(v, want) then
+      report(file, line, "%s: field %s must be %s, got %s", what, quote(name),
+             ARTICLE[want] or ("a " .. want), got(v, want))
+      ok = false
+    elseif want == "string" and f.required and not v:find("%S") then
+      report(file, line, "%s: field %s must not be empty", what, quote(name))
+      ok = false
+    else
+      if want == "integer" then v = v // 1 end
+      out[name] = v
+    end
+  end
+  return out, ok
+end
+
+local MAX_ID = 63
+
+local function check_id(id, what, file, line)
+  if type(id) ~= "string" then return false end
+  if #id > MAX_ID or not id:find("^[%w_%-]+$") then
+    report(file, line, "%s: id %s must be at most %d letters, digits, '_' or '-'",
+           what, quote(id), MAX_ID)
+    return false
+  end
+  return true
+end
+
+-- Strips the indentation shared by every non-blank line and the blank lines
+-- around the text, so bodies may be indented like the code around them.
+local function dedent(s)
+  s = s:gsub("\r\n", "\n"):gsub("\t", "    ")
+  local lines = {}
+  for l in (s .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  local indent
+  for _, l in ipairs(lines) do
+    if l:find("%S") then
+      local n = #l:match("^ *")
+      indent = indent and min(indent, n) or n
+    end
+  end
+  indent = indent or 0
+  local first, last = 1, #lines
+  while first <= last and not lines[first]:find("%S") do first = first + 1 end
+  while last >= first and not lines[last]:find("%S") do last = last - 1 end
+  local out = {}
+  for i = first, last do
+    out[#out + 1] = (lines[i]:sub(indent + 1):gsub(" +$", ""))
+  end
+  return concat(out, "\n")
+end
+
+---------------------------------------------------------------------------
+-- constructors seen by lab files
+
+local api = {}
+
+local function construct(kind, t, file, line)
+  if type(t) ~= "table" then
+    report(file, line, "%s: expected a table, as in %s { ... }, got %s", kind, kind, type(t))
+    t = {}
+  end
+  if made[t] == nil then
+    made[t] = { kind = kind, file = file, line = line }
+  end
+  return t
+end
+
+local function constructor(kind)
+  return located(function(file, line, t)
+    return construct(kind, t, file, line)
+  end)
+end
+
+api.lab = constructor("lab")
+api.variant = constructor("variant")
+api.milestone = constructor("milestone")
+api.quiz = constructor("quiz")
+api.exercise = constructor("exercise")
+
+-- step "Title" [[ body ]]   or   step { title = ..., body = ... }
+api.step = located(function(file, line, t)
+  if type(t) == "string" then
+    return function(body)
+      return construct("step", { title = t, body = body }, file, line)
+    end
+  end
+  return construct("step", t, file, line)
+end)
+
+---------------------------------------------------------------------------
+-- ready-made milestone checks
+
+local checks = {}
+api.checks = checks
+
+local function number_text(x)
+  if mtype(x) == "integer" or x == x // 1 and x < 1e15 and x > -1e15 then
+    return format("%d", x // 1)
+  end
+  return format("%g", x)
+end
+
+local function fail_at(file, line, msg, ...)
+  error(format("%s:%d: " .. msg, file or "?", line, ...), 0)
+end
+
+local function check_args(file, line, name, field, bound, unit)
+  if type(field) ~= "string" then
+    fail_at(file, line, "checks.%s: the first argument must be a field name such as \"speedup_cpu\", got %s",
+            name, type(field))
+  end
+  if type(bound) ~= "number" then
+    fail_at(file, line, "checks.%s: the second argument must be a number, got %s", name, type(bound))
+  end
+  if unit ~= nil and type(unit) ~= "string" then
+    fail_at(file, line, "checks.%s: the unit must be a string such as \"x\" or \"%%\", got %s",
+            name, type(unit))
+  end
+end
+
+local function compare(name, op, ok)
+  return located(function(file, line, field, bound, unit)
+    check_args(file, line, name, field, bound, unit)
+    local fn = function(r)
+      local x = r.exercise
+      if x == nil then return nil end
+      if not x.correct then return false end
+      local v = x[field]
+      if type(v) ~= "number" then return false end
+      return ok(v, bound), v
+    end
+    targets[fn] = op .. " " .. number_text(bound) .. (unit or "")
+    return fn
+  end)
+end
+
+-- The learner's kernel gives correct results.
+function checks.correct()
+  local fn = function(r)
+    local x = r.exercise
+    if x == nil then return nil end
+    return x.correct == true
+  end
+  targets[fn] = "correct"
+  return fn
+end
+
+-- The learner's kernel is correct and r.exercise[field] >= bound.
+checks.at_least = compare("at_least", ">=", function(v, b) return v >= b end)
+
+-- The learner's kernel is correct and r.exercise[field] <= bound.
+checks.at_most = compare("at_most", "<=", function(v, b) return v <= b end)
+
+-- Every check holds; the value shown is the first one that has a value.
+checks.all = located(function(file, line, ...)
+  local list = { ... }
+  local shown = {}
+  for i = 1, select("#", ...) do
+    if type(list[i]) ~= "function" then
+      fail_at(file, line, "checks.all: argument %d must be a check function, got %s", i, type(list[i]))
+    end
+    shown[#shown + 1] = targets[list[i]]
+  end
+  local fn = function(r)
+    local value
+    for _, c in ipairs(list) do
+      local reached, v = c(r)
+      if value == nil then value = v end
+      if reached == nil then return nil end
+      if not reached then return false, value end
+    end
+    return true, value
+  end
+  targets[fn] = #shown > 0 and concat(shown, " and ") or nil
+  return fn
+end)
+
+---------------------------------------------------------------------------
+-- checking a whole lab
+
+local function origin(item, file, line)
+  local m = made[item]
+  if m then return m.kind, m.file, m.line end
+  return nil, file, line
+end
+
+-- Runs each(item, index, file, line) over the list in field `field` of the
+-- lab and collects what it returns.
+local function each_item(list, kind, labwhat, file, line, each)
+  local out = {}
+  if list == nil then return out end
+  for i = 1, rawlen(list) do
+    local item = rawget(list, i)
+    local mk, f, l = origin(item, file, line)
+    if type(item) == "function" and kind == "step" then
+      report(file, line, "%s: step %d has a title but no body (write step \"Title\" [[ body ]])",
+             labwhat, i)
+    elseif type(item) ~= "table" then
+      report(file, line, "%s: %ss entry %d must be a table made by %s { ... }, got %s",
+             labwhat, kind, i, kind, type(item))
+    elseif mk ~= nil and mk ~= kind then
+      report(f, l, "%s: %ss entry %d is a %s, not a %s", labwhat, kind, i, mk, kind)
+    else
+      out[#out + 1] = each(item, i, f, l)
+    end
+  end
+  return out
+end
+
+local function no_duplicates(items, kind)
+  local seen = {}
+  for _, it in ipairs(items) do
+    if type(it.id) == "string" then
+      local first = seen[it.id]
+      if first then
+        report(it.file, it.line, "duplicate %s id %s (first defined at line %d)",
+               kind, quote(it.id), first.line)
+      else
+        seen[it.id] = it
+      end
+    end
+  end
+  return seen
+end
+
+local function item_what(kind, t, i)
+  local id = rawget(t, "id")
+  if type(id) == "string" then return format("%s %s", kind, quote(id)) end
+  return format("%s %d", kind, i)
+end
+
+local function check_step(t, i, file, line)
+  local what = format("step %d", i)
+  local s = check_fields(t, "step", what, file, line)
+  if type(s.body) == "string" then s.body = dedent(s.body) end
+  s.line, s.file = line, file
+  return s
+end
+
+local function check_variant(t, i, file, line)
+  local what = item_what("variant", t, i)
+  local v, ok = check_fields(t, "variant", what, file, line)
+  if ok then
+    check_id(v.id, what, file, line)
+    if #v.kernel > MAX_ID or not v.kernel:find("^[%a_][%w_]*$") then
+      report(file, line, "%s: kernel %s is not a kernel name (letters, digits and '_', at most %d)",
+             what, quote(v.kernel), MAX_ID)
+    end
+  end
+  v.line, v.file = line, file
+  return v
+end
+
+local function check_milestone(t, i, file, line)
+  local what = item_what("milestone", t, i)
+  local m, ok = check_fields(t, "milestone", what, file, line)
+  if ok then
+    check_id(m.id, what, file, line)
+    if m.check == nil and m.quiz == nil then
+      report(file, line, "%s has no check function (give it check = function(r) ... end, or quiz = \"<quiz id>\")", what)
+    elseif m.check ~= nil and m.quiz ~= nil then
+      report(file, line, "%s has both a check function and a quiz: keep one", what)
+    end
+    if m.target == nil and m.check ~= nil then m.target = targets[m.check] end
+  end
+  m.line, m.file = line, file
+  return m
+end
+
+local function check_quiz(t, i, file, line)
+  local what = item_what("quiz", t, i)
+  local q, ok = check_fields(t, "quiz", what, file, line)
+  if ok then
+    check_id(q.id, what, file, line)
+    local choices, correct = {}, 0
+    for ci = 1, rawlen(q.choices) do
+      local c = rawget(q.choices, ci)
+      local cwhat = format("%s, choice %d", what, ci)
+      if type(c) ~= "table" then
+        report(file, line, "%s must be a table { text = ..., feedback = ... }, got %s", cwhat, type(c))
+      else
+        local cc = check_fields(c, "choice", cwhat, file, line)
+        if cc.correct then correct = correct + 1 end
+        choices[#choices + 1] = cc
+      end
+    end
+    if rawlen(q.choices) < 2 then
+      report(file, line, "%s needs at least two choices", what)
+    elseif rawlen(q.choices) > 10 then
+      report(file, line, "%s has more than ten choices", what)
+    elseif correct == 0 then
+      report(file, line, "%s has no correct choice (mark one with correct = true)", what)
+    end
+    q.choices = choices
+  end
+  q.line, q.file = line, file
+  return q
+end
+
+local function relative_file(name)
+  return not name:find("^/") and not name:find("\\", 1, true) and not name:find("%z")
+    and name ~= ".." and not name:find("^%.%./") and not name:find("/%.%./")
+    and not name:find("/%.%.$")
+end
+
+local function check_exercise(t, file, line)
+  local x = check_fields(t, "exercise", "exercise", file, line)
+  for _, f in ipairs({ "kernel", "launcher" }) do
+    if type(x[f]) == "string" and not relative_file(x[f]) then
+      report(file, line, "exercise: field %s must name a file inside the lab folder, got %s",
+             quote(f), quote(x[f]))
+    end
+  end
+  local hints = {}
+  if x.hints ~= nil then
+    for hi = 1, rawlen(x.hints) do
+      local h = rawget(x.hints, hi)
+      if type(h) ~= "string" then
+        report(file, line, "exercise: hint %d must be a string, got %s", hi, type(h))
+      else
+        hints[#hints + 1] = dedent(h)
+      end
+    end
+  end
+  x.hints = hints
+  x.line, x.file = line, file
+  return x
+end
+
+-- A count in the engine's forms: 1048576, "2^20", "1<<20".
+local function is_count(s)
+  return s:find("^%s*%d+%s*$") or s:find("^%s*%d+%s*%^%s*%d+%s*$")
+    or s:find("^%s*%d+%s*<<%s*%d+%s*$")
+end
+
+local function size_label(v, prob, what, file, line, i)
+  local label
+  if mtype(v) == "integer" and v > 0 then
+    label = format("%d", v)
+  elseif type(v) == "string" then
+    label = v
+  else
+    report(file, line, "%s: size %d must be a string such as %s, got %s", what, i, prob.form,
+           type(v) == "number" and ("number " .. tostring(v)) or type(v))
+    return nil
+  end
+  local parts, n = {}, 0
+  for p in (label .. "x"):gmatch("([^xX]*)[xX]") do
+    n = n + 1
+    parts[n] = p
+  end
+  local dims_ok = false
+  for _, d in ipairs(prob.dims) do dims_ok = dims_ok or d == n end
+  local forms_ok = #label <= 47
+  for _, p in ipairs(parts) do forms_ok = forms_ok and is_count(p) ~= nil end
+  if not (dims_ok and forms_ok) then
+    report(file, line, "%s: size %s is not %s", what, quote(label), prob.form)
+    return nil
+  end
+  return label
+end
+
+local function validate_lab(t, file, line, opts)
+  local id = rawget(t, "id")
+  local what = type(id) == "string" and format("lab %s", quote(id)) or "lab"
+  local L = check_fields(t, "lab", what, file, line)
+  if type(L.id) == "string" then check_id(L.id, what, file, line) end
+  if type(L.id) == "string" and opts.folder and L.id ~= opts.folder then
+    report(file, line, "lab %s is in folder %s: a lab's id must match its folder name",
+           quote(L.id), quote(opts.folder))
+  end
+  if L.time_limit and L.time_limit <= 0 then
+    report(file, line, "%s: time_limit must be more than 0 seconds", what)
+  end
+
+  local prob
+  if L.problem ~= nil then
+    prob = PROBLEMS[L.problem]
+    if not prob then
+      report(file, line, "%s: unknown problem %s (known: %s)", what, quote(L.problem), PROBLEM_NAMES)
+    end
+  end
+  if L.library ~= nil then
+    if L.problem == nil then
+      report(file, line, "%s: a library baseline needs a problem", what)
+    elseif prob and L.library ~= prob.library then
+      report(file, line, "%s: library %s does not solve %s (use %s)", what, quote(L.library),
+             quote(L.problem), quote(prob.library))
+    end
+  end
+
+  local sizes = {}
+  if L.sizes ~= nil then
+    if L.problem == nil then
+      if rawlen(L.sizes) > 0 then report(file, line, "%s: sizes need a problem", what) end
+    elseif prob then
+      for i = 1, rawlen(L.sizes) do
+        local s = size_label(rawget(L.sizes, i), prob, what, file, line, i)
+        if s then sizes[#sizes + 1] = s end
+      end
+    end
+  end
+  if prob and (rawget(t, "sizes") == nil or (L.sizes ~= nil and rawlen(L.sizes) == 0)) then
+    report(file, line, "%s: problem %s needs at least one size (%s)", what, quote(L.problem), prob.form)
+  end
+  if #sizes > opts.max_sizes then
+    report(file, line, "%s: at most %d sizes, got %d", what, opts.max_sizes, #sizes)
+  end
+  L.sizes = sizes
+
+  local given_steps = L.steps
+  L.steps = each_item(L.steps, "step", what, file, line, check_step)
+  if given_steps ~= nil and rawlen(given_steps) == 0 then
+    report(file, line, "%s: needs at least one step", what)
+  end
+  L.variants = each_item(L.variants, "variant", what, file, line, check_variant)
+  if #L.variants > 0 and L.problem == nil then
+    report(file, line, "%s: variants need a problem", what)
+  end
+  if #L.variants > opts.max_variants then
+    report(file, line, "%s: at most %d variants, got %d", what, opts.max_variants, #L.variants)
+  end
+  no_duplicates(L.variants, "variant")
+  L.quizzes = each_item(L.quizzes, "quiz", what, file, line, check_quiz)
+  local quiz_ids = no_duplicates(L.quizzes, "quiz")
+  L.milestones = each_item(L.milestones, "milestone", what, file, line, check_milestone)
+  no_duplicates(L.milestones, "milestone")
+  for _, m in ipairs(L.milestones) do
+    if type(m.quiz) == "string" and not quiz_ids[m.quiz] then
+      report(m.file, m.line, "milestone %s names quiz %s, but the lab has no such quiz",
+             quote(m.id), quote(m.quiz))
+    end
+  end
+
+  if L.exercise ~= nil then
+    local mk, f, l = origin(L.exercise, file, line)
+    if mk ~= nil and mk ~= "exercise" then
+      report(f, l, "%s: field 'exercise' is a %s, not an exercise", what, mk)
+      L.exercise = nil
+    else
+      L.exercise = check_exercise(L.exercise, f, l)
+      if L.problem == nil then
+        report(f, l, "%s: an exercise needs a problem", what)
+      end
+    end
+  end
+  L.line, L.file = line, file
+  return L
+end
+
+-- result: what the lab file returned.  opts: path (the lab file), folder
+-- (expected id, or nil), max_sizes, max_variants.
+-- Returns the normalised lab (nil when anything is wrong) and the problems.
+local function finish(result, opts)
+  local L
+  local m = type(result) == "table" and made[result] or nil
+  if result == nil then
+    report(opts.path, 0, "the file must end with `return lab { ... }`")
+  elseif m == nil or m.kind ~= "lab" then
+    report(opts.path, 0, "the file must end with `return lab { ... }` (it returned %s)",
+           m and ("a " .. m.kind) or ("a " .. type(result)))
+  else
+    L = validate_lab(result, m.file, m.line, opts)
+  end
+  if #problems > 0 then return nil, problems end
+  return L, problems
+end
+
+return api, { finish = finish, problems = function() return problems end }

@@ -7,7 +7,15 @@
  * Chunks load as text only (luaL_loadfilex(..., "t")).  An allocator limit
  * stops a memory hog and an instruction-count hook stops a runaway script,
  * each with a clear message.  Every call goes through one protected call with
- * a message handler, so an error reaches the user as "file:line: message". */
+ * a message handler, so an error reaches the user as "file:line: message".
+ *
+ * Globals: each chunk runs with a fresh private _ENV whose __index is a
+ * read-only view of the allowed globals; library tables (string, math, ...)
+ * are read-only too, rawset() refuses them, and every protected metatable
+ * (the environment's, the string metatable) reads as "locked".  print()
+ * writes into a bounded buffer (sandbox_output), never to the terminal.
+ * collectgarbage() accepts only "collect", "count", "step" and "isrunning";
+ * setmetatable() refuses a metatable with __gc. */
 #ifndef CUDALAB_LAB_SANDBOX_H
 #define CUDALAB_LAB_SANDBOX_H
 
@@ -21,6 +29,7 @@ typedef struct lab_state lab_state;
 
 #define SANDBOX_DEFAULT_MEM (64u << 20)     /* bytes */
 #define SANDBOX_DEFAULT_BUDGET_MS 500       /* per call into Lua */
+#define SANDBOX_OUTPUT_MAX 8192             /* bytes of print() output kept */
 
 /* mem_limit: bytes (0: default).  budget_ms: wall-clock budget for each call
  * into Lua, enforced by a count hook (0: default). */
@@ -35,5 +44,30 @@ bool sandbox_dofile(lab_state *s, const char *path, int nresults, cl_err *e);
 /* Calls the function below nargs arguments on the stack like lua_pcall, with
  * the message handler, the count hook and the memory limit armed. */
 bool sandbox_pcall(lab_state *s, int nargs, int nresults, cl_err *e);
+
+/* Like sandbox_dofile for a trusted library chunk shipped with cudalab
+ * (lua/lab.lua): the chunk receives one argument, located(fn), which
+ * returns a function that calls fn(file, line, ...) with the file and line
+ * it was called from (also when called in tail position, as in
+ * `return lab { ... }`).  Lab code never sees located. */
+bool sandbox_dofile_trusted(lab_state *s, const char *path, int nresults, cl_err *e);
+/* Pops the value on top of the stack and adds it to the allowed globals
+ * under name; a table is made read-only (with every table inside it). */
+bool sandbox_set_global(lab_state *s, const char *name, cl_err *e);
+/* Pops a table and adds each of its string-keyed fields to the globals as
+ * sandbox_set_global does. */
+bool sandbox_expose(lab_state *s, cl_err *e);
+/* Replaces the table on top of the stack by a read-only view of it (tables
+ * inside it too): writes, rawset and setmetatable fail; reads, pairs,
+ * ipairs and # work. */
+bool sandbox_freeze(lab_state *s, cl_err *e);
+
+/* Text printed by Lua code since the last sandbox_clear_output() (at most
+ * SANDBOX_OUTPUT_MAX bytes; later output is dropped and the text ends in
+ * "[output truncated]\n"). */
+const char *sandbox_output(const lab_state *s);
+void sandbox_clear_output(lab_state *s);
+/* The Lua traceback of the last failed call ("" when none). */
+const char *sandbox_traceback(const lab_state *s);
 
 #endif

@@ -1,0 +1,457 @@
+#include "lab/labmodel.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "lab/sandbox.h"
+#include "worker/protocol.h"
+
+typedef struct load_ctx {
+    const char *path;      /* the lab file */
+    const char *dsl;       /* <home>/lua/lab.lua */
+    const char *folder;    /* expected id, or NULL */
+    lab *l;
+    lab_diags *d;
+    size_t ndiags0;        /* diagnostics present before this lab */
+    bool done;             /* reached the end with a lab */
+} load_ctx;
+
+/* Adds msg ("file:line: text", "file: text" or plain text) as one
+ * diagnostic, splitting off the file and line when present. */
+static void diag_from_msg(lab_diags *d, const char *deffile, const char *msg)
+{
+    for (const char *p = msg; (p = strchr(p, ':')) != NULL; p++) {
+        const char *q = p + 1;
+        int line = 0;
+        while (*q >= '0' && *q <= '9' && line < 100000000)
+            line = line * 10 + (*q++ - '0');
+        if (q > p + 1 && *q == ':') {
+            size_t flen = (size_t)(p - msg);
+            char file[512];
+            snprintf(file, sizeof file, "%.*s", (int)(flen < sizeof file ? flen : sizeof file - 1), msg);
+            q++;
+            while (*q == ' ')
+                q++;
+            lab_diags_add(d, file, line, "%s", q);
+            return;
+        }
+    }
+    size_t dl = strlen(deffile);
+    if (strncmp(msg, deffile, dl) == 0 && msg[dl] == ':' && msg[dl + 1] == ' ')
+        msg += dl + 2;
+    lab_diags_add(d, deffile, 0, "%s", msg);
+}
+
+/* Adds each { file, line, msg } of the list at idx as a diagnostic. */
+static void add_problems(lua_State *L, int idx, load_ctx *c)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return;
+    lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        lua_getfield(L, -1, "file");
+        lua_getfield(L, -2, "line");
+        lua_getfield(L, -3, "msg");
+        const char *file = lua_tostring(L, -3);
+        const char *msg = lua_tostring(L, -1);
+        lab_diags_add(c->d, file ? file : c->path, (int)lua_tointeger(L, -2), "%s",
+                      msg ? msg : "(problem without a message)");
+        lua_pop(L, 4);
+    }
+}
+
+static char *dup_or_raise(lua_State *L, const char *s)
+{
+    char *p = strdup(s);
+    if (!p)
+        luaL_error(L, "out of memory");
+    return p;
+}
+
+/* strdup of string field k of the table at t, or NULL when absent. */
+static char *str_field(lua_State *L, int t, const char *k)
+{
+    char *r = NULL;
+    if (lua_getfield(L, t, k) == LUA_TSTRING)
+        r = dup_or_raise(L, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return r;
+}
+
+static lua_Integer int_field(lua_State *L, int t, const char *k, lua_Integer def)
+{
+    lua_getfield(L, t, k);
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    lua_pop(L, 1);
+    return isnum ? v : def;
+}
+
+/* Pushes list field k of the table at t (an empty table when absent) and
+ * returns its length. */
+static size_t list_field(lua_State *L, int t, const char *k)
+{
+    if (lua_getfield(L, t, k) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    return (size_t)lua_rawlen(L, -1);
+}
+
+static void *calloc_or_raise(lua_State *L, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        luaL_error(L, "out of memory");
+    return p;
+}
+
+static char **str_list(lua_State *L, int list, size_t n)
+{
+    char **v = calloc_or_raise(L, n, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        if (lua_rawgeti(L, list, (lua_Integer)i + 1) == LUA_TSTRING) {
+            char *p = strdup(lua_tostring(L, -1));
+            if (!p) {
+                for (size_t j = 0; j < i; j++)
+                    free(v[j]);
+                free(v);
+                luaL_error(L, "out of memory");
+            }
+            v[i] = p;
+        }
+        lua_pop(L, 1);
+    }
+    return v;
+}
+
+static void copy_steps(lua_State *L, int t, lab *l)
+{
+    size_t n = list_field(L, t, "steps");
+    int list = lua_gettop(L);
+    l->steps = calloc_or_raise(L, n, sizeof *l->steps);
+    l->nsteps = n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        int it = lua_gettop(L);
+        l->steps[i].title = str_field(L, it, "title");
+        l->steps[i].body = str_field(L, it, "body");
+        l->steps[i].line = (int)int_field(L, it, "line", 0);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void copy_variants(lua_State *L, int t, lab *l)
+{
+    size_t n = list_field(L, t, "variants");
+    int list = lua_gettop(L);
+    l->variants = calloc_or_raise(L, n, sizeof *l->variants);
+    l->nvariants = n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        int it = lua_gettop(L);
+        lab_variant *v = &l->variants[i];
+        v->id = str_field(L, it, "id");
+        v->title = str_field(L, it, "title");
+        v->kernel = str_field(L, it, "kernel");
+        v->why = str_field(L, it, "why");
+        v->line = (int)int_field(L, it, "line", 0);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void copy_milestones(lua_State *L, int t, lab *l)
+{
+    size_t n = list_field(L, t, "milestones");
+    int list = lua_gettop(L);
+    l->milestones = calloc_or_raise(L, n, sizeof *l->milestones);
+    for (size_t i = 0; i < n; i++)
+        l->milestones[i].check_ref = LUA_NOREF;
+    l->nmilestones = n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        int it = lua_gettop(L);
+        lab_milestone *m = &l->milestones[i];
+        m->id = str_field(L, it, "id");
+        m->text = str_field(L, it, "text");
+        m->quiz = str_field(L, it, "quiz");
+        m->target = str_field(L, it, "target");
+        m->line = (int)int_field(L, it, "line", 0);
+        if (lua_getfield(L, it, "check") == LUA_TFUNCTION)
+            m->check_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void copy_quizzes(lua_State *L, int t, lab *l)
+{
+    size_t n = list_field(L, t, "quizzes");
+    int list = lua_gettop(L);
+    l->quizzes = calloc_or_raise(L, n, sizeof *l->quizzes);
+    l->nquizzes = n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        int it = lua_gettop(L);
+        lab_quiz *q = &l->quizzes[i];
+        q->id = str_field(L, it, "id");
+        q->question = str_field(L, it, "question");
+        q->line = (int)int_field(L, it, "line", 0);
+        size_t nc = list_field(L, it, "choices");
+        int cl = lua_gettop(L);
+        q->choices = calloc_or_raise(L, nc, sizeof *q->choices);
+        q->nchoices = nc;
+        for (size_t c = 0; c < nc; c++) {
+            lua_rawgeti(L, cl, (lua_Integer)c + 1);
+            int ct = lua_gettop(L);
+            q->choices[c].text = str_field(L, ct, "text");
+            q->choices[c].feedback = str_field(L, ct, "feedback");
+            lua_getfield(L, ct, "correct");
+            q->choices[c].correct = lua_toboolean(L, -1);
+            lua_pop(L, 2);
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+}
+
+/* Copies the exercise and checks that its files exist. */
+static void copy_exercise(lua_State *L, int t, load_ctx *c)
+{
+    lab *l = c->l;
+    if (lua_getfield(L, t, "exercise") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int x = lua_gettop(L);
+    l->exercise.kernel = str_field(L, x, "kernel");
+    l->exercise.launcher = str_field(L, x, "launcher");
+    int line = (int)int_field(L, x, "line", 0);
+    size_t nh = list_field(L, x, "hints");
+    l->exercise.hints = str_list(L, lua_gettop(L), nh);
+    l->exercise.nhints = nh;
+    lua_pop(L, 2);
+    const char *files[2] = {l->exercise.kernel, l->exercise.launcher};
+    for (int i = 0; i < 2; i++) {
+        char p[CL_PATH_MAX];
+        if (!files[i])
+            continue;
+        if (!paths_join(p, sizeof p, l->dir, files[i]) || !paths_is_file(p))
+            lab_diags_add(c->d, c->path, line, "exercise: file '%s' not found in %s", files[i],
+                          l->dir);
+    }
+}
+
+static void copy_lab(lua_State *L, int t, load_ctx *c)
+{
+    lab *l = c->l;
+    l->id = str_field(L, t, "id");
+    l->title = str_field(L, t, "title");
+    l->summary = str_field(L, t, "summary");
+    l->order = (int)int_field(L, t, "order", 100);
+    l->problem = str_field(L, t, "problem");
+    l->library = str_field(L, t, "library");
+    lua_getfield(L, t, "time_limit");
+    l->time_limit_s = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 120.0;
+    lua_pop(L, 1);
+    size_t ns = list_field(L, t, "sizes");
+    l->sizes = str_list(L, lua_gettop(L), ns);
+    l->nsizes = ns;
+    lua_pop(L, 1);
+    copy_steps(L, t, l);
+    copy_variants(L, t, l);
+    copy_milestones(L, t, l);
+    copy_quizzes(L, t, l);
+    copy_exercise(L, t, c);
+    if (!l->id || !l->title)
+        lab_diags_add(c->d, c->path, 0, "the lab has no id or title");
+}
+
+/* Runs inside the sandbox: (ctx) -> nothing.  Loads the DSL, runs the lab
+ * file, checks it and copies it into ctx->l; every problem becomes a
+ * diagnostic. */
+static int load_main(lua_State *L)
+{
+    load_ctx *c = lua_touserdata(L, 1);
+    lab_state *s = c->l->ls;
+    cl_err e;
+    luaL_checkstack(L, 16, "loading a lab");
+    if (!sandbox_dofile_trusted(s, c->dsl, 2, &e)) {      /* ctx api private */
+        diag_from_msg(c->d, c->dsl, e.msg);
+        return 0;
+    }
+    if (lua_type(L, 2) != LUA_TTABLE || lua_type(L, 3) != LUA_TTABLE) {
+        lab_diags_add(c->d, c->dsl, 0, "the lab library must return two tables");
+        return 0;
+    }
+    lua_pushvalue(L, 2);
+    if (!sandbox_expose(s, &e)) {
+        diag_from_msg(c->d, c->dsl, e.msg);
+        return 0;
+    }
+    if (!sandbox_dofile(s, c->path, 1, &e)) {             /* ctx api private */
+        diag_from_msg(c->d, c->path, e.msg);
+        lua_getfield(L, 3, "problems");
+        if (lua_type(L, -1) == LUA_TFUNCTION && sandbox_pcall(s, 0, 1, &e))
+            add_problems(L, -1, c);
+        return 0;
+    }                                                     /* ctx api private ret */
+    lua_getfield(L, 3, "finish");
+    lua_pushvalue(L, 4);
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, c->path);
+    lua_setfield(L, -2, "path");
+    if (c->folder) {
+        lua_pushstring(L, c->folder);
+        lua_setfield(L, -2, "folder");
+    }
+    lua_pushinteger(L, PROTO_MAX_SIZES);
+    lua_setfield(L, -2, "max_sizes");
+    lua_pushinteger(L, PROTO_MAX_VARIANTS);
+    lua_setfield(L, -2, "max_variants");
+    if (!sandbox_pcall(s, 2, 2, &e)) {                    /* ... lab problems */
+        diag_from_msg(c->d, c->dsl, e.msg);
+        return 0;
+    }
+    add_problems(L, -1, c);
+    if (lua_type(L, -2) != LUA_TTABLE)
+        return 0;
+    copy_lab(L, lua_absindex(L, -2), c);
+    c->done = true;
+    return 0;
+}
+
+/* dir of path (strdup) and, when the file is called lab.lua, the name of
+ * that folder (pointing into *dir). */
+static bool split_path(const char *path, char **dir, const char **folder)
+{
+    const char *slash = strrchr(path, '/');
+    *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (!*dir)
+        return false;
+    *folder = NULL;
+    if (strcmp(slash ? slash + 1 : path, "lab.lua") == 0) {
+        char *fs = strrchr(*dir, '/');
+        *folder = fs ? fs + 1 : *dir;
+        if (strcmp(*folder, ".") == 0 || strcmp(*folder, "..") == 0 || !**folder)
+            *folder = NULL;
+    }
+    return true;
+}
+
+lab *lab_load(const char *path, const char *home, lab_diags *diags)
+{
+    cl_err e;
+    char homebuf[CL_PATH_MAX], dsl[CL_PATH_MAX];
+    if (!home) {
+        if (!paths_home(homebuf, sizeof homebuf, &e)) {
+            lab_diags_add(diags, path, 0, "%s", e.msg);
+            return NULL;
+        }
+        home = homebuf;
+    }
+    if (!paths_join(dsl, sizeof dsl, home, "lua/lab.lua")) {
+        lab_diags_add(diags, path, 0, "the path of the lab library is too long");
+        return NULL;
+    }
+    if (!paths_is_file(path)) {
+        lab_diags_add(diags, path, 0, "no such lab file");
+        return NULL;
+    }
+    lab *l = calloc(1, sizeof *l);
+    const char *folder = NULL;
+    if (!l || !(l->path = strdup(path)) || !split_path(path, &l->dir, &folder)) {
+        lab_diags_add(diags, path, 0, "out of memory");
+        lab_free(l);
+        return NULL;
+    }
+    l->ls = sandbox_new(0, 0, &e);
+    if (!l->ls) {
+        lab_diags_add(diags, path, 0, "%s", e.msg);
+        lab_free(l);
+        return NULL;
+    }
+    load_ctx c = {.path = path, .dsl = dsl, .folder = folder, .l = l, .d = diags,
+                  .ndiags0 = diags->n};
+    lua_State *L = sandbox_lua(l->ls);
+    lua_pushcfunction(L, load_main);
+    lua_pushlightuserdata(L, &c);
+    if (!sandbox_pcall(l->ls, 1, 0, &e) && diags->n == c.ndiags0)
+        diag_from_msg(diags, path, e.msg);
+    lua_settop(L, 0);
+    if (!c.done || diags->n != c.ndiags0) {
+        if (diags->n == c.ndiags0)
+            lab_diags_add(diags, path, 0, "the lab could not be loaded");
+        lab_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+static void free_strv(char **v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void lab_free(lab *l)
+{
+    if (!l)
+        return;
+    free(l->id);
+    free(l->title);
+    free(l->summary);
+    free(l->path);
+    free(l->dir);
+    free(l->problem);
+    free(l->library);
+    free_strv(l->sizes, l->nsizes);
+    for (size_t i = 0; l->steps && i < l->nsteps; i++) {
+        free(l->steps[i].title);
+        free(l->steps[i].body);
+    }
+    free(l->steps);
+    for (size_t i = 0; l->variants && i < l->nvariants; i++) {
+        free(l->variants[i].id);
+        free(l->variants[i].title);
+        free(l->variants[i].kernel);
+        free(l->variants[i].why);
+    }
+    free(l->variants);
+    for (size_t i = 0; l->milestones && i < l->nmilestones; i++) {
+        free(l->milestones[i].id);
+        free(l->milestones[i].text);
+        free(l->milestones[i].quiz);
+        free(l->milestones[i].target);
+    }
+    free(l->milestones);
+    for (size_t i = 0; l->quizzes && i < l->nquizzes; i++) {
+        lab_quiz *q = &l->quizzes[i];
+        free(q->id);
+        free(q->question);
+        for (size_t c = 0; q->choices && c < q->nchoices; c++) {
+            free(q->choices[c].text);
+            free(q->choices[c].feedback);
+        }
+        free(q->choices);
+    }
+    free(l->quizzes);
+    free(l->exercise.kernel);
+    free(l->exercise.launcher);
+    free_strv(l->exercise.hints, l->exercise.nhints);
+    sandbox_free(l->ls);
+    free(l);
+}

@@ -1,0 +1,43 @@
+/* milestone.h - judging a lab's milestones against measured results.
+ *
+ * A check milestone's Lua function receives a read-only table r built from
+ * the result rows (see lua/README.md): r.exercise, r.variants[id],
+ * r.library, r.cpu, r.cpu_mt (each the row at the largest size measured)
+ * and r.all (every row).  It returns reached, value:
+ *   reached: true -> MS_REACHED, false -> MS_MISSED, nil -> MS_PENDING
+ *            (nothing to judge yet, e.g. the exercise has not run);
+ *   value:   a number shown beside the target ("312x >= 100x"), or nil.
+ * A check that errors, runs past its time budget or exhausts its memory
+ * gives MS_ERROR with "file:line: message", never a crash. */
+#ifndef CUDALAB_LAB_MILESTONE_H
+#define CUDALAB_LAB_MILESTONE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lab/labmodel.h"
+#include "worker/protocol.h"   /* run_result */
+
+typedef enum { MS_PENDING, MS_REACHED, MS_MISSED, MS_ERROR } ms_state;
+
+typedef struct ms_eval {
+    ms_state state;
+    double value;
+    bool has_value;
+    char shown[96];       /* "312x >= 100x" */
+    char error[256];
+} ms_eval;
+
+/* Evaluates milestone i of l against results (all rows of the latest runs).
+ * Quiz milestones are MS_PENDING here (answered elsewhere).  Returns false
+ * only when i is out of range or the state is MS_ERROR. */
+bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
+
+/* Answers quiz q with choice c: sets *correct and returns the feedback text
+ * (owned by the lab).  NULL (and *correct false) when q or c is out of range. */
+const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct);
+
+/* "pending", "reached", "missed", "error". */
+const char *ms_state_name(ms_state s);
+
+#endif

@@ -1,0 +1,3 @@
+-- expect: attempt to modify a read-only table
+-- line: 3
+checks.at_least = function() end

@@ -1,0 +1,3 @@
+-- expect: attempt to call a nil value (global 'dofile')
+-- line: 3
+dofile("/etc/passwd")

@@ -1,0 +1,2 @@
+-- expect: (error object is a table value)
+error({ code = 1 })

@@ -1,0 +1,3 @@
+-- expect: attempt to call a nil value (global 'loadfile')
+-- line: 3
+loadfile("/etc/passwd")

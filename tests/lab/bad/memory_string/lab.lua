@@ -1,0 +1,3 @@
+-- expect: script exceeded its memory limit of 64 MiB
+local s = "x"
+while true do s = s .. s end

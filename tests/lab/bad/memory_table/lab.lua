@@ -1,0 +1,3 @@
+-- expect: script exceeded its memory limit of 64 MiB
+local t = {}
+for i = 1, 1e9 do t[i] = i end

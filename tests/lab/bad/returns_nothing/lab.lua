@@ -1,0 +1,5 @@
+-- expect: the file must end with `return lab { ... }`
+lab {
+  id = "returns_nothing", title = "Forgot the return",
+  steps = { step "One" [[ text ]] },
+}

@@ -1,0 +1,3 @@
+-- expect: cannot change a protected metatable
+-- line: 3
+setmetatable(checks, {})

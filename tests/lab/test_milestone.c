@@ -1,0 +1,215 @@
+/* Tests for milestone evaluation and quiz answers against hand-made rows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lab/labmodel.h"
+#include "lab/milestone.h"
+#include "worker/protocol.h"
+
+static lab *g_lab;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *home = getenv("CUDALAB_HOME");
+    const char *data = getenv("CUDALAB_TEST_DATA");
+    if (!home || !data)
+        return -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lab/fixtures/mscheck/lab.lua", data);
+    lab_diags d = {0};
+    g_lab = lab_load(path, home, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s:%d: %s\n", d.v[i].file, d.v[i].line, d.v[i].msg);
+    lab_diags_free(&d);
+    return g_lab ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    lab_free(g_lab);
+    return 0;
+}
+
+static size_t find(const char *id)
+{
+    for (size_t i = 0; i < g_lab->nmilestones; i++)
+        if (strcmp(g_lab->milestones[i].id, id) == 0)
+            return i;
+    fail_msg("no milestone %s", id);
+    return 0;
+}
+
+static run_result row(const char *variant, const char *size, result_kind k, result_status st,
+                      double speedup_cpu)
+{
+    run_result r;
+    run_result_init(&r);
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.size, sizeof r.size, "%s", size);
+    r.kind = k;
+    r.status = st;
+    r.median_ms = 1.5;
+    r.speedup_cpu = speedup_cpu;
+    return r;
+}
+
+/* A run at two sizes: the learner's kernel is fast at the small size and
+ * slower at the large one, which is the row a check must see. */
+static size_t make_rows(run_result *rs, result_status ex_status, double ex_speedup)
+{
+    size_t n = 0;
+    rs[n++] = row("exercise", "2^28", RK_EXERCISE, ex_status, ex_speedup);
+    rs[n++] = row("exercise", "2^20", RK_EXERCISE, RS_CORRECT, 1000);
+    rs[n++] = row("seq", "2^20", RK_KERNEL, RS_CORRECT, 50);
+    rs[n++] = row("seq", "2^28", RK_KERNEL, RS_CORRECT, 80);
+    rs[n++] = row("cub", "2^28", RK_LIBRARY, RS_CORRECT, 300);
+    rs[n] = row("cpu", "2^28", RK_CPU, RS_CORRECT, 0);
+    rs[n++].threads = 1;
+    rs[n] = row("cpu_mt", "2^28", RK_CPU_MT, RS_CORRECT, 0);
+    rs[n++].threads = 8;
+    return n;
+}
+
+static void test_reached_and_missed(void **state)
+{
+    (void)state;
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 312.4);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_true(ev.has_value && ev.value > 312 && ev.value < 313);
+    assert_string_equal(ev.shown, "312x >= 100x");
+    assert_true(lab_milestone_eval(g_lab, find("correct"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_string_equal(ev.shown, "correct");
+
+    n = make_rows(rs, RS_CORRECT, 42.25);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_string_equal(ev.shown, "42.2x >= 100x");
+
+    n = make_rows(rs, RS_WRONG, 500);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_false(ev.has_value);
+    assert_true(lab_milestone_eval(g_lab, find("correct"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+
+    /* Unknown rates (negative in the row) are nil in Lua: the check misses. */
+    n = make_rows(rs, RS_CORRECT, 500);
+    assert_true(lab_milestone_eval(g_lab, find("bw"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    rs[0].pct_peak_measured = 63.4;
+    assert_true(lab_milestone_eval(g_lab, find("bw"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_string_equal(ev.shown, "63.4% >= 50%");
+}
+
+static void test_shape_of_r(void **state)
+{
+    (void)state;
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 200);
+    assert_true(lab_milestone_eval(g_lab, find("shape"), rs, n, &ev));
+    if (ev.state != MS_REACHED)
+        fail_msg("state %s: %s", ms_state_name(ev.state), ev.error);
+    assert_true(ev.has_value && ev.value == (double)n);
+    assert_string_equal(ev.shown, "7");
+}
+
+static void test_exercise_missing(void **state)
+{
+    (void)state;
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 200);
+    /* Drop both exercise rows. */
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs + 2, n - 2, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    assert_string_equal(ev.shown, ">= 100x");
+    assert_true(lab_milestone_eval(g_lab, find("correct"), NULL, 0, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    assert_true(lab_milestone_eval(g_lab, find("quiz"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+}
+
+static void assert_error(const char *id, const char *part, int line)
+{
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 200);
+    double t0 = now_s();
+    assert_false(lab_milestone_eval(g_lab, find(id), rs, n, &ev));
+    assert_true(now_s() - t0 < 1.0);
+    assert_int_equal(ev.state, MS_ERROR);
+    if (!strstr(ev.error, part))
+        fail_msg("milestone %s: expected \"%s\" in \"%s\"", id, part, ev.error);
+    if (line) {
+        char where[64];
+        snprintf(where, sizeof where, "mscheck/lab.lua:%d:", line);
+        if (!strstr(ev.error, where))
+            fail_msg("milestone %s: expected \"%s\" in \"%s\"", id, where, ev.error);
+    }
+}
+
+static void test_check_errors(void **state)
+{
+    (void)state;
+    assert_error("boom", "boom", 25);
+    assert_error("forever", "script ran longer than 500 ms (infinite loop?)", 28);
+    assert_error("hog", "script exceeded its memory limit of 64 MiB", 0);
+    assert_error("tamper", "attempt to modify a read-only table", 32);
+    assert_error("badvalue", "the check returned a string as its value", 33);
+    /* The state is still usable after a runaway check. */
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 200);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_false(lab_milestone_eval(g_lab, g_lab->nmilestones, rs, n, &ev));
+}
+
+static void test_quiz_answers(void **state)
+{
+    (void)state;
+    bool correct = true;
+    assert_int_equal(g_lab->nquizzes, 1);
+    assert_string_equal(lab_quiz_answer(g_lab, 0, 0, &correct), "Too few.");
+    assert_false(correct);
+    assert_string_equal(lab_quiz_answer(g_lab, 0, 1, &correct), "Right.");
+    assert_true(correct);
+    assert_null(lab_quiz_answer(g_lab, 0, 3, &correct));
+    assert_false(correct);
+    assert_null(lab_quiz_answer(g_lab, 1, 0, &correct));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reached_and_missed),
+        cmocka_unit_test(test_shape_of_r),
+        cmocka_unit_test(test_exercise_missing),
+        cmocka_unit_test(test_check_errors),
+        cmocka_unit_test(test_quiz_answers),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

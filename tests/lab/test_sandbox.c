@@ -1,0 +1,320 @@
+/* Unit tests for the Lua sandbox: limits, text-only loading, globals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/paths.h"
+#include "lab/sandbox.h"
+
+static char g_dir[256];
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Writes text to <tmp>/name and returns the path (static buffer). */
+static const char *write_chunk(const char *name, const char *text, size_t len)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+static const char *chunk(const char *name, const char *text)
+{
+    return write_chunk(name, text, strlen(text));
+}
+
+/* Runs text as a chunk in s; returns whether it succeeded (message in e). */
+static bool run(lab_state *s, const char *text, cl_err *e)
+{
+    lua_State *L = sandbox_lua(s);
+    int top = lua_gettop(L);
+    bool ok = sandbox_dofile(s, chunk("chunk.lua", text), 0, e);
+    assert_int_equal(lua_gettop(L), top);
+    return ok;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+    if (!strstr(hay, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, hay);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/cudalab-sandbox-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_results_and_errors(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    lua_State *L = sandbox_lua(s);
+    assert_true(sandbox_dofile(s, chunk("ret.lua", "return 6 * 7, 'x'"), 2, &e));
+    assert_int_equal(lua_tointeger(L, -2), 42);
+    assert_string_equal(lua_tostring(L, -1), "x");
+    lua_pop(L, 2);
+
+    const char *p = chunk("boom.lua", "local x = 1\nerror('boom')\n");
+    assert_false(sandbox_dofile(s, p, 0, &e));
+    char want[600];
+    snprintf(want, sizeof want, "%s:2: boom", p);
+    assert_string_equal(e.msg, want);
+    assert_contains(sandbox_traceback(s), "stack traceback");
+
+    p = chunk("syntax.lua", "local = 3\n");
+    assert_false(sandbox_dofile(s, p, 0, &e));
+    snprintf(want, sizeof want, "%s:1:", p);
+    assert_true(strncmp(e.msg, want, strlen(want)) == 0);
+
+    assert_false(sandbox_dofile(s, "/nonexistent/x.lua", 0, &e));
+    assert_contains(e.msg, "cannot open /nonexistent/x.lua");
+    sandbox_free(s);
+}
+
+/* Lua shortens chunk names past 60 characters; messages keep the full path. */
+static void test_long_path_in_messages(void **state)
+{
+    (void)state;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/a-rather-long-folder-name/and-another-long-folder-name", g_dir);
+    cl_err e;
+    assert_true(paths_mkdir_p(dir, &e));
+    char path[600];
+    snprintf(path, sizeof path, "%s/lab.lua", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("\n\nerror('deep')\n", f);
+    fclose(f);
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    assert_false(sandbox_dofile(s, path, 0, &e));
+    char want[700];
+    snprintf(want, sizeof want, "%s:3: deep", path);
+    assert_string_equal(e.msg, want);
+    sandbox_free(s);
+}
+
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(4u << 20, 0, &e);
+    assert_non_null(s);
+    assert_false(run(s, "local t = {} for i = 1, 1e9 do t[i] = i end", &e));
+    assert_contains(e.msg, "script exceeded its memory limit of 4 MiB");
+    assert_false(run(s, "local s = 'x' while true do s = s .. s end", &e));
+    assert_contains(e.msg, "script exceeded its memory limit of 4 MiB");
+    assert_false(run(s, "local s = string.rep('x', 1 << 30)", &e));
+    assert_contains(e.msg, "memory limit");
+    /* The state recovers: garbage is collected and small scripts run. */
+    assert_true(run(s, "local t = {} for i = 1, 1000 do t[i] = i end", &e));
+    sandbox_free(s);
+}
+
+static void test_time_limit(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 100, &e);
+    assert_non_null(s);
+    static const char *const loops[] = {
+        "while true do end",
+        "while true do pcall(function() while true do end end) end",
+        "local co = coroutine.wrap(function() while true do end end) co()",
+        "local co = coroutine.create(function() while true do end end)\n"
+        "while true do coroutine.resume(co) end",
+        "while true do xpcall(function() while true do end end, function() while true do end end) end",
+        "local t = setmetatable({}, {__index = function(t, k) while true do end end}) return t.x",
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+        double t0 = now_s();
+        assert_false(run(s, loops[i], &e));
+        double dt = now_s() - t0;
+        assert_contains(e.msg, "script ran longer than 100 ms (infinite loop?)");
+        assert_true(dt < 1.0);
+    }
+    assert_false(run(s, "\n\nwhile true do end", &e));
+    assert_contains(e.msg, "chunk.lua:3: script ran longer");
+    /* The budget is per call: a later short call runs normally. */
+    assert_true(run(s, "local n = 0 for i = 1, 1000 do n = n + i end assert(n == 500500)", &e));
+    sandbox_free(s);
+}
+
+static void test_text_only(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    static const char bin[] = "\x1bLua\x54\x00\x19\x93\r\n\x1a\n";
+    assert_false(sandbox_dofile(s, write_chunk("bin.lua", bin, sizeof bin - 1), 0, &e));
+    assert_contains(e.msg, "attempt to load a binary chunk");
+    assert_true(run(s,
+                    "assert(string.dump == nil)\n"
+                    "local f, msg = load('\\27Lua\\84\\0')\n"
+                    "assert(f == nil and msg:find('binary chunk'), msg)\n"
+                    "f, msg = load('return 1', 'c', 'b')\n"
+                    "assert(f == nil and msg:find('text chunks'), msg)\n"
+                    "f = load('return 1 + 1')\n"
+                    "assert(f() == 2)\n"
+                    "local env = { y = 5 }\n"
+                    "assert(load('return y', 'c', 't', env)() == 5)\n"
+                    "assert(load('return io')() == nil)\n",
+                    &e));
+    sandbox_free(s);
+}
+
+static void test_globals(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    if (!run(s,
+             "for _, n in ipairs({'io', 'debug', 'package', 'require', 'dofile', 'loadfile',\n"
+             "                    'warn', '_G'}) do\n"
+             "  assert(_ENV[n] == nil, n)\n"
+             "end\n"
+             "assert(os.execute == nil and os.exit == nil and os.getenv == nil)\n"
+             "assert(type(os.time()) == 'number' and type(os.clock()) == 'number')\n"
+             "assert(string.format('%d', 3) == '3' and ('ab'):upper() == 'AB')\n"
+             "assert(math.floor(2.5) == 2 and utf8.char(65) == 'A')\n"
+             "assert(table.concat({1, 2}, ',') == '1,2')\n"
+             "assert(coroutine.wrap(function() coroutine.yield(1) end)() == 1)\n"
+             "assert(getmetatable('') == 'locked')\n"
+             "assert(getmetatable(_ENV) == 'locked')\n"
+             "assert(not pcall(rawset, string, 'rep', nil))\n"
+             "assert(not pcall(function() string.rep = nil end))\n"
+             "assert(not pcall(setmetatable, string, {}))\n"
+             "assert(not pcall(table.insert, math, 1))\n"
+             "local n = 0 for k in pairs(string) do n = n + 1 end assert(n > 10)\n"
+             "assert(collectgarbage('count') > 0)\n"
+             "assert(not pcall(collectgarbage, 'stop'))\n"
+             "assert(not pcall(setmetatable, {}, {__gc = print}))\n"
+             "assert(setmetatable({}, {__index = {z = 1}}).z == 1)\n"
+             "shared_name = 1\n",
+             &e))
+        fail_msg("%s", e.msg);
+    /* Each chunk has its own _ENV. */
+    assert_true(run(s, "assert(shared_name == nil)", &e));
+    sandbox_free(s);
+}
+
+static void test_print_output(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    assert_true(run(s, "print('a', 1, nil, true)", &e));
+    assert_string_equal(sandbox_output(s), "a\t1\tnil\ttrue\n");
+    sandbox_clear_output(s);
+    assert_string_equal(sandbox_output(s), "");
+    assert_true(run(s, "for i = 1, 10000 do print(string.rep('z', 50)) end", &e));
+    size_t len = strlen(sandbox_output(s));
+    assert_true(len <= SANDBOX_OUTPUT_MAX + 32);
+    assert_contains(sandbox_output(s), "[output truncated]");
+    sandbox_free(s);
+}
+
+static int c_twice(lua_State *L)
+{
+    lua_pushinteger(L, 2 * luaL_checkinteger(L, 1));
+    return 1;
+}
+
+static void test_globals_from_c(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 0, &e);
+    assert_non_null(s);
+    lua_State *L = sandbox_lua(s);
+    lua_pushcfunction(L, c_twice);
+    assert_true(sandbox_set_global(s, "twice", &e));
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushinteger(L, 7);
+    lua_setfield(L, -2, "seven");
+    lua_setfield(L, -2, "inner");
+    assert_true(sandbox_set_global(s, "consts", &e));
+    lua_newtable(L);
+    lua_pushinteger(L, 9);
+    lua_setfield(L, -2, "nine");
+    assert_true(sandbox_expose(s, &e));
+    assert_int_equal(lua_gettop(L), 0);
+    if (!run(s,
+             "assert(twice(21) == 42 and nine == 9 and consts.inner.seven == 7)\n"
+             "assert(not pcall(function() consts.inner.seven = 8 end))\n"
+             "assert(not pcall(rawset, consts.inner, 'seven', 8))\n",
+             &e))
+        fail_msg("%s", e.msg);
+
+    lua_createtable(L, 2, 0);
+    lua_pushinteger(L, 10);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, 20);
+    lua_rawseti(L, -2, 2);
+    assert_true(sandbox_freeze(s, &e));
+    assert_true(lua_istable(L, -1));
+    assert_true(sandbox_dofile(s, chunk("f.lua",
+                                        "return function(t)\n"
+                                        "  local sum = 0 for _, v in ipairs(t) do sum = sum + v end\n"
+                                        "  return #t, sum, pcall(function() t[1] = 0 end)\n"
+                                        "end"),
+                               1, &e));
+    lua_insert(L, -2);
+    assert_true(sandbox_pcall(s, 1, 3, &e));
+    assert_int_equal(lua_tointeger(L, -3), 2);
+    assert_int_equal(lua_tointeger(L, -2), 30);
+    assert_false(lua_toboolean(L, -1));
+    lua_settop(L, 0);
+    sandbox_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_results_and_errors),
+        cmocka_unit_test(test_long_path_in_messages),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_text_only),
+        cmocka_unit_test(test_globals),
+        cmocka_unit_test(test_print_output),
+        cmocka_unit_test(test_globals_from_c),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
