@@ -24,6 +24,8 @@ struct exercise {
     cudaKernel_t *kern;               /* one a kernel of prog, in its order */
     lab_state *s;
     int ref_fn, ref_gpu, ref_k, ref_args;
+    cudaStream_t stream;              /* the launches' default stream, once set */
+    bool stream_set;
     char trace[TRACE_MAX];
 };
 
@@ -96,10 +98,33 @@ static int open_gpu(lua_State *L)
     return 1;
 }
 
-/* Keeps the value on top of the stack in the registry (popped). */
-static int keep(lab_state *s)
+/* (value) -> its registry reference */
+static int ref_value(lua_State *L)
 {
-    return luaL_ref(sandbox_lua(s), LUA_REGISTRYINDEX);
+    lua_settop(L, 1);
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    return 1;
+}
+
+/* Keeps the value on top of the stack in the registry (popped); LUA_NOREF
+ * with e when Lua is out of memory. */
+static int keep(lab_state *s, cl_err *e)
+{
+    lua_State *L = sandbox_lua(s);
+    lua_pushcfunction(L, ref_value);
+    lua_insert(L, -2);
+    if (!sandbox_pcall(s, 1, 1, e))
+        return LUA_NOREF;
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
+}
+
+/* (stream as a light userdata) -> () */
+static int set_stream(lua_State *L)
+{
+    luagpu_set_stream(L, lua_touserdata(L, 1));
+    return 0;
 }
 
 /* The gpu table as a global and a registry reference, k, then the launcher
@@ -119,7 +144,11 @@ static void load_launcher(exercise *x, const exercise_opts *o, int budget_ms)
         return;
     }
     lua_pushvalue(L, -1);
-    x->ref_gpu = keep(x->s);
+    if ((x->ref_gpu = keep(x->s, &e)) == LUA_NOREF) {
+        lua_pop(L, 1);
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
     if (!sandbox_set_global(x->s, "gpu", &e)) {
         set_stage(x, EXERCISE_LAUNCHER, e.msg);
         return;
@@ -130,7 +159,10 @@ static void load_launcher(exercise *x, const exercise_opts *o, int budget_ms)
         set_stage(x, EXERCISE_LAUNCHER, e.msg);
         return;
     }
-    x->ref_k = keep(x->s);
+    if ((x->ref_k = keep(x->s, &e)) == LUA_NOREF) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
 
     if (!sandbox_dofile(x->s, o->launcher, 1, &e)) {
         launcher_error(x, &e);
@@ -147,7 +179,8 @@ static void load_launcher(exercise *x, const exercise_opts *o, int budget_ms)
         set_stage(x, EXERCISE_LAUNCHER, msg);
         return;
     }
-    x->ref_fn = keep(x->s);
+    if ((x->ref_fn = keep(x->s, &e)) == LUA_NOREF)
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
 }
 
 /* cudaLibraryLoadData and one cudaLibraryGetKernel a kernel. */
@@ -284,8 +317,8 @@ bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, 
     lua_pushlightuserdata(L, (void *)(label ? label : ""));
     if (!sandbox_pcall(x->s, 3, 1, e))
         return launcher_error(x, e);
-    x->ref_args = keep(x->s);
-    return true;
+    x->ref_args = keep(x->s, e);
+    return x->ref_args != LUA_NOREF;
 }
 
 bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
@@ -298,7 +331,14 @@ bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
     lua_State *L = sandbox_lua(x->s);
     if (!lua_checkstack(L, 6))
         return err_set(e, "Lua stack overflow");
-    luagpu_set_stream(L, s);
+    if (!x->stream_set || x->stream != s) {
+        lua_pushcfunction(L, set_stream);
+        lua_pushlightuserdata(L, (void *)s);
+        if (!sandbox_pcall(x->s, 1, 0, e))
+            return false;
+        x->stream = s;
+        x->stream_set = true;
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_fn);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_gpu);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_k);

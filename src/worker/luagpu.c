@@ -374,7 +374,9 @@ static kref check_kernel(lua_State *L, int idx)
         const char *name = lua_tostring(L, idx);
         r.k = engine_kernels_find_raw(name);
         if (!r.k)
-            luaL_error(L, "unknown kernel '%s'", name);
+            luaL_error(L, "unknown kernel '%s' (names are shipped kernels: gpu.kernels() lists "
+                          "them; a launcher's own kernels are k.%s)",
+                       name, name);
         return r;
     }
     if (lua_isnoneornil(L, idx))

@@ -8,7 +8,11 @@
  *     through the supervisor in a real `cudalab worker` ($CUDALAB_EXE) and
  *     diagnose() names the expected cause; the parent survives every fault
  *     and the next run is correct.
- *  3. compute-sanitizer memcheck and racecheck, through sanitize_run, find
+ *  3. A launcher passes every kind of kernel parameter (pointer, 64-bit
+ *     integer, float, double, short, bool) through gpu.launch, zeroes the
+ *     output with an asynchronous fill before atomic adds, and cannot free
+ *     or keep the problem's Buffers past their size.
+ *  4. compute-sanitizer memcheck and racecheck, through sanitize_run, find
  *     the bugs planted in tests/exercises/sanitizer/{oob,race}/ at the line
  *     marked "// PLANTED" (skipped with a message when the tool is missing).
  *
@@ -420,7 +424,64 @@ static void test_broken_corpus(void **state)
     free(sr);
 }
 
-/* ---- 3. compute-sanitizer ---------------------------------------------------------- */
+/* ---- 3. the launcher API -------------------------------------------------------- */
+
+static void test_launcher_api(void **state)
+{
+    (void)state;
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    ex_data_path(cu, sizeof cu, "gpuapi/starter.cu");
+    ex_data_path(lua, sizeof lua, "gpuapi/starter.lua");
+    static run_request req;
+    memset(&req, 0, sizeof req);
+    req.run = 9;
+    snprintf(req.problem, sizeof req.problem, "reduce_sum");
+    req.budget_s = 0.02;
+    static const char *const sizes[] = {"1000", "2000", "3000", "4000"};
+    for (int i = 0; i < 4; i++)
+        snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", cu);
+    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", lua);
+    static collected c;
+    memset(&c, 0, sizeof c);
+    engine_sink sink = {on_progress, on_result, on_log, &c};
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    report *rep = calloc(1, sizeof *rep);
+    assert_non_null(rep);
+    if (!engine_run(&req, &sink, &f)) {
+        print_error("the CUDA context broke: %s: %s\nlog:\n%s", f.cause, f.message, c.log);
+        fail();
+    }
+    static const struct {
+        const char *size;
+        result_status status;
+        const char *text;
+    } want[] = {
+        {"1000", RS_CORRECT, ""},
+        {"2000", RS_ERROR, "starter.lua:11: sum_scaled: argument 1 is a Buffer that was freed"},
+        {"3000", RS_ERROR, "starter.lua:14: this Buffer belongs to cudalab"},
+        {"4000", RS_CORRECT, ""},
+    };
+    for (int i = 0; i < 4; i++) {
+        const run_result *r = exercise_row(&c, want[i].size);
+        if (!r) {
+            fail_case(rep, "size %s: no exercise row", want[i].size);
+            continue;
+        }
+        print_message("  size %-5s %-8s %s\n", r->size, result_status_name(r->status), r->message);
+        if (r->status != want[i].status || !strstr(r->message, want[i].text))
+            fail_case(rep, "size %s: expected %s \"%s\", got %s \"%s\"", want[i].size,
+                      result_status_name(want[i].status), want[i].text,
+                      result_status_name(r->status), r->message);
+    }
+    if (rep->failures)
+        print_error("log:\n%s", c.log);
+    finish(rep, "launcher API");
+    free(rep);
+}
+
+/* ---- 4. compute-sanitizer ---------------------------------------------------------- */
 
 /* Line number of the line holding the marker "// PLANTED" in path, or 0. */
 static int planted_line(const char *path)
@@ -538,6 +599,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_starters_and_solutions),
         cmocka_unit_test(test_broken_corpus),
+        cmocka_unit_test(test_launcher_api),
         cmocka_unit_test(test_sanitizer_finds_planted_bugs),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
