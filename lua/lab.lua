@@ -28,12 +28,17 @@ local function report(file, line, msg, ...)
 end
 
 -- Engine facts the loader checks against.
+-- A problem measures one computation at several sizes (dims: how many
+-- numbers a size label has), except "profiling", whose variants name the
+-- worker's experiments (worker/experiments.h) and which takes no sizes.
 local PROBLEMS = {
   reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
   sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
   embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
+  profiling = { experiments = { "transfers", "overlap", "stride", "gemv", "blocksize", "transpose",
+                                "timing", "roofline" } },
 }
-local PROBLEM_NAMES = "reduce_sum, sgemm, embedding"
+local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, profiling"
 
 -- Fields of each constructor, in the order they are checked.
 local SPECS = {
@@ -59,7 +64,7 @@ local SPECS = {
   variant = {
     { "id", "string", required = true },
     { "title", "string", required = true },
-    { "kernel", "string", required = true },
+    { "kernel", "string" },
     { "why", "string", default = "" },
   },
   milestone = {
@@ -211,14 +216,15 @@ local function check_id(id, what, file, line)
 end
 
 -- Strips the indentation shared by every non-blank line and the blank lines
--- around the text, so bodies may be indented like the code around them.
+-- around the text, so bodies may be indented like the code around them.  A
+-- first line that starts right after the opening [[ does not count.
 local function dedent(s)
   s = s:gsub("\r\n", "\n"):gsub("\t", "    ")
   local lines = {}
   for l in (s .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
   local indent
-  for _, l in ipairs(lines) do
-    if l:find("%S") then
+  for i, l in ipairs(lines) do
+    if l:find("%S") and not (i == 1 and #lines > 1 and l:find("^%S")) then
       local n = #l:match("^ *")
       indent = indent and min(indent, n) or n
     end
@@ -229,7 +235,9 @@ local function dedent(s)
   while last >= first and not lines[last]:find("%S") do last = last - 1 end
   local out = {}
   for i = first, last do
-    out[#out + 1] = (lines[i]:sub(indent + 1):gsub(" +$", ""))
+    local l = lines[i]
+    if not (i == 1 and l:find("^%S")) then l = l:sub(indent + 1) end
+    out[#out + 1] = (l:gsub(" +$", ""))
   end
   return concat(out, "\n")
 end
@@ -422,12 +430,25 @@ local function check_step(t, i, file, line)
   return s
 end
 
-local function check_variant(t, i, file, line)
+local function check_variant(t, i, file, line, prob)
   local what = item_what("variant", t, i)
   local v, ok = check_fields(t, "variant", what, file, line)
-  if ok then
-    check_id(v.id, what, file, line)
-    if #v.kernel > MAX_ID or not v.kernel:find("^[%a_][%w_]*$") then
+  if prob and prob.experiments then
+    if ok and check_id(v.id, what, file, line) then
+      local known = false
+      for _, x in ipairs(prob.experiments) do known = known or x == v.id end
+      if not known then
+        report(file, line, "%s: no experiment %s (known: %s)", what, quote(v.id),
+               concat(prob.experiments, ", "))
+      end
+    end
+    v.kernel = v.kernel or v.id
+  else
+    if rawget(t, "kernel") == nil then
+      report(file, line, "%s: missing required field 'kernel'", what)
+    end
+    if ok then check_id(v.id, what, file, line) end
+    if ok and v.kernel and (#v.kernel > MAX_ID or not v.kernel:find("^[%a_][%w_]*$")) then
       report(file, line, "%s: kernel %s is not a kernel name (letters, digits and '_', at most %d)",
              what, quote(v.kernel), MAX_ID)
     end
@@ -568,6 +589,8 @@ local function validate_lab(t, file, line, opts)
   if L.library ~= nil then
     if L.problem == nil then
       report(file, line, "%s: a library baseline needs a problem", what)
+    elseif prob and prob.library == nil then
+      report(file, line, "%s: problem %s has no library baseline", what, quote(L.problem))
     elseif prob and L.library ~= prob.library then
       report(file, line, "%s: library %s does not solve %s (use %s)", what, quote(L.library),
              quote(L.problem), quote(prob.library))
@@ -578,6 +601,10 @@ local function validate_lab(t, file, line, opts)
   if L.sizes ~= nil then
     if L.problem == nil then
       if rawlen(L.sizes) > 0 then report(file, line, "%s: sizes need a problem", what) end
+    elseif prob and prob.dims == nil then
+      if rawlen(L.sizes) > 0 then
+        report(file, line, "%s: problem %s takes no sizes", what, quote(L.problem))
+      end
     elseif prob then
       for i = 1, rawlen(L.sizes) do
         local s = size_label(rawget(L.sizes, i), prob, what, file, line, i)
@@ -585,7 +612,7 @@ local function validate_lab(t, file, line, opts)
       end
     end
   end
-  if prob and (rawget(t, "sizes") == nil or (L.sizes ~= nil and rawlen(L.sizes) == 0)) then
+  if prob and prob.dims and (rawget(t, "sizes") == nil or (L.sizes ~= nil and rawlen(L.sizes) == 0)) then
     report(file, line, "%s: problem %s needs at least one size (%s)", what, quote(L.problem), prob.form)
   end
   if #sizes > opts.max_sizes then
@@ -598,7 +625,9 @@ local function validate_lab(t, file, line, opts)
   if given_steps ~= nil and rawlen(given_steps) == 0 then
     report(file, line, "%s: needs at least one step", what)
   end
-  L.variants = each_item(L.variants, "variant", what, file, line, check_variant)
+  L.variants = each_item(L.variants, "variant", what, file, line, function(it, i, f, l)
+    return check_variant(it, i, f, l, prob)
+  end)
   if #L.variants > 0 and L.problem == nil then
     report(file, line, "%s: variants need a problem", what)
   end
@@ -626,6 +655,8 @@ local function validate_lab(t, file, line, opts)
       L.exercise = check_exercise(L.exercise, f, l)
       if L.problem == nil then
         report(f, l, "%s: an exercise needs a problem", what)
+      elseif prob and prob.dims == nil then
+        report(f, l, "%s: problem %s has no exercise", what, quote(L.problem))
       end
     end
   end

@@ -79,7 +79,9 @@ return lab {
     ]],
 
     step "Your turn" [[
-      Write your own lookup kernel.  The first milestone asks for a correct
+      Your copy of the exercise is `starter.cu` and `starter.lua`: one thread
+      per output element, like the naive rung.  Make it your own lookup
+      kernel.  The first milestone asks for a correct
       kernel at the largest size; the second asks for **half of the measured
       copy bandwidth** there.  From there, aim for the
       copy row itself.
@@ -106,6 +108,24 @@ return lab {
       id = "vectorized", title = "16-byte copies, several rows per block",
       kernel = "embed_vectorized",
       why = "float4 loads and stores, several rows per block and an unrolled loop keep many wide requests in flight to saturate memory.",
+    },
+  },
+
+  exercise = exercise {
+    kernel = "starter.cu",
+    launcher = "starter.lua",
+    hints = {
+      [[Give a whole row to a warp: token t = global warp index, lane l copies
+        columns l, l + 32, ...  Read idx[t] once per warp, not once per
+        element, and drop the division.]],
+      [[D is a multiple of 4 at every size in this lab, so each row starts on
+        a 16-byte boundary: reinterpret the row as float4 and copy D / 4
+        values with 32 lanes.]],
+      [[Give each thread several float4 copies to start before the first one
+        completes: unroll the copy loop (#pragma unroll 4) or let a block
+        handle several rows.]],
+      [[Compare with the copy row, not with the CPU: a lookup moves the same
+        bytes as a device-to-device copy of the output and cannot be faster.]],
     },
   },
 

@@ -93,8 +93,8 @@ return lab {
         8 multiply-adds against 8 values of A.
       - **2-D block tiling**: each thread computes an 8x8 patch.  Per step of
         k it loads 8 values of A and 8 of B into registers and performs 64
-        multiply-adds: an outer product.  The arithmetic per shared load grows
-        from 1 to 4.
+        multiply-adds: an outer product, four FMAs per shared load instead
+        of one FMA per two loads.
 
       Registers are the fastest storage on the GPU but also the scarcest:
       too many per thread lowers the number of resident warps (occupancy) or
@@ -119,9 +119,11 @@ return lab {
     ]],
 
     step "Your turn" [[
-      Write a tiled kernel of your own and bring it **within 2x of cuBLAS**
-      (0.5x or better in the vs cuBLAS column) at the largest size, with
-      correct results.  Start from shared-memory tiles, then make each thread
+      Your copy of the exercise is `starter.cu` and `starter.lua`: one thread
+      per output, already mapped so that a warp walks along a row of C.
+      Turn it into a tiled kernel and bring it **within 2x of cuBLAS** (0.5x
+      or better in the vs cuBLAS column) at the largest size, with correct
+      results.  Start from shared-memory tiles, then make each thread
       compute several outputs.  Check the spread column: a kernel whose time
       varies by 20% between repetitions has not settled, and the median is
       what the milestone uses.
@@ -163,6 +165,30 @@ return lab {
       id = "warptile", title = "Warp tiling",
       kernel = "sgemm_warptile",
       why = "Adds a per-warp tile between block and thread, arranging accesses so warps read shared memory without conflicts, as libraries do.",
+    },
+  },
+
+  exercise = exercise {
+    kernel = "starter.cu",
+    launcher = "starter.lua",
+    hints = {
+      [[Tile first: a 32x32 block loads a 32x32 tile of A and one of B into
+        __shared__ arrays, calls __syncthreads(), accumulates 32 products,
+        and calls __syncthreads() again before loading the next pair of
+        tiles.  Guard the loads at the matrix edges: sizes need not be
+        multiples of the tile.]],
+      [[Then give each thread several outputs.  With a block of 256 threads
+        computing a 64x64 or 128x128 tile of C, each thread keeps an 8x8
+        patch of accumulators in registers.  Change the grid and block in
+        starter.lua to match the new tile.]],
+      [[Inside the k loop, copy the thread's slice of the A and B tiles from
+        shared memory into small register arrays, then do the outer product
+        from registers.  Count it: 16 shared loads for 64 FMAs.]],
+      [[Load global memory with float4 when the row length allows it, and
+        store the A tile transposed in shared memory so each thread reads its
+        column of A as consecutive floats.]],
+      [[Look at the spread column before comparing two versions, and compare
+        at 4096, where launch overhead and partial tiles matter least.]],
     },
   },
 

@@ -122,8 +122,10 @@ return lab {
     ]],
 
     step "Your turn" [[
-      Write your own reduction and beat the CPU by **100x** at the largest
-      size.  The milestones below tick when your kernel's row is correct and
+      Your copy of the exercise is `starter.cu` (the kernel) and
+      `starter.lua` (the launcher that picks grids and runs the passes).  It
+      starts as the interleaved kernel, correct and slow.  Make it beat the
+      CPU by **100x** at the largest size.  The milestones below tick when your kernel's row is correct and
       fast enough.  Results are checked against a double-precision CPU sum,
       so a kernel that drops elements or races on its output fails even when
       it is fast.
@@ -165,6 +167,30 @@ return lab {
       id = "vectorized", title = "Grid-stride loop with float4 loads",
       kernel = "reduce_vectorized",
       why = "A GPU-filling grid where each thread sums many elements through 16-byte loads, keeping enough bytes in flight to saturate memory.",
+    },
+  },
+
+  exercise = exercise {
+    kernel = "starter.cu",
+    launcher = "starter.lua",
+    hints = {
+      [[Switch the tree to sequential addressing first: start with
+        s = blockDim.x / 2, halve it each round, and let threads tid < s add
+        partial[tid + s].  Same result, no divergence, no bank conflicts.]],
+      [[Let each thread add two (or more) elements while it loads them from
+        global memory.  The launcher then needs half as many blocks per pass:
+        change the grid size in starter.lua to match.]],
+      [[For the last 32 values use __shfl_down_sync(0xffffffff, v, offset)
+        with offsets 16, 8, 4, 2, 1.  Do not rely on a warp running in
+        lockstep without _sync intrinsics.]],
+      [[The big win is memory traffic: launch a fixed number of blocks (a few
+        per SM), loop over the input with a grid-stride loop summing into a
+        register, load float4 values where the pointer is aligned, and handle
+        the leftover elements at the end.]],
+      [[One pass is enough if each block adds its partial sum into the output
+        with atomicAdd; zero the output first in the launcher with
+        args.output:fill(0).  The order of the additions changes, but the
+        check allows for FP32 rounding.]],
     },
   },
 

@@ -236,8 +236,9 @@ static void test_good_fixture(void **state)
     assert_string_equal(l->sizes[2], "1<<10");
     assert_string_equal(l->exercise.kernel, "starter.cu");
     assert_string_equal(l->exercise.launcher, "starter.lua");
-    assert_int_equal(l->exercise.nhints, 2);
+    assert_int_equal(l->exercise.nhints, 3);
     assert_string_equal(l->exercise.hints[1], "Second hint,\non two lines.");
+    assert_string_equal(l->exercise.hints[2], "Third hint starts at the brackets,\nand goes on indented.");
     assert_string_equal(l->milestones[0].target, ">= 100x");
     assert_string_equal(l->milestones[1].target, "<= 2.5ms");
     assert_string_equal(l->milestones[2].target, "custom target");
@@ -245,6 +246,25 @@ static void test_good_fixture(void **state)
     assert_string_equal(l->milestones[4].target, "correct and >= 50%");
     assert_non_null(strstr(l->dir, "fixtures/withex"));
     lab_free(l);
+}
+
+static void test_profiling_problem(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/lab/fixtures/profdemo/lab.lua", g_data);
+    lab_diags d = {0};
+    lab *l = lab_load(path, g_home, &d);
+    print_diags(&d);
+    assert_non_null(l);
+    assert_string_equal(l->problem, "profiling");
+    assert_int_equal(l->nsizes, 0);
+    assert_null(l->library);
+    assert_int_equal(l->nvariants, 2);
+    assert_string_equal(l->variants[0].kernel, "transfers");
+    assert_string_equal(l->variants[1].kernel, "ignored_name");
+    lab_free(l);
+    lab_diags_free(&d);
 }
 
 /* Reads the expectation lines at the top of a bad lab file. */
@@ -365,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_profiling),
         cmocka_unit_test(test_set_finds_all_four),
         cmocka_unit_test(test_good_fixture),
+        cmocka_unit_test(test_profiling_problem),
         cmocka_unit_test(test_bad_corpus),
         cmocka_unit_test(test_all_problems_reported),
         cmocka_unit_test(test_missing_files),
