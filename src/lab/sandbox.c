@@ -475,6 +475,68 @@ static int sb_xpcall(lua_State *L)
     return finish_xpcall(L, status, 2);
 }
 
+/* Library functions whose C loops run without the count hook are guarded
+ * so that a few bytes of Lua cannot keep them busy for hours. */
+
+/* string.rep: an empty string repeated 10^15 times loops 10^15 times. */
+static int sb_rep(lua_State *L)
+{
+    size_t l, lsep = 0;
+    luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &lsep);
+    if (n > 0 && l + lsep == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* table.insert and table.remove shift elements up to #t, which a __len
+ * metamethod can make as large as it likes. */
+static int sb_tshift(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_frozen(L, 1))
+        return raise_at_caller(L, "attempt to modify a read-only table");
+    if (luaL_getmetafield(L, 1, "__len") != LUA_TNIL)
+        return raise_at_caller(L, "table.insert and table.remove do not take tables with __len in labs");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+#define MOVE_MAX ((lua_Integer)1 << 24)
+
+/* table.move(a, f, e, t [, a2]) over at most MOVE_MAX elements. */
+static int sb_tmove(lua_State *L)
+{
+    lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
+    if (e >= f && (f < 0 ? e >= MOVE_MAX + f : e - f >= MOVE_MAX))
+        return raise_at_caller(L, "table.move: more than 2^24 elements");
+    int tt = lua_isnoneornil(L, 5) ? 1 : 5;
+    if (is_frozen(L, tt))
+        return raise_at_caller(L, "attempt to modify a read-only table");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* Replaces field name of the table at idx by cfn with the old value as
+ * its upvalue. */
+static void wrap_field(lua_State *L, int idx, const char *name, lua_CFunction cfn)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, idx, name);
+    lua_pushcclosure(L, cfn, 1);
+    lua_setfield(L, idx, name);
+}
+
 static int sb_collectgarbage(lua_State *L)
 {
     static const char *const allowed[] = {"collect", "count", "step", "isrunning"};
@@ -665,6 +727,12 @@ static int sb_setup(lua_State *L)
     lua_getfield(L, loaded, LUA_STRLIBNAME);
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
+    wrap_field(L, -1, "rep", sb_rep);
+    lua_getfield(L, loaded, LUA_TABLIBNAME);
+    wrap_field(L, -1, "insert", sb_tshift);
+    wrap_field(L, -1, "remove", sb_tshift);
+    wrap_field(L, -1, "move", sb_tmove);
+    lua_pop(L, 1);
     copy_table(L, -1);
     lua_setfield(L, api, LUA_STRLIBNAME);
     lua_pop(L, 1);

@@ -267,6 +267,60 @@ static void test_profiling_problem(void **state)
     lab_diags_free(&d);
 }
 
+/* The example lab in lua/README.md loads as it is written. */
+static void test_readme_example(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/lua/README.md", g_home);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *sec = strstr(text, "## A complete small lab");
+    assert_non_null(sec);
+    const char *start = strstr(sec, "```lua\n");
+    assert_non_null(start);
+    start += 7;
+    const char *end = strstr(start, "```");
+    assert_non_null(end);
+
+    char dir[] = "/tmp/cudalab-readme-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char labdir[CL_PATH_MAX], file[CL_PATH_MAX];
+    snprintf(labdir, sizeof labdir, "%s/mysum", dir);
+    cl_err e;
+    assert_true(paths_mkdir_p(labdir, &e));
+    const char *names[] = {"lab.lua", "starter.cu", "starter.lua"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s", labdir, names[i]);
+        f = fopen(file, "w");
+        assert_non_null(f);
+        if (i == 0)
+            fwrite(start, 1, (size_t)(end - start), f);
+        fclose(f);
+    }
+    snprintf(file, sizeof file, "%s/lab.lua", labdir);
+    lab_diags d = {0};
+    lab *l = lab_load(file, g_home, &d);
+    print_diags(&d);
+    assert_non_null(l);
+    assert_int_equal(d.n, 0);
+    assert_int_equal(l->nvariants, 3);
+    assert_int_equal(l->nmilestones, 3);
+    assert_string_equal(l->milestones[1].target, ">= 0.8x");
+    lab_free(l);
+    lab_diags_free(&d);
+    for (int i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s", labdir, names[i]);
+        remove(file);
+    }
+    remove(labdir);
+    remove(dir);
+}
+
 /* Reads the expectation lines at the top of a bad lab file. */
 static void read_expect(const char *path, char *expect, size_t n, int *line)
 {
@@ -386,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_set_finds_all_four),
         cmocka_unit_test(test_good_fixture),
         cmocka_unit_test(test_profiling_problem),
+        cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_bad_corpus),
         cmocka_unit_test(test_all_problems_reported),
         cmocka_unit_test(test_missing_files),

@@ -172,6 +172,37 @@ static void test_time_limit(void **state)
     sandbox_free(s);
 }
 
+/* Library loops that run in C, out of the count hook's reach. */
+static void test_guarded_library_loops(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 100, &e);
+    assert_non_null(s);
+    double t0 = now_s();
+    if (!run(s,
+             "assert(string.rep('', 1e15) == '' and (''):rep(1e15, '') == '')\n"
+             "assert(string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
+             "local t = {1, 2, 3}\n"
+             "table.insert(t, 4) table.insert(t, 1, 0)\n"
+             "assert(table.remove(t) == 4 and table.remove(t, 1) == 0 and #t == 3)\n"
+             "local u = table.move(t, 1, 3, 2, {})\n"
+             "assert(u[2] == 1 and u[4] == 3)\n"
+             "local ok, msg = pcall(table.move, {}, 1, 1e15, 1)\n"
+             "assert(not ok and msg:find('more than 2%^24'), msg)\n"
+             "local huge = setmetatable({}, {__len = function() return 1e15 end})\n"
+             "ok, msg = pcall(table.insert, huge, 1, 1)\n"
+             "assert(not ok and msg:find('__len'), msg)\n"
+             "ok, msg = pcall(table.remove, huge, 1)\n"
+             "assert(not ok and msg:find('__len'), msg)\n"
+             "ok, msg = pcall(table.move, {1}, 1, 1, 1, math)\n"
+             "assert(not ok and msg:find('read%-only'), msg)\n",
+             &e))
+        fail_msg("%s", e.msg);
+    assert_true(now_s() - t0 < 1.0);
+    sandbox_free(s);
+}
+
 static void test_text_only(void **state)
 {
     (void)state;
@@ -311,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_long_path_in_messages),
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_guarded_library_loops),
         cmocka_unit_test(test_text_only),
         cmocka_unit_test(test_globals),
         cmocka_unit_test(test_print_output),
