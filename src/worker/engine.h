@@ -34,11 +34,13 @@ void engine_probe(device_info *out);
  * baselines and the library too; the learner's kernel, when req names one,
  * as the row "exercise" after the shipped rungs of each size, measured the
  * same way: see worker/exercise.h and lua/exercise.md).  With
- * req->check_only every GPU row runs once, checked, without timing.  Errors that leave the CUDA context usable
- * (bad launch configuration, wrong result, out of memory) become results with
- * status RS_ERROR and a message.  Returns false when the context is broken
- * (illegal address, launch failure, ...): fault is filled (cause "cuda") and
- * the worker must exit so the supervisor starts a fresh one. */
+ * req->check_only every GPU row runs once, checked, without timing.
+ * Errors that leave the CUDA context usable (bad launch configuration, a
+ * launcher's Lua error, a compile error, wrong result, out of memory)
+ * become results with status RS_ERROR and a message.  Returns false when
+ * the context is broken (illegal address, launch failure, ...): fault is
+ * filled (cause "cuda") and the worker must exit so the supervisor starts a
+ * fresh one. */
 bool engine_run(const run_request *req, const engine_sink *sink, run_fault *fault);
 
 void engine_shutdown(void);
