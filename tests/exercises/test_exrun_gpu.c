@@ -10,8 +10,9 @@
  *     and the next run is correct.
  *  3. A launcher passes every kind of kernel parameter (pointer, 64-bit
  *     integer, float, double, short, bool) through gpu.launch, zeroes the
- *     output with an asynchronous fill before atomic adds, and cannot free
- *     or keep the problem's Buffers past their size.
+ *     output with an asynchronous fill before atomic adds, cannot free or
+ *     keep the problem's Buffers past their size, and a launcher that never
+ *     returns is stopped by the sandbox's budget while the next size runs.
  *  4. compute-sanitizer memcheck and racecheck, through sanitize_run, find
  *     the bugs planted in tests/exercises/sanitizer/{oob,race}/ at the line
  *     marked "// PLANTED" (skipped with a message when the tool is missing).
@@ -437,8 +438,8 @@ static void test_launcher_api(void **state)
     req.run = 9;
     snprintf(req.problem, sizeof req.problem, "reduce_sum");
     req.budget_s = 0.02;
-    static const char *const sizes[] = {"1000", "2000", "3000", "4000"};
-    for (int i = 0; i < 4; i++)
+    static const char *const sizes[] = {"1000", "2000", "3000", "5000", "4000"};
+    for (int i = 0; i < 5; i++)
         snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
     snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", cu);
     snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", lua);
@@ -459,11 +460,12 @@ static void test_launcher_api(void **state)
         const char *text;
     } want[] = {
         {"1000", RS_CORRECT, ""},
-        {"2000", RS_ERROR, "starter.lua:11: sum_scaled: argument 1 is a Buffer that was freed"},
-        {"3000", RS_ERROR, "starter.lua:14: this Buffer belongs to cudalab"},
+        {"2000", RS_ERROR, "starter.lua:12: sum_scaled: argument 1 is a Buffer that was freed"},
+        {"3000", RS_ERROR, "starter.lua:15: this Buffer belongs to cudalab"},
+        {"5000", RS_ERROR, "starter.lua:17: script ran longer than 5000 ms"},
         {"4000", RS_CORRECT, ""},
     };
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         const run_result *r = exercise_row(&c, want[i].size);
         if (!r) {
             fail_case(rep, "size %s: no exercise row", want[i].size);
