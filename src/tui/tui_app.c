@@ -765,7 +765,10 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
         a->run_rows++;
     tui_runtable_result(&s->table, r, NULL);
     a->run_rows_done++;
-    if (r->status == RS_ERROR || r->status == RS_FAULT)
+    if ((r->status == RS_ERROR || r->status == RS_FAULT) &&
+        strncmp(r->message, "no CUDA device found", 20) == 0)
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
+    else if (r->status == RS_ERROR || r->status == RS_FAULT)
         tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
                     r->message[0] ? r->message : result_status_name(r->status));
     tui_app_eval(a, a->run_lab);

@@ -67,11 +67,13 @@ void tui_layout_min(tui_pane_id p, int *h, int *w)
 
 static void beside(tui_layout *l, int iy, int ix, int ih, int iw)
 {
-    int tw = iw - CHART_MIN_W - 1;
+    int tw = iw - CHART_GOOD_W - 1;
     if (tw > TABLE_IDEAL_W)
         tw = TABLE_IDEAL_W + (tw - TABLE_IDEAL_W) / 3;
     if (tw > 96)
         tw = 96;
+    if (tw < TABLE_BESIDE_W)
+        tw = TABLE_BESIDE_W;
     l->run_table = rect(iy, ix, ih, tw);
     l->run_chart = rect(iy, ix + tw + 1, ih, iw - tw - 1);
 }
@@ -90,7 +92,7 @@ static void run_split(tui_layout *l, bool tall_chart)
         int th = ih / 2 + 1;
         l->run_table = rect(iy, ix, th, iw);
         l->run_chart = rect(iy + th + 1, ix, ih - th - 1, iw);
-    } else if (iw >= TABLE_BESIDE_W + 1 + CHART_MIN_W && ih >= CHART_MIN_H) {
+    } else if (iw >= TABLE_BESIDE_W + 1 + CHART_GOOD_W && ih >= CHART_MIN_H) {
         beside(l, iy, ix, ih, iw);
     }
 }
