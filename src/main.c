@@ -5,6 +5,7 @@
  *   cudalab check [PATH...]             validate lab files
  *   cudalab doctor [--json]             toolkit, driver, devices, tools, terminal
  *   cudalab run LAB [...]               run a lab's kernels and print the results
+ *   cudalab profile [EXPERIMENT...]     the profiling lab's experiments
  *   cudalab worker                      the GPU worker process (started by cudalab itself)
  */
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_profile.h"
 #include "tui/tui.h"
 #include "worker/worker.h"
 
@@ -27,8 +29,15 @@ static const char usage_text[] =
     "                           prints each problem as file:line: message\n"
     "  doctor [--json]          CUDA toolkit, NVRTC, driver and devices, tools,\n"
     "                           terminal, data and workspace folders\n"
-    "  run LAB [--variant V]... [--size N]... [--seed S] [--no-cpu] [--json]\n"
-    "                           run a lab's kernels and print a table of results\n"
+    "  run LAB [--variant V]... [--size N]... [--seed S] [--budget SEC] [--no-cpu]\n"
+    "          [--exercise] [--sanitize memcheck|racecheck] [--json]\n"
+    "                           run a lab's kernels and print a table of results;\n"
+    "                           --exercise adds your kernel from the workspace,\n"
+    "                           --sanitize checks it under compute-sanitizer\n"
+    "  profile [EXPERIMENT...] [--trace FILE] [--ncu KERNEL_REGEX] [--json]\n"
+    "                           the profiling experiments (transfers, overlap, stride,\n"
+    "                           gemv, blocksize, transpose, timing, roofline);\n"
+    "                           --trace writes a Chrome trace for Perfetto\n"
     "\n"
     "options:\n"
     "  --labs DIR               add a folder of labs (repeatable)\n"
@@ -64,6 +73,7 @@ static const struct {
     {"check", cmd_check},
     {"doctor", cmd_doctor},
     {"run", cmd_run},
+    {"profile", cmd_profile},
 };
 
 /* Takes the value of an option given as "--opt VALUE" or "--opt=VALUE". */

@@ -76,6 +76,12 @@ static void print_header(void)
            "GB/s", "TFLOP/s", "%peak", "x CPU", "x CPU-mt", "x lib", "result");
 }
 
+/* Rows that could not run for want of a device say so once, in the header. */
+static bool no_device_row(const run_result *r)
+{
+    return r->status == RS_ERROR && strncmp(r->message, "no CUDA device found", 20) == 0;
+}
+
 static void print_row(const run_result *r)
 {
     char t[48], bw[32], fl[32], pk[16], c1[16], cm[16], lib[16];
@@ -90,8 +96,8 @@ static void print_row(const run_result *r)
     fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
     fmt_ratio(lib, sizeof lib, r->speedup_lib);
     printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
-           fl, pk, c1, cm, lib, result_status_name(r->status));
-    if (r->status != RS_CORRECT && r->message[0])
+           fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : result_status_name(r->status));
+    if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r))
         printf("    %s\n", r->message);
     fflush(stdout);
 }

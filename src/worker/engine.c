@@ -1,4 +1,5 @@
 #include "worker/engine.h"
+#include "worker/experiments.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -856,6 +857,8 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         log_msg(&c, 1, g.note);
         g.note[0] = '\0';
     }
+    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0)
+        return experiments_run(req, sink, fault);
     c.seed = req->seed ? req->seed : rng_fresh_seed();
     c.ops = problem_find(req->problem);
     if (!c.ops) {
