@@ -64,7 +64,9 @@ return lab {
       - **GB/s** is bytes read divided by time.  For a sum that is 4 bytes per
         element; the output is one float.
       - **% of peak** compares GB/s with the copy bandwidth measured on this
-        GPU.  A reduction that reaches 80-90% of it is as fast as it can be.
+        GPU.  A reduction only reads, so the best kernels land near 100% (a
+        copy also writes, and can even be a little slower); CUB is the
+        practical ceiling.
       - **vs CPU** is the speedup over a vectorised single-thread sum (the
         multi-thread baseline is shown too), and **vs CUB** compares with
         `cub::DeviceReduce::Sum`, the library you would use in practice.
