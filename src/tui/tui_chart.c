@@ -18,7 +18,9 @@ bool tui_chart_scale_for(const double *v, size_t n, int width, tui_chart_scale *
         if (v[i] > mx)
             mx = v[i];
     }
-    double elo = floor(log10(mn) + 1e-9), ehi = ceil(log10(mx) - 1e-9);
+    /* The lowest decade lies strictly below the smallest value, so that a
+     * 1x bar (the CPU itself) still has a length. */
+    double elo = floor(log10(mn) - 1e-9), ehi = ceil(log10(mx) - 1e-9);
     if (elo < -6)
         elo = -6;
     if (ehi > 9)

@@ -1,9 +1,9 @@
 /* tui_chart.h - a horizontal bar chart of speedups on a log scale.
  *
- * The scale spans whole decades, from the decade at or below the smallest
- * value (and at most 1x) to the decade at or above the largest (at least
- * 10x).  Bars are measured in eighths of a column so that UTF-8 terminals
- * can draw partial blocks. */
+ * The scale spans whole decades, from the decade strictly below the
+ * smallest value (and below 1x, so the CPU's own 1x bar shows) to the decade
+ * at or above the largest (at least 10x).  Bars are measured in eighths of a
+ * column so that UTF-8 terminals can draw partial blocks. */
 #ifndef CUDALAB_TUI_CHART_H
 #define CUDALAB_TUI_CHART_H
 

@@ -72,6 +72,14 @@ char *tui_fmt_speedup(double x, char *buf, size_t n)
         snprintf(buf, n, "-");
         return buf;
     }
+    if (x < 0.0095) {
+        snprintf(buf, n, "<0.01x");
+        return buf;
+    }
+    if (x < 0.0995) {
+        snprintf(buf, n, "%.3fx", x);
+        return buf;
+    }
     snprintf(buf, n, "%sx", tui_fmt_sig3(x, num, sizeof num));
     return buf;
 }

@@ -18,7 +18,8 @@ char *tui_fmt_sig3(double v, char *buf, size_t n);
 char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n);
 /* Relative spread (0.021) as "±2.1%". */
 char *tui_fmt_spread(double spread, bool ascii, char *buf, size_t n);
-/* A speedup factor: "312x", "3.12x", "0.52x". */
+/* A speedup factor, at most six columns below 100000x: "312x", "3.12x",
+ * "0.523x", "<0.01x". */
 char *tui_fmt_speedup(double x, char *buf, size_t n);
 /* Throughput in the unit that bounds the kernel: when both are known, FLOP
  * rate at an arithmetic intensity of TUI_FMT_FLOPS_INTENSITY FLOPs per byte

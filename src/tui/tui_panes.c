@@ -161,8 +161,12 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
     }
     tui_draw_text(w, y++, 1, inner, d->name, ROLE_EMPH);
     if (y < rows - 1) {
-        snprintf(line, sizeof line, "%d SMs, sm_%d%d, %s", d->sm_count, d->cc_major, d->cc_minor,
-                 tui_fmt_gib(d->mem_total_gib, x, sizeof x));
+        snprintf(line, sizeof line, "%d SMs, sm_%d%d", d->sm_count, d->cc_major, d->cc_minor);
+        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+    }
+    if (y < rows - 1) {
+        snprintf(line, sizeof line, "%s, L2 %s", tui_fmt_gib(d->mem_total_gib, x, sizeof x),
+                 tui_fmt_gib(d->l2_mib / 1024.0, z, sizeof z));
         tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
@@ -170,7 +174,7 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
             snprintf(line, sizeof line, "BW %s of %s", tui_fmt_sig3(d->peak_bw_measured_gbs, x, sizeof x),
                      tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
         else
-            snprintf(line, sizeof line, "BW %s (peak)", tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
+            snprintf(line, sizeof line, "BW %s peak", tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
         tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
@@ -178,8 +182,8 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
         tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
-        snprintf(line, sizeof line, "L2 %s, driver %d.%d", tui_fmt_gib(d->l2_mib / 1024.0, x, sizeof x),
-                 d->driver_version / 1000, (d->driver_version % 1000) / 10);
+        snprintf(line, sizeof line, "driver %d.%d, runtime %d.%d", d->driver_version / 1000,
+                 (d->driver_version % 1000) / 10, d->runtime_version / 1000, (d->runtime_version % 1000) / 10);
         tui_draw_text(w, y++, 1, inner, line, ROLE_DIM);
     }
 }

@@ -111,7 +111,7 @@ static void draw_chart(WINDOW *w, const tui_app *a, area ar, const size_t *idx, 
         const tui_row *row = &s->table.v[idx[k]];
         vals[k] = row->has_result && !row_failed(row) ? row->r.speedup_cpu : 0;
     }
-    lw = ar.w / 4 < 14 ? ar.w / 4 : 14;
+    lw = ar.w / 3 < 14 ? ar.w / 3 : 14;
     bw = ar.w - lw - vw - 2;
     if (bw < 4 || !tui_chart_scale_for(vals, n, bw, &sc))
         return;

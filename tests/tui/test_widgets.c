@@ -50,6 +50,8 @@ static void test_fmt_rates(void **state)
     assert_string_equal(FMT(tui_fmt_speedup, 12345.0), "12345x");
     assert_string_equal(FMT(tui_fmt_speedup, 99.97), "100x");
     assert_string_equal(FMT(tui_fmt_speedup, 0.0), "-");
+    assert_string_equal(FMT(tui_fmt_speedup, 0.0014), "<0.01x");
+    assert_string_equal(FMT(tui_fmt_speedup, 0.0152), "0.015x");
     assert_string_equal(FMT(tui_fmt_rate, 845.2, -1.0), "845 GB/s");
     assert_string_equal(FMT(tui_fmt_rate, 3350.0, -1.0), "3350 GB/s");
     assert_string_equal(FMT(tui_fmt_rate, 12.34, -1.0), "12.3 GB/s");
@@ -299,24 +301,26 @@ static void test_chart(void **state)
     double v2[] = {0.5, 20.0};
     char axis[128];
     (void)state;
-    assert_true(tui_chart_scale_for(v1, 4, 30, &s));
-    assert_true(fabs(s.lo - 1.0) < 1e-12);
+    assert_true(tui_chart_scale_for(v1, 4, 40, &s));
+    assert_true(fabs(s.lo - 0.1) < 1e-12);     /* a decade below 1x: the CPU's bar shows */
     assert_true(fabs(s.hi - 1000.0) < 1e-9);
-    assert_int_equal(s.decades, 3);
-    assert_int_equal(tui_chart_eighths(&s, 1000.0), 30 * 8);
-    assert_int_equal(tui_chart_eighths(&s, 5000.0), 30 * 8);
-    assert_int_equal(tui_chart_eighths(&s, 1.0), 0);
+    assert_int_equal(s.decades, 4);
+    assert_int_equal(tui_chart_eighths(&s, 1000.0), 40 * 8);
+    assert_int_equal(tui_chart_eighths(&s, 5000.0), 40 * 8);
+    assert_int_equal(tui_chart_eighths(&s, 1.0), 80);
+    assert_int_equal(tui_chart_eighths(&s, 0.1), 0);
     assert_int_equal(tui_chart_eighths(&s, 0.0), 0);
-    assert_int_equal(tui_chart_eighths(&s, 10.0), 80);
-    assert_int_equal(tui_chart_eighths(&s, sqrt(10.0) * 10.0), 120);
+    assert_int_equal(tui_chart_eighths(&s, 10.0), 160);
+    assert_int_equal(tui_chart_eighths(&s, sqrt(10.0) * 10.0), 200);
     assert_true(tui_chart_eighths(&s, 312.0) > tui_chart_eighths(&s, 100.0));
-    assert_int_equal(tui_chart_tick_col(&s, 1.0), 0);
-    assert_int_equal(tui_chart_tick_col(&s, 10.0), 10);
-    assert_int_equal(tui_chart_tick_col(&s, 1000.0), 29);
+    assert_int_equal(tui_chart_tick_col(&s, 0.1), 0);
+    assert_int_equal(tui_chart_tick_col(&s, 1.0), 10);
+    assert_int_equal(tui_chart_tick_col(&s, 1000.0), 39);
     assert_int_equal(tui_chart_tick_col(&s, 1e4), -1);
     tui_chart_axis(&s, axis, sizeof axis);
-    assert_int_equal(strlen(axis), 30);
-    assert_memory_equal(axis, "1x", 2);
+    assert_int_equal(strlen(axis), 40);
+    assert_memory_equal(axis, "0.1x", 4);
+    assert_non_null(strstr(axis, " 1x"));
     assert_non_null(strstr(axis, "10x"));
     assert_non_null(strstr(axis, "100x"));
     assert_non_null(strstr(axis, "1000x"));
@@ -324,6 +328,11 @@ static void test_chart(void **state)
     assert_true(tui_chart_scale_for(v2, 2, 20, &s));
     assert_true(fabs(s.lo - 0.1) < 1e-12);
     assert_true(fabs(s.hi - 100.0) < 1e-9);
+    {
+        double at_decade[] = {0.1, 10.0};    /* 0.1 itself needs the decade below */
+        assert_true(tui_chart_scale_for(at_decade, 2, 20, &s));
+        assert_true(fabs(s.lo - 0.01) < 1e-12);
+    }
     assert_true(tui_chart_eighths(&s, 0.5) > 0);
     assert_false(tui_chart_scale_for(v2, 2, 1, &s));
     /* nothing measured: still a usable 1x..10x scale */
