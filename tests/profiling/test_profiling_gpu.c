@@ -221,14 +221,18 @@ static void test_every_experiment_checks_out(void **state)
     static rows rs;
     const char *ids[] = {"stride", "gemv", "blocksize", "transpose", "timing", "roofline"};
     run(&rs, ids, 6, 0.05);
-    assert_true(row(&rs, "stride_1")->gbps > row(&rs, "stride_32")->gbps);
-    assert_true(row(&rs, "gemv_col_thread")->median_ms < row(&rs, "gemv_row_thread")->median_ms);
-    assert_true(row(&rs, "transpose_padded")->gbps > row(&rs, "transpose_naive")->gbps);
-    assert_true(row(&rs, "timing_host_nosync")->median_ms < row(&rs, "timing_events")->median_ms);
-    assert_true(row(&rs, "roof_1024")->tflops > row(&rs, "roof_0")->tflops);
     for (int i = 0; i < rs.n; i++)
         print_message("%-22s %10.4f ms %9.1f GB/s  %s\n", rs.r[i].variant, rs.r[i].median_ms,
                       rs.r[i].gbps, rs.r[i].message);
+    assert_true(row(&rs, "stride_1")->gbps > row(&rs, "stride_32")->gbps);
+    /* Whether a thread per row of a row-major matrix loses to the
+     * column-major copy depends on how much of each row stays in L1: the
+     * lesson shows the learner's own numbers.  What holds everywhere is
+     * that a warp reading a row together (coalesced) beats a thread per row. */
+    assert_true(row(&rs, "gemv_row_warp")->median_ms < row(&rs, "gemv_row_thread")->median_ms);
+    assert_true(row(&rs, "transpose_padded")->gbps > row(&rs, "transpose_naive")->gbps);
+    assert_true(row(&rs, "timing_host_nosync")->median_ms < row(&rs, "timing_events")->median_ms);
+    assert_true(row(&rs, "roof_1024")->tflops > row(&rs, "roof_0")->tflops);
 }
 
 int main(void)
