@@ -288,7 +288,7 @@ static bool checked_run(gpu_target *t, check_report *rep, cl_err *e)
 }
 
 typedef struct row_rates {
-    double cpu_ms, cpu_mt_ms, lib_ms, copy_gbps;
+    double cpu_ms, cpu_mt_ms, lib_ms;
 } row_rates;
 
 /* dev NULL: no percent-of-peak figures (CPU rows). */
@@ -305,7 +305,6 @@ static void derive(const engine_ctx *c, const problem_data *p, bool copy, const 
         in.peak_bw_theory_gbs = dev->peak_bw_theory_gbs;
         in.peak_fp32_tflops = dev->peak_fp32_tflops;
     }
-    in.share_of_gbs = copy ? 0.0 : x->copy_gbps;
     in.cpu_ms = x->cpu_ms;
     in.cpu_mt_ms = x->cpu_mt_ms;
     in.lib_ms = x->lib_ms;
@@ -750,7 +749,6 @@ static bool run_size(engine_ctx *c, const char *label)
     bool want_lib = req->library[0] != '\0';
     bool lib_copy = false;
     const shipped_kernel *libk = want_lib ? library_kernel(req->library, &lib_copy) : NULL;
-    bool need_copy = lib_copy || (!req->check_only && strcmp(c->ops->name, "embedding") == 0);
     if (want_lib)
         row_init(c, &h.lib, req->library, library_label(req->library), RK_LIBRARY);
 
@@ -768,7 +766,7 @@ static bool run_size(engine_ctx *c, const char *label)
         goto finish;
     }
 
-    if (!problem_device_alloc(&p, need_copy, &e)) {
+    if (!problem_device_alloc(&p, lib_copy, &e)) {
         run_result r;
         for (int i = 0; i < req->nvariants; i++) {
             variant_row(c, &req->variants[i], &r);
@@ -782,18 +780,12 @@ static bool run_size(engine_ctx *c, const char *label)
         goto finish;
     }
 
-    if (need_copy) {
-        run_result copy_row;
-        run_result *cr = lib_copy ? &h.lib : &copy_row;
-        if (!lib_copy)
-            row_init(c, cr, "copy", library_label("copy"), RK_LIBRARY);
+    if (lib_copy) {
         gpu_target t = {copy_once, &p, &p, true, false};
-        if (!measure_gpu(c, &t, &x, cr)) {
+        if (!measure_gpu(c, &t, &x, &h.lib)) {
             alive = false;
             goto finish;
         }
-        if (cr->status == RS_CORRECT && cr->gbps > 0.0 && strcmp(c->ops->name, "embedding") == 0)
-            x.copy_gbps = cr->gbps;
     }
     if (want_lib && !lib_copy && !libk) {
         snprintf(h.lib.message, sizeof h.lib.message,
@@ -833,12 +825,10 @@ static bool run_size(engine_ctx *c, const char *label)
 
 finish:
     if (h.have_cpu) {
-        row_rates cx = x;
-        cx.copy_gbps = 0.0;
         if (h.cpu.median_ms > 0.0)
-            derive(c, &p, false, &cx, NULL, &h.cpu);
+            derive(c, &p, false, &x, NULL, &h.cpu);
         if (h.cpu_mt.median_ms > 0.0)
-            derive(c, &p, false, &cx, NULL, &h.cpu_mt);
+            derive(c, &p, false, &x, NULL, &h.cpu_mt);
     }
     emit_held(c, &h);
     problem_free(&p);

@@ -137,7 +137,6 @@ typedef struct problem_rates {
     double peak_bw_measured_gbs;  /* 0: unknown */
     double peak_bw_theory_gbs;    /* 0: unknown */
     double peak_fp32_tflops;      /* 0: unknown */
-    double share_of_gbs;      /* > 0: pct_peak_measured is gbps as a share of this */
     double cpu_ms, cpu_mt_ms, lib_ms;  /* 0: unknown */
 } problem_rates;
 

@@ -172,13 +172,8 @@ static void test_derive(void **state)
     assert_true(near(r.speedup_cpu_mt, 10.0, 1e-12));
     assert_true(near(r.speedup_lib, 0.5, 1e-12));
 
-    in.share_of_gbs = 4000.0;
-    problem_derive(&in, &r);
-    assert_true(near(r.pct_peak_measured, 50.0, 1e-12));
-
     in.bandwidth_bound = false;
     in.flops = 60e9;
-    in.share_of_gbs = 0.0;
     problem_derive(&in, &r);
     assert_true(near(r.tflops, 30.0, 1e-12));
     assert_true(near(r.pct_peak_measured, 50.0, 1e-12));
