@@ -9,8 +9,8 @@
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "kernels.h"
+#include "worker/problem.h"
 
-static const char *const known_problems[] = {"reduce_sum", "sgemm", "embedding"};
 static const char *const known_libraries[] = {"cub", "cublas", "copy"};
 
 static bool in_list(const char *s, const char *const *v, size_t n)
@@ -24,9 +24,16 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 /* Cross-checks a loaded lab against the engine: problem, library, kernels. */
 static void check_against_engine(const lab *l, lab_diags *d)
 {
-    if (l->problem && !in_list(l->problem, known_problems, 3))
-        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, embedding)",
-                      l->id, l->problem);
+    const problem_ops *ops = l->problem ? problem_find(l->problem) : NULL;
+    if (l->problem && !ops && strcmp(l->problem, "profiling") != 0)
+        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
+                      "embedding, profiling)", l->id, l->problem);
+    for (size_t i = 0; ops && i < l->nsizes; i++) {
+        problem_dims dims;
+        cl_err e;
+        if (!problem_parse_size(ops, l->sizes[i], &dims, &e))
+            lab_diags_add(d, l->path, 0, "lab '%s': size '%s': %s", l->id, l->sizes[i], e.msg);
+    }
     if (l->library && !in_list(l->library, known_libraries, 3))
         lab_diags_add(d, l->path, 0, "lab '%s': unknown library '%s' (known: cub, cublas, copy)",
                       l->id, l->library);

@@ -182,6 +182,7 @@ static void test_check(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "badkernel/lab.lua:9: variant 'ghost': no shipped kernel named "
                                   "'reduce_does_not_exist'"));
+    assert_non_null(strstr(r.out, "lab 'badsize': size 'twelve'"));
     out_free(&r);
 
     r = run("check /nonexistent/lab.lua");
