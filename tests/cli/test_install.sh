@@ -11,7 +11,7 @@ for p in bin/cudalab share/cudalab/lua/lab.lua share/cudalab/labs/reduction/lab.
 done
 unset CUDALAB_HOME
 doctor=$("$prefix/bin/cudalab" doctor --json || true)   # exit 3 without a GPU
-home=$(printf '%s\n' "$doctor" | grep -A1 '"home"' | sed -n 's/.*"path": *"\(.*\)".*/\1/p')
+home=$(printf '%s\n' "$doctor" | grep -A1 '"home"' | sed -n 's/.*"path":[[:space:]]*"\(.*\)".*/\1/p')
 case "$home" in
     "$prefix/share/cudalab") ;;
     *) echo "installed binary used '$home', expected $prefix/share/cudalab"; exit 1 ;;
