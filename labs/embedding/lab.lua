@@ -3,7 +3,8 @@
 return lab {
   id = "embedding",
   title = "Embedding lookup",
-  summary = "Gather table rows by token id, as nn.Embedding does: a pure data-movement kernel measured against a device copy.",
+  summary = "Gather table rows by token id, as nn.Embedding does: a pure data-movement "
+         .. "kernel measured against a device copy.",
   order = 3,
   problem = "embedding",
   library = "copy",
@@ -11,85 +12,168 @@ return lab {
   time_limit = 120,
 
   steps = {
-    step "What an embedding lookup does" [[
-      Language models turn each input token into a vector by looking it up
-      in a table: `out[t, :] = W[idx[t], :]`.  W has V rows (the vocabulary)
-      of D floats each; idx holds T token ids.  Sizes here read TxDxV: at
-      16384x4096x32000 the table is 500 MiB and the output 256 MiB.
-
-      There is **no arithmetic at all**.  The kernel reads D floats from a
-      row chosen by data and writes them to the output.  Its speed is set
-      entirely by how well it uses memory bandwidth, so the natural baseline
-      is not a CPU but a **device-to-device copy** of the same number of
-      bytes: that is the "library" row in the table, and the ceiling every
-      rung is measured against.
-
-      The rows are gathered in random order, but each row itself is D
-      consecutive floats (16 KiB at D = 4096).  A good kernel turns the
-      random gather into long, contiguous, wide copies.
-    ]],
-
-    step "The naive kernel" [[
-      The first rung launches one thread per output element, T*D threads in
-      all.  Thread `i` works out which token and which column it owns with a
-      division and a remainder:
+    step "The first layer of every language model" [[
+      A language model never sees words, only token ids.  Its first layer
+      turns each id into a vector by looking it up in a table, which is
+      what PyTorch's `nn.Embedding` does:
 
       ```
-      int t = i / D, d = i % D;
+      out[t, :] = W[idx[t], :]
+      ```
+
+      W holds V rows (the vocabulary) of D floats; idx holds T token ids.
+      Sizes read TxDxV.  At 16384x4096x32000 the table is 500 MiB and the
+      output 256 MiB.
+
+      The lookup is a pure **gather**: not one FLOP, only bytes moved from
+      rows chosen by data to consecutive rows of the output.  Its speed is
+      set entirely by how well it uses memory bandwidth, so the natural
+      yardstick is not a CPU but a **device-to-device copy** of the same
+      number of bytes: that is the row `device copy`, the library row of
+      this lab.
+
+      The ids are random, so rows are fetched in random order; but each
+      row is D consecutive floats (16 KiB at D = 4096).  A good kernel
+      turns the random gather into long, contiguous, wide copies.
+    ]],
+
+    step "Running the rungs and reading the table" [[
+      Press `s` until **16384x4096x32000** is selected, then `R`: the
+      three rungs run beside the device copy and the CPU.
+
+      - **rate** counts the bytes the lookup must move: D floats read and
+        D written per token, plus its id.  A row read twice counts twice,
+        as the hardware reads it twice.
+      - **%peak** here is the **share of the device copy**: your rate
+        over the copy's rate, measured in the same run.  100% would mean
+        moving the bytes as fast as the GPU copies them.
+      - **x CPU** compares with one CPU thread doing the same gather.
+
+      The check is exact (a copy has no rounding) and covers every output
+      element, and the output is filled with a marker NaN before each
+      run, so an element your kernel never writes is caught.
+
+      Compare the two sizes: at D = 1024 a row is 4 KiB, and the fixed
+      work per row weighs more than at D = 4096.
+    ]],
+
+    step "Rung 1: one thread per element" [[
+      The first rung, `naive`, launches one thread per output element,
+      T x D threads in all.  Each works out its token and column:
+
+      ```
+      size_t t = i / D, d = i % D;
       out[i] = W[(size_t)idx[t] * D + d];
       ```
 
-      Consecutive threads get consecutive `d`, so reads and writes do
-      coalesce; this kernel is not a disaster.  What it wastes is
-      instructions and requests: an integer division per element, a reload of
-      `idx[t]` by every thread, and 4-byte accesses, so each warp request
-      carries only 128 bytes.  When a kernel does nothing but move data, the
-      cost of each request and the number of bytes in flight decide the
-      speed.
+      Consecutive threads get consecutive `d`, so a warp's reads and
+      writes are **coalesced**: this kernel is not a disaster.  What it
+      wastes is instructions and requests:
+
+      - a 64-bit division and remainder per element; the GPU has no
+        integer divide instruction, so each is a long sequence of
+        instructions;
+      - every thread loads `idx[t]` again, 4096 times per token;
+      - 4-byte accesses, so each warp request carries only 128 bytes.
+
+      When a kernel only moves data, the cost of each request and the
+      number of bytes in flight decide its speed.
+
+      **Compare `naive` with `device copy`.**  On an H200 at the largest
+      size: 0.30 ms against 0.13 ms, 43% of the copy.
     ]],
 
-    step "Reading the table" [[
-      - **GB/s** counts the bytes the lookup must move: D floats read and D
-        floats written per token, plus the token ids.  Reads of the same row
-        twice count twice, as the hardware does them.
-      - **% of peak** compares with the copy bandwidth measured on this GPU,
-        the same figure the copy row reaches.  A lookup cannot beat a copy of
-        the same bytes; within 10-20% of it is excellent.
-      - The ids are random and valid (0 <= id < V).  The check compares every
-        output element with the table, and the output is poisoned before
-        each run, so an element your kernel never writes is caught.
+    step "Rung 2: one warp per row" [[
+      The second rung, `warp_row`, gives each token to one warp.  Lane
+      `l` copies columns `l`, `l + 32`, `l + 64`, ... of the row:
 
-      Compare the two sizes: at D = 1024 each row is 4 KiB and per-row
-      overheads matter more than at D = 4096.
+      ```
+      row = idx[t];
+      for (d = lane; d < D; d += 32)
+          out[t * D + d] = W[row * D + d];
+      ```
+
+      The id is read once per warp instead of once per element, there is
+      no division, and each warp instruction moves 128 contiguous bytes.
+
+      **Compare `naive` and `warp_row`.**  On an H200: 0.30 ms to 0.19
+      ms, 68% of the copy.  Why not 100%?  Each lane has only one 4-byte
+      load in flight: `out` might overlap `W` as far as the compiler
+      knows, so it cannot start the next load before the previous store.
+      Memory answers only after a long latency, and during it this warp
+      has 128 bytes on their way: far too few to fill the pipe.
     ]],
 
-    step "One warp per row, then wide copies" [[
-      **Warp per row**: give each token to one warp.  Lane `l` copies
-      columns `l, l + 32, l + 64, ...` of the row.  The id is read once per
-      warp instead of once per element, there is no division, and every warp
-      instruction moves 128 contiguous bytes.
+    step "Rung 3: 16-byte copies, loads in flight" [[
+      **Little's law** says how many bytes must be in flight: bandwidth
+      x latency.  At 4 TB/s, every microsecond of latency needs 4 MB
+      travelling at once, across the whole GPU.  The third rung,
+      `vectorized`, raises the bytes in flight in two ways:
 
-      **Vectorized**: rows of FP32 with D a multiple of 4 are 16-byte
-      aligned, so each lane can move a `float4` per instruction: a warp
-      request now carries 512 bytes.  Putting several rows in one block and
-      unrolling the copy loop keeps many independent loads **in flight** per
-      thread.  GPU memory has a latency of hundreds of cycles; the only way to
-      reach full bandwidth is to have enough requests outstanding to cover it
-      (Little's law: bytes in flight = bandwidth x latency).
+      - **wider requests.**  With D a multiple of 4, every row starts on
+        a 16-byte boundary, so each thread moves a `float4` per
+        instruction: a warp request carries 512 bytes.
+      - **more requests at once.**  A block of 512 threads copies two
+        rows, and each thread issues all its loads (two rows, two
+        `float4` each) before its first store.
+
+      Its stores are also marked as streaming: the output is written once
+      and not read again here, so it need not stay in cache.
+
+      **Compare `vectorized` and `device copy`.**  On an H200: 0.137 ms
+      against 0.130 ms, 95% of the copy.
+    ]],
+
+    step "The wall: a copy of the same bytes" [[
+      Why is the device copy the limit, and not the 4.8 TB/s on the H200's
+      datasheet?  The lookup must read T x D floats and write T x D
+      floats: exactly the traffic of copying the output buffer.  A copy
+      is the simplest pattern memory can serve (long sequential reads and
+      writes), and the runtime's copy is tuned for it.  The **BW** line
+      of the Device pane is that copy, measured on your GPU; on an H200 it
+      reached 4.1 TB/s, 86% of the datasheet figure.
+
+      A lookup cannot move its bytes faster than that.  Repeated ids
+      could let the L2 cache serve a row twice, but with ids spread over
+      32000 rows and a table far larger than the L2 (on an H200, 500 MiB
+      against 60 MiB) that is rare.  And a lookup carries extra work: the
+      ids, and a fresh row address every few kilobytes.  So:
+
+      - 50% of the copy is a decent kernel;
+      - 90% and more is excellent;
+      - the last few percent are rarely worth an afternoon.
+
+      Read **%peak** with that in mind: in this lab it is the honest
+      score, and do not expect any row to reach 100%.
     ]],
 
     step "Your turn" [[
-      Your copy of the exercise is `starter.cu` and `starter.lua`: one thread
-      per output element, like the naive rung.  Make it your own lookup
-      kernel.  The first milestone asks for a correct
-      kernel at the largest size; the second asks for **half of the measured
-      copy bandwidth** there.  From there, aim for the
-      copy row itself.
+      Your kernel is `starter.cu` and its launcher `starter.lua`, copied
+      into your workspace when you opened the lab.  The starter is the
+      `naive` rung: one thread per element, with a 64-bit division.
 
-      Check yourself: does a warp's read of a row cover contiguous addresses?
-      Is each id read once per row rather than once per element?  Are loads
-      16 bytes wide?  Does each thread have several loads in flight before it
-      needs the first result?
+      **Milestones:**
+
+      1. a **working embedding kernel**: `your kernel` correct at the
+         largest size you have measured;
+      2. **half the copy bandwidth**: 50% or more in its %peak column,
+         measured at 16384x4096x32000;
+      3. the quiz on coalescing: select it in the Milestones pane and
+         press `Enter`.
+
+      | key | what it does |
+      |---|---|
+      | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
+      | save | compiles and runs your kernel |
+      | `r` / `R` | run the selected row / every row |
+      | `s` / `S` | next / previous size |
+      | `Enter` | a row's figures, and why it failed |
+      | `X` | reset to the starter (yours is backed up) |
+
+      Five hints go from a nudge to an outline of a solution: the cost
+      of the division; a warp per row; `float4` copies; loads in flight;
+      and a grid-stride version.  Their text is in this lab's `lab.lua`,
+      under `exercise`: read one, try it, measure, then read the next.
     ]],
   },
 
@@ -97,17 +181,20 @@ return lab {
     variant {
       id = "naive", title = "One thread per element",
       kernel = "embed_naive",
-      why = "T*D threads, each finding its token and column with a division and a remainder and copying one float: coalesced but instruction-heavy.",
+      why = "T*D threads, each finding its token and column with a division and a "
+         .. "remainder and copying one float: coalesced but instruction-heavy.",
     },
     variant {
       id = "warp_row", title = "One warp per row",
       kernel = "embed_warp_row",
-      why = "A warp reads the token id once and its lanes stride across the row, so every request moves 128 contiguous bytes without any division.",
+      why = "A warp reads the token id once and its lanes stride across the row, so every "
+         .. "request moves 128 contiguous bytes without any division.",
     },
     variant {
-      id = "vectorized", title = "16-byte copies, several rows per block",
+      id = "vectorized", title = "16-byte copies, two rows per block",
       kernel = "embed_vectorized",
-      why = "float4 loads and stores, several rows per block and an unrolled loop keep many wide requests in flight to saturate memory.",
+      why = "float4 loads and stores, two rows per block, all loads issued before the "
+         .. "first store: many wide requests in flight.",
     },
   },
 
@@ -115,34 +202,58 @@ return lab {
     kernel = "starter.cu",
     launcher = "starter.lua",
     hints = {
-      [[Give a whole row to a warp: token t = global warp index, lane l copies
-        columns l, l + 32, ...  Read idx[t] once per warp, not once per
-        element, and drop the division.]],
-      [[D is a multiple of 4 at every size in this lab, so each row starts on
-        a 16-byte boundary: reinterpret the row as float4 and copy D / 4
-        values with 32 lanes.]],
-      [[Give each thread several float4 copies to start before the first one
-        completes: unroll the copy loop (#pragma unroll 4) or let a block
-        handle several rows.]],
-      [[Compare with the copy row, not with the CPU: a lookup moves the same
-        bytes as a device-to-device copy of the output and cannot be faster.]],
+      [[Count what one thread of the starter does before it copies its
+        single float: a 64-bit division, a remainder, a load of idx[t].
+        The copy itself is one load and one store.  The row `warp_row`
+        shows what removing that overhead is worth.]],
+      [[Give a whole row to a warp: t = global thread index / 32,
+        lane = threadIdx.x % 32.  Read idx[t] once, then let the lane
+        copy columns lane, lane + 32, ... of that row.  The launcher
+        then needs T warps: grid = ceil_div(args.T * 32, BLOCK).]],
+      [[D is a multiple of 4 at every size of this lab and the buffers
+        start on 256-byte boundaries, so every row is 16-byte aligned:
+        cast the row pointers to const float4 * and float4 * and copy
+        D / 4 values per row.]],
+      [[Give each thread several loads before its first store: load two
+        or four float4 values into registers (from one row or from
+        several rows of the block), then store them all.  A block of 256
+        or 512 threads per row, or two rows per block, works well at
+        D = 4096.]],
+      [[A compact version: treat out as T * (D / 4) float4 values and
+        walk them with a grid-stride loop; for value i the token is
+        i / (D / 4) (a 64-bit division once per 16 bytes, not per 4) and
+        the source is the float4 at idx[t] * (D / 4) + i % (D / 4).
+        Launch a few blocks per multiprocessor: gpu.device().sms tells
+        how many there are.  Then compare your %peak with `vectorized`.]],
     },
   },
 
   quizzes = {
     quiz {
       id = "coalescing",
-      question = "A warp's 32 threads each read one float. When is that read coalesced?",
+      question = "The 32 threads of a warp each read one float from global memory in the "
+              .. "same instruction. When is that read coalesced?",
       choices = {
-        { text = "When consecutive threads read consecutive addresses, so the whole warp is served by a few contiguous memory transactions.",
+        { text = "When each thread reads from a different row of a matrix, so that the "
+              .. "threads do not compete for the same data.",
+          feedback = "That is the worst case. Addresses a row apart fall into 32 different "
+                  .. "32-byte sectors, so the memory system moves up to 1 KiB to deliver "
+                  .. "128 useful bytes." },
+        { text = "When one thread reads its addresses in increasing order over the "
+              .. "iterations of its loop.",
+          feedback = "Coalescing is about the addresses the 32 threads of a warp issue "
+                  .. "together in one instruction, not about the order of one thread's "
+                  .. "accesses over time." },
+        { text = "Whenever the data lives in shared memory.",
+          feedback = "Shared memory has its own rule: 32 banks, and a conflict when "
+                  .. "threads need different words of one bank. Coalescing describes how a "
+                  .. "warp's global memory accesses combine into transactions." },
+        { text = "When neighbouring threads read neighbouring addresses, so the warp's 128 "
+              .. "bytes fall into a few contiguous sectors.",
           correct = true,
-          feedback = "Right. Memory is moved in aligned segments of 32 bytes and more; when a warp's addresses fall in the same few segments, 128 bytes arrive in a handful of transactions instead of 32." },
-        { text = "When each thread reads from a different row of a matrix, so the threads do not compete for the same data.",
-          feedback = "That is the opposite: addresses a whole row apart land in 32 separate segments, so the hardware moves up to 32x more bytes than the warp uses." },
-        { text = "When the threads read the addresses in increasing order over time, one after another.",
-          feedback = "Coalescing is about the addresses a warp issues together in one instruction, not about the order of successive instructions from one thread." },
-        { text = "Whenever the data is in shared memory.",
-          feedback = "Shared memory has its own rule (32 banks, conflicts when threads hit the same bank). Coalescing describes how a warp's accesses to global memory combine into transactions." },
+          feedback = "Right. Memory moves in 32-byte sectors; 32 consecutive floats fill 4 "
+                  .. "of them and nothing is wasted. That is why the embedding rungs keep "
+                  .. "lanes on consecutive columns of a row." },
       },
     },
   },

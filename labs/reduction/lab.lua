@@ -1,9 +1,10 @@
 -- Parallel reduction: summing hundreds of millions of floats, six kernels
--- from a divergent tree to a bandwidth-bound grid-stride loop, against CUB.
+-- from a divergent tree to a bandwidth-bound single pass, against CUB.
 return lab {
   id = "reduction",
   title = "Parallel reduction",
-  summary = "Sum 2^28 floats: from a divergent tree in shared memory to warp shuffles and 16-byte loads, against CUB and the CPU.",
+  summary = "Sum 2^28 floats: from a divergent tree in shared memory to warp shuffles and "
+         .. "16-byte loads, against CUB and the CPU.",
   order = 1,
   problem = "reduce_sum",
   library = "cub",
@@ -11,33 +12,65 @@ return lab {
   time_limit = 120,
 
   steps = {
-    step "Why a sum is hard on a GPU" [[
-      On a CPU a sum is one loop and one accumulator: each addition waits for
-      the one before it.  A GPU runs tens of thousands of threads at once, so
-      that chain has to become a **tree**: pairs are added in parallel, then
-      pairs of pairs, until one value is left.  A tree over n values has only
-      log2(n) levels, but two things make it awkward on real hardware.
+    step "Why a sum, and why it is hard on a GPU" [[
+      A reduction folds many values into one.  It hides inside more code
+      than it seems: a **sum** or a mean, a vector **norm** (the square
+      root of a sum of squares), a dot product, the loss averaged over a
+      batch, and the **softmax denominator** (the sum of the exponentials
+      of a row).  When those are slow, whole models are slow.
 
-      - **Threads cannot wait for each other across the whole GPU.**  Threads
-        of one block can meet at `__syncthreads()` and share data through
-        shared memory; blocks cannot.  So each block reduces its own slice to
-        one partial sum, and a second pass (or an atomic add) combines the
-        partials.
-      - **Almost no arithmetic per byte.**  Each float is read once and used in
-        one addition: 4 bytes for 1 FLOP.  The kernel is limited by memory
-        bandwidth, never by the ALUs.  A perfect reduction reads the input at
-        the speed of a device-to-device copy, and that is the yardstick the
-        table uses for "% of peak".
+      On a CPU a sum is one loop and one accumulator, and each addition
+      waits for the previous one.  A GPU runs tens of thousands of threads
+      at once, so the chain has to become a **tree**: add pairs, then pairs
+      of pairs, until one value is left (log2 n rounds for n values).
 
-      The rungs below keep the same tree and change *how* threads walk it.
-      Each step removes one cause of wasted time.
+      Two facts shape every kernel in this lab:
+
+      - **Blocks cannot wait for each other.**  The threads of one block
+        meet at `__syncthreads()` and share data in shared memory; blocks
+        cannot.  So each block reduces its slice to one partial sum, and a
+        second pass (or an atomic add) combines the partials.
+      - **One addition per 4 bytes read.**  The arithmetic is free; the
+        kernel is limited by memory bandwidth.  A perfect reduction reads
+        its input as fast as the GPU can copy memory, and that copy
+        bandwidth is the yardstick of the **%peak** column.
+
+      The six rungs below keep the same tree and change *how* threads
+      walk it.  Each one removes one cause of lost time, and each step
+      tells you which two rows of the table to compare.
     ]],
 
-    step "The first kernel: interleaved addressing" [[
-      The naive kernel gives each thread one element.  A block copies its
-      slice into shared memory, then loops with a stride `s` of 1, 2, 4, ...:
-      in each round, thread `t` adds element `t + s` into element `t` **if `t`
-      is a multiple of 2s**, and the block synchronises.
+    step "Running the rungs and reading the table" [[
+      Press `s` until the size **2^28** is selected (1 GiB of floats),
+      then `R`: every rung runs, with CUB and the CPU beside them.  `r`
+      runs only the row under the cursor in the Run pane (`Tab` moves
+      between panes), and `Enter` on a row shows all its figures.
+
+      | column | what it says |
+      |---|---|
+      | median | time of one sum, with its spread |
+      | rate | GB/s: input bytes read per second |
+      | %peak | rate over the measured copy bandwidth |
+      | x CPU | speedup over one CPU thread |
+      | x lib | speedup over CUB: 0.5x is half its speed |
+
+      - The **spread** tells you whether two rows really differ: a gap
+        smaller than the spread is noise.
+      - **%peak** divides by the copy bandwidth shown as `BW` in the
+        Device pane.  A copy reads *and* writes each byte while a sum only
+        reads, so the best rows can pass 100%.
+      - The CPU rows use vector instructions; the multi-threaded one is
+        there too, so you can see how much of the gap is parallelism.
+
+      Try the smallest size once as well.  2^20 floats are 4 MiB: at copy
+      speed that is about a microsecond of reading, no more than the fixed
+      cost of launching a kernel, so that row measures launches and passes,
+      not bandwidth.  Conclusions about memory belong to 2^28.
+    ]],
+
+    step "Rung 1 to 2: warp divergence" [[
+      The first rung, `interleaved`, gives each thread one element.  A
+      block copies its 256 elements into shared memory, then runs:
 
       ```
       for (s = 1; s < blockDim.x; s *= 2) {
@@ -47,95 +80,163 @@ return lab {
       }
       ```
 
-      The result is right, but look at which threads work.  In the first
-      round only even threads add; in the next, every fourth.  A **warp** (32
-      threads issued together) whose threads disagree on the `if` runs both
-      paths one after the other, with the idle threads masked off.  This is
-      **warp divergence**: every warp stays busy while doing a fraction of
-      useful work, and `%` is a slow instruction besides.
+      The sum is right, but look at which threads work.  Threads run in
+      **warps** of 32 that issue one instruction together.  In round one
+      only even threads add; in round two every fourth thread.  A warp
+      whose threads disagree on the `if` is **divergent**: it runs the
+      branch with the failing lanes masked off, so every warp stays busy
+      while most of its lanes do nothing.  The `%` is a slow instruction
+      besides.
+
+      The second rung, `strided`, keeps the tree but renumbers the work:
+      thread `tid` handles index `2 * s * tid`.  The busy threads are now
+      the first ones of the block, so whole warps are either all busy or
+      all idle, and a warp with nothing to do skips the branch.
+
+      **Compare the rows `interleaved` and `strided`: that gap is what
+      divergence (and the `%`) cost.**  On an H200 the time fell from
+      2.58 ms to 1.58 ms at 2^28 (417 to 679 GB/s).
     ]],
 
-    step "Reading the table" [[
-      Run the lab and read one row per kernel and size.
+    step "Rung 2 to 3: shared-memory bank conflicts" [[
+      Shared memory is split into **32 banks**, each 4 bytes wide, and
+      word `w` lives in bank `w % 32`.  A warp's access is served in one
+      go when its threads touch 32 different banks (or the very same
+      word).  When several threads need different words of one bank, the
+      access is split into turns: an *n-way* **bank conflict** costs n
+      turns.
 
-      - **time** is the median of many timed repetitions (CUDA events around
-        each one, after a warm-up), with its spread.  The spread tells you
-        whether two rows really differ.
-      - **GB/s** is bytes read divided by time.  For a sum that is 4 bytes per
-        element; the output is one float.
-      - **% of peak** compares GB/s with the copy bandwidth measured on this
-        GPU.  A reduction only reads, so the best kernels land near 100% (a
-        copy also writes, and can even be a little slower); CUB is the
-        practical ceiling.
-      - **vs CPU** is the speedup over a vectorised single-thread sum (the
-        multi-thread baseline is shown too), and **vs CUB** compares with
-        `cub::DeviceReduce::Sum`, the library you would use in practice.
+      In `strided`, neighbouring threads touch words `2s` apart.  At
+      `s = 1` a warp's 32 threads fall into 16 banks, two to a bank; at
+      `s = 2` into 8 banks, four to a bank; then eight.  Each round of
+      the tree is served in several turns.
 
-      Watch the smallest size too: 2^20 floats are only 4 MiB, which fits in
-      L2 and finishes in microseconds, so launch overhead and the second pass
-      dominate.  Conclusions about bandwidth belong to the largest size.
+      The third rung, `sequential`, turns the loop around:
+
+      ```
+      for (s = blockDim.x / 2; s > 0; s >>= 1) {
+          if (tid < s)
+              sdata[tid] += sdata[tid + s];
+          __syncthreads();
+      }
+      ```
+
+      The busy threads are still contiguous (no divergence), and a warp
+      now reads 32 consecutive words, one a bank (no conflicts).
+
+      **Compare `strided` and `sequential`: that gap is the bank
+      conflicts.**  On an H200: 1.58 ms to 1.23 ms (679 to 876 GB/s).
     ]],
 
-    step "Removing divergence, meeting bank conflicts" [[
-      The second rung keeps the stride loop but changes who does the work:
-      thread `t` handles index `2 * s * t`.  Now the active threads are the
-      *first* ones of the block, packed together, so whole warps are either
-      all busy or all idle and no warp diverges until fewer than 32 threads
-      remain.
+    step "Rung 3 to 4: the idle half and the first add" [[
+      `sequential` still wastes its threads.  Each one loads a single
+      float, and in the very first round of the tree half of them are
+      already idle.  Worse, the only round that touches global memory is
+      the load, and each thread has just one 4-byte load in flight: far
+      too few bytes on their way to keep the memory system busy.
 
-      The price moves to **shared memory**.  Shared memory is split into 32
-      banks, 4 bytes wide; a warp's access is served in one go only when its
-      32 threads hit 32 different banks (or the same word).  With index
-      `2 * s * t`, neighbouring threads are `2s` words apart: at `s = 16` all
-      32 threads land in the same bank and the access is replayed 32 times.
-      That is a **bank conflict**, and it grows with every round.
+      The fourth rung, `first_add`, lets every thread load **two**
+      elements, a block apart, and add them before the tree starts:
+
+      ```
+      i = blockIdx.x * (2 * blockDim.x) + tid;
+      v = in[i] + in[i + blockDim.x];
+      ```
+
+      A block now covers 512 elements, the grid needs half the blocks,
+      and no thread idles in the first round.  Two independent loads per
+      thread double the bytes in flight.
+
+      **Compare `sequential` and `first_add`.**  On an H200 the time
+      almost halved: 1.23 ms to 0.66 ms (876 to 1628 GB/s).  The tree in
+      each block costs the same as before; there are half as many blocks,
+      and each thread has twice the bytes on their way.  Notice how much
+      one more load per thread bought: it is the first hint that this
+      kernel is starved for loads in flight.
     ]],
 
-    step "Sequential addressing and the first add" [[
-      The third rung turns the loop around: start with `s = blockDim.x / 2`
-      and halve it, and let thread `t < s` add element `t + s` into `t`.
-      Active threads are contiguous (no divergence) *and* a warp reads 32
-      consecutive words (no bank conflicts).
+    step "Rung 5: warp shuffles" [[
+      Inside one warp, threads can read each other's registers directly:
 
-      Still, half of the threads go idle after the very first round, and the
-      first round is the only one that touches global memory.  The fourth
-      rung, **first add during load**, lets each thread read two elements
-      from global memory and add them before writing to shared memory.  The
-      block covers twice the data, the grid needs half the blocks, and no
-      thread idles through the first round.
+      ```
+      for (o = 16; o > 0; o /= 2)
+          v += __shfl_down_sync(0xffffffff, v, o);
+      ```
+
+      After five steps lane 0 holds the warp's sum: no shared memory and
+      no `__syncthreads()`.  The fifth rung, `warp_shuffle`, folds every
+      warp this way, writes one word per warp to shared memory, and lets
+      the first warp fold those.  A block of 256 threads now needs two
+      barriers, where the shared-memory tree needed one for each of its
+      eight rounds.
+
+      Older code unrolled the last warp with a `volatile` shared array and
+      no barrier, trusting that 32 threads move in lockstep.  Since the
+      Volta generation the threads of a warp are scheduled independently
+      and that trust is misplaced: use the `_sync` intrinsics, whose mask
+      names the threads taking part.
+
+      **Compare `first_add` and `warp_shuffle`.**  On an H200: 0.66 ms to
+      0.47 ms (1628 to 2268 GB/s), about half of CUB.
     ]],
 
-    step "Warp shuffles and many elements per thread" [[
-      Once 32 or fewer values remain, they live in one warp, and a warp can
-      exchange registers directly with `__shfl_down_sync(mask, v, offset)`: no
-      shared memory, no `__syncthreads()`.  Older code unrolled this last warp
-      with a `volatile` shared array and no barrier, assuming the 32 threads
-      move in lockstep.  Since Volta, threads of a warp are scheduled
-      independently and that assumption is false: use the `_sync` shuffle
-      intrinsics, which name the threads taking part.
+    step "Rung 6: the memory roof" [[
+      Every rung so far launches one block per 256 or 512 elements
+      (half a million blocks or more at 2^28) and runs extra passes over
+      the partial sums.  The last rung, `vectorized`, changes the shape of the work:
 
-      The last rung attacks the real limit, memory traffic.  It launches only
-      enough blocks to fill the GPU and lets each thread walk the array in a
-      **grid-stride loop**, keeping a private sum in a register and loading
-      `float4` values (16 bytes per instruction).  Fewer, wider loads keep
-      more bytes in flight per thread, which is what a bandwidth-bound kernel
-      needs.  The tree at the end now reduces a few thousand partials instead
-      of millions of elements.
+      - it launches only as many blocks as the GPU runs at once;
+      - each thread sums **many** elements into a register, reading them
+        as `float4` (16 bytes a load) with several loads in flight;
+      - each block folds its sum with shuffles and writes one partial;
+        the last block to finish adds the partials, all in one launch.
+
+      Now compare three things, at 2^28:
+
+      - **`vectorized` against `CUB`**: the library is the practical
+        ceiling, and the last rung should sit right beside it;
+      - **their %peak** against 100%: both read at about the speed of a
+        device copy;
+      - **`warp_shuffle` against `vectorized`**: the same tree, but wide
+        loads and fewer blocks.
+
+      On an H200 the last rung and CUB both took 0.25 ms, about 4.3 TB/s,
+      a little above the measured copy (4.1 TB/s, which also writes) and
+      about 90% of the 4.8 TB/s on the datasheet.  That is the **memory
+      roof**: no change to the arithmetic can make a sum faster, because
+      reading the input is all the time there is.
     ]],
 
     step "Your turn" [[
-      Your copy of the exercise is `starter.cu` (the kernel) and
-      `starter.lua` (the launcher that picks grids and runs the passes).  It
-      starts as the interleaved kernel, correct and slow.  Make it beat the
-      CPU by **100x** at the largest size.  The milestones below tick when your kernel's row is correct and
-      fast enough.  Results are checked against a double-precision CPU sum,
-      so a kernel that drops elements or races on its output fails even when
-      it is fast.
+      Your kernel is `starter.cu` and its launcher `starter.lua`, copied
+      into your workspace when you opened the lab.  The starter is rung 1,
+      `interleaved`, run in passes by the launcher: correct and slow.
 
-      Things that usually matter, in order: enough bytes in flight (wide
-      loads, several per thread), no divergence inside warps, warp shuffles
-      for the last 32 values, and one partial per block combined by a second
-      small pass or one atomic per block.
+      **Milestone:** a correct sum over **100x faster than one CPU
+      thread** (the x CPU column of the row `your kernel`) at the largest
+      size you have measured; measure at 2^28.  The second milestone is
+      the quiz on warps: select it in the Milestones pane and press
+      `Enter`.
+
+      | key | what it does |
+      |---|---|
+      | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
+      | save | compiles and runs your kernel |
+      | `r` / `R` | run the selected row / every row |
+      | `s` / `S` | next / previous size |
+      | `Enter` | a row's figures, and why it failed |
+      | `X` | reset to the starter (yours is backed up) |
+
+      From a shell, `cudalab run reduction --exercise --size 2^28` runs
+      it too.  The check compares with a double-precision sum on fresh
+      random inputs, so a kernel that skips elements or races on its
+      output fails however fast it is.
+
+      Five hints go from a nudge to an outline of a solution: sequential
+      addressing; several elements per thread; warp shuffles; a grid that
+      fills the GPU once, with `float4` loads; and finishing in one or two
+      launches.  Their text is in this lab's `lab.lua`, under `exercise`:
+      read one, try it, measure, then read the next.
     ]],
   },
 
@@ -143,32 +244,38 @@ return lab {
     variant {
       id = "interleaved", title = "Interleaved addressing",
       kernel = "reduce_interleaved_divergent",
-      why = "One element per thread, tree in shared memory; the tid % (2s) test makes every warp diverge.",
+      why = "One element per thread, tree in shared memory; the tid % (2s) test makes "
+         .. "every warp diverge.",
     },
     variant {
       id = "strided", title = "Strided index",
       kernel = "reduce_interleaved_strided",
-      why = "Packs the active threads together so warps stop diverging, but the 2*s*tid index causes shared-memory bank conflicts.",
+      why = "Packs the active threads together so warps stop diverging, but the 2*s*tid "
+         .. "index causes shared-memory bank conflicts.",
     },
     variant {
       id = "sequential", title = "Sequential addressing",
       kernel = "reduce_sequential",
-      why = "Halving stride with contiguous threads: no divergence and conflict-free shared memory, but half the threads idle from the first round.",
+      why = "Halving stride with contiguous threads: no divergence and conflict-free "
+         .. "shared memory, but half the threads idle from the first round.",
     },
     variant {
       id = "first_add", title = "First add during load",
       kernel = "reduce_first_add",
-      why = "Each thread adds two global elements while loading, so no thread idles in the first round and the grid needs half the blocks.",
+      why = "Each thread adds two global elements while loading, so no thread idles in the "
+         .. "first round and the grid needs half the blocks.",
     },
     variant {
-      id = "warp_shuffle", title = "Warp shuffle for the last 32",
+      id = "warp_shuffle", title = "Warp shuffles",
       kernel = "reduce_warp_shuffle",
-      why = "The last 32 values are summed in registers with __shfl_down_sync: no barriers, no shared memory, and no unsafe volatile tricks.",
+      why = "Each warp folds its 32 values in registers with __shfl_down_sync: two "
+         .. "barriers a block instead of one a round of the tree.",
     },
     variant {
-      id = "vectorized", title = "Grid-stride loop with float4 loads",
+      id = "vectorized", title = "One pass with float4 loads",
       kernel = "reduce_vectorized",
-      why = "A GPU-filling grid where each thread sums many elements through 16-byte loads, keeping enough bytes in flight to saturate memory.",
+      why = "A GPU-filling grid where each thread sums many elements through 16-byte "
+         .. "loads, keeping enough bytes in flight to saturate memory.",
     },
   },
 
@@ -176,40 +283,68 @@ return lab {
     kernel = "starter.cu",
     launcher = "starter.lua",
     hints = {
-      [[Switch the tree to sequential addressing first: start with
-        s = blockDim.x / 2, halve it each round, and let threads tid < s add
-        partial[tid + s].  Same result, no divergence, no bank conflicts.]],
-      [[Let each thread add two (or more) elements while it loads them from
-        global memory.  The launcher then needs half as many blocks per pass:
-        change the grid size in starter.lua to match.]],
-      [[For the last 32 values use __shfl_down_sync(0xffffffff, v, offset)
-        with offsets 16, 8, 4, 2, 1.  Do not rely on a warp running in
-        lockstep without _sync intrinsics.]],
-      [[The big win is memory traffic: launch a fixed number of blocks (a few
-        per SM), loop over the input with a grid-stride loop summing into a
-        register, load float4 values where the pointer is aligned, and handle
-        the leftover elements at the end.]],
-      [[One pass is enough if each block adds its partial sum into the output
-        with atomicAdd; zero the output first in the launcher with
-        args.output:fill(0).  The order of the additions changes, but the
-        check allows for FP32 rounding.]],
+      [[Start with the loop.  The rows `interleaved` and `sequential`
+        differ only in how the tree is walked: begin with
+        s = blockDim.x / 2, halve s each round, and let the threads
+        tid < s add partial[tid + s] into partial[tid].  Same sum, no
+        divergence, no bank conflicts.]],
+      [[Give each thread more than one element.  Load two (then four,
+        then a loop over many) and add them in a register before the
+        tree starts.  Each block then covers more of the input, so the
+        launcher must start fewer blocks: change the ceil_div(count,
+        BLOCK) in starter.lua to match what one block now covers.]],
+      [[Fold each warp in registers:
+        for (int o = 16; o > 0; o /= 2)
+          v += __shfl_down_sync(0xffffffff, v, o);
+        Lane 0 of each warp then writes its sum to partial[tid / 32];
+        after one __syncthreads() the first warp loads those values
+        (zero past the last warp) and folds them the same way.]],
+      [[Launch a fixed grid instead of one block per slice.  In the
+        launcher, local d = gpu.device() gives d.sms and
+        d.max_threads_per_sm, and d.sms * (d.max_threads_per_sm // BLOCK)
+        blocks fill the GPU once.  In the kernel, read the input as
+        float4 (n / 4 of them) in a grid-stride loop,
+        for (i = first; i < n / 4; i += gridDim.x * blockDim.x),
+        summing into a register, and add the n % 4 leftover floats
+        separately.]],
+      [[Finish in two launches: the first writes one partial per block
+        to a scratch buffer (allocate it with gpu.alloc(blocks) in a
+        local outside the launcher's function, so it is made once), the
+        second runs a single block of 1024 threads that sums the
+        partials into args.output.  Or finish in one: every block
+        atomicAdd()s its sum into args.output, after the launcher zeroes
+        it with args.output:fill(0).  Then measure at 2^28 and compare
+        your row with `vectorized` and CUB.]],
     },
   },
 
   quizzes = {
     quiz {
       id = "divergence",
-      question = "In the interleaved kernel, a warp runs `if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];` and only 8 of its 32 threads pass the test. What does the warp do?",
+      question = "In the interleaved kernel a warp runs `if (tid % (2 * s) == 0) "
+              .. "sdata[tid] += sdata[tid + s];` and only 8 of its 32 threads pass the "
+              .. "test. What does the warp do?",
       choices = {
-        { text = "It runs the addition once with 8 threads active and 24 masked off; the masked lanes still occupy the warp for that time.",
+        { text = "The 24 idle threads leave the warp and join another warp that has work to do.",
+          feedback = "Warps are fixed: threads 0-31 of a block form the first warp, 32-63 "
+                  .. "the second, for their whole life. The hardware cannot regroup them, "
+                  .. "which is why the layout of work over thread indices matters so much." },
+        { text = "It issues the addition once for the whole warp, with 8 lanes active and "
+              .. "24 masked off, and spends the same time as if all 32 had worked.",
           correct = true,
-          feedback = "Right. A warp issues one instruction for all its lanes. Lanes that fail the test are switched off for the branch but the warp spends the same time, so 3/4 of its work is wasted." },
-        { text = "The 24 idle threads leave and join another warp that has work to do.",
-          feedback = "Threads belong to a fixed warp for their whole life (consecutive thread ids, 32 at a time). The hardware cannot regroup them, which is why the layout of work across thread ids matters." },
-        { text = "Nothing is lost: the 8 active threads run four times faster because they have the SM to themselves.",
-          feedback = "Lanes do not speed up when others are masked. The warp still takes a full issue slot; the masked lanes simply produce nothing." },
-        { text = "The kernel fails: threads of one warp must always take the same branch.",
-          feedback = "Divergence is legal and the results are correct; it only costs time, because the warp runs each side of the branch in turn." },
+          feedback = "Right. A warp issues one instruction for all its lanes; lanes that "
+                  .. "fail the test are masked, not freed, so three quarters of the slot "
+                  .. "is wasted. With an else, both sides run in turn. The strided and "
+                  .. "sequential rungs pack the busy threads into whole warps." },
+        { text = "The 8 active threads run four times faster, because they have the warp's "
+              .. "resources to themselves.",
+          feedback = "Masked lanes do not lend their time to the others. The warp still "
+                  .. "occupies a full issue slot for the instruction; the masked lanes "
+                  .. "simply produce nothing." },
+        { text = "The kernel fails: all threads of a warp must take the same branch.",
+          feedback = "Divergence is legal and the sum stays correct. It only costs time. "
+                  .. "What is not allowed is a __syncthreads() that some threads of a "
+                  .. "block never reach: that can hang the block." },
       },
     },
   },
