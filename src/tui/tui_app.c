@@ -690,6 +690,7 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     a->run_rows = 0;
     a->run_rows_done = 0;
     for (int z = 0; z < req->nsizes; z++) {
+        tui_runtable_forget_skipped(&s->table, req->sizes[z]);
         if (req->cpu) {
             tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, req->sizes[z], NULL);
             a->run_rows++;

@@ -144,6 +144,17 @@ void tui_runtable_finish(tui_runtable *t, const char *why)
     }
 }
 
+void tui_runtable_forget_skipped(tui_runtable *t, const char *size)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        tui_row *r = &t->v[i];
+        if (r->state == ROW_SKIPPED && strcmp(r->size, size) == 0) {
+            r->state = ROW_IDLE;
+            r->note[0] = '\0';
+        }
+    }
+}
+
 static int kind_rank(result_kind k)
 {
     switch (k) {

@@ -74,6 +74,9 @@ bool tui_runtable_result(tui_runtable *t, const run_result *r, cl_err *e);
 void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size);
 /* The run ended: rows still queued or running become "not run". */
 void tui_runtable_finish(tui_runtable *t, const char *why);
+/* A new run at size starts: rows an earlier run left "not run" there go
+ * back to never run, so no stale note remains. */
+void tui_runtable_forget_skipped(tui_runtable *t, const char *size);
 /* Indices of the rows at size in display order (CPU, multi-threaded CPU,
  * library, kernels in the order first seen, exercise).  Returns how many. */
 size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max);

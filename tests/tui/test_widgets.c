@@ -411,6 +411,13 @@ static void test_runtable_rows(void **state)
     tui_runtable_finish(&t, "not run");
     assert_int_equal(tui_runtable_find(&t, "shared", "2^20")->state, ROW_SKIPPED);
     assert_int_equal(tui_runtable_find(&t, "cpu", "2^20")->state, ROW_DONE);
+    tui_runtable_forget_skipped(&t, "2^24");
+    assert_int_equal(tui_runtable_find(&t, "shared", "2^20")->state, ROW_SKIPPED);
+    tui_runtable_forget_skipped(&t, "2^20");
+    assert_int_equal(tui_runtable_find(&t, "shared", "2^20")->state, ROW_IDLE);
+    assert_string_equal(tui_runtable_find(&t, "shared", "2^20")->note, "");
+    assert_int_equal(tui_runtable_find(&t, "naive", "2^20")->state, ROW_FAULT);   /* faults stay */
+    assert_int_equal(tui_runtable_find(&t, "cpu", "2^20")->state, ROW_DONE);
 
     {
         run_result all[16];
