@@ -118,6 +118,10 @@ static void push_row(lua_State *L, const run_result *r)
         set_num(L, "speedup_cpu_mt", r->speedup_cpu_mt);
     if (r->speedup_lib > 0)
         set_num(L, "speedup_lib", r->speedup_lib);
+    if (r->speedup_starter > 0)
+        set_num(L, "speedup_starter", r->speedup_starter);
+    lua_pushboolean(L, r->has_report);
+    lua_setfield(L, -2, "has_report");
     if (r->status == RS_CORRECT || r->status == RS_WRONG)
         set_num(L, "rel_err", r->rel_err);
     if (r->kind == RK_CPU || r->kind == RK_CPU_MT) {

@@ -67,6 +67,10 @@ typedef struct run_result {
     double speedup_cpu;           /* vs single-thread CPU baseline; 0 unknown */
     double speedup_cpu_mt;        /* vs multi-thread CPU baseline; 0 unknown */
     double speedup_lib;           /* vs the vendor library (this / library); 0 unknown */
+    double speedup_starter;       /* pipeline: the lab's starter time / this time; 0 unknown */
+    bool has_report;              /* pipeline exercise rows: the learner's profiling report
+                                   * (report.md beside the kernel file, written by
+                                   * `cudalab report`) exists */
     double rel_err;               /* ||out - ref|| / ||ref|| */
     uint64_t seed;
     int threads;                  /* CPU rows: threads used */

@@ -213,6 +213,8 @@ static void test_result(void **state)
     r->speedup_cpu = 123.4;
     r->speedup_cpu_mt = 12.3;
     r->speedup_lib = 0.97;
+    r->speedup_starter = 4.25;
+    r->has_report = true;
     r->rel_err = 1.5e-3;
     r->seed = UINT64_MAX;
     r->threads = 0;
@@ -244,6 +246,7 @@ static void test_result(void **state)
     assert_true(o->pct_peak_measured == r->pct_peak_measured && o->pct_peak_theory == -1.0);
     assert_true(o->speedup_cpu == r->speedup_cpu && o->speedup_cpu_mt == r->speedup_cpu_mt);
     assert_true(o->speedup_lib == r->speedup_lib && o->rel_err == r->rel_err);
+    assert_true(o->speedup_starter == r->speedup_starter && o->has_report);
     assert_true(o->seed == UINT64_MAX);
     assert_int_equal(o->nmismatch, 3);
     assert_true(o->mismatches[0].index == 12 && o->mismatches[0].got == 1.5);
@@ -278,6 +281,10 @@ static void test_null_and_missing_rates(void **state)
     assert_int_equal(m.u.result.nmismatch, 0);
     assert_true(proto_decode("{\"type\":\"result\",\"run\":2,\"seed\":12345}", &m, &e));
     assert_true(m.u.result.seed == 12345);
+    /* a worker that knows nothing of the starter: unknown, no report */
+    assert_true(m.u.result.speedup_starter == 0.0 && !m.u.result.has_report);
+    assert_false(proto_decode("{\"type\":\"result\",\"run\":3,\"has_report\":1}", &m, &e));
+    assert_non_null(strstr(e.msg, "has_report"));
 }
 
 static void test_long_strings_truncated(void **state)
