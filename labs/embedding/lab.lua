@@ -46,7 +46,8 @@ return lab {
         as the hardware reads it twice.
       - **%peak** here is the **share of the device copy**: your rate
         over the copy's rate, measured in the same run.  100% would mean
-        moving the bytes as fast as the GPU copies them.
+        moving the bytes as fast as the GPU copies them.  (The copy row's
+        own %peak compares it with the BW line of the Device pane.)
       - **x CPU** compares with one CPU thread doing the same gather.
 
       The check is exact (a copy has no rounding) and covers every output

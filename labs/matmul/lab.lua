@@ -42,7 +42,9 @@ return lab {
       Press `s` until **4096x4096x4096** is selected, then `R` to run
       every rung with cuBLAS (`cublasSgemm`) and the CPU.  The rate column
       shows **TFLOP/s** = `2*M*N*K` / time; **x lib** is the speed as a
-      fraction of cuBLAS (0.5x: twice as slow).
+      fraction of cuBLAS (0.5x: twice as slow).  The first run at 4096
+      also times the CPU product, which takes a while; that timing is
+      kept, so later runs skip it.
 
       Is GEMM limited by memory or by arithmetic?  The **roofline** model
       answers with two numbers from the Device pane:

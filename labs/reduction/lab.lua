@@ -214,9 +214,12 @@ return lab {
 
       **Milestone:** a correct sum over **100x faster than one CPU
       thread** (the x CPU column of the row `your kernel`) at the largest
-      size you have measured; measure at 2^28.  The second milestone is
-      the quiz on warps: select it in the Milestones pane and press
-      `Enter`.
+      size you have measured; measure at 2^28.  That column depends on
+      your CPU as much as on your GPU: read the rungs' x CPU first.  If
+      `sequential` already passes 100x, the milestone is one idea away,
+      and `vectorized` shows how far beyond it you can go.  The second
+      milestone is the quiz on warps: select it in the Milestones pane
+      and press `Enter`.
 
       | key | what it does |
       |---|---|
