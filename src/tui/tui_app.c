@@ -666,6 +666,7 @@ static unsigned row_details(tui_app *a)
     if (!row || !l)
         return 0;
     describe_row(a, l, row);
+    a->details_md = false;
     a->details_scroll = 0;
     a->overlay = TUI_OV_DETAILS;
     return TUI_F_REDRAW;
@@ -857,6 +858,31 @@ static unsigned help_key(tui_app *a, const tui_layout *lay, tui_action act)
     return TUI_F_REDRAW;
 }
 
+/* Reveals the next hint; the details window shows the newest first, then
+ * the ones before it. */
+static unsigned show_hint(tui_app *a, const lab *l, tui_labstate *s)
+{
+    size_t n = l->exercise.nhints, at = 0;
+    if (n == 0) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "lab '%s' has no hints", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (s->hints_shown < n)
+        s->hints_shown++;
+    snprintf(a->details_title, sizeof a->details_title, "Hint %zu of %zu", s->hints_shown, n);
+    a->details[0] = '\0';
+    for (size_t k = s->hints_shown; k > 0; k--) {
+        at = append(a->details, sizeof a->details, at, "%s**Hint %zu.** %s\n",
+                    k == s->hints_shown ? "" : "\n---\n", k, l->exercise.hints[k - 1]);
+    }
+    if (s->hints_shown < n)
+        append(a->details, sizeof a->details, at, "\n*H shows the next hint.*\n");
+    a->details_md = true;
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
+    return TUI_F_REDRAW;
+}
+
 static unsigned details_key(tui_app *a, const tui_layout *lay, tui_action act)
 {
     int page = lay->help.h - 3;
@@ -869,6 +895,10 @@ static unsigned details_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_CANCEL: case TA_QUIT: case TA_ENTER: case TA_HELP:
         a->overlay = TUI_OV_NONE;
         break;
+    case TA_HINT:
+        if (a->details_md && tui_app_lab(a))
+            return show_hint(a, tui_app_lab(a), tui_app_state(a));
+        return 0;
     default:
         return 0;
     }
@@ -882,6 +912,8 @@ static unsigned exercise_key(tui_app *a, tui_action act)
     const lab *l = tui_app_lab(a);
     if (!l)
         return 0;
+    if (act == TA_HINT)
+        return show_hint(a, l, tui_app_state(a));
     if (!l->exercise.kernel) {
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to %s", l->id,
                     act == TA_EDIT ? "edit" : "reset");
@@ -1051,6 +1083,7 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return TUI_F_REDRAW;
     case TA_EDIT:
     case TA_RESET:
+    case TA_HINT:
         return exercise_key(a, act);
     default:
         return pane_key(a, lay, act);

@@ -61,6 +61,7 @@ typedef struct tui_labstate {
     int run_scroll;
     size_t ms_cursor;
     int ms_scroll;
+    size_t hints_shown;        /* exercise hints revealed so far */
     int *quiz_pick;            /* per quiz: last choice picked, -1 none */
     bool *quiz_ok;             /* per quiz: answered correctly */
     tui_ms *ms;                /* per milestone */
@@ -91,6 +92,7 @@ typedef struct tui_app {
     char quiz_feedback[512];
     char details_title[128];   /* the details overlay: a row explained */
     char details[8192];
+    bool details_md;           /* details is Markdown (hints), else plain lines */
     int details_scroll;
     bool chart_swap;           /* the chart takes the table's place */
     bool ascii;

@@ -31,6 +31,7 @@ typedef enum tui_action {
     TA_CHART,
     TA_EDIT,
     TA_RESET,
+    TA_HINT,
     TA_HELP,
     TA_REFRESH,
     TA_YES,

@@ -60,13 +60,18 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
         tui_draw_footer(w, "Up/Down scroll", a->ascii);
 }
 
-static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src, bool ascii, unsigned extra)
+/* Draws src as Markdown from line `skip` of its layout; returns the lines
+ * drawn.  *total (when not NULL) receives the number of lines in all. */
+static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src, bool ascii,
+                   unsigned extra, int skip, int *total)
 {
     md_doc d;
     int used = 0;
     if (!tui_md_render(src, width, ascii, &d, NULL))
         return 0;
-    for (size_t i = 0; i < d.n && y + used < maxy; i++, used++) {
+    if (total)
+        *total = (int)d.n;
+    for (size_t i = (size_t)(skip > 0 ? skip : 0); i < d.n && y + used < maxy; i++, used++) {
         size_t k = 0;
         int col = 0;
         while (k < d.v[i].len) {
@@ -94,7 +99,7 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
     if (!l || a->quiz_q >= l->nquizzes)
         return;
     q = &l->quizzes[a->quiz_q];
-    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0);
+    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0, 0, NULL);
     y++;
     for (size_t c = 0; c < q->nchoices && y < rows - 1; c++) {
         bool cur = c == a->quiz_cursor;
@@ -164,6 +169,20 @@ void tui_overlays_details(WINDOW *w, const tui_app *a)
     int scroll = a->details_scroll;
     werase(w);
     tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
+    if (a->details_md) {
+        int total = 0;
+        if (scroll > 0) {
+            draw_md(w, 1, 2, inner, 1, p, a->ascii, 0, 0, &total);
+            if (scroll > total - vis)
+                scroll = total - vis > 0 ? total - vis : 0;
+            werase(w);
+            tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
+        }
+        draw_md(w, 1, 2, inner, rows - 1, p, a->ascii, 0, scroll, &total);
+        if (total > vis)
+            tui_draw_footer(w, "Up/Down scroll", a->ascii);
+        return;
+    }
     while (*p && y < rows - 1) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -184,7 +203,6 @@ void tui_overlays_details(WINDOW *w, const tui_app *a)
         }
         p = e ? e + 1 : p + len;
     }
-    (void)vis;
     if (*p || scroll > 0)
         tui_draw_footer(w, "Up/Down scroll", a->ascii);
 }

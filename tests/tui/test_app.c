@@ -30,6 +30,8 @@ static char qq[] = "Why halve the threads?", c1[] = "Because it is faster", c1f[
 static lab_quiz_choice choices[] = {{c1, false, c1f}, {c2, true, c2f}};
 static lab_quiz quizzes[] = {{m2q, qq, choices, 2, 3}};
 static char ex_k[] = "starter.cu", ex_l[] = "starter.lua";
+static char h1[] = "Use `sequential` addressing.", h2[] = "Add two elements per thread.";
+static char *hints[] = {h1, h2};
 
 static lab lab_a, lab_b;
 static lab *labv[2];
@@ -73,6 +75,8 @@ static int setup(void **state)
     lab_a.nquizzes = 1;
     lab_a.exercise.kernel = ex_k;
     lab_a.exercise.launcher = ex_l;
+    lab_a.exercise.hints = hints;
+    lab_a.exercise.nhints = 2;
     memset(&lab_b, 0, sizeof lab_b);
     lab_b.id = id_b;
     lab_b.title = title_b;
@@ -383,6 +387,20 @@ static void test_exercise_files(void **state)
     assert_true(tui_app_on_done(a, 4) & TUI_F_REQUEST);
     assert_int_equal(a->req.kind, TUI_REQ_RUN);
     assert_int_equal(a->rerun_lab, 0);
+    /* hints come one at a time, newest first */
+    key(a, TA_HINT);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_true(a->details_md);
+    assert_string_equal(a->details_title, "Hint 1 of 2");
+    assert_non_null(strstr(a->details, "sequential"));
+    assert_null(strstr(a->details, "two elements"));
+    key(a, TA_HINT);                       /* H again, with the hint open */
+    assert_string_equal(a->details_title, "Hint 2 of 2");
+    assert_true(strstr(a->details, "two elements") < strstr(a->details, "sequential"));
+    key(a, TA_CANCEL);
+    key(a, TA_HINT);
+    assert_string_equal(a->details_title, "Hint 2 of 2");
+    key(a, TA_CANCEL);
     /* a lab without an exercise ignores saves */
     assert_int_equal(tui_app_exercise_saved(a, 1, "x.cu"), 0);
 
