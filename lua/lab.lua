@@ -30,15 +30,18 @@ end
 -- Engine facts the loader checks against.
 -- A problem measures one computation at several sizes (dims: how many
 -- numbers a size label has), except "profiling", whose variants name the
--- worker's experiments (worker/experiments.h) and which takes no sizes.
+-- worker's experiments (worker/experiments.h) and which takes no sizes of
+-- its own: its exercise solves another problem (exercise = "pipeline"),
+-- at the sizes the exercise declares.
 local PROBLEMS = {
   reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
   sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
   embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
+  pipeline = { dims = { 2 }, form = "\"ROWSxFEATURES\" (table rows x feature columns) such as \"1048576x16\"" },
   profiling = { experiments = { "transfers", "overlap", "stride", "gemv", "blocksize", "transpose",
-                                "timing", "roofline" } },
+                                "timing", "roofline" }, exercise = "pipeline" },
 }
-local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, profiling"
+local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, pipeline, profiling"
 
 -- Fields of each constructor, in the order they are checked.
 local SPECS = {
@@ -88,6 +91,8 @@ local SPECS = {
     { "kernel", "string", required = true },
     { "launcher", "string", required = true },
     { "hints", "list" },
+    { "problem", "string" },
+    { "sizes", "list" },
   },
 }
 
@@ -652,11 +657,39 @@ local function validate_lab(t, file, line, opts)
       report(f, l, "%s: field 'exercise' is a %s, not an exercise", what, mk)
       L.exercise = nil
     else
-      L.exercise = check_exercise(L.exercise, f, l)
+      local x = check_exercise(L.exercise, f, l)
+      L.exercise = x
       if L.problem == nil then
         report(f, l, "%s: an exercise needs a problem", what)
-      elseif prob and prob.dims == nil then
+      elseif prob and prob.dims == nil and prob.exercise == nil then
         report(f, l, "%s: problem %s has no exercise", what, quote(L.problem))
+      elseif prob then
+        local solves = prob.exercise or L.problem
+        if x.problem ~= nil and x.problem ~= solves then
+          report(f, l, "exercise: the exercise of a %s lab solves %s, not %s", quote(L.problem),
+                 quote(solves), quote(x.problem))
+        end
+        x.problem = solves
+        if prob.exercise == nil then
+          if x.sizes ~= nil then
+            report(f, l, "exercise: sizes belong to the lab (the exercise runs at the lab's sizes)")
+          end
+        elseif x.sizes == nil or rawlen(x.sizes) == 0 then
+          report(f, l, "exercise: a %s lab's exercise needs sizes (%s)", quote(L.problem),
+                 PROBLEMS[solves].form)
+        else
+          -- the lab runs its exercise at these sizes
+          local xs = {}
+          for i = 1, rawlen(x.sizes) do
+            local sz = size_label(rawget(x.sizes, i), PROBLEMS[solves], "exercise", f, l, i)
+            if sz then xs[#xs + 1] = sz end
+          end
+          if #xs > opts.max_sizes then
+            report(f, l, "exercise: at most %d sizes, got %d", opts.max_sizes, #xs)
+          end
+          L.sizes = xs
+        end
+        x.sizes = nil
       end
     end
   end

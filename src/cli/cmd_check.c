@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "kernels.h"
+#include "worker/experiments.h"
 #include "worker/problem.h"
 
 static const char *const known_libraries[] = {"cub", "cublas", "copy"};
@@ -24,10 +25,13 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 /* Cross-checks a loaded lab against the engine: problem, library, kernels. */
 static void check_against_engine(const lab *l, lab_diags *d)
 {
-    const problem_ops *ops = l->problem ? problem_find(l->problem) : NULL;
-    if (l->problem && !ops && strcmp(l->problem, "profiling") != 0)
+    bool experiments = l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
+    /* a profiling lab's sizes are its exercise's (lab/labmodel.h) */
+    const char *sized = experiments ? l->exercise.problem : l->problem;
+    const problem_ops *ops = sized ? problem_find(sized) : NULL;
+    if (l->problem && !ops && !experiments)
         lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
-                      "embedding, profiling)", l->id, l->problem);
+                      "embedding, pipeline, profiling)", l->id, l->problem);
     for (size_t i = 0; ops && i < l->nsizes; i++) {
         problem_dims dims;
         cl_err e;
@@ -39,6 +43,12 @@ static void check_against_engine(const lab *l, lab_diags *d)
                       l->id, l->library);
     for (size_t i = 0; i < l->nvariants; i++) {
         const lab_variant *v = &l->variants[i];
+        if (experiments) {
+            if (!experiments_known(v->id))
+                lab_diags_add(d, l->path, v->line, "variant '%s': no experiment of that name",
+                              v->id);
+            continue;
+        }
         if (!v->kernel)
             continue;
         const shipped_kernel *k = kernels_find(v->kernel);

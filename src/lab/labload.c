@@ -236,6 +236,7 @@ static void copy_exercise(lua_State *L, int t, load_ctx *c)
     int x = lua_gettop(L);
     l->exercise.kernel = str_field(L, x, "kernel");
     l->exercise.launcher = str_field(L, x, "launcher");
+    l->exercise.problem = str_field(L, x, "problem");
     int line = (int)int_field(L, x, "line", 0);
     size_t nh = list_field(L, x, "hints");
     l->exercise.hints = str_list(L, lua_gettop(L), nh);
@@ -451,6 +452,7 @@ void lab_free(lab *l)
     free(l->quizzes);
     free(l->exercise.kernel);
     free(l->exercise.launcher);
+    free(l->exercise.problem);
     free_strv(l->exercise.hints, l->exercise.nhints);
     sandbox_free(l->ls);
     free(l);

@@ -71,6 +71,8 @@ typedef struct lab_quiz {
 typedef struct lab_exercise {
     char *kernel;         /* starter .cu, relative to the lab folder */
     char *launcher;       /* starter .lua, relative to the lab folder */
+    char *problem;        /* what the learner's kernel computes: the lab's problem, or
+                           * "pipeline" for a "profiling" lab */
     char **hints;
     size_t nhints;
 } lab_exercise;
@@ -82,7 +84,8 @@ typedef struct lab {
     char *dir;            /* .../labs/<id> */
     char *problem;        /* engine problem: "reduce_sum", "sgemm", "embedding", or NULL */
     char *library;        /* "cub", "cublas", "copy", or NULL */
-    char **sizes;         /* size labels understood by the problem: "2^28", "4096x4096x4096" */
+    char **sizes;         /* size labels understood by the problem: "2^28", "4096x4096x4096";
+                           * for a "profiling" lab, its exercise's sizes ("1048576x16") */
     size_t nsizes;
     double time_limit_s;  /* per-run limit for the worker */
     lab_step *steps;        size_t nsteps;

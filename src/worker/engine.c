@@ -8,10 +8,12 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "core/paths.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
+#include "gpu/cupti.h"
 #include "gpu/device.h"
 #include "gpu/peak.h"
 #include "gpu/timing.h"
@@ -19,6 +21,7 @@
 #include "worker/engine_cpu.h"
 #include "worker/engine_kernels.h"
 #include "worker/exercise.h"
+#include "worker/pipeline.h"
 #include "worker/problem.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -49,6 +52,11 @@ typedef struct engine_ctx {
     double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
+    bool experiments;        /* the request's variants named experiments, already run */
+    bool want_starter;       /* pipeline: measure the lab's starter (worker/pipeline.h) */
+    bool want_timelines;     /* pipeline: record one call of each launcher with CUPTI */
+    exercise *starter;       /* the lab's starter launcher */
+    char starter_msg[CL_ERR_MAX];
 } engine_ctx;
 
 #define PROGRESS_EVERY_S 0.1
@@ -70,6 +78,8 @@ typedef struct gpu_target {
     problem_data *p;
     bool copy;               /* the copy baseline: nothing to check */
     bool library;            /* failures carry the library's own message */
+    bool sync_device;        /* each run ends with a device-wide wait (launchers that use
+                              * streams of their own: their work counts in full) */
 } gpu_target;
 
 typedef struct shipped_call {
@@ -270,7 +280,11 @@ static bool copy_once(void *ud, cudaStream_t s, cl_err *e)
 static bool target_once(void *ud, cudaStream_t s, cl_err *e)
 {
     gpu_target *t = ud;
-    return t->once(t->ud, s, e);
+    if (!t->once(t->ud, s, e))
+        return false;
+    if (t->sync_device)
+        CUDA_CHECK(e, cudaDeviceSynchronize());
+    return true;
 }
 
 /* Poison, one run, download, check. */
@@ -309,6 +323,23 @@ static void derive(const engine_ctx *c, const problem_data *p, bool copy, const 
     in.cpu_mt_ms = x->cpu_mt_ms;
     in.lib_ms = x->lib_ms;
     problem_derive(&in, r);
+    if (c->ops->host_io) {
+        /* bound by the host link, not by the device's memory */
+        r->pct_peak_measured = -1.0;
+        r->pct_peak_theory = -1.0;
+    }
+}
+
+/* Appends what a host_io row's GB/s counts to its message. */
+static void note_host_bytes(const problem_data *p, const engine_ctx *c, run_result *r)
+{
+    char each[32];
+    buffer_format_bytes((size_t)(c->ops->bytes(&p->d) / 2.0), each, sizeof each);
+    size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len,
+             "%sGB/s counts the table once into the GPU and once back (%s each way) per "
+             "second of end-to-end time, copies included; device-memory traffic is not counted",
+             len ? "; " : "", each);
 }
 
 /* Measures one GPU row into r: check with fresh inputs, time, recheck.
@@ -354,7 +385,7 @@ static bool measure_gpu(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     }
 
     size_t flush_bytes = 0;
-    void *flush = flush_buffer(&flush_bytes);
+    void *flush = c->ops->host_io ? NULL : flush_buffer(&flush_bytes);
     timing_opts o = {
         .stream = g.stream,
         .budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S,
@@ -397,13 +428,15 @@ static bool measure_gpu(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
             problem_report(&first, r);
         }
     }
-    if (!tr.flushed && o.working_set < 4 * o.l2_bytes) {
+    if (!tr.flushed && o.working_set < 4 * o.l2_bytes && !c->ops->host_io) {
         size_t len = strlen(r->message);
         snprintf(r->message + len, sizeof r->message - len,
                  "%sL2 not flushed between repetitions (no room for a flush buffer)",
                  len ? "; " : "");
     }
     derive(c, p, t->copy, x, &g.dev, r);
+    if (c->ops->host_io)
+        note_host_bytes(p, c, r);
     ok = true;
     goto done;
 
@@ -476,15 +509,32 @@ static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r
     row_init(c, r, v->id, v->id, RK_KERNEL);
 }
 
+static void starter_error_row(engine_ctx *c, const char *msg);
+
+/* Whether a request's variant is measured as a shipped-kernel row: not
+ * for experiments (already run) nor for the pipeline's own names. */
+static bool variant_is_row(const engine_ctx *c, const run_variant *v)
+{
+    if (c->experiments)
+        return false;
+    if (c->ops && c->ops->host_io)
+        return strcmp(v->id, PIPELINE_VARIANT_STARTER) != 0 &&
+               strcmp(v->id, PIPELINE_VARIANT_TIMELINE) != 0;
+    return true;
+}
+
 /* Every row of this size as an RS_ERROR with msg. */
 static void emit_all_errors(engine_ctx *c, const char *msg)
 {
     run_result r;
     for (int i = 0; i < c->req->nvariants; i++) {
+        if (!variant_is_row(c, &c->req->variants[i]))
+            continue;
         variant_row(c, &c->req->variants[i], &r);
         row_error(&r, msg);
         emit(c, &r);
     }
+    starter_error_row(c, msg);
     if (c->req->library[0]) {
         row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
         row_error(&r, msg);
@@ -618,55 +668,163 @@ static void log_program(const engine_ctx *c, const exercise *x)
     }
 }
 
-/* Compiles and loads the learner's kernel and launcher once a request. */
-static void open_exercise(engine_ctx *c)
+/* Compiles and loads a kernel file and its launcher: into *x, with why it
+ * cannot run (or "") in msg.  learner: the learner's own files, whose
+ * compiler output goes to the log. */
+static void open_launcher(engine_ctx *c, const char *kernel, const char *launcher, bool learner,
+                          exercise **x, char *msg, size_t n)
 {
-    const run_request *req = c->req;
     char arch[16];
     exercise_opts o = {
-        .kernel = req->exercise_kernel,
-        .launcher = req->exercise_launcher,
+        .kernel = kernel,
+        .launcher = launcher,
         .arch = device_arch(arch, sizeof arch),
         .device = g.dev.present,
         .no_device = g.dev.reason,
     };
     cl_err e = {{0}};
-    c->ex = exercise_open(&o, &e);
-    if (!c->ex) {
-        snprintf(c->ex_msg, sizeof c->ex_msg, "%s", e.msg);
+    *x = exercise_open(&o, &e);
+    if (!*x) {
+        snprintf(msg, n, "%s", e.msg);
         return;
     }
     const char *why = NULL;
-    exercise_stage st = exercise_status(c->ex, &why);
-    log_program(c, c->ex);
+    exercise_stage st = exercise_status(*x, &why);
+    if (learner)
+        log_program(c, *x);
     if (st == EXERCISE_READY || st == EXERCISE_NO_DEVICE) {
-        c->ex_msg[0] = '\0';
+        msg[0] = '\0';
         return;
     }
-    snprintf(c->ex_msg, sizeof c->ex_msg, "%s", why);
+    snprintf(msg, n, "%s%s", learner ? "" : "the lab's starter: ", why);
     if (st == EXERCISE_COMPILE) {
-        const nvrtc_output *prog = exercise_program(c->ex);
+        const nvrtc_output *prog = exercise_program(*x);
         int errors = 0;
         for (size_t i = 0; i < prog->ndiags; i++)
             errors += prog->diags[i].severity == NVRTC_SEV_ERROR;
-        size_t len = strlen(c->ex_msg);
+        size_t len = strlen(msg);
         if (errors > 1)
-            snprintf(c->ex_msg + len, sizeof c->ex_msg - len, " (and %d more error%s)",
-                     errors - 1, errors > 2 ? "s" : "");
-    } else if (st == EXERCISE_LAUNCHER && exercise_traceback(c->ex)[0]) {
-        log_text(c, 2, "", exercise_traceback(c->ex));
+            snprintf(msg + len, n - len, " (and %d more error%s)", errors - 1,
+                     errors > 2 ? "s" : "");
+    } else if (st == EXERCISE_LAUNCHER && exercise_traceback(*x)[0]) {
+        log_text(c, 2, "", exercise_traceback(*x));
     }
 }
 
-/* Sends what the launcher printed to the log and forgets it. */
-static void flush_launcher_output(const engine_ctx *c)
+/* Compiles and loads the learner's kernel and launcher once a request. */
+static void open_exercise(engine_ctx *c)
 {
-    if (!c->ex)
+    open_launcher(c, c->req->exercise_kernel, c->req->exercise_launcher, true, &c->ex, c->ex_msg,
+                  sizeof c->ex_msg);
+}
+
+/* The lab's starter of the pipeline problem, once a request. */
+static void open_starter(engine_ctx *c)
+{
+    char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
+    cl_err e = {{0}};
+    if (!pipeline_starter_files(kernel, sizeof kernel, launcher, sizeof launcher, &e)) {
+        snprintf(c->starter_msg, sizeof c->starter_msg, "%s", e.msg);
         return;
-    const char *out = exercise_output(c->ex);
+    }
+    open_launcher(c, kernel, launcher, false, &c->starter, c->starter_msg,
+                  sizeof c->starter_msg);
+}
+
+/* Sends what a launcher printed to the log and forgets it. */
+static void flush_launcher_output(const engine_ctx *c, exercise *x)
+{
+    if (!x)
+        return;
+    const char *out = exercise_output(x);
     if (out[0])
-        log_text(c, 0, "your launcher printed: ", out);
-    exercise_clear_output(c->ex);
+        log_text(c, 0, x == c->ex ? "your launcher printed: " : "the starter printed: ", out);
+    exercise_clear_output(x);
+}
+
+/* The starter row of this size as an RS_ERROR (when the request has one). */
+static void starter_error_row(engine_ctx *c, const char *msg)
+{
+    if (!c->want_starter)
+        return;
+    run_result r;
+    row_init(c, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+    row_error(&r, c->starter_msg[0] ? c->starter_msg : msg);
+    emit(c, &r);
+}
+
+/* Records one call of the launcher x (its args set) with CUPTI and
+ * announces the saved trace; failures are warnings in the log. */
+static void record_timeline(engine_ctx *c, exercise *x, problem_data *p, const char *which)
+{
+    cl_err e = {{0}};
+    char msg[CL_PATH_MAX + 256];
+    timeline t;
+    progress(c, "timeline", 0, 1);
+    if (!problem_poison(p, g.stream, &e) ||
+        !pipeline_record(g.dev.name, exercise_call, x, g.stream, &t, &e)) {
+        snprintf(msg, sizeof msg, "timeline of the %s not recorded: %s", which, e.msg);
+        log_msg(c, 1, msg);
+        return;
+    }
+    if (!pipeline_save_timeline(&t, which, msg, sizeof msg, &e)) {
+        char w[CL_ERR_MAX + 64];
+        snprintf(w, sizeof w, "timeline of the %s not saved: %s", which, e.msg);
+        log_msg(c, 1, w);
+    } else {
+        log_msg(c, 0, msg);
+    }
+    if (cupti_warnings()[0])
+        log_msg(c, 1, cupti_warnings());
+    timeline_free(&t);
+}
+
+/* Measures a Lua launcher (the learner's or the starter) at this size into
+ * r; with record set, then records one more call on a timeline.  false only when the
+ * context broke. */
+static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
+                             const row_rates *rates, bool record, run_result *r)
+{
+    cl_err e = {{0}};
+    bool alive = true;
+    if (!exercise_begin_size(x, p, label, &e)) {
+        row_error(r, e.msg);
+    } else {
+        gpu_target t = {exercise_call, x, p, false, false, c->ops->host_io};
+        alive = measure_gpu(c, &t, rates, r);
+        if (alive && r->status == RS_ERROR && exercise_traceback(x)[0])
+            log_text(c, 2, "", exercise_traceback(x));
+        if (alive && record && r->status == RS_CORRECT && !c->req->check_only) {
+            const char *which = x == c->ex ? "exercise" : PIPELINE_VARIANT_STARTER;
+            c->variant = r->variant;
+            record_timeline(c, x, p, which);
+            c->variant = NULL;
+        }
+    }
+    exercise_end_size(x);
+    flush_launcher_output(c, x);
+    return alive;
+}
+
+/* Measures the lab's starter at this size into r (emitted by the caller).
+ * false only when the context broke. */
+static bool starter_row(engine_ctx *c, problem_data *p, const char *label, const row_rates *x,
+                        run_result *r)
+{
+    row_init(c, r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+    if (!c->starter || exercise_status(c->starter, NULL) != EXERCISE_READY) {
+        const char *why = NULL;
+        if (c->starter)
+            exercise_status(c->starter, &why);
+        row_error(r, c->starter_msg[0] ? c->starter_msg
+                     : why && why[0]     ? why
+                                         : "the lab's starter cannot run");
+        return true;
+    }
+    bool alive = launcher_measure(c, c->starter, p, label, x, c->want_timelines, r);
+    if (alive && r->median_ms > 0.0)
+        r->speedup_starter = 1.0;
+    return alive;
 }
 
 /* The exercise row of this size as an RS_ERROR: why the learner's kernel
@@ -681,9 +839,21 @@ static void exercise_error_row(engine_ctx *c, const char *msg)
     emit(c, &r);
 }
 
-/* Measures the learner's kernel at this size like any other row.  false
- * only when the context broke. */
-static bool exercise_row(engine_ctx *c, problem_data *p, const char *label, const row_rates *x)
+/* Pipeline rows: the speedup over the starter row (when it ran correct)
+ * and whether the learner's report is there. */
+static void pipeline_figures(const engine_ctx *c, const run_result *starter, run_result *r)
+{
+    if (starter && starter->status == RS_CORRECT && starter->median_ms > 0.0 &&
+        r->median_ms > 0.0)
+        r->speedup_starter = starter->median_ms / r->median_ms;
+    r->has_report = pipeline_report_exists(c->req->exercise_kernel);
+}
+
+/* Measures the learner's kernel at this size like any other row (for the
+ * pipeline, against the starter row when there is one).  false only when
+ * the context broke. */
+static bool exercise_row(engine_ctx *c, problem_data *p, const char *label, const row_rates *x,
+                         const run_result *starter)
 {
     if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
         const char *why = NULL;
@@ -694,18 +864,9 @@ static bool exercise_row(engine_ctx *c, problem_data *p, const char *label, cons
     }
     run_result r;
     row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    cl_err e = {{0}};
-    bool alive = true;
-    if (!exercise_begin_size(c->ex, p, label, &e)) {
-        row_error(&r, e.msg);
-    } else {
-        gpu_target t = {exercise_call, c->ex, p, false, false};
-        alive = measure_gpu(c, &t, x, &r);
-        if (alive && r.status == RS_ERROR && exercise_traceback(c->ex)[0])
-            log_text(c, 2, "", exercise_traceback(c->ex));
-    }
-    exercise_end_size(c->ex);
-    flush_launcher_output(c);
+    bool alive = launcher_measure(c, c->ex, p, label, x, c->want_timelines, &r);
+    if (c->ops->host_io)
+        pipeline_figures(c, starter, &r);
     if (alive)
         emit(c, &r);
     return alive;
@@ -755,6 +916,8 @@ static bool run_size(engine_ctx *c, const char *label)
     if (!g.dev.present) {
         run_result r;
         for (int i = 0; i < req->nvariants; i++) {
+            if (!variant_is_row(c, &req->variants[i]))
+                continue;
             variant_row(c, &req->variants[i], &r);
             row_error(&r, g.dev.reason);
             emit(c, &r);
@@ -762,6 +925,7 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             row_error(&h.lib, g.dev.reason);
         h.have_lib = want_lib;
+        starter_error_row(c, g.dev.reason);
         exercise_error_row(c, g.dev.reason);
         goto finish;
     }
@@ -769,6 +933,8 @@ static bool run_size(engine_ctx *c, const char *label)
     if (!problem_device_alloc(&p, lib_copy, &e)) {
         run_result r;
         for (int i = 0; i < req->nvariants; i++) {
+            if (!variant_is_row(c, &req->variants[i]))
+                continue;
             variant_row(c, &req->variants[i], &r);
             row_error(&r, e.msg);
             emit(c, &r);
@@ -776,12 +942,13 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             row_error(&h.lib, e.msg);
         h.have_lib = want_lib;
+        starter_error_row(c, e.msg);
         exercise_error_row(c, e.msg);
         goto finish;
     }
 
     if (lib_copy) {
-        gpu_target t = {copy_once, &p, &p, true, false};
+        gpu_target t = {copy_once, &p, &p, true, false, false};
         if (!measure_gpu(c, &t, &x, &h.lib)) {
             alive = false;
             goto finish;
@@ -792,7 +959,7 @@ static bool run_size(engine_ctx *c, const char *label)
                  "unknown library '%s' (the engine knows cub, cublas and copy)", req->library);
     } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
         shipped_call sc = {libk, &p};
-        gpu_target t = {shipped_once, &sc, &p, false, true};
+        gpu_target t = {shipped_once, &sc, &p, false, true, false};
         if (!measure_gpu(c, &t, &x, &h.lib)) {
             alive = false;
             goto finish;
@@ -804,13 +971,19 @@ static bool run_size(engine_ctx *c, const char *label)
 
     for (int i = 0; i < req->nvariants; i++) {
         const run_variant *v = &req->variants[i];
+        if (!variant_is_row(c, v))
+            continue;
         run_result r;
         variant_row(c, v, &r);
         const char *name = v->kernel[0] ? v->kernel : v->id;
         const shipped_kernel *k = engine_kernels_find(name);
-        if (kernel_usable(c, name, k, &r)) {
+        if (c->ops->host_io) {
+            snprintf(r.message, sizeof r.message,
+                     "the %s problem has no shipped kernels: its variants are '%s' and '%s'",
+                     c->ops->name, PIPELINE_VARIANT_STARTER, PIPELINE_VARIANT_TIMELINE);
+        } else if (kernel_usable(c, name, k, &r)) {
             shipped_call sc = {k, &p};
-            gpu_target t = {shipped_once, &sc, &p, false, k->library != 0};
+            gpu_target t = {shipped_once, &sc, &p, false, k->library != 0, false};
             if (!measure_gpu(c, &t, &x, &r)) {
                 alive = false;
                 goto finish;
@@ -818,7 +991,17 @@ static bool run_size(engine_ctx *c, const char *label)
         }
         emit(c, &r);
     }
-    if (c->req->exercise_kernel[0] && !exercise_row(c, &p, label, &x)) {
+    run_result st;
+    bool have_starter = false;
+    if (c->want_starter) {
+        if (!starter_row(c, &p, label, &x, &st)) {
+            alive = false;
+            goto finish;
+        }
+        emit(c, &st);
+        have_starter = true;
+    }
+    if (c->req->exercise_kernel[0] && !exercise_row(c, &p, label, &x, have_starter ? &st : NULL)) {
         alive = false;
         goto finish;
     }
@@ -847,14 +1030,22 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         log_msg(&c, 1, g.note);
         g.note[0] = '\0';
     }
-    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0)
-        return experiments_run(req, sink, fault);
+    bool want_ex = req->exercise_kernel[0] != '\0';
+    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0) {
+        if (!want_ex || req->nvariants > 0) {
+            bool alive = experiments_run(req, sink, fault);
+            if (!alive || !want_ex)
+                return alive;
+        }
+        c.experiments = true;
+    }
     c.seed = req->seed ? req->seed : rng_fresh_seed();
-    c.ops = problem_find(req->problem);
+    c.ops = c.experiments ? problem_pipeline_ops() : problem_find(req->problem);
     if (!c.ops) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "unknown problem '%s' (the engine knows reduce_sum, sgemm and embedding)",
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding, pipeline "
+                 "and profiling)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {
             c.size = req->sizes[s];
@@ -862,13 +1053,27 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         }
         return true;
     }
-    nvtxRangePushA(req->problem);
-    if (req->exercise_kernel[0])
+    if (c.ops->host_io) {
+        for (int i = 0; i < req->nvariants && !c.experiments; i++) {
+            c.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
+            c.want_timelines |= strcmp(req->variants[i].id, PIPELINE_VARIANT_TIMELINE) == 0;
+        }
+        c.want_starter |= want_ex;
+        c.want_starter &= !req->check_only;
+        c.want_timelines &= !req->check_only;
+    }
+    nvtxRangePushA(c.ops->name);
+    if (want_ex)
         open_exercise(&c);
+    if (c.want_starter)
+        open_starter(&c);
     bool alive = true;
+    if (req->nsizes == 0 && c.ops->host_io)
+        alive = run_size(&c, PIPELINE_DEFAULT_SIZE);
     for (int s = 0; s < req->nsizes && alive; s++)
         alive = run_size(&c, req->sizes[s]);
     exercise_close(c.ex);
+    exercise_close(c.starter);
     nvtxRangePop();
     return alive;
 }

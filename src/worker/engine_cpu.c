@@ -27,6 +27,8 @@ void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
     else if (p->d.T > 0)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.T, p->d.D, p->d.V);
+    else if (p->d.rows > 0)
+        snprintf(k->size, sizeof k->size, "%lldx%d", (long long)p->d.rows, p->d.feats);
     else
         snprintf(k->size, sizeof k->size, "%lld", (long long)p->d.n);
     snprintf(k->cpu, sizeof k->cpu, "%s", cpu_model_name()[0] ? cpu_model_name() : "unknown CPU");

@@ -294,7 +294,9 @@ static int build_args(lua_State *L)
     int n = problem_args(p, a);
     lua_createtable(L, 0, n + 1);
     for (int i = 0; i < n; i++) {
-        if (a[i].buf)
+        if (a[i].host)
+            luagpu_push_borrowed_host(L, a[i].host, a[i].count, a[i].i32);
+        else if (a[i].buf)
             luagpu_push_borrowed(L, a[i].buf->ptr, a[i].count, a[i].i32);
         else
             lua_pushinteger(L, (lua_Integer)a[i].value);

@@ -5,8 +5,9 @@
  * (cudaLibraryLoadData, cudaLibraryGetKernel), opens a sandboxed Lua state
  * with the gpu table (worker/luagpu.h) and runs the launcher file, which
  * returns function(gpu, k, args) (lua/exercise.md).  For each size the
- * engine hands the problem's device buffers to the launcher as borrowed
- * Buffers (exercise_begin_size), calls the function once per run
+ * engine hands the problem's buffers (device memory, or pageable host
+ * memory for a host_io problem) to the launcher as borrowed Buffers
+ * (exercise_begin_size), calls the function once per run
  * (exercise_call, a timing_fn) and ends the size (exercise_end_size), after
  * which those Buffers read as freed.  Buffers the launcher allocates itself
  * live until exercise_close, which frees them with the Lua state.

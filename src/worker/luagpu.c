@@ -24,13 +24,21 @@
 #define FILL_CHUNK ((size_t)4 << 20)
 
 typedef enum { DT_F32, DT_I32 } dtype;
+typedef enum { MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE } memkind;
 
+/* A Buffer: its own memory (ptr), cudalab's memory (borrowed), or a view
+ * of part of another Buffer (base, kept alive by the view's user value,
+ * and a byte offset into it; a view reads as freed once its base is). */
 typedef struct lbuffer {
     void *ptr;
     size_t bytes;
     lua_Integer count;
     dtype dt;
+    memkind mem;
     bool borrowed;           /* cudalab's memory: never freed from Lua */
+    struct lbuffer *base;    /* a view: the Buffer whose memory it shows */
+    size_t off;              /* a view: bytes from the start of base */
+    lua_Integer first;       /* a view: its first element in base */
 } lbuffer;
 
 /* A kernel as Lua sees it: a shipped raw kernel (k points into the shipped
@@ -112,6 +120,11 @@ static const char *dtype_name(dtype d)
     return d == DT_F32 ? "f32" : "i32";
 }
 
+static const char *mem_name(memkind m)
+{
+    return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned" : "pageable";
+}
+
 /* ---- buffers ---------------------------------------------------------- */
 
 static lbuffer *check_buffer(lua_State *L, int idx)
@@ -119,19 +132,54 @@ static lbuffer *check_buffer(lua_State *L, int idx)
     return luaL_checkudata(L, idx, MT_BUFFER);
 }
 
+/* The address of b's first element; NULL once b (or the base of a view)
+ * was freed. */
+static void *buf_ptr(const lbuffer *b)
+{
+    if (b->base)
+        return b->base->ptr ? (char *)b->base->ptr + b->off : NULL;
+    return b->ptr;
+}
+
 static lbuffer *live_buffer(lua_State *L, int idx)
 {
     lbuffer *b = check_buffer(L, idx);
-    if (!b->ptr)
+    if (!buf_ptr(b))
         luaL_error(L, "the buffer was freed");
     return b;
 }
 
 static void buffer_release(lbuffer *b)
 {
-    if (b->ptr && !b->borrowed)
-        cudaFree(b->ptr);
+    if (b->ptr && !b->borrowed && !b->base) {
+        if (b->mem == MEM_DEVICE)
+            cudaFree(b->ptr);
+        else if (b->mem == MEM_PINNED)
+            cudaFreeHost(b->ptr);
+        else
+            free(b->ptr);
+    }
     b->ptr = NULL;
+}
+
+/* A new, empty Buffer userdata with room for a view's base (stack: +1). */
+static lbuffer *new_buffer(lua_State *L)
+{
+    lbuffer *b = lua_newuserdatauv(L, sizeof *b, 1);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, MT_BUFFER);
+    return b;
+}
+
+static bool parse_dtype(const char *dt, dtype *d)
+{
+    if (strcmp(dt, "f32") == 0)
+        *d = DT_F32;
+    else if (strcmp(dt, "i32") == 0)
+        *d = DT_I32;
+    else
+        return false;
+    return true;
 }
 
 static int l_alloc(lua_State *L)
@@ -140,17 +188,11 @@ static int l_alloc(lua_State *L)
     lua_Integer count = luaL_checkinteger(L, 1);
     const char *dt = luaL_optstring(L, 2, "f32");
     dtype d;
-    if (strcmp(dt, "f32") == 0)
-        d = DT_F32;
-    else if (strcmp(dt, "i32") == 0)
-        d = DT_I32;
-    else
+    if (!parse_dtype(dt, &d))
         return luaL_error(L, "gpu.alloc: dtype must be 'f32' or 'i32', got '%s'", dt);
     if (count < 1 || count > ((lua_Integer)1 << 40))
         return luaL_error(L, "gpu.alloc: count must be between 1 and 2^40, got %I", count);
-    lbuffer *b = lua_newuserdatauv(L, sizeof *b, 0);
-    memset(b, 0, sizeof *b);
-    luaL_setmetatable(L, MT_BUFFER);
+    lbuffer *b = new_buffer(L);
     gpu_buffer gb;
     cl_err e = {{0}};
     if (!buffer_alloc(&gb, (size_t)count * 4, &e))
@@ -159,6 +201,78 @@ static int l_alloc(lua_State *L)
     b->bytes = gb.bytes;
     b->count = count;
     b->dt = d;
+    return 1;
+}
+
+/* gpu.host_alloc(count [, dtype [, {pinned = true|false}]]): host memory,
+ * page-locked (cudaHostAlloc) unless pinned is false (malloc). */
+static int l_host_alloc(lua_State *L)
+{
+    need_device(L);
+    lua_Integer count = luaL_checkinteger(L, 1);
+    const char *dt = luaL_optstring(L, 2, "f32");
+    dtype d;
+    if (!parse_dtype(dt, &d))
+        return luaL_error(L, "gpu.host_alloc: dtype must be 'f32' or 'i32', got '%s'", dt);
+    if (count < 1 || count > ((lua_Integer)1 << 40))
+        return luaL_error(L, "gpu.host_alloc: count must be between 1 and 2^40, got %I", count);
+    bool pinned = true;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        if (lua_getfield(L, 3, "pinned") != LUA_TNIL)
+            pinned = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    size_t bytes = (size_t)count * 4;
+    lbuffer *b = new_buffer(L);
+    void *p = NULL;
+    if (pinned) {
+        cudaError_t st = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+        if (st != cudaSuccess) {
+            char what[96];
+            snprintf(what, sizeof what, "gpu.host_alloc(%lld, '%s', pinned)", (long long)count,
+                     dt);
+            return cuda_fail(L, what, st);
+        }
+    } else if (!(p = malloc(bytes))) {
+        char need[32];
+        buffer_format_bytes(bytes, need, sizeof need);
+        return luaL_error(L, "gpu.host_alloc(%I, '%s'): out of host memory (needs %s)", count, dt,
+                          need);
+    }
+    b->ptr = p;
+    b->bytes = bytes;
+    b->count = count;
+    b->dt = d;
+    b->mem = pinned ? MEM_PINNED : MEM_PAGEABLE;
+    return 1;
+}
+
+/* b:view(first, count): a Buffer over elements [first, first + count) of
+ * b (first counts from 0), sharing its memory. */
+static int buf_view(lua_State *L)
+{
+    lbuffer *b = live_buffer(L, 1);
+    lua_Integer first = luaL_checkinteger(L, 2);
+    lua_Integer count = luaL_checkinteger(L, 3);
+    if (first < 0 || count < 1 || first > b->count || count > b->count - first)
+        return luaL_error(L, "view(%I, %I) of a buffer of %I elements: need 0 <= first and "
+                             "first + count <= %I, count >= 1",
+                          first, count, b->count, b->count);
+    lbuffer *v = new_buffer(L);
+    v->base = b->base ? b->base : b;
+    v->off = (b->base ? b->off : 0) + (size_t)first * 4;
+    v->first = (b->base ? b->first : 0) + first;
+    v->bytes = (size_t)count * 4;
+    v->count = count;
+    v->dt = b->dt;
+    v->mem = b->mem;
+    v->borrowed = b->borrowed;
+    if (b->base)
+        lua_getiuservalue(L, 1, 1);
+    else
+        lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
     return 1;
 }
 
@@ -173,6 +287,9 @@ static int buf_gc(lua_State *L)
 static int buf_free(lua_State *L)
 {
     lbuffer *b = check_buffer(L, 1);
+    if (b->base)
+        return luaL_error(L, "this Buffer is a view of another one: it has no memory of its "
+                             "own to free");
     if (b->borrowed && b->ptr)
         return luaL_error(L, "this Buffer belongs to cudalab (one of the problem's arguments): it "
                              "cannot be freed");
@@ -189,13 +306,18 @@ static int buf_len(lua_State *L)
 static int buf_tostring(lua_State *L)
 {
     lbuffer *b = check_buffer(L, 1);
-    if (!b->ptr) {
+    if (!buf_ptr(b)) {
         lua_pushliteral(L, "Buffer (freed)");
         return 1;
     }
     char sz[32];
     buffer_format_bytes(b->bytes, sz, sizeof sz);
-    lua_pushfstring(L, "Buffer (%I x %s, %s)", b->count, dtype_name(b->dt), sz);
+    if (b->base)
+        lua_pushfstring(L, "Buffer (%I x %s, %s, %s; a view from element %I)", b->count,
+                        dtype_name(b->dt), sz, mem_name(b->mem), b->first);
+    else
+        lua_pushfstring(L, "Buffer (%I x %s, %s, %s)", b->count, dtype_name(b->dt), sz,
+                        mem_name(b->mem));
     return 1;
 }
 
@@ -230,9 +352,13 @@ static int buf_upload(lua_State *L)
         }
         lua_pop(L, 1);
     }
+    if (b->mem != MEM_DEVICE) {
+        memcpy(buf_ptr(b), host, (size_t)n * 4);
+        return 0;
+    }
     need_device(L);
     cudaStream_t s = default_stream(L);
-    cudaError_t st = cudaMemcpyAsync(b->ptr, host, (size_t)n * 4, cudaMemcpyHostToDevice, s);
+    cudaError_t st = cudaMemcpyAsync(buf_ptr(b), host, (size_t)n * 4, cudaMemcpyHostToDevice, s);
     if (st == cudaSuccess)
         st = cudaStreamSynchronize(s);
     if (st != cudaSuccess)
@@ -251,10 +377,13 @@ static int buf_download(lua_State *L)
         return luaL_error(L, "download is for small tests: at most %I values, got %I",
                           SMALL_MAX, n);
     void *host = lua_newuserdatauv(L, n ? (size_t)n * 4 : 1, 0);
-    if (n > 0) {
+    if (n > 0 && b->mem != MEM_DEVICE) {
+        memcpy(host, buf_ptr(b), (size_t)n * 4);
+    } else if (n > 0) {
         need_device(L);
         cudaStream_t s = default_stream(L);
-        cudaError_t st = cudaMemcpyAsync(host, b->ptr, (size_t)n * 4, cudaMemcpyDeviceToHost, s);
+        cudaError_t st = cudaMemcpyAsync(host, buf_ptr(b), (size_t)n * 4, cudaMemcpyDeviceToHost,
+                                         s);
         if (st == cudaSuccess)
             st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
@@ -286,11 +415,17 @@ static int buf_fill(lua_State *L)
         int32_t i = (int32_t)v;
         memcpy(&bits, &i, sizeof bits);
     }
+    if (b->mem != MEM_DEVICE) {
+        uint32_t *h = buf_ptr(b);
+        for (size_t i = 0; i < b->bytes / 4; i++)
+            h[i] = bits;
+        return 0;
+    }
     need_device(L);
     cudaStream_t s = default_stream(L);
     cudaError_t st;
     if ((bits & 0xff) * 0x01010101u == bits) {
-        st = cudaMemsetAsync(b->ptr, (int)(bits & 0xff), b->bytes, s);
+        st = cudaMemsetAsync(buf_ptr(b), (int)(bits & 0xff), b->bytes, s);
         if (st != cudaSuccess)
             return cuda_fail(L, "fill", st);
         return 0;
@@ -301,7 +436,7 @@ static int buf_fill(lua_State *L)
         host[i] = bits;
     for (size_t off = 0; off < b->bytes; off += chunk) {
         size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
-        st = cudaMemcpyAsync((char *)b->ptr + off, host, n, cudaMemcpyHostToDevice, s);
+        st = cudaMemcpyAsync((char *)buf_ptr(b) + off, host, n, cudaMemcpyHostToDevice, s);
         if (st == cudaSuccess)
             st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
@@ -320,6 +455,8 @@ static int buf_index(lua_State *L)
         lua_pushinteger(L, b->count);
     } else if (strcmp(k, "dtype") == 0) {
         lua_pushstring(L, dtype_name(b->dt));
+    } else if (strcmp(k, "where") == 0) {
+        lua_pushstring(L, mem_name(b->mem));
     } else {
         lua_pushvalue(L, 2);
         lua_rawget(L, lua_upvalueindex(1));
@@ -327,15 +464,15 @@ static int buf_index(lua_State *L)
     return 1;
 }
 
-void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, bool i32)
+/* Pushes a borrowed Buffer of the given memory kind and records it. */
+static void push_borrowed(lua_State *L, void *ptr, size_t count, bool i32, memkind mem)
 {
-    lbuffer *b = lua_newuserdatauv(L, sizeof *b, 0);
-    memset(b, 0, sizeof *b);
-    luaL_setmetatable(L, MT_BUFFER);
+    lbuffer *b = new_buffer(L);
     b->ptr = ptr;
     b->bytes = count * 4;
     b->count = (lua_Integer)count;
     b->dt = i32 ? DT_I32 : DT_F32;
+    b->mem = mem;
     b->borrowed = true;
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED) != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -347,6 +484,16 @@ void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, bool i32)
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+}
+
+void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, bool i32)
+{
+    push_borrowed(L, ptr, count, i32, MEM_DEVICE);
+}
+
+void luagpu_push_borrowed_host(lua_State *L, void *ptr, size_t count, bool i32)
+{
+    push_borrowed(L, ptr, count, i32, MEM_PAGEABLE);
 }
 
 void luagpu_release_borrowed(lua_State *L)
@@ -720,10 +867,14 @@ static void *buffer_arg(lua_State *L, const raw_kernel *k, int n, int idx)
     if (!b)
         luaL_error(L, "%s: argument %d must be a Buffer, got %s", k->name, n,
                    luaL_typename(L, idx));
-    if (!b->ptr)
+    if (!buf_ptr(b))
         luaL_error(L, "%s: argument %d is a Buffer that was freed%s", k->name, n,
                    b->borrowed ? " (a problem's buffers last only while its size runs)" : "");
-    return b->ptr;
+    if (b->mem != MEM_DEVICE)
+        luaL_error(L, "%s: argument %d is a %s host Buffer: kernels take device Buffers (move the "
+                      "data with gpu.copy first)",
+                   k->name, n, mem_name(b->mem));
+    return buf_ptr(b);
 }
 
 /* Converts a learner kernel's argument by NVRTC's letter (lua/exercise.md). */
@@ -864,6 +1015,88 @@ static int l_launch(lua_State *L)
     return 0;
 }
 
+/* ---- copies and waits ---------------------------------------------------------- */
+
+static bool ranges_overlap(const void *a, const void *b, size_t n)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + n && y < x + n;
+}
+
+/* gpu.copy(dst, src [, bytes [, stream]]): bytes (default: all of src)
+ * from src to dst, either way between host and device or within one.  A
+ * copy that touches the device is queued on the stream (the launcher's
+ * default when none is given) with cudaMemcpyAsync; one between two host
+ * Buffers waits for that stream, then copies on the CPU. */
+static int l_copy(lua_State *L)
+{
+    need_device(L);
+    lbuffer *d = live_buffer(L, 1);
+    lbuffer *src = live_buffer(L, 2);
+    size_t n = src->bytes;
+    if (!lua_isnoneornil(L, 3)) {
+        lua_Integer v = luaL_checkinteger(L, 3);
+        if (v < 0 || (lua_Unsigned)v > src->bytes)
+            return luaL_error(L, "gpu.copy: %I bytes from a Buffer of %I bytes", v,
+                              (lua_Integer)src->bytes);
+        n = (size_t)v;
+    }
+    if (n > d->bytes)
+        return luaL_error(L, "gpu.copy: %I bytes into a Buffer of %I bytes (pass the byte count, "
+                             "or copy into a larger Buffer)",
+                          (lua_Integer)n, (lua_Integer)d->bytes);
+    cudaStream_t st = opt_stream(L, 4);
+    if (n == 0)
+        return 0;
+    void *dp = buf_ptr(d);
+    const void *sp = buf_ptr(src);
+    bool dh = d->mem != MEM_DEVICE, sh = src->mem != MEM_DEVICE;
+    if (dh == sh && ranges_overlap(dp, sp, n))
+        return luaL_error(L, "gpu.copy: the source and destination overlap");
+    cudaError_t e;
+    if (dh && sh) {
+        e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess)
+            return cuda_fail(L, "gpu.copy (waiting for the stream)", e);
+        memcpy(dp, sp, n);
+        return 0;
+    }
+    enum cudaMemcpyKind kind = dh   ? cudaMemcpyDeviceToHost
+                               : sh ? cudaMemcpyHostToDevice
+                                    : cudaMemcpyDeviceToDevice;
+    e = cudaMemcpyAsync(dp, sp, n, kind, st);
+    if (e != cudaSuccess) {
+        char what[96];
+        snprintf(what, sizeof what, "gpu.copy (%s to %s)", mem_name(src->mem), mem_name(d->mem));
+        return cuda_fail(L, what, e);
+    }
+    return 0;
+}
+
+/* gpu.wait(event [, stream]): later work on the stream (default: the
+ * launcher's) waits until the event has happened. */
+static int l_wait(lua_State *L)
+{
+    need_device(L);
+    levent *ev = check_event(L, 1);
+    cudaStream_t s = opt_stream(L, 2);
+    cudaError_t st = cudaStreamWaitEvent(s, ev->ev, 0);
+    if (st != cudaSuccess)
+        return cuda_fail(L, "gpu.wait", st);
+    return 0;
+}
+
+/* s:wait(event) */
+static int stream_wait(lua_State *L)
+{
+    cudaStream_t s = opt_stream(L, 1);
+    levent *ev = check_event(L, 2);
+    cudaError_t st = cudaStreamWaitEvent(s, ev->ev, 0);
+    if (st != cudaSuccess)
+        return cuda_fail(L, "stream:wait", st);
+    return 0;
+}
+
 /* ---- registration -------------------------------------------------------- */
 
 static void new_meta(lua_State *L, const char *name, const luaL_Reg *meta)
@@ -878,7 +1111,7 @@ void luagpu_open(lua_State *L)
 {
     static const luaL_Reg buf_methods[] = {
         {"upload", buf_upload}, {"download", buf_download}, {"fill", buf_fill},
-        {"free", buf_free},     {NULL, NULL},
+        {"free", buf_free},     {"view", buf_view},         {NULL, NULL},
     };
     static const luaL_Reg buf_meta[] = {
         {"__gc", buf_gc},     {"__close", buf_gc},   {"__len", buf_len},
@@ -892,7 +1125,8 @@ void luagpu_open(lua_State *L)
         {NULL, NULL},
     };
     static const luaL_Reg stream_methods[] = {
-        {"synchronize", stream_sync}, {"destroy", stream_gc}, {NULL, NULL},
+        {"synchronize", stream_sync}, {"destroy", stream_gc}, {"wait", stream_wait},
+        {NULL, NULL},
     };
     static const luaL_Reg event_meta[] = {
         {"__gc", event_gc}, {"__close", event_gc}, {"__tostring", event_tostring},
@@ -903,10 +1137,11 @@ void luagpu_open(lua_State *L)
         {NULL, NULL},
     };
     static const luaL_Reg gpu_funcs[] = {
-        {"alloc", l_alloc},       {"kernel", l_kernel},   {"kernels", l_kernels},
-        {"launch", l_launch},     {"synchronize", l_synchronize},
-        {"stream", l_stream},     {"event", l_event},     {"elapsed", l_elapsed},
-        {"device", l_device},     {NULL, NULL},
+        {"alloc", l_alloc},       {"host_alloc", l_host_alloc}, {"kernel", l_kernel},
+        {"kernels", l_kernels},   {"launch", l_launch},     {"synchronize", l_synchronize},
+        {"copy", l_copy},         {"wait", l_wait},         {"stream", l_stream},
+        {"event", l_event},       {"elapsed", l_elapsed},   {"device", l_device},
+        {NULL, NULL},
     };
 
     new_meta(L, MT_BUFFER, buf_meta);

@@ -1,8 +1,10 @@
 /* luagpu.h - the `gpu` table: a small CUDA API for Lua launchers.
  *
- * Learners' launchers (and tests) allocate device buffers, pick a shipped
- * raw kernel by name, launch it with their own grid, block and shared
- * memory, and time it with events.  Every CUDA error becomes a Lua error
+ * Learners' launchers (and tests) allocate device buffers and host buffers
+ * (pinned or pageable), take views of parts of them, copy between them on
+ * streams, pick a shipped raw kernel by name, launch it with their own
+ * grid, block and shared memory, order streams with events, and time with
+ * events.  Every CUDA error becomes a Lua error
  * with CUDA's message; a bad launch configuration is refused before CUDA
  * sees it, in words ("block of 2048 threads: the limit is 1024 per block").
  * Without a device every call fails with "no CUDA device found: <reason>".
@@ -28,6 +30,9 @@ bool luagpu_install(lab_state *s, cl_err *e);
  * luagpu_release_borrowed() turns every such Buffer into a freed one, so a
  * launcher that kept one cannot reach the memory after the caller frees it. */
 void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, bool i32);
+/* The same for ordinary (pageable) host memory the caller owns: a host
+ * Buffer (b.where == "pageable") the launcher copies from or into. */
+void luagpu_push_borrowed_host(struct lua_State *L, void *ptr, size_t count, bool i32);
 void luagpu_release_borrowed(struct lua_State *L);
 /* Pushes a Kernel for a learner's compiled kernel: func is a cudaKernel_t
  * (cudaLibraryGetKernel) used as the launch's function, params NVRTC's

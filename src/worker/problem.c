@@ -11,7 +11,7 @@
 const problem_ops *problem_find(const char *name)
 {
     const problem_ops *all[] = {problem_reduce_ops(), problem_sgemm_ops(),
-                                problem_embedding_ops()};
+                                problem_embedding_ops(), problem_pipeline_ops()};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->name, name) == 0)
             return all[i];
@@ -183,6 +183,8 @@ void problem_free(problem_data *p)
 
 size_t problem_device_bytes(const problem_data *p, bool copy_buffer)
 {
+    if (p->ops->host_io)
+        return p->sh.scratch;
     size_t b = 4 * (p->sh.na + p->sh.nb + p->sh.nidx + p->sh.nout) + p->sh.scratch;
     if (copy_buffer)
         b += 4 * p->sh.nout;
@@ -193,6 +195,11 @@ bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
 {
     if (!buffer_check_free(problem_device_bytes(p, copy_buffer), e))
         return false;
+    if (p->ops->host_io) {
+        if (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e))
+            return false;
+        return true;
+    }
     if ((p->sh.na && !buffer_alloc(&p->da, p->sh.na * 4, e)) ||
         (p->sh.nb && !buffer_alloc(&p->db, p->sh.nb * 4, e)) ||
         (p->sh.nidx && !buffer_alloc(&p->didx, p->sh.nidx * 4, e)) ||
@@ -226,6 +233,8 @@ bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e)
 
 bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 {
+    if (p->ops->host_io)
+        return true;
     if (p->sh.na && !buffer_upload(&p->da, p->a, p->sh.na * 4, s, e))
         return false;
     if (p->sh.nb && !buffer_upload(&p->db, p->b, p->sh.nb * 4, s, e))
@@ -238,11 +247,15 @@ bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e)
 {
     check_poison(p->out, p->sh.nout);
+    if (p->ops->host_io)
+        return true;
     return buffer_upload(&p->dout, p->out, p->sh.nout * 4, s, e);
 }
 
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 {
+    if (p->ops->host_io)
+        return true;
     return buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e);
 }
 

@@ -1,11 +1,14 @@
-/* problem.h - what the engine measures: reduce_sum, sgemm, embedding.
+/* problem.h - what the engine measures: reduce_sum, sgemm, embedding, pipeline.
  *
  * A problem knows how to read its size labels, how many bytes and FLOPs one
  * run moves, how to make fresh seeded inputs, the double-precision reference
  * and the checker's tolerance, its CPU baselines, and how to call a shipped
  * launcher.  problem_data holds one size's host and device buffers; the
  * engine drives it (generate -> reference -> upload -> poison -> launch ->
- * download -> check). */
+ * download -> check).  A problem with host_io set (pipeline) keeps its
+ * inputs and output in ordinary (pageable) host memory: the launcher moves
+ * them, so the engine allocates no device buffers, upload and download do
+ * nothing and poison fills the host output. */
 #ifndef CUDALAB_WORKER_PROBLEM_H
 #define CUDALAB_WORKER_PROBLEM_H
 
@@ -24,6 +27,8 @@ typedef struct problem_dims {
     int64_t n;        /* reduce_sum: elements */
     int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
     int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
+    int64_t rows;     /* pipeline: a table of rows x feats */
+    int feats;
 } problem_dims;
 
 typedef struct problem_shape {
@@ -39,10 +44,12 @@ typedef struct problem_data problem_data;
 #define PROBLEM_MAX_ARGS 8
 
 /* One field of the args table a learner's launcher receives (lua/exercise.md):
- * a device buffer of the problem, or an integer. */
+ * a device buffer of the problem, a host buffer (host_io problems), or an
+ * integer. */
 typedef struct problem_arg {
     const char *name;
-    const gpu_buffer *buf;   /* NULL: an integer */
+    const gpu_buffer *buf;   /* NULL: an integer (or a host buffer) */
+    void *host;              /* pageable host memory of count elements, or NULL */
     size_t count;            /* elements of buf */
     bool i32;                /* buf holds int32 values (else f32) */
     bool output;             /* buf is the output (poisoned before each check) */
@@ -50,10 +57,11 @@ typedef struct problem_arg {
 } problem_arg;
 
 typedef struct problem_ops {
-    const char *name;            /* "reduce_sum", "sgemm", "embedding" */
-    const char *library;         /* its vendor baseline: "cub", "cublas", "copy" */
+    const char *name;            /* "reduce_sum", "sgemm", "embedding", "pipeline" */
+    const char *library;         /* its vendor baseline: "cub", "cublas", "copy"; NULL: none */
     const char *size_help;       /* accepted label forms, for error messages */
     bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
+    bool host_io;                /* inputs and output live in host memory (see above) */
     double tolerance;            /* relative, for check_compare */
     bool (*parse)(const char *label, problem_dims *d, cl_err *e);
     void (*shape)(const problem_dims *d, problem_shape *s);
@@ -86,6 +94,7 @@ const problem_ops *problem_find(const char *name);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
+const problem_ops *problem_pipeline_ops(void);
 
 /* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
  * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The

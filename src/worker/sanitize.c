@@ -717,7 +717,8 @@ int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
 static double size_weight(const problem_dims *d)
 {
     double M = d->M, N = d->N, K = d->K, T = d->T, D = d->D, V = d->V;
-    return (double)d->n + M * K + K * N + M * N + T * D + T + V * D;
+    return (double)d->n + M * K + K * N + M * N + T * D + T + V * D +
+           2.0 * (double)d->rows * (double)d->feats;
 }
 
 int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e)

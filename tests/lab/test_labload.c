@@ -167,12 +167,21 @@ static void test_profiling(void **state)
 {
     (void)state;
     lab *l = load_shipped("profiling");
-    assert_null(l->problem);
+    assert_string_equal(l->problem, "profiling");
     assert_null(l->library);
-    assert_int_equal(l->nvariants, 0);
-    assert_int_equal(l->nsizes, 0);
-    assert_true(l->nsteps >= 5);
-    assert_true(l->nmilestones >= 2);
+    static const char *const ids[] = {"transfers", "overlap", "stride", "gemv",
+                                      "blocksize", "transpose", "timing", "roofline"};
+    assert_variants(l, ids, ids, 8);
+    static const char *const sizes[] = {"1048576x16", "4194304x32"};
+    assert_sizes(l, sizes, 2);
+    assert_string_equal(l->exercise.problem, "pipeline");
+    assert_string_equal(l->exercise.kernel, "starter.cu");
+    assert_string_equal(l->exercise.launcher, "starter.lua");
+    assert_true(l->exercise.nhints >= 3);
+    assert_true(l->nsteps >= 9);
+    assert_int_equal(l->nmilestones, 2);
+    assert_string_equal(l->milestones[0].target, ">= 3x");
+    assert_string_equal(l->milestones[1].target, ">= 10x");
     lab_free(l);
 }
 
@@ -263,6 +272,32 @@ static void test_profiling_problem(void **state)
     assert_int_equal(l->nvariants, 2);
     assert_string_equal(l->variants[0].kernel, "transfers");
     assert_string_equal(l->variants[1].kernel, "ignored_name");
+    lab_free(l);
+    lab_diags_free(&d);
+}
+
+/* A profiling lab's exercise solves the pipeline problem at the sizes it
+ * declares, which become the lab's sizes; other labs' exercises solve the
+ * lab's own problem. */
+static void test_profiling_exercise(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/lab/fixtures/profex/lab.lua", g_data);
+    lab_diags d = {0};
+    lab *l = lab_load(path, g_home, &d);
+    print_diags(&d);
+    assert_non_null(l);
+    assert_string_equal(l->problem, "profiling");
+    assert_string_equal(l->exercise.problem, "pipeline");
+    static const char *const sizes[] = {"1048576x16", "2^10x3", "4096x7"};
+    assert_sizes(l, sizes, 3);
+    assert_string_equal(l->variants[0].kernel, "transfers");
+    lab_free(l);
+
+    l = load_shipped("reduction");
+    assert_non_null(l->exercise.kernel);
+    assert_string_equal(l->exercise.problem, "reduce_sum");
     lab_free(l);
     lab_diags_free(&d);
 }
@@ -440,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_set_finds_all_four),
         cmocka_unit_test(test_good_fixture),
         cmocka_unit_test(test_profiling_problem),
+        cmocka_unit_test(test_profiling_exercise),
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_bad_corpus),
         cmocka_unit_test(test_all_problems_reported),
