@@ -472,12 +472,8 @@ static int loop(tui_ctx *c)
             c->app.spin++;
             flags |= TUI_F_REDRAW;
         }
-        if (c->sup && !c->app.dev_known && sfd < 0 && supervisor_fd(c->sup) < 0 && !c->app.running) {
-            device_info none;
-            memset(&none, 0, sizeof none);
-            snprintf(none.reason, sizeof none.reason, "the worker stopped before reporting the device");
-            flags |= tui_app_on_hello(&c->app, &none);
-        }
+        if (c->sup && !c->app.dev_known && sfd < 0 && supervisor_fd(c->sup) < 0 && !c->app.running)
+            flags |= tui_app_on_worker_lost(&c->app, "the worker stopped before it reported the GPU");
     }
     return 128 + (int)stop_signal;
 }
@@ -571,12 +567,8 @@ int tui_run(const tui_opts *o)
 
     if (c->sup) {
         err_clear(&e);
-        if (!supervisor_hello(c->sup, 0, NULL, &e) && supervisor_fd(c->sup) < 0) {
-            device_info none;
-            memset(&none, 0, sizeof none);
-            snprintf(none.reason, sizeof none.reason, "%s", e.msg);
-            tui_app_on_hello(&c->app, &none);
-        }
+        if (!supervisor_hello(c->sup, 0, NULL, &e) && supervisor_fd(c->sup) < 0)
+            tui_app_on_worker_lost(&c->app, e.msg);
     }
 
     rc = loop(c);

@@ -718,10 +718,21 @@ void tui_app_run_failed(tui_app *a, const char *why)
     tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
 }
 
+unsigned tui_app_on_worker_lost(tui_app *a, const char *why)
+{
+    a->dev_known = true;
+    a->dev_lost = true;
+    memset(&a->dev, 0, sizeof a->dev);
+    copy_str(a->dev.reason, sizeof a->dev.reason, why);
+    tui_log_add(&a->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
+    return TUI_F_REDRAW;
+}
+
 unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
 {
-    bool first = !a->dev_known;
+    bool first = !a->dev_known || a->dev_lost;
     a->dev_known = true;
+    a->dev_lost = false;
     a->dev = *dev;
     if (first && !dev->present) {
         const char *r = dev->reason;

@@ -110,6 +110,7 @@ typedef struct tui_app {
 
     tui_log log;
     bool dev_known;
+    bool dev_lost;             /* the worker could not report the device */
     device_info dev;
     unsigned spin;
 
@@ -144,6 +145,8 @@ void tui_app_run_failed(tui_app *a, const char *why);
 
 /* Worker events; each returns TUI_F_* flags. */
 unsigned tui_app_on_hello(tui_app *a, const device_info *dev);
+/* The worker could not start or died before its hello; why says how. */
+unsigned tui_app_on_worker_lost(tui_app *a, const char *why);
 unsigned tui_app_on_progress(tui_app *a, const run_progress *p);
 unsigned tui_app_on_result(tui_app *a, const run_result *r);
 unsigned tui_app_on_log(tui_app *a, int level, const char *msg);

@@ -123,6 +123,8 @@ const char *tui_panes_device_short(const tui_app *a, char *buf, size_t n)
 {
     if (!a->dev_known)
         snprintf(buf, n, "probing the GPU");
+    else if (a->dev_lost)
+        snprintf(buf, n, "GPU worker not running");
     else if (!a->dev.present)
         snprintf(buf, n, "no CUDA device found");
     else
@@ -150,6 +152,12 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
     tui_draw_box(w, "Device", NULL, false, a->ascii);
     if (!a->dev_known) {
         tui_draw_text(w, 1, 1, inner, "probing the GPU...", ROLE_DIM);
+        return;
+    }
+    if (a->dev_lost) {
+        y += tui_draw_wrapped(w, y, 1, inner, rows - 2, "GPU worker not running", ROLE_BAD);
+        if (y < rows - 1)
+            tui_draw_wrapped(w, y, 1, inner, rows - 1 - y, d->reason, ROLE_DIM);
         return;
     }
     if (!d->present) {

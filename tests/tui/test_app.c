@@ -491,9 +491,14 @@ static void test_device(void **state)
     assert_true(a->dev_known);
     assert_string_equal(tui_log_recent(&a->log, 0)->text,
                         "no CUDA device found: CUDA driver is not installed");
+    tui_app_on_worker_lost(a, "cannot start /bin/false");
+    assert_true(a->dev_lost);
+    assert_string_equal(tui_log_recent(&a->log, 0)->text,
+                        "the GPU worker is not running: cannot start /bin/false");
     snprintf(d.reason, sizeof d.reason, "cudaGetDeviceCount failed");
     a->dev_known = false;
     tui_app_on_hello(a, &d);
+    assert_false(a->dev_lost);
     assert_string_equal(tui_log_recent(&a->log, 0)->text,
                         "no CUDA device found: cudaGetDeviceCount failed");
 }
