@@ -297,18 +297,32 @@ struct warptile_shape {
 };
 
 // 16-byte asynchronous copy global -> shared; zero-fills when !valid.
+// cp.async exists from sm_80 on; older GPUs (Turing) copy synchronously,
+// which the barrier after the wait orders just the same.
 __device__ __forceinline__ void cp_async16(void *smem, const float *gmem, bool valid)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
                  "r"(valid ? 16 : 0));
+#else
+    *reinterpret_cast<float4 *>(smem) =
+        valid ? *reinterpret_cast<const float4 *>(gmem) : make_float4(0.f, 0.f, 0.f, 0.f);
+#endif
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
 
 __device__ __forceinline__ void cp_async_wait_all()
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
 }
 
 template <bool ASYNC, int BM, int BK> struct warptile_staging {
