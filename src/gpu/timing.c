@@ -133,7 +133,7 @@ bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out
     double warm_ms = 0.0, last = 0.0;
     int warm = 0;
     while (warm < 1 || (warm_ms < warm_target && warm_ms < budget && warm < 1000)) {
-        double t;
+        double t = 0.0;
         if (!run_batch(o, fn, ud, &ev, 1, false, warm, &t, e))
             goto cleanup;
         warm_ms += t;
