@@ -91,6 +91,9 @@ struct problem_data {
 
 /* The problem called name, or NULL. */
 const problem_ops *problem_find(const char *name);
+/* The problem a lab's exercise computes, from the lab's problem: the
+ * pipeline for "profiling", else problem_find(lab_problem). */
+const problem_ops *problem_of_exercise(const char *lab_problem);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);

@@ -723,7 +723,7 @@ static double size_weight(const problem_dims *d)
 
 int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e)
 {
-    const problem_ops *ops = problem_find(problem);
+    const problem_ops *ops = problem_of_exercise(problem);
     if (!ops) {
         err_set(e, "unknown problem '%s'", problem ? problem : "");
         return -1;

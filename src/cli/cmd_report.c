@@ -1,0 +1,411 @@
+#include "cli/cmd_report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli_labs.h"
+#include "cli/report_md.h"
+#include "core/atomicfile.h"
+#include "core/timeline.h"
+#include "core/tlsummary.h"
+#include "core/trace.h"
+#include "lab/workspace.h"
+#include "worker/experiments.h"
+#include "worker/pipeline.h"
+#include "worker/supervisor.h"
+
+#define REPORT_MAX_BYTES (4u << 20)
+
+typedef struct report_state {
+    bool tty;
+    device_info dev;
+    bool have_dev;
+    run_result starter, mine, cpu, cpu_mt;
+    bool have_starter, have_mine, have_cpu, have_cpu_mt;
+    run_fault fault;
+    bool faulted;
+    char starter_trace[CL_PATH_MAX], mine_trace[CL_PATH_MAX];
+} report_state;
+
+typedef struct report_args {
+    const char *size;
+    uint64_t seed;
+    double budget_s;
+} report_args;
+
+/* ---- supervisor callbacks ---------------------------------------------------- */
+
+static void clear_progress(const report_state *st)
+{
+    if (st->tty)
+        fputs("\r\033[K", stderr);
+}
+
+static void on_hello(void *ud, const device_info *dev)
+{
+    report_state *st = ud;
+    st->dev = *dev;
+    st->have_dev = true;
+    if (dev->present)
+        printf("Device: %s\n", dev->name);
+}
+
+static void on_progress(void *ud, const run_progress *p)
+{
+    const report_state *st = ud;
+    if (!st->tty)
+        return;
+    fprintf(stderr, "\r  %-10.10s %-14.14s %-8s %d/%d   ", p->variant, p->size, p->phase, p->rep,
+            p->of);
+    fflush(stderr);
+}
+
+static void on_result(void *ud, const run_result *r)
+{
+    report_state *st = ud;
+    clear_progress(st);
+    if (r->kind == RK_EXERCISE) {
+        st->mine = *r;
+        st->have_mine = true;
+    } else if (r->kind == RK_CPU) {
+        st->cpu = *r;
+        st->have_cpu = true;
+    } else if (r->kind == RK_CPU_MT) {
+        st->cpu_mt = *r;
+        st->have_cpu_mt = true;
+    } else if (strcmp(r->variant, PIPELINE_VARIANT_STARTER) == 0) {
+        st->starter = *r;
+        st->have_starter = true;
+    }
+}
+
+static void on_log(void *ud, int level, const char *msg)
+{
+    report_state *st = ud;
+    char which[32], path[CL_PATH_MAX];
+    if (pipeline_timeline_path(msg, which, sizeof which, path, sizeof path)) {
+        if (strcmp(which, PIPELINE_VARIANT_STARTER) == 0)
+            snprintf(st->starter_trace, sizeof st->starter_trace, "%s", path);
+        else if (strcmp(which, "exercise") == 0)
+            snprintf(st->mine_trace, sizeof st->mine_trace, "%s", path);
+        return;
+    }
+    if (level == 0)
+        return;
+    clear_progress(st);
+    fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : "warning: ", msg);
+}
+
+static void on_fault(void *ud, const run_fault *f)
+{
+    report_state *st = ud;
+    st->fault = *f;
+    st->faulted = true;
+    clear_progress(st);
+    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
+            f->message);
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static int parse_args(cli_ctx *c, int argc, char **argv, report_args *a)
+{
+    memset(a, 0, sizeof *a);
+    if (argc < 2 || argv[1][0] == '-')
+        return cli_usage_error(c, "report: which lab? (cudalab report profiling)");
+    for (int i = 2; i < argc; i++) {
+        const char *s = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(s, "--size") == 0 || strcmp(s, "-s") == 0) {
+            if (!v)
+                return cli_usage_error(c, "report: %s needs a size such as 1048576x16", s);
+            a->size = v;
+            i++;
+        } else if (strcmp(s, "--seed") == 0) {
+            char *end = NULL;
+            if (!v || (a->seed = strtoull(v, &end, 0), end == v || *end))
+                return cli_usage_error(c, "report: --seed needs a number");
+            i++;
+        } else if (strcmp(s, "--budget") == 0) {
+            char *end = NULL;
+            if (!v || (a->budget_s = strtod(v, &end), end == v || *end || !(a->budget_s > 0)))
+                return cli_usage_error(c, "report: --budget needs a positive number of seconds");
+            i++;
+        } else {
+            return cli_usage_error(c, "report: unknown argument '%s'", s);
+        }
+    }
+    return EXIT_OK;
+}
+
+/* ---- the files ------------------------------------------------------------------ */
+
+/* Loads and summarises one recorded trace; false with why filled. */
+static bool summarise(const char *path, tl_summary *out, char *why, size_t n)
+{
+    timeline t;
+    cl_err e = {{0}};
+    if (!trace_load(path, &t, &e)) {
+        snprintf(why, n, "the trace could not be read: %s", e.msg);
+        return false;
+    }
+    bool ok = tlsummary_make(&t, REPORT_GAP_MIN_NS, out, &e);
+    if (!ok)
+        snprintf(why, n, "%s", e.msg);
+    timeline_free(&t);
+    return ok;
+}
+
+/* Copies a trace next to the report (validated, atomically). */
+static bool copy_trace(const char *from, const char *dir, const char *name, cl_err *e)
+{
+    char to[CL_PATH_MAX];
+    if (!paths_join(to, sizeof to, dir, name))
+        return err_set(e, "the path %s/%s is too long", dir, name);
+    size_t len = 0;
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    if (!txt)
+        return false;
+    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    free(txt);
+    return ok;
+}
+
+/* The learner's notes from the report at path (NULL: none).  An earlier
+ * report whose notes section cannot be found is saved first under a new
+ * name, so nothing the learner wrote is lost; *saved gets that path. */
+static char *previous_notes(const char *path, const char *dir, char *saved, size_t n, cl_err *e,
+                            bool *failed)
+{
+    saved[0] = '\0';
+    *failed = false;
+    if (!paths_is_file(path))
+        return NULL;
+    size_t len = 0;
+    char *old = file_read_all(path, REPORT_MAX_BYTES, &len, e);
+    if (!old) {
+        *failed = true;
+        return NULL;
+    }
+    char *notes = report_md_notes(old);
+    if (!notes && len > 0) {
+        char name[64], stamp[32];
+        time_t now = time(NULL);
+        struct tm tmv;
+        localtime_r(&now, &tmv);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+        snprintf(name, sizeof name, "report-%s.md", stamp);
+        if (!paths_join(saved, n, dir, name) || !atomicfile_write(saved, old, len, e)) {
+            if (!e->msg[0])
+                err_set(e, "the path of the saved report is too long");
+            *failed = true;
+            saved[0] = '\0';
+        }
+    }
+    free(old);
+    return notes;
+}
+
+/* ---- the command ------------------------------------------------------------------ */
+
+static void print_row(const char *name, const run_result *r)
+{
+    if (r->status == RS_CORRECT && r->median_ms > 0.0)
+        printf("  %-14s %10.3f ms  %8.2f GB/s  x CPU %7.2f  x starter %7.2f  correct\n", name,
+               r->median_ms, r->gbps, r->speedup_cpu, r->speedup_starter);
+    else
+        printf("  %-14s %s: %s\n", name, result_status_name(r->status), r->message);
+}
+
+/* Finds the lab and the learner's files; an exit code other than EXIT_OK
+ * when the command cannot go on. */
+static int find_lab(cli_ctx *c, const char *id, lab_set *set, lab_diags *diags,
+                    const lab **out, workspace_files *f)
+{
+    if (!cli_load_labs(c, set, diags))
+        return EXIT_ENV;
+    const lab *l = lab_set_find(set, id);
+    if (!l)
+        return cli_usage_error(c, "report: no lab called '%s' (see 'cudalab list')", id);
+    if (!l->problem || strcmp(l->problem, EXPERIMENTS_PROBLEM) != 0 || !l->exercise.problem ||
+        strcmp(l->exercise.problem, PIPELINE_PROBLEM) != 0)
+        return cli_usage_error(c, "report: lab '%s' has no profiling report (try 'cudalab "
+                                  "report %s')",
+                               id, PIPELINE_LAB);
+    cl_err e = {{0}};
+    if (!workspace_prepare(NULL, l, f, &e)) {
+        fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
+        return EXIT_ENV;
+    }
+    if (f->kernel_created || f->launcher_created)
+        fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f->dir);
+    if (strlen(f->kernel) >= PROTO_PATH_MAX || strlen(f->launcher) >= PROTO_PATH_MAX) {
+        fprintf(stderr, "cudalab: the workspace path %s is too long\n", f->dir);
+        return EXIT_ENV;
+    }
+    *out = l;
+    return EXIT_OK;
+}
+
+static void build_request(const lab *l, const report_args *a, const workspace_files *f,
+                          run_request *req)
+{
+    memset(req, 0, sizeof *req);
+    snprintf(req->lab, sizeof req->lab, "%s", l->id);
+    snprintf(req->problem, sizeof req->problem, "%s", PIPELINE_PROBLEM);
+    snprintf(req->sizes[0], sizeof req->sizes[0], "%s",
+             a->size ? a->size : l->nsizes ? l->sizes[0] : PIPELINE_DEFAULT_SIZE);
+    req->nsizes = 1;
+    snprintf(req->variants[0].id, sizeof req->variants[0].id, "%s", PIPELINE_VARIANT_STARTER);
+    snprintf(req->variants[1].id, sizeof req->variants[1].id, "%s", PIPELINE_VARIANT_TIMELINE);
+    req->nvariants = 2;
+    req->cpu = true;
+    req->seed = a->seed;
+    req->budget_s = a->budget_s;
+    snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", f->kernel);
+    snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", f->launcher);
+}
+
+/* Summaries, trace copies, notes, then the report itself. */
+static int write_report(const report_state *st, const char *size, const workspace_files *f)
+{
+    tl_summary before, after;
+    memset(&before, 0, sizeof before);
+    memset(&after, 0, sizeof after);
+    char why_b[CL_ERR_MAX + 64] = "", why_a[CL_ERR_MAX + 64] = "";
+    bool have_b = false, have_a = false;
+    cl_err e = {{0}};
+    int rc = EXIT_OK;
+
+    if (!st->starter_trace[0])
+        snprintf(why_b, sizeof why_b, "none was recorded (the starter's row was not correct, "
+                                      "or recording failed: see the warnings)");
+    else if ((have_b = summarise(st->starter_trace, &before, why_b, sizeof why_b)) &&
+             !copy_trace(st->starter_trace, f->dir, REPORT_STARTER_TRACE, &e))
+        fprintf(stderr, "cudalab: cannot write %s: %s\n", REPORT_STARTER_TRACE, e.msg);
+    if (!st->mine_trace[0])
+        snprintf(why_a, sizeof why_a, "none was recorded (your pipeline's row was not correct, "
+                                      "or recording failed: see the warnings)");
+    else if ((have_a = summarise(st->mine_trace, &after, why_a, sizeof why_a)) &&
+             !copy_trace(st->mine_trace, f->dir, REPORT_PIPELINE_TRACE, &e))
+        fprintf(stderr, "cudalab: cannot write %s: %s\n", REPORT_PIPELINE_TRACE, e.msg);
+
+    char path[CL_PATH_MAX], saved[CL_PATH_MAX], when[32];
+    if (!pipeline_report_path(f->kernel, path, sizeof path)) {
+        fprintf(stderr, "cudalab: the report's path is too long\n");
+        rc = EXIT_ENV;
+        goto cleanup;
+    }
+    bool failed = false;
+    err_clear(&e);
+    char *notes = previous_notes(path, f->dir, saved, sizeof saved, &e, &failed);
+    if (failed) {
+        fprintf(stderr, "cudalab: %s: the earlier report could not be kept (%s), so it was not "
+                        "replaced\n",
+                path, e.msg);
+        free(notes);
+        rc = EXIT_ENV;
+        goto cleanup;
+    }
+    if (saved[0])
+        printf("Your earlier report had no notes section; it was saved as %s\n", saved);
+    time_t now = time(NULL);
+    struct tm tmv;
+    localtime_r(&now, &tmv);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+    report_input in = {
+        .device = st->dev.name,
+        .size = size,
+        .when = when,
+        .cpu = st->have_cpu ? &st->cpu : NULL,
+        .cpu_mt = st->have_cpu_mt ? &st->cpu_mt : NULL,
+        .starter = {st->have_starter ? &st->starter : NULL, have_b ? &before : NULL,
+                    have_b ? REPORT_STARTER_TRACE : NULL, have_b ? NULL : why_b},
+        .mine = {st->have_mine ? &st->mine : NULL, have_a ? &after : NULL,
+                 have_a ? REPORT_PIPELINE_TRACE : NULL, have_a ? NULL : why_a},
+    };
+    char *md = report_md_build(&in, notes);
+    free(notes);
+    if (!md || !atomicfile_write(path, md, strlen(md), &e)) {
+        fprintf(stderr, "cudalab: cannot write %s: %s\n", path, md ? e.msg : "out of memory");
+        rc = EXIT_ENV;
+    } else {
+        printf("Report written to %s%s\n", path,
+               have_a || have_b ? ", with the traces beside it" : "");
+    }
+    free(md);
+cleanup:
+    tlsummary_free(&before);
+    tlsummary_free(&after);
+    return rc;
+}
+
+int cmd_report(cli_ctx *c, int argc, char **argv)
+{
+    report_args a;
+    int rc = parse_args(c, argc, argv, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    lab_set set = {0};
+    lab_diags diags = {0};
+    supervisor *s = NULL;
+    static run_request req;
+    static report_state st;
+    memset(&st, 0, sizeof st);
+    st.tty = isatty(STDERR_FILENO) != 0;
+    const lab *l = NULL;
+    static workspace_files f;
+    if ((rc = find_lab(c, argv[1], &set, &diags, &l, &f)) != EXIT_OK)
+        goto done;
+    build_request(l, &a, &f, &req);
+
+    supervisor_callbacks cb = {
+        .on_hello = on_hello,
+        .on_progress = on_progress,
+        .on_result = on_result,
+        .on_log = on_log,
+        .on_fault = on_fault,
+    };
+    double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
+    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
+    cl_err e = {{0}};
+    if (!(s = supervisor_new(&so, &e)) || !supervisor_submit(s, &req, limit, &e)) {
+        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
+        rc = EXIT_ENV;
+        goto done;
+    }
+    fprintf(stderr, "Timing the starter and your pipeline at %s, then recording a timeline of "
+                    "each...\n",
+            req.sizes[0]);
+    supervisor_wait(s, req.run);
+    clear_progress(&st);
+
+    if (st.have_dev && !st.dev.present) {
+        fprintf(stderr, "cudalab: %s\nThe report needs a GPU to measure; nothing was written.\n",
+                st.dev.reason[0] ? st.dev.reason : "no CUDA device found");
+        rc = EXIT_ENV;
+        goto done;
+    }
+    if (st.have_starter)
+        print_row("the starter", &st.starter);
+    if (st.have_mine)
+        print_row("your pipeline", &st.mine);
+    if (!st.have_starter || !st.have_mine) {
+        fprintf(stderr, "cudalab: the run ended before both pipelines were measured; no report "
+                        "was written\n");
+        rc = st.faulted ? EXIT_FAIL : EXIT_ENV;
+        goto done;
+    }
+    rc = write_report(&st, req.sizes[0], &f);
+    if (rc == EXIT_OK && (st.faulted || st.starter.status != RS_CORRECT ||
+                          st.mine.status != RS_CORRECT))
+        rc = EXIT_FAIL;
+done:
+    supervisor_free(s);
+    lab_set_free(&set);
+    lab_diags_free(&diags);
+    return rc;
+}
