@@ -196,7 +196,7 @@ return lab {
       from start to finish, copies included.
 
       The starter is correct and slow in five ways: it copies from
-      pageable memory, 256 rows per copy; it waits for the device after
+      pageable memory, 128 rows per copy; it waits for the device after
       every step; it uses one stream, so nothing overlaps; its statistics
       kernel gives each column one block and walks down columns; and its
       transform numbers threads column by column, so neighbouring threads

@@ -5,7 +5,7 @@
 -- args.input and args.output are the table in ordinary (pageable) host
 -- memory, args.rows x args.features floats each.
 
-local CHUNK_ROWS = 256   -- rows moved by one copy
+local CHUNK_ROWS = 128   -- rows moved by one copy
 
 local x, y, mean, inv_std   -- device buffers, kept from call to call
 local rows_now, features_now
