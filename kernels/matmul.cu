@@ -333,8 +333,17 @@ template <int BM, int BK> struct warptile_staging<true, BM, BK> {
     __device__ float (*tile())[BK] { return a; }
 };
 
+// Two blocks a multiprocessor caps registers at 128 a thread; tuned on
+// Hopper, where that fits.  Older GPUs' compilers spill under that cap, so
+// there the cap is lifted.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define WARPTILE_MINB(m) 1
+#else
+#define WARPTILE_MINB(m) (m)
+#endif
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int MODE, bool ASYNC>
-__global__ void __launch_bounds__(warptile_shape<BM, BN, BK, WM, WN, TM, TN>::THREADS, MINB)
+__global__ void __launch_bounds__(warptile_shape<BM, BN, BK, WM, WN, TM, TN>::THREADS, WARPTILE_MINB(MINB))
 sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
 {

@@ -164,7 +164,18 @@ __device__ __forceinline__ float4 vec_load(const float4 *p)
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 // Registers allowed: 32 for UNROLL <= 4 (2048 threads a multiprocessor), else 64.
-#define VEC_MIN_BLOCKS(T, U) (((U) <= 4 ? 2048u : 1024u) / (T))
+// Resident threads a multiprocessor holds: 2048 on A100, H100/H200 and B200,
+// 1536 on the other Ampere/Ada/Blackwell parts, 1024 on Turing.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define VEC_SM_THREADS 2048u
+#elif __CUDA_ARCH__ < 800
+#define VEC_SM_THREADS 1024u
+#else
+#define VEC_SM_THREADS 1536u
+#endif
+#define VEC_MIN_BLOCKS(T, U) \
+    (((U) <= 4 ? VEC_SM_THREADS : VEC_SM_THREADS / 2) / (T) > 0 \
+         ? ((U) <= 4 ? VEC_SM_THREADS : VEC_SM_THREADS / 2) / (T) : 1u)
 
 template <unsigned THREADS, int UNROLL, int SCHED, bool NO_L1>
 __global__ void __launch_bounds__(THREADS, VEC_MIN_BLOCKS(THREADS, UNROLL))
