@@ -185,6 +185,22 @@ static void test_pipeline_request(void **state)
     assert_int_equal(c.nrows, 3);
     expect_row(&c, 0, "exercise", RK_EXERCISE, "64x3", RS_ERROR, "no CUDA device found");
 
+    /* the reference solution compiles and its launcher loads: its row gets
+     * as far as the missing device */
+    const char *data = getenv("CUDALAB_TEST_DATA");
+    assert_non_null(data);
+    request(&req, "pipeline", true);
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s/pipeline/solution/pipeline.cu",
+             data);
+    snprintf(req.exercise_launcher, sizeof req.exercise_launcher,
+             "%s/pipeline/solution/pipeline.lua", data);
+    req.cpu = false;
+    add_size(&req, "64x3");
+    run(&req, &c);
+    assert_int_equal(c.nrows, 2);
+    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 1, "exercise", RK_EXERCISE, "64x3", RS_ERROR, "no CUDA device found");
+
     /* a size the problem cannot read: every row says why */
     request(&req, "pipeline", true);
     add_size(&req, "1048576");
