@@ -205,8 +205,9 @@ return lab {
       **Milestones:**
 
       1. **profiling report with optimisations applied**: your pipeline
-         correct, 3x or more faster than the starter (its x starter
-         figure), and a report written with `cudalab report profiling`;
+         correct, 3x or more faster than the starter row (the milestone
+         shows by how much), and a report written with
+         `cudalab report profiling`;
       2. **10x+ over the CPU**: end to end, transfers included, against
          the vectorised single-thread CPU baseline.
 
