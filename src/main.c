@@ -6,6 +6,7 @@
  *   cudalab doctor [--json]             toolkit, driver, devices, tools, terminal
  *   cudalab run LAB [...]               run a lab's kernels and print the results
  *   cudalab profile [EXPERIMENT...]     the profiling lab's experiments
+ *   cudalab report profiling            time and trace your pipeline, write a report
  *   cudalab worker                      the GPU worker process (started by cudalab itself)
  */
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_profile.h"
+#include "cli/cmd_report.h"
 #include "tui/tui.h"
 #include "worker/worker.h"
 
@@ -38,6 +40,9 @@ static const char usage_text[] =
     "                           the profiling experiments (transfers, overlap, stride,\n"
     "                           gemv, blocksize, transpose, timing, roofline);\n"
     "                           --trace writes a Chrome trace for Perfetto\n"
+    "  report profiling [--size ROWSxFEATURES] [--seed N] [--budget SEC]\n"
+    "                           time the starter and your pipeline, record a timeline\n"
+    "                           of each, write profiling/report.md in your workspace\n"
     "\n"
     "options:\n"
     "  --labs DIR               add a folder of labs (repeatable)\n"
@@ -74,6 +79,7 @@ static const struct {
     {"doctor", cmd_doctor},
     {"run", cmd_run},
     {"profile", cmd_profile},
+    {"report", cmd_report},
 };
 
 /* Takes the value of an option given as "--opt VALUE" or "--opt=VALUE". */

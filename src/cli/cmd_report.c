@@ -256,8 +256,10 @@ static void build_request(const lab *l, const report_args *a, const workspace_fi
     memset(req, 0, sizeof *req);
     snprintf(req->lab, sizeof req->lab, "%s", l->id);
     snprintf(req->problem, sizeof req->problem, "%s", PIPELINE_PROBLEM);
-    snprintf(req->sizes[0], sizeof req->sizes[0], "%s",
-             a->size ? a->size : l->nsizes ? l->sizes[0] : PIPELINE_DEFAULT_SIZE);
+    const char *size = a->size;
+    if (!size)
+        size = l->nsizes && l->sizes ? l->sizes[0] : PIPELINE_DEFAULT_SIZE;
+    snprintf(req->sizes[0], sizeof req->sizes[0], "%s", size);
     req->nsizes = 1;
     snprintf(req->variants[0].id, sizeof req->variants[0].id, "%s", PIPELINE_VARIANT_STARTER);
     snprintf(req->variants[1].id, sizeof req->variants[1].id, "%s", PIPELINE_VARIANT_TIMELINE);
