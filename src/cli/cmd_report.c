@@ -360,7 +360,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     st.tty = isatty(STDERR_FILENO) != 0;
     const lab *l = NULL;
     static workspace_files f;
-    if ((rc = find_lab(c, argv[1], &set, &diags, &l, &f)) != EXIT_OK)
+    if ((rc = find_lab(c, argv[1], &set, &diags, &l, &f)) != EXIT_OK || !l)
         goto done;
     build_request(l, &a, &f, &req);
 
