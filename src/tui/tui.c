@@ -12,20 +12,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/ncu.h"
 #include "core/paths.h"
 #include "core/watch.h"
 #include "lab/labmodel.h"
 #include "lab/workspace.h"
 #include "tui/tui_app.h"
 #include "tui/tui_draw.h"
+#include "tui/tui_job.h"
 #include "tui/tui_keys.h"
 #include "tui/tui_layout.h"
 #include "tui/tui_lessonview.h"
 #include "tui/tui_milestones.h"
+#include "tui/tui_ncu.h"
 #include "tui/tui_overlays.h"
 #include "tui/tui_panes.h"
 #include "tui/tui_runview.h"
+#include "tui/tui_san.h"
 #include "tui/tui_theme.h"
+#include "tui/tui_views.h"
+#include "worker/experiments.h"
 #include "worker/supervisor.h"
 
 #define FRAME_MS 100          /* while something animates */
@@ -50,6 +56,10 @@ typedef struct tui_ctx {
     watch *watch;              /* saves in the workspace folders of opened labs */
     bool *prepared;            /* per lab: workspace copies made and watched */
     size_t last_sel;
+    const tui_opts *opts;
+    tui_job job;               /* Nsight Compute or compute-sanitizer, in a child */
+    tui_ncu_job ncu;
+    tui_san_job san;
 } tui_ctx;
 
 /* ---- worker callbacks ---------------------------------------------------- */
@@ -128,6 +138,7 @@ static void overlay_window(tui_ctx *c)
     case TUI_OV_HELP: case TUI_OV_DETAILS: r = c->lay.help; break;
     case TUI_OV_QUIZ: r = c->lay.quiz; break;
     case TUI_OV_CONFIRM_QUIT: case TUI_OV_CONFIRM_RESET: r = c->lay.confirm; break;
+    case TUI_OV_TIMELINE: case TUI_OV_ROOFLINE: r = c->lay.view; break;
     default: return;
     }
     if (!tui_rect_empty(r))
@@ -143,23 +154,28 @@ static void draw(tui_ctx *c)
         doupdate();
         return;
     }
-    if (c->win[TUI_P_LABS])
-        tui_panes_labs(c->win[TUI_P_LABS], a);
-    if (c->win[TUI_P_MILESTONES])
-        tui_panes_milestones(c->win[TUI_P_MILESTONES], a);
-    if (c->win[TUI_P_DEVICE])
-        tui_panes_device(c->win[TUI_P_DEVICE], a);
-    if (c->win[TUI_P_LESSON])
-        tui_lessonview_draw(c->win[TUI_P_LESSON], a, &c->lay);
-    if (c->win[TUI_P_RUN])
-        tui_runview_draw(c->win[TUI_P_RUN], a, &c->lay);
-    if (c->win[TUI_P_LOG])
-        tui_panes_log(c->win[TUI_P_LOG], a, c->lay.log_boxed);
-    if (c->win[TUI_P_STATUS])
+    bool full = a->overlay == TUI_OV_TIMELINE || a->overlay == TUI_OV_ROOFLINE;
+    if (!full) {
+        if (c->win[TUI_P_LABS])
+            tui_panes_labs(c->win[TUI_P_LABS], a);
+        if (c->win[TUI_P_MILESTONES])
+            tui_panes_milestones(c->win[TUI_P_MILESTONES], a);
+        if (c->win[TUI_P_DEVICE])
+            tui_panes_device(c->win[TUI_P_DEVICE], a);
+        if (c->win[TUI_P_LESSON])
+            tui_lessonview_draw(c->win[TUI_P_LESSON], a, &c->lay);
+        if (c->win[TUI_P_RUN])
+            tui_runview_draw(c->win[TUI_P_RUN], a, &c->lay);
+        if (c->win[TUI_P_LOG])
+            tui_panes_log(c->win[TUI_P_LOG], a, c->lay.log_boxed);
+        for (int p = 0; p < TUI_P_COUNT; p++)
+            if (c->win[p] && p != TUI_P_STATUS)
+                wnoutrefresh(c->win[p]);
+    }
+    if (c->win[TUI_P_STATUS]) {
         tui_panes_status(c->win[TUI_P_STATUS], a);
-    for (int p = 0; p < TUI_P_COUNT; p++)
-        if (c->win[p])
-            wnoutrefresh(c->win[p]);
+        wnoutrefresh(c->win[TUI_P_STATUS]);
+    }
     overlay_window(c);
     if (c->overlay) {
         switch (a->overlay) {
@@ -168,6 +184,8 @@ static void draw(tui_ctx *c)
         case TUI_OV_QUIZ: tui_overlays_quiz(c->overlay, a); break;
         case TUI_OV_CONFIRM_QUIT: tui_overlays_confirm(c->overlay, a); break;
         case TUI_OV_CONFIRM_RESET: tui_overlays_confirm_reset(c->overlay, a); break;
+        case TUI_OV_TIMELINE: tui_views_timeline(c->overlay, a); break;
+        case TUI_OV_ROOFLINE: tui_views_roofline(c->overlay, a); break;
         default: break;
         }
         wnoutrefresh(c->overlay);
@@ -296,6 +314,91 @@ static unsigned read_saves(tui_ctx *c)
     return flags;
 }
 
+/* ---- Nsight Compute and compute-sanitizer -------------------------------------- */
+
+/* The program and global options a child cudalab needs to see what this
+ * one sees: the same labs, workspace and time limit. */
+static bool self_args(tui_ctx *c, tui_ncu_job *j, cl_err *e)
+{
+    char limit[32];
+    j->nargs = 0;
+    if (!paths_self_exe(j->args[j->nargs++], sizeof j->args[0], e))
+        return false;
+    for (size_t i = 1; i < c->opts->nlab_dirs && j->nargs + 2 < TUI_NCU_MAX_ARGS; i++) {
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--labs");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->opts->lab_dirs[i]);
+    }
+    if (c->workspace[0]) {
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--workspace");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->workspace);
+    }
+    if (c->opts->time_limit_s > 0) {
+        snprintf(limit, sizeof limit, "%g", c->opts->time_limit_s);
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--time-limit");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", limit);
+    }
+    return true;
+}
+
+static void start_ncu(tui_ctx *c)
+{
+    tui_app *a = &c->app;
+    tui_ncu_job *j = &c->ncu;
+    cl_err e;
+    err_clear(&e);
+    memset(j, 0, sizeof *j);
+    if (!ncu_find(j->ncu, sizeof j->ncu)) {
+        tui_app_job_failed(a, ncu_install_hint());
+        return;
+    }
+    if (a->dev_known && !a->dev.present) {
+        tui_app_job_failed(a, "no CUDA device found: Nsight Compute needs a GPU to profile a kernel on");
+        return;
+    }
+    if (!self_args(c, j, &e)) {
+        tui_app_job_failed(a, e.msg);
+        return;
+    }
+    for (int i = 0; i < a->req.nargs && j->nargs < TUI_NCU_MAX_ARGS; i++)
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", a->req.args[i]);
+    snprintf(j->kernel, sizeof j->kernel, "%s", a->req.kernel);
+    j->timeout_s = a->time_limit_s > 0 ? a->time_limit_s * 4 : 0;
+    if (!tui_job_start(&c->job, tui_ncu_child, j, &e))
+        tui_app_job_failed(a, e.msg);
+    else
+        tui_app_job_started(a);
+}
+
+static void start_sanitize(tui_ctx *c)
+{
+    tui_app *a = &c->app;
+    tui_san_job *j = &c->san;
+    const lab *l;
+    cl_err e;
+    err_clear(&e);
+    memset(j, 0, sizeof *j);
+    if (!a->labs || a->req.lab >= a->labs->n) {
+        a->req.kind = TUI_REQ_NONE;
+        return;
+    }
+    l = a->labs->v[a->req.lab];
+    prepare_workspace(c, a->req.lab);
+    j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
+    snprintf(j->problem, sizeof j->problem, "%s", l->exercise.problem ? l->exercise.problem : l->problem);
+    snprintf(j->lab, sizeof j->lab, "%s", l->id);
+    for (size_t z = 0; z < l->nsizes && j->nsizes < PROTO_MAX_SIZES; z++)
+        snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", l->sizes[z]);
+    if (!tui_app_exercise_paths(a, l, j->kernel, j->launcher, sizeof j->kernel)) {
+        tui_app_job_failed(a, "this lab has no exercise to check");
+        return;
+    }
+    j->time_limit_s = a->time_limit_s;
+    if (!tui_job_start(&c->job, tui_san_child, j, &e))
+        tui_app_job_failed(a, e.msg);
+    else
+        tui_app_job_started(a);
+}
+
 /* ---- requests ------------------------------------------------------------ */
 
 static void handle_request(tui_ctx *c)
@@ -326,6 +429,20 @@ static void handle_request(tui_ctx *c)
     case TUI_REQ_RESET:
         a->req.kind = TUI_REQ_NONE;
         reset_exercise(c, a->req.lab);
+        break;
+    case TUI_REQ_NCU:
+        start_ncu(c);
+        break;
+    case TUI_REQ_SANITIZE:
+        start_sanitize(c);
+        break;
+    case TUI_REQ_CANCEL_JOB:
+        a->req.kind = TUI_REQ_NONE;
+        if (tui_job_active(&c->job)) {
+            tui_job_clear(&c->job);
+            tui_log_add(&a->log, TUI_LOG_INFO, "%s stopped", a->job_what);
+        }
+        a->job = TUI_JOB_NONE;
         break;
     case TUI_REQ_NONE:
         break;
@@ -416,8 +533,8 @@ static int loop(tui_ctx *c)
 {
     unsigned flags = TUI_F_REDRAW;
     while (!stop_signal) {
-        struct pollfd fds[3];
-        int nfds = 1, timeout, sfd, wslot = -1;
+        struct pollfd fds[4];
+        int nfds = 1, timeout, sfd, wslot = -1, jslot = -1;
         bool animate;
         if (flags & TUI_F_REPAINT)
             clearok(curscr, TRUE);
@@ -441,7 +558,13 @@ static int loop(tui_ctx *c)
             fds[wslot].events = POLLIN;
             fds[wslot].revents = 0;
         }
-        animate = c->app.running;
+        if (tui_job_fd(&c->job) >= 0) {
+            jslot = nfds++;
+            fds[jslot].fd = tui_job_fd(&c->job);
+            fds[jslot].events = POLLIN;
+            fds[jslot].revents = 0;
+        }
+        animate = c->app.running || c->app.job != TUI_JOB_NONE;
         timeout = animate ? FRAME_MS : IDLE_MS;
         if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
             return 1;
@@ -456,6 +579,10 @@ static int loop(tui_ctx *c)
         }
         if (wslot >= 0 && fds[wslot].revents)
             flags |= read_saves(c);
+        if (jslot >= 0 && fds[jslot].revents && tui_job_pump(&c->job)) {
+            flags |= tui_app_on_job(&c->app, c->job.out ? c->job.out : "", c->job.status);
+            tui_job_clear(&c->job);
+        }
         if (flags & TUI_F_REQUEST) {
             handle_request(c);
             flags &= ~(unsigned)TUI_F_REQUEST;
@@ -468,7 +595,7 @@ static int loop(tui_ctx *c)
         }
         if (flags & TUI_F_QUIT)
             return 0;
-        if (c->app.running || animate) {
+        if (c->app.running || c->app.job != TUI_JOB_NONE || animate) {
             c->app.spin++;
             flags |= TUI_F_REDRAW;
         }
@@ -476,6 +603,22 @@ static int loop(tui_ctx *c)
             flags |= tui_app_on_worker_lost(&c->app, "the worker stopped before it reported the GPU");
     }
     return 128 + (int)stop_signal;
+}
+
+/* The timeline t shows before a run has recorded one: the file named by
+ * $CUDALAB_TIMELINE_FILE (how the end-to-end test shows a recorded sample
+ * on a machine without a GPU), else the one `cudalab profile` or an earlier
+ * session left in the data folder. */
+static void timeline_fallback(tui_app *a)
+{
+    const char *env = getenv("CUDALAB_TIMELINE_FILE");
+    char path[CL_PATH_MAX];
+    if (env && env[0]) {
+        snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", env);
+        return;
+    }
+    if (experiments_timeline_file(path, sizeof path, NULL) && access(path, R_OK) == 0)
+        snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", path);
 }
 
 int tui_run(const tui_opts *o)
@@ -494,6 +637,8 @@ int tui_run(const tui_opts *o)
     const char *cs;
 
     memset(c, 0, sizeof *c);
+    tui_job_init(&c->job);
+    c->opts = o;
     err_clear(&e);
     stop_signal = 0;
     setlocale(LC_ALL, "");
@@ -514,6 +659,7 @@ int tui_run(const tui_opts *o)
     }
     c->app.time_limit_s = o->time_limit_s;
     c->app.ms_eval = tui_milestones_eval;
+    timeline_fallback(&c->app);
     if (paths_workspace(c->workspace, sizeof c->workspace, NULL))
         c->app.workspace = c->workspace;
     c->prepared = calloc(labs.n + 1, sizeof *c->prepared);
@@ -579,6 +725,7 @@ int tui_run(const tui_opts *o)
     restore_signals(old);
 
 cleanup:
+    tui_job_clear(&c->job);
     if (c->sup)
         supervisor_free(c->sup);
     c->sup = NULL;

@@ -5,11 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "core/paths.h"
+#include "core/trace.h"
 #include "lab/milestone.h"
 #include "lab/workspace.h"
 #include "tui/tui_fmt.h"
+#include "tui/tui_ncu.h"
+#include "tui/tui_prof.h"
 #include "worker/diagnose.h"
+#include "worker/experiments.h"
 
 #define LESSON_MAX_WIDTH 100
 #define VIEW_MAX 256
@@ -61,6 +67,19 @@ static bool seed_rows(tui_app *a, size_t i, cl_err *e)
 {
     const lab *l = a->labs->v[i];
     tui_labstate *s = &a->ls[i];
+    if (tui_prof_lab(l)) {
+        for (size_t v = 0; v < l->nvariants; v++) {
+            if (!tui_runtable_expect(&s->table, l->variants[v].id, l->variants[v].id, RK_KERNEL, "", e))
+                return false;
+            tui_runtable_find(&s->table, l->variants[v].id, "")->state = ROW_IDLE;
+        }
+        for (size_t z = 0; l->exercise.kernel && z < l->nsizes; z++) {
+            if (!tui_runtable_expect(&s->table, "exercise", "exercise", RK_EXERCISE, l->sizes[z], e))
+                return false;
+            tui_runtable_find(&s->table, "exercise", l->sizes[z])->state = ROW_IDLE;
+        }
+        return true;
+    }
     for (size_t z = 0; z < l->nsizes; z++) {
         for (size_t v = 0; v < l->nvariants; v++) {
             if (!tui_runtable_expect(&s->table, l->variants[v].id, l->variants[v].id, RK_KERNEL,
@@ -80,6 +99,7 @@ static bool seed_rows(tui_app *a, size_t i, cl_err *e)
 bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e)
 {
     memset(a, 0, sizeof *a);
+    a->tl.item = -1;
     a->labs = labs;
     a->ascii = ascii;
     a->focus = TUI_P_LABS;
@@ -121,6 +141,7 @@ void tui_app_free(tui_app *a)
         free(a->ls);
     }
     tui_md_free(&a->lesson);
+    tui_timeline_free(&a->tl);
     memset(a, 0, sizeof *a);
 }
 
@@ -231,12 +252,22 @@ static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
     return TUI_F_REDRAW;
 }
 
+size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s;
+    if (!l)
+        return 0;
+    s = &a->ls[a->sel];
+    if (tui_prof_lab(l))
+        return tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)l->sizes, l->nsizes,
+                                     idx, max);
+    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+}
+
 static size_t run_rows(tui_app *a, size_t *idx, size_t max)
 {
-    tui_labstate *s = tui_app_state(a);
-    if (!s)
-        return 0;
-    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+    return tui_app_rows(a, idx, max);
 }
 
 static int run_visible(const tui_layout *lay)
@@ -518,7 +549,22 @@ static unsigned request_run(tui_app *a, run_mode mode)
     copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;
     req->cpu = true;
-    if (mode == RUN_ALL) {
+    if (tui_prof_lab(l)) {
+        const char *x = NULL;
+        if (mode == RUN_ALL) {
+            for (size_t v = 0; v < l->nvariants; v++)
+                add_variant(req, &l->variants[v]);
+            exercise = l->exercise.kernel != NULL;
+        } else if (mode == RUN_SELECTED && (row = cursor_row(a)) != NULL &&
+                   (x = tui_prof_experiment(row->variant)) != NULL) {
+            for (size_t v = 0; v < l->nvariants; v++)
+                if (strcmp(l->variants[v].id, x) == 0)
+                    add_variant(req, &l->variants[v]);
+        } else {
+            exercise = l->exercise.kernel != NULL;
+        }
+        req->cpu = exercise;
+    } else if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
             add_variant(req, &l->variants[v]);
         exercise = l->exercise.kernel != NULL;
@@ -556,6 +602,11 @@ static unsigned request_run(tui_app *a, run_mode mode)
 
 static unsigned request_cancel(tui_app *a)
 {
+    if (!a->running && a->job != TUI_JOB_NONE) {
+        memset(&a->req, 0, sizeof a->req);
+        a->req.kind = TUI_REQ_CANCEL_JOB;
+        return TUI_F_REQUEST | TUI_F_REDRAW;
+    }
     if (!a->running)
         return 0;
     memset(&a->req, 0, sizeof a->req);
@@ -655,7 +706,12 @@ static void describe_row(tui_app *a, const lab *l, const tui_row *row)
             if (d.next_step[0])
                 at = append(b, n, at, "Next: %s\n", d.next_step);
         }
+        if (row->kind == RK_EXERCISE && a->ls[a->sel].compile_log[0])
+            at = append(b, n, at, "\nWhat the compiler said:\n%s", a->ls[a->sel].compile_log);
     }
+    if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
+        strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
+        at = append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
     (void)at;
 }
 
@@ -670,6 +726,45 @@ static unsigned row_details(tui_app *a)
     a->details_scroll = 0;
     a->overlay = TUI_OV_DETAILS;
     return TUI_F_REDRAW;
+}
+
+/* A profiling run starts: each experiment's rows (or its own row while
+ * it has none) and, with the exercise, the pipeline's rows are queued. */
+static void started_profiling(tui_app *a, tui_labstate *s, const run_request *req)
+{
+    const char *size = req->nsizes > 0 ? req->sizes[0] : "";
+    for (int v = 0; v < req->nvariants; v++) {
+        bool any = false;
+        for (size_t k = 0; k < s->table.n; k++) {
+            tui_row *r = &s->table.v[k];
+            const char *x = tui_prof_experiment(r->variant);
+            if (!x || strcmp(x, req->variants[v].id) != 0 || strcmp(r->variant, x) == 0)
+                continue;
+            tui_runtable_expect(&s->table, r->variant, NULL, r->kind, r->size, NULL);
+            a->run_rows++;
+            any = true;
+        }
+        if (!any) {
+            tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, "", NULL);
+            a->run_rows++;
+        } else {
+            tui_runtable_remove(&s->table, req->variants[v].id, "");
+        }
+    }
+    if (req->exercise_kernel[0]) {
+        tui_runtable_forget_skipped(&s->table, size);
+        if (req->cpu) {
+            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, size, NULL);
+            a->run_rows++;
+        }
+        tui_runtable_expect(&s->table, "starter", NULL, RK_KERNEL, size, NULL);
+        tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, size, NULL);
+        a->run_rows += 2;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s (Esc cancels)", req->run, req->lab,
+                req->nvariants > 0 ? (req->exercise_kernel[0] ? ": the experiments, then your pipeline at " : ": experiments")
+                                   : ": your pipeline at ",
+                req->exercise_kernel[0] ? size : "");
 }
 
 void tui_app_run_started(tui_app *a, const run_request *req)
@@ -690,6 +785,11 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     copy_str(a->run_size, sizeof a->run_size, size);
     a->run_rows = 0;
     a->run_rows_done = 0;
+    s->compile_log[0] = '\0';
+    if (tui_prof_lab(a->labs->v[li])) {
+        started_profiling(a, s, req);
+        return;
+    }
     for (int z = 0; z < req->nsizes; z++) {
         tui_runtable_forget_skipped(&s->table, req->sizes[z]);
         if (req->cpu) {
@@ -758,11 +858,28 @@ static bool awaited(tui_labstate *s, const char *variant, const char *size)
     return row && (row->state == ROW_QUEUED || row->state == ROW_RUNNING);
 }
 
+/* In the profiling lab a measurement's row takes the place of its
+ * experiment's own row. */
+static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant)
+{
+    const char *x;
+    tui_row *ph;
+    if (!tui_prof_lab(a->labs->v[a->run_lab]) || !(x = tui_prof_experiment(variant)) || strcmp(x, variant) == 0)
+        return;
+    ph = tui_runtable_find(&s->table, x, "");
+    if (!ph)
+        return;
+    if ((ph->state == ROW_QUEUED || ph->state == ROW_RUNNING) && a->run_rows > 0)
+        a->run_rows--;
+    tui_runtable_remove(&s->table, x, "");
+}
+
 unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
 {
     tui_labstate *s = run_state(a, p->run);
     if (!s)
         return 0;
+    drop_placeholder(a, s, p->variant);
     if (!awaited(s, p->variant, p->size))
         a->run_rows++;
     tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
@@ -774,6 +891,7 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     tui_labstate *s = run_state(a, r->run);
     if (!s)
         return 0;
+    drop_placeholder(a, s, r->variant);
     if (!awaited(s, r->variant, r->size))
         a->run_rows++;
     tui_runtable_result(&s->table, r, NULL);
@@ -788,8 +906,28 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     return TUI_F_REDRAW;
 }
 
+/* True for a compiler's "file:line:col: error: ..." diagnostic. */
+static bool is_diagnostic(const char *msg)
+{
+    const char *c = strchr(msg, ':');
+    return c && c > msg && (strstr(msg, ": error: ") || strstr(msg, ": warning: "));
+}
+
 unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
 {
+    char path[TUI_TL_PATH_MAX];
+    if (experiments_timeline_path(msg, path, sizeof path)) {
+        copy_str(a->tl_path, sizeof a->tl_path, path);
+        a->tl_stale = true;
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
+        return TUI_F_REDRAW;
+    }
+    if (a->running && level >= 1 && a->labs && a->run_lab < a->labs->n && is_diagnostic(msg)) {
+        tui_labstate *s = &a->ls[a->run_lab];
+        size_t len = strlen(s->compile_log);
+        if (len + strlen(msg) + 2 < sizeof s->compile_log)
+            snprintf(s->compile_log + len, sizeof s->compile_log - len, "%s\n", msg);
+    }
     tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
     return TUI_F_REDRAW;
 }
@@ -845,6 +983,379 @@ unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
     }
     tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
     return request_run(a, RUN_EXERCISE);
+}
+
+/* ---- the timeline and the roofline ------------------------------------------- */
+
+/* Reads the timeline to show when none is read yet or a newer one was
+ * announced; false (with a message) when there is none. */
+static bool timeline_ready(tui_app *a)
+{
+    const char *path = a->tl_path[0] ? a->tl_path : a->tl_fallback;
+    cl_err e;
+    struct stat st;
+    if (a->tl.loaded && !a->tl_stale && (!path[0] || strcmp(path, a->tl.path) == 0))
+        return true;
+    if (!path[0] || stat(path, &st) != 0) {
+        if (a->tl.loaded)
+            return true;
+        tui_log_add(&a->log, TUI_LOG_WARN, "no timeline yet: the profiling lab's experiments record one "
+                                           "(select that lab and press R)");
+        return false;
+    }
+    err_clear(&e);
+    if (!tui_timeline_load(&a->tl, path, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot read the timeline %s: %s", path, e.msg);
+        a->tl_stale = false;
+        return a->tl.loaded;
+    }
+    a->tl_stale = false;
+    return true;
+}
+
+static unsigned timeline_open(tui_app *a)
+{
+    if (!timeline_ready(a))
+        return TUI_F_REDRAW;
+    a->overlay = TUI_OV_TIMELINE;
+    return TUI_F_REDRAW;
+}
+
+/* Where an exported trace goes: the profiling lab's workspace folder, or
+ * <workspace>/timelines when no lab profiles. */
+static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
+{
+    char ws[CL_PATH_MAX];
+    const char *id = "timelines";
+    for (size_t i = 0; a->labs && i < a->labs->n; i++)
+        if (tui_prof_lab(a->labs->v[i]))
+            id = a->labs->v[i]->id;
+    if (a->workspace)
+        copy_str(ws, sizeof ws, a->workspace);
+    else if (!paths_workspace(ws, sizeof ws, e))
+        return false;
+    if (!paths_join(dir, n, ws, id))
+        return err_set(e, "the workspace path is too long");
+    return true;
+}
+
+static unsigned timeline_export(tui_app *a)
+{
+    char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64], stamp[32];
+    time_t now = time(NULL);
+    struct tm tmv;
+    struct stat st;
+    cl_err e;
+    if (!timeline_ready(a))
+        return TUI_F_REDRAW;
+    err_clear(&e);
+    if (!export_dir(a, dir, sizeof dir, &e) || !paths_mkdir_p(dir, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+        return TUI_F_REDRAW;
+    }
+    localtime_r(&now, &tmv);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+    snprintf(path, sizeof path, "%s/timeline-%s.json", dir, stamp);
+    for (int k = 2; stat(path, &st) == 0 && k < 100; k++)
+        snprintf(path, sizeof path, "%s/timeline-%s-%d.json", dir, stamp, k);
+    if (!trace_write(&a->tl.t, path, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+        return TUI_F_REDRAW;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "trace written to %s: open it in ui.perfetto.dev or chrome://tracing",
+                path);
+    return TUI_F_REDRAW;
+}
+
+static unsigned timeline_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    int w = tui_timeline_plot_width(lay->view.w);
+    switch (act) {
+    case TA_ZOOM_IN: tui_timeline_zoom(&a->tl, 2.0, w); break;
+    case TA_ZOOM_OUT: tui_timeline_zoom(&a->tl, 0.5, w); break;
+    case TA_LEFT: tui_timeline_pan(&a->tl, -(w / 8 > 1 ? w / 8 : 1), w); break;
+    case TA_RIGHT: tui_timeline_pan(&a->tl, w / 8 > 1 ? w / 8 : 1, w); break;
+    case TA_PAGE_UP: tui_timeline_pan(&a->tl, -w, w); break;
+    case TA_PAGE_DOWN: tui_timeline_pan(&a->tl, w, w); break;
+    case TA_UP: tui_timeline_lane(&a->tl, -1, w); break;
+    case TA_DOWN: tui_timeline_lane(&a->tl, 1, w); break;
+    case TA_NEXT_PANE: tui_timeline_step(&a->tl, 1, w); break;
+    case TA_PREV_PANE: tui_timeline_step(&a->tl, -1, w); break;
+    case TA_ENTER: tui_timeline_focus(&a->tl, w); break;
+    case TA_HOME: case TA_END: tui_timeline_reset(&a->tl); break;
+    case TA_EXPORT: return timeline_export(a);
+    case TA_ROOFLINE:
+        a->overlay = TUI_OV_ROOFLINE;
+        a->roof_scroll = 0;
+        break;
+    case TA_HELP:
+        a->overlay = TUI_OV_HELP;
+        a->help_scroll = 0;
+        break;
+    case TA_CANCEL: case TA_QUIT: case TA_TIMELINE:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    return TUI_F_REDRAW;
+}
+
+static unsigned roofline_key(tui_app *a, tui_action act)
+{
+    switch (act) {
+    case TA_UP: a->roof_scroll--; break;
+    case TA_DOWN: a->roof_scroll++; break;
+    case TA_PAGE_UP: a->roof_scroll -= 5; break;
+    case TA_PAGE_DOWN: a->roof_scroll += 5; break;
+    case TA_HOME: a->roof_scroll = 0; break;
+    case TA_TIMELINE: return timeline_open(a);
+    case TA_EXPORT: return timeline_export(a);
+    case TA_HELP:
+        a->overlay = TUI_OV_HELP;
+        a->help_scroll = 0;
+        break;
+    case TA_CANCEL: case TA_QUIT: case TA_ROOFLINE: case TA_ENTER:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    if (a->roof_scroll < 0)
+        a->roof_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+/* ---- Nsight Compute and compute-sanitizer ------------------------------------------ */
+
+static bool job_busy(tui_app *a)
+{
+    if (a->running) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
+        return true;
+    }
+    if (a->job != TUI_JOB_NONE) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s is still running (Esc or c stops it)", a->job_what);
+        return true;
+    }
+    return false;
+}
+
+static void req_arg(tui_request *r, const char *s)
+{
+    if (r->nargs < TUI_REQ_ARGS)
+        copy_str(r->args[r->nargs++], sizeof r->args[0], s);
+}
+
+/* The regular expression naming the learner's kernels, read from the
+ * kernel file; false when the file has none. */
+static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
+{
+    char kernel[PROTO_PATH_MAX], launcher[PROTO_PATH_MAX];
+    FILE *f;
+    char *src;
+    long len;
+    bool ok = false;
+    if (!tui_app_exercise_paths(a, l, kernel, launcher, sizeof kernel) || !(f = fopen(kernel, "r")))
+        return false;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1L << 22) && fseek(f, 0, SEEK_SET) == 0 &&
+        (src = malloc((size_t)len + 1)) != NULL) {
+        size_t got = fread(src, 1, (size_t)len, f);
+        src[got] = '\0';
+        ok = tui_ncu_kernel_regex(src, out, n) > 0;
+        free(src);
+    }
+    fclose(f);
+    return ok;
+}
+
+static unsigned ncu_key(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_row *row = cursor_row(a);
+    tui_request *r = &a->req;
+    const char *kernel = NULL;
+    if (!l)
+        return 0;
+    if (!row) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "select a row of the run table first (Tab moves there)");
+        return TUI_F_REDRAW;
+    }
+    if (job_busy(a))
+        return TUI_F_REDRAW;
+    memset(r, 0, sizeof *r);
+    if (tui_prof_lab(l)) {
+        const char *x = tui_prof_experiment(row->variant);
+        if (!x) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
+                                               "for your pipeline, the timeline (t) and `cudalab report %s` "
+                                               "show where its time goes", l->id);
+            return TUI_F_REDRAW;
+        }
+        kernel = tui_prof_kernel(row->variant);
+        if (!kernel) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
+                        row->label);
+            return TUI_F_REDRAW;
+        }
+        copy_str(r->kernel, sizeof r->kernel, kernel);
+        req_arg(r, "profile");
+        req_arg(r, x);
+    } else if (row->kind == RK_KERNEL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            if (strcmp(l->variants[v].id, row->variant) == 0)
+                kernel = l->variants[v].kernel;
+        if (!kernel) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
+            return TUI_F_REDRAW;
+        }
+        copy_str(r->kernel, sizeof r->kernel, kernel);
+        req_arg(r, "run");
+        req_arg(r, l->id);
+        req_arg(r, "--variant");
+        req_arg(r, row->variant);
+        req_arg(r, "--size");
+        req_arg(r, row->size);
+        req_arg(r, "--no-cpu");
+    } else if (row->kind == RK_EXERCISE) {
+        if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
+            return TUI_F_REDRAW;
+        }
+        req_arg(r, "run");
+        req_arg(r, l->id);
+        req_arg(r, "--exercise");
+        if (l->nvariants > 0) {
+            req_arg(r, "--variant");
+            req_arg(r, l->variants[0].id);
+        }
+        req_arg(r, "--size");
+        req_arg(r, row->size);
+        req_arg(r, "--no-cpu");
+    } else {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s runs no kernel of cudalab's: select a shipped kernel or "
+                                           "your kernel", row->label);
+        return TUI_F_REDRAW;
+    }
+    req_arg(r, "--budget");
+    req_arg(r, "0.05");
+    r->kind = TUI_REQ_NCU;
+    r->lab = a->sel;
+    copy_str(r->variant, sizeof r->variant, row->variant);
+    copy_str(r->size, sizeof r->size, row->size);
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+static unsigned sanitize_key(tui_app *a, bool racecheck)
+{
+    const lab *l = tui_app_lab(a);
+    if (!l)
+        return 0;
+    if (!l->exercise.kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to check", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (job_busy(a))
+        return TUI_F_REDRAW;
+    memset(&a->req, 0, sizeof a->req);
+    a->req.kind = TUI_REQ_SANITIZE;
+    a->req.lab = a->sel;
+    a->req.racecheck = racecheck;
+    copy_str(a->req.variant, sizeof a->req.variant, "exercise");
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+void tui_app_job_started(tui_app *a)
+{
+    const tui_request *r = &a->req;
+    a->job = r->kind == TUI_REQ_NCU ? TUI_JOB_NCU : TUI_JOB_SANITIZE;
+    a->job_lab = r->lab;
+    copy_str(a->job_variant, sizeof a->job_variant, r->variant);
+    copy_str(a->job_size, sizeof a->job_size, r->size);
+    if (a->job == TUI_JOB_NCU) {
+        snprintf(a->job_what, sizeof a->job_what, "Nsight Compute on %s", r->kernel);
+        tui_log_add(&a->log, TUI_LOG_INFO, "profiling with Nsight Compute: the first launch of %s (this takes a "
+                    "while; Esc or c stops it)", r->kernel);
+    } else {
+        snprintf(a->job_what, sizeof a->job_what, "%s on your kernel", r->racecheck ? "racecheck" : "memcheck");
+        tui_log_add(&a->log, TUI_LOG_INFO, "compute-sanitizer %s is checking your kernel once at the smallest "
+                    "size (this takes a while; Esc or c stops it)", r->racecheck ? "racecheck" : "memcheck");
+    }
+    a->req.kind = TUI_REQ_NONE;
+}
+
+/* Shows text in the details window unless another window is open. */
+static void show_details(tui_app *a, const char *title, const char *text)
+{
+    if (a->overlay != TUI_OV_NONE && a->overlay != TUI_OV_DETAILS)
+        return;
+    copy_str(a->details_title, sizeof a->details_title, title);
+    copy_str(a->details, sizeof a->details, text);
+    a->details_md = false;
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
+}
+
+unsigned tui_app_job_failed(tui_app *a, const char *why)
+{
+    bool ncu = a->req.kind == TUI_REQ_NCU;
+    a->req.kind = TUI_REQ_NONE;
+    tui_log_add(&a->log, TUI_LOG_ERROR, "%s", why);
+    show_details(a, ncu ? "Nsight Compute" : "compute-sanitizer", why);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_job(tui_app *a, const char *out, int status)
+{
+    tui_job_kind kind = a->job;
+    bool ok = strncmp(out, "OK\n", 3) == 0;
+    const char *text = ok || strncmp(out, "ERR\n", 4) == 0 ? out + (ok ? 3 : 4) : out;
+    char title[160], line[256];
+    a->job = TUI_JOB_NONE;
+    if (kind == TUI_JOB_NONE)
+        return 0;
+    if (!ok && !text[0]) {
+        snprintf(line, sizeof line, "%s stopped before it answered (%s %d)", a->job_what,
+                 status > 128 ? "signal" : "exit status", status > 128 ? status - 128 : status);
+        text = line;
+    }
+    if (kind == TUI_JOB_NCU && ok && a->labs && a->job_lab < a->labs->n) {
+        tui_labstate *s = &a->ls[a->job_lab];
+        tui_row *row;
+        copy_str(s->ncu_variant, sizeof s->ncu_variant, a->job_variant);
+        copy_str(s->ncu_size, sizeof s->ncu_size, a->job_size);
+        copy_str(s->ncu_text, sizeof s->ncu_text, text);
+        tui_log_add(&a->log, TUI_LOG_INFO, "Nsight Compute: done (Enter on the row shows its metrics)");
+        row = tui_runtable_find(&s->table, a->job_variant, a->job_size);
+        if (row && a->job_lab == a->sel && (a->overlay == TUI_OV_NONE || a->overlay == TUI_OV_DETAILS)) {
+            describe_row(a, a->labs->v[a->job_lab], row);
+            a->details_md = false;
+            a->details_scroll = 0;
+            a->overlay = TUI_OV_DETAILS;
+        } else {
+            show_details(a, "Nsight Compute", text);
+        }
+        return TUI_F_REDRAW;
+    }
+    if (kind == TUI_JOB_NCU) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "Nsight Compute: %s", text);
+        show_details(a, "Nsight Compute", text);
+        return TUI_F_REDRAW;
+    }
+    snprintf(title, sizeof title, "%s", a->job_what);
+    if (ok) {
+        const char *nl = strchr(text, '\n');
+        const char *found = strstr(text, "\n\n");
+        size_t len;
+        found = found ? found + 2 : (nl ? nl + 1 : text);
+        len = strcspn(found, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), found);
+        tui_log_add(&a->log, strstr(line, "no problems") ? TUI_LOG_INFO : TUI_LOG_WARN, "%s", line);
+    } else {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "%s", text);
+    }
+    show_details(a, title, text);
+    return TUI_F_REDRAW;
 }
 
 /* ---- input ----------------------------------------------------------------- */
@@ -1039,6 +1550,10 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return quiz_key(a, act);
     case TUI_OV_DETAILS:
         return details_key(a, lay, act);
+    case TUI_OV_TIMELINE:
+        return timeline_key(a, lay, act);
+    case TUI_OV_ROOFLINE:
+        return roofline_key(a, act);
     case TUI_OV_CONFIRM_QUIT:
         a->overlay = TUI_OV_NONE;
         if (act == TA_YES || act == TA_QUIT)
@@ -1096,6 +1611,19 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_RESET:
     case TA_HINT:
         return exercise_key(a, act);
+    case TA_TIMELINE:
+        return timeline_open(a);
+    case TA_EXPORT:
+        return timeline_export(a);
+    case TA_ROOFLINE:
+        a->overlay = TUI_OV_ROOFLINE;
+        a->roof_scroll = 0;
+        return TUI_F_REDRAW;
+    case TA_NCU:
+        return ncu_key(a);
+    case TA_MEMCHECK:
+    case TA_RACECHECK:
+        return sanitize_key(a, act == TA_RACECHECK);
     default:
         return pane_key(a, lay, act);
     }
@@ -1110,6 +1638,10 @@ unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mous
         return help_key(a, lay, wheel);
     if (a->overlay == TUI_OV_DETAILS && m != TUI_MOUSE_CLICK)
         return details_key(a, lay, wheel);
+    if (a->overlay == TUI_OV_TIMELINE)
+        return m == TUI_MOUSE_CLICK ? 0 : timeline_key(a, lay, m == TUI_MOUSE_WHEEL_UP ? TA_ZOOM_IN : TA_ZOOM_OUT);
+    if (a->overlay == TUI_OV_ROOFLINE)
+        return m == TUI_MOUSE_CLICK ? 0 : roofline_key(a, wheel);
     if (a->overlay != TUI_OV_NONE) {
         if (m == TUI_MOUSE_CLICK && a->overlay == TUI_OV_QUIZ && tui_rect_contains(lay->quiz, y, x))
             return 0;

@@ -21,6 +21,7 @@
 #include "tui/tui_log.h"
 #include "tui/tui_md.h"
 #include "tui/tui_runtable.h"
+#include "tui/tui_timeline.h"
 #include "worker/protocol.h"
 
 enum {
@@ -32,7 +33,9 @@ enum {
 
 typedef enum tui_overlay {
     TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_DETAILS, TUI_OV_CONFIRM_QUIT,
-    TUI_OV_CONFIRM_RESET
+    TUI_OV_CONFIRM_RESET,
+    TUI_OV_TIMELINE,           /* full screen: the recorded timeline */
+    TUI_OV_ROOFLINE,           /* full screen: the roofline of the measured rows */
 } tui_overlay;
 
 typedef enum tui_req_kind {
@@ -41,7 +44,16 @@ typedef enum tui_req_kind {
     TUI_REQ_CANCEL,
     TUI_REQ_EDIT,              /* open the learner's kernel of lab `lab` in an editor */
     TUI_REQ_RESET,             /* reset lab `lab`'s exercise to the starters */
+    TUI_REQ_NCU,               /* profile one kernel of lab `lab` with Nsight Compute */
+    TUI_REQ_SANITIZE,          /* check lab `lab`'s exercise under compute-sanitizer */
+    TUI_REQ_CANCEL_JOB,        /* stop the Nsight Compute or sanitizer job */
 } tui_req_kind;
+
+typedef enum tui_job_kind { TUI_JOB_NONE, TUI_JOB_NCU, TUI_JOB_SANITIZE } tui_job_kind;
+
+#define TUI_REQ_ARGS 12
+#define TUI_COMPILE_LOG 4096
+#define TUI_NCU_TEXT 4096
 
 typedef enum tui_ms_state {
     TUI_MS_PENDING, TUI_MS_REACHED, TUI_MS_MISSED, TUI_MS_ERROR
@@ -66,6 +78,10 @@ typedef struct tui_labstate {
     bool *quiz_ok;             /* per quiz: answered correctly */
     tui_ms *ms;                /* per milestone */
     tui_runtable table;
+    char compile_log[TUI_COMPILE_LOG];  /* the compiler's diagnostics of the last run */
+    char ncu_variant[PROTO_ID_MAX];     /* the row Nsight Compute profiled last */
+    char ncu_size[PROTO_SIZE_MAX];
+    char ncu_text[TUI_NCU_TEXT];        /* its metrics, as lines */
 } tui_labstate;
 
 /* Evaluates milestone i of l against results; fills out. */
@@ -76,6 +92,15 @@ typedef struct tui_request {
     size_t lab;                /* for TUI_REQ_EDIT and TUI_REQ_RESET */
     run_request run;           /* for TUI_REQ_RUN */
     double time_limit_s;       /* for TUI_REQ_RUN: 0 the supervisor's default */
+    /* TUI_REQ_NCU: the kernel's name as a regular expression, the row, and
+     * the cudalab arguments (after the program name and global options)
+     * that run it. */
+    char kernel[128];
+    char variant[PROTO_ID_MAX];
+    char size[PROTO_SIZE_MAX];
+    char args[TUI_REQ_ARGS][PROTO_ID_MAX];
+    int nargs;
+    bool racecheck;            /* TUI_REQ_SANITIZE: racecheck, else memcheck */
 } tui_request;
 
 typedef struct tui_app {
@@ -114,6 +139,17 @@ typedef struct tui_app {
     device_info dev;
     unsigned spin;
 
+    tui_timeline tl;           /* the timeline view */
+    char tl_path[TUI_TL_PATH_MAX];      /* the newest timeline a run announced */
+    char tl_fallback[TUI_TL_PATH_MAX];  /* read when no run announced one; may be "" */
+    bool tl_stale;             /* a newer timeline was announced since tl was read */
+    int roof_scroll;           /* first legend line of the roofline view */
+
+    tui_job_kind job;          /* what runs in the background */
+    size_t job_lab;
+    char job_variant[PROTO_ID_MAX], job_size[PROTO_SIZE_MAX];
+    char job_what[128];        /* "memcheck on your kernel" */
+
     md_doc lesson;             /* cache of the rendered step */
     bool lesson_valid;
     size_t lesson_lab, lesson_step;
@@ -134,6 +170,10 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act);
 typedef enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN } tui_mouse;
 unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m);
 
+/* Indices into the selected lab's table of the rows shown at its chosen
+ * size, in display order (the profiling lab's experiment rows first). */
+size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max);
+
 /* The lesson of the selected step laid out for width columns (cached). */
 const md_doc *tui_app_lesson(tui_app *a, int width);
 /* Text width of the lesson inside its pane. */
@@ -152,6 +192,14 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r);
 unsigned tui_app_on_log(tui_app *a, int level, const char *msg);
 unsigned tui_app_on_fault(tui_app *a, const run_fault *f);
 unsigned tui_app_on_done(tui_app *a, int run);
+
+/* The main loop started the job a TUI_REQ_NCU or TUI_REQ_SANITIZE asked
+ * for, or could not (why says why, e.g. ncu is not installed). */
+void tui_app_job_started(tui_app *a);
+unsigned tui_app_job_failed(tui_app *a, const char *why);
+/* The job ended: out is what it wrote ("OK\n" or "ERR\n", then text),
+ * status its exit status.  Shows the findings or the metrics. */
+unsigned tui_app_on_job(tui_app *a, const char *out, int status);
 
 /* The learner saved a file of lab i's exercise: runs the exercise at the
  * chosen size, now or when the current run ends. */

@@ -154,6 +154,7 @@ void tui_layout_compute(int rows, int cols, int nlabs, tui_layout *out)
     out->help = centred(rows, cols, rows - 2, 76);
     out->quiz = centred(rows, cols, rows - 4 < 22 ? rows - 4 : 22, cols - 6 < 80 ? cols - 6 : 80);
     out->confirm = centred(rows, cols, 5, cols - 4 < 52 ? cols - 4 : 52);
+    out->view = rect(0, 0, rows - 1, cols);
 }
 
 int tui_layout_hit(const tui_layout *l, int y, int x)

@@ -48,6 +48,7 @@ typedef struct tui_layout {
     tui_rect run_table;      /* inside the run pane's border */
     tui_rect run_chart;      /* inside the run pane's border; may be empty */
     tui_rect help, quiz, confirm;  /* overlays, centred */
+    tui_rect view;           /* full-screen views (timeline, roofline): all but the status bar */
 } tui_layout;
 
 /* Fills out for a terminal of rows x cols; nlabs sizes the lab list. */

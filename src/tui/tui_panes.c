@@ -240,30 +240,75 @@ void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
     }
 }
 
+typedef struct status_key {
+    const char *key, *what;
+} status_key;
+
+/* The keys the status bar offers now, most useful first: the open view's,
+ * else the common ones with the selected lab's own. */
+static size_t status_keys(const tui_app *a, status_key *out, size_t max)
+{
+    static const status_key tl_keys[] = {
+        {"Esc", "close"}, {"+/-", "zoom"}, {"h/l", "pan"}, {"j/k", "lane"}, {"Tab", "item"},
+        {"Enter", "zoom to it"}, {"T", "export trace"}, {"f", "roofline"}, {"?", "help"},
+    };
+    static const status_key roof_keys[] = {
+        {"Esc", "close"}, {"t", "timeline"}, {"Up/Down", "points"}, {"?", "help"},
+    };
+    static const status_key head[] = {
+        {"?", "help"}, {"q", "quit"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"}, {"R", "run all"},
+    };
+    static const status_key prof[] = {{"t", "timeline"}, {"f", "roofline"}, {"N", "ncu"}};
+    static const status_key ex[] = {{"e", "edit"}, {"H", "hint"}, {"M", "memcheck"}};
+    static const status_key tail[] = {{"s", "size"}, {"Esc", "cancel"}};
+    const lab *l = tui_app_lab(a);
+    size_t n = 0;
+#define ADD(arr)                                                         \
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0] && n < max; i++) \
+        out[n++] = arr[i];
+    if (a->overlay == TUI_OV_TIMELINE) {
+        ADD(tl_keys);
+        return n;
+    }
+    if (a->overlay == TUI_OV_ROOFLINE) {
+        ADD(roof_keys);
+        return n;
+    }
+    ADD(head);
+    if (l && l->problem && strcmp(l->problem, "profiling") == 0) {
+        ADD(prof);
+    } else if (l && l->exercise.kernel) {
+        ADD(ex);
+    }
+    ADD(tail);
+#undef ADD
+    return n;
+}
+
 void tui_panes_status(WINDOW *w, const tui_app *a)
 {
-    static const char *const keys[][2] = {
-        {"?", "help"}, {"q", "quit"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"},
-        {"R", "run all"}, {"s", "size"}, {"Esc", "cancel"},
-    };
+    status_key keys[24];
+    size_t nk = status_keys(a, keys, 24);
     int cols = getmaxx(w), x = 0, rw;
-    char right[160], dev[128];
+    char right[192], dev[128];
     const tui_glyphs *g = tui_glyphs_get(a->ascii);
     werase(w);
     tui_draw_fill(w, 0, 0, cols, ROLE_STATUS);
     if (a->running)
         snprintf(right, sizeof right, "%s running %d/%d ", g->spinner[a->spin % (unsigned)g->nspinner],
                  a->run_rows_done, a->run_rows);
+    else if (a->job != TUI_JOB_NONE)
+        snprintf(right, sizeof right, "%s %s ", g->spinner[a->spin % (unsigned)g->nspinner], a->job_what);
     else
         snprintf(right, sizeof right, "%s ", tui_panes_device_short(a, dev, sizeof dev));
     rw = tui_text_swidth(right);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        int need = tui_text_swidth(keys[i][0]) + 1 + tui_text_swidth(keys[i][1]) + 2;
+    for (size_t i = 0; i < nk; i++) {
+        int need = tui_text_swidth(keys[i].key) + 1 + tui_text_swidth(keys[i].what) + 2;
         if (x + need > cols - rw - 1)
             break;
-        x += tui_draw_text(w, 0, x, cols - x, keys[i][0], ROLE_KEY);
+        x += tui_draw_text(w, 0, x, cols - x, keys[i].key, ROLE_KEY);
         x += tui_draw_text(w, 0, x, cols - x, " ", ROLE_STATUS);
-        x += tui_draw_text(w, 0, x, cols - x, keys[i][1], ROLE_STATUS);
+        x += tui_draw_text(w, 0, x, cols - x, keys[i].what, ROLE_STATUS);
         x += 2;
     }
     if (rw < cols)

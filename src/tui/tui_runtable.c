@@ -193,6 +193,44 @@ size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, s
     return n;
 }
 
+static bool size_in(const char *size, const char *const *own, size_t nown)
+{
+    for (size_t k = 0; k < nown; k++)
+        if (own[k] && strcmp(own[k], size) == 0)
+            return true;
+    return false;
+}
+
+size_t tui_runtable_view_own(const tui_runtable *t, const char *size, const char *const *own,
+                             size_t nown, size_t *idx, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < max; i++)
+        if (!size_in(t->v[i].size, own, nown))
+            idx[n++] = i;
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && t->v[idx[b]].seq < t->v[idx[b - 1]].seq; b--) {
+            size_t tmp = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = tmp;
+        }
+    if (size && size_in(size, own, nown))
+        n += tui_runtable_view(t, size, idx + n, max - n);
+    return n;
+}
+
+bool tui_runtable_remove(tui_runtable *t, const char *variant, const char *size)
+{
+    tui_row *r = tui_runtable_find(t, variant, size);
+    size_t i;
+    if (!r)
+        return false;
+    i = (size_t)(r - t->v);
+    memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof *t->v);
+    t->n--;
+    return true;
+}
+
 size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max)
 {
     size_t n = 0;

@@ -80,6 +80,13 @@ void tui_runtable_forget_skipped(tui_runtable *t, const char *size);
 /* Indices of the rows at size in display order (CPU, multi-threaded CPU,
  * library, kernels in the order first seen, exercise).  Returns how many. */
 size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max);
+/* The rows at size as tui_runtable_view orders them, after the rows whose
+ * size is none of own[0..nown) (measurements with sizes of their own, such
+ * as the profiling experiments'), which come in the order first seen. */
+size_t tui_runtable_view_own(const tui_runtable *t, const char *size, const char *const *own,
+                             size_t nown, size_t *idx, size_t max);
+/* Drops the row for (variant, size); false when there was none. */
+bool tui_runtable_remove(tui_runtable *t, const char *variant, const char *size);
 /* Copies every row that has a result into out; returns how many. */
 size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max);
 

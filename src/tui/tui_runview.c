@@ -181,7 +181,7 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
         return;
     }
     draw_sizes(w, a, table);
-    n = tui_runtable_view(&a->ls[a->sel].table, tui_app_size(a), idx, VIEW_MAX);
+    n = tui_app_rows(a, idx, VIEW_MAX);
     if (lay->run_chart.h > 0) {
         draw_table(w, a, table, idx, n);
         bool beside = lay->run_chart.y == lay->run_table.y;

@@ -46,6 +46,10 @@ static const int mono[ROLE_COUNT] = {
     [ROLE_EMPH] = A_BOLD,       [ROLE_LINK] = A_UNDERLINE,
     [ROLE_BAR] = 0,             [ROLE_STATUS] = A_REVERSE,
     [ROLE_KEY] = A_REVERSE | A_BOLD, [ROLE_WARN] = A_BOLD,
+    [ROLE_KERNEL] = A_BOLD,     [ROLE_COPY] = 0,
+    [ROLE_PAGEABLE] = A_UNDERLINE, [ROLE_MEMSET] = 0,
+    [ROLE_HOST] = A_DIM,        [ROLE_RANGE] = 0,
+    [ROLE_IDLE] = A_BOLD,
 };
 
 typedef struct colour_role {
@@ -70,6 +74,13 @@ static const colour_role colours[ROLE_COUNT] = {
     [ROLE_STATUS] = {COLOR_BLACK, COLOR_WHITE, 0},
     [ROLE_KEY] = {COLOR_WHITE, COLOR_BLUE, A_BOLD},
     [ROLE_WARN] = {COLOR_YELLOW, -1, A_BOLD},
+    [ROLE_KERNEL] = {COLOR_GREEN, -1, 0},
+    [ROLE_COPY] = {COLOR_CYAN, -1, 0},
+    [ROLE_PAGEABLE] = {COLOR_MAGENTA, -1, 0},
+    [ROLE_MEMSET] = {COLOR_BLUE, -1, 0},
+    [ROLE_HOST] = {-1, -1, A_DIM},
+    [ROLE_RANGE] = {COLOR_YELLOW, -1, 0},
+    [ROLE_IDLE] = {COLOR_RED, -1, A_BOLD},
 };
 
 bool tui_theme_init(bool color)

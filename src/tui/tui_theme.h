@@ -26,6 +26,13 @@ typedef enum tui_role {
     ROLE_STATUS,       /* status bar */
     ROLE_KEY,          /* key names in the status bar and help */
     ROLE_WARN,
+    ROLE_KERNEL,       /* timeline: kernels */
+    ROLE_COPY,         /* timeline: copies from or to pinned memory, device copies */
+    ROLE_PAGEABLE,     /* timeline: copies from or to pageable memory */
+    ROLE_MEMSET,       /* timeline: memsets */
+    ROLE_HOST,         /* timeline: runtime calls on the host */
+    ROLE_RANGE,        /* timeline: NVTX ranges */
+    ROLE_IDLE,         /* timeline: the GPU idles; roofline: roofs */
     ROLE_COUNT
 } tui_role;
 

@@ -60,6 +60,10 @@ static void check_size(int rows, int cols, int nlabs)
     assert_true(inside(l.help, rows, cols) && !tui_rect_empty(l.help));
     assert_true(inside(l.quiz, rows, cols) && !tui_rect_empty(l.quiz));
     assert_true(inside(l.confirm, rows, cols) && l.confirm.h >= 5);
+    assert_true(inside(l.view, rows, cols));
+    assert_int_equal(l.view.h, rows - 1);
+    assert_int_equal(l.view.w, cols);
+    assert_false(tui_rect_overlap(l.view, l.pane[TUI_P_STATUS]));
 
     for (int p = 0; p < TUI_P_COUNT; p++) {
         tui_rect r = l.pane[p];

@@ -1,0 +1,212 @@
+#include "tui/tui_job.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHILD_FD 3
+
+void tui_job_init(tui_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->fd = -1;
+}
+
+/* Closes every descriptor above keep. */
+static void close_others(int keep)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        int dfd = dirfd(d);
+        struct dirent *de;
+        int fds[1024], n = 0;
+        while ((de = readdir(d)) != NULL && n < 1024) {
+            char *end;
+            long v = strtol(de->d_name, &end, 10);
+            if (*end == '\0' && end != de->d_name && v > keep && v != dfd)
+                fds[n++] = (int)v;
+        }
+        closedir(d);
+        for (int i = 0; i < n; i++)
+            close(fds[i]);
+        return;
+    }
+    for (int fd = keep + 1; fd < 4096; fd++)
+        close(fd);
+}
+
+static void child(int wfd, tui_job_fn fn, void *ud)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGWINCH, SIGTSTP};
+    int null = open("/dev/null", O_RDWR);
+    setpgid(0, 0);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    if (wfd != CHILD_FD) {
+        dup2(wfd, CHILD_FD);
+        close(wfd);
+    }
+    if (null > CHILD_FD)
+        close(null);
+    close_others(CHILD_FD);
+    _exit(fn(ud, CHILD_FD) & 0xff);
+}
+
+bool tui_job_start(tui_job *j, tui_job_fn fn, void *ud, cl_err *e)
+{
+    int p[2];
+    pid_t pid;
+    tui_job_clear(j);
+    if (pipe(p) != 0)
+        return err_set(e, "cannot make a pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0) {
+        int err = errno;
+        close(p[0]);
+        close(p[1]);
+        return err_set(e, "cannot start a process: %s", strerror(err));
+    }
+    if (pid == 0) {
+        close(p[0]);
+        child(p[1], fn, ud);
+    }
+    close(p[1]);
+    setpgid(pid, pid);
+    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    j->pid = pid;
+    j->fd = p[0];
+    j->done = false;
+    return true;
+}
+
+bool tui_job_active(const tui_job *j)
+{
+    return j->pid > 0 || j->fd >= 0;
+}
+
+int tui_job_fd(const tui_job *j)
+{
+    return j->fd;
+}
+
+static void keep(tui_job *j, const char *buf, size_t n)
+{
+    if (j->len + n + 1 > j->cap) {
+        size_t cap = j->cap ? j->cap : 4096;
+        char *nv;
+        while (cap < j->len + n + 1)
+            cap *= 2;
+        if (cap > TUI_JOB_OUT_MAX + 1)
+            cap = TUI_JOB_OUT_MAX + 1;
+        if (j->len + 1 >= cap)
+            return;
+        nv = realloc(j->out, cap);
+        if (!nv)
+            return;
+        j->out = nv;
+        j->cap = cap;
+    }
+    if (j->len + n + 1 > j->cap)
+        n = j->cap - j->len - 1;
+    memcpy(j->out + j->len, buf, n);
+    j->len += n;
+    j->out[j->len] = '\0';
+}
+
+static void reap(tui_job *j, bool block)
+{
+    int st = 0;
+    pid_t r;
+    if (j->pid <= 0)
+        return;
+    do
+        r = waitpid(j->pid, &st, block ? 0 : WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0)
+        return;
+    if (r == j->pid)
+        j->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    else
+        j->status = 1;
+    j->pid = 0;
+}
+
+bool tui_job_pump(tui_job *j)
+{
+    char buf[4096];
+    if (j->done)
+        return true;
+    while (j->fd >= 0) {
+        ssize_t k = read(j->fd, buf, sizeof buf);
+        if (k > 0) {
+            keep(j, buf, (size_t)k);
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return false;
+        close(j->fd);
+        j->fd = -1;
+    }
+    reap(j, true);
+    if (!j->out)
+        keep(j, "", 0);
+    j->done = true;
+    return true;
+}
+
+void tui_job_cancel(tui_job *j)
+{
+    if (j->pid > 0) {
+        kill(-j->pid, SIGTERM);
+        kill(j->pid, SIGTERM);
+        for (int i = 0; i < 50 && j->pid > 0; i++) {
+            reap(j, false);
+            if (j->pid > 0)
+                usleep(20000);
+        }
+        if (j->pid > 0) {
+            kill(-j->pid, SIGKILL);
+            kill(j->pid, SIGKILL);
+            reap(j, true);
+        }
+    }
+    if (j->fd >= 0)
+        close(j->fd);
+    j->fd = -1;
+    j->done = true;
+}
+
+void tui_job_clear(tui_job *j)
+{
+    tui_job_cancel(j);
+    free(j->out);
+    tui_job_init(j);
+}
+
+bool tui_job_write(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        s += k;
+        n -= (size_t)k;
+    }
+    return true;
+}

@@ -1,0 +1,80 @@
+#include "tui/tui_prof.h"
+
+#include <string.h>
+
+#include "worker/experiments.h"
+
+typedef struct prof_rows {
+    const char *experiment;
+    const char *prefix;     /* measurement ids start with it */
+    const char *kernel;     /* NULL: copies only */
+} prof_rows;
+
+/* Longest prefixes first where one is the start of another. */
+static const prof_rows rows[] = {
+    {"transfers", "h2d_", NULL},
+    {"transfers", "d2h_", NULL},
+    {"transfers", "small_copies", NULL},
+    {"transfers", "compute_vs_copy", "prof_scale"},
+    {"overlap", "overlap_", "prof_fma"},
+    {"stride", "stride_", "prof_stride"},
+    {"gemv", "gemv_row_warp", "prof_gemv_warp"},
+    {"gemv", "gemv_row", "prof_gemv_row"},
+    {"gemv", "gemv_col", "prof_gemv_col"},
+    {"blocksize", "block_", "prof_scale"},
+    {"transpose", "transpose_copy", "prof_copy"},
+    {"transpose", "transpose_naive", "prof_transpose_naive"},
+    {"transpose", "transpose_tiled", "prof_transpose_tiled"},
+    {"transpose", "transpose_padded", "prof_transpose_padded"},
+    {"timing", "timing_first", "prof_first"},
+    {"timing", "timing_steady", "prof_first"},
+    {"timing", "timing_", "prof_fma"},
+    {"roofline", "roof_", "prof_fma"},
+};
+
+bool tui_prof_lab(const lab *l)
+{
+    return l && l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
+}
+
+static const prof_rows *find(const char *variant)
+{
+    if (!variant)
+        return NULL;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strncmp(variant, rows[i].prefix, strlen(rows[i].prefix)) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+const char *tui_prof_experiment(const char *variant)
+{
+    size_t n = 0;
+    const char *const *ids = experiments_ids(&n);
+    const prof_rows *r;
+    for (size_t i = 0; variant && i < n; i++)
+        if (strcmp(ids[i], variant) == 0)
+            return ids[i];
+    r = find(variant);
+    return r ? r->experiment : NULL;
+}
+
+/* The kernel an experiment's own row stands for: its main one. */
+static const struct {
+    const char *experiment, *kernel;
+} main_kernel[] = {
+    {"transfers", "prof_scale"},  {"overlap", "prof_fma"},   {"stride", "prof_stride"},
+    {"gemv", "prof_gemv_row"},    {"blocksize", "prof_scale"}, {"transpose", "prof_transpose_naive"},
+    {"timing", "prof_first"},     {"roofline", "prof_fma"},
+};
+
+const char *tui_prof_kernel(const char *variant)
+{
+    const prof_rows *r = find(variant);
+    if (r)
+        return r->kernel;
+    for (size_t i = 0; variant && i < sizeof main_kernel / sizeof main_kernel[0]; i++)
+        if (strcmp(main_kernel[i].experiment, variant) == 0)
+            return main_kernel[i].kernel;
+    return NULL;
+}

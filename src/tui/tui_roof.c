@@ -1,0 +1,202 @@
+#include "tui/tui_roof.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t tui_roof_points(const run_result *rows, size_t n, tui_roofpt *out, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        const run_result *r = &rows[i];
+        roofline_point p;
+        if (r->status != RS_CORRECT || r->kind == RK_CPU || r->kind == RK_CPU_MT ||
+            !roofline_point_from_rates(r->gbps, r->tflops, &p))
+            continue;
+        snprintf(out[k].label, sizeof out[k].label, "%s", r->label[0] ? r->label : r->variant);
+        out[k].ai = p.ai;
+        out[k].gflops = p.gflops;
+        out[k].mine = r->kind == RK_EXERCISE;
+        k++;
+    }
+    return k;
+}
+
+void tui_roof_free(tui_roofplot *p)
+{
+    free(p->cells);
+    memset(p, 0, sizeof *p);
+}
+
+static tui_roofcell *cell(tui_roofplot *p, int row, int col)
+{
+    return &p->cells[(size_t)row * (size_t)p->w + (size_t)col];
+}
+
+const tui_roofcell *tui_roof_cell(const tui_roofplot *p, int row, int col)
+{
+    static const tui_roofcell none = {RFM_NONE, 0, false};
+    if (!p->cells || row < 0 || row >= p->h || col < 0 || col >= p->w)
+        return &none;
+    return &p->cells[(size_t)row * (size_t)p->w + (size_t)col];
+}
+
+static void decade_label(double v, const char *unit, char *buf, size_t n)
+{
+    if (v >= 1e3 * 0.999)
+        snprintf(buf, n, "%g%s", v / 1e3, unit[0] == 'G' ? "T" : "k");
+    else
+        snprintf(buf, n, "%g%s", v, unit);
+}
+
+static void x_axis(tui_roofplot *p)
+{
+    int w = p->w < (int)sizeof p->xaxis - 1 ? p->w : (int)sizeof p->xaxis - 1, next = 0;
+    memset(p->xaxis, ' ', (size_t)w);
+    p->xaxis[w] = '\0';
+    for (double d = p->g.x_lo; d < p->g.x_hi + 0.5; d += 1.0) {
+        char l[16];
+        size_t len;
+        int c = (int)floor((d - p->g.x_lo) / (p->g.x_hi - p->g.x_lo) * (double)p->w);
+        decade_label(pow(10.0, d), "", l, sizeof l);
+        len = strlen(l);
+        if (c >= w)
+            c = w - (int)len;
+        if (c < next || c < 0 || c + (int)len > w)
+            continue;
+        memcpy(p->xaxis + c, l, len);
+        next = c + (int)len + 1;
+    }
+}
+
+bool tui_roof_plot(const roofline *r, const tui_roofpt *pts, size_t n, int w, int h, tui_roofplot *out,
+                   cl_err *e)
+{
+    roofline_point rp[TUI_ROOF_MAX_POINTS];
+    int prev = -1;
+    memset(out, 0, sizeof *out);
+    if (n > TUI_ROOF_MAX_POINTS)
+        n = TUI_ROOF_MAX_POINTS;
+    for (size_t i = 0; i < n; i++) {
+        rp[i].ai = pts[i].ai;
+        rp[i].gflops = pts[i].gflops;
+    }
+    if (!roofline_grid_fit(&out->g, w, h, r, rp, n, e))
+        return false;
+    out->w = w;
+    out->h = h;
+    out->cells = calloc((size_t)w * (size_t)h, sizeof *out->cells);
+    if (!out->cells)
+        return err_set(e, "out of memory for the roofline");
+    out->ridge_col = roofline_ridge_col(&out->g, r);
+    for (int c = 0; c < w; c++) {
+        int row = roofline_roof_row(&out->g, r, c);
+        bool memory = out->ridge_col < 0 ? roofline_col_ai(&out->g, c) < roofline_ridge(r) : c < out->ridge_col;
+        if (row < 0) {
+            prev = -1;
+            continue;
+        }
+        cell(out, row, c)->mark = memory ? RFM_MEMORY : RFM_COMPUTE;
+        if (memory && prev > row + 1)
+            for (int k = row + 1; k < prev && k < h; k++)
+                cell(out, k, c)->mark = RFM_MEMORY;
+        prev = row;
+    }
+    if (out->ridge_col >= 0) {
+        int row = roofline_roof_row(&out->g, r, out->ridge_col);
+        if (row >= 0) {
+            cell(out, row, out->ridge_col)->mark = RFM_RIDGE;
+            for (int k = row + 1; k < h; k++)
+                if (cell(out, k, out->ridge_col)->mark == RFM_NONE)
+                    cell(out, k, out->ridge_col)->mark = RFM_DROP;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int c, row;
+        if (!roofline_place(&out->g, pts[i].ai, pts[i].gflops, &c, &row))
+            continue;
+        cell(out, row, c)->mark = RFM_POINT;
+        cell(out, row, c)->letter = tui_roof_letter(i);
+        cell(out, row, c)->mine = pts[i].mine;
+    }
+    x_axis(out);
+    return true;
+}
+
+const char *tui_roof_ylabel(const tui_roofplot *p, int row, char *buf, size_t n)
+{
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    if (!p->cells)
+        return buf;
+    for (double d = ceil(p->g.y_lo); d <= p->g.y_hi; d += 1.0) {
+        int c, rr;
+        if (roofline_place(&p->g, roofline_col_ai(&p->g, 0), pow(10.0, d) * 1.0001, &c, &rr) && rr == row) {
+            decade_label(pow(10.0, d), "G", buf, n);
+            break;
+        }
+    }
+    return buf;
+}
+
+char tui_roof_letter(size_t i)
+{
+    if (i < 26)
+        return (char)('A' + i);
+    if (i < 52)
+        return (char)('a' + (i - 26));
+    return '*';
+}
+
+const char *tui_roof_glyph(tui_roofmark m, bool ascii, tui_role *role)
+{
+    static const struct {
+        const char *utf8, *ascii;
+        tui_role role;
+    } g[RFM_COUNT] = {
+        [RFM_NONE] = {" ", " ", ROLE_NORMAL},
+        [RFM_MEMORY] = {"\xE2\x95\xB1", "/", ROLE_COPY},
+        [RFM_COMPUTE] = {"\xE2\x94\x80", "-", ROLE_KERNEL},
+        [RFM_RIDGE] = {"+", "+", ROLE_EMPH},
+        [RFM_DROP] = {"\xE2\x94\x8A", ":", ROLE_DIM},
+        [RFM_POINT] = {"*", "*", ROLE_WARN},
+    };
+    if ((int)m < 0 || m >= RFM_COUNT)
+        m = RFM_NONE;
+    if (role)
+        *role = g[m].role;
+    return ascii ? g[m].ascii : g[m].utf8;
+}
+
+static void rate(double gflops, char *buf, size_t n)
+{
+    if (gflops >= 1e3)
+        snprintf(buf, n, "%.3g TFLOP/s", gflops / 1e3);
+    else
+        snprintf(buf, n, "%.3g GFLOP/s", gflops);
+}
+
+void tui_roof_header(const roofline *r, bool measured, char *buf, size_t n)
+{
+    char c[32];
+    rate(r->peak_gflops, c, sizeof c);
+    if (r->peak_gbs >= 1e3)
+        snprintf(buf, n, "memory roof %.3g TB/s (%s), FP32 roof %s, ridge at %.3g FLOP/B", r->peak_gbs / 1e3,
+                 measured ? "measured copy" : "datasheet", c, roofline_ridge(r));
+    else
+        snprintf(buf, n, "memory roof %.3g GB/s (%s), FP32 roof %s, ridge at %.3g FLOP/B", r->peak_gbs,
+                 measured ? "measured copy" : "datasheet", c, roofline_ridge(r));
+}
+
+void tui_roof_describe(const roofline *r, const tui_roofpt *p, char letter, char *buf, size_t n)
+{
+    char g[32];
+    roofline_point rp = {p->ai, p->gflops};
+    double pct = roofline_pct_of_roof(r, &rp);
+    rate(p->gflops, g, sizeof g);
+    snprintf(buf, n, "%c %s%s: %s at %.3g FLOP/B, %s, %.0f%% of its roof", letter, p->label,
+             p->mine ? " (yours)" : "", g, p->ai, roofline_side_name(roofline_side_of(r, p->ai)),
+             pct >= 0 ? pct : 0.0);
+}

@@ -1,0 +1,261 @@
+#include "tui/tui_views.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/tui_draw.h"
+#include "tui/tui_roof.h"
+#include "tui/tui_timeline.h"
+
+#define VIEW_MAX 256
+
+static void glyph(WINDOW *w, int y, int x, const char *g, tui_role role)
+{
+    wattrset(w, tui_theme_attr(role));
+    mvwaddstr(w, y, x, g);
+    wattrset(w, 0);
+}
+
+/* ---- timeline ---------------------------------------------------------------- */
+
+static void legend(WINDOW *w, int y, int x, int width, const tui_timeline *v, bool ascii)
+{
+    bool present[TLM_COUNT] = {false};
+    int col = 0;
+    for (size_t i = 0; i < v->t.nitems; i++) {
+        const tl_item *it = &v->t.items[i];
+        switch (it->kind) {
+        case TL_KERNEL: present[TLM_KERNEL] = true; break;
+        case TL_MEMSET: present[TLM_MEMSET] = true; break;
+        case TL_API: present[TLM_API] = true; break;
+        case TL_RANGE: present[TLM_RANGE] = true; break;
+        case TL_MEMCPY:
+            present[it->flags & TL_PAGEABLE ? TLM_PAGEABLE : it->flags & TL_PINNED ? TLM_PINNED : TLM_COPY] = true;
+            break;
+        }
+    }
+    present[TLM_IDLE] = v->gaps.n > 0;
+    for (int m = TLM_IDLE; m < TLM_COUNT; m++) {
+        tui_role role;
+        const char *g = tui_timeline_glyph((tui_tlmark)m, ascii, &role);
+        const char *name = tui_timeline_mark_name((tui_tlmark)m);
+        int need = 2 + (int)strlen(name) + 2;
+        if (!present[m])
+            continue;
+        if (col + need > width)
+            break;
+        glyph(w, y, x + col, g, role);
+        col += 2;
+        col += tui_draw_text(w, y, x + col, width - col, name, ROLE_DIM);
+        col += 2;
+    }
+}
+
+void tui_views_timeline(WINDOW *w, const tui_app *a)
+{
+    const tui_timeline *v = &a->tl;
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
+    int pw = tui_timeline_plot_width(cols), px = 1 + TUI_TL_LABEL_W + 1;
+    int lanes_h, top, ticks[64], nt, tall;
+    char title[TL_TITLE_MAX + 16], note[96], line[1024];
+    tui_tlcell *cells;
+    bool *idle;
+    werase(w);
+    tui_timeline_window(v, note, sizeof note);
+    snprintf(title, sizeof title, "Timeline: %s", v->t.title[0] ? v->t.title : "GPU");
+    tui_draw_box(w, title, note, true, a->ascii);
+    if (!v->loaded) {
+        tui_draw_text(w, 1, 1, inner, "no timeline read", ROLE_DIM);
+        return;
+    }
+    tui_draw_footer(w, "T export  f roofline  Esc closes", a->ascii);
+    if (rows < 10 || pw < 8) {
+        tui_draw_text(w, 1, 1, inner, "the window is too small for the timeline", ROLE_BAD);
+        return;
+    }
+    tui_timeline_summary(v, line, sizeof line);
+    y += tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_NORMAL);
+
+    nt = tui_timeline_axis(v, pw, line, sizeof line, ticks, 64);
+    tui_draw_text(w, y, px, pw, line, ROLE_DIM);
+    tui_draw_text(w, y, 1, TUI_TL_LABEL_W, "time", ROLE_DIM);
+    y++;
+    for (int c = 0; c < pw; c++)
+        glyph(w, y, px + c, a->ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+    for (int k = 0; k < nt; k++)
+        glyph(w, y, px + ticks[k], a->ascii ? "+" : "\xE2\x94\xAC", ROLE_DIM);
+    y++;
+
+    lanes_h = rows - 1 - y - 5;
+    if (lanes_h < 1)
+        lanes_h = 1;
+    tall = v->t.nlanes > 0 ? lanes_h / (int)v->t.nlanes : 1;
+    tall = tall < 1 ? 1 : tall > 2 ? 2 : tall;
+    lanes_h /= tall;
+    top = v->lane - lanes_h + 1 > 0 ? v->lane - lanes_h + 1 : 0;
+    cells = malloc((size_t)pw * sizeof *cells);
+    idle = malloc((size_t)pw * sizeof *idle);
+    if (!cells || !idle) {
+        free(cells);
+        free(idle);
+        return;
+    }
+    for (int k = 0; k < lanes_h && (size_t)(top + k) < v->t.nlanes; k++, y += tall) {
+        int lane = top + k;
+        bool cur = lane == v->lane;
+        tui_draw_text(w, y, 1, TUI_TL_LABEL_W, v->t.lanes[lane].name, cur ? ROLE_SELECTED : ROLE_NORMAL);
+        tui_timeline_cells(v, lane, pw, cells);
+        for (int c = 0; c < pw; c++) {
+            tui_role role;
+            const char *g = tui_timeline_glyph(cells[c].mark, a->ascii, &role);
+            if (cells[c].mark == TLM_NONE)
+                continue;
+            for (int t = 0; t < tall; t++)
+                glyph(w, y + t, px + c, g, cells[c].selected ? ROLE_SELECTED : role);
+        }
+    }
+    tui_timeline_idle(v, pw, idle);
+    tui_draw_text(w, y, 1, TUI_TL_LABEL_W, "GPU idle", ROLE_IDLE);
+    for (int c = 0; c < pw; c++)
+        if (idle[c])
+            glyph(w, y, px + c, a->ascii ? "!" : "\xE2\x96\x80", ROLE_IDLE);
+    y++;
+    free(cells);
+    free(idle);
+
+    y = rows - 4;
+    tui_timeline_detail(v, a->ascii, line, sizeof line);
+    if (line[0])
+        tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_EMPH);
+    else
+        tui_draw_wrapped(w, y, 1, inner, 2, "Tab selects the next item on the lane, j/k another lane; +/- zoom, h/l pan, "
+                                      "Enter zooms to the item, g shows everything", ROLE_DIM);
+    legend(w, rows - 2, 1, inner, v, a->ascii);
+}
+
+/* ---- roofline -------------------------------------------------------------------- */
+
+static void roof_message(WINDOW *w, const char *a, const char *b)
+{
+    int cols = getmaxx(w), rows = getmaxy(w), y = 2;
+    y += tui_draw_wrapped(w, y, 2, cols - 4, rows - 4, a, ROLE_WARN);
+    if (b)
+        tui_draw_wrapped(w, y + 1, 2, cols - 4, rows - 3 - y, b, ROLE_DIM);
+}
+
+void tui_views_roofline(WINDOW *w, const tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
+    size_t idx[VIEW_MAX], n, np, nres;
+    static run_result res[VIEW_MAX];
+    tui_roofpt pts[TUI_ROOF_MAX_POINTS];
+    roofline roof;
+    tui_roofplot p;
+    char title[128], line[512];
+    int plot_w, plot_h, leg_x, leg_y, leg_h, y0 = 2, gx;
+    bool beside, measured;
+    cl_err e;
+    werase(w);
+    snprintf(title, sizeof title, "Roofline: %s (log-log)", l ? l->id : "");
+    tui_draw_box(w, title, "Esc closes", true, a->ascii);
+    if (!l)
+        return;
+    if (!a->dev_known || !a->dev.present) {
+        roof_message(w, a->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
+                                       "(its FP32 rate and measured copy bandwidth)"
+                                     : "waiting for the GPU worker to report the device",
+                     "On a machine with a GPU, run the lab (R); in the profiling lab the roofline experiment "
+                     "places one kernel at rising FLOPs per byte.");
+        return;
+    }
+    n = tui_app_rows(a, idx, VIEW_MAX);
+    nres = 0;
+    for (size_t k = 0; k < n; k++)
+        if (a->ls[a->sel].table.v[idx[k]].has_result)
+            res[nres++] = a->ls[a->sel].table.v[idx[k]].r;
+    np = tui_roof_points(res, nres, pts, TUI_ROOF_MAX_POINTS);
+    measured = a->dev.peak_bw_measured_gbs > 0;
+    roof.peak_gflops = a->dev.peak_fp32_tflops * 1e3;
+    roof.peak_gbs = measured ? a->dev.peak_bw_measured_gbs : a->dev.peak_bw_theory_gbs;
+    if (!roofline_valid(&roof)) {
+        roof_message(w, "the device reported no FP32 peak or bandwidth, so there is no roof to draw", NULL);
+        return;
+    }
+    tui_roof_header(&roof, measured, line, sizeof line);
+    tui_draw_text(w, 1, 1, inner, line, ROLE_NORMAL);
+    if (np == 0) {
+        roof_message(w, "nothing measured here with both a FLOP rate and a bandwidth yet",
+                     "Run the lab (R) at this size; in the profiling lab the roofline experiment places one "
+                     "kernel at rising FLOPs per byte.");
+        return;
+    }
+    beside = cols >= 110;
+    if (beside) {
+        plot_w = inner - TUI_ROOF_YLABEL_W - 2 - 52;
+        plot_h = rows - 2 - y0 - 1;
+        leg_x = 1 + TUI_ROOF_YLABEL_W + 2 + plot_w + 2;
+        leg_y = y0;
+        leg_h = rows - 1 - y0;
+    } else {
+        int avail = rows - 2 - y0 - 1;
+        leg_h = (int)np < avail / 3 ? (int)np : avail / 3;
+        if (leg_h < 1)
+            leg_h = 1;
+        plot_w = inner - TUI_ROOF_YLABEL_W - 2;
+        plot_h = avail - leg_h - 1;
+        leg_x = 1;
+        leg_y = y0 + plot_h + 2;
+    }
+    err_clear(&e);
+    if (!tui_roof_plot(&roof, pts, np, plot_w, plot_h - 1, &p, &e)) {
+        tui_roof_free(&p);
+        roof_message(w, e.msg, NULL);
+        return;
+    }
+    gx = 1 + TUI_ROOF_YLABEL_W + 1;
+    tui_draw_text(w, y0, 1, TUI_ROOF_YLABEL_W + 1, "FLOP/s", ROLE_DIM);
+    for (int r = 0; r < p.h; r++) {
+        char ylab[16];
+        tui_roof_ylabel(&p, r, ylab, sizeof ylab);
+        tui_draw_rtext(w, y0 + 1 + r, 1 + TUI_ROOF_YLABEL_W, TUI_ROOF_YLABEL_W, ylab, ROLE_DIM);
+        glyph(w, y0 + 1 + r, gx, a->ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
+        for (int c = 0; c < p.w; c++) {
+            const tui_roofcell *cell = tui_roof_cell(&p, r, c);
+            tui_role role;
+            const char *g = tui_roof_glyph(cell->mark, a->ascii, &role);
+            char letter[2] = {cell->letter, '\0'};
+            if (cell->mark == RFM_NONE)
+                continue;
+            if (cell->mark == RFM_POINT)
+                glyph(w, y0 + 1 + r, gx + 1 + c, letter, cell->mine ? ROLE_OK : ROLE_WARN);
+            else
+                glyph(w, y0 + 1 + r, gx + 1 + c, g, role);
+        }
+    }
+    glyph(w, y0 + 1 + p.h, gx, a->ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
+    for (int c = 0; c < p.w; c++)
+        glyph(w, y0 + 1 + p.h, gx + 1 + c, a->ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+    snprintf(line, sizeof line, "%s  FLOP/B", p.xaxis);
+    tui_draw_text(w, y0 + 2 + p.h, gx + 1, inner - gx, line, ROLE_DIM);
+    tui_roof_free(&p);
+    {
+        int scroll = a->roof_scroll;
+        int width = beside ? cols - 1 - leg_x : inner;
+        if (scroll > (int)np - leg_h)
+            scroll = (int)np - leg_h > 0 ? (int)np - leg_h : 0;
+        if (beside)
+            leg_h = rows - 1 - leg_y;
+        for (int k = 0; k < leg_h && (size_t)(scroll + k) < np; k++) {
+            size_t i = (size_t)(scroll + k);
+            tui_roof_describe(&roof, &pts[i], tui_roof_letter(i), line, sizeof line);
+            if (beside)
+                tui_draw_wrapped(w, leg_y + k, leg_x, width, 1, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
+            else
+                tui_draw_text(w, leg_y + k, leg_x, width, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
+        }
+        if ((int)np > leg_h)
+            tui_draw_footer(w, "Up/Down scroll the points  Esc closes", a->ascii);
+    }
+}
