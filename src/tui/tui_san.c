@@ -25,9 +25,8 @@ static size_t finding(char *buf, size_t n, size_t at, size_t i, const sanitize_f
     bool pair = f->kind == SAN_RACE && f->file2[0] && f->line2 > 0 &&
                 !(strcmp(f->file, f->file2) == 0 && f->line == f->line2);
     const char *detail = f->detail[0] ? f->detail : f->headline;
-    at = addf(buf, n, at, "%zu. %s%s", i + 1, f->warning ? "warning: " : "", sanitize_kind_name(f->kind));
-    if (f->hazard[0])
-        at = addf(buf, n, at, " (%s hazard)", f->hazard);
+    at = addf(buf, n, at, "%zu. %s%s%s%s", i + 1, f->warning ? "warning: " : "", f->hazard[0] ? f->hazard : "",
+              f->hazard[0] ? " " : "", sanitize_kind_name(f->kind));
     if (f->size > 0 && f->kind != SAN_LEAK && f->kind != SAN_RACE)
         at = addf(buf, n, at, " of %d byte%s", f->size, f->size == 1 ? "" : "s");
     if (f->space[0])

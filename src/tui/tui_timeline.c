@@ -161,19 +161,23 @@ void tui_timeline_step(tui_timeline *v, int delta, int width)
         return;
     n = (long)v->t.nitems;
     if (!selected(v) || v->t.items[v->item].lane != v->lane) {
-        if (delta > 0) {
-            for (long i = 0; i < n; i++)
-                if (v->t.items[i].lane == v->lane && v->t.items[i].end_ns >= v->view.t0) {
-                    v->item = i;
-                    break;
-                }
-        } else {
-            for (long i = n - 1; i >= 0; i--)
-                if (v->t.items[i].lane == v->lane && v->t.items[i].start_ns < v->view.t1) {
-                    v->item = i;
-                    break;
-                }
+        long first = -1, last = -1, pick = -1;
+        for (long i = 0; i < n; i++) {
+            const tl_item *it = &v->t.items[i];
+            if (it->lane != v->lane)
+                continue;
+            if (first < 0)
+                first = i;
+            last = i;
+            if (delta > 0 && pick < 0 && it->end_ns >= v->view.t0)
+                pick = i;
+            if (delta < 0 && it->start_ns < v->view.t1)
+                pick = i;
         }
+        if (pick < 0)
+            pick = delta > 0 ? last : first;
+        if (pick >= 0)
+            v->item = pick;
     } else {
         long step = delta > 0 ? 1 : -1;
         for (long i = v->item + step; i >= 0 && i < n; i += step)
