@@ -252,6 +252,16 @@ static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
     return TUI_F_REDRAW;
 }
 
+/* Where a profiling row's experiment comes among the lab's variants. */
+static size_t experiment_rank(const lab *l, const tui_row *r)
+{
+    const char *x = tui_prof_experiment(r->variant);
+    for (size_t v = 0; x && v < l->nvariants; v++)
+        if (strcmp(l->variants[v].id, x) == 0)
+            return v;
+    return l->nvariants;
+}
+
 size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
 {
     const lab *l = tui_app_lab(a);
@@ -259,9 +269,21 @@ size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
     if (!l)
         return 0;
     s = &a->ls[a->sel];
-    if (tui_prof_lab(l))
-        return tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)l->sizes, l->nsizes,
-                                     idx, max);
+    if (tui_prof_lab(l)) {
+        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)l->sizes, l->nsizes,
+                                         idx, max);
+        size_t k = 0;
+        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(a)) != 0)
+            k++;
+        for (size_t i = 1; i < k; i++)
+            for (size_t j = i; j > 0 && experiment_rank(l, &s->table.v[idx[j]]) <
+                                            experiment_rank(l, &s->table.v[idx[j - 1]]); j--) {
+                size_t t = idx[j];
+                idx[j] = idx[j - 1];
+                idx[j - 1] = t;
+            }
+        return n;
+    }
     return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
 }
 

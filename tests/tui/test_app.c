@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "core/trace.h"
 #include "tui/tui_app.h"
 
 static char id_a[] = "reduction", id_b[] = "matmul", title_a[] = "Parallel reduction",
@@ -518,6 +521,398 @@ static void test_empty(void **state)
     tui_app_free(&a);
 }
 
+/* ---- the profiling lab ------------------------------------------------------------ */
+
+static char p_id[] = "profiling", p_title[] = "Profiling", p_problem[] = "profiling", p_ex[] = "pipeline",
+            p_dir[] = "/nonexistent/labs/profiling";
+static char ps1[] = "1048576x16", ps2[] = "4194304x32";
+static char *p_sizes[] = {ps1, ps2};
+static char pv1[] = "transfers", pv2[] = "stride", pv3[] = "roofline";
+static lab_variant p_variants[] = {{pv1, pv1, NULL, NULL, 1}, {pv2, pv2, NULL, NULL, 2}, {pv3, pv3, NULL, NULL, 3}};
+static lab lab_p;
+static lab *p_labv[2];
+static lab_set p_set;
+
+static int setup_prof(void **state)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    memset(&lab_p, 0, sizeof lab_p);
+    lab_p.id = p_id;
+    lab_p.title = p_title;
+    lab_p.problem = p_problem;
+    lab_p.dir = p_dir;
+    lab_p.sizes = p_sizes;
+    lab_p.nsizes = 2;
+    lab_p.time_limit_s = 900;
+    lab_p.variants = p_variants;
+    lab_p.nvariants = 3;
+    lab_p.exercise.kernel = ex_k;
+    lab_p.exercise.launcher = ex_l;
+    lab_p.exercise.problem = p_ex;
+    p_labv[0] = &lab_p;
+    p_labv[1] = &lab_b;
+    p_set.v = p_labv;
+    p_set.n = 2;
+    memset(&lab_b, 0, sizeof lab_b);
+    lab_b.id = id_b;
+    lab_b.title = title_b;
+    tui_layout_compute(30, 100, 2, &lay);
+    assert_true(tui_app_init(a, &p_set, true, NULL));
+    a->workspace = "/nonexistent/ws";
+    *state = a;
+    return 0;
+}
+
+static run_result measured(int run, const char *variant, const char *size, result_status st)
+{
+    run_result r;
+    run_result_init(&r);
+    r.run = run;
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.size, sizeof r.size, "%s", size);
+    r.status = st;
+    r.median_ms = 1.0;
+    r.samples = 10;
+    return r;
+}
+
+static const tui_row *shown(tui_app *a, size_t k)
+{
+    size_t idx[64], n = tui_app_rows(a, idx, 64);
+    assert_true(k < n);
+    return &a->ls[a->sel].table.v[idx[k]];
+}
+
+static void test_profiling_rows(void **state)
+{
+    tui_app *a = *state;
+    size_t idx[64];
+    run_request req;
+    run_progress p;
+    run_result r;
+    /* before a run: each experiment's own row, then the exercise at the size */
+    assert_int_equal(tui_app_rows(a, idx, 64), 4);
+    assert_string_equal(shown(a, 0)->variant, "transfers");
+    assert_string_equal(shown(a, 2)->variant, "roofline");
+    assert_string_equal(shown(a, 3)->variant, "exercise");
+    assert_string_equal(shown(a, 3)->size, ps1);
+
+    /* R: every experiment, then the pipeline with its CPU baseline */
+    assert_true(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
+    assert_string_equal(a->req.run.problem, "profiling");
+    assert_int_equal(a->req.run.nvariants, 3);
+    assert_true(a->req.run.cpu);
+    assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/profiling/starter.cu");
+    req = a->req.run;
+    req.run = 11;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 6);   /* three experiments, cpu, starter, exercise */
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "stride", "")->state, ROW_QUEUED);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "starter", ps1)->state, ROW_QUEUED);
+
+    /* a measurement takes the place of its experiment's own row */
+    memset(&p, 0, sizeof p);
+    p.run = 11;
+    snprintf(p.variant, sizeof p.variant, "stride_1");
+    snprintf(p.size, sizeof p.size, "64 MiB out");
+    tui_app_on_progress(a, &p);
+    assert_null(tui_runtable_find(&a->ls[0].table, "stride", ""));
+    assert_int_equal(a->run_rows, 6);
+    r = measured(11, "stride_1", "64 MiB out", RS_CORRECT);
+    r.gbps = 2000;
+    tui_app_on_result(a, &r);
+    r = measured(11, "stride_8", "64 MiB out", RS_CORRECT);
+    tui_app_on_result(a, &r);
+    assert_int_equal(a->run_rows, 7);
+    /* without a device an experiment answers under its own id */
+    r = measured(11, "roofline", "", RS_ERROR);
+    snprintf(r.message, sizeof r.message, "no CUDA device found: no driver");
+    tui_app_on_result(a, &r);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "roofline", "")->state, ROW_DONE);
+    /* the timeline's announcement is kept for t */
+    tui_app_on_log(a, 0, "timeline: /tmp/some/last.json (120 events over 2.00 ms)");
+    assert_string_equal(a->tl_path, "/tmp/some/last.json");
+    assert_true(a->tl_stale);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "(t shows it)"));
+    tui_app_on_done(a, 11);
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "transfers", "")->state, ROW_SKIPPED);
+    assert_int_equal(tui_app_rows(a, idx, 64), 7);
+    assert_string_equal(shown(a, 1)->variant, "stride_1");
+    assert_string_equal(shown(a, 2)->variant, "stride_8");
+
+    /* r on a measurement runs its experiment alone */
+    a->focus = TUI_P_RUN;
+    key(a, TA_HOME);
+    key(a, TA_DOWN);
+    assert_string_equal(shown(a, a->ls[0].run_cursor)->variant, "stride_1");
+    assert_true(key(a, TA_RUN) & TUI_F_REQUEST);
+    assert_int_equal(a->req.run.nvariants, 1);
+    assert_string_equal(a->req.run.variants[0].id, "stride");
+    assert_string_equal(a->req.run.exercise_kernel, "");
+    assert_false(a->req.run.cpu);
+    req = a->req.run;
+    req.run = 12;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 2);      /* its two measurements, no row of its own */
+    assert_int_equal(tui_runtable_find(&a->ls[0].table, "stride_8", "64 MiB out")->state, ROW_QUEUED);
+    assert_null(tui_runtable_find(&a->ls[0].table, "stride", ""));
+    assert_int_not_equal(tui_runtable_find(&a->ls[0].table, "cpu", ps1)->state, ROW_QUEUED);
+    tui_app_on_done(a, 12);
+
+    /* r on the exercise runs the pipeline alone, with the CPU */
+    key(a, TA_END);
+    assert_string_equal(shown(a, a->ls[0].run_cursor)->variant, "exercise");
+    key(a, TA_RUN);
+    assert_int_equal(a->req.run.nvariants, 0);
+    assert_true(a->req.run.cpu);
+    assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/profiling/starter.cu");
+}
+
+static void test_timeline_view(void **state)
+{
+    tui_app *a = *state;
+    char dir[] = "/tmp/cudalab-tuiapp-XXXXXX", sample[1024], found[1200] = "";
+    const char *root = getenv("CUDALAB_TEST_DATA");
+    const char *msg;
+    tl_view v0;
+    timeline t;
+    cl_err e;
+    /* nothing recorded, nothing to fall back on */
+    assert_int_equal(key(a, TA_TIMELINE), TUI_F_REDRAW);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no timeline yet"));
+
+    snprintf(sample, sizeof sample, "%s/profiling/data/sample_trace.json", root ? root : "tests");
+    snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", sample);
+    key(a, TA_TIMELINE);
+    assert_int_equal(a->overlay, TUI_OV_TIMELINE);
+    assert_true(a->tl.loaded);
+    assert_string_equal(a->tl.path, sample);
+    v0 = a->tl.view;
+    key(a, TA_ZOOM_IN);
+    assert_true(a->tl.view.t1 - a->tl.view.t0 < v0.t1 - v0.t0);
+    key(a, TA_RIGHT);
+    assert_true(a->tl.view.t0 > v0.t0);
+    key(a, TA_HOME);
+    assert_int_equal(a->tl.view.t0, v0.t0);
+    key(a, TA_DOWN);
+    assert_true(a->tl.item >= 0);
+    key(a, TA_NEXT_PANE);
+    assert_true(a->tl.item >= 0);
+    assert_int_equal(a->focus, TUI_P_LABS);  /* Tab moved through items, not panes */
+    key(a, TA_ENTER);
+    assert_true(a->tl.view.t1 - a->tl.view.t0 < v0.t1 - v0.t0);
+
+    /* T writes a Chrome trace into the profiling lab's workspace folder */
+    assert_non_null(mkdtemp(dir));
+    a->workspace = dir;
+    key(a, TA_EXPORT);
+    msg = tui_log_recent(&a->log, 0)->text;
+    assert_non_null(strstr(msg, "trace written to "));
+    sscanf(strstr(msg, dir), "%1199[^:]", found);
+    assert_non_null(strstr(found, "/profiling/timeline-"));
+    assert_true(trace_load(found, &t, &e));
+    assert_int_equal(t.nitems, a->tl.t.nitems);
+    timeline_free(&t);
+    unlink(found);
+    snprintf(found, sizeof found, "%s/profiling", dir);
+    rmdir(found);
+    rmdir(dir);
+
+    /* f and t switch between the views; Esc closes */
+    key(a, TA_ROOFLINE);
+    assert_int_equal(a->overlay, TUI_OV_ROOFLINE);
+    key(a, TA_TIMELINE);
+    assert_int_equal(a->overlay, TUI_OV_TIMELINE);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    /* the wheel zooms the timeline */
+    key(a, TA_TIMELINE);
+    v0 = a->tl.view;
+    tui_app_mouse(a, &lay, 5, 40, TUI_MOUSE_WHEEL_UP);
+    assert_true(a->tl.view.t1 - a->tl.view.t0 < v0.t1 - v0.t0);
+    key(a, TA_QUIT);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+
+    /* a run's announcement replaces the fallback; a file that cannot be
+     * read keeps what was shown */
+    tui_app_on_log(a, 0, "timeline: /nonexistent/last.json (1 events over 1 ms)");
+    key(a, TA_TIMELINE);
+    assert_int_equal(a->overlay, TUI_OV_TIMELINE);
+    assert_string_equal(a->tl.path, sample);
+}
+
+static void test_compile_errors(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    run_result r;
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 5;
+    tui_app_run_started(a, &req);
+    tui_app_on_log(a, 2, "starter.cu:12:21: error: identifier \"blockDim_x\" is undefined\n"
+                         "      int i = blockIdx.x * blockDim_x + threadIdx.x;\n"
+                         "                           ^");
+    tui_app_on_log(a, 0, "your kernel reduce_sum (sm_90): 16 registers a thread");
+    r = measured(5, "exercise", "2^20", RS_ERROR);
+    r.kind = RK_EXERCISE;
+    r.median_ms = 0;
+    snprintf(r.label, sizeof r.label, "your kernel");
+    snprintf(r.message, sizeof r.message, "starter.cu:12:21: error: identifier \"blockDim_x\" is undefined");
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 5);
+    a->focus = TUI_P_RUN;
+    key(a, TA_END);
+    key(a, TA_ENTER);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_non_null(strstr(a->details, "What the compiler said:\nstarter.cu:12:21: error: identifier"));
+    assert_non_null(strstr(a->details, "\n      int i = blockIdx.x * blockDim_x + threadIdx.x;\n"
+                                       "                           ^\n"));
+    assert_null(strstr(a->details, "16 registers"));
+    key(a, TA_CANCEL);
+    /* the next run starts with a clean slate */
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 6;
+    tui_app_run_started(a, &req);
+    assert_string_equal(a->ls[0].compile_log, "");
+}
+
+static void test_tools(void **state)
+{
+    tui_app *a = *state;
+    char ws[] = "/tmp/cudalab-tuiws-XXXXXX", path[256];
+    FILE *f;
+    run_request req;
+    run_result r;
+    assert_non_null(mkdtemp(ws));
+    snprintf(path, sizeof path, "%s/reduction", ws);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/reduction/starter.cu", ws);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("extern \"C\" __global__ void reduce_sum(const float *in, float *out, long long n) {}\n", f);
+    fclose(f);
+    a->workspace = ws;
+    a->focus = TUI_P_RUN;
+
+    /* N on a shipped rung: that kernel, run alone at the row's size */
+    key(a, TA_DOWN);
+    assert_true(key(a, TA_NCU) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_NCU);
+    assert_string_equal(a->req.kernel, "reduce_sequential");
+    assert_int_equal(a->req.nargs, 9);
+    assert_string_equal(a->req.args[8], "0.05");
+    assert_string_equal(a->req.args[0], "run");
+    assert_string_equal(a->req.args[1], "reduction");
+    assert_string_equal(a->req.args[3], "sequential");
+    assert_string_equal(a->req.args[5], "2^20");
+    assert_string_equal(a->req.args[6], "--no-cpu");
+    /* on the learner's row: the kernels its file declares */
+    key(a, TA_END);
+    key(a, TA_NCU);
+    assert_string_equal(a->req.kernel, "^(reduce_sum)$");
+    assert_string_equal(a->req.args[2], "--exercise");
+    assert_string_equal(a->req.variant, "exercise");
+
+    /* the job runs: a second one waits, Esc stops it */
+    tui_app_job_started(a);
+    assert_int_equal(a->job, TUI_JOB_NCU);
+    assert_string_equal(a->job_what, "Nsight Compute on ^(reduce_sum)$");
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "profiling with Nsight Compute"));
+    assert_false(key(a, TA_MEMCHECK) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "still running"));
+    assert_true(key(a, TA_CANCEL) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_CANCEL_JOB);
+
+    /* its metrics join the row's details */
+    tui_app_on_job(a, "OK\nNsight Compute, first launch of reduce_sum\n  DRAM throughput   91.3 %\n", 0);
+    assert_int_equal(a->job, TUI_JOB_NONE);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_string_equal(a->details_title, "exercise at size 2^20");
+    assert_non_null(strstr(a->details, "not run yet"));
+    assert_non_null(strstr(a->details, "DRAM throughput   91.3 %"));
+    key(a, TA_CANCEL);
+    key(a, TA_UP);
+    key(a, TA_ENTER);
+    assert_null(strstr(a->details, "DRAM throughput"));   /* another row: not its metrics */
+    key(a, TA_CANCEL);
+
+    /* failures: the tool is missing, or answered with an error */
+    key(a, TA_NCU);
+    tui_app_job_failed(a, "Nsight Compute (ncu) was not found.");
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_string_equal(a->details, "Nsight Compute (ncu) was not found.");
+    assert_int_equal(a->req.kind, TUI_REQ_NONE);
+    key(a, TA_CANCEL);
+    key(a, TA_NCU);
+    tui_app_job_started(a);
+    tui_app_on_job(a, "ERR\nno CUDA device found: Nsight Compute has nothing to profile", 1);
+    assert_string_equal(a->details, "no CUDA device found: Nsight Compute has nothing to profile");
+    key(a, TA_CANCEL);
+    key(a, TA_NCU);
+    tui_app_job_started(a);
+    tui_app_on_job(a, "", 128 + 9);
+    assert_non_null(strstr(a->details, "stopped before it answered (signal 9)"));
+    key(a, TA_CANCEL);
+
+    /* CPU rows run no kernel of cudalab's */
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 8;
+    tui_app_run_started(a, &req);
+    r = measured(8, "cpu", "2^20", RS_CORRECT);
+    r.kind = RK_CPU;
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 8);
+    key(a, TA_HOME);
+    assert_false(key(a, TA_NCU) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "runs no kernel"));
+
+    /* M and C: the sanitizer on the learner's kernel */
+    assert_true(key(a, TA_MEMCHECK) & TUI_F_REQUEST);
+    assert_int_equal(a->req.kind, TUI_REQ_SANITIZE);
+    assert_false(a->req.racecheck);
+    assert_true(key(a, TA_RACECHECK) & TUI_F_REQUEST);
+    assert_true(a->req.racecheck);
+    tui_app_job_started(a);
+    assert_int_equal(a->job, TUI_JOB_SANITIZE);
+    assert_string_equal(a->job_what, "racecheck on your kernel");
+    tui_app_on_job(a, "OK\ncompute-sanitizer racecheck ran your kernel once at size 2^20.\nResult: correct\n\n"
+                      "racecheck found 1 problem:\n\n1. RAW race hazard on shared memory in reduce_sum\n", 0);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_string_equal(a->details_title, "racecheck on your kernel");
+    assert_non_null(strstr(a->details, "1. RAW race hazard"));
+    assert_string_equal(tui_log_recent(&a->log, 0)->text, "racecheck found 1 problem:");
+    assert_int_equal(tui_log_recent(&a->log, 0)->level, TUI_LOG_WARN);
+    key(a, TA_CANCEL);
+    key(a, TA_MEMCHECK);
+    tui_app_job_started(a);
+    tui_app_on_job(a, "ERR\ncompute-sanitizer was not found: it comes with the CUDA toolkit", 1);
+    assert_non_null(strstr(a->details, "compute-sanitizer was not found"));
+    assert_int_equal(tui_log_recent(&a->log, 0)->level, TUI_LOG_ERROR);
+    key(a, TA_CANCEL);
+    /* no job while a run is on */
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 9;
+    tui_app_run_started(a, &req);
+    assert_false(key(a, TA_MEMCHECK) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "run is in progress"));
+    tui_app_on_done(a, 9);
+    /* a lab without an exercise has nothing to check */
+    a->focus = TUI_P_LABS;
+    key(a, TA_DOWN);
+    assert_false(key(a, TA_RACECHECK) & TUI_F_REQUEST);
+    assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no exercise to check"));
+
+    unlink(path);
+    snprintf(path, sizeof path, "%s/reduction", ws);
+    rmdir(path);
+    rmdir(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +927,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mouse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device, setup, teardown),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test_setup_teardown(test_profiling_rows, setup_prof, teardown),
+        cmocka_unit_test_setup_teardown(test_timeline_view, setup_prof, teardown),
+        cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
