@@ -173,8 +173,8 @@ return lab {
 
       Five hints go from a nudge to an outline of a solution: the cost
       of the division; a warp per row; `float4` copies; loads in flight;
-      and a grid-stride version.  Their text is in this lab's `lab.lua`,
-      under `exercise`: read one, try it, measure, then read the next.
+      and a grid-stride version.  `H` shows them one at a time:
+      read one, try it, measure, then press `H` for the next.
     ]],
   },
 

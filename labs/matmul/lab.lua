@@ -238,8 +238,8 @@ return lab {
       Five hints go from a nudge to an outline of a solution:
       shared-memory tiles; several outputs per thread; an 8x8 outer
       product from registers; `float4` loads with a transposed A tile;
-      and measuring honestly.  Their text is in this lab's `lab.lua`,
-      under `exercise`: read one, try it, measure, then read the next.
+      and measuring honestly.  `H` shows them one at a time:
+      read one, try it, measure, then press `H` for the next.
     ]],
   },
 

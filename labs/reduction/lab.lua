@@ -238,8 +238,8 @@ return lab {
       Five hints go from a nudge to an outline of a solution: sequential
       addressing; several elements per thread; warp shuffles; a grid that
       fills the GPU once, with `float4` loads; and finishing in one or two
-      launches.  Their text is in this lab's `lab.lua`, under `exercise`:
-      read one, try it, measure, then read the next.
+      launches.  `H` shows them one at a time: read one, try it,
+      measure, then press `H` for the next.
     ]],
   },
 
