@@ -22,6 +22,7 @@
 #include "profiling.h"
 
 #define MIB ((size_t)1 << 20)
+#define X_FLOOR (16 * MIB)
 #define X_MAX_SAMPLES 200
 #define X_DEFAULT_BUDGET_S 0.25
 #define X_CHECK_SAMPLES 4096
@@ -200,6 +201,18 @@ static bool x_failed(xctx *x, run_result *r, const cl_err *e)
     return false;
 }
 
+/* Emits r as an RS_ERROR row carrying e's message.  The first failure also
+ * asks whether the CUDA context survived (x_failed); once it has broken,
+ * later rows only carry the message. */
+static void row_failed(xctx *x, run_result *r, const cl_err *e)
+{
+    if (x->broken)
+        row_error(r, e->msg);
+    else
+        x_failed(x, r, e);
+    row_emit(x, r);
+}
+
 static double peak_bw(const xctx *x)
 {
     return x->dev.peak_bw_measured_gbs > 0.0 ? x->dev.peak_bw_measured_gbs
@@ -217,28 +230,24 @@ static void set_bandwidth(const xctx *x, run_result *r, double bytes)
         r->pct_peak_theory = 100.0 * r->gbps / x->dev.peak_bw_theory_gbs;
 }
 
+static void set_stats(run_result *r, const stats_summary *s)
+{
+    r->median_ms = s->median;
+    r->min_ms = s->min;
+    r->max_ms = s->max;
+    r->spread = s->spread;
+    r->samples = (int)s->n;
+}
+
 static void set_timing(run_result *r, const timing_result *tr)
 {
-    r->median_ms = tr->s.median;
-    r->min_ms = tr->s.min;
-    r->max_ms = tr->s.max;
-    r->spread = tr->s.spread;
-    r->samples = (int)tr->s.n;
+    set_stats(r, &tr->s);
 }
 
 static void set_summary(run_result *r, double *v, int n)
 {
     stats_summary s = stats_summarise(v, (size_t)n);
-    r->median_ms = s.median;
-    r->min_ms = s.min;
-    r->max_ms = s.max;
-    r->spread = s.spread;
-    r->samples = (int)s.n;
-}
-
-static void fmt_bytes(size_t bytes, char *out, size_t n)
-{
-    buffer_format_bytes(bytes, out, n);
+    set_stats(r, &s);
 }
 
 static double now_ms(void)
@@ -281,7 +290,7 @@ static size_t fit_device(size_t want, size_t floor_bytes, int count)
 static void too_little_memory(cl_err *e, size_t need)
 {
     char b[32];
-    fmt_bytes(need, b, sizeof b);
+    buffer_format_bytes(need, b, sizeof b);
     if (buffer_check_free(need + 64 * MIB, e))
         err_set(e, "the device has too little free memory for this experiment (it needs %s)", b);
 }
@@ -321,6 +330,67 @@ static bool x_poison(xctx *x, void *dev, size_t bytes, cl_err *e)
 {
     CUDA_CHECK(e, cudaMemsetAsync(dev, 0xff, bytes, x->s));
     return true;
+}
+
+/* One variant's measurement inside the NVTX range named range: poisons
+ * dev_out, runs fn once and downloads out_bytes of it to host_out for the
+ * check, then times fn (working_set: the bytes one run touches). */
+static bool x_measure(xctx *x, const char *range, timing_fn fn, void *job, void *dev_out,
+                      void *host_out, size_t out_bytes, size_t working_set, timing_result *tr,
+                      cl_err *e)
+{
+    nvtx_push(range);
+    bool ok = x_poison(x, dev_out, out_bytes, e) && fn(job, x->s, e) &&
+              x_download(x, host_out, dev_out, out_bytes, e) &&
+              x_time(x, fn, job, working_set, 5, 0, tr, e);
+    nvtx_pop();
+    return ok;
+}
+
+/* An experiment's input and output of equal size, on the device and on
+ * the host; want (when asked for) holds the expected output. */
+typedef struct io_bufs {
+    gpu_buffer din, dout;
+    float *hin, *hout, *want;
+} io_bufs;
+
+/* Allocates b at bytes a buffer (0: nothing fitted, see fit_device), fills
+ * hin with fresh random floats and uploads it to din.  On failure the
+ * caller still calls io_free. */
+static bool io_setup(xctx *x, io_bufs *b, size_t bytes, bool want, const char *what,
+                     cl_err *e)
+{
+    memset(b, 0, sizeof *b);
+    if (bytes == 0) {
+        too_little_memory(e, 2 * X_FLOOR);
+        return false;
+    }
+    if (!buffer_alloc(&b->din, bytes, e) || !buffer_alloc(&b->dout, bytes, e))
+        return false;
+    b->hin = malloc(bytes);
+    b->hout = malloc(bytes);
+    b->want = want ? malloc(bytes) : NULL;
+    if (!b->hin || !b->hout || (want && !b->want))
+        return err_set(e, "out of host memory for the %s experiment", what);
+    rng_fill_uniform(b->hin, bytes / sizeof(float), x->seed++, -1.0f, 1.0f);
+    return x_upload(x, b->din.ptr, b->hin, bytes, e);
+}
+
+static void io_free(io_bufs *b)
+{
+    free(b->hin);
+    free(b->hout);
+    free(b->want);
+    buffer_free(&b->din);
+    buffer_free(&b->dout);
+}
+
+/* The side of gemv's and transpose's square matrices: 8192 when two of
+ * them fit in the device's free memory, else 4096. */
+static int square_side(void)
+{
+    const size_t big = (size_t)8192 * 8192 * sizeof(float);
+    return fit_device(big, big, 2) ? 8192 : 4096;
 }
 
 /* Compares got[0..n) with want[0..n) bit for bit; the row's status and
@@ -453,23 +523,22 @@ static bool time_copy(xctx *x, run_result *r, copy_job *j, int min_s, int max_s,
     return true;
 }
 
-static bool exp_transfers(xctx *x)
+static void exp_transfers(xctx *x)
 {
     cl_err e = {{0}};
     run_result r, h2d_page, h2d_pin, d2h_page, d2h_pin;
     gpu_buffer d = {0};
     float *pin = NULL, *page = NULL;
-    bool alive = true;
     char sz[32];
 
-    size_t bytes = fit_device(256 * MIB, 16 * MIB, 1);
-    fmt_bytes(bytes, sz, sizeof sz);
+    size_t bytes = fit_device(256 * MIB, X_FLOOR, 1);
+    buffer_format_bytes(bytes, sz, sizeof sz);
     row_start(x, &h2d_page, "h2d_pageable", "H2D pageable", sz);
     row_start(x, &h2d_pin, "h2d_pinned", "H2D pinned", sz);
     row_start(x, &d2h_page, "d2h_pageable", "D2H pageable", sz);
     row_start(x, &d2h_pin, "d2h_pinned", "D2H pinned", sz);
     if (bytes == 0) {
-        too_little_memory(&e, 16 * MIB);
+        too_little_memory(&e, X_FLOOR);
         goto fail_all;
     }
     if (!buffer_alloc(&d, bytes, &e))
@@ -530,11 +599,9 @@ static bool exp_transfers(xctx *x)
         j = (copy_job){d.ptr, pin, count * chunk, chunk, cudaMemcpyHostToDevice};
         bool ok = time_copy(x, &r, &j, 3, 5, &e);
         nvtx_pop();
-        if (!ok) {
-            if (!x_failed(x, &r, &e))
-                goto done;
-        } else if (!x_download(x, page, d.ptr, bytes, &e)) {
-            if (!x_failed(x, &r, &e))
+        if (!ok || !x_download(x, page, d.ptr, bytes, &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
         } else {
             check_exact(&r, page, pin, count * chunk / sizeof(float));
@@ -542,8 +609,8 @@ static bool exp_transfers(xctx *x)
                          "one %s copy at %.1f GB/s",
                      1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin.median_ms, sz,
                      h2d_pin.gbps);
+            row_emit(x, &r);
         }
-        row_emit(x, &r);
     }
 
     {
@@ -555,8 +622,7 @@ static bool exp_transfers(xctx *x)
         bool ok = x_time(x, scale_once, &sj, bytes, 5, 0, &tr, &e);
         nvtx_pop();
         if (!ok || !x_download(x, page, d.ptr, bytes, &e)) {
-            if (!x_failed(x, &r, &e))
-                goto done;
+            row_failed(x, &r, &e);
         } else {
             set_timing(&r, &tr);
             set_bandwidth(x, &r, (double)(2 * half * sizeof(float)));
@@ -568,32 +634,23 @@ static bool exp_transfers(xctx *x)
                          "moving the data costs %.0fx computing on it",
                      sz, r.median_ms, h2d_pin.median_ms, h2d_page.median_ms,
                      h2d_pin.median_ms / r.median_ms);
+            row_emit(x, &r);
         }
-        row_emit(x, &r);
     }
     goto done;
 
 fail_pop:
     nvtx_pop();
 fail_all:
-    {
-        run_result *rows[] = {&h2d_page, &h2d_pin, &d2h_page, &d2h_pin};
-        bool ctx_ok = true;
-        for (size_t i = 0; i < 4; i++) {
-            if (ctx_ok)
-                ctx_ok = x_failed(x, rows[i], &e);
-            else
-                row_error(rows[i], e.msg);
-            row_emit(x, rows[i]);
-        }
-        alive = ctx_ok;
-    }
+    row_failed(x, &h2d_page, &e);
+    row_failed(x, &h2d_pin, &e);
+    row_failed(x, &d2h_page, &e);
+    row_failed(x, &d2h_pin, &e);
 done:
     if (pin)
         cudaFreeHost(pin);
     free(page);
     buffer_free(&d);
-    return alive && !x->broken;
 }
 
 /* ---- overlap --------------------------------------------------------------- */
@@ -720,22 +777,21 @@ static void ov_teardown(ov_bufs *b)
 
 #define OV_REPS 5
 
-static bool exp_overlap(xctx *x)
+static void exp_overlap(xctx *x)
 {
     cl_err e = {{0}};
     ov_bufs b;
     memset(&b, 0, sizeof b);
     run_result rs, ro;
     char sz[32];
-    bool alive = true;
-    size_t bytes = fit_device(256 * MIB, 16 * MIB, 2);
-    fmt_bytes(bytes, sz, sizeof sz);
+    size_t bytes = fit_device(256 * MIB, X_FLOOR, 2);
+    buffer_format_bytes(bytes, sz, sizeof sz);
     row_start(x, &rs, "overlap_sync", "1 stream: copy, compute, copy", sz);
     row_start(x, &ro, "overlap_streams", "4 streams, 8 chunks", sz);
     double tsync[OV_REPS], tov[OV_REPS], stage[3] = {0, 0, 0}, st_sum[3] = {0, 0, 0};
     cudacheck_reset();
     if (bytes == 0) {
-        too_little_memory(&e, 2 * 16 * MIB);
+        too_little_memory(&e, 2 * X_FLOOR);
         goto fail;
     }
     if (!ov_setup(x, &b, bytes, &e))
@@ -791,13 +847,10 @@ static bool exp_overlap(xctx *x)
     row_emit(x, &ro);
     goto done;
 fail:
-    alive = x_failed(x, &rs, &e);
-    row_error(&ro, e.msg);
-    row_emit(x, &rs);
-    row_emit(x, &ro);
+    row_failed(x, &rs, &e);
+    row_failed(x, &ro, &e);
 done:
     ov_teardown(&b);
-    return alive && !x->broken;
 }
 
 /* ---- stride ------------------------------------------------------------------- */
@@ -817,36 +870,20 @@ static bool stride_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-static bool exp_stride(xctx *x)
+static void exp_stride(xctx *x)
 {
     static const int strides[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128};
     const size_t nst = sizeof strides / sizeof strides[0];
     cl_err e = {{0}};
-    gpu_buffer din = {0}, dout = {0};
-    float *hin = NULL, *hout = NULL, *want = NULL;
-    bool alive = true;
+    io_bufs io;
     run_result r;
     char sz[48], insz[32];
-    size_t inb = fit_device(256 * MIB, 16 * MIB, 2);
+    size_t inb = fit_device(256 * MIB, X_FLOOR, 2);
     size_t nin = inb / sizeof(float);
-    fmt_bytes(inb, insz, sizeof insz);
+    buffer_format_bytes(inb, insz, sizeof insz);
     snprintf(sz, sizeof sz, "%s in", insz);
-    if (inb == 0) {
-        too_little_memory(&e, 2 * 16 * MIB);
-        goto fail_all;
-    }
-    if (!buffer_alloc(&din, inb, &e) || !buffer_alloc(&dout, inb, &e))
-        goto fail_all;
-    hin = malloc(inb);
-    hout = malloc(inb);
-    want = malloc(inb);
-    if (!hin || !hout || !want) {
-        err_set(&e, "out of host memory for the stride experiment");
-        goto fail_all;
-    }
-    rng_fill_uniform(hin, nin, x->seed++, -1.0f, 1.0f);
     cudacheck_reset();
-    if (!x_upload(x, din.ptr, hin, inb, &e))
+    if (!io_setup(x, &io, inb, true, "stride", &e))
         goto fail_all;
 
     for (size_t k = 0; k < nst; k++) {
@@ -860,30 +897,25 @@ static bool exp_stride(xctx *x)
         else
             snprintf(lab, sizeof lab, "stride %d", s);
         snprintf(range, sizeof range, "stride %d", s);
-        fmt_bytes(nout * sizeof(float), outsz, sizeof outsz);
+        buffer_format_bytes(nout * sizeof(float), outsz, sizeof outsz);
         char rsz[48];
         snprintf(rsz, sizeof rsz, "%s out", outsz);
         row_start(x, &r, id, lab, rsz);
-        stride_job j = {din.ptr, nin, dout.ptr, nout, s};
+        stride_job j = {io.din.ptr, nin, io.dout.ptr, nout, s};
         size_t touched = nout / 32 * sectors * 32 + nout * sizeof(float);
-        nvtx_push(range);
         timing_result tr;
-        bool ok = x_poison(x, dout.ptr, nout * sizeof(float), &e) && stride_once(&j, x->s, &e) &&
-                  x_download(x, hout, dout.ptr, nout * sizeof(float), &e) &&
-                  x_time(x, stride_once, &j, touched, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok) {
-            alive = x_failed(x, &r, &e);
-            row_emit(x, &r);
-            if (!alive)
+        if (!x_measure(x, range, stride_once, &j, io.dout.ptr, io.hout, nout * sizeof(float),
+                       touched, &tr, &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
             continue;
         }
         for (size_t i = 0; i < nout; i++)
-            want[i] = hin[i * (size_t)s];
+            io.want[i] = io.hin[i * (size_t)s];
         set_timing(&r, &tr);
         set_bandwidth(x, &r, (double)(2 * nout * sizeof(float)));
-        check_exact(&r, hout, want, nout);
+        check_exact(&r, io.hout, io.want, nout);
         row_note(&r, "out[i] = in[%d i] over %s of input; GB/s of useful data (4 B read + 4 B "
                      "written per element): a warp's 32 loads touch %zu sector%s of 32 B, so "
                      "%.0f%% of the bytes fetched are used",
@@ -896,19 +928,10 @@ fail_all:
         char id[PROTO_ID_MAX];
         snprintf(id, sizeof id, "stride_%d", strides[k]);
         row_start(x, &r, id, id, sz);
-        if (alive)
-            alive = x_failed(x, &r, &e);
-        else
-            row_error(&r, e.msg);
-        row_emit(x, &r);
+        row_failed(x, &r, &e);
     }
 done:
-    free(hin);
-    free(hout);
-    free(want);
-    buffer_free(&din);
-    buffer_free(&dout);
-    return alive && !x->broken;
+    io_free(&io);
 }
 
 /* ---- gemv ----------------------------------------------------------------------- */
@@ -929,7 +952,7 @@ static bool gemv_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-static bool exp_gemv(xctx *x)
+static void exp_gemv(xctx *x)
 {
     struct {
         const char *id, *label, *note;
@@ -948,10 +971,8 @@ static bool exp_gemv(xctx *x)
     gpu_buffer dA = {0}, dAt = {0}, dx = {0}, dy = {0};
     float *A = NULL, *At = NULL, *hx = NULL, *hy = NULL;
     double *ref = NULL;
-    bool alive = true;
     run_result r;
-    int n = fit_device((size_t)8192 * 8192 * sizeof(float), (size_t)8192 * 8192 * sizeof(float),
-                       2) ? 8192 : 4096;
+    int n = square_side();
     size_t nn = (size_t)n * (size_t)n, mb = nn * sizeof(float);
     char sz[48];
     snprintf(sz, sizeof sz, "%dx%d", n, n);
@@ -986,16 +1007,11 @@ static bool exp_gemv(xctx *x)
     for (size_t k = 0; k < nv; k++) {
         row_start(x, &r, v[k].id, v[k].label, sz);
         gemv_job j = {v[k].fn, v[k].colmajor ? dAt.ptr : dA.ptr, dx.ptr, dy.ptr, n};
-        nvtx_push(v[k].id);
         timing_result tr;
-        bool ok = x_poison(x, dy.ptr, (size_t)n * sizeof(float), &e) && gemv_once(&j, x->s, &e) &&
-                  x_download(x, hy, dy.ptr, (size_t)n * sizeof(float), &e) &&
-                  x_time(x, gemv_once, &j, mb, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok) {
-            alive = x_failed(x, &r, &e);
-            row_emit(x, &r);
-            if (!alive)
+        if (!x_measure(x, v[k].id, gemv_once, &j, dy.ptr, hy, (size_t)n * sizeof(float), mb, &tr,
+                       &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
             continue;
         }
@@ -1013,11 +1029,7 @@ static bool exp_gemv(xctx *x)
 fail_all:
     for (size_t k = 0; k < nv; k++) {
         row_start(x, &r, v[k].id, v[k].label, sz);
-        if (alive)
-            alive = x_failed(x, &r, &e);
-        else
-            row_error(&r, e.msg);
-        row_emit(x, &r);
+        row_failed(x, &r, &e);
     }
 done:
     free(A);
@@ -1029,47 +1041,30 @@ done:
     buffer_free(&dAt);
     buffer_free(&dx);
     buffer_free(&dy);
-    return alive && !x->broken;
 }
 
 /* ---- block size ------------------------------------------------------------------- */
 
-static bool exp_blocksize(xctx *x)
+static void exp_blocksize(xctx *x)
 {
     static const int blocks[] = {32, 64, 128, 256, 512, 1024};
     const size_t nb = sizeof blocks / sizeof blocks[0];
     cl_err e = {{0}};
-    gpu_buffer din = {0}, dout = {0};
-    float *hin = NULL, *hout = NULL, *want = NULL;
-    bool alive = true;
+    io_bufs io;
     run_result r;
     char sz[32];
-    size_t bytes = fit_device(256 * MIB, 16 * MIB, 2);
+    size_t bytes = fit_device(256 * MIB, X_FLOOR, 2);
     size_t n = bytes / sizeof(float);
-    fmt_bytes(bytes, sz, sizeof sz);
+    buffer_format_bytes(bytes, sz, sizeof sz);
     int max_threads = 0;
     cudacheck_reset();
-    if (bytes == 0) {
-        too_little_memory(&e, 2 * 16 * MIB);
+    if (!io_setup(x, &io, bytes, true, "block-size", &e))
         goto fail_all;
-    }
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
                                                x->dev.ordinal),
                     fail_all);
-    if (!buffer_alloc(&din, bytes, &e) || !buffer_alloc(&dout, bytes, &e))
-        goto fail_all;
-    hin = malloc(bytes);
-    hout = malloc(bytes);
-    want = malloc(bytes);
-    if (!hin || !hout || !want) {
-        err_set(&e, "out of host memory for the block-size experiment");
-        goto fail_all;
-    }
-    rng_fill_uniform(hin, n, x->seed++, -1.0f, 1.0f);
     for (size_t i = 0; i < n; i++)
-        want[i] = 2.0f * hin[i];
-    if (!x_upload(x, din.ptr, hin, bytes, &e))
-        goto fail_all;
+        io.want[i] = 2.0f * io.hin[i];
 
     for (size_t k = 0; k < nb; k++) {
         int b = blocks[k];
@@ -1077,28 +1072,23 @@ static bool exp_blocksize(xctx *x)
         snprintf(id, sizeof id, "block_%d", b);
         snprintf(lab, sizeof lab, "%d threads per block", b);
         row_start(x, &r, id, lab, sz);
-        scale_job j = {din.ptr, dout.ptr, n, 2.0f, b};
+        scale_job j = {io.din.ptr, io.dout.ptr, n, 2.0f, b};
         int per_sm = 0;
-        nvtx_push(lab);
         timing_result tr;
         cudaError_t ost = profiling_scale_occupancy(b, &per_sm);
         if (ost != cudaSuccess)
             cudacheck_fail(&e, ost, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", __FILE__,
                            __LINE__);
-        bool ok = ost == cudaSuccess && x_poison(x, dout.ptr, bytes, &e) &&
-                  scale_once(&j, x->s, &e) && x_download(x, hout, dout.ptr, bytes, &e) &&
-                  x_time(x, scale_once, &j, 2 * bytes, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok) {
-            alive = x_failed(x, &r, &e);
-            row_emit(x, &r);
-            if (!alive)
+        if (ost != cudaSuccess || !x_measure(x, lab, scale_once, &j, io.dout.ptr, io.hout, bytes,
+                                             2 * bytes, &tr, &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
             continue;
         }
         set_timing(&r, &tr);
         set_bandwidth(x, &r, (double)(2 * bytes));
-        check_exact(&r, hout, want, n);
+        check_exact(&r, io.hout, io.want, n);
         int threads = per_sm * b;
         row_note(&r, "y = 2x; the runtime fits %d block%s of %d threads on an SM: %d of %d threads, "
                      "%.0f%% occupancy",
@@ -1112,19 +1102,10 @@ fail_all:
         char id[PROTO_ID_MAX];
         snprintf(id, sizeof id, "block_%d", blocks[k]);
         row_start(x, &r, id, id, sz);
-        if (alive)
-            alive = x_failed(x, &r, &e);
-        else
-            row_error(&r, e.msg);
-        row_emit(x, &r);
+        row_failed(x, &r, &e);
     }
 done:
-    free(hin);
-    free(hout);
-    free(want);
-    buffer_free(&din);
-    buffer_free(&dout);
-    return alive && !x->broken;
+    io_free(&io);
 }
 
 /* ---- transpose ---------------------------------------------------------------------- */
@@ -1148,7 +1129,7 @@ static bool transpose_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-static bool exp_transpose(xctx *x)
+static void exp_transpose(xctx *x)
 {
     struct {
         const char *id, *label, *note;
@@ -1166,47 +1147,29 @@ static bool exp_transpose(xctx *x)
     };
     const size_t nv = sizeof v / sizeof v[0];
     cl_err e = {{0}};
-    gpu_buffer din = {0}, dout = {0};
-    float *hin = NULL, *hout = NULL, *want = NULL;
-    bool alive = true;
+    io_bufs io;
     run_result r;
-    int n = fit_device((size_t)8192 * 8192 * sizeof(float), (size_t)8192 * 8192 * sizeof(float),
-                       2) ? 8192 : 4096;
+    int n = square_side();
     size_t nn = (size_t)n * (size_t)n, bytes = nn * sizeof(float);
     char sz[48];
     snprintf(sz, sizeof sz, "%dx%d", n, n);
     cudacheck_reset();
-    if (!buffer_alloc(&din, bytes, &e) || !buffer_alloc(&dout, bytes, &e))
+    if (!io_setup(x, &io, bytes, true, "transpose", &e))
         goto fail_all;
-    hin = malloc(bytes);
-    hout = malloc(bytes);
-    want = malloc(bytes);
-    if (!hin || !hout || !want) {
-        err_set(&e, "out of host memory for the transpose experiment");
-        goto fail_all;
-    }
-    rng_fill_uniform(hin, nn, x->seed++, -1.0f, 1.0f);
-    transpose_host(hin, want, (size_t)n);
-    if (!x_upload(x, din.ptr, hin, bytes, &e))
-        goto fail_all;
+    transpose_host(io.hin, io.want, (size_t)n);
 
     for (size_t k = 0; k < nv; k++) {
         row_start(x, &r, v[k].id, v[k].label, sz);
-        transpose_job j = {v[k].fn, din.ptr, dout.ptr, n};
-        nvtx_push(v[k].id);
+        transpose_job j = {v[k].fn, io.din.ptr, io.dout.ptr, n};
         timing_result tr;
-        bool ok = x_poison(x, dout.ptr, bytes, &e) && transpose_once(&j, x->s, &e) &&
-                  x_download(x, hout, dout.ptr, bytes, &e) &&
-                  x_time(x, transpose_once, &j, 2 * bytes, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok) {
-            alive = x_failed(x, &r, &e);
-            row_emit(x, &r);
-            if (!alive)
+        if (!x_measure(x, v[k].id, transpose_once, &j, io.dout.ptr, io.hout, bytes, 2 * bytes, &tr,
+                       &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
             continue;
         }
-        check_exact(&r, hout, v[k].fn ? want : hin, nn);
+        check_exact(&r, io.hout, v[k].fn ? io.want : io.hin, nn);
         set_timing(&r, &tr);
         set_bandwidth(x, &r, (double)(2 * bytes));
         row_note(&r, "%s", v[k].note);
@@ -1216,19 +1179,10 @@ static bool exp_transpose(xctx *x)
 fail_all:
     for (size_t k = 0; k < nv; k++) {
         row_start(x, &r, v[k].id, v[k].label, sz);
-        if (alive)
-            alive = x_failed(x, &r, &e);
-        else
-            row_error(&r, e.msg);
-        row_emit(x, &r);
+        row_failed(x, &r, &e);
     }
 done:
-    free(hin);
-    free(hout);
-    free(want);
-    buffer_free(&din);
-    buffer_free(&dout);
-    return alive && !x->broken;
+    io_free(&io);
 }
 
 /* ---- timing pitfalls ------------------------------------------------------------------ */
@@ -1237,13 +1191,12 @@ done:
 
 static bool first_launch_done;
 
-static bool exp_timing(xctx *x)
+static void exp_timing(xctx *x)
 {
     cl_err e = {{0}};
-    gpu_buffer din = {0}, dout = {0}, one = {0};
-    float *hin = NULL, *hout = NULL;
+    io_bufs io;
+    gpu_buffer one = {0};
     cudaEvent_t ev0 = NULL, ev1 = NULL;
-    bool alive = true;
     run_result r[5];
     static const char *const ids[] = {"timing_host_nosync", "timing_host_sync", "timing_events",
                                       "timing_first_launch", "timing_steady"};
@@ -1257,20 +1210,10 @@ static bool exp_timing(xctx *x)
     for (int i = 0; i < 5; i++)
         row_start(x, &r[i], ids[i], labels[i], i < 3 ? sz : "1 thread block");
     cudacheck_reset();
-    if (!buffer_alloc(&din, bytes, &e) || !buffer_alloc(&dout, bytes, &e) ||
-        !buffer_alloc(&one, sizeof(float), &e))
+    if (!io_setup(x, &io, bytes, false, "timing", &e) || !buffer_alloc(&one, sizeof(float), &e))
         goto fail;
     CUDA_CHECK_GOTO(&e, cudaEventCreate(&ev0), fail);
     CUDA_CHECK_GOTO(&e, cudaEventCreate(&ev1), fail);
-    hin = malloc(bytes);
-    hout = malloc(bytes);
-    if (!hin || !hout) {
-        err_set(&e, "out of host memory for the timing experiment");
-        goto fail;
-    }
-    rng_fill_uniform(hin, n, x->seed++, -1.0f, 1.0f);
-    if (!x_upload(x, din.ptr, hin, bytes, &e))
-        goto fail;
 
     nvtx_push("first launch");
     bool was_first = !first_launch_done;
@@ -1293,7 +1236,7 @@ static bool exp_timing(xctx *x)
 
     x->variant = r[2].variant;
     CUDA_CHECK_GOTO(&e, cudaEventRecord(ev0, x->s), fail);
-    CUDA_CHECK_GOTO(&e, profiling_fma(din.ptr, dout.ptr, n, iters, x->s), fail);
+    CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail);
     CUDA_CHECK_GOTO(&e, cudaEventRecord(ev1, x->s), fail);
     CUDA_CHECK_GOTO(&e, cudaEventSynchronize(ev1), fail);
     float cal = 0.0f;
@@ -1307,7 +1250,7 @@ static bool exp_timing(xctx *x)
     for (int i = 0; i < TIMING_REPS; i++) {
         x_progress(x, "timing", i + 1, TIMING_REPS);
         h0 = now_ms();
-        CUDA_CHECK_GOTO(&e, profiling_fma(din.ptr, dout.ptr, n, iters, x->s), fail_pop);
+        CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
         t[0][i] = now_ms() - h0;
         CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
     }
@@ -1315,7 +1258,7 @@ static bool exp_timing(xctx *x)
     nvtx_push("host timer with sync");
     for (int i = 0; i < TIMING_REPS; i++) {
         h0 = now_ms();
-        CUDA_CHECK_GOTO(&e, profiling_fma(din.ptr, dout.ptr, n, iters, x->s), fail_pop);
+        CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
         t[1][i] = now_ms() - h0;
     }
@@ -1324,22 +1267,22 @@ static bool exp_timing(xctx *x)
     for (int i = 0; i < TIMING_REPS; i++) {
         float ms = 0.0f;
         CUDA_CHECK_GOTO(&e, cudaEventRecord(ev0, x->s), fail_pop);
-        CUDA_CHECK_GOTO(&e, profiling_fma(din.ptr, dout.ptr, n, iters, x->s), fail_pop);
+        CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaEventRecord(ev1, x->s), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaEventSynchronize(ev1), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaEventElapsedTime(&ms, ev0, ev1), fail_pop);
         t[2][i] = (double)ms;
     }
     nvtx_pop();
-    if (!x_poison(x, dout.ptr, bytes, &e))
+    if (!x_poison(x, io.dout.ptr, bytes, &e))
         goto fail;
-    CUDA_CHECK_GOTO(&e, profiling_fma(din.ptr, dout.ptr, n, iters, x->s), fail);
-    if (!x_download(x, hout, dout.ptr, bytes, &e))
+    CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail);
+    if (!x_download(x, io.hout, io.dout.ptr, bytes, &e))
         goto fail;
 
     for (int i = 0; i < 3; i++) {
         set_summary(&r[i], t[i], TIMING_REPS);
-        check_fma(&r[i], hin, hout, n, iters, x->seed);
+        check_fma(&r[i], io.hin, io.hout, n, iters, x->seed);
         r[i].tflops = PROFILING_FMA_FLOPS(iters) * (double)n / (r[i].median_ms * 1e9);
     }
     r[0].tflops = -1.0;
@@ -1372,24 +1315,15 @@ static bool exp_timing(xctx *x)
 fail_pop:
     nvtx_pop();
 fail:
-    for (int i = 0; i < 5; i++) {
-        if (alive)
-            alive = x_failed(x, &r[i], &e);
-        else
-            row_error(&r[i], e.msg);
-        row_emit(x, &r[i]);
-    }
+    for (int i = 0; i < 5; i++)
+        row_failed(x, &r[i], &e);
 done:
     if (ev0)
         cudaEventDestroy(ev0);
     if (ev1)
         cudaEventDestroy(ev1);
-    free(hin);
-    free(hout);
-    buffer_free(&din);
-    buffer_free(&dout);
+    io_free(&io);
     buffer_free(&one);
-    return alive && !x->broken;
 }
 
 /* ---- roofline ---------------------------------------------------------------------------- */
@@ -1408,35 +1342,20 @@ static bool fma_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-static bool exp_roofline(xctx *x)
+static void exp_roofline(xctx *x)
 {
     static const int iters[] = {0, 1, 4, 16, 64, 256, 1024};
     const size_t ni = sizeof iters / sizeof iters[0];
     cl_err e = {{0}};
-    gpu_buffer din = {0}, dout = {0};
-    float *hin = NULL, *hout = NULL;
-    bool alive = true;
+    io_bufs io;
     run_result r;
-    size_t bytes = fit_device(128 * MIB, 16 * MIB, 2);
+    size_t bytes = fit_device(128 * MIB, X_FLOOR, 2);
     size_t n = bytes / sizeof(float);
     char sz[32];
-    fmt_bytes(bytes, sz, sizeof sz);
+    buffer_format_bytes(bytes, sz, sizeof sz);
     roofline roof = {x->dev.peak_fp32_tflops * 1e3, peak_bw(x)};
     cudacheck_reset();
-    if (bytes == 0) {
-        too_little_memory(&e, 2 * 16 * MIB);
-        goto fail_all;
-    }
-    if (!buffer_alloc(&din, bytes, &e) || !buffer_alloc(&dout, bytes, &e))
-        goto fail_all;
-    hin = malloc(bytes);
-    hout = malloc(bytes);
-    if (!hin || !hout) {
-        err_set(&e, "out of host memory for the roofline experiment");
-        goto fail_all;
-    }
-    rng_fill_uniform(hin, n, x->seed++, -1.0f, 1.0f);
-    if (!x_upload(x, din.ptr, hin, bytes, &e))
+    if (!io_setup(x, &io, bytes, false, "roofline", &e))
         goto fail_all;
 
     for (size_t k = 0; k < ni; k++) {
@@ -1446,24 +1365,18 @@ static bool exp_roofline(xctx *x)
         snprintf(id, sizeof id, "roof_%d", iters[k]);
         snprintf(lab, sizeof lab, "%.2f FLOP/B", ai);
         row_start(x, &r, id, lab, sz);
-        fma_job j = {din.ptr, dout.ptr, n, iters[k]};
-        nvtx_push(lab);
+        fma_job j = {io.din.ptr, io.dout.ptr, n, iters[k]};
         timing_result tr;
-        bool ok = x_poison(x, dout.ptr, bytes, &e) && fma_once(&j, x->s, &e) &&
-                  x_download(x, hout, dout.ptr, bytes, &e) &&
-                  x_time(x, fma_once, &j, 2 * bytes, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok) {
-            alive = x_failed(x, &r, &e);
-            row_emit(x, &r);
-            if (!alive)
+        if (!x_measure(x, lab, fma_once, &j, io.dout.ptr, io.hout, bytes, 2 * bytes, &tr, &e)) {
+            row_failed(x, &r, &e);
+            if (x->broken)
                 goto done;
             continue;
         }
         set_timing(&r, &tr);
         r.gbps = 2.0 * (double)bytes / (r.median_ms * 1e6);
         r.tflops = flops * (double)n / (r.median_ms * 1e9);
-        check_fma(&r, hin, hout, n, iters[k], x->seed);
+        check_fma(&r, io.hin, io.hout, n, iters[k], x->seed);
         roofline_point p = {ai, r.tflops * 1e3};
         if (roofline_valid(&roof)) {
             double pct = roofline_pct_of_roof(&roof, &p);
@@ -1486,23 +1399,15 @@ fail_all:
         char id[PROTO_ID_MAX];
         snprintf(id, sizeof id, "roof_%d", iters[k]);
         row_start(x, &r, id, id, sz);
-        if (alive)
-            alive = x_failed(x, &r, &e);
-        else
-            row_error(&r, e.msg);
-        row_emit(x, &r);
+        row_failed(x, &r, &e);
     }
 done:
-    free(hin);
-    free(hout);
-    buffer_free(&din);
-    buffer_free(&dout);
-    return alive && !x->broken;
+    io_free(&io);
 }
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
-typedef bool (*exp_fn)(xctx *x);
+typedef void (*exp_fn)(xctx *x);
 
 static exp_fn experiment_fn(const char *id)
 {
@@ -1624,17 +1529,17 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
         x_log(&x, 1, msg);
     }
 
-    bool alive = true;
-    for (size_t i = 0; i < nids && alive; i++) {
+    for (size_t i = 0; i < nids && !x.broken; i++) {
         exp_fn fn = experiment_fn(ids[i]);
         if (!fn) {
             unknown_row(&x, ids[i]);
             continue;
         }
         nvtx_push(ids[i]);
-        alive = fn(&x);
+        fn(&x);
         nvtx_pop();
     }
+    bool alive = !x.broken;
 
     if (recording) {
         timeline t;
