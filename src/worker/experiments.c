@@ -27,45 +27,6 @@
 #define X_DEFAULT_BUDGET_S 0.25
 #define X_CHECK_SAMPLES 4096
 
-typedef struct experiment {
-    const char *id;
-    const char *title;
-} experiment;
-
-static const experiment experiments[] = {
-    {"transfers", "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute"},
-    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams"},
-    {"stride", "coalesced vs strided global reads, stride 1 to 128"},
-    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row"},
-    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy"},
-    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile"},
-    {"timing", "host timers with and without synchronisation vs CUDA events; first launch"},
-    {"roofline", "one kernel at rising arithmetic intensity against the roofline"},
-};
-#define NEXP (sizeof experiments / sizeof experiments[0])
-
-const char *const *experiments_ids(size_t *n)
-{
-    static const char *ids[NEXP];
-    for (size_t i = 0; i < NEXP; i++)
-        ids[i] = experiments[i].id;
-    *n = NEXP;
-    return ids;
-}
-
-const char *experiments_title(const char *id)
-{
-    for (size_t i = 0; id && i < NEXP; i++)
-        if (strcmp(experiments[i].id, id) == 0)
-            return experiments[i].title;
-    return NULL;
-}
-
-bool experiments_known(const char *id)
-{
-    return experiments_title(id) != NULL;
-}
-
 bool experiments_timeline_path(const char *msg, char *path, size_t n)
 {
     size_t plen = strlen(EXPERIMENTS_TIMELINE_LOG);
@@ -1407,22 +1368,53 @@ done:
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
-typedef void (*exp_fn)(xctx *x);
+typedef struct experiment {
+    const char *id;
+    const char *title;
+    void (*run)(xctx *x);
+} experiment;
 
-static exp_fn experiment_fn(const char *id)
+static const experiment experiments[] = {
+    {"transfers", "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute",
+     exp_transfers},
+    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams", exp_overlap},
+    {"stride", "coalesced vs strided global reads, stride 1 to 128", exp_stride},
+    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row", exp_gemv},
+    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy",
+     exp_blocksize},
+    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile", exp_transpose},
+    {"timing", "host timers with and without synchronisation vs CUDA events; first launch",
+     exp_timing},
+    {"roofline", "one kernel at rising arithmetic intensity against the roofline", exp_roofline},
+};
+#define NEXP (sizeof experiments / sizeof experiments[0])
+
+static const experiment *experiment_find(const char *id)
 {
-    static const struct {
-        const char *id;
-        exp_fn fn;
-    } fns[] = {
-        {"transfers", exp_transfers}, {"overlap", exp_overlap},     {"stride", exp_stride},
-        {"gemv", exp_gemv},           {"blocksize", exp_blocksize}, {"transpose", exp_transpose},
-        {"timing", exp_timing},       {"roofline", exp_roofline},
-    };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (strcmp(fns[i].id, id) == 0)
-            return fns[i].fn;
+    for (size_t i = 0; id && i < NEXP; i++)
+        if (strcmp(experiments[i].id, id) == 0)
+            return &experiments[i];
     return NULL;
+}
+
+const char *const *experiments_ids(size_t *n)
+{
+    static const char *ids[NEXP];
+    for (size_t i = 0; i < NEXP; i++)
+        ids[i] = experiments[i].id;
+    *n = NEXP;
+    return ids;
+}
+
+const char *experiments_title(const char *id)
+{
+    const experiment *xp = experiment_find(id);
+    return xp ? xp->title : NULL;
+}
+
+bool experiments_known(const char *id)
+{
+    return experiment_find(id) != NULL;
 }
 
 static void unknown_row(xctx *x, const char *id)
@@ -1530,13 +1522,13 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     }
 
     for (size_t i = 0; i < nids && !x.broken; i++) {
-        exp_fn fn = experiment_fn(ids[i]);
-        if (!fn) {
+        const experiment *xp = experiment_find(ids[i]);
+        if (!xp) {
             unknown_row(&x, ids[i]);
             continue;
         }
-        nvtx_push(ids[i]);
-        fn(&x);
+        nvtx_push(xp->id);
+        xp->run(&x);
         nvtx_pop();
     }
     bool alive = !x.broken;
