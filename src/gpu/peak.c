@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <cjson/cJSON.h>
 
-#include "core/atomicfile.h"
+#include "core/jsoncache.h"
 #include "core/paths.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
@@ -14,89 +13,72 @@
 #include "gpu/timing.h"
 
 #define PEAK_CACHE_FILE "peak_bandwidth.json"
+#define PEAK_CACHE_LIST "devices"
 #define PEAK_CACHE_MAX (1u << 20)
 #define MIB ((size_t)1 << 20)
-
-static bool entry_is(const cJSON *it, const char *field, const char *want)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
-    return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
-}
 
 static bool entry_matches(const cJSON *it, const peak_key *k)
 {
     const cJSON *drv = cJSON_GetObjectItemCaseSensitive(it, "driver");
-    return entry_is(it, "name", k->name) && entry_is(it, "pci", k->pci) &&
+    return jsoncache_str_is(it, "name", k->name) && jsoncache_str_is(it, "pci", k->pci) &&
            cJSON_IsNumber(drv) && (int)drv->valuedouble == k->driver;
+}
+
+typedef struct peak_find {
+    const peak_key *k;
+    double gbs;
+} peak_find;
+
+static bool take_entry(const cJSON *it, void *ud)
+{
+    peak_find *f = ud;
+    double gbs = jsoncache_num(it, "copy_gbs", 0.0);
+    if (!entry_matches(it, f->k) || !(gbs > 0.0))
+        return false;
+    f->gbs = gbs;
+    return true;
 }
 
 bool peak_cache_lookup(const char *json, const peak_key *k, double *gbs)
 {
-    if (!json)
+    peak_find f = {k, 0.0};
+    if (!jsoncache_find(json, PEAK_CACHE_LIST, take_entry, &f))
         return false;
-    cJSON *doc = cJSON_Parse(json);
-    if (!doc)
-        return false;
-    bool found = false;
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "devices");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, list)
-    {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "copy_gbs");
-        if (entry_matches(it, k) && cJSON_IsNumber(v) && v->valuedouble > 0.0) {
-            *gbs = v->valuedouble;
-            found = true;
-            break;
-        }
-    }
-    cJSON_Delete(doc);
-    return found;
+    *gbs = f.gbs;
+    return true;
+}
+
+typedef struct peak_new {
+    const peak_key *k;
+    double gbs;
+    long long when;
+} peak_new;
+
+static bool same_slot(const cJSON *it, void *ud)
+{
+    const peak_new *p = ud;
+    return jsoncache_str_is(it, "pci", p->k->pci);
+}
+
+static bool fill_entry(cJSON *ent, void *ud)
+{
+    const peak_new *p = ud;
+    return cJSON_AddStringToObject(ent, "name", p->k->name) &&
+           cJSON_AddStringToObject(ent, "pci", p->k->pci) &&
+           cJSON_AddNumberToObject(ent, "driver", p->k->driver) &&
+           cJSON_AddNumberToObject(ent, "copy_gbs", p->gbs) &&
+           cJSON_AddNumberToObject(ent, "measured_at", (double)p->when);
 }
 
 char *peak_cache_update(const char *json, const peak_key *k, double gbs, long long when)
 {
-    char *out = NULL;
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *list = doc ? cJSON_AddArrayToObject(doc, "devices") : NULL;
-    cJSON *old = json ? cJSON_Parse(json) : NULL;
-    if (!list)
-        goto cleanup;
-    const cJSON *olist = cJSON_GetObjectItemCaseSensitive(old, "devices");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, olist)
-    {
-        if (!cJSON_IsObject(it) || entry_is(it, "pci", k->pci))
-            continue;
-        cJSON *dup = cJSON_Duplicate(it, 1);
-        if (!dup)
-            goto cleanup;
-        cJSON_AddItemToArray(list, dup);
-    }
-    cJSON *ent = cJSON_CreateObject();
-    if (!ent)
-        goto cleanup;
-    cJSON_AddItemToArray(list, ent);
-    if (!cJSON_AddStringToObject(ent, "name", k->name) ||
-        !cJSON_AddStringToObject(ent, "pci", k->pci) ||
-        !cJSON_AddNumberToObject(ent, "driver", k->driver) ||
-        !cJSON_AddNumberToObject(ent, "copy_gbs", gbs) ||
-        !cJSON_AddNumberToObject(ent, "measured_at", (double)when))
-        goto cleanup;
-    out = cJSON_Print(doc);
-cleanup:
-    cJSON_Delete(old);
-    cJSON_Delete(doc);
-    return out;
+    peak_new p = {k, gbs, when};
+    return jsoncache_replace(json, PEAK_CACHE_LIST, same_slot, fill_entry, &p);
 }
 
 bool peak_cache_path(char *out, size_t n, cl_err *e)
 {
-    char dir[CL_PATH_MAX];
-    if (!paths_data_dir(dir, sizeof dir, e))
-        return false;
-    if (!paths_join(out, n, dir, PEAK_CACHE_FILE))
-        return err_set(e, "data folder path is too long");
-    return true;
+    return jsoncache_path(PEAK_CACHE_FILE, out, n, e);
 }
 
 size_t peak_copy_bytes(size_t free_bytes, size_t l2_bytes)
@@ -166,9 +148,7 @@ bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
 
     char path[CL_PATH_MAX];
     bool have_path = peak_cache_path(path, sizeof path, NULL);
-    char *json = NULL;
-    if (have_path && paths_is_file(path))
-        json = file_read_all(path, PEAK_CACHE_MAX, NULL, NULL);
+    char *json = have_path ? jsoncache_read(path, PEAK_CACHE_MAX) : NULL;
     double gbs = 0.0;
     if (!force && peak_cache_lookup(json, &k, &gbs)) {
         info->peak_bw_measured_gbs = gbs;
@@ -184,11 +164,8 @@ bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
     info->peak_bw_cached = false;
     char *doc = peak_cache_update(json, &k, gbs, (long long)time(NULL));
     free(json);
-    if (doc && have_path) {
-        char dir[CL_PATH_MAX];
-        if (paths_data_dir(dir, sizeof dir, NULL) && paths_mkdir_p(dir, NULL))
-            atomicfile_write(path, doc, strlen(doc), NULL);
-    }
+    if (doc && have_path)
+        jsoncache_write(path, doc, NULL);
     free(doc);
     return true;
 }

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <cjson/cJSON.h>
 
-#include "core/atomicfile.h"
+#include "core/jsoncache.h"
 #include "core/paths.h"
 #include "core/stats.h"
 #include "cpu/cpuinfo.h"
 
 #define CPU_CACHE_FILE "cpu_baselines.json"
+#define CPU_CACHE_LIST "baselines"
 #define CPU_CACHE_MAX (4u << 20)
 #define CPU_MAX_RUNS 200
 #define CPU_MIN_RUNS 3
@@ -37,24 +37,12 @@ void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
     k->multi = threads != 1;
 }
 
-static bool str_is(const cJSON *o, const char *field, const char *want)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
-    return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
-}
-
-static double num(const cJSON *o, const char *field, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 static bool key_matches(const cJSON *o, const engine_cpu_key *k)
 {
-    return str_is(o, "problem", k->problem) && str_is(o, "size", k->size) &&
-           str_is(o, "cpu", k->cpu) && str_is(o, "simd", k->simd) &&
-           (int)num(o, "threads", -1) == k->threads &&
-           str_is(o, "mode", k->multi ? "multi" : "single");
+    return jsoncache_str_is(o, "problem", k->problem) && jsoncache_str_is(o, "size", k->size) &&
+           jsoncache_str_is(o, "cpu", k->cpu) && jsoncache_str_is(o, "simd", k->simd) &&
+           (int)jsoncache_num(o, "threads", -1) == k->threads &&
+           jsoncache_str_is(o, "mode", k->multi ? "multi" : "single");
 }
 
 static bool status_from_name(const char *name, result_status *s)
@@ -68,104 +56,92 @@ static bool status_from_name(const char *name, result_status *s)
     return false;
 }
 
+typedef struct cpu_found {
+    const engine_cpu_key *k;
+    engine_cpu_timing *t;
+} cpu_found;
+
+static bool take_entry(const cJSON *it, void *ud)
+{
+    const cpu_found *c = ud;
+    if (!key_matches(it, c->k))
+        return false;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+    const cJSON *chk = cJSON_GetObjectItemCaseSensitive(it, "check");
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(it, "seed");
+    engine_cpu_timing t;
+    memset(&t, 0, sizeof t);
+    t.median_ms = jsoncache_num(it, "median_ms", 0);
+    t.min_ms = jsoncache_num(it, "min_ms", 0);
+    t.max_ms = jsoncache_num(it, "max_ms", 0);
+    t.spread = jsoncache_num(it, "spread", 0);
+    t.samples = (int)jsoncache_num(it, "samples", 0);
+    t.rel_err = jsoncache_num(it, "rel_err", 0);
+    t.measured_at = (long long)jsoncache_num(it, "measured_at", 0);
+    if (!(t.median_ms > 0.0) || t.samples < 1 || !cJSON_IsString(st) ||
+        !status_from_name(st->valuestring, &t.status))
+        return false;
+    if (cJSON_IsString(chk))
+        snprintf(t.check, sizeof t.check, "%s", chk->valuestring);
+    if (cJSON_IsString(seed))
+        t.seed = strtoull(seed->valuestring, NULL, 10);
+    t.cached = true;
+    *c->t = t;
+    return true;
+}
+
 bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *k, engine_cpu_timing *t)
 {
-    if (!json)
-        return false;
-    cJSON *doc = cJSON_Parse(json);
-    if (!doc)
-        return false;
-    bool found = false;
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "baselines");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, list)
-    {
-        if (!cJSON_IsObject(it) || !key_matches(it, k))
-            continue;
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
-        const cJSON *chk = cJSON_GetObjectItemCaseSensitive(it, "check");
-        const cJSON *seed = cJSON_GetObjectItemCaseSensitive(it, "seed");
-        memset(t, 0, sizeof *t);
-        t->median_ms = num(it, "median_ms", 0);
-        t->min_ms = num(it, "min_ms", 0);
-        t->max_ms = num(it, "max_ms", 0);
-        t->spread = num(it, "spread", 0);
-        t->samples = (int)num(it, "samples", 0);
-        t->rel_err = num(it, "rel_err", 0);
-        t->measured_at = (long long)num(it, "measured_at", 0);
-        if (!(t->median_ms > 0.0) || t->samples < 1 || !cJSON_IsString(st) ||
-            !status_from_name(st->valuestring, &t->status))
-            continue;
-        if (cJSON_IsString(chk))
-            snprintf(t->check, sizeof t->check, "%s", chk->valuestring);
-        if (cJSON_IsString(seed))
-            t->seed = strtoull(seed->valuestring, NULL, 10);
-        t->cached = true;
-        found = true;
-        break;
-    }
-    cJSON_Delete(doc);
-    return found;
+    cpu_found c = {k, t};
+    return jsoncache_find(json, CPU_CACHE_LIST, take_entry, &c);
+}
+
+typedef struct cpu_new {
+    const engine_cpu_key *k;
+    const engine_cpu_timing *t;
+} cpu_new;
+
+static bool same_key(const cJSON *it, void *ud)
+{
+    const cpu_new *c = ud;
+    return key_matches(it, c->k);
+}
+
+static bool fill_entry(cJSON *ent, void *ud)
+{
+    const cpu_new *c = ud;
+    const engine_cpu_key *k = c->k;
+    const engine_cpu_timing *t = c->t;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, t->seed);
+    return cJSON_AddStringToObject(ent, "problem", k->problem) &&
+           cJSON_AddStringToObject(ent, "size", k->size) &&
+           cJSON_AddStringToObject(ent, "cpu", k->cpu) &&
+           cJSON_AddStringToObject(ent, "simd", k->simd) &&
+           cJSON_AddNumberToObject(ent, "threads", k->threads) &&
+           cJSON_AddStringToObject(ent, "mode", k->multi ? "multi" : "single") &&
+           cJSON_AddNumberToObject(ent, "median_ms", t->median_ms) &&
+           cJSON_AddNumberToObject(ent, "min_ms", t->min_ms) &&
+           cJSON_AddNumberToObject(ent, "max_ms", t->max_ms) &&
+           cJSON_AddNumberToObject(ent, "spread", t->spread) &&
+           cJSON_AddNumberToObject(ent, "samples", t->samples) &&
+           cJSON_AddStringToObject(ent, "status", result_status_name(t->status)) &&
+           cJSON_AddNumberToObject(ent, "rel_err", t->rel_err) &&
+           cJSON_AddStringToObject(ent, "check", t->check) &&
+           cJSON_AddStringToObject(ent, "seed", seed) &&
+           cJSON_AddNumberToObject(ent, "measured_at", (double)t->measured_at);
 }
 
 char *engine_cpu_cache_update(const char *json, const engine_cpu_key *k,
                               const engine_cpu_timing *t)
 {
-    char *out = NULL;
-    cJSON *old = json ? cJSON_Parse(json) : NULL;
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *list = doc ? cJSON_AddArrayToObject(doc, "baselines") : NULL;
-    if (!list)
-        goto cleanup;
-    const cJSON *olist = cJSON_GetObjectItemCaseSensitive(old, "baselines");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, olist)
-    {
-        if (!cJSON_IsObject(it) || key_matches(it, k))
-            continue;
-        cJSON *dup = cJSON_Duplicate(it, 1);
-        if (!dup)
-            goto cleanup;
-        cJSON_AddItemToArray(list, dup);
-    }
-    cJSON *ent = cJSON_CreateObject();
-    if (!ent)
-        goto cleanup;
-    cJSON_AddItemToArray(list, ent);
-    char seed[32];
-    snprintf(seed, sizeof seed, "%" PRIu64, t->seed);
-    if (!cJSON_AddStringToObject(ent, "problem", k->problem) ||
-        !cJSON_AddStringToObject(ent, "size", k->size) ||
-        !cJSON_AddStringToObject(ent, "cpu", k->cpu) ||
-        !cJSON_AddStringToObject(ent, "simd", k->simd) ||
-        !cJSON_AddNumberToObject(ent, "threads", k->threads) ||
-        !cJSON_AddStringToObject(ent, "mode", k->multi ? "multi" : "single") ||
-        !cJSON_AddNumberToObject(ent, "median_ms", t->median_ms) ||
-        !cJSON_AddNumberToObject(ent, "min_ms", t->min_ms) ||
-        !cJSON_AddNumberToObject(ent, "max_ms", t->max_ms) ||
-        !cJSON_AddNumberToObject(ent, "spread", t->spread) ||
-        !cJSON_AddNumberToObject(ent, "samples", t->samples) ||
-        !cJSON_AddStringToObject(ent, "status", result_status_name(t->status)) ||
-        !cJSON_AddNumberToObject(ent, "rel_err", t->rel_err) ||
-        !cJSON_AddStringToObject(ent, "check", t->check) ||
-        !cJSON_AddStringToObject(ent, "seed", seed) ||
-        !cJSON_AddNumberToObject(ent, "measured_at", (double)t->measured_at))
-        goto cleanup;
-    out = cJSON_Print(doc);
-cleanup:
-    cJSON_Delete(old);
-    cJSON_Delete(doc);
-    return out;
+    cpu_new c = {k, t};
+    return jsoncache_replace(json, CPU_CACHE_LIST, same_key, fill_entry, &c);
 }
 
 bool engine_cpu_cache_path(char *out, size_t n, cl_err *e)
 {
-    char dir[CL_PATH_MAX];
-    if (!paths_data_dir(dir, sizeof dir, e))
-        return false;
-    if (!paths_join(out, n, dir, CPU_CACHE_FILE))
-        return err_set(e, "data folder path is too long");
-    return true;
+    return jsoncache_path(CPU_CACHE_FILE, out, n, e);
 }
 
 bool engine_cpu_should_stop(int n, double elapsed_s)
@@ -237,9 +213,7 @@ bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_c
     engine_cpu_key_make(p, threads, &k);
     char path[CL_PATH_MAX];
     bool have_path = engine_cpu_cache_path(path, sizeof path, NULL);
-    char *json = NULL;
-    if (have_path && paths_is_file(path))
-        json = file_read_all(path, CPU_CACHE_MAX, NULL, NULL);
+    char *json = have_path ? jsoncache_read(path, CPU_CACHE_MAX) : NULL;
     if (use_cache && engine_cpu_cache_lookup(json, &k, out)) {
         free(json);
         return true;
@@ -250,11 +224,8 @@ bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_c
     }
     char *doc = out->status == RS_CORRECT ? engine_cpu_cache_update(json, &k, out) : NULL;
     free(json);
-    if (doc && have_path) {
-        char dir[CL_PATH_MAX];
-        if (paths_data_dir(dir, sizeof dir, NULL) && paths_mkdir_p(dir, NULL))
-            atomicfile_write(path, doc, strlen(doc), NULL);
-    }
+    if (doc && have_path)
+        jsoncache_write(path, doc, NULL);
     free(doc);
     return true;
 }

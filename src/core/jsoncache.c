@@ -1,0 +1,102 @@
+#include "core/jsoncache.h"
+
+#include <string.h>
+
+#include "core/atomicfile.h"
+#include "core/paths.h"
+
+bool jsoncache_path(const char *file, char *out, size_t n, cl_err *e)
+{
+    char dir[CL_PATH_MAX];
+    if (!paths_data_dir(dir, sizeof dir, e))
+        return false;
+    if (!paths_join(out, n, dir, file))
+        return err_set(e, "data folder path is too long");
+    return true;
+}
+
+char *jsoncache_read(const char *path, size_t max_bytes)
+{
+    if (!paths_is_file(path))
+        return NULL;
+    return file_read_all(path, max_bytes, NULL, NULL);
+}
+
+bool jsoncache_write(const char *path, const char *doc, cl_err *e)
+{
+    char dir[CL_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (slash && slash > path) {
+        size_t len = (size_t)(slash - path);
+        if (len >= sizeof dir)
+            return err_set(e, "the path %s is too long", path);
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        if (!paths_mkdir_p(dir, e))
+            return false;
+    }
+    return atomicfile_write(path, doc, strlen(doc), e);
+}
+
+bool jsoncache_find(const char *json, const char *list, jsoncache_entry_fn take, void *ud)
+{
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    if (!doc)
+        return false;
+    bool found = false;
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, list);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, entries)
+    {
+        if (cJSON_IsObject(it) && take(it, ud)) {
+            found = true;
+            break;
+        }
+    }
+    cJSON_Delete(doc);
+    return found;
+}
+
+char *jsoncache_replace(const char *json, const char *list, jsoncache_entry_fn drop,
+                        jsoncache_fill_fn fill, void *ud)
+{
+    char *out = NULL;
+    cJSON *old = json ? cJSON_Parse(json) : NULL;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *entries = doc ? cJSON_AddArrayToObject(doc, list) : NULL;
+    if (!entries)
+        goto cleanup;
+    const cJSON *kept = cJSON_GetObjectItemCaseSensitive(old, list);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, kept)
+    {
+        if (!cJSON_IsObject(it) || drop(it, ud))
+            continue;
+        cJSON *dup = cJSON_Duplicate(it, 1);
+        if (!dup)
+            goto cleanup;
+        cJSON_AddItemToArray(entries, dup);
+    }
+    cJSON *ent = cJSON_CreateObject();
+    if (!ent)
+        goto cleanup;
+    cJSON_AddItemToArray(entries, ent);
+    if (fill(ent, ud))
+        out = cJSON_Print(doc);
+cleanup:
+    cJSON_Delete(old);
+    cJSON_Delete(doc);
+    return out;
+}
+
+bool jsoncache_str_is(const cJSON *o, const char *field, const char *want)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+    return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
+}
+
+double jsoncache_num(const cJSON *o, const char *field, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
