@@ -659,6 +659,34 @@ static bool row_failed(const tui_row *row)
            (row->has_result && row->r.status != RS_CORRECT);
 }
 
+/* True when row is the learner's kernel and its message is a compiler's
+ * "file:line:col: error: message [(and N more errors)]"; fills the compile
+ * fields of in (when not NULL; the strings live in file, 256 bytes, and
+ * in a static buffer). */
+static bool compile_failure(const tui_row *row, diag_input *in, char *file)
+{
+    static char msg[512];
+    char f[256];
+    int line = 0, col = 0, off = 0, more = 0;
+    char *tail;
+    if (row->kind != RK_EXERCISE || !row->has_result || row->r.status != RS_ERROR ||
+        sscanf(row->r.message, "%255[^:\n]:%d:%d: error: %n", f, &line, &col, &off) != 3 || off <= 0)
+        return false;
+    if (!in)
+        return true;
+    snprintf(msg, sizeof msg, "%s", row->r.message + off);
+    tail = strstr(msg, " (and ");
+    if (tail && sscanf(tail, " (and %d more error", &more) == 1)
+        *tail = '\0';
+    snprintf(file, 256, "%s", f);
+    in->compile_errors = 1 + more;
+    in->compile_file = file;
+    in->compile_line = line;
+    in->compile_col = col;
+    in->compile_message = msg;
+    return true;
+}
+
 /* The details overlay's text for a row: every figure, then what went wrong
  * in plain words when something did. */
 static void describe_row(tui_app *a, const lab *l, const tui_row *row)
@@ -703,12 +731,14 @@ static void describe_row(tui_app *a, const lab *l, const tui_row *row)
                         r->mismatches[k].got, r->mismatches[k].expected);
         if (r->seed)
             at = append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
-        if (r->message[0])
+        if (r->message[0] && !compile_failure(row, NULL, NULL))
             at = append(b, n, at, "%s\n", r->message);
     }
     if (row_failed(row)) {
         diag_input in;
         diagnosis d;
+        char cfile[256];
+        const char *log = a->ls[a->sel].compile_log;
         diag_input_init(&in);
         if (row->has_result)
             diag_input_from_result(&in, r);
@@ -718,18 +748,21 @@ static void describe_row(tui_app *a, const lab *l, const tui_row *row)
         }
         in.problem = l->problem;
         in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+        compile_failure(row, &in, cfile);
         diagnose(&in, &d);
         if (d.cause != DIAG_NONE) {
             at = append(b, n, at, "\n%s\n", d.title);
             if (d.where[0])
                 at = append(b, n, at, "at %s\n", d.where);
+            if (d.cause == DIAG_COMPILE && log[0])
+                at = append(b, n, at, "\nWhat the compiler said:\n%s\n", log);
             if (d.explanation[0])
                 at = append(b, n, at, "%s\n", d.explanation);
             if (d.next_step[0])
                 at = append(b, n, at, "Next: %s\n", d.next_step);
         }
-        if (row->kind == RK_EXERCISE && a->ls[a->sel].compile_log[0])
-            at = append(b, n, at, "\nWhat the compiler said:\n%s", a->ls[a->sel].compile_log);
+        if (row->kind == RK_EXERCISE && log[0] && d.cause != DIAG_COMPILE)
+            at = append(b, n, at, "\nWhat the compiler said:\n%s", log);
     }
     if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
         strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
@@ -1040,6 +1073,7 @@ static unsigned timeline_open(tui_app *a)
     if (!timeline_ready(a))
         return TUI_F_REDRAW;
     a->overlay = TUI_OV_TIMELINE;
+    a->tl_serial = a->log.serial;
     return TUI_F_REDRAW;
 }
 

@@ -143,6 +143,7 @@ typedef struct tui_app {
     char tl_path[TUI_TL_PATH_MAX];      /* the newest timeline a run announced */
     char tl_fallback[TUI_TL_PATH_MAX];  /* read when no run announced one; may be "" */
     bool tl_stale;             /* a newer timeline was announced since tl was read */
+    unsigned tl_serial;        /* the log's serial when the view opened: newer messages show in it */
     int roof_scroll;           /* first legend line of the roofline view */
 
     tui_job_kind job;          /* what runs in the background */

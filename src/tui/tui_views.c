@@ -87,7 +87,7 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
         glyph(w, y, px + ticks[k], a->ascii ? "+" : "\xE2\x94\xAC", ROLE_DIM);
     y++;
 
-    lanes_h = rows - 1 - y - 5;
+    lanes_h = rows - 1 - y - 6;
     if (lanes_h < 1)
         lanes_h = 1;
     tall = v->t.nlanes > 0 ? lanes_h / (int)v->t.nlanes : 1;
@@ -124,7 +124,12 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
     free(cells);
     free(idle);
 
-    y = rows - 4;
+    if (a->log.serial != a->tl_serial && tui_log_recent(&a->log, 0)) {
+        const tui_log_entry *m = tui_log_recent(&a->log, 0);
+        tui_draw_text(w, rows - 3, 1, inner, m->text,
+                      m->level == TUI_LOG_ERROR ? ROLE_BAD : m->level == TUI_LOG_WARN ? ROLE_WARN : ROLE_OK);
+    }
+    y = rows - 5;
     tui_timeline_detail(v, a->ascii, line, sizeof line);
     if (line[0])
         tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_EMPH);

@@ -770,6 +770,8 @@ static void test_compile_errors(void **state)
     assert_non_null(strstr(a->details, "\n      int i = blockIdx.x * blockDim_x + threadIdx.x;\n"
                                        "                           ^\n"));
     assert_null(strstr(a->details, "16 registers"));
+    assert_non_null(strstr(a->details, "Your kernel does not compile"));
+    assert_non_null(strstr(a->details, "at starter.cu:12:21"));
     key(a, TA_CANCEL);
     /* the next run starts with a clean slate */
     key(a, TA_RUN_ALL);
