@@ -613,3 +613,14 @@ bool trace_load(const char *path, timeline *t, cl_err *e)
         err_prefix(e, "%s", path);
     return ok;
 }
+
+bool trace_copy(const char *from, const char *to, cl_err *e)
+{
+    size_t len = 0;
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    if (!txt)
+        return false;
+    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    free(txt);
+    return ok;
+}

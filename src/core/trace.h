@@ -42,5 +42,8 @@ bool trace_validate(const char *json, cl_err *e);
  * than the GPU's.  Items come back sorted, in nanoseconds. */
 bool trace_parse(const char *json, timeline *t, cl_err *e);
 bool trace_load(const char *path, timeline *t, cl_err *e);
+/* Copies the trace file at from to to (atomically) after checking it with
+ * trace_validate; nothing is written when it does not pass. */
+bool trace_copy(const char *from, const char *to, cl_err *e);
 
 #endif

@@ -149,6 +149,19 @@ static void test_write_and_load_file(void **state)
     assert_true(trace_load(path, &back, &e));
     assert_int_equal(back.nitems, t.nitems);
     timeline_free(&back);
+
+    char copy[300], bad[300];
+    snprintf(copy, sizeof copy, "%s/copy.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    assert_true(trace_copy(path, copy, &e));
+    assert_true(trace_load(copy, &back, &e));
+    assert_int_equal(back.nitems, t.nitems);
+    timeline_free(&back);
+    assert_true(atomicfile_write(bad, "{\"traceEvents\":7}", 17, &e));
+    unlink(copy);
+    assert_false(trace_copy(bad, copy, &e));     /* refused: nothing written */
+    assert_int_equal(access(copy, F_OK), -1);
+    unlink(bad);
     unlink(path);
     rmdir(dir);
     assert_false(trace_load(path, &back, &e));
