@@ -1,6 +1,9 @@
 #include "cli/cli_labs.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "worker/protocol.h"
 
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
 {
@@ -21,4 +24,20 @@ void cli_print_diags(const lab_diags *d, FILE *f)
         else
             fprintf(f, "%s: %s\n", g->file, g->msg);
     }
+}
+
+int cli_prepare_workspace(const lab *l, workspace_files *f)
+{
+    cl_err e = {{0}};
+    if (!workspace_prepare(NULL, l, f, &e)) {
+        fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
+        return EXIT_ENV;
+    }
+    if (f->kernel_created || f->launcher_created)
+        fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f->dir);
+    if (strlen(f->kernel) >= PROTO_PATH_MAX || strlen(f->launcher) >= PROTO_PATH_MAX) {
+        fprintf(stderr, "cudalab: the workspace path %s is too long\n", f->dir);
+        return EXIT_ENV;
+    }
+    return EXIT_OK;
 }

@@ -1,4 +1,4 @@
-/* cli_labs.h - loading the lab set for a command. */
+/* cli_labs.h - loading the lab set, and a lab's exercise files, for a command. */
 #ifndef CUDALAB_CLI_CLI_LABS_H
 #define CUDALAB_CLI_CLI_LABS_H
 
@@ -7,11 +7,16 @@
 
 #include "cli/cli.h"
 #include "lab/labmodel.h"
+#include "lab/workspace.h"
 
 /* Loads every lab from the context's folders; false (message printed) only
  * when a folder cannot be read.  Problems with single labs go to diags. */
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags);
 /* One "file:line: message" per diagnostic. */
 void cli_print_diags(const lab_diags *d, FILE *f);
+/* Makes l's exercise files ready in the workspace, copying the lab's
+ * starters there when missing (said on stderr).  EXIT_OK, or EXIT_ENV after
+ * saying why on stderr, also when a path is too long for a run request. */
+int cli_prepare_workspace(const lab *l, workspace_files *f);
 
 #endif

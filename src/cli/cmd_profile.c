@@ -5,10 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli/cli_rows.h"
 #include "cli/results_json.h"
-#include "core/atomicfile.h"
 #include "core/ncu.h"
 #include "core/roofline.h"
 #include "core/timeline.h"
@@ -21,13 +20,7 @@
 #define PLOT_H 16
 
 typedef struct prof_state {
-    bool json, tty;
-    device_info dev;
-    bool have_dev;
-    run_result *rows;
-    size_t nrows, cap;
-    run_fault fault;
-    bool faulted;
+    cli_rows rows;
     char timeline[CL_PATH_MAX];
 } prof_state;
 
@@ -55,16 +48,6 @@ static void fmt_time(char *buf, size_t n, const run_result *r)
         snprintf(buf, n, "%.2f us", r->median_ms * 1000);
 }
 
-static void fmt_rate(char *buf, size_t n, double v)
-{
-    if (v < 0)
-        snprintf(buf, n, "-");
-    else if (v >= 100)
-        snprintf(buf, n, "%.0f", v);
-    else
-        snprintf(buf, n, "%.2f", v);
-}
-
 static void print_header(void)
 {
     printf("%-22s %-14s %11s %9s %9s %6s  %s\n", "measurement", "size", "median", "GB/s",
@@ -75,12 +58,9 @@ static void print_row(const run_result *r)
 {
     char t[32], bw[24], fl[24], pk[16];
     fmt_time(t, sizeof t, r);
-    fmt_rate(bw, sizeof bw, r->gbps);
-    fmt_rate(fl, sizeof fl, r->tflops);
-    if (r->pct_peak_measured < 0)
-        snprintf(pk, sizeof pk, "-");
-    else
-        snprintf(pk, sizeof pk, "%.0f%%", r->pct_peak_measured);
+    cli_rows_fmt_rate(bw, sizeof bw, r->gbps);
+    cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
+    cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
     printf("%-22.22s %-14.14s %11s %9s %9s %6s  %s\n", r->label[0] ? r->label : r->variant,
            r->size, t, bw, fl, pk, result_status_name(r->status));
     if (r->message[0])
@@ -93,67 +73,38 @@ static void print_row(const run_result *r)
 static void on_hello(void *ud, const device_info *dev)
 {
     prof_state *st = ud;
-    st->dev = *dev;
-    st->have_dev = true;
-    if (st->json)
-        return;
-    if (dev->present)
-        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
-               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
-    else
-        printf("%s\nThe profiling experiments need a GPU; nothing can be measured here.\n\n",
-               dev->reason[0] ? dev->reason : "no CUDA device found");
-    print_header();
+    cli_rows_hello(&st->rows, dev, "The profiling experiments need a GPU; nothing can be measured here.");
+    if (!st->rows.json)
+        print_header();
 }
 
 static void on_progress(void *ud, const run_progress *p)
 {
     prof_state *st = ud;
-    if (st->json || !st->tty)
-        return;
-    fprintf(stderr, "\r  %-22.22s %-8s %d/%d   ", p->variant, p->phase, p->rep, p->of);
-    fflush(stderr);
+    cli_rows_progress(&st->rows, "%-22.22s %-8s %d/%d", p->variant, p->phase, p->rep, p->of);
 }
 
 static void on_result(void *ud, const run_result *r)
 {
     prof_state *st = ud;
-    if (st->nrows == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 32;
-        run_result *nv = realloc(st->rows, cap * sizeof *nv);
-        if (!nv)
-            return;
-        st->rows = nv;
-        st->cap = cap;
-    }
-    st->rows[st->nrows++] = *r;
-    if (st->json)
+    if (!cli_rows_add(&st->rows, r) || st->rows.json)
         return;
-    if (st->tty)
-        fputs("\r\033[K", stderr);
+    cli_rows_clear_progress(&st->rows);
     print_row(r);
 }
 
 static void on_log(void *ud, int level, const char *msg)
 {
     prof_state *st = ud;
-    if (experiments_timeline_path(msg, st->timeline, sizeof st->timeline) && st->json)
+    if (experiments_timeline_path(msg, st->timeline, sizeof st->timeline) && st->rows.json)
         return;
-    if (st->tty && !st->json)
-        fputs("\r\033[K", stderr);
-    if (level > 0 || !st->json)
-        fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
+    cli_rows_log(&st->rows, level, msg);
 }
 
 static void on_fault(void *ud, const run_fault *f)
 {
     prof_state *st = ud;
-    st->fault = *f;
-    st->faulted = true;
-    if (st->tty && !st->json)
-        fputs("\r\033[K", stderr);
-    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
-            f->message);
+    cli_rows_fault(&st->rows, f);
 }
 
 /* ---- the text roofline --------------------------------------------------- */
@@ -167,7 +118,7 @@ static void fmt_si(double v, const char *unit, char *out, size_t n)
 }
 
 /* Draws the roofline rows (variant "roof_*") against the device's roofs. */
-static void print_roofline(const prof_state *st)
+static void print_roofline(const cli_rows *st)
 {
     roofline roof = {st->dev.peak_fp32_tflops * 1e3,
                      st->dev.peak_bw_measured_gbs > 0 ? st->dev.peak_bw_measured_gbs
@@ -175,8 +126,8 @@ static void print_roofline(const prof_state *st)
     roofline_point pts[26];
     const run_result *src[26];
     size_t n = 0;
-    for (size_t i = 0; i < st->nrows && n < 26; i++) {
-        const run_result *r = &st->rows[i];
+    for (size_t i = 0; i < st->n && n < 26; i++) {
+        const run_result *r = &st->v[i];
         if (strncmp(r->variant, "roof_", 5) == 0 && r->status == RS_CORRECT &&
             roofline_point_from_rates(r->gbps, r->tflops, &pts[n]))
             src[n++] = r;
@@ -394,29 +345,6 @@ static int run_ncu(cli_ctx *c, const prof_args *a)
 
 /* ---- the command --------------------------------------------------------------- */
 
-static bool copy_trace(const char *from, const char *to, cl_err *e)
-{
-    size_t len = 0;
-    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
-    if (!txt)
-        return false;
-    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
-    free(txt);
-    return ok;
-}
-
-static int exit_code(const prof_state *st)
-{
-    if (st->have_dev && !st->dev.present)
-        return EXIT_ENV;
-    if (st->faulted)
-        return EXIT_FAIL;
-    for (size_t i = 0; i < st->nrows; i++)
-        if (st->rows[i].status != RS_CORRECT)
-            return EXIT_FAIL;
-    return EXIT_OK;
-}
-
 int cmd_profile(cli_ctx *c, int argc, char **argv)
 {
     prof_args a;
@@ -438,8 +366,8 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
 
     prof_state st;
     memset(&st, 0, sizeof st);
-    st.json = a.json;
-    st.tty = isatty(STDERR_FILENO) != 0;
+    cli_rows_init(&st.rows, a.json);
+    cli_rows *rows = &st.rows;
     supervisor_callbacks cb = {
         .on_hello = on_hello,
         .on_progress = on_progress,
@@ -448,51 +376,41 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
-    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
-    cl_err e;
-    supervisor *s = supervisor_new(&so, &e);
-    if (!s || !supervisor_submit(s, &req, limit, &e)) {
-        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
-        supervisor_free(s);
-        free(st.rows);
+    if (cli_rows_run(&req, limit, &cb, &st) != EXIT_OK) {
+        cli_rows_free(rows);
         return EXIT_ENV;
     }
-    supervisor_wait(s, req.run);
-    supervisor_free(s);
 
-    if (st.json) {
-        cJSON *root = results_json("profiling", st.have_dev ? &st.dev : NULL, st.rows, st.nrows,
-                                   st.faulted ? &st.fault : NULL);
+    if (rows->json) {
+        cJSON *root = results_json("profiling", rows->have_dev ? &rows->dev : NULL, rows->v,
+                                   rows->n, rows->faulted ? &rows->fault : NULL);
         if (root) {
             if (st.timeline[0])
                 cJSON_AddStringToObject(root, "timeline", st.timeline);
             else
                 cJSON_AddNullToObject(root, "timeline");
         }
-        char *txt = root ? cJSON_Print(root) : NULL;
-        if (txt)
-            puts(txt);
-        free(txt);
-        cJSON_Delete(root);
-    } else if (st.have_dev && st.dev.present) {
-        print_roofline(&st);
+        results_json_print(root);
+    } else if (rows->have_dev && rows->dev.present) {
+        print_roofline(rows);
         print_timeline_summary(&st);
     }
 
-    rc = exit_code(&st);
+    rc = cli_rows_exit_code(rows);
+    cl_err e;
     if (a.trace && rc != EXIT_ENV) {
         if (!st.timeline[0]) {
             fprintf(stderr, "cudalab: no timeline was recorded, so %s was not written\n", a.trace);
             rc = EXIT_FAIL;
-        } else if (!copy_trace(st.timeline, a.trace, &e)) {
+        } else if (!trace_copy(st.timeline, a.trace, &e)) {
             fprintf(stderr, "cudalab: cannot write the trace %s: %s\n", a.trace, e.msg);
             rc = EXIT_FAIL;
-        } else if (!st.json) {
+        } else if (!rows->json) {
             printf("Trace written to %s\n", a.trace);
         }
     }
-    if (st.have_dev && !st.dev.present && !st.json)
-        fprintf(stderr, "cudalab: %s\n", st.dev.reason[0] ? st.dev.reason : "no CUDA device found");
-    free(st.rows);
+    if (cli_rows_no_device(rows) && !rows->json)
+        fprintf(stderr, "cudalab: %s\n", cli_rows_reason(rows));
+    cli_rows_free(rows);
     return rc;
 }

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/cli_labs.h"
+#include "cli/cli_rows.h"
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
 #include "core/timeline.h"
@@ -20,13 +20,9 @@
 #define REPORT_MAX_BYTES (4u << 20)
 
 typedef struct report_state {
-    bool tty;
-    device_info dev;
-    bool have_dev;
+    cli_rows w;                        /* the device and a fault; rows are kept below */
     run_result starter, mine, cpu, cpu_mt;
     bool have_starter, have_mine, have_cpu, have_cpu_mt;
-    run_fault fault;
-    bool faulted;
     char starter_trace[CL_PATH_MAX], mine_trace[CL_PATH_MAX];
 } report_state;
 
@@ -38,17 +34,11 @@ typedef struct report_args {
 
 /* ---- supervisor callbacks ---------------------------------------------------- */
 
-static void clear_progress(const report_state *st)
-{
-    if (st->tty)
-        fputs("\r\033[K", stderr);
-}
-
 static void on_hello(void *ud, const device_info *dev)
 {
     report_state *st = ud;
-    st->dev = *dev;
-    st->have_dev = true;
+    st->w.dev = *dev;
+    st->w.have_dev = true;
     if (dev->present)
         printf("Device: %s\n", dev->name);
 }
@@ -56,17 +46,14 @@ static void on_hello(void *ud, const device_info *dev)
 static void on_progress(void *ud, const run_progress *p)
 {
     const report_state *st = ud;
-    if (!st->tty)
-        return;
-    fprintf(stderr, "\r  %-10.10s %-14.14s %-8s %d/%d   ", p->variant, p->size, p->phase, p->rep,
-            p->of);
-    fflush(stderr);
+    cli_rows_progress(&st->w, "%-10.10s %-14.14s %-8s %d/%d", p->variant, p->size, p->phase,
+                      p->rep, p->of);
 }
 
 static void on_result(void *ud, const run_result *r)
 {
     report_state *st = ud;
-    clear_progress(st);
+    cli_rows_clear_progress(&st->w);
     if (r->kind == RK_EXERCISE) {
         st->mine = *r;
         st->have_mine = true;
@@ -93,20 +80,14 @@ static void on_log(void *ud, int level, const char *msg)
             snprintf(st->mine_trace, sizeof st->mine_trace, "%s", path);
         return;
     }
-    if (level == 0)
-        return;
-    clear_progress(st);
-    fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : "warning: ", msg);
+    if (level > 0)
+        cli_rows_log(&st->w, level, msg);
 }
 
 static void on_fault(void *ud, const run_fault *f)
 {
     report_state *st = ud;
-    st->fault = *f;
-    st->faulted = true;
-    clear_progress(st);
-    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
-            f->message);
+    cli_rows_fault(&st->w, f);
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
@@ -165,13 +146,7 @@ static bool copy_trace(const char *from, const char *dir, const char *name, cl_e
     char to[CL_PATH_MAX];
     if (!paths_join(to, sizeof to, dir, name))
         return err_set(e, "the path %s/%s is too long", dir, name);
-    size_t len = 0;
-    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
-    if (!txt)
-        return false;
-    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
-    free(txt);
-    return ok;
+    return trace_copy(from, to, e);
 }
 
 /* The learner's notes from the report at path (NULL: none).  An earlier
@@ -235,19 +210,10 @@ static int find_lab(cli_ctx *c, const char *id, lab_set *set, lab_diags *diags,
         return cli_usage_error(c, "report: lab '%s' has no profiling report (try 'cudalab "
                                   "report %s')",
                                id, PIPELINE_LAB);
-    cl_err e = {{0}};
-    if (!workspace_prepare(NULL, l, f, &e)) {
-        fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
-        return EXIT_ENV;
-    }
-    if (f->kernel_created || f->launcher_created)
-        fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f->dir);
-    if (strlen(f->kernel) >= PROTO_PATH_MAX || strlen(f->launcher) >= PROTO_PATH_MAX) {
-        fprintf(stderr, "cudalab: the workspace path %s is too long\n", f->dir);
-        return EXIT_ENV;
-    }
-    *out = l;
-    return EXIT_OK;
+    int rc = cli_prepare_workspace(l, f);
+    if (rc == EXIT_OK)
+        *out = l;
+    return rc;
 }
 
 static void build_request(const lab *l, const report_args *a, const workspace_files *f,
@@ -319,7 +285,7 @@ static int write_report(const report_state *st, const char *size, const workspac
     localtime_r(&now, &tmv);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
     report_input in = {
-        .device = st->dev.name,
+        .device = st->w.dev.name,
         .size = size,
         .when = when,
         .cpu = st->have_cpu ? &st->cpu : NULL,
@@ -353,11 +319,10 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
         return rc;
     lab_set set = {0};
     lab_diags diags = {0};
-    supervisor *s = NULL;
     static run_request req;
     static report_state st;
     memset(&st, 0, sizeof st);
-    st.tty = isatty(STDERR_FILENO) != 0;
+    cli_rows_init(&st.w, false);
     const lab *l = NULL;
     static workspace_files f;
     if ((rc = find_lab(c, argv[1], &set, &diags, &l, &f)) != EXIT_OK || !l)
@@ -372,22 +337,16 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
-    cl_err e = {{0}};
-    if (!(s = supervisor_new(&so, &e)) || !supervisor_submit(s, &req, limit, &e)) {
-        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
-        rc = EXIT_ENV;
-        goto done;
-    }
     fprintf(stderr, "Timing the starter and your pipeline at %s, then recording a timeline of "
                     "each...\n",
             req.sizes[0]);
-    supervisor_wait(s, req.run);
-    clear_progress(&st);
+    if ((rc = cli_rows_run(&req, limit, &cb, &st)) != EXIT_OK)
+        goto done;
+    cli_rows_clear_progress(&st.w);
 
-    if (st.have_dev && !st.dev.present) {
+    if (cli_rows_no_device(&st.w)) {
         fprintf(stderr, "cudalab: %s\nThe report needs a GPU to measure; nothing was written.\n",
-                st.dev.reason[0] ? st.dev.reason : "no CUDA device found");
+                cli_rows_reason(&st.w));
         rc = EXIT_ENV;
         goto done;
     }
@@ -398,15 +357,14 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     if (!st.have_starter || !st.have_mine) {
         fprintf(stderr, "cudalab: the run ended before both pipelines were measured; no report "
                         "was written\n");
-        rc = st.faulted ? EXIT_FAIL : EXIT_ENV;
+        rc = st.w.faulted ? EXIT_FAIL : EXIT_ENV;
         goto done;
     }
     rc = write_report(&st, req.sizes[0], &f);
-    if (rc == EXIT_OK && (st.faulted || st.starter.status != RS_CORRECT ||
+    if (rc == EXIT_OK && (st.w.faulted || st.starter.status != RS_CORRECT ||
                           st.mine.status != RS_CORRECT))
         rc = EXIT_FAIL;
 done:
-    supervisor_free(s);
     lab_set_free(&set);
     lab_diags_free(&diags);
     return rc;

@@ -16,35 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
+#include "cli/cli_rows.h"
 #include "cli/results_json.h"
 #include "lab/workspace.h"
 #include "worker/sanitize.h"
 #include "worker/supervisor.h"
-
-typedef struct run_state {
-    bool json, tty;
-    device_info dev;
-    bool have_dev;
-    run_result *rows;
-    size_t nrows, cap;
-    run_fault fault;
-    bool faulted;
-    int logs;
-} run_state;
-
-static void fmt_rate(char *buf, size_t n, double v, const char *unit)
-{
-    if (v < 0)
-        snprintf(buf, n, "-");
-    else if (v >= 100)
-        snprintf(buf, n, "%.0f %s", v, unit);
-    else
-        snprintf(buf, n, "%.2f %s", v, unit);
-}
 
 static void fmt_ratio(char *buf, size_t n, double v)
 {
@@ -86,12 +65,9 @@ static void print_row(const run_result *r)
 {
     char t[48], bw[32], fl[32], pk[16], c1[16], cm[16], lib[16];
     fmt_time(t, sizeof t, r);
-    fmt_rate(bw, sizeof bw, r->gbps, "");
-    fmt_rate(fl, sizeof fl, r->tflops, "");
-    if (r->pct_peak_measured < 0)
-        snprintf(pk, sizeof pk, "-");
-    else
-        snprintf(pk, sizeof pk, "%.0f%%", r->pct_peak_measured);
+    cli_rows_fmt_rate(bw, sizeof bw, r->gbps);
+    cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
+    cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
     fmt_ratio(c1, sizeof c1, r->speedup_cpu);
     fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
     fmt_ratio(lib, sizeof lib, r->speedup_lib);
@@ -104,74 +80,50 @@ static void print_row(const run_result *r)
 
 static void on_hello(void *ud, const device_info *dev)
 {
-    run_state *st = ud;
-    st->dev = *dev;
-    st->have_dev = true;
-    if (st->json)
-        return;
-    if (dev->present)
-        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
-               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
-    else
-        printf("%s\nGPU rows cannot run here; the CPU baselines still do.\n\n",
-               dev->reason[0] ? dev->reason : "no CUDA device found");
-    print_header();
+    cli_rows *st = ud;
+    cli_rows_hello(st, dev, "GPU rows cannot run here; the CPU baselines still do.");
+    if (!st->json)
+        print_header();
 }
 
 static void on_progress(void *ud, const run_progress *p)
 {
-    run_state *st = ud;
-    if (st->json || !st->tty)
-        return;
-    fprintf(stderr, "\r  %-14.14s %-18.18s %-8s %d/%d   ", p->variant, p->size, p->phase, p->rep,
-            p->of);
-    fflush(stderr);
+    cli_rows_progress(ud, "%-14.14s %-18.18s %-8s %d/%d", p->variant, p->size, p->phase, p->rep,
+                      p->of);
 }
 
 static void on_result(void *ud, const run_result *r)
 {
-    run_state *st = ud;
-    if (st->nrows == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 16;
-        run_result *nv = realloc(st->rows, cap * sizeof *nv);
-        if (!nv)
-            return;
-        st->rows = nv;
-        st->cap = cap;
-    }
-    st->rows[st->nrows++] = *r;
-    if (st->json)
+    cli_rows *st = ud;
+    if (!cli_rows_add(st, r) || st->json)
         return;
-    if (st->tty)
-        fputs("\r\033[K", stderr);
+    cli_rows_clear_progress(st);
     print_row(r);
 }
 
 static void on_log(void *ud, int level, const char *msg)
 {
-    run_state *st = ud;
-    st->logs++;
-    if (level > 0 || !st->json)
-        fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
+    cli_rows_log(ud, level, msg);
 }
 
 static void on_fault(void *ud, const run_fault *f)
 {
-    run_state *st = ud;
-    st->fault = *f;
-    st->faulted = true;
-    if (st->tty && !st->json)
-        fputs("\r\033[K", stderr);
-    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
-            f->message);
+    cli_rows_fault(ud, f);
 }
 
-static bool has_variant(const lab *l, const char *id)
+static const lab_variant *find_variant(const lab *l, const char *id)
 {
     for (size_t i = 0; i < l->nvariants; i++)
         if (strcmp(l->variants[i].id, id) == 0)
-            return true;
-    return false;
+            return &l->variants[i];
+    return NULL;
+}
+
+static void add_variant(run_request *req, const lab_variant *v)
+{
+    run_variant *rv = &req->variants[req->nvariants++];
+    snprintf(rv->id, sizeof rv->id, "%s", v->id);
+    snprintf(rv->kernel, sizeof rv->kernel, "%s", v->kernel);
 }
 
 typedef struct run_args {
@@ -185,7 +137,6 @@ typedef struct run_args {
 static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_request *req,
                          run_args *ra)
 {
-    bool *json = &ra->json;
     memset(req, 0, sizeof *req);
     snprintf(req->lab, sizeof req->lab, "%s", l->id);
     snprintf(req->problem, sizeof req->problem, "%s", l->problem);
@@ -196,7 +147,7 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--json") == 0) {
-            *json = true;
+            ra->json = true;
         } else if (strcmp(a, "--no-cpu") == 0) {
             req->cpu = false;
         } else if (strcmp(a, "--exercise") == 0) {
@@ -210,17 +161,13 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
         } else if (strcmp(a, "--variant") == 0 || strcmp(a, "-v") == 0) {
             if (!v)
                 return cli_usage_error(c, "run: %s needs a variant id", a);
-            if (!has_variant(l, v))
+            const lab_variant *lv = find_variant(l, v);
+            if (!lv)
                 return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
                                        l->id, v);
             if (req->nvariants == PROTO_MAX_VARIANTS)
                 return cli_usage_error(c, "run: too many variants");
-            for (size_t k = 0; k < l->nvariants; k++)
-                if (strcmp(l->variants[k].id, v) == 0) {
-                    run_variant *rv = &req->variants[req->nvariants++];
-                    snprintf(rv->id, sizeof rv->id, "%s", v);
-                    snprintf(rv->kernel, sizeof rv->kernel, "%s", l->variants[k].kernel);
-                }
+            add_variant(req, lv);
             i++;
         } else if (strcmp(a, "--size") == 0 || strcmp(a, "-s") == 0) {
             if (!v)
@@ -243,13 +190,9 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
             return cli_usage_error(c, "run: unknown argument '%s'", a);
         }
     }
-    if (req->nvariants == 0) {
-        for (size_t k = 0; k < l->nvariants && k < PROTO_MAX_VARIANTS; k++) {
-            run_variant *rv = &req->variants[req->nvariants++];
-            snprintf(rv->id, sizeof rv->id, "%s", l->variants[k].id);
-            snprintf(rv->kernel, sizeof rv->kernel, "%s", l->variants[k].kernel);
-        }
-    }
+    if (req->nvariants == 0)
+        for (size_t k = 0; k < l->nvariants && k < PROTO_MAX_VARIANTS; k++)
+            add_variant(req, &l->variants[k]);
     if (req->nsizes == 0)
         for (size_t k = 0; k < l->nsizes && k < PROTO_MAX_SIZES; k++)
             snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", l->sizes[k]);
@@ -257,18 +200,9 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
         if (!l->exercise.kernel || !l->exercise.launcher)
             return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
         workspace_files f;
-        cl_err e = {{0}};
-        if (!workspace_prepare(NULL, l, &f, &e)) {
-            fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
-            return EXIT_ENV;
-        }
-        if (f.kernel_created || f.launcher_created)
-            fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f.dir);
-        if (strlen(f.kernel) >= sizeof req->exercise_kernel ||
-            strlen(f.launcher) >= sizeof req->exercise_launcher) {
-            fprintf(stderr, "cudalab: the workspace path %s is too long\n", f.dir);
-            return EXIT_ENV;
-        }
+        int rc = cli_prepare_workspace(l, &f);
+        if (rc != EXIT_OK)
+            return rc;
         snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", f.kernel);
         snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", f.launcher);
     }
@@ -331,11 +265,7 @@ static void print_sanitize_json(const lab *l, const sanitize_result *res)
                 cJSON_AddItemToArray(arr, f);
         }
     }
-    char *txt = cJSON_Print(root);
-    if (txt)
-        puts(txt);
-    free(txt);
-    cJSON_Delete(root);
+    results_json_print(root);
 }
 
 static void print_sanitize_text(const lab *l, const char *tool, const sanitize_result *res)
@@ -410,18 +340,6 @@ static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const 
     return rc;
 }
 
-static int exit_code(const run_state *st)
-{
-    if (st->have_dev && !st->dev.present)
-        return EXIT_ENV;
-    if (st->faulted)
-        return EXIT_FAIL;
-    for (size_t i = 0; i < st->nrows; i++)
-        if (st->rows[i].status != RS_CORRECT)
-            return EXIT_FAIL;
-    return EXIT_OK;
-}
-
 int cmd_run(cli_ctx *c, int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-')
@@ -429,9 +347,9 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     lab_set set = {0};
     lab_diags diags = {0};
     int rc = EXIT_ENV;
-    supervisor *s = NULL;
     static run_request req;
-    run_state st = {.tty = isatty(STDERR_FILENO) != 0};
+    cli_rows st;
+    cli_rows_init(&st, false);
 
     if (!cli_load_labs(c, &set, &diags))
         goto done;
@@ -467,27 +385,14 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    supervisor_opts so = {.time_limit_s = limit, .cb = &cb, .ud = &st};
-    cl_err e;
-    if (!(s = supervisor_new(&so, &e)) || !supervisor_submit(s, &req, limit, &e)) {
-        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
-        rc = EXIT_ENV;
+    if ((rc = cli_rows_run(&req, limit, &cb, &st)) != EXIT_OK)
         goto done;
-    }
-    supervisor_wait(s, req.run);
-    if (st.json) {
-        cJSON *root = results_json(l->id, st.have_dev ? &st.dev : NULL, st.rows, st.nrows,
-                                   st.faulted ? &st.fault : NULL);
-        char *txt = cJSON_Print(root);
-        if (txt)
-            puts(txt);
-        free(txt);
-        cJSON_Delete(root);
-    }
-    rc = exit_code(&st);
+    if (st.json)
+        results_json_print(results_json(l->id, st.have_dev ? &st.dev : NULL, st.v, st.n,
+                                        st.faulted ? &st.fault : NULL));
+    rc = cli_rows_exit_code(&st);
 done:
-    supervisor_free(s);
-    free(st.rows);
+    cli_rows_free(&st);
     lab_set_free(&set);
     lab_diags_free(&diags);
     return rc;

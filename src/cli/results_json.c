@@ -1,5 +1,6 @@
 #include "cli/results_json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Encodes a message with the protocol's encoder and returns its payload
@@ -48,4 +49,13 @@ cJSON *results_json(const char *lab_id, const device_info *dev, const run_result
         cJSON_AddNullToObject(root, "fault");
     }
     return root;
+}
+
+void results_json_print(cJSON *root)
+{
+    char *txt = root ? cJSON_Print(root) : NULL;
+    if (txt)
+        puts(txt);
+    free(txt);
+    cJSON_Delete(root);
 }

@@ -11,5 +11,7 @@
  * Row and device objects use the protocol's field names. */
 cJSON *results_json(const char *lab_id, const device_info *dev, const run_result *rows,
                     size_t n, const run_fault *fault);
+/* Prints root on stdout and deletes it; NULL prints nothing. */
+void results_json_print(cJSON *root);
 
 #endif

@@ -1,0 +1,142 @@
+#include "cli/cli_rows.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+void cli_rows_init(cli_rows *s, bool json)
+{
+    memset(s, 0, sizeof *s);
+    s->json = json;
+    s->tty = isatty(STDERR_FILENO) != 0;
+}
+
+void cli_rows_free(cli_rows *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+int cli_rows_run(run_request *req, double time_limit_s, const supervisor_callbacks *cb,
+                 void *ud)
+{
+    supervisor_opts so = {.time_limit_s = time_limit_s, .cb = cb, .ud = ud};
+    cl_err e = {{0}};
+    supervisor *s = supervisor_new(&so, &e);
+    if (!s || !supervisor_submit(s, req, time_limit_s, &e)) {
+        fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
+        supervisor_free(s);
+        return EXIT_ENV;
+    }
+    supervisor_wait(s, req->run);
+    supervisor_free(s);
+    return EXIT_OK;
+}
+
+void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
+{
+    s->dev = *dev;
+    s->have_dev = true;
+    if (s->json)
+        return;
+    if (dev->present)
+        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
+               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
+    else
+        printf("%s\n%s\n\n", cli_rows_reason(s), absent);
+}
+
+bool cli_rows_add(cli_rows *s, const run_result *r)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        run_result *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *r;
+    return true;
+}
+
+void cli_rows_fault(cli_rows *s, const run_fault *f)
+{
+    s->fault = *f;
+    s->faulted = true;
+    cli_rows_clear_progress(s);
+    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
+            f->message);
+}
+
+void cli_rows_log(const cli_rows *s, int level, const char *msg)
+{
+    if (level == 0 && s->json)
+        return;
+    cli_rows_clear_progress(s);
+    fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
+}
+
+void cli_rows_progress(const cli_rows *s, const char *fmt, ...)
+{
+    if (s->json || !s->tty)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r  ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("   ", stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+void cli_rows_clear_progress(const cli_rows *s)
+{
+    if (s->tty && !s->json)
+        fputs("\r\033[K", stderr);
+}
+
+bool cli_rows_no_device(const cli_rows *s)
+{
+    return s->have_dev && !s->dev.present;
+}
+
+const char *cli_rows_reason(const cli_rows *s)
+{
+    return s->dev.reason[0] ? s->dev.reason : "no CUDA device found";
+}
+
+int cli_rows_exit_code(const cli_rows *s)
+{
+    if (cli_rows_no_device(s))
+        return EXIT_ENV;
+    if (s->faulted)
+        return EXIT_FAIL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].status != RS_CORRECT)
+            return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+void cli_rows_fmt_rate(char *buf, size_t n, double v)
+{
+    if (v < 0)
+        snprintf(buf, n, "-");
+    else if (v >= 100)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.2f", v);
+}
+
+void cli_rows_fmt_pct(char *buf, size_t n, double pct)
+{
+    if (pct < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.0f%%", pct);
+}

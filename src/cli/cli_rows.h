@@ -1,0 +1,70 @@
+/* cli_rows.h - what a command hears from the GPU worker, and the parts of
+ * showing it that every command does alike.
+ *
+ * A command keeps a cli_rows in the state its supervisor callbacks get: the
+ * device the worker reported, the rows it sent (in order), a fault.  The
+ * calls below record those, print the device line, progress, log and fault
+ * lines, format a table's cells and give the exit code; each command still
+ * prints its own table and summary.  In JSON mode stdout carries only the
+ * JSON document, and progress lines are never drawn. */
+#ifndef CUDALAB_CLI_CLI_ROWS_H
+#define CUDALAB_CLI_CLI_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "worker/protocol.h"
+#include "worker/supervisor.h"
+
+typedef struct cli_rows {
+    bool json;          /* --json */
+    bool tty;           /* stderr is a terminal: a progress line is redrawn in place */
+    device_info dev;
+    bool have_dev;
+    run_result *v;
+    size_t n, cap;
+    run_fault fault;
+    bool faulted;
+} cli_rows;
+
+/* Empty rows; tty from stderr. */
+void cli_rows_init(cli_rows *s, bool json);
+void cli_rows_free(cli_rows *s);
+
+/* Starts a worker, submits req (its run id assigned) and waits until the
+ * run ends, callbacks getting ud.  EXIT_OK, or EXIT_ENV after saying on
+ * stderr why the worker could not start. */
+int cli_rows_run(run_request *req, double time_limit_s, const supervisor_callbacks *cb,
+                 void *ud);
+
+/* Records the worker's device.  Unless JSON, prints a line with its name,
+ * SMs and peaks, or the reason none was found followed by absent. */
+void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent);
+/* Appends a copy of r; false (r dropped) when out of memory. */
+bool cli_rows_add(cli_rows *s, const run_result *r);
+/* Records the fault and says "fault (cause) in variant: message" on stderr. */
+void cli_rows_fault(cli_rows *s, const run_fault *f);
+/* A worker log line on stderr ("warning: " for level 1, "error: " for 2
+ * and up); info lines (level 0) are left out in JSON mode. */
+void cli_rows_log(const cli_rows *s, int level, const char *msg);
+
+/* On a terminal, not in JSON mode: redraws the progress line on stderr. */
+void cli_rows_progress(const cli_rows *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Erases the progress line, if one is drawn. */
+void cli_rows_clear_progress(const cli_rows *s);
+
+/* The worker said there is no usable device. */
+bool cli_rows_no_device(const cli_rows *s);
+/* Why there is none: the worker's reason, or "no CUDA device found". */
+const char *cli_rows_reason(const cli_rows *s);
+/* EXIT_ENV without a device; EXIT_FAIL after a fault or when a row is not
+ * correct; else EXIT_OK. */
+int cli_rows_exit_code(const cli_rows *s);
+
+/* A rate cell: "-" when negative, "1234" from 100 up, else "12.34". */
+void cli_rows_fmt_rate(char *buf, size_t n, double v);
+/* A percent-of-peak cell: "-" when negative, else "87%". */
+void cli_rows_fmt_pct(char *buf, size_t n, double pct);
+
+#endif
