@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/cli_rows.h"
 #include "cli/results_json.h"
 #include "core/ncu.h"
@@ -256,13 +257,11 @@ static int parse_args(cli_ctx *c, int argc, char **argv, prof_args *a)
             a->ncu_regex = v;
             i++;
         } else if (strcmp(s, "--budget") == 0) {
-            char *end = NULL;
-            if (!v || (a->budget_s = strtod(v, &end), end == v || *end || !(a->budget_s > 0)))
+            if (!cli_args_seconds(v, &a->budget_s))
                 return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
             i++;
         } else if (strcmp(s, "--seed") == 0) {
-            char *end = NULL;
-            if (!v || (a->seed = strtoull(v, &end, 0), end == v || *end))
+            if (!cli_args_u64(v, &a->seed))
                 return cli_usage_error(c, "profile: --seed needs a number");
             i++;
         } else if (s[0] == '-') {

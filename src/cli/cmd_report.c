@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli/cli_labs.h"
+#include "cli/cli_args.h"
 #include "cli/cli_rows.h"
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
@@ -106,13 +107,11 @@ static int parse_args(cli_ctx *c, int argc, char **argv, report_args *a)
             a->size = v;
             i++;
         } else if (strcmp(s, "--seed") == 0) {
-            char *end = NULL;
-            if (!v || (a->seed = strtoull(v, &end, 0), end == v || *end))
+            if (!cli_args_u64(v, &a->seed))
                 return cli_usage_error(c, "report: --seed needs a number");
             i++;
         } else if (strcmp(s, "--budget") == 0) {
-            char *end = NULL;
-            if (!v || (a->budget_s = strtod(v, &end), end == v || *end || !(a->budget_s > 0)))
+            if (!cli_args_seconds(v, &a->budget_s))
                 return cli_usage_error(c, "report: --budget needs a positive number of seconds");
             i++;
         } else {

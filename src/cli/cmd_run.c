@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
+#include "cli/cli_args.h"
 #include "cli/cli_rows.h"
 #include "cli/results_json.h"
 #include "lab/workspace.h"
@@ -177,13 +178,11 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
             snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", v);
             i++;
         } else if (strcmp(a, "--seed") == 0) {
-            char *end = NULL;
-            if (!v || (req->seed = strtoull(v, &end, 0), end == v || *end))
+            if (!cli_args_u64(v, &req->seed))
                 return cli_usage_error(c, "run: --seed needs a number");
             i++;
         } else if (strcmp(a, "--budget") == 0) {
-            char *end = NULL;
-            if (!v || (req->budget_s = strtod(v, &end), end == v || *end || req->budget_s <= 0))
+            if (!cli_args_seconds(v, &req->budget_s))
                 return cli_usage_error(c, "run: --budget needs a positive number of seconds");
             i++;
         } else {
