@@ -101,6 +101,13 @@ static int cuda_fail(lua_State *L, const char *what, cudaError_t st)
     return luaL_error(L, "%s: %s", what, cudacheck_plain(st));
 }
 
+/* cuda_fail unless st is cudaSuccess. */
+static void cuda_check(lua_State *L, const char *what, cudaError_t st)
+{
+    if (st != cudaSuccess)
+        cuda_fail(L, what, st);
+}
+
 static cudaStream_t default_stream(lua_State *L)
 {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_STREAM);
@@ -617,9 +624,7 @@ static int l_stream(lua_State *L)
     lstream *s = lua_newuserdatauv(L, sizeof *s, 0);
     memset(s, 0, sizeof *s);
     luaL_setmetatable(L, MT_STREAM);
-    cudaError_t st = cudaStreamCreate(&s->s);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.stream", st);
+    cuda_check(L, "gpu.stream", cudaStreamCreate(&s->s));
     s->live = true;
     return 1;
 }
@@ -635,10 +640,7 @@ static int stream_gc(lua_State *L)
 
 static int stream_sync(lua_State *L)
 {
-    cudaStream_t s = opt_stream(L, 1);
-    cudaError_t st = cudaStreamSynchronize(s);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "stream:synchronize", st);
+    cuda_check(L, "stream:synchronize", cudaStreamSynchronize(opt_stream(L, 1)));
     return 0;
 }
 
@@ -663,9 +665,7 @@ static int l_event(lua_State *L)
     levent *ev = lua_newuserdatauv(L, sizeof *ev, 0);
     memset(ev, 0, sizeof *ev);
     luaL_setmetatable(L, MT_EVENT);
-    cudaError_t st = cudaEventCreate(&ev->ev);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.event", st);
+    cuda_check(L, "gpu.event", cudaEventCreate(&ev->ev));
     ev->live = true;
     return 1;
 }
@@ -682,9 +682,7 @@ static int event_gc(lua_State *L)
 static int event_record(lua_State *L)
 {
     levent *ev = check_event(L, 1);
-    cudaError_t st = cudaEventRecord(ev->ev, opt_stream(L, 2));
-    if (st != cudaSuccess)
-        return cuda_fail(L, "event:record", st);
+    cuda_check(L, "event:record", cudaEventRecord(ev->ev, opt_stream(L, 2)));
     lua_settop(L, 1);
     return 1;
 }
@@ -692,9 +690,7 @@ static int event_record(lua_State *L)
 static int event_sync(lua_State *L)
 {
     levent *ev = check_event(L, 1);
-    cudaError_t st = cudaEventSynchronize(ev->ev);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "event:synchronize", st);
+    cuda_check(L, "event:synchronize", cudaEventSynchronize(ev->ev));
     return 0;
 }
 
@@ -711,13 +707,9 @@ static int l_elapsed(lua_State *L)
     need_device(L);
     levent *a = check_event(L, 1);
     levent *b = check_event(L, 2);
-    cudaError_t st = cudaEventSynchronize(b->ev);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.elapsed", st);
+    cuda_check(L, "gpu.elapsed", cudaEventSynchronize(b->ev));
     float ms = 0.0f;
-    st = cudaEventElapsedTime(&ms, a->ev, b->ev);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.elapsed", st);
+    cuda_check(L, "gpu.elapsed", cudaEventElapsedTime(&ms, a->ev, b->ev));
     lua_pushnumber(L, (lua_Number)ms);
     return 1;
 }
@@ -725,9 +717,7 @@ static int l_elapsed(lua_State *L)
 static int l_synchronize(lua_State *L)
 {
     need_device(L);
-    cudaError_t st = cudaDeviceSynchronize();
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.synchronize", st);
+    cuda_check(L, "gpu.synchronize", cudaDeviceSynchronize());
     return 0;
 }
 
@@ -816,9 +806,7 @@ static void check_config(lua_State *L, const raw_kernel *k, dim3 grid, dim3 bloc
                        p->maxGridSize[i]);
     }
     struct cudaFuncAttributes fa;
-    cudaError_t st = cudaFuncGetAttributes(&fa, k->func);
-    if (st != cudaSuccess)
-        cuda_fail(L, "gpu.launch", st);
+    cuda_check(L, "gpu.launch", cudaFuncGetAttributes(&fa, k->func));
     if (threads > (unsigned long long)fa.maxThreadsPerBlock)
         luaL_error(L, "block of %d threads: kernel %s can run at most %d per block (it uses %d "
                       "registers per thread)",
@@ -828,12 +816,10 @@ static void check_config(lua_State *L, const raw_kernel *k, dim3 grid, dim3 bloc
     if (shared + fa.sharedSizeBytes > limit)
         luaL_error(L, "shared memory of %d bytes (plus %d static): the limit is %d per block",
                    (int)shared, (int)fa.sharedSizeBytes, (int)limit);
-    if (shared > (size_t)fa.maxDynamicSharedSizeBytes) {
-        st = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)shared);
-        if (st != cudaSuccess)
-            cuda_fail(L, "gpu.launch (raising the shared-memory limit)", st);
-    }
+    if (shared > (size_t)fa.maxDynamicSharedSizeBytes)
+        cuda_check(L, "gpu.launch (raising the shared-memory limit)",
+                   cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)shared));
 }
 
 typedef union arg_value {
@@ -1080,9 +1066,7 @@ static int l_wait(lua_State *L)
     need_device(L);
     levent *ev = check_event(L, 1);
     cudaStream_t s = opt_stream(L, 2);
-    cudaError_t st = cudaStreamWaitEvent(s, ev->ev, 0);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "gpu.wait", st);
+    cuda_check(L, "gpu.wait", cudaStreamWaitEvent(s, ev->ev, 0));
     return 0;
 }
 
@@ -1091,9 +1075,7 @@ static int stream_wait(lua_State *L)
 {
     cudaStream_t s = opt_stream(L, 1);
     levent *ev = check_event(L, 2);
-    cudaError_t st = cudaStreamWaitEvent(s, ev->ev, 0);
-    if (st != cudaSuccess)
-        return cuda_fail(L, "stream:wait", st);
+    cuda_check(L, "stream:wait", cudaStreamWaitEvent(s, ev->ev, 0));
     return 0;
 }
 
