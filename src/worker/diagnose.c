@@ -90,16 +90,27 @@ static const char *find(const char *hay, const char *needle)
     return NULL;
 }
 
-static void add(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void explain(diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void suggest(diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void add(char *buf, size_t n, const char *fmt, ...)
+/* Appends to the explanation. */
+static void explain(diagnosis *d, const char *fmt, ...)
 {
-    size_t len = strlen(buf);
-    if (len + 1 >= n)
+    size_t len = strlen(d->explanation);
+    if (len + 1 >= sizeof d->explanation)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
+    vsnprintf(d->explanation + len, sizeof d->explanation - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Sets the next step. */
+static void suggest(diagnosis *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->next_step, sizeof d->next_step, fmt, ap);
     va_end(ap);
 }
 
@@ -217,59 +228,51 @@ static void diag_compile(const diag_input *in, diagnosis *d)
         snprintf(d->where, sizeof d->where, "%s", file);
     const char *msg = in->compile_message ? in->compile_message : "(no message)";
     if (d->where[0])
-        add(d->explanation, sizeof d->explanation, "%s: error: %s", d->where, msg);
+        explain(d, "%s: error: %s", d->where, msg);
     else
-        add(d->explanation, sizeof d->explanation, "error: %s", msg);
+        explain(d, "error: %s", msg);
     if (in->compile_errors > 1)
-        add(d->explanation, sizeof d->explanation, " (and %d more error%s)",
-            in->compile_errors - 1, in->compile_errors > 2 ? "s" : "");
-    add(d->explanation, sizeof d->explanation, ".");
+        explain(d, " (and %d more error%s)",
+                in->compile_errors - 1, in->compile_errors > 2 ? "s" : "");
+    explain(d, ".");
     if (find(msg, "is undefined")) {
-        add(d->explanation, sizeof d->explanation,
+        explain(d,
             " The compiler does not know this name: it is misspelt or used before it is "
             "declared.  CUDA's built-ins are threadIdx.x, blockIdx.x, blockDim.x and gridDim.x.");
     } else if (find(msg, "expected a")) {
-        add(d->explanation, sizeof d->explanation,
-            " Something is missing just before the place shown, often a ';' at the end of "
-            "the previous line or a closing bracket.");
+        explain(d, " Something is missing just before the place shown, often a ';' at the end of "
+                   "the previous line or a closing bracket.");
     } else if (find(msg, "too much shared data")) {
-        add(d->explanation, sizeof d->explanation,
-            " The static __shared__ arrays of one kernel may hold at most 48 KiB (49152 "
-            "bytes) together.");
+        explain(d, " The static __shared__ arrays of one kernel may hold at most 48 KiB (49152 "
+                   "bytes) together.");
     } else if (find(msg, "cannot open source file") || find(msg, "could not open source file")) {
-        add(d->explanation, sizeof d->explanation,
-            " An #include names a file the compiler cannot find.");
+        explain(d, " An #include names a file the compiler cannot find.");
     } else if (find(msg, "too many registers") || find(msg, "uses too much")) {
-        add(d->explanation, sizeof d->explanation,
+        explain(d,
             " ptxas, the last compiler stage, found the kernel needs more of a resource than "
             "the GPU has.");
     }
     if (d->where[0])
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Open your kernel at %s and fix the first error (later ones often follow "
-                 "from it); when you save, it is compiled again.",
-                 d->where);
+        suggest(d, "Open your kernel at %s and fix the first error (later ones often follow "
+                   "from it); when you save, it is compiled again.",
+                d->where);
     else
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Fix the first error in your kernel file (later ones often follow from "
-                 "it); when you save, it is compiled again.");
+        suggest(d, "Fix the first error in your kernel file (later ones often follow from "
+                   "it); when you save, it is compiled again.");
 }
 
 static void diag_missing(const char *text, diagnosis *d)
 {
     set(d, DIAG_KERNEL_MISSING, "The launcher asks for a kernel your file does not define");
-    add(d->explanation, sizeof d->explanation, "%s.", text);
+    explain(d, "%s.", text);
     if (find(text, "renamed it to")) {
-        add(d->explanation, sizeof d->explanation,
-            " C++ adds the parameter types to a function's name (name mangling), so the "
-            "launcher cannot find it under the name you wrote.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Write the kernel as extern \"C\" __global__ void name(...), as the starter "
-                 "does.");
+        explain(d, " C++ adds the parameter types to a function's name (name mangling), so the "
+                   "launcher cannot find it under the name you wrote.");
+        suggest(d, "Write the kernel as extern \"C\" __global__ void name(...), as the starter "
+                   "does.");
     } else {
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Use the same name in the launcher (k.<name>) as in the kernel file, and "
-                 "declare the kernel extern \"C\" __global__.");
+        suggest(d, "Use the same name in the launcher (k.<name>) as in the kernel file, and "
+                   "declare the kernel extern \"C\" __global__.");
     }
 }
 
@@ -309,100 +312,84 @@ static void diag_launch(const diag_input *in, const char *text, const char *what
     switch (k) {
     case LK_THREADS:
         if (threads > 0)
-            add(d->explanation, sizeof d->explanation,
-                "You asked for %lld threads in one block; a block may hold at most %lld "
-                "threads on this GPU.",
-                threads, limit > 0 ? limit : (long long)max_threads);
+            explain(d, "You asked for %lld threads in one block; a block may hold at most %lld "
+                       "threads on this GPU.",
+                    threads, limit > 0 ? limit : (long long)max_threads);
         else
-            add(d->explanation, sizeof d->explanation,
-                "The block has more threads than the GPU allows: at most %d in one block "
-                "(x*y*z together), and at most 64 along z.",
-                max_threads);
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Use a block of 128 to 512 threads (a multiple of 32, the warp size) and "
-                 "more blocks: grid = (n + block - 1) / block.");
+            explain(d, "The block has more threads than the GPU allows: at most %d in one block "
+                       "(x*y*z together), and at most 64 along z.",
+                    max_threads);
+        suggest(d, "Use a block of 128 to 512 threads (a multiple of 32, the warp size) and "
+                   "more blocks: grid = (n + block - 1) / block.");
         break;
     case LK_SHARED:
         if (shared > 0)
-            add(d->explanation, sizeof d->explanation,
-                "Your launch asks for %lld bytes of shared memory per block; this GPU gives "
-                "a block at most %lld bytes.",
-                shared, limit > 0 ? limit : max_shared);
+            explain(d, "Your launch asks for %lld bytes of shared memory per block; this GPU gives "
+                       "a block at most %lld bytes.",
+                    shared, limit > 0 ? limit : max_shared);
         else
-            add(d->explanation, sizeof d->explanation,
-                "Your launch asks for more shared memory per block than the GPU has (%lld "
-                "bytes unless the kernel opts in to more).",
-                max_shared);
-        add(d->explanation, sizeof d->explanation,
-            " The 'shared' value of gpu.launch is in bytes: a block of 256 floats needs "
-            "256 * 4 = 1024.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Ask for block * 4 bytes (one float a thread) or whatever your kernel's "
-                 "extern __shared__ array really needs, not a number of elements times 1024.");
+            explain(d, "Your launch asks for more shared memory per block than the GPU has (%lld "
+                       "bytes unless the kernel opts in to more).",
+                    max_shared);
+        explain(d, " The 'shared' value of gpu.launch is in bytes: a block of 256 floats needs "
+                   "256 * 4 = 1024.");
+        suggest(d, "Ask for block * 4 bytes (one float a thread) or whatever your kernel's "
+                   "extern __shared__ array really needs, not a number of elements times 1024.");
         break;
     case LK_RESOURCES: {
         long long fit = number_after(text, "can run at most");
         if (fit <= 0 && regs > 0)
             fit = (regs_sm / regs) / 32 * 32;
         if (regs > 0 && threads > 0)
-            add(d->explanation, sizeof d->explanation,
+            explain(d,
                 "Each thread of your kernel uses %lld registers: %lld threads x %lld = %lld "
                 "registers, more than the %d a multiprocessor has, so at most %lld threads fit "
                 "in a block.",
                 regs, threads, regs, threads * regs, regs_sm, fit);
         else if (regs > 0)
-            add(d->explanation, sizeof d->explanation,
+            explain(d,
                 "Each thread of your kernel uses %lld registers, and a multiprocessor has %d, "
                 "so at most %lld threads fit in a block.",
                 regs, regs_sm, fit);
         else
-            add(d->explanation, sizeof d->explanation,
-                "The launch needs more registers or shared memory than one multiprocessor "
-                "has: the block's threads times the registers each uses must fit in %d "
-                "registers.",
-                regs_sm);
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Launch smaller blocks (256 threads), or add __launch_bounds__(256) before "
-                 "the kernel so the compiler keeps it within the register budget.");
+            explain(d, "The launch needs more registers or shared memory than one multiprocessor "
+                       "has: the block's threads times the registers each uses must fit in %d "
+                       "registers.",
+                    regs_sm);
+        suggest(d, "Launch smaller blocks (256 threads), or add __launch_bounds__(256) before "
+                   "the kernel so the compiler keeps it within the register budget.");
         break;
     }
     case LK_GRID:
         if (grid > 0)
-            add(d->explanation, sizeof d->explanation,
-                "Your grid has %lld blocks along one axis; the limit is %lld (2147483647 "
-                "along x, 65535 along y and z).",
-                grid, limit > 0 ? limit : 2147483647LL);
+            explain(d, "Your grid has %lld blocks along one axis; the limit is %lld (2147483647 "
+                       "along x, 65535 along y and z).",
+                    grid, limit > 0 ? limit : 2147483647LL);
         else
-            add(d->explanation, sizeof d->explanation,
-                "The grid is larger than the GPU allows: up to 2147483647 blocks along x, "
-                "65535 along y and z.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Cap the grid (for example at a few blocks per multiprocessor) and let each "
-                 "thread loop over several elements with a grid-stride loop: for (i = ...; "
-                 "i < n; i += blockDim.x * gridDim.x).");
+            explain(d, "The grid is larger than the GPU allows: up to 2147483647 blocks along x, "
+                       "65535 along y and z.");
+        suggest(d, "Cap the grid (for example at a few blocks per multiprocessor) and let each "
+                   "thread loop over several elements with a grid-stride loop: for (i = ...; "
+                   "i < n; i += blockDim.x * gridDim.x).");
         break;
     case LK_ZERO:
-        add(d->explanation, sizeof d->explanation,
-            "A grid or a block with 0 (or a negative number of) threads is not a launch.  "
-            "This usually comes from integer division rounding down to zero, e.g. grid = "
-            "n / block when n < block.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Round up: grid = (n + block - 1) // block in the launcher (Lua's // is "
-                 "integer division).");
+        explain(d, "A grid or a block with 0 (or a negative number of) threads is not a launch.  "
+                   "This usually comes from integer division rounding down to zero, e.g. grid = "
+                   "n / block when n < block.");
+        suggest(d, "Round up: grid = (n + block - 1) // block in the launcher (Lua's // is "
+                   "integer division).");
         break;
     case LK_UNKNOWN:
-        add(d->explanation, sizeof d->explanation,
-            "CUDA reported %s: the grid, the block or the shared memory of the launch is "
-            "outside what this GPU allows (at most %d threads a block, %lld bytes of shared "
-            "memory, 65535 blocks along y and z).",
-            what ? what : "an invalid launch configuration", max_threads, max_shared);
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Print the numbers your launcher computes (print() shows in the log) and "
-                 "compare them with these limits.");
+        explain(d, "CUDA reported %s: the grid, the block or the shared memory of the launch is "
+                   "outside what this GPU allows (at most %d threads a block, %lld bytes of shared "
+                   "memory, 65535 blocks along y and z).",
+                what ? what : "an invalid launch configuration", max_threads, max_shared);
+        suggest(d, "Print the numbers your launcher computes (print() shows in the log) and "
+                   "compare them with these limits.");
         break;
     }
     if (!empty(text))
-        add(d->explanation, sizeof d->explanation, "  (Reported: %s)", text);
+        explain(d, "  (Reported: %s)", text);
 }
 
 static void diag_memory(const diag_input *in, const char *what, diagnosis *d)
@@ -410,173 +397,148 @@ static void diag_memory(const diag_input *in, const char *what, diagnosis *d)
     set(d, DIAG_MEMORY_ACCESS, "Your kernel read or wrote outside its buffers");
     if (what && strcmp(what, "misaligned address") == 0) {
         snprintf(d->title, sizeof d->title, "Your kernel used a misaligned address");
-        add(d->explanation, sizeof d->explanation,
-            "A load or store used an address that is not a multiple of its size: a float4 "
-            "must start on a 16-byte boundary, a float on 4 bytes.  Casting a float pointer "
-            "that is not at the start of a group of four to float4 does this.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Only cast to float4 at indices that are multiples of 4 and handle the "
-                 "leftover elements with plain float loads.");
+        explain(d, "A load or store used an address that is not a multiple of its size: a float4 "
+                   "must start on a 16-byte boundary, a float on 4 bytes.  Casting a float pointer "
+                   "that is not at the start of a group of four to float4 does this.");
+        suggest(d, "Only cast to float4 at indices that are multiples of 4 and handle the "
+                   "leftover elements with plain float loads.");
         return;
     }
-    add(d->explanation, sizeof d->explanation,
-        "The GPU stopped your kernel (%s): some thread used an address outside the "
-        "memory it was given.",
-        what ? what : "illegal address");
+    explain(d, "The GPU stopped your kernel (%s): some thread used an address outside the "
+               "memory it was given.",
+            what ? what : "illegal address");
     const char *bufs = buffers_text(in->problem);
     if (bufs)
-        add(d->explanation, sizeof d->explanation, "  Here %s.", bufs);
-    add(d->explanation, sizeof d->explanation,
-        "  The usual causes: the grid has more threads than elements and the kernel has "
-        "no bounds check, an index formula that goes past the end (row * N + col with "
-        "the wrong width), or the launcher passing arguments in a different order than "
-        "the kernel's parameters.  Shared memory counts too: an index past the end of a "
-        "__shared__ array, or more dynamic shared memory used than the launch gave.");
-    snprintf(d->next_step, sizeof d->next_step,
-             "Guard every access with a bounds check such as if (i < n), check each index "
-             "formula at the last thread of the last block, and compare the launcher's "
-             "arguments with the kernel's parameter list.");
+        explain(d, "  Here %s.", bufs);
+    explain(d, "  The usual causes: the grid has more threads than elements and the kernel has "
+               "no bounds check, an index formula that goes past the end (row * N + col with "
+               "the wrong width), or the launcher passing arguments in a different order than "
+               "the kernel's parameters.  Shared memory counts too: an index past the end of a "
+               "__shared__ array, or more dynamic shared memory used than the launch gave.");
+    suggest(d, "Guard every access with a bounds check such as if (i < n), check each index "
+               "formula at the last thread of the last block, and compare the launcher's "
+               "arguments with the kernel's parameter list.");
 }
 
 static void diag_kernel_fault(const char *what, const char *text, diagnosis *d)
 {
     set(d, DIAG_KERNEL_FAULT, "Your kernel stopped with an error on the GPU");
     if (what && strcmp(what, "device-side assert") == 0) {
-        add(d->explanation, sizeof d->explanation,
-            "An assert() inside your kernel failed, so the GPU stopped it.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Find the assert that fails: its condition names what went wrong.");
+        explain(d, "An assert() inside your kernel failed, so the GPU stopped it.");
+        suggest(d, "Find the assert that fails: its condition names what went wrong.");
     } else if (what && strcmp(what, "hardware stack error") == 0) {
-        add(d->explanation, sizeof d->explanation,
-            "The kernel overflowed its call stack: deep or endless recursion, or very large "
-            "local arrays.");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Replace recursion with a loop and move big arrays to shared or global memory.");
+        explain(d, "The kernel overflowed its call stack: deep or endless recursion, or very large "
+                   "local arrays.");
+        suggest(d, "Replace recursion with a loop and move big arrays to shared or global memory.");
     } else {
-        add(d->explanation, sizeof d->explanation,
-            "The GPU hit %s while running your kernel, which usually follows from "
-            "corrupted memory or a bad function pointer.",
-            what ? what : "an error");
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Check the kernel for writes outside its buffers; they can corrupt what "
-                 "runs afterwards.");
+        explain(d, "The GPU hit %s while running your kernel, which usually follows from "
+                   "corrupted memory or a bad function pointer.",
+                what ? what : "an error");
+        suggest(d, "Check the kernel for writes outside its buffers; they can corrupt what "
+                   "runs afterwards.");
     }
     if (!empty(text))
-        add(d->explanation, sizeof d->explanation, "  (Reported: %s)", text);
+        explain(d, "  (Reported: %s)", text);
 }
 
 static void diag_timeout(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_TIMEOUT, "Your kernel did not finish in time");
     if (in->time_limit_s > 0)
-        add(d->explanation, sizeof d->explanation,
+        explain(d,
             "The run was still going after %.0f s, so cudalab stopped it.", in->time_limit_s);
     else
-        add(d->explanation, sizeof d->explanation,
-            "The run went on past its time limit, so cudalab stopped it.");
-    add(d->explanation, sizeof d->explanation,
-        "  Two causes are common.  An endless loop: a loop whose condition never changes, "
-        "such as a grid-stride loop that adds 0 or a counter of the wrong type.  A barrier "
-        "deadlock: __syncthreads() waits until every thread of the block arrives, so one "
-        "inside an if that only some threads enter (if (tid < s) { ... __syncthreads(); }) "
-        "waits for threads that never come.");
-    snprintf(d->next_step, sizeof d->next_step,
-             "Check that every loop's variable moves toward its end, and move each "
-             "__syncthreads() out of branches so all threads of the block reach it.");
+        explain(d, "The run went on past its time limit, so cudalab stopped it.");
+    explain(d, "  Two causes are common.  An endless loop: a loop whose condition never changes, "
+               "such as a grid-stride loop that adds 0 or a counter of the wrong type.  A barrier "
+               "deadlock: __syncthreads() waits until every thread of the block arrives, so one "
+               "inside an if that only some threads enter (if (tid < s) { ... __syncthreads(); }) "
+               "waits for threads that never come.");
+    suggest(d, "Check that every loop's variable moves toward its end, and move each "
+               "__syncthreads() out of branches so all threads of the block reach it.");
 }
 
 static void list_mismatches(const diag_input *in, diagnosis *d, bool unwritten)
 {
     if (in->nmismatch <= 0)
         return;
-    add(d->explanation, sizeof d->explanation, unwritten ? "  First unwritten: " : "  First differences: ");
+    explain(d, unwritten ? "  First unwritten: " : "  First differences: ");
     int n = in->nmismatch < DIAG_MAX_MISMATCH ? in->nmismatch : DIAG_MAX_MISMATCH;
     for (int i = 0; i < n; i++) {
         const mismatch *m = &in->mismatches[i];
         if (unwritten)
-            add(d->explanation, sizeof d->explanation, "%s[%lld]", i ? ", " : "",
-                (long long)m->index);
+            explain(d, "%s[%lld]", i ? ", " : "",
+                    (long long)m->index);
         else
-            add(d->explanation, sizeof d->explanation, "%s[%lld] yours %.9g, expected %.9g",
-                i ? "; " : "", (long long)m->index, m->got, m->expected);
+            explain(d, "%s[%lld] yours %.9g, expected %.9g",
+                    i ? "; " : "", (long long)m->index, m->got, m->expected);
     }
-    add(d->explanation, sizeof d->explanation, ".");
+    explain(d, ".");
 }
 
 static void diag_wrong(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_WRONG, "Your kernel ran, but its results are wrong");
-    add(d->explanation, sizeof d->explanation,
-        "The output differs from the double-precision reference beyond the tolerance");
+    explain(d, "The output differs from the double-precision reference beyond the tolerance");
     if (in->rel_err > 0.0)
-        add(d->explanation, sizeof d->explanation, " (relative error %.3g)", in->rel_err);
-    add(d->explanation, sizeof d->explanation, ".");
+        explain(d, " (relative error %.3g)", in->rel_err);
+    explain(d, ".");
     list_mismatches(in, d, false);
-    add(d->explanation, sizeof d->explanation,
-        "  Look for: an off-by-one in a bound or a loop (< versus <=, starting at 1); a "
-        "missing __syncthreads() between threads writing shared memory and other threads "
-        "reading it; a sum over blocks without atomicAdd.");
+    explain(d, "  Look for: an off-by-one in a bound or a loop (< versus <=, starting at 1); a "
+               "missing __syncthreads() between threads writing shared memory and other threads "
+               "reading it; a sum over blocks without atomicAdd.");
     const char *hint = wrong_hint(in->problem);
     if (hint)
-        add(d->explanation, sizeof d->explanation, "  %s", hint);
-    snprintf(d->next_step, sizeof d->next_step,
-             "Work out by hand which thread computes the first wrong index and what it "
-             "reads; compare your index formulas with the problem's layout.");
+        explain(d, "  %s", hint);
+    suggest(d, "Work out by hand which thread computes the first wrong index and what it "
+               "reads; compare your index formulas with the problem's layout.");
 }
 
 static void diag_unwritten(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_UNWRITTEN, "Part of the output was never written");
-    add(d->explanation, sizeof d->explanation,
-        "Before each run cudalab fills the output with a marker value (a NaN with a known "
-        "pattern); some elements still hold it, so no thread wrote them.");
+    explain(d, "Before each run cudalab fills the output with a marker value (a NaN with a known "
+               "pattern); some elements still hold it, so no thread wrote them.");
     list_mismatches(in, d, true);
-    add(d->explanation, sizeof d->explanation,
-        "  Usually the grid is too small (grid = n / block rounds down: use (n + block - 1) "
-        "// block), the grid covers the wrong count (rows instead of rows x columns), "
-        "threads return early before writing, or an index skips elements.");
-    snprintf(d->next_step, sizeof d->next_step,
-             "Count the threads your launch starts (grid x block) and the elements each "
-             "writes: together they must cover every output element.");
+    explain(d, "  Usually the grid is too small (grid = n / block rounds down: use (n + block - 1) "
+               "// block), the grid covers the wrong count (rows instead of rows x columns), "
+               "threads return early before writing, or an index skips elements.");
+    suggest(d, "Count the threads your launch starts (grid x block) and the elements each "
+               "writes: together they must cover every output element.");
 }
 
 static void diag_nan(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_NAN, "Your output contains NaN or Inf");
-    add(d->explanation, sizeof d->explanation,
-        "Some results are NaN or infinite where the reference is finite.");
+    explain(d, "Some results are NaN or infinite where the reference is finite.");
     list_mismatches(in, d, false);
-    add(d->explanation, sizeof d->explanation,
-        "  The usual causes: reading shared memory that no thread wrote (it holds "
-        "leftovers, not zeros), reading past the end of an input, or accumulating into an "
-        "output that was never zeroed - cudalab fills outputs with NaN before each run, and "
-        "NaN + anything stays NaN.");
+    explain(d, "  The usual causes: reading shared memory that no thread wrote (it holds "
+               "leftovers, not zeros), reading past the end of an input, or accumulating into an "
+               "output that was never zeroed - cudalab fills outputs with NaN before each run, and "
+               "NaN + anything stays NaN.");
     if (in->problem && strcmp(in->problem, "reduce_sum") == 0)
-        snprintf(d->next_step, sizeof d->next_step,
-                 "If your kernel adds into the output with atomicAdd, zero it first in the "
-                 "launcher: args.output:fill(0) before gpu.launch.  Also make threads past "
-                 "the end put 0 into shared memory instead of skipping the write.");
+        suggest(d, "If your kernel adds into the output with atomicAdd, zero it first in the "
+                   "launcher: args.output:fill(0) before gpu.launch.  Also make threads past "
+                   "the end put 0 into shared memory instead of skipping the write.");
     else
-        snprintf(d->next_step, sizeof d->next_step,
-                 "Make every thread write its shared-memory slot (0 past the end) before the "
-                 "__syncthreads() that precedes reading it, and zero any output you "
-                 "accumulate into.");
+        suggest(d, "Make every thread write its shared-memory slot (0 past the end) before the "
+                   "__syncthreads() that precedes reading it, and zero any output you "
+                   "accumulate into.");
 }
 
 static void diag_oom(const char *text, diagnosis *d)
 {
     set(d, DIAG_OUT_OF_MEMORY, "The GPU ran out of memory");
-    add(d->explanation, sizeof d->explanation,
+    explain(d,
         "An allocation did not fit in the GPU's free memory.  gpu.alloc counts elements, not "
         "bytes (gpu.alloc(n) is 4*n bytes), and a launcher that allocates on every call "
         "keeps asking for more.");
     if (find(text, "host memory"))
         snprintf(d->title, sizeof d->title, "The computer ran out of memory");
     if (!empty(text))
-        add(d->explanation, sizeof d->explanation, "  (Reported: %s)", text);
-    snprintf(d->next_step, sizeof d->next_step,
-             "Allocate scratch buffers once, outside the function your launcher returns, "
-             "sized in elements; try a smaller size to confirm.");
+        explain(d, "  (Reported: %s)", text);
+    suggest(d, "Allocate scratch buffers once, outside the function your launcher returns, "
+               "sized in elements; try a smaller size to confirm.");
 }
 
 static void diag_launcher(const char *err, diagnosis *d)
@@ -585,63 +547,55 @@ static void diag_launcher(const char *err, diagnosis *d)
     const char *msg = err;
     lua_location(err, d->where, sizeof d->where, &msg);
     if (d->where[0])
-        add(d->explanation, sizeof d->explanation, "%s: %s", d->where, msg);
+        explain(d, "%s: %s", d->where, msg);
     else
-        add(d->explanation, sizeof d->explanation, "%s", msg);
+        explain(d, "%s", msg);
     if (find(msg, "attempt to call a nil value"))
-        add(d->explanation, sizeof d->explanation,
-            "  The launcher calls a function that does not exist: check its spelling "
-            "(gpu.launch, gpu.alloc, buffer:fill).");
+        explain(d, "  The launcher calls a function that does not exist: check its spelling "
+                   "(gpu.launch, gpu.alloc, buffer:fill).");
     else if (find(msg, "attempt to index a nil value"))
-        add(d->explanation, sizeof d->explanation,
-            "  The launcher reads a field of something that is nil: a misspelt name such "
-            "as args.inptu, or a kernel your file does not define.");
+        explain(d, "  The launcher reads a field of something that is nil: a misspelt name such "
+                   "as args.inptu, or a kernel your file does not define.");
     else if (find(msg, "attempt to perform arithmetic"))
-        add(d->explanation, sizeof d->explanation,
-            "  The launcher computes with something that is not a number, often a misspelt "
-            "field of args.");
+        explain(d, "  The launcher computes with something that is not a number, often a misspelt "
+                   "field of args.");
     else if (find(msg, "takes") && find(msg, "argument"))
-        add(d->explanation, sizeof d->explanation,
-            "  gpu.launch passes the arguments after the configuration table to the "
-            "kernel, one for each of its parameters, in order.");
-    snprintf(d->next_step, sizeof d->next_step, "Open %s and fix the line shown.",
-             d->where[0] ? d->where : "your launcher");
+        explain(d, "  gpu.launch passes the arguments after the configuration table to the "
+                   "kernel, one for each of its parameters, in order.");
+    suggest(d, "Open %s and fix the line shown.",
+            d->where[0] ? d->where : "your launcher");
 }
 
 static void diag_no_device(const char *text, diagnosis *d)
 {
     set(d, DIAG_NO_DEVICE, "No CUDA device found");
-    add(d->explanation, sizeof d->explanation, "%s",
-        empty(text) ? "This machine has no usable NVIDIA GPU." : text);
-    add(d->explanation, sizeof d->explanation,
-        "  Your kernel still compiles and its errors are shown, but it can only run, be "
-        "checked and be timed on a GPU.");
-    snprintf(d->next_step, sizeof d->next_step,
-             "Run cudalab on a machine with an NVIDIA GPU and driver (cudalab doctor shows "
-             "what it finds), for example with srun --gpus=1 on a cluster.");
+    explain(d, "%s",
+            empty(text) ? "This machine has no usable NVIDIA GPU." : text);
+    explain(d, "  Your kernel still compiles and its errors are shown, but it can only run, be "
+               "checked and be timed on a GPU.");
+    suggest(d, "Run cudalab on a machine with an NVIDIA GPU and driver (cudalab doctor shows "
+               "what it finds), for example with srun --gpus=1 on a cluster.");
 }
 
 static void diag_crash(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_CRASH, "The measuring process stopped unexpectedly");
-    add(d->explanation, sizeof d->explanation, "%s.",
-        empty(in->fault_message) ? "The worker process ended without saying why"
-                                 : in->fault_message);
-    add(d->explanation, sizeof d->explanation,
-        "  No CUDA error was reported.  cudalab starts a fresh worker for the next run; "
-        "nothing is lost.");
-    snprintf(d->next_step, sizeof d->next_step,
-             "Run again.  If it happens every time, try a smaller size and look at the "
-             "worker's output in the log (a launcher that allocates a lot of host memory "
-             "can cause this).");
+    explain(d, "%s.",
+            empty(in->fault_message) ? "The worker process ended without saying why"
+            : in->fault_message);
+    explain(d, "  No CUDA error was reported.  cudalab starts a fresh worker for the next run; "
+               "nothing is lost.");
+    suggest(d, "Run again.  If it happens every time, try a smaller size and look at the "
+               "worker's output in the log (a launcher that allocates a lot of host memory "
+               "can cause this).");
 }
 
 static void diag_other(const char *text, diagnosis *d)
 {
     set(d, DIAG_OTHER, "Something went wrong");
-    add(d->explanation, sizeof d->explanation, "%s", empty(text) ? "No details were given." : text);
-    snprintf(d->next_step, sizeof d->next_step, "Read the message above; run again to see "
-                                                "whether it repeats.");
+    explain(d, "%s", empty(text) ? "No details were given." : text);
+    suggest(d, "Read the message above; run again to see "
+               "whether it repeats.");
 }
 
 /* Diagnoses from a message text alone; false when nothing matched. */
@@ -753,9 +707,8 @@ void diagnose(const diag_input *in, diagnosis *out)
             diag_timeout(in, out);
         } else if (strcmp(c, "cancelled") == 0) {
             set(out, DIAG_CANCELLED, "You stopped the run");
-            add(out->explanation, sizeof out->explanation,
-                "The run was cancelled before it finished; nothing was measured.");
-            snprintf(out->next_step, sizeof out->next_step, "Start it again when ready.");
+            explain(out, "The run was cancelled before it finished; nothing was measured.");
+            suggest(out, "Start it again when ready.");
         } else if (!diag_text(in, in->fault_message, out)) {
             if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
                 diag_crash(in, out);
@@ -788,9 +741,8 @@ void diagnose(const diag_input *in, diagnosis *out)
     switch (in->status) {
     case RS_CORRECT:
         set(out, DIAG_NONE, "Your kernel is correct");
-        add(out->explanation, sizeof out->explanation,
-            "Its output matches the double-precision reference.");
-        snprintf(out->next_step, sizeof out->next_step, "Make it faster.");
+        explain(out, "Its output matches the double-precision reference.");
+        suggest(out, "Make it faster.");
         return;
     case RS_WRONG:
         diag_wrong(in, out);
