@@ -91,7 +91,7 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
     if (lanes_h < 1)
         lanes_h = 1;
     tall = v->t.nlanes > 0 ? lanes_h / (int)v->t.nlanes : 1;
-    tall = tall < 1 ? 1 : tall > 2 ? 2 : tall;
+    tall = tall < 1 ? 1 : tall > 3 ? 3 : tall;
     lanes_h /= tall;
     top = v->lane - lanes_h + 1 > 0 ? v->lane - lanes_h + 1 : 0;
     cells = malloc((size_t)pw * sizeof *cells);
