@@ -174,6 +174,19 @@ static void row_failed(xctx *x, run_result *r, const cl_err *e)
     row_emit(x, r);
 }
 
+/* After a failed set-up: a failed row for each id "<prefix>_<values[k]>". */
+static void rows_failed(xctx *x, const char *prefix, const int *values, size_t n, const char *size,
+                        const cl_err *e)
+{
+    for (size_t k = 0; k < n; k++) {
+        char id[PROTO_ID_MAX];
+        run_result r;
+        snprintf(id, sizeof id, "%s_%d", prefix, values[k]);
+        row_start(x, &r, id, id, size);
+        row_failed(x, &r, e);
+    }
+}
+
 static double peak_bw(const xctx *x)
 {
     return x->dev.peak_bw_measured_gbs > 0.0 ? x->dev.peak_bw_measured_gbs
@@ -885,12 +898,7 @@ static void exp_stride(xctx *x)
     }
     goto done;
 fail_all:
-    for (size_t k = 0; k < nst; k++) {
-        char id[PROTO_ID_MAX];
-        snprintf(id, sizeof id, "stride_%d", strides[k]);
-        row_start(x, &r, id, id, sz);
-        row_failed(x, &r, &e);
-    }
+    rows_failed(x, "stride", strides, nst, sz, &e);
 done:
     io_free(&io);
 }
@@ -1059,12 +1067,7 @@ static void exp_blocksize(xctx *x)
     }
     goto done;
 fail_all:
-    for (size_t k = 0; k < nb; k++) {
-        char id[PROTO_ID_MAX];
-        snprintf(id, sizeof id, "block_%d", blocks[k]);
-        row_start(x, &r, id, id, sz);
-        row_failed(x, &r, &e);
-    }
+    rows_failed(x, "block", blocks, nb, sz, &e);
 done:
     io_free(&io);
 }
@@ -1356,12 +1359,7 @@ static void exp_roofline(xctx *x)
     }
     goto done;
 fail_all:
-    for (size_t k = 0; k < ni; k++) {
-        char id[PROTO_ID_MAX];
-        snprintf(id, sizeof id, "roof_%d", iters[k]);
-        row_start(x, &r, id, id, sz);
-        row_failed(x, &r, &e);
-    }
+    rows_failed(x, "roof", iters, ni, sz, &e);
 done:
     io_free(&io);
 }
@@ -1483,13 +1481,11 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     x.budget_s = req->budget_s > 0.0 ? req->budget_s : X_DEFAULT_BUDGET_S;
     engine_probe(&x.dev);
 
-    size_t nall = 0;
-    const char *const *all = experiments_ids(&nall);
     const char *ids[PROTO_MAX_VARIANTS];
     size_t nids = 0;
     if (req->nvariants == 0) {
-        for (size_t i = 0; i < nall && nids < PROTO_MAX_VARIANTS; i++)
-            ids[nids++] = all[i];
+        for (size_t i = 0; i < NEXP && nids < PROTO_MAX_VARIANTS; i++)
+            ids[nids++] = experiments[i].id;
     } else {
         for (int i = 0; i < req->nvariants; i++)
             ids[nids++] = req->variants[i].id;
