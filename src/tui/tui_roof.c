@@ -8,18 +8,19 @@
 size_t tui_roof_points(const run_result *rows, size_t n, tui_roofpt *out, size_t max)
 {
     size_t k = 0;
-    for (size_t i = 0; i < n && k < max; i++) {
-        const run_result *r = &rows[i];
-        roofline_point p;
-        if (r->status != RS_CORRECT || r->kind == RK_CPU || r->kind == RK_CPU_MT ||
-            !roofline_point_from_rates(r->gbps, r->tflops, &p))
-            continue;
-        snprintf(out[k].label, sizeof out[k].label, "%s", r->label[0] ? r->label : r->variant);
-        out[k].ai = p.ai;
-        out[k].gflops = p.gflops;
-        out[k].mine = r->kind == RK_EXERCISE;
-        k++;
-    }
+    for (int mine = 1; mine >= 0; mine--)
+        for (size_t i = 0; i < n && k < max; i++) {
+            const run_result *r = &rows[i];
+            roofline_point p;
+            if ((r->kind == RK_EXERCISE) != (mine == 1) || r->status != RS_CORRECT || r->kind == RK_CPU ||
+                r->kind == RK_CPU_MT || !roofline_point_from_rates(r->gbps, r->tflops, &p))
+                continue;
+            snprintf(out[k].label, sizeof out[k].label, "%s", r->label[0] ? r->label : r->variant);
+            out[k].ai = p.ai;
+            out[k].gflops = p.gflops;
+            out[k].mine = r->kind == RK_EXERCISE;
+            k++;
+        }
     return k;
 }
 

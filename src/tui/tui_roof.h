@@ -50,7 +50,8 @@ typedef struct tui_roofplot {
 } tui_roofplot;
 
 /* The points of the GPU rows (not the CPU's) that ran correctly with both
- * a bandwidth and a FLOP rate: at most max into out; returns how many. */
+ * a bandwidth and a FLOP rate, the learner's first: at most max into out;
+ * returns how many. */
 size_t tui_roof_points(const run_result *rows, size_t n, tui_roofpt *out, size_t max);
 /* Lays out the roofline and the points in w x h cells (the y labels are
  * extra, to the left).  false + e for an invalid roofline or a grid

@@ -465,7 +465,7 @@ typedef struct mark_info {
 
 static const mark_info marks[TLM_COUNT] = {
     [TLM_NONE] = {" ", " ", "nothing", ROLE_NORMAL},
-    [TLM_IDLE] = {"\xC2\xB7", ".", "GPU idle", ROLE_IDLE},
+    [TLM_IDLE] = {"\xC2\xB7", ".", "GPU idle", ROLE_DIM},
     [TLM_KERNEL] = {"\xE2\x96\x88", "#", "kernel", ROLE_KERNEL},
     [TLM_PINNED] = {"\xE2\x96\x93", "=", "pinned copy", ROLE_COPY},
     [TLM_PAGEABLE] = {"\xE2\x96\x91", "~", "pageable copy", ROLE_PAGEABLE},

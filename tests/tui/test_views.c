@@ -313,8 +313,8 @@ static void test_timeline_glyphs(void **state)
     }
     tui_timeline_glyph(TLM_PAGEABLE, true, &role);
     assert_int_equal(role, ROLE_PAGEABLE);
-    tui_timeline_glyph(TLM_IDLE, true, &role);
-    assert_int_equal(role, ROLE_IDLE);
+    tui_timeline_glyph(TLM_KERNEL, true, &role);
+    assert_int_equal(role, ROLE_KERNEL);
     assert_string_equal(tui_timeline_bytes(512, b, sizeof b), "512 B");
     assert_string_equal(tui_timeline_bytes(32u << 20, b, sizeof b), "32.0 MiB");
     assert_string_equal(tui_timeline_bytes(3u << 29, b, sizeof b), "1.50 GiB");
@@ -457,6 +457,9 @@ static void test_roofline_points(void **state)
     assert_float_equal(pts[0].ai, 10.0, 1e-9);
     assert_float_equal(pts[0].gflops, 1000.0, 1e-9);
     rows[3].status = RS_CORRECT;
+    assert_int_equal(tui_roof_points(rows, 4, pts, 4), 2);
+    assert_true(pts[0].mine);               /* the learner's point comes first */
+    assert_string_equal(pts[1].label, "v3");
     assert_int_equal(tui_roof_points(rows, 4, pts, 1), 1);
 }
 
