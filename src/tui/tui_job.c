@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -59,6 +60,7 @@ static void child(int wfd, tui_job_fn fn, void *ud)
     if (null > CHILD_FD)
         close(null);
     close_others(CHILD_FD);
+    fcntl(CHILD_FD, F_SETFD, FD_CLOEXEC);
     _exit(fn(ud, CHILD_FD) & 0xff);
 }
 
@@ -167,21 +169,72 @@ bool tui_job_pump(tui_job *j)
     return true;
 }
 
+#define TREE_MAX 256
+
+/* The parent of process pid, from /proc; -1 when unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    FILE *f;
+    long pp = -1;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (!(f = fopen(path, "r")))
+        return -1;
+    if (fgets(buf, sizeof buf, f) && (p = strrchr(buf, ')')) != NULL)
+        sscanf(p + 1, " %*c %ld", &pp);
+    fclose(f);
+    return (pid_t)pp;
+}
+
+/* pid and every process below it (the tools a job starts may put
+ * themselves in process groups of their own); returns how many. */
+static size_t tree_of(pid_t pid, pid_t *out, size_t max)
+{
+    size_t n = 0;
+    bool grew = true;
+    out[n++] = pid;
+    while (grew && n < max) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        grew = false;
+        if (!d)
+            break;
+        while ((de = readdir(d)) != NULL && n < max) {
+            char *end;
+            long v = strtol(de->d_name, &end, 10);
+            pid_t pp;
+            bool known = false;
+            if (*end || end == de->d_name || v <= 0)
+                continue;
+            for (size_t i = 0; i < n; i++)
+                known |= out[i] == (pid_t)v;
+            if (known || (pp = parent_of((pid_t)v)) <= 0)
+                continue;
+            for (size_t i = 0; i < n; i++)
+                if (out[i] == pp) {
+                    out[n++] = (pid_t)v;
+                    grew = true;
+                    break;
+                }
+        }
+        closedir(d);
+    }
+    return n;
+}
+
 void tui_job_cancel(tui_job *j)
 {
     if (j->pid > 0) {
-        kill(-j->pid, SIGTERM);
-        kill(j->pid, SIGTERM);
-        for (int i = 0; i < 50 && j->pid > 0; i++) {
-            reap(j, false);
-            if (j->pid > 0)
-                usleep(20000);
+        pid_t tree[TREE_MAX];
+        size_t n = tree_of(j->pid, tree, TREE_MAX);
+        pid_t own = getpgrp();
+        for (size_t i = 0; i < n; i++) {
+            pid_t g = getpgid(tree[i]);
+            if (g > 0 && g != own)
+                kill(-g, SIGKILL);
+            kill(tree[i], SIGKILL);
         }
-        if (j->pid > 0) {
-            kill(-j->pid, SIGKILL);
-            kill(j->pid, SIGKILL);
-            reap(j, true);
-        }
+        reap(j, true);
     }
     if (j->fd >= 0)
         close(j->fd);

@@ -40,7 +40,8 @@ int tui_job_fd(const tui_job *j);
 /* Reads what is waiting without blocking; true once the child has closed
  * the pipe and been reaped (out and status are then complete). */
 bool tui_job_pump(tui_job *j);
-/* Kills the child's process group and reaps it. */
+/* Kills the child and every process below it (the tools it starts may
+ * sit in process groups of their own), and reaps it. */
 void tui_job_cancel(tui_job *j);
 /* Frees the answer and forgets the job (cancelling it if it runs). */
 void tui_job_clear(tui_job *j);

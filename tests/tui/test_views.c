@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -735,18 +737,46 @@ static int write_lots(void *ud, int fd)
     return 0;
 }
 
+/* Starts a grandchild in a process group of its own (as the tools do),
+ * tells its pid, and waits for it. */
 static int sleep_long(void *ud, int fd)
 {
+    char msg[32];
+    pid_t g;
     (void)ud;
-    (void)fd;
+    g = fork();
+    if (g == 0) {
+        setpgid(0, 0);
+        execlp("sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    snprintf(msg, sizeof msg, "%d\n", (int)g);
+    tui_job_write(fd, msg);
     sleep(30);
     return 0;
+}
+
+/* True while pid runs (a zombie waiting for a parent that does not reap
+ * it, as in some containers, has stopped running). */
+static bool alive(pid_t pid)
+{
+    char path[64], buf[256], *p;
+    FILE *f;
+    bool run = false;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (!(f = fopen(path, "r")))
+        return false;
+    if (fgets(buf, sizeof buf, f) && (p = strrchr(buf, ')')) != NULL)
+        run = p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+    fclose(f);
+    return run;
 }
 
 static void test_job(void **state)
 {
     tui_job j;
     cl_err e;
+    pid_t grandchild;
     (void)state;
     tui_job_init(&j);
     assert_false(tui_job_active(&j));
@@ -769,13 +799,22 @@ static void test_job(void **state)
     assert_int_equal(j.status, 0);
     tui_job_clear(&j);
 
-    /* a child that would run for long is stopped */
+    /* a child that would run for long is stopped, and so is what it started */
     assert_true(tui_job_start(&j, sleep_long, NULL, &e));
-    usleep(50000);
-    assert_false(tui_job_pump(&j));
+    for (int i = 0; i < 200 && (!j.out || !strchr(j.out, '\n')); i++) {
+        assert_false(tui_job_pump(&j));
+        usleep(10000);
+    }
+    assert_non_null(j.out);
+    grandchild = (pid_t)atoi(j.out);
+    assert_true(grandchild > 0);
+    usleep(100000);
     tui_job_cancel(&j);
+    for (int i = 0; i < 100 && alive(grandchild); i++)
+        usleep(10000);
+    assert_false(alive(grandchild));
     assert_int_equal(j.pid, 0);
-    assert_int_equal(j.status, 128 + 15);
+    assert_int_equal(j.status, 128 + 9);
     assert_int_equal(tui_job_fd(&j), -1);
     tui_job_clear(&j);
 }
