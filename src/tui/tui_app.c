@@ -1145,6 +1145,7 @@ static unsigned timeline_key(tui_app *a, const tui_layout *lay, tui_action act)
         a->roof_scroll = 0;
         break;
     case TA_HELP:
+        a->help_back = TUI_OV_TIMELINE;
         a->overlay = TUI_OV_HELP;
         a->help_scroll = 0;
         break;
@@ -1168,6 +1169,7 @@ static unsigned roofline_key(tui_app *a, tui_action act)
     case TA_TIMELINE: return timeline_open(a);
     case TA_EXPORT: return timeline_export(a);
     case TA_HELP:
+        a->help_back = TUI_OV_ROOFLINE;
         a->overlay = TUI_OV_HELP;
         a->help_scroll = 0;
         break;
@@ -1426,7 +1428,8 @@ static unsigned help_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_PAGE_DOWN: a->help_scroll += page; break;
     case TA_HOME: a->help_scroll = 0; break;
     case TA_HELP: case TA_CANCEL: case TA_QUIT: case TA_ENTER:
-        a->overlay = TUI_OV_NONE;
+        a->overlay = a->help_back;
+        a->help_back = TUI_OV_NONE;
         break;
     default:
         return 0;
@@ -1638,6 +1641,7 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return TUI_F_QUIT;
     case TA_HELP:
         a->overlay = TUI_OV_HELP;
+        a->help_back = TUI_OV_NONE;
         a->help_scroll = 0;
         return TUI_F_REDRAW;
     case TA_NEXT_PANE:

@@ -111,6 +111,7 @@ typedef struct tui_app {
     tui_pane_id focus;
     tui_overlay overlay;
     int help_scroll;
+    tui_overlay help_back;     /* the view help returns to when it closes */
     size_t quiz_ms, quiz_q, quiz_cursor;
     int quiz_answered;         /* choice answered in the open quiz, -1 none */
     bool quiz_correct;

@@ -719,6 +719,11 @@ static void test_timeline_view(void **state)
     rmdir(found);
     rmdir(dir);
 
+    /* help from the view returns to it */
+    key(a, TA_HELP);
+    assert_int_equal(a->overlay, TUI_OV_HELP);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_TIMELINE);
     /* f and t switch between the views; Esc closes */
     key(a, TA_ROOFLINE);
     assert_int_equal(a->overlay, TUI_OV_ROOFLINE);
