@@ -586,6 +586,7 @@ static unsigned request_run(tui_app *a, run_mode mode)
             exercise = l->exercise.kernel != NULL;
         }
         req->cpu = exercise;
+        req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
     } else if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
             add_variant(req, &l->variants[v]);

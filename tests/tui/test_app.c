@@ -602,6 +602,7 @@ static void test_profiling_rows(void **state)
     assert_string_equal(a->req.run.problem, "profiling");
     assert_int_equal(a->req.run.nvariants, 3);
     assert_true(a->req.run.cpu);
+    assert_true(a->req.run.budget_s == 0.0);
     assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/profiling/starter.cu");
     req = a->req.run;
     req.run = 11;
