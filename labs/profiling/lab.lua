@@ -239,8 +239,14 @@ return lab {
       | `R` | every experiment, then the pipeline |
       | `s` / `S` | next / previous size |
       | `Enter` | a row's figures, and why it failed |
+      | `t` | the last run's timeline (`+`/`-` zoom, Tab picks an item) |
+      | `T` | write that timeline as a Chrome trace |
+      | `f` | the roofline of the measured kernels |
+      | `N` | Nsight Compute metrics of the selected row's kernel |
+      | `M` / `C` | your kernel under memcheck / racecheck |
+      | `H` | the next hint |
 
-      Nsight Compute, when installed, looks inside one kernel:
+      From the command line, Nsight Compute looks inside one kernel:
       `cudalab profile transpose --ncu prof_transpose_tiled`.
     ]],
   },
