@@ -74,6 +74,11 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > old && alloc_over_time(s, nsize - old))
         return NULL;
+    /* Once a call into Lua has hit the limit, it gets no more memory until it
+     * returns: a script that catches the error and carries on still ends
+     * with the memory-limit message. */
+    if (nsize > old && s->mem_hit && s->depth > 0)
+        return NULL;
     if (nsize > old && nsize - old > s->limit - s->used) {
         s->mem_hit = true;
         return NULL;
