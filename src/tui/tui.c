@@ -608,8 +608,9 @@ static int loop(tui_ctx *c)
 /* The timeline t shows before a run has recorded one: the file named by
  * $CUDALAB_TIMELINE_FILE (how the end-to-end test shows a recorded sample
  * on a machine without a GPU), else the one `cudalab profile` or an earlier
- * session left in the data folder. */
-static void timeline_fallback(tui_app *a)
+ * session left in the data folder, else the sample recorded on a real GPU
+ * that ships in assets/timelines/. */
+static void timeline_fallback(tui_app *a, const char *home)
 {
     const char *env = getenv("CUDALAB_TIMELINE_FILE");
     char path[CL_PATH_MAX];
@@ -617,7 +618,11 @@ static void timeline_fallback(tui_app *a)
         snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", env);
         return;
     }
-    if (experiments_timeline_file(path, sizeof path, NULL) && access(path, R_OK) == 0)
+    if (experiments_timeline_file(path, sizeof path, NULL) && access(path, R_OK) == 0) {
+        snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", path);
+        return;
+    }
+    if (home && paths_join(path, sizeof path, home, TUI_SAMPLE_TIMELINE) && access(path, R_OK) == 0)
         snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", path);
 }
 
@@ -659,7 +664,7 @@ int tui_run(const tui_opts *o)
     }
     c->app.time_limit_s = o->time_limit_s;
     c->app.ms_eval = tui_milestones_eval;
-    timeline_fallback(&c->app);
+    timeline_fallback(&c->app, o->home);
     if (paths_workspace(c->workspace, sizeof c->workspace, NULL))
         c->app.workspace = c->workspace;
     c->prepared = calloc(labs.n + 1, sizeof *c->prepared);

@@ -1066,6 +1066,9 @@ static bool timeline_ready(tui_app *a)
         return a->tl.loaded;
     }
     a->tl_stale = false;
+    if (strstr(path, TUI_SAMPLE_TIMELINE))
+        tui_log_add(&a->log, TUI_LOG_INFO, "this timeline was recorded on an NVIDIA H200 and ships "
+                                           "with cudalab; the profiling lab's R records your GPU's");
     return true;
 }
 

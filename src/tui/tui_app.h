@@ -31,6 +31,9 @@ enum {
     TUI_F_REPAINT = 1 << 3,    /* clear the terminal and draw everything */
 };
 
+/* A timeline recorded on a real GPU, shipped for machines without one. */
+#define TUI_SAMPLE_TIMELINE "assets/timelines/h200-overlap.json"
+
 typedef enum tui_overlay {
     TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_DETAILS, TUI_OV_CONFIRM_QUIT,
     TUI_OV_CONFIRM_RESET,
