@@ -14,6 +14,7 @@
 
 #include "core/ncu.h"
 #include "core/paths.h"
+#include "core/which.h"
 #include "core/watch.h"
 #include "lab/labmodel.h"
 #include "lab/workspace.h"
@@ -236,8 +237,10 @@ static void edit_exercise(tui_ctx *c, size_t i)
     int status = 0;
     if (!ed || !ed[0])
         ed = getenv("EDITOR");
+    char found[CL_PATH_MAX];
     if (!ed || !ed[0])
-        ed = "vi";
+        ed = which_tool("vi", found, sizeof found) || !which_tool("nano", found, sizeof found)
+                 ? "vi" : "nano";
     err_clear(&e);
     prepare_workspace(c, i);
     if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
