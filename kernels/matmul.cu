@@ -7,6 +7,7 @@
 // when K and N are multiples of 4 and the matrices are 16-byte aligned, and
 // element loads otherwise.
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include "kcommon.cuh"
 #include "ktune.h"
@@ -584,12 +585,58 @@ extern "C" cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A
 }
 
 // ---- cuBLAS --------------------------------------------------------------------------------------
+// cuBLAS is loaded when the baseline first runs, not when cudalab starts:
+// linking it costs every process about 0.3 s and 200 MB at start-up (its
+// initialisers), and only the worker running the matmul baseline needs it.
+#define K_STR2(x) #x
+#define K_STR(x) K_STR2(x)
+#define CUBLAS_SONAME "libcublas.so." K_STR(CUBLAS_VER_MAJOR)
+
+struct blas_api {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasDestroy_v2) destroy;
+    decltype(&cublasSetStream_v2) set_stream;
+    decltype(&cublasSetMathMode) set_math_mode;
+    decltype(&cublasSgemm_v2) sgemm;
+    decltype(&cublasGetStatusName) status_name;
+    decltype(&cublasGetStatusString) status_string;
+};
+static blas_api blas;
+static void *blas_lib;
 static cublasHandle_t blas_handle;
 static int blas_device = -1;
 
+template <typename F> static bool blas_sym(F *fn, const char *name)
+{
+    *fn = reinterpret_cast<F>(dlsym(blas_lib, name));
+    if (!*fn) k_set_library_error("%s has no symbol %s", CUBLAS_SONAME, name);
+    return *fn != nullptr;
+}
+
+static bool blas_load(void)
+{
+    if (blas_lib) return true;
+    blas_lib = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!blas_lib) {
+        const char *why = dlerror();
+        k_set_library_error("cannot load cuBLAS (%s): %s", CUBLAS_SONAME, why ? why : "not found");
+        return false;
+    }
+    if (blas_sym(&blas.create, "cublasCreate_v2") && blas_sym(&blas.destroy, "cublasDestroy_v2") &&
+        blas_sym(&blas.set_stream, "cublasSetStream_v2") &&
+        blas_sym(&blas.set_math_mode, "cublasSetMathMode") &&
+        blas_sym(&blas.sgemm, "cublasSgemm_v2") &&
+        blas_sym(&blas.status_name, "cublasGetStatusName") &&
+        blas_sym(&blas.status_string, "cublasGetStatusString"))
+        return true;
+    dlclose(blas_lib);
+    blas_lib = nullptr;
+    return false;
+}
+
 static cudaError_t blas_error(const char *what, cublasStatus_t st)
 {
-    k_set_library_error("%s: %s (%s)", what, cublasGetStatusName(st), cublasGetStatusString(st));
+    k_set_library_error("%s: %s (%s)", what, blas.status_name(st), blas.status_string(st));
     switch (st) {
     case CUBLAS_STATUS_NOT_INITIALIZED: return cudaErrorInitializationError;
     case CUBLAS_STATUS_ALLOC_FAILED: return cudaErrorMemoryAllocation;
@@ -608,23 +655,24 @@ extern "C" cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, 
 {
     k_set_library_error("");
     if (!sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    if (!blas_load()) return cudaErrorSharedObjectInitFailed;
     int dev = 0;
     KCHECK(cudaGetDevice(&dev));
     if (blas_handle && blas_device != dev) k_matmul_shutdown();
     if (!blas_handle) {
-        cublasStatus_t st = cublasCreate(&blas_handle);
+        cublasStatus_t st = blas.create(&blas_handle);
         if (st != CUBLAS_STATUS_SUCCESS) {
             blas_handle = NULL;
             return blas_error("cublasCreate", st);
         }
         blas_device = dev;
-        st = cublasSetMathMode(blas_handle, CUBLAS_DEFAULT_MATH);
+        st = blas.set_math_mode(blas_handle, CUBLAS_DEFAULT_MATH);
         if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetMathMode", st);
     }
-    cublasStatus_t st = cublasSetStream(blas_handle, s);
+    cublasStatus_t st = blas.set_stream(blas_handle, s);
     if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetStream", st);
     const float one = 1.0f, zero = 0.0f;
-    st = cublasSgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);
+    st = blas.sgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);
     if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSgemm", st);
     KCHECK_LAUNCH();
     return cudaSuccess;
@@ -632,7 +680,7 @@ extern "C" cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, 
 
 void k_matmul_shutdown(void)
 {
-    if (blas_handle) cublasDestroy(blas_handle);
+    if (blas_handle) blas.destroy(blas_handle);
     blas_handle = NULL;
     blas_device = -1;
 }
