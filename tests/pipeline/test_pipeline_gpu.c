@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cmd_report.h"
 #include "cli/report_md.h"
@@ -27,75 +25,19 @@
 #include "core/tlsummary.h"
 #include "core/trace.h"
 #include "lab/sandbox.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/luagpu.h"
 #include "worker/pipeline.h"
 #include "worker/workerloop.h"
 
-#define MAX_ROWS 64
-#define LOG_MAX 32768
-
-typedef struct collected {
-    run_result rows[MAX_ROWS];
-    int nrows;
-    char log[LOG_MAX];
-} collected;
-
 static char g_tmp[CL_PATH_MAX], g_home[CL_PATH_MAX], g_data[CL_PATH_MAX];
 static device_info g_dev;
-
-static bool contains(const char *hay, const char *needle)
-{
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("the text\n----\n%s\n----\ndoes not contain \"%s\"\n", hay ? hay : "(null)",
-                needle);
-    return false;
-}
-
-static void on_progress(void *ud, const run_progress *p)
-{
-    (void)ud;
-    (void)p;
-}
-
-static void on_result(void *ud, const run_result *r)
-{
-    collected *c = ud;
-    if (c->nrows < MAX_ROWS)
-        c->rows[c->nrows++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    collected *c = ud;
-    size_t len = strlen(c->log);
-    snprintf(c->log + len, sizeof c->log - len, "[%d] %s\n", level, msg);
-}
-
-static void dump(const collected *c)
-{
-    for (int i = 0; i < c->nrows; i++) {
-        const run_result *r = &c->rows[i];
-        print_message("  %-9s %-12s %-8s %10.3f ms  %8.2f GB/s  x cpu %6.2f  x starter %6.2f  %s\n",
-                      r->variant, r->size, result_status_name(r->status), r->median_ms, r->gbps,
-                      r->speedup_cpu, r->speedup_starter, r->message);
-    }
-    print_message("log:\n%s", c->log);
-}
-
-static const run_result *find(const collected *c, const char *variant, const char *size)
-{
-    for (int i = 0; i < c->nrows; i++)
-        if (strcmp(c->rows[i].variant, variant) == 0 && strcmp(c->rows[i].size, size) == 0)
-            return &c->rows[i];
-    return NULL;
-}
 
 /* Runs the pipeline problem with the learner's files kernel and launcher
  * (the starter row comes with them) at the sizes given. */
 static void run_pipeline(const char *kernel, const char *launcher, const char *const *sizes,
-                         int nsizes, bool cpu, collected *c)
+                         int nsizes, bool cpu, ts_rows *c)
 {
     static run_request req;
     memset(&req, 0, sizeof req);
@@ -105,41 +47,23 @@ static void run_pipeline(const char *kernel, const char *launcher, const char *c
     req.cpu = cpu;
     req.budget_s = 0.2;
     for (int i = 0; i < nsizes; i++)
-        snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
+        ts_add_size(&req, sizes[i]);
     snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", kernel);
     snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
-    memset(c, 0, sizeof *c);
-    engine_sink sink = {on_progress, on_result, on_log, c};
     run_fault f;
-    memset(&f, 0, sizeof f);
-    if (!engine_run(&req, &sink, &f)) {
-        dump(c);
+    if (!ts_engine_run(&req, c, &f)) {
+        ts_rows_dump(c);
         fail_msg("the CUDA context broke in %s: %s: %s", f.variant, f.cause, f.message);
     }
 }
 
 static void solution_files(char *kernel, char *launcher)
 {
-    const char *data = getenv("CUDALAB_TEST_DATA");
-    assert_non_null(data);
-    snprintf(kernel, CL_PATH_MAX, "%s/pipeline/solution/pipeline.cu", data);
-    snprintf(launcher, CL_PATH_MAX, "%s/pipeline/solution/pipeline.lua", data);
+    ts_data_path(kernel, CL_PATH_MAX, "pipeline/solution/pipeline.cu");
+    ts_data_path(launcher, CL_PATH_MAX, "pipeline/solution/pipeline.lua");
 }
 
 /* ---- the Lua API ------------------------------------------------------------ */
-
-static bool lua_run(lab_state *s, const char *name, const char *code, int nres, cl_err *e)
-{
-    char path[CL_PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.lua", g_tmp, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(code, f);
-    fclose(f);
-    bool ok = sandbox_dofile(s, path, nres, e);
-    unlink(path);
-    return ok;
-}
 
 static void test_host_api(void **state)
 {
@@ -175,7 +99,7 @@ static void test_host_api(void **state)
         "ints:fill(7)\n"
         "return pin.where, page.where, d1.where, t[n // 2 + 1], t[n // 2 + 1000], "
         "       t[n // 2 + 1001], ints:download()[3], back:download(6)[6]\n";
-    if (!lua_run(s, "copies", copies, 8, &e))
+    if (!ts_lua_run(s, g_tmp, "copies", copies, 8, &e))
         fail_msg("%s", e.msg);
     assert_string_equal(lua_tostring(L, -8), "pinned");
     assert_string_equal(lua_tostring(L, -7), "pageable");
@@ -207,19 +131,19 @@ static void test_host_api(void **state)
         char name[32];
         snprintf(name, sizeof name, "bad%zu", i);
         err_clear(&e);
-        assert_false(lua_run(s, name, bad[i].code, 0, &e));
-        assert_true(contains(e.msg, bad[i].msg));
+        assert_false(ts_lua_run(s, g_tmp, name, bad[i].code, 0, &e));
+        assert_true(ts_contains(e.msg, bad[i].msg));
     }
     sandbox_free(s);
 }
 
 /* ---- the starter and the solution ---------------------------------------------- */
 
-static void expect_correct(const collected *c, const char *variant, const char *size)
+static void expect_correct(const ts_rows *c, const char *variant, const char *size)
 {
-    const run_result *r = find(c, variant, size);
+    const run_result *r = ts_row(c, variant, size);
     if (!r || r->status != RS_CORRECT || !(r->median_ms > 0.0)) {
-        dump(c);
+        ts_rows_dump(c);
         fail_msg("%s at %s: %s", variant, size,
                  r ? result_status_name(r->status) : "no row came back");
     }
@@ -230,7 +154,7 @@ static void test_starter_and_solution(void **state)
     (void)state;
     char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
     solution_files(kernel, launcher);
-    static collected c;
+    static ts_rows c;
     static const char *const sizes[] = {"1048576x16", "4099x7", "1x1", "65537x33", "3x5000"};
     /* the last size is refused by the parser: more than 4096 features */
     run_pipeline(kernel, launcher, sizes, 5, true, &c);
@@ -238,25 +162,25 @@ static void test_starter_and_solution(void **state)
         expect_correct(&c, "starter", sizes[i]);
         expect_correct(&c, "exercise", sizes[i]);
         expect_correct(&c, "cpu", sizes[i]);
-        const run_result *x = find(&c, "exercise", sizes[i]);
-        const run_result *st = find(&c, "starter", sizes[i]);
+        const run_result *x = ts_row(&c, "exercise", sizes[i]);
+        const run_result *st = ts_row(&c, "starter", sizes[i]);
         assert_true(st->speedup_starter == 1.0);
         assert_true(x->speedup_starter > 0.0);
         assert_true(x->pct_peak_measured < 0.0);
         assert_false(x->has_report);
-        assert_true(contains(x->message, "GB/s counts the table once into the GPU"));
+        assert_true(ts_contains(x->message, "GB/s counts the table once into the GPU"));
     }
-    const run_result *bad = find(&c, "exercise", "3x5000");
+    const run_result *bad = ts_row(&c, "exercise", "3x5000");
     assert_non_null(bad);
-    assert_true(contains(bad->message, "5000 features: the limit is 4096"));
+    assert_true(ts_contains(bad->message, "5000 features: the limit is 4096"));
 
-    const run_result *x = find(&c, "exercise", "1048576x16");
-    const run_result *st = find(&c, "starter", "1048576x16");
+    const run_result *x = ts_row(&c, "exercise", "1048576x16");
+    const run_result *st = ts_row(&c, "starter", "1048576x16");
     print_message("1048576x16: starter %.3f ms, solution %.3f ms (%.2fx the starter, %.2fx the "
                   "CPU, %.2f GB/s)\n",
                   st->median_ms, x->median_ms, x->speedup_starter, x->speedup_cpu, x->gbps);
     if (!(x->speedup_starter >= 3.0)) {
-        dump(&c);
+        ts_rows_dump(&c);
         fail_msg("the solution is only %.2fx faster than the starter (need 3x)",
                  x->speedup_starter);
     }
@@ -273,61 +197,12 @@ static void test_starter_and_solution(void **state)
 
 /* ---- the report command ---------------------------------------------------------- */
 
-int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
+static void report(ts_output *c, const char *size)
 {
-    (void)c;
-    va_list ap;
-    fputs("cudalab: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    return EXIT_USAGE;
-}
-
-typedef struct captured {
-    int rc;
-    char out[16384];
-    char err[65536];
-} captured;
-
-static void slurp(FILE *f, char *buf, size_t n)
-{
-    rewind(f);
-    size_t len = fread(buf, 1, n - 1, f);
-    buf[len] = '\0';
-    fclose(f);
-}
-
-static void report(captured *c, const char *size)
-{
-    char *argv[] = {(char *)"report", (char *)"profiling", (char *)"--size", (char *)size,
-                    (char *)"--budget", (char *)"0.2", NULL};
+    const char *words[] = {"profiling", "--size", size, "--budget", "0.2", NULL};
     static cli_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.prog = "cudalab";
-    snprintf(ctx.home, sizeof ctx.home, "%s", g_home);
-    paths_join(ctx.shipped_labs, sizeof ctx.shipped_labs, g_home, "labs");
-    ctx.lab_dirs[0] = ctx.shipped_labs;
-    ctx.nlab_dirs = 1;
-    ctx.time_limit_s = 600;
-    fflush(stdout);
-    fflush(stderr);
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    assert_non_null(fo);
-    assert_non_null(fe);
-    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
-    dup2(fileno(fo), STDOUT_FILENO);
-    dup2(fileno(fe), STDERR_FILENO);
-    c->rc = cmd_report(&ctx, 6, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, STDOUT_FILENO);
-    dup2(se, STDERR_FILENO);
-    close(so);
-    close(se);
-    slurp(fo, c->out, sizeof c->out);
-    slurp(fe, c->err, sizeof c->err);
+    ts_cli_ctx(&ctx, g_home, 600);
+    ts_capture_cmd(c, cmd_report, &ctx, "report", words);
 }
 
 static void copy_file(const char *from, const char *to)
@@ -376,22 +251,22 @@ static void test_report_command(void **state)
     copy_file(sl, l);
     paths_set_workspace(ws);
 
-    static captured c;
+    static ts_output c;
     report(&c, "1048576x16");
-    if (c.rc != 0)
-        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
-    assert_true(contains(c.out, "Report written to"));
+    if (c.status != 0)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
+    assert_true(ts_contains(c.out, "Report written to"));
     char md_path[CL_PATH_MAX];
     paths_join(md_path, sizeof md_path, dir, PIPELINE_REPORT_FILE);
     size_t len = 0;
     char *md = file_read_all(md_path, 1 << 22, &len, &e);
     assert_non_null(md);
-    assert_true(contains(md, PIPELINE_REPORT_MARK));
-    assert_true(contains(md, "| the starter | "));
-    assert_true(contains(md, "| your pipeline | "));
-    assert_true(contains(md, "### The starter, lane by lane\n\n| lane |"));
-    assert_true(contains(md, "### Your pipeline, lane by lane\n\n| lane |"));
-    assert_true(contains(md, "- **End to end**"));
+    assert_true(ts_contains(md, PIPELINE_REPORT_MARK));
+    assert_true(ts_contains(md, "| the starter | "));
+    assert_true(ts_contains(md, "| your pipeline | "));
+    assert_true(ts_contains(md, "### The starter, lane by lane\n\n| lane |"));
+    assert_true(ts_contains(md, "### Your pipeline, lane by lane\n\n| lane |"));
+    assert_true(ts_contains(md, "- **End to end**"));
     if (strstr(md, "No timeline"))
         fail_msg("a timeline is missing:\n%s\nstderr:\n%s", md, c.err);
     print_message("%s\n", md);
@@ -421,50 +296,42 @@ static void test_report_command(void **state)
     free(edited);
     free(md);
     report(&c, "4099x7");
-    if (c.rc != 0)
-        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
+    if (c.status != 0)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
     md = file_read_all(md_path, 1 << 22, &len, &e);
     assert_non_null(md);
     char *kept = report_md_notes(md);
     assert_non_null(kept);
     assert_string_equal(kept, notes);
-    assert_true(contains(md, "Table: 4099x7 floats"));
+    assert_true(ts_contains(md, "Table: 4099x7 floats"));
     free(kept);
     free(md);
 
     /* the engine now sees the report */
-    static collected rows;
+    static ts_rows rows;
     static const char *const small[] = {"4099x7"};
     run_pipeline(k, l, small, 1, false, &rows);
-    const run_result *x = find(&rows, "exercise", "4099x7");
+    const run_result *x = ts_row(&rows, "exercise", "4099x7");
     assert_non_null(x);
     assert_true(x->has_report);
+    ts_output_free(&c);
     paths_set_workspace(NULL);
-}
-
-/* The worker side for cmd_report: the real loop with the real engine. */
-static int serve_worker(void)
-{
-    struct stat st;
-    int out = STDOUT_FILENO;
-    if (fstat(3, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        out = 3;
-    const workerloop_engine real = {engine_probe, engine_run, engine_shutdown};
-    return workerloop_serve(&real, STDIN_FILENO, out);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "worker") == 0)
-        return serve_worker();
+    if (argc >= 2 && strcmp(argv[1], "worker") == 0) {
+        /* the worker side for cmd_report: the real loop with the real engine */
+        const workerloop_engine real = {engine_probe, engine_run, engine_shutdown};
+        return ts_serve_worker(&real);
+    }
     const char *home = getenv("CUDALAB_HOME");
     if (!home) {
         fprintf(stderr, "CUDALAB_HOME is not set\n");
         return 1;
     }
     snprintf(g_home, sizeof g_home, "%s", home);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cudalab-pipe-gpu-XXXXXX");
-    if (!mkdtemp(g_tmp))
+    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-gpu"))
         return 1;
     snprintf(g_data, sizeof g_data, "%s/data", g_tmp);
     setenv("XDG_DATA_HOME", g_data, 1);
@@ -483,9 +350,7 @@ int main(int argc, char **argv)
         rc = cmocka_run_group_tests(tests, NULL, NULL);
         engine_shutdown();
     }
-    char cmd[CL_PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-    if (system(cmd) != 0)
+    if (!ts_rm_rf(g_tmp))
         fprintf(stderr, "could not remove %s\n", g_tmp);
     return rc;
 }
