@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cmd_profile.h"
@@ -24,78 +23,41 @@
 #include "core/paths.h"
 #include "core/timeline.h"
 #include "core/trace.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/experiments.h"
 #include "worker/workerloop.h"
 
-typedef struct captured {
-    int rc;
-    char out[65536];
-    char err[65536];
-} captured;
-
-static void slurp(FILE *f, char *buf, size_t n)
-{
-    rewind(f);
-    size_t len = fread(buf, 1, n - 1, f);
-    buf[len] = '\0';
-    fclose(f);
-}
-
 /* Runs cmd_profile with the words given, capturing stdout and stderr. */
-static void profile(captured *c, const char *const *words)
+static void profile(ts_output *c, const char *const *words)
 {
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)"profile";
-    for (; words && words[argc - 1] && argc < 31; argc++)
-        argv[argc] = (char *)words[argc - 1];
-    argv[argc] = NULL;
-
-    fflush(stdout);
-    fflush(stderr);
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    assert_non_null(fo);
-    assert_non_null(fe);
-    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
-    dup2(fileno(fo), STDOUT_FILENO);
-    dup2(fileno(fe), STDERR_FILENO);
     cli_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.prog = "cudalab";
-    ctx.time_limit_s = 60;
-    c->rc = cmd_profile(&ctx, argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, STDOUT_FILENO);
-    dup2(se, STDERR_FILENO);
-    close(so);
-    close(se);
-    slurp(fo, c->out, sizeof c->out);
-    slurp(fe, c->err, sizeof c->err);
+    ts_cli_ctx(&ctx, NULL, 60);
+    ts_capture_cmd(c, cmd_profile, &ctx, "profile", words);
 }
 
 static void test_no_device_exits_3(void **state)
 {
     (void)state;
-    static captured c;
+    static ts_output c;
     profile(&c, NULL);
-    if (c.rc != 3)
-        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
+    if (c.status != 3)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
     assert_non_null(strstr(c.out, "no CUDA device found"));
     assert_non_null(strstr(c.out, "measurement"));
     assert_non_null(strstr(c.out, "transfers"));
     assert_non_null(strstr(c.out, "roofline"));
     assert_non_null(strstr(c.err, "cudalab: no CUDA device found"));
+    ts_output_free(&c);
 }
 
 static void test_json(void **state)
 {
     (void)state;
-    static captured c;
+    static ts_output c;
     const char *w[] = {"stride", "timing", "--json", NULL};
     profile(&c, w);
-    assert_int_equal(c.rc, 3);
+    assert_int_equal(c.status, 3);
     cJSON *root = cJSON_Parse(c.out);
     if (!root)
         fail_msg("not JSON:\n%s", c.out);
@@ -111,12 +73,13 @@ static void test_json(void **state)
     const cJSON *dev = cJSON_GetObjectItem(root, "device");
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(dev, "present")));
     cJSON_Delete(root);
+    ts_output_free(&c);
 }
 
 static void test_trace_not_written_without_device(void **state)
 {
     (void)state;
-    static captured c;
+    static ts_output c;
     char path[] = "/tmp/cudalab-prof-trace-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -124,36 +87,38 @@ static void test_trace_not_written_without_device(void **state)
     unlink(path);
     const char *w[] = {"overlap", "--trace", path, NULL};
     profile(&c, w);
-    assert_int_equal(c.rc, 3);
+    assert_int_equal(c.status, 3);
     assert_int_not_equal(access(path, F_OK), 0);
+    ts_output_free(&c);
 }
 
 static void expect_usage(const char *const *w, const char *words)
 {
-    static captured c;
+    static ts_output c;
     profile(&c, w);
-    assert_int_equal(c.rc, 2);
+    assert_int_equal(c.status, 2);
     if (!strstr(c.err, words))
         fail_msg("expected '%s' in: %s", words, c.err);
+    ts_output_free(&c);
 }
 
 static void test_usage_errors(void **state)
 {
     (void)state;
-    const char *a[] = {"gemm", NULL};
-    expect_usage(a, "no experiment called 'gemm' (known: transfers, overlap, stride");
-    const char *b[] = {"--budget", "-1", NULL};
-    expect_usage(b, "--budget");
-    const char *d[] = {"--ncu", NULL};
-    expect_usage(d, "--ncu needs a kernel");
-    const char *e[] = {"--ncu", "prof_scale", "--json", NULL};
-    expect_usage(e, "does not combine");
-    const char *f[] = {"--frobnicate", NULL};
-    expect_usage(f, "unknown option '--frobnicate'");
-    const char *g[] = {"--trace", NULL};
-    expect_usage(g, "--trace needs a file");
-    const char *h[] = {"--seed", "x", NULL};
-    expect_usage(h, "--seed needs a number");
+    static const struct {
+        const char *w[4];
+        const char *words;
+    } usage[] = {
+        {{"gemm", NULL}, "no experiment called 'gemm' (known: transfers, overlap, stride"},
+        {{"--budget", "-1", NULL}, "--budget"},
+        {{"--ncu", NULL}, "--ncu needs a kernel"},
+        {{"--ncu", "prof_scale", "--json", NULL}, "does not combine"},
+        {{"--frobnicate", NULL}, "unknown option '--frobnicate'"},
+        {{"--trace", NULL}, "--trace needs a file"},
+        {{"--seed", "x", NULL}, "--seed needs a number"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+        expect_usage(usage[i].w, usage[i].words);
 }
 
 static void test_ncu_missing(void **state)
@@ -168,11 +133,12 @@ static void test_ncu_missing(void **state)
     char where[4096];
     bool installed = ncu_find(where, sizeof where);
     if (!installed) {
-        static captured c;
+        static ts_output c;
         const char *w[] = {"transpose", "--ncu", "prof_transpose_tiled", NULL};
         profile(&c, w);
-        assert_int_equal(c.rc, 3);
+        assert_int_equal(c.status, 3);
         assert_non_null(strstr(c.err, "Nsight Compute (ncu) was not found"));
+        ts_output_free(&c);
     }
     if (old_path)
         setenv("PATH", old_path, 1);
@@ -183,20 +149,6 @@ static void test_ncu_missing(void **state)
     rmdir(dir);
     if (installed)
         skip();
-}
-
-/* main.c's usage reporter, which the command calls (main.c is not part of
- * the library the tests link). */
-int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
-{
-    (void)c;
-    va_list ap;
-    fputs("cudalab: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    return EXIT_USAGE;
 }
 
 /* ---- a stand-in GPU, for the command's printing when a device is there ---- */
@@ -269,7 +221,7 @@ static bool fake_run(const run_request *req, const engine_sink *sink, run_fault 
 static void test_with_a_device(void **state)
 {
     (void)state;
-    static captured c;
+    static ts_output c;
     char trace[] = "/tmp/cudalab-prof-out-XXXXXX";
     int fd = mkstemp(trace);
     assert_true(fd >= 0);
@@ -277,8 +229,8 @@ static void test_with_a_device(void **state)
     setenv("CUDALAB_TEST_STAND_IN_GPU", "1", 1);
     const char *w[] = {"roofline", "--trace", trace, NULL};
     profile(&c, w);
-    if (c.rc != 0)
-        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.rc, c.out, c.err);
+    if (c.status != 0)
+        fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
     assert_non_null(strstr(c.out, "Device: Stand-in GPU"));
     assert_non_null(strstr(c.out, "Roofline (log-log)"));
     assert_non_null(strstr(c.out, "ridge at 20.0 FLOP/B"));
@@ -297,7 +249,7 @@ static void test_with_a_device(void **state)
 
     const char *j[] = {"roofline", "--json", NULL};
     profile(&c, j);
-    assert_int_equal(c.rc, 0);
+    assert_int_equal(c.status, 0);
     cJSON *root = cJSON_Parse(c.out);
     assert_non_null(root);
     const char *tl = cJSON_GetStringValue(cJSON_GetObjectItem(root, "timeline"));
@@ -306,19 +258,16 @@ static void test_with_a_device(void **state)
     cJSON_Delete(root);
     unsetenv("CUDALAB_TEST_STAND_IN_GPU");
     unlink(trace);
+    ts_output_free(&c);
 }
 
 /* The worker side: the real loop with the experiments as the engine (or
  * the stand-in GPU when CUDALAB_TEST_STAND_IN_GPU is set). */
 static int serve_worker(void)
 {
-    struct stat st;
-    int out = STDOUT_FILENO;
-    if (fstat(3, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        out = 3;
     const workerloop_engine real = {engine_probe, experiments_run, engine_shutdown};
     const workerloop_engine fake = {fake_probe, fake_run, fake_shutdown};
-    return workerloop_serve(getenv("CUDALAB_TEST_STAND_IN_GPU") ? &fake : &real, STDIN_FILENO, out);
+    return ts_serve_worker(getenv("CUDALAB_TEST_STAND_IN_GPU") ? &fake : &real);
 }
 
 int main(int argc, char **argv)
@@ -326,8 +275,9 @@ int main(int argc, char **argv)
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     if (argc >= 2 && strcmp(argv[1], "worker") == 0)
         return serve_worker();
-    char dir[] = "/tmp/cudalab-prof-data-XXXXXX";
-    if (mkdtemp(dir))
+    char dir[CL_PATH_MAX];
+    bool have_dir = ts_tmpdir(dir, sizeof dir, "prof-data");
+    if (have_dir)
         setenv("XDG_DATA_HOME", dir, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_device_exits_3),
@@ -338,6 +288,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_with_a_device),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rmdir(dir);
+    if (have_dir)
+        ts_rm_rf(dir);
     return rc;
 }
