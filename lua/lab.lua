@@ -316,12 +316,18 @@ local function check_args(file, line, name, field, bound, unit)
   end
 end
 
+-- A row that could not run (no device, a compile or launcher error) says
+-- nothing about the milestone yet: it stays pending, not missed.
+local function measured(x)
+  return x ~= nil and x.status ~= "error"
+end
+
 local function compare(name, op, ok)
   return located(function(file, line, field, bound, unit)
     check_args(file, line, name, field, bound, unit)
     local fn = function(r)
       local x = r.exercise
-      if x == nil then return nil end
+      if not measured(x) then return nil end
       if not x.correct then return false end
       local v = x[field]
       if type(v) ~= "number" then return false end
@@ -336,7 +342,7 @@ end
 function checks.correct()
   local fn = function(r)
     local x = r.exercise
-    if x == nil then return nil end
+    if not measured(x) then return nil end
     return x.correct == true
   end
   targets[fn] = "correct"

@@ -355,7 +355,7 @@ return lab {
         checks.at_least("speedup_starter", 3, "x"),
         function(r)
           local x = r.exercise
-          if x == nil then return nil end
+          if x == nil or x.status == "error" then return nil end
           return x.has_report == true
         end),
     },

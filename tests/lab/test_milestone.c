@@ -150,6 +150,13 @@ static void test_exercise_missing(void **state)
     assert_int_equal(ev.state, MS_PENDING);
     assert_true(lab_milestone_eval(g_lab, find("quiz"), rs, n, &ev));
     assert_int_equal(ev.state, MS_PENDING);
+
+    /* A row that could not run (no device, compile error) judges nothing. */
+    n = make_rows(rs, RS_ERROR, 0);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    assert_true(lab_milestone_eval(g_lab, find("correct"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
 }
 
 static void assert_error(const char *id, const char *part, int line)
