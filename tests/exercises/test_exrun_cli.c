@@ -19,36 +19,18 @@
 #include <unistd.h>
 
 #include "core/paths.h"
-#include "exutil.h"
+#include "support.h"
 
 static char g_tmp[CL_PATH_MAX];
 static char g_labs[CL_PATH_MAX];
 static char g_ws[CL_PATH_MAX];
 
-static bool contains(const char *hay, const char *needle)
+/* Runs `cudalab --labs LABS --workspace WS args` with stdout and stderr
+ * together in o->out; returns the exit status. */
+static int cudalab(ts_output *o, const char *args)
 {
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("\"%s\"\n  does not contain \"%s\"\n", hay ? hay : "(null)", needle);
-    return false;
-}
-
-/* Runs `cudalab --labs LABS --workspace WS args` with stdout and stderr in
- * *out (malloc'd); returns the exit status. */
-static int cudalab(const char *args, char **out)
-{
-    const char *exe = getenv("CUDALAB_EXE");
-    assert_non_null(exe);
-    char path[CL_PATH_MAX];
-    snprintf(path, sizeof path, "%s/out.txt", g_tmp);
-    char cmd[4 * CL_PATH_MAX];
-    snprintf(cmd, sizeof cmd, "'%s' --labs '%s' --workspace '%s' %s > '%s' 2>&1", exe, g_labs,
-             g_ws, args, path);
-    int st = system(cmd);
-    *out = ex_read(path);
-    assert_non_null(*out);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
+    return ts_shell(o, true, "'%s' --labs '%s' --workspace '%s' %s", ts_exe(), g_labs, g_ws,
+                    args);
 }
 
 /* A lab "exlab": the shipped reduction lab with its starters as the exercise. */
@@ -61,57 +43,55 @@ static void make_lab(void)
     assert_int_equal(mkdir(dir, 0755), 0);
     static const char *const files[] = {"starter.cu", "starter.lua"};
     for (size_t i = 0; i < 2; i++) {
-        char from[CL_PATH_MAX], rel[64], to[CL_PATH_MAX];
-        snprintf(rel, sizeof rel, "labs/reduction/%s", files[i]);
-        ex_home_path(from, sizeof from, rel);
-        char *text = ex_read(from);
+        char from[CL_PATH_MAX], to[CL_PATH_MAX];
+        ts_home_path(from, sizeof from, "labs/reduction/%s", files[i]);
+        char *text = ts_read(from);
         assert_non_null(text);
         snprintf(to, sizeof to, "%s/%s", dir, files[i]);
-        assert_true(ex_write(to, text));
+        assert_true(ts_write(to, text));
         free(text);
     }
     char from[CL_PATH_MAX];
-    ex_home_path(from, sizeof from, "labs/reduction/lab.lua");
-    char *text = ex_read(from);
+    ts_home_path(from, sizeof from, "labs/reduction/lab.lua");
+    char *text = ts_read(from);
     assert_non_null(text);
     const char *id = strstr(text, "id = \"reduction\",");
     if (!id)
         fail_msg("labs/reduction/lab.lua no longer has the line id = \"reduction\",");
     size_t n = strlen(text) + 256;
-    char *lab = malloc(n);
-    assert_non_null(lab);
-    snprintf(lab, n, "%.*sid = \"exlab\",\n  exercise = { kernel = \"starter.cu\", launcher = "
+    char *edited = malloc(n);
+    assert_non_null(edited);
+    snprintf(edited, n, "%.*sid = \"exlab\",\n  exercise = { kernel = \"starter.cu\", launcher = "
                      "\"starter.lua\" },%s",
              (int)(id - text), text, id + strlen("id = \"reduction\","));
     char to[CL_PATH_MAX];
     snprintf(to, sizeof to, "%s/lab.lua", dir);
-    assert_true(ex_write(to, lab));
-    free(lab);
+    assert_true(ts_write(to, edited));
+    free(edited);
     free(text);
 }
 
 static void test_run_exercise(void **state)
 {
     (void)state;
-    char *out = NULL;
-    int rc = cudalab("run exlab --exercise --no-cpu --size 2^20 --variant sequential", &out);
-    print_message("%s", out);
+    ts_output o = {0};
+    int rc = cudalab(&o, "run exlab --exercise --no-cpu --size 2^20 --variant sequential");
+    print_message("%s", o.out);
     assert_int_equal(rc, 3);
-    assert_true(contains(out, "copied the lab's starter files into"));
-    assert_true(contains(out, "\nsequential "));
-    assert_true(contains(out, "\nexercise "));
-    assert_true(contains(out, "no CUDA device found"));
-    assert_true(strstr(out, "\nsequential ") < strstr(out, "\nexercise "));
-    free(out);
+    assert_true(ts_contains(o.out, "copied the lab's starter files into"));
+    assert_true(ts_contains(o.out, "\nsequential "));
+    assert_true(ts_contains(o.out, "\nexercise "));
+    assert_true(ts_contains(o.out, "no CUDA device found"));
+    assert_true(strstr(o.out, "\nsequential ") < strstr(o.out, "\nexercise "));
     char kernel[CL_PATH_MAX];
     snprintf(kernel, sizeof kernel, "%s/exlab/starter.cu", g_ws);
     struct stat sb;
     assert_int_equal(stat(kernel, &sb), 0);
 
-    rc = cudalab("run exlab --sanitize helgrind", &out);
+    rc = cudalab(&o, "run exlab --sanitize helgrind");
     assert_int_equal(rc, 2);
-    assert_true(contains(out, "--sanitize needs a tool: memcheck or racecheck"));
-    free(out);
+    assert_true(ts_contains(o.out, "--sanitize needs a tool: memcheck or racecheck"));
+    ts_output_free(&o);
 }
 
 static void test_run_sanitize(void **state)
@@ -122,9 +102,9 @@ static void test_run_sanitize(void **state)
     snprintf(bin, sizeof bin, "%s/bin", g_tmp);
     assert_int_equal(mkdir(bin, 0755), 0);
     snprintf(link, sizeof link, "%s/compute-sanitizer", bin);
-    ex_data_path(tool, sizeof tool, "sanitizer/fake-compute-sanitizer");
+    ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
     assert_int_equal(symlink(tool, link), 0);
-    ex_data_path(log, sizeof log, "sanitizer/memcheck_oob.log");
+    ts_data_path(log, sizeof log, "exercises/sanitizer/memcheck_oob.log");
     snprintf(args, sizeof args, "%s/args.txt", g_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
@@ -133,26 +113,26 @@ static void test_run_sanitize(void **state)
     snprintf(path, sizeof path, "%s:%s", bin, old ? old : "/usr/bin:/bin");
     setenv("PATH", path, 1);
 
-    char *out = NULL;
-    int rc = cudalab("run exlab --sanitize memcheck", &out);
-    print_message("%s", out);
+    ts_output o = {0};
+    int rc = cudalab(&o, "run exlab --sanitize memcheck");
+    print_message("%s", o.out);
     assert_int_equal(rc, 3);
-    assert_true(contains(out, "compute-sanitizer memcheck: your kernel for lab exlab at size 2^20"));
-    assert_true(contains(out, "memcheck found 2 problems:"));
-    assert_true(contains(out, "  1. invalid read of 4 bytes in global memory in reduce_sum at "
-                              "starter.cu:14"));
-    assert_true(contains(out, "the tool counted 3 errors"));
-    free(out);
-    char *noted = ex_read(args);
+    assert_true(
+        ts_contains(o.out, "compute-sanitizer memcheck: your kernel for lab exlab at size 2^20"));
+    assert_true(ts_contains(o.out, "memcheck found 2 problems:"));
+    assert_true(ts_contains(o.out, "  1. invalid read of 4 bytes in global memory in reduce_sum at "
+                                   "starter.cu:14"));
+    assert_true(ts_contains(o.out, "the tool counted 3 errors"));
+    char *noted = ts_read(args);
     assert_non_null(noted);
-    assert_true(contains(noted, "--tool memcheck"));
+    assert_true(ts_contains(noted, "--tool memcheck"));
     free(noted);
 
-    rc = cudalab("run exlab --sanitize racecheck --size 1000 --json", &out);
+    rc = cudalab(&o, "run exlab --sanitize racecheck --size 1000 --json");
     assert_int_equal(rc, 3);
-    cJSON *root = cJSON_Parse(out);
+    cJSON *root = cJSON_Parse(o.out);
     if (!root)
-        fail_msg("not JSON:\n%s", out);
+        fail_msg("not JSON:\n%s", o.out);
     const cJSON *san = cJSON_GetObjectItem(root, "sanitizer");
     assert_non_null(san);
     assert_string_equal(cJSON_GetObjectItem(san, "size")->valuestring, "1000");
@@ -167,14 +147,14 @@ static void test_run_sanitize(void **state)
     assert_string_equal(
         cJSON_GetObjectItem(cJSON_GetArrayItem(results, 0), "variant")->valuestring, "exercise");
     cJSON_Delete(root);
-    free(out);
+    ts_output_free(&o);
     setenv("PATH", old ? old : "/usr/bin:/bin", 1);
 }
 
 static int setup(void **state)
 {
     (void)state;
-    ex_tmpdir(g_tmp, sizeof g_tmp);
+    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
     setenv("XDG_DATA_HOME", g_tmp, 1);
     setenv("XDG_CONFIG_HOME", g_tmp, 1);
     snprintf(g_ws, sizeof g_ws, "%s/ws", g_tmp);
@@ -185,7 +165,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ex_rm_rf(g_tmp);
+    ts_rm_rf(g_tmp);
     return 0;
 }
 

@@ -32,58 +32,40 @@
 
 #include "core/paths.h"
 #include "core/which.h"
-#include "exutil.h"
 #include "gpu/nvrtc.h"
 #include "lab/labmodel.h"
+#include "support.h"
 #include "worker/diagnose.h"
 #include "worker/engine.h"
 #include "worker/sanitize.h"
 #include "worker/supervisor.h"
 
-#define MAX_ROWS 64
 #define MAX_SIZES 8
 #define REPORT_MAX 16384
+#define LOG_SHOWN 8191      /* how much of a run's log a failure quotes */
 
 static char g_tmp[CL_PATH_MAX];
 static device_info g_dev;
 
-/* ---- collecting rows ------------------------------------------------------- */
+/* ---- requests and rows ------------------------------------------------------- */
 
-typedef struct collected {
-    run_result rows[MAX_ROWS];
-    int nrows;
-    char log[8192];
-    bool faulted;
-    run_fault fault;
-    bool done;
-} collected;
-
-static void on_progress(void *ud, const run_progress *p)
+/* A request for the learner's kernel and launcher alone (no shipped rung,
+ * no CPU rows); the caller adds the sizes. */
+static void exercise_request(run_request *req, int run, const char *problem, double budget_s,
+                             const char *kernel, const char *launcher)
 {
-    (void)ud;
-    (void)p;
+    memset(req, 0, sizeof *req);
+    req->run = run;
+    snprintf(req->problem, sizeof req->problem, "%s", problem);
+    req->budget_s = budget_s;
+    req->cpu = false;
+    snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", kernel);
+    snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", launcher);
 }
 
-static void on_result(void *ud, const run_result *r)
+static const run_result *exercise_row(const ts_rows *c, const char *size)
 {
-    collected *c = ud;
-    if (c->nrows < MAX_ROWS)
-        c->rows[c->nrows++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    collected *c = ud;
-    size_t len = strlen(c->log);
-    snprintf(c->log + len, sizeof c->log - len, "[%d] %s\n", level, msg);
-}
-
-static const run_result *exercise_row(const collected *c, const char *size)
-{
-    for (int i = 0; i < c->nrows; i++)
-        if (c->rows[i].kind == RK_EXERCISE && strcmp(c->rows[i].size, size) == 0)
-            return &c->rows[i];
-    return NULL;
+    return ts_row_of_kind(c, RK_EXERCISE, size);
 }
 
 /* A report of failures, printed in one piece. */
@@ -134,10 +116,9 @@ static const lab_spec LABS[] = {
 /* The lab's sizes from its lab.lua, else the fallback list; returns how many. */
 static int lab_sizes(const lab_spec *s, char sizes[][PROTO_SIZE_MAX])
 {
-    char path[CL_PATH_MAX], rel[128], home[CL_PATH_MAX];
-    snprintf(rel, sizeof rel, "labs/%s/lab.lua", s->lab);
-    ex_home_path(path, sizeof path, rel);
-    ex_home_path(home, sizeof home, "");
+    char path[CL_PATH_MAX], home[CL_PATH_MAX];
+    ts_home_path(path, sizeof path, "labs/%s/lab.lua", s->lab);
+    ts_home_path(home, sizeof home, "%s", "");
     lab_diags d = {0};
     lab *l = lab_load(path, home, &d);
     int n = 0;
@@ -163,24 +144,15 @@ static void run_exercise(report *rep, const lab_spec *s, const char *who, const 
                          double *largest_ms)
 {
     static run_request req;
-    memset(&req, 0, sizeof req);
-    req.run = 5;
-    snprintf(req.problem, sizeof req.problem, "%s", s->problem);
-    req.budget_s = 0.05;
-    req.cpu = false;
+    exercise_request(&req, 5, s->problem, 0.05, kernel, launcher);
     for (int i = 0; i < n && i < PROTO_MAX_SIZES; i++)
-        snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
-    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", kernel);
-    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
-    static collected c;
-    memset(&c, 0, sizeof c);
-    engine_sink sink = {on_progress, on_result, on_log, &c};
+        ts_add_size(&req, sizes[i]);
+    static ts_rows c;
     run_fault f;
-    memset(&f, 0, sizeof f);
     *largest_ms = 0.0;
-    if (!engine_run(&req, &sink, &f)) {
-        fail_case(rep, "lab %s, %s: the CUDA context broke (%s: %s)\n  log:\n%s", s->lab, who,
-                  f.cause, f.message, c.log);
+    if (!ts_engine_run(&req, &c, &f)) {
+        fail_case(rep, "lab %s, %s: the CUDA context broke (%s: %s)\n  log:\n%.*s", s->lab, who,
+                  f.cause, f.message, LOG_SHOWN, c.log);
         engine_shutdown();
         return;
     }
@@ -194,8 +166,9 @@ static void run_exercise(report *rep, const lab_spec *s, const char *who, const 
                       r->size, result_status_name(r->status), r->median_ms, r->rel_err,
                       r->status == RS_CORRECT ? "" : r->message);
         if (r->status != RS_CORRECT)
-            fail_case(rep, "lab %s, %s, size %s: expected correct, got %s: %s\n  log:\n%s", s->lab,
-                      who, r->size, result_status_name(r->status), r->message, c.log);
+            fail_case(rep, "lab %s, %s, size %s: expected correct, got %s: %s\n  log:\n%.*s",
+                      s->lab, who, r->size, result_status_name(r->status), r->message, LOG_SHOWN,
+                      c.log);
         else if (!(r->median_ms > 0.0) || r->samples < 1)
             fail_case(rep, "lab %s, %s, size %s: correct but not timed (median %g ms, %d samples)",
                       s->lab, who, r->size, r->median_ms, r->samples);
@@ -217,17 +190,13 @@ static void test_starters_and_solutions(void **state)
         for (int i = 0; i < MAX_SIZES && s->awkward[i] && n < PROTO_MAX_SIZES; i++)
             snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", s->awkward[i]);
         /* The largest lab size last among the lab's own, awkward ones after. */
-        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
         double starter_ms = 0.0, solution_ms = 0.0;
-        snprintf(rel, sizeof rel, "labs/%s/starter.cu", s->lab);
-        ex_home_path(cu, sizeof cu, rel);
-        snprintf(rel, sizeof rel, "labs/%s/starter.lua", s->lab);
-        ex_home_path(lua, sizeof lua, rel);
+        ts_home_path(cu, sizeof cu, "labs/%s/starter.cu", s->lab);
+        ts_home_path(lua, sizeof lua, "labs/%s/starter.lua", s->lab);
         run_exercise(rep, s, "starter", cu, lua, sizes, n, nlab, &starter_ms);
-        snprintf(rel, sizeof rel, "solutions/%s/solution.cu", s->lab);
-        ex_data_path(cu, sizeof cu, rel);
-        snprintf(rel, sizeof rel, "solutions/%s/solution.lua", s->lab);
-        ex_data_path(lua, sizeof lua, rel);
+        ts_data_path(cu, sizeof cu, "exercises/solutions/%s/solution.cu", s->lab);
+        ts_data_path(lua, sizeof lua, "exercises/solutions/%s/solution.lua", s->lab);
         run_exercise(rep, s, "solution", cu, lua, sizes, n, nlab, &solution_ms);
         if (starter_ms > 0.0 && solution_ms > 0.0) {
             print_message("  %s at %s: starter %.3f ms, solution %.3f ms (%.1fx)\n", s->lab,
@@ -245,7 +214,10 @@ static void test_starters_and_solutions(void **state)
 /* ---- 2. the broken corpus through the supervisor ---------------------------------- */
 
 typedef struct sup_run {
-    collected c;
+    ts_rows c;
+    bool faulted;
+    run_fault fault;
+    bool done;
     device_info dev;
     bool have_dev;
 } sup_run;
@@ -259,25 +231,25 @@ static void sup_hello(void *ud, const device_info *d)
 
 static void sup_result(void *ud, const run_result *res)
 {
-    on_result(&((sup_run *)ud)->c, res);
+    ts_rows_result(&((sup_run *)ud)->c, res);
 }
 
 static void sup_log(void *ud, int level, const char *msg)
 {
-    on_log(&((sup_run *)ud)->c, level, msg);
+    ts_rows_log(&((sup_run *)ud)->c, level, msg);
 }
 
 static void sup_fault(void *ud, const run_fault *f)
 {
     sup_run *r = ud;
-    r->c.faulted = true;
-    r->c.fault = *f;
+    r->faulted = true;
+    r->fault = *f;
 }
 
 static void sup_done(void *ud, int run)
 {
     (void)run;
-    ((sup_run *)ud)->c.done = true;
+    ((sup_run *)ud)->done = true;
 }
 
 static void sup_progress(void *ud, const run_progress *p)
@@ -290,16 +262,13 @@ static void sup_progress(void *ud, const run_progress *p)
 static bool submit(supervisor *s, sup_run *sr, const char *problem, const char *size,
                    const char *kernel, const char *launcher, double limit_s, cl_err *e)
 {
-    memset(&sr->c, 0, sizeof sr->c);
+    ts_rows_clear(&sr->c);
+    sr->faulted = false;
+    memset(&sr->fault, 0, sizeof sr->fault);
+    sr->done = false;
     static run_request req;
-    memset(&req, 0, sizeof req);
-    snprintf(req.problem, sizeof req.problem, "%s", problem);
-    snprintf(req.sizes[0], PROTO_SIZE_MAX, "%s", size);
-    req.nsizes = 1;
-    req.budget_s = 0.02;
-    req.cpu = false;
-    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", kernel);
-    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
+    exercise_request(&req, 0, problem, 0.02, kernel, launcher);
+    ts_add_size(&req, size);
     if (!supervisor_submit(s, &req, limit_s, e))
         return false;
     return supervisor_wait(s, req.run);
@@ -312,8 +281,8 @@ typedef struct broken_case {
 static int read_cases(broken_case *v, int max)
 {
     char path[CL_PATH_MAX];
-    ex_data_path(path, sizeof path, "broken/cases.txt");
-    char *text = ex_read(path);
+    ts_data_path(path, sizeof path, "exercises/broken/cases.txt");
+    char *text = ts_read(path);
     assert_non_null(text);
     int n = 0;
     for (char *line = strtok(text, "\n"); line && n < max; line = strtok(NULL, "\n")) {
@@ -353,16 +322,14 @@ static void test_broken_corpus(void **state)
     int n = read_cases(cases, 32);
     assert_true(n >= 10);
     char good_cu[CL_PATH_MAX], good_lua[CL_PATH_MAX];
-    ex_home_path(good_cu, sizeof good_cu, "labs/reduction/starter.cu");
-    ex_home_path(good_lua, sizeof good_lua, "labs/reduction/starter.lua");
+    ts_home_path(good_cu, sizeof good_cu, "labs/reduction/starter.cu");
+    ts_home_path(good_lua, sizeof good_lua, "labs/reduction/starter.lua");
 
     for (int i = 0; i < n; i++) {
         const broken_case *bc = &cases[i];
-        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
-        snprintf(rel, sizeof rel, "broken/%s/starter.cu", bc->folder);
-        ex_data_path(cu, sizeof cu, rel);
-        snprintf(rel, sizeof rel, "broken/%s/starter.lua", bc->folder);
-        ex_data_path(lua, sizeof lua, rel);
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+        ts_data_path(cu, sizeof cu, "exercises/broken/%s/starter.cu", bc->folder);
+        ts_data_path(lua, sizeof lua, "exercises/broken/%s/starter.lua", bc->folder);
         double limit = is_timeout_case(bc) ? 15.0 : 120.0;
         if (!submit(s, sr, bc->problem, bc->size, cu, lua, limit, &e)) {
             fail_case(rep, "case %s: the parent could not run it: %s", bc->folder, e.msg);
@@ -375,8 +342,8 @@ static void test_broken_corpus(void **state)
         in.time_limit_s = limit;
         if (row)
             diag_input_from_result(&in, row);
-        if (sr->c.faulted)
-            diag_input_from_fault(&in, &sr->c.fault);
+        if (sr->faulted)
+            diag_input_from_fault(&in, &sr->fault);
         nvrtc_output prog;
         char arch[16];
         snprintf(arch, sizeof arch, "sm_%d%d", g_dev.cc_major, g_dev.cc_minor);
@@ -390,31 +357,31 @@ static void test_broken_corpus(void **state)
         bool ok = strcmp(got, bc->cause) == 0 ||
                   (strcmp(bc->folder, "nan_unzeroed") == 0 && strcmp(got, "unwritten") == 0);
         print_message("  %-18s expected %-14s got %-14s %s%s%s\n", bc->folder, bc->cause, got,
-                      sr->c.faulted ? sr->c.fault.cause : "",
-                      sr->c.faulted ? ": " : "",
-                      sr->c.faulted ? sr->c.fault.message : row ? row->message : "(no row)");
+                      sr->faulted ? sr->fault.cause : "",
+                      sr->faulted ? ": " : "",
+                      sr->faulted ? sr->fault.message : row ? row->message : "(no row)");
         if (!ok)
             fail_case(rep,
                       "case %s (%s %s): expected cause %s, got %s (%s)\n  row: %s%s%s\n  fault: "
-                      "%s%s%s\n  worker log:\n%s",
+                      "%s%s%s\n  worker log:\n%.*s",
                       bc->folder, bc->problem, bc->size, bc->cause, got, d.title,
                       row ? result_status_name(row->status) : "none", row ? ": " : "",
-                      row ? row->message : "", sr->c.faulted ? sr->c.fault.cause : "none",
-                      sr->c.faulted ? ": " : "", sr->c.faulted ? sr->c.fault.message : "",
+                      row ? row->message : "", sr->faulted ? sr->fault.cause : "none",
+                      sr->faulted ? ": " : "", sr->faulted ? sr->fault.message : "", LOG_SHOWN,
                       sr->c.log);
         nvrtc_output_free(&prog);
 
         /* The parent survived; after a fault the next run gets a fresh worker. */
-        if (sr->c.faulted) {
+        if (sr->faulted) {
             if (!submit(s, sr, "reduce_sum", "2^20", good_cu, good_lua, 120.0, &e)) {
                 fail_case(rep, "after case %s: the next run could not start: %s", bc->folder,
                           e.msg);
                 continue;
             }
             const run_result *next = exercise_row(&sr->c, "2^20");
-            if (sr->c.faulted || !next || next->status != RS_CORRECT)
+            if (sr->faulted || !next || next->status != RS_CORRECT)
                 fail_case(rep, "after case %s: the next run was not correct (%s%s%s)", bc->folder,
-                          sr->c.faulted ? sr->c.fault.message : "",
+                          sr->faulted ? sr->fault.message : "",
                           next ? result_status_name(next->status) : "no row",
                           next ? next->message : "");
         }
@@ -431,27 +398,20 @@ static void test_launcher_api(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_data_path(cu, sizeof cu, "gpuapi/starter.cu");
-    ex_data_path(lua, sizeof lua, "gpuapi/starter.lua");
+    ts_data_path(cu, sizeof cu, "exercises/gpuapi/starter.cu");
+    ts_data_path(lua, sizeof lua, "exercises/gpuapi/starter.lua");
     static run_request req;
-    memset(&req, 0, sizeof req);
-    req.run = 9;
-    snprintf(req.problem, sizeof req.problem, "reduce_sum");
-    req.budget_s = 0.02;
+    exercise_request(&req, 9, "reduce_sum", 0.02, cu, lua);
     static const char *const sizes[] = {"1000", "2000", "3000", "5000", "4000"};
     for (int i = 0; i < 5; i++)
-        snprintf(req.sizes[req.nsizes++], PROTO_SIZE_MAX, "%s", sizes[i]);
-    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", cu);
-    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", lua);
-    static collected c;
-    memset(&c, 0, sizeof c);
-    engine_sink sink = {on_progress, on_result, on_log, &c};
+        ts_add_size(&req, sizes[i]);
+    static ts_rows c;
     run_fault f;
-    memset(&f, 0, sizeof f);
     report *rep = calloc(1, sizeof *rep);
     assert_non_null(rep);
-    if (!engine_run(&req, &sink, &f)) {
-        print_error("the CUDA context broke: %s: %s\nlog:\n%s", f.cause, f.message, c.log);
+    if (!ts_engine_run(&req, &c, &f)) {
+        print_error("the CUDA context broke: %s: %s\nlog:\n%.*s", f.cause, f.message, LOG_SHOWN,
+                    c.log);
         fail();
     }
     static const struct {
@@ -478,7 +438,7 @@ static void test_launcher_api(void **state)
                       result_status_name(r->status), r->message);
     }
     if (rep->failures)
-        print_error("log:\n%s", c.log);
+        print_error("log:\n%.*s", LOG_SHOWN, c.log);
     finish(rep, "launcher API");
     free(rep);
 }
@@ -488,7 +448,7 @@ static void test_launcher_api(void **state)
 /* Line number of the line holding the marker "// PLANTED" in path, or 0. */
 static int planted_line(const char *path)
 {
-    char *text = ex_read(path);
+    char *text = ts_read(path);
     assert_non_null(text);
     int line = 1, found = 0;
     for (const char *p = text; *p && !found; p++) {
@@ -506,11 +466,9 @@ static int planted_line(const char *path)
 static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, const char *size,
                           sanitize_kind want, int slack)
 {
-    char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[160];
-    snprintf(rel, sizeof rel, "sanitizer/%s/starter.cu", folder);
-    ex_data_path(cu, sizeof cu, rel);
-    snprintf(rel, sizeof rel, "sanitizer/%s/starter.lua", folder);
-    ex_data_path(lua, sizeof lua, rel);
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    ts_data_path(cu, sizeof cu, "exercises/sanitizer/%s/starter.cu", folder);
+    ts_data_path(lua, sizeof lua, "exercises/sanitizer/%s/starter.lua", folder);
     int line = planted_line(cu);
     assert_true(line > 0);
     const char *sizes[] = {"2^20", size};
@@ -593,12 +551,13 @@ static int teardown(void **state)
 
 int main(void)
 {
-    ex_tmpdir(g_tmp, sizeof g_tmp);
+    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "ex"))
+        return 1;
     setenv("XDG_DATA_HOME", g_tmp, 1);
     engine_probe(&g_dev);
     if (!g_dev.present) {
         printf("SKIP: %s\n", g_dev.reason);
-        ex_rm_rf(g_tmp);
+        ts_rm_rf(g_tmp);
         return 77;
     }
     printf("%s, cc %d.%d, %d SMs\n", g_dev.name, g_dev.cc_major, g_dev.cc_minor, g_dev.sm_count);
@@ -610,6 +569,6 @@ int main(void)
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     engine_shutdown();
-    ex_rm_rf(g_tmp);
+    ts_rm_rf(g_tmp);
     return rc;
 }

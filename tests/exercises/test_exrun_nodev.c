@@ -16,61 +16,12 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "exutil.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/exercise.h"
 #include "worker/problem.h"
 
-#define MAX_ROWS 64
-#define MAX_LOGS 64
-
-typedef struct collected {
-    run_result rows[MAX_ROWS];
-    int nrows;
-    char logs[MAX_LOGS][1024];
-    int levels[MAX_LOGS];
-    int nlogs;
-} collected;
-
 static char g_tmp[CL_PATH_MAX];
-
-static void on_progress(void *ud, const run_progress *p)
-{
-    (void)ud;
-    (void)p;
-}
-
-static void on_result(void *ud, const run_result *r)
-{
-    collected *c = ud;
-    if (c->nrows < MAX_ROWS)
-        c->rows[c->nrows++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    collected *c = ud;
-    if (c->nlogs < MAX_LOGS) {
-        snprintf(c->logs[c->nlogs], sizeof c->logs[0], "%s", msg);
-        c->levels[c->nlogs++] = level;
-    }
-}
-
-static bool contains(const char *hay, const char *needle)
-{
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("\"%s\"\n  does not contain \"%s\"\n", hay ? hay : "(null)", needle);
-    return false;
-}
-
-static bool starts_with(const char *s, const char *prefix)
-{
-    if (strncmp(s, prefix, strlen(prefix)) == 0)
-        return true;
-    print_error("\"%s\"\n  does not start with \"%s\"\n", s, prefix);
-    return false;
-}
 
 /* A request for problem with one shipped variant, the CPU off, and the
  * exercise files kernel and launcher. */
@@ -90,22 +41,13 @@ static void request(run_request *req, const char *problem, const char *variant,
     snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", launcher);
 }
 
-static void add_size(run_request *req, const char *s)
+static void run(const run_request *req, ts_rows *c)
 {
-    snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", s);
-}
-
-static void run(const run_request *req, collected *c)
-{
-    memset(c, 0, sizeof *c);
-    engine_sink sink = {on_progress, on_result, on_log, c};
-    run_fault f;
-    memset(&f, 0, sizeof f);
-    assert_true(engine_run(req, &sink, &f));
+    assert_true(ts_engine_run(req, c, NULL));
 }
 
 /* The exercise rows of c, in order. */
-static int exercise_rows(const collected *c, const run_result **out, int max)
+static int exercise_rows(const ts_rows *c, const run_result **out, int max)
 {
     int n = 0;
     for (int i = 0; i < c->nrows && n < max; i++)
@@ -129,13 +71,13 @@ static void test_compile_error_rows(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_data_path(cu, sizeof cu, "broken/compile_error/starter.cu");
-    ex_data_path(lua, sizeof lua, "broken/compile_error/starter.lua");
+    ts_data_path(cu, sizeof cu, "exercises/broken/compile_error/starter.cu");
+    ts_data_path(lua, sizeof lua, "exercises/broken/compile_error/starter.lua");
     static run_request req;
     request(&req, "reduce_sum", "reduce_sequential", cu, lua);
-    add_size(&req, "2^20");
-    add_size(&req, "1000");
-    static collected c;
+    ts_add_size(&req, "2^20");
+    ts_add_size(&req, "1000");
+    static ts_rows c;
     run(&req, &c);
 
     const run_result *ex[4];
@@ -143,11 +85,11 @@ static void test_compile_error_rows(void **state)
     assert_exercise_row(ex[0], "2^20");
     assert_exercise_row(ex[1], "1000");
     for (int i = 0; i < 2; i++)
-        assert_true(starts_with(ex[i]->message,
+        assert_true(ts_starts_with(ex[i]->message,
                                 "starter.cu:12:41: error: identifier \"blockDim_x\" is undefined"));
     /* The shipped rung still reports the missing device, and comes first. */
     assert_string_equal(c.rows[0].variant, "reduce_sequential");
-    assert_true(starts_with(c.rows[0].message, "no CUDA device found: "));
+    assert_true(ts_starts_with(c.rows[0].message, "no CUDA device found: "));
 
     bool caret = false;
     for (int i = 0; i < c.nlogs; i++)
@@ -171,20 +113,18 @@ static void test_starters_compile_and_say_no_device(void **state)
         {"embedding", "embedding", "3x50x10"},
     };
     for (size_t i = 0; i < sizeof labs / sizeof labs[0]; i++) {
-        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], rel[128];
-        snprintf(rel, sizeof rel, "labs/%s/starter.cu", labs[i].lab);
-        ex_home_path(cu, sizeof cu, rel);
-        snprintf(rel, sizeof rel, "labs/%s/starter.lua", labs[i].lab);
-        ex_home_path(lua, sizeof lua, rel);
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+        ts_home_path(cu, sizeof cu, "labs/%s/starter.cu", labs[i].lab);
+        ts_home_path(lua, sizeof lua, "labs/%s/starter.lua", labs[i].lab);
         static run_request req;
         request(&req, labs[i].problem, NULL, cu, lua);
-        add_size(&req, labs[i].size);
-        static collected c;
+        ts_add_size(&req, labs[i].size);
+        static ts_rows c;
         run(&req, &c);
         const run_result *ex[2];
         assert_int_equal(exercise_rows(&c, ex, 2), 1);
         assert_exercise_row(ex[0], labs[i].size);
-        if (!contains(ex[0]->message, "no CUDA device found: "))
+        if (!ts_contains(ex[0]->message, "no CUDA device found: "))
             fail_msg("lab %s", labs[i].lab);
         bool usage = false;
         for (int l = 0; l < c.nlogs; l++)
@@ -199,36 +139,36 @@ static void test_unknown_size_and_problem(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
-    ex_home_path(lua, sizeof lua, "labs/reduction/starter.lua");
+    ts_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
+    ts_home_path(lua, sizeof lua, "labs/reduction/starter.lua");
     static run_request req;
     request(&req, "reduce_sum", NULL, cu, lua);
-    add_size(&req, "lots");
-    static collected c;
+    ts_add_size(&req, "lots");
+    static ts_rows c;
     run(&req, &c);
     const run_result *ex[2];
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
-    assert_true(contains(ex[0]->message, "'lots' is not a count"));
+    assert_true(ts_contains(ex[0]->message, "'lots' is not a count"));
 
     request(&req, "histogram", NULL, cu, lua);
-    add_size(&req, "2^20");
+    ts_add_size(&req, "2^20");
     run(&req, &c);
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
-    assert_true(contains(ex[0]->message, "unknown problem 'histogram'"));
+    assert_true(ts_contains(ex[0]->message, "unknown problem 'histogram'"));
 }
 
 /* A launcher file of text under g_tmp; path into out. */
 static void launcher_file(char *out, size_t n, const char *name, const char *text)
 {
     snprintf(out, n, "%s/%s", g_tmp, name);
-    assert_true(ex_write(out, text));
+    assert_true(ts_write(out, text));
 }
 
 static void test_launcher_syntax_error_row(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
+    ts_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
     launcher_file(lua, sizeof lua, "syntax.lua",
                   "-- a launcher with a missing 'end'\n"
                   "return function(gpu, k, args)\n"
@@ -237,13 +177,13 @@ static void test_launcher_syntax_error_row(void **state)
                   "end\n");
     static run_request req;
     request(&req, "reduce_sum", NULL, cu, lua);
-    add_size(&req, "2^20");
-    static collected c;
+    ts_add_size(&req, "2^20");
+    static ts_rows c;
     run(&req, &c);
     const run_result *ex[2];
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
     assert_exercise_row(ex[0], "2^20");
-    assert_true(starts_with(ex[0]->message, "syntax.lua:6: 'end' expected (to close 'function' at line 2)"));
+    assert_true(ts_starts_with(ex[0]->message, "syntax.lua:6: 'end' expected (to close 'function' at line 2)"));
     assert_null(strstr(ex[0]->message, g_tmp));
 }
 
@@ -268,7 +208,7 @@ static void test_launcher_stages(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
+    ts_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
     const char *msg = NULL;
 
     launcher_file(lua, sizeof lua, "forever.lua",
@@ -278,22 +218,22 @@ static void test_launcher_stages(void **state)
                   "end\n");
     exercise *x = open_with(cu, lua, 200);
     assert_int_equal(exercise_status(x, &msg), EXERCISE_LAUNCHER);
-    assert_true(starts_with(msg, "forever.lua:"));
-    assert_true(contains(msg, "script ran longer than 200 ms"));
+    assert_true(ts_starts_with(msg, "forever.lua:"));
+    assert_true(ts_contains(msg, "script ran longer than 200 ms"));
     exercise_close(x);
 
     launcher_file(lua, sizeof lua, "table.lua", "return {}\n");
     x = open_with(cu, lua, 0);
     assert_int_equal(exercise_status(x, &msg), EXERCISE_LAUNCHER);
-    assert_true(contains(msg, "table.lua: the file must end with 'return function(gpu, k, args)"));
-    assert_true(contains(msg, "returned table"));
+    assert_true(ts_contains(msg, "table.lua: the file must end with 'return function(gpu, k, args)"));
+    assert_true(ts_contains(msg, "returned table"));
     exercise_close(x);
 
     launcher_file(lua, sizeof lua, "raise.lua", "\nerror('not ready yet')\n");
     x = open_with(cu, lua, 0);
     assert_int_equal(exercise_status(x, &msg), EXERCISE_LAUNCHER);
-    assert_true(starts_with(msg, "raise.lua:2: not ready yet"));
-    assert_true(contains(exercise_traceback(x), "raise.lua:2"));
+    assert_true(ts_starts_with(msg, "raise.lua:2: not ready yet"));
+    assert_true(ts_contains(exercise_traceback(x), "raise.lua:2"));
     exercise_close(x);
 
     launcher_file(lua, sizeof lua, "io.lua", "return function() io.write('x') end\n");
@@ -310,7 +250,7 @@ static void test_launcher_stages(void **state)
     snprintf(missing, sizeof missing, "%s/nothing.cu", g_tmp);
     x = open_with(missing, lua, 0);
     assert_int_equal(exercise_status(x, &msg), EXERCISE_COMPILE);
-    assert_true(contains(msg, "nothing.cu"));
+    assert_true(ts_contains(msg, "nothing.cu"));
     exercise_close(x);
 }
 
@@ -318,17 +258,17 @@ static void test_diagnostics_text(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_data_path(cu, sizeof cu, "broken/compile_error/starter.cu");
-    ex_data_path(lua, sizeof lua, "broken/compile_error/starter.lua");
+    ts_data_path(cu, sizeof cu, "exercises/broken/compile_error/starter.cu");
+    ts_data_path(lua, sizeof lua, "exercises/broken/compile_error/starter.lua");
     exercise *x = open_with(cu, lua, 0);
     const char *msg = NULL;
     assert_int_equal(exercise_status(x, &msg), EXERCISE_COMPILE);
-    assert_true(starts_with(msg, "starter.cu:12:41: error:"));
+    assert_true(ts_starts_with(msg, "starter.cu:12:41: error:"));
     char text[4096];
     size_t len = exercise_diagnostics(x, 10, text, sizeof text);
     assert_true(len > 0 && len == strlen(text));
-    assert_true(contains(text, "starter.cu:12:41: error: identifier \"blockDim_x\" is undefined\n"));
-    assert_true(contains(text, "                                        ^\n"));
+    assert_true(ts_contains(text, "starter.cu:12:41: error: identifier \"blockDim_x\" is undefined\n"));
+    assert_true(ts_contains(text, "                                        ^\n"));
     assert_true(exercise_program(x)->compile_error);
     exercise_close(x);
 }
@@ -389,7 +329,7 @@ static void test_problem_args(void **state)
 static int setup(void **state)
 {
     (void)state;
-    ex_tmpdir(g_tmp, sizeof g_tmp);
+    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
     setenv("XDG_DATA_HOME", g_tmp, 1);
     return 0;
 }
@@ -397,7 +337,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ex_rm_rf(g_tmp);
+    ts_rm_rf(g_tmp);
     return 0;
 }
 

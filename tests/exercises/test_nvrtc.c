@@ -12,32 +12,22 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "exutil.h"
 #include "gpu/nvrtc.h"
+#include "support.h"
 
 #define LOG_MAIN_REDUCTION "/home/learner/cudalab-workspace/reduction/starter.cu"
 #define LOG_MAIN_MATMUL "/home/learner/cudalab-workspace/matmul/starter.cu"
 
 static char g_data_home[CL_PATH_MAX];   /* XDG_DATA_HOME for the whole run */
 
-static bool contains(const char *hay, const char *needle)
-{
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("\"%s\"\n  does not contain \"%s\"\n", hay ? hay : "(null)", needle);
-    return false;
-}
-
 /* Parses logs/<name>.log as if compiled from main_path with logs/<name>.cu. */
 static void parse_recorded(const char *name, const char *main_path, nvrtc_diag **d, size_t *n)
 {
-    char log_path[CL_PATH_MAX], src_path[CL_PATH_MAX], rel[64];
-    snprintf(rel, sizeof rel, "logs/%s.log", name);
-    ex_data_path(log_path, sizeof log_path, rel);
-    snprintf(rel, sizeof rel, "logs/%s.cu", name);
-    ex_data_path(src_path, sizeof src_path, rel);
-    char *log = ex_read(log_path);
-    char *src = ex_read(src_path);
+    char log_path[CL_PATH_MAX], src_path[CL_PATH_MAX];
+    ts_data_path(log_path, sizeof log_path, "exercises/logs/%s.log", name);
+    ts_data_path(src_path, sizeof src_path, "exercises/logs/%s.cu", name);
+    char *log = ts_read(log_path);
+    char *src = ts_read(src_path);
     assert_non_null(log);
     assert_non_null(src);
     assert_true(nvrtc_parse_log(log, main_path, src, d, n));
@@ -91,13 +81,13 @@ static void test_log_warning_and_ptxas_error(void **state)
     assert_string_equal(d[1].file, LOG_MAIN_MATMUL);
     assert_int_equal(d[1].line, 3);            /* the kernel's definition: void big_tile(...) */
     assert_int_equal(d[1].col, 0);
-    assert_true(contains(d[1].message, "ptxas: Entry function 'big_tile' uses too much shared data"));
+    assert_true(ts_contains(d[1].message, "ptxas: Entry function 'big_tile' uses too much shared data"));
     assert_string_equal(d[1].source, "void big_tile(float *x)");
     char buf[1024];
     nvrtc_diag_headline(&d[1], buf, sizeof buf);
-    assert_true(contains(buf, "starter.cu:3: error: ptxas: Entry function 'big_tile'"));
+    assert_true(ts_contains(buf, "starter.cu:3: error: ptxas: Entry function 'big_tile'"));
     nvrtc_diag_format(&d[1], buf, sizeof buf);
-    assert_true(contains(buf, "\nvoid big_tile(float *x)\n"));
+    assert_true(ts_contains(buf, "\nvoid big_tile(float *x)\n"));
     assert_null(strchr(buf, '^'));
     free(d);
 }
@@ -112,9 +102,9 @@ static void test_log_template_and_parenthesised_path(void **state)
     assert_string_equal(d[0].file, "/home/learner/my (copy)/starter.cu");
     assert_int_equal(d[0].line, 2);
     assert_int_equal(d[0].col, 56);
-    assert_true(contains(d[0].message, "expression must have class type but it has type \"float\""));
-    assert_true(contains(d[0].message, "detected during instantiation of"));
-    assert_true(contains(d[0].message, "at line 4"));
+    assert_true(ts_contains(d[0].message, "expression must have class type but it has type \"float\""));
+    assert_true(ts_contains(d[0].message, "detected during instantiation of"));
+    assert_true(ts_contains(d[0].message, "at line 4"));
     free(d);
 }
 
@@ -162,8 +152,8 @@ static void test_usage_from_ptxas_lines(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ex_data_path(path, sizeof path, "logs/usage.log");
-    char *log = ex_read(path);
+    ts_data_path(path, sizeof path, "exercises/logs/usage.log");
+    char *log = ts_read(path);
     assert_non_null(log);
     nvrtc_kernel k[2];
     memset(k, 0, sizeof k);
@@ -225,7 +215,7 @@ static int setup_tmp(void **state)
     tmp_env *t = calloc(1, sizeof *t);
     if (!t)
         return -1;
-    ex_tmpdir(t->dir, sizeof t->dir);
+    assert_true(ts_tmpdir(t->dir, sizeof t->dir, "ex"));
     *state = t;
     return 0;
 }
@@ -233,7 +223,7 @@ static int setup_tmp(void **state)
 static int teardown_tmp(void **state)
 {
     tmp_env *t = *state;
-    ex_rm_rf(t->dir);
+    ts_rm_rf(t->dir);
     free(t);
     return 0;
 }
@@ -279,7 +269,7 @@ static void test_compile_starters(void **state)
     };
     for (size_t i = 0; i < sizeof starters / sizeof starters[0]; i++) {
         char path[CL_PATH_MAX];
-        ex_home_path(path, sizeof path, starters[i].rel);
+        ts_home_path(path, sizeof path, "%s", starters[i].rel);
         nvrtc_output out;
         compile_ok(path, NULL, &out);
         assert_int_equal(out.nkernels, 1);
@@ -295,20 +285,20 @@ static void test_compile_solutions(void **state)
     char path[CL_PATH_MAX];
     nvrtc_output out;
 
-    ex_data_path(path, sizeof path, "solutions/reduction/solution.cu");
+    ts_data_path(path, sizeof path, "exercises/solutions/reduction/solution.cu");
     compile_ok(path, NULL, &out);
     assert_int_equal(out.nkernels, 2);
     expect_kernel(&out, "reduce_partials", "xxi");
     expect_kernel(&out, "reduce_final", "xxi");
     nvrtc_output_free(&out);
 
-    ex_data_path(path, sizeof path, "solutions/matmul/solution.cu");
+    ts_data_path(path, sizeof path, "exercises/solutions/matmul/solution.cu");
     compile_ok(path, NULL, &out);
     expect_kernel(&out, "sgemm", "iiixxx");
     assert_true(nvrtc_find_kernel(&out, "sgemm")->shared_bytes >= 8192);
     nvrtc_output_free(&out);
 
-    ex_data_path(path, sizeof path, "solutions/embedding/solution.cu");
+    ts_data_path(path, sizeof path, "exercises/solutions/embedding/solution.cu");
     compile_ok(path, NULL, &out);
     expect_kernel(&out, "embedding_vec4", "xxxiii");
     expect_kernel(&out, "embedding_scalar", "xxxiii");
@@ -319,7 +309,7 @@ static void test_compile_error_line_and_column(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ex_data_path(path, sizeof path, "broken/compile_error/starter.cu");
+    ts_data_path(path, sizeof path, "exercises/broken/compile_error/starter.cu");
     nvrtc_output out;
     cl_err e = {{0}};
     nvrtc_opts o = {.arch = "sm_90", .no_cache = true};
@@ -330,12 +320,12 @@ static void test_compile_error_line_and_column(void **state)
                         "starter.cu:12:41: error: identifier \"blockDim_x\" is undefined");
     const nvrtc_diag *d = nvrtc_first_error(&out);
     assert_non_null(d);
-    assert_true(contains(d->file, "broken/compile_error/starter.cu"));
+    assert_true(ts_contains(d->file, "broken/compile_error/starter.cu"));
     assert_int_equal(d->file[0], '/');
     assert_string_equal(d->source, "    const unsigned int i = blockIdx.x * blockDim_x + tid;");
     char buf[1024];
     nvrtc_diag_format(d, buf, sizeof buf);
-    assert_true(contains(buf, "\n                                        ^\n"));
+    assert_true(ts_contains(buf, "\n                                        ^\n"));
     nvrtc_output_free(&out);
 }
 
@@ -343,11 +333,11 @@ static void test_compile_too_much_shared_gives_the_reason(void **state)
 {
     tmp_env *t = *state;
     char src[CL_PATH_MAX], path[CL_PATH_MAX];
-    ex_data_path(src, sizeof src, "logs/shared.cu");
+    ts_data_path(src, sizeof src, "exercises/logs/shared.cu");
     snprintf(path, sizeof path, "%s/starter.cu", t->dir);
-    char *text = ex_read(src);
+    char *text = ts_read(src);
     assert_non_null(text);
-    assert_true(ex_write(path, text));
+    assert_true(ts_write(path, text));
     free(text);
     nvrtc_output out;
     cl_err e = {{0}};
@@ -355,9 +345,9 @@ static void test_compile_too_much_shared_gives_the_reason(void **state)
     assert_true(out.compile_error);
     const nvrtc_diag *d = nvrtc_first_error(&out);
     assert_non_null(d);
-    assert_true(contains(d->message, "too much shared data"));
+    assert_true(ts_contains(d->message, "too much shared data"));
     assert_int_equal(d->line, 3);
-    assert_true(contains(e.msg, "starter.cu:3: error: ptxas: Entry function 'big_tile'"));
+    assert_true(ts_contains(e.msg, "starter.cu:3: error: ptxas: Entry function 'big_tile'"));
     nvrtc_output_free(&out);
 }
 
@@ -368,8 +358,8 @@ static void test_cache_hit_and_invalidation(void **state)
     snprintf(cache, sizeof cache, "%s/cache", t->dir);
     snprintf(path, sizeof path, "%s/starter.cu", t->dir);
     snprintf(header, sizeof header, "%s/scale.cuh", t->dir);
-    assert_true(ex_write(header, "#define SCALE 2.0f\n"));
-    assert_true(ex_write(path, "#include \"scale.cuh\"\n"
+    assert_true(ts_write(header, "#define SCALE 2.0f\n"));
+    assert_true(ts_write(path, "#include \"scale.cuh\"\n"
                                "extern \"C\" __global__ void scale(float *x, int n)\n"
                                "{\n"
                                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -391,7 +381,7 @@ static void test_cache_hit_and_invalidation(void **state)
     assert_string_equal(b.path, a.path);
 
     /* A change in the included header is a miss. */
-    assert_true(ex_write(header, "#define SCALE 3.0f\n"));
+    assert_true(ts_write(header, "#define SCALE 3.0f\n"));
     compile_ok(path, cache, &c);
     assert_false(c.cache_hit);
     /* And a different architecture is a miss too. */
@@ -412,7 +402,7 @@ static void test_cache_in_the_data_folder(void **state)
     char data[CL_PATH_MAX], path[CL_PATH_MAX], cache[CL_PATH_MAX];
     snprintf(data, sizeof data, "%s/xdg", t->dir);
     assert_int_equal(setenv("XDG_DATA_HOME", data, 1), 0);
-    ex_home_path(path, sizeof path, "labs/embedding/starter.cu");
+    ts_home_path(path, sizeof path, "labs/embedding/starter.cu");
     nvrtc_output a, b;
     cl_err e = {{0}};
     assert_true(nvrtc_compile(path, NULL, &a, &e));
@@ -431,7 +421,7 @@ static void test_mangled_kernel_is_explained(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ex_data_path(path, sizeof path, "broken/missing_extern_c/starter.cu");
+    ts_data_path(path, sizeof path, "exercises/broken/missing_extern_c/starter.cu");
     nvrtc_output out;
     compile_ok(path, NULL, &out);
     assert_null(nvrtc_find_kernel(&out, "reduce_sum"));
@@ -440,11 +430,11 @@ static void test_mangled_kernel_is_explained(void **state)
     assert_string_equal(out.kernels[0].base, "reduce_sum");
     char msg[512];
     nvrtc_kernel_missing(&out, "reduce_sum", msg, sizeof msg);
-    assert_true(contains(msg, "starter.cu defines reduce_sum"));
-    assert_true(contains(msg, "_Z10reduce_sumPKfPfi"));
-    assert_true(contains(msg, "extern \"C\" __global__"));
+    assert_true(ts_contains(msg, "starter.cu defines reduce_sum"));
+    assert_true(ts_contains(msg, "_Z10reduce_sumPKfPfi"));
+    assert_true(ts_contains(msg, "extern \"C\" __global__"));
     nvrtc_kernel_missing(&out, "reduce", msg, sizeof msg);
-    assert_true(contains(msg, "has no kernel named reduce; it defines: reduce_sum"));
+    assert_true(ts_contains(msg, "has no kernel named reduce; it defines: reduce_sum"));
     nvrtc_output_free(&out);
 }
 
@@ -453,7 +443,7 @@ static void test_toolkit_headers_are_found(void **state)
     tmp_env *t = *state;
     char path[CL_PATH_MAX];
     snprintf(path, sizeof path, "%s/starter.cu", t->dir);
-    assert_true(ex_write(path, "#include <cuda_fp16.h>\n"
+    assert_true(ts_write(path, "#include <cuda_fp16.h>\n"
                                "#include <cooperative_groups.h>\n"
                                "namespace cg = cooperative_groups;\n"
                                "extern \"C\" __global__ void half_copy(const float *in, __half *out, int n)\n"
@@ -474,23 +464,23 @@ static void test_bad_input(void **state)
     nvrtc_output out;
     cl_err e = {{0}};
     char path[CL_PATH_MAX];
-    ex_home_path(path, sizeof path, "labs/reduction/starter.cu");
+    ts_home_path(path, sizeof path, "labs/reduction/starter.cu");
 
     assert_false(nvrtc_compile(path, "compute_90", &out, &e));
     assert_false(out.compile_error);
-    assert_true(contains(e.msg, "not a real GPU architecture"));
+    assert_true(ts_contains(e.msg, "not a real GPU architecture"));
     nvrtc_output_free(&out);
 
     assert_false(nvrtc_compile(path, "sm_12", &out, &e));
-    assert_true(contains(e.msg, "cannot compile for sm_12"));
-    assert_true(contains(e.msg, "sm_90"));
+    assert_true(ts_contains(e.msg, "cannot compile for sm_12"));
+    assert_true(ts_contains(e.msg, "sm_90"));
     nvrtc_output_free(&out);
 
     char missing[CL_PATH_MAX];
     snprintf(missing, sizeof missing, "%s/nothing.cu", t->dir);
     assert_false(nvrtc_compile(missing, NULL, &out, &e));
-    assert_true(contains(e.msg, "cannot open"));
-    assert_true(contains(e.msg, "nothing.cu"));
+    assert_true(ts_contains(e.msg, "cannot open"));
+    assert_true(ts_contains(e.msg, "nothing.cu"));
     nvrtc_output_free(&out);
 
     char version[32];
@@ -502,8 +492,8 @@ static void test_broken_corpus_compiles_as_labelled(void **state)
 {
     (void)state;
     char list[CL_PATH_MAX];
-    ex_data_path(list, sizeof list, "broken/cases.txt");
-    char *text = ex_read(list);
+    ts_data_path(list, sizeof list, "exercises/broken/cases.txt");
+    char *text = ts_read(list);
     assert_non_null(text);
     int cases = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -511,15 +501,13 @@ static void test_broken_corpus_compiles_as_labelled(void **state)
             continue;
         char name[64], problem[32], size[32], cause[32];
         assert_int_equal(sscanf(line, "%63s %31s %31s %31s", name, problem, size, cause), 4);
-        char rel[128], path[CL_PATH_MAX];
-        snprintf(rel, sizeof rel, "broken/%s/starter.cu", name);
-        ex_data_path(path, sizeof path, rel);
+        char path[CL_PATH_MAX];
+        ts_data_path(path, sizeof path, "exercises/broken/%s/starter.cu", name);
         /* The label in the files agrees with the list. */
         char expect[64], lua_path[CL_PATH_MAX];
         snprintf(expect, sizeof expect, "Expected diagnosis: %s", cause);
-        snprintf(rel, sizeof rel, "broken/%s/starter.lua", name);
-        ex_data_path(lua_path, sizeof lua_path, rel);
-        char *cu = ex_read(path), *lua = ex_read(lua_path);
+        ts_data_path(lua_path, sizeof lua_path, "exercises/broken/%s/starter.lua", name);
+        char *cu = ts_read(path), *lua = ts_read(lua_path);
         assert_non_null(cu);
         assert_non_null(lua);
         if (!strstr(cu, expect) && !strstr(lua, expect))
@@ -568,10 +556,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_input, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_broken_corpus_compiles_as_labelled),
     };
-    ex_tmpdir(g_data_home, sizeof g_data_home);
+    if (!ts_tmpdir(g_data_home, sizeof g_data_home, "ex"))
+        return 1;
     if (setenv("XDG_DATA_HOME", g_data_home, 1) != 0)
         return 1;
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    ex_rm_rf(g_data_home);
+    ts_rm_rf(g_data_home);
     return failed;
 }

@@ -16,25 +16,16 @@
 
 #include "core/paths.h"
 #include "core/which.h"
-#include "exutil.h"
+#include "support.h"
 #include "worker/sanitize.h"
 
 static char g_tmp[CL_PATH_MAX];
 
-static bool contains(const char *hay, const char *needle)
-{
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("\"%s\"\n  does not contain \"%s\"\n", hay ? hay : "(null)", needle);
-    return false;
-}
-
 static void parse_file(const char *name, sanitize_report *r)
 {
-    char path[CL_PATH_MAX], rel[128];
-    snprintf(rel, sizeof rel, "sanitizer/%s", name);
-    ex_data_path(path, sizeof path, rel);
-    char *log = ex_read(path);
+    char path[CL_PATH_MAX];
+    ts_data_path(path, sizeof path, "exercises/sanitizer/%s", name);
+    char *log = ts_read(path);
     assert_non_null(log);
     assert_true(sanitize_parse_log(log, r));
     free(log);
@@ -73,8 +64,8 @@ static void test_memcheck_out_of_bounds(void **state)
     assert_true(f->has_address);
     assert_true(f->address == UINT64_C(0x7f3a5e000fa0));
     assert_int_equal(f->count, 2);
-    assert_true(contains(f->detail, "Access at 0x7f3a5e000fa0 is out of bounds"));
-    assert_true(contains(f->detail, "0 bytes after the nearest allocation"));
+    assert_true(ts_contains(f->detail, "Access at 0x7f3a5e000fa0 is out of bounds"));
+    assert_true(ts_contains(f->detail, "0 bytes after the nearest allocation"));
     assert_string_equal(f->headline, "Invalid __global__ read of size 4 bytes");
 
     f = &r.findings[1];
@@ -92,7 +83,7 @@ static void test_memcheck_out_of_bounds(void **state)
                         "bounds; and is 0 bytes after the nearest allocation at 0x7f3a5e000000 "
                         "of size 4,000 bytes (2 reports)");
     sanitize_finding_format(&r.findings[1], line, sizeof line);
-    assert_true(contains(line, "invalid write of 4 bytes to global memory in scale at starter.cu:31"));
+    assert_true(ts_contains(line, "invalid write of 4 bytes to global memory in scale at starter.cu:31"));
     sanitize_report_free(&r);
 }
 
@@ -108,16 +99,16 @@ static void test_memcheck_misaligned_error_and_leak(void **state)
     assert_int_equal(r.findings[0].kind, SAN_MISALIGNED);
     assert_int_equal(r.findings[0].size, 16);
     assert_int_equal(r.findings[0].line, 10);
-    assert_true(contains(r.findings[0].detail, "is misaligned"));
+    assert_true(ts_contains(r.findings[0].detail, "is misaligned"));
     assert_int_equal(r.findings[1].kind, SAN_CUDA_ERROR);
-    assert_true(contains(r.findings[1].headline, "cudaErrorLaunchFailure"));
+    assert_true(ts_contains(r.findings[1].headline, "cudaErrorLaunchFailure"));
     assert_string_equal(r.findings[1].kernel, "");
     assert_int_equal(r.findings[2].kind, SAN_LEAK);
     assert_true(r.findings[2].has_address);
     assert_true(r.findings[2].address == UINT64_C(0x7f3a5e400000));
     char line[1024];
     sanitize_finding_format(&r.findings[0], line, sizeof line);
-    assert_true(contains(line, "misaligned access of 16 bytes in global memory in reduce_sum at "
+    assert_true(ts_contains(line, "misaligned access of 16 bytes in global memory in reduce_sum at "
                                "starter.cu:10, thread (0,0,0) of block (0,0,0): Address "
                                "0x7f3a5e000004 is misaligned"));
     sanitize_finding_format(&r.findings[2], line, sizeof line);
@@ -154,14 +145,14 @@ static void test_racecheck_hazards_and_analysis(void **state)
     assert_string_equal(war->hazard, "WAR");
     assert_int_equal(war->block[0], 1);
     assert_int_equal(war->thread[0], 64);
-    assert_true(contains(war->detail, "Incoming Value : 1073741824"));
+    assert_true(ts_contains(war->detail, "Incoming Value : 1073741824"));
 
     char line[1024];
     sanitize_finding_format(raw, line, sizeof line);
-    assert_true(contains(line, "RAW race hazard on shared memory in reduce_sum at "
+    assert_true(ts_contains(line, "RAW race hazard on shared memory in reduce_sum at "
                                "starter.cu:16 (both accesses), thread (124,0,0) of block "
                                "(0,0,0)"));
-    assert_true(contains(line, "(4032 hazards)"));
+    assert_true(ts_contains(line, "(4032 hazards)"));
     sanitize_report_free(&r);
 }
 
@@ -198,7 +189,7 @@ static void test_racecheck_analysis_old_form_and_barrier(void **state)
     assert_int_equal(r.findings[3].block[1], 1);
     char line[1024];
     sanitize_finding_format(&r.findings[0], line, sizeof line);
-    assert_true(contains(line, "warning: WAR race hazard on shared memory in transpose_tiled "
+    assert_true(ts_contains(line, "warning: WAR race hazard on shared memory in transpose_tiled "
                                "between starter.cu:41 and starter.cu:38"));
     sanitize_report_free(&r);
 }
@@ -248,9 +239,9 @@ static void test_names_and_sizes(void **state)
     assert_int_equal(sanitize_smallest_size("embedding", emb, 3, &e), 1);
     const char *bad[] = {"lots"};
     assert_int_equal(sanitize_smallest_size("reduce_sum", bad, 1, &e), -1);
-    assert_true(contains(e.msg, "'lots' is not a count"));
+    assert_true(ts_contains(e.msg, "'lots' is not a count"));
     assert_int_equal(sanitize_smallest_size("histogram", bad, 1, &e), -1);
-    assert_true(contains(e.msg, "unknown problem"));
+    assert_true(ts_contains(e.msg, "unknown problem"));
 }
 
 static void test_missing_tool(void **state)
@@ -275,8 +266,8 @@ static void test_missing_tool(void **state)
     sanitize_result res;
     cl_err e = {{0}};
     assert_false(sanitize_run(&o, &res, &e));
-    assert_true(contains(e.msg, "compute-sanitizer was not found"));
-    assert_true(contains(e.msg, "CUDA toolkit"));
+    assert_true(ts_contains(e.msg, "compute-sanitizer was not found"));
+    assert_true(ts_contains(e.msg, "CUDA toolkit"));
     sanitize_result_free(&res);
 }
 
@@ -287,15 +278,15 @@ static void test_run_with_stand_in_tool(void **state)
     const char *exe = getenv("CUDALAB_EXE");
     assert_non_null(exe);
     char tool[CL_PATH_MAX], log[CL_PATH_MAX], args[CL_PATH_MAX];
-    ex_data_path(tool, sizeof tool, "sanitizer/fake-compute-sanitizer");
-    ex_data_path(log, sizeof log, "sanitizer/racecheck_all.log");
+    ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
+    ts_data_path(log, sizeof log, "exercises/sanitizer/racecheck_all.log");
     snprintf(args, sizeof args, "%s/args.txt", g_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
 
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ex_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
-    ex_home_path(lua, sizeof lua, "labs/reduction/starter.lua");
+    ts_home_path(cu, sizeof cu, "labs/reduction/starter.cu");
+    ts_home_path(lua, sizeof lua, "labs/reduction/starter.lua");
     const char *sizes[] = {"2^24", "2^20+3", "2^22"};
     sanitize_opts o = {
         .tool = SANITIZE_RACECHECK,
@@ -323,27 +314,27 @@ static void test_run_with_stand_in_tool(void **state)
     assert_string_equal(res.row.variant, "exercise");
     assert_string_equal(res.row.size, "2^20+3");
     assert_int_equal(res.row.status, RS_ERROR);
-    assert_true(contains(res.row.message, "no CUDA device found"));
+    assert_true(ts_contains(res.row.message, "no CUDA device found"));
     assert_int_equal(res.exit_status, 0);
     assert_int_equal(res.report.n, 2);
     assert_string_equal(res.report.findings[0].hazard, "RAW");
-    assert_true(contains(res.worker_log, "registers a thread"));
+    assert_true(ts_contains(res.worker_log, "registers a thread"));
 
-    char *noted = ex_read(args);
+    char *noted = ts_read(args);
     assert_non_null(noted);
-    assert_true(contains(noted, "--tool racecheck\n"));
-    assert_true(contains(noted, "--print-limit 50\n"));
-    assert_true(contains(noted, "--racecheck-report all\n"));
-    assert_true(contains(noted, "--log-file "));
-    assert_true(contains(noted, " worker\n"));
+    assert_true(ts_contains(noted, "--tool racecheck\n"));
+    assert_true(ts_contains(noted, "--print-limit 50\n"));
+    assert_true(ts_contains(noted, "--racecheck-report all\n"));
+    assert_true(ts_contains(noted, "--log-file "));
+    assert_true(ts_contains(noted, " worker\n"));
     free(noted);
     sanitize_result_free(&res);
 
     /* memcheck: no racecheck option; a launcher error is the row's message. */
     char bad[CL_PATH_MAX];
     snprintf(bad, sizeof bad, "%s/bad.lua", g_tmp);
-    assert_true(ex_write(bad, "return function(gpu, k, args)\n  local x = = 1\nend\n"));
-    ex_data_path(log, sizeof log, "sanitizer/clean.log");
+    assert_true(ts_write(bad, "return function(gpu, k, args)\n  local x = = 1\nend\n"));
+    ts_data_path(log, sizeof log, "exercises/sanitizer/clean.log");
     setenv("FAKE_SANITIZER_LOG", log, 1);
     o.tool = SANITIZE_MEMCHECK;
     o.launcher = bad;
@@ -351,12 +342,12 @@ static void test_run_with_stand_in_tool(void **state)
     if (!ok)
         fail_msg("sanitize_run: %s", e.msg);
     assert_true(res.have_row);
-    assert_true(contains(res.row.message, "bad.lua:2:"));
+    assert_true(ts_contains(res.row.message, "bad.lua:2:"));
     assert_int_equal(res.report.n, 0);
     assert_int_equal(res.report.errors, 0);
-    noted = ex_read(args);
+    noted = ts_read(args);
     assert_non_null(noted);
-    assert_true(contains(noted, "--tool memcheck\n"));
+    assert_true(ts_contains(noted, "--tool memcheck\n"));
     assert_null(strstr(noted, "--racecheck-report"));
     free(noted);
     sanitize_result_free(&res);
@@ -365,7 +356,7 @@ static void test_run_with_stand_in_tool(void **state)
 static int setup(void **state)
 {
     (void)state;
-    ex_tmpdir(g_tmp, sizeof g_tmp);
+    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
     setenv("XDG_DATA_HOME", g_tmp, 1);
     return 0;
 }
@@ -373,7 +364,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ex_rm_rf(g_tmp);
+    ts_rm_rf(g_tmp);
     return 0;
 }
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/watch.h"
-#include "exutil.h"
+#include "support.h"
 
 #define DEBOUNCE_MS 80
 
@@ -31,7 +31,10 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    ex_tmpdir(f->root, sizeof f->root);
+    if (!ts_tmpdir(f->root, sizeof f->root, "ex")) {
+        free(f);
+        return -1;
+    }
     snprintf(f->lab, sizeof f->lab, "%s/reduction", f->root);
     snprintf(f->other, sizeof f->other, "%s/matmul", f->root);
     cl_err e = {{0}};
@@ -50,7 +53,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     watch_free(f->w);
-    ex_rm_rf(f->root);
+    ts_rm_rf(f->root);
     free(f);
     return 0;
 }
@@ -73,7 +76,7 @@ static void test_in_place_save_is_noticed(void **state)
     char p[CL_PATH_MAX];
     path_in(p, sizeof p, f->lab, "starter.cu");
     double t0 = now_ms();
-    assert_true(ex_write(p, "extern \"C\" __global__ void k() {}\n"));
+    assert_true(ts_write(p, "extern \"C\" __global__ void k() {}\n"));
     watch_change ch[4];
     cl_err e = {{0}};
     int n = watch_wait(f->w, 3000, ch, 4, &e);
@@ -90,7 +93,7 @@ static void test_write_then_rename_is_noticed(void **state)
     char tmp[CL_PATH_MAX], p[CL_PATH_MAX];
     path_in(tmp, sizeof tmp, f->lab, "starter.lua.tmp.4242");
     path_in(p, sizeof p, f->lab, "starter.lua");
-    assert_true(ex_write(tmp, "return function() end\n"));
+    assert_true(ts_write(tmp, "return function() end\n"));
     assert_int_equal(rename(tmp, p), 0);
     watch_change ch[4];
     cl_err e = {{0}};
@@ -104,13 +107,13 @@ static void test_other_folders_and_editor_files_are_ignored(void **state)
     fixture *f = *state;
     char p[CL_PATH_MAX];
     path_in(p, sizeof p, f->other, "starter.cu");
-    assert_true(ex_write(p, "elsewhere\n"));
+    assert_true(ts_write(p, "elsewhere\n"));
     path_in(p, sizeof p, f->lab, ".starter.cu.swp");
-    assert_true(ex_write(p, "vim swap\n"));
+    assert_true(ts_write(p, "vim swap\n"));
     path_in(p, sizeof p, f->lab, "starter.cu~");
-    assert_true(ex_write(p, "backup\n"));
+    assert_true(ts_write(p, "backup\n"));
     path_in(p, sizeof p, f->lab, "4913");
-    assert_true(ex_write(p, ""));
+    assert_true(ts_write(p, ""));
     watch_change ch[4];
     cl_err e = {{0}};
     assert_int_equal(watch_wait(f->w, 3 * DEBOUNCE_MS + 100, ch, 4, &e), 0);
@@ -123,8 +126,8 @@ static void test_burst_is_one_change(void **state)
     path_in(p, sizeof p, f->lab, "starter.cu");
     path_in(q, sizeof q, f->lab, "starter.lua");
     for (int i = 0; i < 5; i++)
-        assert_true(ex_write(p, i % 2 ? "a\n" : "b\n"));
-    assert_true(ex_write(q, "lua\n"));
+        assert_true(ts_write(p, i % 2 ? "a\n" : "b\n"));
+    assert_true(ts_write(q, "lua\n"));
     watch_change ch[4];
     cl_err e = {{0}};
     int n = watch_wait(f->w, 3000, ch, 4, &e);
@@ -146,7 +149,7 @@ static void test_fd_wakes_poll_loop(void **state)
 
     char p[CL_PATH_MAX];
     path_in(p, sizeof p, f->lab, "starter.cu");
-    assert_true(ex_write(p, "saved\n"));
+    assert_true(ts_write(p, "saved\n"));
     watch_change ch[4];
     cl_err e = {{0}};
     int got = 0;
@@ -177,7 +180,7 @@ static void test_remove_and_errors(void **state)
     assert_true(watch_remove(f->w, f->lab, &e));
     char p[CL_PATH_MAX];
     path_in(p, sizeof p, f->lab, "starter.cu");
-    assert_true(ex_write(p, "unwatched now\n"));
+    assert_true(ts_write(p, "unwatched now\n"));
     watch_change ch[2];
     assert_int_equal(watch_wait(f->w, 2 * DEBOUNCE_MS + 50, ch, 2, &e), 0);
 }

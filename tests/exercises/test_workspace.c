@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exutil.h"
 #include "lab/workspace.h"
+#include "support.h"
 
 typedef struct fixture {
     char ws[CL_PATH_MAX];
@@ -27,8 +27,11 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    ex_tmpdir(f->ws, sizeof f->ws);
-    ex_home_path(f->labdir, sizeof f->labdir, "labs/reduction");
+    if (!ts_tmpdir(f->ws, sizeof f->ws, "ex")) {
+        free(f);
+        return -1;
+    }
+    ts_home_path(f->labdir, sizeof f->labdir, "labs/reduction");
     snprintf(f->id, sizeof f->id, "reduction");
     snprintf(f->kernel, sizeof f->kernel, "starter.cu");
     snprintf(f->launcher, sizeof f->launcher, "starter.lua");
@@ -43,7 +46,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    ex_rm_rf(f->ws);
+    ts_rm_rf(f->ws);
     free(f);
     return 0;
 }
@@ -90,15 +93,15 @@ static void test_prepare_copies_then_never_overwrites(void **state)
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
     assert_true(wf.kernel_created);
     assert_true(wf.launcher_created);
-    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
-    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
+    assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ts_same_file(wf.launcher, wf.starter_launcher));
 
     const char *mine = "// my own kernel\nextern \"C\" __global__ void reduce_sum() {}\n";
-    assert_true(ex_write(wf.kernel, mine));
+    assert_true(ts_write(wf.kernel, mine));
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
     assert_false(wf.kernel_created);
     assert_false(wf.launcher_created);
-    char *now = ex_read(wf.kernel);
+    char *now = ts_read(wf.kernel);
     assert_non_null(now);
     assert_string_equal(now, mine);
     free(now);
@@ -108,8 +111,8 @@ static void test_prepare_copies_then_never_overwrites(void **state)
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
     assert_false(wf.kernel_created);
     assert_true(wf.launcher_created);
-    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
-    now = ex_read(wf.kernel);
+    assert_true(ts_same_file(wf.launcher, wf.starter_launcher));
+    now = ts_read(wf.kernel);
     assert_string_equal(now, mine);
     free(now);
 
@@ -133,12 +136,12 @@ static void test_reset_needs_confirmation(void **state)
     workspace_files wf;
     cl_err e = {{0}};
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
-    assert_true(ex_write(wf.kernel, "mine\n"));
+    assert_true(ts_write(wf.kernel, "mine\n"));
     char backup[CL_PATH_MAX] = "x";
     assert_false(workspace_reset(f->ws, &f->l, false, &wf, backup, sizeof backup, &e));
     assert_non_null(strstr(e.msg, "confirmation"));
     assert_string_equal(backup, "");
-    char *now = ex_read(wf.kernel);
+    char *now = ts_read(wf.kernel);
     assert_string_equal(now, "mine\n");
     free(now);
     char names[4][64];
@@ -151,41 +154,41 @@ static void test_reset_keeps_a_backup_and_restores(void **state)
     workspace_files wf;
     cl_err e = {{0}};
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
-    assert_true(ex_write(wf.kernel, "my kernel, version 1\n"));
-    assert_true(ex_write(wf.launcher, "return function() end -- mine\n"));
+    assert_true(ts_write(wf.kernel, "my kernel, version 1\n"));
+    assert_true(ts_write(wf.launcher, "return function() end -- mine\n"));
 
     char backup[CL_PATH_MAX];
     assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
     assert_true(wf.kernel_created);
     assert_true(wf.launcher_created);
-    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
-    assert_true(ex_same_file(wf.launcher, wf.starter_launcher));
+    assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ts_same_file(wf.launcher, wf.starter_launcher));
     assert_non_null(strstr(backup, "/reduction/backup-"));
     char saved[CL_PATH_MAX * 2];
     snprintf(saved, sizeof saved, "%s/starter.cu", backup);
-    char *old = ex_read(saved);
+    char *old = ts_read(saved);
     assert_non_null(old);
     assert_string_equal(old, "my kernel, version 1\n");
     free(old);
     snprintf(saved, sizeof saved, "%s/starter.lua", backup);
-    old = ex_read(saved);
+    old = ts_read(saved);
     assert_non_null(old);
     assert_string_equal(old, "return function() end -- mine\n");
     free(old);
 
     /* A second reset in the same second gets its own folder. */
-    assert_true(ex_write(wf.kernel, "my kernel, version 2\n"));
+    assert_true(ts_write(wf.kernel, "my kernel, version 2\n"));
     char backup2[CL_PATH_MAX];
     assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup2, sizeof backup2, &e));
     assert_string_not_equal(backup, backup2);
     char names[4][64];
     assert_int_equal(backups(wf.dir, names, 4), 2);
     snprintf(saved, sizeof saved, "%s/starter.cu", backup2);
-    old = ex_read(saved);
+    old = ts_read(saved);
     assert_string_equal(old, "my kernel, version 2\n");
     free(old);
     snprintf(saved, sizeof saved, "%s/starter.cu", backup);
-    old = ex_read(saved);
+    old = ts_read(saved);
     assert_string_equal(old, "my kernel, version 1\n");
     free(old);
 }
@@ -198,7 +201,7 @@ static void test_reset_with_nothing_to_save(void **state)
     char backup[CL_PATH_MAX];
     assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
     assert_string_equal(backup, "");
-    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
 }
 
 static void test_refuses_bad_labs(void **state)
@@ -237,7 +240,7 @@ static void test_default_workspace_from_paths(void **state)
     char want[CL_PATH_MAX * 2];
     snprintf(want, sizeof want, "%s/reduction/starter.cu", custom);
     assert_string_equal(wf.kernel, want);
-    assert_true(ex_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
 }
 
 int main(void)

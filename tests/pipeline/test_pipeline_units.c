@@ -22,20 +22,12 @@
 #include "core/tlsummary.h"
 #include "core/trace.h"
 #include "cpu/check.h"
+#include "support.h"
 #include "worker/engine_cpu.h"
 #include "worker/pipeline.h"
 #include "worker/problem.h"
 
 static char g_tmp[256];
-
-static bool contains(const char *hay, const char *needle)
-{
-    if (hay && strstr(hay, needle))
-        return true;
-    print_error("the text\n----\n%s\n----\ndoes not contain \"%s\"\n", hay ? hay : "(null)",
-                needle);
-    return false;
-}
 
 /* ---- the problem ---------------------------------------------------------- */
 
@@ -79,8 +71,8 @@ static void test_sizes(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err_clear(&e);
         assert_false(problem_parse_size(ops, bad[i].label, &d, &e));
-        assert_true(contains(e.msg, bad[i].msg));
-        assert_true(contains(e.msg, "pipeline"));
+        assert_true(ts_contains(e.msg, bad[i].msg));
+        assert_true(ts_contains(e.msg, "pipeline"));
     }
 }
 
@@ -171,7 +163,7 @@ static void test_timeline_log_lines(void **state)
 
     cl_err e = {{0}};
     assert_true(pipeline_timeline_file("starter", path, sizeof path, &e));
-    assert_true(contains(path, "/timelines/pipeline-starter.json"));
+    assert_true(ts_contains(path, "/timelines/pipeline-starter.json"));
 }
 
 static void test_report_file(void **state)
@@ -423,26 +415,26 @@ static void test_report(void **state)
 
     char changes[8192];
     assert_true(report_md_changes(&before, &after, &starter, &mine, changes, sizeof changes) > 0);
-    assert_true(contains(changes, "**Pinned instead of pageable**: 8 of the starter's 8 copies"));
-    assert_true(contains(changes, "all 4 of yours"));
-    assert_true(contains(changes, "**Fewer, larger copies**: 8 copies of 16.0 KiB on average in "
+    assert_true(ts_contains(changes, "**Pinned instead of pageable**: 8 of the starter's 8 copies"));
+    assert_true(ts_contains(changes, "all 4 of yours"));
+    assert_true(ts_contains(changes, "**Fewer, larger copies**: 8 copies of 16.0 KiB on average in "
                                   "the starter, 4 of 32.0 KiB in yours (2 times fewer)"));
-    assert_true(contains(changes, "**Streams overlapping**: work ran on 1 stream in the starter "
+    assert_true(ts_contains(changes, "**Streams overlapping**: work ran on 1 stream in the starter "
                                   "and on 2 in yours"));
-    assert_true(contains(changes, "**Kernel time**: 200 us of kernels in the starter, 40.0 us "
+    assert_true(ts_contains(changes, "**Kernel time**: 200 us of kernels in the starter, 40.0 us "
                                   "in yours (5.0 times less)."));
-    assert_true(contains(changes, "copies ran alongside kernels for 20.0 us (12% of your copy "
+    assert_true(ts_contains(changes, "copies ran alongside kernels for 20.0 us (12% of your copy "
                                   "time; the starter: 0 ns)"));
-    assert_true(contains(changes, "**Waiting**: 8 synchronize calls and 630 us of GPU idle time "
+    assert_true(ts_contains(changes, "**Waiting**: 8 synchronize calls and 630 us of GPU idle time "
                                   "(8 gaps) in the starter; 1 and 10.0 us (1 gap) in yours."));
-    assert_true(contains(changes, "**End to end**: 152.250 ms for the starter, 9.500 ms for "
+    assert_true(ts_contains(changes, "**End to end**: 152.250 ms for the starter, 9.500 ms for "
                                   "yours: 16.03 times faster."));
 
     /* the other way round: nothing gained, still pageable */
     report_md_changes(&after, &before, &mine, &starter, changes, sizeof changes);
-    assert_true(contains(changes, "**Still pageable**: 8 of your 8 copies use pageable memory"));
-    assert_true(contains(changes, "**No overlap gained**"));
-    assert_true(contains(changes, "times slower"));
+    assert_true(ts_contains(changes, "**Still pageable**: 8 of your 8 copies use pageable memory"));
+    assert_true(ts_contains(changes, "**No overlap gained**"));
+    assert_true(ts_contains(changes, "times slower"));
     /* a small buffer gets a NUL-terminated prefix */
     char tiny[16];
     assert_int_equal(report_md_changes(&before, &after, NULL, NULL, tiny, sizeof tiny), 15);
@@ -459,24 +451,24 @@ static void test_report(void **state)
     };
     char *md = report_md_build(&in, NULL);
     assert_non_null(md);
-    assert_true(contains(md, PIPELINE_REPORT_MARK));
-    assert_true(contains(md, "Device: Test GPU.  Table: 1048576x16 floats"));
-    assert_true(contains(md, "| the starter | 152.250 ms ±1.2% | 0.88 | 0.11x | 0.05x | 1.00x | "
+    assert_true(ts_contains(md, PIPELINE_REPORT_MARK));
+    assert_true(ts_contains(md, "Device: Test GPU.  Table: 1048576x16 floats"));
+    assert_true(ts_contains(md, "| the starter | 152.250 ms ±1.2% | 0.88 | 0.11x | 0.05x | 1.00x | "
                              "correct (relative error 2.5e-08) |"));
-    assert_true(contains(md, "| your pipeline | 9.500 ms ±1.2% | 14.13 | 1.76x | 0.80x | "
+    assert_true(ts_contains(md, "| your pipeline | 9.500 ms ±1.2% | 14.13 | 1.76x | 0.80x | "
                              "16.03x | correct"));
-    assert_true(contains(md, "| CPU, 16 threads | 7.600 ms"));
-    assert_true(contains(md, "starter-timeline.json, pipeline-timeline.json"));
-    assert_true(contains(md, "| host memory of the copies | 8 pageable (128.0 KiB), 0 pinned "
+    assert_true(ts_contains(md, "| CPU, 16 threads | 7.600 ms"));
+    assert_true(ts_contains(md, "starter-timeline.json, pipeline-timeline.json"));
+    assert_true(ts_contains(md, "| host memory of the copies | 8 pageable (128.0 KiB), 0 pinned "
                              "(0 B) | 0 pageable (0 B), 4 pinned (128.0 KiB) |"));
-    assert_true(contains(md, "| streams with work | 1 | 2 |"));
-    assert_true(contains(md, "| waits for the device (cuda*Synchronize) | 8 of 9 runtime calls "
+    assert_true(ts_contains(md, "| streams with work | 1 | 2 |"));
+    assert_true(ts_contains(md, "| waits for the device (cuda*Synchronize) | 8 of 9 runtime calls "
                              "| 1 of 1 runtime calls |"));
-    assert_true(contains(md, "### The starter, lane by lane"));
-    assert_true(contains(md, "| copies H2D |"));
-    assert_true(contains(md, "## What changed"));
-    assert_true(contains(md, "**Pinned instead of pageable**"));
-    assert_true(contains(md, REPORT_NOTES_HEADING "\n" REPORT_NOTES_MARK "\nWhat did the"));
+    assert_true(ts_contains(md, "### The starter, lane by lane"));
+    assert_true(ts_contains(md, "| copies H2D |"));
+    assert_true(ts_contains(md, "## What changed"));
+    assert_true(ts_contains(md, "**Pinned instead of pageable**"));
+    assert_true(ts_contains(md, REPORT_NOTES_HEADING "\n" REPORT_NOTES_MARK "\nWhat did the"));
 
     /* The learner writes notes; a rewrite keeps them word for word. */
     const char *mine_notes = "The starter spent most of its time in 8192 tiny copies.\n\n"
@@ -513,11 +505,11 @@ static void test_report(void **state)
     in.mine.why_no_tl = "none was recorded (your pipeline's row was not correct)";
     md = report_md_build(&in, "notes\n");
     assert_non_null(md);
-    assert_true(contains(md, "| wrong: wrong: 3 of 16 differ / first at [2] more |"));
-    assert_true(contains(md, "### Your pipeline, lane by lane\n\nNo timeline: none was recorded"));
-    assert_true(contains(md, "- Only the starter's timeline was recorded"));
-    assert_true(contains(md, "but your result is not correct"));
-    assert_true(contains(md, "(starter-timeline.json)"));
+    assert_true(ts_contains(md, "| wrong: wrong: 3 of 16 differ / first at [2] more |"));
+    assert_true(ts_contains(md, "### Your pipeline, lane by lane\n\nNo timeline: none was recorded"));
+    assert_true(ts_contains(md, "- Only the starter's timeline was recorded"));
+    assert_true(ts_contains(md, "but your result is not correct"));
+    assert_true(ts_contains(md, "(starter-timeline.json)"));
     free(md);
 
     tlsummary_free(&before);
