@@ -17,42 +17,12 @@
 #include "core/devinfo.h"
 #include "gpu/device.h"
 #include "lab/sandbox.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/engine_cpu.h"
 #include "worker/luagpu.h"
 
-#define MAX_ROWS 64
-
-typedef struct collected {
-    run_result rows[MAX_ROWS];
-    int nrows;
-    int nprogress;
-    int cpu_progress;
-} collected;
-
-static char g_tmp[256];
-
-static void on_progress(void *ud, const run_progress *p)
-{
-    collected *c = ud;
-    c->nprogress++;
-    if (strcmp(p->phase, "cpu") == 0)
-        c->cpu_progress++;
-}
-
-static void on_result(void *ud, const run_result *r)
-{
-    collected *c = ud;
-    if (c->nrows < MAX_ROWS)
-        c->rows[c->nrows++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    (void)ud;
-    (void)level;
-    (void)msg;
-}
+static char g_tmp[CL_PATH_MAX];
 
 static void request(run_request *req, const char *problem, const char *library)
 {
@@ -62,27 +32,6 @@ static void request(run_request *req, const char *problem, const char *library)
     snprintf(req->library, sizeof req->library, "%s", library);
     req->cpu = true;
     req->budget_s = 0.05;
-}
-
-static void add_variant(run_request *req, const char *id, const char *kernel)
-{
-    run_variant *v = &req->variants[req->nvariants++];
-    snprintf(v->id, sizeof v->id, "%s", id);
-    snprintf(v->kernel, sizeof v->kernel, "%s", kernel);
-}
-
-static void add_size(run_request *req, const char *s)
-{
-    snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", s);
-}
-
-static bool run(const run_request *req, collected *c)
-{
-    memset(c, 0, sizeof *c);
-    engine_sink sink = {on_progress, on_result, on_log, c};
-    run_fault f;
-    memset(&f, 0, sizeof f);
-    return engine_run(req, &sink, &f);
 }
 
 static void assert_no_device_row(const run_result *r)
@@ -129,12 +78,12 @@ static void test_reduce_rows(void **state)
     (void)state;
     run_request req;
     request(&req, "reduce_sum", "cub");
-    add_variant(&req, "naive", "reduce_interleaved_divergent");
-    add_variant(&req, "mine", "no_such_kernel");
-    add_size(&req, "1<<20");
-    add_size(&req, "31");
-    static collected c;
-    assert_true(run(&req, &c));
+    ts_add_variant(&req, "naive", "reduce_interleaved_divergent");
+    ts_add_variant(&req, "mine", "no_such_kernel");
+    ts_add_size(&req, "1<<20");
+    ts_add_size(&req, "31");
+    static ts_rows c;
+    assert_true(ts_engine_run(&req, &c, NULL));
     assert_int_equal(c.nrows, 2 * 5);
     const char *sizes[2] = {"1<<20", "31"};
     for (int s = 0; s < 2; s++) {
@@ -161,11 +110,11 @@ static void test_cache_round_trip(void **state)
     (void)state;
     run_request req;
     request(&req, "sgemm", "cublas");
-    add_variant(&req, "naive", "sgemm_naive");
-    add_size(&req, "31x17x9");
+    ts_add_variant(&req, "naive", "sgemm_naive");
+    ts_add_size(&req, "31x17x9");
     req.seed = 1234;
-    static collected a, b;
-    assert_true(run(&req, &a));
+    static ts_rows a, b;
+    assert_true(ts_engine_run(&req, &a, NULL));
     assert_int_equal(a.nrows, 4);
     assert_cpu_row(&a.rows[2], RK_CPU, "31x17x9");
     assert_cpu_row(&a.rows[3], RK_CPU_MT, "31x17x9");
@@ -177,7 +126,7 @@ static void test_cache_round_trip(void **state)
     assert_true(strncmp(path, g_tmp, strlen(g_tmp)) == 0);
     assert_int_equal(access(path, R_OK), 0);
 
-    assert_true(run(&req, &b));
+    assert_true(ts_engine_run(&req, &b, NULL));
     assert_int_equal(b.nrows, 4);
     for (int i = 2; i < 4; i++) {
         assert_non_null(strstr(b.rows[i].message, "cached"));
@@ -199,11 +148,11 @@ static void test_embedding_and_errors(void **state)
     (void)state;
     run_request req;
     request(&req, "embedding", "copy");
-    add_variant(&req, "naive", "embed_naive");
-    add_size(&req, "31x33x7");
-    add_size(&req, "31x33");
-    static collected c;
-    assert_true(run(&req, &c));
+    ts_add_variant(&req, "naive", "embed_naive");
+    ts_add_size(&req, "31x33x7");
+    ts_add_size(&req, "31x33");
+    static ts_rows c;
+    assert_true(ts_engine_run(&req, &c, NULL));
     assert_int_equal(c.nrows, 8);
     assert_no_device_row(&c.rows[0]);
     assert_string_equal(c.rows[1].variant, "copy");
@@ -219,9 +168,9 @@ static void test_embedding_and_errors(void **state)
     }
 
     request(&req, "transpose", "");
-    add_variant(&req, "naive", "x");
-    add_size(&req, "1024");
-    assert_true(run(&req, &c));
+    ts_add_variant(&req, "naive", "x");
+    ts_add_size(&req, "1024");
+    assert_true(ts_engine_run(&req, &c, NULL));
     assert_int_equal(c.nrows, 3);
     assert_non_null(strstr(c.rows[0].message, "unknown problem 'transpose'"));
 }
@@ -244,18 +193,13 @@ static void test_lua_no_device(void **state)
         "local ev = gpu.event()\n",
     };
     for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/nodev%zu.lua", g_tmp, i);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(scripts[i], f);
-        fclose(f);
-        assert_false(sandbox_dofile(s, path, 0, &e));
+        char name[32];
+        snprintf(name, sizeof name, "nodev%zu", i);
+        assert_false(ts_lua_run(s, g_tmp, name, scripts[i], 0, &e));
         const char *at = strstr(e.msg, "no CUDA device found: ");
         assert_non_null(at);
         assert_string_equal(at, d.reason);
         assert_non_null(strstr(e.msg, "nodev"));
-        unlink(path);
     }
     sandbox_free(s);
 }
@@ -263,8 +207,7 @@ static void test_lua_no_device(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cudalab-engine-XXXXXX");
-    if (!mkdtemp(g_tmp))
+    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "engine"))
         return -1;
     setenv("XDG_DATA_HOME", g_tmp, 1);
     return 0;
@@ -273,9 +216,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    return ts_rm_rf(g_tmp) ? 0 : -1;
 }
 
 int main(void)

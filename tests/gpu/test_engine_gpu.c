@@ -12,52 +12,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <lua.h>
 
 #include "core/devinfo.h"
 #include "kernels.h"
 #include "lab/sandbox.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/luagpu.h"
 
-#define MAX_ROWS 128
-
-typedef struct collected {
-    run_result rows[MAX_ROWS];
-    int nrows;
-} collected;
-
-static char g_tmp[256];
+static char g_tmp[CL_PATH_MAX];
 static device_info g_dev;
 
-static void on_progress(void *ud, const run_progress *p)
+/* Runs req into c, printing each log message as it comes. */
+static void run_ok(const run_request *req, ts_rows *c)
 {
-    (void)ud;
-    (void)p;
-}
-
-static void on_result(void *ud, const run_result *r)
-{
-    collected *c = ud;
-    if (c->nrows < MAX_ROWS)
-        c->rows[c->nrows++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    (void)ud;
-    print_message("log %d: %s\n", level, msg);
-}
-
-static void run_ok(const run_request *req, collected *c)
-{
-    memset(c, 0, sizeof *c);
-    engine_sink sink = {on_progress, on_result, on_log, c};
+    c->echo = true;
     run_fault f;
-    memset(&f, 0, sizeof f);
-    bool ok = engine_run(req, &sink, &f);
+    bool ok = ts_engine_run(req, c, &f);
     if (!ok)
         print_message("fault: %s: %s\n", f.cause, f.message);
     assert_true(ok);
@@ -77,18 +50,11 @@ static void all_rungs(run_request *req, const char *problem, const char *library
     for (size_t i = 0; i < n && req->nvariants < PROTO_MAX_VARIANTS; i++) {
         if (k[i].library || strcmp(k[i].problem, problem) != 0)
             continue;
-        run_variant *v = &req->variants[req->nvariants++];
-        snprintf(v->id, sizeof v->id, "%s", k[i].name);
-        snprintf(v->kernel, sizeof v->kernel, "%s", k[i].name);
+        ts_add_variant(req, k[i].name, k[i].name);
     }
 }
 
-static void add_size(run_request *req, const char *s)
-{
-    snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", s);
-}
-
-static void assert_all_correct(const collected *c, int expect_rows)
+static void assert_all_correct(const ts_rows *c, int expect_rows)
 {
     assert_int_equal(c->nrows, expect_rows);
     for (int i = 0; i < c->nrows; i++) {
@@ -109,11 +75,11 @@ static void test_reduce_all(void **state)
     run_request req;
     all_rungs(&req, "reduce_sum", "cub");
     assert_true(req.nvariants >= 1);
-    add_size(&req, "1");
-    add_size(&req, "31");
-    add_size(&req, "1025");
-    add_size(&req, "2^20+3");
-    static collected c;
+    ts_add_size(&req, "1");
+    ts_add_size(&req, "31");
+    ts_add_size(&req, "1025");
+    ts_add_size(&req, "2^20+3");
+    static ts_rows c;
     run_ok(&req, &c);
     assert_all_correct(&c, 4 * (req.nvariants + 1));
     for (int i = 0; i < c.nrows; i++) {
@@ -132,9 +98,9 @@ static void test_sgemm_all(void **state)
     run_request req;
     all_rungs(&req, "sgemm", "cublas");
     assert_true(req.nvariants >= 1);
-    add_size(&req, "31x17x9");
-    add_size(&req, "1025x513x257");
-    static collected c;
+    ts_add_size(&req, "31x17x9");
+    ts_add_size(&req, "1025x513x257");
+    static ts_rows c;
     run_ok(&req, &c);
     assert_all_correct(&c, 2 * (req.nvariants + 1));
     for (int i = 0; i < c.nrows; i++) {
@@ -149,9 +115,9 @@ static void test_embedding_all(void **state)
     run_request req;
     all_rungs(&req, "embedding", "copy");
     assert_true(req.nvariants >= 1);
-    add_size(&req, "31x33x7");
-    add_size(&req, "1025x4100x1000");
-    static collected c;
+    ts_add_size(&req, "31x33x7");
+    ts_add_size(&req, "1025x4100x1000");
+    static ts_rows c;
     run_ok(&req, &c);
     assert_all_correct(&c, 2 * (req.nvariants + 1));
     for (int i = 0; i < c.nrows; i++) {
@@ -168,8 +134,8 @@ static void test_cpu_rows_with_device(void **state)
     all_rungs(&req, "reduce_sum", "cub");
     req.nvariants = 1;
     req.cpu = true;
-    add_size(&req, "1<<20");
-    static collected c;
+    ts_add_size(&req, "1<<20");
+    static ts_rows c;
     run_ok(&req, &c);
     assert_int_equal(c.nrows, 4);
     assert_int_equal(c.rows[2].kind, RK_CPU);
@@ -188,8 +154,8 @@ static void test_timing_reproducible(void **state)
     req.variants[0] = req.variants[req.nvariants - 1];
     req.nvariants = 1;
     req.budget_s = 0.5;
-    add_size(&req, "1<<24");
-    static collected a, b;
+    ts_add_size(&req, "1<<24");
+    static ts_rows a, b;
     run_ok(&req, &a);
     run_ok(&req, &b);
     for (int i = 0; i < 2; i++) {
@@ -199,19 +165,6 @@ static void test_timing_reproducible(void **state)
         assert_true(m1 > 0.0 && m2 > 0.0);
         assert_true(fabs(m1 - m2) <= 0.05 * m1);
     }
-}
-
-static bool lua_run(lab_state *s, const char *name, const char *code, int nres, cl_err *e)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.lua", g_tmp, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(code, f);
-    fclose(f);
-    bool ok = sandbox_dofile(s, path, nres, e);
-    unlink(path);
-    return ok;
 }
 
 static void test_lua_launch(void **state)
@@ -244,7 +197,7 @@ static void test_lua_launch(void **state)
         "ints:upload({7, -8, 2147483647})\n"
         "local back = ints:download()\n"
         "return total, #x, x.dtype, x.size, ms, back[1] + back[2], back[3]\n";
-    if (!lua_run(s, "sum", sum, 7, &e))
+    if (!ts_lua_run(s, g_tmp, "sum", sum, 7, &e))
         print_message("%s\n", e.msg);
     assert_true(lua_tonumber(L, -7) == 1500.0);
     assert_int_equal(lua_tointeger(L, -6), 1000);
@@ -258,23 +211,23 @@ static void test_lua_launch(void **state)
     const char *big =
         "local x = gpu.alloc(64)\n"
         "gpu.launch('reduce_sequential', {grid = 1, block = 2048}, x, x, 64)\n";
-    assert_false(lua_run(s, "big", big, 0, &e));
+    assert_false(ts_lua_run(s, g_tmp, "big", big, 0, &e));
     assert_non_null(strstr(e.msg, "block of 2048 threads: the limit is 1024 per block"));
 
     const char *args =
         "local x = gpu.alloc(64)\n"
         "gpu.launch('reduce_sequential', {grid = 1, block = 64}, x, x)\n";
-    assert_false(lua_run(s, "args", args, 0, &e));
+    assert_false(ts_lua_run(s, g_tmp, "args", args, 0, &e));
     assert_non_null(strstr(e.msg, "takes 3 arguments"));
 
     const char *range =
         "local x = gpu.alloc(64)\n"
         "gpu.launch('embed_naive', {grid = 1, block = 64}, x, x, x, 1, 1, 1 << 40)\n";
-    assert_false(lua_run(s, "range", range, 0, &e));
+    assert_false(ts_lua_run(s, g_tmp, "range", range, 0, &e));
     assert_non_null(strstr(e.msg, "does not fit in int32"));
 
     const char *huge = "local x = gpu.alloc(1 << 40)\n";
-    assert_false(lua_run(s, "huge", huge, 0, &e));
+    assert_false(ts_lua_run(s, g_tmp, "huge", huge, 0, &e));
     assert_non_null(strstr(e.msg, "device has"));
     sandbox_free(s);
 }
@@ -282,8 +235,7 @@ static void test_lua_launch(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cudalab-engine-gpu-XXXXXX");
-    if (!mkdtemp(g_tmp))
+    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "engine-gpu"))
         return -1;
     return 0;
 }
@@ -291,20 +243,18 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    return ts_rm_rf(g_tmp) ? 0 : -1;
 }
 
 int main(void)
 {
-    char data[] = "/tmp/cudalab-engine-data-XXXXXX";
-    if (mkdtemp(data))
+    char data[CL_PATH_MAX];
+    if (ts_tmpdir(data, sizeof data, "engine-data"))
         setenv("XDG_DATA_HOME", data, 1);
     engine_probe(&g_dev);
     if (!g_dev.present) {
         printf("SKIP: %s\n", g_dev.reason);
-        rmdir(data);
+        ts_rm_rf(data);
         return 77;
     }
     printf("%s, cc %d.%d, %d SMs, copy %.0f GB/s (theory %.0f GB/s), FP32 %.1f TFLOP/s\n",
@@ -324,9 +274,7 @@ int main(void)
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     engine_shutdown();
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", data);
-    if (system(cmd) != 0)
+    if (!ts_rm_rf(data))
         rc = rc ? rc : 1;
     return rc;
 }
