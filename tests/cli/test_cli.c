@@ -11,116 +11,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-typedef struct cmd_out {
-    int status;
-    char *out;   /* stdout */
-    char *err;   /* stderr */
-} cmd_out;
+#include "support.h"
 
-static char *slurp(const char *path)
+/* Runs "$CUDALAB_EXE <args>" into r, stdout and stderr captured apart. */
+static void run(ts_output *r, const char *args)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (n + 1 >= cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
+    ts_shell(r, false, "'%s' %s", ts_exe(), args);
 }
 
-/* Runs "$CUDALAB_EXE <args>" with stdout and stderr captured separately. */
-static cmd_out run(const char *args)
+/* `cudalab <args>` is a usage error (exit 2) that says text on stderr (any
+ * text when NULL). */
+static void expect_usage(const char *args, const char *text)
 {
-    const char *exe = getenv("CUDALAB_EXE");
-    assert_non_null(exe);
-    char out_path[] = "/tmp/cudalab-cli-out-XXXXXX";
-    char err_path[] = "/tmp/cudalab-cli-err-XXXXXX";
-    int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", exe, args, out_path, err_path);
-    int st = system(cmd);
-    cmd_out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1};
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    return r;
-}
-
-static void out_free(cmd_out *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("CUDALAB_TEST_DATA");
-    assert_non_null(d);
-    return d;
+    ts_output r = {0};
+    run(&r, args);
+    if (r.status != 2)
+        fail_msg("cudalab %s: exit %d, expected 2\nstderr:\n%s", args, r.status, r.err);
+    if (text)
+        assert_true(ts_contains(r.err, text));
+    ts_output_free(&r);
 }
 
 static void test_help_version_usage(void **state)
 {
     (void)state;
-    cmd_out r = run("--help");
+    ts_output r = {0};
+    run(&r, "--help");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "usage: cudalab"));
     assert_non_null(strstr(r.out, "exit codes"));
-    out_free(&r);
 
-    r = run("--version");
+    run(&r, "--version");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "cudalab "));
-    out_free(&r);
+    ts_output_free(&r);
 
-    r = run("--bogus");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "unknown option '--bogus'"));
-    out_free(&r);
-
-    r = run("frobnicate");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
-    out_free(&r);
-
-    r = run("--labs");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "--labs needs a folder"));
-    out_free(&r);
-
-    r = run("list --jsn");
-    assert_int_equal(r.status, 2);
-    out_free(&r);
+    static const struct {
+        const char *args, *text;
+    } usage[] = {
+        {"--bogus", "unknown option '--bogus'"},
+        {"frobnicate", "unknown command 'frobnicate'"},
+        {"--labs", "--labs needs a folder"},
+        {"list --jsn", NULL},
+        {"run nosuchlab", "no lab called 'nosuchlab'"},
+        {"run reduction --variant nope", "no variant 'nope'"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+        expect_usage(usage[i].args, usage[i].text);
 }
 
 static void test_list_text_and_json(void **state)
 {
     (void)state;
-    cmd_out r = run("list");
+    ts_output r = {0};
+    run(&r, "list");
     assert_int_equal(r.status, 0);
     const char *ids[] = {"reduction", "matmul", "embedding", "profiling"};
     for (size_t i = 0; i < 4; i++)
         assert_non_null(strstr(r.out, ids[i]));
-    out_free(&r);
+    ts_output_free(&r);
 
-    r = run("list --json");
+    run(&r, "list --json");
     assert_int_equal(r.status, 0);
     cJSON *root = cJSON_Parse(r.out);
     assert_non_null(root);
@@ -147,54 +99,60 @@ static void test_list_text_and_json(void **state)
     }
     assert_int_equal(found, 4);
     cJSON_Delete(root);
-    out_free(&r);
+    ts_output_free(&r);
 }
 
 static void test_extra_labs_folder(void **state)
 {
     (void)state;
-    char args[1024];
-    snprintf(args, sizeof args, "--labs '%s/cli/labs/extra' list --json", data_dir());
-    cmd_out r = run(args);
+    char dir[CL_PATH_MAX], args[CL_PATH_MAX + 64];
+    ts_data_path(dir, sizeof dir, "cli/labs/extra");
+    snprintf(args, sizeof args, "--labs '%s' list --json", dir);
+    ts_output r = {0};
+    run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"extra_lab\""));
     assert_non_null(strstr(r.out, "\"reduction\""));
-    out_free(&r);
+    ts_output_free(&r);
 }
 
 static void test_check(void **state)
 {
     (void)state;
-    cmd_out r = run("check");
+    ts_output r = {0};
+    run(&r, "check");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "ok"));
-    out_free(&r);
+    ts_output_free(&r);
 
-    char args[1024];
-    snprintf(args, sizeof args, "check '%s/cli/labs/extra/extra_lab/lab.lua'", data_dir());
-    r = run(args);
+    char path[CL_PATH_MAX], args[CL_PATH_MAX + 64];
+    ts_data_path(path, sizeof path, "cli/labs/extra/extra_lab/lab.lua");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
     assert_int_equal(r.status, 0);
-    out_free(&r);
+    ts_output_free(&r);
 
     /* A variant naming a kernel that does not exist: file:line: message. */
-    snprintf(args, sizeof args, "check '%s/cli/labs/bad'", data_dir());
-    r = run(args);
+    ts_data_path(path, sizeof path, "cli/labs/bad");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "badkernel/lab.lua:9: variant 'ghost': no shipped kernel named "
                                   "'reduce_does_not_exist'"));
     assert_non_null(strstr(r.out, "lab 'badsize': size 'twelve'"));
-    out_free(&r);
+    ts_output_free(&r);
 
-    r = run("check /nonexistent/lab.lua");
+    run(&r, "check /nonexistent/lab.lua");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "/nonexistent/lab.lua: no such file or folder"));
-    out_free(&r);
+    ts_output_free(&r);
 }
 
 /* Returns whether doctor found a device, after checking its JSON. */
 static bool doctor_device_present(void)
 {
-    cmd_out r = run("doctor --json");
+    ts_output r = {0};
+    run(&r, "doctor --json");
     cJSON *root = cJSON_Parse(r.out);
     assert_non_null(root);
     cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
@@ -215,7 +173,7 @@ static bool doctor_device_present(void)
     assert_non_null(cJSON_GetObjectItemCaseSensitive(folders, "workspace"));
     assert_non_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "tools"), "ncu"));
     cJSON_Delete(root);
-    out_free(&r);
+    ts_output_free(&r);
     return present;
 }
 
@@ -223,21 +181,23 @@ static void test_doctor(void **state)
 {
     (void)state;
     bool present = doctor_device_present();
-    cmd_out r = run("doctor");
+    ts_output r = {0};
+    run(&r, "doctor");
     assert_int_equal(r.status, present ? 0 : 3);
     assert_non_null(strstr(r.out, "CUDA toolkit"));
     assert_non_null(strstr(r.out, "NVRTC"));
     assert_non_null(strstr(r.out, "compute-sanitizer"));
     if (!present)
         assert_non_null(strstr(r.out, "no CUDA device found"));
-    out_free(&r);
+    ts_output_free(&r);
 }
 
 static void test_run(void **state)
 {
     (void)state;
     bool present = doctor_device_present();
-    cmd_out r = run("run reduction --size 2^12 --variant sequential --json");
+    ts_output r = {0};
+    run(&r, "run reduction --size 2^12 --variant sequential --json");
     assert_int_equal(r.status, present ? 0 : 3);
     cJSON *root = cJSON_Parse(r.out);
     assert_non_null(root);
@@ -269,29 +229,19 @@ static void test_run(void **state)
     assert_int_equal(cpu_ok, 2);
     assert_true(gpu_rows >= 2); /* the variant and the library */
     cJSON_Delete(root);
-    out_free(&r);
+    ts_output_free(&r);
 
-    r = run("run reduction --size 2^12 --variant sequential");
+    run(&r, "run reduction --size 2^12 --variant sequential");
     assert_int_equal(r.status, present ? 0 : 3);
     assert_non_null(strstr(r.out, "variant"));
     if (!present)
         assert_non_null(strstr(r.out, "no CUDA device found"));
-    out_free(&r);
+    ts_output_free(&r);
 
-    r = run("run nosuchlab");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "no lab called 'nosuchlab'"));
-    out_free(&r);
-
-    r = run("run reduction --variant nope");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "no variant 'nope'"));
-    out_free(&r);
-
-    r = run("run reduction --size banana --no-cpu --json");
+    run(&r, "run reduction --size banana --no-cpu --json");
     assert_true(r.status == 1 || r.status == 3);
     assert_non_null(strstr(r.out, "banana"));
-    out_free(&r);
+    ts_output_free(&r);
 }
 
 int main(void)

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/devinfo.h"
 #include "kernels.h"
+#include "support.h"
 #include "worker/engine.h"
 #include "worker/engine_kernels.h"
 
@@ -24,14 +24,14 @@ static void on_result(void *ud, const run_result *r)
 
 int main(void)
 {
-    char data[] = "/tmp/cudalab-engine-fault-XXXXXX";
-    if (mkdtemp(data))
+    char data[CL_PATH_MAX];
+    if (ts_tmpdir(data, sizeof data, "engine-fault"))
         setenv("XDG_DATA_HOME", data, 1);
     device_info d;
     engine_probe(&d);
     if (!d.present) {
         printf("SKIP: %s\n", d.reason);
-        rmdir(data);
+        ts_rm_rf(data);
         return 77;
     }
     size_t n = 0;
@@ -57,9 +57,7 @@ int main(void)
     bool ok = engine_run(&req, &sink, &f);
     printf("engine_run: %s; fault run %d variant '%s' cause '%s': %s\n", ok ? "true" : "false",
            f.run, f.variant, f.cause, f.message);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", data);
-    if (system(cmd) != 0)
+    if (!ts_rm_rf(data))
         printf("could not remove %s\n", data);
     if (ok || strcmp(f.cause, "cuda") != 0 || f.run != 3 || strcmp(f.variant, "oob") != 0 ||
         rows != 0)
