@@ -1,0 +1,235 @@
+#include "gpu/nvrtc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/atomicfile.h"
+#include "core/paths.h"
+#include "gpu/nvrtc_internal.h"
+
+#define CACHE_MAGIC "CLNVRTC1"
+#define CACHE_MAX_BYTES ((size_t)256 << 20)
+#define INCLUDE_DEPTH_MAX 8
+#define INCLUDE_FILES_MAX 64
+
+/* Adds the text of every local header that text includes with quotes
+ * (resolved in dir, recursively) to the cache key. */
+void nvrtc_cache_key_add_includes(sbuf *key, const char *text, const char *dir, int depth,
+                                  int *files)
+{
+    if (depth > INCLUDE_DEPTH_MAX)
+        return;
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < p + len && *q == '#') {
+            q++;
+            while (q < p + len && (*q == ' ' || *q == '\t'))
+                q++;
+            if ((size_t)(p + len - q) > 8 && strncmp(q, "include", 7) == 0) {
+                q += 7;
+                while (q < p + len && (*q == ' ' || *q == '\t'))
+                    q++;
+                const char *close = *q == '"' ? memchr(q + 1, '"', (size_t)(p + len - q - 1)) : NULL;
+                if (close && *files < INCLUDE_FILES_MAX) {
+                    char name[CL_PATH_MAX], path[CL_PATH_MAX * 2];
+                    copy_text(name, sizeof name, q + 1, (size_t)(close - q - 1));
+                    if (name[0] == '/')
+                        snprintf(path, sizeof path, "%s", name);
+                    else
+                        snprintf(path, sizeof path, "%s/%s", dir, name);
+                    size_t hl = 0;
+                    char *htext = file_read_all(path, NVRTC_SOURCE_MAX, &hl, NULL);
+                    (*files)++;
+                    sb_str(key, "\ninclude ");
+                    sb_str(key, path);
+                    sb_str(key, "\n");
+                    if (htext) {
+                        sb_u64(key, hl);
+                        sb_add(key, htext, hl);
+                        char hdir[CL_PATH_MAX * 2];
+                        snprintf(hdir, sizeof hdir, "%s", path);
+                        char *slash = strrchr(hdir, '/');
+                        if (slash)
+                            *slash = '\0';
+                        nvrtc_cache_key_add_includes(key, htext, hdir, depth + 1, files);
+                        free(htext);
+                    } else {
+                        sb_str(key, "(missing)");
+                    }
+                }
+            }
+        }
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+}
+
+static uint64_t fnv1a64(const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+bool nvrtc_cache_file(const nvrtc_opts *o, const sbuf *key, char *out, size_t n, cl_err *e)
+{
+    char dir[CL_PATH_MAX];
+    if (o->cache_dir) {
+        snprintf(dir, sizeof dir, "%s", o->cache_dir);
+    } else {
+        char data[CL_PATH_MAX];
+        if (!paths_data_dir(data, sizeof data, e))
+            return false;
+        if (!paths_join(dir, sizeof dir, data, "nvrtc-cache"))
+            return err_set(e, "cache path too long");
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%016llx.bin", (unsigned long long)fnv1a64(key->p, key->len));
+    if (!paths_join(out, n, dir, name))
+        return err_set(e, "cache path too long");
+    return true;
+}
+
+static bool read_u64(const char **p, const char *end, uint64_t *v)
+{
+    if ((size_t)(end - *p) < 8)
+        return false;
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++)
+        x |= (uint64_t)(unsigned char)(*p)[i] << (8 * i);
+    *p += 8;
+    *v = x;
+    return true;
+}
+
+/* One length-prefixed blob of [*p, end); false when it does not fit. */
+static bool read_blob(const char **p, const char *end, const char **blob, size_t *len)
+{
+    uint64_t l;
+    if (!read_u64(p, end, &l) || l > (uint64_t)(end - *p))
+        return false;
+    *blob = *p;
+    *len = (size_t)l;
+    *p += l;
+    return true;
+}
+
+/* Kernel list as cached: "name params\n" a kernel ('-' for no parameters). */
+static void kernels_serialize(const nvrtc_output *out, sbuf *b)
+{
+    for (size_t i = 0; i < out->nkernels; i++) {
+        sb_str(b, out->kernels[i].name);
+        sb_str(b, " ");
+        sb_str(b, out->kernels[i].nparams ? out->kernels[i].params : "-");
+        sb_str(b, "\n");
+    }
+}
+
+static bool kernels_deserialize(const char *text, size_t len, nvrtc_output *out)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < len; i++)
+        count += text[i] == '\n';
+    out->kernels = count ? calloc(count, sizeof *out->kernels) : NULL;
+    if (count && !out->kernels)
+        return false;
+    const char *p = text, *end = text + len;
+    while (p < end && out->nkernels < count) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return false;
+        const char *sp = memchr(p, ' ', (size_t)(nl - p));
+        if (!sp)
+            return false;
+        nvrtc_kernel *k = &out->kernels[out->nkernels++];
+        nvrtc_kernel_init(k);
+        copy_text(k->name, sizeof k->name, p, (size_t)(sp - p));
+        nvrtc_demangle_base(k->name, k->base, sizeof k->base, &k->mangled);
+        if (!(nl - sp == 2 && sp[1] == '-')) {
+            copy_text(k->params, sizeof k->params, sp + 1, (size_t)(nl - sp - 1));
+            k->nparams = (int)strlen(k->params);
+        }
+        p = nl + 1;
+    }
+    return true;
+}
+
+/* Fills out from a cache entry when its key matches exactly. */
+bool nvrtc_cache_load(const char *file, const sbuf *key, nvrtc_output *out)
+{
+    size_t len = 0;
+    char *data = file_read_all(file, CACHE_MAX_BYTES, &len, NULL);
+    if (!data)
+        return false;
+    bool ok = false;
+    const char *p = data, *end = data + len;
+    const char *k, *cubin, *log, *kern;
+    size_t kl, cl, ll, nl;
+    if (len < 8 || memcmp(p, CACHE_MAGIC, 8) != 0)
+        goto cleanup;
+    p += 8;
+    if (!read_blob(&p, end, &k, &kl) || kl != key->len || memcmp(k, key->p, kl) != 0)
+        goto cleanup;
+    if (!read_blob(&p, end, &cubin, &cl) || !read_blob(&p, end, &log, &ll) ||
+        !read_blob(&p, end, &kern, &nl) || cl == 0)
+        goto cleanup;
+    out->cubin = malloc(cl);
+    out->log = malloc(ll + 1);
+    if (!out->cubin || !out->log)
+        goto cleanup;
+    memcpy(out->cubin, cubin, cl);
+    out->cubin_size = cl;
+    memcpy(out->log, log, ll);
+    out->log[ll] = '\0';
+    ok = kernels_deserialize(kern, nl, out);
+cleanup:
+    if (!ok) {
+        free(out->cubin);
+        free(out->log);
+        free(out->kernels);
+        out->cubin = NULL;
+        out->log = NULL;
+        out->kernels = NULL;
+        out->cubin_size = 0;
+        out->nkernels = 0;
+    }
+    free(data);
+    return ok;
+}
+
+void nvrtc_cache_store(const char *file, const sbuf *key, const nvrtc_output *out)
+{
+    sbuf kern = {0}, b = {0};
+    kernels_serialize(out, &kern);
+    sb_add(&b, CACHE_MAGIC, 8);
+    sb_u64(&b, key->len);
+    sb_add(&b, key->p, key->len);
+    sb_u64(&b, out->cubin_size);
+    sb_add(&b, out->cubin, out->cubin_size);
+    size_t ll = out->log ? strlen(out->log) : 0;
+    sb_u64(&b, ll);
+    sb_add(&b, out->log ? out->log : "", ll);
+    sb_u64(&b, kern.len);
+    sb_add(&b, kern.p ? kern.p : "", kern.len);
+    if (!b.oom && !kern.oom) {
+        char dir[CL_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", file);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (paths_mkdir_p(dir, NULL))
+            atomicfile_write(file, b.p, b.len, NULL);
+    }
+    free(kern.p);
+    free(b.p);
+}
