@@ -211,23 +211,6 @@ static void test_interval_sets(void **state)
     assert_true(tlsummary_both(d, 1, NULL, 0) == 0);
 }
 
-static void add(timeline *t, int lane, tl_kind kind, const char *name, uint64_t s, uint64_t e,
-                uint64_t bytes, unsigned flags, uint32_t stream)
-{
-    tl_item it;
-    memset(&it, 0, sizeof it);
-    it.lane = lane;
-    it.kind = kind;
-    snprintf(it.name, sizeof it.name, "%s", name);
-    it.start_ns = s;
-    it.end_ns = e;
-    it.bytes = bytes;
-    it.flags = flags;
-    it.stream = stream;
-    cl_err err = {{0}};
-    assert_true(timeline_add(t, &it, &err));
-}
-
 /* A starter-like timeline: small pageable copies one after another, a
  * kernel alone, waits between everything. */
 static void slow_timeline(timeline *t)
@@ -240,15 +223,15 @@ static void slow_timeline(timeline *t)
     int down = timeline_lane(t, TL_LANE_D2H, 0, &e);
     for (int i = 0; i < 4; i++) {
         uint64_t t0 = (uint64_t)i * 100000;
-        add(t, up, TL_MEMCPY, "memcpy HtoD", t0, t0 + 20000, 16384, TL_PAGEABLE, 7);
-        add(t, api, TL_API, "cudaDeviceSynchronize", t0 + 20000, t0 + 30000, 0, 0, 0);
+        ts_tl_add(t, up, TL_MEMCPY, "memcpy HtoD", t0, t0 + 20000, 16384, TL_PAGEABLE, 7);
+        ts_tl_add(t, api, TL_API, "cudaDeviceSynchronize", t0 + 20000, t0 + 30000, 0, 0, 0);
     }
-    add(t, s7, TL_KERNEL, "column_stats", 400000, 600000, 0, 0, 7);
-    add(t, api, TL_API, "cudaLaunchKernel", 399000, 401000, 0, 0, 0);
+    ts_tl_add(t, s7, TL_KERNEL, "column_stats", 400000, 600000, 0, 0, 7);
+    ts_tl_add(t, api, TL_API, "cudaLaunchKernel", 399000, 401000, 0, 0, 0);
     for (int i = 0; i < 4; i++) {
         uint64_t t0 = 700000 + (uint64_t)i * 100000;
-        add(t, down, TL_MEMCPY, "memcpy DtoH", t0, t0 + 30000, 16384, TL_PAGEABLE, 7);
-        add(t, api, TL_API, "cudaStreamSynchronize", t0 + 30000, t0 + 31000, 0, 0, 0);
+        ts_tl_add(t, down, TL_MEMCPY, "memcpy DtoH", t0, t0 + 30000, 16384, TL_PAGEABLE, 7);
+        ts_tl_add(t, api, TL_API, "cudaStreamSynchronize", t0 + 30000, t0 + 31000, 0, 0, 0);
     }
     timeline_sort(t);
 }
@@ -264,16 +247,16 @@ static void fast_timeline(timeline *t)
     int s13 = timeline_lane(t, TL_LANE_STREAM, 13, &e);
     int s14 = timeline_lane(t, TL_LANE_STREAM, 14, &e);
     int down = timeline_lane(t, TL_LANE_D2H, 0, &e);
-    add(t, up, TL_MEMCPY, "memcpy HtoD", 0, 40000, 32768, TL_PINNED, 13);
-    add(t, up, TL_MEMCPY, "memcpy HtoD", 40000, 80000, 32768, TL_PINNED, 14);
-    add(t, s13, TL_KERNEL, "chunk_sums", 40000, 50000, 0, 0, 13);
-    add(t, s14, TL_KERNEL, "chunk_sums", 80000, 90000, 0, 0, 14);
-    add(t, s13, TL_MEMSET, "memset", 0, 1000, 64, 0, 13);
-    add(t, s13, TL_KERNEL, "standardize_clip", 100000, 110000, 0, 0, 13);
-    add(t, s14, TL_KERNEL, "standardize_clip", 110000, 120000, 0, 0, 14);
-    add(t, down, TL_MEMCPY, "memcpy DtoH", 110000, 150000, 32768, TL_PINNED, 13);
-    add(t, down, TL_MEMCPY, "memcpy DtoH", 150000, 190000, 32768, TL_PINNED, 14);
-    add(t, api, TL_API, "cudaStreamSynchronize", 150000, 190500, 0, 0, 0);
+    ts_tl_add(t, up, TL_MEMCPY, "memcpy HtoD", 0, 40000, 32768, TL_PINNED, 13);
+    ts_tl_add(t, up, TL_MEMCPY, "memcpy HtoD", 40000, 80000, 32768, TL_PINNED, 14);
+    ts_tl_add(t, s13, TL_KERNEL, "chunk_sums", 40000, 50000, 0, 0, 13);
+    ts_tl_add(t, s14, TL_KERNEL, "chunk_sums", 80000, 90000, 0, 0, 14);
+    ts_tl_add(t, s13, TL_MEMSET, "memset", 0, 1000, 64, 0, 13);
+    ts_tl_add(t, s13, TL_KERNEL, "standardize_clip", 100000, 110000, 0, 0, 13);
+    ts_tl_add(t, s14, TL_KERNEL, "standardize_clip", 110000, 120000, 0, 0, 14);
+    ts_tl_add(t, down, TL_MEMCPY, "memcpy DtoH", 110000, 150000, 32768, TL_PINNED, 13);
+    ts_tl_add(t, down, TL_MEMCPY, "memcpy DtoH", 150000, 190000, 32768, TL_PINNED, 14);
+    ts_tl_add(t, api, TL_API, "cudaStreamSynchronize", 150000, 190500, 0, 0, 0);
     timeline_sort(t);
 }
 
@@ -358,7 +341,7 @@ static void test_summary(void **state)
     /* nothing on the GPU */
     timeline_init(&t);
     int api = timeline_lane(&t, TL_LANE_API, 0, &e);
-    add(&t, api, TL_API, "cudaMalloc", 0, 10, 0, 0, 0);
+    ts_tl_add(&t, api, TL_API, "cudaMalloc", 0, 10, 0, 0, 0);
     assert_true(tlsummary_make(&t, 10000, &s, &e));
     assert_true(s.span_ns == 0 && s.copies == 0 && s.kernels == 0 && s.api_calls == 1);
     tlsummary_free(&s);
@@ -520,8 +503,7 @@ static void test_report(void **state)
 
 int main(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cudalab-pipe-units-XXXXXX");
-    if (!mkdtemp(g_tmp))
+    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-units"))
         return 1;
     setenv("XDG_DATA_HOME", g_tmp, 1);
     const struct CMUnitTest tests[] = {
@@ -534,6 +516,6 @@ int main(void)
         cmocka_unit_test(test_report),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rmdir(g_tmp);
+    ts_rm_rf(g_tmp);
     return rc;
 }

@@ -18,23 +18,22 @@
 #include "core/atomicfile.h"
 #include "core/ncu.h"
 
-static char *sample(void)
+static void sample_path(char *out, size_t n)
 {
     const char *root = getenv("CUDALAB_TEST_DATA");
+    snprintf(out, n, "%s/profiling/data/ncu_raw.csv", root ? root : "tests");
+}
+
+static char *sample(void)
+{
     char path[1024];
-    snprintf(path, sizeof path, "%s/profiling/data/ncu_raw.csv", root ? root : "tests");
+    sample_path(path, sizeof path);
     cl_err e;
     size_t len = 0;
     char *txt = file_read_all(path, 1 << 20, &len, &e);
     if (!txt)
         fail_msg("%s", e.msg);
     return txt;
-}
-
-static void sample_path(char *out, size_t n)
-{
-    const char *root = getenv("CUDALAB_TEST_DATA");
-    snprintf(out, n, "%s/profiling/data/ncu_raw.csv", root ? root : "tests");
 }
 
 static void test_parse_recorded_sample(void **state)

@@ -11,23 +11,7 @@
 #include <string.h>
 
 #include "core/timeline.h"
-
-static int add(timeline *t, int lane, tl_kind kind, const char *name, uint64_t s, uint64_t e,
-               uint64_t bytes, unsigned flags)
-{
-    tl_item it;
-    memset(&it, 0, sizeof it);
-    it.lane = lane;
-    it.kind = kind;
-    snprintf(it.name, sizeof it.name, "%s", name);
-    it.start_ns = s;
-    it.end_ns = e;
-    it.bytes = bytes;
-    it.flags = flags;
-    cl_err err;
-    assert_true(timeline_add(t, &it, &err));
-    return (int)t->nitems - 1;
-}
+#include "support.h"
 
 static void test_lanes_are_found_or_added(void **state)
 {
@@ -97,9 +81,9 @@ static void test_sort_normalise_span(void **state)
     cl_err e;
     int a = timeline_lane(&t, TL_LANE_NVTX, 0, &e);
     int b = timeline_lane(&t, TL_LANE_STREAM, 1, &e);
-    add(&t, b, TL_KERNEL, "k2", 5000, 6000, 0, 0);
-    add(&t, a, TL_RANGE, "inner", 1000, 2000, 0, 0);
-    add(&t, a, TL_RANGE, "outer", 1000, 9000, 0, 0);
+    ts_tl_add(&t, b, TL_KERNEL, "k2", 5000, 6000, 0, 0, 0);
+    ts_tl_add(&t, a, TL_RANGE, "inner", 1000, 2000, 0, 0, 0);
+    ts_tl_add(&t, a, TL_RANGE, "outer", 1000, 9000, 0, 0, 0);
     timeline_sort(&t);
     assert_string_equal(t.items[0].name, "outer");   /* enclosing range first on a tie */
     assert_string_equal(t.items[1].name, "inner");
@@ -143,12 +127,12 @@ static void test_order_lanes(void **state)
     int s13 = timeline_lane(&t, TL_LANE_STREAM, 13, &e);
     int h2d = timeline_lane(&t, TL_LANE_H2D, 0, &e);
     int nvtx = timeline_lane(&t, TL_LANE_NVTX, 0, &e);
-    add(&t, d2h, TL_MEMCPY, "d2h", 0, 1, 8, TL_PINNED);
-    add(&t, s20, TL_KERNEL, "k20", 0, 1, 0, 0);
-    add(&t, api, TL_API, "cudaLaunchKernel", 0, 1, 0, 0);
-    add(&t, s13, TL_KERNEL, "k13", 0, 1, 0, 0);
-    add(&t, h2d, TL_MEMCPY, "h2d", 0, 1, 8, TL_PAGEABLE);
-    add(&t, nvtx, TL_RANGE, "phase", 0, 1, 0, 0);
+    ts_tl_add(&t, d2h, TL_MEMCPY, "d2h", 0, 1, 8, TL_PINNED, 0);
+    ts_tl_add(&t, s20, TL_KERNEL, "k20", 0, 1, 0, 0, 0);
+    ts_tl_add(&t, api, TL_API, "cudaLaunchKernel", 0, 1, 0, 0, 0);
+    ts_tl_add(&t, s13, TL_KERNEL, "k13", 0, 1, 0, 0, 0);
+    ts_tl_add(&t, h2d, TL_MEMCPY, "h2d", 0, 1, 8, TL_PAGEABLE, 0);
+    ts_tl_add(&t, nvtx, TL_RANGE, "phase", 0, 1, 0, 0, 0);
     assert_true(timeline_order_lanes(&t, &e));
     const char *want[] = {"NVTX", "runtime API", "copies H2D", "stream 13", "stream 20", "copies D2H"};
     for (int i = 0; i < 6; i++)
@@ -178,11 +162,11 @@ static void test_gaps_on_one_lane(void **state)
     cl_err e;
     int s = timeline_lane(&t, TL_LANE_STREAM, 1, &e);
     int other = timeline_lane(&t, TL_LANE_STREAM, 2, &e);
-    add(&t, s, TL_KERNEL, "a", 100, 200, 0, 0);
-    add(&t, s, TL_KERNEL, "b", 150, 300, 0, 0);   /* overlaps a: merged */
-    add(&t, s, TL_KERNEL, "c", 1300, 1400, 0, 0); /* gap 300..1300 */
-    add(&t, s, TL_KERNEL, "d", 1405, 1500, 0, 0); /* gap of 5 ns */
-    add(&t, other, TL_KERNEL, "x", 0, 5000, 0, 0);
+    ts_tl_add(&t, s, TL_KERNEL, "a", 100, 200, 0, 0, 0);
+    ts_tl_add(&t, s, TL_KERNEL, "b", 150, 300, 0, 0, 0);   /* overlaps a: merged */
+    ts_tl_add(&t, s, TL_KERNEL, "c", 1300, 1400, 0, 0, 0); /* gap 300..1300 */
+    ts_tl_add(&t, s, TL_KERNEL, "d", 1405, 1500, 0, 0, 0); /* gap of 5 ns */
+    ts_tl_add(&t, other, TL_KERNEL, "x", 0, 5000, 0, 0, 0);
     tl_gaps g;
     assert_true(timeline_gaps(&t, s, 10, &g, &e));
     assert_int_equal(g.n, 1);
@@ -212,10 +196,10 @@ static void test_gaps_of_the_whole_gpu(void **state)
     int h2d = timeline_lane(&t, TL_LANE_H2D, 0, &e);
     int s = timeline_lane(&t, TL_LANE_STREAM, 3, &e);
     int d2h = timeline_lane(&t, TL_LANE_D2H, 0, &e);
-    add(&t, api, TL_API, "cudaMemcpyAsync", 0, 10000, 0, 0);   /* host work: not the GPU */
-    add(&t, h2d, TL_MEMCPY, "h2d", 1000, 2000, 1000, TL_PINNED);
-    add(&t, s, TL_KERNEL, "k", 1800, 3000, 0, 0);
-    add(&t, d2h, TL_MEMCPY, "d2h", 5000, 6000, 1000, TL_PINNED);
+    ts_tl_add(&t, api, TL_API, "cudaMemcpyAsync", 0, 10000, 0, 0, 0);   /* host work: not the GPU */
+    ts_tl_add(&t, h2d, TL_MEMCPY, "h2d", 1000, 2000, 1000, TL_PINNED, 0);
+    ts_tl_add(&t, s, TL_KERNEL, "k", 1800, 3000, 0, 0, 0);
+    ts_tl_add(&t, d2h, TL_MEMCPY, "d2h", 5000, 6000, 1000, TL_PINNED, 0);
     tl_gaps g;
     assert_true(timeline_gaps(&t, TL_GPU_LANES, 0, &g, &e));
     assert_int_equal(g.n, 1);
@@ -309,10 +293,10 @@ static void test_layout_row(void **state)
     cl_err e;
     int s = timeline_lane(&t, TL_LANE_STREAM, 1, &e);
     int o = timeline_lane(&t, TL_LANE_STREAM, 2, &e);
-    int big = add(&t, s, TL_KERNEL, "big", 0, 370, 0, 0);
-    int tiny = add(&t, s, TL_KERNEL, "tiny", 372, 373, 0, 0);
-    int late = add(&t, s, TL_KERNEL, "late", 900, 1000, 0, 0);
-    add(&t, o, TL_KERNEL, "elsewhere", 0, 1000, 0, 0);
+    int big = ts_tl_add(&t, s, TL_KERNEL, "big", 0, 370, 0, 0, 0);
+    int tiny = ts_tl_add(&t, s, TL_KERNEL, "tiny", 372, 373, 0, 0, 0);
+    int late = ts_tl_add(&t, s, TL_KERNEL, "late", 900, 1000, 0, 0, 0);
+    ts_tl_add(&t, o, TL_KERNEL, "elsewhere", 0, 1000, 0, 0, 0);
     tl_view v = {0, 1000};
     tl_cell row[10];
     timeline_layout_row(&t, s, &v, 10, row);
