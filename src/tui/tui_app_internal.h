@@ -1,0 +1,96 @@
+/* tui_app_internal.h - what the pieces of the app model share: the lesson
+ * and milestone panes, the run table and runs, the timeline, roofline and
+ * tool jobs, all called from the input handlers in tui_app.c.
+ * Private to src/tui/tui_app*.c. */
+#ifndef CUDALAB_TUI_APP_INTERNAL_H
+#define CUDALAB_TUI_APP_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tui/tui_app.h"
+
+#define VIEW_MAX 256
+
+static inline void copy_str(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static inline size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Appends to buf[0..n) at offset at; returns the new end, never past n - 1. */
+static inline size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    if (at >= n)
+        return at;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + at, n - at, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return at;
+    return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
+}
+
+/* ---- lesson, milestones and quizzes (tui_app_lesson.c) ---- */
+
+/* Lesson lines the lesson pane shows at lay. */
+int tui_app_lesson_visible(const tui_layout *lay);
+/* Scrolls the lesson by delta lines, or to line delta when absolute. */
+void tui_app_lesson_scroll(tui_app *a, const tui_layout *lay, int delta, bool absolute);
+/* Moves to the lesson step delta away; TUI_F_REDRAW when it moved. */
+unsigned tui_app_step_move(tui_app *a, int delta);
+/* Milestones the milestone pane shows at lay. */
+int tui_app_ms_visible(const tui_layout *lay);
+/* Puts the milestone cursor on milestone to (clamped), scrolling to it. */
+unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to);
+/* Opens the selected milestone's quiz, or logs where the milestone stands. */
+unsigned tui_app_ms_details(tui_app *a);
+/* Opens the quiz overlay for milestone m's quiz. */
+unsigned tui_app_quiz_open(tui_app *a, size_t m);
+/* Answers the open quiz with the choice under the cursor. */
+unsigned tui_app_quiz_answer(tui_app *a);
+
+/* ---- the run table and runs (tui_app_runs.c) ---- */
+
+typedef enum run_mode { RUN_SELECTED, RUN_ALL, RUN_EXERCISE } run_mode;
+
+/* Rows the run table shows at lay. */
+int tui_app_run_visible(const tui_layout *lay);
+/* Puts the run cursor on shown row to (clamped), scrolling to it. */
+unsigned tui_app_run_cursor_move(tui_app *a, const tui_layout *lay, long to);
+/* Moves to the problem size delta away; TUI_F_REDRAW when it moved. */
+unsigned tui_app_size_move(tui_app *a, const tui_layout *lay, int delta);
+/* The row under the run cursor; NULL when the table shows none. */
+const tui_row *tui_app_cursor_row(tui_app *a);
+/* Fills the details overlay's text for row. */
+void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row);
+/* Opens the details overlay for the row under the cursor. */
+unsigned tui_app_row_details(tui_app *a);
+/* Leaves a run request for the main loop (or logs why there is none). */
+unsigned tui_app_request_run(tui_app *a, run_mode mode);
+/* Leaves a cancel request for the running run or tool job. */
+unsigned tui_app_request_cancel(tui_app *a);
+
+/* ---- the timeline, the roofline and tool jobs (tui_app_tools.c) ---- */
+
+/* Opens the timeline overlay (or logs that there is no timeline yet). */
+unsigned tui_app_timeline_open(tui_app *a);
+/* Writes the timeline as a trace file (for ui.perfetto.dev or
+ * chrome://tracing) in the export folder, naming it in the log. */
+unsigned tui_app_timeline_export(tui_app *a);
+/* A key in the open timeline: zoom, pan, lanes, export, help, close. */
+unsigned tui_app_timeline_key(tui_app *a, const tui_layout *lay, tui_action act);
+/* A key in the roofline overlay: scroll, timeline, export, help, close. */
+unsigned tui_app_roofline_key(tui_app *a, tui_action act);
+/* Asks for an Nsight Compute job on the kernel of the selected row. */
+unsigned tui_app_ncu_key(tui_app *a);
+/* Asks for a compute-sanitizer job (memcheck or racecheck) on the exercise. */
+unsigned tui_app_sanitize_key(tui_app *a, bool racecheck);
+
+#endif

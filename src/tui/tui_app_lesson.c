@@ -1,0 +1,251 @@
+#include "tui/tui_app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/milestone.h"
+#include "tui/tui_app_internal.h"
+
+#define LESSON_MAX_WIDTH 100
+
+static int clampi(int v, int lo, int hi)
+{
+    if (v > hi)
+        v = hi;
+    if (v < lo)
+        v = lo;
+    return v;
+}
+
+/* ---- lesson ------------------------------------------------------------- */
+
+int tui_app_lesson_width(const tui_layout *lay)
+{
+    int w = lay->pane[TUI_P_LESSON].w - 4;
+    if (w > LESSON_MAX_WIDTH)
+        w = LESSON_MAX_WIDTH;
+    return w < 8 ? 8 : w;
+}
+
+const md_doc *tui_app_lesson(tui_app *a, int width)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    char *src;
+    size_t n;
+    const lab_step *st;
+    if (!l || !s || l->nsteps == 0) {
+        tui_md_free(&a->lesson);
+        a->lesson_valid = false;
+        return &a->lesson;
+    }
+    if (a->lesson_valid && a->lesson_lab == a->sel && a->lesson_step == s->step &&
+        a->lesson_width == width)
+        return &a->lesson;
+    tui_md_free(&a->lesson);
+    a->lesson_valid = false;
+    st = &l->steps[s->step < l->nsteps ? s->step : 0];
+    n = strlen(st->title ? st->title : "") + strlen(st->body ? st->body : "") + 8;
+    src = malloc(n);
+    if (!src)
+        return &a->lesson;
+    snprintf(src, n, "# %s\n\n%s", st->title ? st->title : "", st->body ? st->body : "");
+    if (tui_md_render(src, width, a->ascii, &a->lesson, NULL)) {
+        a->lesson_valid = true;
+        a->lesson_lab = a->sel;
+        a->lesson_step = s->step;
+        a->lesson_width = width;
+    }
+    free(src);
+    return &a->lesson;
+}
+
+int tui_app_lesson_visible(const tui_layout *lay)
+{
+    int h = lay->pane[TUI_P_LESSON].h - 2;
+    return h < 1 ? 1 : h;
+}
+
+void tui_app_lesson_scroll(tui_app *a, const tui_layout *lay, int delta, bool absolute)
+{
+    tui_labstate *s = tui_app_state(a);
+    const md_doc *d;
+    int max;
+    if (!s)
+        return;
+    d = tui_app_lesson(a, tui_app_lesson_width(lay));
+    max = (int)d->n - tui_app_lesson_visible(lay);
+    if (max < 0)
+        max = 0;
+    s->lesson_scroll = clampi(absolute ? delta : s->lesson_scroll + delta, 0, max);
+}
+
+unsigned tui_app_step_move(tui_app *a, int delta)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long ns;
+    if (!l || !s || l->nsteps == 0)
+        return 0;
+    ns = (long)s->step + delta;
+    if (ns < 0 || ns >= (long)l->nsteps)
+        return 0;
+    s->step = (size_t)ns;
+    s->lesson_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+int tui_app_ms_visible(const tui_layout *lay)
+{
+    int h = (lay->pane[TUI_P_MILESTONES].h - 2) / 2;
+    return h < 1 ? 1 : h;
+}
+
+unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    int vis = tui_app_ms_visible(lay);
+    if (!l || !s || l->nmilestones == 0)
+        return 0;
+    s->ms_cursor = (size_t)(to < 0 ? 0 : to >= (long)l->nmilestones ? (long)l->nmilestones - 1 : to);
+    if ((int)s->ms_cursor < s->ms_scroll)
+        s->ms_scroll = (int)s->ms_cursor;
+    if ((int)s->ms_cursor >= s->ms_scroll + vis)
+        s->ms_scroll = (int)s->ms_cursor - vis + 1;
+    return TUI_F_REDRAW;
+}
+
+/* ---- quizzes ------------------------------------------------------------- */
+
+static long quiz_index(const lab *l, const char *id)
+{
+    for (size_t q = 0; q < l->nquizzes; q++)
+        if (id && l->quizzes[q].id && strcmp(l->quizzes[q].id, id) == 0)
+            return (long)q;
+    return -1;
+}
+
+unsigned tui_app_quiz_open(tui_app *a, size_t m)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long q;
+    if (!l || !s || m >= l->nmilestones)
+        return 0;
+    q = quiz_index(l, l->milestones[m].quiz);
+    if (q < 0) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "milestone '%s' names quiz '%s', which the lab does not have",
+                    l->milestones[m].id, l->milestones[m].quiz ? l->milestones[m].quiz : "");
+        return TUI_F_REDRAW;
+    }
+    a->overlay = TUI_OV_QUIZ;
+    a->quiz_ms = m;
+    a->quiz_q = (size_t)q;
+    a->quiz_cursor = s->quiz_pick[q] >= 0 ? (size_t)s->quiz_pick[q] : 0;
+    a->quiz_answered = -1;
+    a->quiz_feedback[0] = '\0';
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_quiz_answer(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    const lab_quiz *qz;
+    const char *fb;
+    bool correct = false;
+    if (!l || !s || a->quiz_q >= l->nquizzes)
+        return 0;
+    qz = &l->quizzes[a->quiz_q];
+    if (a->quiz_cursor >= qz->nchoices)
+        return 0;
+    fb = lab_quiz_answer(l, a->quiz_q, a->quiz_cursor, &correct);
+    a->quiz_answered = (int)a->quiz_cursor;
+    a->quiz_correct = correct;
+    s->quiz_pick[a->quiz_q] = (int)a->quiz_cursor;
+    if (correct)
+        s->quiz_ok[a->quiz_q] = true;
+    if (fb && fb[0])
+        copy_str(a->quiz_feedback, sizeof a->quiz_feedback, fb);
+    else
+        copy_str(a->quiz_feedback, sizeof a->quiz_feedback,
+                 correct ? "Correct." : "Not quite; try another answer.");
+    tui_app_eval(a, a->sel);
+    return TUI_F_REDRAW;
+}
+
+/* ---- milestones ----------------------------------------------------------- */
+
+void tui_app_eval(tui_app *a, size_t i)
+{
+    lab *l;
+    tui_labstate *s;
+    run_result *rs = NULL;
+    size_t n = 0;
+    if (!a->labs || i >= a->labs->n)
+        return;
+    l = a->labs->v[i];
+    s = &a->ls[i];
+    if (s->table.n > 0 && a->ms_eval) {
+        rs = malloc(s->table.n * sizeof *rs);
+        if (rs)
+            n = tui_runtable_results(&s->table, rs, s->table.n);
+    }
+    for (size_t m = 0; m < l->nmilestones; m++) {
+        tui_ms *o = &s->ms[m];
+        if (l->milestones[m].quiz) {
+            long q = quiz_index(l, l->milestones[m].quiz);
+            memset(o, 0, sizeof *o);
+            if (q < 0)
+                o->state = TUI_MS_ERROR;
+            else if (s->quiz_ok[q])
+                o->state = TUI_MS_REACHED;
+            else if (s->quiz_pick[q] >= 0)
+                o->state = TUI_MS_MISSED;
+            else
+                o->state = TUI_MS_PENDING;
+            continue;
+        }
+        if (a->ms_eval && rs && n > 0)
+            a->ms_eval(l, m, rs, n, o);
+    }
+    free(rs);
+}
+
+void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total)
+{
+    const lab *l;
+    *reached = 0;
+    *total = 0;
+    if (!a->labs || i >= a->labs->n)
+        return;
+    l = a->labs->v[i];
+    *total = (int)l->nmilestones;
+    for (size_t m = 0; m < l->nmilestones; m++)
+        if (a->ls[i].ms[m].state == TUI_MS_REACHED)
+            (*reached)++;
+}
+
+unsigned tui_app_ms_details(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    const lab_milestone *m;
+    const tui_ms *st;
+    static const char *const names[] = {"not reached yet", "reached", "not reached", "error"};
+    if (!l || !s || s->ms_cursor >= l->nmilestones)
+        return 0;
+    m = &l->milestones[s->ms_cursor];
+    if (m->quiz)
+        return tui_app_quiz_open(a, s->ms_cursor);
+    st = &s->ms[s->ms_cursor];
+    tui_log_add(&a->log, st->state == TUI_MS_ERROR ? TUI_LOG_ERROR : TUI_LOG_INFO,
+                "%s: %s%s%s%s%s", m->text ? m->text : m->id, names[st->state],
+                st->shown[0] ? " (" : "", st->shown, st->shown[0] ? ")" : "",
+                st->state == TUI_MS_ERROR ? st->error : "");
+    if (st->state == TUI_MS_PENDING && m->target)
+        tui_log_add(&a->log, TUI_LOG_INFO, "target: %s; run the lab (R) to measure", m->target);
+    return TUI_F_REDRAW;
+}

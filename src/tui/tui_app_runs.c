@@ -1,0 +1,628 @@
+#include "tui/tui_app.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lab/workspace.h"
+#include "tui/tui_fmt.h"
+#include "tui/tui_prof.h"
+#include "tui/tui_app_internal.h"
+#include "worker/diagnose.h"
+#include "worker/experiments.h"
+
+/* Where a profiling row's experiment comes among the lab's variants. */
+static size_t experiment_rank(const lab *l, const tui_row *r)
+{
+    const char *x = tui_prof_experiment(r->variant);
+    for (size_t v = 0; x && v < l->nvariants; v++)
+        if (strcmp(l->variants[v].id, x) == 0)
+            return v;
+    return l->nvariants;
+}
+
+size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_labstate *s;
+    if (!l)
+        return 0;
+    s = &a->ls[a->sel];
+    if (tui_prof_lab(l)) {
+        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)l->sizes, l->nsizes,
+                                         idx, max);
+        size_t k = 0;
+        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(a)) != 0)
+            k++;
+        for (size_t i = 1; i < k; i++)
+            for (size_t j = i; j > 0 && experiment_rank(l, &s->table.v[idx[j]]) <
+                                            experiment_rank(l, &s->table.v[idx[j - 1]]); j--) {
+                size_t t = idx[j];
+                idx[j] = idx[j - 1];
+                idx[j - 1] = t;
+            }
+        return n;
+    }
+    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+}
+
+static size_t run_rows(tui_app *a, size_t *idx, size_t max)
+{
+    return tui_app_rows(a, idx, max);
+}
+
+int tui_app_run_visible(const tui_layout *lay)
+{
+    int h = lay->run_table.h - 2;
+    return h < 1 ? 1 : h;
+}
+
+static void run_follow(tui_app *a, const tui_layout *lay)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    int vis = tui_app_run_visible(lay);
+    if (!s)
+        return;
+    if (n == 0) {
+        s->run_cursor = 0;
+        s->run_scroll = 0;
+        return;
+    }
+    if (s->run_cursor >= n)
+        s->run_cursor = n - 1;
+    if ((int)s->run_cursor < s->run_scroll)
+        s->run_scroll = (int)s->run_cursor;
+    if ((int)s->run_cursor >= s->run_scroll + vis)
+        s->run_scroll = (int)s->run_cursor - vis + 1;
+    if (s->run_scroll > (int)n - vis)
+        s->run_scroll = (int)n - vis;
+    if (s->run_scroll < 0)
+        s->run_scroll = 0;
+}
+
+unsigned tui_app_run_cursor_move(tui_app *a, const tui_layout *lay, long to)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    if (!s || n == 0)
+        return 0;
+    s->run_cursor = (size_t)(to < 0 ? 0 : to >= (long)n ? (long)n - 1 : to);
+    run_follow(a, lay);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_size_move(tui_app *a, const tui_layout *lay, int delta)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    long ns;
+    if (!l || !s || l->nsizes < 2)
+        return 0;
+    ns = (long)s->size_idx + delta;
+    if (ns < 0 || ns >= (long)l->nsizes)
+        return 0;
+    s->size_idx = (size_t)ns;
+    run_follow(a, lay);
+    return TUI_F_REDRAW;
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+const tui_row *tui_app_cursor_row(tui_app *a)
+{
+    tui_labstate *s = tui_app_state(a);
+    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    if (!s || n == 0)
+        return NULL;
+    return &s->table.v[idx[s->run_cursor < n ? s->run_cursor : n - 1]];
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *launcher, size_t n)
+{
+    workspace_files f;
+    bool mine;
+    if (!workspace_files_of(a->workspace, l, &f, NULL))
+        return false;
+    mine = is_file(f.kernel);
+    copy_str(kernel, n, mine ? f.kernel : f.starter_kernel);
+    copy_str(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
+    return true;
+}
+
+static void add_variant(run_request *req, const lab_variant *v)
+{
+    run_variant *rv;
+    if (req->nvariants >= PROTO_MAX_VARIANTS)
+        return;
+    rv = &req->variants[req->nvariants++];
+    copy_str(rv->id, sizeof rv->id, v->id);
+    copy_str(rv->kernel, sizeof rv->kernel, v->kernel);
+}
+
+unsigned tui_app_request_run(tui_app *a, run_mode mode)
+{
+    const lab *l = tui_app_lab(a);
+    run_request *req = &a->req.run;
+    const tui_row *row;
+    bool exercise = false;
+    if (!l)
+        return 0;
+    if (a->running) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
+        return TUI_F_REDRAW;
+    }
+    if (!l->problem || (l->nvariants == 0 && !l->exercise.kernel)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (l->nsizes == 0) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
+        return TUI_F_REDRAW;
+    }
+    memset(&a->req, 0, sizeof a->req);
+    copy_str(req->lab, sizeof req->lab, l->id);
+    copy_str(req->problem, sizeof req->problem, l->problem);
+    copy_str(req->library, sizeof req->library, l->library);
+    req->nsizes = 1;
+    copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
+    req->budget_s = 0.5;
+    req->cpu = true;
+    if (tui_prof_lab(l)) {
+        const char *x = NULL;
+        if (mode == RUN_ALL) {
+            for (size_t v = 0; v < l->nvariants; v++)
+                add_variant(req, &l->variants[v]);
+            exercise = l->exercise.kernel != NULL;
+        } else if (mode == RUN_SELECTED && (row = tui_app_cursor_row(a)) != NULL &&
+                   (x = tui_prof_experiment(row->variant)) != NULL) {
+            for (size_t v = 0; v < l->nvariants; v++)
+                if (strcmp(l->variants[v].id, x) == 0)
+                    add_variant(req, &l->variants[v]);
+        } else {
+            exercise = l->exercise.kernel != NULL;
+        }
+        req->cpu = exercise;
+        req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
+    } else if (mode == RUN_ALL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            add_variant(req, &l->variants[v]);
+        exercise = l->exercise.kernel != NULL;
+    } else if (mode == RUN_EXERCISE) {
+        exercise = l->exercise.kernel != NULL;
+    } else {
+        row = tui_app_cursor_row(a);
+        if (row && row->kind == RK_EXERCISE && l->exercise.kernel) {
+            exercise = true;
+        } else {
+            const lab_variant *pick = NULL;
+            for (size_t v = 0; row && v < l->nvariants; v++)
+                if (strcmp(l->variants[v].id, row->variant) == 0)
+                    pick = &l->variants[v];
+            if (!pick && l->nvariants > 0)
+                pick = &l->variants[0];
+            if (pick)
+                add_variant(req, pick);
+            else
+                exercise = l->exercise.kernel != NULL;
+        }
+    }
+    if (exercise &&
+        !tui_app_exercise_paths(a, l, req->exercise_kernel, req->exercise_launcher, PROTO_PATH_MAX))
+        exercise = false;
+    if (req->nvariants == 0 && !exercise) {
+        memset(&a->req, 0, sizeof a->req);
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
+        return TUI_F_REDRAW;
+    }
+    a->req.kind = TUI_REQ_RUN;
+    a->req.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+unsigned tui_app_request_cancel(tui_app *a)
+{
+    if (!a->running && a->job != TUI_JOB_NONE) {
+        memset(&a->req, 0, sizeof a->req);
+        a->req.kind = TUI_REQ_CANCEL_JOB;
+        return TUI_F_REQUEST | TUI_F_REDRAW;
+    }
+    if (!a->running)
+        return 0;
+    memset(&a->req, 0, sizeof a->req);
+    a->req.kind = TUI_REQ_CANCEL;
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+static bool row_failed(const tui_row *row)
+{
+    return row->state == ROW_FAULT ||
+           (row->has_result && row->r.status != RS_CORRECT);
+}
+
+/* True when row is the learner's kernel and its message is a compiler's
+ * "file:line:col: error: message [(and N more errors)]"; fills the compile
+ * fields of in (when not NULL; the strings live in file, 256 bytes, and
+ * in a static buffer). */
+static bool compile_failure(const tui_row *row, diag_input *in, char *file)
+{
+    static char msg[512];
+    char f[256];
+    int line = 0, col = 0, off = 0, more = 0;
+    char *tail;
+    if (row->kind != RK_EXERCISE || !row->has_result || row->r.status != RS_ERROR ||
+        sscanf(row->r.message, "%255[^:\n]:%d:%d: error: %n", f, &line, &col, &off) != 3 || off <= 0)
+        return false;
+    if (!in)
+        return true;
+    snprintf(msg, sizeof msg, "%s", row->r.message + off);
+    tail = strstr(msg, " (and ");
+    if (tail && sscanf(tail, " (and %d more error", &more) == 1)
+        *tail = '\0';
+    snprintf(file, 256, "%s", f);
+    in->compile_errors = 1 + more;
+    in->compile_file = file;
+    in->compile_line = line;
+    in->compile_col = col;
+    in->compile_message = msg;
+    return true;
+}
+
+/* The details overlay's text for a row: every figure, then what went wrong
+ * in plain words when something did. */
+void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
+{
+    static const char *const states[] = {"not run yet: press r to run it", "queued", "running",
+                                         "done", "the worker failed on it", "not run"};
+    char *b = a->details;
+    size_t n = sizeof a->details, at = 0;
+    char t[TUI_FMT_MAX], x1[TUI_FMT_MAX], x2[TUI_FMT_MAX], x3[TUI_FMT_MAX];
+    const run_result *r = &row->r;
+    snprintf(a->details_title, sizeof a->details_title, "%s at size %s", row->label, row->size);
+    if (!row->has_result) {
+        at = append(b, n, at, "%s\n", states[row->state]);
+        if (row->note[0])
+            at = append(b, n, at, "%s\n", row->note);
+    } else {
+        at = append(b, n, at, "Result: %s\n", result_status_name(r->status));
+        if (r->median_ms > 0) {
+            at = append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
+                        tui_fmt_spread(r->spread, a->ascii, x1, sizeof x1), r->samples);
+            at = append(b, n, at, " (fastest %s, slowest %s)\n", tui_fmt_time_ms(r->min_ms, a->ascii, x2, sizeof x2),
+                        tui_fmt_time_ms(r->max_ms, a->ascii, x3, sizeof x3));
+            if (r->gbps >= 0)
+                at = append(b, n, at, "Bandwidth %s\n", tui_fmt_rate(r->gbps, -1, t, sizeof t));
+            if (r->tflops >= 0)
+                at = append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
+            if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
+                at = append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
+                            tui_fmt_pct(r->pct_peak_measured, x1, sizeof x1),
+                            tui_fmt_pct(r->pct_peak_theory, x2, sizeof x2));
+            at = append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
+                        tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
+                        tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),
+                        tui_fmt_speedup(r->speedup_lib, x3, sizeof x3));
+        }
+        if (r->kind == RK_CPU || r->kind == RK_CPU_MT)
+            at = append(b, n, at, "CPU threads: %d\n", r->threads);
+        if (r->status != RS_ERROR && r->status != RS_FAULT)
+            at = append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
+        for (int k = 0; k < r->nmismatch && k < PROTO_MAX_MISMATCH; k++)
+            at = append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
+                        r->mismatches[k].got, r->mismatches[k].expected);
+        if (r->seed)
+            at = append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
+        if (r->message[0] && !compile_failure(row, NULL, NULL))
+            at = append(b, n, at, "%s\n", r->message);
+    }
+    if (row_failed(row)) {
+        diag_input in;
+        diagnosis d;
+        char cfile[256];
+        const char *log = a->ls[a->sel].compile_log;
+        diag_input_init(&in);
+        if (row->has_result)
+            diag_input_from_result(&in, r);
+        if (row->state == ROW_FAULT) {
+            in.fault_cause = row->fault_cause[0] ? row->fault_cause : "exit";
+            in.fault_message = row->note;
+        }
+        in.problem = l->problem;
+        in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+        compile_failure(row, &in, cfile);
+        diagnose(&in, &d);
+        if (d.cause != DIAG_NONE) {
+            at = append(b, n, at, "\n%s\n", d.title);
+            if (d.where[0])
+                at = append(b, n, at, "at %s\n", d.where);
+            if (d.cause == DIAG_COMPILE && log[0])
+                at = append(b, n, at, "\nWhat the compiler said:\n%s\n", log);
+            if (d.explanation[0])
+                at = append(b, n, at, "%s\n", d.explanation);
+            if (d.next_step[0])
+                at = append(b, n, at, "Next: %s\n", d.next_step);
+        }
+        if (row->kind == RK_EXERCISE && log[0] && d.cause != DIAG_COMPILE)
+            at = append(b, n, at, "\nWhat the compiler said:\n%s", log);
+    }
+    if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
+        strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
+        at = append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
+    (void)at;
+}
+
+unsigned tui_app_row_details(tui_app *a)
+{
+    const tui_row *row = tui_app_cursor_row(a);
+    const lab *l = tui_app_lab(a);
+    if (!row || !l)
+        return 0;
+    tui_app_describe_row(a, l, row);
+    a->details_md = false;
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
+    return TUI_F_REDRAW;
+}
+
+/* A profiling run starts: each experiment's rows (or its own row while
+ * it has none) and, with the exercise, the pipeline's rows are queued. */
+static void started_profiling(tui_app *a, tui_labstate *s, const run_request *req)
+{
+    const char *size = req->nsizes > 0 ? req->sizes[0] : "";
+    for (int v = 0; v < req->nvariants; v++) {
+        bool any = false;
+        for (size_t k = 0; k < s->table.n; k++) {
+            tui_row *r = &s->table.v[k];
+            const char *x = tui_prof_experiment(r->variant);
+            if (!x || strcmp(x, req->variants[v].id) != 0 || strcmp(r->variant, x) == 0)
+                continue;
+            tui_runtable_expect(&s->table, r->variant, NULL, r->kind, r->size, NULL);
+            a->run_rows++;
+            any = true;
+        }
+        if (!any) {
+            tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, "", NULL);
+            a->run_rows++;
+        } else {
+            tui_runtable_remove(&s->table, req->variants[v].id, "");
+        }
+    }
+    if (req->exercise_kernel[0]) {
+        tui_runtable_forget_skipped(&s->table, size);
+        if (req->cpu) {
+            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, size, NULL);
+            a->run_rows++;
+        }
+        tui_runtable_expect(&s->table, "starter", NULL, RK_KERNEL, size, NULL);
+        tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, size, NULL);
+        a->run_rows += 2;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s (Esc cancels)", req->run, req->lab,
+                req->nvariants > 0 ? (req->exercise_kernel[0] ? ": the experiments, then your pipeline at " : ": experiments")
+                                   : ": your pipeline at ",
+                req->exercise_kernel[0] ? size : "");
+}
+
+void tui_app_run_started(tui_app *a, const run_request *req)
+{
+    tui_labstate *s;
+    const char *size = req->nsizes > 0 ? req->sizes[0] : "";
+    size_t li = a->sel;
+    a->req.kind = TUI_REQ_NONE;
+    for (size_t i = 0; a->labs && i < a->labs->n; i++)
+        if (strcmp(a->labs->v[i]->id, req->lab) == 0)
+            li = i;
+    if (!a->labs || li >= a->labs->n)
+        return;
+    s = &a->ls[li];
+    a->running = true;
+    a->run_id = req->run;
+    a->run_lab = li;
+    copy_str(a->run_size, sizeof a->run_size, size);
+    a->run_rows = 0;
+    a->run_rows_done = 0;
+    s->compile_log[0] = '\0';
+    if (tui_prof_lab(a->labs->v[li])) {
+        started_profiling(a, s, req);
+        return;
+    }
+    for (int z = 0; z < req->nsizes; z++) {
+        tui_runtable_forget_skipped(&s->table, req->sizes[z]);
+        if (req->cpu) {
+            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        if (req->library[0]) {
+            tui_runtable_expect(&s->table, req->library, req->library, RK_LIBRARY, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        for (int v = 0; v < req->nvariants; v++) {
+            tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+        if (req->exercise_kernel[0]) {
+            tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, req->sizes[z], NULL);
+            a->run_rows++;
+        }
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s at size %s (Esc cancels)", req->run, req->lab, size);
+}
+
+void tui_app_run_failed(tui_app *a, const char *why)
+{
+    a->req.kind = TUI_REQ_NONE;
+    tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
+}
+
+unsigned tui_app_on_worker_lost(tui_app *a, const char *why)
+{
+    a->dev_known = true;
+    a->dev_lost = true;
+    memset(&a->dev, 0, sizeof a->dev);
+    copy_str(a->dev.reason, sizeof a->dev.reason, why);
+    tui_log_add(&a->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
+{
+    bool first = !a->dev_known || a->dev_lost;
+    a->dev_known = true;
+    a->dev_lost = false;
+    a->dev = *dev;
+    if (first && !dev->present) {
+        const char *r = dev->reason;
+        if (strncmp(r, "no CUDA device found", 20) == 0)
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s", r);
+        else
+            tui_log_add(&a->log, TUI_LOG_WARN, "no CUDA device found: %s", r[0] ? r : "reason unknown");
+    }
+    return TUI_F_REDRAW;
+}
+
+static tui_labstate *run_state(tui_app *a, int run)
+{
+    if (!a->running || run != a->run_id || !a->labs || a->run_lab >= a->labs->n)
+        return NULL;
+    return &a->ls[a->run_lab];
+}
+
+/* Whether the run already counts this row (announced or running). */
+static bool awaited(tui_labstate *s, const char *variant, const char *size)
+{
+    const tui_row *row = tui_runtable_find(&s->table, variant, size);
+    return row && (row->state == ROW_QUEUED || row->state == ROW_RUNNING);
+}
+
+/* In the profiling lab a measurement's row takes the place of its
+ * experiment's own row. */
+static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant)
+{
+    const char *x;
+    tui_row *ph;
+    if (!tui_prof_lab(a->labs->v[a->run_lab]) || !(x = tui_prof_experiment(variant)) || strcmp(x, variant) == 0)
+        return;
+    ph = tui_runtable_find(&s->table, x, "");
+    if (!ph)
+        return;
+    if ((ph->state == ROW_QUEUED || ph->state == ROW_RUNNING) && a->run_rows > 0)
+        a->run_rows--;
+    tui_runtable_remove(&s->table, x, "");
+}
+
+unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
+{
+    tui_labstate *s = run_state(a, p->run);
+    if (!s)
+        return 0;
+    drop_placeholder(a, s, p->variant);
+    if (!awaited(s, p->variant, p->size))
+        a->run_rows++;
+    tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_result(tui_app *a, const run_result *r)
+{
+    tui_labstate *s = run_state(a, r->run);
+    if (!s)
+        return 0;
+    drop_placeholder(a, s, r->variant);
+    if (!awaited(s, r->variant, r->size))
+        a->run_rows++;
+    tui_runtable_result(&s->table, r, NULL);
+    a->run_rows_done++;
+    if ((r->status == RS_ERROR || r->status == RS_FAULT) &&
+        strncmp(r->message, "no CUDA device found", 20) == 0)
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
+    else if (r->status == RS_ERROR || r->status == RS_FAULT)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
+                    r->message[0] ? r->message : result_status_name(r->status));
+    tui_app_eval(a, a->run_lab);
+    return TUI_F_REDRAW;
+}
+
+/* True for a compiler's "file:line:col: error: ..." diagnostic. */
+static bool is_diagnostic(const char *msg)
+{
+    const char *c = strchr(msg, ':');
+    return c && c > msg && (strstr(msg, ": error: ") || strstr(msg, ": warning: "));
+}
+
+unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
+{
+    char path[TUI_TL_PATH_MAX];
+    if (experiments_timeline_path(msg, path, sizeof path)) {
+        copy_str(a->tl_path, sizeof a->tl_path, path);
+        a->tl_stale = true;
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
+        return TUI_F_REDRAW;
+    }
+    if (a->running && level >= 1 && a->labs && a->run_lab < a->labs->n && is_diagnostic(msg)) {
+        tui_labstate *s = &a->ls[a->run_lab];
+        size_t len = strlen(s->compile_log);
+        if (len + strlen(msg) + 2 < sizeof s->compile_log)
+            snprintf(s->compile_log + len, sizeof s->compile_log - len, "%s\n", msg);
+    }
+    tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
+{
+    tui_labstate *s = run_state(a, f->run);
+    if (strcmp(f->cause, "cancelled") == 0) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "run %d cancelled", f->run);
+    } else {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "worker fault (%s)%s%s: %s; the next run starts a fresh worker",
+                    f->cause, f->variant[0] ? " in " : "", f->variant, f->message);
+    }
+    if (s && strcmp(f->cause, "cancelled") != 0)
+        tui_runtable_fault(&s->table, f, a->run_size);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_done(tui_app *a, int run)
+{
+    tui_labstate *s = run_state(a, run);
+    unsigned f = TUI_F_REDRAW;
+    if (!s)
+        return 0;
+    tui_runtable_finish(&s->table, "not run: the run ended first");
+    a->running = false;
+    tui_app_eval(a, a->run_lab);
+    if (a->rerun_lab) {
+        size_t i = a->rerun_lab - 1;
+        a->rerun_lab = 0;
+        if (i == a->sel)
+            f |= tui_app_request_run(a, RUN_EXERCISE);
+    }
+    return f;
+}
+
+unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
+{
+    const char *base;
+    if (!a->labs || i >= a->labs->n || !a->labs->v[i]->exercise.kernel)
+        return 0;
+    base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (i != a->sel) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s): select the lab and press r to run it",
+                    base, a->labs->v[i]->id);
+        return TUI_F_REDRAW;
+    }
+    if (a->running) {
+        a->rerun_lab = i + 1;
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
+        return TUI_F_REDRAW;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
+    return tui_app_request_run(a, RUN_EXERCISE);
+}

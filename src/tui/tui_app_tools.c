@@ -1,0 +1,392 @@
+#include "tui/tui_app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/paths.h"
+#include "core/trace.h"
+#include "tui/tui_app_internal.h"
+#include "tui/tui_ncu.h"
+#include "tui/tui_prof.h"
+
+/* ---- the timeline and the roofline ------------------------------------------- */
+
+/* Reads the timeline to show when none is read yet or a newer one was
+ * announced; false (with a message) when there is none. */
+static bool timeline_ready(tui_app *a)
+{
+    const char *path = a->tl_path[0] ? a->tl_path : a->tl_fallback;
+    cl_err e;
+    struct stat st;
+    if (a->tl.loaded && !a->tl_stale && (!path[0] || strcmp(path, a->tl.path) == 0))
+        return true;
+    if (!path[0] || stat(path, &st) != 0) {
+        if (a->tl.loaded)
+            return true;
+        tui_log_add(&a->log, TUI_LOG_WARN, "no timeline yet: the profiling lab's experiments record one "
+                                           "(select that lab and press R)");
+        return false;
+    }
+    err_clear(&e);
+    if (!tui_timeline_load(&a->tl, path, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot read the timeline %s: %s", path, e.msg);
+        a->tl_stale = false;
+        return a->tl.loaded;
+    }
+    a->tl_stale = false;
+    if (strstr(path, TUI_SAMPLE_TIMELINE))
+        tui_log_add(&a->log, TUI_LOG_INFO, "this timeline was recorded on an NVIDIA H200 and ships "
+                                           "with cudalab; the profiling lab's R records your GPU's");
+    return true;
+}
+
+unsigned tui_app_timeline_open(tui_app *a)
+{
+    if (!timeline_ready(a))
+        return TUI_F_REDRAW;
+    a->overlay = TUI_OV_TIMELINE;
+    a->tl_serial = a->log.serial;
+    return TUI_F_REDRAW;
+}
+
+/* Where an exported trace goes: the profiling lab's workspace folder, or
+ * <workspace>/timelines when no lab profiles. */
+static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
+{
+    char ws[CL_PATH_MAX];
+    const char *id = "timelines";
+    for (size_t i = 0; a->labs && i < a->labs->n; i++)
+        if (tui_prof_lab(a->labs->v[i]))
+            id = a->labs->v[i]->id;
+    if (a->workspace)
+        copy_str(ws, sizeof ws, a->workspace);
+    else if (!paths_workspace(ws, sizeof ws, e))
+        return false;
+    if (!paths_join(dir, n, ws, id))
+        return err_set(e, "the workspace path is too long");
+    return true;
+}
+
+unsigned tui_app_timeline_export(tui_app *a)
+{
+    char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64], stamp[32];
+    time_t now = time(NULL);
+    struct tm tmv;
+    struct stat st;
+    cl_err e;
+    if (!timeline_ready(a))
+        return TUI_F_REDRAW;
+    err_clear(&e);
+    if (!export_dir(a, dir, sizeof dir, &e) || !paths_mkdir_p(dir, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+        return TUI_F_REDRAW;
+    }
+    localtime_r(&now, &tmv);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+    snprintf(path, sizeof path, "%s/timeline-%s.json", dir, stamp);
+    for (int k = 2; stat(path, &st) == 0 && k < 100; k++)
+        snprintf(path, sizeof path, "%s/timeline-%s-%d.json", dir, stamp, k);
+    if (!trace_write(&a->tl.t, path, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+        return TUI_F_REDRAW;
+    }
+    tui_log_add(&a->log, TUI_LOG_INFO, "trace written to %s: open it in ui.perfetto.dev or chrome://tracing",
+                path);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_timeline_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    int w = tui_timeline_plot_width(lay->view.w);
+    switch (act) {
+    case TA_ZOOM_IN: tui_timeline_zoom(&a->tl, 2.0, w); break;
+    case TA_ZOOM_OUT: tui_timeline_zoom(&a->tl, 0.5, w); break;
+    case TA_LEFT: tui_timeline_pan(&a->tl, -(w / 8 > 1 ? w / 8 : 1), w); break;
+    case TA_RIGHT: tui_timeline_pan(&a->tl, w / 8 > 1 ? w / 8 : 1, w); break;
+    case TA_PAGE_UP: tui_timeline_pan(&a->tl, -w, w); break;
+    case TA_PAGE_DOWN: tui_timeline_pan(&a->tl, w, w); break;
+    case TA_UP: tui_timeline_lane(&a->tl, -1, w); break;
+    case TA_DOWN: tui_timeline_lane(&a->tl, 1, w); break;
+    case TA_NEXT_PANE: tui_timeline_step(&a->tl, 1, w); break;
+    case TA_PREV_PANE: tui_timeline_step(&a->tl, -1, w); break;
+    case TA_ENTER: tui_timeline_focus(&a->tl, w); break;
+    case TA_HOME: case TA_END: tui_timeline_reset(&a->tl); break;
+    case TA_EXPORT: return tui_app_timeline_export(a);
+    case TA_ROOFLINE:
+        a->overlay = TUI_OV_ROOFLINE;
+        a->roof_scroll = 0;
+        break;
+    case TA_HELP:
+        a->help_back = TUI_OV_TIMELINE;
+        a->overlay = TUI_OV_HELP;
+        a->help_scroll = 0;
+        break;
+    case TA_CANCEL: case TA_QUIT: case TA_TIMELINE:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_roofline_key(tui_app *a, tui_action act)
+{
+    switch (act) {
+    case TA_UP: a->roof_scroll--; break;
+    case TA_DOWN: a->roof_scroll++; break;
+    case TA_PAGE_UP: a->roof_scroll -= 5; break;
+    case TA_PAGE_DOWN: a->roof_scroll += 5; break;
+    case TA_HOME: a->roof_scroll = 0; break;
+    case TA_TIMELINE: return tui_app_timeline_open(a);
+    case TA_EXPORT: return tui_app_timeline_export(a);
+    case TA_HELP:
+        a->help_back = TUI_OV_ROOFLINE;
+        a->overlay = TUI_OV_HELP;
+        a->help_scroll = 0;
+        break;
+    case TA_CANCEL: case TA_QUIT: case TA_ROOFLINE: case TA_ENTER:
+        a->overlay = TUI_OV_NONE;
+        break;
+    default:
+        return 0;
+    }
+    if (a->roof_scroll < 0)
+        a->roof_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+/* ---- Nsight Compute and compute-sanitizer ------------------------------------------ */
+
+static bool job_busy(tui_app *a)
+{
+    if (a->running) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
+        return true;
+    }
+    if (a->job != TUI_JOB_NONE) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s is still running (Esc or c stops it)", a->job_what);
+        return true;
+    }
+    return false;
+}
+
+static void req_arg(tui_request *r, const char *s)
+{
+    if (r->nargs < TUI_REQ_ARGS)
+        copy_str(r->args[r->nargs++], sizeof r->args[0], s);
+}
+
+/* The regular expression naming the learner's kernels, read from the
+ * kernel file; false when the file has none. */
+static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
+{
+    char kernel[PROTO_PATH_MAX], launcher[PROTO_PATH_MAX];
+    FILE *f;
+    char *src;
+    long len;
+    bool ok = false;
+    if (!tui_app_exercise_paths(a, l, kernel, launcher, sizeof kernel) || !(f = fopen(kernel, "r")))
+        return false;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1L << 22) && fseek(f, 0, SEEK_SET) == 0 &&
+        (src = malloc((size_t)len + 1)) != NULL) {
+        size_t got = fread(src, 1, (size_t)len, f);
+        src[got] = '\0';
+        ok = tui_ncu_kernel_regex(src, out, n) > 0;
+        free(src);
+    }
+    fclose(f);
+    return ok;
+}
+
+unsigned tui_app_ncu_key(tui_app *a)
+{
+    const lab *l = tui_app_lab(a);
+    const tui_row *row = tui_app_cursor_row(a);
+    tui_request *r = &a->req;
+    const char *kernel = NULL;
+    if (!l)
+        return 0;
+    if (!row) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "select a row of the run table first (Tab moves there)");
+        return TUI_F_REDRAW;
+    }
+    if (job_busy(a))
+        return TUI_F_REDRAW;
+    memset(r, 0, sizeof *r);
+    if (tui_prof_lab(l)) {
+        const char *x = tui_prof_experiment(row->variant);
+        if (!x) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
+                                               "for your pipeline, the timeline (t) and `cudalab report %s` "
+                                               "show where its time goes", l->id);
+            return TUI_F_REDRAW;
+        }
+        kernel = tui_prof_kernel(row->variant);
+        if (!kernel) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
+                        row->label);
+            return TUI_F_REDRAW;
+        }
+        copy_str(r->kernel, sizeof r->kernel, kernel);
+        req_arg(r, "profile");
+        req_arg(r, x);
+    } else if (row->kind == RK_KERNEL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            if (strcmp(l->variants[v].id, row->variant) == 0)
+                kernel = l->variants[v].kernel;
+        if (!kernel) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
+            return TUI_F_REDRAW;
+        }
+        copy_str(r->kernel, sizeof r->kernel, kernel);
+        req_arg(r, "run");
+        req_arg(r, l->id);
+        req_arg(r, "--variant");
+        req_arg(r, row->variant);
+        req_arg(r, "--size");
+        req_arg(r, row->size);
+        req_arg(r, "--no-cpu");
+    } else if (row->kind == RK_EXERCISE) {
+        if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
+            return TUI_F_REDRAW;
+        }
+        req_arg(r, "run");
+        req_arg(r, l->id);
+        req_arg(r, "--exercise");
+        if (l->nvariants > 0) {
+            req_arg(r, "--variant");
+            req_arg(r, l->variants[0].id);
+        }
+        req_arg(r, "--size");
+        req_arg(r, row->size);
+        req_arg(r, "--no-cpu");
+    } else {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s runs no kernel of cudalab's: select a shipped kernel or "
+                                           "your kernel", row->label);
+        return TUI_F_REDRAW;
+    }
+    req_arg(r, "--budget");
+    req_arg(r, "0.05");
+    r->kind = TUI_REQ_NCU;
+    r->lab = a->sel;
+    copy_str(r->variant, sizeof r->variant, row->variant);
+    copy_str(r->size, sizeof r->size, row->size);
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+unsigned tui_app_sanitize_key(tui_app *a, bool racecheck)
+{
+    const lab *l = tui_app_lab(a);
+    if (!l)
+        return 0;
+    if (!l->exercise.kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to check", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (job_busy(a))
+        return TUI_F_REDRAW;
+    memset(&a->req, 0, sizeof a->req);
+    a->req.kind = TUI_REQ_SANITIZE;
+    a->req.lab = a->sel;
+    a->req.racecheck = racecheck;
+    copy_str(a->req.variant, sizeof a->req.variant, "exercise");
+    return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+void tui_app_job_started(tui_app *a)
+{
+    const tui_request *r = &a->req;
+    a->job = r->kind == TUI_REQ_NCU ? TUI_JOB_NCU : TUI_JOB_SANITIZE;
+    a->job_lab = r->lab;
+    copy_str(a->job_variant, sizeof a->job_variant, r->variant);
+    copy_str(a->job_size, sizeof a->job_size, r->size);
+    if (a->job == TUI_JOB_NCU) {
+        snprintf(a->job_what, sizeof a->job_what, "Nsight Compute on %s", r->kernel);
+        tui_log_add(&a->log, TUI_LOG_INFO, "profiling with Nsight Compute: the first launch of %s (this takes a "
+                    "while; Esc or c stops it)", r->kernel);
+    } else {
+        snprintf(a->job_what, sizeof a->job_what, "%s on your kernel", r->racecheck ? "racecheck" : "memcheck");
+        tui_log_add(&a->log, TUI_LOG_INFO, "compute-sanitizer %s is checking your kernel once at the smallest "
+                    "size (this takes a while; Esc or c stops it)", r->racecheck ? "racecheck" : "memcheck");
+    }
+    a->req.kind = TUI_REQ_NONE;
+}
+
+/* Shows text in the details window unless another window is open. */
+static void show_details(tui_app *a, const char *title, const char *text)
+{
+    if (a->overlay != TUI_OV_NONE && a->overlay != TUI_OV_DETAILS)
+        return;
+    copy_str(a->details_title, sizeof a->details_title, title);
+    copy_str(a->details, sizeof a->details, text);
+    a->details_md = false;
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
+}
+
+unsigned tui_app_job_failed(tui_app *a, const char *why)
+{
+    bool ncu = a->req.kind == TUI_REQ_NCU;
+    a->req.kind = TUI_REQ_NONE;
+    tui_log_add(&a->log, TUI_LOG_ERROR, "%s", why);
+    show_details(a, ncu ? "Nsight Compute" : "compute-sanitizer", why);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_on_job(tui_app *a, const char *out, int status)
+{
+    tui_job_kind kind = a->job;
+    bool ok = strncmp(out, "OK\n", 3) == 0;
+    const char *text = ok || strncmp(out, "ERR\n", 4) == 0 ? out + (ok ? 3 : 4) : out;
+    char title[160], line[256];
+    a->job = TUI_JOB_NONE;
+    if (kind == TUI_JOB_NONE)
+        return 0;
+    if (!ok && !text[0]) {
+        snprintf(line, sizeof line, "%s stopped before it answered (%s %d)", a->job_what,
+                 status > 128 ? "signal" : "exit status", status > 128 ? status - 128 : status);
+        text = line;
+    }
+    if (kind == TUI_JOB_NCU && ok && a->labs && a->job_lab < a->labs->n) {
+        tui_labstate *s = &a->ls[a->job_lab];
+        tui_row *row;
+        copy_str(s->ncu_variant, sizeof s->ncu_variant, a->job_variant);
+        copy_str(s->ncu_size, sizeof s->ncu_size, a->job_size);
+        copy_str(s->ncu_text, sizeof s->ncu_text, text);
+        tui_log_add(&a->log, TUI_LOG_INFO, "Nsight Compute: done (Enter on the row shows its metrics)");
+        row = tui_runtable_find(&s->table, a->job_variant, a->job_size);
+        if (row && a->job_lab == a->sel && (a->overlay == TUI_OV_NONE || a->overlay == TUI_OV_DETAILS)) {
+            tui_app_describe_row(a, a->labs->v[a->job_lab], row);
+            a->details_md = false;
+            a->details_scroll = 0;
+            a->overlay = TUI_OV_DETAILS;
+        } else {
+            show_details(a, "Nsight Compute", text);
+        }
+        return TUI_F_REDRAW;
+    }
+    if (kind == TUI_JOB_NCU) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "Nsight Compute: %s", text);
+        show_details(a, "Nsight Compute", text);
+        return TUI_F_REDRAW;
+    }
+    snprintf(title, sizeof title, "%s", a->job_what);
+    if (ok) {
+        const char *nl = strchr(text, '\n');
+        const char *found = strstr(text, "\n\n");
+        size_t len;
+        found = found ? found + 2 : (nl ? nl + 1 : text);
+        len = strcspn(found, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), found);
+        tui_log_add(&a->log, strstr(line, "no problems") ? TUI_LOG_INFO : TUI_LOG_WARN, "%s", line);
+    } else {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "%s", text);
+    }
+    show_details(a, title, text);
+    return TUI_F_REDRAW;
+}
