@@ -8,11 +8,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "cpu/reduce.h"
+#include "support.h"
 
 static const size_t sizes[] = {0, 1, 7, 31, 1025, ((size_t)1 << 20) + 3};
 static const cpu_simd paths[] = {CPU_SIMD_SCALAR, CPU_SIMD_SSE2, CPU_SIMD_AVX2, CPU_SIMD_AVX512};
@@ -112,13 +112,6 @@ static void test_threads_agree(void **state)
     free(x);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void test_timing_print(void **state)
 {
     (void)state;
@@ -127,13 +120,13 @@ static void test_timing_print(void **state)
     assert_non_null(x);
     rng_fill_uniform(x, n, 1, 0.0f, 1.0f);
     volatile float sink = 0.0f;
-    double t0 = now_s();
+    double t0 = ts_now_s();
     for (int r = 0; r < 4; r++)
         sink += cpu_reduce_sum(x, n);
-    double t1 = now_s();
+    double t1 = ts_now_s();
     for (int r = 0; r < 4; r++)
         sink += cpu_reduce_sum_mt(x, n, 0);
-    double t2 = now_s();
+    double t2 = ts_now_s();
     double bytes = 4.0 * (double)n * sizeof(float);
     printf("reduce %zu floats (%s): 1 thread %.2f GB/s, %d threads %.2f GB/s\n", n,
            cpu_simd_path(), bytes / (t1 - t0) * 1e-9, cpu_thread_count(),

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/rng.h"
 #include "cpu/check.h"
 #include "cpu/cpuinfo.h"
 #include "cpu/sgemm.h"
+#include "support.h"
 
 typedef struct shape {
     int M, N, K;
@@ -147,24 +147,17 @@ static void test_degenerate_shapes(void **state)
         assert_true(C[i] == 0.0f);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void test_timing_print(void **state)
 {
     (void)state;
     shape s = {384, 384, 384};
     problem p = make_problem(s, 3);
     double flops = 2.0 * s.M * s.N * s.K;
-    double t0 = now_s();
+    double t0 = ts_now_s();
     cpu_sgemm(p.M, p.N, p.K, p.A, p.B, p.C);
-    double t1 = now_s();
+    double t1 = ts_now_s();
     cpu_sgemm_mt(p.M, p.N, p.K, p.A, p.B, p.C, 0);
-    double t2 = now_s();
+    double t2 = ts_now_s();
     printf("sgemm %dx%dx%d (%s): 1 thread %.2f GFLOP/s, %d threads %.2f GFLOP/s\n", s.M, s.N, s.K,
            cpu_simd_path(), flops / (t1 - t0) * 1e-9, cpu_thread_count(),
            flops / (t2 - t1) * 1e-9);

@@ -16,6 +16,7 @@
 #include "core/paths.h"
 #include "lab/labmodel.h"
 #include "lab/milestone.h"
+#include "support.h"
 #include "tui/tui_app.h"
 #include "tui/tui_keys.h"
 #include "tui/tui_layout.h"
@@ -55,11 +56,7 @@ static lab *load(const char *id)
 {
     char path[CL_PATH_MAX];
     snprintf(path, sizeof path, "%s/labs/%s/lab.lua", g_home, id);
-    lab_diags d = {0};
-    lab *l = lab_load(path, g_home, &d);
-    for (size_t i = 0; i < d.n; i++)
-        fprintf(stderr, "  %s:%d: %s\n", d.v[i].file, d.v[i].line, d.v[i].msg);
-    lab_diags_free(&d);
+    lab *l = ts_lab_load(path, g_home, NULL);
     if (!l)
         fail_msg("lab '%s' did not load", id);
     return l;

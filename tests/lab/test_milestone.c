@@ -8,20 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lab/labmodel.h"
 #include "lab/milestone.h"
+#include "support.h"
 #include "worker/protocol.h"
 
 static lab *g_lab;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int setup(void **state)
 {
@@ -32,11 +25,7 @@ static int setup(void **state)
         return -1;
     char path[4096];
     snprintf(path, sizeof path, "%s/lab/fixtures/mscheck/lab.lua", data);
-    lab_diags d = {0};
-    g_lab = lab_load(path, home, &d);
-    for (size_t i = 0; i < d.n; i++)
-        fprintf(stderr, "%s:%d: %s\n", d.v[i].file, d.v[i].line, d.v[i].msg);
-    lab_diags_free(&d);
+    g_lab = ts_lab_load(path, home, NULL);
     return g_lab ? 0 : -1;
 }
 
@@ -164,9 +153,9 @@ static void assert_error(const char *id, const char *part, int line)
     run_result rs[16];
     ms_eval ev;
     size_t n = make_rows(rs, RS_CORRECT, 200);
-    double t0 = now_s();
+    double t0 = ts_now_s();
     assert_false(lab_milestone_eval(g_lab, find(id), rs, n, &ev));
-    assert_true(now_s() - t0 < 1.0);
+    assert_true(ts_now_s() - t0 < 1.0);
     assert_int_equal(ev.state, MS_ERROR);
     if (!strstr(ev.error, part))
         fail_msg("milestone %s: expected \"%s\" in \"%s\"", id, part, ev.error);

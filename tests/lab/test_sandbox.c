@@ -16,15 +16,9 @@
 
 #include "core/paths.h"
 #include "lab/sandbox.h"
+#include "support.h"
 
 static char g_dir[256];
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Writes text to <tmp>/name and returns the path (static buffer). */
 static const char *write_chunk(const char *name, const char *text, size_t len)
@@ -62,16 +56,13 @@ static void assert_contains(const char *hay, const char *needle)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/cudalab-sandbox-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return ts_tmpdir(g_dir, sizeof g_dir, "sandbox") ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ts_rm_rf(g_dir) ? 0 : -1;
 }
 
 static void test_results_and_errors(void **state)
@@ -159,9 +150,9 @@ static void test_time_limit(void **state)
         "local t = setmetatable({}, {__index = function(t, k) while true do end end}) return t.x",
     };
     for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
-        double t0 = now_s();
+        double t0 = ts_now_s();
         assert_false(run(s, loops[i], &e));
-        double dt = now_s() - t0;
+        double dt = ts_now_s() - t0;
         assert_contains(e.msg, "script ran longer than 100 ms (infinite loop?)");
         assert_true(dt < 1.0);
     }
@@ -179,7 +170,7 @@ static void test_guarded_library_loops(void **state)
     cl_err e;
     lab_state *s = sandbox_new(0, 100, &e);
     assert_non_null(s);
-    double t0 = now_s();
+    double t0 = ts_now_s();
     if (!run(s,
              "assert(string.rep('', 1e15) == '' and (''):rep(1e15, '') == '')\n"
              "assert(string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
@@ -199,7 +190,7 @@ static void test_guarded_library_loops(void **state)
              "assert(not ok and msg:find('read%-only'), msg)\n",
              &e))
         fail_msg("%s", e.msg);
-    assert_true(now_s() - t0 < 1.0);
+    assert_true(ts_now_s() - t0 < 1.0);
     sandbox_free(s);
 }
 

@@ -17,7 +17,6 @@
 #include "cli/cli.h"
 #include "core/err.h"
 #include "core/timeline.h"
-#include "lab/labmodel.h"
 #include "lab/sandbox.h"
 #include "worker/engine.h"
 #include "worker/protocol.h"
@@ -134,10 +133,11 @@ void ts_add_variant(run_request *req, const char *id, const char *kernel);
 
 /* ---- labs and Lua ------------------------------------------------------------ */
 
-/* Loads the lab file at path, printing its diagnostics to stderr as
- * "  file:line: message"; *ndiags (may be NULL) gets how many there were.
- * NULL when it did not load. */
-lab *ts_lab_load(const char *path, const char *home, size_t *ndiags);
+struct lab;
+/* Loads the lab file at path (lab/labmodel.h), printing its diagnostics to
+ * stderr as "  file:line: message"; *ndiags (may be NULL) gets how many
+ * there were.  NULL when it did not load. */
+struct lab *ts_lab_load(const char *path, const char *home, size_t *ndiags);
 
 /* Writes code to dir/name.lua, runs it in s with nres results left on the
  * stack, removes the file.  False + e when the script raised an error. */

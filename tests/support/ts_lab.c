@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "lab/labmodel.h"
+
 lab *ts_lab_load(const char *path, const char *home, size_t *ndiags)
 {
     lab_diags d = {0};

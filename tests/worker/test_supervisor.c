@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support.h"
 #include "worker/supervisor.h"
 
 static char script[1024];
@@ -88,13 +89,6 @@ static void on_done(void *ud, int run)
 }
 
 static const supervisor_callbacks callbacks = {on_hello, on_progress, on_result, on_log, on_fault, on_done};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int count_fds(void)
 {
@@ -289,9 +283,9 @@ static void test_hang_times_out_and_restarts(void **state)
 {
     fixture *fx = *state;
     supervisor *s = make(fx, 0, "1=hang", NULL);
-    double t0 = now_s();
+    double t0 = ts_now_s();
     run_one(fx, 1.0);
-    double took = now_s() - t0;
+    double took = ts_now_s() - t0;
     assert_int_equal(fx->r.faults, 1);
     expect_fault(fx, "timeout", "longer than 1 s");
     assert_non_null(strstr(fx->r.fault.message, "loop forever or deadlock at a barrier"));
@@ -356,9 +350,9 @@ static void test_flood_stays_bounded(void **state)
 {
     fixture *fx = *state;
     supervisor *s = make(fx, 20, "flood", NULL);
-    double t0 = now_s();
+    double t0 = ts_now_s();
     run_one(fx, 0);
-    assert_true(now_s() - t0 < 15);
+    assert_true(ts_now_s() - t0 < 15);
     assert_int_equal(fx->r.faults, 0);
     assert_int_equal(fx->r.results, 1);
     char *out = malloc(1 << 20);
@@ -374,9 +368,9 @@ static void test_long_protocol_line(void **state)
 {
     fixture *fx = *state;
     make(fx, 10, "1=longline", NULL);
-    double t0 = now_s();
+    double t0 = ts_now_s();
     run_one(fx, 0);
-    assert_true(now_s() - t0 < 5);
+    assert_true(ts_now_s() - t0 < 5);
     expect_fault(fx, "protocol", "longer than");
     run_one(fx, 0);
     assert_int_equal(fx->r.results, 1);
@@ -418,8 +412,8 @@ static void test_cancel(void **state)
     supervisor *s = make(fx, 30, "1=hang", NULL);
     run_request req = request("demo");
     assert_true(supervisor_submit(s, &req, 0, NULL));
-    double t0 = now_s();
-    while (fx->r.sleeper_pid == 0 && now_s() - t0 < 5)
+    double t0 = ts_now_s();
+    while (fx->r.sleeper_pid == 0 && ts_now_s() - t0 < 5)
         assert_true(supervisor_pump(s, 100));
     assert_true(fx->r.sleeper_pid > 0);
     supervisor_cancel(s);
@@ -467,9 +461,9 @@ static void test_event_loop_use(void **state)
     for (int k = 0; k < 2; k++) {
         run_request req = request("demo");
         assert_true(supervisor_submit(s, &req, 0.5, NULL));
-        double t0 = now_s();
+        double t0 = ts_now_s();
         int wakeups = 0;
-        while (supervisor_busy(s) && now_s() - t0 < 5) {
+        while (supervisor_busy(s) && ts_now_s() - t0 < 5) {
             struct pollfd p = {supervisor_fd(s), POLLIN, 0};
             int n = poll(&p, 1, 2000);
             assert_true(n >= 0);
