@@ -225,20 +225,26 @@ static void test_names(void **state)
 {
     (void)state;
     char b[TL_NAME_MAX];
-    cupti_api_name("cudaMemcpyAsync_v3020", b, sizeof b);
-    assert_string_equal(b, "cudaMemcpyAsync");
-    cupti_api_name("cudaLaunchKernel", b, sizeof b);
-    assert_string_equal(b, "cudaLaunchKernel");
-    cupti_api_name("cuda_vx", b, sizeof b);
-    assert_string_equal(b, "cuda_vx");
-    cupti_kernel_name("prof_transpose_padded", b, sizeof b);
-    assert_string_equal(b, "prof_transpose_padded");
-    cupti_kernel_name("_Z5saxpyifPKfPf", b, sizeof b);
-    assert_string_equal(b, "saxpy");
-    cupti_kernel_name("_Z3fooIiEvPf", b, sizeof b);
-    assert_string_equal(b, "foo<int>");
-    cupti_kernel_name("_ZN12_GLOBAL__N_13barEv", b, sizeof b);
-    assert_string_equal(b, "bar");
+    static const struct {
+        const char *raw, *shown;
+    } apis[] = {
+        {"cudaMemcpyAsync_v3020", "cudaMemcpyAsync"},
+        {"cudaLaunchKernel", "cudaLaunchKernel"},
+        {"cuda_vx", "cuda_vx"},
+    }, kernels[] = {
+        {"prof_transpose_padded", "prof_transpose_padded"},
+        {"_Z5saxpyifPKfPf", "saxpy"},
+        {"_Z3fooIiEvPf", "foo<int>"},
+        {"_ZN12_GLOBAL__N_13barEv", "bar"},
+    };
+    for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++) {
+        cupti_api_name(apis[i].raw, b, sizeof b);
+        assert_string_equal(b, apis[i].shown);
+    }
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        cupti_kernel_name(kernels[i].raw, b, sizeof b);
+        assert_string_equal(b, kernels[i].shown);
+    }
     cupti_kernel_name("_ZN4cuda3std3__48__detail21__bogus", b, sizeof b);
     assert_true(strlen(b) > 0);
     cupti_kernel_name(NULL, b, sizeof b);

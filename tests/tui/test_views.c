@@ -17,6 +17,7 @@
 
 #include "core/ncu.h"
 #include "core/trace.h"
+#include "support.h"
 #include "tui/tui_job.h"
 #include "tui/tui_ncu.h"
 #include "tui/tui_prof.h"
@@ -25,27 +26,12 @@
 #include "tui/tui_san.h"
 #include "tui/tui_timeline.h"
 
-static void data_path(char *out, size_t n, const char *rel)
-{
-    const char *root = getenv("CUDALAB_TEST_DATA");
-    snprintf(out, n, "%s/%s", root ? root : "tests", rel);
-}
-
+/* The whole file, which must not be empty. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char *buf;
-    long len;
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    len = ftell(f);
-    assert_true(len > 0);
-    rewind(f);
-    buf = malloc((size_t)len + 1);
+    char *buf = ts_read(path);
     assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
+    assert_true(buf[0] != '\0');
     return buf;
 }
 
@@ -70,7 +56,7 @@ static void test_timeline_sample(void **state)
     (void)state;
     memset(&v, 0, sizeof v);
     v.item = -1;
-    data_path(path, sizeof path, "profiling/data/sample_trace.json");
+    ts_data_path(path, sizeof path, "profiling/data/sample_trace.json");
     if (!tui_timeline_load(&v, path, &e))
         fail_msg("%s", e.msg);
     assert_true(v.loaded);
@@ -147,7 +133,7 @@ static void test_timeline_zoom_pan(void **state)
     tl_view before;
     (void)state;
     memset(&v, 0, sizeof v);
-    data_path(path, sizeof path, "profiling/data/sample_trace.json");
+    ts_data_path(path, sizeof path, "profiling/data/sample_trace.json");
     assert_true(tui_timeline_load(&v, path, &e));
     tui_timeline_window(&v, win, sizeof win);
     assert_non_null(strstr(win, "(1.0x)"));
@@ -475,7 +461,7 @@ static void test_ncu_format(void **state)
     cl_err e;
     int len;
     (void)state;
-    data_path(path, sizeof path, "profiling/data/ncu_raw.csv");
+    ts_data_path(path, sizeof path, "profiling/data/ncu_raw.csv");
     csv = read_file(path);
     if (!ncu_parse_csv(csv, &rep, &e))
         fail_msg("%s", e.msg);
@@ -551,7 +537,7 @@ static void test_ncu_child(void **state)
     assert_non_null(j);
     assert_non_null(mkdtemp(dir));
     snprintf(tool, sizeof tool, "%s/ncu", dir);
-    data_path(csv, sizeof csv, "profiling/data/ncu_raw.csv");
+    ts_data_path(csv, sizeof csv, "profiling/data/ncu_raw.csv");
     f = fopen(tool, "w");
     assert_non_null(f);
     fprintf(f, "#!/bin/sh\ncase \"$*\" in *regex:prof_transpose_tiled*) cat '%s' ;; *) echo bad >&2; exit 3 ;; esac\n",
@@ -594,7 +580,7 @@ static void san_result(sanitize_result *r, const char *log)
     char path[1024];
     char *text;
     memset(r, 0, sizeof *r);
-    data_path(path, sizeof path, log);
+    ts_data_path(path, sizeof path, "%s", log);
     text = read_file(path);
     assert_true(sanitize_parse_log(text, &r->report));
     free(text);
@@ -648,6 +634,15 @@ static void test_san_format(void **state)
 
 /* ---- the profiling lab's rows ------------------------------------------------------------- */
 
+/* got is want, or NULL when want is. */
+static void expect_name(const char *got, const char *want)
+{
+    if (want)
+        assert_string_equal(got, want);
+    else
+        assert_null(got);
+}
+
 static void test_prof_rows(void **state)
 {
     static char prof[] = "profiling", other[] = "reduce_sum";
@@ -659,29 +654,41 @@ static void test_prof_rows(void **state)
     l.problem = other;
     assert_false(tui_prof_lab(&l));
     assert_false(tui_prof_lab(NULL));
-    assert_string_equal(tui_prof_experiment("stride"), "stride");
-    assert_string_equal(tui_prof_experiment("stride_8"), "stride");
-    assert_string_equal(tui_prof_experiment("h2d_pinned"), "transfers");
-    assert_string_equal(tui_prof_experiment("compute_vs_copy"), "transfers");
-    assert_string_equal(tui_prof_experiment("gemv_row_warp"), "gemv");
-    assert_string_equal(tui_prof_experiment("block_256"), "blocksize");
-    assert_string_equal(tui_prof_experiment("timing_first_launch"), "timing");
-    assert_string_equal(tui_prof_experiment("roof_1024"), "roofline");
-    assert_string_equal(tui_prof_experiment("overlap_streams"), "overlap");
-    assert_string_equal(tui_prof_experiment("transpose_padded"), "transpose");
-    assert_null(tui_prof_experiment("exercise"));
-    assert_null(tui_prof_experiment("starter"));
-    assert_null(tui_prof_experiment("cpu"));
-    assert_null(tui_prof_experiment(NULL));
-    assert_string_equal(tui_prof_kernel("gemv_row_warp"), "prof_gemv_warp");
-    assert_string_equal(tui_prof_kernel("gemv_row_thread"), "prof_gemv_row");
-    assert_string_equal(tui_prof_kernel("transpose_tiled"), "prof_transpose_tiled");
-    assert_string_equal(tui_prof_kernel("roof_4"), "prof_fma");
-    assert_string_equal(tui_prof_kernel("stride"), "prof_stride");
-    assert_string_equal(tui_prof_kernel("timing_first_launch"), "prof_first");
-    assert_null(tui_prof_kernel("h2d_pageable"));
-    assert_null(tui_prof_kernel("small_copies"));
-    assert_null(tui_prof_kernel("exercise"));
+    static const struct {
+        const char *row, *experiment;
+    } experiments[] = {
+        {"stride", "stride"},
+        {"stride_8", "stride"},
+        {"h2d_pinned", "transfers"},
+        {"compute_vs_copy", "transfers"},
+        {"gemv_row_warp", "gemv"},
+        {"block_256", "blocksize"},
+        {"timing_first_launch", "timing"},
+        {"roof_1024", "roofline"},
+        {"overlap_streams", "overlap"},
+        {"transpose_padded", "transpose"},
+        {"exercise", NULL},
+        {"starter", NULL},
+        {"cpu", NULL},
+        {NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof experiments / sizeof experiments[0]; i++)
+        expect_name(tui_prof_experiment(experiments[i].row), experiments[i].experiment);
+    static const struct {
+        const char *row, *kernel;
+    } kernels[] = {
+        {"gemv_row_warp", "prof_gemv_warp"},
+        {"gemv_row_thread", "prof_gemv_row"},
+        {"transpose_tiled", "prof_transpose_tiled"},
+        {"roof_4", "prof_fma"},
+        {"stride", "prof_stride"},
+        {"timing_first_launch", "prof_first"},
+        {"h2d_pageable", NULL},
+        {"small_copies", NULL},
+        {"exercise", NULL},
+    };
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        expect_name(tui_prof_kernel(kernels[i].row), kernels[i].kernel);
 }
 
 static void test_runtable_own_sizes(void **state)

@@ -469,77 +469,66 @@ static void test_runtable_colnames(void **state)
     assert_string_equal(tui_runtable_colname(RC_COUNT, 7), "");
 }
 
+static tui_role g_role;
+
+/* The text of row's cell in column c, w columns wide; its role in g_role. */
+static const char *cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin)
+{
+    static char buf[256];
+    tui_runtable_cell(row, c, w, ascii, spin, buf, sizeof buf, &g_role);
+    return buf;
+}
+
 static void test_runtable_cells(void **state)
 {
     tui_row row;
-    char buf[256];
-    tui_role role;
     (void)state;
     memset(&row, 0, sizeof row);
     snprintf(row.label, sizeof row.label, "shared");
     row.state = ROW_DONE;
     row.has_result = true;
     row.r = result("shared", "2^20", RK_KERNEL, RS_CORRECT);
-    tui_runtable_cell(&row, RC_TIME, 13, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "1.23 ms \xC2\xB1" "2.0%");
-    tui_runtable_cell(&row, RC_TIME, 8, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "1.23 ms");
-    tui_runtable_cell(&row, RC_RATE, 12, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "845 GB/s");
-    tui_runtable_cell(&row, RC_PEAK, 6, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "28%");
-    tui_runtable_cell(&row, RC_XCPU, 7, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "312x");
-    tui_runtable_cell(&row, RC_XLIB, 6, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "0.800x");
-    tui_runtable_cell(&row, RC_CHECK, 11, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "\xE2\x9C\x93");
-    assert_int_equal(role, ROLE_OK);
+    assert_string_equal(cell(&row, RC_TIME, 13, false, 0), "1.23 ms \xC2\xB1" "2.0%");
+    assert_string_equal(cell(&row, RC_TIME, 8, true, 0), "1.23 ms");
+    assert_string_equal(cell(&row, RC_RATE, 12, false, 0), "845 GB/s");
+    assert_string_equal(cell(&row, RC_PEAK, 6, false, 0), "28%");
+    assert_string_equal(cell(&row, RC_XCPU, 7, false, 0), "312x");
+    assert_string_equal(cell(&row, RC_XLIB, 6, false, 0), "0.800x");
+    assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "\xE2\x9C\x93");
+    assert_int_equal(g_role, ROLE_OK);
 
     row.r.status = RS_WRONG;
-    tui_runtable_cell(&row, RC_CHECK, 11, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "\xE2\x9C\x97 wrong");
-    assert_int_equal(role, ROLE_BAD);
-    tui_runtable_cell(&row, RC_CHECK, 3, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "X");
+    assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "\xE2\x9C\x97 wrong");
+    assert_int_equal(g_role, ROLE_BAD);
+    assert_string_equal(cell(&row, RC_CHECK, 3, true, 0), "X");
     row.r.status = RS_UNWRITTEN;
-    tui_runtable_cell(&row, RC_CHECK, 11, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "\xE2\x88\x85 unwritten");
+    assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "\xE2\x88\x85 unwritten");
     row.r.status = RS_NAN;
-    tui_runtable_cell(&row, RC_CHECK, 11, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "NaN");
+    assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "NaN");
     row.r.status = RS_ERROR;
     snprintf(row.note, sizeof row.note, "no CUDA device found: no driver");
-    tui_runtable_cell(&row, RC_CHECK, 11, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "! error");
-    tui_runtable_cell(&row, RC_TIME, 40, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "no CUDA device found: no driver");
-    tui_runtable_cell(&row, RC_TIME, 10, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "no CUDA d~");
-    tui_runtable_cell(&row, RC_XCPU, 7, false, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "");
+    assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "! error");
+    assert_string_equal(cell(&row, RC_TIME, 40, false, 0), "no CUDA device found: no driver");
+    assert_string_equal(cell(&row, RC_TIME, 10, true, 0), "no CUDA d~");
+    assert_string_equal(cell(&row, RC_XCPU, 7, false, 0), "");
 
     row.r.status = RS_CORRECT;
     row.r.speedup_cpu = 0.5;
-    tui_runtable_cell(&row, RC_XCPU, 7, false, 0, buf, sizeof buf, &role);
-    assert_int_equal(role, ROLE_SLOW);
+    cell(&row, RC_XCPU, 7, false, 0);
+    assert_int_equal(g_role, ROLE_SLOW);
 
     row.has_result = false;
     row.state = ROW_RUNNING;
     row.rep = 5;
     row.of = 10;
     snprintf(row.phase, sizeof row.phase, "timing");
-    tui_runtable_cell(&row, RC_TIME, 13, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "####.... 5/10");
-    tui_runtable_cell(&row, RC_VARIANT, 13, true, 1, buf, sizeof buf, &role);
-    assert_string_equal(buf, "/ shared");
+    assert_string_equal(cell(&row, RC_TIME, 13, true, 0), "####.... 5/10");
+    assert_string_equal(cell(&row, RC_VARIANT, 13, true, 1), "/ shared");
     snprintf(row.phase, sizeof row.phase, "check");
-    tui_runtable_cell(&row, RC_TIME, 13, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "checking");
+    assert_string_equal(cell(&row, RC_TIME, 13, true, 0), "checking");
     row.state = ROW_QUEUED;
-    tui_runtable_cell(&row, RC_TIME, 13, true, 0, buf, sizeof buf, &role);
-    assert_string_equal(buf, "queued");
-    assert_int_equal(role, ROLE_DIM);
+    assert_string_equal(cell(&row, RC_TIME, 13, true, 0), "queued");
+    assert_int_equal(g_role, ROLE_DIM);
 }
 
 static void test_log(void **state)
