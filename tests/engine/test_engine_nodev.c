@@ -22,8 +22,6 @@
 #include "worker/engine_cpu.h"
 #include "worker/luagpu.h"
 
-static char g_tmp[CL_PATH_MAX];
-
 static void request(run_request *req, const char *problem, const char *library)
 {
     memset(req, 0, sizeof *req);
@@ -123,7 +121,7 @@ static void test_cache_round_trip(void **state)
 
     char path[512];
     assert_true(engine_cpu_cache_path(path, sizeof path, NULL));
-    assert_true(strncmp(path, g_tmp, strlen(g_tmp)) == 0);
+    assert_true(strncmp(path, ts_tmp, strlen(ts_tmp)) == 0);
     assert_int_equal(access(path, R_OK), 0);
 
     assert_true(ts_engine_run(&req, &b, NULL));
@@ -195,28 +193,13 @@ static void test_lua_no_device(void **state)
     for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
         char name[32];
         snprintf(name, sizeof name, "nodev%zu", i);
-        assert_false(ts_lua_run(s, g_tmp, name, scripts[i], 0, &e));
+        assert_false(ts_lua_run(s, ts_tmp, name, scripts[i], 0, &e));
         const char *at = strstr(e.msg, "no CUDA device found: ");
         assert_non_null(at);
         assert_string_equal(at, d.reason);
         assert_non_null(strstr(e.msg, "nodev"));
     }
     sandbox_free(s);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    if (!ts_tmpdir(g_tmp, sizeof g_tmp, "engine"))
-        return -1;
-    setenv("XDG_DATA_HOME", g_tmp, 1);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ts_rm_rf(g_tmp) ? 0 : -1;
 }
 
 int main(void)
@@ -229,7 +212,7 @@ int main(void)
         cmocka_unit_test(test_embedding_and_errors),
         cmocka_unit_test(test_lua_no_device),
     };
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
     engine_shutdown();
     return rc;
 }

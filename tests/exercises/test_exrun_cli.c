@@ -21,7 +21,6 @@
 #include "core/paths.h"
 #include "support.h"
 
-static char g_tmp[CL_PATH_MAX];
 static char g_labs[CL_PATH_MAX];
 static char g_ws[CL_PATH_MAX];
 
@@ -36,7 +35,7 @@ static int cudalab(ts_output *o, const char *args)
 /* A lab "exlab": the shipped reduction lab with its starters as the exercise. */
 static void make_lab(void)
 {
-    snprintf(g_labs, sizeof g_labs, "%s/labs", g_tmp);
+    snprintf(g_labs, sizeof g_labs, "%s/labs", ts_tmp);
     char dir[CL_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/exlab", g_labs);
     assert_int_equal(mkdir(g_labs, 0755), 0);
@@ -99,13 +98,13 @@ static void test_run_sanitize(void **state)
     (void)state;
     char bin[CL_PATH_MAX], link[CL_PATH_MAX], tool[CL_PATH_MAX], log[CL_PATH_MAX];
     char args[CL_PATH_MAX];
-    snprintf(bin, sizeof bin, "%s/bin", g_tmp);
+    snprintf(bin, sizeof bin, "%s/bin", ts_tmp);
     assert_int_equal(mkdir(bin, 0755), 0);
     snprintf(link, sizeof link, "%s/compute-sanitizer", bin);
     ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
     assert_int_equal(symlink(tool, link), 0);
     ts_data_path(log, sizeof log, "exercises/sanitizer/memcheck_oob.log");
-    snprintf(args, sizeof args, "%s/args.txt", g_tmp);
+    snprintf(args, sizeof args, "%s/args.txt", ts_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
     const char *old = getenv("PATH");
@@ -153,19 +152,11 @@ static void test_run_sanitize(void **state)
 
 static int setup(void **state)
 {
-    (void)state;
-    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
-    setenv("XDG_DATA_HOME", g_tmp, 1);
-    setenv("XDG_CONFIG_HOME", g_tmp, 1);
-    snprintf(g_ws, sizeof g_ws, "%s/ws", g_tmp);
+    if (ts_tmp_setup(state) != 0)
+        return -1;
+    setenv("XDG_CONFIG_HOME", ts_tmp, 1);
+    snprintf(g_ws, sizeof g_ws, "%s/ws", ts_tmp);
     make_lab();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_rm_rf(g_tmp);
     return 0;
 }
 
@@ -176,5 +167,5 @@ int main(void)
         cmocka_unit_test(test_run_exercise),
         cmocka_unit_test(test_run_sanitize),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, ts_tmp_teardown);
 }

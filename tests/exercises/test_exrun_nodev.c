@@ -21,8 +21,6 @@
 #include "worker/exercise.h"
 #include "worker/problem.h"
 
-static char g_tmp[CL_PATH_MAX];
-
 /* A request for problem with one shipped variant, the CPU off, and the
  * exercise files kernel and launcher. */
 static void request(run_request *req, const char *problem, const char *variant,
@@ -157,10 +155,10 @@ static void test_unknown_size_and_problem(void **state)
     assert_true(ts_contains(ex[0]->message, "unknown problem 'histogram'"));
 }
 
-/* A launcher file of text under g_tmp; path into out. */
+/* A launcher file of text under ts_tmp; path into out. */
 static void launcher_file(char *out, size_t n, const char *name, const char *text)
 {
-    snprintf(out, n, "%s/%s", g_tmp, name);
+    snprintf(out, n, "%s/%s", ts_tmp, name);
     assert_true(ts_write(out, text));
 }
 
@@ -184,7 +182,7 @@ static void test_launcher_syntax_error_row(void **state)
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
     assert_exercise_row(ex[0], "2^20");
     assert_true(ts_starts_with(ex[0]->message, "syntax.lua:6: 'end' expected (to close 'function' at line 2)"));
-    assert_null(strstr(ex[0]->message, g_tmp));
+    assert_null(strstr(ex[0]->message, ts_tmp));
 }
 
 /* ---- exercise_open directly ---------------------------------------------------- */
@@ -247,7 +245,7 @@ static void test_launcher_stages(void **state)
     exercise_close(x);
 
     char missing[CL_PATH_MAX];
-    snprintf(missing, sizeof missing, "%s/nothing.cu", g_tmp);
+    snprintf(missing, sizeof missing, "%s/nothing.cu", ts_tmp);
     x = open_with(missing, lua, 0);
     assert_int_equal(exercise_status(x, &msg), EXERCISE_COMPILE);
     assert_true(ts_contains(msg, "nothing.cu"));
@@ -326,21 +324,6 @@ static void test_problem_args(void **state)
     problem_free(&p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
-    setenv("XDG_DATA_HOME", g_tmp, 1);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_rm_rf(g_tmp);
-    return 0;
-}
-
 int main(void)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
@@ -353,7 +336,7 @@ int main(void)
         cmocka_unit_test(test_diagnostics_text),
         cmocka_unit_test(test_problem_args),
     };
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
     engine_shutdown();
     return rc;
 }

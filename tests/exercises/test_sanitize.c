@@ -19,8 +19,6 @@
 #include "support.h"
 #include "worker/sanitize.h"
 
-static char g_tmp[CL_PATH_MAX];
-
 static void parse_file(const char *name, sanitize_report *r)
 {
     char path[CL_PATH_MAX];
@@ -280,7 +278,7 @@ static void test_run_with_stand_in_tool(void **state)
     char tool[CL_PATH_MAX], log[CL_PATH_MAX], args[CL_PATH_MAX];
     ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
     ts_data_path(log, sizeof log, "exercises/sanitizer/racecheck_all.log");
-    snprintf(args, sizeof args, "%s/args.txt", g_tmp);
+    snprintf(args, sizeof args, "%s/args.txt", ts_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
 
@@ -332,7 +330,7 @@ static void test_run_with_stand_in_tool(void **state)
 
     /* memcheck: no racecheck option; a launcher error is the row's message. */
     char bad[CL_PATH_MAX];
-    snprintf(bad, sizeof bad, "%s/bad.lua", g_tmp);
+    snprintf(bad, sizeof bad, "%s/bad.lua", ts_tmp);
     assert_true(ts_write(bad, "return function(gpu, k, args)\n  local x = = 1\nend\n"));
     ts_data_path(log, sizeof log, "exercises/sanitizer/clean.log");
     setenv("FAKE_SANITIZER_LOG", log, 1);
@@ -353,21 +351,6 @@ static void test_run_with_stand_in_tool(void **state)
     sanitize_result_free(&res);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    assert_true(ts_tmpdir(g_tmp, sizeof g_tmp, "ex"));
-    setenv("XDG_DATA_HOME", g_tmp, 1);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_rm_rf(g_tmp);
-    return 0;
-}
-
 int main(void)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
@@ -381,5 +364,5 @@ int main(void)
         cmocka_unit_test(test_missing_tool),
         cmocka_unit_test(test_run_with_stand_in_tool),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
 }

@@ -45,6 +45,12 @@ const char *ts_exe(void);
 /* Makes a fresh folder cudalab-<tag>-XXXXXX under $TMPDIR (/tmp when unset)
  * and writes its path into out; false when it cannot be made. */
 bool ts_tmpdir(char *out, size_t n, const char *tag);
+/* A group's private data folder, for cmocka_run_group_tests: ts_tmp_setup
+ * makes a fresh temporary folder, names it in ts_tmp and sets XDG_DATA_HOME
+ * to it; ts_tmp_teardown removes it. */
+extern char ts_tmp[CL_PATH_MAX];
+int ts_tmp_setup(void **state);
+int ts_tmp_teardown(void **state);
 /* Removes dir and everything below it; true when nothing is left. */
 bool ts_rm_rf(const char *dir);
 /* The whole file, NUL-terminated (malloc'd; the caller frees), or NULL. */

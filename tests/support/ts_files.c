@@ -61,6 +61,22 @@ bool ts_tmpdir(char *out, size_t n, const char *tag)
     return mkdtemp(out) != NULL;
 }
 
+char ts_tmp[CL_PATH_MAX];
+
+int ts_tmp_setup(void **state)
+{
+    (void)state;
+    if (!ts_tmpdir(ts_tmp, sizeof ts_tmp, "data"))
+        return -1;
+    return setenv("XDG_DATA_HOME", ts_tmp, 1) == 0 ? 0 : -1;
+}
+
+int ts_tmp_teardown(void **state)
+{
+    (void)state;
+    return ts_rm_rf(ts_tmp) ? 0 : -1;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
