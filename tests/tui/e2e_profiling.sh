@@ -50,20 +50,10 @@ echo "int broken_line = undefined_name;" >> "$1"
 ED
 chmod +x "$work/editor"
 
-start_tui() {  # start_tui COLS ROWS
-    T kill-server >/dev/null 2>&1
-    starts=$((starts + 1))
-    sock="cudalab-e2e-$$-$starts"
-    T new-session -d -s e2e -x "$1" -y "$2" \
-        "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
-         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= \
-         CUDALAB_TIMELINE_FILE='$sample' PATH='$work/bin:$PATH' \
+# the UI sees the recorded timeline, the stand-in sanitizer and its log
+tui_env="CUDALAB_TIMELINE_FILE='$sample' PATH='$work/bin:$PATH' \
          FAKE_SANITIZER_LOG='$home/tests/exercises/sanitizer/racecheck_all.log' \
-         FAKE_SANITIZER_ARGS='$work/sanitizer-args' '$exe'; \
-         echo \"cudalab exited with \$?\"; sleep 600"
-    T set-option -t e2e -g status off >/dev/null 2>&1
-    T resize-window -t e2e -x "$1" -y "$2" >/dev/null 2>&1
-}
+         FAKE_SANITIZER_ARGS='$work/sanitizer-args'"
 
 # select_lab N: the N-th lab of the list (the lab list has the focus)
 select_lab() {

@@ -41,18 +41,6 @@ echo "// edited by the end-to-end test" >> "$1"
 ED
 chmod +x "$work/editor"
 
-start_tui() {  # start_tui COLS ROWS
-    T kill-server >/dev/null 2>&1
-    starts=$((starts + 1))
-    sock="cudalab-e2e-$$-$starts"
-    T new-session -d -s e2e -x "$1" -y "$2" \
-        "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
-         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= '$exe'; \
-         echo \"cudalab exited with \$?\"; sleep 600"
-    T set-option -t e2e -g status off >/dev/null 2>&1
-    T resize-window -t e2e -x "$1" -y "$2" >/dev/null 2>&1
-}
-
 clip() {  # first N characters of a title (the lab list is narrow)
     printf '%s' "$1" | cut -c1-"$2"
 }
