@@ -12,6 +12,7 @@
 
 #include "core/jsoncache.h"
 #include "core/paths.h"
+#include "support.h"
 
 typedef struct probe {
     const char *name;
@@ -123,9 +124,9 @@ static void test_replace(void **state)
 static void test_path_read_write(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cudalab-jsoncache-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char data[CL_PATH_MAX];
+    char dir[CL_PATH_MAX];
+    assert_true(ts_tmpdir(dir, sizeof dir, "jsoncache"));
+    char data[CL_PATH_MAX + 8];
     snprintf(data, sizeof data, "%s/data", dir);
     setenv("XDG_DATA_HOME", data, 1);
 
@@ -145,9 +146,7 @@ static void test_path_read_write(void **state)
     free(txt);
     assert_null(jsoncache_read(path, 4));                 /* over the limit */
 
-    char cmd[CL_PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_true(ts_rm_rf(dir));
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/trace.h"
+#include "support.h"
 #include "tui/tui_app.h"
 
 static char id_a[] = "reduction", id_b[] = "matmul", title_a[] = "Parallel reduction",
@@ -673,7 +674,6 @@ static void test_timeline_view(void **state)
 {
     tui_app *a = *state;
     char dir[] = "/tmp/cudalab-tuiapp-XXXXXX", sample[1024], found[1200] = "";
-    const char *root = getenv("CUDALAB_TEST_DATA");
     const char *msg;
     tl_view v0;
     timeline t;
@@ -683,7 +683,7 @@ static void test_timeline_view(void **state)
     assert_int_equal(a->overlay, TUI_OV_NONE);
     assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no timeline yet"));
 
-    snprintf(sample, sizeof sample, "%s/profiling/data/sample_trace.json", root ? root : "tests");
+    ts_data_path(sample, sizeof sample, "profiling/data/sample_trace.json");
     snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", sample);
     key(a, TA_TIMELINE);
     assert_int_equal(a->overlay, TUI_OV_TIMELINE);
@@ -715,10 +715,7 @@ static void test_timeline_view(void **state)
     assert_true(trace_load(found, &t, &e));
     assert_int_equal(t.nitems, a->tl.t.nitems);
     timeline_free(&t);
-    unlink(found);
-    snprintf(found, sizeof found, "%s/profiling", dir);
-    rmdir(found);
-    rmdir(dir);
+    ts_rm_rf(dir);
 
     /* help from the view returns to it */
     key(a, TA_HELP);
