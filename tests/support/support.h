@@ -5,8 +5,9 @@
  * their output captured (a shell command, or a subcommand called
  * in-process), engine rows collected through a sink, Lua snippets run in a
  * sandbox, the worker side of a test binary that serves as its own worker,
- * hand-made timelines.  Every function that fails the test does so through
- * cmocka, so call them from inside a test (or a group setup). */
+ * hand-made timelines.  Helpers that check something fail the test through
+ * cmocka, so call them from inside a test (or a group setup); ts_tmpdir,
+ * ts_rm_rf, ts_now_s and ts_serve_worker only return, and suit main(). */
 #ifndef CUDALAB_TESTS_SUPPORT_H
 #define CUDALAB_TESTS_SUPPORT_H
 
