@@ -14,27 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support.h"
 #include "worker/experiments.h"
-
-typedef struct rows {
-    run_result r[64];
-    int n;
-    int logs;
-} rows;
-
-static void on_result(void *ud, const run_result *r)
-{
-    rows *rs = ud;
-    if (rs->n < 64)
-        rs->r[rs->n++] = *r;
-}
-
-static void on_log(void *ud, int level, const char *msg)
-{
-    (void)level;
-    (void)msg;
-    ((rows *)ud)->logs++;
-}
 
 static void request(run_request *req, const char *const *ids, int n)
 {
@@ -48,47 +29,41 @@ static void request(run_request *req, const char *const *ids, int n)
 static void test_no_device_rows(void **state)
 {
     (void)state;
-    static rows rs;
-    memset(&rs, 0, sizeof rs);
-    engine_sink sink = {NULL, on_result, on_log, &rs};
+    static ts_rows rs;
     run_request req;
     const char *ids[] = {"transfers", "nonsense", "overlap"};
     request(&req, ids, 3);
     run_fault f;
-    memset(&f, 0, sizeof f);
-    assert_true(experiments_run(&req, &sink, &f));
-    assert_int_equal(rs.n, 3);
+    assert_true(ts_run(experiments_run, &req, &rs, &f));
+    assert_int_equal(rs.nrows, 3);
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(rs.r[i].run, 42);
-        assert_int_equal(rs.r[i].status, RS_ERROR);
-        assert_string_equal(rs.r[i].variant, ids[i]);
+        assert_int_equal(rs.rows[i].run, 42);
+        assert_int_equal(rs.rows[i].status, RS_ERROR);
+        assert_string_equal(rs.rows[i].variant, ids[i]);
     }
-    assert_non_null(strstr(rs.r[0].message, "no CUDA device found"));
-    assert_non_null(strstr(rs.r[2].message, "no CUDA device found"));
-    assert_non_null(strstr(rs.r[1].message, "unknown experiment 'nonsense'"));
-    assert_non_null(strstr(rs.r[1].message, "roofline"));
+    assert_non_null(strstr(rs.rows[0].message, "no CUDA device found"));
+    assert_non_null(strstr(rs.rows[2].message, "no CUDA device found"));
+    assert_non_null(strstr(rs.rows[1].message, "unknown experiment 'nonsense'"));
+    assert_non_null(strstr(rs.rows[1].message, "roofline"));
     assert_string_equal(f.cause, "");
 }
 
 static void test_no_device_all_experiments(void **state)
 {
     (void)state;
-    static rows rs;
-    memset(&rs, 0, sizeof rs);
-    engine_sink sink = {NULL, on_result, on_log, &rs};
+    static ts_rows rs;
     run_request req;
     request(&req, NULL, 0);
-    run_fault f;
-    assert_true(experiments_run(&req, &sink, &f));
+    assert_true(ts_run(experiments_run, &req, &rs, NULL));
     size_t n = 0;
     const char *const *ids = experiments_ids(&n);
     assert_int_equal(n, 8);
-    assert_int_equal(rs.n, 8);
+    assert_int_equal(rs.nrows, 8);
     for (size_t i = 0; i < n; i++) {
-        assert_string_equal(rs.r[i].variant, ids[i]);
-        assert_int_equal(rs.r[i].status, RS_ERROR);
-        assert_non_null(strstr(rs.r[i].message, "no CUDA device found"));
-        assert_true(rs.r[i].gbps < 0);
+        assert_string_equal(rs.rows[i].variant, ids[i]);
+        assert_int_equal(rs.rows[i].status, RS_ERROR);
+        assert_non_null(strstr(rs.rows[i].message, "no CUDA device found"));
+        assert_true(rs.rows[i].gbps < 0);
     }
 }
 
