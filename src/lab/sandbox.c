@@ -17,8 +17,9 @@ struct lab_state {
     size_t used, limit;
     int budget_ms;
     int depth;               /* nested sandbox_pcall calls in progress */
-    struct timespec deadline;
+    struct timespec deadline, cpu_deadline;   /* wall clock, this thread's CPU time */
     bool mem_hit, time_hit;
+    bool reporting;          /* the message handler is writing a traceback */
     unsigned alloc_ticks;
     char time_msg[512];
     char trace[TRACE_MAX];
@@ -50,7 +51,7 @@ static void sb_hook(lua_State *L, lua_Debug *ar);
  * deadline it fails and the hook stops the script at its next instruction. */
 static bool alloc_over_time(lab_state *s, size_t grow)
 {
-    if (s->depth == 0)
+    if (s->depth == 0 || s->reporting)
         return false;
     if (s->time_hit)
         return true;
@@ -106,21 +107,37 @@ static void limit_text(const lab_state *s, char *out, size_t n)
 
 /* ---- time limit ---------------------------------------------------------- */
 
-static bool past_deadline(const lab_state *s)
+static bool clock_reached(clockid_t clk, const struct timespec *t)
 {
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec != s->deadline.tv_sec)
-        return now.tv_sec > s->deadline.tv_sec;
-    return now.tv_nsec >= s->deadline.tv_nsec;
+    clock_gettime(clk, &now);
+    if (now.tv_sec != t->tv_sec)
+        return now.tv_sec > t->tv_sec;
+    return now.tv_nsec >= t->tv_nsec;
+}
+
+/* The budget counts the CPU time of the thread running Lua, so a busy
+ * machine does not stop a script that would finish in time on its own.
+ * That CPU time never runs ahead of the wall clock, so the cheap wall
+ * clock is read first and the CPU clock only once its deadline is past. */
+static bool past_deadline(const lab_state *s)
+{
+    return clock_reached(CLOCK_MONOTONIC, &s->deadline)
+           && clock_reached(CLOCK_THREAD_CPUTIME_ID, &s->cpu_deadline);
+}
+
+static void deadline_after(clockid_t clk, int ms, struct timespec *t)
+{
+    clock_gettime(clk, t);
+    long long ns = (long long)t->tv_nsec + (long long)ms * 1000000LL;
+    t->tv_sec += (time_t)(ns / 1000000000LL);
+    t->tv_nsec = (long)(ns % 1000000000LL);
 }
 
 static void arm_deadline(lab_state *s)
 {
-    clock_gettime(CLOCK_MONOTONIC, &s->deadline);
-    long long ns = (long long)s->deadline.tv_nsec + (long long)s->budget_ms * 1000000LL;
-    s->deadline.tv_sec += (time_t)(ns / 1000000000LL);
-    s->deadline.tv_nsec = (long)(ns % 1000000000LL);
+    deadline_after(CLOCK_MONOTONIC, s->budget_ms, &s->deadline);
+    deadline_after(CLOCK_THREAD_CPUTIME_ID, s->budget_ms, &s->cpu_deadline);
 }
 
 static const char *display_source(const lua_Debug *ar)
@@ -198,7 +215,12 @@ static int sb_msgh(lua_State *L)
     }
     char full[CL_ERR_MAX];
     restore_source(L, msg, NULL, full, sizeof full);
+    /* A traceback of a deep stack takes a while (one that overflowed, most of
+     * all); it is bounded work of the sandbox's own, so it is not charged to
+     * the script: the error it reports stays the error that happened. */
+    s->reporting = true;
     luaL_traceback(L, L, full, 1);
+    s->reporting = false;
     snprintf(s->trace, sizeof s->trace, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     lua_pushstring(L, full);
@@ -241,6 +263,7 @@ static bool pcall_named(lab_state *s, int nargs, int nresults, const char *name,
     s->depth++;
     int st = lua_pcall(L, nargs, nresults, fidx);
     s->depth--;
+    s->reporting = false;
     lua_remove(L, fidx);
     if (st == LUA_OK)
         return true;

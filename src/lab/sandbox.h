@@ -31,8 +31,9 @@ typedef struct lab_state lab_state;
 #define SANDBOX_DEFAULT_BUDGET_MS 500       /* per call into Lua */
 #define SANDBOX_OUTPUT_MAX 8192             /* bytes of print() output kept */
 
-/* mem_limit: bytes (0: default).  budget_ms: wall-clock budget for each call
- * into Lua, enforced by a count hook (0: default). */
+/* mem_limit: bytes (0: default).  budget_ms: budget for each call into Lua,
+ * in CPU time of the calling thread (time spent waiting does not count),
+ * enforced by a count hook (0: default). */
 lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e);
 void sandbox_free(lab_state *s);
 struct lua_State *sandbox_lua(lab_state *s);
