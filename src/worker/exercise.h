@@ -25,7 +25,7 @@
 #include "gpu/nvrtc.h"
 #include "worker/problem.h"
 
-#define EXERCISE_BUDGET_MS 5000   /* wall clock for one call into the launcher */
+#define EXERCISE_BUDGET_MS 5000   /* CPU time of one call into the launcher */
 
 typedef struct exercise exercise;
 
