@@ -184,11 +184,11 @@ static unsigned show_hint(tui_app *a, const lab *l, tui_labstate *s)
     snprintf(a->details_title, sizeof a->details_title, "Hint %zu of %zu", s->hints_shown, n);
     a->details[0] = '\0';
     for (size_t k = s->hints_shown; k > 0; k--) {
-        at = append(a->details, sizeof a->details, at, "%s**Hint %zu.** %s\n",
+        at = strfmt_append(a->details, sizeof a->details, at, "%s**Hint %zu.** %s\n",
                     k == s->hints_shown ? "" : "\n---\n", k, l->exercise.hints[k - 1]);
     }
     if (s->hints_shown < n)
-        append(a->details, sizeof a->details, at, "\n*H shows the next hint.*\n");
+        strfmt_append(a->details, sizeof a->details, at, "\n*H shows the next hint.*\n");
     a->details_md = true;
     a->details_scroll = 0;
     a->overlay = TUI_OV_DETAILS;

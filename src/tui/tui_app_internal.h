@@ -5,11 +5,11 @@
 #ifndef CUDALAB_TUI_APP_INTERNAL_H
 #define CUDALAB_TUI_APP_INTERNAL_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/strfmt.h"
 #include "tui/tui_app.h"
 
 #define VIEW_MAX 256
@@ -17,24 +17,6 @@
 static inline void copy_str(char *dst, size_t n, const char *src)
 {
     snprintf(dst, n, "%s", src ? src : "");
-}
-
-static inline size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Appends to buf[0..n) at offset at; returns the new end, never past n - 1. */
-static inline size_t append(char *buf, size_t n, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-    if (at >= n)
-        return at;
-    va_start(ap, fmt);
-    k = vsnprintf(buf + at, n - at, fmt, ap);
-    va_end(ap);
-    if (k < 0)
-        return at;
-    return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
 }
 
 /* ---- lesson, milestones and quizzes (tui_app_lesson.c) ---- */

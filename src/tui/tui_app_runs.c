@@ -286,40 +286,40 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
     const run_result *r = &row->r;
     snprintf(a->details_title, sizeof a->details_title, "%s at size %s", row->label, row->size);
     if (!row->has_result) {
-        at = append(b, n, at, "%s\n", states[row->state]);
+        at = strfmt_append(b, n, at, "%s\n", states[row->state]);
         if (row->note[0])
-            at = append(b, n, at, "%s\n", row->note);
+            at = strfmt_append(b, n, at, "%s\n", row->note);
     } else {
-        at = append(b, n, at, "Result: %s\n", result_status_name(r->status));
+        at = strfmt_append(b, n, at, "Result: %s\n", result_status_name(r->status));
         if (r->median_ms > 0) {
-            at = append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
+            at = strfmt_append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
                         tui_fmt_spread(r->spread, a->ascii, x1, sizeof x1), r->samples);
-            at = append(b, n, at, " (fastest %s, slowest %s)\n", tui_fmt_time_ms(r->min_ms, a->ascii, x2, sizeof x2),
+            at = strfmt_append(b, n, at, " (fastest %s, slowest %s)\n", tui_fmt_time_ms(r->min_ms, a->ascii, x2, sizeof x2),
                         tui_fmt_time_ms(r->max_ms, a->ascii, x3, sizeof x3));
             if (r->gbps >= 0)
-                at = append(b, n, at, "Bandwidth %s\n", tui_fmt_rate(r->gbps, -1, t, sizeof t));
+                at = strfmt_append(b, n, at, "Bandwidth %s\n", tui_fmt_rate(r->gbps, -1, t, sizeof t));
             if (r->tflops >= 0)
-                at = append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
+                at = strfmt_append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
             if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
-                at = append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
+                at = strfmt_append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
                             tui_fmt_pct(r->pct_peak_measured, x1, sizeof x1),
                             tui_fmt_pct(r->pct_peak_theory, x2, sizeof x2));
-            at = append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
+            at = strfmt_append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
                         tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
                         tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),
                         tui_fmt_speedup(r->speedup_lib, x3, sizeof x3));
         }
         if (r->kind == RK_CPU || r->kind == RK_CPU_MT)
-            at = append(b, n, at, "CPU threads: %d\n", r->threads);
+            at = strfmt_append(b, n, at, "CPU threads: %d\n", r->threads);
         if (r->status != RS_ERROR && r->status != RS_FAULT)
-            at = append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
+            at = strfmt_append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
         for (int k = 0; k < r->nmismatch && k < PROTO_MAX_MISMATCH; k++)
-            at = append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
+            at = strfmt_append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
                         r->mismatches[k].got, r->mismatches[k].expected);
         if (r->seed)
-            at = append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
+            at = strfmt_append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
         if (r->message[0] && !compile_failure(row, NULL, NULL))
-            at = append(b, n, at, "%s\n", r->message);
+            at = strfmt_append(b, n, at, "%s\n", r->message);
     }
     if (row_failed(row)) {
         diag_input in;
@@ -338,22 +338,22 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
         compile_failure(row, &in, cfile);
         diagnose(&in, &d);
         if (d.cause != DIAG_NONE) {
-            at = append(b, n, at, "\n%s\n", d.title);
+            at = strfmt_append(b, n, at, "\n%s\n", d.title);
             if (d.where[0])
-                at = append(b, n, at, "at %s\n", d.where);
+                at = strfmt_append(b, n, at, "at %s\n", d.where);
             if (d.cause == DIAG_COMPILE && log[0])
-                at = append(b, n, at, "\nWhat the compiler said:\n%s\n", log);
+                at = strfmt_append(b, n, at, "\nWhat the compiler said:\n%s\n", log);
             if (d.explanation[0])
-                at = append(b, n, at, "%s\n", d.explanation);
+                at = strfmt_append(b, n, at, "%s\n", d.explanation);
             if (d.next_step[0])
-                at = append(b, n, at, "Next: %s\n", d.next_step);
+                at = strfmt_append(b, n, at, "Next: %s\n", d.next_step);
         }
         if (row->kind == RK_EXERCISE && log[0] && d.cause != DIAG_COMPILE)
-            at = append(b, n, at, "\nWhat the compiler said:\n%s", log);
+            at = strfmt_append(b, n, at, "\nWhat the compiler said:\n%s", log);
     }
     if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
         strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
-        at = append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
+        at = strfmt_append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
     (void)at;
 }
 

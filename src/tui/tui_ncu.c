@@ -1,7 +1,7 @@
+#include "core/strfmt.h"
 #include "tui/tui_ncu.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +20,6 @@ static const char *const main_metrics[] = {
 
 #define STALL_MARK "_issue_stalled_"
 
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-    va_start(ap, fmt);
-    k = vsnprintf(at < n ? buf + at : NULL, at < n ? n - at : 0, fmt, ap);
-    va_end(ap);
-    return k < 0 ? at : at + (size_t)k;
-}
-
 static const char *short_unit(const char *u)
 {
     static const struct {
@@ -50,8 +37,8 @@ static const char *short_unit(const char *u)
 static size_t add_metric(char *buf, size_t n, size_t at, const char *label, const ncu_metric *m)
 {
     if (!m->has_value)
-        return addf(buf, n, at, "  %-44s %10s\n", label, "n/a");
-    return addf(buf, n, at, "  %-44s %10s %s\n", label, m->text, short_unit(m->unit));
+        return strfmt_append(buf, n, at, "  %-44s %10s\n", label, "n/a");
+    return strfmt_append(buf, n, at, "  %-44s %10s %s\n", label, m->text, short_unit(m->unit));
 }
 
 int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n)
@@ -61,10 +48,10 @@ int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n)
     int ns = 0;
     if (n > 0)
         buf[0] = '\0';
-    at = addf(buf, n, at, "Nsight Compute, first launch of %s", k->name);
+    at = strfmt_append(buf, n, at, "Nsight Compute, first launch of %s", k->name);
     if (k->grid[0] || k->block[0])
-        at = addf(buf, n, at, ": grid %s, block %s", k->grid, k->block);
-    at = addf(buf, n, at, "\n");
+        at = strfmt_append(buf, n, at, ": grid %s, block %s", k->grid, k->block);
+    at = strfmt_append(buf, n, at, "\n");
     for (size_t i = 0; i < sizeof main_metrics / sizeof main_metrics[0]; i++) {
         const ncu_metric *m = ncu_metric_find(k, main_metrics[i]);
         if (m)
@@ -82,7 +69,7 @@ int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n)
     if (ns > max_stalls)
         ns = max_stalls;
     if (ns > 0)
-        at = addf(buf, n, at, "Top stall reasons (cycles a warp waits per instruction issued):\n");
+        at = strfmt_append(buf, n, at, "Top stall reasons (cycles a warp waits per instruction issued):\n");
     for (int i = 0; i < ns; i++) {
         const char *label = ncu_metric_label(stalls[i]->name);
         if (strncmp(label, "stall: ", 7) == 0)

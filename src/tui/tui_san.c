@@ -1,60 +1,47 @@
+#include "core/strfmt.h"
 #include "tui/tui_san.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tui/tui_job.h"
 
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-    va_start(ap, fmt);
-    k = vsnprintf(at < n ? buf + at : NULL, at < n ? n - at : 0, fmt, ap);
-    va_end(ap);
-    return k < 0 ? at : at + (size_t)k;
-}
-
 static size_t finding(char *buf, size_t n, size_t at, size_t i, const sanitize_finding *f)
 {
     bool pair = f->kind == SAN_RACE && f->file2[0] && f->line2 > 0 &&
                 !(strcmp(f->file, f->file2) == 0 && f->line == f->line2);
     const char *detail = f->detail[0] ? f->detail : f->headline;
-    at = addf(buf, n, at, "%zu. %s%s%s%s", i + 1, f->warning ? "warning: " : "", f->hazard[0] ? f->hazard : "",
+    at = strfmt_append(buf, n, at, "%zu. %s%s%s%s", i + 1, f->warning ? "warning: " : "", f->hazard[0] ? f->hazard : "",
               f->hazard[0] ? " " : "", sanitize_kind_name(f->kind));
     if (f->size > 0 && f->kind != SAN_LEAK && f->kind != SAN_RACE)
-        at = addf(buf, n, at, " of %d byte%s", f->size, f->size == 1 ? "" : "s");
+        at = strfmt_append(buf, n, at, " of %d byte%s", f->size, f->size == 1 ? "" : "s");
     if (f->space[0])
-        at = addf(buf, n, at, " %s %s memory", f->kind == SAN_INVALID_WRITE ? "to" : f->kind == SAN_RACE ? "on" : "in",
+        at = strfmt_append(buf, n, at, " %s %s memory", f->kind == SAN_INVALID_WRITE ? "to" : f->kind == SAN_RACE ? "on" : "in",
                   f->space);
     if (f->kernel[0])
-        at = addf(buf, n, at, " in %s", f->kernel);
-    at = addf(buf, n, at, "\n");
+        at = strfmt_append(buf, n, at, " in %s", f->kernel);
+    at = strfmt_append(buf, n, at, "\n");
     if (f->file[0] && f->line > 0) {
-        at = addf(buf, n, at, "   at %s:%d", f->file, f->line);
+        at = strfmt_append(buf, n, at, "   at %s:%d", f->file, f->line);
         if (pair)
-            at = addf(buf, n, at, " and %s:%d", f->file2, f->line2);
+            at = strfmt_append(buf, n, at, " and %s:%d", f->file2, f->line2);
         if (f->has_thread && f->has_block)
-            at = addf(buf, n, at, ", thread (%d,%d,%d) of block (%d,%d,%d)", f->thread[0], f->thread[1],
+            at = strfmt_append(buf, n, at, ", thread (%d,%d,%d) of block (%d,%d,%d)", f->thread[0], f->thread[1],
                       f->thread[2], f->block[0], f->block[1], f->block[2]);
         else if (f->has_block)
-            at = addf(buf, n, at, ", block (%d,%d,%d)", f->block[0], f->block[1], f->block[2]);
-        at = addf(buf, n, at, "\n");
+            at = strfmt_append(buf, n, at, ", block (%d,%d,%d)", f->block[0], f->block[1], f->block[2]);
+        at = strfmt_append(buf, n, at, "\n");
     } else if (f->has_thread && f->has_block) {
-        at = addf(buf, n, at, "   thread (%d,%d,%d) of block (%d,%d,%d)\n", f->thread[0], f->thread[1],
+        at = strfmt_append(buf, n, at, "   thread (%d,%d,%d) of block (%d,%d,%d)\n", f->thread[0], f->thread[1],
                   f->thread[2], f->block[0], f->block[1], f->block[2]);
     }
     if (detail[0])
-        at = addf(buf, n, at, "   %s\n", detail);
+        at = strfmt_append(buf, n, at, "   %s\n", detail);
     if (f->kind == SAN_RACE && f->hazards > 0)
-        at = addf(buf, n, at, "   %lld hazard%s counted\n", f->hazards, f->hazards == 1 ? "" : "s");
+        at = strfmt_append(buf, n, at, "   %lld hazard%s counted\n", f->hazards, f->hazards == 1 ? "" : "s");
     else if (f->count > 1)
-        at = addf(buf, n, at, "   reported %d times\n", f->count);
+        at = strfmt_append(buf, n, at, "   reported %d times\n", f->count);
     return at;
 }
 
@@ -65,35 +52,35 @@ int tui_san_format(const sanitize_result *r, sanitize_tool tool, char *buf, size
     bool races = false;
     if (n > 0)
         buf[0] = '\0';
-    at = addf(buf, n, at, "compute-sanitizer %s ran your kernel once%s%s (checked, not timed).\n", name,
+    at = strfmt_append(buf, n, at, "compute-sanitizer %s ran your kernel once%s%s (checked, not timed).\n", name,
               r->size[0] ? " at size " : "", r->size);
     if (r->have_dev && !r->dev.present)
-        at = addf(buf, n, at, "%s\n", r->dev.reason[0] ? r->dev.reason : "no CUDA device found");
+        at = strfmt_append(buf, n, at, "%s\n", r->dev.reason[0] ? r->dev.reason : "no CUDA device found");
     if (r->have_row)
-        at = addf(buf, n, at, "Result: %s%s%s\n", result_status_name(r->row.status), r->row.message[0] ? ": " : "",
+        at = strfmt_append(buf, n, at, "Result: %s%s%s\n", result_status_name(r->row.status), r->row.message[0] ? ": " : "",
                   r->row.message);
     if (r->faulted)
-        at = addf(buf, n, at, "The worker failed (%s): %s\n", r->fault.cause, r->fault.message);
+        at = strfmt_append(buf, n, at, "The worker failed (%s): %s\n", r->fault.cause, r->fault.message);
     for (size_t i = 0; i < r->report.n; i++)
         races |= r->report.findings[i].kind == SAN_RACE;
     if (r->report.n == 0) {
         bool ran = r->have_row && r->row.status != RS_ERROR && !r->faulted;
-        at = addf(buf, n, at, "\n%s found no problems%s\n", name,
+        at = strfmt_append(buf, n, at, "\n%s found no problems%s\n", name,
                   ran ? "." : ", but the kernel did not run, so there was nothing to check.");
     } else {
-        at = addf(buf, n, at, "\n%s found %zu problem%s:\n\n", name, r->report.n, r->report.n == 1 ? "" : "s");
+        at = strfmt_append(buf, n, at, "\n%s found %zu problem%s:\n\n", name, r->report.n, r->report.n == 1 ? "" : "s");
         for (size_t i = 0; i < r->report.n; i++) {
             at = finding(buf, n, at, i, &r->report.findings[i]);
-            at = addf(buf, n, at, "\n");
+            at = strfmt_append(buf, n, at, "\n");
         }
     }
     if (races && r->have_row && r->row.status == RS_CORRECT)
-        at = addf(buf, n, at, "The result was correct this time. A race that happens to give the right "
+        at = strfmt_append(buf, n, at, "The result was correct this time. A race that happens to give the right "
                               "answer is still a race: the next run, size or GPU may not be as lucky.\n");
     if (r->report.errors > 0)
-        at = addf(buf, n, at, "The tool counted %d error%s.\n", r->report.errors, r->report.errors == 1 ? "" : "s");
+        at = strfmt_append(buf, n, at, "The tool counted %d error%s.\n", r->report.errors, r->report.errors == 1 ? "" : "s");
     if (r->report.leaked_bytes > 0)
-        at = addf(buf, n, at, "%lld bytes were never freed.\n", r->report.leaked_bytes);
+        at = strfmt_append(buf, n, at, "%lld bytes were never freed.\n", r->report.leaked_bytes);
     return (int)at;
 }
 

@@ -1,7 +1,7 @@
+#include "core/strfmt.h"
 #include "tui/tui_timeline.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,23 +351,6 @@ char *tui_timeline_bytes(uint64_t bytes, char *buf, size_t n)
     return buf;
 }
 
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t addf(char *buf, size_t n, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-    if (at >= n)
-        return at;
-    va_start(ap, fmt);
-    k = vsnprintf(buf + at, n - at, fmt, ap);
-    va_end(ap);
-    if (k < 0)
-        return at;
-    return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
-}
-
 void tui_timeline_detail(const tui_timeline *v, bool ascii, char *buf, size_t n)
 {
     const tl_item *it = selected(v);
@@ -381,19 +364,19 @@ void tui_timeline_detail(const tui_timeline *v, bool ascii, char *buf, size_t n)
         return;
     tui_fmt_time_ms((double)it->start_ns / 1e6, ascii, a, sizeof a);
     tui_fmt_time_ms((double)(it->end_ns - it->start_ns) / 1e6, ascii, b, sizeof b);
-    at = addf(buf, n, at, "%s on %s: start %s, duration %s", it->name, v->t.lanes[it->lane].name, a, b);
+    at = strfmt_append(buf, n, at, "%s on %s: start %s, duration %s", it->name, v->t.lanes[it->lane].name, a, b);
     if (it->kind == TL_MEMCPY || it->kind == TL_MEMSET) {
-        at = addf(buf, n, at, ", %s", tui_timeline_bytes(it->bytes, c, sizeof c));
+        at = strfmt_append(buf, n, at, ", %s", tui_timeline_bytes(it->bytes, c, sizeof c));
         gbps = timeline_item_gbps(it);
         if (gbps >= 0)
-            at = addf(buf, n, at, " at %.3g GB/s", gbps);
+            at = strfmt_append(buf, n, at, " at %.3g GB/s", gbps);
     }
     if (it->kind == TL_MEMCPY)
-        at = addf(buf, n, at, "%s", it->flags & TL_PAGEABLE ? ", pageable" : it->flags & TL_PINNED ? ", pinned" : "");
+        at = strfmt_append(buf, n, at, "%s", it->flags & TL_PAGEABLE ? ", pageable" : it->flags & TL_PINNED ? ", pinned" : "");
     if (it->flags & TL_MANAGED)
-        at = addf(buf, n, at, ", managed memory");
+        at = strfmt_append(buf, n, at, ", managed memory");
     if (it->stream && v->t.lanes[it->lane].kind != TL_LANE_STREAM)
-        at = addf(buf, n, at, ", stream %u", it->stream);
+        at = strfmt_append(buf, n, at, ", stream %u", it->stream);
     (void)at;
 }
 
@@ -418,14 +401,14 @@ void tui_timeline_summary(const tui_timeline *v, char *buf, size_t n)
                 pageable++;
         }
     }
-    at = addf(buf, n, at, "%zu events: %zu kernels, %zu copies", v->t.nitems, kernels, copies);
+    at = strfmt_append(buf, n, at, "%zu events: %zu kernels, %zu copies", v->t.nitems, kernels, copies);
     if (pageable)
-        at = addf(buf, n, at, " (%zu from pageable memory)", pageable);
+        at = strfmt_append(buf, n, at, " (%zu from pageable memory)", pageable);
     gspan = v->gaps.last_ns - v->gaps.first_ns;
     if (gspan > 0) {
         timeline_format_ns((double)gspan, span, sizeof span);
         timeline_format_ns((double)v->gaps.idle_ns, idle, sizeof idle);
-        at = addf(buf, n, at, "; GPU busy %.0f%% of %s, idle %s", 100.0 * (double)v->gaps.busy_ns / (double)gspan,
+        at = strfmt_append(buf, n, at, "; GPU busy %.0f%% of %s, idle %s", 100.0 * (double)v->gaps.busy_ns / (double)gspan,
                   span, idle);
         for (size_t g = 0; g < v->gaps.n; g++)
             if (!longest || v->gaps.v[g].end_ns - v->gaps.v[g].start_ns > longest->end_ns - longest->start_ns)
@@ -433,11 +416,11 @@ void tui_timeline_summary(const tui_timeline *v, char *buf, size_t n)
         if (longest) {
             timeline_format_ns((double)(longest->end_ns - longest->start_ns), gap, sizeof gap);
             timeline_format_ns((double)longest->start_ns, when, sizeof when);
-            at = addf(buf, n, at, " (longest gap %s at %s)", gap, when);
+            at = strfmt_append(buf, n, at, " (longest gap %s at %s)", gap, when);
         }
     }
     if (v->t.dropped)
-        at = addf(buf, n, at, "; %llu records lost", (unsigned long long)v->t.dropped);
+        at = strfmt_append(buf, n, at, "; %llu records lost", (unsigned long long)v->t.dropped);
     (void)at;
 }
 

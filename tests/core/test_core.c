@@ -13,6 +13,7 @@
 #include "core/atomicfile.h"
 #include "core/paths.h"
 #include "core/stats.h"
+#include "core/strfmt.h"
 #include "support.h"
 
 static void test_stats_odd_even(void **state)
@@ -84,10 +85,25 @@ static void test_paths_home_env(void **state)
         setenv("CUDALAB_HOME", keep, 1);
 }
 
+static void test_strfmt_append(void **state)
+{
+    (void)state;
+    char buf[8];
+    size_t at = strfmt_append(buf, sizeof buf, 0, "%s", "abc");
+    assert_int_equal(at, 3);
+    at = strfmt_append(buf, sizeof buf, at, "%d", 12345);
+    assert_int_equal(at, 8); /* the length the whole text needs */
+    assert_string_equal(buf, "abc1234");
+    at = strfmt_append(buf, sizeof buf, at, "more");
+    assert_int_equal(at, 12);
+    assert_string_equal(buf, "abc1234"); /* nothing written past the end */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_odd_even),
+        cmocka_unit_test(test_strfmt_append),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
     };

@@ -1,0 +1,14 @@
+/* strfmt.h - building text piece by piece in a fixed buffer. */
+#ifndef CUDALAB_CORE_STRFMT_H
+#define CUDALAB_CORE_STRFMT_H
+
+#include <stddef.h>
+
+/* Formats at buf + at (when at < n), never writing past buf[n - 1], and
+ * returns at plus the length snprintf would have written, so a chain of
+ * calls ends with the length the whole text needs:
+ *   at = strfmt_append(buf, n, at, "...", ...); */
+size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif
