@@ -211,11 +211,23 @@ static void *buffer_arg(lua_State *L, const raw_kernel *k, int n, int idx)
     return luagpu_buf_ptr(b);
 }
 
+/* A float ('f') or double ('d') argument. */
+static void float_arg(lua_State *L, const raw_kernel *k, int n, int idx, char code, arg_value *v)
+{
+    int ok = 0;
+    lua_Number x = lua_tonumberx(L, idx, &ok);
+    if (!ok)
+        luaL_error(L, "%s: argument %d must be a number, got %s", k->name, n, luaL_typename(L, idx));
+    if (code == 'f')
+        v->f = (float)x;
+    else
+        v->d = (double)x;
+}
+
 /* Converts a learner kernel's argument by NVRTC's letter (lua/exercise.md). */
 static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int idx, char code,
                                 arg_value *v)
 {
-    int ok = 0;
     switch (code) {
     case 'x':
         if (luaL_testudata(L, idx, MT_BUFFER)) {
@@ -242,17 +254,9 @@ static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int id
         v->c = (uint8_t)int_arg(L, k, n, idx, INT8_MIN, UINT8_MAX, "8 bits");
         return;
     case 'f':
-    case 'd': {
-        lua_Number x = lua_tonumberx(L, idx, &ok);
-        if (!ok)
-            luaL_error(L, "%s: argument %d must be a number, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        if (code == 'f')
-            v->f = (float)x;
-        else
-            v->d = (double)x;
+    case 'd':
+        float_arg(L, k, n, idx, code, v);
         return;
-    }
     case 'b':
         luaL_error(L, "%s: parameter %d is a struct passed by value, which launchers cannot "
                       "pass: give the kernel its fields as separate parameters",
@@ -267,7 +271,6 @@ static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int id
 static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char code,
                         arg_value *v)
 {
-    int ok = 0;
     switch (code) {
     case 'p':
         v->p = buffer_arg(L, k, n, idx);
@@ -282,17 +285,9 @@ static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char 
         v->l = (int64_t)int_arg(L, k, n, idx, LUA_MININTEGER, LUA_MAXINTEGER, "int64");
         return;
     case 'f':
-    case 'd': {
-        lua_Number x = lua_tonumberx(L, idx, &ok);
-        if (!ok)
-            luaL_error(L, "%s: argument %d must be a number, got %s", k->name, n,
-                       luaL_typename(L, idx));
-        if (code == 'f')
-            v->f = (float)x;
-        else
-            v->d = (double)x;
+    case 'd':
+        float_arg(L, k, n, idx, code, v);
         return;
-    }
     default:
         luaL_error(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
     }
