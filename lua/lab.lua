@@ -30,7 +30,7 @@ end
 -- Engine facts the loader checks against.
 -- A problem measures one computation at several sizes (dims: how many
 -- numbers a size label has), except "profiling", whose variants name the
--- worker's experiments (worker/experiments.h) and which takes no sizes of
+-- worker's experiments (experiments/experiments.h) and which takes no sizes of
 -- its own: its exercise solves another problem (exercise = "pipeline"),
 -- at the sizes the exercise declares.
 local PROBLEMS = {

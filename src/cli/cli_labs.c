@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
 {

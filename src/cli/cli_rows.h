@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "worker/protocol.h"
-#include "worker/supervisor.h"
+#include "proto/protocol.h"
+#include "supervise/supervisor.h"
 
 typedef struct cli_rows {
     bool json;          /* --json */

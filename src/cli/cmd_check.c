@@ -9,8 +9,8 @@
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "kernels.h"
-#include "worker/experiments.h"
-#include "worker/problem.h"
+#include "experiments/experiments.h"
+#include "engine/problem.h"
 
 static const char *const known_libraries[] = {"cub", "cublas", "copy"};
 

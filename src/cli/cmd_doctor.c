@@ -16,7 +16,7 @@
 
 #include "cli/cli.h"
 #include "core/which.h"
-#include "worker/supervisor.h"
+#include "supervise/supervisor.h"
 
 typedef struct folder_state {
     char path[CL_PATH_MAX];

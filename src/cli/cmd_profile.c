@@ -9,12 +9,12 @@
 #include "cli/cli_args.h"
 #include "cli/cli_rows.h"
 #include "cli/results_json.h"
-#include "core/ncu.h"
-#include "core/roofline.h"
-#include "core/timeline.h"
-#include "core/trace.h"
-#include "worker/experiments.h"
-#include "worker/supervisor.h"
+#include "prof/ncu.h"
+#include "prof/roofline.h"
+#include "prof/timeline.h"
+#include "prof/trace.h"
+#include "experiments/experiments.h"
+#include "supervise/supervisor.h"
 
 #define PROFILE_TIME_LIMIT_S 1200.0
 #define PLOT_W 60

@@ -4,7 +4,7 @@
  *   cudalab profile [EXPERIMENT...] [--trace FILE] [--json] [--budget S]
  *                   [--seed N] [--ncu KERNEL_REGEX]
  *
- * Runs the experiments (worker/experiments.h; none named: all) in the GPU
+ * Runs the experiments (experiments/experiments.h; none named: all) in the GPU
  * worker and prints their rows with what each shows, a text roofline when
  * the roofline experiment ran, and where the GPU idled on the recorded
  * timeline.  --trace copies the timeline (a Chrome trace: open it in

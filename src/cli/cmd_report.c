@@ -10,13 +10,13 @@
 #include "cli/cli_rows.h"
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
-#include "core/timeline.h"
-#include "core/tlsummary.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/tlsummary.h"
+#include "prof/trace.h"
 #include "lab/workspace.h"
-#include "worker/experiments.h"
-#include "worker/pipeline.h"
-#include "worker/supervisor.h"
+#include "experiments/experiments.h"
+#include "engine/pipeline.h"
+#include "supervise/supervisor.h"
 
 #define REPORT_MAX_BYTES (4u << 20)
 

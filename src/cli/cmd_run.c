@@ -6,7 +6,7 @@
  * (lab/workspace.h: the lab's starters are copied there first when missing)
  * as the row "exercise" beside the shipped rungs.  --sanitize runs only the
  * learner's kernel, once, checked but not timed, under compute-sanitizer at
- * the smallest size, and prints what the tool found (worker/sanitize.h).
+ * the smallest size, and prints what the tool found (supervise/sanitize.h).
  * Exit 0 when every row ran and checked out (and the tool found nothing), 1
  * when a result was wrong, the worker faulted or the tool found problems, 3
  * when no CUDA device or no compute-sanitizer was found (the CPU baselines
@@ -23,8 +23,8 @@
 #include "cli/cli_rows.h"
 #include "cli/results_json.h"
 #include "lab/workspace.h"
-#include "worker/sanitize.h"
-#include "worker/supervisor.h"
+#include "supervise/sanitize.h"
+#include "supervise/supervisor.h"
 
 static void fmt_ratio(char *buf, size_t n, double v)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/timeline.h"
-#include "worker/pipeline.h"
+#include "prof/timeline.h"
+#include "engine/pipeline.h"
 
 #define NOTES_PROMPT                                                                           \
     "What did the starter's timeline show first?  What did you change, in which order, and "  \

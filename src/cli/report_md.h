@@ -2,9 +2,9 @@
  *
  * `cudalab report profiling` (cli/cmd_report.h) measures the lab's starter
  * and the learner's pipeline, records a timeline of one call of each,
- * summarises both (core/tlsummary.h) and hands everything here.  The
+ * summarises both (prof/tlsummary.h) and hands everything here.  The
  * report has, in order: a title line with PIPELINE_REPORT_MARK (what the
- * engine looks for, worker/pipeline.h), a before-and-after table (time,
+ * engine looks for, engine/pipeline.h), a before-and-after table (time,
  * GB/s, x CPU, x starter, correctness, with the CPU rows), the two
  * timelines side by side and lane by lane, "What changed" derived from the
  * two timelines, and the learner's own section: everything after the
@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "core/tlsummary.h"
-#include "worker/protocol.h"
+#include "prof/tlsummary.h"
+#include "proto/protocol.h"
 
 #define REPORT_NOTES_HEADING "## Your notes"
 #define REPORT_NOTES_MARK                                                                      \

@@ -5,7 +5,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 /* {"lab":..., "device":{...}|null, "results":[...], "fault":{...}|null}.
  * Row and device objects use the protocol's field names. */

@@ -4,7 +4,7 @@
  * (CONCURRENT_KERNEL), copy (MEMCPY, with the host side's memory kind:
  * pageable or pinned), memset, runtime API call (RUNTIME) and NVTX range
  * (MARKER) into buffers it hands back through callbacks; cupti_stop flushes
- * them and returns a timeline (core/timeline.h) whose times start at 0 at
+ * them and returns a timeline (prof/timeline.h) whose times start at 0 at
  * the first event.
  *
  * NVTX ranges reach CUPTI only when NVTX is routed to it
@@ -24,7 +24,7 @@
 #include <cupti_activity.h>
 
 #include "core/err.h"
-#include "core/timeline.h"
+#include "prof/timeline.h"
 
 /* Starts recording; title names the device in the timeline.  false + e
  * when there is no device, recording is already on, or CUPTI refuses. */

@@ -8,7 +8,7 @@
 
 #include "core/paths.h"
 #include "lab/sandbox.h"
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 typedef struct load_ctx {
     const char *path;      /* the lab file */

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/ncu.h"
+#include "prof/ncu.h"
 #include "core/paths.h"
 #include "core/which.h"
 #include "core/watch.h"
@@ -32,8 +32,8 @@
 #include "tui/tui_san.h"
 #include "tui/tui_theme.h"
 #include "tui/tui_views.h"
-#include "worker/experiments.h"
-#include "worker/supervisor.h"
+#include "experiments/experiments.h"
+#include "supervise/supervisor.h"
 
 #define FRAME_MS 100          /* while something animates */
 #define IDLE_MS 2000          /* otherwise */

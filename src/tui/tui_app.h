@@ -22,7 +22,7 @@
 #include "tui/tui_md.h"
 #include "tui/tui_runtable.h"
 #include "tui/tui_timeline.h"
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 enum {
     TUI_F_REDRAW = 1 << 0,

@@ -8,8 +8,8 @@
 #include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
-#include "worker/diagnose.h"
-#include "worker/experiments.h"
+#include "supervise/diagnose.h"
+#include "experiments/experiments.h"
 
 /* Where a profiling row's experiment comes among the lab's variants. */
 static size_t experiment_rank(const lab *l, const tui_row *r)

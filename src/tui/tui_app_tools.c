@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "core/paths.h"
-#include "core/trace.h"
+#include "prof/trace.h"
 #include "tui/tui_app_internal.h"
 #include "tui/tui_ncu.h"
 #include "tui/tui_prof.h"

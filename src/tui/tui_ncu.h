@@ -3,14 +3,14 @@
  * row's details.
  *
  * The child runs `ncu ... --kernel-name regex:<kernel> --launch-count 1
- * cudalab <args>` through ncu_run (core/ncu.h) and writes "OK\n" and the
+ * cudalab <args>` through ncu_run (prof/ncu.h) and writes "OK\n" and the
  * metric lines, or "ERR\n" and why it could not. */
 #ifndef CUDALAB_TUI_NCU_H
 #define CUDALAB_TUI_NCU_H
 
 #include <stddef.h>
 
-#include "core/ncu.h"
+#include "prof/ncu.h"
 
 #define TUI_NCU_MAX_ARGS 24
 #define TUI_NCU_ARG_MAX 1024

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "worker/experiments.h"
+#include "experiments/experiments.h"
 
 typedef struct prof_rows {
     const char *experiment;

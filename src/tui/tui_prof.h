@@ -1,6 +1,6 @@
 /* tui_prof.h - the rows of the profiling lab.
  *
- * A lab whose problem is "profiling" runs experiments (worker/experiments.h)
+ * A lab whose problem is "profiling" runs experiments (experiments/experiments.h)
  * whose ids are its variants, and each experiment answers with several
  * measurement rows of their own ids and sizes ("stride" gives "stride_1" at
  * "64 MiB out", ...; lua/profiling.md lists them).  Without a device an

@@ -1,6 +1,6 @@
 /* tui_roof.h - a roofline drawn in character cells.
  *
- * The plot is a log-log grid (core/roofline.h): FLOP per byte across,
+ * The plot is a log-log grid (prof/roofline.h): FLOP per byte across,
  * GFLOP/s up.  The memory roof rises left of the ridge, the compute roof
  * runs flat right of it, a dotted line drops from the ridge, and each
  * measured kernel is a letter with a legend line saying where it sits.  No
@@ -12,9 +12,9 @@
 #include <stddef.h>
 
 #include "core/err.h"
-#include "core/roofline.h"
+#include "prof/roofline.h"
 #include "tui/tui_theme.h"
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 #define TUI_ROOF_MAX_POINTS 40
 #define TUI_ROOF_YLABEL_W 6     /* "100G", "1.0T": left of the plot */

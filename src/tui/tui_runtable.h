@@ -13,7 +13,7 @@
 
 #include "core/err.h"
 #include "tui/tui_theme.h"
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 typedef enum tui_row_state {
     ROW_IDLE,       /* never run */

@@ -1,6 +1,6 @@
 /* tui_san.h - compute-sanitizer from the terminal lab: the learner's kernel
  * checked in a child process (tui_job.h) with sanitize_run
- * (worker/sanitize.h), its findings as the lines of an overlay.
+ * (supervise/sanitize.h), its findings as the lines of an overlay.
  *
  * The child writes "OK\n" and the lines, or "ERR\n" and why the tool could
  * not run (not installed: sanitize.h's message says how to get it). */
@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "worker/protocol.h"
-#include "worker/sanitize.h"
+#include "proto/protocol.h"
+#include "supervise/sanitize.h"
 
 typedef struct tui_san_job {
     sanitize_tool tool;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trace.h"
+#include "prof/trace.h"
 #include "tui/tui_fmt.h"
 
 #define ZOOM_MIN_NS 100         /* never narrower than this many ns over the plot */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
-#include "core/timeline.h"
+#include "prof/timeline.h"
 #include "tui/tui_theme.h"
 
 #define TUI_TL_LABEL_W 12       /* lane names, left of the plot */
@@ -52,7 +52,7 @@ typedef struct tui_tlcell {
     bool selected;              /* it is the selected item */
 } tui_tlcell;
 
-/* Reads a Chrome trace (core/trace.h) into v, replacing what it held only
+/* Reads a Chrome trace (prof/trace.h) into v, replacing what it held only
  * when the file reads; the whole span is shown and the first GPU lane is
  * selected.  false + e otherwise (v unchanged). */
 bool tui_timeline_load(tui_timeline *v, const char *path, cl_err *e);

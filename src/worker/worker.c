@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "worker/engine.h"
+#include "engine/engine.h"
 #include "worker/workerloop.h"
 
 #define WORKER_PROTO_FD 3

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "core/devinfo.h"
-#include "worker/engine.h"
-#include "worker/protocol.h"
+#include "engine/engine.h"
+#include "proto/protocol.h"
 
 typedef struct workerloop_engine {
     void (*probe)(device_info *out);

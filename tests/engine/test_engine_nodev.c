@@ -18,9 +18,9 @@
 #include "gpu/device.h"
 #include "lab/sandbox.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/engine_cpu.h"
-#include "worker/luagpu.h"
+#include "engine/engine.h"
+#include "engine/engine_cpu.h"
+#include "luagpu/luagpu.h"
 
 static void request(run_request *req, const char *problem, const char *library)
 {

@@ -17,8 +17,8 @@
 #include "gpu/device.h"
 #include "gpu/peak.h"
 #include "gpu/timing.h"
-#include "worker/engine_cpu.h"
-#include "worker/problem.h"
+#include "engine/engine_cpu.h"
+#include "engine/problem.h"
 
 static bool near(double a, double b, double rel)
 {

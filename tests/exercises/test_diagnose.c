@@ -14,7 +14,7 @@
 #include "core/paths.h"
 #include "gpu/nvrtc.h"
 #include "support.h"
-#include "worker/diagnose.h"
+#include "supervise/diagnose.h"
 
 /* Every diagnosis has all three texts. */
 static void complete(const diagnosis *d)

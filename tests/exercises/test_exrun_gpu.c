@@ -35,10 +35,10 @@
 #include "gpu/nvrtc.h"
 #include "lab/labmodel.h"
 #include "support.h"
-#include "worker/diagnose.h"
-#include "worker/engine.h"
-#include "worker/sanitize.h"
-#include "worker/supervisor.h"
+#include "supervise/diagnose.h"
+#include "engine/engine.h"
+#include "supervise/sanitize.h"
+#include "supervise/supervisor.h"
 
 #define MAX_SIZES 8
 #define REPORT_MAX 16384

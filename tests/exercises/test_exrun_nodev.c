@@ -17,9 +17,9 @@
 
 #include "core/paths.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/exercise.h"
-#include "worker/problem.h"
+#include "engine/engine.h"
+#include "engine/exercise.h"
+#include "engine/problem.h"
 
 /* A request for problem with one shipped variant, the CPU off, and the
  * exercise files kernel and launcher. */

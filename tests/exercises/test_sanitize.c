@@ -17,7 +17,7 @@
 #include "core/paths.h"
 #include "core/which.h"
 #include "support.h"
-#include "worker/sanitize.h"
+#include "supervise/sanitize.h"
 
 static void parse_file(const char *name, sanitize_report *r)
 {

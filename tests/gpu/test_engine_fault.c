@@ -8,8 +8,8 @@
 #include "core/devinfo.h"
 #include "kernels.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/engine_kernels.h"
+#include "engine/engine.h"
+#include "gpu/kernreg.h"
 
 const shipped_kernel *faults_table(size_t *n);
 
@@ -36,7 +36,7 @@ int main(void)
     }
     size_t n = 0;
     const shipped_kernel *k = faults_table(&n);
-    if (!engine_kernels_add(k, n)) {
+    if (!kernreg_add(k, n)) {
         printf("FAIL: cannot register the faulting kernel\n");
         return 1;
     }

@@ -19,8 +19,8 @@
 #include "kernels.h"
 #include "lab/sandbox.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/luagpu.h"
+#include "engine/engine.h"
+#include "luagpu/luagpu.h"
 
 static char g_tmp[CL_PATH_MAX];
 static device_info g_dev;

@@ -22,13 +22,13 @@
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
 #include "core/paths.h"
-#include "core/tlsummary.h"
-#include "core/trace.h"
+#include "prof/tlsummary.h"
+#include "prof/trace.h"
 #include "lab/sandbox.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/luagpu.h"
-#include "worker/pipeline.h"
+#include "engine/engine.h"
+#include "luagpu/luagpu.h"
+#include "engine/pipeline.h"
 #include "worker/workerloop.h"
 
 static char g_tmp[CL_PATH_MAX], g_home[CL_PATH_MAX], g_data[CL_PATH_MAX];

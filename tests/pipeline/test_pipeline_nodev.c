@@ -24,9 +24,9 @@
 #include "lab/milestone.h"
 #include "lab/sandbox.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/luagpu.h"
-#include "worker/pipeline.h"
+#include "engine/engine.h"
+#include "luagpu/luagpu.h"
+#include "engine/pipeline.h"
 #include "worker/workerloop.h"
 
 static char g_tmp[CL_PATH_MAX], g_home[CL_PATH_MAX];

@@ -18,14 +18,14 @@
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
 #include "core/paths.h"
-#include "core/timeline.h"
-#include "core/tlsummary.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/tlsummary.h"
+#include "prof/trace.h"
 #include "cpu/check.h"
 #include "support.h"
-#include "worker/engine_cpu.h"
-#include "worker/pipeline.h"
-#include "worker/problem.h"
+#include "engine/engine_cpu.h"
+#include "engine/pipeline.h"
+#include "engine/problem.h"
 
 static char g_tmp[256];
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cupti.h>
 
-#include "core/timeline.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/trace.h"
 #include "gpu/cupti.h"
 
 #define T0 5000000000ull

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "worker/experiments.h"
+#include "experiments/experiments.h"
 
 static void request(run_request *req, const char *const *ids, int n)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
-#include "core/ncu.h"
+#include "prof/ncu.h"
 
 static void sample_path(char *out, size_t n)
 {

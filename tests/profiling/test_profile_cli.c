@@ -19,13 +19,13 @@
 
 #include "cli/cmd_profile.h"
 #include "core/atomicfile.h"
-#include "core/ncu.h"
+#include "prof/ncu.h"
 #include "core/paths.h"
-#include "core/timeline.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/trace.h"
 #include "support.h"
-#include "worker/engine.h"
-#include "worker/experiments.h"
+#include "engine/engine.h"
+#include "experiments/experiments.h"
 #include "worker/workerloop.h"
 
 /* Runs cmd_profile with the words given, capturing stdout and stderr. */

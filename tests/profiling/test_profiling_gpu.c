@@ -18,13 +18,13 @@
 #include <cuda_runtime_api.h>
 
 #include "core/devinfo.h"
-#include "core/timeline.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/trace.h"
 #include "gpu/cupti.h"
 #include "gpu/device.h"
 #include "gpu/nvtx.h"
 #include "profiling.h"
-#include "worker/experiments.h"
+#include "experiments/experiments.h"
 
 typedef struct rows {
     run_result r[128];

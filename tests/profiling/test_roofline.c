@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "core/roofline.h"
+#include "prof/roofline.h"
 
 /* An H100-like device: 67 TFLOP/s FP32, 3000 GB/s. */
 static const roofline h100 = {67000.0, 3000.0};

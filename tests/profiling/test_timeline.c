@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/timeline.h"
+#include "prof/timeline.h"
 #include "support.h"
 
 static void test_lanes_are_found_or_added(void **state)

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
-#include "core/timeline.h"
-#include "core/trace.h"
+#include "prof/timeline.h"
+#include "prof/trace.h"
 #include "support.h"
 
 /* An item tied to its runtime call by correlation id 7 (NVTX ranges by none). */

@@ -17,10 +17,10 @@
 
 #include "cli/cli.h"
 #include "core/err.h"
-#include "core/timeline.h"
+#include "prof/timeline.h"
 #include "lab/sandbox.h"
-#include "worker/engine.h"
-#include "worker/protocol.h"
+#include "engine/engine.h"
+#include "proto/protocol.h"
 #include "worker/workerloop.h"
 
 #define TS_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/trace.h"
+#include "prof/trace.h"
 #include "support.h"
 #include "tui/tui_app.h"
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/ncu.h"
-#include "core/trace.h"
+#include "prof/ncu.h"
+#include "prof/trace.h"
 #include "support.h"
 #include "tui/tui_job.h"
 #include "tui/tui_ncu.h"

@@ -1,11 +1,11 @@
 /* trace_check FILE: exits 0 when FILE is a Chrome trace that validates
- * (core/trace.h) and reads back, printing its lanes and events; used by the
+ * (prof/trace.h) and reads back, printing its lanes and events; used by the
  * end-to-end test to check the trace the UI exported. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/atomicfile.h"
-#include "core/trace.h"
+#include "prof/trace.h"
 
 int main(int argc, char **argv)
 {

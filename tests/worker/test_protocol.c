@@ -1,4 +1,4 @@
-/* Unit tests for src/worker/protocol.c: JSON-lines encoding and decoding. */
+/* Unit tests for src/proto/protocol.c: JSON-lines encoding and decoding. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/protocol.h"
+#include "proto/protocol.h"
 
 /* Encodes m, checks the line shape, decodes it into out. */
 static void round_trip(const proto_msg *m, proto_msg *out)

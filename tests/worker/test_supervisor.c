@@ -1,4 +1,4 @@
-/* Tests for src/worker/supervisor.c against fake workers: shell scripts in
+/* Tests for src/supervise/supervisor.c against fake workers: shell scripts in
  * tests/worker/fake/ that speak the protocol on fd 3 and hang, crash, exit,
  * flood or send garbage on request. */
 #include <setjmp.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "worker/supervisor.h"
+#include "supervise/supervisor.h"
 
 static char script[1024];
 

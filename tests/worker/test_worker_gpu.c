@@ -23,8 +23,8 @@
 
 #include "kernels.h"
 #include "support.h"
-#include "worker/engine_kernels.h"
-#include "worker/supervisor.h"
+#include "gpu/kernreg.h"
+#include "supervise/supervisor.h"
 #include "worker/worker.h"
 
 /* kernels/faults.cu */
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
         size_t n = 0, nh = 0;
         const shipped_kernel *k = faults_table(&n);
         const shipped_kernel *h = test_hang_table(&nh);
-        if (!engine_kernels_add(k, n) || !engine_kernels_add(h, nh))
+        if (!kernreg_add(k, n) || !kernreg_add(h, nh))
             return 1;
         return worker_main(argc - 1, argv + 1);
     }

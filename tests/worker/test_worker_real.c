@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "worker/supervisor.h"
+#include "supervise/supervisor.h"
 
 static const char *exe;
 

@@ -1,0 +1,404 @@
+#include "engine/engine.h"
+#include "experiments/experiments.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "core/rng.h"
+#include "cpu/cpuinfo.h"
+#include "kernels.h"
+#include "engine/engine_internal.h"
+#include "gpu/kernreg.h"
+#include "engine/pipeline.h"
+#include "engine/problem.h"
+
+#define PROGRESS_EVERY_S 0.1
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void engine_log_msg(const engine_ctx *c, int level, const char *msg)
+{
+    if (c->sink && c->sink->log)
+        c->sink->log(c->sink->ud, level, msg);
+}
+
+void engine_emit(const engine_ctx *c, run_result *r)
+{
+    r->run = c->req->run;
+    if (c->sink && c->sink->result)
+        c->sink->result(c->sink->ud, r);
+}
+
+/* Sends a progress message when the phase or row changed, or at most every
+ * PROGRESS_EVERY_S seconds within one. */
+void engine_progress(engine_ctx *c, const char *phase, int rep, int of)
+{
+    if (!c->sink || !c->sink->progress)
+        return;
+    const char *variant = c->variant ? c->variant : "";
+    double t = now_s();
+    if (strcmp(phase, c->last_phase) == 0 && strcmp(variant, c->last_variant) == 0 &&
+        t - c->last_sent < PROGRESS_EVERY_S)
+        return;
+    snprintf(c->last_phase, sizeof c->last_phase, "%s", phase);
+    snprintf(c->last_variant, sizeof c->last_variant, "%s", variant);
+    c->last_sent = t;
+    run_progress p;
+    memset(&p, 0, sizeof p);
+    p.run = c->req->run;
+    snprintf(p.variant, sizeof p.variant, "%s", variant);
+    snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
+    snprintf(p.phase, sizeof p.phase, "%s", phase);
+    p.rep = rep;
+    p.of = of;
+    c->sink->progress(c->sink->ud, &p);
+}
+
+void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
+                     result_kind kind)
+{
+    run_result_init(r);
+    r->run = c->req->run;
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    snprintf(r->size, sizeof r->size, "%s", c->size);
+    r->kind = kind;
+    r->status = RS_ERROR;
+}
+
+void engine_row_error(run_result *r, const char *msg)
+{
+    r->status = RS_ERROR;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+}
+
+static const char *library_label(const char *lib)
+{
+    if (strcmp(lib, "cub") == 0)
+        return "CUB";
+    if (strcmp(lib, "cublas") == 0)
+        return "cuBLAS";
+    if (strcmp(lib, "copy") == 0)
+        return "device copy";
+    return lib;
+}
+
+/* ---- one size --------------------------------------------------------- */
+
+typedef struct size_rows {
+    run_result lib, cpu, cpu_mt;
+    bool have_lib, have_cpu;
+} size_rows;
+
+static void emit_held(const engine_ctx *c, size_rows *h)
+{
+    if (h->have_lib)
+        engine_emit(c, &h->lib);
+    if (h->have_cpu) {
+        engine_emit(c, &h->cpu);
+        engine_emit(c, &h->cpu_mt);
+    }
+    h->have_lib = false;
+    h->have_cpu = false;
+}
+
+static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r)
+{
+    engine_row_init(c, r, v->id, v->id, RK_KERNEL);
+}
+
+
+/* Whether a request's variant is measured as a shipped-kernel row: not
+ * for experiments (already run) nor for the pipeline's own names. */
+static bool variant_is_row(const engine_ctx *c, const run_variant *v)
+{
+    if (c->experiments)
+        return false;
+    if (c->ops && c->ops->host_io)
+        return strcmp(v->id, PIPELINE_VARIANT_STARTER) != 0 &&
+               strcmp(v->id, PIPELINE_VARIANT_TIMELINE) != 0;
+    return true;
+}
+
+/* Every row of this size as an RS_ERROR with msg. */
+static void emit_all_errors(engine_ctx *c, const char *msg)
+{
+    run_result r;
+    for (int i = 0; i < c->req->nvariants; i++) {
+        if (!variant_is_row(c, &c->req->variants[i]))
+            continue;
+        variant_row(c, &c->req->variants[i], &r);
+        engine_row_error(&r, msg);
+        engine_emit(c, &r);
+    }
+    engine_launcher_starter_error_row(c, msg);
+    if (c->req->library[0]) {
+        engine_row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
+        engine_row_error(&r, msg);
+        engine_emit(c, &r);
+    }
+    engine_launcher_exercise_error_row(c, msg);
+    if (c->req->cpu) {
+        engine_row_init(c, &r, "cpu", "CPU", RK_CPU);
+        engine_row_error(&r, msg);
+        engine_emit(c, &r);
+        engine_row_init(c, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
+        engine_row_error(&r, msg);
+        engine_emit(c, &r);
+    }
+}
+
+/* The shipped launcher for the library name, or NULL for "copy" (*copy set)
+ * and for an unknown name (*copy clear). */
+static const shipped_kernel *library_kernel(const char *lib, bool *copy)
+{
+    *copy = strcmp(lib, "copy") == 0;
+    if (*copy)
+        return NULL;
+    if (strcmp(lib, "cub") == 0)
+        return kernreg_find("cub_sum");
+    if (strcmp(lib, "cublas") == 0)
+        return kernreg_find("cublas_sgemm");
+    return kernreg_find(lib);
+}
+
+/* Checks that k may run for this problem; false + message in r otherwise. */
+static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_kernel *k,
+                          run_result *r)
+{
+    if (!k) {
+        snprintf(r->message, sizeof r->message, "unknown kernel '%s'", name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    if (!k->problem || strcmp(k->problem, c->ops->name) != 0) {
+        snprintf(r->message, sizeof r->message, "kernel '%s' computes %s, not %s", name,
+                 k->problem ? k->problem : "something else", c->ops->name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    bool set = (strcmp(c->ops->name, "reduce_sum") == 0 && k->reduce) ||
+               (strcmp(c->ops->name, "sgemm") == 0 && k->sgemm) ||
+               (strcmp(c->ops->name, "embedding") == 0 && k->embed);
+    if (!set) {
+        snprintf(r->message, sizeof r->message, "kernel '%s' has no %s launcher", name,
+                 c->ops->name);
+        r->status = RS_ERROR;
+        return false;
+    }
+    return true;
+}
+
+static bool run_size(engine_ctx *c, const char *label)
+{
+    const run_request *req = c->req;
+    c->size = label;
+    cl_err e = {{0}};
+    problem_dims d;
+    if (!problem_parse_size(c->ops, label, &d, &e)) {
+        emit_all_errors(c, e.msg);
+        return true;
+    }
+    problem_data p;
+    if (!problem_new(&p, c->ops, &d, &e)) {
+        emit_all_errors(c, e.msg);
+        return true;
+    }
+    bool alive = true;
+    size_rows h;
+    memset(&h, 0, sizeof h);
+    row_rates x = {0};
+
+    if (req->cpu) {
+        engine_row_init(c, &h.cpu, "cpu", "CPU 1 thread", RK_CPU);
+        engine_rows_cpu(c, &p, 1, &h.cpu);
+        int n = cpu_thread_count();
+        char lab[PROTO_ID_MAX];
+        snprintf(lab, sizeof lab, "CPU %d threads", n);
+        engine_row_init(c, &h.cpu_mt, "cpu_mt", lab, RK_CPU_MT);
+        engine_rows_cpu(c, &p, n, &h.cpu_mt);
+        h.have_cpu = true;
+        if (h.cpu.status == RS_CORRECT)
+            x.cpu_ms = h.cpu.median_ms;
+        if (h.cpu_mt.status == RS_CORRECT)
+            x.cpu_mt_ms = h.cpu_mt.median_ms;
+    }
+
+    bool want_lib = req->library[0] != '\0';
+    bool lib_copy = false;
+    const shipped_kernel *libk = want_lib ? library_kernel(req->library, &lib_copy) : NULL;
+    if (want_lib)
+        engine_row_init(c, &h.lib, req->library, library_label(req->library), RK_LIBRARY);
+
+    if (!engine_g.dev.present) {
+        run_result r;
+        for (int i = 0; i < req->nvariants; i++) {
+            if (!variant_is_row(c, &req->variants[i]))
+                continue;
+            variant_row(c, &req->variants[i], &r);
+            engine_row_error(&r, engine_g.dev.reason);
+            engine_emit(c, &r);
+        }
+        if (want_lib)
+            engine_row_error(&h.lib, engine_g.dev.reason);
+        h.have_lib = want_lib;
+        engine_launcher_starter_error_row(c, engine_g.dev.reason);
+        engine_launcher_exercise_error_row(c, engine_g.dev.reason);
+        goto finish;
+    }
+
+    if (!problem_device_alloc(&p, lib_copy, &e)) {
+        run_result r;
+        for (int i = 0; i < req->nvariants; i++) {
+            if (!variant_is_row(c, &req->variants[i]))
+                continue;
+            variant_row(c, &req->variants[i], &r);
+            engine_row_error(&r, e.msg);
+            engine_emit(c, &r);
+        }
+        if (want_lib)
+            engine_row_error(&h.lib, e.msg);
+        h.have_lib = want_lib;
+        engine_launcher_starter_error_row(c, e.msg);
+        engine_launcher_exercise_error_row(c, e.msg);
+        goto finish;
+    }
+
+    if (lib_copy) {
+        gpu_target t = {engine_gpu_copy_once, &p, &p, true, false, false};
+        if (!engine_gpu_measure(c, &t, &x, &h.lib)) {
+            alive = false;
+            goto finish;
+        }
+    }
+    if (want_lib && !lib_copy && !libk) {
+        snprintf(h.lib.message, sizeof h.lib.message,
+                 "unknown library '%s' (the engine knows cub, cublas and copy)", req->library);
+    } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
+        shipped_call sc = {libk, &p};
+        gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, true, false};
+        if (!engine_gpu_measure(c, &t, &x, &h.lib)) {
+            alive = false;
+            goto finish;
+        }
+    }
+    h.have_lib = want_lib;
+    if (want_lib && h.lib.status == RS_CORRECT)
+        x.lib_ms = h.lib.median_ms;
+
+    for (int i = 0; i < req->nvariants; i++) {
+        const run_variant *v = &req->variants[i];
+        if (!variant_is_row(c, v))
+            continue;
+        run_result r;
+        variant_row(c, v, &r);
+        const char *name = v->kernel[0] ? v->kernel : v->id;
+        const shipped_kernel *k = kernreg_find(name);
+        if (c->ops->host_io) {
+            snprintf(r.message, sizeof r.message,
+                     "the %s problem has no shipped kernels: its variants are '%s' and '%s'",
+                     c->ops->name, PIPELINE_VARIANT_STARTER, PIPELINE_VARIANT_TIMELINE);
+        } else if (kernel_usable(c, name, k, &r)) {
+            shipped_call sc = {k, &p};
+            gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
+            if (!engine_gpu_measure(c, &t, &x, &r)) {
+                alive = false;
+                goto finish;
+            }
+        }
+        engine_emit(c, &r);
+    }
+    run_result st;
+    bool have_starter = false;
+    if (c->want_starter) {
+        if (!engine_launcher_starter_row(c, &p, label, &x, &st)) {
+            alive = false;
+            goto finish;
+        }
+        engine_emit(c, &st);
+        have_starter = true;
+    }
+    if (c->req->exercise_kernel[0] &&
+        !engine_launcher_exercise_row(c, &p, label, &x, have_starter ? &st : NULL)) {
+        alive = false;
+        goto finish;
+    }
+
+finish:
+    if (h.have_cpu) {
+        if (h.cpu.median_ms > 0.0)
+            engine_rows_derive(c, &p, false, &x, NULL, &h.cpu);
+        if (h.cpu_mt.median_ms > 0.0)
+            engine_rows_derive(c, &p, false, &x, NULL, &h.cpu_mt);
+    }
+    emit_held(c, &h);
+    problem_free(&p);
+    c->size = NULL;
+    return alive;
+}
+
+bool engine_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    if (!engine_g.probed) {
+        device_info tmp;
+        engine_probe(&tmp);
+    }
+    engine_ctx c = {.req = req, .sink = sink, .fault = fault};
+    if (engine_g.note[0]) {
+        engine_log_msg(&c, 1, engine_g.note);
+        engine_g.note[0] = '\0';
+    }
+    bool want_ex = req->exercise_kernel[0] != '\0';
+    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0) {
+        if (!want_ex || req->nvariants > 0) {
+            bool alive = experiments_run(req, sink, fault);
+            if (!alive || !want_ex)
+                return alive;
+        }
+        c.experiments = true;
+    }
+    c.seed = req->seed ? req->seed : rng_fresh_seed();
+    c.ops = c.experiments ? problem_pipeline_ops() : problem_find(req->problem);
+    if (!c.ops) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding, pipeline "
+                 "and profiling)",
+                 req->problem);
+        for (int s = 0; s < req->nsizes; s++) {
+            c.size = req->sizes[s];
+            emit_all_errors(&c, msg);
+        }
+        return true;
+    }
+    if (c.ops->host_io) {
+        for (int i = 0; i < req->nvariants && !c.experiments; i++) {
+            c.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
+            c.want_timelines |= strcmp(req->variants[i].id, PIPELINE_VARIANT_TIMELINE) == 0;
+        }
+        c.want_starter |= want_ex;
+        c.want_starter &= !req->check_only;
+        c.want_timelines &= !req->check_only;
+    }
+    nvtxRangePushA(c.ops->name);
+    if (want_ex)
+        engine_launcher_open_exercise(&c);
+    if (c.want_starter)
+        engine_launcher_open_starter(&c);
+    bool alive = true;
+    if (req->nsizes == 0 && c.ops->host_io)
+        alive = run_size(&c, PIPELINE_DEFAULT_SIZE);
+    for (int s = 0; s < req->nsizes && alive; s++)
+        alive = run_size(&c, req->sizes[s]);
+    exercise_close(c.ex);
+    exercise_close(c.starter);
+    nvtxRangePop();
+    return alive;
+}

@@ -1,0 +1,231 @@
+#include "engine/engine_cpu.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/jsoncache.h"
+#include "core/paths.h"
+#include "core/stats.h"
+#include "cpu/cpuinfo.h"
+
+#define CPU_CACHE_FILE "cpu_baselines.json"
+#define CPU_CACHE_LIST "baselines"
+#define CPU_CACHE_MAX (4u << 20)
+#define CPU_MAX_RUNS 200
+#define CPU_MIN_RUNS 3
+#define CPU_TARGET_S 1.0
+#define CPU_LONG_S 3.0
+
+void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->problem, sizeof k->problem, "%s", p->ops->name);
+    if (p->d.M > 0)
+        snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
+    else if (p->d.T > 0)
+        snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.T, p->d.D, p->d.V);
+    else if (p->d.rows > 0)
+        snprintf(k->size, sizeof k->size, "%lldx%d", (long long)p->d.rows, p->d.feats);
+    else
+        snprintf(k->size, sizeof k->size, "%lld", (long long)p->d.n);
+    snprintf(k->cpu, sizeof k->cpu, "%s", cpu_model_name()[0] ? cpu_model_name() : "unknown CPU");
+    snprintf(k->simd, sizeof k->simd, "%s", cpu_simd_path());
+    k->threads = threads;
+    k->multi = threads != 1;
+}
+
+static bool key_matches(const cJSON *o, const engine_cpu_key *k)
+{
+    return jsoncache_str_is(o, "problem", k->problem) && jsoncache_str_is(o, "size", k->size) &&
+           jsoncache_str_is(o, "cpu", k->cpu) && jsoncache_str_is(o, "simd", k->simd) &&
+           (int)jsoncache_num(o, "threads", -1) == k->threads &&
+           jsoncache_str_is(o, "mode", k->multi ? "multi" : "single");
+}
+
+static bool status_from_name(const char *name, result_status *s)
+{
+    for (int i = RS_CORRECT; i <= RS_FAULT; i++) {
+        if (strcmp(result_status_name((result_status)i), name) == 0) {
+            *s = (result_status)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+typedef struct cpu_found {
+    const engine_cpu_key *k;
+    engine_cpu_timing *t;
+} cpu_found;
+
+static bool take_entry(const cJSON *it, void *ud)
+{
+    const cpu_found *c = ud;
+    if (!key_matches(it, c->k))
+        return false;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+    const cJSON *chk = cJSON_GetObjectItemCaseSensitive(it, "check");
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(it, "seed");
+    engine_cpu_timing t;
+    memset(&t, 0, sizeof t);
+    t.median_ms = jsoncache_num(it, "median_ms", 0);
+    t.min_ms = jsoncache_num(it, "min_ms", 0);
+    t.max_ms = jsoncache_num(it, "max_ms", 0);
+    t.spread = jsoncache_num(it, "spread", 0);
+    t.samples = (int)jsoncache_num(it, "samples", 0);
+    t.rel_err = jsoncache_num(it, "rel_err", 0);
+    t.measured_at = (long long)jsoncache_num(it, "measured_at", 0);
+    if (!(t.median_ms > 0.0) || t.samples < 1 || !cJSON_IsString(st) ||
+        !status_from_name(st->valuestring, &t.status))
+        return false;
+    if (cJSON_IsString(chk))
+        snprintf(t.check, sizeof t.check, "%s", chk->valuestring);
+    if (cJSON_IsString(seed))
+        t.seed = strtoull(seed->valuestring, NULL, 10);
+    t.cached = true;
+    *c->t = t;
+    return true;
+}
+
+bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *k, engine_cpu_timing *t)
+{
+    cpu_found c = {k, t};
+    return jsoncache_find(json, CPU_CACHE_LIST, take_entry, &c);
+}
+
+typedef struct cpu_new {
+    const engine_cpu_key *k;
+    const engine_cpu_timing *t;
+} cpu_new;
+
+static bool same_key(const cJSON *it, void *ud)
+{
+    const cpu_new *c = ud;
+    return key_matches(it, c->k);
+}
+
+static bool fill_entry(cJSON *ent, void *ud)
+{
+    const cpu_new *c = ud;
+    const engine_cpu_key *k = c->k;
+    const engine_cpu_timing *t = c->t;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, t->seed);
+    return cJSON_AddStringToObject(ent, "problem", k->problem) &&
+           cJSON_AddStringToObject(ent, "size", k->size) &&
+           cJSON_AddStringToObject(ent, "cpu", k->cpu) &&
+           cJSON_AddStringToObject(ent, "simd", k->simd) &&
+           cJSON_AddNumberToObject(ent, "threads", k->threads) &&
+           cJSON_AddStringToObject(ent, "mode", k->multi ? "multi" : "single") &&
+           cJSON_AddNumberToObject(ent, "median_ms", t->median_ms) &&
+           cJSON_AddNumberToObject(ent, "min_ms", t->min_ms) &&
+           cJSON_AddNumberToObject(ent, "max_ms", t->max_ms) &&
+           cJSON_AddNumberToObject(ent, "spread", t->spread) &&
+           cJSON_AddNumberToObject(ent, "samples", t->samples) &&
+           cJSON_AddStringToObject(ent, "status", result_status_name(t->status)) &&
+           cJSON_AddNumberToObject(ent, "rel_err", t->rel_err) &&
+           cJSON_AddStringToObject(ent, "check", t->check) &&
+           cJSON_AddStringToObject(ent, "seed", seed) &&
+           cJSON_AddNumberToObject(ent, "measured_at", (double)t->measured_at);
+}
+
+char *engine_cpu_cache_update(const char *json, const engine_cpu_key *k,
+                              const engine_cpu_timing *t)
+{
+    cpu_new c = {k, t};
+    return jsoncache_replace(json, CPU_CACHE_LIST, same_key, fill_entry, &c);
+}
+
+bool engine_cpu_cache_path(char *out, size_t n, cl_err *e)
+{
+    return jsoncache_path(CPU_CACHE_FILE, out, n, e);
+}
+
+bool engine_cpu_should_stop(int n, double elapsed_s)
+{
+    if (n >= CPU_MAX_RUNS)
+        return true;
+    if (n < 1 || elapsed_s < CPU_TARGET_S)
+        return false;
+    return n >= CPU_MIN_RUNS || elapsed_s >= CPU_LONG_S;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
+                        engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
+                        cl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = seed;
+    if (!problem_prepare(p, seed, e))
+        return false;
+    check_poison(p->out, p->sh.nout);
+    p->ops->cpu(p, threads);
+    check_report c = problem_check(p);
+    run_result tmp;
+    memset(&tmp, 0, sizeof tmp);
+    problem_report(&c, &tmp);
+    out->status = tmp.status;
+    out->rel_err = tmp.rel_err;
+    snprintf(out->check, sizeof out->check, "%s", tmp.message);
+
+    double *v = malloc(CPU_MAX_RUNS * sizeof *v);
+    if (!v)
+        return err_set(e, "out of host memory for timing samples");
+    int n = 0, est = CPU_MIN_RUNS;
+    double t0 = now_s();
+    while (!engine_cpu_should_stop(n, now_s() - t0)) {
+        double a = now_s();
+        p->ops->cpu(p, threads);
+        v[n++] = (now_s() - a) * 1e3;
+        if (n == 1 && v[0] > 0.0) {
+            double runs = CPU_TARGET_S * 1e3 / v[0];
+            est = runs >= CPU_MAX_RUNS ? CPU_MAX_RUNS : runs < CPU_MIN_RUNS ? CPU_MIN_RUNS : (int)runs + 1;
+        }
+        if (progress)
+            progress(ud, n, est > n ? est : n);
+    }
+    stats_summary s = stats_summarise(v, (size_t)n);
+    free(v);
+    out->median_ms = s.median;
+    out->min_ms = s.min;
+    out->max_ms = s.max;
+    out->spread = s.spread;
+    out->samples = n;
+    out->measured_at = (long long)time(NULL);
+    return true;
+}
+
+bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_cache,
+                         engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
+                         cl_err *e)
+{
+    engine_cpu_key k;
+    engine_cpu_key_make(p, threads, &k);
+    char path[CL_PATH_MAX];
+    bool have_path = engine_cpu_cache_path(path, sizeof path, NULL);
+    char *json = have_path ? jsoncache_read(path, CPU_CACHE_MAX) : NULL;
+    if (use_cache && engine_cpu_cache_lookup(json, &k, out)) {
+        free(json);
+        return true;
+    }
+    if (!engine_cpu_measure(p, threads, seed, progress, ud, out, e)) {
+        free(json);
+        return false;
+    }
+    char *doc = out->status == RS_CORRECT ? engine_cpu_cache_update(json, &k, out) : NULL;
+    free(json);
+    if (doc && have_path)
+        jsoncache_write(path, doc, NULL);
+    free(doc);
+    return true;
+}

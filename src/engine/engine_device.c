@@ -1,0 +1,84 @@
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "gpu/buffer.h"
+#include "gpu/device.h"
+#include "gpu/peak.h"
+#include "kernels.h"
+#include "engine/engine_internal.h"
+
+engine_state engine_g;
+
+/* ---- the device ------------------------------------------------------ */
+
+void engine_probe(device_info *out)
+{
+    char note[256] = "";
+    if (!engine_g.probed) {
+        memset(&engine_g, 0, sizeof engine_g);
+        engine_g.probed = true;
+        device_probe(0, &engine_g.dev, note, sizeof note);
+        if (note[0])
+            snprintf(engine_g.note, sizeof engine_g.note, "%s", note);
+        if (engine_g.dev.present) {
+            cl_err e = {{0}};
+            cudaError_t st = cudaStreamCreateWithFlags(&engine_g.stream, cudaStreamNonBlocking);
+            if (st != cudaSuccess) {
+                engine_g.dev.present = false;
+                snprintf(engine_g.dev.reason, sizeof engine_g.dev.reason,
+                         "no CUDA device found: cannot create a stream: %s",
+                         cudaGetErrorString(st));
+            } else {
+                engine_g.have_stream = true;
+                const char *no_peak = getenv(ENGINE_NO_PEAK_ENV);
+                if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0) {
+                    snprintf(engine_g.note + strlen(engine_g.note),
+                             sizeof engine_g.note - strlen(engine_g.note),
+                             "%sthe copy bandwidth was not measured (%s is set)",
+                             engine_g.note[0] ? "; " : "", ENGINE_NO_PEAK_ENV);
+                } else {
+                    nvtxRangePushA("peak bandwidth");
+                    if (!peak_get(&engine_g.dev, engine_g.stream, false, &e))
+                        snprintf(engine_g.note + strlen(engine_g.note),
+                                 sizeof engine_g.note - strlen(engine_g.note),
+                                 "%sthe copy bandwidth could not be measured: %s",
+                                 engine_g.note[0] ? "; " : "", e.msg);
+                    nvtxRangePop();
+                }
+            }
+        }
+    }
+    *out = engine_g.dev;
+}
+
+void engine_shutdown(void)
+{
+    if (!engine_g.probed)
+        return;
+    buffer_free(&engine_g.flush);
+    if (engine_g.have_stream)
+        cudaStreamDestroy(engine_g.stream);
+    engine_g.have_stream = false;
+    if (engine_g.dev.present)
+        kernels_shutdown();
+    engine_g.probed = false;
+}
+
+/* A buffer of twice the L2, for flushing between repetitions; NULL when it
+ * cannot be had (the timing then runs warm and says so). */
+void *engine_device_flush(size_t *bytes)
+{
+    if (!engine_g.flush_tried) {
+        engine_g.flush_tried = true;
+        size_t l2 = (size_t)(engine_g.dev.l2_mib * MIB);
+        if (l2 > 0 && !buffer_alloc(&engine_g.flush, 2 * l2, NULL))
+            cudaGetLastError();
+    }
+    *bytes = engine_g.flush.bytes;
+    return engine_g.flush.ptr;
+}

@@ -1,0 +1,134 @@
+/* engine_internal.h - what the pieces of the measurement engine share: the
+ * worker-wide device state, the request in flight, what a GPU row runs,
+ * and the functions each piece offers the others.
+ * Private to src/engine/engine*.c (engine_cpu and engine_kernels have
+ * their own headers). */
+#ifndef CUDALAB_ENGINE_ENGINE_INTERNAL_H
+#define CUDALAB_ENGINE_ENGINE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "core/devinfo.h"
+#include "core/err.h"
+#include "gpu/buffer.h"
+#include "gpu/timing.h"
+#include "kernels.h"
+#include "engine/engine.h"
+#include "engine/exercise.h"
+#include "engine/problem.h"
+#include "proto/protocol.h"
+
+#define MIB (1024.0 * 1024.0)
+
+typedef struct engine_state {
+    bool probed;
+    device_info dev;
+    char note[512];          /* said once, in the first run's log */
+    cudaStream_t stream;
+    bool have_stream;
+    gpu_buffer flush;
+    bool flush_tried;
+} engine_state;
+
+/* The device, its stream and flush buffer: one a worker (engine_device.c). */
+extern engine_state engine_g;
+
+/* One request in flight. */
+typedef struct engine_ctx {
+    const run_request *req;
+    const engine_sink *sink;
+    run_fault *fault;
+    const problem_ops *ops;
+    uint64_t seed;           /* next check's seed */
+    const char *size;        /* label of the size being measured */
+    const char *variant;     /* id of the row being measured */
+    char last_phase[32];     /* progress throttling: what was sent last, and when */
+    char last_variant[PROTO_ID_MAX];
+    double last_sent;
+    exercise *ex;            /* the learner's kernel, when the request has one */
+    char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
+    bool experiments;        /* the request's variants named experiments, already run */
+    bool want_starter;       /* pipeline: measure the lab's starter (engine/pipeline.h) */
+    bool want_timelines;     /* pipeline: record one call of each launcher with CUPTI */
+    exercise *starter;       /* the lab's starter launcher */
+    char starter_msg[CL_ERR_MAX];
+} engine_ctx;
+
+/* What a GPU row runs: once() enqueues one complete run on the stream (a
+ * shipped launcher, the vendor library, the device-to-device copy, or one
+ * call of the learner's launcher); every row is checked, timed and derived
+ * the same way. */
+typedef struct gpu_target {
+    timing_fn once;
+    void *ud;
+    problem_data *p;
+    bool copy;               /* the copy baseline: nothing to check */
+    bool library;            /* failures carry the library's own message */
+    bool sync_device;        /* each run ends with a device-wide wait (launchers that use
+                              * streams of their own: their work counts in full) */
+} gpu_target;
+
+typedef struct shipped_call {
+    const shipped_kernel *k;
+    problem_data *p;
+} shipped_call;
+
+typedef struct row_rates {
+    double cpu_ms, cpu_mt_ms, lib_ms;
+} row_rates;
+
+/* ---- engine.c: the request loop and row emission ---- */
+
+void engine_log_msg(const engine_ctx *c, int level, const char *msg);
+void engine_emit(const engine_ctx *c, run_result *r);
+/* Sends a progress message when the phase or row changed, or at most
+ * every PROGRESS_EVERY_S seconds within one. */
+void engine_progress(engine_ctx *c, const char *phase, int rep, int of);
+/* A fresh RS_ERROR row of this size. */
+void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
+                     result_kind kind);
+void engine_row_error(run_result *r, const char *msg);
+
+/* ---- engine_device.c: the device ---- */
+
+/* Twice the L2 for flushing between repetitions; NULL when not to be had. */
+void *engine_device_flush(size_t *bytes);
+
+/* ---- engine_gpu.c: measuring a GPU row ---- */
+
+/* timing_fns for a shipped launcher (ud: a shipped_call) and for the
+ * device-to-device copy (ud: the problem_data). */
+bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e);
+bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e);
+/* Check with fresh inputs, time, recheck; false only when the context
+ * broke (fault filled). */
+bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r);
+
+/* ---- engine_rows.c: CPU rows and derived figures ---- */
+
+/* Rates, speedups and percent of peak for r (dev NULL: no peak figures). */
+void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, const row_rates *x,
+                        const device_info *dev, run_result *r);
+/* The CPU baseline on threads threads into r. */
+void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r);
+
+/* ---- engine_launcher.c: the learner's kernel and the lab's starter ---- */
+
+void engine_launcher_open_exercise(engine_ctx *c);
+void engine_launcher_open_starter(engine_ctx *c);
+/* The starter's / the learner's row of this size as an RS_ERROR, when the
+ * request has one. */
+void engine_launcher_starter_error_row(engine_ctx *c, const char *msg);
+void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg);
+/* Measure the starter (into r) / the learner's kernel (emitted) at this
+ * size; false only when the context broke. */
+bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *label,
+                                 const row_rates *x, run_result *r);
+bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
+                                  const row_rates *x, const run_result *starter);
+
+#endif

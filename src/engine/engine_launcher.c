@@ -1,0 +1,291 @@
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "gpu/cupti.h"
+#include "engine/engine_internal.h"
+#include "engine/exercise.h"
+#include "engine/pipeline.h"
+#include "engine/problem.h"
+
+/* ---- the learner's kernel ------------------------------------------------ */
+
+#define EXERCISE_MAX_DIAGS 10
+#define LOG_CHUNK 960
+
+/* Sends text to the log in pieces that fit a log message, split at line
+ * ends where possible; the first piece starts with prefix. */
+static void log_text(const engine_ctx *c, int level, const char *prefix, const char *text)
+{
+    size_t len = strlen(text);
+    while (len > 0 && text[len - 1] == '\n')
+        len--;
+    for (size_t off = 0; off < len;) {
+        size_t n = len - off;
+        if (n > LOG_CHUNK) {
+            n = LOG_CHUNK;
+            for (size_t k = LOG_CHUNK; k > LOG_CHUNK / 2; k--)
+                if (text[off + k - 1] == '\n') {
+                    n = k;
+                    break;
+                }
+        }
+        char msg[LOG_CHUNK + 128];
+        snprintf(msg, sizeof msg, "%s%.*s", off == 0 ? prefix : "", (int)n, text + off);
+        size_t ml = strlen(msg);
+        while (ml > 0 && msg[ml - 1] == '\n')
+            msg[--ml] = '\0';
+        engine_log_msg(c, level, msg);
+        off += n;
+    }
+}
+
+/* "sm_90" for the device, or NULL (NVRTC's default) without one. */
+static const char *device_arch(char *buf, size_t n)
+{
+    if (!engine_g.dev.present || engine_g.dev.cc_major <= 0)
+        return NULL;
+    snprintf(buf, n, "sm_%d%d", engine_g.dev.cc_major, engine_g.dev.cc_minor);
+    return buf;
+}
+
+/* What the compiler said: every diagnostic (errors at level 2, warnings at
+ * 1) and each kernel's registers, shared memory and spills (level 0). */
+static void log_program(const engine_ctx *c, const exercise *x)
+{
+    const nvrtc_output *prog = exercise_program(x);
+    size_t shown = 0;
+    for (size_t i = 0; i < prog->ndiags && shown < EXERCISE_MAX_DIAGS; i++) {
+        const nvrtc_diag *d = &prog->diags[i];
+        if (d->severity == NVRTC_SEV_REMARK)
+            continue;
+        char text[NVRTC_TEXT_MAX * 3 + NVRTC_FILE_MAX];
+        nvrtc_diag_format(d, text, sizeof text);
+        log_text(c, d->severity == NVRTC_SEV_ERROR ? 2 : 1, "", text);
+        shown++;
+    }
+    if (prog->compile_error)
+        return;
+    for (size_t i = 0; i < prog->nkernels; i++) {
+        const nvrtc_kernel *k = &prog->kernels[i];
+        if (k->registers < 0)
+            continue;
+        char spills[64] = "no spills";
+        if (k->spill_stores > 0 || k->spill_loads > 0)
+            snprintf(spills, sizeof spills, "spills %d B stored, %d B loaded",
+                     k->spill_stores > 0 ? k->spill_stores : 0,
+                     k->spill_loads > 0 ? k->spill_loads : 0);
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "your kernel %s (%s): %d registers a thread, %d B static shared memory, %s",
+                 k->base, prog->arch, k->registers, k->shared_bytes > 0 ? k->shared_bytes : 0,
+                 spills);
+        engine_log_msg(c, 0, msg);
+    }
+}
+
+/* Compiles and loads a kernel file and its launcher: into *x, with why it
+ * cannot run (or "") in msg.  learner: the learner's own files, whose
+ * compiler output goes to the log. */
+static void open_launcher(engine_ctx *c, const char *kernel, const char *launcher, bool learner,
+                          exercise **x, char *msg, size_t n)
+{
+    char arch[16];
+    exercise_opts o = {
+        .kernel = kernel,
+        .launcher = launcher,
+        .arch = device_arch(arch, sizeof arch),
+        .device = engine_g.dev.present,
+        .no_device = engine_g.dev.reason,
+    };
+    cl_err e = {{0}};
+    *x = exercise_open(&o, &e);
+    if (!*x) {
+        snprintf(msg, n, "%s", e.msg);
+        return;
+    }
+    const char *why = NULL;
+    exercise_stage st = exercise_status(*x, &why);
+    if (learner)
+        log_program(c, *x);
+    if (st == EXERCISE_READY || st == EXERCISE_NO_DEVICE) {
+        msg[0] = '\0';
+        return;
+    }
+    snprintf(msg, n, "%s%s", learner ? "" : "the lab's starter: ", why);
+    if (st == EXERCISE_COMPILE) {
+        const nvrtc_output *prog = exercise_program(*x);
+        int errors = 0;
+        for (size_t i = 0; i < prog->ndiags; i++)
+            errors += prog->diags[i].severity == NVRTC_SEV_ERROR;
+        size_t len = strlen(msg);
+        if (errors > 1)
+            snprintf(msg + len, n - len, " (and %d more error%s)", errors - 1,
+                     errors > 2 ? "s" : "");
+    } else if (st == EXERCISE_LAUNCHER && exercise_traceback(*x)[0]) {
+        log_text(c, 2, "", exercise_traceback(*x));
+    }
+}
+
+/* Compiles and loads the learner's kernel and launcher once a request. */
+void engine_launcher_open_exercise(engine_ctx *c)
+{
+    open_launcher(c, c->req->exercise_kernel, c->req->exercise_launcher, true, &c->ex, c->ex_msg,
+                  sizeof c->ex_msg);
+}
+
+/* The lab's starter of the pipeline problem, once a request. */
+void engine_launcher_open_starter(engine_ctx *c)
+{
+    char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
+    cl_err e = {{0}};
+    if (!pipeline_starter_files(kernel, sizeof kernel, launcher, sizeof launcher, &e)) {
+        snprintf(c->starter_msg, sizeof c->starter_msg, "%s", e.msg);
+        return;
+    }
+    open_launcher(c, kernel, launcher, false, &c->starter, c->starter_msg,
+                  sizeof c->starter_msg);
+}
+
+/* Sends what a launcher printed to the log and forgets it. */
+static void flush_launcher_output(const engine_ctx *c, exercise *x)
+{
+    if (!x)
+        return;
+    const char *out = exercise_output(x);
+    if (out[0])
+        log_text(c, 0, x == c->ex ? "your launcher printed: " : "the starter printed: ", out);
+    exercise_clear_output(x);
+}
+
+/* The starter row of this size as an RS_ERROR (when the request has one). */
+void engine_launcher_starter_error_row(engine_ctx *c, const char *msg)
+{
+    if (!c->want_starter)
+        return;
+    run_result r;
+    engine_row_init(c, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+    engine_row_error(&r, c->starter_msg[0] ? c->starter_msg : msg);
+    engine_emit(c, &r);
+}
+
+/* Records one call of the launcher x (its args set) with CUPTI and
+ * announces the saved trace; failures are warnings in the log. */
+static void record_timeline(engine_ctx *c, exercise *x, problem_data *p, const char *which)
+{
+    cl_err e = {{0}};
+    char msg[CL_PATH_MAX + 256];
+    timeline t;
+    engine_progress(c, "timeline", 0, 1);
+    if (!problem_poison(p, engine_g.stream, &e) ||
+        !pipeline_record(engine_g.dev.name, exercise_call, x, engine_g.stream, &t, &e)) {
+        snprintf(msg, sizeof msg, "timeline of the %s not recorded: %s", which, e.msg);
+        engine_log_msg(c, 1, msg);
+        return;
+    }
+    if (!pipeline_save_timeline(&t, which, msg, sizeof msg, &e)) {
+        char w[CL_ERR_MAX + 64];
+        snprintf(w, sizeof w, "timeline of the %s not saved: %s", which, e.msg);
+        engine_log_msg(c, 1, w);
+    } else {
+        engine_log_msg(c, 0, msg);
+    }
+    if (cupti_warnings()[0])
+        engine_log_msg(c, 1, cupti_warnings());
+    timeline_free(&t);
+}
+
+/* Measures a Lua launcher (the learner's or the starter) at this size into
+ * r; with record set, then records one more call on a timeline.  false only when the
+ * context broke. */
+static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
+                             const row_rates *rates, bool record, run_result *r)
+{
+    cl_err e = {{0}};
+    bool alive = true;
+    if (!exercise_begin_size(x, p, label, &e)) {
+        engine_row_error(r, e.msg);
+    } else {
+        gpu_target t = {exercise_call, x, p, false, false, c->ops->host_io};
+        alive = engine_gpu_measure(c, &t, rates, r);
+        if (alive && r->status == RS_ERROR && exercise_traceback(x)[0])
+            log_text(c, 2, "", exercise_traceback(x));
+        if (alive && record && r->status == RS_CORRECT && !c->req->check_only) {
+            const char *which = x == c->ex ? "exercise" : PIPELINE_VARIANT_STARTER;
+            c->variant = r->variant;
+            record_timeline(c, x, p, which);
+            c->variant = NULL;
+        }
+    }
+    exercise_end_size(x);
+    flush_launcher_output(c, x);
+    return alive;
+}
+
+/* Measures the lab's starter at this size into r (emitted by the caller).
+ * false only when the context broke. */
+bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *label,
+                                 const row_rates *x, run_result *r)
+{
+    engine_row_init(c, r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+    if (!c->starter || exercise_status(c->starter, NULL) != EXERCISE_READY) {
+        const char *why = NULL;
+        if (c->starter)
+            exercise_status(c->starter, &why);
+        engine_row_error(r, c->starter_msg[0] ? c->starter_msg
+                            : why && why[0]   ? why
+                                              : "the lab's starter cannot run");
+        return true;
+    }
+    bool alive = launcher_measure(c, c->starter, p, label, x, c->want_timelines, r);
+    if (alive && r->median_ms > 0.0)
+        r->speedup_starter = 1.0;
+    return alive;
+}
+
+/* The exercise row of this size as an RS_ERROR: why the learner's kernel
+ * cannot run when that is known, else msg. */
+void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg)
+{
+    if (!c->req->exercise_kernel[0])
+        return;
+    run_result r;
+    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    engine_row_error(&r, c->ex_msg[0] ? c->ex_msg : msg);
+    engine_emit(c, &r);
+}
+
+/* Pipeline rows: the speedup over the starter row (when it ran correct)
+ * and whether the learner's report is there. */
+static void pipeline_figures(const engine_ctx *c, const run_result *starter, run_result *r)
+{
+    if (starter && starter->status == RS_CORRECT && starter->median_ms > 0.0 &&
+        r->median_ms > 0.0)
+        r->speedup_starter = starter->median_ms / r->median_ms;
+    r->has_report = pipeline_report_exists(c->req->exercise_kernel);
+}
+
+/* Measures the learner's kernel at this size like any other row (for the
+ * pipeline, against the starter row when there is one).  false only when
+ * the context broke. */
+bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
+                                  const row_rates *x, const run_result *starter)
+{
+    if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
+        const char *why = NULL;
+        if (c->ex)
+            exercise_status(c->ex, &why);
+        engine_launcher_exercise_error_row(c, why && why[0] ? why : "your kernel cannot run");
+        return true;
+    }
+    run_result r;
+    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    bool alive = launcher_measure(c, c->ex, p, label, x, c->want_timelines, &r);
+    if (c->ops->host_io)
+        pipeline_figures(c, starter, &r);
+    if (alive)
+        engine_emit(c, &r);
+    return alive;
+}

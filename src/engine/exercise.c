@@ -1,0 +1,391 @@
+#include "engine/exercise.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "gpu/cudacheck.h"
+#include "lab/sandbox.h"
+#include "luagpu/luagpu.h"
+
+#define TRACE_MAX 2048
+
+struct exercise {
+    exercise_stage stage;
+    char msg[CL_ERR_MAX];
+    char launcher_dir[CL_PATH_MAX];   /* the launcher's folder with its '/' */
+    char launcher_name[256];          /* its base name */
+    nvrtc_output prog;
+    cudaLibrary_t lib;
+    bool have_lib;
+    cudaKernel_t *kern;               /* one a kernel of prog, in its order */
+    lab_state *s;
+    int ref_fn, ref_gpu, ref_k, ref_args;
+    cudaStream_t stream;              /* the launches' default stream, once set */
+    bool stream_set;
+    char trace[TRACE_MAX];
+};
+
+/* ---- messages --------------------------------------------------------- */
+
+/* Removes every occurrence of dir (a folder with its trailing '/') from s. */
+static void strip_dir(char *s, const char *dir)
+{
+    size_t dl = strlen(dir);
+    if (dl == 0)
+        return;
+    char *p;
+    while ((p = strstr(s, dir)) != NULL)
+        memmove(p, p + dl, strlen(p + dl) + 1);
+}
+
+static void set_stage(exercise *x, exercise_stage st, const char *msg)
+{
+    x->stage = st;
+    snprintf(x->msg, sizeof x->msg, "%s", msg);
+    strip_dir(x->msg, x->launcher_dir);
+}
+
+/* The launcher's error in e, with its folder removed, its traceback kept. */
+static bool launcher_error(exercise *x, cl_err *e)
+{
+    strip_dir(e->msg, x->launcher_dir);
+    snprintf(x->trace, sizeof x->trace, "%s", sandbox_traceback(x->s));
+    strip_dir(x->trace, x->launcher_dir);
+    return false;
+}
+
+/* ---- the k table -------------------------------------------------------- */
+
+/* __index of k for a name the kernel file does not define. */
+static int k_missing(lua_State *L)
+{
+    const exercise *x = lua_touserdata(L, lua_upvalueindex(1));
+    if (lua_type(L, 2) != LUA_TSTRING)
+        return 0;
+    char why[1024];
+    nvrtc_kernel_missing(&x->prog, lua_tostring(L, 2), why, sizeof why);
+    return luaL_error(L, "%s", why);
+}
+
+/* (exercise) -> k: a table of the file's kernels by name. */
+static int build_k(lua_State *L)
+{
+    const exercise *x = lua_touserdata(L, 1);
+    lua_createtable(L, 0, (int)x->prog.nkernels);
+    for (size_t i = 0; i < x->prog.nkernels; i++) {
+        const nvrtc_kernel *k = &x->prog.kernels[i];
+        if (k->mangled)
+            continue;
+        luagpu_push_kernel(L, k->name, x->kern ? (const void *)x->kern[i] : NULL, k->params);
+        lua_setfield(L, -2, k->name);
+    }
+    lua_createtable(L, 0, 1);
+    lua_pushlightuserdata(L, (void *)x);
+    lua_pushcclosure(L, k_missing, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+/* () -> gpu: the gpu table. */
+static int open_gpu(lua_State *L)
+{
+    luagpu_open(L);
+    return 1;
+}
+
+/* (value) -> its registry reference */
+static int ref_value(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    return 1;
+}
+
+/* Keeps the value on top of the stack in the registry (popped); LUA_NOREF
+ * with e when Lua is out of memory. */
+static int keep(lab_state *s, cl_err *e)
+{
+    lua_State *L = sandbox_lua(s);
+    lua_pushcfunction(L, ref_value);
+    lua_insert(L, -2);
+    if (!sandbox_pcall(s, 1, 1, e))
+        return LUA_NOREF;
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
+}
+
+/* (stream as a light userdata) -> () */
+static int set_stream(lua_State *L)
+{
+    luagpu_set_stream(L, lua_touserdata(L, 1));
+    return 0;
+}
+
+/* The gpu table as a global and a registry reference, k, then the launcher
+ * file's function. */
+static void load_launcher(exercise *x, const exercise_opts *o, int budget_ms)
+{
+    cl_err e = {{0}};
+    x->s = sandbox_new(0, budget_ms, &e);
+    if (!x->s) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    lua_State *L = sandbox_lua(x->s);
+    lua_pushcfunction(L, open_gpu);
+    if (!sandbox_pcall(x->s, 0, 1, &e) || !sandbox_freeze(x->s, &e)) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    lua_pushvalue(L, -1);
+    if ((x->ref_gpu = keep(x->s, &e)) == LUA_NOREF) {
+        lua_pop(L, 1);
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    if (!sandbox_set_global(x->s, "gpu", &e)) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    lua_pushcfunction(L, build_k);
+    lua_pushlightuserdata(L, x);
+    if (!sandbox_pcall(x->s, 1, 1, &e)) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    if ((x->ref_k = keep(x->s, &e)) == LUA_NOREF) {
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+
+    if (!sandbox_dofile(x->s, o->launcher, 1, &e)) {
+        launcher_error(x, &e);
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+        return;
+    }
+    if (lua_type(L, -1) != LUA_TFUNCTION) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "%s: the file must end with 'return function(gpu, k, args) ... end' (it "
+                 "returned %s)",
+                 x->launcher_name, luaL_typename(L, -1));
+        lua_pop(L, 1);
+        set_stage(x, EXERCISE_LAUNCHER, msg);
+        return;
+    }
+    if ((x->ref_fn = keep(x->s, &e)) == LUA_NOREF)
+        set_stage(x, EXERCISE_LAUNCHER, e.msg);
+}
+
+/* cudaLibraryLoadData and one cudaLibraryGetKernel a kernel. */
+static bool load_program(exercise *x, cl_err *e)
+{
+    if (x->prog.nkernels > 0) {
+        x->kern = calloc(x->prog.nkernels, sizeof *x->kern);
+        if (!x->kern)
+            return err_set(e, "out of memory");
+    }
+    CUDA_CHECK(e, cudaLibraryLoadData(&x->lib, x->prog.cubin, NULL, NULL, 0, NULL, NULL, 0));
+    x->have_lib = true;
+    for (size_t i = 0; i < x->prog.nkernels; i++)
+        CUDA_CHECK(e, cudaLibraryGetKernel(&x->kern[i], x->lib, x->prog.kernels[i].name));
+    return true;
+}
+
+exercise *exercise_open(const exercise_opts *o, cl_err *e)
+{
+    exercise *x = calloc(1, sizeof *x);
+    if (!x) {
+        err_set(e, "out of memory");
+        return NULL;
+    }
+    x->ref_fn = x->ref_gpu = x->ref_k = x->ref_args = LUA_NOREF;
+    const char *launcher = o->launcher ? o->launcher : "";
+    const char *slash = strrchr(launcher, '/');
+    snprintf(x->launcher_name, sizeof x->launcher_name, "%s", slash ? slash + 1 : launcher);
+    if (slash)
+        snprintf(x->launcher_dir, sizeof x->launcher_dir, "%.*s", (int)(slash - launcher + 1),
+                 launcher);
+
+    cl_err ce = {{0}};
+    if (!o->kernel || !o->kernel[0]) {
+        set_stage(x, EXERCISE_COMPILE, "no kernel file was given");
+        return x;
+    }
+    nvrtc_opts no = {.arch = o->arch, .no_cache = o->no_cache};
+    if (!nvrtc_compile_opts(o->kernel, &no, &x->prog, &ce)) {
+        set_stage(x, EXERCISE_COMPILE, ce.msg);
+        return x;
+    }
+    if (!launcher[0]) {
+        set_stage(x, EXERCISE_LAUNCHER, "no launcher file was given");
+        return x;
+    }
+    if (o->device) {
+        cudacheck_reset();
+        if (!load_program(x, &ce)) {
+            cudaGetLastError();
+            char msg[CL_ERR_MAX];
+            snprintf(msg, sizeof msg, "the GPU cannot load your compiled kernel: %s", ce.msg);
+            set_stage(x, EXERCISE_LOAD, msg);
+            return x;
+        }
+    }
+    x->stage = EXERCISE_READY;
+    load_launcher(x, o, o->budget_ms > 0 ? o->budget_ms : EXERCISE_BUDGET_MS);
+    if (x->stage == EXERCISE_READY && !o->device)
+        set_stage(x, EXERCISE_NO_DEVICE,
+                  o->no_device && o->no_device[0] ? o->no_device : "no CUDA device found");
+    return x;
+}
+
+void exercise_close(exercise *x)
+{
+    if (!x)
+        return;
+    sandbox_free(x->s);
+    if (x->have_lib && cudaLibraryUnload(x->lib) != cudaSuccess)
+        cudaGetLastError();
+    free(x->kern);
+    nvrtc_output_free(&x->prog);
+    free(x);
+}
+
+exercise_stage exercise_status(const exercise *x, const char **msg)
+{
+    if (msg)
+        *msg = x->stage == EXERCISE_READY ? "" : x->msg;
+    return x->stage;
+}
+
+const nvrtc_output *exercise_program(const exercise *x)
+{
+    return &x->prog;
+}
+
+size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (n)
+        buf[0] = '\0';
+    for (size_t i = 0; i < x->prog.ndiags && i < max && len + 1 < n; i++) {
+        int w = nvrtc_diag_format(&x->prog.diags[i], buf + len, n - len);
+        if (w < 0)
+            break;
+        len += (size_t)w < n - len ? (size_t)w : n - len - 1;
+    }
+    return len;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+/* (exercise, problem_data, label) -> args */
+static int build_args(lua_State *L)
+{
+    const problem_data *p = lua_touserdata(L, 2);
+    const char *label = lua_touserdata(L, 3);
+    problem_arg a[PROBLEM_MAX_ARGS];
+    int n = problem_args(p, a);
+    lua_createtable(L, 0, n + 1);
+    for (int i = 0; i < n; i++) {
+        if (a[i].host)
+            luagpu_push_borrowed_host(L, a[i].host, a[i].count, a[i].i32);
+        else if (a[i].buf)
+            luagpu_push_borrowed(L, a[i].buf->ptr, a[i].count, a[i].i32);
+        else
+            lua_pushinteger(L, (lua_Integer)a[i].value);
+        lua_setfield(L, -2, a[i].name);
+    }
+    lua_pushstring(L, label ? label : "");
+    lua_setfield(L, -2, "size");
+    return 1;
+}
+
+bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, cl_err *e)
+{
+    if (x->stage != EXERCISE_READY)
+        return err_set(e, "%s", x->msg);
+    exercise_end_size(x);
+    lua_State *L = sandbox_lua(x->s);
+    lua_pushcfunction(L, build_args);
+    lua_pushlightuserdata(L, x);
+    lua_pushlightuserdata(L, (void *)p);
+    lua_pushlightuserdata(L, (void *)(label ? label : ""));
+    if (!sandbox_pcall(x->s, 3, 1, e))
+        return launcher_error(x, e);
+    x->ref_args = keep(x->s, e);
+    return x->ref_args != LUA_NOREF;
+}
+
+bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
+{
+    exercise *x = ud;
+    if (x->stage != EXERCISE_READY)
+        return err_set(e, "%s", x->msg);
+    if (x->ref_args == LUA_NOREF)
+        return err_set(e, "the launcher was called without its arguments");
+    lua_State *L = sandbox_lua(x->s);
+    if (!lua_checkstack(L, 6))
+        return err_set(e, "Lua stack overflow");
+    if (!x->stream_set || x->stream != s) {
+        lua_pushcfunction(L, set_stream);
+        lua_pushlightuserdata(L, (void *)s);
+        if (!sandbox_pcall(x->s, 1, 0, e))
+            return false;
+        x->stream = s;
+        x->stream_set = true;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_fn);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_gpu);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_k);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
+    if (!sandbox_pcall(x->s, 3, 0, e))
+        return launcher_error(x, e);
+    return true;
+}
+
+/* (exercise) -> (): drops the args and the borrowed Buffers. */
+static int end_size(lua_State *L)
+{
+    exercise *x = lua_touserdata(L, 1);
+    if (x->ref_args != LUA_NOREF) {
+        luaL_unref(L, LUA_REGISTRYINDEX, x->ref_args);
+        x->ref_args = LUA_NOREF;
+    }
+    luagpu_release_borrowed(L);
+    return 0;
+}
+
+void exercise_end_size(exercise *x)
+{
+    if (!x->s)
+        return;
+    lua_State *L = sandbox_lua(x->s);
+    cl_err e = {{0}};
+    lua_pushcfunction(L, end_size);
+    lua_pushlightuserdata(L, x);
+    if (!sandbox_pcall(x->s, 1, 0, &e))
+        x->ref_args = LUA_NOREF;
+}
+
+const char *exercise_output(const exercise *x)
+{
+    return x->s ? sandbox_output(x->s) : "";
+}
+
+void exercise_clear_output(exercise *x)
+{
+    if (x->s)
+        sandbox_clear_output(x->s);
+}
+
+const char *exercise_traceback(const exercise *x)
+{
+    return x->trace;
+}

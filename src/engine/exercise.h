@@ -1,0 +1,85 @@
+/* exercise.h - the learner's kernel and launcher, ready for the engine.
+ *
+ * exercise_open compiles the learner's .cu with NVRTC for the device's
+ * architecture, loads the CUBIN with the runtime's library API
+ * (cudaLibraryLoadData, cudaLibraryGetKernel), opens a sandboxed Lua state
+ * with the gpu table (luagpu/luagpu.h) and runs the launcher file, which
+ * returns function(gpu, k, args) (lua/exercise.md).  For each size the
+ * engine hands the problem's buffers (device memory, or pageable host
+ * memory for a host_io problem) to the launcher as borrowed Buffers
+ * (exercise_begin_size), calls the function once per run
+ * (exercise_call, a timing_fn) and ends the size (exercise_end_size), after
+ * which those Buffers read as freed.  Buffers the launcher allocates itself
+ * live until exercise_close, which frees them with the Lua state.
+ *
+ * Messages name files by their base name ("starter.lua:12: ...",
+ * "starter.cu:7:3: error: ..."), as the learner knows them. */
+#ifndef CUDALAB_ENGINE_EXERCISE_H
+#define CUDALAB_ENGINE_EXERCISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "core/err.h"
+#include "gpu/nvrtc.h"
+#include "engine/problem.h"
+
+#define EXERCISE_BUDGET_MS 5000   /* CPU time of one call into the launcher */
+
+typedef struct exercise exercise;
+
+typedef enum exercise_stage {
+    EXERCISE_READY,       /* compiled, loaded, and the launcher gave its function */
+    EXERCISE_COMPILE,     /* the kernel file did not compile or could not be read */
+    EXERCISE_LAUNCHER,    /* the launcher file failed ("starter.lua:3: ...") */
+    EXERCISE_LOAD,        /* the device refused the compiled program */
+    EXERCISE_NO_DEVICE,   /* compiled, launcher loaded, but nothing can run */
+} exercise_stage;
+
+typedef struct exercise_opts {
+    const char *kernel;       /* path of the learner's .cu */
+    const char *launcher;     /* path of the learner's .lua */
+    const char *arch;         /* "sm_90"; NULL: NVRTC_DEFAULT_ARCH */
+    bool device;              /* a usable device: load the program onto it */
+    const char *no_device;    /* without one: why ("no CUDA device found: ...") */
+    int budget_ms;            /* per call into the launcher; 0: EXERCISE_BUDGET_MS */
+    bool no_cache;            /* compile without the NVRTC cache */
+} exercise_opts;
+
+/* Compiles, loads and runs the launcher file.  Returns NULL only when out
+ * of memory (e says so); otherwise exercise_stage tells whether it can run
+ * and why not. */
+exercise *exercise_open(const exercise_opts *o, cl_err *e);
+/* Frees the Lua state (with every Buffer the launcher allocated) and
+ * unloads the program. */
+void exercise_close(exercise *x);
+
+/* The stage reached; *msg (may be NULL) receives the reason when it is not
+ * EXERCISE_READY: the first compile error's headline ("starter.cu:12:5:
+ * error: ..."), the launcher's "starter.lua:LINE: message", a CUDA error or
+ * the no-device reason. */
+exercise_stage exercise_status(const exercise *x, const char **msg);
+/* The compiler's output (diagnostics, kernels, resource usage). */
+const nvrtc_output *exercise_program(const exercise *x);
+/* Writes every diagnostic the way a compiler prints it (source line and
+ * caret), errors and warnings, at most max of them, into buf; returns the
+ * length written (0: none). */
+size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n);
+
+/* Builds the launcher's args table for p (its device buffers borrowed, its
+ * sizes, args.size = label).  The exercise must be EXERCISE_READY. */
+bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, cl_err *e);
+/* One call of the launcher's function, its launches defaulting to stream s
+ * (a timing_fn: ud is the exercise).  false + the launcher's error. */
+bool exercise_call(void *ud, cudaStream_t s, cl_err *e);
+/* Drops the args table; the borrowed Buffers read as freed from now on. */
+void exercise_end_size(exercise *x);
+
+/* What the launcher printed since the last exercise_clear_output ("" when
+ * nothing), and the Lua traceback of its last error ("" when none). */
+const char *exercise_output(const exercise *x);
+void exercise_clear_output(exercise *x);
+const char *exercise_traceback(const exercise *x);
+
+#endif

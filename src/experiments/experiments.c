@@ -1,0 +1,240 @@
+#include "experiments/experiments.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "core/paths.h"
+#include "core/rng.h"
+#include "prof/trace.h"
+#include "gpu/buffer.h"
+#include "gpu/cudacheck.h"
+#include "gpu/cupti.h"
+#include "gpu/nvtx.h"
+#include "experiments/experiments_internal.h"
+
+#define X_DEFAULT_BUDGET_S 0.25
+
+bool experiments_timeline_path(const char *msg, char *path, size_t n)
+{
+    size_t plen = strlen(EXPERIMENTS_TIMELINE_LOG);
+    if (!msg || strncmp(msg, EXPERIMENTS_TIMELINE_LOG, plen) != 0 || !msg[plen])
+        return false;
+    const char *p = msg + plen;
+    const char *end = strstr(p, " (");
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 0 || len >= n)
+        return false;
+    memcpy(path, p, len);
+    path[len] = '\0';
+    return true;
+}
+
+bool experiments_timeline_file(char *out, size_t n, cl_err *e)
+{
+    char data[CL_PATH_MAX];
+    if (!paths_data_dir(data, sizeof data, e))
+        return false;
+    int w = snprintf(out, n, "%s/timelines/last.json", data);
+    if (w < 0 || (size_t)w >= n)
+        return err_set(e, "the timeline path is too long");
+    return true;
+}
+
+static void x_log(const xctx *x, int level, const char *msg)
+{
+    if (x->sink && x->sink->log)
+        x->sink->log(x->sink->ud, level, msg);
+}
+
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+typedef struct experiment {
+    const char *id;
+    const char *title;
+    void (*run)(xctx *x);
+} experiment;
+
+static const experiment experiments[] = {
+    {"transfers",
+     "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute",
+     experiments_transfers},
+    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams",
+     experiments_overlap},
+    {"stride", "coalesced vs strided global reads, stride 1 to 128", experiments_stride},
+    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row",
+     experiments_gemv},
+    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy",
+     experiments_blocksize},
+    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile",
+     experiments_transpose},
+    {"timing", "host timers with and without synchronisation vs CUDA events; first launch",
+     experiments_timing},
+    {"roofline", "one kernel at rising arithmetic intensity against the roofline",
+     experiments_roofline},
+};
+#define NEXP (sizeof experiments / sizeof experiments[0])
+
+static const experiment *experiment_find(const char *id)
+{
+    for (size_t i = 0; id && i < NEXP; i++)
+        if (strcmp(experiments[i].id, id) == 0)
+            return &experiments[i];
+    return NULL;
+}
+
+const char *const *experiments_ids(size_t *n)
+{
+    static const char *ids[NEXP];
+    for (size_t i = 0; i < NEXP; i++)
+        ids[i] = experiments[i].id;
+    *n = NEXP;
+    return ids;
+}
+
+const char *experiments_title(const char *id)
+{
+    const experiment *xp = experiment_find(id);
+    return xp ? xp->title : NULL;
+}
+
+bool experiments_known(const char *id)
+{
+    return experiment_find(id) != NULL;
+}
+
+static void unknown_row(xctx *x, const char *id)
+{
+    run_result r;
+    experiments_row_start(x, &r, id, id, "");
+    char known[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < NEXP; i++)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
+                                experiments[i].id);
+    snprintf(r.message, sizeof r.message, "unknown experiment '%s' (known: %s)", id, known);
+    experiments_row_emit(x, &r);
+}
+
+static void absent_rows(xctx *x, const char *const *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!experiments_known(ids[i])) {
+            unknown_row(x, ids[i]);
+            continue;
+        }
+        run_result r;
+        experiments_row_start(x, &r, ids[i], ids[i], "");
+        experiments_row_error(&r, x->dev.reason[0] ? x->dev.reason : "no CUDA device found");
+        experiments_row_emit(x, &r);
+    }
+}
+
+/* Writes the recorded timeline to the data folder and announces it. */
+static void save_timeline(xctx *x, const timeline *t)
+{
+    char path[CL_PATH_MAX], dir[CL_PATH_MAX], msg[CL_PATH_MAX + 128];
+    cl_err e = {{0}};
+    if (!experiments_timeline_file(path, sizeof path, &e)) {
+        snprintf(msg, sizeof msg, "timeline not saved: %s", e.msg);
+        x_log(x, 1, msg);
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (!paths_mkdir_p(dir, &e) || !trace_write(t, path, &e)) {
+        snprintf(msg, sizeof msg, "timeline not saved: %s", e.msg);
+        x_log(x, 1, msg);
+        return;
+    }
+    uint64_t t0 = 0, t1 = 0;
+    timeline_span(t, &t0, &t1);
+    char span[32];
+    timeline_format_ns((double)(t1 - t0), span, sizeof span);
+    snprintf(msg, sizeof msg, "%s%s (%zu events over %s%s)", EXPERIMENTS_TIMELINE_LOG, path,
+             t->nitems, span, t->dropped ? ", some records lost" : "");
+    x_log(x, 0, msg);
+}
+
+bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    xctx x;
+    memset(&x, 0, sizeof x);
+    x.req = req;
+    x.sink = sink;
+    x.fault = fault;
+    x.seed = req->seed ? req->seed : rng_fresh_seed();
+    x.budget_s = req->budget_s > 0.0 ? req->budget_s : X_DEFAULT_BUDGET_S;
+    engine_probe(&x.dev);
+
+    const char *ids[PROTO_MAX_VARIANTS];
+    size_t nids = 0;
+    if (req->nvariants == 0) {
+        for (size_t i = 0; i < NEXP && nids < PROTO_MAX_VARIANTS; i++)
+            ids[nids++] = experiments[i].id;
+    } else {
+        for (int i = 0; i < req->nvariants; i++)
+            ids[nids++] = req->variants[i].id;
+    }
+
+    if (!x.dev.present) {
+        absent_rows(&x, ids, nids);
+        return true;
+    }
+
+    cl_err e = {{0}};
+    cudacheck_reset();
+    cudaError_t st = cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking);
+    if (st != cudaSuccess) {
+        x.s = NULL;
+        snprintf(x.dev.reason, sizeof x.dev.reason, "cannot create a CUDA stream: %s",
+                 cudaGetErrorString(st));
+        absent_rows(&x, ids, nids);
+        return !cudacheck_is_sticky(st);
+    }
+    x.l2 = (size_t)(x.dev.l2_mib * (double)MIB);
+    if (x.l2 > 0 && !buffer_alloc(&x.flush, 2 * x.l2, NULL))
+        cudaGetLastError();
+
+    bool recording = cupti_start(x.dev.name, &e);
+    if (!recording) {
+        char msg[CL_ERR_MAX + 64];
+        snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
+        x_log(&x, 1, msg);
+    }
+
+    for (size_t i = 0; i < nids && !x.broken; i++) {
+        const experiment *xp = experiment_find(ids[i]);
+        if (!xp) {
+            unknown_row(&x, ids[i]);
+            continue;
+        }
+        nvtx_push(xp->id);
+        xp->run(&x);
+        nvtx_pop();
+    }
+    bool alive = !x.broken;
+
+    if (recording) {
+        timeline t;
+        if (alive && cupti_stop(&t, &e)) {
+            save_timeline(&x, &t);
+            timeline_free(&t);
+        } else if (alive) {
+            char msg[CL_ERR_MAX + 64];
+            snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
+            x_log(&x, 1, msg);
+        } else {
+            cupti_stop(&t, NULL);
+            timeline_free(&t);
+        }
+        if (cupti_warnings()[0])
+            x_log(&x, 1, cupti_warnings());
+    }
+    buffer_free(&x.flush);
+    if (alive)
+        cudaStreamDestroy(x.s);
+    return alive;
+}

@@ -1,0 +1,57 @@
+/* experiments.h - the profiling lab's measurements, inside the worker.
+ *
+ * A request whose problem is "profiling" names experiments in its
+ * variants' ids (none: all of them, in teaching order):
+ *   transfers  pageable vs pinned copies both ways, 4096 small copies vs
+ *              one large one, moving 256 MiB vs computing on it
+ *   overlap    copy-compute-copy on one stream vs chunks over 4 streams
+ *   stride     coalesced vs strided reads, strides 1..32, 64, 128
+ *   gemv       y = A x with A row-major or column-major, thread or warp per row
+ *   blocksize  one bandwidth kernel at 32..1024 threads per block, with occupancy
+ *   transpose  copy, naive, tiled and padded (bank-conflict-free) transposes
+ *   timing     host timer without and with synchronisation vs events; the
+ *              first launch of a kernel vs later ones
+ *   roofline   one kernel at rising arithmetic intensity, placed against
+ *              the device's measured bandwidth and FP32 peak
+ * Each measurement is a run_result row (variant "stride_8", label
+ * "stride 8", size "64 MiB out", time, GB/s and/or TFLOP/s, a message
+ * saying what it shows).  Outputs are checked against the CPU; inputs are
+ * fresh seeded random numbers.
+ *
+ * While the experiments run, CUPTI records a timeline (gpu/cupti.h); it is
+ * written as a Chrome trace (prof/trace.h) to <data>/timelines/last.json
+ * and announced by an info log message "timeline: <path>" that
+ * experiments_timeline_path recognises in the parent. */
+#ifndef CUDALAB_EXPERIMENTS_EXPERIMENTS_H
+#define CUDALAB_EXPERIMENTS_EXPERIMENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "engine/engine.h"
+#include "proto/protocol.h"
+
+#define EXPERIMENTS_PROBLEM "profiling"
+#define EXPERIMENTS_TIMELINE_LOG "timeline: "
+
+/* The experiment ids in teaching order. */
+const char *const *experiments_ids(size_t *n);
+bool experiments_known(const char *id);
+/* One line saying what an experiment measures; NULL for an unknown id. */
+const char *experiments_title(const char *id);
+
+/* Runs the experiments named by req (problem "profiling"), emitting rows
+ * through sink.  Without a device every requested experiment gives one
+ * RS_ERROR row carrying the "no CUDA device found: ..." reason.  An
+ * unknown id gives an RS_ERROR row naming the known ones.  Returns false
+ * (fault filled, cause "cuda") only when the CUDA context broke. */
+bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault);
+
+/* Parent side: true when msg is the log line announcing a timeline, with
+ * its path copied to path. */
+bool experiments_timeline_path(const char *msg, char *path, size_t n);
+/* <data folder>/timelines/last.json (the folder is not created here). */
+bool experiments_timeline_file(char *out, size_t n, cl_err *e);
+
+#endif

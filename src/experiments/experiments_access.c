@@ -1,0 +1,199 @@
+#include "experiments/experiments.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime_api.h>
+
+#include "core/rng.h"
+#include "cpu/check.h"
+#include "gpu/buffer.h"
+#include "gpu/cudacheck.h"
+#include "profiling.h"
+#include "experiments/experiments_internal.h"
+
+/* ---- stride ------------------------------------------------------------------- */
+
+typedef struct stride_job {
+    const float *in;
+    size_t nin;
+    float *out;
+    size_t nout;
+    int stride;
+} stride_job;
+
+static bool stride_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    const stride_job *j = ud;
+    CUDA_CHECK_LAUNCH(e, profiling_stride(j->in, j->nin, j->out, j->nout, j->stride, s));
+    return true;
+}
+
+void experiments_stride(xctx *x)
+{
+    static const int strides[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128};
+    const size_t nst = sizeof strides / sizeof strides[0];
+    cl_err e = {{0}};
+    io_bufs io;
+    run_result r;
+    char sz[48], insz[32];
+    size_t inb = experiments_fit_device(256 * MIB, X_FLOOR, 2);
+    size_t nin = inb / sizeof(float);
+    buffer_format_bytes(inb, insz, sizeof insz);
+    snprintf(sz, sizeof sz, "%s in", insz);
+    cudacheck_reset();
+    if (!experiments_io_setup(x, &io, inb, true, "stride", &e))
+        goto fail_all;
+
+    for (size_t k = 0; k < nst; k++) {
+        int s = strides[k];
+        size_t nout = nin / (size_t)s;
+        size_t sectors = 4 * (size_t)s < 32 ? 4 * (size_t)s : 32;
+        char id[PROTO_ID_MAX], lab[PROTO_ID_MAX], range[32], outsz[32];
+        snprintf(id, sizeof id, "stride_%d", s);
+        if (s == 1)
+            snprintf(lab, sizeof lab, "stride 1 (coalesced)");
+        else
+            snprintf(lab, sizeof lab, "stride %d", s);
+        snprintf(range, sizeof range, "stride %d", s);
+        buffer_format_bytes(nout * sizeof(float), outsz, sizeof outsz);
+        char rsz[48];
+        snprintf(rsz, sizeof rsz, "%s out", outsz);
+        experiments_row_start(x, &r, id, lab, rsz);
+        stride_job j = {io.din.ptr, nin, io.dout.ptr, nout, s};
+        size_t touched = nout / 32 * sectors * 32 + nout * sizeof(float);
+        timing_result tr;
+        if (!experiments_measure(x, range, stride_once, &j, io.dout.ptr, io.hout,
+                                 nout * sizeof(float), touched, &tr, &e)) {
+            experiments_row_failed(x, &r, &e);
+            if (x->broken)
+                goto done;
+            continue;
+        }
+        for (size_t i = 0; i < nout; i++)
+            io.want[i] = io.hin[i * (size_t)s];
+        experiments_set_timing(&r, &tr);
+        experiments_set_bandwidth(x, &r, (double)(2 * nout * sizeof(float)));
+        experiments_check_exact(&r, io.hout, io.want, nout);
+        experiments_row_note(
+            &r,
+            "out[i] = in[%d i] over %s of input; GB/s of useful data (4 B read + 4 B "
+            "written per element): a warp's 32 loads touch %zu sector%s of 32 B, so "
+            "%.0f%% of the bytes fetched are used",
+            s, insz, sectors, sectors == 1 ? "" : "s", 100.0 * 128.0 / (32.0 * (double)sectors));
+        experiments_row_emit(x, &r);
+    }
+    goto done;
+fail_all:
+    experiments_rows_failed(x, "stride", strides, nst, sz, &e);
+done:
+    experiments_io_free(&io);
+}
+
+/* ---- gemv ----------------------------------------------------------------------- */
+
+typedef cudaError_t (*gemv_fn)(const float *, const float *, float *, int, cudaStream_t);
+
+typedef struct gemv_job {
+    gemv_fn fn;
+    const float *A, *x;
+    float *y;
+    int n;
+} gemv_job;
+
+static bool gemv_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    const gemv_job *j = ud;
+    CUDA_CHECK_LAUNCH(e, j->fn(j->A, j->x, j->y, j->n, s));
+    return true;
+}
+
+void experiments_gemv(xctx *x)
+{
+    struct {
+        const char *id, *label, *note;
+        gemv_fn fn;
+        bool colmajor;
+    } v[] = {
+        {"gemv_row_thread", "row-major, thread per row", "neighbouring threads read floats a row "
+         "apart: every load of a warp is its own memory transaction", profiling_gemv_row, false},
+        {"gemv_col_thread", "column-major, thread per row", "the same loop over a column-major "
+         "copy: neighbouring threads read neighbouring floats", profiling_gemv_col, true},
+        {"gemv_row_warp", "row-major, warp per row", "the row-major matrix read by a whole warp "
+         "per row, lanes on adjacent floats, then a shuffle reduction", profiling_gemv_warp, false},
+    };
+    const size_t nv = sizeof v / sizeof v[0];
+    cl_err e = {{0}};
+    gpu_buffer dA = {0}, dAt = {0}, dx = {0}, dy = {0};
+    float *A = NULL, *At = NULL, *hx = NULL, *hy = NULL;
+    double *ref = NULL;
+    run_result r;
+    int n = experiments_square_side();
+    size_t nn = (size_t)n * (size_t)n, mb = nn * sizeof(float);
+    char sz[48];
+    snprintf(sz, sizeof sz, "%dx%d", n, n);
+    cudacheck_reset();
+    if (!buffer_alloc(&dA, mb, &e) || !buffer_alloc(&dAt, mb, &e) ||
+        !buffer_alloc(&dx, (size_t)n * sizeof(float), &e) ||
+        !buffer_alloc(&dy, (size_t)n * sizeof(float), &e))
+        goto fail_all;
+    A = malloc(mb);
+    At = malloc(mb);
+    hx = malloc((size_t)n * sizeof(float));
+    hy = malloc((size_t)n * sizeof(float));
+    ref = malloc((size_t)n * sizeof(double));
+    if (!A || !At || !hx || !hy || !ref) {
+        err_set(&e, "out of host memory for the gemv experiment");
+        goto fail_all;
+    }
+    rng_fill_uniform(A, nn, x->seed++, -1.0f, 1.0f);
+    rng_fill_uniform(hx, (size_t)n, x->seed++, -1.0f, 1.0f);
+    for (int i = 0; i < n; i++) {
+        double acc = 0.0;
+        const float *row = A + (size_t)i * (size_t)n;
+        for (int k = 0; k < n; k++)
+            acc += (double)row[k] * (double)hx[k];
+        ref[i] = acc;
+    }
+    experiments_transpose_host(A, At, (size_t)n);
+    if (!experiments_upload(x, dA.ptr, A, mb, &e) || !experiments_upload(x, dAt.ptr, At, mb, &e) ||
+        !experiments_upload(x, dx.ptr, hx, (size_t)n * sizeof(float), &e))
+        goto fail_all;
+
+    for (size_t k = 0; k < nv; k++) {
+        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+        gemv_job j = {v[k].fn, v[k].colmajor ? dAt.ptr : dA.ptr, dx.ptr, dy.ptr, n};
+        timing_result tr;
+        if (!experiments_measure(x, v[k].id, gemv_once, &j, dy.ptr, hy, (size_t)n * sizeof(float),
+                                 mb, &tr, &e)) {
+            experiments_row_failed(x, &r, &e);
+            if (x->broken)
+                goto done;
+            continue;
+        }
+        experiments_set_timing(&r, &tr);
+        experiments_set_bandwidth(x, &r, (double)(nn + 2 * (size_t)n) * sizeof(float));
+        r.tflops = 2.0 * (double)nn / (r.median_ms * 1e9);
+        if (x->dev.peak_bw_measured_gbs <= 0.0)
+            r.pct_peak_measured = -1.0;
+        check_report c = check_compare(hy, (size_t)n, ref, NULL, (size_t)n, 1e-4);
+        experiments_check_report_row(&r, &c);
+        experiments_row_note(&r, "%s", v[k].note);
+        experiments_row_emit(x, &r);
+    }
+    goto done;
+fail_all:
+    for (size_t k = 0; k < nv; k++) {
+        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+        experiments_row_failed(x, &r, &e);
+    }
+done:
+    free(A);
+    free(At);
+    free(hx);
+    free(hy);
+    free(ref);
+    buffer_free(&dA);
+    buffer_free(&dAt);
+    buffer_free(&dx);
+    buffer_free(&dy);
+}

@@ -1,0 +1,149 @@
+#include "experiments/experiments.h"
+
+#include <stdio.h>
+#include <cuda_runtime_api.h>
+
+#include "gpu/buffer.h"
+#include "gpu/cudacheck.h"
+#include "profiling.h"
+#include "experiments/experiments_internal.h"
+
+/* ---- block size ------------------------------------------------------------------- */
+
+void experiments_blocksize(xctx *x)
+{
+    static const int blocks[] = {32, 64, 128, 256, 512, 1024};
+    const size_t nb = sizeof blocks / sizeof blocks[0];
+    cl_err e = {{0}};
+    io_bufs io;
+    run_result r;
+    char sz[32];
+    size_t bytes = experiments_fit_device(256 * MIB, X_FLOOR, 2);
+    size_t n = bytes / sizeof(float);
+    buffer_format_bytes(bytes, sz, sizeof sz);
+    int max_threads = 0;
+    cudacheck_reset();
+    if (!experiments_io_setup(x, &io, bytes, true, "block-size", &e))
+        goto fail_all;
+    CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                               x->dev.ordinal),
+                    fail_all);
+    for (size_t i = 0; i < n; i++)
+        io.want[i] = 2.0f * io.hin[i];
+
+    for (size_t k = 0; k < nb; k++) {
+        int b = blocks[k];
+        char id[PROTO_ID_MAX], lab[PROTO_ID_MAX];
+        snprintf(id, sizeof id, "block_%d", b);
+        snprintf(lab, sizeof lab, "%d threads per block", b);
+        experiments_row_start(x, &r, id, lab, sz);
+        scale_job j = {io.din.ptr, io.dout.ptr, n, 2.0f, b};
+        int per_sm = 0;
+        timing_result tr;
+        cudaError_t ost = profiling_scale_occupancy(b, &per_sm);
+        if (ost != cudaSuccess)
+            cudacheck_fail(&e, ost, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", __FILE__,
+                           __LINE__);
+        if (ost != cudaSuccess ||
+            !experiments_measure(x, lab, experiments_scale_once, &j, io.dout.ptr, io.hout, bytes,
+                                 2 * bytes, &tr, &e)) {
+            experiments_row_failed(x, &r, &e);
+            if (x->broken)
+                goto done;
+            continue;
+        }
+        experiments_set_timing(&r, &tr);
+        experiments_set_bandwidth(x, &r, (double)(2 * bytes));
+        experiments_check_exact(&r, io.hout, io.want, n);
+        int threads = per_sm * b;
+        experiments_row_note(
+            &r,
+            "y = 2x; the runtime fits %d block%s of %d threads on an SM: %d of %d threads, "
+            "%.0f%% occupancy",
+            per_sm, per_sm == 1 ? "" : "s", b, threads, max_threads,
+            max_threads > 0 ? 100.0 * threads / max_threads : 0.0);
+        experiments_row_emit(x, &r);
+    }
+    goto done;
+fail_all:
+    experiments_rows_failed(x, "block", blocks, nb, sz, &e);
+done:
+    experiments_io_free(&io);
+}
+
+/* ---- transpose ---------------------------------------------------------------------- */
+
+typedef cudaError_t (*transpose_fn)(const float *, float *, int, int, cudaStream_t);
+
+typedef struct transpose_job {
+    transpose_fn fn;       /* NULL: plain copy */
+    const float *in;
+    float *out;
+    int n;
+} transpose_job;
+
+static bool transpose_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    const transpose_job *j = ud;
+    if (j->fn)
+        CUDA_CHECK_LAUNCH(e, j->fn(j->in, j->out, j->n, j->n, s));
+    else
+        CUDA_CHECK_LAUNCH(e, profiling_copy(j->in, j->out, (size_t)j->n * (size_t)j->n, s));
+    return true;
+}
+
+void experiments_transpose(xctx *x)
+{
+    struct {
+        const char *id, *label, *note;
+        transpose_fn fn;
+    } v[] = {
+        {"transpose_copy", "copy (the bound)", "a plain copy of the same bytes: what a transpose "
+         "can hope for", NULL},
+        {"transpose_naive", "naive", "reads rows (coalesced) and writes columns straight to global "
+         "memory: each warp's stores land 32 rows apart", profiling_transpose_naive},
+        {"transpose_tiled", "shared-memory tile", "stages a 32x32 tile in shared memory so both "
+         "global reads and writes are coalesced; reading a tile column hits one bank 32 times",
+         profiling_transpose_tiled},
+        {"transpose_padded", "padded tile", "the same tile with one extra column: a column's 32 "
+         "floats fall in 32 different banks, no conflicts", profiling_transpose_padded},
+    };
+    const size_t nv = sizeof v / sizeof v[0];
+    cl_err e = {{0}};
+    io_bufs io;
+    run_result r;
+    int n = experiments_square_side();
+    size_t nn = (size_t)n * (size_t)n, bytes = nn * sizeof(float);
+    char sz[48];
+    snprintf(sz, sizeof sz, "%dx%d", n, n);
+    cudacheck_reset();
+    if (!experiments_io_setup(x, &io, bytes, true, "transpose", &e))
+        goto fail_all;
+    experiments_transpose_host(io.hin, io.want, (size_t)n);
+
+    for (size_t k = 0; k < nv; k++) {
+        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+        transpose_job j = {v[k].fn, io.din.ptr, io.dout.ptr, n};
+        timing_result tr;
+        if (!experiments_measure(x, v[k].id, transpose_once, &j, io.dout.ptr, io.hout, bytes,
+                                 2 * bytes, &tr, &e)) {
+            experiments_row_failed(x, &r, &e);
+            if (x->broken)
+                goto done;
+            continue;
+        }
+        experiments_check_exact(&r, io.hout, v[k].fn ? io.want : io.hin, nn);
+        experiments_set_timing(&r, &tr);
+        experiments_set_bandwidth(x, &r, (double)(2 * bytes));
+        experiments_row_note(&r, "%s", v[k].note);
+        experiments_row_emit(x, &r);
+    }
+    goto done;
+fail_all:
+    for (size_t k = 0; k < nv; k++) {
+        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+        experiments_row_failed(x, &r, &e);
+    }
+done:
+    experiments_io_free(&io);
+}

@@ -1,0 +1,47 @@
+/* luagpu.h - the `gpu` table: a small CUDA API for Lua launchers.
+ *
+ * Learners' launchers (and tests) allocate device buffers and host buffers
+ * (pinned or pageable), take views of parts of them, copy between them on
+ * streams, pick a shipped raw kernel by name, launch it with their own
+ * grid, block and shared memory, order streams with events, and time with
+ * events.  Every CUDA error becomes a Lua error
+ * with CUDA's message; a bad launch configuration is refused before CUDA
+ * sees it, in words ("block of 2048 threads: the limit is 1024 per block").
+ * Without a device every call fails with "no CUDA device found: <reason>".
+ * Nothing touches CUDA until a gpu.* function is called.  lua/gpu.md
+ * documents the API for instructors and learners. */
+#ifndef CUDALAB_LUAGPU_LUAGPU_H
+#define CUDALAB_LUAGPU_LUAGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "lab/sandbox.h"
+
+struct lua_State;
+
+/* Creates the metatables and pushes the `gpu` table (stack: +1). */
+void luagpu_open(struct lua_State *L);
+/* luagpu_open, then adds the table to the sandbox's globals as `gpu`. */
+bool luagpu_install(lab_state *s, cl_err *e);
+/* Pushes a Buffer over count elements (f32, or i32 when i32) of device
+ * memory the caller owns: Lua never frees it (b:free() refuses), and
+ * luagpu_release_borrowed() turns every such Buffer into a freed one, so a
+ * launcher that kept one cannot reach the memory after the caller frees it. */
+void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, bool i32);
+/* The same for ordinary (pageable) host memory the caller owns: a host
+ * Buffer (b.where == "pageable") the launcher copies from or into. */
+void luagpu_push_borrowed_host(struct lua_State *L, void *ptr, size_t count, bool i32);
+void luagpu_release_borrowed(struct lua_State *L);
+/* Pushes a Kernel for a learner's compiled kernel: func is a cudaKernel_t
+ * (cudaLibraryGetKernel) used as the launch's function, params NVRTC's
+ * parameter letters (gpu/nvrtc.h nvrtc_kernel.params), which gpu.launch
+ * converts arguments by as lua/exercise.md describes. */
+void luagpu_push_kernel(struct lua_State *L, const char *name, const void *func,
+                        const char *params);
+/* The stream gpu.launch and event:record use when none is given (a
+ * cudaStream_t; NULL: the legacy default stream). */
+void luagpu_set_stream(struct lua_State *L, void *stream);
+
+#endif

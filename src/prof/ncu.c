@@ -1,0 +1,575 @@
+#include "prof/ncu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/which.h"
+
+#define NCU_OUTPUT_MAX (64u << 20)
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+typedef struct csv_row {
+    char **f;
+    size_t n, cap;
+} csv_row;
+
+static void row_clear(csv_row *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->f[i]);
+    r->n = 0;
+}
+
+static void row_free(csv_row *r)
+{
+    row_clear(r);
+    free(r->f);
+    memset(r, 0, sizeof *r);
+}
+
+static bool row_push(csv_row *r, const char *s, size_t len)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 32;
+        char **nf = realloc(r->f, cap * sizeof *nf);
+        if (!nf)
+            return false;
+        r->f = nf;
+        r->cap = cap;
+    }
+    char *c = malloc(len + 1);
+    if (!c)
+        return false;
+    memcpy(c, s, len);
+    c[len] = '\0';
+    r->f[r->n++] = c;
+    return true;
+}
+
+/* Reads one CSV record starting at *p (quoted fields with "" escapes,
+ * commas and newlines inside quotes) and moves *p past its line end.
+ * false when out of memory or at the end of the text. */
+static bool csv_read(const char **p, csv_row *r)
+{
+    row_clear(r);
+    const char *s = *p;
+    if (!*s)
+        return false;
+    size_t cap = 256, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return false;
+    bool ok = true;
+    for (;;) {
+        len = 0;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (!*s)
+                    break;
+                if (*s == '"') {
+                    if (s[1] == '"') {
+                        s += 2;
+                        if (len + 1 >= cap) {
+                            char *nb = realloc(buf, cap *= 2);
+                            if (!nb) {
+                                ok = false;
+                                goto done;
+                            }
+                            buf = nb;
+                        }
+                        buf[len++] = '"';
+                        continue;
+                    }
+                    s++;
+                    break;
+                }
+                if (len + 1 >= cap) {
+                    char *nb = realloc(buf, cap *= 2);
+                    if (!nb) {
+                        ok = false;
+                        goto done;
+                    }
+                    buf = nb;
+                }
+                buf[len++] = *s++;
+            }
+            while (*s && *s != ',' && *s != '\n' && *s != '\r')
+                s++;
+        } else {
+            const char *st = s;
+            while (*s && *s != ',' && *s != '\n' && *s != '\r')
+                s++;
+            size_t n = (size_t)(s - st);
+            if (n + 1 > cap) {
+                char *nb = realloc(buf, cap = n + 1);
+                if (!nb) {
+                    ok = false;
+                    goto done;
+                }
+                buf = nb;
+            }
+            memcpy(buf, st, n);
+            len = n;
+        }
+        if (!row_push(r, buf, len)) {
+            ok = false;
+            goto done;
+        }
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == '\r')
+            s++;
+        if (*s == '\n')
+            s++;
+        break;
+    }
+done:
+    free(buf);
+    *p = s;
+    return ok;
+}
+
+static const char *const fixed_columns[] = {
+    "ID",         "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
+    "Stream",     "Block Size", "Grid Size",    "Device",    "CC",
+};
+
+static bool is_fixed(const char *name)
+{
+    for (size_t i = 0; i < sizeof fixed_columns / sizeof fixed_columns[0]; i++)
+        if (strcmp(name, fixed_columns[i]) == 0)
+            return true;
+    return false;
+}
+
+static int column(const csv_row *h, const char *name)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (strcmp(h->f[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "1,234.5" -> 1234.5; false for "n/a", "" and anything not a number. */
+static bool parse_number(const char *s, double *v)
+{
+    char buf[96];
+    size_t k = 0;
+    for (const char *c = s; *c && k + 1 < sizeof buf; c++)
+        if (*c != ',' && *c != ' ')
+            buf[k++] = *c;
+    buf[k] = '\0';
+    if (k == 0)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (end == buf || *end || errno == ERANGE || !isfinite(d))
+        return false;
+    *v = d;
+    return true;
+}
+
+static void copy_field(char *dst, size_t n, const csv_row *r, int col)
+{
+    snprintf(dst, n, "%s", col >= 0 && (size_t)col < r->n ? r->f[col] : "");
+}
+
+/* Start of the line holding the raw-page header, or NULL. */
+static const char *find_header(const char *text)
+{
+    const char *line = text;
+    while (line && *line) {
+        if (strncmp(line, "\"ID\",\"Process ID\"", 17) == 0 || strncmp(line, "ID,Process ID", 13) == 0)
+            return line;
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    return NULL;
+}
+
+void ncu_report_free(ncu_report *r)
+{
+    for (size_t i = 0; i < r->nkernels; i++)
+        free(r->kernels[i].metrics);
+    free(r->kernels);
+    memset(r, 0, sizeof *r);
+}
+
+bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = text ? find_header(text) : NULL;
+    if (!p)
+        return err_set(e, "no Nsight Compute table in the output (no header row starting "
+                          "with \"ID\",\"Process ID\")");
+    csv_row head = {0}, units = {0}, row = {0};
+    bool ok = false, have_units = false;
+    if (!csv_read(&p, &head)) {
+        err_set(e, "out of memory reading the Nsight Compute table");
+        goto cleanup;
+    }
+    int c_id = column(&head, "ID"), c_name = column(&head, "Kernel Name");
+    int c_block = column(&head, "Block Size"), c_grid = column(&head, "Grid Size");
+    int c_dev = column(&head, "Device"), c_cc = column(&head, "CC");
+    if (c_name < 0) {
+        err_set(e, "the Nsight Compute table has no \"Kernel Name\" column");
+        goto cleanup;
+    }
+    size_t nmetric = 0;
+    for (size_t i = 0; i < head.n; i++)
+        if (!is_fixed(head.f[i]))
+            nmetric++;
+
+    int line = 2;
+    while (*p) {
+        if (*p == '\n' || *p == '\r') {
+            p++;
+            continue;
+        }
+        if (*p == '=')
+            break;
+        if (!csv_read(&p, &row)) {
+            err_set(e, "out of memory reading the Nsight Compute table");
+            goto cleanup;
+        }
+        if (row.n != head.n) {
+            err_set(e, "row %d of the Nsight Compute table has %zu fields, the header %zu", line,
+                    row.n, head.n);
+            goto cleanup;
+        }
+        if (!have_units && out->nkernels == 0 && c_id >= 0 && row.f[c_id][0] == '\0') {
+            csv_row t = units;
+            units = row;
+            row = t;
+            have_units = true;
+            line++;
+            continue;
+        }
+        ncu_kernel *nk = realloc(out->kernels, (out->nkernels + 1) * sizeof *nk);
+        if (!nk) {
+            err_set(e, "out of memory reading the Nsight Compute table");
+            goto cleanup;
+        }
+        out->kernels = nk;
+        ncu_kernel *k = &out->kernels[out->nkernels++];
+        memset(k, 0, sizeof *k);
+        double id = -1;
+        k->id = c_id >= 0 && parse_number(row.f[c_id], &id) ? (int)id : (int)out->nkernels - 1;
+        copy_field(k->name, sizeof k->name, &row, c_name);
+        copy_field(k->block, sizeof k->block, &row, c_block);
+        copy_field(k->grid, sizeof k->grid, &row, c_grid);
+        copy_field(k->device, sizeof k->device, &row, c_dev);
+        copy_field(k->cc, sizeof k->cc, &row, c_cc);
+        if (nmetric) {
+            k->metrics = calloc(nmetric, sizeof *k->metrics);
+            if (!k->metrics) {
+                err_set(e, "out of memory reading the Nsight Compute table");
+                goto cleanup;
+            }
+        }
+        for (size_t i = 0; i < head.n; i++) {
+            if (is_fixed(head.f[i]))
+                continue;
+            ncu_metric *m = &k->metrics[k->nmetrics++];
+            snprintf(m->name, sizeof m->name, "%s", head.f[i]);
+            if (have_units && i < units.n)
+                snprintf(m->unit, sizeof m->unit, "%s", units.f[i]);
+            snprintf(m->text, sizeof m->text, "%s", row.f[i]);
+            m->has_value = parse_number(row.f[i], &m->value);
+        }
+        line++;
+    }
+    if (out->nkernels == 0) {
+        err_set(e, "the Nsight Compute table lists no kernel");
+        goto cleanup;
+    }
+    ok = true;
+cleanup:
+    row_free(&head);
+    row_free(&units);
+    row_free(&row);
+    if (!ok)
+        ncu_report_free(out);
+    return ok;
+}
+
+const ncu_metric *ncu_metric_find(const ncu_kernel *k, const char *name)
+{
+    for (size_t i = 0; i < k->nmetrics; i++)
+        if (strcmp(k->metrics[i].name, name) == 0)
+            return &k->metrics[i];
+    return NULL;
+}
+
+/* ---- metrics -------------------------------------------------------------- */
+
+typedef struct metric_info {
+    const char *name, *label;
+} metric_info;
+
+static const metric_info metrics[] = {
+    {"gpu__time_duration.sum", "duration"},
+    {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput"},
+    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput"},
+    {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
+    {"l1tex__t_sector_hit_rate.pct", "L1 hit rate"},
+    {"lts__t_sector_hit_rate.pct", "L2 hit rate"},
+    {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+     "stall: long scoreboard (waiting on global memory)"},
+    {"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
+     "stall: short scoreboard (shared memory, special functions)"},
+    {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+     "stall: barrier (__syncthreads)"},
+    {"smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",
+     "stall: MIO throttle (shared memory queue full)"},
+    {"smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
+     "stall: LG throttle (global memory queue full)"},
+    {"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
+     "stall: math pipe throttle"},
+    {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
+     "stall: wait (fixed latency)"},
+    {"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
+     "stall: not selected (other warps issued)"},
+};
+
+const char *ncu_default_metrics(void)
+{
+    static char list[2048];
+    if (!list[0]) {
+        size_t len = 0;
+        for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? "," : "",
+                                    metrics[i].name);
+    }
+    return list;
+}
+
+const char *ncu_metric_label(const char *name)
+{
+    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+        if (strcmp(metrics[i].name, name) == 0)
+            return metrics[i].label;
+    return name;
+}
+
+bool ncu_find(char *path, size_t n)
+{
+    return which_tool("ncu", path, n);
+}
+
+const char *ncu_install_hint(void)
+{
+    return "Nsight Compute (ncu) was not found.  It comes with the full CUDA toolkit (the "
+           "cuda-nsight-compute-<major>-<minor> package of NVIDIA's CUDA repository) and as a "
+           "standalone download from https://developer.nvidia.com/nsight-compute; put the folder "
+           "holding ncu on PATH, or set CUDA_HOME to the toolkit.";
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_list,
+                const char *const *cmd, cl_err *e)
+{
+    if (!cmd || !cmd[0] || !cmd[0][0]) {
+        err_set(e, "ncu needs a command to profile");
+        return NULL;
+    }
+    if (!metrics_list || !metrics_list[0])
+        metrics_list = ncu_default_metrics();
+    char kname[512];
+    snprintf(kname, sizeof kname, "regex:%s", kernel_regex && kernel_regex[0] ? kernel_regex : ".");
+    const char *fixed[] = {ncu,          "--csv",        "--page",          "raw",
+                           "--target-processes", "all",  "--clock-control", "none",
+                           "--kernel-name", kname,       "--launch-count",  "1",
+                           "--metrics",  metrics_list};
+    size_t nfixed = sizeof fixed / sizeof fixed[0], ncmd = 0, bytes = 0;
+    while (cmd[ncmd])
+        ncmd++;
+    for (size_t i = 0; i < nfixed; i++)
+        bytes += strlen(fixed[i]) + 1;
+    for (size_t i = 0; i < ncmd; i++)
+        bytes += strlen(cmd[i]) + 1;
+    size_t nptr = nfixed + ncmd + 1;
+    char **argv = malloc(nptr * sizeof *argv + bytes);
+    if (!argv) {
+        err_set(e, "out of memory building the ncu command");
+        return NULL;
+    }
+    char *s = (char *)(argv + nptr);
+    size_t k = 0;
+    for (size_t i = 0; i < nfixed + ncmd; i++) {
+        const char *a = i < nfixed ? fixed[i] : cmd[i - nfixed];
+        size_t len = strlen(a) + 1;
+        memcpy(s, a, len);
+        argv[k++] = s;
+        s += len;
+    }
+    argv[k] = NULL;
+    return argv;
+}
+
+void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
+{
+    if (!output)
+        output = "";
+    if (strstr(output, "ERR_NVGPUCTRPERM")) {
+        err_set(e, "ncu may not read this GPU's performance counters: run it as root, or let "
+                   "every user profile (NVIDIA driver option NVreg_RestrictProfilingToAdminUsers=0; "
+                   "see https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
+        return;
+    }
+    if (strstr(output, "No kernels were profiled")) {
+        err_set(e, "ncu profiled no kernel: none matched the name '%s'",
+                kernel_regex && kernel_regex[0] ? kernel_regex : ".");
+        return;
+    }
+    const char *bad = strstr(output, "Failed to find metric");
+    if (bad) {
+        const char *end = strchr(bad, '\n');
+        err_set(e, "this ncu does not know a requested metric: %.*s",
+                (int)(end ? (size_t)(end - bad) : strlen(bad)), bad);
+        return;
+    }
+    const char *last = NULL, *p = output;
+    while ((p = strstr(p, "==ERROR==")) != NULL) {
+        last = p;
+        p += 9;
+    }
+    if (last) {
+        const char *end = strchr(last, '\n');
+        err_set(e, "ncu: %.*s", (int)(end ? (size_t)(end - last) : strlen(last)), last);
+        return;
+    }
+    err_set(e, "ncu printed no table of results");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated).
+ * *status receives the wait status; *timed_out is set when it was killed. */
+static char *run_capture(char *const *argv, double timeout_s, int *status, bool *timed_out,
+                         cl_err *e)
+{
+    int fd[2];
+    *timed_out = false;
+    if (pipe(fd) != 0) {
+        err_set(e, "cannot create a pipe for ncu: %s", strerror(errno));
+        return NULL;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        err_set(e, "cannot start ncu: %s", strerror(errno));
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(fd[1], STDOUT_FILENO);
+        dup2(fd[1], STDERR_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        execv(argv[0], argv);
+        dprintf(STDERR_FILENO, "==ERROR== cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    double deadline = now_s() + timeout_s;
+    bool oom = buf == NULL;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            *timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {fd[0], POLLIN, 0};
+        int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue;
+        char chunk[65536];
+        ssize_t n = read(fd[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (oom || len + (size_t)n + 1 > NCU_OUTPUT_MAX)
+            continue;
+        if (len + (size_t)n + 1 > cap) {
+            while (len + (size_t)n + 1 > cap)
+                cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                oom = true;
+                continue;
+            }
+            buf = nb;
+        }
+        memcpy(buf + len, chunk, (size_t)n);
+        len += (size_t)n;
+    }
+    close(fd[0]);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+    if (oom) {
+        free(buf);
+        err_set(e, "out of memory reading ncu's output");
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list,
+             const char *const *cmd, double timeout_s, ncu_report *out, char **output, cl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (output)
+        *output = NULL;
+    char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, e);
+    if (!argv)
+        return false;
+    int status = 0;
+    bool timed_out = false;
+    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &status, &timed_out, e);
+    free(argv);
+    if (!text)
+        return false;
+    bool ok = false;
+    if (timed_out) {
+        err_set(e, "ncu did not finish within %.0f s and was stopped",
+                timeout_s > 0 ? timeout_s : 600.0);
+    } else {
+        cl_err pe;
+        ok = ncu_parse_csv(text, out, &pe);
+        if (!ok)
+            ncu_explain(text, kernel_regex, e);
+    }
+    if (output)
+        *output = text;
+    else
+        free(text);
+    return ok;
+}

@@ -1,0 +1,626 @@
+#include "prof/trace.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/atomicfile.h"
+
+/* ---- writing ------------------------------------------------------------ */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+/* Appends one event (consumed) as compact JSON, comma-separated from the
+ * previous one. */
+static void sb_event(sbuf *b, cJSON *ev, bool *first)
+{
+    char *txt = ev ? cJSON_PrintUnformatted(ev) : NULL;
+    cJSON_Delete(ev);
+    if (!txt) {
+        b->oom = true;
+        return;
+    }
+    sb_str(b, *first ? "\n" : ",\n");
+    sb_str(b, txt);
+    *first = false;
+    free(txt);
+}
+
+static int lane_pid(const tl_lane *l)
+{
+    return timeline_lane_is_gpu(l->kind) ? TRACE_PID_GPU : TRACE_PID_HOST;
+}
+
+static cJSON *meta_event(const char *name, int pid, int tid, bool with_tid)
+{
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev)
+        return NULL;
+    cJSON_AddStringToObject(ev, "name", name);
+    cJSON_AddStringToObject(ev, "ph", "M");
+    cJSON_AddNumberToObject(ev, "pid", pid);
+    if (with_tid)
+        cJSON_AddNumberToObject(ev, "tid", tid);
+    return ev;
+}
+
+static cJSON *process_name_event(int pid, const char *name)
+{
+    cJSON *ev = meta_event("process_name", pid, 0, false);
+    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
+    if (args)
+        cJSON_AddStringToObject(args, "name", name);
+    return ev;
+}
+
+static cJSON *sort_index_event(const char *what, int pid, int tid, bool with_tid, int index)
+{
+    cJSON *ev = meta_event(what, pid, tid, with_tid);
+    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
+    if (args)
+        cJSON_AddNumberToObject(args, "sort_index", index);
+    return ev;
+}
+
+static cJSON *thread_name_event(const tl_lane *l, int tid)
+{
+    cJSON *ev = meta_event("thread_name", lane_pid(l), tid, true);
+    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
+    if (args) {
+        cJSON_AddStringToObject(args, "name", l->name);
+        cJSON_AddStringToObject(args, "lane", timeline_lane_kind_name(l->kind));
+        if (l->kind == TL_LANE_STREAM)
+            cJSON_AddNumberToObject(args, "stream", l->stream);
+    }
+    return ev;
+}
+
+static const char *memory_name(unsigned flags)
+{
+    if (flags & TL_PINNED)
+        return "pinned";
+    if (flags & TL_PAGEABLE)
+        return "pageable";
+    if (flags & TL_MANAGED)
+        return "managed";
+    return NULL;
+}
+
+static cJSON *item_event(const timeline *t, const tl_item *it)
+{
+    const tl_lane *l = &t->lanes[it->lane];
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev)
+        return NULL;
+    cJSON_AddStringToObject(ev, "name", it->name);
+    cJSON_AddStringToObject(ev, "cat", timeline_kind_name(it->kind));
+    cJSON_AddStringToObject(ev, "ph", "X");
+    cJSON_AddNumberToObject(ev, "ts", (double)it->start_ns / 1e3);
+    cJSON_AddNumberToObject(ev, "dur", (double)(it->end_ns - it->start_ns) / 1e3);
+    cJSON_AddNumberToObject(ev, "pid", lane_pid(l));
+    cJSON_AddNumberToObject(ev, "tid", it->lane + 1);
+    cJSON *args = cJSON_AddObjectToObject(ev, "args");
+    if (!args)
+        return ev;
+    if (it->bytes) {
+        cJSON_AddNumberToObject(args, "bytes", (double)it->bytes);
+        double gbps = timeline_item_gbps(it);
+        if (gbps > 0.0)
+            cJSON_AddNumberToObject(args, "GB/s", round(gbps * 1000.0) / 1000.0);
+    }
+    const char *mem = memory_name(it->flags);
+    if (mem)
+        cJSON_AddStringToObject(args, "memory", mem);
+    if (timeline_lane_is_gpu(l->kind))
+        cJSON_AddNumberToObject(args, "stream", it->stream);
+    if (it->corr)
+        cJSON_AddNumberToObject(args, "correlation", it->corr);
+    return ev;
+}
+
+static int index_cmp(const void *pa, const void *pb, const timeline *t)
+{
+    const tl_item *a = &t->items[*(const size_t *)pa];
+    const tl_item *b = &t->items[*(const size_t *)pb];
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    if (a->end_ns != b->end_ns)
+        return a->end_ns > b->end_ns ? -1 : 1;
+    return (a->lane > b->lane) - (a->lane < b->lane);
+}
+
+/* Merge sort of item indices by time (qsort has no context argument in C11). */
+static void sort_indices(size_t *v, size_t *tmp, size_t n, const timeline *t)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_indices(v, tmp, h, t);
+    sort_indices(v + h, tmp, n - h, t);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = index_cmp(&v[j], &v[i], t) < 0 ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+char *trace_json(const timeline *t, cl_err *e)
+{
+    sbuf b = {0};
+    bool first = true;
+    size_t *order = NULL, *tmp = NULL;
+    if (t->nitems) {
+        order = malloc(t->nitems * sizeof *order);
+        tmp = malloc(t->nitems * sizeof *tmp);
+        if (!order || !tmp) {
+            free(order);
+            free(tmp);
+            err_set(e, "out of memory writing the trace");
+            return NULL;
+        }
+        for (size_t i = 0; i < t->nitems; i++)
+            order[i] = i;
+        sort_indices(order, tmp, t->nitems, t);
+        free(tmp);
+    }
+
+    sb_str(&b, "{\"displayTimeUnit\":\"ns\",\"otherData\":");
+    cJSON *other = cJSON_CreateObject();
+    if (other) {
+        cJSON_AddStringToObject(other, "tool", "cudalab");
+        cJSON_AddStringToObject(other, "device", t->title);
+        cJSON_AddNumberToObject(other, "dropped", (double)t->dropped);
+    }
+    char *otxt = other ? cJSON_PrintUnformatted(other) : NULL;
+    cJSON_Delete(other);
+    if (!otxt)
+        b.oom = true;
+    else
+        sb_str(&b, otxt);
+    free(otxt);
+    sb_str(&b, ",\"traceEvents\":[");
+
+    char gpu_name[TL_TITLE_MAX + 8];
+    snprintf(gpu_name, sizeof gpu_name, "GPU%s%s", t->title[0] ? ": " : "", t->title);
+    sb_event(&b, process_name_event(TRACE_PID_GPU, gpu_name), &first);
+    sb_event(&b, sort_index_event("process_sort_index", TRACE_PID_GPU, 0, false, 1), &first);
+    sb_event(&b, process_name_event(TRACE_PID_HOST, "host"), &first);
+    sb_event(&b, sort_index_event("process_sort_index", TRACE_PID_HOST, 0, false, 2), &first);
+    for (size_t i = 0; i < t->nlanes; i++) {
+        const tl_lane *l = &t->lanes[i];
+        sb_event(&b, thread_name_event(l, (int)i + 1), &first);
+        sb_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
+                 &first);
+    }
+    for (size_t i = 0; i < t->nitems; i++)
+        sb_event(&b, item_event(t, &t->items[order[i]]), &first);
+    sb_str(&b, "\n]}\n");
+    free(order);
+    if (b.oom) {
+        free(b.p);
+        err_set(e, "out of memory writing the trace");
+        return NULL;
+    }
+    return b.p;
+}
+
+bool trace_write(const timeline *t, const char *path, cl_err *e)
+{
+    char *txt = trace_json(t, e);
+    if (!txt)
+        return false;
+    bool ok = atomicfile_write(path, txt, strlen(txt), e);
+    free(txt);
+    return ok;
+}
+
+/* ---- validating --------------------------------------------------------- */
+
+typedef struct name_set {
+    long long *pid, *tid;   /* tid: -1 for a process entry */
+    size_t n, cap;
+} name_set;
+
+static bool names_add(name_set *s, long long pid, long long tid)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 32;
+        long long *np = realloc(s->pid, cap * sizeof *np);
+        if (!np)
+            return false;
+        s->pid = np;
+        long long *nt = realloc(s->tid, cap * sizeof *nt);
+        if (!nt)
+            return false;
+        s->tid = nt;
+        s->cap = cap;
+    }
+    s->pid[s->n] = pid;
+    s->tid[s->n] = tid;
+    s->n++;
+    return true;
+}
+
+static bool names_has(const name_set *s, long long pid, long long tid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->pid[i] == pid && s->tid[i] == tid)
+            return true;
+    return false;
+}
+
+static void names_free(name_set *s)
+{
+    free(s->pid);
+    free(s->tid);
+    memset(s, 0, sizeof *s);
+}
+
+static const char *event_label(const cJSON *ev)
+{
+    const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"));
+    return n ? n : "?";
+}
+
+static bool is_finite_number(const cJSON *x)
+{
+    return cJSON_IsNumber(x) && isfinite(x->valuedouble);
+}
+
+static bool meta_name(const cJSON *ev, const char **name)
+{
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "name"));
+    return *name != NULL;
+}
+
+bool trace_validate(const char *json, cl_err *e)
+{
+    if (!json)
+        return err_set(e, "no trace text");
+    cJSON *root = cJSON_Parse(json);
+    if (!root)
+        return err_set(e, "the trace is not valid JSON");
+    bool ok = false;
+    name_set named = {0}, used = {0};
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!cJSON_IsArray(events)) {
+        err_set(e, "the trace has no traceEvents array");
+        goto cleanup;
+    }
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(root, "displayTimeUnit");
+    if (unit && (!cJSON_IsString(unit) ||
+                 (strcmp(unit->valuestring, "ns") != 0 && strcmp(unit->valuestring, "ms") != 0))) {
+        err_set(e, "displayTimeUnit must be \"ns\" or \"ms\"");
+        goto cleanup;
+    }
+
+    double last_ts = -INFINITY;
+    int idx = 0;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, events) {
+        if (!cJSON_IsObject(ev)) {
+            err_set(e, "event %d is not an object", idx);
+            goto cleanup;
+        }
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
+        if (!ph) {
+            err_set(e, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
+            goto cleanup;
+        }
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+        if (strcmp(ph, "M") == 0) {
+            const char *what = event_label(ev);
+            const char *nm = NULL;
+            bool proc = strcmp(what, "process_name") == 0;
+            bool thr = strcmp(what, "thread_name") == 0;
+            if (proc || thr) {
+                if (!is_finite_number(pid) || (thr && !is_finite_number(tid))) {
+                    err_set(e, "event %d (%s) lacks a numeric %s", idx, what,
+                            is_finite_number(pid) ? "tid" : "pid");
+                    goto cleanup;
+                }
+                if (!meta_name(ev, &nm) || !nm[0]) {
+                    err_set(e, "event %d (%s) has no args.name", idx, what);
+                    goto cleanup;
+                }
+                if (!names_add(&named, (long long)pid->valuedouble,
+                               thr ? (long long)tid->valuedouble : -1)) {
+                    err_set(e, "out of memory validating the trace");
+                    goto cleanup;
+                }
+            }
+        } else {
+            if (!cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"))) {
+                err_set(e, "event %d has no name", idx);
+                goto cleanup;
+            }
+            if (!is_finite_number(pid) || !is_finite_number(tid)) {
+                err_set(e, "event %d (\"%s\") lacks a numeric pid or tid", idx, event_label(ev));
+                goto cleanup;
+            }
+            if (!names_has(&used, (long long)pid->valuedouble, (long long)tid->valuedouble) &&
+                !names_add(&used, (long long)pid->valuedouble, (long long)tid->valuedouble)) {
+                err_set(e, "out of memory validating the trace");
+                goto cleanup;
+            }
+            if (strcmp(ph, "X") == 0) {
+                const cJSON *dur = cJSON_GetObjectItemCaseSensitive(ev, "dur");
+                if (!is_finite_number(ts)) {
+                    err_set(e, "event %d (\"%s\") has no numeric ts", idx, event_label(ev));
+                    goto cleanup;
+                }
+                if (!is_finite_number(dur)) {
+                    err_set(e, "event %d (\"%s\") has no numeric dur", idx, event_label(ev));
+                    goto cleanup;
+                }
+                if (dur->valuedouble < 0.0) {
+                    err_set(e, "event %d (\"%s\") has a negative duration (%g us)", idx,
+                            event_label(ev), dur->valuedouble);
+                    goto cleanup;
+                }
+            }
+        }
+        if (ts) {
+            if (!is_finite_number(ts)) {
+                err_set(e, "event %d (\"%s\") has a ts that is not a number", idx, event_label(ev));
+                goto cleanup;
+            }
+            if (ts->valuedouble < last_ts) {
+                err_set(e, "event %d (\"%s\") at ts %.3f us comes after one at %.3f us: events "
+                           "are not sorted by time",
+                        idx, event_label(ev), ts->valuedouble, last_ts);
+                goto cleanup;
+            }
+            last_ts = ts->valuedouble;
+        }
+        idx++;
+    }
+    for (size_t i = 0; i < used.n; i++) {
+        if (!names_has(&named, used.pid[i], -1)) {
+            err_set(e, "process %lld has events but no process_name", used.pid[i]);
+            goto cleanup;
+        }
+        if (!names_has(&named, used.pid[i], used.tid[i])) {
+            err_set(e, "thread %lld of process %lld has events but no thread_name", used.tid[i],
+                    used.pid[i]);
+            goto cleanup;
+        }
+    }
+    ok = true;
+cleanup:
+    names_free(&named);
+    names_free(&used);
+    cJSON_Delete(root);
+    return ok;
+}
+
+/* ---- reading back ------------------------------------------------------- */
+
+typedef struct lane_key {
+    long long pid, tid;
+    int lane;
+} lane_key;
+
+typedef struct lane_map {
+    lane_key *v;
+    size_t n, cap;
+} lane_map;
+
+static int map_find(const lane_map *m, long long pid, long long tid)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].pid == pid && m->v[i].tid == tid)
+            return m->v[i].lane;
+    return -1;
+}
+
+static bool map_add(lane_map *m, long long pid, long long tid, int lane)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        lane_key *nv = realloc(m->v, cap * sizeof *nv);
+        if (!nv)
+            return false;
+        m->v = nv;
+        m->cap = cap;
+    }
+    m->v[m->n++] = (lane_key){pid, tid, lane};
+    return true;
+}
+
+static uint64_t us_to_ns(double us)
+{
+    if (!(us > 0.0))
+        return 0;
+    return (uint64_t)llround(us * 1e3);
+}
+
+/* Adds the lane named by a thread_name event. */
+static bool parse_lane(timeline *t, lane_map *m, const cJSON *ev, cl_err *e)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    if (!is_finite_number(pid) || !is_finite_number(tid))
+        return true;
+    if (map_find(m, (long long)pid->valuedouble, (long long)tid->valuedouble) >= 0)
+        return true;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "name"));
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "lane"));
+    const cJSON *stream = cJSON_GetObjectItemCaseSensitive(args, "stream");
+    tl_lane_kind k;
+    if (!timeline_lane_kind_parse(kind, &k))
+        k = (long long)pid->valuedouble == TRACE_PID_GPU ? TL_LANE_STREAM : TL_LANE_API;
+    uint32_t s = is_finite_number(stream) && stream->valuedouble >= 0
+                     ? (uint32_t)stream->valuedouble
+                     : (uint32_t)tid->valuedouble;
+    int lane = timeline_lane_named(t, k, s, name, e);
+    if (lane < 0)
+        return false;
+    if (!map_add(m, (long long)pid->valuedouble, (long long)tid->valuedouble, lane))
+        return err_set(e, "out of memory reading the trace");
+    return true;
+}
+
+static bool parse_item(timeline *t, lane_map *m, const cJSON *ev, cl_err *e)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(ev, "dur");
+    if (!is_finite_number(pid) || !is_finite_number(tid) || !is_finite_number(ts) ||
+        !is_finite_number(dur) || dur->valuedouble < 0.0)
+        return err_set(e, "complete event \"%s\" lacks a pid, tid, ts or dur", event_label(ev));
+    long long p = (long long)pid->valuedouble, th = (long long)tid->valuedouble;
+    int lane = map_find(m, p, th);
+    if (lane < 0) {
+        char name[TL_LANE_NAME_MAX];
+        snprintf(name, sizeof name, "thread %lld", th);
+        lane = timeline_lane_named(t, p == TRACE_PID_GPU ? TL_LANE_STREAM : TL_LANE_API,
+                                   (uint32_t)th, name, e);
+        if (lane < 0)
+            return false;
+        if (!map_add(m, p, th, lane))
+            return err_set(e, "out of memory reading the trace");
+    }
+    tl_item it;
+    memset(&it, 0, sizeof it);
+    it.lane = lane;
+    snprintf(it.name, sizeof it.name, "%s", event_label(ev));
+    const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "cat"));
+    if (!timeline_kind_parse(cat, &it.kind)) {
+        tl_lane_kind lk = t->lanes[lane].kind;
+        it.kind = lk == TL_LANE_API    ? TL_API
+                  : lk == TL_LANE_NVTX ? TL_RANGE
+                  : lk == TL_LANE_STREAM ? TL_KERNEL
+                                         : TL_MEMCPY;
+    }
+    it.start_ns = us_to_ns(ts->valuedouble);
+    it.end_ns = it.start_ns + us_to_ns(dur->valuedouble);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(args, "bytes");
+    if (is_finite_number(bytes) && bytes->valuedouble > 0)
+        it.bytes = (uint64_t)bytes->valuedouble;
+    const char *mem = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "memory"));
+    if (mem && strcmp(mem, "pinned") == 0)
+        it.flags |= TL_PINNED;
+    else if (mem && strcmp(mem, "pageable") == 0)
+        it.flags |= TL_PAGEABLE;
+    else if (mem && strcmp(mem, "managed") == 0)
+        it.flags |= TL_MANAGED;
+    const cJSON *stream = cJSON_GetObjectItemCaseSensitive(args, "stream");
+    if (is_finite_number(stream) && stream->valuedouble >= 0)
+        it.stream = (uint32_t)stream->valuedouble;
+    const cJSON *corr = cJSON_GetObjectItemCaseSensitive(args, "correlation");
+    if (is_finite_number(corr) && corr->valuedouble >= 0)
+        it.corr = (uint32_t)corr->valuedouble;
+    return timeline_add(t, &it, e);
+}
+
+bool trace_parse(const char *json, timeline *t, cl_err *e)
+{
+    timeline_init(t);
+    if (!json)
+        return err_set(e, "no trace text");
+    cJSON *root = cJSON_Parse(json);
+    if (!root)
+        return err_set(e, "the trace is not valid JSON");
+    bool ok = false;
+    lane_map m = {0};
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!cJSON_IsArray(events)) {
+        err_set(e, "the trace has no traceEvents array");
+        goto cleanup;
+    }
+    const cJSON *other = cJSON_GetObjectItemCaseSensitive(root, "otherData");
+    const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "device"));
+    if (dev)
+        snprintf(t->title, sizeof t->title, "%s", dev);
+    const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(other, "dropped");
+    if (is_finite_number(dropped) && dropped->valuedouble > 0)
+        t->dropped = (uint64_t)dropped->valuedouble;
+
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, events) {
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
+        if (ph && strcmp(ph, "M") == 0 && strcmp(event_label(ev), "thread_name") == 0 &&
+            !parse_lane(t, &m, ev, e))
+            goto cleanup;
+    }
+    cJSON_ArrayForEach(ev, events) {
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
+        if (ph && strcmp(ph, "X") == 0 && !parse_item(t, &m, ev, e))
+            goto cleanup;
+    }
+    timeline_sort(t);
+    ok = true;
+cleanup:
+    free(m.v);
+    cJSON_Delete(root);
+    if (!ok)
+        timeline_free(t);
+    return ok;
+}
+
+bool trace_load(const char *path, timeline *t, cl_err *e)
+{
+    size_t len = 0;
+    timeline_init(t);
+    char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, e);
+    if (!txt)
+        return false;
+    bool ok = trace_parse(txt, t, e);
+    free(txt);
+    if (!ok)
+        err_prefix(e, "%s", path);
+    return ok;
+}
+
+bool trace_copy(const char *from, const char *to, cl_err *e)
+{
+    size_t len = 0;
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    if (!txt)
+        return false;
+    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    free(txt);
+    return ok;
+}

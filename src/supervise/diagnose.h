@@ -1,0 +1,109 @@
+/* diagnose.h - what went wrong with the learner's kernel, in plain words.
+ *
+ * diagnose() is a pure function: it reads what the compiler, the engine and
+ * the supervisor already report (NVRTC diagnostics, a row's status, message
+ * and first mismatches, a fault's cause and message, CUDA error names such
+ * as cudaErrorIllegalAddress or their texts, a launcher's Lua error) and
+ * names the cause with a title, an explanation a beginner can follow (with
+ * the numbers involved) and a next step.  Nothing here touches CUDA or the
+ * disk. */
+#ifndef CUDALAB_SUPERVISE_DIAGNOSE_H
+#define CUDALAB_SUPERVISE_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proto/protocol.h"
+
+struct nvrtc_output;
+
+typedef enum diag_cause {
+    DIAG_NONE,            /* nothing wrong: the kernel is correct */
+    DIAG_COMPILE,         /* the kernel file does not compile */
+    DIAG_KERNEL_MISSING,  /* the launcher asked for a kernel the file does not define */
+    DIAG_LAUNCH_CONFIG,   /* block, grid or shared memory the GPU cannot run */
+    DIAG_MEMORY_ACCESS,   /* illegal or misaligned address */
+    DIAG_KERNEL_FAULT,    /* device assert, stack overflow, illegal instruction */
+    DIAG_TIMEOUT,         /* ran past the time limit: endless loop or barrier deadlock */
+    DIAG_WRONG,           /* finished, but the numbers differ from the reference */
+    DIAG_UNWRITTEN,       /* some output elements were never written */
+    DIAG_NAN,             /* NaN or Inf where the reference is finite */
+    DIAG_OUT_OF_MEMORY,   /* device memory exhausted */
+    DIAG_LAUNCHER,        /* the Lua launcher raised an error */
+    DIAG_NO_DEVICE,       /* no usable CUDA device */
+    DIAG_CRASH,           /* the worker died (signal or exit) without a CUDA error */
+    DIAG_CANCELLED,       /* the learner stopped the run */
+    DIAG_OTHER,           /* something else: the message is shown as it is */
+} diag_cause;
+
+#define DIAG_MAX_MISMATCH 4
+
+typedef struct diag_input {
+    /* The row of the learner's kernel (has_result false: no row). */
+    bool has_result;
+    result_status status;
+    const char *message;            /* the row's message */
+    int nmismatch;
+    mismatch mismatches[DIAG_MAX_MISMATCH];
+    double rel_err;
+
+    /* A fault (cause NULL: none): "timeout", "signal", "exit", "cuda",
+     * "cancelled", "protocol", with its message. */
+    const char *fault_cause;
+    const char *fault_message;
+
+    /* The first compile error (compile_errors 0: the file compiled). */
+    int compile_errors;             /* how many errors */
+    const char *compile_file;       /* as the compiler named it */
+    int compile_line, compile_col;  /* 0 when unknown */
+    const char *compile_message;
+
+    /* The launcher's Lua error, "starter.lua:12: message" (NULL: none). */
+    const char *launcher_error;
+
+    const char *problem;            /* "reduce_sum", "sgemm", "embedding", or NULL */
+    double time_limit_s;            /* the run's limit; 0 unknown */
+
+    /* What the launch asked for (has_launch false: unknown; the numbers in
+     * the messages are used then). */
+    bool has_launch;
+    long long block_threads;        /* x*y*z */
+    long long grid_blocks;          /* along the largest axis */
+    long long shared_bytes;         /* dynamic shared memory */
+    /* The kernel and the device, when known (0: unknown; the limits of
+     * current NVIDIA GPUs are assumed then). */
+    int regs_per_thread;
+    int max_threads_per_block;
+    long long max_shared_per_block;
+    int regs_per_sm;
+} diag_input;
+
+typedef struct diagnosis {
+    diag_cause cause;
+    char title[128];                /* "Your kernel read or wrote outside its buffers" */
+    char where[512];                /* "starter.cu:12:5", "starter.lua:7" or "" */
+    char explanation[1536];         /* what happened and why, with the numbers */
+    char next_step[768];            /* what to try first */
+} diagnosis;
+
+/* Zeroes in (no result, no fault, no compile error). */
+void diag_input_init(diag_input *in);
+/* Fills the row fields of in from r. */
+void diag_input_from_result(diag_input *in, const run_result *r);
+/* Fills the fault fields of in from f. */
+void diag_input_from_fault(diag_input *in, const run_fault *f);
+/* Fills the compile fields of in from a failed nvrtc_compile (gpu/nvrtc.h);
+ * the strings point into out, which must outlive in. */
+void diag_input_from_compile(diag_input *in, const struct nvrtc_output *out);
+
+/* Names the cause of in's trouble.  Precedence: a compile error, then a
+ * fault, then a launcher error, then the row's status. */
+void diagnose(const diag_input *in, diagnosis *out);
+
+/* "compile", "launch_config", ... */
+const char *diag_cause_name(diag_cause c);
+/* The diagnosis as text: title, where, explanation and next step on their
+ * own lines.  Returns the length snprintf would have written. */
+int diagnosis_format(const diagnosis *d, char *buf, size_t n);
+
+#endif

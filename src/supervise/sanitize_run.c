@@ -1,0 +1,553 @@
+#define _GNU_SOURCE
+#include "supervise/sanitize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/atomicfile.h"
+#include "core/which.h"
+#include "engine/engine.h"
+#include "engine/problem.h"
+
+extern char **environ;
+
+#define OUTPUT_MAX ((size_t)64 << 10)
+#define LOG_MAX ((size_t)16 << 20)
+#define PROTO_FD 3
+
+/* ---- the size to run ---------------------------------------------------------- */
+
+/* Elements the problem's inputs and output hold at d (pure arithmetic). */
+static double size_weight(const problem_dims *d)
+{
+    double M = d->M, N = d->N, K = d->K, T = d->T, D = d->D, V = d->V;
+    return (double)d->n + M * K + K * N + M * N + T * D + T + V * D +
+           2.0 * (double)d->rows * (double)d->feats;
+}
+
+int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e)
+{
+    const problem_ops *ops = problem_of_exercise(problem);
+    if (!ops) {
+        err_set(e, "unknown problem '%s'", problem ? problem : "");
+        return -1;
+    }
+    int best = -1;
+    double best_w = 0.0;
+    cl_err first = {{0}};
+    for (int i = 0; i < n; i++) {
+        problem_dims d;
+        cl_err pe = {{0}};
+        if (!problem_parse_size(ops, sizes[i], &d, &pe)) {
+            if (!first.msg[0])
+                first = pe;
+            continue;
+        }
+        double w = size_weight(&d);
+        if (best < 0 || w < best_w) {
+            best = i;
+            best_w = w;
+        }
+    }
+    if (best < 0) {
+        if (first.msg[0])
+            err_set(e, "%s", first.msg);
+        else
+            err_set(e, "no size to run");
+    }
+    return best;
+}
+
+/* ---- running the tool ----------------------------------------------------------- */
+
+typedef struct text {
+    char *p;
+    size_t len;
+    size_t max;
+} text;
+
+static void text_add(text *t, const char *s, size_t n)
+{
+    if (t->len >= t->max)
+        return;
+    if (n > t->max - t->len)
+        n = t->max - t->len;
+    char *np = realloc(t->p, t->len + n + 1);
+    if (!np)
+        return;
+    t->p = np;
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+static char *text_take(text *t)
+{
+    char *p = t->p ? t->p : strdup("");
+    t->p = NULL;
+    t->len = 0;
+    return p;
+}
+
+/* One stream from the child: bytes are split into lines; lines that decode
+ * as protocol messages are handled, the rest kept as output. */
+typedef struct stream {
+    int fd;
+    char line[PROTO_LINE_MAX + 1];
+    size_t len;
+    bool overflow;
+} stream;
+
+typedef struct run_state {
+    sanitize_result *out;
+    text output, logs;
+    bool done;
+    proto_msg msg;
+} run_state;
+
+static void handle_line(run_state *st, const char *line)
+{
+    cl_err e = {{0}};
+    if (line[0] == '{' && proto_decode(line, &st->msg, &e)) {
+        const proto_msg *m = &st->msg;
+        sanitize_result *out = st->out;
+        switch (m->type) {
+        case MSG_HELLO:
+            out->have_dev = true;
+            out->dev = m->u.hello;
+            return;
+        case MSG_RESULT:
+            if (m->u.result.kind == RK_EXERCISE) {
+                out->have_row = true;
+                out->row = m->u.result;
+            }
+            return;
+        case MSG_LOG:
+            text_add(&st->logs, m->u.log.msg, strlen(m->u.log.msg));
+            text_add(&st->logs, "\n", 1);
+            return;
+        case MSG_FAULT:
+            out->faulted = true;
+            out->fault = m->u.fault;
+            return;
+        case MSG_DONE:
+            st->done = true;
+            return;
+        default:
+            return;
+        }
+    }
+    text_add(&st->output, line, strlen(line));
+    text_add(&st->output, "\n", 1);
+}
+
+/* Reads what is there; false at end of file. */
+static bool pump(run_state *st, stream *s)
+{
+    char buf[4096];
+    ssize_t n = read(s->fd, buf, sizeof buf);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (n == 0) {
+        if (s->len > 0) {
+            s->line[s->len] = '\0';
+            handle_line(st, s->line);
+            s->len = 0;
+        }
+        return false;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            s->line[s->len] = '\0';
+            if (!s->overflow)
+                handle_line(st, s->line);
+            s->len = 0;
+            s->overflow = false;
+        } else if (s->len < PROTO_LINE_MAX) {
+            s->line[s->len++] = buf[i];
+        } else {
+            s->overflow = true;
+        }
+    }
+    return true;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* environ plus CUDALAB_NO_PEAK=1 (malloc'd array of borrowed strings). */
+static char **child_env(void)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    size_t nl = strlen(ENGINE_NO_PEAK_ENV);
+    for (size_t i = 0; i < n; i++)
+        if (!(strncmp(environ[i], ENGINE_NO_PEAK_ENV, nl) == 0 && environ[i][nl] == '='))
+            env[k++] = environ[i];
+    env[k++] = (char *)ENGINE_NO_PEAK_ENV "=1";
+    env[k] = NULL;
+    return env;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* The request line and a quit line. */
+static char *request_text(const sanitize_opts *o, const char *size)
+{
+    proto_msg *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->type = MSG_RUN;
+    run_request *r = &m->u.run;
+    r->run = 1;
+    snprintf(r->lab, sizeof r->lab, "%s", o->lab ? o->lab : "");
+    snprintf(r->problem, sizeof r->problem, "%s", o->problem);
+    snprintf(r->sizes[0], sizeof r->sizes[0], "%s", size);
+    r->nsizes = 1;
+    r->seed = o->seed;
+    r->cpu = false;
+    r->check_only = true;
+    snprintf(r->exercise_kernel, sizeof r->exercise_kernel, "%s", o->kernel);
+    snprintf(r->exercise_launcher, sizeof r->exercise_launcher, "%s", o->launcher);
+    char *line = proto_encode(m);
+    free(m);
+    if (!line)
+        return NULL;
+    static const char quit[] = "{\"type\":\"quit\"}\n";
+    char *all = malloc(strlen(line) + sizeof quit);
+    if (all) {
+        memcpy(all, line, strlen(line));
+        memcpy(all + strlen(line), quit, sizeof quit);
+    }
+    free(line);
+    return all;
+}
+
+/* An absolute path for p (relative to the current folder). */
+static void absolute(const char *p, char *out, size_t n)
+{
+    char cwd[1024];
+    if (p[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(out, n, "%s", p);
+    else
+        snprintf(out, n, "%s/%s", cwd, p);
+}
+
+static bool spawn_tool(const char *const *argv, int in_fd, int out_fd, int proto_fd, pid_t *pid,
+                       cl_err *e)
+{
+    char **env = child_env();
+    if (!env)
+        return err_set(e, "out of memory");
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0) {
+        free(env);
+        return err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
+    }
+    rc = posix_spawnattr_init(&attr);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        free(env);
+        return err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
+    }
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    const int reset[] = {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+        sigaddset(&defaults, reset[i]);
+    if ((rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                  POSIX_SPAWN_SETSIGDEF)) != 0 ||
+        (rc = posix_spawnattr_setpgroup(&attr, 0)) != 0 ||
+        (rc = posix_spawnattr_setsigmask(&attr, &none)) != 0 ||
+        (rc = posix_spawnattr_setsigdefault(&attr, &defaults)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, in_fd, STDIN_FILENO)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, proto_fd, PROTO_FD)) != 0) {
+        err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
+    } else if ((rc = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv, env)) != 0) {
+        err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(env);
+    return rc == 0;
+}
+
+/* Moves fd to 10 or above (close-on-exec), clear of the child's 0..3. */
+static bool move_high(int *fd)
+{
+    int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+    if (nfd < 0)
+        return false;
+    close(*fd);
+    *fd = nfd;
+    return true;
+}
+
+bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->exit_status = -1;
+    out->report.errors = out->report.warnings = -1;
+    bool ok = false;
+    char dir[512] = "", log_path[600] = "";
+    char *request = NULL;
+    int in[2] = {-1, -1}, outp[2] = {-1, -1}, proto[2] = {-1, -1};
+    pid_t pid = 0;
+    run_state *st = calloc(1, sizeof *st);
+    stream *s_out = calloc(1, sizeof *s_out), *s_proto = calloc(1, sizeof *s_proto);
+    if (!st || !s_out || !s_proto) {
+        err_set(e, "out of memory");
+        goto cleanup;
+    }
+    s_out->fd = s_proto->fd = -1;
+    st->out = out;
+    st->output.max = OUTPUT_MAX;
+    st->logs.max = OUTPUT_MAX;
+
+    if (o->sanitizer && o->sanitizer[0]) {
+        snprintf(out->tool_path, sizeof out->tool_path, "%s", o->sanitizer);
+    } else if (!which_tool("compute-sanitizer", out->tool_path, sizeof out->tool_path)) {
+        err_set(e, "compute-sanitizer was not found: it comes with the CUDA toolkit (its bin "
+                   "folder, e.g. /usr/local/cuda/bin); install the toolkit (or its "
+                   "cuda-sanitizer package), or put that folder on PATH or set CUDA_HOME");
+        goto cleanup;
+    }
+    if (!o->kernel || !o->kernel[0] || !o->launcher || !o->launcher[0]) {
+        err_set(e, "no exercise to check: the kernel and launcher files are needed");
+        goto cleanup;
+    }
+    int pick = sanitize_smallest_size(o->problem, o->sizes, o->nsizes, e);
+    if (pick < 0)
+        goto cleanup;
+    snprintf(out->size, sizeof out->size, "%s", o->sizes[pick]);
+
+    char self[1024];
+    if (o->self && o->self[0]) {
+        snprintf(self, sizeof self, "%s", o->self);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) {
+            err_set(e, "cannot find the cudalab executable: %s", strerror(errno));
+            goto cleanup;
+        }
+        self[n] = '\0';
+    }
+    char kernel[1024], launcher[1024];
+    absolute(o->kernel, kernel, sizeof kernel);
+    absolute(o->launcher, launcher, sizeof launcher);
+    sanitize_opts ro = *o;
+    ro.kernel = kernel;
+    ro.launcher = launcher;
+    request = request_text(&ro, out->size);
+    if (!request) {
+        err_set(e, "out of memory");
+        goto cleanup;
+    }
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/cudalab-sanitizer-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        err_set(e, "cannot make a folder for the tool's log in %s: %s", tmp && tmp[0] ? tmp : "/tmp",
+                strerror(errno));
+        dir[0] = '\0';
+        goto cleanup;
+    }
+    snprintf(log_path, sizeof log_path, "%s/%s.log", dir, sanitize_tool_name(o->tool));
+
+    const char *argv[16];
+    int a = 0;
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", SANITIZE_PRINT_LIMIT);
+    argv[a++] = out->tool_path;
+    argv[a++] = "--tool";
+    argv[a++] = sanitize_tool_name(o->tool);
+    argv[a++] = "--log-file";
+    argv[a++] = log_path;
+    argv[a++] = "--print-limit";
+    argv[a++] = limit;
+    if (o->tool == SANITIZE_RACECHECK) {
+        argv[a++] = "--racecheck-report";
+        argv[a++] = "all";
+    }
+    argv[a++] = self;
+    argv[a++] = "worker";
+    argv[a] = NULL;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
+        pipe2(outp, O_CLOEXEC) != 0 || pipe2(proto, O_CLOEXEC) != 0) {
+        err_set(e, "cannot start %s: %s", out->tool_path, strerror(errno));
+        goto cleanup;
+    }
+    if (!move_high(&in[1]) || !move_high(&outp[1]) || !move_high(&proto[1])) {
+        err_set(e, "cannot start %s: %s", out->tool_path, strerror(errno));
+        goto cleanup;
+    }
+    if (!spawn_tool(argv, in[1], outp[1], proto[1], &pid, e)) {
+        pid = 0;
+        goto cleanup;
+    }
+    close_fd(&in[1]);
+    close_fd(&outp[1]);
+    close_fd(&proto[1]);
+
+    size_t rlen = strlen(request), off = 0;
+    while (off < rlen) {
+        ssize_t n = send(in[0], request + off, rlen - off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    shutdown(in[0], SHUT_WR);
+
+    double limit_s = o->time_limit_s > 0 ? o->time_limit_s : SANITIZE_DEFAULT_LIMIT_S;
+    double deadline = now_s() + limit_s;
+    s_out->fd = outp[0];
+    s_proto->fd = proto[0];
+    bool timed_out = false;
+    while (s_out->fd >= 0 || s_proto->fd >= 0) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pf[2];
+        int np = 0;
+        if (s_out->fd >= 0)
+            pf[np++] = (struct pollfd){.fd = s_out->fd, .events = POLLIN};
+        if (s_proto->fd >= 0)
+            pf[np++] = (struct pollfd){.fd = s_proto->fd, .events = POLLIN};
+        int wait_ms = left > 1.0 ? 1000 : (int)(left * 1000.0) + 1;
+        int r = poll(pf, (nfds_t)np, wait_ms);
+        if (r < 0 && errno != EINTR) {
+            err_set(e, "poll: %s", strerror(errno));
+            goto cleanup;
+        }
+        for (int i = 0; i < np && r > 0; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            stream *s = pf[i].fd == s_out->fd ? s_out : s_proto;
+            if (!pump(st, s))
+                close_fd(&s->fd);
+        }
+    }
+    int status = 0;
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+    }
+    pid_t w;
+    do
+        w = waitpid(pid, &status, 0);
+    while (w < 0 && errno == EINTR);
+    pid = 0;
+    if (w > 0 && WIFEXITED(status))
+        out->exit_status = WEXITSTATUS(status);
+
+    if (timed_out && !out->faulted) {
+        out->faulted = true;
+        snprintf(out->fault.cause, sizeof out->fault.cause, "timeout");
+        snprintf(out->fault.variant, sizeof out->fault.variant, "exercise");
+        snprintf(out->fault.message, sizeof out->fault.message,
+                 "the run under %s did not finish within %.0f s", sanitize_tool_name(o->tool),
+                 limit_s);
+    } else if (!st->done && !out->faulted) {
+        out->faulted = true;
+        snprintf(out->fault.variant, sizeof out->fault.variant, "exercise");
+        if (w > 0 && WIFSIGNALED(status)) {
+            snprintf(out->fault.cause, sizeof out->fault.cause, "signal");
+            snprintf(out->fault.message, sizeof out->fault.message,
+                     "the worker under %s was killed by signal %d", sanitize_tool_name(o->tool),
+                     WTERMSIG(status));
+        } else {
+            snprintf(out->fault.cause, sizeof out->fault.cause, "exit");
+            snprintf(out->fault.message, sizeof out->fault.message,
+                     "the worker under %s stopped before finishing (exit status %d)%s",
+                     sanitize_tool_name(o->tool), out->exit_status,
+                     st->out->have_dev ? "" : ": it never said hello (see the tool's output)");
+        }
+    }
+
+    size_t llen = 0;
+    out->log = file_read_all(log_path, LOG_MAX, &llen, NULL);
+    if (!out->log)
+        out->log = strdup("");
+    if (!out->log || !sanitize_parse_log(out->log, &out->report)) {
+        err_set(e, "out of memory reading the tool's log");
+        goto cleanup;
+    }
+    ok = true;
+
+cleanup:
+    if (pid > 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close_fd(&in[0]);
+    close_fd(&in[1]);
+    close_fd(&outp[0]);
+    close_fd(&outp[1]);
+    close_fd(&proto[0]);
+    close_fd(&proto[1]);
+    if (s_out)
+        close_fd(&s_out->fd);
+    if (s_proto)
+        close_fd(&s_proto->fd);
+    if (st) {
+        out->output = text_take(&st->output);
+        out->worker_log = text_take(&st->logs);
+    }
+    if (log_path[0])
+        unlink(log_path);
+    if (dir[0])
+        rmdir(dir);
+    free(request);
+    free(st);
+    free(s_out);
+    free(s_proto);
+    return ok;
+}
+
+void sanitize_result_free(sanitize_result *r)
+{
+    if (!r)
+        return;
+    sanitize_report_free(&r->report);
+    free(r->log);
+    free(r->output);
+    free(r->worker_log);
+    r->log = r->output = r->worker_log = NULL;
+}
