@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto/protocol.h"
+#include "result/record.h"
 
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
 {
@@ -35,7 +35,7 @@ int cli_prepare_workspace(const lab *l, workspace_files *f)
     }
     if (f->kernel_created || f->launcher_created)
         fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f->dir);
-    if (strlen(f->kernel) >= PROTO_PATH_MAX || strlen(f->launcher) >= PROTO_PATH_MAX) {
+    if (strlen(f->kernel) >= RUN_PATH_MAX || strlen(f->launcher) >= RUN_PATH_MAX) {
         fprintf(stderr, "cudalab: the workspace path %s is too long\n", f->dir);
         return EXIT_ENV;
     }

@@ -140,3 +140,12 @@ void cli_rows_fmt_pct(char *buf, size_t n, double pct)
     else
         snprintf(buf, n, "%.0f%%", pct);
 }
+
+void cli_print_json(cJSON *root)
+{
+    char *txt = root ? cJSON_Print(root) : NULL;
+    if (txt)
+        puts(txt);
+    free(txt);
+    cJSON_Delete(root);
+}

@@ -13,7 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "proto/protocol.h"
+#include <cjson/cJSON.h>
+
+#include "result/record.h"
+#include "result/record_json.h"
 #include "supervise/supervisor.h"
 
 typedef struct cli_rows {
@@ -66,5 +69,8 @@ int cli_rows_exit_code(const cli_rows *s);
 void cli_rows_fmt_rate(char *buf, size_t n, double v);
 /* A percent-of-peak cell: "-" when negative, else "87%". */
 void cli_rows_fmt_pct(char *buf, size_t n, double pct);
+
+/* Prints root (pretty) on stdout and deletes it; NULL prints nothing. */
+void cli_print_json(cJSON *root);
 
 #endif

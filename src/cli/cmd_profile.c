@@ -8,7 +8,6 @@
 
 #include "cli/cli_args.h"
 #include "cli/cli_rows.h"
-#include "cli/results_json.h"
 #include "prof/ncu.h"
 #include "prof/roofline.h"
 #include "prof/timeline.h"
@@ -26,7 +25,7 @@ typedef struct prof_state {
 } prof_state;
 
 typedef struct prof_args {
-    const char *ids[PROTO_MAX_VARIANTS];
+    const char *ids[RUN_MAX_VARIANTS];
     int nids;
     const char *trace;
     const char *ncu_regex;
@@ -273,7 +272,7 @@ static int parse_args(cli_ctx *c, int argc, char **argv, prof_args *a)
                 return cli_usage_error(c, "profile: no experiment called '%s' (known: %s)", s,
                                        known);
             }
-            if (a->nids == PROTO_MAX_VARIANTS)
+            if (a->nids == RUN_MAX_VARIANTS)
                 return cli_usage_error(c, "profile: too many experiments");
             a->ids[a->nids++] = s;
         }
@@ -298,7 +297,7 @@ static int run_ncu(cli_ctx *c, const prof_args *a)
         fprintf(stderr, "cudalab: %s\n", e.msg);
         return EXIT_ENV;
     }
-    const char *cmd[PROTO_MAX_VARIANTS + 12];
+    const char *cmd[RUN_MAX_VARIANTS + 12];
     int k = 0;
     cmd[k++] = self;
     if (c->time_limit_s > 0) {
@@ -361,7 +360,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
     req.seed = a.seed;
     req.cpu = false;
     for (int i = 0; i < a.nids; i++)
-        snprintf(req.variants[req.nvariants++].id, PROTO_ID_MAX, "%s", a.ids[i]);
+        snprintf(req.variants[req.nvariants++].id, RUN_ID_MAX, "%s", a.ids[i]);
 
     prof_state st;
     memset(&st, 0, sizeof st);
@@ -381,7 +380,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
     }
 
     if (rows->json) {
-        cJSON *root = results_json("profiling", rows->have_dev ? &rows->dev : NULL, rows->v,
+        cJSON *root = record_doc("profiling", rows->have_dev ? &rows->dev : NULL, rows->v,
                                    rows->n, rows->faulted ? &rows->fault : NULL);
         if (root) {
             if (st.timeline[0])
@@ -389,7 +388,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
             else
                 cJSON_AddNullToObject(root, "timeline");
         }
-        results_json_print(root);
+        cli_print_json(root);
     } else if (rows->have_dev && rows->dev.present) {
         print_roofline(rows);
         print_timeline_summary(&st);

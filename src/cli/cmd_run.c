@@ -21,7 +21,6 @@
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
 #include "cli/cli_rows.h"
-#include "cli/results_json.h"
 #include "lab/workspace.h"
 #include "supervise/sanitize.h"
 #include "supervise/supervisor.h"
@@ -166,16 +165,16 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
             if (!lv)
                 return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
                                        l->id, v);
-            if (req->nvariants == PROTO_MAX_VARIANTS)
+            if (req->nvariants == RUN_MAX_VARIANTS)
                 return cli_usage_error(c, "run: too many variants");
             add_variant(req, lv);
             i++;
         } else if (strcmp(a, "--size") == 0 || strcmp(a, "-s") == 0) {
             if (!v)
                 return cli_usage_error(c, "run: %s needs a size such as 2^24 or 1024x1024x1024", a);
-            if (req->nsizes == PROTO_MAX_SIZES)
-                return cli_usage_error(c, "run: at most %d sizes", PROTO_MAX_SIZES);
-            snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", v);
+            if (req->nsizes == RUN_MAX_SIZES)
+                return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
+            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);
             i++;
         } else if (strcmp(a, "--seed") == 0) {
             if (!cli_args_u64(v, &req->seed))
@@ -190,11 +189,11 @@ static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_re
         }
     }
     if (req->nvariants == 0)
-        for (size_t k = 0; k < l->nvariants && k < PROTO_MAX_VARIANTS; k++)
+        for (size_t k = 0; k < l->nvariants && k < RUN_MAX_VARIANTS; k++)
             add_variant(req, &l->variants[k]);
     if (req->nsizes == 0)
-        for (size_t k = 0; k < l->nsizes && k < PROTO_MAX_SIZES; k++)
-            snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", l->sizes[k]);
+        for (size_t k = 0; k < l->nsizes && k < RUN_MAX_SIZES; k++)
+            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[k]);
     if (ra->exercise) {
         if (!l->exercise.kernel || !l->exercise.launcher)
             return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
@@ -248,7 +247,7 @@ static cJSON *finding_json(const sanitize_finding *f)
 
 static void print_sanitize_json(const lab *l, const sanitize_result *res)
 {
-    cJSON *root = results_json(l->id, res->have_dev ? &res->dev : NULL, &res->row,
+    cJSON *root = record_doc(l->id, res->have_dev ? &res->dev : NULL, &res->row,
                                res->have_row ? 1 : 0, res->faulted ? &res->fault : NULL);
     if (!root)
         return;
@@ -264,7 +263,7 @@ static void print_sanitize_json(const lab *l, const sanitize_result *res)
                 cJSON_AddItemToArray(arr, f);
         }
     }
-    results_json_print(root);
+    cli_print_json(root);
 }
 
 static void print_sanitize_text(const lab *l, const char *tool, const sanitize_result *res)
@@ -300,7 +299,7 @@ static void print_sanitize_text(const lab *l, const char *tool, const sanitize_r
 
 static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const run_args *ra)
 {
-    const char *sizes[PROTO_MAX_SIZES];
+    const char *sizes[RUN_MAX_SIZES];
     for (int i = 0; i < req->nsizes; i++)
         sizes[i] = req->sizes[i];
     double limit = c->time_limit_s > 0 ? c->time_limit_s : 0.0;
@@ -387,7 +386,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     if ((rc = cli_rows_run(&req, limit, &cb, &st)) != EXIT_OK)
         goto done;
     if (st.json)
-        results_json_print(results_json(l->id, st.have_dev ? &st.dev : NULL, st.v, st.n,
+        cli_print_json(record_doc(l->id, st.have_dev ? &st.dev : NULL, st.v, st.n,
                                         st.faulted ? &st.fault : NULL));
     rc = cli_rows_exit_code(&st);
 done:

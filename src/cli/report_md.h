@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "prof/tlsummary.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define REPORT_NOTES_HEADING "## Your notes"
 #define REPORT_NOTES_MARK                                                                      \

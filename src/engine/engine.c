@@ -220,7 +220,7 @@ static bool run_size(engine_ctx *c, const char *label)
         engine_row_init(c, &h.cpu, "cpu", "CPU 1 thread", RK_CPU);
         engine_rows_cpu(c, &p, 1, &h.cpu);
         int n = cpu_thread_count();
-        char lab[PROTO_ID_MAX];
+        char lab[RUN_ID_MAX];
         snprintf(lab, sizeof lab, "CPU %d threads", n);
         engine_row_init(c, &h.cpu_mt, "cpu_mt", lab, RK_CPU_MT);
         engine_rows_cpu(c, &p, n, &h.cpu_mt);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "core/devinfo.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 typedef struct engine_sink {
     void (*progress)(void *ud, const run_progress *p);

@@ -14,11 +14,11 @@
 
 #include "core/err.h"
 #include "engine/problem.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 typedef struct engine_cpu_key {
-    char problem[PROTO_ID_MAX];
-    char size[PROTO_SIZE_MAX];     /* canonical: "268435456", "4096x4096x4096" */
+    char problem[RUN_ID_MAX];
+    char size[RUN_SIZE_MAX];     /* canonical: "268435456", "4096x4096x4096" */
     char cpu[128];
     char simd[32];
     int threads;

@@ -20,7 +20,7 @@
 #include "engine/engine.h"
 #include "engine/exercise.h"
 #include "engine/problem.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -47,7 +47,7 @@ typedef struct engine_ctx {
     const char *size;        /* label of the size being measured */
     const char *variant;     /* id of the row being measured */
     char last_phase[32];     /* progress throttling: what was sent last, and when */
-    char last_variant[PROTO_ID_MAX];
+    char last_variant[RUN_ID_MAX];
     double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */

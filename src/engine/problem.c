@@ -119,7 +119,7 @@ bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e)
 bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
                         cl_err *e)
 {
-    char buf[PROTO_SIZE_MAX * 2];
+    char buf[RUN_SIZE_MAX * 2];
     if (strlen(s) >= sizeof buf)
         return err_set(e, "size '%s' is too long", s);
     snprintf(buf, sizeof buf, "%s", s);
@@ -297,7 +297,7 @@ void problem_report(const check_report *c, run_result *r)
         break;
     }
     r->rel_err = c->rel_err;
-    r->nmismatch = c->nmismatch < PROTO_MAX_MISMATCH ? c->nmismatch : PROTO_MAX_MISMATCH;
+    r->nmismatch = c->nmismatch < RUN_MAX_MISMATCH ? c->nmismatch : RUN_MAX_MISMATCH;
     for (int i = 0; i < r->nmismatch; i++) {
         r->mismatches[i].index = c->mismatch[i].index;
         r->mismatches[i].got = c->mismatch[i].got;

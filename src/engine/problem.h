@@ -21,7 +21,7 @@
 #include "cpu/check.h"
 #include "gpu/buffer.h"
 #include "kernels.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 typedef struct problem_dims {
     int64_t n;        /* reduce_sum: elements */

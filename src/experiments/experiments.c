@@ -169,10 +169,10 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     x.budget_s = req->budget_s > 0.0 ? req->budget_s : X_DEFAULT_BUDGET_S;
     engine_probe(&x.dev);
 
-    const char *ids[PROTO_MAX_VARIANTS];
+    const char *ids[RUN_MAX_VARIANTS];
     size_t nids = 0;
     if (req->nvariants == 0) {
-        for (size_t i = 0; i < NEXP && nids < PROTO_MAX_VARIANTS; i++)
+        for (size_t i = 0; i < NEXP && nids < RUN_MAX_VARIANTS; i++)
             ids[nids++] = experiments[i].id;
     } else {
         for (int i = 0; i < req->nvariants; i++)

@@ -30,7 +30,7 @@
 
 #include "core/err.h"
 #include "engine/engine.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define EXPERIMENTS_PROBLEM "profiling"
 #define EXPERIMENTS_TIMELINE_LOG "timeline: "

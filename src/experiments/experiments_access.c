@@ -48,7 +48,7 @@ void experiments_stride(xctx *x)
         int s = strides[k];
         size_t nout = nin / (size_t)s;
         size_t sectors = 4 * (size_t)s < 32 ? 4 * (size_t)s : 32;
-        char id[PROTO_ID_MAX], lab[PROTO_ID_MAX], range[32], outsz[32];
+        char id[RUN_ID_MAX], lab[RUN_ID_MAX], range[32], outsz[32];
         snprintf(id, sizeof id, "stride_%d", s);
         if (s == 1)
             snprintf(lab, sizeof lab, "stride 1 (coalesced)");

@@ -42,7 +42,7 @@ void experiments_check_report_row(run_result *r, const check_report *c)
                 : c->status == CHECK_UNWRITTEN ? RS_UNWRITTEN
                 : c->status == CHECK_NONFINITE ? RS_NAN
                                                : RS_WRONG;
-    r->nmismatch = c->nmismatch < PROTO_MAX_MISMATCH ? c->nmismatch : PROTO_MAX_MISMATCH;
+    r->nmismatch = c->nmismatch < RUN_MAX_MISMATCH ? c->nmismatch : RUN_MAX_MISMATCH;
     for (int i = 0; i < r->nmismatch; i++) {
         r->mismatches[i].index = c->mismatch[i].index;
         r->mismatches[i].got = c->mismatch[i].got;

@@ -106,7 +106,7 @@ void experiments_rows_failed(xctx *x, const char *prefix, const int *values, siz
                              const char *size, const cl_err *e)
 {
     for (size_t k = 0; k < n; k++) {
-        char id[PROTO_ID_MAX];
+        char id[RUN_ID_MAX];
         run_result r;
         snprintf(id, sizeof id, "%s_%d", prefix, values[k]);
         experiments_row_start(x, &r, id, id, size);

@@ -33,7 +33,7 @@ void experiments_blocksize(xctx *x)
 
     for (size_t k = 0; k < nb; k++) {
         int b = blocks[k];
-        char id[PROTO_ID_MAX], lab[PROTO_ID_MAX];
+        char id[RUN_ID_MAX], lab[RUN_ID_MAX];
         snprintf(id, sizeof id, "block_%d", b);
         snprintf(lab, sizeof lab, "%d threads per block", b);
         experiments_row_start(x, &r, id, lab, sz);

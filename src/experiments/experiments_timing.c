@@ -210,7 +210,7 @@ void experiments_roofline(xctx *x)
     for (size_t k = 0; k < ni; k++) {
         double flops = PROFILING_FMA_FLOPS(iters[k]);
         double ai = flops / 8.0;
-        char id[PROTO_ID_MAX], lab[PROTO_ID_MAX];
+        char id[RUN_ID_MAX], lab[RUN_ID_MAX];
         snprintf(id, sizeof id, "roof_%d", iters[k]);
         snprintf(lab, sizeof lab, "%.2f FLOP/B", ai);
         experiments_row_start(x, &r, id, lab, sz);

@@ -113,7 +113,7 @@ void experiments_transfers(xctx *x)
     {
         size_t chunk = 64 * 1024;
         size_t count = bytes / chunk;
-        char lab[PROTO_ID_MAX];
+        char lab[RUN_ID_MAX];
         snprintf(lab, sizeof lab, "%zu x 64 KiB H2D", count);
         experiments_row_start(x, &r, "small_copies", lab, sz);
         nvtx_push("many small copies");

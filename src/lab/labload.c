@@ -8,7 +8,7 @@
 
 #include "core/paths.h"
 #include "lab/sandbox.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 typedef struct load_ctx {
     const char *path;      /* the lab file */
@@ -316,9 +316,9 @@ static int load_main(lua_State *L)
         lua_pushstring(L, c->folder);
         lua_setfield(L, -2, "folder");
     }
-    lua_pushinteger(L, PROTO_MAX_SIZES);
+    lua_pushinteger(L, RUN_MAX_SIZES);
     lua_setfield(L, -2, "max_sizes");
-    lua_pushinteger(L, PROTO_MAX_VARIANTS);
+    lua_pushinteger(L, RUN_MAX_VARIANTS);
     lua_setfield(L, -2, "max_variants");
     if (!sandbox_pcall(s, 2, 2, &e)) {                    /* ... lab problems */
         diag_from_msg(c->d, c->dsl, e.msg);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "lab/labmodel.h"
-#include "proto/protocol.h"   /* run_result */
+#include "result/record.h"   /* run_result */
 
 typedef enum { MS_PENDING, MS_REACHED, MS_MISSED, MS_ERROR } ms_state;
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "proto/protocol.h"
+#include "result/record.h"
 
 struct nvrtc_output;
 

@@ -19,7 +19,7 @@
 
 #include "core/devinfo.h"
 #include "core/err.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define SANITIZE_PRINT_LIMIT 50
 #define SANITIZE_DEFAULT_LIMIT_S 600.0
@@ -103,7 +103,7 @@ typedef struct sanitize_opts {
 
 typedef struct sanitize_result {
     char tool_path[1024];
-    char size[PROTO_SIZE_MAX];        /* the size that ran */
+    char size[RUN_SIZE_MAX];        /* the size that ran */
     bool have_dev;
     device_info dev;                  /* the worker's hello */
     bool have_row;

@@ -17,6 +17,8 @@
 
 #include "core/atomicfile.h"
 #include "core/which.h"
+#include "proto/protocol.h"
+#include "proto/protocol.h"
 #include "engine/engine.h"
 #include "engine/problem.h"
 
@@ -24,7 +26,7 @@ extern char **environ;
 
 #define OUTPUT_MAX ((size_t)64 << 10)
 #define LOG_MAX ((size_t)16 << 20)
-#define PROTO_FD 3
+
 
 /* ---- the size to run ---------------------------------------------------------- */
 

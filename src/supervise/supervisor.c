@@ -66,7 +66,7 @@ struct supervisor {
 
     int next_run;
     int cur_run;                  /* 0 when idle */
-    char cur_variant[PROTO_ID_MAX];
+    char cur_variant[RUN_ID_MAX];
     double cur_limit_s;
     double deadline;              /* monotonic seconds */
 
@@ -393,7 +393,7 @@ static bool start_worker(supervisor *s, cl_err *e)
         || (rc = posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO)) != 0
         || (rc = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO)) != 0
         || (rc = posix_spawn_file_actions_adddup2(&fa, out[1], STDERR_FILENO)) != 0
-        || (rc = posix_spawn_file_actions_adddup2(&fa, proto[1], 3)) != 0
+        || (rc = posix_spawn_file_actions_adddup2(&fa, proto[1], PROTO_FD)) != 0
 #ifdef SUP_HAVE_CLOSEFROM
         || (rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4)) != 0
 #endif

@@ -389,7 +389,7 @@ static void start_sanitize(tui_ctx *c)
     j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
     snprintf(j->problem, sizeof j->problem, "%s", l->exercise.problem ? l->exercise.problem : l->problem);
     snprintf(j->lab, sizeof j->lab, "%s", l->id);
-    for (size_t z = 0; z < l->nsizes && j->nsizes < PROTO_MAX_SIZES; z++)
+    for (size_t z = 0; z < l->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
         snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", l->sizes[z]);
     if (!tui_app_exercise_paths(a, l, j->kernel, j->launcher, sizeof j->kernel)) {
         tui_app_job_failed(a, "this lab has no exercise to check");

@@ -22,7 +22,7 @@
 #include "tui/tui_md.h"
 #include "tui/tui_runtable.h"
 #include "tui/tui_timeline.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 enum {
     TUI_F_REDRAW = 1 << 0,
@@ -82,8 +82,8 @@ typedef struct tui_labstate {
     tui_ms *ms;                /* per milestone */
     tui_runtable table;
     char compile_log[TUI_COMPILE_LOG];  /* the compiler's diagnostics of the last run */
-    char ncu_variant[PROTO_ID_MAX];     /* the row Nsight Compute profiled last */
-    char ncu_size[PROTO_SIZE_MAX];
+    char ncu_variant[RUN_ID_MAX];     /* the row Nsight Compute profiled last */
+    char ncu_size[RUN_SIZE_MAX];
     char ncu_text[TUI_NCU_TEXT];        /* its metrics, as lines */
 } tui_labstate;
 
@@ -99,9 +99,9 @@ typedef struct tui_request {
      * the cudalab arguments (after the program name and global options)
      * that run it. */
     char kernel[128];
-    char variant[PROTO_ID_MAX];
-    char size[PROTO_SIZE_MAX];
-    char args[TUI_REQ_ARGS][PROTO_ID_MAX];
+    char variant[RUN_ID_MAX];
+    char size[RUN_SIZE_MAX];
+    char args[TUI_REQ_ARGS][RUN_ID_MAX];
     int nargs;
     bool racecheck;            /* TUI_REQ_SANITIZE: racecheck, else memcheck */
 } tui_request;
@@ -132,7 +132,7 @@ typedef struct tui_app {
     bool running;
     int run_id;
     size_t run_lab;
-    char run_size[PROTO_SIZE_MAX];
+    char run_size[RUN_SIZE_MAX];
     int run_rows, run_rows_done;
     size_t rerun_lab;          /* 1 + lab whose exercise was saved during a run; 0 none */
     tui_request req;
@@ -152,7 +152,7 @@ typedef struct tui_app {
 
     tui_job_kind job;          /* what runs in the background */
     size_t job_lab;
-    char job_variant[PROTO_ID_MAX], job_size[PROTO_SIZE_MAX];
+    char job_variant[RUN_ID_MAX], job_size[RUN_SIZE_MAX];
     char job_what[128];        /* "memcheck on your kernel" */
 
     md_doc lesson;             /* cache of the rendered step */

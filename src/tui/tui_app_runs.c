@@ -139,7 +139,7 @@ bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *
 static void add_variant(run_request *req, const lab_variant *v)
 {
     run_variant *rv;
-    if (req->nvariants >= PROTO_MAX_VARIANTS)
+    if (req->nvariants >= RUN_MAX_VARIANTS)
         return;
     rv = &req->variants[req->nvariants++];
     copy_str(rv->id, sizeof rv->id, v->id);
@@ -214,7 +214,7 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         }
     }
     if (exercise &&
-        !tui_app_exercise_paths(a, l, req->exercise_kernel, req->exercise_launcher, PROTO_PATH_MAX))
+        !tui_app_exercise_paths(a, l, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
         exercise = false;
     if (req->nvariants == 0 && !exercise) {
         memset(&a->req, 0, sizeof a->req);
@@ -313,7 +313,7 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
             at = strfmt_append(b, n, at, "CPU threads: %d\n", r->threads);
         if (r->status != RS_ERROR && r->status != RS_FAULT)
             at = strfmt_append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
-        for (int k = 0; k < r->nmismatch && k < PROTO_MAX_MISMATCH; k++)
+        for (int k = 0; k < r->nmismatch && k < RUN_MAX_MISMATCH; k++)
             at = strfmt_append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
                         r->mismatches[k].got, r->mismatches[k].expected);
         if (r->seed)

@@ -184,7 +184,7 @@ static void req_arg(tui_request *r, const char *s)
  * kernel file; false when the file has none. */
 static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
 {
-    char kernel[PROTO_PATH_MAX], launcher[PROTO_PATH_MAX];
+    char kernel[RUN_PATH_MAX], launcher[RUN_PATH_MAX];
     FILE *f;
     char *src;
     long len;

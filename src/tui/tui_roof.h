@@ -14,7 +14,7 @@
 #include "core/err.h"
 #include "prof/roofline.h"
 #include "tui/tui_theme.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define TUI_ROOF_MAX_POINTS 40
 #define TUI_ROOF_YLABEL_W 6     /* "100G", "1.0T": left of the plot */
@@ -30,7 +30,7 @@ typedef enum tui_roofmark {
 } tui_roofmark;
 
 typedef struct tui_roofpt {
-    char label[PROTO_ID_MAX];
+    char label[RUN_ID_MAX];
     double ai, gflops;
     bool mine;                  /* the learner's kernel */
 } tui_roofpt;

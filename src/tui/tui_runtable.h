@@ -13,7 +13,7 @@
 
 #include "core/err.h"
 #include "tui/tui_theme.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 typedef enum tui_row_state {
     ROW_IDLE,       /* never run */
@@ -25,9 +25,9 @@ typedef enum tui_row_state {
 } tui_row_state;
 
 typedef struct tui_row {
-    char variant[PROTO_ID_MAX];
-    char label[PROTO_ID_MAX];
-    char size[PROTO_SIZE_MAX];
+    char variant[RUN_ID_MAX];
+    char label[RUN_ID_MAX];
+    char size[RUN_SIZE_MAX];
     result_kind kind;
     tui_row_state state;
     int rep, of;

@@ -27,7 +27,7 @@ static void draw_sizes(WINDOW *w, const tui_app *a, area ar)
     int x = ar.x;
     x += tui_draw_text(w, ar.y, x, ar.w, "size ", ROLE_DIM);
     for (size_t i = 0; i < l->nsizes && x < ar.x + ar.w; i++) {
-        char item[PROTO_SIZE_MAX + 4];
+        char item[RUN_SIZE_MAX + 4];
         bool cur = i == s->size_idx;
         snprintf(item, sizeof item, cur ? "[%s]" : " %s ", l->sizes[i]);
         x += tui_draw_text(w, ar.y, x, ar.x + ar.w - x, item, cur ? ROLE_EMPH : ROLE_DIM);

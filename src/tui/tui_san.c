@@ -87,12 +87,12 @@ int tui_san_format(const sanitize_result *r, sanitize_tool tool, char *buf, size
 int tui_san_child(void *ud, int fd)
 {
     tui_san_job *j = ud;
-    const char *sizes[PROTO_MAX_SIZES];
+    const char *sizes[RUN_MAX_SIZES];
     sanitize_opts o;
     sanitize_result res;
     cl_err e = {{0}};
     static char text[32768];
-    for (int i = 0; i < j->nsizes && i < PROTO_MAX_SIZES; i++)
+    for (int i = 0; i < j->nsizes && i < RUN_MAX_SIZES; i++)
         sizes[i] = j->sizes[i];
     memset(&o, 0, sizeof o);
     o.tool = j->tool;

@@ -9,17 +9,17 @@
 
 #include <stddef.h>
 
-#include "proto/protocol.h"
+#include "result/record.h"
 #include "supervise/sanitize.h"
 
 typedef struct tui_san_job {
     sanitize_tool tool;
-    char problem[PROTO_ID_MAX];
-    char lab[PROTO_ID_MAX];
-    char sizes[PROTO_MAX_SIZES][PROTO_SIZE_MAX];
+    char problem[RUN_ID_MAX];
+    char lab[RUN_ID_MAX];
+    char sizes[RUN_MAX_SIZES][RUN_SIZE_MAX];
     int nsizes;
-    char kernel[PROTO_PATH_MAX];
-    char launcher[PROTO_PATH_MAX];
+    char kernel[RUN_PATH_MAX];
+    char launcher[RUN_PATH_MAX];
     double time_limit_s;                /* 0: sanitize.h's default */
 } tui_san_job;
 

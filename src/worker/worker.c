@@ -9,16 +9,16 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "proto/protocol.h"
 #include "worker/workerloop.h"
 
-#define WORKER_PROTO_FD 3
 
 /* fd 3 carries the protocol when the supervisor set it up as a pipe (or a
  * socket); anything else (a shell's leftover file) is not ours. */
 static bool proto_fd_open(void)
 {
     struct stat st;
-    if (fstat(WORKER_PROTO_FD, &st) != 0)
+    if (fstat(PROTO_FD, &st) != 0)
         return false;
     return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
@@ -36,7 +36,7 @@ int worker_main(int argc, char **argv)
 
     int out_fd = STDOUT_FILENO;
     if (proto_fd_open()) {
-        out_fd = WORKER_PROTO_FD;
+        out_fd = PROTO_FD;
         (void)fcntl(out_fd, F_SETFD, FD_CLOEXEC);
         /* The worker runs in its own process group, out of reach of the
          * terminal's Ctrl-C: die with the parent instead of lingering on a

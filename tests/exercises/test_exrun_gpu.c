@@ -114,7 +114,7 @@ static const lab_spec LABS[] = {
 };
 
 /* The lab's sizes from its lab.lua, else the fallback list; returns how many. */
-static int lab_sizes(const lab_spec *s, char sizes[][PROTO_SIZE_MAX])
+static int lab_sizes(const lab_spec *s, char sizes[][RUN_SIZE_MAX])
 {
     char path[CL_PATH_MAX], home[CL_PATH_MAX];
     ts_home_path(path, sizeof path, "labs/%s/lab.lua", s->lab);
@@ -124,7 +124,7 @@ static int lab_sizes(const lab_spec *s, char sizes[][PROTO_SIZE_MAX])
     int n = 0;
     if (l) {
         for (size_t i = 0; i < l->nsizes && n < MAX_SIZES; i++)
-            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", l->sizes[i]);
+            snprintf(sizes[n++], RUN_SIZE_MAX, "%s", l->sizes[i]);
         lab_free(l);
     } else {
         print_message("note: %s could not be loaded (%s); using the sizes built into the test\n",
@@ -133,19 +133,19 @@ static int lab_sizes(const lab_spec *s, char sizes[][PROTO_SIZE_MAX])
     lab_diags_free(&d);
     if (n == 0)
         for (int i = 0; i < MAX_SIZES && s->fallback[i]; i++)
-            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", s->fallback[i]);
+            snprintf(sizes[n++], RUN_SIZE_MAX, "%s", s->fallback[i]);
     return n;
 }
 
 /* Runs kernel + launcher at sizes through engine_run; a failure of any row
  * goes to rep.  *largest_ms receives the median at sizes[nlab - 1]. */
 static void run_exercise(report *rep, const lab_spec *s, const char *who, const char *kernel,
-                         const char *launcher, char sizes[][PROTO_SIZE_MAX], int n, int nlab,
+                         const char *launcher, char sizes[][RUN_SIZE_MAX], int n, int nlab,
                          double *largest_ms)
 {
     static run_request req;
     exercise_request(&req, 5, s->problem, 0.05, kernel, launcher);
-    for (int i = 0; i < n && i < PROTO_MAX_SIZES; i++)
+    for (int i = 0; i < n && i < RUN_MAX_SIZES; i++)
         ts_add_size(&req, sizes[i]);
     static ts_rows c;
     run_fault f;
@@ -184,11 +184,11 @@ static void test_starters_and_solutions(void **state)
     assert_non_null(rep);
     for (size_t li = 0; li < sizeof LABS / sizeof LABS[0]; li++) {
         const lab_spec *s = &LABS[li];
-        char sizes[2 * MAX_SIZES][PROTO_SIZE_MAX];
+        char sizes[2 * MAX_SIZES][RUN_SIZE_MAX];
         int nlab = lab_sizes(s, sizes);
         int n = nlab;
-        for (int i = 0; i < MAX_SIZES && s->awkward[i] && n < PROTO_MAX_SIZES; i++)
-            snprintf(sizes[n++], PROTO_SIZE_MAX, "%s", s->awkward[i]);
+        for (int i = 0; i < MAX_SIZES && s->awkward[i] && n < RUN_MAX_SIZES; i++)
+            snprintf(sizes[n++], RUN_SIZE_MAX, "%s", s->awkward[i]);
         /* The largest lab size last among the lab's own, awkward ones after. */
         char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
         double starter_ms = 0.0, solution_ms = 0.0;

@@ -30,8 +30,8 @@ static void request(run_request *req, const char *problem, const char *variant,
     req->run = 11;
     snprintf(req->problem, sizeof req->problem, "%s", problem);
     if (variant) {
-        snprintf(req->variants[0].id, PROTO_ID_MAX, "%s", variant);
-        snprintf(req->variants[0].kernel, PROTO_ID_MAX, "%s", variant);
+        snprintf(req->variants[0].id, RUN_ID_MAX, "%s", variant);
+        snprintf(req->variants[0].kernel, RUN_ID_MAX, "%s", variant);
         req->nvariants = 1;
     }
     req->budget_s = 0.05;

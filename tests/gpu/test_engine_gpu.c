@@ -47,7 +47,7 @@ static void all_rungs(run_request *req, const char *problem, const char *library
     req->cpu = false;
     size_t n = 0;
     const shipped_kernel *k = kernels_shipped(&n);
-    for (size_t i = 0; i < n && req->nvariants < PROTO_MAX_VARIANTS; i++) {
+    for (size_t i = 0; i < n && req->nvariants < RUN_MAX_VARIANTS; i++) {
         if (k[i].library || strcmp(k[i].problem, problem) != 0)
             continue;
         ts_add_variant(req, k[i].name, k[i].name);

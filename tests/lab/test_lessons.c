@@ -22,7 +22,7 @@
 #include "tui/tui_layout.h"
 #include "tui/tui_md.h"
 #include "tui/tui_text.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 #define TERM_ROWS 24
 #define TERM_COLS 80

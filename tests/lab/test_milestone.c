@@ -13,7 +13,7 @@
 #include "lab/labmodel.h"
 #include "lab/milestone.h"
 #include "support.h"
-#include "proto/protocol.h"
+#include "result/record.h"
 
 static lab *g_lab;
 

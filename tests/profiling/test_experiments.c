@@ -23,7 +23,7 @@ static void request(run_request *req, const char *const *ids, int n)
     req->run = 42;
     snprintf(req->problem, sizeof req->problem, "%s", EXPERIMENTS_PROBLEM);
     for (int i = 0; i < n; i++)
-        snprintf(req->variants[req->nvariants++].id, PROTO_ID_MAX, "%s", ids[i]);
+        snprintf(req->variants[req->nvariants++].id, RUN_ID_MAX, "%s", ids[i]);
 }
 
 static void test_no_device_rows(void **state)

@@ -65,7 +65,7 @@ static void run(rows *rs, const char *const *ids, int n, double budget)
     snprintf(req.problem, sizeof req.problem, "%s", EXPERIMENTS_PROBLEM);
     req.budget_s = budget;
     for (int i = 0; i < n; i++)
-        snprintf(req.variants[req.nvariants++].id, PROTO_ID_MAX, "%s", ids[i]);
+        snprintf(req.variants[req.nvariants++].id, RUN_ID_MAX, "%s", ids[i]);
     engine_sink sink = {NULL, on_result, on_log, rs};
     run_fault f;
     memset(&f, 0, sizeof f);

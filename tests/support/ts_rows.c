@@ -94,13 +94,13 @@ void ts_rows_dump(const ts_rows *c)
 
 void ts_add_size(run_request *req, const char *size)
 {
-    assert_true(req->nsizes < PROTO_MAX_SIZES);
-    snprintf(req->sizes[req->nsizes++], PROTO_SIZE_MAX, "%s", size);
+    assert_true(req->nsizes < RUN_MAX_SIZES);
+    snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", size);
 }
 
 void ts_add_variant(run_request *req, const char *id, const char *kernel)
 {
-    assert_true(req->nvariants < PROTO_MAX_VARIANTS);
+    assert_true(req->nvariants < RUN_MAX_VARIANTS);
     run_variant *v = &req->variants[req->nvariants++];
     snprintf(v->id, sizeof v->id, "%s", id);
     if (kernel)

@@ -373,7 +373,7 @@ static void test_exercise_files(void **state)
 {
     tui_app *a = *state;
     run_request req;
-    char k[PROTO_PATH_MAX], l[PROTO_PATH_MAX];
+    char k[RUN_PATH_MAX], l[RUN_PATH_MAX];
     assert_true(tui_app_exercise_paths(a, &lab_a, k, l, sizeof k));
     assert_string_equal(k, "/nonexistent/labs/reduction/starter.cu");   /* no copy yet: the starter */
     assert_false(tui_app_exercise_paths(a, &lab_b, k, l, sizeof k));

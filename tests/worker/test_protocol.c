@@ -102,7 +102,7 @@ static void test_run_request(void **state)
     snprintf(r->lab, sizeof r->lab, "reduction");
     snprintf(r->problem, sizeof r->problem, "reduce_sum");
     snprintf(r->library, sizeof r->library, "cub");
-    r->nvariants = PROTO_MAX_VARIANTS;
+    r->nvariants = RUN_MAX_VARIANTS;
     for (int i = 0; i < r->nvariants; i++) {
         snprintf(r->variants[i].id, sizeof r->variants[i].id, "v%d", i);
         snprintf(r->variants[i].kernel, sizeof r->variants[i].kernel, "reduce_%d", i);
@@ -303,17 +303,17 @@ static void test_long_strings_truncated(void **state)
     snprintf(line, 3 * n + 256, "{\"type\":\"fault\",\"run\":1,\"variant\":\"%s\",\"cause\":\"%s\",\"message\":\"%s\"}",
              big, big, big);
     assert_true(proto_decode(line, &m, &e));
-    assert_int_equal(strlen(m.u.fault.variant), PROTO_ID_MAX - 1);
+    assert_int_equal(strlen(m.u.fault.variant), RUN_ID_MAX - 1);
     assert_int_equal(strlen(m.u.fault.cause), sizeof m.u.fault.cause - 1);
     assert_int_equal(strlen(m.u.fault.message), sizeof m.u.fault.message - 1);
 
     /* a multi-byte character straddling the limit is dropped whole */
     memset(big, 'a', n);
-    memcpy(big + PROTO_ID_MAX - 2, "\xc3\xa9", 2);
-    big[PROTO_ID_MAX + 10] = '\0';
+    memcpy(big + RUN_ID_MAX - 2, "\xc3\xa9", 2);
+    big[RUN_ID_MAX + 10] = '\0';
     snprintf(line, 3 * n + 256, "{\"type\":\"progress\",\"run\":1,\"variant\":\"%s\"}", big);
     assert_true(proto_decode(line, &m, &e));
-    assert_int_equal(strlen(m.u.progress.variant), PROTO_ID_MAX - 2);
+    assert_int_equal(strlen(m.u.progress.variant), RUN_ID_MAX - 2);
 
     /* counts out of range are clamped when encoding */
     proto_msg big_msg;
@@ -324,7 +324,7 @@ static void test_long_strings_truncated(void **state)
     char *enc = proto_encode(&big_msg);
     assert_non_null(enc);
     assert_true(proto_decode(enc, &m, &e));
-    assert_int_equal(m.u.run.nvariants, PROTO_MAX_VARIANTS);
+    assert_int_equal(m.u.run.nvariants, RUN_MAX_VARIANTS);
     assert_int_equal(m.u.run.nsizes, 0);
     free(enc);
     free(line);

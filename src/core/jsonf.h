@@ -1,0 +1,48 @@
+/* jsonf.h - typed fields of cJSON objects, read and written alike.
+ *
+ * The conventions every JSON form in cudalab shares (the wire protocol,
+ * --json output, the progress store, grade reports):
+ *   - doubles are printed with the fewest digits that read back exactly;
+ *     NaN and infinities, which JSON lacks, travel as "nan", "inf", "-inf";
+ *   - 64-bit unsigned numbers (seeds) travel as strings of decimal digits;
+ *   - a missing field keeps the value already in the destination, a field
+ *     of the wrong type is an error naming the field.
+ * Writers return false only when cJSON runs out of memory. */
+#ifndef CUDALAB_CORE_JSONF_H
+#define CUDALAB_CORE_JSONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+
+bool jsonf_put_double(cJSON *o, const char *k, double v);
+/* v < 0 ("not applicable") as null, else as jsonf_put_double. */
+bool jsonf_put_rate(cJSON *o, const char *k, double v);
+bool jsonf_put_u64(cJSON *o, const char *k, uint64_t v);
+bool jsonf_put_int(cJSON *o, const char *k, double v);
+bool jsonf_put_str(cJSON *o, const char *k, const char *v);
+bool jsonf_put_bool(cJSON *o, const char *k, bool v);
+
+/* Copies src into dst (capacity n), cutting at a UTF-8 character boundary
+ * when it does not fit. */
+void jsonf_copy_str(char *dst, size_t n, const char *src);
+
+bool jsonf_get_str(const cJSON *o, const char *k, char *dst, size_t n, cl_err *e);
+/* null stores if_null. */
+bool jsonf_get_double(const cJSON *o, const char *k, double *dst, double if_null, cl_err *e);
+bool jsonf_get_int64(const cJSON *o, const char *k, int64_t *dst, int64_t lo, int64_t hi,
+                     cl_err *e);
+bool jsonf_get_int(const cJSON *o, const char *k, int *dst, cl_err *e);
+bool jsonf_get_bool(const cJSON *o, const char *k, bool *dst, cl_err *e);
+bool jsonf_get_u64(const cJSON *o, const char *k, uint64_t *dst, cl_err *e);
+/* A string naming one of names[0..count) (NULL entries skipped): its index. */
+bool jsonf_get_enum(const cJSON *o, const char *k, const char *const *names, size_t count,
+                    int *dst, cl_err *e);
+/* The array field k (NULL when missing or null, *ok true); *ok false with e
+ * set when it is not an array or holds more than max entries. */
+const cJSON *jsonf_get_array(const cJSON *o, const char *k, int max, cl_err *e, bool *ok);
+
+#endif

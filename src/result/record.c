@@ -1,0 +1,30 @@
+#include "result/record.h"
+
+#include <string.h>
+
+#include "result/record_names.h"
+
+const char *result_status_name(result_status s)
+{
+    if ((unsigned)s < RESULT_NSTATUS)
+        return result_status_names[s];
+    return "unknown";
+}
+
+const char *result_kind_name(result_kind k)
+{
+    if ((unsigned)k < RESULT_NKIND)
+        return result_kind_names[k];
+    return "unknown";
+}
+
+void run_result_init(run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = RK_KERNEL;
+    r->status = RS_ERROR;
+    r->gbps = -1;
+    r->tflops = -1;
+    r->pct_peak_measured = -1;
+    r->pct_peak_theory = -1;
+}
