@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kcommon.cuh"
+#include "kernel_names.h"
 #include "ktune.h"
 
 #define REGISTRY_MAX 64
@@ -73,6 +74,12 @@ extern "C" const shipped_kernel *kernels_find(const char *name)
     for (size_t i = 0; i < t.n_shipped; ++i)
         if (strcmp(t.shipped[i].name, name) == 0) return &t.shipped[i];
     return nullptr;
+}
+
+extern "C" const char *kernels_problem_of(const char *name)
+{
+    const shipped_kernel *k = kernels_find(name);
+    return k ? k->problem : nullptr;
 }
 
 extern "C" const shipped_kernel *kernels_tune_variants(size_t *n)

@@ -8,9 +8,9 @@
 
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
-#include "kernels.h"
-#include "experiments/experiments.h"
-#include "engine/problem.h"
+#include "catalog/experiments_list.h"
+#include "catalog/problem_spec.h"
+#include "kernel_names.h"
 
 static const char *const known_libraries[] = {"cub", "cublas", "copy"};
 
@@ -28,7 +28,7 @@ static void check_against_engine(const lab *l, lab_diags *d)
     bool experiments = l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
     /* a profiling lab's sizes are its exercise's (lab/labmodel.h) */
     const char *sized = experiments ? l->exercise.problem : l->problem;
-    const problem_ops *ops = sized ? problem_find(sized) : NULL;
+    const problem_spec *ops = sized ? problem_spec_find(sized) : NULL;
     if (l->problem && !ops && !experiments)
         lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
                       "embedding, pipeline, profiling)", l->id, l->problem);
@@ -51,14 +51,14 @@ static void check_against_engine(const lab *l, lab_diags *d)
         }
         if (!v->kernel)
             continue;
-        const shipped_kernel *k = kernels_find(v->kernel);
-        if (!k)
+        const char *solves = kernels_problem_of(v->kernel);
+        if (!solves)
             lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
                           v->kernel);
-        else if (l->problem && strcmp(k->problem, l->problem) != 0)
+        else if (l->problem && strcmp(solves, l->problem) != 0)
             lab_diags_add(d, l->path, v->line,
                           "variant '%s': kernel '%s' solves '%s', but the lab's problem is '%s'",
-                          v->id, v->kernel, k->problem, l->problem);
+                          v->id, v->kernel, solves, l->problem);
     }
 }
 

@@ -12,7 +12,7 @@
 #include "prof/roofline.h"
 #include "prof/timeline.h"
 #include "prof/trace.h"
-#include "experiments/experiments.h"
+#include "catalog/experiments_list.h"
 #include "supervise/supervisor.h"
 
 #define PROFILE_TIME_LIMIT_S 1200.0

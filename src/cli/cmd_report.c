@@ -14,8 +14,8 @@
 #include "prof/tlsummary.h"
 #include "prof/trace.h"
 #include "lab/workspace.h"
-#include "experiments/experiments.h"
-#include "engine/pipeline.h"
+#include "catalog/experiments_list.h"
+#include "catalog/pipeline_files.h"
 #include "supervise/supervisor.h"
 
 #define REPORT_MAX_BYTES (4u << 20)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "prof/timeline.h"
-#include "engine/pipeline.h"
+#include "catalog/pipeline_files.h"
 
 #define NOTES_PROMPT                                                                           \
     "What did the starter's timeline show first?  What did you change, in which order, and "  \

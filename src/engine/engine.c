@@ -121,7 +121,7 @@ static bool variant_is_row(const engine_ctx *c, const run_variant *v)
 {
     if (c->experiments)
         return false;
-    if (c->ops && c->ops->host_io)
+    if (c->ops && c->ops->spec->host_io)
         return strcmp(v->id, PIPELINE_VARIANT_STARTER) != 0 &&
                strcmp(v->id, PIPELINE_VARIANT_TIMELINE) != 0;
     return true;
@@ -178,18 +178,18 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    if (!k->problem || strcmp(k->problem, c->ops->name) != 0) {
+    if (!k->problem || strcmp(k->problem, c->ops->spec->name) != 0) {
         snprintf(r->message, sizeof r->message, "kernel '%s' computes %s, not %s", name,
-                 k->problem ? k->problem : "something else", c->ops->name);
+                 k->problem ? k->problem : "something else", c->ops->spec->name);
         r->status = RS_ERROR;
         return false;
     }
-    bool set = (strcmp(c->ops->name, "reduce_sum") == 0 && k->reduce) ||
-               (strcmp(c->ops->name, "sgemm") == 0 && k->sgemm) ||
-               (strcmp(c->ops->name, "embedding") == 0 && k->embed);
+    bool set = (strcmp(c->ops->spec->name, "reduce_sum") == 0 && k->reduce) ||
+               (strcmp(c->ops->spec->name, "sgemm") == 0 && k->sgemm) ||
+               (strcmp(c->ops->spec->name, "embedding") == 0 && k->embed);
     if (!set) {
         snprintf(r->message, sizeof r->message, "kernel '%s' has no %s launcher", name,
-                 c->ops->name);
+                 c->ops->spec->name);
         r->status = RS_ERROR;
         return false;
     }
@@ -202,7 +202,7 @@ static bool run_size(engine_ctx *c, const char *label)
     c->size = label;
     cl_err e = {{0}};
     problem_dims d;
-    if (!problem_parse_size(c->ops, label, &d, &e)) {
+    if (!problem_parse_size(c->ops->spec, label, &d, &e)) {
         emit_all_errors(c, e.msg);
         return true;
     }
@@ -301,10 +301,10 @@ static bool run_size(engine_ctx *c, const char *label)
         variant_row(c, v, &r);
         const char *name = v->kernel[0] ? v->kernel : v->id;
         const shipped_kernel *k = kernreg_find(name);
-        if (c->ops->host_io) {
+        if (c->ops->spec->host_io) {
             snprintf(r.message, sizeof r.message,
                      "the %s problem has no shipped kernels: its variants are '%s' and '%s'",
-                     c->ops->name, PIPELINE_VARIANT_STARTER, PIPELINE_VARIANT_TIMELINE);
+                     c->ops->spec->name, PIPELINE_VARIANT_STARTER, PIPELINE_VARIANT_TIMELINE);
         } else if (kernel_usable(c, name, k, &r)) {
             shipped_call sc = {k, &p};
             gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
@@ -378,7 +378,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         }
         return true;
     }
-    if (c.ops->host_io) {
+    if (c.ops->spec->host_io) {
         for (int i = 0; i < req->nvariants && !c.experiments; i++) {
             c.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
             c.want_timelines |= strcmp(req->variants[i].id, PIPELINE_VARIANT_TIMELINE) == 0;
@@ -387,13 +387,13 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         c.want_starter &= !req->check_only;
         c.want_timelines &= !req->check_only;
     }
-    nvtxRangePushA(c.ops->name);
+    nvtxRangePushA(c.ops->spec->name);
     if (want_ex)
         engine_launcher_open_exercise(&c);
     if (c.want_starter)
         engine_launcher_open_starter(&c);
     bool alive = true;
-    if (req->nsizes == 0 && c.ops->host_io)
+    if (req->nsizes == 0 && c.ops->spec->host_io)
         alive = run_size(&c, PIPELINE_DEFAULT_SIZE);
     for (int s = 0; s < req->nsizes && alive; s++)
         alive = run_size(&c, req->sizes[s]);

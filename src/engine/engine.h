@@ -20,15 +20,14 @@ typedef struct engine_sink {
     void *ud;
 } engine_sink;
 
-/* Set to 1 in a worker's environment: skip the copy-bandwidth measurement
- * (a worker under compute-sanitizer, whose timings mean nothing). */
-#define ENGINE_NO_PEAK_ENV "CUDALAB_NO_PEAK"
-
 /* Probes the device (initialises CUDA in this process: worker only) and
  * fills out; out->present is false with a reason when there is none.  Also
  * measures (or reads from the data folder's cache) the copy bandwidth,
- * unless ENGINE_NO_PEAK_ENV is set. */
+ * unless engine_skip_peak was called first. */
 void engine_probe(device_info *out);
+/* Makes the next engine_probe skip the copy-bandwidth measurement, noting
+ * why (a worker under compute-sanitizer, whose timings mean nothing). */
+void engine_skip_peak(const char *why);
 
 /* Runs every variant x size of req, emitting one result per row (CPU
  * baselines and the library too; the learner's kernel, when req names one,

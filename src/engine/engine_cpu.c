@@ -22,7 +22,7 @@
 void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
 {
     memset(k, 0, sizeof *k);
-    snprintf(k->problem, sizeof k->problem, "%s", p->ops->name);
+    snprintf(k->problem, sizeof k->problem, "%s", p->ops->spec->name);
     if (p->d.M > 0)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
     else if (p->d.T > 0)

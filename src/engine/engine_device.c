@@ -13,6 +13,12 @@
 #include "engine/engine_internal.h"
 
 engine_state engine_g;
+static char skip_peak_why[128];
+
+void engine_skip_peak(const char *why)
+{
+    snprintf(skip_peak_why, sizeof skip_peak_why, "%s", why ? why : "");
+}
 
 /* ---- the device ------------------------------------------------------ */
 
@@ -35,12 +41,11 @@ void engine_probe(device_info *out)
                          cudaGetErrorString(st));
             } else {
                 engine_g.have_stream = true;
-                const char *no_peak = getenv(ENGINE_NO_PEAK_ENV);
-                if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0) {
+                if (skip_peak_why[0]) {
                     snprintf(engine_g.note + strlen(engine_g.note),
                              sizeof engine_g.note - strlen(engine_g.note),
-                             "%sthe copy bandwidth was not measured (%s is set)",
-                             engine_g.note[0] ? "; " : "", ENGINE_NO_PEAK_ENV);
+                             "%sthe copy bandwidth was not measured (%s)",
+                             engine_g.note[0] ? "; " : "", skip_peak_why);
                 } else {
                     nvtxRangePushA("peak bandwidth");
                     if (!peak_get(&engine_g.dev, engine_g.stream, false, &e))

@@ -89,7 +89,7 @@ static bool checked_run(gpu_target *t, check_report *rep, cl_err *e)
 static void note_host_bytes(const problem_data *p, const engine_ctx *c, run_result *r)
 {
     char each[32];
-    buffer_format_bytes((size_t)(c->ops->bytes(&p->d) / 2.0), each, sizeof each);
+    buffer_format_bytes((size_t)(c->ops->spec->bytes(&p->d) / 2.0), each, sizeof each);
     size_t len = strlen(r->message);
     snprintf(r->message + len, sizeof r->message - len,
              "%sGB/s counts the table once into the GPU and once back (%s each way) per "
@@ -140,11 +140,11 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     }
 
     size_t flush_bytes = 0;
-    void *flush = c->ops->host_io ? NULL : engine_device_flush(&flush_bytes);
+    void *flush = c->ops->spec->host_io ? NULL : engine_device_flush(&flush_bytes);
     timing_opts o = {
         .stream = engine_g.stream,
         .budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S,
-        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : c->ops->bytes(&p->d)),
+        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : c->ops->spec->bytes(&p->d)),
         .l2_bytes = (size_t)(engine_g.dev.l2_mib * MIB),
         .flush = flush,
         .flush_bytes = flush_bytes,
@@ -183,14 +183,14 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
             problem_report(&first, r);
         }
     }
-    if (!tr.flushed && o.working_set < 4 * o.l2_bytes && !c->ops->host_io) {
+    if (!tr.flushed && o.working_set < 4 * o.l2_bytes && !c->ops->spec->host_io) {
         size_t len = strlen(r->message);
         snprintf(r->message + len, sizeof r->message - len,
                  "%sL2 not flushed between repetitions (no room for a flush buffer)",
                  len ? "; " : "");
     }
     engine_rows_derive(c, p, t->copy, x, &engine_g.dev, r);
-    if (c->ops->host_io)
+    if (c->ops->spec->host_io)
         note_host_bytes(p, c, r);
     ok = true;
     goto done;

@@ -208,7 +208,7 @@ static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const 
     if (!exercise_begin_size(x, p, label, &e)) {
         engine_row_error(r, e.msg);
     } else {
-        gpu_target t = {exercise_call, x, p, false, false, c->ops->host_io};
+        gpu_target t = {exercise_call, x, p, false, false, c->ops->spec->host_io};
         alive = engine_gpu_measure(c, &t, rates, r);
         if (alive && r->status == RS_ERROR && exercise_traceback(x)[0])
             log_text(c, 2, "", exercise_traceback(x));
@@ -283,7 +283,7 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
     run_result r;
     engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
     bool alive = launcher_measure(c, c->ex, p, label, x, c->want_timelines, &r);
-    if (c->ops->host_io)
+    if (c->ops->spec->host_io)
         pipeline_figures(c, starter, &r);
     if (alive)
         engine_emit(c, &r);

@@ -21,9 +21,9 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
 {
     problem_rates in;
     memset(&in, 0, sizeof in);
-    in.bytes = copy ? 8.0 * (double)p->sh.nout : c->ops->bytes(&p->d);
-    in.flops = copy ? -1.0 : c->ops->flops(&p->d);
-    in.bandwidth_bound = copy || c->ops->bandwidth_bound;
+    in.bytes = copy ? 8.0 * (double)p->sh.nout : c->ops->spec->bytes(&p->d);
+    in.flops = copy ? -1.0 : c->ops->spec->flops(&p->d);
+    in.bandwidth_bound = copy || c->ops->spec->bandwidth_bound;
     if (dev) {
         in.peak_bw_measured_gbs = dev->peak_bw_measured_gbs;
         in.peak_bw_theory_gbs = dev->peak_bw_theory_gbs;
@@ -33,7 +33,7 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
     in.cpu_mt_ms = x->cpu_mt_ms;
     in.lib_ms = x->lib_ms;
     problem_derive(&in, r);
-    if (c->ops->host_io) {
+    if (c->ops->spec->host_io) {
         /* bound by the host link, not by the device's memory */
         r->pct_peak_measured = -1.0;
         r->pct_peak_theory = -1.0;

@@ -28,30 +28,10 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "catalog/pipeline_files.h"
 #include "core/err.h"
 #include "prof/timeline.h"
 #include "gpu/timing.h"
-
-#define PIPELINE_PROBLEM "pipeline"
-#define PIPELINE_LAB "profiling"
-#define PIPELINE_DEFAULT_SIZE "1048576x16"
-#define PIPELINE_VARIANT_STARTER "starter"
-#define PIPELINE_VARIANT_TIMELINE "timeline"
-#define PIPELINE_REPORT_FILE "report.md"
-#define PIPELINE_REPORT_MARK "<!-- cudalab report profiling -->"
-#define PIPELINE_TIMELINE_LOG "pipeline timeline "
-
-/* <home>/labs/profiling/starter.cu and starter.lua; false + e when the
- * home folder is unknown or either file is missing. */
-bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *e);
-
-/* <folder of kernel_path>/report.md. */
-bool pipeline_report_path(const char *kernel_path, char *out, size_t n);
-/* True when that report exists and carries PIPELINE_REPORT_MARK. */
-bool pipeline_report_exists(const char *kernel_path);
-
-/* <data>/timelines/pipeline-<which>.json (the folder is not created). */
-bool pipeline_timeline_file(const char *which, char *out, size_t n, cl_err *e);
 
 /* Records one call of once (then a device-wide wait) with CUPTI into out.
  * title names the device.  false + e when recording failed (out empty). */
@@ -61,9 +41,5 @@ bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t s
  * msg with the announcement "pipeline timeline <which>: <path> (...)". */
 bool pipeline_save_timeline(const timeline *t, const char *which, char *msg, size_t n,
                             cl_err *e);
-
-/* Parent side: true when msg announces a pipeline timeline; which
- * ("starter", "exercise") and path are copied out. */
-bool pipeline_timeline_path(const char *msg, char *which, size_t wn, char *path, size_t pn);
 
 #endif

@@ -13,146 +13,11 @@ const problem_ops *problem_find(const char *name)
     const problem_ops *all[] = {problem_reduce_ops(), problem_sgemm_ops(),
                                 problem_embedding_ops(), problem_pipeline_ops()};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (name && strcmp(all[i]->name, name) == 0)
+        if (name && strcmp(all[i]->spec->name, name) == 0)
             return all[i];
     return NULL;
 }
 
-const problem_ops *problem_of_exercise(const char *lab_problem)
-{
-    if (lab_problem && strcmp(lab_problem, "profiling") == 0)
-        return problem_pipeline_ops();
-    return problem_find(lab_problem);
-}
-
-static const char *skip_space(const char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        s++;
-    return s;
-}
-
-/* A decimal integer at *s; advances *s past it. */
-static bool read_int(const char **s, int64_t *v)
-{
-    const char *p = skip_space(*s);
-    if (!isdigit((unsigned char)*p))
-        return false;
-    errno = 0;
-    char *end;
-    long long x = strtoll(p, &end, 10);
-    if (errno == ERANGE)
-        return false;
-    *v = (int64_t)x;
-    *s = skip_space(end);
-    return true;
-}
-
-#define COUNT_FORMS "use 268435456, 2^28, 1<<28 or 2^20+3"
-#define COUNT_CEIL ((int64_t)1 << 62)
-
-/* a, a^b or a<<b at *p (advanced past it); false when malformed, with
- * *over set when well formed but beyond COUNT_CEIL. */
-static bool read_power(const char **p, int64_t *r, bool *over)
-{
-    int64_t a = 0, b = 0;
-    *over = false;
-    if (!read_int(p, &a))
-        return false;
-    if (**p == '^') {
-        (*p)++;
-        if (!read_int(p, &b))
-            return false;
-        if (a < 2) {
-            *r = b == 0 ? 1 : a;
-            return true;
-        }
-        *r = 1;
-        for (int64_t i = 0; i < b; i++) {
-            if (*r > COUNT_CEIL / a) {
-                *over = true;
-                return true;
-            }
-            *r *= a;
-        }
-        return true;
-    }
-    if ((*p)[0] == '<' && (*p)[1] == '<') {
-        *p += 2;
-        if (!read_int(p, &b))
-            return false;
-        if (b > 62 || (a > 0 && a > (COUNT_CEIL >> b))) {
-            *over = true;
-            return true;
-        }
-        *r = a << b;
-        return true;
-    }
-    *r = a;
-    return true;
-}
-
-bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e)
-{
-    const char *p = s;
-    int64_t r = 0, k = 0;
-    bool over = false;
-    if (!read_power(&p, &r, &over))
-        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
-    if (*p == '+' || *p == '-') {
-        char op = *p++;
-        if (!read_int(&p, &k))
-            return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
-        if (!over)
-            r = op == '+' ? r + k : r - k;
-    }
-    if (*p)
-        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
-    if (over || r > max)
-        return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
-    if (r < 1)
-        return err_set(e, "%s must be at least 1", s);
-    *v = r;
-    return true;
-}
-
-bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
-                        cl_err *e)
-{
-    char buf[RUN_SIZE_MAX * 2];
-    if (strlen(s) >= sizeof buf)
-        return err_set(e, "size '%s' is too long", s);
-    snprintf(buf, sizeof buf, "%s", s);
-    int n = 0;
-    char *p = buf;
-    for (;;) {
-        char *x = p;
-        while (*x && *x != 'x' && *x != 'X')
-            x++;
-        bool last = *x == '\0';
-        *x = '\0';
-        if (n == max)
-            return err_set(e, "size '%s' has more than %d dimensions", s, max);
-        if (!problem_parse_count(p, limit, &parts[n], e))
-            return false;
-        n++;
-        if (last)
-            break;
-        p = x + 1;
-    }
-    *nparts = n;
-    return true;
-}
-
-bool problem_parse_size(const problem_ops *ops, const char *label, problem_dims *d, cl_err *e)
-{
-    memset(d, 0, sizeof *d);
-    if (!label || !*skip_space(label))
-        return err_set(e, "%s: empty size (use %s)", ops->name, ops->size_help);
-    if (!ops->parse(label, d, e))
-        return err_prefix(e, "%s size '%s'", ops->name, label);
-    return true;
-}
 
 bool problem_new(problem_data *p, const problem_ops *ops, const problem_dims *d, cl_err *e)
 {
@@ -190,7 +55,7 @@ void problem_free(problem_data *p)
 
 size_t problem_device_bytes(const problem_data *p, bool copy_buffer)
 {
-    if (p->ops->host_io)
+    if (p->ops->spec->host_io)
         return p->sh.scratch;
     size_t b = 4 * (p->sh.na + p->sh.nb + p->sh.nidx + p->sh.nout) + p->sh.scratch;
     if (copy_buffer)
@@ -202,7 +67,7 @@ bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
 {
     if (!buffer_check_free(problem_device_bytes(p, copy_buffer), e))
         return false;
-    if (p->ops->host_io) {
+    if (p->ops->spec->host_io) {
         if (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e))
             return false;
         return true;
@@ -240,7 +105,7 @@ bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e)
 
 bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 {
-    if (p->ops->host_io)
+    if (p->ops->spec->host_io)
         return true;
     if (p->sh.na && !buffer_upload(&p->da, p->a, p->sh.na * 4, s, e))
         return false;
@@ -254,21 +119,21 @@ bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e)
 {
     check_poison(p->out, p->sh.nout);
-    if (p->ops->host_io)
+    if (p->ops->spec->host_io)
         return true;
     return buffer_upload(&p->dout, p->out, p->sh.nout * 4, s, e);
 }
 
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 {
-    if (p->ops->host_io)
+    if (p->ops->spec->host_io)
         return true;
     return buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e);
 }
 
 check_report problem_check(const problem_data *p)
 {
-    return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, p->ops->tolerance);
+    return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, p->ops->spec->tolerance);
 }
 
 int problem_args(const problem_data *p, problem_arg *out)

@@ -1,8 +1,8 @@
 /* problem.h - what the engine measures: reduce_sum, sgemm, embedding, pipeline.
  *
- * A problem knows how to read its size labels, how many bytes and FLOPs one
- * run moves, how to make fresh seeded inputs, the double-precision reference
- * and the checker's tolerance, its CPU baselines, and how to call a shipped
+ * A problem pairs its CUDA-free spec (catalog/problem_spec.h: size labels,
+ * bytes and FLOPs, tolerance) with how to make fresh seeded inputs, the
+ * double-precision reference, its CPU baselines, and how to call a shipped
  * launcher.  problem_data holds one size's host and device buffers; the
  * engine drives it (generate -> reference -> upload -> poison -> launch ->
  * download -> check).  A problem with host_io set (pipeline) keeps its
@@ -18,18 +18,11 @@
 #include <cuda_runtime_api.h>
 
 #include "core/err.h"
+#include "catalog/problem_spec.h"
 #include "cpu/check.h"
 #include "gpu/buffer.h"
 #include "kernels.h"
 #include "result/record.h"
-
-typedef struct problem_dims {
-    int64_t n;        /* reduce_sum: elements */
-    int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
-    int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
-    int64_t rows;     /* pipeline: a table of rows x feats */
-    int feats;
-} problem_dims;
 
 typedef struct problem_shape {
     size_t na;        /* floats in input a (reduce x, sgemm A, embedding W) */
@@ -57,16 +50,8 @@ typedef struct problem_arg {
 } problem_arg;
 
 typedef struct problem_ops {
-    const char *name;            /* "reduce_sum", "sgemm", "embedding", "pipeline" */
-    const char *library;         /* its vendor baseline: "cub", "cublas", "copy"; NULL: none */
-    const char *size_help;       /* accepted label forms, for error messages */
-    bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
-    bool host_io;                /* inputs and output live in host memory (see above) */
-    double tolerance;            /* relative, for check_compare */
-    bool (*parse)(const char *label, problem_dims *d, cl_err *e);
+    const problem_spec *spec;    /* name, sizes, bytes, flops, tolerance */
     void (*shape)(const problem_dims *d, problem_shape *s);
-    double (*bytes)(const problem_dims *d);
-    double (*flops)(const problem_dims *d);      /* < 0: none */
     void (*generate)(problem_data *p, uint64_t seed);
     bool (*validate)(const problem_data *p, cl_err *e);  /* inputs well formed */
     bool (*reference)(problem_data *p, cl_err *e);       /* fills ref (and ref_idx) */
@@ -91,24 +76,10 @@ struct problem_data {
 
 /* The problem called name, or NULL. */
 const problem_ops *problem_find(const char *name);
-/* The problem a lab's exercise computes, from the lab's problem: the
- * pipeline for "profiling", else problem_find(lab_problem). */
-const problem_ops *problem_of_exercise(const char *lab_problem);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
 const problem_ops *problem_pipeline_ops(void);
-
-/* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
- * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The
- * result must lie in [1, max]. */
-bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e);
-/* Splits "AxBxC" (x or X) into up to max parts, each read by
- * problem_parse_count(..., limit); *nparts receives how many there were. */
-bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
-                        cl_err *e);
-/* ops->parse with the problem's name and accepted forms in the message. */
-bool problem_parse_size(const problem_ops *ops, const char *label, problem_dims *d, cl_err *e);
 
 /* Host buffers for d (inputs, output, reference).  false + e when the host
  * is out of memory. */

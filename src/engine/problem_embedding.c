@@ -5,27 +5,7 @@
 #include "core/rng.h"
 #include "cpu/embedding.h"
 
-#define EMBED_MAX_DIM ((int64_t)0x7fffffff)
-#define EMBED_MAX_ELEMS ((int64_t)1 << 30)
 #define EMBED_SEED_IDX 0xbf58476d1ce4e5b9ull
-
-static bool embedding_parse(const char *label, problem_dims *d, cl_err *e)
-{
-    int64_t v[3];
-    int n = 0;
-    if (!problem_parse_dims(label, 3, EMBED_MAX_DIM, v, &n, e))
-        return false;
-    if (n != 3)
-        return err_set(e, "give TxDxV: lookups x row length x rows, e.g. 16384x4096x32000");
-    if (v[0] * v[1] > EMBED_MAX_ELEMS)
-        return err_set(e, "the output T x D would have more than 2^30 elements");
-    if (v[2] * v[1] > EMBED_MAX_ELEMS)
-        return err_set(e, "the table V x D would have more than 2^30 elements");
-    d->T = (int)v[0];
-    d->D = (int)v[1];
-    d->V = (int)v[2];
-    return true;
-}
 
 static void embedding_shape(const problem_dims *d, problem_shape *s)
 {
@@ -34,18 +14,6 @@ static void embedding_shape(const problem_dims *d, problem_shape *s)
     s->nidx = (size_t)d->T;
     s->nout = (size_t)d->T * (size_t)d->D;
     s->scratch = 0;
-}
-
-static double embedding_bytes(const problem_dims *d)
-{
-    double T = d->T, D = d->D;
-    return 4.0 * T * D + 4.0 * T + 4.0 * T * D;
-}
-
-static double embedding_flops(const problem_dims *d)
-{
-    (void)d;
-    return -1.0;
 }
 
 static void embedding_generate(problem_data *p, uint64_t seed)
@@ -106,15 +74,8 @@ static int embedding_args(const problem_data *p, problem_arg *out)
 }
 
 static const problem_ops embedding_ops = {
-    .name = "embedding",
-    .library = "copy",
-    .size_help = "TxDxV such as 16384x4096x32000",
-    .bandwidth_bound = true,
-    .tolerance = 0.0,
-    .parse = embedding_parse,
+    .spec = &problem_spec_embedding,
     .shape = embedding_shape,
-    .bytes = embedding_bytes,
-    .flops = embedding_flops,
     .generate = embedding_generate,
     .validate = embedding_check_indices,
     .reference = embedding_reference,

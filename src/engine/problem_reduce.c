@@ -5,12 +5,6 @@
 #include "core/rng.h"
 #include "cpu/reduce.h"
 
-#define REDUCE_MAX_N ((int64_t)1 << 30)
-
-static bool reduce_parse(const char *label, problem_dims *d, cl_err *e)
-{
-    return problem_parse_count(label, REDUCE_MAX_N, &d->n, e);
-}
 
 static void reduce_shape(const problem_dims *d, problem_shape *s)
 {
@@ -19,16 +13,6 @@ static void reduce_shape(const problem_dims *d, problem_shape *s)
     s->nidx = 0;
     s->nout = 1;
     s->scratch = kernels_reduce_scratch_bytes((size_t)d->n);
-}
-
-static double reduce_bytes(const problem_dims *d)
-{
-    return 4.0 * (double)d->n;
-}
-
-static double reduce_flops(const problem_dims *d)
-{
-    return (double)d->n;
 }
 
 static void reduce_generate(problem_data *p, uint64_t seed)
@@ -70,15 +54,8 @@ static int reduce_args(const problem_data *p, problem_arg *out)
 }
 
 static const problem_ops reduce_ops = {
-    .name = "reduce_sum",
-    .library = "cub",
-    .size_help = "a count: 268435456, 2^28, 1<<28 or 2^20+3",
-    .bandwidth_bound = true,
-    .tolerance = 1e-5,
-    .parse = reduce_parse,
+    .spec = &problem_spec_reduce,
     .shape = reduce_shape,
-    .bytes = reduce_bytes,
-    .flops = reduce_flops,
     .generate = reduce_generate,
     .validate = NULL,
     .reference = reduce_reference,

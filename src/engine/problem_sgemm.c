@@ -8,34 +8,11 @@
 #include "cpu/parallel.h"
 #include "cpu/sgemm.h"
 
-#define SGEMM_MAX_DIM ((int64_t)1 << 16)
-#define SGEMM_MAX_ELEMS ((int64_t)1 << 30)
 #define SGEMM_FULL_CHECK ((int64_t)1 << 20)
 #define SGEMM_SAMPLES 4096
 #define SGEMM_EDGE_POINTS 64
 #define SGEMM_SEED_B 0x9e3779b97f4a7c15ull
 #define SGEMM_SEED_PICK 0xd1b54a32d192ed03ull
-
-static bool sgemm_parse(const char *label, problem_dims *d, cl_err *e)
-{
-    int64_t v[3];
-    int n = 0;
-    if (!problem_parse_dims(label, 3, SGEMM_MAX_DIM, v, &n, e))
-        return false;
-    if (n == 1) {
-        v[1] = v[0];
-        v[2] = v[0];
-    } else if (n != 3) {
-        return err_set(e, "give one size (4096 means 4096x4096x4096) or MxNxK");
-    }
-    if (v[0] * v[2] > SGEMM_MAX_ELEMS || v[2] * v[1] > SGEMM_MAX_ELEMS ||
-        v[0] * v[1] > SGEMM_MAX_ELEMS)
-        return err_set(e, "a matrix would have more than 2^30 elements");
-    d->M = (int)v[0];
-    d->N = (int)v[1];
-    d->K = (int)v[2];
-    return true;
-}
 
 static void sgemm_shape(const problem_dims *d, problem_shape *s)
 {
@@ -44,17 +21,6 @@ static void sgemm_shape(const problem_dims *d, problem_shape *s)
     s->nidx = 0;
     s->nout = (size_t)d->M * (size_t)d->N;
     s->scratch = 0;
-}
-
-static double sgemm_bytes(const problem_dims *d)
-{
-    double M = d->M, N = d->N, K = d->K;
-    return 4.0 * (M * K + K * N + M * N);
-}
-
-static double sgemm_flops(const problem_dims *d)
-{
-    return 2.0 * (double)d->M * (double)d->N * (double)d->K;
 }
 
 static void sgemm_generate(problem_data *p, uint64_t seed)
@@ -154,15 +120,8 @@ static int sgemm_args(const problem_data *p, problem_arg *out)
 }
 
 static const problem_ops sgemm_ops = {
-    .name = "sgemm",
-    .library = "cublas",
-    .size_help = "4096 (a cube) or MxNxK such as 1024x512x256",
-    .bandwidth_bound = false,
-    .tolerance = 1e-4,
-    .parse = sgemm_parse,
+    .spec = &problem_spec_sgemm,
     .shape = sgemm_shape,
-    .bytes = sgemm_bytes,
-    .flops = sgemm_flops,
     .generate = sgemm_generate,
     .validate = NULL,
     .reference = sgemm_reference,

@@ -15,32 +15,6 @@
 
 #define X_DEFAULT_BUDGET_S 0.25
 
-bool experiments_timeline_path(const char *msg, char *path, size_t n)
-{
-    size_t plen = strlen(EXPERIMENTS_TIMELINE_LOG);
-    if (!msg || strncmp(msg, EXPERIMENTS_TIMELINE_LOG, plen) != 0 || !msg[plen])
-        return false;
-    const char *p = msg + plen;
-    const char *end = strstr(p, " (");
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == 0 || len >= n)
-        return false;
-    memcpy(path, p, len);
-    path[len] = '\0';
-    return true;
-}
-
-bool experiments_timeline_file(char *out, size_t n, cl_err *e)
-{
-    char data[CL_PATH_MAX];
-    if (!paths_data_dir(data, sizeof data, e))
-        return false;
-    int w = snprintf(out, n, "%s/timelines/last.json", data);
-    if (w < 0 || (size_t)w >= n)
-        return err_set(e, "the timeline path is too long");
-    return true;
-}
-
 static void x_log(const xctx *x, int level, const char *msg)
 {
     if (x->sink && x->sink->log)
@@ -49,29 +23,17 @@ static void x_log(const xctx *x, int level, const char *msg)
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
+/* What runs each experiment of the catalogue (catalog/experiments_list.h). */
 typedef struct experiment {
     const char *id;
-    const char *title;
     void (*run)(xctx *x);
 } experiment;
 
 static const experiment experiments[] = {
-    {"transfers",
-     "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute",
-     experiments_transfers},
-    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams",
-     experiments_overlap},
-    {"stride", "coalesced vs strided global reads, stride 1 to 128", experiments_stride},
-    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row",
-     experiments_gemv},
-    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy",
-     experiments_blocksize},
-    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile",
-     experiments_transpose},
-    {"timing", "host timers with and without synchronisation vs CUDA events; first launch",
-     experiments_timing},
-    {"roofline", "one kernel at rising arithmetic intensity against the roofline",
-     experiments_roofline},
+    {"transfers", experiments_transfers}, {"overlap", experiments_overlap},
+    {"stride", experiments_stride},       {"gemv", experiments_gemv},
+    {"blocksize", experiments_blocksize}, {"transpose", experiments_transpose},
+    {"timing", experiments_timing},       {"roofline", experiments_roofline},
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 
@@ -83,35 +45,16 @@ static const experiment *experiment_find(const char *id)
     return NULL;
 }
 
-const char *const *experiments_ids(size_t *n)
-{
-    static const char *ids[NEXP];
-    for (size_t i = 0; i < NEXP; i++)
-        ids[i] = experiments[i].id;
-    *n = NEXP;
-    return ids;
-}
-
-const char *experiments_title(const char *id)
-{
-    const experiment *xp = experiment_find(id);
-    return xp ? xp->title : NULL;
-}
-
-bool experiments_known(const char *id)
-{
-    return experiment_find(id) != NULL;
-}
-
 static void unknown_row(xctx *x, const char *id)
 {
     run_result r;
     experiments_row_start(x, &r, id, id, "");
     char known[256] = "";
     size_t len = 0;
-    for (size_t i = 0; i < NEXP; i++)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
-                                experiments[i].id);
+    size_t nids = 0;
+    const char *const *ids = experiments_ids(&nids);
+    for (size_t i = 0; i < nids; i++)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", ids[i]);
     snprintf(r.message, sizeof r.message, "unknown experiment '%s' (known: %s)", id, known);
     experiments_row_emit(x, &r);
 }
@@ -172,8 +115,10 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     const char *ids[RUN_MAX_VARIANTS];
     size_t nids = 0;
     if (req->nvariants == 0) {
-        for (size_t i = 0; i < NEXP && nids < RUN_MAX_VARIANTS; i++)
-            ids[nids++] = experiments[i].id;
+        size_t nall = 0;
+        const char *const *all = experiments_ids(&nall);
+        for (size_t i = 0; i < nall && nids < RUN_MAX_VARIANTS; i++)
+            ids[nids++] = all[i];
     } else {
         for (int i = 0; i < req->nvariants; i++)
             ids[nids++] = req->variants[i].id;

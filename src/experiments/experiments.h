@@ -28,18 +28,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "catalog/experiments_list.h"
 #include "core/err.h"
 #include "engine/engine.h"
 #include "result/record.h"
-
-#define EXPERIMENTS_PROBLEM "profiling"
-#define EXPERIMENTS_TIMELINE_LOG "timeline: "
-
-/* The experiment ids in teaching order. */
-const char *const *experiments_ids(size_t *n);
-bool experiments_known(const char *id);
-/* One line saying what an experiment measures; NULL for an unknown id. */
-const char *experiments_title(const char *id);
 
 /* Runs the experiments named by req (problem "profiling"), emitting rows
  * through sink.  Without a device every requested experiment gives one
@@ -47,11 +39,5 @@ const char *experiments_title(const char *id);
  * unknown id gives an RS_ERROR row naming the known ones.  Returns false
  * (fault filled, cause "cuda") only when the CUDA context broke. */
 bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault);
-
-/* Parent side: true when msg is the log line announcing a timeline, with
- * its path copied to path. */
-bool experiments_timeline_path(const char *msg, char *path, size_t n);
-/* <data folder>/timelines/last.json (the folder is not created here). */
-bool experiments_timeline_file(char *out, size_t n, cl_err *e);
 
 #endif

@@ -25,6 +25,9 @@
 /* The worker writes its messages on this file descriptor (its stdout and
  * stderr carry device printf and library chatter, kept apart). */
 #define PROTO_FD 3
+/* Set to 1 in a worker's environment: skip the copy-bandwidth measurement
+ * (a worker under compute-sanitizer, whose timings mean nothing). */
+#define PROTO_NO_PEAK_ENV "CUDALAB_NO_PEAK"
 
 typedef enum msg_type {
     MSG_INVALID, MSG_HELLO, MSG_RUN, MSG_QUIT, MSG_PROGRESS, MSG_RESULT,

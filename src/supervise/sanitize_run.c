@@ -19,8 +19,7 @@
 #include "core/which.h"
 #include "proto/protocol.h"
 #include "proto/protocol.h"
-#include "engine/engine.h"
-#include "engine/problem.h"
+#include "catalog/problem_spec.h"
 
 extern char **environ;
 
@@ -30,17 +29,9 @@ extern char **environ;
 
 /* ---- the size to run ---------------------------------------------------------- */
 
-/* Elements the problem's inputs and output hold at d (pure arithmetic). */
-static double size_weight(const problem_dims *d)
-{
-    double M = d->M, N = d->N, K = d->K, T = d->T, D = d->D, V = d->V;
-    return (double)d->n + M * K + K * N + M * N + T * D + T + V * D +
-           2.0 * (double)d->rows * (double)d->feats;
-}
-
 int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e)
 {
-    const problem_ops *ops = problem_of_exercise(problem);
+    const problem_spec *ops = problem_spec_of_exercise(problem);
     if (!ops) {
         err_set(e, "unknown problem '%s'", problem ? problem : "");
         return -1;
@@ -56,7 +47,7 @@ int sanitize_smallest_size(const char *problem, const char *const *sizes, int n,
                 first = pe;
             continue;
         }
-        double w = size_weight(&d);
+        double w = ops->bytes(&d);
         if (best < 0 || w < best_w) {
             best = i;
             best_w = w;
@@ -202,11 +193,11 @@ static char **child_env(void)
     if (!env)
         return NULL;
     size_t k = 0;
-    size_t nl = strlen(ENGINE_NO_PEAK_ENV);
+    size_t nl = strlen(PROTO_NO_PEAK_ENV);
     for (size_t i = 0; i < n; i++)
-        if (!(strncmp(environ[i], ENGINE_NO_PEAK_ENV, nl) == 0 && environ[i][nl] == '='))
+        if (!(strncmp(environ[i], PROTO_NO_PEAK_ENV, nl) == 0 && environ[i][nl] == '='))
             env[k++] = environ[i];
-    env[k++] = (char *)ENGINE_NO_PEAK_ENV "=1";
+    env[k++] = (char *)PROTO_NO_PEAK_ENV "=1";
     env[k] = NULL;
     return env;
 }

@@ -32,7 +32,7 @@
 #include "tui/tui_san.h"
 #include "tui/tui_theme.h"
 #include "tui/tui_views.h"
-#include "experiments/experiments.h"
+#include "catalog/experiments_list.h"
 #include "supervise/supervisor.h"
 
 #define FRAME_MS 100          /* while something animates */

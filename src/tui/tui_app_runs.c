@@ -9,7 +9,7 @@
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
 #include "supervise/diagnose.h"
-#include "experiments/experiments.h"
+#include "catalog/experiments_list.h"
 
 /* Where a profiling row's experiment comes among the lab's variants. */
 static size_t experiment_rank(const lab *l, const tui_row *r)

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "experiments/experiments.h"
+#include "catalog/experiments_list.h"
 
 typedef struct prof_rows {
     const char *experiment;

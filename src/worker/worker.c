@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -45,6 +46,10 @@ int worker_main(int argc, char **argv)
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
             return 1;
     }
+
+    const char *no_peak = getenv(PROTO_NO_PEAK_ENV);
+    if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0)
+        engine_skip_peak(PROTO_NO_PEAK_ENV " is set");
 
     const workerloop_engine eng = {engine_probe, engine_run, engine_shutdown};
     return workerloop_serve(&eng, STDIN_FILENO, out_fd);

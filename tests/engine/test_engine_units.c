@@ -77,14 +77,14 @@ static void test_parse_sizes(void **state)
     (void)state;
     problem_dims d;
     cl_err e = {{0}};
-    const problem_ops *red = problem_find("reduce_sum");
-    const problem_ops *mm = problem_find("sgemm");
-    const problem_ops *emb = problem_find("embedding");
+    const problem_spec *red = problem_spec_find("reduce_sum");
+    const problem_spec *mm = problem_spec_find("sgemm");
+    const problem_spec *emb = problem_spec_find("embedding");
     assert_non_null(red);
     assert_non_null(mm);
     assert_non_null(emb);
-    assert_null(problem_find("transpose"));
-    assert_null(problem_find(NULL));
+    assert_null(problem_spec_find("transpose"));
+    assert_null(problem_spec_find(NULL));
 
     assert_true(problem_parse_size(red, "2^28", &d, &e));
     assert_int_equal(d.n, 1 << 28);
@@ -120,14 +120,14 @@ static void test_bytes_flops(void **state)
     (void)state;
     problem_dims d;
     memset(&d, 0, sizeof d);
-    const problem_ops *red = problem_find("reduce_sum");
+    const problem_spec *red = problem_spec_find("reduce_sum");
     d.n = 1 << 28;
     assert_true(red->bytes(&d) == 4.0 * 268435456.0);
     assert_true(red->flops(&d) == 268435456.0);
     assert_true(red->bandwidth_bound);
     assert_true(red->tolerance == 1e-5);
 
-    const problem_ops *mm = problem_find("sgemm");
+    const problem_spec *mm = problem_spec_find("sgemm");
     d.M = 31;
     d.N = 17;
     d.K = 9;
@@ -138,7 +138,7 @@ static void test_bytes_flops(void **state)
     assert_false(mm->bandwidth_bound);
     assert_true(mm->tolerance == 1e-4);
 
-    const problem_ops *emb = problem_find("embedding");
+    const problem_spec *emb = problem_spec_find("embedding");
     d.T = 16384;
     d.D = 4096;
     d.V = 32000;
@@ -148,7 +148,7 @@ static void test_bytes_flops(void **state)
     assert_true(emb->tolerance == 0.0);
 
     problem_shape s;
-    emb->shape(&d, &s);
+    problem_find("embedding")->shape(&d, &s);
     assert_true(s.na == 32000u * 4096u && s.nidx == 16384u && s.nout == 16384u * 4096u);
 }
 
@@ -406,7 +406,7 @@ static void test_references(void **state)
     problem_dims d;
     problem_data p;
     const problem_ops *mm = problem_find("sgemm");
-    assert_true(problem_parse_size(mm, "2048x1024x8", &d, &e));
+    assert_true(problem_parse_size(mm->spec, "2048x1024x8", &d, &e));
     assert_true(problem_new(&p, mm, &d, &e));
     assert_true(problem_prepare(&p, 42, &e));
     assert_int_equal(p.nref, 4096);
@@ -434,7 +434,7 @@ static void test_references(void **state)
     problem_free(&p);
 
     const problem_ops *emb = problem_find("embedding");
-    assert_true(problem_parse_size(emb, "31x33x7", &d, &e));
+    assert_true(problem_parse_size(emb->spec, "31x33x7", &d, &e));
     assert_true(problem_new(&p, emb, &d, &e));
     assert_true(problem_prepare(&p, 7, &e));
     assert_int_equal(p.nref, 31 * 33);
@@ -451,7 +451,7 @@ static void test_references(void **state)
     problem_free(&p);
 
     const problem_ops *red = problem_find("reduce_sum");
-    assert_true(problem_parse_size(red, "1025", &d, &e));
+    assert_true(problem_parse_size(red->spec, "1025", &d, &e));
     assert_true(problem_new(&p, red, &d, &e));
     assert_true(problem_prepare(&p, 9, &e));
     assert_int_equal(p.nref, 1);

@@ -280,7 +280,7 @@ static void expect_args(const char *problem, const char *size, const char *names
     assert_non_null(ops);
     problem_dims d;
     cl_err e = {{0}};
-    assert_true(problem_parse_size(ops, size, &d, &e));
+    assert_true(problem_parse_size(ops->spec, size, &d, &e));
     problem_data p;
     assert_true(problem_new(&p, ops, &d, &e));
     problem_arg a[PROBLEM_MAX_ARGS];
@@ -309,7 +309,7 @@ static void test_problem_args(void **state)
     const problem_ops *ops = problem_find("sgemm");
     problem_dims d;
     cl_err e = {{0}};
-    assert_true(problem_parse_size(ops, "30x20x10", &d, &e));
+    assert_true(problem_parse_size(ops->spec, "30x20x10", &d, &e));
     problem_data p;
     assert_true(problem_new(&p, ops, &d, &e));
     problem_arg a[PROBLEM_MAX_ARGS];

@@ -34,12 +34,13 @@ static char g_tmp[256];
 static void test_sizes(void **state)
 {
     (void)state;
-    const problem_ops *ops = problem_find("pipeline");
+    const problem_spec *ops = problem_spec_find("pipeline");
     assert_non_null(ops);
-    assert_ptr_equal(ops, problem_pipeline_ops());
-    assert_ptr_equal(problem_of_exercise("profiling"), ops);
-    assert_ptr_equal(problem_of_exercise("sgemm"), problem_find("sgemm"));
-    assert_null(problem_of_exercise("nope"));
+    assert_ptr_equal(problem_find("pipeline"), problem_pipeline_ops());
+    assert_ptr_equal(problem_pipeline_ops()->spec, ops);
+    assert_ptr_equal(problem_spec_of_exercise("profiling"), ops);
+    assert_ptr_equal(problem_spec_of_exercise("sgemm"), problem_spec_find("sgemm"));
+    assert_null(problem_spec_of_exercise("nope"));
     assert_true(ops->host_io);
     assert_null(ops->library);
     assert_true(ops->tolerance == 1e-4);
@@ -82,7 +83,7 @@ static void test_host_data_path(void **state)
     const problem_ops *ops = problem_pipeline_ops();
     problem_dims d;
     cl_err e = {{0}};
-    assert_true(problem_parse_size(ops, "33x5", &d, &e));
+    assert_true(problem_parse_size(ops->spec, "33x5", &d, &e));
     problem_data p;
     assert_true(problem_new(&p, ops, &d, &e));
     assert_int_equal(p.sh.na, 165);

@@ -1,0 +1,79 @@
+#include "catalog/experiments_list.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/paths.h"
+
+typedef struct experiment_entry {
+    const char *id;
+    const char *title;
+} experiment_entry;
+
+static const experiment_entry entries[] = {
+    {"transfers",
+     "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute"},
+    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams"},
+    {"stride", "coalesced vs strided global reads, stride 1 to 128"},
+    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row"},
+    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy"},
+    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile"},
+    {"timing", "host timers with and without synchronisation vs CUDA events; first launch"},
+    {"roofline", "one kernel at rising arithmetic intensity against the roofline"},
+};
+#define NENTRY (sizeof entries / sizeof entries[0])
+
+static const experiment_entry *entry_find(const char *id)
+{
+    for (size_t i = 0; id && i < NENTRY; i++)
+        if (strcmp(entries[i].id, id) == 0)
+            return &entries[i];
+    return NULL;
+}
+
+const char *const *experiments_ids(size_t *n)
+{
+    static const char *ids[NENTRY];
+    for (size_t i = 0; i < NENTRY; i++)
+        ids[i] = entries[i].id;
+    *n = NENTRY;
+    return ids;
+}
+
+const char *experiments_title(const char *id)
+{
+    const experiment_entry *xp = entry_find(id);
+    return xp ? xp->title : NULL;
+}
+
+bool experiments_known(const char *id)
+{
+    return entry_find(id) != NULL;
+}
+
+bool experiments_timeline_path(const char *msg, char *path, size_t n)
+{
+    size_t plen = strlen(EXPERIMENTS_TIMELINE_LOG);
+    if (!msg || strncmp(msg, EXPERIMENTS_TIMELINE_LOG, plen) != 0 || !msg[plen])
+        return false;
+    const char *p = msg + plen;
+    const char *end = strstr(p, " (");
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 0 || len >= n)
+        return false;
+    memcpy(path, p, len);
+    path[len] = '\0';
+    return true;
+}
+
+bool experiments_timeline_file(char *out, size_t n, cl_err *e)
+{
+    char data[CL_PATH_MAX];
+    if (!paths_data_dir(data, sizeof data, e))
+        return false;
+    int w = snprintf(out, n, "%s/timelines/last.json", data);
+    if (w < 0 || (size_t)w >= n)
+        return err_set(e, "the timeline path is too long");
+    return true;
+}
+

@@ -1,0 +1,319 @@
+#include "catalog/problem_spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/pipeline.h"
+#include "result/record.h"
+
+#define EMBED_MAX_DIM ((int64_t)0x7fffffff)
+#define EMBED_MAX_ELEMS ((int64_t)1 << 30)
+#define PIPE_MAX_ELEMS ((int64_t)1 << 30)
+#define REDUCE_MAX_N ((int64_t)1 << 30)
+#define SGEMM_MAX_DIM ((int64_t)1 << 16)
+#define SGEMM_MAX_ELEMS ((int64_t)1 << 30)
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+static const char *skip_space(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    return s;
+}
+
+/* A decimal integer at *s; advances *s past it. */
+static bool read_int(const char **s, int64_t *v)
+{
+    const char *p = skip_space(*s);
+    if (!isdigit((unsigned char)*p))
+        return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(p, &end, 10);
+    if (errno == ERANGE)
+        return false;
+    *v = (int64_t)x;
+    *s = skip_space(end);
+    return true;
+}
+
+#define COUNT_FORMS "use 268435456, 2^28, 1<<28 or 2^20+3"
+#define COUNT_CEIL ((int64_t)1 << 62)
+
+/* a, a^b or a<<b at *p (advanced past it); false when malformed, with
+ * *over set when well formed but beyond COUNT_CEIL. */
+static bool read_power(const char **p, int64_t *r, bool *over)
+{
+    int64_t a = 0, b = 0;
+    *over = false;
+    if (!read_int(p, &a))
+        return false;
+    if (**p == '^') {
+        (*p)++;
+        if (!read_int(p, &b))
+            return false;
+        if (a < 2) {
+            *r = b == 0 ? 1 : a;
+            return true;
+        }
+        *r = 1;
+        for (int64_t i = 0; i < b; i++) {
+            if (*r > COUNT_CEIL / a) {
+                *over = true;
+                return true;
+            }
+            *r *= a;
+        }
+        return true;
+    }
+    if ((*p)[0] == '<' && (*p)[1] == '<') {
+        *p += 2;
+        if (!read_int(p, &b))
+            return false;
+        if (b > 62 || (a > 0 && a > (COUNT_CEIL >> b))) {
+            *over = true;
+            return true;
+        }
+        *r = a << b;
+        return true;
+    }
+    *r = a;
+    return true;
+}
+
+bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e)
+{
+    const char *p = s;
+    int64_t r = 0, k = 0;
+    bool over = false;
+    if (!read_power(&p, &r, &over))
+        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+    if (*p == '+' || *p == '-') {
+        char op = *p++;
+        if (!read_int(&p, &k))
+            return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+        if (!over)
+            r = op == '+' ? r + k : r - k;
+    }
+    if (*p)
+        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+    if (over || r > max)
+        return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
+    if (r < 1)
+        return err_set(e, "%s must be at least 1", s);
+    *v = r;
+    return true;
+}
+
+bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
+                        cl_err *e)
+{
+    char buf[RUN_SIZE_MAX * 2];
+    if (strlen(s) >= sizeof buf)
+        return err_set(e, "size '%s' is too long", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    char *p = buf;
+    for (;;) {
+        char *x = p;
+        while (*x && *x != 'x' && *x != 'X')
+            x++;
+        bool last = *x == '\0';
+        *x = '\0';
+        if (n == max)
+            return err_set(e, "size '%s' has more than %d dimensions", s, max);
+        if (!problem_parse_count(p, limit, &parts[n], e))
+            return false;
+        n++;
+        if (last)
+            break;
+        p = x + 1;
+    }
+    *nparts = n;
+    return true;
+}
+
+bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e)
+{
+    memset(d, 0, sizeof *d);
+    if (!label || !*skip_space(label))
+        return err_set(e, "%s: empty size (use %s)", spec->name, spec->size_help);
+    if (!spec->parse(label, d, e))
+        return err_prefix(e, "%s size '%s'", spec->name, label);
+    return true;
+}
+
+/* ---- the problems ------------------------------------------------------------- */
+
+static bool reduce_parse(const char *label, problem_dims *d, cl_err *e)
+{
+    return problem_parse_count(label, REDUCE_MAX_N, &d->n, e);
+}
+
+static double reduce_bytes(const problem_dims *d)
+{
+    return 4.0 * (double)d->n;
+}
+
+static double reduce_flops(const problem_dims *d)
+{
+    return (double)d->n;
+}
+
+static bool sgemm_parse(const char *label, problem_dims *d, cl_err *e)
+{
+    int64_t v[3];
+    int n = 0;
+    if (!problem_parse_dims(label, 3, SGEMM_MAX_DIM, v, &n, e))
+        return false;
+    if (n == 1) {
+        v[1] = v[0];
+        v[2] = v[0];
+    } else if (n != 3) {
+        return err_set(e, "give one size (4096 means 4096x4096x4096) or MxNxK");
+    }
+    if (v[0] * v[2] > SGEMM_MAX_ELEMS || v[2] * v[1] > SGEMM_MAX_ELEMS ||
+        v[0] * v[1] > SGEMM_MAX_ELEMS)
+        return err_set(e, "a matrix would have more than 2^30 elements");
+    d->M = (int)v[0];
+    d->N = (int)v[1];
+    d->K = (int)v[2];
+    return true;
+}
+
+static double sgemm_bytes(const problem_dims *d)
+{
+    double M = d->M, N = d->N, K = d->K;
+    return 4.0 * (M * K + K * N + M * N);
+}
+
+static double sgemm_flops(const problem_dims *d)
+{
+    return 2.0 * (double)d->M * (double)d->N * (double)d->K;
+}
+
+static bool embedding_parse(const char *label, problem_dims *d, cl_err *e)
+{
+    int64_t v[3];
+    int n = 0;
+    if (!problem_parse_dims(label, 3, EMBED_MAX_DIM, v, &n, e))
+        return false;
+    if (n != 3)
+        return err_set(e, "give TxDxV: lookups x row length x rows, e.g. 16384x4096x32000");
+    if (v[0] * v[1] > EMBED_MAX_ELEMS)
+        return err_set(e, "the output T x D would have more than 2^30 elements");
+    if (v[2] * v[1] > EMBED_MAX_ELEMS)
+        return err_set(e, "the table V x D would have more than 2^30 elements");
+    d->T = (int)v[0];
+    d->D = (int)v[1];
+    d->V = (int)v[2];
+    return true;
+}
+
+static double embedding_bytes(const problem_dims *d)
+{
+    double T = d->T, D = d->D;
+    return 4.0 * T * D + 4.0 * T + 4.0 * T * D;
+}
+
+static double embedding_flops(const problem_dims *d)
+{
+    (void)d;
+    return -1.0;
+}
+
+static bool pipe_parse(const char *label, problem_dims *d, cl_err *e)
+{
+    int64_t v[2];
+    int n = 0;
+    if (!problem_parse_dims(label, 2, PIPE_MAX_ELEMS, v, &n, e))
+        return false;
+    if (n != 2)
+        return err_set(e, "give ROWSxFEATURES: table rows x feature columns, e.g. 1048576x16");
+    if (v[1] > PIPELINE_MAX_FEATURES)
+        return err_set(e, "%lld features: the limit is %d", (long long)v[1],
+                       PIPELINE_MAX_FEATURES);
+    if (v[0] * v[1] > PIPE_MAX_ELEMS)
+        return err_set(e, "the table would hold more than 2^30 values");
+    d->rows = v[0];
+    d->feats = (int)v[1];
+    return true;
+}
+
+/* The table once from host memory and once back: the bytes that must
+ * cross the link whatever the kernels do. */
+static double pipe_bytes(const problem_dims *d)
+{
+    return 8.0 * (double)d->rows * (double)d->feats;
+}
+
+static double pipe_flops(const problem_dims *d)
+{
+    (void)d;
+    return -1.0;
+}
+
+const problem_spec problem_spec_reduce = {
+    .name = "reduce_sum",
+    .library = "cub",
+    .size_help = "a count: 268435456, 2^28, 1<<28 or 2^20+3",
+    .bandwidth_bound = true,
+    .tolerance = 1e-5,
+    .parse = reduce_parse,
+    .bytes = reduce_bytes,
+    .flops = reduce_flops,
+};
+
+const problem_spec problem_spec_sgemm = {
+    .name = "sgemm",
+    .library = "cublas",
+    .size_help = "4096 (a cube) or MxNxK such as 1024x512x256",
+    .bandwidth_bound = false,
+    .tolerance = 1e-4,
+    .parse = sgemm_parse,
+    .bytes = sgemm_bytes,
+    .flops = sgemm_flops,
+};
+
+const problem_spec problem_spec_embedding = {
+    .name = "embedding",
+    .library = "copy",
+    .size_help = "TxDxV such as 16384x4096x32000",
+    .bandwidth_bound = true,
+    .tolerance = 0.0,
+    .parse = embedding_parse,
+    .bytes = embedding_bytes,
+    .flops = embedding_flops,
+};
+
+const problem_spec problem_spec_pipeline = {
+    .name = "pipeline",
+    .library = NULL,
+    .size_help = "ROWSxFEATURES: 1048576x16, 2^22x32",
+    .bandwidth_bound = true,
+    .host_io = true,
+    .tolerance = 1e-4,
+    .parse = pipe_parse,
+    .bytes = pipe_bytes,
+    .flops = pipe_flops,
+};
+
+const problem_spec *problem_spec_find(const char *name)
+{
+    const problem_spec *all[] = {&problem_spec_reduce, &problem_spec_sgemm,
+                                 &problem_spec_embedding, &problem_spec_pipeline};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (name && strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+const problem_spec *problem_spec_of_exercise(const char *lab_problem)
+{
+    if (lab_problem && strcmp(lab_problem, "profiling") == 0)
+        return &problem_spec_pipeline;
+    return problem_spec_find(lab_problem);
+}

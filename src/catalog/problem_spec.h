@@ -1,0 +1,60 @@
+/* problem_spec.h - the problems the engine measures, as the parent sees them.
+ *
+ * CUDA-free facts about each problem (reduce_sum, sgemm, embedding,
+ * pipeline): its name, its vendor baseline, how its size labels read and
+ * what they mean (dims), how many bytes and FLOPs one run at a size moves,
+ * and the checker's tolerance.  The engine (engine/problem.h) pairs each
+ * spec with the code that makes inputs and runs kernels; the TUI, the CLI,
+ * the lab checker and the sanitizer driver read only this. */
+#ifndef CUDALAB_CATALOG_PROBLEM_SPEC_H
+#define CUDALAB_CATALOG_PROBLEM_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+typedef struct problem_dims {
+    int64_t n;        /* reduce_sum: elements */
+    int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
+    int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
+    int64_t rows;     /* pipeline: a table of rows x feats */
+    int feats;
+} problem_dims;
+
+typedef struct problem_spec {
+    const char *name;            /* "reduce_sum", "sgemm", "embedding", "pipeline" */
+    const char *library;         /* its vendor baseline: "cub", "cublas", "copy"; NULL: none */
+    const char *size_help;       /* accepted label forms, for error messages */
+    bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
+    bool host_io;                /* inputs and output live in host memory */
+    double tolerance;            /* relative, for the checker */
+    bool (*parse)(const char *label, problem_dims *d, cl_err *e);
+    double (*bytes)(const problem_dims *d);
+    double (*flops)(const problem_dims *d);      /* < 0: none */
+} problem_spec;
+
+extern const problem_spec problem_spec_reduce;
+extern const problem_spec problem_spec_sgemm;
+extern const problem_spec problem_spec_embedding;
+extern const problem_spec problem_spec_pipeline;
+
+/* The problem called name, or NULL. */
+const problem_spec *problem_spec_find(const char *name);
+/* The problem a lab's exercise computes, from the lab's problem: the
+ * pipeline for "profiling", else problem_spec_find(lab_problem). */
+const problem_spec *problem_spec_of_exercise(const char *lab_problem);
+
+/* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
+ * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The
+ * result must lie in [1, max]. */
+bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e);
+/* Splits "AxBxC" (x or X) into up to max parts, each read by
+ * problem_parse_count(..., limit); *nparts receives how many there were. */
+bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
+                        cl_err *e);
+/* spec->parse with the problem's name and accepted forms in the message. */
+bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e);
+
+#endif
