@@ -3,11 +3,9 @@
  * The device part comes from the worker's hello: the parent itself never
  * initialises CUDA.  Exit 0 when a CUDA device is usable, 3 otherwise. */
 #include <cjson/cJSON.h>
-#include <cuda_runtime_api.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <ncurses.h>
-#include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +23,7 @@ typedef struct folder_state {
 } folder_state;
 
 typedef struct doctor_report {
-    int toolkit_version;            /* CUDART_VERSION this binary was built with */
-    int nvrtc_major, nvrtc_minor;
-    bool nvrtc_ok;
+    int toolkit_version;            /* the CUDA runtime this binary was built with */
     device_info dev;
     bool worker_ok;
     char worker_error[CL_ERR_MAX];
@@ -66,8 +62,7 @@ static void terminal_probe(doctor_report *r)
 static void gather(const cli_ctx *c, doctor_report *r)
 {
     cl_err e = {{0}};
-    r->toolkit_version = CUDART_VERSION;
-    r->nvrtc_ok = nvrtcVersion(&r->nvrtc_major, &r->nvrtc_minor) == NVRTC_SUCCESS;
+    r->toolkit_version = CUDALAB_CUDART_VERSION;
 
     supervisor_opts so = {.time_limit_s = 60};
     supervisor *s = supervisor_new(&so, &e);
@@ -115,9 +110,8 @@ static void print_json(const doctor_report *r)
     cJSON *tk = cJSON_AddObjectToObject(root, "toolkit");
     version_text(r->toolkit_version, v, sizeof v);
     cJSON_AddStringToObject(tk, "cuda_runtime", v);
-    if (r->nvrtc_ok) {
-        snprintf(v, sizeof v, "%d.%d", r->nvrtc_major, r->nvrtc_minor);
-        cJSON_AddStringToObject(tk, "nvrtc", v);
+    if (r->dev.nvrtc_version[0]) {
+        cJSON_AddStringToObject(tk, "nvrtc", r->dev.nvrtc_version);
     } else {
         cJSON_AddNullToObject(tk, "nvrtc");
     }
@@ -185,10 +179,12 @@ static void print_text(const doctor_report *r)
     printf("cudalab %s\n\n", CUDALAB_VERSION);
     version_text(r->toolkit_version, v, sizeof v);
     printf("CUDA toolkit      %s (built for sm %s)\n", v, CUDALAB_CUDA_ARCHS);
-    if (r->nvrtc_ok)
-        printf("NVRTC             %d.%d\n", r->nvrtc_major, r->nvrtc_minor);
-    else
+    if (r->dev.nvrtc_version[0])
+        printf("NVRTC             %s\n", r->dev.nvrtc_version);
+    else if (r->worker_ok)
         printf("NVRTC             not usable\n");
+    else
+        printf("NVRTC             unknown (the GPU worker did not start)\n");
     if (d->present) {
         version_text(d->driver_version, v, sizeof v);
         printf("Driver            supports CUDA %s\n", v);

@@ -21,6 +21,7 @@ typedef struct device_info {
     double sm_clock_mhz, mem_clock_mhz;
     int bus_width_bits;
     int driver_version, runtime_version;  /* e.g. 13000 */
+    char nvrtc_version[16];    /* "13.0"; empty when NVRTC is not usable */
     double peak_bw_theory_gbs;   /* 2 x mem clock x bus width / 8 */
     double peak_fp32_tflops;     /* SMs x lanes x 2 x clock */
     double peak_bw_measured_gbs; /* device-to-device copy, read + write; 0 = not measured */

@@ -1,5 +1,4 @@
 #include "engine/engine.h"
-#include "experiments/experiments.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,11 +115,9 @@ static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r
 
 
 /* Whether a request's variant is measured as a shipped-kernel row: not
- * for experiments (already run) nor for the pipeline's own names. */
+ * the pipeline's own names. */
 static bool variant_is_row(const engine_ctx *c, const run_variant *v)
 {
-    if (c->experiments)
-        return false;
     if (c->ops && c->ops->spec->host_io)
         return strcmp(v->id, PIPELINE_VARIANT_STARTER) != 0 &&
                strcmp(v->id, PIPELINE_VARIANT_TIMELINE) != 0;
@@ -356,21 +353,13 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         engine_g.note[0] = '\0';
     }
     bool want_ex = req->exercise_kernel[0] != '\0';
-    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0) {
-        if (!want_ex || req->nvariants > 0) {
-            bool alive = experiments_run(req, sink, fault);
-            if (!alive || !want_ex)
-                return alive;
-        }
-        c.experiments = true;
-    }
     c.seed = req->seed ? req->seed : rng_fresh_seed();
-    c.ops = c.experiments ? problem_pipeline_ops() : problem_find(req->problem);
+    c.ops = problem_find(req->problem);
     if (!c.ops) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding, pipeline "
-                 "and profiling)",
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding and "
+                 "pipeline)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {
             c.size = req->sizes[s];
@@ -379,7 +368,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         return true;
     }
     if (c.ops->spec->host_io) {
-        for (int i = 0; i < req->nvariants && !c.experiments; i++) {
+        for (int i = 0; i < req->nvariants; i++) {
             c.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
             c.want_timelines |= strcmp(req->variants[i].id, PIPELINE_VARIANT_TIMELINE) == 0;
         }

@@ -51,7 +51,6 @@ typedef struct engine_ctx {
     double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
-    bool experiments;        /* the request's variants named experiments, already run */
     bool want_starter;       /* pipeline: measure the lab's starter (engine/pipeline.h) */
     bool want_timelines;     /* pipeline: record one call of each launcher with CUPTI */
     exercise *starter;       /* the lab's starter launcher */

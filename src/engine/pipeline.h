@@ -16,7 +16,7 @@
  *               "pipeline timeline <which>: <path> (...)", which is
  *               "starter" or "exercise".
  * A "profiling" request with an exercise runs its experiments, then the
- * exercise as the pipeline problem.
+ * exercise as the pipeline problem (worker/dispatch.h).
  *
  * The learner's report (cudalab report profiling) is report.md beside the
  * learner's kernel file; an exercise row's has_report says whether one

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu/cudacheck.h"
+#include "gpu/nvrtc.h"
 
 int device_fp32_lanes(int major, int minor, bool *known)
 {
@@ -91,6 +92,8 @@ bool device_probe(int ordinal, device_info *out, char *note, size_t note_len)
         rt = 0;
     out->driver_version = drv;
     out->runtime_version = rt;
+    if (!nvrtc_version_text(out->nvrtc_version, sizeof out->nvrtc_version, NULL))
+        out->nvrtc_version[0] = '\0';
 
     int count = 0;
     cudaError_t st = cudaGetDeviceCount(&count);

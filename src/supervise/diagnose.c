@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/nvrtc.h"
 
 #define DEFAULT_MAX_THREADS 1024
 #define DEFAULT_MAX_SHARED (48LL * 1024)
@@ -669,29 +668,6 @@ void diag_input_from_fault(diag_input *in, const run_fault *f)
 {
     in->fault_cause = f->cause;
     in->fault_message = f->message;
-}
-
-void diag_input_from_compile(diag_input *in, const struct nvrtc_output *out)
-{
-    in->compile_errors = 0;
-    const nvrtc_diag *first = NULL;
-    for (size_t i = 0; i < out->ndiags; i++) {
-        if (out->diags[i].severity != NVRTC_SEV_ERROR)
-            continue;
-        if (!first)
-            first = &out->diags[i];
-        in->compile_errors++;
-    }
-    if (first) {
-        in->compile_file = first->file;
-        in->compile_line = first->line;
-        in->compile_col = first->col;
-        in->compile_message = first->message;
-    } else if (out->compile_error) {
-        in->compile_errors = 1;
-        in->compile_file = out->path;
-        in->compile_message = out->log && out->log[0] ? out->log : "the file did not compile";
-    }
 }
 
 void diagnose(const diag_input *in, diagnosis *out)

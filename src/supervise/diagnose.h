@@ -15,8 +15,6 @@
 
 #include "result/record.h"
 
-struct nvrtc_output;
-
 typedef enum diag_cause {
     DIAG_NONE,            /* nothing wrong: the kernel is correct */
     DIAG_COMPILE,         /* the kernel file does not compile */
@@ -92,9 +90,6 @@ void diag_input_init(diag_input *in);
 void diag_input_from_result(diag_input *in, const run_result *r);
 /* Fills the fault fields of in from f. */
 void diag_input_from_fault(diag_input *in, const run_fault *f);
-/* Fills the compile fields of in from a failed nvrtc_compile (gpu/nvrtc.h);
- * the strings point into out, which must outlive in. */
-void diag_input_from_compile(diag_input *in, const struct nvrtc_output *out);
 
 /* Names the cause of in's trouble.  Precedence: a compile error, then a
  * fault, then a launcher error, then the row's status. */

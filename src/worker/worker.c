@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "proto/protocol.h"
+#include "worker/dispatch.h"
 #include "worker/workerloop.h"
 
 
@@ -51,6 +52,6 @@ int worker_main(int argc, char **argv)
     if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0)
         engine_skip_peak(PROTO_NO_PEAK_ENV " is set");
 
-    const workerloop_engine eng = {engine_probe, engine_run, engine_shutdown};
+    const workerloop_engine eng = {engine_probe, dispatch_run, engine_shutdown};
     return workerloop_serve(&eng, STDIN_FILENO, out_fd);
 }

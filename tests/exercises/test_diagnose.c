@@ -96,7 +96,7 @@ static void test_compile_error(void **state)
 
     diag_input in;
     diag_input_init(&in);
-    diag_input_from_compile(&in, &out);
+    ts_diag_from_compile(&in, &out);
     assert_int_equal(in.compile_errors, 2);
     /* A fault as well: the compile error comes first. */
     in.fault_cause = "timeout";
@@ -122,7 +122,7 @@ static void test_compile_error_from_real_nvrtc(void **state)
     assert_false(nvrtc_compile_opts(path, &o, &out, &e));
     diag_input in;
     diag_input_init(&in);
-    diag_input_from_compile(&in, &out);
+    ts_diag_from_compile(&in, &out);
     diagnosis d;
     diagnose(&in, &d);
     assert_int_equal(d.cause, DIAG_COMPILE);

@@ -350,7 +350,7 @@ static void test_broken_corpus(void **state)
         cl_err ce = {{0}};
         bool compiled = nvrtc_compile(cu, arch, &prog, &ce);
         if (!compiled && prog.compile_error)
-            diag_input_from_compile(&in, &prog);
+            ts_diag_from_compile(&in, &prog);
         diagnosis d;
         diagnose(&in, &d);
         const char *got = diag_cause_name(d.cause);

@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "luagpu/luagpu.h"
 #include "engine/pipeline.h"
+#include "worker/dispatch.h"
 #include "worker/workerloop.h"
 
 static char g_tmp[CL_PATH_MAX], g_home[CL_PATH_MAX];
@@ -393,7 +394,7 @@ int main(int argc, char **argv)
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     if (argc >= 2 && strcmp(argv[1], "worker") == 0) {
         /* the worker side for cmd_report: the real loop with the real engine */
-        const workerloop_engine real = {engine_probe, engine_run, engine_shutdown};
+        const workerloop_engine real = {engine_probe, dispatch_run, engine_shutdown};
         return ts_serve_worker(&real);
     }
     const char *home = getenv("CUDALAB_HOME");

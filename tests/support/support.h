@@ -21,7 +21,11 @@
 #include "lab/sandbox.h"
 #include "engine/engine.h"
 #include "proto/protocol.h"
+#include "worker/dispatch.h"
 #include "worker/workerloop.h"
+
+struct diag_input;
+struct nvrtc_output;
 
 #define TS_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
@@ -123,7 +127,8 @@ typedef bool (*ts_run_fn)(const run_request *req, const engine_sink *sink, run_f
  * into it.  Returns what run returned; fault (NULL: not kept) is filled when
  * that is false. */
 bool ts_run(ts_run_fn run, const run_request *req, ts_rows *c, run_fault *fault);
-/* ts_run with engine_run. */
+/* ts_run with the worker's dispatch_run (engine_run, or the experiments for the
+ * profiling lab). */
 bool ts_engine_run(const run_request *req, ts_rows *c, run_fault *fault);
 
 /* The first row of variant at size (any size when size is NULL), or NULL. */
@@ -164,5 +169,12 @@ int ts_serve_worker(const workerloop_engine *eng);
  * its index. */
 int ts_tl_add(timeline *t, int lane, tl_kind kind, const char *name, uint64_t start_ns,
               uint64_t end_ns, uint64_t bytes, unsigned flags, uint32_t stream);
+
+/* ---- diagnosis ------------------------------------------------------------- */
+
+/* Fills the compile fields of in from a failed nvrtc_compile (gpu/nvrtc.h),
+ * as the worker's row would carry them; the strings point into out, which
+ * must outlive in. */
+void ts_diag_from_compile(struct diag_input *in, const struct nvrtc_output *out);
 
 #endif

@@ -61,7 +61,7 @@ bool ts_run(ts_run_fn run, const run_request *req, ts_rows *c, run_fault *fault)
 
 bool ts_engine_run(const run_request *req, ts_rows *c, run_fault *fault)
 {
-    return ts_run(engine_run, req, c, fault);
+    return ts_run(dispatch_run, req, c, fault);
 }
 
 const run_result *ts_row(const ts_rows *c, const char *variant, const char *size)
