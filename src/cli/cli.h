@@ -10,6 +10,8 @@
 
 #include "core/paths.h"
 
+struct cli_command;
+
 enum {
     EXIT_OK = 0,
     EXIT_FAIL = 1,     /* check or grade found problems */
@@ -27,14 +29,20 @@ typedef struct cli_ctx {
     bool no_color, ascii;
     double time_limit_s;                      /* --time-limit; 0 = lab default */
     const char *prog;                         /* argv[0] for messages */
+    const char *command;                      /* the command being run, for messages */
+    char home_error[CL_ERR_MAX];              /* why home is unknown; "" when it is known */
 } cli_ctx;
 
-/* Prints "cudalab: <msg>" and a hint to stderr; returns EXIT_USAGE. */
+/* Prints "cudalab: <msg>" and where to read the command's help to stderr;
+ * returns EXIT_USAGE. */
 int cli_usage_error(const cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The subcommands: each parses its own argv (argv[0] is its name) and
+ * returns the exit code; each has its table (cli/cli_opts.h). */
 int cmd_list(cli_ctx *c, int argc, char **argv);
 int cmd_check(cli_ctx *c, int argc, char **argv);
 int cmd_doctor(cli_ctx *c, int argc, char **argv);
 int cmd_run(cli_ctx *c, int argc, char **argv);
+extern const struct cli_command cmd_list_spec, cmd_check_spec, cmd_doctor_spec, cmd_run_spec;
 
 #endif

@@ -8,6 +8,10 @@
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
 {
     cl_err e;
+    if (c->home_error[0]) {
+        fprintf(stderr, "cudalab: %s\n", c->home_error);
+        return false;
+    }
     if (!lab_set_load(set, c->lab_dirs, c->nlab_dirs, c->home, diags, &e)) {
         fprintf(stderr, "cudalab: %s\n", e.msg);
         return false;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 #include "catalog/experiments_list.h"
 #include "catalog/problem_spec.h"
@@ -104,17 +105,28 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
     return 1;
 }
 
+static const cli_opt check_opts[] = {{NULL, 0, NULL, NULL, NULL}};
+
+const cli_command cmd_check_spec = {
+    "check", "[PATH...]", "validate lab files; prints each problem as file:line: message",
+    "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
+    "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
+    check_opts, cmd_check,
+};
+
 int cmd_check(cli_ctx *c, int argc, char **argv)
 {
     lab_diags diags = {0};
     size_t nlabs = 0;
-    int npaths = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-')
-            return cli_usage_error(c, "check: unknown option '%s'", argv[i]);
-        npaths++;
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_check_spec, argc, argv, NULL, NULL, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? EXIT_OK : rc;
+    if (c->home_error[0]) {
+        fprintf(stderr, "cudalab: %s\n", c->home_error);
+        return EXIT_ENV;
     }
-    if (npaths == 0) {
+    if (first == argc) {
         lab_set set = {0};
         if (!cli_load_labs(c, &set, &diags)) {
             lab_diags_free(&diags);
@@ -123,7 +135,7 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
         nlabs = check_set(&set, &diags) + diags.n;
         lab_set_free(&set);
     } else {
-        for (int i = 1; i < argc; i++)
+        for (int i = first; i < argc; i++)
             nlabs += check_path(c, argv[i], &diags);
     }
     cli_print_diags(&diags, stdout);

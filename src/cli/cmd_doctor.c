@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include "core/which.h"
 #include "supervise/supervisor.h"
 
@@ -209,15 +210,28 @@ static void print_text(const doctor_report *r)
     printf("Workspace         %s %s\n", r->workspace.path, folder_note(&r->workspace));
 }
 
+static const cli_opt doctor_opts[] = {
+    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_doctor_spec = {
+    "doctor", "",
+    "what this machine offers: CUDA toolkit, NVRTC, driver and devices, tools, terminal, "
+    "folders",
+    "Exits 0 when a CUDA device is usable, 3 when not (the report still says what it found).",
+    doctor_opts, cmd_doctor,
+};
+
 int cmd_doctor(cli_ctx *c, int argc, char **argv)
 {
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else
-            return cli_usage_error(c, "doctor: unexpected argument '%s'", argv[i]);
-    }
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_doctor_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? EXIT_OK : rc;
+    if (first < argc)
+        return cli_usage_error(c, "doctor: unexpected argument '%s'", argv[first]);
     static doctor_report r;
     memset(&r, 0, sizeof r);
     gather(c, &r);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 
 static cJSON *lab_to_json(const lab *l)
@@ -52,15 +53,25 @@ static cJSON *lab_to_json(const lab *l)
     return o;
 }
 
+static const cli_opt list_opts[] = {
+    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_list_spec = {
+    "list", "", "list the labs: id, title, order, steps, variants, milestones", NULL,
+    list_opts, cmd_list,
+};
+
 int cmd_list(cli_ctx *c, int argc, char **argv)
 {
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else
-            return cli_usage_error(c, "list: unexpected argument '%s'", argv[i]);
-    }
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_list_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? EXIT_OK : rc;
+    if (first < argc)
+        return cli_usage_error(c, "list: unexpected argument '%s'", argv[first]);
     lab_set set = {0};
     lab_diags diags = {0};
     if (!cli_load_labs(c, &set, &diags)) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli_args.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
 #include "prof/ncu.h"
 #include "prof/roofline.h"
@@ -236,46 +237,73 @@ static int known_list(char *out, size_t n)
     return (int)len;
 }
 
+enum { OPT_TRACE = CLI_LONG_ONLY, OPT_NCU, OPT_BUDGET, OPT_SEED };
+
+static const cli_opt profile_opts[] = {
+    {"trace", OPT_TRACE, "FILE", "also write the timeline as a Chrome trace (ui.perfetto.dev)", "a file name"},
+    {"ncu", OPT_NCU, "KERNEL_REGEX",
+     "run the experiments under Nsight Compute and print its metrics for these kernels", "a kernel name or regular expression (for example prof_transpose_tiled)"},
+    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each measurement", "a positive number of seconds"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_profile_spec = {
+    "profile", "[EXPERIMENT...]",
+    "the profiling lab's experiments, with a CUPTI timeline of what the GPU did",
+    "Experiments: transfers, overlap, stride, gemv, blocksize, transpose, timing, roofline\n"
+    "(none named: all of them, in that order).",
+    profile_opts, cmd_profile,
+};
+
+static int profile_option(cli_ctx *c, void *ud, int key, const char *v)
+{
+    prof_args *a = ud;
+    switch (key) {
+    case 'j':
+        a->json = true;
+        return EXIT_OK;
+    case OPT_TRACE:
+        a->trace = v;
+        return EXIT_OK;
+    case OPT_NCU:
+        if (!v[0])
+            return cli_usage_error(c, "profile: --ncu needs a kernel name or regular expression "
+                                      "(for example prof_transpose_tiled)");
+        a->ncu_regex = v;
+        return EXIT_OK;
+    case OPT_BUDGET:
+        if (!cli_args_seconds(v, &a->budget_s))
+            return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
+        return EXIT_OK;
+    case OPT_SEED:
+        if (!cli_args_u64(v, &a->seed))
+            return cli_usage_error(c, "profile: --seed needs a number");
+        return EXIT_OK;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+/* Options, then the experiments named; EXIT_OK, CLI_HELPED or an error. */
 static int parse_args(cli_ctx *c, int argc, char **argv, prof_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_profile_spec, argc, argv, profile_option, a, &first);
+    if (rc != EXIT_OK)
+        return rc;
+    for (int i = first; i < argc; i++) {
         const char *s = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--trace") == 0) {
-            if (!v)
-                return cli_usage_error(c, "profile: --trace needs a file name");
-            a->trace = v;
-            i++;
-        } else if (strcmp(s, "--ncu") == 0) {
-            if (!v)
-                return cli_usage_error(c, "profile: --ncu needs a kernel name or regular expression "
-                                          "(for example prof_transpose_tiled)");
-            a->ncu_regex = v;
-            i++;
-        } else if (strcmp(s, "--budget") == 0) {
-            if (!cli_args_seconds(v, &a->budget_s))
-                return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
-            i++;
-        } else if (strcmp(s, "--seed") == 0) {
-            if (!cli_args_u64(v, &a->seed))
-                return cli_usage_error(c, "profile: --seed needs a number");
-            i++;
-        } else if (s[0] == '-') {
-            return cli_usage_error(c, "profile: unknown option '%s'", s);
-        } else {
-            if (!experiments_known(s)) {
-                char known[256];
-                known_list(known, sizeof known);
-                return cli_usage_error(c, "profile: no experiment called '%s' (known: %s)", s,
-                                       known);
-            }
-            if (a->nids == RUN_MAX_VARIANTS)
-                return cli_usage_error(c, "profile: too many experiments");
-            a->ids[a->nids++] = s;
+        if (!experiments_known(s)) {
+            char known[256];
+            known_list(known, sizeof known);
+            return cli_usage_error(c, "profile: no experiment called '%s' (known: %s)", s, known);
         }
+        if (a->nids == RUN_MAX_VARIANTS)
+            return cli_usage_error(c, "profile: too many experiments");
+        a->ids[a->nids++] = s;
     }
     if (a->ncu_regex && (a->trace || a->json))
         return cli_usage_error(c, "profile: --ncu prints Nsight Compute's metrics; it does not "
@@ -348,7 +376,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
     prof_args a;
     int rc = parse_args(c, argc, argv, &a);
     if (rc != EXIT_OK)
-        return rc;
+        return rc == CLI_HELPED ? EXIT_OK : rc;
     if (a.ncu_regex)
         return run_ncu(c, &a);
 

@@ -19,5 +19,6 @@
 #include "cli/cli.h"
 
 int cmd_profile(cli_ctx *c, int argc, char **argv);
+extern const struct cli_command cmd_profile_spec;
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
 #include "cli/report_md.h"
 #include "core/atomicfile.h"
@@ -93,31 +94,56 @@ static void on_fault(void *ud, const run_fault *f)
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-static int parse_args(cli_ctx *c, int argc, char **argv, report_args *a)
+enum { OPT_SEED = CLI_LONG_ONLY, OPT_BUDGET };
+
+static const cli_opt report_opts[] = {
+    {"size", 's', "ROWSxFEATURES", "the table's size (default: the lab's first size)", "a size such as 1048576x16"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each pipeline", "a positive number of seconds"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_report_spec = {
+    "report", "profiling",
+    "time the slow starter pipeline and yours, record a timeline of each, and write\n"
+    "profiling/report.md in your workspace",
+    NULL, report_opts, cmd_report,
+};
+
+static int report_option(cli_ctx *c, void *ud, int key, const char *v)
+{
+    report_args *a = ud;
+    switch (key) {
+    case 's':
+        a->size = v;
+        return EXIT_OK;
+    case OPT_SEED:
+        if (!cli_args_u64(v, &a->seed))
+            return cli_usage_error(c, "report: --seed needs a number");
+        return EXIT_OK;
+    case OPT_BUDGET:
+        if (!cli_args_seconds(v, &a->budget_s))
+            return cli_usage_error(c, "report: --budget needs a positive number of seconds");
+        return EXIT_OK;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+/* Options, then the one lab named; EXIT_OK with *lab_id set, CLI_HELPED or
+ * an error. */
+static int parse_args(cli_ctx *c, int argc, char **argv, report_args *a, const char **lab_id)
 {
     memset(a, 0, sizeof *a);
-    if (argc < 2 || argv[1][0] == '-')
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_report_spec, argc, argv, report_option, a, &first);
+    if (rc != EXIT_OK)
+        return rc;
+    if (first >= argc)
         return cli_usage_error(c, "report: which lab? (cudalab report profiling)");
-    for (int i = 2; i < argc; i++) {
-        const char *s = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--size") == 0 || strcmp(s, "-s") == 0) {
-            if (!v)
-                return cli_usage_error(c, "report: %s needs a size such as 1048576x16", s);
-            a->size = v;
-            i++;
-        } else if (strcmp(s, "--seed") == 0) {
-            if (!cli_args_u64(v, &a->seed))
-                return cli_usage_error(c, "report: --seed needs a number");
-            i++;
-        } else if (strcmp(s, "--budget") == 0) {
-            if (!cli_args_seconds(v, &a->budget_s))
-                return cli_usage_error(c, "report: --budget needs a positive number of seconds");
-            i++;
-        } else {
-            return cli_usage_error(c, "report: unknown argument '%s'", s);
-        }
-    }
+    if (first + 1 < argc)
+        return cli_usage_error(c, "report: unexpected argument '%s'", argv[first + 1]);
+    *lab_id = argv[first];
     return EXIT_OK;
 }
 
@@ -313,9 +339,10 @@ cleanup:
 int cmd_report(cli_ctx *c, int argc, char **argv)
 {
     report_args a;
-    int rc = parse_args(c, argc, argv, &a);
+    const char *lab_id = NULL;
+    int rc = parse_args(c, argc, argv, &a, &lab_id);
     if (rc != EXIT_OK)
-        return rc;
+        return rc == CLI_HELPED ? EXIT_OK : rc;
     lab_set set = {0};
     lab_diags diags = {0};
     static run_request req;
@@ -324,7 +351,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     cli_rows_init(&st.w, false);
     const lab *l = NULL;
     static workspace_files f;
-    if ((rc = find_lab(c, argv[1], &set, &diags, &l, &f)) != EXIT_OK || !l)
+    if ((rc = find_lab(c, lab_id, &set, &diags, &l, &f)) != EXIT_OK || !l)
         goto done;
     build_request(l, &a, &f, &req);
 

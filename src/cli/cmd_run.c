@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
 #include "lab/workspace.h"
 #include "supervise/sanitize.h"
@@ -127,67 +128,89 @@ static void add_variant(run_request *req, const lab_variant *v)
 }
 
 typedef struct run_args {
+    const lab *l;
+    run_request *req;
     bool json;
     bool exercise;
     bool sanitize;
     sanitize_tool tool;
 } run_args;
 
-/* Builds the request from the lab and the command line. */
-static int build_request(cli_ctx *c, const lab *l, int argc, char **argv, run_request *req,
-                         run_args *ra)
+enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
+
+static const cli_opt run_opts[] = {
+    {"variant", 'v', "V", "run this variant only (repeatable; default: every one)", "a variant id (see 'cudalab list')"},
+    {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
+    {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
+    {"exercise", OPT_EXERCISE, NULL, "add your own kernel's row, from the workspace", NULL},
+    {"sanitize", OPT_SANITIZE, "TOOL",
+     "check your kernel under compute-sanitizer: memcheck or racecheck", "a tool: memcheck or racecheck"},
+    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_run_spec = {
+    "run", "LAB", "run a lab's kernels and print a table of results",
+    "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
+    "and timed with CUDA events.  Exits 0 when every row ran and was correct, 1 when a\n"
+    "row was wrong or faulted, 3 when no CUDA device was found (the CPU rows still print).",
+    run_opts, cmd_run,
+};
+
+static int run_option(cli_ctx *c, void *ud, int key, const char *v)
 {
-    memset(req, 0, sizeof *req);
-    snprintf(req->lab, sizeof req->lab, "%s", l->id);
-    snprintf(req->problem, sizeof req->problem, "%s", l->problem);
-    snprintf(req->library, sizeof req->library, "%s", l->library ? l->library : "");
-    req->cpu = true;
-    req->budget_s = 0.5;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--json") == 0) {
-            ra->json = true;
-        } else if (strcmp(a, "--no-cpu") == 0) {
-            req->cpu = false;
-        } else if (strcmp(a, "--exercise") == 0) {
-            ra->exercise = true;
-        } else if (strcmp(a, "--sanitize") == 0) {
-            if (!v || !sanitize_tool_from_name(v, &ra->tool))
-                return cli_usage_error(c, "run: --sanitize needs a tool: memcheck or racecheck");
-            ra->sanitize = true;
-            ra->exercise = true;
-            i++;
-        } else if (strcmp(a, "--variant") == 0 || strcmp(a, "-v") == 0) {
-            if (!v)
-                return cli_usage_error(c, "run: %s needs a variant id", a);
-            const lab_variant *lv = find_variant(l, v);
-            if (!lv)
-                return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
-                                       l->id, v);
-            if (req->nvariants == RUN_MAX_VARIANTS)
-                return cli_usage_error(c, "run: too many variants");
-            add_variant(req, lv);
-            i++;
-        } else if (strcmp(a, "--size") == 0 || strcmp(a, "-s") == 0) {
-            if (!v)
-                return cli_usage_error(c, "run: %s needs a size such as 2^24 or 1024x1024x1024", a);
-            if (req->nsizes == RUN_MAX_SIZES)
-                return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
-            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!cli_args_u64(v, &req->seed))
-                return cli_usage_error(c, "run: --seed needs a number");
-            i++;
-        } else if (strcmp(a, "--budget") == 0) {
-            if (!cli_args_seconds(v, &req->budget_s))
-                return cli_usage_error(c, "run: --budget needs a positive number of seconds");
-            i++;
-        } else {
-            return cli_usage_error(c, "run: unknown argument '%s'", a);
-        }
+    run_args *ra = ud;
+    run_request *req = ra->req;
+    switch (key) {
+    case 'j':
+        ra->json = true;
+        return EXIT_OK;
+    case OPT_NO_CPU:
+        req->cpu = false;
+        return EXIT_OK;
+    case OPT_EXERCISE:
+        ra->exercise = true;
+        return EXIT_OK;
+    case OPT_SANITIZE:
+        if (!sanitize_tool_from_name(v, &ra->tool))
+            return cli_usage_error(c, "run: --sanitize needs a tool: memcheck or racecheck");
+        ra->sanitize = true;
+        ra->exercise = true;
+        return EXIT_OK;
+    case 'v': {
+        const lab_variant *lv = find_variant(ra->l, v);
+        if (!lv)
+            return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
+                                   ra->l->id, v);
+        if (req->nvariants == RUN_MAX_VARIANTS)
+            return cli_usage_error(c, "run: too many variants");
+        add_variant(req, lv);
+        return EXIT_OK;
     }
+    case 's':
+        if (req->nsizes == RUN_MAX_SIZES)
+            return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
+        snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);
+        return EXIT_OK;
+    case OPT_SEED:
+        if (!cli_args_u64(v, &req->seed))
+            return cli_usage_error(c, "run: --seed needs a number");
+        return EXIT_OK;
+    case OPT_BUDGET:
+        if (!cli_args_seconds(v, &req->budget_s))
+            return cli_usage_error(c, "run: --budget needs a positive number of seconds");
+        return EXIT_OK;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+/* Completes the request from the lab: its variants and sizes unless the
+ * command line named some, and the learner's files with --exercise. */
+static int finish_request(cli_ctx *c, const lab *l, run_request *req, run_args *ra)
+{
     if (req->nvariants == 0)
         for (size_t k = 0; k < l->nvariants && k < RUN_MAX_VARIANTS; k++)
             add_variant(req, &l->variants[k]);
@@ -338,22 +361,63 @@ static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const 
     return rc;
 }
 
+/* Options as they are parsed, before the lab is known: variant ids wait
+ * for it, everything else goes into the request. */
+typedef struct collected {
+    run_args *ra;
+    const char *variants[RUN_MAX_VARIANTS];
+    int nvariants;
+} collected;
+
+static int collect_option(cli_ctx *c, void *ud, int key, const char *v)
+{
+    collected *col = ud;
+    if (key != 'v')
+        return run_option(c, col->ra, key, v);
+    if (col->nvariants == RUN_MAX_VARIANTS)
+        return cli_usage_error(c, "run: too many variants");
+    col->variants[col->nvariants++] = v;
+    return EXIT_OK;
+}
+
 int cmd_run(cli_ctx *c, int argc, char **argv)
 {
-    if (argc < 2 || argv[1][0] == '-')
-        return cli_usage_error(c, "run: which lab? (see 'cudalab list')");
     lab_set set = {0};
     lab_diags diags = {0};
     int rc = EXIT_ENV;
     static run_request req;
     cli_rows st;
     cli_rows_init(&st, false);
+    run_args ra = {.req = &req};
 
+    /* Options first: --labs may name the folder that holds LAB; variants
+     * are checked against the lab once it is known. */
+    memset(&req, 0, sizeof req);
+    req.cpu = true;
+    req.budget_s = 0.5;
+    static collected col;
+    memset(&col, 0, sizeof col);
+    col.ra = &ra;
+    int first = 0;
+    rc = cli_opts_parse(c, &cmd_run_spec, argc, argv, collect_option, &col, &first);
+    if (rc != EXIT_OK) {
+        rc = rc == CLI_HELPED ? EXIT_OK : rc;
+        goto done;
+    }
+    if (first >= argc) {
+        rc = cli_usage_error(c, "run: which lab? (see 'cudalab list')");
+        goto done;
+    }
+    if (first + 1 < argc) {
+        rc = cli_usage_error(c, "run: unexpected argument '%s'", argv[first + 1]);
+        goto done;
+    }
+    rc = EXIT_ENV;
     if (!cli_load_labs(c, &set, &diags))
         goto done;
-    const lab *l = lab_set_find(&set, argv[1]);
+    const lab *l = lab_set_find(&set, argv[first]);
     if (!l) {
-        rc = cli_usage_error(c, "run: no lab called '%s' (see 'cudalab list'%s)", argv[1],
+        rc = cli_usage_error(c, "run: no lab called '%s' (see 'cudalab list'%s)", argv[first],
                              diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
         goto done;
     }
@@ -361,8 +425,14 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
         goto done;
     }
-    run_args ra = {0};
-    if ((rc = build_request(c, l, argc, argv, &req, &ra)) != EXIT_OK)
+    ra.l = l;
+    snprintf(req.lab, sizeof req.lab, "%s", l->id);
+    snprintf(req.problem, sizeof req.problem, "%s", l->problem);
+    snprintf(req.library, sizeof req.library, "%s", l->library ? l->library : "");
+    for (int i = 0; i < col.nvariants; i++)
+        if ((rc = run_option(c, &ra, 'v', col.variants[i])) != EXIT_OK)
+            goto done;
+    if ((rc = finish_request(c, l, &req, &ra)) != EXIT_OK)
         goto done;
     if (req.nvariants == 0 && !ra.exercise) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,

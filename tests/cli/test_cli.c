@@ -53,12 +53,35 @@ static void test_help_version_usage(void **state)
         {"--bogus", "unknown option '--bogus'"},
         {"frobnicate", "unknown command 'frobnicate'"},
         {"--labs", "--labs needs a folder"},
+        {"run reduction --seed=x", "run: --seed needs a number"},
+        {"run reduction --no-cpu=1", "run: --no-cpu takes no value"},
+        {"run reduction --size", "run: --size needs a size"},
         {"list --jsn", NULL},
         {"run nosuchlab", "no lab called 'nosuchlab'"},
         {"run reduction --variant nope", "no variant 'nope'"},
     };
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
         expect_usage(usage[i].args, usage[i].text);
+
+    /* Every command takes --opt=VALUE as well as --opt VALUE, and has its
+     * own --help. */
+    run(&r, "run reduction --seed=5 --size=2^10 --variant=sequential --no-cpu --json");
+    assert_int_equal(r.status, 3);
+    assert_true(ts_contains(r.out, "\"variant\":\t\"sequential\""));
+    assert_null(strstr(r.out, "\"variant\":\t\"interleaved\""));
+    assert_true(ts_contains(r.out, "\"size\":\t\"2^10\""));
+    ts_output_free(&r);
+    static const char *const cmds[] = {"list", "check", "doctor", "run", "profile", "report"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char args[64], want[64];
+        snprintf(args, sizeof args, "%s --help", cmds[i]);
+        snprintf(want, sizeof want, "usage: cudalab %s", cmds[i]);
+        run(&r, args);
+        assert_int_equal(r.status, 0);
+        assert_true(ts_contains(r.out, want));
+        assert_true(ts_contains(r.out, "--labs DIR"));
+        ts_output_free(&r);
+    }
 }
 
 static void test_list_text_and_json(void **state)

@@ -301,7 +301,7 @@ static void test_report_without_device(void **state)
         {{NULL}, "report: which lab?"},
         {{"reduction", NULL}, "lab 'reduction' has no profiling report"},
         {{"nope", NULL}, "no lab called 'nope'"},
-        {{"profiling", "--bogus", NULL}, "unknown argument '--bogus'"},
+        {{"profiling", "--bogus", NULL}, "unknown option '--bogus'"},
         {{"profiling", "--size", NULL}, "--size needs a size"},
         {{"profiling", "--budget", "-1", NULL}, "--budget needs a positive number"},
     };
