@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli_args.h"
+#include "core/invariant.h"
 #include "core/paths.h"
 
 enum {
@@ -89,10 +90,11 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
         shorts[s++] = 'V';
     const cli_opt *lists[2] = {opts, global_opts};
     for (int l = 0; l < 2; l++) {
-        for (const cli_opt *o = lists[l]; o && o->name && n + 3 < MAX_OPTS; o++) {
+        for (const cli_opt *o = lists[l]; o && o->name; o++) {
+            CL_ASSERT(n + 3 < MAX_OPTS && s + 3 < nshort);
             lo[n++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
                                       o->key};
-            if (o->key > 0 && o->key < CLI_LONG_ONLY && s + 3 < nshort) {
+            if (o->key > 0 && o->key < CLI_LONG_ONLY) {
                 shorts[s++] = (char)o->key;
                 if (o->arg)
                     shorts[s++] = ':';

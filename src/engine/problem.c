@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/invariant.h"
 #include "gpu/cudacheck.h"
 
 const problem_ops *problem_find(const char *name)
@@ -139,7 +140,9 @@ check_report problem_check(const problem_data *p)
 int problem_args(const problem_data *p, problem_arg *out)
 {
     memset(out, 0, PROBLEM_MAX_ARGS * sizeof *out);
-    return p->ops->args ? p->ops->args(p, out) : 0;
+    int n = p->ops->args ? p->ops->args(p, out) : 0;
+    CL_ASSERT(n >= 0 && n <= PROBLEM_MAX_ARGS);
+    return n;
 }
 
 void problem_report(const check_report *c, run_result *r)

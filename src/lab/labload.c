@@ -70,7 +70,7 @@ static char *dup_or_raise(lua_State *L, const char *s)
 {
     char *p = strdup(s);
     if (!p)
-        luaL_error(L, "out of memory");
+        sandbox_raise(L, "out of memory");
     return p;
 }
 
@@ -108,7 +108,7 @@ static void *calloc_or_raise(lua_State *L, size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        luaL_error(L, "out of memory");
+        sandbox_raise(L, "out of memory");
     return p;
 }
 
@@ -122,7 +122,7 @@ static char **str_list(lua_State *L, int list, size_t n)
                 for (size_t j = 0; j < i; j++)
                     free(v[j]);
                 free(v);
-                luaL_error(L, "out of memory");
+                sandbox_raise(L, "out of memory");
             }
             v[i] = p;
         }

@@ -71,4 +71,10 @@ void sandbox_clear_output(lab_state *s);
 /* The Lua traceback of the last failed call ("" when none). */
 const char *sandbox_traceback(const lab_state *s);
 
+/* Raises a Lua error with the formatted message, prefixed with the calling
+ * Lua line as luaL_error does; never returns.  For C helpers that do not
+ * return an int (a C function returns luaL_error(...) instead). */
+_Noreturn void sandbox_raise(struct lua_State *L, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -1,4 +1,5 @@
 /* sandbox_readonly.c - read-only views of tables. */
+#include "lab/sandbox.h"
 #include "lab/sandbox_internal.h"
 
 #include <lauxlib.h>
@@ -12,7 +13,7 @@ static int ro_newindex(lua_State *L)
 static void ro_target(lua_State *L, int idx)
 {
     if (!lua_getmetatable(L, idx))
-        luaL_error(L, "not a read-only view");
+        sandbox_raise(L, "not a read-only view");
     lua_getfield(L, -1, "__index");
     lua_remove(L, -2);
 }

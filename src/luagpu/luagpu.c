@@ -28,7 +28,7 @@ void luagpu_need_device(lua_State *L)
         }
     }
     if (!g_gpu.dev.present)
-        luaL_error(L, "%s", g_gpu.dev.reason);
+        sandbox_raise(L, "%s", g_gpu.dev.reason);
 }
 
 /* The device's properties, read by the first luagpu_need_device. */

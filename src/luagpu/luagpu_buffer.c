@@ -43,7 +43,7 @@ static lbuffer *live_buffer(lua_State *L, int idx)
 {
     lbuffer *b = check_buffer(L, idx);
     if (!luagpu_buf_ptr(b))
-        luaL_error(L, "the buffer was freed");
+        sandbox_raise(L, "the buffer was freed");
     return b;
 }
 

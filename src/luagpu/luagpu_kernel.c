@@ -17,13 +17,13 @@ static kref check_kernel(lua_State *L, int idx)
         const char *name = lua_tostring(L, idx);
         r.k = kernreg_find_raw(name);
         if (!r.k)
-            luaL_error(L, "unknown kernel '%s' (names are shipped kernels: gpu.kernels() lists "
+            sandbox_raise(L, "unknown kernel '%s' (names are shipped kernels: gpu.kernels() lists "
                           "them; a launcher's own kernels are k.%s)",
                        name, name);
         return r;
     }
     if (lua_isnoneornil(L, idx))
-        luaL_error(L, "gpu.launch: the kernel is nil (a name the kernel file does not define?)");
+        sandbox_raise(L, "gpu.launch: the kernel is nil (a name the kernel file does not define?)");
     lkernel *lk = luaL_checkudata(L, idx, MT_KERNEL);
     r.k = lk->k;
     r.learner = lk->learner;
@@ -106,7 +106,7 @@ static dim3 get_dim3(lua_State *L, int cfg, const char *name)
     static const char *const axis[3] = {"x", "y", "z"};
     int t = lua_getfield(L, cfg, name);
     if (t == LUA_TNIL)
-        luaL_error(L, "gpu.launch: the configuration needs '%s'", name);
+        sandbox_raise(L, "gpu.launch: the configuration needs '%s'", name);
     for (int i = 0; i < 3; i++) {
         lua_Integer v = 1;
         int ok = 1;
@@ -123,10 +123,10 @@ static dim3 get_dim3(lua_State *L, int cfg, const char *name)
                 v = lua_tointegerx(L, -1, &ok);
             lua_pop(L, 1);
         } else {
-            luaL_error(L, "gpu.launch: '%s' must be a number or a table {x, y, z}", name);
+            sandbox_raise(L, "gpu.launch: '%s' must be a number or a table {x, y, z}", name);
         }
         if (!ok || v < 1 || v > 0x7fffffff)
-            luaL_error(L, "gpu.launch: %s.%s must be a positive integer", name, axis[i]);
+            sandbox_raise(L, "gpu.launch: %s.%s must be a positive integer", name, axis[i]);
         *part[i] = (unsigned int)v;
     }
     lua_pop(L, 1);
@@ -140,29 +140,29 @@ static void check_config(lua_State *L, const raw_kernel *k, dim3 grid, dim3 bloc
     const struct cudaDeviceProp *p = luagpu_device_prop();
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
     if (threads > (unsigned long long)p->maxThreadsPerBlock)
-        luaL_error(L, "block of %d threads: the limit is %d per block", (int)threads,
+        sandbox_raise(L, "block of %d threads: the limit is %d per block", (int)threads,
                    p->maxThreadsPerBlock);
     unsigned int bd[3] = {block.x, block.y, block.z};
     unsigned int gd[3] = {grid.x, grid.y, grid.z};
     static const char *const axis[3] = {"x", "y", "z"};
     for (int i = 0; i < 3; i++) {
         if (bd[i] > (unsigned int)p->maxThreadsDim[i])
-            luaL_error(L, "block.%s of %d: the limit is %d", axis[i], (int)bd[i],
+            sandbox_raise(L, "block.%s of %d: the limit is %d", axis[i], (int)bd[i],
                        p->maxThreadsDim[i]);
         if (gd[i] > (unsigned int)p->maxGridSize[i])
-            luaL_error(L, "grid.%s of %d blocks: the limit is %d", axis[i], (int)gd[i],
+            sandbox_raise(L, "grid.%s of %d blocks: the limit is %d", axis[i], (int)gd[i],
                        p->maxGridSize[i]);
     }
     struct cudaFuncAttributes fa;
     luagpu_cuda_check(L, "gpu.launch", cudaFuncGetAttributes(&fa, k->func));
     if (threads > (unsigned long long)fa.maxThreadsPerBlock)
-        luaL_error(L, "block of %d threads: kernel %s can run at most %d per block (it uses %d "
+        sandbox_raise(L, "block of %d threads: kernel %s can run at most %d per block (it uses %d "
                       "registers per thread)",
                    (int)threads, k->name, fa.maxThreadsPerBlock, fa.numRegs);
     size_t limit = p->sharedMemPerBlockOptin > p->sharedMemPerBlock ? p->sharedMemPerBlockOptin
                                                                      : p->sharedMemPerBlock;
     if (shared + fa.sharedSizeBytes > limit)
-        luaL_error(L, "shared memory of %d bytes (plus %d static): the limit is %d per block",
+        sandbox_raise(L, "shared memory of %d bytes (plus %d static): the limit is %d per block",
                    (int)shared, (int)fa.sharedSizeBytes, (int)limit);
     if (shared > (size_t)fa.maxDynamicSharedSizeBytes)
         luagpu_cuda_check(L, "gpu.launch (raising the shared-memory limit)",
@@ -188,10 +188,10 @@ static lua_Integer int_arg(lua_State *L, const raw_kernel *k, int n, int idx, lu
     int ok = 0;
     lua_Integer iv = lua_tointegerx(L, idx, &ok);
     if (!ok)
-        luaL_error(L, "%s: argument %d must be an integer, got %s", k->name, n,
+        sandbox_raise(L, "%s: argument %d must be an integer, got %s", k->name, n,
                    luaL_typename(L, idx));
     if (iv < lo || iv > hi)
-        luaL_error(L, "%s: argument %d (%I) does not fit in %s", k->name, n, iv, what);
+        sandbox_raise(L, "%s: argument %d (%lld) does not fit in %s", k->name, n, (long long)iv, what);
     return iv;
 }
 
@@ -199,13 +199,13 @@ static void *buffer_arg(lua_State *L, const raw_kernel *k, int n, int idx)
 {
     lbuffer *b = luaL_testudata(L, idx, MT_BUFFER);
     if (!b)
-        luaL_error(L, "%s: argument %d must be a Buffer, got %s", k->name, n,
+        sandbox_raise(L, "%s: argument %d must be a Buffer, got %s", k->name, n,
                    luaL_typename(L, idx));
     if (!luagpu_buf_ptr(b))
-        luaL_error(L, "%s: argument %d is a Buffer that was freed%s", k->name, n,
+        sandbox_raise(L, "%s: argument %d is a Buffer that was freed%s", k->name, n,
                    b->borrowed ? " (a problem's buffers last only while its size runs)" : "");
     if (b->mem != MEM_DEVICE)
-        luaL_error(L, "%s: argument %d is a %s host Buffer: kernels take device Buffers (move the "
+        sandbox_raise(L, "%s: argument %d is a %s host Buffer: kernels take device Buffers (move the "
                       "data with gpu.copy first)",
                    k->name, n, luagpu_mem_name(b->mem));
     return luagpu_buf_ptr(b);
@@ -217,7 +217,7 @@ static void float_arg(lua_State *L, const raw_kernel *k, int n, int idx, char co
     int ok = 0;
     lua_Number x = lua_tonumberx(L, idx, &ok);
     if (!ok)
-        luaL_error(L, "%s: argument %d must be a number, got %s", k->name, n, luaL_typename(L, idx));
+        sandbox_raise(L, "%s: argument %d must be a number, got %s", k->name, n, luaL_typename(L, idx));
     if (code == 'f')
         v->f = (float)x;
     else
@@ -235,7 +235,7 @@ static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int id
             return;
         }
         if (lua_type(L, idx) != LUA_TNUMBER)
-            luaL_error(L, "%s: argument %d (a pointer or 64-bit integer) must be a Buffer or an "
+            sandbox_raise(L, "%s: argument %d (a pointer or 64-bit integer) must be a Buffer or an "
                           "integer, got %s",
                        k->name, n, luaL_typename(L, idx));
         v->l = (int64_t)int_arg(L, k, n, idx, LUA_MININTEGER, LUA_MAXINTEGER, "64 bits");
@@ -258,12 +258,12 @@ static void convert_learner_arg(lua_State *L, const raw_kernel *k, int n, int id
         float_arg(L, k, n, idx, code, v);
         return;
     case 'b':
-        luaL_error(L, "%s: parameter %d is a struct passed by value, which launchers cannot "
+        sandbox_raise(L, "%s: parameter %d is a struct passed by value, which launchers cannot "
                       "pass: give the kernel its fields as separate parameters",
                    k->name, n);
         return;
     default:
-        luaL_error(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
+        sandbox_raise(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
     }
 }
 
@@ -289,7 +289,7 @@ static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char 
         float_arg(L, k, n, idx, code, v);
         return;
     default:
-        luaL_error(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
+        sandbox_raise(L, "%s: unknown parameter type '%c' in its signature", k->name, code);
     }
 }
 

@@ -13,7 +13,7 @@ cudaStream_t luagpu_opt_stream(lua_State *L, int idx)
         return luagpu_default_stream(L);
     lstream *s = luaL_checkudata(L, idx, MT_STREAM);
     if (!s->live)
-        luaL_error(L, "the stream was destroyed");
+        sandbox_raise(L, "the stream was destroyed");
     return s->s;
 }
 
@@ -54,7 +54,7 @@ static levent *check_event(lua_State *L, int idx)
 {
     levent *ev = luaL_checkudata(L, idx, MT_EVENT);
     if (!ev->live)
-        luaL_error(L, "the event was destroyed");
+        sandbox_raise(L, "the event was destroyed");
     return ev;
 }
 

@@ -112,36 +112,12 @@ static void test_threads_agree(void **state)
     free(x);
 }
 
-static void test_timing_print(void **state)
-{
-    (void)state;
-    size_t n = (size_t)1 << 22;
-    float *x = malloc(n * sizeof *x);
-    assert_non_null(x);
-    rng_fill_uniform(x, n, 1, 0.0f, 1.0f);
-    volatile float sink = 0.0f;
-    double t0 = ts_now_s();
-    for (int r = 0; r < 4; r++)
-        sink += cpu_reduce_sum(x, n);
-    double t1 = ts_now_s();
-    for (int r = 0; r < 4; r++)
-        sink += cpu_reduce_sum_mt(x, n, 0);
-    double t2 = ts_now_s();
-    double bytes = 4.0 * (double)n * sizeof(float);
-    printf("reduce %zu floats (%s): 1 thread %.2f GB/s, %d threads %.2f GB/s\n", n,
-           cpu_simd_path(), bytes / (t1 - t0) * 1e-9, cpu_thread_count(),
-           bytes / (t2 - t1) * 1e-9);
-    (void)sink;
-    free(x);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_is_accurate),
         cmocka_unit_test(test_single_thread_paths),
         cmocka_unit_test(test_threads_agree),
-        cmocka_unit_test(test_timing_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

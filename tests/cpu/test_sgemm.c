@@ -147,23 +147,6 @@ static void test_degenerate_shapes(void **state)
         assert_true(C[i] == 0.0f);
 }
 
-static void test_timing_print(void **state)
-{
-    (void)state;
-    shape s = {384, 384, 384};
-    problem p = make_problem(s, 3);
-    double flops = 2.0 * s.M * s.N * s.K;
-    double t0 = ts_now_s();
-    cpu_sgemm(p.M, p.N, p.K, p.A, p.B, p.C);
-    double t1 = ts_now_s();
-    cpu_sgemm_mt(p.M, p.N, p.K, p.A, p.B, p.C, 0);
-    double t2 = ts_now_s();
-    printf("sgemm %dx%dx%d (%s): 1 thread %.2f GFLOP/s, %d threads %.2f GFLOP/s\n", s.M, s.N, s.K,
-           cpu_simd_path(), flops / (t1 - t0) * 1e-9, cpu_thread_count(),
-           flops / (t2 - t1) * 1e-9);
-    free_problem(&p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,7 +154,6 @@ int main(void)
         cmocka_unit_test(test_single_thread_paths),
         cmocka_unit_test(test_threads_agree),
         cmocka_unit_test(test_degenerate_shapes),
-        cmocka_unit_test(test_timing_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
