@@ -12,6 +12,7 @@
 enum {
     GLOBAL_LABS = 1 << 20,
     GLOBAL_WORKSPACE,
+    GLOBAL_DATA,
     GLOBAL_TIME_LIMIT,
     GLOBAL_NO_COLOR,
     GLOBAL_ASCII,
@@ -23,6 +24,8 @@ static const cli_opt global_opts[] = {
     {"labs", GLOBAL_LABS, "DIR", "add a folder of labs (repeatable)", "a folder"},
     {"workspace", GLOBAL_WORKSPACE, "DIR",
      "where your exercise files live (default ~/cudalab-workspace)", "a folder"},
+    {"data", GLOBAL_DATA, "DIR",
+     "where progress and caches are kept (default ~/.local/share/cudalab)", "a folder"},
     {"time-limit", GLOBAL_TIME_LIMIT, "SECONDS",
      "limit for one run of the worker (default: the lab's)", "a positive number of seconds"},
     {"no-color", GLOBAL_NO_COLOR, NULL, "monochrome display (also when NO_COLOR is set)", NULL},
@@ -62,6 +65,11 @@ static int apply_global(cli_ctx *c, int key, const char *v, const char *who)
         if (!v[0])
             return cli_usage_error(c, "%s--workspace needs a folder", who);
         paths_set_workspace(v);
+        return EXIT_OK;
+    case GLOBAL_DATA:
+        if (!v[0])
+            return cli_usage_error(c, "%s--data needs a folder", who);
+        setenv("CUDALAB_DATA", v, 1);
         return EXIT_OK;
     case GLOBAL_TIME_LIMIT:
         if (!cli_args_seconds(v, &c->time_limit_s))

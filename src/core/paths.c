@@ -88,9 +88,12 @@ static bool home_dir(char *out, size_t n, cl_err *e)
 
 bool paths_data_dir(char *out, size_t n, cl_err *e)
 {
+    const char *d = getenv("CUDALAB_DATA");
     const char *x = getenv("XDG_DATA_HOME");
     int w;
-    if (x && *x == '/') {
+    if (d && *d) {
+        w = snprintf(out, n, "%s", d);
+    } else if (x && *x == '/') {
         w = snprintf(out, n, "%s/cudalab", x);
     } else {
         char h[CL_PATH_MAX];

@@ -3,7 +3,9 @@
  * home:      folder holding labs/, lua/ and assets/.  In order: $CUDALAB_HOME;
  *            <exe>/../share/cudalab (installed); the source tree compiled in
  *            (running from the build folder).
- * data:      $XDG_DATA_HOME/cudalab or ~/.local/share/cudalab (progress, caches).
+ * data:      --data DIR (which sets $CUDALAB_DATA, so the worker sees it too),
+ *            else $CUDALAB_DATA, else $XDG_DATA_HOME/cudalab, else
+ *            ~/.local/share/cudalab (progress, caches, timelines).
  * workspace: --workspace DIR, else $CUDALAB_WORKSPACE, else ~/cudalab-workspace. */
 #ifndef CUDALAB_CORE_PATHS_H
 #define CUDALAB_CORE_PATHS_H

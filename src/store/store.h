@@ -1,0 +1,142 @@
+/* store.h - the learner's progress, kept across sessions (SQLite).
+ *
+ * One database, <data folder>/progress.db, that nothing but this module
+ * touches.  It keeps every run (lab, device, seed, and the text of the
+ * learner's starter.cu and starter.lua as they were run, by SHA-256), every
+ * row of every run with its figures, the milestones reached (first time,
+ * the run and row that earned them), each quiz answer, the hints revealed,
+ * and where each lab was left.
+ *
+ * Each logical write is one transaction; rows are written as they arrive,
+ * so a crash loses at most the row in flight.  WAL mode and a busy timeout
+ * let two cudalab processes record at once.  Opening:
+ *   - a missing database is created, a database of an older schema is
+ *     migrated forward, one of a newer schema is refused (never
+ *     downgraded), naming both versions;
+ *   - a corrupt file is moved aside to progress.db.corrupt-<time> and a new
+ *     one started, with a notice saying so;
+ *   - a folder that cannot be written is an error: the caller carries on
+ *     without a store, in memory, and says that progress is not saved. */
+#ifndef CUDALAB_STORE_STORE_H
+#define CUDALAB_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/devinfo.h"
+#include "core/err.h"
+#include "result/record.h"
+
+#define STORE_FILE "progress.db"
+#define STORE_SCHEMA_VERSION 2
+#define STORE_BUSY_TIMEOUT_MS 2000
+#define STORE_ID_MAX 64
+#define STORE_TEXT_MAX 160
+
+typedef struct store store;
+
+/* Opens (creating, migrating or replacing a corrupt file as above) the
+ * database in dir (NULL: the data folder, core/paths.h).  notice receives a
+ * line worth telling the learner ("" when none): a corrupt file moved
+ * aside, a migration.  false + e when the store cannot be used: a folder
+ * that cannot be created or written, a newer schema, a disk error. */
+bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e);
+/* Opens a database file by path with no repair, for tools and tests:
+ * false on any problem. */
+bool store_open_file(const char *path, store **out, cl_err *e);
+void store_close(store *s);
+/* The database's file path. */
+const char *store_path(const store *s);
+/* The schema version of the open database. */
+int store_schema_version(store *s);
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* What a run is, when it starts. */
+typedef struct store_run_info {
+    const char *lab;
+    const char *origin;           /* "tui", "run", "grade", ... */
+    uint64_t seed;                /* 0: chosen by the worker (rows carry it) */
+    const device_info *dev;       /* NULL: not known yet */
+    /* The learner's files as they were when the run was asked for (NULL
+     * when the run has no exercise); their text is kept once per hash. */
+    const char *kernel_path, *kernel_text;
+    const char *launcher_path, *launcher_text;
+} store_run_info;
+
+/* Starts a run; *run_id names it for the rows.  One transaction. */
+bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_err *e);
+/* Sets the device of a run begun without one. */
+bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *e);
+/* Records one row of a run (diag_cause: the diagnosis's cause name for a
+ * failed learner row, or NULL); *row_id may be NULL.  One transaction. */
+bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
+                   int64_t *row_id, cl_err *e);
+/* Records that milestone id of lab was reached, with the value shown
+ * ("223x >= 100x at 2^28") and the run and row that earned it; only the
+ * first time counts (later calls change nothing).  *first tells which. */
+bool store_milestone_reached(store *s, const char *lab, const char *id, const char *shown,
+                             int64_t run_id, int64_t row_id, bool *first, cl_err *e);
+/* Records one answer to quiz id of lab. */
+bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, bool correct,
+                       cl_err *e);
+/* Records that hint index (0-based) of lab was shown. */
+bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e);
+/* Where the learner left lab (its lesson step), and that it was the last
+ * lab open. */
+bool store_place_set(store *s, const char *lab, int step, cl_err *e);
+/* Forgets everything about lab (its runs, rows, milestones, answers,
+ * hints and place); the sources no run refers to any longer go too. */
+bool store_reset_lab(store *s, const char *lab, cl_err *e);
+
+/* ---- reading ------------------------------------------------------------- */
+
+typedef struct store_milestone {
+    char id[STORE_ID_MAX];
+    char shown[STORE_TEXT_MAX];
+    double at;                    /* Unix time reached */
+    int64_t run_id, row_id;
+} store_milestone;
+
+typedef struct store_quiz {
+    char id[STORE_ID_MAX];
+    int attempts;
+    bool answered_right;          /* some attempt was right */
+    int last_choice;              /* the latest answer */
+    bool last_correct;
+    double first_at, last_at;
+} store_quiz;
+
+/* One recorded row with when it ran and the learner's source it ran. */
+typedef struct store_row {
+    int64_t row_id, run_id;
+    double at;                    /* Unix time the row was recorded */
+    char kernel_sha[65];          /* "" when the run had no exercise */
+    char diag_cause[32];
+    run_result r;
+} store_row;
+
+/* The lesson step lab was left at; false when never opened. */
+bool store_place_get(store *s, const char *lab, int *step, cl_err *e);
+/* The last lab open (id into out); false when none. */
+bool store_last_lab(store *s, char *out, size_t n, cl_err *e);
+/* The milestones of lab reached so far, oldest first (malloc'd; *n). */
+bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *n, cl_err *e);
+/* Each quiz of lab answered at least once (malloc'd; *n). */
+bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_err *e);
+/* The hints of lab revealed (0-based indices, malloc'd; *n). */
+bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e);
+/* The rows of lab's latest run that had an exercise row (the learner's
+ * latest results with the baselines beside them), in the order recorded
+ * (malloc'd; *n, 0 when none). */
+bool store_latest_exercise_run(store *s, const char *lab, store_row **out, size_t *n,
+                               cl_err *e);
+/* Every row of the learner's kernel in lab, oldest first (malloc'd; *n). */
+bool store_exercise_history(store *s, const char *lab, store_row **out, size_t *n, cl_err *e);
+/* The text of the source whose SHA-256 is sha (malloc'd), or NULL. */
+char *store_source_text(store *s, const char *sha, cl_err *e);
+/* How many runs and rows are recorded (all labs). */
+bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e);
+
+#endif

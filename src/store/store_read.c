@@ -1,0 +1,235 @@
+/* store_read.c - what the TUI and the CLI ask of the record. */
+#include "store/store.h"
+#include "store/store_internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result/record_json.h"
+
+/* A growing array of n_items items of size sz. */
+static bool grow(void **v, size_t *cap, size_t n, size_t sz, cl_err *e)
+{
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *p = realloc(*v, c * sz);
+    if (!p)
+        return err_set(e, "out of memory reading the progress store");
+    *v = p;
+    *cap = c;
+    return true;
+}
+
+bool store_place_get(store *s, const char *lab, int *step, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "SELECT step FROM places WHERE lab = ?1", &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (found)
+        *step = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return found;
+}
+
+bool store_last_lab(store *s, char *out, size_t n, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "SELECT value FROM meta WHERE key = 'last_lab'", &st, e))
+        return false;
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (found)
+        store_column_text(st, 0, out, n);
+    sqlite3_finalize(st);
+    return found;
+}
+
+bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *n, cl_err *e)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (!store_prepare(s, "SELECT id, shown, at, run_id, row_id FROM milestones WHERE lab = ?1"
+                          " ORDER BY at",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+            sqlite3_finalize(st);
+            return false;
+        }
+        store_milestone *m = &(*out)[(*n)++];
+        memset(m, 0, sizeof *m);
+        store_column_text(st, 0, m->id, sizeof m->id);
+        store_column_text(st, 1, m->shown, sizeof m->shown);
+        m->at = sqlite3_column_double(st, 2);
+        m->run_id = sqlite3_column_int64(st, 3);
+        m->row_id = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    return true;
+}
+
+bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_err *e)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    /* Per quiz: attempts, any right, first and last time, and the latest
+     * answer (the row of the highest id). */
+    if (!store_prepare(s,
+                       "SELECT q.quiz, count(*), max(q.correct), min(q.at), max(q.at),"
+                       " (SELECT choice FROM quiz_answers WHERE lab = ?1 AND quiz = q.quiz"
+                       "  ORDER BY id DESC LIMIT 1),"
+                       " (SELECT correct FROM quiz_answers WHERE lab = ?1 AND quiz = q.quiz"
+                       "  ORDER BY id DESC LIMIT 1)"
+                       " FROM quiz_answers q WHERE q.lab = ?1 GROUP BY q.quiz ORDER BY min(q.id)",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+            sqlite3_finalize(st);
+            return false;
+        }
+        store_quiz *q = &(*out)[(*n)++];
+        memset(q, 0, sizeof *q);
+        store_column_text(st, 0, q->id, sizeof q->id);
+        q->attempts = sqlite3_column_int(st, 1);
+        q->answered_right = sqlite3_column_int(st, 2) != 0;
+        q->first_at = sqlite3_column_double(st, 3);
+        q->last_at = sqlite3_column_double(st, 4);
+        q->last_choice = sqlite3_column_int(st, 5);
+        q->last_correct = sqlite3_column_int(st, 6) != 0;
+    }
+    sqlite3_finalize(st);
+    return true;
+}
+
+bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (!store_prepare(s, "SELECT idx FROM hints WHERE lab = ?1 ORDER BY idx", &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+            sqlite3_finalize(st);
+            return false;
+        }
+        (*out)[(*n)++] = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    return true;
+}
+
+/* Reads the rows a statement selects as (id, run_id, at, kernel_sha,
+ * diag_cause, record); a record that does not decode is skipped. */
+static bool read_rows(store *s, sqlite3_stmt *st, store_row **out, size_t *n, cl_err *e)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *json = (const char *)sqlite3_column_text(st, 5);
+        cJSON *o = json ? cJSON_Parse(json) : NULL;
+        if (!o)
+            continue;
+        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+            cJSON_Delete(o);
+            sqlite3_finalize(st);
+            return false;
+        }
+        store_row *row = &(*out)[*n];
+        memset(row, 0, sizeof *row);
+        row->row_id = sqlite3_column_int64(st, 0);
+        row->run_id = sqlite3_column_int64(st, 1);
+        row->at = sqlite3_column_double(st, 2);
+        store_column_text(st, 3, row->kernel_sha, sizeof row->kernel_sha);
+        store_column_text(st, 4, row->diag_cause, sizeof row->diag_cause);
+        bool ok = record_get_result(o, &row->r, NULL);
+        cJSON_Delete(o);
+        if (ok)
+            (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return store_fail(s, e, "cannot read the progress store");
+    }
+    return true;
+}
+
+#define ROW_COLUMNS \
+    "SELECT r.id, r.run_id, r.at, u.kernel_sha, r.diag_cause, r.record FROM rows r" \
+    " JOIN runs u ON u.id = r.run_id"
+
+bool store_latest_exercise_run(store *s, const char *lab, store_row **out, size_t *n,
+                               cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s,
+                       ROW_COLUMNS " WHERE r.run_id = (SELECT max(x.run_id) FROM rows x"
+                                   " JOIN runs y ON y.id = x.run_id"
+                                   " WHERE y.lab = ?1 AND x.kind = 'exercise')"
+                                   " ORDER BY r.id",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    return read_rows(s, st, out, n, e);
+}
+
+bool store_exercise_history(store *s, const char *lab, store_row **out, size_t *n, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, ROW_COLUMNS " WHERE u.lab = ?1 AND r.kind = 'exercise' ORDER BY r.id",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    return read_rows(s, st, out, n, e);
+}
+
+char *store_source_text(store *s, const char *sha, cl_err *e)
+{
+    sqlite3_stmt *st;
+    char *text = NULL;
+    if (!store_prepare(s, "SELECT text FROM sources WHERE sha256 = ?1", &st, e))
+        return NULL;
+    store_bind_text(st, 1, sha);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        text = strdup(t ? t : "");
+        if (!text)
+            err_set(e, "out of memory");
+    }
+    sqlite3_finalize(st);
+    return text;
+}
+
+bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM rows)", &st,
+                       e))
+        return false;
+    bool ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok) {
+        *runs = sqlite3_column_int64(st, 0);
+        *rows = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return ok || store_fail(s, e, "cannot count the records");
+}

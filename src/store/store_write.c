@@ -1,0 +1,247 @@
+/* store_write.c - recording runs, rows, milestones, answers, hints and
+ * places: each call one transaction. */
+#include "store/store.h"
+#include "store/store_internal.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/digest.h"
+#include "result/record_json.h"
+
+/* Keeps text once under its SHA-256 (into sha); "" and NULL keep nothing. */
+static bool keep_source(store *s, const char *text, char sha[DIGEST_HEX_LEN + 1], cl_err *e)
+{
+    sha[0] = '\0';
+    if (!text)
+        return true;
+    if (!digest_sha256_hex(text, strlen(text), sha))
+        return err_set(e, "cannot hash a source file (libcrypto failed)");
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "INSERT OR IGNORE INTO sources (sha256, text) VALUES (?1, ?2)", &st, e))
+        return false;
+    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+    return store_step_done(s, st, e, "cannot record a source file");
+}
+
+static void device_cc(const device_info *d, char *out, size_t n)
+{
+    snprintf(out, n, "%d.%d", d->cc_major, d->cc_minor);
+}
+
+bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_err *e)
+{
+    char ksha[DIGEST_HEX_LEN + 1], lsha[DIGEST_HEX_LEN + 1], seed[24], cc[16];
+    sqlite3_stmt *st = NULL;
+    if (!store_begin(s, e))
+        return err_prefix(e, "progress not saved");
+    if (!keep_source(s, info->kernel_text, ksha, e) ||
+        !keep_source(s, info->launcher_text, lsha, e))
+        goto fail;
+    if (!store_prepare(s,
+                       "INSERT INTO runs (started_at, lab, origin, seed, device_name, device_cc,"
+                       " driver_version, kernel_path, kernel_sha, launcher_path, launcher_sha)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                       &st, e))
+        goto fail;
+    snprintf(seed, sizeof seed, "%" PRIu64, info->seed);
+    sqlite3_bind_double(st, 1, store_now());
+    store_bind_text(st, 2, info->lab ? info->lab : "");
+    store_bind_text(st, 3, info->origin ? info->origin : "");
+    store_bind_text(st, 4, seed);
+    if (info->dev && info->dev->present) {
+        device_cc(info->dev, cc, sizeof cc);
+        store_bind_text(st, 5, info->dev->name);
+        store_bind_text(st, 6, cc);
+        sqlite3_bind_int(st, 7, info->dev->driver_version);
+    }
+    store_bind_text(st, 8, info->kernel_text ? info->kernel_path : NULL);
+    store_bind_text(st, 9, ksha[0] ? ksha : NULL);
+    store_bind_text(st, 10, info->launcher_text ? info->launcher_path : NULL);
+    store_bind_text(st, 11, lsha[0] ? lsha : NULL);
+    if (!store_step_done(s, st, e, "cannot record a run"))
+        goto fail;
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return store_commit(s, e) || err_prefix(e, "progress not saved");
+fail:
+    store_rollback(s);
+    return err_prefix(e, "progress not saved");
+}
+
+bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *e)
+{
+    sqlite3_stmt *st;
+    char cc[16];
+    if (!dev || !dev->present)
+        return true;
+    if (!store_prepare(s, "UPDATE runs SET device_name = ?1, device_cc = ?2, driver_version = ?3"
+                          " WHERE id = ?4",
+                       &st, e))
+        return false;
+    device_cc(dev, cc, sizeof cc);
+    store_bind_text(st, 1, dev->name);
+    store_bind_text(st, 2, cc);
+    sqlite3_bind_int(st, 3, dev->driver_version);
+    sqlite3_bind_int64(st, 4, run_id);
+    return store_step_done(s, st, e, "progress not saved");
+}
+
+/* A double column: NULL for "unknown" (negative rates, zero speedups). */
+static void bind_figure(sqlite3_stmt *st, int i, double v, bool zero_unknown)
+{
+    if (v < 0 || (zero_unknown && v == 0) || v != v)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
+                   int64_t *row_id, cl_err *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *json = NULL;
+    bool ok = false;
+    if (!o || !record_put_result(o, r) || !(json = cJSON_PrintUnformatted(o))) {
+        err_set(e, "progress not saved: out of memory");
+        goto cleanup;
+    }
+    sqlite3_stmt *st;
+    if (!store_prepare(s,
+                       "INSERT INTO rows (run_id, at, variant, kind, size, status, median_ms,"
+                       " speedup_cpu, record, diag_cause)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                       &st, e))
+        goto cleanup;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_double(st, 2, store_now());
+    store_bind_text(st, 3, r->variant);
+    store_bind_text(st, 4, result_kind_name(r->kind));
+    store_bind_text(st, 5, r->size);
+    store_bind_text(st, 6, result_status_name(r->status));
+    bind_figure(st, 7, r->samples > 0 ? r->median_ms : -1, false);
+    bind_figure(st, 8, r->speedup_cpu, true);
+    store_bind_text(st, 9, json);
+    store_bind_text(st, 10, diag_cause && diag_cause[0] ? diag_cause : NULL);
+    ok = store_step_done(s, st, e, "progress not saved");
+    if (ok && row_id)
+        *row_id = sqlite3_last_insert_rowid(s->db);
+cleanup:
+    cJSON_free(json);
+    cJSON_Delete(o);
+    return ok;
+}
+
+bool store_milestone_reached(store *s, const char *lab, const char *id, const char *shown,
+                             int64_t run_id, int64_t row_id, bool *first, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (first)
+        *first = false;
+    if (!store_prepare(s, "INSERT OR IGNORE INTO milestones (lab, id, shown, at, run_id, row_id)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    store_bind_text(st, 2, id);
+    store_bind_text(st, 3, shown ? shown : "");
+    sqlite3_bind_double(st, 4, store_now());
+    if (run_id > 0)
+        sqlite3_bind_int64(st, 5, run_id);
+    if (row_id > 0)
+        sqlite3_bind_int64(st, 6, row_id);
+    if (!store_step_done(s, st, e, "progress not saved"))
+        return false;
+    if (first)
+        *first = sqlite3_changes(s->db) > 0;
+    return true;
+}
+
+bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, bool correct,
+                       cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "INSERT INTO quiz_answers (lab, quiz, choice, correct, at)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5)",
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    store_bind_text(st, 2, quiz);
+    sqlite3_bind_int(st, 3, choice);
+    sqlite3_bind_int(st, 4, correct ? 1 : 0);
+    sqlite3_bind_double(st, 5, store_now());
+    return store_step_done(s, st, e, "progress not saved");
+}
+
+bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s, "INSERT OR IGNORE INTO hints (lab, idx, at) VALUES (?1, ?2, ?3)", &st,
+                       e))
+        return false;
+    store_bind_text(st, 1, lab);
+    sqlite3_bind_int(st, 2, index);
+    sqlite3_bind_double(st, 3, store_now());
+    return store_step_done(s, st, e, "progress not saved");
+}
+
+bool store_place_set(store *s, const char *lab, int step, cl_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    if (!store_begin(s, e))
+        return err_prefix(e, "progress not saved");
+    if (!store_prepare(s, "INSERT INTO places (lab, step, at) VALUES (?1, ?2, ?3)"
+                          " ON CONFLICT (lab) DO UPDATE SET step = ?2, at = ?3",
+                       &st, e))
+        goto fail;
+    store_bind_text(st, 1, lab);
+    sqlite3_bind_int(st, 2, step);
+    sqlite3_bind_double(st, 3, store_now());
+    if (!store_step_done(s, st, e, "progress not saved"))
+        goto fail;
+    if (!store_prepare(s, "INSERT INTO meta (key, value) VALUES ('last_lab', ?1)"
+                          " ON CONFLICT (key) DO UPDATE SET value = ?1",
+                       &st, e))
+        goto fail;
+    store_bind_text(st, 1, lab);
+    if (!store_step_done(s, st, e, "progress not saved"))
+        goto fail;
+    return store_commit(s, e);
+fail:
+    store_rollback(s);
+    return false;
+}
+
+bool store_reset_lab(store *s, const char *lab, cl_err *e)
+{
+    static const char *const sql[] = {
+        "DELETE FROM rows WHERE run_id IN (SELECT id FROM runs WHERE lab = ?1)",
+        "DELETE FROM runs WHERE lab = ?1",
+        "DELETE FROM milestones WHERE lab = ?1",
+        "DELETE FROM quiz_answers WHERE lab = ?1",
+        "DELETE FROM hints WHERE lab = ?1",
+        "DELETE FROM places WHERE lab = ?1",
+        "DELETE FROM meta WHERE key = 'last_lab' AND value = ?1",
+        "DELETE FROM sources WHERE sha256 NOT IN (SELECT kernel_sha FROM runs WHERE kernel_sha"
+        " IS NOT NULL UNION SELECT launcher_sha FROM runs WHERE launcher_sha IS NOT NULL)",
+    };
+    if (!store_begin(s, e))
+        return false;
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *st;
+        if (!store_prepare(s, sql[i], &st, e)) {
+            store_rollback(s);
+            return false;
+        }
+        if (sqlite3_bind_parameter_count(st) > 0)
+            store_bind_text(st, 1, lab);
+        if (!store_step_done(s, st, e, "cannot forget the lab")) {
+            store_rollback(s);
+            return false;
+        }
+    }
+    return store_commit(s, e);
+}
