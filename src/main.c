@@ -18,7 +18,7 @@
 
 static const cli_command *const commands[] = {
     &cmd_list_spec, &cmd_check_spec, &cmd_doctor_spec,
-    &cmd_run_spec,  &cmd_profile_spec, &cmd_report_spec,
+    &cmd_run_spec,  &cmd_profile_spec, &cmd_report_spec, &cmd_progress_spec,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

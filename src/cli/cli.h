@@ -43,6 +43,8 @@ int cmd_list(cli_ctx *c, int argc, char **argv);
 int cmd_check(cli_ctx *c, int argc, char **argv);
 int cmd_doctor(cli_ctx *c, int argc, char **argv);
 int cmd_run(cli_ctx *c, int argc, char **argv);
-extern const struct cli_command cmd_list_spec, cmd_check_spec, cmd_doctor_spec, cmd_run_spec;
+int cmd_progress(cli_ctx *c, int argc, char **argv);
+extern const struct cli_command cmd_list_spec, cmd_check_spec, cmd_doctor_spec, cmd_run_spec,
+    cmd_progress_spec;
 
 #endif

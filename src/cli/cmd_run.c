@@ -21,6 +21,7 @@
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_record.h"
 #include "cli/cli_rows.h"
 #include "lab/workspace.h"
 #include "supervise/sanitize.h"
@@ -79,9 +80,18 @@ static void print_row(const run_result *r)
     fflush(stdout);
 }
 
+/* What the callbacks share: the rows (first, so the cli_rows calls take
+ * the state itself) and the run's record in the progress store. */
+typedef struct run_state {
+    cli_rows rows;
+    recorder rec;
+} run_state;
+
 static void on_hello(void *ud, const device_info *dev)
 {
-    cli_rows *st = ud;
+    run_state *rs = ud;
+    cli_rows *st = &rs->rows;
+    recorder_device(&rs->rec, dev);
     cli_rows_hello(st, dev, "GPU rows cannot run here; the CPU baselines still do.");
     if (!st->json)
         print_header();
@@ -95,7 +105,9 @@ static void on_progress(void *ud, const run_progress *p)
 
 static void on_result(void *ud, const run_result *r)
 {
-    cli_rows *st = ud;
+    run_state *rs = ud;
+    cli_rows *st = &rs->rows;
+    recorder_row(&rs->rec, r, r->kind == RK_EXERCISE ? cli_diag_cause(r) : NULL);
     if (!cli_rows_add(st, r) || st->json)
         return;
     cli_rows_clear_progress(st);
@@ -361,6 +373,33 @@ static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const 
     return rc;
 }
 
+/* Judges the lab's milestones on the run's rows, records those reached
+ * and, in text mode, lists them. */
+static void judge_milestones(lab *l, run_state *rs, bool print)
+{
+    if (l->nmilestones == 0)
+        return;
+    ms_eval *ev = calloc(l->nmilestones, sizeof *ev);
+    if (!ev)
+        return;
+    int newly = 0;
+    recorder_milestones(&rs->rec, l, rs->rows.v, rs->rows.n, ev, &newly);
+    if (print) {
+        printf("\nmilestones (judged on your kernel's row):\n");
+        for (size_t i = 0; i < l->nmilestones; i++) {
+            const lab_milestone *m = &l->milestones[i];
+            if (m->quiz)
+                continue;
+            static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
+            printf("  %s %s%s%s\n", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
+                   ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown);
+        }
+        if (newly)
+            printf("  (%d reached for the first time: see 'cudalab progress')\n", newly);
+    }
+    free(ev);
+}
+
 /* Options as they are parsed, before the lab is known: variant ids wait
  * for it, everything else goes into the request. */
 typedef struct collected {
@@ -386,8 +425,10 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     lab_diags diags = {0};
     int rc = EXIT_ENV;
     static run_request req;
-    cli_rows st;
-    cli_rows_init(&st, false);
+    static run_state state;
+    cli_rows *st = &state.rows;
+    cli_rows_init(st, false);
+    store *db = NULL;
     run_args ra = {.req = &req};
 
     /* Options first: --labs may name the folder that holds LAB; variants
@@ -439,7 +480,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
                              l->exercise.kernel ? " (try --exercise)" : "");
         goto done;
     }
-    st.json = ra.json;
+    st->json = ra.json;
     if (ra.sanitize) {
         rc = run_sanitize(c, l, &req, &ra);
         goto done;
@@ -453,14 +494,22 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    if ((rc = cli_rows_run(&req, limit, &cb, &st)) != EXIT_OK)
+    db = cli_store_open();
+    recorder_init(&state.rec, db, "run");
+    recorder_begin(&state.rec, &req, NULL);
+    if ((rc = cli_rows_run(&req, limit, &cb, &state)) != EXIT_OK)
         goto done;
-    if (st.json)
-        cli_print_json(record_doc(l->id, st.have_dev ? &st.dev : NULL, st.v, st.n,
-                                        st.faulted ? &st.fault : NULL));
-    rc = cli_rows_exit_code(&st);
+    if (ra.exercise)
+        judge_milestones((lab *)l, &state, !st->json);
+    if (state.rec.failed[0])
+        fprintf(stderr, "cudalab: %s\n", state.rec.failed);
+    if (st->json)
+        cli_print_json(record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
+                                  st->faulted ? &st->fault : NULL));
+    rc = cli_rows_exit_code(st);
 done:
-    cli_rows_free(&st);
+    store_close(db);
+    cli_rows_free(st);
     lab_set_free(&set);
     lab_diags_free(&diags);
     return rc;
