@@ -95,6 +95,7 @@ static int build_k(lua_State *L)
 static int open_gpu(lua_State *L)
 {
     luagpu_open(L);
+    luagpu_set_own_only(L, true);
     return 1;
 }
 
@@ -345,8 +346,13 @@ bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_gpu);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_k);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
+    long long before = luagpu_own_launches(L);
     if (!sandbox_pcall(x->s, 3, 0, e))
         return launcher_error(x, e);
+    if (luagpu_own_launches(L) == before)
+        return err_set(e, "%s launched none of your kernels: a row counts only when your own "
+                          "kernel computes it",
+                       x->launcher_name);
     return true;
 }
 

@@ -66,6 +66,41 @@ void luagpu_set_stream(lua_State *L, void *stream)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_STREAM);
 }
 
+static const char KEY_OWN_ONLY = 0, KEY_OWN_LAUNCHES = 0;
+
+void luagpu_set_own_only(lua_State *L, bool own_only)
+{
+    lua_pushboolean(L, own_only);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_OWN_ONLY);
+    lua_pushinteger(L, 0);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_OWN_LAUNCHES);
+}
+
+bool luagpu_own_only(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_OWN_ONLY);
+    bool on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return on;
+}
+
+long long luagpu_own_launches(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_OWN_LAUNCHES);
+    long long n = (long long)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return n;
+}
+
+void luagpu_count_own_launch(lua_State *L)
+{
+    /* The key exists (luagpu_set_own_only made it): setting it allocates
+     * nothing. */
+    lua_Integer n = (lua_Integer)luagpu_own_launches(L) + 1;
+    lua_pushinteger(L, n);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_OWN_LAUNCHES);
+}
+
 static int l_device(lua_State *L)
 {
     luagpu_need_device(L);

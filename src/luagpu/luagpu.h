@@ -40,6 +40,16 @@ void luagpu_release_borrowed(struct lua_State *L);
  * converts arguments by as lua/exercise.md describes. */
 void luagpu_push_kernel(struct lua_State *L, const char *name, const void *func,
                         const char *params);
+/* An exercise launcher runs the learner's own kernels only: with own_only,
+ * a shipped kernel (gpu.kernel(name), or a name given to gpu.launch) is
+ * refused, saying why, so that what is measured is the learner's work.
+ * Also starts the count of the learner's launches at 0.  Call it where a
+ * Lua error can be caught (it may allocate). */
+void luagpu_set_own_only(struct lua_State *L, bool own_only);
+/* How many launches of the learner's kernels this state has enqueued since
+ * luagpu_set_own_only. */
+long long luagpu_own_launches(struct lua_State *L);
+
 /* The stream gpu.launch and event:record use when none is given (a
  * cudaStream_t; NULL: the legacy default stream). */
 void luagpu_set_stream(struct lua_State *L, void *stream);

@@ -76,6 +76,10 @@ const struct cudaDeviceProp *luagpu_device_prop(void);
 int luagpu_cuda_fail(lua_State *L, const char *what, cudaError_t st);
 /* luagpu_cuda_fail unless st is cudaSuccess. */
 void luagpu_cuda_check(lua_State *L, const char *what, cudaError_t st);
+/* Whether shipped kernels are refused (luagpu_set_own_only). */
+bool luagpu_own_only(lua_State *L);
+/* Counts one launch of a learner's kernel. */
+void luagpu_count_own_launch(lua_State *L);
 /* The launcher's stream, as set by luagpu_set_stream. */
 cudaStream_t luagpu_default_stream(lua_State *L);
 

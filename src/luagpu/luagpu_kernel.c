@@ -10,12 +10,23 @@
 
 /* ---- kernels ----------------------------------------------------------- */
 
+/* Raises the refusal of shipped kernel name in an exercise launcher. */
+static void refuse_shipped(lua_State *L, const char *name)
+{
+    sandbox_raise(L, "'%s' is one of cudalab's shipped kernels: an exercise launcher runs only "
+                     "the kernels of your own file (k.<name>), so that what is measured and "
+                     "judged is your work",
+                  name);
+}
+
 static kref check_kernel(lua_State *L, int idx)
 {
     kref r = {NULL, false};
     if (lua_type(L, idx) == LUA_TSTRING) {
         const char *name = lua_tostring(L, idx);
         r.k = kernreg_find_raw(name);
+        if (r.k && luagpu_own_only(L))
+            refuse_shipped(L, name);
         if (!r.k)
             sandbox_raise(L, "unknown kernel '%s' (names are shipped kernels: gpu.kernels() lists "
                           "them; a launcher's own kernels are k.%s)",
@@ -27,14 +38,18 @@ static kref check_kernel(lua_State *L, int idx)
     lkernel *lk = luaL_checkudata(L, idx, MT_KERNEL);
     r.k = lk->k;
     r.learner = lk->learner;
+    if (!r.learner && luagpu_own_only(L))
+        refuse_shipped(L, r.k->name);
     return r;
 }
 
 int luagpu_kernel(lua_State *L)
 {
-    luagpu_need_device(L);
     const char *name = luaL_checkstring(L, 1);
     const raw_kernel *k = kernreg_find_raw(name);
+    if (k && luagpu_own_only(L))
+        refuse_shipped(L, name);
+    luagpu_need_device(L);
     if (!k)
         return luaL_error(L, "unknown kernel '%s'", name);
     lkernel *lk = lua_newuserdatauv(L, sizeof *lk, 0);
@@ -296,8 +311,8 @@ static void convert_arg(lua_State *L, const raw_kernel *k, int n, int idx, char 
 /* gpu.launch(kernel, {grid=, block=, shared=, stream=}, args...) */
 int luagpu_launch(lua_State *L)
 {
-    luagpu_need_device(L);
     kref kr = check_kernel(L, 1);
+    luagpu_need_device(L);
     const raw_kernel *k = kr.k;
     luaL_checktype(L, 2, LUA_TTABLE);
     dim3 grid = get_dim3(L, 2, "grid");
@@ -341,5 +356,7 @@ int luagpu_launch(lua_State *L)
         snprintf(what, sizeof what, "gpu.launch(%s)", k->name);
         return luagpu_cuda_fail(L, what, st);
     }
+    if (kr.learner)
+        luagpu_count_own_launch(L);
     return 0;
 }

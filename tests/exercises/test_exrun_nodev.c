@@ -100,6 +100,26 @@ static void test_compile_error_rows(void **state)
     assert_true(caret);
 }
 
+/* A launcher that takes one of cudalab's shipped kernels is refused when it
+ * loads, device or not: the row is never the learner's. */
+static void test_shipped_kernel_refused(void **state)
+{
+    (void)state;
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    ts_data_path(cu, sizeof cu, "exercises/broken/cheat_shipped_toplevel/starter.cu");
+    ts_data_path(lua, sizeof lua, "exercises/broken/cheat_shipped_toplevel/starter.lua");
+    static run_request req;
+    request(&req, "reduce_sum", NULL, cu, lua);
+    ts_add_size(&req, "2^20");
+    static ts_rows c;
+    run(&req, &c);
+    const run_result *ex[2];
+    assert_int_equal(exercise_rows(&c, ex, 2), 1);
+    assert_exercise_row(ex[0], "2^20");
+    assert_true(ts_contains(ex[0]->message, "starter.lua:2:"));
+    assert_true(ts_contains(ex[0]->message, "'reduce_sequential' is one of cudalab's shipped kernels"));
+}
+
 static void test_starters_compile_and_say_no_device(void **state)
 {
     (void)state;
@@ -330,6 +350,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compile_error_rows),
         cmocka_unit_test(test_starters_compile_and_say_no_device),
+        cmocka_unit_test(test_shipped_kernel_refused),
         cmocka_unit_test(test_unknown_size_and_problem),
         cmocka_unit_test(test_launcher_syntax_error_row),
         cmocka_unit_test(test_launcher_stages),

@@ -1,0 +1,6 @@
+-- A launcher that takes a shipped kernel when it loads: refused at once.
+local shipped = gpu.kernel("reduce_sequential")
+
+return function(gpu, k, args)
+  gpu.launch(shipped, { grid = 1, block = 256 }, args.input, args.output, args.n)
+end
