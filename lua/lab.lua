@@ -76,6 +76,8 @@ local SPECS = {
     { "check", "function" },
     { "quiz", "string" },
     { "target", "string" },
+    { "points", "number", default = 1 },
+    { "size", "string" },
   },
   quiz = {
     { "id", "string", required = true },
@@ -479,6 +481,13 @@ local function check_milestone(t, i, file, line)
       report(file, line, "%s has both a check function and a quiz: keep one", what)
     end
     if m.target == nil and m.check ~= nil then m.target = targets[m.check] end
+    if type(m.points) == "number" and not (m.points >= 0 and m.points <= 1000) then
+      report(file, line, "%s: points must be a number from 0 to 1000, got %s", what,
+             tostring(m.points))
+    end
+    if m.size ~= nil and m.quiz ~= nil then
+      report(file, line, "%s: a quiz is not judged at a size: leave out size", what)
+    end
   end
   m.line, m.file = line, file
   return m

@@ -84,6 +84,15 @@ static char *str_field(lua_State *L, int t, const char *k)
     return r;
 }
 
+static double num_field(lua_State *L, int t, const char *k, double def)
+{
+    lua_getfield(L, t, k);
+    int isnum = 0;
+    lua_Number v = lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 1);
+    return isnum ? (double)v : def;
+}
+
 static lua_Integer int_field(lua_State *L, int t, const char *k, lua_Integer def)
 {
     lua_getfield(L, t, k);
@@ -184,6 +193,8 @@ static void copy_milestones(lua_State *L, int t, lab *l)
         m->text = str_field(L, it, "text");
         m->quiz = str_field(L, it, "quiz");
         m->target = str_field(L, it, "target");
+        m->size = str_field(L, it, "size");
+        m->points = num_field(L, it, "points", 1.0);
         m->line = (int)int_field(L, it, "line", 0);
         if (lua_getfield(L, it, "check") == LUA_TFUNCTION)
             m->check_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -435,6 +446,7 @@ void lab_free(lab *l)
     for (size_t i = 0; l->milestones && i < l->nmilestones; i++) {
         free(l->milestones[i].id);
         free(l->milestones[i].text);
+        free(l->milestones[i].size);
         free(l->milestones[i].quiz);
         free(l->milestones[i].target);
     }

@@ -52,6 +52,8 @@ typedef struct lab_milestone {
     char *target;         /* display of the threshold, e.g. ">= 100x"; may be NULL */
     int check_ref;        /* Lua registry ref of the check function, or LUA_NOREF */
     int line;
+    double points;        /* what it is worth in a grade (default 1) */
+    char *size;           /* the size it is judged at; NULL: the lab's largest */
 } lab_milestone;
 
 typedef struct lab_quiz_choice {
