@@ -116,7 +116,7 @@ static void test_shipped_kernel_refused(void **state)
     const run_result *ex[2];
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
     assert_exercise_row(ex[0], "2^20");
-    assert_true(ts_contains(ex[0]->message, "starter.lua:2:"));
+    assert_true(ts_contains(ex[0]->message, "starter.lua:4:"));
     assert_true(ts_contains(ex[0]->message, "'reduce_sequential' is one of cudalab's shipped kernels"));
 }
 

@@ -1,3 +1,5 @@
+-- Expected diagnosis: not_own (a shipped kernel is refused in an exercise launcher).
+-- Problem reduce_sum; any size.
 -- A launcher that hands the work to one of cudalab's own kernels instead of
 -- the learner's: refused, so the row is not counted as the learner's.
 return function(gpu, k, args)
