@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_grade.h"
 #include "cli/cmd_profile.h"
 #include "cli/cmd_report.h"
 #include "tui/tui.h"
@@ -19,6 +20,7 @@
 static const cli_command *const commands[] = {
     &cmd_list_spec, &cmd_check_spec, &cmd_doctor_spec,
     &cmd_run_spec,  &cmd_profile_spec, &cmd_report_spec, &cmd_progress_spec,
+    &cmd_grade_spec, &cmd_verify_spec, &cmd_class_spec,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

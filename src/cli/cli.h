@@ -11,6 +11,7 @@
 #include "core/paths.h"
 
 struct cli_command;
+struct class_view;
 
 enum {
     EXIT_OK = 0,
@@ -31,6 +32,9 @@ typedef struct cli_ctx {
     const char *prog;                         /* argv[0] for messages */
     const char *command;                      /* the command being run, for messages */
     char home_error[CL_ERR_MAX];              /* why home is unknown; "" when it is known */
+    /* Browses a class table in the terminal (set by main.c: the TUI's);
+     * returns an exit code. */
+    int (*browse_class)(const struct class_view *v, const struct cli_ctx *c);
 } cli_ctx;
 
 /* Prints "cudalab: <msg>" and where to read the command's help to stderr;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/problem_spec.h"
 #include "lab/sandbox.h"
 
 typedef struct eval_ctx {
@@ -276,6 +277,69 @@ bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eva
         snprintf(out->shown, sizeof out->shown, "%s", m->target);
     }
     return true;
+}
+
+/* The problem whose size syntax the lab's sizes use. */
+static const problem_spec *size_spec(const lab *l)
+{
+    return problem_spec_of_exercise(l->problem);
+}
+
+/* Bytes one run at label moves; -1 when unreadable. */
+static double label_bytes(const problem_spec *spec, const char *label)
+{
+    problem_dims d;
+    if (!spec || !label || !problem_parse_size(spec, label, &d, NULL))
+        return -1;
+    return spec->bytes(&d);
+}
+
+const char *lab_milestone_size(const lab *l, size_t i)
+{
+    if (!l || i >= l->nmilestones || l->milestones[i].quiz)
+        return NULL;
+    if (l->milestones[i].size)
+        return l->milestones[i].size;
+    const problem_spec *spec = size_spec(l);
+    const char *best = NULL;
+    double bb = -1;
+    for (size_t k = 0; k < l->nsizes; k++) {
+        double b = label_bytes(spec, l->sizes[k]);
+        if (!best || b > bb) {
+            best = l->sizes[k];
+            bb = b;
+        }
+    }
+    return best;
+}
+
+bool lab_same_size(const lab *l, const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    if (strcmp(a, b) == 0)
+        return true;
+    const problem_spec *spec = size_spec(l);
+    problem_dims da, db;
+    if (!spec || !problem_parse_size(spec, a, &da, NULL) || !problem_parse_size(spec, b, &db, NULL))
+        return false;
+    return da.n == db.n && da.M == db.M && da.N == db.N && da.K == db.K && da.T == db.T &&
+           da.D == db.D && da.V == db.V && da.rows == db.rows && da.feats == db.feats;
+}
+
+bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
+{
+    const char *size = lab_milestone_size(l, i);
+    if (!size)
+        return lab_milestone_eval(l, i, rs, n, out);
+    run_result *at = n ? malloc(n * sizeof *at) : NULL;
+    size_t k = 0;
+    for (size_t j = 0; at && j < n; j++)
+        if (lab_same_size(l, rs[j].size, size))
+            at[k++] = rs[j];
+    bool ok = lab_milestone_eval(l, i, at, k, out);
+    free(at);
+    return ok;
 }
 
 const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct)

@@ -33,6 +33,17 @@ typedef struct ms_eval {
  * only when i is out of range or the state is MS_ERROR. */
 bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
 
+/* The size label milestone i is judged at: its own `size`, else the
+ * largest of the lab's sizes; NULL for a quiz or a lab without sizes. */
+const char *lab_milestone_size(const lab *l, size_t i);
+/* Whether two size labels mean the same size for lab l's problem ("2^28"
+ * and "268435456"); an unreadable label equals only its own text. */
+bool lab_same_size(const lab *l, const char *a, const char *b);
+/* lab_milestone_eval judged on the rows measured at milestone i's size
+ * only; rows of other sizes are left out (so a check sees no learner row,
+ * and stays pending, when the judged size was not run). */
+bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
+
 /* Answers quiz q with choice c: sets *correct and returns the feedback text
  * (owned by the lab).  NULL (and *correct false) when q or c is out of range. */
 const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct);

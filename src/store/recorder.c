@@ -95,7 +95,7 @@ void recorder_milestones(recorder *rc, lab *l, const run_result *rows, size_t n,
         ms_eval ev;
         memset(&ev, 0, sizeof ev);
         if (!l->milestones[i].quiz)
-            lab_milestone_eval(l, i, rows, n, &ev);
+            lab_milestone_eval_judged(l, i, rows, n, &ev);
         if (evals)
             evals[i] = ev;
         if (ev.state != MS_REACHED || !active(rc) || !rc->run_id)

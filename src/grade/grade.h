@@ -1,0 +1,110 @@
+/* grade.h - grading a learner's workspace, headless.
+ *
+ * grade_run trusts nothing in the workspace but the learner's source: for
+ * each lab with an exercise it recompiles starter.cu and starter.lua and
+ * measures the learner's kernel afresh in the GPU worker (a new seed unless
+ * one is given, poisoned outputs, the re-check), with only what the
+ * milestones need beside it (the CPU baseline and the vendor library, at
+ * the sizes the milestones are judged at; no shipped rungs), then judges
+ * every milestone.  Quizzes come from the progress store and are reported
+ * as answered there.  A lab whose files are missing, or whose kernel does
+ * not compile, faults or is wrong, is graded as failing with the reason in
+ * plain words; nothing the learner wrote can stop the grading.
+ *
+ * The report (grade_report) is what every report format is written from
+ * (grade/report_*.h) and what the class view reads back. */
+#ifndef CUDALAB_GRADE_GRADE_H
+#define CUDALAB_GRADE_GRADE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/devinfo.h"
+#include "core/err.h"
+#include "core/paths.h"
+#include "lab/labmodel.h"
+#include "result/record.h"
+#include "store/store.h"
+
+#define GRADE_ID_MAX 64
+#define GRADE_TEXT_MAX 256
+#define GRADE_WHY_MAX 1024
+
+typedef struct grade_milestone {
+    char id[GRADE_ID_MAX];
+    char text[GRADE_TEXT_MAX];
+    bool quiz;
+    double points;               /* what it is worth */
+    double earned;               /* points when passed, else 0 */
+    bool passed;
+    char value[160];             /* "223x >= 100x", "answered right after 2 attempts" */
+    char size[RUN_SIZE_MAX];     /* the size it was judged at ("" for a quiz) */
+    char cause[32];              /* a failure's diagnosis cause ("compile", "wrong", ...) */
+    char why[GRADE_WHY_MAX];     /* a failure in plain words, with a next step */
+    int attempts;                /* a quiz: answers recorded */
+    double answered_at;          /* a quiz: when it was first answered right (Unix time) */
+} grade_milestone;
+
+typedef struct grade_lab {
+    char id[GRADE_ID_MAX];
+    char title[GRADE_TEXT_MAX];
+    bool measured;               /* the learner's kernel was run */
+    char note[GRADE_WHY_MAX];    /* why it was not, or what went wrong with the run */
+    char cause[32];              /* the diagnosis cause of what went wrong ("" none) */
+    char kernel_path[CL_PATH_MAX], launcher_path[CL_PATH_MAX];
+    char kernel_sha[65], launcher_sha[65];
+    char *kernel_text, *launcher_text;  /* as graded; NULL when missing */
+    run_result *rows;
+    size_t nrows;
+    grade_milestone *ms;
+    size_t nms;
+    double score, max_score;
+    double seconds;              /* grading this lab took */
+    double best_ms;              /* the learner's kernel at its largest judged size; 0: none */
+    char best_size[RUN_SIZE_MAX];
+} grade_lab;
+
+typedef struct grade_report {
+    char learner[128];
+    char workspace[CL_PATH_MAX];
+    char version[32];            /* cudalab's */
+    char created[32];            /* ISO 8601, UTC */
+    device_info dev;
+    uint64_t seed;
+    double seconds;
+    grade_lab *labs;
+    size_t nlabs;
+    double score, max_score;
+} grade_report;
+
+typedef struct grade_opts {
+    const char *workspace;            /* NULL: paths_workspace() */
+    const char *learner;              /* NULL: the workspace's owner */
+    uint64_t seed;                    /* 0: a fresh one */
+    double budget_s;                  /* GPU time a row; 0: GRADE_BUDGET_S */
+    double time_limit_s;              /* a lab's run; 0: the lab's own */
+    const char *const *only;          /* lab ids to grade; none: every lab with an exercise */
+    size_t nonly;
+    const char *const *worker_argv;   /* NULL: this program's worker (tests plant others) */
+    void (*progress)(void *ud, const char *line);   /* one line of what is happening */
+    void *ud;
+} grade_opts;
+
+#define GRADE_BUDGET_S 0.25
+
+typedef enum grade_status {
+    GRADE_OK,            /* graded, whatever the score */
+    GRADE_NO_DEVICE,     /* nothing can be measured here: e says why */
+    GRADE_FAILED,        /* grading itself could not proceed (a lab id unknown, the worker
+                          * would not start, out of memory): e says why */
+} grade_status;
+
+/* Grades the labs of set (only those in o->only when given) into out; the
+ * quizzes' answers come from st (NULL: none recorded).  out is filled even
+ * when the status is not GRADE_OK; free it with grade_report_free. */
+grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
+                       cl_err *e);
+void grade_report_free(grade_report *r);
+
+#endif

@@ -1,0 +1,36 @@
+#include "grade/grade_internal.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include "supervise/diag_row.h"
+
+double grade_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void explain(const diagnosis *d, char *why, size_t wn)
+{
+    snprintf(why, wn, "%s%s%s%s: %s Next step: %s", d->title, d->where[0] ? " (" : "", d->where,
+             d->where[0] ? ")" : "", d->explanation, d->next_step);
+}
+
+void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn)
+{
+    diagnosis d;
+    diag_row(r, NULL, NULL, 0, &d);
+    snprintf(cause, cn, "%s", diag_cause_name(d.cause));
+    explain(&d, why, wn);
+}
+
+void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, size_t cn,
+                         char *why, size_t wn)
+{
+    diagnosis d;
+    diag_row(NULL, f, NULL, time_limit_s, &d);
+    snprintf(cause, cn, "%s", diag_cause_name(d.cause));
+    explain(&d, why, wn);
+}

@@ -1,0 +1,18 @@
+/* grade_internal.h - what the grade files share.  Private to src/grade/. */
+#ifndef CUDALAB_GRADE_GRADE_INTERNAL_H
+#define CUDALAB_GRADE_GRADE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "result/record.h"
+
+/* Seconds on a monotonic clock. */
+double grade_clock(void);
+/* A failed learner row in plain words: the diagnosis's cause name into
+ * cause, "title (where): explanation  Next step: ..." into why. */
+void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn);
+/* The same for a fault that ended a run. */
+void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, size_t cn,
+                         char *why, size_t wn);
+
+#endif

@@ -1,0 +1,384 @@
+/* grade_run.c - measuring a learner's kernels afresh and judging the
+ * milestones (grade/grade.h). */
+#include "grade/grade.h"
+
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/atomicfile.h"
+#include "core/digest.h"
+#include "core/rng.h"
+#include "grade/grade_internal.h"
+#include "lab/milestone.h"
+#include "lab/workspace.h"
+#include "supervise/supervisor.h"
+
+#define SOURCE_MAX ((size_t)4 << 20)
+
+/* What the supervisor's callbacks collect for the lab being graded. */
+typedef struct collector {
+    run_result *rows;
+    size_t n, cap;
+    bool oom;
+    run_fault fault;
+    bool faulted;
+} collector;
+
+static void on_result(void *ud, const run_result *r)
+{
+    collector *c = ud;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        run_result *v = realloc(c->rows, cap * sizeof *v);
+        if (!v) {
+            c->oom = true;
+            return;
+        }
+        c->rows = v;
+        c->cap = cap;
+    }
+    c->rows[c->n++] = *r;
+}
+
+static void on_fault(void *ud, const run_fault *f)
+{
+    collector *c = ud;
+    c->fault = *f;
+    c->faulted = true;
+}
+
+static void say(const grade_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const grade_opts *o, const char *fmt, ...)
+{
+    if (!o->progress)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->progress(o->ud, line);
+}
+
+/* The learner's name: given, else the owner of the workspace, else $USER. */
+static void learner_name(const grade_opts *o, const char *ws, char *out, size_t n)
+{
+    struct stat st;
+    struct passwd *pw;
+    if (o->learner && o->learner[0])
+        snprintf(out, n, "%s", o->learner);
+    else if (stat(ws, &st) == 0 && (pw = getpwuid(st.st_uid)) != NULL)
+        snprintf(out, n, "%s", pw->pw_name);
+    else
+        snprintf(out, n, "%s", getenv("USER") ? getenv("USER") : "unknown");
+}
+
+static bool wanted(const grade_opts *o, const lab *l)
+{
+    if (!l->exercise.kernel || !l->exercise.launcher)
+        return false;
+    if (o->nonly == 0)
+        return true;
+    for (size_t i = 0; i < o->nonly; i++)
+        if (strcmp(o->only[i], l->id) == 0)
+            return true;
+    return false;
+}
+
+/* Reads one of the learner's files and its hash; NULL text when missing. */
+static void read_source(const char *path, char **text, char sha[65])
+{
+    size_t len = 0;
+    cl_err e;
+    *text = file_read_all(path, SOURCE_MAX, &len, &e);
+    sha[0] = '\0';
+    if (*text && !digest_sha256_hex(*text, len, sha))
+        sha[0] = '\0';
+}
+
+/* The sizes the lab's measured milestones are judged at, each once. */
+static int judged_sizes(const lab *l, run_request *req)
+{
+    req->nsizes = 0;
+    for (size_t i = 0; i < l->nmilestones; i++) {
+        const char *size = lab_milestone_size(l, i);
+        if (!size)
+            continue;
+        bool seen = false;
+        for (int k = 0; k < req->nsizes; k++)
+            seen |= lab_same_size(l, req->sizes[k], size);
+        if (!seen && req->nsizes < RUN_MAX_SIZES)
+            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", size);
+    }
+    return req->nsizes;
+}
+
+static void build_request(const lab *l, const grade_lab *gl, uint64_t seed, double budget,
+                          run_request *req)
+{
+    memset(req, 0, sizeof *req);
+    snprintf(req->lab, sizeof req->lab, "%s", l->id);
+    snprintf(req->problem, sizeof req->problem, "%s", l->problem ? l->problem : "");
+    snprintf(req->library, sizeof req->library, "%s", l->library ? l->library : "");
+    req->seed = seed;
+    req->budget_s = budget;
+    req->cpu = true;
+    snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", gl->kernel_path);
+    snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", gl->launcher_path);
+    if (judged_sizes(l, req) == 0 && l->nsizes > 0)
+        snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[0]);
+}
+
+/* Measures the learner's kernel of l; the rows into gl. */
+static void measure(supervisor *s, collector *c, lab *l, grade_lab *gl, const grade_opts *o,
+                    uint64_t seed)
+{
+    static run_request req;
+    build_request(l, gl, seed, o->budget_s > 0 ? o->budget_s : GRADE_BUDGET_S, &req);
+    double limit = o->time_limit_s > 0 ? o->time_limit_s : l->time_limit_s;
+    cl_err e = {{0}};
+    memset(c, 0, sizeof *c);
+    if (!supervisor_submit(s, &req, limit, &e)) {
+        snprintf(gl->note, sizeof gl->note, "the GPU worker could not start: %s", e.msg);
+        return;
+    }
+    supervisor_wait(s, req.run);
+    gl->measured = true;
+    gl->rows = c->rows;
+    gl->nrows = c->n;
+    c->rows = NULL;
+    if (c->faulted)
+        grade_explain_fault(&c->fault, o->time_limit_s > 0 ? o->time_limit_s : l->time_limit_s,
+                            gl->cause, sizeof gl->cause, gl->note, sizeof gl->note);
+    else if (c->oom)
+        snprintf(gl->note, sizeof gl->note, "some rows were lost: out of memory");
+}
+
+static void judge_quiz(const lab *l, const lab_milestone *m, store *st, grade_milestone *g)
+{
+    store_quiz *qs = NULL;
+    size_t n = 0;
+    cl_err e = {{0}};
+    if (!st) {
+        snprintf(g->why, sizeof g->why, "no progress store was found: the quiz's answers are "
+                                        "not known here");
+        return;
+    }
+    if (!store_quizzes(st, l->id, &qs, &n, &e)) {
+        snprintf(g->why, sizeof g->why, "the progress store could not be read: %s", e.msg);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(qs[k].id, m->quiz) != 0)
+            continue;
+        g->attempts = qs[k].attempts;
+        g->passed = qs[k].answered_right;
+        g->answered_at = qs[k].last_at;
+        snprintf(g->value, sizeof g->value, "%s after %d attempt%s",
+                 g->passed ? "answered right" : "not answered right", g->attempts,
+                 g->attempts == 1 ? "" : "s");
+    }
+    if (!g->passed && !g->why[0])
+        snprintf(g->why, sizeof g->why, "%s", g->attempts ? "the quiz was answered, but never "
+                                                            "right: answer it again in the lab"
+                                                          : "the quiz was not answered: answer "
+                                                            "it in the lab");
+    free(qs);
+}
+
+static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
+{
+    const char *size = lab_milestone_size(l, i);
+    snprintf(g->size, sizeof g->size, "%s", size ? size : "");
+    if (!gl->measured) {
+        snprintf(g->cause, sizeof g->cause, "%s", gl->cause[0] ? gl->cause : "not_measured");
+        snprintf(g->why, sizeof g->why, "%s", gl->note);
+        return;
+    }
+    ms_eval ev;
+    lab_milestone_eval_judged(l, i, gl->rows, gl->nrows, &ev);
+    snprintf(g->value, sizeof g->value, "%s", ev.shown);
+    if (ev.state == MS_REACHED) {
+        g->passed = true;
+        return;
+    }
+    if (ev.state == MS_ERROR) {
+        snprintf(g->cause, sizeof g->cause, "check_error");
+        snprintf(g->why, sizeof g->why, "the lab's check failed: %s", ev.error);
+        return;
+    }
+    /* Missed or pending: the learner's row says why, if it was not right. */
+    const run_result *mine = NULL;
+    for (size_t k = 0; k < gl->nrows; k++)
+        if (gl->rows[k].kind == RK_EXERCISE && size && lab_same_size(l, gl->rows[k].size, size))
+            mine = &gl->rows[k];
+    if (mine && mine->status != RS_CORRECT) {
+        grade_explain_row(mine, g->cause, sizeof g->cause, g->why, sizeof g->why);
+    } else if (mine) {
+        snprintf(g->cause, sizeof g->cause, "not_reached");
+        snprintf(g->why, sizeof g->why, "your kernel is correct at %s and measured %s, short of "
+                                        "the milestone",
+                 size, ev.shown[0] ? ev.shown : "(no figure)");
+    } else {
+        snprintf(g->cause, sizeof g->cause, "%s", gl->cause[0] ? gl->cause : "not_measured");
+        snprintf(g->why, sizeof g->why, "%s", gl->note[0] ? gl->note
+                                              : "your kernel produced no row at the judged size");
+    }
+}
+
+/* The learner's kernel's time at its largest judged size, for the
+ * leaderboard; 0 when it was not correct there. */
+static void best_time(lab *l, grade_lab *gl)
+{
+    const char *largest = NULL;
+    for (size_t i = 0; i < l->nmilestones; i++)
+        if (lab_milestone_size(l, i))
+            largest = lab_milestone_size(l, i);
+    for (size_t k = 0; k < gl->nrows; k++) {
+        const run_result *r = &gl->rows[k];
+        if (r->kind == RK_EXERCISE && r->status == RS_CORRECT && r->samples > 0 &&
+            (!largest || lab_same_size(l, r->size, largest))) {
+            gl->best_ms = r->median_ms;
+            snprintf(gl->best_size, sizeof gl->best_size, "%s", r->size);
+        }
+    }
+}
+
+static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, const grade_opts *o,
+                          store *st, uint64_t seed, grade_lab *gl, cl_err *e)
+{
+    double t0 = grade_clock();
+    snprintf(gl->id, sizeof gl->id, "%s", l->id);
+    snprintf(gl->title, sizeof gl->title, "%s", l->title);
+    gl->ms = calloc(l->nmilestones ? l->nmilestones : 1, sizeof *gl->ms);
+    if (!gl->ms)
+        return err_set(e, "out of memory");
+    gl->nms = l->nmilestones;
+    workspace_files f;
+    cl_err we = {{0}};
+    if (!workspace_files_of(ws, l, &f, &we)) {
+        snprintf(gl->note, sizeof gl->note, "%s", we.msg);
+    } else {
+        snprintf(gl->kernel_path, sizeof gl->kernel_path, "%s", f.kernel);
+        snprintf(gl->launcher_path, sizeof gl->launcher_path, "%s", f.launcher);
+        read_source(f.kernel, &gl->kernel_text, gl->kernel_sha);
+        read_source(f.launcher, &gl->launcher_text, gl->launcher_sha);
+        if (!gl->kernel_text || !gl->launcher_text) {
+            snprintf(gl->cause, sizeof gl->cause, "missing");
+            snprintf(gl->note, sizeof gl->note, "nothing to grade: %s is missing (the learner's "
+                                                "files are %s and %s)",
+                     !gl->kernel_text ? f.kernel : f.launcher, f.kernel, f.launcher);
+        } else {
+            measure(s, c, l, gl, o, seed);
+        }
+    }
+    for (size_t i = 0; i < l->nmilestones; i++) {
+        const lab_milestone *m = &l->milestones[i];
+        grade_milestone *g = &gl->ms[i];
+        snprintf(g->id, sizeof g->id, "%s", m->id);
+        snprintf(g->text, sizeof g->text, "%s", m->text);
+        g->quiz = m->quiz != NULL;
+        g->points = m->points;
+        if (g->quiz)
+            judge_quiz(l, m, st, g);
+        else
+            judge_measured(l, i, gl, g);
+        g->earned = g->passed ? g->points : 0.0;
+        gl->score += g->earned;
+        gl->max_score += g->points;
+    }
+    best_time(l, gl);
+    gl->seconds = grade_clock() - t0;
+    return true;
+}
+
+grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
+                       cl_err *e)
+{
+    double t0 = grade_clock();
+    memset(out, 0, sizeof *out);
+    char ws[CL_PATH_MAX];
+    if (o->workspace)
+        snprintf(ws, sizeof ws, "%s", o->workspace);
+    else if (!paths_workspace(ws, sizeof ws, e))
+        return GRADE_FAILED;
+    snprintf(out->workspace, sizeof out->workspace, "%s", ws);
+    learner_name(o, ws, out->learner, sizeof out->learner);
+    snprintf(out->version, sizeof out->version, "%s", CUDALAB_VERSION);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out->created, sizeof out->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    out->seed = o->seed ? o->seed : rng_fresh_seed();
+
+    for (size_t i = 0; i < o->nonly; i++)
+        if (!lab_set_find(set, o->only[i]))
+            return err_set(e, "no lab called '%s' (see 'cudalab list')", o->only[i]),
+                   GRADE_FAILED;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        n += wanted(o, set->v[i]);
+    if (n == 0)
+        return err_set(e, "no lab to grade: none of the labs asked for has an exercise"),
+               GRADE_FAILED;
+
+    static collector c;
+    memset(&c, 0, sizeof c);
+    supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
+    supervisor_opts so = {.argv = o->worker_argv, .time_limit_s = 120, .cb = &cb, .ud = &c};
+    supervisor *s = supervisor_new(&so, e);
+    if (!s)
+        return GRADE_FAILED;
+    say(o, "starting the GPU worker");
+    if (!supervisor_hello(s, 120000, &out->dev, e)) {
+        err_prefix(e, "cannot start the GPU worker");
+        supervisor_free(s);
+        return GRADE_FAILED;
+    }
+    if (!out->dev.present) {
+        err_set(e, "cannot grade: %s", out->dev.reason);
+        supervisor_free(s);
+        return GRADE_NO_DEVICE;
+    }
+    say(o, "device: %s; seed %llu", out->dev.name, (unsigned long long)out->seed);
+    out->labs = calloc(n, sizeof *out->labs);
+    if (!out->labs) {
+        supervisor_free(s);
+        return err_set(e, "out of memory"), GRADE_FAILED;
+    }
+    grade_status status = GRADE_OK;
+    for (size_t i = 0; i < set->n && status == GRADE_OK; i++) {
+        lab *l = set->v[i];
+        if (!wanted(o, l))
+            continue;
+        say(o, "grading %s: compiling and measuring the learner's kernel", l->id);
+        grade_lab *gl = &out->labs[out->nlabs++];
+        if (!grade_lab_run(s, &c, l, ws, o, st, out->seed, gl, e))
+            status = GRADE_FAILED;
+        out->score += gl->score;
+        out->max_score += gl->max_score;
+        say(o, "graded %s: %g of %g points in %.1f s%s%s", l->id, gl->score, gl->max_score,
+            gl->seconds, gl->note[0] ? "; " : "", gl->note);
+    }
+    free(c.rows);
+    supervisor_free(s);
+    out->seconds = grade_clock() - t0;
+    return status;
+}
+
+void grade_report_free(grade_report *r)
+{
+    for (size_t i = 0; i < r->nlabs; i++) {
+        free(r->labs[i].kernel_text);
+        free(r->labs[i].launcher_text);
+        free(r->labs[i].rows);
+        free(r->labs[i].ms);
+    }
+    free(r->labs);
+    memset(r, 0, sizeof *r);
+}

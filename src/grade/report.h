@@ -1,0 +1,55 @@
+/* report.h - a grade report in each of its formats, and writing them.
+ *
+ *   report.json   cudalab's own: every measurement, the device, the seed,
+ *                 cudalab's version, the graded sources with their SHA-256
+ *   results.json  Gradescope's autograder format (score, execution_time,
+ *                 output, visibility, tests[], leaderboard)
+ *   junit.xml     JUnit XML: a testsuite per lab, a testcase per milestone,
+ *                 a failure carrying its diagnosis
+ *   grades.csv    one row per lab x milestone (RFC 4180)
+ * With an instructor's key each file is signed (grade/sign.h). */
+#ifndef CUDALAB_GRADE_REPORT_H
+#define CUDALAB_GRADE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+#include "grade/grade.h"
+
+#define REPORT_FORMAT "cudalab-grade"
+#define REPORT_FORMAT_VERSION 1
+
+typedef enum report_kind {
+    REPORT_JSON,
+    REPORT_GRADESCOPE,
+    REPORT_JUNIT,
+    REPORT_CSV,
+    REPORT_NKINDS,
+} report_kind;
+
+/* "json", "gradescope", "junit", "csv". */
+const char *report_kind_name(report_kind k);
+/* The kind a name means; false when none. */
+bool report_kind_from_name(const char *name, report_kind *k);
+/* "report.json", "results.json", "junit.xml", "grades.csv". */
+const char *report_file_name(report_kind k);
+
+/* The documents (NULL when out of memory; text is malloc'd). */
+cJSON *report_json(const grade_report *r);
+cJSON *report_gradescope(const grade_report *r);
+char *report_junit(const grade_report *r);
+char *report_csv(const grade_report *r);
+
+/* Reads a report.json back (for the class view); the rows and sources are
+ * not read.  false + e naming what is wrong. */
+bool report_read_json(const cJSON *o, grade_report *r, cl_err *e);
+
+/* Writes each of kinds[0..n) into dir (made when missing), each file
+ * atomically, signed when keylen > 0.  The paths written go to stdout's
+ * caller through written (may be NULL), one a line. */
+bool report_write(const grade_report *r, const char *dir, const report_kind *kinds, size_t n,
+                  const void *key, size_t keylen, cl_err *e);
+
+#endif

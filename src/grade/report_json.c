@@ -1,0 +1,221 @@
+/* report_json.c - cudalab's own grade report: every measurement, the
+ * device, the seed, the version, and the graded sources with their hashes;
+ * and reading one back for the class view. */
+#include "grade/report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsonf.h"
+#include "result/record_json.h"
+
+static void put_source(cJSON *o, const char *k, const char *path, const char *sha,
+                       const char *text)
+{
+    cJSON *s = cJSON_AddObjectToObject(o, k);
+    if (!s)
+        return;
+    jsonf_put_str(s, "path", path);
+    if (text) {
+        jsonf_put_str(s, "sha256", sha);
+        jsonf_put_str(s, "text", text);
+    } else {
+        cJSON_AddNullToObject(s, "sha256");
+        cJSON_AddNullToObject(s, "text");
+    }
+}
+
+static cJSON *milestone_json(const grade_milestone *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    jsonf_put_str(o, "id", g->id);
+    jsonf_put_str(o, "text", g->text);
+    jsonf_put_str(o, "kind", g->quiz ? "quiz" : "measured");
+    jsonf_put_double(o, "points", g->points);
+    jsonf_put_double(o, "earned", g->earned);
+    jsonf_put_bool(o, "passed", g->passed);
+    jsonf_put_str(o, "value", g->value);
+    if (g->quiz) {
+        jsonf_put_int(o, "attempts", g->attempts);
+        if (g->answered_at > 0)
+            jsonf_put_double(o, "answered_at", g->answered_at);
+    } else {
+        jsonf_put_str(o, "size", g->size);
+    }
+    jsonf_put_str(o, "cause", g->cause);
+    jsonf_put_str(o, "why", g->why);
+    return o;
+}
+
+static cJSON *lab_json(const grade_lab *gl)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    jsonf_put_str(o, "id", gl->id);
+    jsonf_put_str(o, "title", gl->title);
+    jsonf_put_double(o, "score", gl->score);
+    jsonf_put_double(o, "max_score", gl->max_score);
+    jsonf_put_double(o, "seconds", gl->seconds);
+    jsonf_put_bool(o, "measured", gl->measured);
+    jsonf_put_str(o, "note", gl->note);
+    jsonf_put_str(o, "cause", gl->cause);
+    cJSON *src = cJSON_AddObjectToObject(o, "sources");
+    if (src) {
+        put_source(src, "kernel", gl->kernel_path, gl->kernel_sha, gl->kernel_text);
+        put_source(src, "launcher", gl->launcher_path, gl->launcher_sha, gl->launcher_text);
+    }
+    if (gl->best_ms > 0) {
+        cJSON *b = cJSON_AddObjectToObject(o, "best");
+        if (b) {
+            jsonf_put_str(b, "size", gl->best_size);
+            jsonf_put_double(b, "median_ms", gl->best_ms);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "best");
+    }
+    cJSON *ms = cJSON_AddArrayToObject(o, "milestones");
+    for (size_t i = 0; ms && i < gl->nms; i++)
+        cJSON_AddItemToArray(ms, milestone_json(&gl->ms[i]));
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    for (size_t i = 0; rows && i < gl->nrows; i++) {
+        cJSON *r = cJSON_CreateObject();
+        if (r && record_put_result(r, &gl->rows[i]))
+            cJSON_AddItemToArray(rows, r);
+        else
+            cJSON_Delete(r);
+    }
+    return o;
+}
+
+cJSON *report_json(const grade_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    jsonf_put_str(o, "format", REPORT_FORMAT);
+    jsonf_put_int(o, "format_version", REPORT_FORMAT_VERSION);
+    jsonf_put_str(o, "cudalab", r->version);
+    jsonf_put_str(o, "learner", r->learner);
+    jsonf_put_str(o, "workspace", r->workspace);
+    jsonf_put_str(o, "created", r->created);
+    jsonf_put_u64(o, "seed", r->seed);
+    jsonf_put_double(o, "seconds", r->seconds);
+    jsonf_put_double(o, "score", r->score);
+    jsonf_put_double(o, "max_score", r->max_score);
+    cJSON *d = cJSON_AddObjectToObject(o, "device");
+    if (d)
+        record_put_device(d, &r->dev);
+    cJSON *labs = cJSON_AddArrayToObject(o, "labs");
+    for (size_t i = 0; labs && i < r->nlabs; i++)
+        cJSON_AddItemToArray(labs, lab_json(&r->labs[i]));
+    return o;
+}
+
+/* ---- reading back --------------------------------------------------------------- */
+
+static bool read_milestone(const cJSON *o, grade_milestone *g, cl_err *e)
+{
+    char kind[16] = "";
+    if (!cJSON_IsObject(o))
+        return err_set(e, "a milestone is not an object");
+    if (!(jsonf_get_str(o, "id", g->id, sizeof g->id, e) &&
+          jsonf_get_str(o, "text", g->text, sizeof g->text, e) &&
+          jsonf_get_str(o, "kind", kind, sizeof kind, e) &&
+          jsonf_get_double(o, "points", &g->points, 0, e) &&
+          jsonf_get_double(o, "earned", &g->earned, 0, e) &&
+          jsonf_get_bool(o, "passed", &g->passed, e) &&
+          jsonf_get_str(o, "value", g->value, sizeof g->value, e) &&
+          jsonf_get_str(o, "size", g->size, sizeof g->size, e) &&
+          jsonf_get_str(o, "cause", g->cause, sizeof g->cause, e) &&
+          jsonf_get_str(o, "why", g->why, sizeof g->why, e) &&
+          jsonf_get_int(o, "attempts", &g->attempts, e)))
+        return false;
+    g->quiz = strcmp(kind, "quiz") == 0;
+    if (!g->id[0])
+        return err_set(e, "a milestone has no id");
+    return true;
+}
+
+static bool read_lab(const cJSON *o, grade_lab *gl, cl_err *e)
+{
+    bool ok = true;
+    if (!cJSON_IsObject(o))
+        return err_set(e, "a lab is not an object");
+    if (!(jsonf_get_str(o, "id", gl->id, sizeof gl->id, e) &&
+          jsonf_get_str(o, "title", gl->title, sizeof gl->title, e) &&
+          jsonf_get_double(o, "score", &gl->score, 0, e) &&
+          jsonf_get_double(o, "max_score", &gl->max_score, 0, e) &&
+          jsonf_get_bool(o, "measured", &gl->measured, e) &&
+          jsonf_get_str(o, "note", gl->note, sizeof gl->note, e)))
+        return false;
+    const cJSON *best = cJSON_GetObjectItemCaseSensitive(o, "best");
+    if (cJSON_IsObject(best) &&
+        !(jsonf_get_str(best, "size", gl->best_size, sizeof gl->best_size, e) &&
+          jsonf_get_double(best, "median_ms", &gl->best_ms, 0, e)))
+        return false;
+    const cJSON *ms = jsonf_get_array(o, "milestones", 4096, e, &ok);
+    if (!ok)
+        return false;
+    int n = cJSON_GetArraySize(ms);
+    gl->ms = calloc(n > 0 ? (size_t)n : 1, sizeof *gl->ms);
+    if (!gl->ms)
+        return err_set(e, "out of memory");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, ms) {
+        if (!read_milestone(m, &gl->ms[gl->nms], e))
+            return err_prefix(e, "lab '%s'", gl->id);
+        gl->nms++;
+    }
+    return true;
+}
+
+bool report_read_json(const cJSON *o, grade_report *r, cl_err *e)
+{
+    char format[64] = "";
+    int version = 0;
+    bool ok = true;
+    memset(r, 0, sizeof *r);
+    if (!cJSON_IsObject(o))
+        return err_set(e, "not a JSON object");
+    if (!jsonf_get_str(o, "format", format, sizeof format, e) ||
+        strcmp(format, REPORT_FORMAT) != 0)
+        return err_set(e, "not a cudalab grade report (no \"format\": \"%s\")", REPORT_FORMAT);
+    if (!jsonf_get_int(o, "format_version", &version, e))
+        return false;
+    if (version > REPORT_FORMAT_VERSION)
+        return err_set(e, "a grade report of a newer format (%d; this cudalab reads up to %d)",
+                       version, REPORT_FORMAT_VERSION);
+    if (!(jsonf_get_str(o, "cudalab", r->version, sizeof r->version, e) &&
+          jsonf_get_str(o, "learner", r->learner, sizeof r->learner, e) &&
+          jsonf_get_str(o, "workspace", r->workspace, sizeof r->workspace, e) &&
+          jsonf_get_str(o, "created", r->created, sizeof r->created, e) &&
+          jsonf_get_u64(o, "seed", &r->seed, e) &&
+          jsonf_get_double(o, "seconds", &r->seconds, 0, e) &&
+          jsonf_get_double(o, "score", &r->score, 0, e) &&
+          jsonf_get_double(o, "max_score", &r->max_score, 0, e)))
+        return false;
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "device");
+    if (d && !record_get_device(d, &r->dev, e))
+        return false;
+    const cJSON *labs = jsonf_get_array(o, "labs", 256, e, &ok);
+    if (!ok)
+        return false;
+    int n = cJSON_GetArraySize(labs);
+    r->labs = calloc(n > 0 ? (size_t)n : 1, sizeof *r->labs);
+    if (!r->labs)
+        return err_set(e, "out of memory");
+    const cJSON *l;
+    cJSON_ArrayForEach(l, labs) {
+        if (!read_lab(l, &r->labs[r->nlabs], e)) {
+            r->nlabs++;
+            return false;
+        }
+        r->nlabs++;
+    }
+    return true;
+}

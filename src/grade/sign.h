@@ -1,0 +1,58 @@
+/* sign.h - signing grade reports with an instructor's key, and checking.
+ *
+ * A signature is an HMAC-SHA256 (core/digest.h, OpenSSL) of the report's
+ * canonical content under the key:
+ *   - JSON (report.json, results.json): the document without its signature,
+ *     printed compactly by cJSON; the signature is the top-level
+ *     "signature": {"alg": "hmac-sha256", "value": "<hex>"}, or for
+ *     Gradescope's results.json extra_data.cudalab_signature (the place
+ *     Gradescope's format leaves for extra data);
+ *   - XML (junit.xml): every byte before the last line, which is
+ *     <!-- cudalab-signature hmac-sha256 <hex> -->;
+ *   - CSV (grades.csv): every byte of the file; the signature is the
+ *     sidecar file grades.csv.sig ("hmac-sha256 <hex>"), so that the CSV
+ *     stays plain rows.
+ * Changing any value of a signed report, a number or a name, changes its
+ * canonical content and the check fails.  The key is never written
+ * anywhere. */
+#ifndef CUDALAB_GRADE_SIGN_H
+#define CUDALAB_GRADE_SIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+
+#define SIGN_ALG "hmac-sha256"
+#define SIGN_KEY_ENV "CUDALAB_GRADE_KEY"
+#define SIGN_SIDECAR ".sig"
+
+typedef enum sign_verdict {
+    SIGN_VALID,        /* signed, and the content is as signed */
+    SIGN_TAMPERED,     /* signed, but the content or the signature changed */
+    SIGN_UNSIGNED,     /* a report without a signature */
+    SIGN_UNREADABLE,   /* not a report cudalab can read */
+} sign_verdict;
+
+/* "valid", "tampered", "unsigned", "unreadable". */
+const char *sign_verdict_name(sign_verdict v);
+
+/* The key: the bytes of file (a trailing newline dropped) when file is not
+ * NULL, else $CUDALAB_GRADE_KEY's text; *key NULL and *len 0 when neither
+ * is given.  false + e when the file cannot be read or the key is empty. */
+bool sign_key_load(const char *file, char **key, size_t *len, cl_err *e);
+
+/* Adds the signature to a JSON report (gradescope: in extra_data). */
+bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_err *e);
+/* text with the signature line appended (malloc'd). */
+char *sign_xml(const char *text, const void *key, size_t keylen, cl_err *e);
+/* The sidecar's content for data (malloc'd). */
+char *sign_sidecar(const char *data, size_t n, const void *key, size_t keylen, cl_err *e);
+
+/* Checks the report at path (JSON, XML, or CSV with its sidecar) under the
+ * key; why receives a line saying what was found. */
+sign_verdict sign_verify_file(const char *path, const void *key, size_t keylen, char *why,
+                              size_t n);
+
+#endif

@@ -1,0 +1,45 @@
+#include "supervise/diag_row.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
+{
+    char file[256];
+    int line = 0, col = 0, off = 0, more = 0;
+    if (r->kind != RK_EXERCISE || r->status != RS_ERROR ||
+        sscanf(r->message, "%255[^:\n]:%d:%d: error: %n", file, &line, &col, &off) != 3 || off <= 0)
+        return false;
+    /* text holds the file name, then the message without its count. */
+    int fl = snprintf(text, n, "%s", file);
+    if (fl < 0 || (size_t)fl + 2 >= n)
+        return false;
+    char *msg = text + fl + 1;
+    snprintf(msg, n - (size_t)fl - 1, "%s", r->message + off);
+    char *tail = strstr(msg, " (and ");
+    if (tail && sscanf(tail, " (and %d more error", &more) == 1)
+        *tail = '\0';
+    in->compile_errors = 1 + more;
+    in->compile_file = text;
+    in->compile_line = line;
+    in->compile_col = col;
+    in->compile_message = msg;
+    return true;
+}
+
+void diag_row(const run_result *r, const run_fault *f, const char *problem, double time_limit_s,
+              diagnosis *out)
+{
+    diag_input in;
+    char text[768];
+    diag_input_init(&in);
+    in.problem = problem;
+    in.time_limit_s = time_limit_s;
+    if (r) {
+        diag_input_from_result(&in, r);
+        diag_row_compile(r, &in, text, sizeof text);
+    }
+    if (f)
+        diag_input_from_fault(&in, f);
+    diagnose(&in, out);
+}

@@ -1,0 +1,25 @@
+/* diag_row.h - one row (and the fault that ended its run) in plain words.
+ *
+ * What the TUI, `cudalab run` and `cudalab grade` show under a learner's
+ * row that went wrong: the row's status and message, a compiler error
+ * carried in the message ("starter.cu:12:5: error: ... (and 2 more
+ * errors)"), and the run's fault, read together by diagnose(). */
+#ifndef CUDALAB_SUPERVISE_DIAG_ROW_H
+#define CUDALAB_SUPERVISE_DIAG_ROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result/record.h"
+#include "supervise/diagnose.h"
+
+/* Diagnoses row r (NULL: no row came) with fault f (NULL: none) of a run
+ * whose time limit was time_limit_s (0: unknown). */
+void diag_row(const run_result *r, const run_fault *f, const char *problem, double time_limit_s,
+              diagnosis *out);
+/* When r is a learner row whose message is a compiler's "file:line:col:
+ * error: message [(and N more errors)]", fills the compile fields of in
+ * (the strings live in r and in text, of size n) and returns true. */
+bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n);
+
+#endif
