@@ -1,6 +1,5 @@
 #include "tui/tui.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -9,31 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "prof/ncu.h"
-#include "core/paths.h"
-#include "core/which.h"
-#include "core/watch.h"
-#include "lab/labmodel.h"
-#include "lab/workspace.h"
-#include "tui/tui_app.h"
-#include "tui/tui_draw.h"
-#include "tui/tui_job.h"
-#include "tui/tui_keys.h"
-#include "tui/tui_layout.h"
+#include "catalog/experiments_list.h"
+#include "tui/tui_internal.h"
 #include "tui/tui_lessonview.h"
 #include "tui/tui_milestones.h"
-#include "tui/tui_ncu.h"
 #include "tui/tui_overlays.h"
 #include "tui/tui_panes.h"
 #include "tui/tui_runview.h"
-#include "tui/tui_san.h"
 #include "tui/tui_theme.h"
 #include "tui/tui_views.h"
-#include "catalog/experiments_list.h"
-#include "supervise/supervisor.h"
 
 #define FRAME_MS 100          /* while something animates */
 #define IDLE_MS 2000          /* otherwise */
@@ -45,60 +30,25 @@ static void on_stop_signal(int sig)
     stop_signal = sig;
 }
 
-typedef struct tui_ctx {
-    tui_app app;
-    tui_layout lay;
-    WINDOW *win[TUI_P_COUNT];
-    WINDOW *overlay;
-    supervisor *sup;
-    char sup_error[CL_ERR_MAX];
-    unsigned flags;            /* TUI_F_* gathered from callbacks */
-    char workspace[CL_PATH_MAX];
-    watch *watch;              /* saves in the workspace folders of opened labs */
-    bool *prepared;            /* per lab: workspace copies made and watched */
-    size_t last_sel;
-    const tui_opts *opts;
-    tui_job job;               /* Nsight Compute or compute-sanitizer, in a child */
-    tui_ncu_job ncu;
-    tui_san_job san;
-} tui_ctx;
-
 /* ---- worker callbacks ---------------------------------------------------- */
 
-static void cb_hello(void *ud, const device_info *dev)
-{
-    tui_ctx *c = ud;
-    c->flags |= tui_app_on_hello(&c->app, dev);
-}
-
-static void cb_progress(void *ud, const run_progress *p)
-{
-    tui_ctx *c = ud;
-    c->flags |= tui_app_on_progress(&c->app, p);
-}
-
-static void cb_result(void *ud, const run_result *r)
-{
-    tui_ctx *c = ud;
-    c->flags |= tui_app_on_result(&c->app, r);
-}
+/* Each worker event goes to the app; the flags it returns wait for the loop. */
+#define FORWARD(event, type)                                                   \
+    static void cb_##event(void *ud, type arg)                                 \
+    {                                                                          \
+        tui_ctx *c = ud;                                                       \
+        c->flags |= tui_app_on_##event(&c->app, arg);                          \
+    }
+FORWARD(hello, const device_info *)
+FORWARD(progress, const run_progress *)
+FORWARD(result, const run_result *)
+FORWARD(fault, const run_fault *)
+FORWARD(done, int)
 
 static void cb_log(void *ud, int level, const char *msg)
 {
     tui_ctx *c = ud;
     c->flags |= tui_app_on_log(&c->app, level, msg);
-}
-
-static void cb_fault(void *ud, const run_fault *f)
-{
-    tui_ctx *c = ud;
-    c->flags |= tui_app_on_fault(&c->app, f);
-}
-
-static void cb_done(void *ud, int run)
-{
-    tui_ctx *c = ud;
-    c->flags |= tui_app_on_done(&c->app, run);
 }
 
 /* ---- windows ------------------------------------------------------------- */
@@ -194,263 +144,7 @@ static void draw(tui_ctx *c)
     doupdate();
 }
 
-/* ---- the learner's files --------------------------------------------------- */
-
-/* Makes the workspace copies of lab i's exercise (first time the lab is
- * opened) and starts watching them for saves. */
-static void prepare_workspace(tui_ctx *c, size_t i)
-{
-    tui_app *a = &c->app;
-    const lab *l;
-    workspace_files f;
-    cl_err e;
-    if (!a->labs || i >= a->labs->n || c->prepared[i])
-        return;
-    l = a->labs->v[i];
-    c->prepared[i] = true;
-    if (!l->exercise.kernel)
-        return;
-    err_clear(&e);
-    if (!workspace_prepare(c->workspace[0] ? c->workspace : NULL, l, &f, &e)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
-        return;
-    }
-    if (f.kernel_created || f.launcher_created)
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s (e edits it; saving runs it)", l->id,
-                    f.kernel);
-    else
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s", l->id, f.kernel);
-    if (c->watch && !watch_add(c->watch, f.dir, &e))
-        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
-}
-
-/* Runs the learner's editor on lab i's kernel with the terminal handed
- * over, and takes the terminal back afterwards. */
-static void edit_exercise(tui_ctx *c, size_t i)
-{
-    tui_app *a = &c->app;
-    workspace_files f;
-    cl_err e;
-    const char *ed = getenv("VISUAL");
-    struct sigaction ign, old_int, old_quit;
-    pid_t pid;
-    int status = 0;
-    if (!ed || !ed[0])
-        ed = getenv("EDITOR");
-    char found[CL_PATH_MAX];
-    if (!ed || !ed[0])
-        ed = which_tool("vi", found, sizeof found) || !which_tool("nano", found, sizeof found)
-                 ? "vi" : "nano";
-    err_clear(&e);
-    prepare_workspace(c, i);
-    if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
-        return;
-    }
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    def_prog_mode();
-    endwin();
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
-    pid = fork();
-    if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGQUIT, SIG_DFL);
-        execlp("sh", "sh", "-c", "exec $0 \"$1\"", ed, f.kernel, (char *)NULL);
-        _exit(127);
-    }
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
-    reset_prog_mode();
-    clearok(curscr, TRUE);
-    if (pid < 0)
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the editor: %s", strerror(errno));
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        tui_log_add(&a->log, TUI_LOG_ERROR, "the editor '%s' could not be started; set $EDITOR", ed);
-}
-
-static void reset_exercise(tui_ctx *c, size_t i)
-{
-    tui_app *a = &c->app;
-    workspace_files f;
-    char backup[CL_PATH_MAX];
-    cl_err e;
-    err_clear(&e);
-    if (!workspace_reset(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], true, &f, backup,
-                         sizeof backup, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "reset failed: %s", e.msg);
-        return;
-    }
-    if (backup[0])
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
-    else
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter");
-}
-
-/* Saves noticed by the watch: each one in a lab's workspace runs it. */
-static unsigned read_saves(tui_ctx *c)
-{
-    watch_change ch[8];
-    unsigned flags = 0;
-    int n;
-    cl_err e;
-    if (!c->watch)
-        return 0;
-    err_clear(&e);
-    n = watch_poll(c->watch, ch, 8, &e);
-    for (int k = 0; k < n; k++) {
-        for (size_t i = 0; c->app.labs && i < c->app.labs->n; i++) {
-            workspace_files f;
-            const char *p = ch[k].path;
-            if (!c->prepared[i] || !c->app.labs->v[i]->exercise.kernel ||
-                !workspace_files_of(c->workspace[0] ? c->workspace : NULL, c->app.labs->v[i], &f, NULL))
-                continue;
-            if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
-                flags |= tui_app_exercise_saved(&c->app, i, p);
-        }
-    }
-    return flags;
-}
-
-/* ---- Nsight Compute and compute-sanitizer -------------------------------------- */
-
-/* The program and global options a child cudalab needs to see what this
- * one sees: the same labs, workspace and time limit. */
-static bool self_args(tui_ctx *c, tui_ncu_job *j, cl_err *e)
-{
-    char limit[32];
-    j->nargs = 0;
-    if (!paths_self_exe(j->args[j->nargs++], sizeof j->args[0], e))
-        return false;
-    for (size_t i = 1; i < c->opts->nlab_dirs && j->nargs + 2 < TUI_NCU_MAX_ARGS; i++) {
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "--labs");
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->opts->lab_dirs[i]);
-    }
-    if (c->workspace[0]) {
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "--workspace");
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->workspace);
-    }
-    if (c->opts->time_limit_s > 0) {
-        snprintf(limit, sizeof limit, "%g", c->opts->time_limit_s);
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "--time-limit");
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", limit);
-    }
-    return true;
-}
-
-static void start_ncu(tui_ctx *c)
-{
-    tui_app *a = &c->app;
-    tui_ncu_job *j = &c->ncu;
-    cl_err e;
-    err_clear(&e);
-    memset(j, 0, sizeof *j);
-    if (!ncu_find(j->ncu, sizeof j->ncu)) {
-        tui_app_job_failed(a, ncu_install_hint());
-        return;
-    }
-    if (a->dev_known && !a->dev.present) {
-        tui_app_job_failed(a, "no CUDA device found: Nsight Compute needs a GPU to profile a kernel on");
-        return;
-    }
-    if (!self_args(c, j, &e)) {
-        tui_app_job_failed(a, e.msg);
-        return;
-    }
-    for (int i = 0; i < a->req.nargs && j->nargs < TUI_NCU_MAX_ARGS; i++)
-        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", a->req.args[i]);
-    snprintf(j->kernel, sizeof j->kernel, "%s", a->req.kernel);
-    j->timeout_s = a->time_limit_s > 0 ? a->time_limit_s * 4 : 0;
-    if (!tui_job_start(&c->job, tui_ncu_child, j, &e))
-        tui_app_job_failed(a, e.msg);
-    else
-        tui_app_job_started(a);
-}
-
-static void start_sanitize(tui_ctx *c)
-{
-    tui_app *a = &c->app;
-    tui_san_job *j = &c->san;
-    const lab *l;
-    cl_err e;
-    err_clear(&e);
-    memset(j, 0, sizeof *j);
-    if (!a->labs || a->req.lab >= a->labs->n) {
-        a->req.kind = TUI_REQ_NONE;
-        return;
-    }
-    l = a->labs->v[a->req.lab];
-    prepare_workspace(c, a->req.lab);
-    j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
-    snprintf(j->problem, sizeof j->problem, "%s", l->exercise.problem ? l->exercise.problem : l->problem);
-    snprintf(j->lab, sizeof j->lab, "%s", l->id);
-    for (size_t z = 0; z < l->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
-        snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", l->sizes[z]);
-    if (!tui_app_exercise_paths(a, l, j->kernel, j->launcher, sizeof j->kernel)) {
-        tui_app_job_failed(a, "this lab has no exercise to check");
-        return;
-    }
-    j->time_limit_s = a->time_limit_s;
-    if (!tui_job_start(&c->job, tui_san_child, j, &e))
-        tui_app_job_failed(a, e.msg);
-    else
-        tui_app_job_started(a);
-}
-
-/* ---- requests ------------------------------------------------------------ */
-
-static void handle_request(tui_ctx *c)
-{
-    tui_app *a = &c->app;
-    cl_err e;
-    err_clear(&e);
-    switch (a->req.kind) {
-    case TUI_REQ_RUN:
-        if (!c->sup) {
-            tui_app_run_failed(a, c->sup_error);
-        } else if (supervisor_submit(c->sup, &a->req.run, a->req.time_limit_s, &e)) {
-            run_request started = a->req.run;
-            tui_app_run_started(a, &started);
-        } else {
-            tui_app_run_failed(a, e.msg);
-        }
-        break;
-    case TUI_REQ_CANCEL:
-        a->req.kind = TUI_REQ_NONE;
-        if (c->sup)
-            supervisor_cancel(c->sup);
-        break;
-    case TUI_REQ_EDIT:
-        a->req.kind = TUI_REQ_NONE;
-        edit_exercise(c, a->req.lab);
-        break;
-    case TUI_REQ_RESET:
-        a->req.kind = TUI_REQ_NONE;
-        reset_exercise(c, a->req.lab);
-        break;
-    case TUI_REQ_NCU:
-        start_ncu(c);
-        break;
-    case TUI_REQ_SANITIZE:
-        start_sanitize(c);
-        break;
-    case TUI_REQ_CANCEL_JOB:
-        a->req.kind = TUI_REQ_NONE;
-        if (tui_job_active(&c->job)) {
-            tui_job_clear(&c->job);
-            tui_log_add(&a->log, TUI_LOG_INFO, "%s stopped", a->job_what);
-        }
-        a->job = TUI_JOB_NONE;
-        break;
-    case TUI_REQ_NONE:
-        break;
-    }
-}
+/* ---- input --------------------------------------------------------------- */
 
 static unsigned handle_mouse(tui_ctx *c)
 {
@@ -484,7 +178,7 @@ static unsigned read_keys(tui_ctx *c)
         }
         if (flags & TUI_F_REQUEST) {
             bool edit = c->app.req.kind == TUI_REQ_EDIT;
-            handle_request(c);
+            tui_requests_handle(c);
             flags &= ~(unsigned)TUI_F_REQUEST;
             if (edit)
                 flags |= TUI_F_REPAINT | TUI_F_REDRAW;
@@ -503,7 +197,9 @@ static bool want_colour(const tui_opts *o)
     return !o->no_color && !(nc && nc[0]);
 }
 
-static void install_signals(struct sigaction *old)
+/* Sends the stop signals to on_stop_signal, keeping the old handlers in
+ * old; with install false, puts the old handlers back. */
+static void stop_signals(bool install, struct sigaction *old)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     struct sigaction sa;
@@ -511,14 +207,7 @@ static void install_signals(struct sigaction *old)
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &old[i], NULL);
+        sigaction(sigs[i], install ? &sa : &old[i], install ? &old[i] : NULL);
 }
 
 static void add_diags(tui_app *a, const lab_diags *d)
@@ -532,12 +221,22 @@ static void add_diags(tui_app *a, const lab_diags *d)
     }
 }
 
+/* Adds fd to the poll set, unless it is closed (negative); returns its
+ * slot, or -1. */
+static int poll_add(struct pollfd *fds, int *n, int fd)
+{
+    if (fd < 0)
+        return -1;
+    fds[*n] = (struct pollfd){.fd = fd, .events = POLLIN};
+    return (*n)++;
+}
+
 static int loop(tui_ctx *c)
 {
     unsigned flags = TUI_F_REDRAW;
     while (!stop_signal) {
         struct pollfd fds[4];
-        int nfds = 1, timeout, sfd, wslot = -1, jslot = -1;
+        int nfds = 0, timeout, sfd, wslot, jslot;
         bool animate;
         if (flags & TUI_F_REPAINT)
             clearok(curscr, TRUE);
@@ -545,28 +244,11 @@ static int loop(tui_ctx *c)
             draw(c);
         flags = 0;
 
-        fds[0].fd = STDIN_FILENO;
-        fds[0].events = POLLIN;
-        fds[0].revents = 0;
+        poll_add(fds, &nfds, STDIN_FILENO);
         sfd = c->sup ? supervisor_fd(c->sup) : -1;
-        if (sfd >= 0) {
-            fds[1].fd = sfd;
-            fds[1].events = POLLIN;
-            fds[1].revents = 0;
-            nfds = 2;
-        }
-        if (c->watch) {
-            wslot = nfds++;
-            fds[wslot].fd = watch_fd(c->watch);
-            fds[wslot].events = POLLIN;
-            fds[wslot].revents = 0;
-        }
-        if (tui_job_fd(&c->job) >= 0) {
-            jslot = nfds++;
-            fds[jslot].fd = tui_job_fd(&c->job);
-            fds[jslot].events = POLLIN;
-            fds[jslot].revents = 0;
-        }
+        poll_add(fds, &nfds, sfd);
+        wslot = c->watch ? poll_add(fds, &nfds, watch_fd(c->watch)) : -1;
+        jslot = poll_add(fds, &nfds, tui_job_fd(&c->job));
         animate = c->app.running || c->app.job != TUI_JOB_NONE;
         timeout = animate ? FRAME_MS : IDLE_MS;
         if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
@@ -581,19 +263,19 @@ static int loop(tui_ctx *c)
             c->flags = 0;
         }
         if (wslot >= 0 && fds[wslot].revents)
-            flags |= read_saves(c);
+            flags |= tui_requests_saves(c);
         if (jslot >= 0 && fds[jslot].revents && tui_job_pump(&c->job)) {
             flags |= tui_app_on_job(&c->app, c->job.out ? c->job.out : "", c->job.status);
             tui_job_clear(&c->job);
         }
         if (flags & TUI_F_REQUEST) {
-            handle_request(c);
+            tui_requests_handle(c);
             flags &= ~(unsigned)TUI_F_REQUEST;
         }
         flags |= read_keys(c);
         if (c->app.sel != c->last_sel) {
             c->last_sel = c->app.sel;
-            prepare_workspace(c, c->app.sel);
+            tui_requests_prepare(c, c->app.sel);
             flags |= TUI_F_REDRAW;
         }
         if (flags & TUI_F_QUIT)
@@ -678,7 +360,7 @@ int tui_run(const tui_opts *o)
     c->watch = watch_new(0, &e);
     if (!c->watch)
         tui_log_add(&c->app.log, TUI_LOG_WARN, "saving your kernel will not start a run: %s", e.msg);
-    prepare_workspace(c, 0);
+    tui_requests_prepare(c, 0);
     add_diags(&c->app, &diags);
     for (size_t i = 0; i < labs.n; i++)
         tui_app_eval(&c->app, i);
@@ -693,10 +375,10 @@ int tui_run(const tui_opts *o)
         tui_log_add(&c->app.log, TUI_LOG_ERROR, "%s", c->sup_error);
     }
 
-    install_signals(old);
+    stop_signals(true, old);
     scr = newterm(NULL, stdout, stdin);
     if (!scr) {
-        restore_signals(old);
+        stop_signals(false, old);
         fprintf(stderr, "cudalab: cannot use this terminal (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "");
         goto cleanup;
@@ -730,7 +412,7 @@ int tui_run(const tui_opts *o)
     windows_free(c);
     endwin();
     delscreen(scr);
-    restore_signals(old);
+    stop_signals(false, old);
 
 cleanup:
     tui_job_clear(&c->job);

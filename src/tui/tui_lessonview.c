@@ -5,7 +5,8 @@
 #include "tui/tui_draw.h"
 #include "tui/tui_md.h"
 
-int tui_lessonview_attr(unsigned style)
+/* The curses attribute for a set of Markdown style bits. */
+static int style_attr(unsigned style)
 {
     int attr;
     if (style & MD_HEAD)
@@ -25,7 +26,7 @@ int tui_lessonview_attr(unsigned style)
     return attr;
 }
 
-static void draw_line(WINDOW *w, int y, int x, int width, const md_line *l)
+void tui_lessonview_line(WINDOW *w, int y, int x, int width, const md_line *l)
 {
     size_t i = 0;
     int col = 0;
@@ -34,7 +35,7 @@ static void draw_line(WINDOW *w, int y, int x, int width, const md_line *l)
         while (j < l->len && l->style[j] == l->style[i])
             j++;
         col += tui_draw_nstr(w, y, x + col, width - col, l->text + i, j - i,
-                             tui_lessonview_attr(l->style[i]));
+                             style_attr(l->style[i]));
         i = j;
     }
 }
@@ -73,7 +74,7 @@ void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
     if (scroll < 0)
         scroll = 0;
     for (int r = 0; r < vis && (size_t)(scroll + r) < d->n; r++)
-        draw_line(w, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
+        tui_lessonview_line(w, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
     foot[0] = '\0';
     if ((int)d->n > vis) {
         int pct = (int)((long)(scroll + vis) * 100 / (long)d->n);

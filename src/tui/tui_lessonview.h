@@ -7,11 +7,12 @@
 
 #include "tui/tui_app.h"
 #include "tui/tui_layout.h"
+#include "tui/tui_md.h"
 
 /* Draws the lesson into w (the pane's window).  Renders through the app's
  * lesson cache, which is its only effect on the app. */
 void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay);
-/* The curses attribute for a set of Markdown style bits. */
-int tui_lessonview_attr(unsigned style);
+/* Draws one laid-out Markdown line at (y, x), at most width columns. */
+void tui_lessonview_line(WINDOW *w, int y, int x, int width, const md_line *l);
 
 #endif

@@ -1,817 +1,327 @@
 #include "tui/tui_md.h"
 
-#include <ctype.h>
+#include <md4c.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/tui_text.h"
+#include "tui/tui_mdout.h"
 
-typedef struct rstr {
-    char *t;
-    unsigned char *s;
-    size_t len, cap;
-} rstr;
+/* CommonMark with pipe tables; HTML as text, code only fenced (tui_md.h) */
+#define LESSON_DIALECT (MD_FLAG_TABLES | MD_FLAG_NOHTML | MD_FLAG_NOINDENTEDCODEBLOCKS)
+#define MAX_LINKS 4            /* nested links and images that get their address shown */
 
-typedef struct mdctx {
-    md_doc *doc;
-    int width;
-    bool ascii;
-    bool oom;
-} mdctx;
+/* What md4c's callbacks share while they read one document. */
+typedef struct mdparse {
+    md_out o;
+    md_str text;               /* inline text of a paragraph, heading or tight item */
+    md_str code;               /* a code block's lines */
+    md_str *dst;               /* where inline text goes: text, or a table cell */
+    md_table table;
+    int col;                   /* table column being read */
+    bool in_code;
+    unsigned char base;        /* the block's own style (headings) */
+    int em, strong, codespan, links;
+    size_t link_at[MAX_LINKS]; /* where the text of each open link starts in *dst */
+    struct {
+        bool tight;
+        unsigned next;         /* number of the next item */
+        char delim;            /* '.' or ')'; 0 for bullets */
+    } list[MD_MAX_DEPTH];
+    int nlists;                /* may pass MD_MAX_DEPTH, as levels do */
+} mdparse;
 
-typedef enum { PARA_NONE, PARA_TEXT, PARA_ITEM, PARA_QUOTE } para_kind;
+/* ---- text ------------------------------------------------------------------ */
 
-typedef struct para {
-    para_kind kind;
-    char *raw;
-    size_t len, cap;
-    rstr first, cont;
-} para;
+static const char *const entities[][2] = {
+    {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", "\xC2\xA0"},
+};
 
-static bool grow(mdctx *c, void **p, size_t *cap, size_t need, size_t elem)
+/* Appends the character an entity names: "&#955;" and "&#x3bb;" any code
+ * point (U+FFFD for invalid ones), "&amp;" and the other names above;
+ * other names stay as written. */
+static void put_entity(mdparse *p, md_str *dst, const char *s, size_t n, unsigned char st)
 {
-    size_t ncap;
-    void *np;
-    if (need <= *cap)
-        return true;
-    ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    np = realloc(*p, ncap * elem);
-    if (!np) {
-        c->oom = true;
-        return false;
-    }
-    *p = np;
-    *cap = ncap;
-    return true;
-}
-
-static void rs_put(mdctx *c, rstr *r, const char *p, size_t n, unsigned char st)
-{
-    size_t cap = r->cap;
-    void *t = r->t, *s = r->s;
-    if (n == 0 || c->oom)
-        return;
-    if (r->len + n + 1 > cap) {
-        size_t ncap = cap ? cap : 64;
-        while (ncap < r->len + n + 1)
-            ncap *= 2;
-        t = realloc(r->t, ncap);
-        if (!t) {
-            c->oom = true;
-            return;
-        }
-        r->t = t;
-        s = realloc(r->s, ncap);
-        if (!s) {
-            c->oom = true;
-            return;
-        }
-        r->s = s;
-        r->cap = ncap;
-    }
-    memcpy(r->t + r->len, p, n);
-    memset(r->s + r->len, st, n);
-    r->len += n;
-    r->t[r->len] = '\0';
-}
-
-static void rs_puts(mdctx *c, rstr *r, const char *p, unsigned char st)
-{
-    rs_put(c, r, p, strlen(p), st);
-}
-
-static void rs_cat(mdctx *c, rstr *r, const rstr *a)
-{
-    if (c->oom)
-        return;
-    for (size_t i = 0; i < a->len; i++)
-        rs_put(c, r, a->t + i, 1, a->s[i]);
-}
-
-static void rs_repeat(mdctx *c, rstr *r, const char *g, int times, unsigned char st)
-{
-    for (int i = 0; i < times; i++)
-        rs_puts(c, r, g, st);
-}
-
-static void rs_clear(rstr *r)
-{
-    r->len = 0;
-    if (r->t)
-        r->t[0] = '\0';
-}
-
-static void rs_free(rstr *r)
-{
-    free(r->t);
-    free(r->s);
-    memset(r, 0, sizeof *r);
-}
-
-static int rs_width(const rstr *r)
-{
-    return tui_text_width(r->t, r->len);
-}
-
-static bool line_is_blank(const md_line *l)
-{
-    for (size_t i = 0; i < l->len; i++)
-        if (l->text[i] != ' ')
-            return false;
-    return true;
-}
-
-static void emit(mdctx *c, const rstr *r)
-{
-    md_doc *d = c->doc;
-    md_line *l;
-    size_t len = r->len;
-    if (c->oom)
-        return;
-    while (len > 0 && r->t[len - 1] == ' ' && !(r->s[len - 1] & (MD_BLOCK | MD_CODE)))
-        len--;
-    if (!grow(c, (void **)&d->v, &d->cap, d->n + 1, sizeof *d->v))
-        return;
-    l = &d->v[d->n];
-    l->text = malloc(len + 1);
-    l->style = malloc(len + 1);
-    if (!l->text || !l->style) {
-        free(l->text);
-        free(l->style);
-        c->oom = true;
+    static const unsigned char lead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+    bool hex = n > 3 && (s[2] == 'x' || s[2] == 'X');
+    unsigned long cp;
+    char buf[4];
+    int len;
+    for (size_t k = 0; s[1] != '#' && k < sizeof entities / sizeof entities[0]; k++)
+        if (n == strlen(entities[k][0]) + 2 && memcmp(s + 1, entities[k][0], n - 2) == 0)
+            s = entities[k][1], n = strlen(s);     /* a known name: its character */
+    if (s[1] != '#') {                             /* that, or an unknown name */
+        tui_mdout_put(&p->o, dst, s, n, st);
         return;
     }
-    if (len)
-        memcpy(l->text, r->t, len);
-    if (len)
-        memcpy(l->style, r->s, len);
-    l->text[len] = '\0';
-    l->style[len] = 0;
-    l->len = len;
-    d->n++;
+    cp = strtoul(s + 2 + hex, NULL, hex ? 16 : 10);
+    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        cp = 0xFFFD;
+    len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (int k = len - 1; k > 0; k--, cp >>= 6)
+        buf[k] = (char)(0x80 | (cp & 0x3F));
+    buf[0] = (char)(lead[len] | cp);
+    tui_mdout_put(&p->o, dst, buf, (size_t)len, st);
 }
 
-static void emit_blank(mdctx *c)
+/* Appends text md4c reports as type: entities decoded, U+FFFD for NUL,
+ * tabs as spaces. */
+static void put_text(mdparse *p, md_str *dst, MD_TEXTTYPE type, const char *s, size_t n,
+                     unsigned char st)
 {
-    rstr empty = {0};
-    if (c->doc->n == 0 || line_is_blank(&c->doc->v[c->doc->n - 1]))
-        return;
-    emit(c, &empty);
-}
-
-/* ---- inline spans ------------------------------------------------------ */
-
-static size_t skip_code(const char *p, size_t n, size_t k)
-{
-    size_t e = k + 1;
-    while (e < n && p[e] != '`')
-        e++;
-    return e < n ? e : k;
-}
-
-static bool is_space(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
-
-static bool is_alnum(char ch)
-{
-    return isalnum((unsigned char)ch) != 0;
-}
-
-/* Closing delimiter (one or two ch) for an emphasis opened before `from`. */
-static size_t find_close(const char *p, size_t n, size_t from, char ch, bool twice)
-{
-    for (size_t k = from; k < n; k++) {
-        if (p[k] == '\\') {
-            k++;
-            continue;
-        }
-        if (p[k] == '`') {
-            k = skip_code(p, n, k);
-            continue;
-        }
-        if (p[k] != ch || k == from || is_space(p[k - 1]))
-            continue;
-        if (twice) {
-            if (k + 1 < n && p[k + 1] == ch)
-                return k;
-        } else {
-            if (p[k - 1] == ch || (k + 1 < n && p[k + 1] == ch))
-                continue;
-            if (ch == '_' && k + 1 < n && is_alnum(p[k + 1]))
-                continue;
-            return k;
-        }
-    }
-    return (size_t)-1;
-}
-
-static void inl(mdctx *c, rstr *out, const char *p, size_t n, unsigned char base)
-{
-    size_t i = 0;
-    while (i < n && !c->oom) {
-        char ch = p[i];
-        if (ch == '\\' && i + 1 < n && ispunct((unsigned char)p[i + 1])) {
-            rs_put(c, out, p + i + 1, 1, base);
-            i += 2;
-            continue;
-        }
-        if (ch == '`') {
-            size_t k = skip_code(p, n, i);
-            if (k != i) {
-                rs_put(c, out, p + i + 1, k - i - 1, base | MD_CODE);
-                i = k + 1;
-                continue;
-            }
-        }
-        if ((ch == '*' || ch == '_') && (ch == '*' || i == 0 || !is_alnum(p[i - 1]))) {
-            bool twice = i + 1 < n && p[i + 1] == ch;
-            size_t open = twice ? 2 : 1;
-            if (i + open < n && !is_space(p[i + open])) {
-                size_t k = find_close(p, n, i + open, ch, twice);
-                if (k != (size_t)-1) {
-                    inl(c, out, p + i + open, k - i - open,
-                        (unsigned char)(base | (twice ? MD_BOLD : MD_ITALIC)));
-                    i = k + open;
-                    continue;
-                }
-            }
-        }
-        if (ch == '[') {
-            size_t k = i + 1;
-            while (k < n && p[k] != ']')
-                k++;
-            if (k + 1 < n && p[k + 1] == '(') {
-                size_t u = k + 2;
-                while (u < n && p[u] != ')')
-                    u++;
-                if (u < n) {
-                    size_t tlen = k - i - 1, ulen = u - k - 2;
-                    inl(c, out, p + i + 1, tlen, (unsigned char)(base | MD_LINK));
-                    if (ulen > 0 && !(ulen == tlen && memcmp(p + i + 1, p + k + 2, ulen) == 0)) {
-                        rs_puts(c, out, " (", MD_MARK);
-                        rs_put(c, out, p + k + 2, ulen, MD_MARK);
-                        rs_puts(c, out, ")", MD_MARK);
-                    }
-                    i = u + 1;
-                    continue;
-                }
-            }
-        }
-        rs_put(c, out, p + i, 1, base);
-        i++;
-    }
-}
-
-/* ---- wrapping ------------------------------------------------------------ */
-
-static void wrap(mdctx *c, const rstr *txt, const rstr *first, const rstr *cont)
-{
-    rstr line = {0};
-    int col;
-    bool empty = true;
-    size_t i = 0;
-
-    rs_cat(c, &line, first);
-    col = rs_width(first);
-    while (i < txt->len && !c->oom) {
-        size_t j, a;
-        int ww;
-        while (i < txt->len && txt->t[i] == ' ')
-            i++;
-        if (i >= txt->len)
-            break;
-        j = i;
-        while (j < txt->len && txt->t[j] != ' ')
-            j++;
-        ww = tui_text_width(txt->t + i, j - i);
-        if (!empty && col + 1 + ww > c->width) {
-            emit(c, &line);
-            rs_clear(&line);
-            rs_cat(c, &line, cont);
-            col = rs_width(cont);
-            empty = true;
-        }
-        if (!empty) {
-            rs_put(c, &line, " ", 1, txt->s[i - 1]);
-            col++;
-        }
-        a = i;
-        while (col + tui_text_width(txt->t + a, j - a) > c->width && !c->oom) {
-            size_t take = tui_text_fit(txt->t + a, j - a, c->width - col, NULL);
-            if (take == 0)
-                take = tui_text_next(txt->t + a, j - a, 0, NULL);
-            for (size_t k = 0; k < take; k++)
-                rs_put(c, &line, txt->t + a + k, 1, txt->s[a + k]);
-            a += take;
-            emit(c, &line);
-            rs_clear(&line);
-            rs_cat(c, &line, cont);
-            col = rs_width(cont);
-            if (a >= j)
-                break;
-        }
-        for (size_t k = a; k < j; k++)
-            rs_put(c, &line, txt->t + k, 1, txt->s[k]);
-        col += tui_text_width(txt->t + a, j - a);
-        empty = a >= j;
-        i = j;
-    }
-    if (!empty || (first->len > 0 && line.len > 0 && txt->len == 0))
-        emit(c, &line);
-    rs_free(&line);
-}
-
-/* ---- blocks ------------------------------------------------------------- */
-
-static void para_flush(mdctx *c, para *pa)
-{
-    rstr txt = {0};
-    if (pa->kind == PARA_NONE)
-        return;
-    inl(c, &txt, pa->raw ? pa->raw : "", pa->len, 0);
-    wrap(c, &txt, &pa->first, &pa->cont);
-    rs_free(&txt);
-    pa->kind = PARA_NONE;
-    pa->len = 0;
-    rs_clear(&pa->first);
-    rs_clear(&pa->cont);
-}
-
-static void para_add(mdctx *c, para *pa, const char *p, size_t n)
-{
-    if (!grow(c, (void **)&pa->raw, &pa->cap, pa->len + n + 2, 1))
-        return;
-    if (pa->len > 0)
-        pa->raw[pa->len++] = ' ';
-    memcpy(pa->raw + pa->len, p, n);
-    pa->len += n;
-    pa->raw[pa->len] = '\0';
-}
-
-static size_t lead_spaces(const char *p, size_t n)
-{
-    size_t k = 0;
-    while (k < n && is_space(p[k]))
-        k++;
-    return k;
-}
-
-static bool is_blank(const char *p, size_t n)
-{
-    return lead_spaces(p, n) == n;
-}
-
-static bool is_fence(const char *p, size_t n)
-{
-    size_t k = lead_spaces(p, n);
-    return n - k >= 3 && (memcmp(p + k, "```", 3) == 0 || memcmp(p + k, "~~~", 3) == 0);
-}
-
-static bool is_rule(const char *p, size_t n)
-{
-    size_t k = lead_spaces(p, n);
-    char ch;
-    int count = 0;
-    if (k >= n)
-        return false;
-    ch = p[k];
-    if (ch != '-' && ch != '*' && ch != '_')
-        return false;
-    for (; k < n; k++) {
-        if (p[k] == ch)
-            count++;
-        else if (!is_space(p[k]))
-            return false;
-    }
-    return count >= 3;
-}
-
-static int heading_level(const char *p, size_t n, size_t *text_at)
-{
-    size_t k = 0;
-    while (k < n && k < 7 && p[k] == '#')
-        k++;
-    if (k == 0 || k > 6 || (k < n && p[k] != ' '))
-        return 0;
-    while (k < n && p[k] == ' ')
-        k++;
-    *text_at = k;
-    return (int)k;
-}
-
-/* "- x", "* x", "+ x" or "12. x" / "12) x" after indentation. */
-static bool list_marker(const char *p, size_t n, size_t *mlen, bool *numbered)
-{
-    size_t k = 0;
-    if (n >= 2 && (p[0] == '-' || p[0] == '*' || p[0] == '+') && p[1] == ' ') {
-        *mlen = 1;
-        *numbered = false;
-        return true;
-    }
-    while (k < n && k < 9 && isdigit((unsigned char)p[k]))
-        k++;
-    if (k > 0 && k + 1 < n && (p[k] == '.' || p[k] == ')') && p[k + 1] == ' ') {
-        *mlen = k + 1;
-        *numbered = true;
-        return true;
-    }
-    return false;
-}
-
-static bool is_table_row(const char *p, size_t n)
-{
-    size_t k = lead_spaces(p, n);
-    return k < n && p[k] == '|';
-}
-
-static void code_line(mdctx *c, const char *p, size_t n)
-{
-    rstr r = {0};
-    int col = 2;
-    rs_puts(c, &r, "  ", MD_BLOCK);
-    for (size_t i = 0; i < n && !c->oom;) {
-        int w;
-        size_t j;
-        if (p[i] == '\t') {
-            int sp = 4 - ((col - 2) % 4);
-            if (col + sp > c->width) {
-                emit(c, &r);
-                rs_clear(&r);
-                rs_puts(c, &r, "  ", MD_BLOCK);
-                col = 2;
-                continue;
-            }
-            rs_repeat(c, &r, " ", sp, MD_BLOCK);
-            col += sp;
-            i++;
-            continue;
-        }
-        j = tui_text_next(p, n, i, &w);
-        if (col + w > c->width && col > 2) {
-            emit(c, &r);
-            rs_clear(&r);
-            rs_puts(c, &r, "  ", MD_BLOCK);
-            col = 2;
-        }
-        rs_put(c, &r, p + i, j - i, MD_BLOCK);
-        col += w;
-        i = j;
-    }
-    emit(c, &r);
-    rs_free(&r);
-}
-
-static void rule_line(mdctx *c)
-{
-    rstr r = {0};
-    rs_repeat(c, &r, c->ascii ? "-" : "\xE2\x94\x80", c->width, MD_MARK);
-    emit(c, &r);
-    rs_free(&r);
-}
-
-/* ---- tables -------------------------------------------------------------- */
-
-#define MD_MAX_COLS 16
-
-typedef struct trow {
-    rstr cell[MD_MAX_COLS];
-    int ncell;
-    bool sep;
-} trow;
-
-static bool cell_is_sep(const char *p, size_t n, bool *right)
-{
-    size_t a = lead_spaces(p, n), b = n;
-    bool dash = false;
-    while (b > a && is_space(p[b - 1]))
-        b--;
-    if (a == b)
-        return false;
-    *right = p[b - 1] == ':';
-    for (size_t k = a; k < b; k++) {
-        if (p[k] == '-')
-            dash = true;
-        else if (p[k] != ':')
-            return false;
-    }
-    return dash;
-}
-
-static void table_parse_row(mdctx *c, const char *p, size_t n, trow *row, bool *right)
-{
-    size_t k = lead_spaces(p, n) + 1, e = n;
-    bool sep = true, any = false;
-    const char *cells[MD_MAX_COLS];
-    size_t clen[MD_MAX_COLS];
-    int nc = 0;
-    while (e > k && is_space(p[e - 1]))
-        e--;
-    if (e > k && p[e - 1] == '|' && !(e >= 2 && p[e - 2] == '\\'))
-        e--;
-    while (k <= e && nc < MD_MAX_COLS) {
-        size_t s = k;
-        while (k < e && p[k] != '|') {
-            if (p[k] == '\\')
-                k++;
-            else if (p[k] == '`')
-                k = skip_code(p, e, k);
-            k++;
-        }
-        if (k > e)
-            k = e;
-        cells[nc] = p + s;
-        clen[nc] = k - s;
-        nc++;
-        k++;
-    }
-    for (int j = 0; j < nc; j++) {
-        bool r = false;
-        if (!cell_is_sep(cells[j], clen[j], &r))
-            sep = false;
-        else {
-            any = true;
-            if (right)
-                right[j] = r;
-        }
-    }
-    row->sep = sep && any;
-    row->ncell = nc;
-    if (row->sep)
-        return;
-    for (int j = 0; j < nc; j++) {
-        size_t a = lead_spaces(cells[j], clen[j]), b = clen[j];
-        while (b > a && is_space(cells[j][b - 1]))
-            b--;
-        inl(c, &row->cell[j], cells[j] + a, b - a, 0);
-    }
-}
-
-static void table_emit(mdctx *c, trow *rows, int nrows, const bool *right)
-{
-    int ncols = 0, widths[MD_MAX_COLS] = {0}, total;
-    bool header = nrows >= 2 && rows[1].sep;
-    const char *bar = c->ascii ? " | " : " \xE2\x94\x82 ";
-    const char *dash = c->ascii ? "-" : "\xE2\x94\x80";
-    const char *cross = c->ascii ? "-+-" : "\xE2\x94\x80\xE2\x94\xBC\xE2\x94\x80";
-
-    for (int r = 0; r < nrows; r++) {
-        if (rows[r].sep)
-            continue;
-        if (rows[r].ncell > ncols)
-            ncols = rows[r].ncell;
-        for (int j = 0; j < rows[r].ncell; j++) {
-            int w = rs_width(&rows[r].cell[j]);
-            if (w > widths[j])
-                widths[j] = w;
-        }
-    }
-    if (ncols == 0)
-        return;
-    for (;;) {
-        int widest = 0;
-        total = 3 * (ncols - 1);
-        for (int j = 0; j < ncols; j++) {
-            total += widths[j];
-            if (widths[j] > widths[widest])
-                widest = j;
-        }
-        if (total <= c->width || widths[widest] <= 3)
-            break;
-        widths[widest]--;
-    }
-    for (int r = 0; r < nrows && !c->oom; r++) {
-        rstr line = {0};
-        if (rows[r].sep) {
-            if (r != 1)
-                continue;
-            for (int j = 0; j < ncols; j++) {
-                if (j > 0)
-                    rs_puts(c, &line, cross, MD_MARK);
-                rs_repeat(c, &line, dash, widths[j], MD_MARK);
-            }
-        } else {
-            for (int j = 0; j < ncols; j++) {
-                rstr *cell = &rows[r].cell[j];
-                int w = j < rows[r].ncell ? rs_width(cell) : 0, pad;
-                size_t take = j < rows[r].ncell ? cell->len : 0;
-                bool cut = false;
-                if (j > 0)
-                    rs_puts(c, &line, bar, MD_MARK);
-                if (w > widths[j]) {
-                    take = tui_text_fit(cell->t, cell->len, widths[j] - 1, &w);
-                    cut = true;
-                }
-                pad = widths[j] - w - (cut ? 1 : 0);
-                if (right && right[j] && pad > 0)
-                    rs_repeat(c, &line, " ", pad, 0);
-                for (size_t k = 0; k < take; k++)
-                    rs_put(c, &line, cell->t + k, 1,
-                           (unsigned char)(cell->s[k] | (header && r == 0 ? MD_BOLD : 0)));
-                if (cut)
-                    rs_puts(c, &line, c->ascii ? "~" : "\xE2\x80\xA6", MD_MARK);
-                if (!(right && right[j]) && pad > 0 && j + 1 < ncols)
-                    rs_repeat(c, &line, " ", pad, 0);
-            }
-        }
-        if (rs_width(&line) > c->width) {
-            size_t keep = tui_text_fit(line.t, line.len, c->width, NULL);
-            line.len = keep;
-            line.t[keep] = '\0';
-        }
-        emit(c, &line);
-        rs_free(&line);
-    }
-}
-
-static size_t do_table(mdctx *c, const char *const *lp, const size_t *ll, size_t nlines, size_t at)
-{
-    size_t end = at;
-    int nrows = 0;
-    trow *rows;
-    bool right[MD_MAX_COLS] = {false};
-    while (end < nlines && is_table_row(lp[end], ll[end]))
-        end++;
-    rows = calloc(end - at, sizeof *rows);
-    if (!rows) {
-        c->oom = true;
-        return end;
-    }
-    for (size_t k = at; k < end; k++) {
-        table_parse_row(c, lp[k], ll[k], &rows[nrows], nrows == 1 ? right : NULL);
-        nrows++;
-    }
-    table_emit(c, rows, nrows, right);
-    for (int r = 0; r < nrows; r++)
-        for (int j = 0; j < MD_MAX_COLS; j++)
-            rs_free(&rows[r].cell[j]);
-    free(rows);
-    return end;
-}
-
-/* ---- driver -------------------------------------------------------------- */
-
-static void start_item(mdctx *c, para *pa, size_t indent, const char *marker, size_t mlen, bool numbered)
-{
-    int w;
-    pa->kind = PARA_ITEM;
-    if ((int)indent > c->width / 3)
-        indent = (size_t)(c->width / 3);
-    rs_repeat(c, &pa->first, " ", (int)indent, 0);
-    if (numbered)
-        rs_put(c, &pa->first, marker, mlen, MD_MARK);
+    if (type == MD_TEXT_ENTITY)
+        put_entity(p, dst, s, n, st);
+    else if (type == MD_TEXT_NULLCHAR)
+        tui_mdout_puts(&p->o, dst, "\xEF\xBF\xBD", st);
     else
-        rs_puts(c, &pa->first, c->ascii ? "-" : "\xE2\x80\xA2", MD_MARK);
-    rs_puts(c, &pa->first, " ", 0);
-    w = rs_width(&pa->first);
-    rs_repeat(c, &pa->cont, " ", w, 0);
+        for (size_t i = 0; i < n; i++)
+            tui_mdout_put(&p->o, dst, s[i] == '\t' || s[i] == '\n' ? " " : s + i, 1, st);
 }
 
-static void render(mdctx *c, const char *src)
+static int on_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *ud)
 {
-    size_t nlines = 1, dedent = (size_t)-1, i = 0;
-    const char **lp;
-    size_t *ll;
-    para pa = {0};
-    bool fence = false;
+    mdparse *p = ud;
+    unsigned char st = (unsigned char)(p->base | (p->em ? MD_ITALIC : 0) | (p->strong ? MD_BOLD : 0) |
+                                       (p->codespan ? MD_CODE : 0) | (p->links ? MD_LINK : 0));
+    if (p->in_code)
+        tui_mdout_put(&p->o, &p->code, s, n, MD_BLOCK);
+    else if (type == MD_TEXT_BR || type == MD_TEXT_SOFTBR)
+        tui_mdout_puts(&p->o, p->dst, type == MD_TEXT_BR ? "\n" : " ", st);
+    else
+        put_text(p, p->dst, type, s, n, st);
+    return p->o.oom ? -1 : 0;
+}
 
-    for (const char *q = src; *q; q++)
-        if (*q == '\n')
-            nlines++;
-    lp = calloc(nlines, sizeof *lp);
-    ll = calloc(nlines, sizeof *ll);
-    if (!lp || !ll) {
-        c->oom = true;
-        goto cleanup;
-    }
-    nlines = 0;
-    for (const char *q = src;;) {
-        const char *e = strchr(q, '\n');
-        size_t n = e ? (size_t)(e - q) : strlen(q);
-        if (n > 0 && q[n - 1] == '\r')
-            n--;
-        lp[nlines] = q;
-        ll[nlines] = n;
-        nlines++;
-        if (!e)
-            break;
-        q = e + 1;
-    }
-    for (size_t k = 0; k < nlines; k++) {
-        if (!is_blank(lp[k], ll[k])) {
-            size_t s = lead_spaces(lp[k], ll[k]);
-            if (s < dedent)
-                dedent = s;
+/* ---- spans ----------------------------------------------------------------- */
+
+/* The address of a link or image. */
+static const MD_ATTRIBUTE *span_url(MD_SPANTYPE type, void *detail)
+{
+    return type == MD_SPAN_A ? &((MD_SPAN_A_DETAIL *)detail)->href
+           : type == MD_SPAN_IMG ? &((MD_SPAN_IMG_DETAIL *)detail)->src : NULL;
+}
+
+static int on_enter_span(MD_SPANTYPE type, void *detail, void *ud)
+{
+    mdparse *p = ud;
+    p->em += type == MD_SPAN_EM;
+    p->strong += type == MD_SPAN_STRONG;
+    p->codespan += type == MD_SPAN_CODE;
+    if (span_url(type, detail) && p->links++ < MAX_LINKS)
+        p->link_at[p->links - 1] = p->dst->len;
+    return 0;
+}
+
+/* After a link's text, its address in brackets, unless the text says it. */
+static int on_leave_span(MD_SPANTYPE type, void *detail, void *ud)
+{
+    mdparse *p = ud;
+    const MD_ATTRIBUTE *a = span_url(type, detail);
+    md_str url = {0};
+    p->em -= type == MD_SPAN_EM;
+    p->strong -= type == MD_SPAN_STRONG;
+    p->codespan -= type == MD_SPAN_CODE;
+    if (a && --p->links < MAX_LINKS) {
+        size_t at = p->link_at[p->links], n = p->dst->len - at, skip;
+        for (size_t i = 0; a->size > 0 && a->substr_offsets[i] < a->size; i++)
+            put_text(p, &url, a->substr_types[i], a->text + a->substr_offsets[i],
+                     a->substr_offsets[i + 1] - a->substr_offsets[i], MD_MARK);
+        skip = url.len == n + 7 && memcmp(url.t, "mailto:", 7) == 0 ? 7 : 0;
+        if (url.len > skip && !(url.len - skip == n && memcmp(url.t + skip, p->dst->t + at, n) == 0)) {
+            tui_mdout_puts(&p->o, p->dst, " (", MD_MARK);
+            tui_mdout_put(&p->o, p->dst, url.t, url.len, MD_MARK);
+            tui_mdout_puts(&p->o, p->dst, ")", MD_MARK);
         }
+        tui_mdout_free(&url);
     }
-    if (dedent == (size_t)-1)
-        dedent = 0;
-    for (size_t k = 0; k < nlines; k++) {
-        size_t s = lead_spaces(lp[k], ll[k]);
-        size_t cut = s < dedent ? s : dedent;
-        lp[k] += cut;
-        ll[k] -= cut;
+    return p->o.oom ? -1 : 0;
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+/* Frees the rows of the table read last. */
+static void table_free(md_table *t)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        for (int j = 0; j <= MD_MAX_COLS; j++)
+            tui_mdout_free(&t->row[r][j]);
+    free(t->row);
+    memset(t, 0, sizeof *t);
+}
+
+/* Makes room for the table's rows, which md4c counts beforehand (and one
+ * more, so a row is always there to write to). */
+static void table_start(mdparse *p, const MD_BLOCK_TABLE_DETAIL *d)
+{
+    md_table *t = &p->table;
+    t->ncols = d->col_count < MD_MAX_COLS ? (int)d->col_count : MD_MAX_COLS;
+    t->cap = d->head_row_count + d->body_row_count + 1;
+    t->row = calloc(t->cap, sizeof *t->row);
+    p->o.oom |= !t->row;
+}
+
+/* A cell's text goes to its place in the last row; cells past the columns
+ * shown, to the row's spare one. */
+static void table_cell(mdparse *p, MD_BLOCKTYPE type, const MD_BLOCK_TD_DETAIL *d)
+{
+    md_table *t = &p->table;
+    int j = p->col < t->ncols ? p->col : MD_MAX_COLS;
+    p->dst = &t->row[t->nrows - 1][j];
+    p->col++;
+    if (type == MD_BLOCK_TH && j < MD_MAX_COLS)
+        t->align[j] = d->align == MD_ALIGN_RIGHT ? 'r' : d->align == MD_ALIGN_CENTER ? 'c' : 'l';
+}
+
+static void list_start(mdparse *p, MD_BLOCKTYPE type, void *detail)
+{
+    if (p->nlists < MD_MAX_DEPTH) {
+        const MD_BLOCK_OL_DETAIL *ol = type == MD_BLOCK_OL ? detail : NULL;
+        p->list[p->nlists].tight = ol ? ol->is_tight : ((MD_BLOCK_UL_DETAIL *)detail)->is_tight;
+        p->list[p->nlists].next = ol ? ol->start : 0;
+        p->list[p->nlists].delim = ol ? ol->mark_delimiter : 0;
     }
+    p->nlists++;
+}
 
-    while (i < nlines && !c->oom) {
-        const char *p = lp[i];
-        size_t n = ll[i], ind = lead_spaces(p, n), mlen, at;
-        bool numbered;
-        int level;
+/* A list item: no blank line before it in a tight list; its marker. */
+static void item_start(mdparse *p)
+{
+    char num[16];
+    int k = p->nlists - 1;
+    if (k < 0 || k >= MD_MAX_DEPTH || p->list[k].tight)
+        p->o.gap = false;
+    tui_mdout_gap(&p->o);
+    if (k >= 0 && k < MD_MAX_DEPTH && p->list[k].delim) {
+        snprintf(num, sizeof num, "%u%c", p->list[k].next++, p->list[k].delim);
+        tui_mdout_push(&p->o, num);
+    } else {
+        tui_mdout_push(&p->o, p->o.ascii ? "-" : "\xE2\x80\xA2");
+    }
+}
 
-        if (fence) {
-            if (is_fence(p, n)) {
-                fence = false;
-                emit_blank(c);
-            } else {
-                code_line(c, p, n);
+/* A block parted from the next by a blank line: not the document itself,
+ * nor a part of a table (md4c lists those last). */
+static bool is_block(MD_BLOCKTYPE type)
+{
+    return type != MD_BLOCK_DOC && type < MD_BLOCK_THEAD;
+}
+
+/* Lays out the inline text read so far: a paragraph, a heading or the text
+ * of a tight list item (which md4c gives no paragraph). */
+static void flush(mdparse *p)
+{
+    if (p->text.len > 0)
+        tui_mdout_wrap(&p->o, &p->text);
+    p->text.len = 0;
+}
+
+static int on_enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
+{
+    mdparse *p = ud;
+    flush(p);
+    if (type == MD_BLOCK_LI)
+        item_start(p);
+    else if (is_block(type))
+        tui_mdout_gap(&p->o);     /* the blank line due before a block */
+    switch (type) {
+    case MD_BLOCK_QUOTE: tui_mdout_push(&p->o, NULL); break;
+    case MD_BLOCK_UL: case MD_BLOCK_OL: list_start(p, type, detail); break;
+    case MD_BLOCK_H:
+        p->base = ((MD_BLOCK_H_DETAIL *)detail)->level <= 2 ? MD_HEAD | MD_BOLD : MD_BOLD;
+        break;
+    case MD_BLOCK_CODE: p->in_code = true; break;
+    case MD_BLOCK_TABLE: table_start(p, detail); break;
+    case MD_BLOCK_TR:
+        p->col = 0;
+        p->table.nrows += p->table.nrows < p->table.cap;
+        break;
+    case MD_BLOCK_TH: case MD_BLOCK_TD: table_cell(p, type, detail); break;
+    default: break;
+    }
+    return p->o.oom ? -1 : 0;
+}
+
+static int on_leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
+{
+    mdparse *p = ud;
+    (void)detail;
+    flush(p);
+    switch (type) {
+    case MD_BLOCK_QUOTE: case MD_BLOCK_LI: tui_mdout_pop(&p->o); break;
+    case MD_BLOCK_UL: case MD_BLOCK_OL: p->nlists--; break;
+    case MD_BLOCK_H: p->base = 0; break;
+    case MD_BLOCK_HR: tui_mdout_rule(&p->o); break;
+    case MD_BLOCK_TABLE:
+        tui_mdout_table(&p->o, &p->table);
+        table_free(&p->table);
+        break;
+    case MD_BLOCK_CODE:
+        tui_mdout_code(&p->o, p->code.t, p->code.len);
+        p->code.len = 0;
+        p->in_code = false;
+        break;
+    case MD_BLOCK_TH: case MD_BLOCK_TD: p->dst = &p->text; break;
+    default: break;
+    }
+    if (is_block(type))
+        p->o.gap = type != MD_BLOCK_HR;   /* a blank line before the next block */
+    return p->o.oom ? -1 : 0;
+}
+
+/* ---- the document ---------------------------------------------------------- */
+
+/* A copy of src without the leading spaces and tabs that all its non-blank
+ * lines share; its length goes to *len.  NULL when out of memory. */
+static char *dedent(const char *src, size_t *len)
+{
+    size_t cut = (size_t)-1, n = 0, ln;
+    char *out = malloc(strlen(src) + 1);
+    for (int pass = 0; out && pass < 2; pass++) {
+        for (const char *q = src; *q; q += ln + (q[ln] == '\n')) {
+            size_t s = strspn(q, " \t");
+            ln = strcspn(q, "\n");
+            if (pass == 0 && s < ln && s < cut)
+                cut = s;
+            if (pass == 1) {
+                s = s < cut ? s : cut;
+                memcpy(out + n, q + s, ln - s + (q[ln] == '\n'));
+                n += ln - s + (q[ln] == '\n');
             }
-            i++;
-            continue;
         }
-        if (is_blank(p, n)) {
-            para_flush(c, &pa);
-            emit_blank(c);
-            i++;
-            continue;
-        }
-        if (is_fence(p, n)) {
-            para_flush(c, &pa);
-            emit_blank(c);
-            fence = true;
-            i++;
-            continue;
-        }
-        if ((level = heading_level(p + ind, n - ind, &at)) > 0) {
-            rstr txt = {0}, none = {0};
-            para_flush(c, &pa);
-            inl(c, &txt, p + ind + at, n - ind - at, level <= 2 ? MD_HEAD | MD_BOLD : MD_BOLD);
-            wrap(c, &txt, &none, &none);
-            rs_free(&txt);
-            i++;
-            continue;
-        }
-        if (is_rule(p, n)) {
-            para_flush(c, &pa);
-            rule_line(c);
-            i++;
-            continue;
-        }
-        if (is_table_row(p, n)) {
-            para_flush(c, &pa);
-            i = do_table(c, lp, ll, nlines, i);
-            continue;
-        }
-        if (list_marker(p + ind, n - ind, &mlen, &numbered)) {
-            para_flush(c, &pa);
-            start_item(c, &pa, ind, p + ind, mlen, numbered);
-            para_add(c, &pa, p + ind + mlen + 1, n - ind - mlen - 1);
-            i++;
-            continue;
-        }
-        if (p[ind] == '>') {
-            size_t t = ind + 1;
-            if (t < n && p[t] == ' ')
-                t++;
-            if (pa.kind != PARA_QUOTE) {
-                para_flush(c, &pa);
-                pa.kind = PARA_QUOTE;
-                rs_puts(c, &pa.first, c->ascii ? "| " : "\xE2\x94\x82 ", MD_MARK);
-                rs_puts(c, &pa.cont, c->ascii ? "| " : "\xE2\x94\x82 ", MD_MARK);
-            }
-            para_add(c, &pa, p + t, n - t);
-            i++;
-            continue;
-        }
-        if (pa.kind == PARA_NONE)
-            pa.kind = PARA_TEXT;
-        para_add(c, &pa, p + ind, n - ind);
-        i++;
     }
-    para_flush(c, &pa);
-    while (c->doc->n > 0 && line_is_blank(&c->doc->v[c->doc->n - 1])) {
-        c->doc->n--;
-        free(c->doc->v[c->doc->n].text);
-        free(c->doc->v[c->doc->n].style);
-    }
-
-cleanup:
-    free(pa.raw);
-    rs_free(&pa.first);
-    rs_free(&pa.cont);
-    free(lp);
-    free(ll);
+    if (out)
+        out[n] = '\0';
+    *len = n;
+    return out;
 }
 
 bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *e)
 {
-    mdctx c = {out, width < 8 ? 8 : width, ascii, false};
+    mdparse p;
+    MD_PARSER parser = {0, LESSON_DIALECT, on_enter_block, on_leave_block, on_enter_span,
+                        on_leave_span, on_text, NULL, NULL};
+    size_t n = 0;
+    char *text = dedent(src ? src : "", &n);
+
     memset(out, 0, sizeof *out);
-    render(&c, src ? src : "");
-    if (c.oom) {
+    memset(&p, 0, sizeof p);
+    p.o.doc = out;
+    p.o.width = width < 8 ? 8 : width;
+    p.o.ascii = ascii;
+    p.dst = &p.text;
+    if (!text || md_parse(text, (MD_SIZE)n, &parser, &p) != 0)
+        p.o.oom = true;
+    /* the last lines may be blank ones of a code block */
+    while (out->n > 0 && strspn(out->v[out->n - 1].text, " ") == out->v[out->n - 1].len) {
+        out->n--;
+        free(out->v[out->n].text);
+        free(out->v[out->n].style);
+    }
+    free(text);
+    table_free(&p.table);
+    tui_mdout_free(&p.text);
+    tui_mdout_free(&p.code);
+    if (p.o.oom) {
         tui_md_free(out);
         return err_set(e, "out of memory laying out the lesson");
     }

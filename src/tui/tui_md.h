@@ -1,11 +1,11 @@
-/* tui_md.h - the lesson Markdown subset, laid out for a terminal pane.
+/* tui_md.h - lesson Markdown, laid out for a terminal pane.
  *
- * Understood: # headings, paragraphs, **bold**, *italic* and _italic_,
- * `inline code`, [links](url), fenced code blocks (``` or ~~~), bullet
- * (- * +) and numbered (1. or 1)) lists with nesting by indentation,
- * > quotes, horizontal rules (---) and pipe tables.  Everything else is
- * shown as text.  A common leading indentation (as in an indented Lua long
- * string) is removed first.
+ * Lessons are CommonMark, read by md4c, with pipe tables (delimiter cells
+ * of three or more characters: ---, :--, --:, :-:); indentation never
+ * makes a code block (code is fenced), and HTML shows as text.  A common
+ * leading indentation (as in an indented Lua long string) is removed first.
+ * Blocks are parted by one blank line (none after a rule), the items of a
+ * tight list are not.
  *
  * The result is a list of display lines, each no wider than the width asked
  * for, with one style byte per text byte.  No curses here: the lesson view
@@ -23,7 +23,7 @@ enum {
     MD_ITALIC = 1 << 1,
     MD_CODE = 1 << 2,      /* inline code */
     MD_HEAD = 1 << 3,      /* heading text */
-    MD_BLOCK = 1 << 4,     /* fenced code block */
+    MD_BLOCK = 1 << 4,     /* code block */
     MD_MARK = 1 << 5,      /* list markers, rules, table lines, quote bars */
     MD_LINK = 1 << 6,
 };

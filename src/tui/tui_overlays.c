@@ -63,7 +63,7 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
 /* Draws src as Markdown from line `skip` of its layout; returns the lines
  * drawn.  *total (when not NULL) receives the number of lines in all. */
 static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src, bool ascii,
-                   unsigned extra, int skip, int *total)
+                   int skip, int *total)
 {
     md_doc d;
     int used = 0;
@@ -71,18 +71,8 @@ static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src
         return 0;
     if (total)
         *total = (int)d.n;
-    for (size_t i = (size_t)(skip > 0 ? skip : 0); i < d.n && y + used < maxy; i++, used++) {
-        size_t k = 0;
-        int col = 0;
-        while (k < d.v[i].len) {
-            size_t j = k + 1;
-            while (j < d.v[i].len && d.v[i].style[j] == d.v[i].style[k])
-                j++;
-            col += tui_draw_nstr(w, y + used, x + col, width - col, d.v[i].text + k, j - k,
-                                 tui_lessonview_attr(d.v[i].style[k] | extra));
-            k = j;
-        }
-    }
+    for (size_t i = (size_t)(skip > 0 ? skip : 0); i < d.n && y + used < maxy; i++, used++)
+        tui_lessonview_line(w, y + used, x, width, &d.v[i]);
     tui_md_free(&d);
     return used;
 }
@@ -99,7 +89,7 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
     if (!l || a->quiz_q >= l->nquizzes)
         return;
     q = &l->quizzes[a->quiz_q];
-    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0, 0, NULL);
+    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0, NULL);
     y++;
     for (size_t c = 0; c < q->nchoices && y < rows - 1; c++) {
         bool cur = c == a->quiz_cursor;
@@ -172,13 +162,13 @@ void tui_overlays_details(WINDOW *w, const tui_app *a)
     if (a->details_md) {
         int total = 0;
         if (scroll > 0) {
-            draw_md(w, 1, 2, inner, 1, p, a->ascii, 0, 0, &total);
+            draw_md(w, 1, 2, inner, 1, p, a->ascii, 0, &total);
             if (scroll > total - vis)
                 scroll = total - vis > 0 ? total - vis : 0;
             werase(w);
             tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
         }
-        draw_md(w, 1, 2, inner, rows - 1, p, a->ascii, 0, scroll, &total);
+        draw_md(w, 1, 2, inner, rows - 1, p, a->ascii, scroll, &total);
         if (total > vis)
             tui_draw_footer(w, "Up/Down scroll", a->ascii);
         return;

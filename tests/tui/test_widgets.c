@@ -246,6 +246,106 @@ static void test_md_edge(void **state)
     tui_md_free(&d);
 }
 
+/* CommonMark cases the hand-written parser before md4c got wrong. */
+static void test_md_commonmark(void **state)
+{
+    static const char src[] =
+        "***both*** and *a **b** c*\n"
+        "\n"
+        "x &amp; y &lt;z&gt; &#955; &#x3bb; &bogus;\n"
+        "\n"
+        "``a ` b`` and `` `tick` ``; \\*not em\\* \\`not code\\`\n"
+        "\n"
+        "[f(x)](https://e.org/f(x)) and <https://e.org>\n"
+        "\n"
+        "7. seven\n"
+        "7. eight\n"
+        "\n"
+        "Setext title\n"
+        "============\n"
+        "\n"
+        "## Closed ##\n"
+        "\n"
+        "first half\\\n"
+        "second half\n"
+        "\n"
+        "- item\n"
+        "\n"
+        "  its second paragraph\n"
+        "\n"
+        "> - a list in a quote\n"
+        "\n"
+        "1) fenced code in an item:\n"
+        "\n"
+        "   ```\n"
+        "   x = 1;\n"
+        "   ```\n"
+        "\n"
+        "| left | mid | right |\n"
+        "|------|:---:|------:|\n"
+        "| a | b | c |\n";
+    md_doc d;
+    const md_line *l;
+    (void)state;
+    assert_true(tui_md_render(src, 60, false, &d, NULL));
+
+    /* nested emphasis: no stray stars, both styles where they overlap */
+    l = find_line(&d, "both and a b c");
+    assert_non_null(l);
+    assert_int_equal(style_at(l, "both") & (MD_BOLD | MD_ITALIC), MD_BOLD | MD_ITALIC);
+    assert_int_equal(style_at(l, "a b") & (MD_BOLD | MD_ITALIC), MD_ITALIC);
+    assert_int_equal(style_at(l, "b c") & (MD_BOLD | MD_ITALIC), MD_BOLD | MD_ITALIC);
+    /* entities, named and numeric; an unknown name stays as written */
+    assert_non_null(find_line(&d, "x & y <z> \xCE\xBB \xCE\xBB &bogus;"));
+    /* code spans opened by two backticks hold one; escapes are literal */
+    l = find_line(&d, "a ` b and `tick`; *not em* `not code`");
+    assert_non_null(l);
+    assert_true(style_at(l, "a ` b") & MD_CODE);
+    assert_true(style_at(l, "`tick`") & MD_CODE);
+    assert_false(style_at(l, "*not em*") & (MD_ITALIC | MD_CODE));
+    assert_false(style_at(l, "`not code`") & MD_CODE);
+    /* a link whose address has brackets; an autolink shows once */
+    l = find_line(&d, "f(x) (https://e.org/f(x)) and https://e.org");
+    assert_non_null(l);
+    assert_true(style_at(l, "f(x)") & MD_LINK);
+    assert_false(strstr(l->text, "https://e.org (https://e.org)"));
+    /* ordered lists count from their first number */
+    assert_non_null(find_line(&d, "7. seven"));
+    assert_non_null(find_line(&d, "8. eight"));
+    /* setext and closed ATX headings */
+    l = find_line(&d, "Setext title");
+    assert_string_equal(l->text, "Setext title");
+    assert_true(l->style[0] & MD_HEAD);
+    assert_non_null(find_line(&d, "Closed"));
+    assert_null(find_line(&d, "Closed #"));
+    /* a backslash at the end of a line breaks it */
+    assert_string_equal(find_line(&d, "first half")->text, "first half");
+    assert_string_equal(find_line(&d, "second half")->text, "second half");
+    /* a list item's second paragraph hangs under its text */
+    assert_string_equal(find_line(&d, "its second")->text, "  its second paragraph");
+    /* blocks nest: a list inside a quote */
+    assert_non_null(find_line(&d, "\xE2\x94\x82 \xE2\x80\xA2 a list in a quote"));
+    /* code inside an item: indented under its text, as code */
+    assert_non_null(find_line(&d, "1) fenced code in an item:"));
+    l = find_line(&d, "x = 1;");
+    assert_string_equal(l->text, "     x = 1;");
+    assert_true(style_at(l, "x = 1;") & MD_BLOCK);
+    /* columns align left, centre and right */
+    assert_non_null(find_line(&d, "left \xE2\x94\x82 mid \xE2\x94\x82 right"));
+    assert_non_null(find_line(&d, "a    \xE2\x94\x82  b  \xE2\x94\x82     c"));
+    tui_md_free(&d);
+
+    /* the items of a tight list follow each other; a loose list's are parted */
+    assert_true(tui_md_render("- a\n- b\n\ntext\n\n- c\n\n- d\n", 40, true, &d, NULL));
+    assert_int_equal(d.n, 8);
+    assert_string_equal(d.v[1].text, "- b");
+    assert_string_equal(d.v[3].text, "text");
+    assert_string_equal(d.v[5].text, "- c");
+    assert_string_equal(d.v[6].text, "");
+    assert_string_equal(d.v[7].text, "- d");
+    tui_md_free(&d);
+}
+
 /* ---- keys ------------------------------------------------------------------- */
 
 static void test_keys(void **state)
@@ -558,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_fmt_time),      cmocka_unit_test(test_fmt_rates),
         cmocka_unit_test(test_text),          cmocka_unit_test(test_md_blocks),
         cmocka_unit_test(test_md_widths),     cmocka_unit_test(test_md_edge),
+        cmocka_unit_test(test_md_commonmark),
         cmocka_unit_test(test_keys),          cmocka_unit_test(test_chart),
         cmocka_unit_test(test_runtable_rows), cmocka_unit_test(test_runtable_columns),
         cmocka_unit_test(test_runtable_cells), cmocka_unit_test(test_runtable_colnames),

@@ -1,0 +1,268 @@
+#include "tui/tui_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/which.h"
+#include "lab/workspace.h"
+#include "prof/ncu.h"
+
+/* ---- the learner's files --------------------------------------------------- */
+
+void tui_requests_prepare(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    const lab *l;
+    workspace_files f;
+    cl_err e;
+    if (!a->labs || i >= a->labs->n || c->prepared[i])
+        return;
+    l = a->labs->v[i];
+    c->prepared[i] = true;
+    if (!l->exercise.kernel)
+        return;
+    err_clear(&e);
+    if (!workspace_prepare(c->workspace[0] ? c->workspace : NULL, l, &f, &e)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
+        return;
+    }
+    if (f.kernel_created || f.launcher_created)
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s (e edits it; saving runs it)", l->id,
+                    f.kernel);
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s", l->id, f.kernel);
+    if (c->watch && !watch_add(c->watch, f.dir, &e))
+        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
+}
+
+/* Runs the learner's editor on lab i's kernel with the terminal handed
+ * over, and takes the terminal back afterwards. */
+static void edit_exercise(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    workspace_files f;
+    cl_err e;
+    const char *ed = getenv("VISUAL");
+    struct sigaction ign, old_int, old_quit;
+    pid_t pid;
+    int status = 0;
+    if (!ed || !ed[0])
+        ed = getenv("EDITOR");
+    char found[CL_PATH_MAX];
+    if (!ed || !ed[0])
+        ed = which_tool("vi", found, sizeof found) || !which_tool("nano", found, sizeof found)
+                 ? "vi" : "nano";
+    err_clear(&e);
+    tui_requests_prepare(c, i);
+    if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
+        return;
+    }
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    def_prog_mode();
+    endwin();
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        execlp("sh", "sh", "-c", "exec $0 \"$1\"", ed, f.kernel, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+    if (pid < 0)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the editor: %s", strerror(errno));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        tui_log_add(&a->log, TUI_LOG_ERROR, "the editor '%s' could not be started; set $EDITOR", ed);
+}
+
+static void reset_exercise(tui_ctx *c, size_t i)
+{
+    tui_app *a = &c->app;
+    workspace_files f;
+    char backup[CL_PATH_MAX];
+    cl_err e;
+    err_clear(&e);
+    if (!workspace_reset(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], true, &f, backup,
+                         sizeof backup, &e)) {
+        tui_log_add(&a->log, TUI_LOG_ERROR, "reset failed: %s", e.msg);
+        return;
+    }
+    if (backup[0])
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter");
+}
+
+unsigned tui_requests_saves(tui_ctx *c)
+{
+    watch_change ch[8];
+    unsigned flags = 0;
+    int n;
+    cl_err e;
+    if (!c->watch)
+        return 0;
+    err_clear(&e);
+    n = watch_poll(c->watch, ch, 8, &e);
+    for (int k = 0; k < n; k++) {
+        for (size_t i = 0; c->app.labs && i < c->app.labs->n; i++) {
+            workspace_files f;
+            const char *p = ch[k].path;
+            if (!c->prepared[i] || !c->app.labs->v[i]->exercise.kernel ||
+                !workspace_files_of(c->workspace[0] ? c->workspace : NULL, c->app.labs->v[i], &f, NULL))
+                continue;
+            if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
+                flags |= tui_app_exercise_saved(&c->app, i, p);
+        }
+    }
+    return flags;
+}
+
+/* ---- Nsight Compute and compute-sanitizer -------------------------------------- */
+
+/* The program and global options a child cudalab needs to see what this
+ * one sees: the same labs, workspace and time limit. */
+static bool self_args(tui_ctx *c, tui_ncu_job *j, cl_err *e)
+{
+    char limit[32];
+    j->nargs = 0;
+    if (!paths_self_exe(j->args[j->nargs++], sizeof j->args[0], e))
+        return false;
+    for (size_t i = 1; i < c->opts->nlab_dirs && j->nargs + 2 < TUI_NCU_MAX_ARGS; i++) {
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--labs");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->opts->lab_dirs[i]);
+    }
+    if (c->workspace[0]) {
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--workspace");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", c->workspace);
+    }
+    if (c->opts->time_limit_s > 0) {
+        snprintf(limit, sizeof limit, "%g", c->opts->time_limit_s);
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "--time-limit");
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", limit);
+    }
+    return true;
+}
+
+static void start_ncu(tui_ctx *c)
+{
+    tui_app *a = &c->app;
+    tui_ncu_job *j = &c->ncu;
+    cl_err e;
+    err_clear(&e);
+    memset(j, 0, sizeof *j);
+    if (!ncu_find(j->ncu, sizeof j->ncu)) {
+        tui_app_job_failed(a, ncu_install_hint());
+        return;
+    }
+    if (a->dev_known && !a->dev.present) {
+        tui_app_job_failed(a, "no CUDA device found: Nsight Compute needs a GPU to profile a kernel on");
+        return;
+    }
+    if (!self_args(c, j, &e)) {
+        tui_app_job_failed(a, e.msg);
+        return;
+    }
+    for (int i = 0; i < a->req.nargs && j->nargs < TUI_NCU_MAX_ARGS; i++)
+        snprintf(j->args[j->nargs++], sizeof j->args[0], "%s", a->req.args[i]);
+    snprintf(j->kernel, sizeof j->kernel, "%s", a->req.kernel);
+    j->timeout_s = a->time_limit_s > 0 ? a->time_limit_s * 4 : 0;
+    if (!tui_job_start(&c->job, tui_ncu_child, j, &e))
+        tui_app_job_failed(a, e.msg);
+    else
+        tui_app_job_started(a);
+}
+
+static void start_sanitize(tui_ctx *c)
+{
+    tui_app *a = &c->app;
+    tui_san_job *j = &c->san;
+    const lab *l;
+    cl_err e;
+    err_clear(&e);
+    memset(j, 0, sizeof *j);
+    if (!a->labs || a->req.lab >= a->labs->n) {
+        a->req.kind = TUI_REQ_NONE;
+        return;
+    }
+    l = a->labs->v[a->req.lab];
+    tui_requests_prepare(c, a->req.lab);
+    j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
+    snprintf(j->problem, sizeof j->problem, "%s", l->exercise.problem ? l->exercise.problem : l->problem);
+    snprintf(j->lab, sizeof j->lab, "%s", l->id);
+    for (size_t z = 0; z < l->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
+        snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", l->sizes[z]);
+    if (!tui_app_exercise_paths(a, l, j->kernel, j->launcher, sizeof j->kernel)) {
+        tui_app_job_failed(a, "this lab has no exercise to check");
+        return;
+    }
+    j->time_limit_s = a->time_limit_s;
+    if (!tui_job_start(&c->job, tui_san_child, j, &e))
+        tui_app_job_failed(a, e.msg);
+    else
+        tui_app_job_started(a);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+void tui_requests_handle(tui_ctx *c)
+{
+    tui_app *a = &c->app;
+    cl_err e;
+    err_clear(&e);
+    switch (a->req.kind) {
+    case TUI_REQ_RUN:
+        if (!c->sup) {
+            tui_app_run_failed(a, c->sup_error);
+        } else if (supervisor_submit(c->sup, &a->req.run, a->req.time_limit_s, &e)) {
+            run_request started = a->req.run;
+            tui_app_run_started(a, &started);
+        } else {
+            tui_app_run_failed(a, e.msg);
+        }
+        break;
+    case TUI_REQ_CANCEL:
+        a->req.kind = TUI_REQ_NONE;
+        if (c->sup)
+            supervisor_cancel(c->sup);
+        break;
+    case TUI_REQ_EDIT:
+        a->req.kind = TUI_REQ_NONE;
+        edit_exercise(c, a->req.lab);
+        break;
+    case TUI_REQ_RESET:
+        a->req.kind = TUI_REQ_NONE;
+        reset_exercise(c, a->req.lab);
+        break;
+    case TUI_REQ_NCU:
+        start_ncu(c);
+        break;
+    case TUI_REQ_SANITIZE:
+        start_sanitize(c);
+        break;
+    case TUI_REQ_CANCEL_JOB:
+        a->req.kind = TUI_REQ_NONE;
+        if (tui_job_active(&c->job)) {
+            tui_job_clear(&c->job);
+            tui_log_add(&a->log, TUI_LOG_INFO, "%s stopped", a->job_what);
+        }
+        a->job = TUI_JOB_NONE;
+        break;
+    case TUI_REQ_NONE:
+        break;
+    }
+}
