@@ -28,7 +28,8 @@ static char v1[] = "interleaved", v1k[] = "reduce_interleaved", v2[] = "sequenti
 static lab_variant variants[] = {{v1, v1, v1k, NULL, 1}, {v2, v2, v2k, NULL, 2}};
 static char m1[] = "fast", m1t[] = "Over 100x faster than the CPU", m1g[] = ">= 100x",
             m2[] = "why", m2t[] = "Explain the tree", m2q[] = "q1";
-static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1}, {m2, m2t, m2q, NULL, -2, 2}};
+static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL},
+                                     {m2, m2t, m2q, NULL, -2, 2, 1.0, NULL}};
 static char qq[] = "Why halve the threads?", c1[] = "Because it is faster", c1f[] = "Not only.",
             c2[] = "Each round adds pairs", c2f[] = "Yes: pairs halve the data each round.";
 static lab_quiz_choice choices[] = {{c1, false, c1f}, {c2, true, c2f}};
