@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include "catalog/experiments_list.h"
+#include "store/store.h"
 #include "tui/tui_internal.h"
 #include "tui/tui_lessonview.h"
 #include "tui/tui_milestones.h"
 #include "tui/tui_overlays.h"
 #include "tui/tui_panes.h"
+#include "tui/tui_progress.h"
 #include "tui/tui_runview.h"
 #include "tui/tui_theme.h"
 #include "tui/tui_views.h"
@@ -311,6 +313,22 @@ static void timeline_fallback(tui_app *a, const char *home)
         snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", path);
 }
 
+/* Opens the progress store and reads back where the learner was. */
+static void open_progress(tui_ctx *c)
+{
+    store *s = NULL;
+    char notice[1024];
+    cl_err e = {{0}};
+    if (!store_open(NULL, &s, notice, sizeof notice, &e)) {
+        tui_progress_attach(&c->app, NULL, e.msg);
+        return;
+    }
+    if (notice[0])
+        tui_log_add(&c->app.log, TUI_LOG_WARN, "%s", notice);
+    tui_progress_attach(&c->app, s, NULL);
+    tui_progress_restore(&c->app);
+}
+
 int tui_run(const tui_opts *o)
 {
     static tui_ctx ctx;
@@ -364,6 +382,7 @@ int tui_run(const tui_opts *o)
     add_diags(&c->app, &diags);
     for (size_t i = 0; i < labs.n; i++)
         tui_app_eval(&c->app, i);
+    open_progress(c);
 
     memset(&so, 0, sizeof so);
     so.cb = &cb;
@@ -424,6 +443,7 @@ cleanup:
     c->watch = NULL;
     free(c->prepared);
     c->prepared = NULL;
+    store_close(c->app.store);
     tui_app_free(&c->app);
     lab_set_free(&labs);
     lab_diags_free(&diags);

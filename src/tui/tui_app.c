@@ -6,6 +6,7 @@
 
 #include "tui/tui_app_internal.h"
 #include "tui/tui_prof.h"
+#include "tui/tui_progress.h"
 
 const lab *tui_app_lab(const tui_app *a)
 {
@@ -115,6 +116,7 @@ void tui_app_free(tui_app *a)
     }
     tui_md_free(&a->lesson);
     tui_timeline_free(&a->tl);
+    free(a->prog_rows);
     memset(a, 0, sizeof *a);
 }
 
@@ -179,8 +181,10 @@ static unsigned show_hint(tui_app *a, const lab *l, tui_labstate *s)
         tui_log_add(&a->log, TUI_LOG_INFO, "lab '%s' has no hints", l->id);
         return TUI_F_REDRAW;
     }
-    if (s->hints_shown < n)
+    if (s->hints_shown < n) {
         s->hints_shown++;
+        tui_progress_hint(a, s->hints_shown - 1);
+    }
     snprintf(a->details_title, sizeof a->details_title, "Hint %zu of %zu", s->hints_shown, n);
     a->details[0] = '\0';
     for (size_t k = s->hints_shown; k > 0; k--) {
@@ -329,7 +333,7 @@ static unsigned pane_key(tui_app *a, const tui_layout *lay, tui_action act)
     }
 }
 
-unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
+static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
 {
     if (act == TA_REFRESH)
         return TUI_F_REPAINT | TUI_F_REDRAW;
@@ -420,7 +424,7 @@ unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
     }
 }
 
-unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
+static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
 {
     int p;
     tui_labstate *s = tui_app_state(a);
@@ -486,4 +490,20 @@ unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mous
         break;
     }
     return TUI_F_REDRAW;
+}
+
+/* Every key and click may move the learner to another lab or step: the
+ * place is recorded after each. */
+unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    unsigned f = app_key(a, lay, act);
+    tui_progress_place(a);
+    return f;
+}
+
+unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
+{
+    unsigned f = app_mouse(a, lay, y, x, m);
+    tui_progress_place(a);
+    return f;
 }

@@ -23,6 +23,7 @@
 #include "tui/tui_runtable.h"
 #include "tui/tui_timeline.h"
 #include "result/record.h"
+#include "store/recorder.h"
 
 enum {
     TUI_F_REDRAW = 1 << 0,
@@ -66,6 +67,9 @@ typedef struct tui_ms {
     tui_ms_state state;
     char shown[96];            /* measured value against target: "312x >= 100x" */
     char error[256];
+    bool earned;               /* reached before (the progress store remembers) */
+    double earned_at;          /* when, Unix time */
+    char earned_shown[96];     /* the value that earned it */
 } tui_ms;
 
 typedef struct tui_labstate {
@@ -154,6 +158,14 @@ typedef struct tui_app {
     size_t job_lab;
     char job_variant[RUN_ID_MAX], job_size[RUN_SIZE_MAX];
     char job_what[128];        /* "memcheck on your kernel" */
+
+    struct store *store;       /* the progress store; NULL: progress is not saved */
+    bool store_failed;         /* a write failed: nothing more is saved */
+    recorder rec;              /* the run being recorded */
+    run_result *prog_rows;     /* the rows of the run being recorded */
+    size_t prog_n, prog_cap;
+    bool placed;               /* the lab and step last recorded */
+    size_t placed_lab, placed_step;
 
     md_doc lesson;             /* cache of the rendered step */
     bool lesson_valid;

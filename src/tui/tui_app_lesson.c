@@ -6,6 +6,7 @@
 
 #include "lab/milestone.h"
 #include "tui/tui_app_internal.h"
+#include "tui/tui_progress.h"
 
 #define LESSON_MAX_WIDTH 100
 
@@ -167,6 +168,7 @@ unsigned tui_app_quiz_answer(tui_app *a)
     s->quiz_pick[a->quiz_q] = (int)a->quiz_cursor;
     if (correct)
         s->quiz_ok[a->quiz_q] = true;
+    tui_progress_quiz(a, a->quiz_q, a->quiz_cursor, correct);
     if (fb && fb[0])
         copy_str(a->quiz_feedback, sizeof a->quiz_feedback, fb);
     else
@@ -208,8 +210,18 @@ void tui_app_eval(tui_app *a, size_t i)
                 o->state = TUI_MS_PENDING;
             continue;
         }
-        if (a->ms_eval && rs && n > 0)
+        if (a->ms_eval && rs && n > 0) {
+            tui_ms kept = *o;
             a->ms_eval(l, m, rs, n, o);
+            o->earned = kept.earned;
+            o->earned_at = kept.earned_at;
+            snprintf(o->earned_shown, sizeof o->earned_shown, "%s", kept.earned_shown);
+        }
+        /* Reached in an earlier run: it stays reached, with what earned it. */
+        if (o->earned && o->state != TUI_MS_REACHED) {
+            o->state = TUI_MS_REACHED;
+            tui_progress_earned_text(o, o->shown, sizeof o->shown);
+        }
     }
     free(rs);
 }

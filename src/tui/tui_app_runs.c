@@ -8,6 +8,7 @@
 #include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
+#include "tui/tui_progress.h"
 #include "supervise/diagnose.h"
 #include "catalog/experiments_list.h"
 
@@ -428,6 +429,7 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     a->run_rows = 0;
     a->run_rows_done = 0;
     s->compile_log[0] = '\0';
+    tui_progress_run_started(a, req);
     if (tui_prof_lab(a->labs->v[li])) {
         started_profiling(a, s, req);
         return;
@@ -476,6 +478,8 @@ unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
     a->dev_known = true;
     a->dev_lost = false;
     a->dev = *dev;
+    if (a->running)
+        tui_progress_device(a, dev);
     if (first && !dev->present) {
         const char *r = dev->reason;
         if (strncmp(r, "no CUDA device found", 20) == 0)
@@ -537,6 +541,7 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     if (!awaited(s, r->variant, r->size))
         a->run_rows++;
     tui_runtable_result(&s->table, r, NULL);
+    tui_progress_row(a, r);
     a->run_rows_done++;
     if ((r->status == RS_ERROR || r->status == RS_FAULT) &&
         strncmp(r->message, "no CUDA device found", 20) == 0)
@@ -596,7 +601,7 @@ unsigned tui_app_on_done(tui_app *a, int run)
         return 0;
     tui_runtable_finish(&s->table, "not run: the run ended first");
     a->running = false;
-    tui_app_eval(a, a->run_lab);
+    tui_progress_run_done(a);
     if (a->rerun_lab) {
         size_t i = a->rerun_lab - 1;
         a->rerun_lab = 0;

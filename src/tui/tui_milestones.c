@@ -9,7 +9,7 @@ void tui_milestones_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_m
 {
     ms_eval ev;
     memset(&ev, 0, sizeof ev);
-    lab_milestone_eval(l, i, rs, n, &ev);
+    lab_milestone_eval_judged(l, i, rs, n, &ev);
     memset(out, 0, sizeof *out);
     switch (ev.state) {
     case MS_REACHED: out->state = TUI_MS_REACHED; break;

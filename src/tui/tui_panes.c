@@ -1,4 +1,5 @@
 #include "tui/tui_panes.h"
+#include "tui/tui_progress.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -300,7 +301,8 @@ void tui_panes_status(WINDOW *w, const tui_app *a)
     else if (a->job != TUI_JOB_NONE)
         snprintf(right, sizeof right, "%s %s ", g->spinner[a->spin % (unsigned)g->nspinner], a->job_what);
     else
-        snprintf(right, sizeof right, "%s ", tui_panes_device_short(a, dev, sizeof dev));
+        snprintf(right, sizeof right, "%s%s ", tui_progress_saving(a) ? "" : "progress not saved | ",
+                 tui_panes_device_short(a, dev, sizeof dev));
     rw = tui_text_swidth(right);
     for (size_t i = 0; i < nk; i++) {
         int need = tui_text_swidth(keys[i].key) + 1 + tui_text_swidth(keys[i].what) + 2;

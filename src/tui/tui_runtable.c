@@ -80,6 +80,7 @@ bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label
     r->phase[0] = '\0';
     r->note[0] = '\0';
     r->fault_cause[0] = '\0';
+    r->recorded_at = 0;
     return true;
 }
 
@@ -109,6 +110,7 @@ bool tui_runtable_result(tui_runtable *t, const run_result *res, cl_err *e)
     r->kind = res->kind;
     r->r = *res;
     r->has_result = true;
+    r->recorded_at = 0;
     r->state = res->status == RS_FAULT ? ROW_FAULT : ROW_DONE;
     if (res->status == RS_FAULT || res->status == RS_ERROR)
         copy_str(r->note, sizeof r->note, res->message);

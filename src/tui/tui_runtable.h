@@ -37,6 +37,7 @@ typedef struct tui_row {
     char note[256];          /* fault or skip reason */
     char fault_cause[64];    /* "timeout", "signal", ... when the worker failed on it */
     unsigned seq;            /* order of first appearance */
+    double recorded_at;      /* from the progress store (Unix time); 0: measured now */
 } tui_row;
 
 typedef struct tui_runtable {

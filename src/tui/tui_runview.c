@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "tui/tui_chart.h"
 #include "tui/tui_draw.h"
@@ -173,6 +174,17 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
                  a->run_rows_done, a->run_rows);
     else if (a->running)
         snprintf(note, sizeof note, "running %s", a->labs->v[a->run_lab]->id);
+    n = tui_app_rows(a, idx, VIEW_MAX);
+    double recorded = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a->ls[a->sel].table.v[idx[i]].recorded_at > recorded)
+            recorded = a->ls[a->sel].table.v[idx[i]].recorded_at;
+    if (!note[0] && recorded > 0) {
+        time_t t = (time_t)recorded;
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(note, sizeof note, "results of %Y-%m-%d %H:%M", &tm);
+    }
     tui_draw_box(w, title, note, focus, a->ascii);
     if (table.h < 1 || table.w < 4)
         return;
@@ -181,7 +193,6 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
         return;
     }
     draw_sizes(w, a, table);
-    n = tui_app_rows(a, idx, VIEW_MAX);
     if (lay->run_chart.h > 0) {
         draw_table(w, a, table, idx, n);
         bool beside = lay->run_chart.y == lay->run_table.y;
