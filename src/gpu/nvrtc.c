@@ -10,22 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nvrtc.h>
 
+#include "core/clock.h"
 #include "core/atomicfile.h"
 #include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 #define MAX_OPTS 12
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* ---- compiling -------------------------------------------------------------- */
 
@@ -180,10 +173,10 @@ static bool run_nvrtc(const char *text, const compile_opts *co, nvrtc_output *ou
     nvrtcProgram prog = NULL;
     bool ok = false;
     char *ptx = NULL;
-    double t0 = now_ms();
+    double t0 = clock_now_ms();
     NVRTC_TRY(nvrtcCreateProgram(&prog, text, out->path, 0, NULL, NULL), "nvrtcCreateProgram");
     nvrtcResult st = nvrtcCompileProgram(prog, co->n, co->v);
-    out->compile_ms = now_ms() - t0;
+    out->compile_ms = clock_now_ms() - t0;
     size_t log_size = 0;
     NVRTC_TRY(nvrtcGetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize");
     out->log = malloc(log_size + 1);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/which.h"
 
 #define NCU_OUTPUT_MAX (64u << 20)
@@ -457,13 +457,6 @@ void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
     err_set(e, "ncu printed no table of results");
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated).
  * *status receives the wait status; *timed_out is set when it was killed. */
 static char *run_capture(char *const *argv, double timeout_s, int *status, bool *timed_out,
@@ -494,10 +487,10 @@ static char *run_capture(char *const *argv, double timeout_s, int *status, bool 
     close(fd[1]);
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap);
-    double deadline = now_s() + timeout_s;
+    double deadline = clock_now_s() + timeout_s;
     bool oom = buf == NULL;
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - clock_now_s();
         if (left <= 0) {
             kill(pid, SIGKILL);
             *timed_out = true;

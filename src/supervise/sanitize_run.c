@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/atomicfile.h"
 #include "core/which.h"
 #include "proto/protocol.h"
@@ -174,13 +174,6 @@ static bool pump(run_state *st, stream *s)
         }
     }
     return true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* environ plus CUDALAB_NO_PEAK=1 (malloc'd array of borrowed strings). */
@@ -425,12 +418,12 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     shutdown(in[0], SHUT_WR);
 
     double limit_s = o->time_limit_s > 0 ? o->time_limit_s : SANITIZE_DEFAULT_LIMIT_S;
-    double deadline = now_s() + limit_s;
+    double deadline = clock_now_s() + limit_s;
     s_out->fd = outp[0];
     s_proto->fd = proto[0];
     bool timed_out = false;
     while (s_out->fd >= 0 || s_proto->fd >= 0) {
-        double left = deadline - now_s();
+        double left = deadline - clock_now_s();
         if (left <= 0) {
             timed_out = true;
             break;

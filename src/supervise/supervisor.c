@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 #define SUP_DEFAULT_LIMIT_S 120.0
 #define SUP_TAIL_MAX (16 * 1024)      /* worker output kept for fault messages */
 #define SUP_CHUNK (64 * 1024)
@@ -78,13 +80,6 @@ struct supervisor {
 };
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void close_fd(int *fd)
 {
@@ -719,7 +714,7 @@ static bool check_exit(supervisor *s)
 
 static void check_deadline(supervisor *s)
 {
-    if (!s->cur_run || now_s() < s->deadline)
+    if (!s->cur_run || clock_now_s() < s->deadline)
         return;
     char msg[256];
     snprintf(msg, sizeof msg,
@@ -880,7 +875,7 @@ bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_
     s->cur_run = req->run;
     s->cur_variant[0] = '\0';
     s->cur_limit_s = time_limit_s > 0 ? time_limit_s : s->limit_s;
-    s->deadline = now_s() + s->cur_limit_s;
+    s->deadline = clock_now_s() + s->cur_limit_s;
     arm_timer(s, s->cur_limit_s);
     flush_pending(s);
     return true;
@@ -896,7 +891,7 @@ bool supervisor_pump(supervisor *s, int timeout_ms)
     if (s->pidfd < 0 && (wait < 0 || wait > SUP_POLL_SLICE_MS))
         wait = SUP_POLL_SLICE_MS;
     if (s->cur_run) {
-        double left_ms = (s->deadline - now_s()) * 1e3;
+        double left_ms = (s->deadline - clock_now_s()) * 1e3;
         int left = left_ms <= 0 ? 0 : left_ms > INT_MAX - 1 ? INT_MAX - 1 : (int)left_ms + 1;
         if (wait < 0 || left < wait)
             wait = left;
@@ -962,9 +957,9 @@ bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e
         if (!start_worker(s, e))
             return false;
     }
-    double until = now_s() + (timeout_ms > 0 ? timeout_ms : 0) * 1e-3;
+    double until = clock_now_s() + (timeout_ms > 0 ? timeout_ms : 0) * 1e-3;
     while (!s->have_hello && s->pid > 0) {
-        double left = (until - now_s()) * 1e3;
+        double left = (until - clock_now_s()) * 1e3;
         if (left <= 0)
             break;
         if (!supervisor_pump(s, (int)left + 1))

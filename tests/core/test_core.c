@@ -1,4 +1,4 @@
-/* Unit tests for src/core: stats, paths, atomic files. */
+/* Unit tests for src/core: stats, paths, atomic files, the clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/clock.h"
 #include "core/paths.h"
 #include "core/stats.h"
 #include "core/strfmt.h"
@@ -99,11 +100,28 @@ static void test_strfmt_append(void **state)
     assert_string_equal(buf, "abc1234"); /* nothing written past the end */
 }
 
+static void test_clock_monotonic(void **state)
+{
+    (void)state;
+    double s0 = clock_now_s(), m0 = clock_now_ms();
+    int64_t n0 = clock_now_ns();
+    usleep(20 * 1000);
+    double s1 = clock_now_s(), m1 = clock_now_ms();
+    int64_t n1 = clock_now_ns();
+    assert_true(s1 - s0 >= 0.019 && s1 - s0 < 5.0);
+    assert_true(m1 - m0 >= 19.0 && m1 - m0 < 5000.0);
+    assert_true(n1 - n0 >= 19000000 && n1 - n0 < 5000000000LL);
+    /* one clock in three units */
+    assert_true(m0 >= s0 * 1e3 && m0 - s0 * 1e3 < 1000.0);
+    assert_true((double)n0 >= m0 * 1e6 - 1e6 && (double)n0 - m0 * 1e6 < 1e9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_odd_even),
         cmocka_unit_test(test_strfmt_append),
+        cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
     };

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "cpu/reduce.h"
@@ -120,13 +121,13 @@ static void test_timing_print(void **state)
     assert_non_null(x);
     rng_fill_uniform(x, n, 1, 0.0f, 1.0f);
     volatile float sink = 0.0f;
-    double t0 = ts_now_s();
+    double t0 = clock_now_s();
     for (int r = 0; r < 4; r++)
         sink += cpu_reduce_sum(x, n);
-    double t1 = ts_now_s();
+    double t1 = clock_now_s();
     for (int r = 0; r < 4; r++)
         sink += cpu_reduce_sum_mt(x, n, 0);
-    double t2 = ts_now_s();
+    double t2 = clock_now_s();
     double bytes = 4.0 * (double)n * sizeof(float);
     printf("reduce %zu floats (%s): 1 thread %.2f GB/s, %d threads %.2f GB/s\n", n,
            cpu_simd_path(), bytes / (t1 - t0) * 1e-9, cpu_thread_count(),
