@@ -253,7 +253,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     snprintf(out->arch, sizeof out->arch, "%s", arch);
     bool ok = false;
     char *text = NULL;
-    sbuf key = {0};
+    strbuf key = STRBUF_INIT;
     char cache_path[CL_PATH_MAX] = "";
 
     char real[PATH_MAX];
@@ -282,20 +282,20 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
         char ver[32];
         if (!nvrtc_version_text(ver, sizeof ver, e))
             goto cleanup;
-        sb_str(&key, "cudalab nvrtc cache 1\nnvrtc ");
-        sb_str(&key, ver);
-        sb_str(&key, "\npath ");
-        sb_str(&key, real);
+        strbuf_str(&key, "cudalab nvrtc cache 1\nnvrtc ");
+        strbuf_str(&key, ver);
+        strbuf_str(&key, "\npath ");
+        strbuf_str(&key, real);
         for (int i = 0; i < co.n; i++) {
-            sb_str(&key, "\nopt ");
-            sb_str(&key, co.v[i]);
+            strbuf_str(&key, "\nopt ");
+            strbuf_str(&key, co.v[i]);
         }
-        sb_str(&key, "\nsource\n");
-        sb_u64(&key, len);
-        sb_add(&key, text, len);
+        strbuf_str(&key, "\nsource\n");
+        nvrtc_add_u64(&key, len);
+        strbuf_add(&key, text, len);
         int files = 0;
         nvrtc_cache_key_add_includes(&key, text, src_dir, 1, &files);
-        if (key.oom) {
+        if (key.failed) {
             err_set(e, "out of memory");
             goto cleanup;
         }
@@ -356,7 +356,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     ok = true;
 cleanup:
     free(text);
-    free(key.p);
+    strbuf_free(&key);
     return ok;
 }
 

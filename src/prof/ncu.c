@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/strbuf.h"
+#include "core/strfmt.h"
 #include "core/which.h"
 
 #define NCU_OUTPUT_MAX (64u << 20)
@@ -64,66 +66,33 @@ static bool csv_read(const char **p, csv_row *r)
     const char *s = *p;
     if (!*s)
         return false;
-    size_t cap = 256, len = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return false;
+    strbuf field = STRBUF_INIT;
     bool ok = true;
     for (;;) {
-        len = 0;
+        strbuf_clear(&field);
         if (*s == '"') {
             s++;
-            for (;;) {
-                if (!*s)
-                    break;
-                if (*s == '"') {
-                    if (s[1] == '"') {
-                        s += 2;
-                        if (len + 1 >= cap) {
-                            char *nb = realloc(buf, cap *= 2);
-                            if (!nb) {
-                                ok = false;
-                                goto done;
-                            }
-                            buf = nb;
-                        }
-                        buf[len++] = '"';
-                        continue;
-                    }
+            while (*s) {
+                if (*s == '"' && s[1] == '"') {
+                    strbuf_add(&field, "\"", 1);
+                    s += 2;
+                } else if (*s == '"') {
                     s++;
                     break;
+                } else {
+                    strbuf_add(&field, s++, 1);
                 }
-                if (len + 1 >= cap) {
-                    char *nb = realloc(buf, cap *= 2);
-                    if (!nb) {
-                        ok = false;
-                        goto done;
-                    }
-                    buf = nb;
-                }
-                buf[len++] = *s++;
             }
             while (*s && *s != ',' && *s != '\n' && *s != '\r')
                 s++;
         } else {
-            const char *st = s;
-            while (*s && *s != ',' && *s != '\n' && *s != '\r')
-                s++;
-            size_t n = (size_t)(s - st);
-            if (n + 1 > cap) {
-                char *nb = realloc(buf, cap = n + 1);
-                if (!nb) {
-                    ok = false;
-                    goto done;
-                }
-                buf = nb;
-            }
-            memcpy(buf, st, n);
-            len = n;
+            size_t n = strcspn(s, ",\r\n");
+            strbuf_add(&field, s, n);
+            s += n;
         }
-        if (!row_push(r, buf, len)) {
+        if (field.failed || !row_push(r, strbuf_text(&field), field.len)) {
             ok = false;
-            goto done;
+            break;
         }
         if (*s == ',') {
             s++;
@@ -135,8 +104,7 @@ static bool csv_read(const char **p, csv_row *r)
             s++;
         break;
     }
-done:
-    free(buf);
+    strbuf_free(&field);
     *p = s;
     return ok;
 }
@@ -352,8 +320,7 @@ const char *ncu_default_metrics(void)
     if (!list[0]) {
         size_t len = 0;
         for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? "," : "",
-                                    metrics[i].name);
+            len = strfmt_append(list, sizeof list, len, "%s%s", i ? "," : "", metrics[i].name);
     }
     return list;
 }
@@ -485,10 +452,9 @@ static char *run_capture(char *const *argv, double timeout_s, int *status, bool 
         _exit(127);
     }
     close(fd[1]);
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
+    strbuf out;
+    strbuf_init(&out, NCU_OUTPUT_MAX);
     double deadline = clock_now_s() + timeout_s;
-    bool oom = buf == NULL;
     for (;;) {
         double left = deadline - clock_now_s();
         if (left <= 0) {
@@ -508,31 +474,15 @@ static char *run_capture(char *const *argv, double timeout_s, int *status, bool 
             continue;
         if (n <= 0)
             break;
-        if (oom || len + (size_t)n + 1 > NCU_OUTPUT_MAX)
-            continue;
-        if (len + (size_t)n + 1 > cap) {
-            while (len + (size_t)n + 1 > cap)
-                cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                oom = true;
-                continue;
-            }
-            buf = nb;
-        }
-        memcpy(buf + len, chunk, (size_t)n);
-        len += (size_t)n;
+        strbuf_add(&out, chunk, (size_t)n);
     }
     close(fd[0]);
     while (waitpid(pid, status, 0) < 0 && errno == EINTR)
         ;
-    if (oom) {
-        free(buf);
+    char *text = strbuf_take(&out);
+    if (!text)
         err_set(e, "out of memory reading ncu's output");
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
+    return text;
 }
 
 bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list,

@@ -16,8 +16,8 @@
 
 #include "core/clock.h"
 #include "core/atomicfile.h"
+#include "core/strbuf.h"
 #include "core/which.h"
-#include "proto/protocol.h"
 #include "proto/protocol.h"
 #include "catalog/problem_spec.h"
 
@@ -64,35 +64,6 @@ int sanitize_smallest_size(const char *problem, const char *const *sizes, int n,
 
 /* ---- running the tool ----------------------------------------------------------- */
 
-typedef struct text {
-    char *p;
-    size_t len;
-    size_t max;
-} text;
-
-static void text_add(text *t, const char *s, size_t n)
-{
-    if (t->len >= t->max)
-        return;
-    if (n > t->max - t->len)
-        n = t->max - t->len;
-    char *np = realloc(t->p, t->len + n + 1);
-    if (!np)
-        return;
-    t->p = np;
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static char *text_take(text *t)
-{
-    char *p = t->p ? t->p : strdup("");
-    t->p = NULL;
-    t->len = 0;
-    return p;
-}
-
 /* One stream from the child: bytes are split into lines; lines that decode
  * as protocol messages are handled, the rest kept as output. */
 typedef struct stream {
@@ -104,7 +75,7 @@ typedef struct stream {
 
 typedef struct run_state {
     sanitize_result *out;
-    text output, logs;
+    strbuf output, logs;
     bool done;
     proto_msg msg;
 } run_state;
@@ -127,8 +98,7 @@ static void handle_line(run_state *st, const char *line)
             }
             return;
         case MSG_LOG:
-            text_add(&st->logs, m->u.log.msg, strlen(m->u.log.msg));
-            text_add(&st->logs, "\n", 1);
+            strbuf_printf(&st->logs, "%s\n", m->u.log.msg);
             return;
         case MSG_FAULT:
             out->faulted = true;
@@ -141,8 +111,7 @@ static void handle_line(run_state *st, const char *line)
             return;
         }
     }
-    text_add(&st->output, line, strlen(line));
-    text_add(&st->output, "\n", 1);
+    strbuf_printf(&st->output, "%s\n", line);
 }
 
 /* Reads what is there; false at end of file. */
@@ -317,8 +286,8 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     }
     s_out->fd = s_proto->fd = -1;
     st->out = out;
-    st->output.max = OUTPUT_MAX;
-    st->logs.max = OUTPUT_MAX;
+    strbuf_init(&st->output, OUTPUT_MAX);
+    strbuf_init(&st->logs, OUTPUT_MAX);
 
     if (o->sanitizer && o->sanitizer[0]) {
         snprintf(out->tool_path, sizeof out->tool_path, "%s", o->sanitizer);
@@ -513,8 +482,8 @@ cleanup:
     if (s_proto)
         close_fd(&s_proto->fd);
     if (st) {
-        out->output = text_take(&st->output);
-        out->worker_log = text_take(&st->logs);
+        out->output = strbuf_take(&st->output);
+        out->worker_log = strbuf_take(&st->logs);
     }
     if (log_path[0])
         unlink(log_path);

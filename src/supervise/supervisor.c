@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/strbuf.h"
 
 #define SUP_DEFAULT_LIMIT_S 120.0
 #define SUP_TAIL_MAX (16 * 1024)      /* worker output kept for fault messages */
@@ -57,10 +58,9 @@ struct supervisor {
 
     char *line;                   /* protocol line being assembled */
     size_t line_len;
-    char *pending;                /* request bytes not yet written */
+    strbuf pending;               /* request bytes not yet written */
     char *last_req;               /* the current run's request line */
     size_t last_req_len;
-    size_t pending_len, pending_cap;
 
     char *tail;                   /* ring of the last SUP_TAIL_MAX bytes of output */
     size_t tail_len, tail_head;
@@ -293,7 +293,7 @@ static void stop_worker(supervisor *s)
     ep_del_close(s, &s->proto_fd);
     ep_del_close(s, &s->out_fd);
     s->line_len = 0;
-    s->pending_len = 0;
+    strbuf_clear(&s->pending);
     s->have_hello = false;
     s->gen++;
 }
@@ -418,7 +418,7 @@ static bool start_worker(supervisor *s, cl_err *e)
     }
     s->have_hello = false;
     s->line_len = 0;
-    s->pending_len = 0;
+    strbuf_clear(&s->pending);
     s->tail_len = s->tail_head = 0;
     s->gen++;
     ok = true;
@@ -442,7 +442,7 @@ cleanup:
  * the write so a dead worker shows up as EPIPE, not as the parent's death. */
 static void flush_pending(supervisor *s)
 {
-    if (s->in_fd < 0 || s->pending_len == 0)
+    if (s->in_fd < 0 || s->pending.len == 0)
         return;
     sigset_t pipe_set, old, before;
     sigemptyset(&pipe_set);
@@ -452,8 +452,8 @@ static void flush_pending(supervisor *s)
 
     size_t off = 0;
     bool broken = false;
-    while (off < s->pending_len) {
-        ssize_t n = write(s->in_fd, s->pending + off, s->pending_len - off);
+    while (off < s->pending.len) {
+        ssize_t n = write(s->in_fd, s->pending.p + off, s->pending.len - off);
         if (n > 0) {
             off += (size_t)n;
             continue;
@@ -472,13 +472,12 @@ static void flush_pending(supervisor *s)
 
     if (broken) {
         /* The worker stopped reading: its exit is noticed by the pump. */
-        s->pending_len = 0;
+        strbuf_clear(&s->pending);
         ep_del_close(s, &s->in_fd);
         return;
     }
-    memmove(s->pending, s->pending + off, s->pending_len - off);
-    s->pending_len -= off;
-    if (s->pending_len > 0)
+    strbuf_cut(&s->pending, off);
+    if (s->pending.len > 0)
         ep_mod(s, s->in_fd, EPOLLOUT, TAG_INPUT);
     else
         ep_mod(s, s->in_fd, 0, TAG_INPUT);
@@ -486,16 +485,10 @@ static void flush_pending(supervisor *s)
 
 static bool queue_bytes(supervisor *s, const char *text, size_t len, cl_err *e)
 {
-    if (s->pending_len + len > s->pending_cap) {
-        size_t cap = s->pending_len + len + 1024;
-        char *p = realloc(s->pending, cap);
-        if (!p)
-            return err_set(e, "out of memory");
-        s->pending = p;
-        s->pending_cap = cap;
+    if (!strbuf_add(&s->pending, text, len)) {
+        strbuf_clear(&s->pending);
+        return err_set(e, "out of memory");
     }
-    memcpy(s->pending + s->pending_len, text, len);
-    s->pending_len += len;
     return true;
 }
 
@@ -793,7 +786,7 @@ void supervisor_free(supervisor *s)
     if (s->pid > 0 && !s->cur_run && s->in_fd >= 0) {
         /* Idle: ask politely so the engine can shut down, then insist. */
         static const char quit[] = "{\"type\":\"quit\"}\n";
-        s->pending_len = 0;
+        strbuf_clear(&s->pending);
         if (queue_bytes(s, quit, sizeof quit - 1, NULL))
             flush_pending(s);
         ep_del_close(s, &s->in_fd);
@@ -827,7 +820,7 @@ void supervisor_free(supervisor *s)
     free(s->line);
     free(s->tail);
     free(s->chunk);
-    free(s->pending);
+    strbuf_free(&s->pending);
     free(s->last_req);
     free(s);
 }
@@ -866,7 +859,7 @@ bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_
     free(s->last_req);
     s->last_req = text;
     s->last_req_len = len;
-    s->pending_len = 0;
+    strbuf_clear(&s->pending);
     if (!queue_bytes(s, text, len, e))
         return false;
     req->run = run;
@@ -903,7 +896,7 @@ bool supervisor_pump(supervisor *s, int timeout_ms)
         return false;
     for (int i = 0; i < n; i++) {
         if (evs[i].data.u32 == TAG_INPUT && (evs[i].events & (EPOLLERR | EPOLLHUP))) {
-            s->pending_len = 0;
+            strbuf_clear(&s->pending);
             ep_del_close(s, &s->in_fd);
         }
     }

@@ -15,6 +15,7 @@
 void tui_job_init(tui_job *j)
 {
     memset(j, 0, sizeof *j);
+    strbuf_init(&j->got, TUI_JOB_OUT_MAX);
     j->fd = -1;
 }
 
@@ -102,30 +103,6 @@ int tui_job_fd(const tui_job *j)
     return j->fd;
 }
 
-static void keep(tui_job *j, const char *buf, size_t n)
-{
-    if (j->len + n + 1 > j->cap) {
-        size_t cap = j->cap ? j->cap : 4096;
-        char *nv;
-        while (cap < j->len + n + 1)
-            cap *= 2;
-        if (cap > TUI_JOB_OUT_MAX + 1)
-            cap = TUI_JOB_OUT_MAX + 1;
-        if (j->len + 1 >= cap)
-            return;
-        nv = realloc(j->out, cap);
-        if (!nv)
-            return;
-        j->out = nv;
-        j->cap = cap;
-    }
-    if (j->len + n + 1 > j->cap)
-        n = j->cap - j->len - 1;
-    memcpy(j->out + j->len, buf, n);
-    j->len += n;
-    j->out[j->len] = '\0';
-}
-
 static void reap(tui_job *j, bool block)
 {
     int st = 0;
@@ -152,7 +129,7 @@ bool tui_job_pump(tui_job *j)
     while (j->fd >= 0) {
         ssize_t k = read(j->fd, buf, sizeof buf);
         if (k > 0) {
-            keep(j, buf, (size_t)k);
+            strbuf_add(&j->got, buf, (size_t)k);
             continue;
         }
         if (k < 0 && errno == EINTR)
@@ -163,8 +140,7 @@ bool tui_job_pump(tui_job *j)
         j->fd = -1;
     }
     reap(j, true);
-    if (!j->out)
-        keep(j, "", 0);
+    j->out = strbuf_take(&j->got);
     j->done = true;
     return true;
 }
@@ -245,6 +221,7 @@ void tui_job_cancel(tui_job *j)
 void tui_job_clear(tui_job *j)
 {
     tui_job_cancel(j);
+    strbuf_free(&j->got);
     free(j->out);
     tui_job_init(j);
 }

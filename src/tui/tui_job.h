@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #define TUI_JOB_OUT_MAX (256u * 1024u)   /* answer bytes kept; the rest is dropped */
 
@@ -24,8 +25,8 @@ typedef int (*tui_job_fn)(void *ud, int fd);
 typedef struct tui_job {
     pid_t pid;                 /* 0: none */
     int fd;                    /* read end of the pipe; -1 once closed */
-    char *out;                 /* what the child wrote, NUL-terminated */
-    size_t len, cap;
+    strbuf got;                /* what the child wrote so far */
+    char *out;                 /* all it wrote, NUL-terminated, once done */
     bool done;
     int status;                /* exit status; 128 + signal when killed */
 } tui_job;

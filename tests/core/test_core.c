@@ -1,4 +1,5 @@
-/* Unit tests for src/core: stats, paths, atomic files, the clock. */
+/* Unit tests for src/core: stats, paths, atomic files, the clock, text
+ * buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "core/clock.h"
 #include "core/paths.h"
 #include "core/stats.h"
+#include "core/strbuf.h"
 #include "core/strfmt.h"
 #include "support.h"
 
@@ -116,12 +118,61 @@ static void test_clock_monotonic(void **state)
     assert_true((double)n0 >= m0 * 1e6 - 1e6 && (double)n0 - m0 * 1e6 < 1e9);
 }
 
+static void test_strbuf(void **state)
+{
+    (void)state;
+    strbuf b = STRBUF_INIT;
+    assert_string_equal(strbuf_text(&b), "");
+    char *t = strbuf_take(&b);
+    assert_string_equal(t, "");          /* empty, but a string */
+    free(t);
+
+    assert_true(strbuf_str(&b, "abc"));
+    assert_true(strbuf_add(&b, "de\0f", 2));
+    for (int i = 0; i < 200; i++)         /* grows past its first allocation */
+        assert_true(strbuf_printf(&b, "%03d", i));
+    assert_int_equal(b.len, 5 + 600);
+    assert_true(strncmp(strbuf_text(&b), "abcde000001", 11) == 0);
+    assert_string_equal(strbuf_text(&b) + b.len - 3, "199");
+    strbuf_cut(&b, 5);
+    assert_true(strncmp(strbuf_text(&b), "000001", 6) == 0);
+    strbuf_clear(&b);
+    assert_string_equal(strbuf_text(&b), "");
+    assert_true(strbuf_printf(&b, "%s=%d", "x", 42));
+    t = strbuf_take(&b);
+    assert_string_equal(t, "x=42");
+    free(t);
+    assert_null(b.p);
+
+    /* a limit drops what does not fit, without failing */
+    strbuf_init(&b, 8);
+    assert_true(strbuf_str(&b, "12345"));
+    assert_true(strbuf_printf(&b, "%s", "6789abc"));
+    assert_string_equal(strbuf_text(&b), "12345678");
+    assert_true(b.truncated);
+    assert_true(strbuf_str(&b, "more"));
+    assert_int_equal(b.len, 8);
+    strbuf_free(&b);
+    assert_int_equal(b.max, 8);
+
+    /* after a failed allocation appends are ignored and take says so */
+    strbuf_init(&b, 0);
+    strbuf_str(&b, "kept");
+    b.failed = true;
+    assert_false(strbuf_str(&b, "lost"));
+    assert_false(strbuf_printf(&b, "%d", 1));
+    assert_string_equal(strbuf_text(&b), "kept");
+    assert_null(strbuf_take(&b));
+    assert_false(b.failed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_odd_even),
         cmocka_unit_test(test_strfmt_append),
         cmocka_unit_test(test_clock_monotonic),
+        cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
     };

@@ -802,18 +802,18 @@ static void test_job(void **state)
     assert_true(tui_job_start(&j, write_lots, NULL, &e));
     while (!tui_job_pump(&j))
         usleep(5000);
-    assert_int_equal(j.len, TUI_JOB_OUT_MAX);     /* the rest was read and dropped */
+    assert_non_null(j.out);
+    assert_int_equal(strlen(j.out), TUI_JOB_OUT_MAX);     /* the rest was read and dropped */
     assert_int_equal(j.status, 0);
     tui_job_clear(&j);
 
     /* a child that would run for long is stopped, and so is what it started */
     assert_true(tui_job_start(&j, sleep_long, NULL, &e));
-    for (int i = 0; i < 200 && (!j.out || !strchr(j.out, '\n')); i++) {
+    for (int i = 0; i < 200 && !strchr(strbuf_text(&j.got), '\n'); i++) {
         assert_false(tui_job_pump(&j));
         usleep(10000);
     }
-    assert_non_null(j.out);
-    grandchild = (pid_t)atoi(j.out);
+    grandchild = (pid_t)atoi(strbuf_text(&j.got));
     assert_true(grandchild > 0);
     usleep(100000);
     tui_job_cancel(&j);
