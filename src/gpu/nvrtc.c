@@ -271,10 +271,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
         goto cleanup;
     }
     char src_dir[CL_PATH_MAX];
-    snprintf(src_dir, sizeof src_dir, "%s", real);
-    char *slash = strrchr(src_dir, '/');
-    if (slash)
-        *slash = '\0';
+    paths_dir_name(real, src_dir, sizeof src_dir);
     compile_opts co;
     build_opts(&co, arch, src_dir, true);
 
@@ -345,7 +342,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
             nvrtc_diag_headline(d, head, sizeof head);
             err_set(e, "%s", head);
         } else {
-            err_set(e, "%s did not compile: %s", base_name(real),
+            err_set(e, "%s did not compile: %s", paths_base_name(real),
                     out->log[0] ? out->log : "NVRTC gave no reason");
         }
         goto cleanup;

@@ -52,10 +52,7 @@ void nvrtc_cache_key_add_includes(strbuf *key, const char *text, const char *dir
                         nvrtc_add_u64(key, hl);
                         strbuf_add(key, htext, hl);
                         char hdir[CL_PATH_MAX * 2];
-                        snprintf(hdir, sizeof hdir, "%s", path);
-                        char *slash = strrchr(hdir, '/');
-                        if (slash)
-                            *slash = '\0';
+                        paths_dir_name(path, hdir, sizeof hdir);
                         nvrtc_cache_key_add_includes(key, htext, hdir, depth + 1, files);
                         free(htext);
                     } else {
@@ -223,11 +220,7 @@ void nvrtc_cache_store(const char *file, const strbuf *key, const nvrtc_output *
     strbuf_add(&b, strbuf_text(&kern), kern.len);
     if (!b.failed && !kern.failed) {
         char dir[CL_PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", file);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        if (paths_mkdir_p(dir, NULL))
+        if (paths_dir_name(file, dir, sizeof dir) && paths_mkdir_p(dir, NULL))
             atomicfile_write(file, b.p, b.len, NULL);
     }
     strbuf_free(&kern);

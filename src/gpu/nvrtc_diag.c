@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 const char *nvrtc_severity_name(nvrtc_severity s)
@@ -29,7 +30,7 @@ const nvrtc_diag *nvrtc_first_error(const nvrtc_output *out)
 int nvrtc_diag_headline(const nvrtc_diag *d, char *buf, size_t n)
 {
     const char *sev = nvrtc_severity_name(d->severity);
-    const char *file = d->file[0] ? base_name(d->file) : "";
+    const char *file = d->file[0] ? paths_base_name(d->file) : "";
     if (!file[0])
         return snprintf(buf, n, "%s: %s", sev, d->message);
     if (d->line < 1)
@@ -70,7 +71,7 @@ int nvrtc_diag_format(const nvrtc_diag *d, char *buf, size_t n)
 
 void nvrtc_kernel_missing(const nvrtc_output *out, const char *name, char *buf, size_t n)
 {
-    const char *file = out->path[0] ? base_name(out->path) : "your file";
+    const char *file = out->path[0] ? paths_base_name(out->path) : "your file";
     for (size_t i = 0; i < out->nkernels; i++) {
         const nvrtc_kernel *k = &out->kernels[i];
         if (k->mangled && strcmp(k->base, name) == 0) {

@@ -33,12 +33,6 @@ static inline void copy_text(char *dst, size_t n, const char *src, size_t len)
     dst[len] = '\0';
 }
 
-static inline const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 static inline bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/paths.h"
+
 
 #define DEFAULT_MAX_THREADS 1024
 #define DEFAULT_MAX_SHARED (48LL * 1024)
@@ -113,12 +115,6 @@ static void suggest(diagnosis *d, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 static bool empty(const char *s)
 {
     return !s || !s[0];
@@ -165,7 +161,7 @@ static void lua_location(const char *err, char *where, size_t n, const char **ms
         size_t fl = (size_t)(p - err) < sizeof file ? (size_t)(p - err) : sizeof file - 1;
         memcpy(file, err, fl);
         file[fl] = '\0';
-        snprintf(where, n, "%s:%.*s", base_name(file), (int)(q - p - 1), p + 1);
+        snprintf(where, n, "%s:%.*s", paths_base_name(file), (int)(q - p - 1), p + 1);
         q++;
         while (*q == ' ')
             q++;
@@ -218,7 +214,7 @@ static const char *wrong_hint(const char *problem)
 static void diag_compile(const diag_input *in, diagnosis *d)
 {
     set(d, DIAG_COMPILE, "Your kernel does not compile");
-    const char *file = in->compile_file ? base_name(in->compile_file) : "";
+    const char *file = in->compile_file ? paths_base_name(in->compile_file) : "";
     if (file[0] && in->compile_line > 0 && in->compile_col > 0)
         snprintf(d->where, sizeof d->where, "%s:%d:%d", file, in->compile_line, in->compile_col);
     else if (file[0] && in->compile_line > 0)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/paths.h"
 #include "lab/workspace.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
@@ -611,8 +612,7 @@ unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
     const char *base;
     if (!a->labs || i >= a->labs->n || !a->labs->v[i]->exercise.kernel)
         return 0;
-    base = strrchr(file, '/');
-    base = base ? base + 1 : file;
+    base = paths_base_name(file);
     if (i != a->sel) {
         tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s): select the lab and press r to run it",
                     base, a->labs->v[i]->id);

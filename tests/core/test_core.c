@@ -70,6 +70,22 @@ static void test_paths_join_and_mkdir(void **state)
     assert_true(ts_rm_rf(dir));
 }
 
+static void test_paths_base_and_dir(void **state)
+{
+    (void)state;
+    char d[16];
+    assert_string_equal(paths_base_name("/w/lab/starter.cu"), "starter.cu");
+    assert_string_equal(paths_base_name("starter.cu"), "starter.cu");
+    assert_string_equal(paths_base_name("lab/"), "");
+    assert_true(paths_dir_name("/w/lab/starter.cu", d, sizeof d));
+    assert_string_equal(d, "/w/lab");
+    assert_true(paths_dir_name("/x", d, sizeof d));
+    assert_string_equal(d, "/");
+    assert_true(paths_dir_name("x", d, sizeof d));
+    assert_string_equal(d, ".");
+    assert_false(paths_dir_name("/a/very/long/folder/name/x", d, sizeof d));
+}
+
 static void test_paths_home_env(void **state)
 {
     (void)state;
@@ -175,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
+        cmocka_unit_test(test_paths_base_and_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
