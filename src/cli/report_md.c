@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/units.h"
 #include "prof/timeline.h"
 #include "catalog/pipeline_files.h"
 
@@ -15,18 +16,6 @@
     "pageable memory, the kernels, or the waits?\n"
 
 /* ---- figures as words ------------------------------------------------------- */
-
-static void fmt_bytes(double b, char *out, size_t n)
-{
-    if (b >= 1024.0 * 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
-    else if (b >= 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f MiB", b / (1024.0 * 1024.0));
-    else if (b >= 1024.0)
-        snprintf(out, n, "%.1f KiB", b / 1024.0);
-    else
-        snprintf(out, n, "%.0f B", b);
-}
 
 static void fmt_ns(uint64_t ns, char *out, size_t n)
 {
@@ -43,9 +32,10 @@ static void fmt_ratio(double v, char *out, size_t n)
         snprintf(out, n, "%.2fx", v);
 }
 
-static double pct(uint64_t part, uint64_t whole)
+/* part as a percentage of whole ("0%" when whole is 0) into buf. */
+static char *share(uint64_t part, uint64_t whole, char *buf, size_t n)
 {
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+    return units_pct(whole ? 100.0 * (double)part / (double)whole : 0.0, buf, n);
 }
 
 /* A measured row's message made safe for a table cell: no pipes, no
@@ -97,8 +87,8 @@ static void copies_cell(size_t count, uint64_t bytes, char *out, size_t n)
         return;
     }
     char tot[32], avg[32];
-    fmt_bytes((double)bytes, tot, sizeof tot);
-    fmt_bytes((double)bytes / (double)count, avg, sizeof avg);
+    units_bytes((double)bytes, tot, sizeof tot);
+    units_bytes((double)bytes / (double)count, avg, sizeof avg);
     snprintf(out, n, "%zu, %s in all, %s each on average", count, tot, avg);
 }
 
@@ -112,9 +102,9 @@ static void c_span(const tl_summary *s, char *o, size_t n)
 
 static void c_busy(const tl_summary *s, char *o, size_t n)
 {
-    char t[32];
+    char t[32], p[UNITS_MAX];
     fmt_ns(s->gpu_busy_ns, t, sizeof t);
-    snprintf(o, n, "%s (%.0f%%)", t, pct(s->gpu_busy_ns, s->span_ns));
+    snprintf(o, n, "%s (%s)", t, share(s->gpu_busy_ns, s->span_ns, p, sizeof p));
 }
 
 static void c_idle(const tl_summary *s, char *o, size_t n)
@@ -143,8 +133,8 @@ static void c_down(const tl_summary *s, char *o, size_t n)
 static void c_mem(const tl_summary *s, char *o, size_t n)
 {
     char pg[32], pn[32];
-    fmt_bytes((double)s->pageable_bytes, pg, sizeof pg);
-    fmt_bytes((double)s->pinned_bytes, pn, sizeof pn);
+    units_bytes((double)s->pageable_bytes, pg, sizeof pg);
+    units_bytes((double)s->pinned_bytes, pn, sizeof pn);
     snprintf(o, n, "%zu pageable (%s), %zu pinned (%s)", s->pageable, pg, s->pinned, pn);
 }
 
@@ -162,9 +152,9 @@ static void c_streams(const tl_summary *s, char *o, size_t n)
 
 static void c_overlap(const tl_summary *s, char *o, size_t n)
 {
-    char t[32];
+    char t[32], p[UNITS_MAX];
     fmt_ns(s->overlap_ns, t, sizeof t);
-    snprintf(o, n, "%s (%.0f%% of the copy time)", t, pct(s->overlap_ns, s->copy_busy_ns));
+    snprintf(o, n, "%s (%s of the copy time)", t, share(s->overlap_ns, s->copy_busy_ns, p, sizeof p));
 }
 
 static void c_updown(const tl_summary *s, char *o, size_t n)
@@ -233,7 +223,7 @@ static void lanes_table(strbuf *b, const char *title, const report_side *s)
         fmt_ns(l->busy_ns, busy, sizeof busy);
         fmt_ns(l->idle_ns, idle, sizeof idle);
         fmt_ns(l->longest_gap_ns, lg, sizeof lg);
-        fmt_bytes((double)l->copy_bytes, bytes, sizeof bytes);
+        units_bytes((double)l->copy_bytes, bytes, sizeof bytes);
         if (l->copies)
             snprintf(copies, sizeof copies, "%zu (%s)", l->copies, bytes);
         else
@@ -244,9 +234,10 @@ static void lanes_table(strbuf *b, const char *title, const report_side *s)
                      l->gaps == 1 ? "" : "s", lg);
         else
             snprintf(gaps, sizeof gaps, "%s", idle);
-        strbuf_printf(b, "| %s | %s (%.0f%%) | %zu | %s | %zu / %zu | %s |\n", l->name, busy,
-                  pct(l->busy_ns, s->tl->span_ns), l->kernels, copies, l->pageable, l->pinned,
-                  gaps);
+        char p[UNITS_MAX];
+        strbuf_printf(b, "| %s | %s (%s) | %zu | %s | %zu / %zu | %s |\n", l->name, busy,
+                      share(l->busy_ns, s->tl->span_ns, p, sizeof p), l->kernels, copies,
+                      l->pageable, l->pinned, gaps);
     }
 }
 
@@ -282,8 +273,8 @@ static void change_memory(strbuf *b, const tl_summary *x, const tl_summary *y)
 static void change_copies(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
     char xa[32], ya[32];
-    fmt_bytes(avg_copy(x), xa, sizeof xa);
-    fmt_bytes(avg_copy(y), ya, sizeof ya);
+    units_bytes(avg_copy(x), xa, sizeof xa);
+    units_bytes(avg_copy(y), ya, sizeof ya);
     if (y->copies > 0 && y->copies < x->copies)
         strbuf_printf(b, "- **Fewer, larger copies**: %zu copies of %s on average in the starter, "
                      "%zu of %s in yours (%.0f times fewer); each copy costs microseconds "
@@ -296,18 +287,18 @@ static void change_copies(strbuf *b, const tl_summary *x, const tl_summary *y)
 
 static void change_overlap(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
-    char xo[32], yo[32], xu[32], yu[32];
+    char xo[32], yo[32], xu[32], yu[32], p[UNITS_MAX];
     fmt_ns(x->overlap_ns, xo, sizeof xo);
     fmt_ns(y->overlap_ns, yo, sizeof yo);
     fmt_ns(x->updown_ns, xu, sizeof xu);
     fmt_ns(y->updown_ns, yu, sizeof yu);
     if (y->overlap_ns > x->overlap_ns || y->updown_ns > x->updown_ns)
         strbuf_printf(b, "- **Streams overlapping**: work ran on %zu stream%s in the starter and on "
-                     "%zu in yours; copies ran alongside kernels for %s (%.0f%% of your copy "
+                     "%zu in yours; copies ran alongside kernels for %s (%s of your copy "
                      "time; the starter: %s), and uploads alongside downloads for %s (the "
                      "starter: %s).\n",
                   x->streams, x->streams == 1 ? "" : "s", y->streams, yo,
-                  pct(y->overlap_ns, y->copy_busy_ns), xo, yu, xu);
+                  share(y->overlap_ns, y->copy_busy_ns, p, sizeof p), xo, yu, xu);
     else
         strbuf_printf(b, "- **No overlap gained**: work ran on %zu stream%s in the starter and %zu "
                      "in yours, and copies ran alongside kernels for %s in yours (the starter: "

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "core/paths.h"
+#include "core/units.h"
 #include "lab/workspace.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
@@ -303,8 +304,8 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
                 at = strfmt_append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
             if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
                 at = strfmt_append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
-                            tui_fmt_pct(r->pct_peak_measured, x1, sizeof x1),
-                            tui_fmt_pct(r->pct_peak_theory, x2, sizeof x2));
+                            units_pct(r->pct_peak_measured, x1, sizeof x1),
+                            units_pct(r->pct_peak_theory, x2, sizeof x2));
             at = strfmt_append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
                         tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
                         tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),

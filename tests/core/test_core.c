@@ -1,11 +1,12 @@
 /* Unit tests for src/core: stats, paths, atomic files, the clock, text
- * buffers. */
+ * buffers, figures with units. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "core/stats.h"
 #include "core/strbuf.h"
 #include "core/strfmt.h"
+#include "core/units.h"
 #include "support.h"
 
 static void test_stats_odd_even(void **state)
@@ -182,6 +184,40 @@ static void test_strbuf(void **state)
     assert_false(b.failed);
 }
 
+#define UNITS(fn, v) (fn(v, buf, sizeof buf))
+
+static void test_units(void **state)
+{
+    (void)state;
+    char buf[UNITS_MAX];
+    assert_string_equal(UNITS(units_sig3, 312.4), "312");
+    assert_string_equal(UNITS(units_sig3, 3.124), "3.12");
+    assert_string_equal(UNITS(units_sig3, 0.03124), "0.0312");
+    assert_string_equal(UNITS(units_sig3, 0.0), "0");
+    assert_string_equal(UNITS(units_sig3, NAN), "NaN");
+
+    assert_string_equal(UNITS(units_bytes, 0.0), "0 B");
+    assert_string_equal(UNITS(units_bytes, 512.0), "512 B");
+    assert_string_equal(UNITS(units_bytes, 1023.0), "1023 B");
+    assert_string_equal(UNITS(units_bytes, 1536.0), "1.5 KiB");
+    assert_string_equal(UNITS(units_bytes, 3072.0), "3 KiB");
+    assert_string_equal(UNITS(units_bytes, 16384.0), "16 KiB");
+    assert_string_equal(UNITS(units_bytes, (double)(256u << 20)), "256 MiB");
+    assert_string_equal(UNITS(units_bytes, (double)(3u << 29)), "1.5 GiB");
+    assert_string_equal(UNITS(units_bytes, 79.65 * 1073741824.0), "79.7 GiB");
+    assert_string_equal(UNITS(units_bytes, 1048575.0), "1 MiB");     /* never "1024 KiB" */
+    assert_string_equal(UNITS(units_bytes, 1234567.0), "1.18 MiB");
+    assert_string_equal(UNITS(units_bytes, 4398046511104.0), "4 TiB");
+    assert_string_equal(UNITS(units_bytes, -1.0), "-");
+
+    assert_string_equal(UNITS(units_pct, 87.2), "87%");
+    assert_string_equal(UNITS(units_pct, 5.23), "5.2%");
+    assert_string_equal(UNITS(units_pct, 0.01), "<0.1%");
+    assert_string_equal(UNITS(units_pct, 0.0), "0%");
+    assert_string_equal(UNITS(units_pct, -1.0), "-");
+    assert_string_equal(UNITS(units_pct, INFINITY), "-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_strfmt_append),
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_units),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
         cmocka_unit_test(test_paths_base_and_dir),
