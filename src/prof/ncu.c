@@ -3,14 +3,13 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/strfmt.h"
 #include "core/which.h"
@@ -424,61 +423,43 @@ void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
     err_set(e, "ncu printed no table of results");
 }
 
-/* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated).
- * *status receives the wait status; *timed_out is set when it was killed. */
-static char *run_capture(char *const *argv, double timeout_s, int *status, bool *timed_out,
-                         cl_err *e)
+/* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated);
+ * *timed_out is set when it was killed.  When ncu cannot be started, the
+ * buffer says so as ncu would, in an ==ERROR== line. */
+static char *run_capture(char *const *argv, double timeout_s, bool *timed_out, cl_err *e)
 {
-    int fd[2];
     *timed_out = false;
-    if (pipe(fd) != 0) {
-        err_set(e, "cannot create a pipe for ncu: %s", strerror(errno));
-        return NULL;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        err_set(e, "cannot start ncu: %s", strerror(errno));
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execv(argv[0], argv);
-        dprintf(STDERR_FILENO, "==ERROR== cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
+    spawn_opts o = {.argv = (const char *const *)argv, .out = SPAWN_PIPE, .err = SPAWN_TO_OUT};
+    spawn_child c;
     strbuf out;
     strbuf_init(&out, NCU_OUTPUT_MAX);
-    double deadline = clock_now_s() + timeout_s;
-    for (;;) {
-        double left = deadline - clock_now_s();
-        if (left <= 0) {
-            kill(pid, SIGKILL);
-            *timed_out = true;
-            break;
+    cl_err why;
+    if (!spawn_start(&o, &c, &why)) {
+        strbuf_printf(&out, "==ERROR== %s\n", why.msg);
+    } else {
+        double deadline = clock_now_s() + timeout_s;
+        for (;;) {
+            double left = deadline - clock_now_s();
+            if (left <= 0) {
+                spawn_kill(c.pid, false);
+                *timed_out = true;
+                break;
+            }
+            struct pollfd pfd = {c.out, POLLIN, 0};
+            int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+            if (pr <= 0)
+                continue;
+            char chunk[65536];
+            ssize_t n = read(c.out, chunk, sizeof chunk);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (n <= 0)
+                break;
+            strbuf_add(&out, chunk, (size_t)n);
         }
-        struct pollfd pfd = {fd[0], POLLIN, 0};
-        int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue;
-        char chunk[65536];
-        ssize_t n = read(fd[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        strbuf_add(&out, chunk, (size_t)n);
+        spawn_close(&c);
+        spawn_wait(c.pid, true, NULL);
     }
-    close(fd[0]);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
     char *text = strbuf_take(&out);
     if (!text)
         err_set(e, "out of memory reading ncu's output");
@@ -494,9 +475,8 @@ bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list
     char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, e);
     if (!argv)
         return false;
-    int status = 0;
     bool timed_out = false;
-    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &status, &timed_out, e);
+    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, e);
     free(argv);
     if (!text)
         return false;
