@@ -196,8 +196,8 @@ static void side_by_side(strbuf *b, const report_input *in)
     }
     if ((in->starter.tl && in->starter.tl->dropped) || (in->mine.tl && in->mine.tl->dropped))
         strbuf_printf(b, "| records lost by the profiler | %llu | %llu |\n",
-                  (unsigned long long)(in->starter.tl ? in->starter.tl->dropped : 0),
-                  (unsigned long long)(in->mine.tl ? in->mine.tl->dropped : 0));
+                      (unsigned long long)(in->starter.tl ? in->starter.tl->dropped : 0),
+                      (unsigned long long)(in->mine.tl ? in->mine.tl->dropped : 0));
 }
 
 static void lanes_table(strbuf *b, const char *title, const report_side *s)
@@ -205,7 +205,7 @@ static void lanes_table(strbuf *b, const char *title, const report_side *s)
     strbuf_printf(b, "\n### %s, lane by lane\n\n", title);
     if (!s->tl) {
         strbuf_printf(b, "No timeline%s%s.\n", s->why_no_tl ? ": " : "",
-                  s->why_no_tl ? s->why_no_tl : "");
+                      s->why_no_tl ? s->why_no_tl : "");
         return;
     }
     if (s->tl->nlanes == 0) {
@@ -215,8 +215,8 @@ static void lanes_table(strbuf *b, const char *title, const report_side *s)
     char gmin[32];
     fmt_ns(s->tl->gap_min_ns, gmin, sizeof gmin);
     strbuf_printf(b, "| lane | busy | kernels | copies | pageable / pinned | idle between its first "
-                 "and last item (gaps of %s or more) |\n|---|---|---|---|---|---|\n",
-              gmin);
+                     "and last item (gaps of %s or more) |\n|---|---|---|---|---|---|\n",
+                  gmin);
     for (size_t i = 0; i < s->tl->nlanes; i++) {
         const tls_lane *l = &s->tl->lanes[i];
         char busy[32], idle[32], bytes[32], copies[64], lg[32];
@@ -253,18 +253,18 @@ static void change_memory(strbuf *b, const tl_summary *x, const tl_summary *y)
     size_t xh = x->pinned + x->pageable, yh = y->pinned + y->pageable;
     if (yh == 0) {
         strbuf_printf(b, "- **Host memory**: no copy between host and device was recorded in your "
-                     "pipeline's call.\n");
+                         "pipeline's call.\n");
     } else if (y->pageable == 0 && x->pageable > 0) {
         strbuf_printf(b, "- **Pinned instead of pageable**: %zu of the starter's %zu copies went "
-                     "through pageable memory; all %zu of yours read or write pinned buffers, "
-                     "which the copy engines reach directly and which can be copied "
-                     "asynchronously.\n",
-                  x->pageable, xh, yh);
+                         "through pageable memory; all %zu of yours read or write pinned buffers, "
+                         "which the copy engines reach directly and which can be copied "
+                         "asynchronously.\n",
+                      x->pageable, xh, yh);
     } else if (y->pageable > 0) {
         strbuf_printf(b, "- **Still pageable**: %zu of your %zu copies use pageable memory (the "
-                     "starter: %zu of %zu).  Staging through pinned buffers (gpu.host_alloc) "
-                     "lets them run at the link's speed and overlap other work.\n",
-                  y->pageable, yh, x->pageable, xh);
+                         "starter: %zu of %zu).  Staging through pinned buffers (gpu.host_alloc) "
+                         "lets them run at the link's speed and overlap other work.\n",
+                      y->pageable, yh, x->pageable, xh);
     } else {
         strbuf_printf(b, "- **Host memory**: both use pinned memory for every copy.\n");
     }
@@ -277,12 +277,12 @@ static void change_copies(strbuf *b, const tl_summary *x, const tl_summary *y)
     units_bytes(avg_copy(y), ya, sizeof ya);
     if (y->copies > 0 && y->copies < x->copies)
         strbuf_printf(b, "- **Fewer, larger copies**: %zu copies of %s on average in the starter, "
-                     "%zu of %s in yours (%.0f times fewer); each copy costs microseconds "
-                     "before its first byte moves.\n",
-                  x->copies, xa, y->copies, ya, (double)x->copies / (double)y->copies);
+                         "%zu of %s in yours (%.0f times fewer); each copy costs microseconds "
+                         "before its first byte moves.\n",
+                      x->copies, xa, y->copies, ya, (double)x->copies / (double)y->copies);
     else
         strbuf_printf(b, "- **Copies**: %zu of %s on average in the starter, %zu of %s in yours.\n",
-                  x->copies, xa, y->copies, ya);
+                      x->copies, xa, y->copies, ya);
 }
 
 static void change_overlap(strbuf *b, const tl_summary *x, const tl_summary *y)
@@ -294,17 +294,17 @@ static void change_overlap(strbuf *b, const tl_summary *x, const tl_summary *y)
     fmt_ns(y->updown_ns, yu, sizeof yu);
     if (y->overlap_ns > x->overlap_ns || y->updown_ns > x->updown_ns)
         strbuf_printf(b, "- **Streams overlapping**: work ran on %zu stream%s in the starter and on "
-                     "%zu in yours; copies ran alongside kernels for %s (%s of your copy "
-                     "time; the starter: %s), and uploads alongside downloads for %s (the "
-                     "starter: %s).\n",
-                  x->streams, x->streams == 1 ? "" : "s", y->streams, yo,
-                  share(y->overlap_ns, y->copy_busy_ns, p, sizeof p), xo, yu, xu);
+                         "%zu in yours; copies ran alongside kernels for %s (%s of your copy "
+                         "time; the starter: %s), and uploads alongside downloads for %s (the "
+                         "starter: %s).\n",
+                      x->streams, x->streams == 1 ? "" : "s", y->streams, yo,
+                      share(y->overlap_ns, y->copy_busy_ns, p, sizeof p), xo, yu, xu);
     else
         strbuf_printf(b, "- **No overlap gained**: work ran on %zu stream%s in the starter and %zu "
-                     "in yours, and copies ran alongside kernels for %s in yours (the starter: "
-                     "%s).  Chunks on two or three streams let one chunk's copy run while "
-                     "another's kernel does.\n",
-                  x->streams, x->streams == 1 ? "" : "s", y->streams, yo, xo);
+                         "in yours, and copies ran alongside kernels for %s in yours (the starter: "
+                         "%s).  Chunks on two or three streams let one chunk's copy run while "
+                         "another's kernel does.\n",
+                      x->streams, x->streams == 1 ? "" : "s", y->streams, yo, xo);
 }
 
 static void change_kernels(strbuf *b, const tl_summary *x, const tl_summary *y)
@@ -314,8 +314,8 @@ static void change_kernels(strbuf *b, const tl_summary *x, const tl_summary *y)
     fmt_ns(y->kernel_sum_ns, yk, sizeof yk);
     if (y->kernel_sum_ns > 0 && y->kernel_sum_ns < x->kernel_sum_ns)
         strbuf_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours (%.1f times "
-                     "less).\n",
-                  xk, yk, (double)x->kernel_sum_ns / (double)y->kernel_sum_ns);
+                         "less).\n",
+                      xk, yk, (double)x->kernel_sum_ns / (double)y->kernel_sum_ns);
     else
         strbuf_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours.\n", xk, yk);
 }
@@ -326,9 +326,9 @@ static void change_waits(strbuf *b, const tl_summary *x, const tl_summary *y)
     fmt_ns(x->gpu_idle_ns, xi, sizeof xi);
     fmt_ns(y->gpu_idle_ns, yi, sizeof yi);
     strbuf_printf(b, "- **Waiting**: %zu synchronize call%s and %s of GPU idle time (%zu gap%s) in "
-                 "the starter; %zu and %s (%zu gap%s) in yours.\n",
-              x->syncs, x->syncs == 1 ? "" : "s", xi, x->gpu_gaps, x->gpu_gaps == 1 ? "" : "s",
-              y->syncs, yi, y->gpu_gaps, y->gpu_gaps == 1 ? "" : "s");
+                     "the starter; %zu and %s (%zu gap%s) in yours.\n",
+                  x->syncs, x->syncs == 1 ? "" : "s", xi, x->gpu_gaps, x->gpu_gaps == 1 ? "" : "s",
+                  y->syncs, yi, y->gpu_gaps, y->gpu_gaps == 1 ? "" : "s");
 }
 
 /* "What changed" appended to b. */
@@ -403,13 +403,13 @@ char *report_md_build(const report_input *in, const char *notes)
     strbuf b = STRBUF_INIT;
     strbuf_printf(&b, "# Profiling report: the preprocessing pipeline\n%s\n\n", PIPELINE_REPORT_MARK);
     strbuf_printf(&b, "Written by `cudalab report profiling` on %s.  Device: %s.  Table: %s floats, "
-                  "read from and written back to ordinary host memory.\n\n",
-              in->when ? in->when : "?", in->device ? in->device : "unknown",
-              in->size ? in->size : "?");
+                      "read from and written back to ordinary host memory.\n\n",
+                  in->when ? in->when : "?", in->device ? in->device : "unknown",
+                  in->size ? in->size : "?");
 
     strbuf_printf(&b, "## Before and after\n\n");
     strbuf_printf(&b, "| | median time, end to end | GB/s | x CPU | x CPU threads | x starter | "
-                  "result |\n|---|---|---|---|---|---|---|\n");
+                      "result |\n|---|---|---|---|---|---|---|\n");
     row_line(&b, "the starter", in->starter.row);
     row_line(&b, "your pipeline", in->mine.row);
     if (in->cpu)
@@ -420,18 +420,18 @@ char *report_md_build(const report_input *in, const char *notes)
         row_line(&b, name, in->cpu_mt);
     }
     strbuf_printf(&b, "\nEach time is the median of several calls, from the start of the call to "
-                  "the last byte back in host memory.  GB/s counts the table once in and once "
-                  "out per second of that time; x CPU compares with the vectorised CPU "
-                  "baseline doing the same work in host memory.\n\n");
+                      "the last byte back in host memory.  GB/s counts the table once in and once "
+                      "out per second of that time; x CPU compares with the vectorised CPU "
+                      "baseline doing the same work in host memory.\n\n");
 
     strbuf_printf(&b, "## The timelines\n\n");
     strbuf_printf(&b, "One call of each, recorded with CUPTI after the timing.");
     if (in->starter.trace || in->mine.trace)
         strbuf_printf(&b, "  The traces are beside this report (%s%s%s); open them in "
-                      "ui.perfetto.dev or chrome://tracing.",
-                  in->starter.trace ? in->starter.trace : "",
-                  in->starter.trace && in->mine.trace ? ", " : "",
-                  in->mine.trace ? in->mine.trace : "");
+                          "ui.perfetto.dev or chrome://tracing.",
+                      in->starter.trace ? in->starter.trace : "",
+                      in->starter.trace && in->mine.trace ? ", " : "",
+                      in->mine.trace ? in->mine.trace : "");
     strbuf_printf(&b, "\n\n");
     side_by_side(&b, in);
     lanes_table(&b, "The starter", &in->starter);

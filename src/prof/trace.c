@@ -194,7 +194,7 @@ char *trace_json(const timeline *t, cl_err *e)
         const tl_lane *l = &t->lanes[i];
         add_event(&b, thread_name_event(l, (int)i + 1), &first);
         add_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
-                 &first);
+                  &first);
     }
     for (size_t i = 0; i < t->nitems; i++)
         add_event(&b, item_event(t, &t->items[order[i]]), &first);
