@@ -291,6 +291,18 @@ void spawn_close(spawn_child *c)
     close_fd(&c->extra);
 }
 
+ssize_t spawn_read(int fd, void *buf, size_t n)
+{
+    for (;;) {
+        ssize_t k = read(fd, buf, n);
+        if (k > 0)
+            return k;
+        if (k < 0 && errno == EINTR)
+            continue;
+        return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+    }
+}
+
 ssize_t spawn_write(int fd, const void *data, size_t len)
 {
     sigset_t pipe_set, old, before;

@@ -56,6 +56,10 @@ bool spawn_start(const spawn_opts *o, spawn_child *c, cl_err *e);
 /* Closes the parent's ends of c's pipes that are still open. */
 void spawn_close(spawn_child *c);
 
+/* Reads what a non-blocking fd holds now, retrying on EINTR: the bytes
+ * read (> 0), 0 when nothing is waiting, -1 at the end of the stream or on
+ * an error. */
+ssize_t spawn_read(int fd, void *buf, size_t n);
 /* Writes what fd takes now without raising SIGPIPE: the bytes written
  * (0 while a non-blocking pipe is full), or -1 when the reader is gone or
  * another error occurred. */

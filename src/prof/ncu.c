@@ -450,10 +450,10 @@ static char *run_capture(char *const *argv, double timeout_s, bool *timed_out, c
             if (pr <= 0)
                 continue;
             char chunk[65536];
-            ssize_t n = read(c.out, chunk, sizeof chunk);
-            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            ssize_t n = spawn_read(c.out, chunk, sizeof chunk);
+            if (n == 0)
                 continue;
-            if (n <= 0)
+            if (n < 0)
                 break;
             strbuf_add(&out, chunk, (size_t)n);
         }

@@ -112,10 +112,10 @@ static void handle_line(run_state *st, const char *line)
 static bool pump(run_state *st, stream *s)
 {
     char buf[4096];
-    ssize_t n = read(s->fd, buf, sizeof buf);
-    if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (n == 0) {
+    ssize_t n = spawn_read(s->fd, buf, sizeof buf);
+    if (n == 0)
+        return true;
+    if (n < 0) {
         if (s->len > 0) {
             s->line[s->len] = '\0';
             handle_line(st, s->line);

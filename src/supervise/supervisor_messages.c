@@ -3,10 +3,10 @@
  * where a reply belongs, is a protocol fault. */
 #include "supervise/supervisor_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "core/spawn.h"
 
 static void dispatch(supervisor *s, const proto_msg *m)
 {
@@ -94,16 +94,14 @@ static bool handle_lines(supervisor *s)
 bool supervisor_messages_read(supervisor *s, int max_reads)
 {
     for (int i = 0; i < max_reads && s->proto_fd >= 0; i++) {
-        ssize_t n = read(s->proto_fd, s->line + s->line_len, PROTO_LINE_MAX - s->line_len);
+        ssize_t n = spawn_read(s->proto_fd, s->line + s->line_len, PROTO_LINE_MAX - s->line_len);
         if (n > 0) {
             s->line_len += (size_t)n;
             if (!handle_lines(s))
                 return false;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+        if (n < 0)
             supervisor_worker_unwatch(s, &s->proto_fd);
         break;
     }

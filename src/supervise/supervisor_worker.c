@@ -104,14 +104,12 @@ size_t supervisor_output(const supervisor *s, char *buf, size_t n)
 void supervisor_worker_drain_output(supervisor *s, int max_reads)
 {
     for (int i = 0; i < max_reads && s->out_fd >= 0; i++) {
-        ssize_t n = read(s->out_fd, s->chunk, SUP_CHUNK);
+        ssize_t n = spawn_read(s->out_fd, s->chunk, SUP_CHUNK);
         if (n > 0) {
             tail_append(s, s->chunk, (size_t)n);
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+        if (n < 0)
             supervisor_worker_unwatch(s, &s->out_fd);
         break;
     }

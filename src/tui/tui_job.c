@@ -1,6 +1,5 @@
 #include "tui/tui_job.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -63,14 +62,12 @@ bool tui_job_pump(tui_job *j)
     if (j->done)
         return true;
     while (j->fd >= 0) {
-        ssize_t k = read(j->fd, buf, sizeof buf);
+        ssize_t k = spawn_read(j->fd, buf, sizeof buf);
         if (k > 0) {
             strbuf_add(&j->got, buf, (size_t)k);
             continue;
         }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (k == 0)
             return false;
         close(j->fd);
         j->fd = -1;

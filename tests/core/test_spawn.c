@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,19 +24,15 @@ static char *read_all(int fd)
     strbuf b = STRBUF_INIT;
     char buf[4096];
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = spawn_read(fd, buf, sizeof buf);
         if (n > 0) {
             strbuf_add(&b, buf, (size_t)n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN) {
+        } else if (n == 0) {
             struct pollfd p = {.fd = fd, .events = POLLIN};
             poll(&p, 1, 5000);
-            continue;
+        } else {
+            break;
         }
-        break;
     }
     return strbuf_take(&b);
 }
