@@ -6,11 +6,12 @@
  * standard streams are /dev/null, the parent's own, or pipes; an extra
  * pipe can carry a second channel from the child's descriptor extra_fd
  * (the worker's protocol, a job's answer).  Every other descriptor of the
- * parent is closed in the child; signal handlers are the defaults and no
- * signal is blocked; the child may lead a process group of its own, so the
- * terminal's Ctrl-C does not reach it and it can be killed with whatever it
- * started.  The parent's ends of the pipes are non-blocking and
- * close-on-exec. */
+ * parent is closed in the child (with glibc before 2.34, a program child
+ * only loses those marked close-on-exec); signal handlers are the defaults
+ * and no signal is blocked; the child may lead a process group of its own,
+ * so the terminal's Ctrl-C does not reach it and it can be killed with
+ * whatever it started.  The parent's ends of the pipes are non-blocking
+ * and close-on-exec. */
 #ifndef CUDALAB_CORE_SPAWN_H
 #define CUDALAB_CORE_SPAWN_H
 
