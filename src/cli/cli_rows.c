@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/units.h"
 
 void cli_rows_init(cli_rows *s, bool json)
 {
@@ -135,10 +136,7 @@ void cli_rows_fmt_rate(char *buf, size_t n, double v)
 
 void cli_rows_fmt_pct(char *buf, size_t n, double pct)
 {
-    if (pct < 0)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.0f%%", pct);
+    units_pct(pct, buf, n);
 }
 
 void cli_print_json(cJSON *root)

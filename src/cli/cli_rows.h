@@ -67,7 +67,7 @@ int cli_rows_exit_code(const cli_rows *s);
 
 /* A rate cell: "-" when negative, "1234" from 100 up, else "12.34". */
 void cli_rows_fmt_rate(char *buf, size_t n, double v);
-/* A percent-of-peak cell: "-" when negative, else "87%". */
+/* A percent-of-peak cell, as units_pct writes it: "87%", "5.2%", "-". */
 void cli_rows_fmt_pct(char *buf, size_t n, double pct);
 
 /* Prints root (pretty) on stdout and deletes it; NULL prints nothing. */

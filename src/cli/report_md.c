@@ -1,11 +1,12 @@
 #include "cli/report_md.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
+#include "core/units.h"
 #include "prof/timeline.h"
 #include "catalog/pipeline_files.h"
 
@@ -14,60 +15,7 @@
     "what did each change buy?  What limits your pipeline now: the link, the copies from "    \
     "pageable memory, the kernels, or the waits?\n"
 
-/* ---- a growing string ----------------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int w = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? room : 0, fmt, ap);
-        va_end(ap);
-        if (w < 0) {
-            b->failed = true;
-            return;
-        }
-        if (b->p && (size_t)w < room) {
-            b->len += (size_t)w;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + (size_t)w + 1)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-}
-
 /* ---- figures as words ------------------------------------------------------- */
-
-static void fmt_bytes(double b, char *out, size_t n)
-{
-    if (b >= 1024.0 * 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
-    else if (b >= 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f MiB", b / (1024.0 * 1024.0));
-    else if (b >= 1024.0)
-        snprintf(out, n, "%.1f KiB", b / 1024.0);
-    else
-        snprintf(out, n, "%.0f B", b);
-}
 
 static void fmt_ns(uint64_t ns, char *out, size_t n)
 {
@@ -84,9 +32,10 @@ static void fmt_ratio(double v, char *out, size_t n)
         snprintf(out, n, "%.2fx", v);
 }
 
-static double pct(uint64_t part, uint64_t whole)
+/* part as a percentage of whole ("0%" when whole is 0) into buf. */
+static char *share(uint64_t part, uint64_t whole, char *buf, size_t n)
 {
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+    return units_pct(whole ? 100.0 * (double)part / (double)whole : 0.0, buf, n);
 }
 
 /* A measured row's message made safe for a table cell: no pipes, no
@@ -101,10 +50,10 @@ static void cell_text(const char *msg, char *out, size_t n)
     out[k] = '\0';
 }
 
-static void row_line(sbuf *b, const char *name, const run_result *r)
+static void row_line(strbuf *b, const char *name, const run_result *r)
 {
     if (!r) {
-        sb_printf(b, "| %s | - | - | - | - | - | no result |\n", name);
+        strbuf_printf(b, "| %s | - | - | - | - | - | no result |\n", name);
         return;
     }
     char t[48] = "-", gb[24] = "-", c1[16], cm[16], xs[16], res[256];
@@ -126,7 +75,7 @@ static void row_line(sbuf *b, const char *name, const run_result *r)
         cell_text(r->message, m, sizeof m);
         snprintf(res, sizeof res, "%s%s%s", result_status_name(r->status), m[0] ? ": " : "", m);
     }
-    sb_printf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, t, gb, c1, cm, xs, res);
+    strbuf_printf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, t, gb, c1, cm, xs, res);
 }
 
 /* ---- the timelines -------------------------------------------------------------- */
@@ -138,8 +87,8 @@ static void copies_cell(size_t count, uint64_t bytes, char *out, size_t n)
         return;
     }
     char tot[32], avg[32];
-    fmt_bytes((double)bytes, tot, sizeof tot);
-    fmt_bytes((double)bytes / (double)count, avg, sizeof avg);
+    units_bytes((double)bytes, tot, sizeof tot);
+    units_bytes((double)bytes / (double)count, avg, sizeof avg);
     snprintf(out, n, "%zu, %s in all, %s each on average", count, tot, avg);
 }
 
@@ -153,9 +102,9 @@ static void c_span(const tl_summary *s, char *o, size_t n)
 
 static void c_busy(const tl_summary *s, char *o, size_t n)
 {
-    char t[32];
+    char t[32], p[UNITS_MAX];
     fmt_ns(s->gpu_busy_ns, t, sizeof t);
-    snprintf(o, n, "%s (%.0f%%)", t, pct(s->gpu_busy_ns, s->span_ns));
+    snprintf(o, n, "%s (%s)", t, share(s->gpu_busy_ns, s->span_ns, p, sizeof p));
 }
 
 static void c_idle(const tl_summary *s, char *o, size_t n)
@@ -184,8 +133,8 @@ static void c_down(const tl_summary *s, char *o, size_t n)
 static void c_mem(const tl_summary *s, char *o, size_t n)
 {
     char pg[32], pn[32];
-    fmt_bytes((double)s->pageable_bytes, pg, sizeof pg);
-    fmt_bytes((double)s->pinned_bytes, pn, sizeof pn);
+    units_bytes((double)s->pageable_bytes, pg, sizeof pg);
+    units_bytes((double)s->pinned_bytes, pn, sizeof pn);
     snprintf(o, n, "%zu pageable (%s), %zu pinned (%s)", s->pageable, pg, s->pinned, pn);
 }
 
@@ -203,9 +152,9 @@ static void c_streams(const tl_summary *s, char *o, size_t n)
 
 static void c_overlap(const tl_summary *s, char *o, size_t n)
 {
-    char t[32];
+    char t[32], p[UNITS_MAX];
     fmt_ns(s->overlap_ns, t, sizeof t);
-    snprintf(o, n, "%s (%.0f%% of the copy time)", t, pct(s->overlap_ns, s->copy_busy_ns));
+    snprintf(o, n, "%s (%s of the copy time)", t, share(s->overlap_ns, s->copy_busy_ns, p, sizeof p));
 }
 
 static void c_updown(const tl_summary *s, char *o, size_t n)
@@ -218,7 +167,7 @@ static void c_syncs(const tl_summary *s, char *o, size_t n)
     snprintf(o, n, "%zu of %zu runtime calls", s->syncs, s->api_calls);
 }
 
-static void side_by_side(sbuf *b, const report_input *in)
+static void side_by_side(strbuf *b, const report_input *in)
 {
     static const struct {
         const char *what;
@@ -236,45 +185,45 @@ static void side_by_side(sbuf *b, const report_input *in)
         {"uploads running while downloads ran", c_updown},
         {"waits for the device (cuda*Synchronize)", c_syncs},
     };
-    sb_printf(b, "| | the starter | your pipeline |\n|---|---|---|\n");
+    strbuf_printf(b, "| | the starter | your pipeline |\n|---|---|---|\n");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         char l[256] = "-", r[256] = "-";
         if (in->starter.tl)
             rows[i].fn(in->starter.tl, l, sizeof l);
         if (in->mine.tl)
             rows[i].fn(in->mine.tl, r, sizeof r);
-        sb_printf(b, "| %s | %s | %s |\n", rows[i].what, l, r);
+        strbuf_printf(b, "| %s | %s | %s |\n", rows[i].what, l, r);
     }
     if ((in->starter.tl && in->starter.tl->dropped) || (in->mine.tl && in->mine.tl->dropped))
-        sb_printf(b, "| records lost by the profiler | %llu | %llu |\n",
-                  (unsigned long long)(in->starter.tl ? in->starter.tl->dropped : 0),
-                  (unsigned long long)(in->mine.tl ? in->mine.tl->dropped : 0));
+        strbuf_printf(b, "| records lost by the profiler | %llu | %llu |\n",
+                      (unsigned long long)(in->starter.tl ? in->starter.tl->dropped : 0),
+                      (unsigned long long)(in->mine.tl ? in->mine.tl->dropped : 0));
 }
 
-static void lanes_table(sbuf *b, const char *title, const report_side *s)
+static void lanes_table(strbuf *b, const char *title, const report_side *s)
 {
-    sb_printf(b, "\n### %s, lane by lane\n\n", title);
+    strbuf_printf(b, "\n### %s, lane by lane\n\n", title);
     if (!s->tl) {
-        sb_printf(b, "No timeline%s%s.\n", s->why_no_tl ? ": " : "",
-                  s->why_no_tl ? s->why_no_tl : "");
+        strbuf_printf(b, "No timeline%s%s.\n", s->why_no_tl ? ": " : "",
+                      s->why_no_tl ? s->why_no_tl : "");
         return;
     }
     if (s->tl->nlanes == 0) {
-        sb_printf(b, "Nothing ran on the GPU.\n");
+        strbuf_printf(b, "Nothing ran on the GPU.\n");
         return;
     }
     char gmin[32];
     fmt_ns(s->tl->gap_min_ns, gmin, sizeof gmin);
-    sb_printf(b, "| lane | busy | kernels | copies | pageable / pinned | idle between its first "
-                 "and last item (gaps of %s or more) |\n|---|---|---|---|---|---|\n",
-              gmin);
+    strbuf_printf(b, "| lane | busy | kernels | copies | pageable / pinned | idle between its first "
+                     "and last item (gaps of %s or more) |\n|---|---|---|---|---|---|\n",
+                  gmin);
     for (size_t i = 0; i < s->tl->nlanes; i++) {
         const tls_lane *l = &s->tl->lanes[i];
         char busy[32], idle[32], bytes[32], copies[64], lg[32];
         fmt_ns(l->busy_ns, busy, sizeof busy);
         fmt_ns(l->idle_ns, idle, sizeof idle);
         fmt_ns(l->longest_gap_ns, lg, sizeof lg);
-        fmt_bytes((double)l->copy_bytes, bytes, sizeof bytes);
+        units_bytes((double)l->copy_bytes, bytes, sizeof bytes);
         if (l->copies)
             snprintf(copies, sizeof copies, "%zu (%s)", l->copies, bytes);
         else
@@ -285,9 +234,10 @@ static void lanes_table(sbuf *b, const char *title, const report_side *s)
                      l->gaps == 1 ? "" : "s", lg);
         else
             snprintf(gaps, sizeof gaps, "%s", idle);
-        sb_printf(b, "| %s | %s (%.0f%%) | %zu | %s | %zu / %zu | %s |\n", l->name, busy,
-                  pct(l->busy_ns, s->tl->span_ns), l->kernels, copies, l->pageable, l->pinned,
-                  gaps);
+        char p[UNITS_MAX];
+        strbuf_printf(b, "| %s | %s (%s) | %zu | %s | %zu / %zu | %s |\n", l->name, busy,
+                      share(l->busy_ns, s->tl->span_ns, p, sizeof p), l->kernels, copies,
+                      l->pageable, l->pinned, gaps);
     }
 }
 
@@ -298,121 +248,127 @@ static double avg_copy(const tl_summary *s)
     return s->copies ? (double)(s->h2d_bytes + s->d2h_bytes) / (double)s->copies : 0.0;
 }
 
-static void change_memory(sbuf *b, const tl_summary *x, const tl_summary *y)
+static void change_memory(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
     size_t xh = x->pinned + x->pageable, yh = y->pinned + y->pageable;
     if (yh == 0) {
-        sb_printf(b, "- **Host memory**: no copy between host and device was recorded in your "
-                     "pipeline's call.\n");
+        strbuf_printf(b, "- **Host memory**: no copy between host and device was recorded in your "
+                         "pipeline's call.\n");
     } else if (y->pageable == 0 && x->pageable > 0) {
-        sb_printf(b, "- **Pinned instead of pageable**: %zu of the starter's %zu copies went "
-                     "through pageable memory; all %zu of yours read or write pinned buffers, "
-                     "which the copy engines reach directly and which can be copied "
-                     "asynchronously.\n",
-                  x->pageable, xh, yh);
+        strbuf_printf(b, "- **Pinned instead of pageable**: %zu of the starter's %zu copies went "
+                         "through pageable memory; all %zu of yours read or write pinned buffers, "
+                         "which the copy engines reach directly and which can be copied "
+                         "asynchronously.\n",
+                      x->pageable, xh, yh);
     } else if (y->pageable > 0) {
-        sb_printf(b, "- **Still pageable**: %zu of your %zu copies use pageable memory (the "
-                     "starter: %zu of %zu).  Staging through pinned buffers (gpu.host_alloc) "
-                     "lets them run at the link's speed and overlap other work.\n",
-                  y->pageable, yh, x->pageable, xh);
+        strbuf_printf(b, "- **Still pageable**: %zu of your %zu copies use pageable memory (the "
+                         "starter: %zu of %zu).  Staging through pinned buffers (gpu.host_alloc) "
+                         "lets them run at the link's speed and overlap other work.\n",
+                      y->pageable, yh, x->pageable, xh);
     } else {
-        sb_printf(b, "- **Host memory**: both use pinned memory for every copy.\n");
+        strbuf_printf(b, "- **Host memory**: both use pinned memory for every copy.\n");
     }
 }
 
-static void change_copies(sbuf *b, const tl_summary *x, const tl_summary *y)
+static void change_copies(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
     char xa[32], ya[32];
-    fmt_bytes(avg_copy(x), xa, sizeof xa);
-    fmt_bytes(avg_copy(y), ya, sizeof ya);
+    units_bytes(avg_copy(x), xa, sizeof xa);
+    units_bytes(avg_copy(y), ya, sizeof ya);
     if (y->copies > 0 && y->copies < x->copies)
-        sb_printf(b, "- **Fewer, larger copies**: %zu copies of %s on average in the starter, "
-                     "%zu of %s in yours (%.0f times fewer); each copy costs microseconds "
-                     "before its first byte moves.\n",
-                  x->copies, xa, y->copies, ya, (double)x->copies / (double)y->copies);
+        strbuf_printf(b, "- **Fewer, larger copies**: %zu copies of %s on average in the starter, "
+                         "%zu of %s in yours (%.0f times fewer); each copy costs microseconds "
+                         "before its first byte moves.\n",
+                      x->copies, xa, y->copies, ya, (double)x->copies / (double)y->copies);
     else
-        sb_printf(b, "- **Copies**: %zu of %s on average in the starter, %zu of %s in yours.\n",
-                  x->copies, xa, y->copies, ya);
+        strbuf_printf(b, "- **Copies**: %zu of %s on average in the starter, %zu of %s in yours.\n",
+                      x->copies, xa, y->copies, ya);
 }
 
-static void change_overlap(sbuf *b, const tl_summary *x, const tl_summary *y)
+static void change_overlap(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
-    char xo[32], yo[32], xu[32], yu[32];
+    char xo[32], yo[32], xu[32], yu[32], p[UNITS_MAX];
     fmt_ns(x->overlap_ns, xo, sizeof xo);
     fmt_ns(y->overlap_ns, yo, sizeof yo);
     fmt_ns(x->updown_ns, xu, sizeof xu);
     fmt_ns(y->updown_ns, yu, sizeof yu);
     if (y->overlap_ns > x->overlap_ns || y->updown_ns > x->updown_ns)
-        sb_printf(b, "- **Streams overlapping**: work ran on %zu stream%s in the starter and on "
-                     "%zu in yours; copies ran alongside kernels for %s (%.0f%% of your copy "
-                     "time; the starter: %s), and uploads alongside downloads for %s (the "
-                     "starter: %s).\n",
-                  x->streams, x->streams == 1 ? "" : "s", y->streams, yo,
-                  pct(y->overlap_ns, y->copy_busy_ns), xo, yu, xu);
+        strbuf_printf(b, "- **Streams overlapping**: work ran on %zu stream%s in the starter and on "
+                         "%zu in yours; copies ran alongside kernels for %s (%s of your copy "
+                         "time; the starter: %s), and uploads alongside downloads for %s (the "
+                         "starter: %s).\n",
+                      x->streams, x->streams == 1 ? "" : "s", y->streams, yo,
+                      share(y->overlap_ns, y->copy_busy_ns, p, sizeof p), xo, yu, xu);
     else
-        sb_printf(b, "- **No overlap gained**: work ran on %zu stream%s in the starter and %zu "
-                     "in yours, and copies ran alongside kernels for %s in yours (the starter: "
-                     "%s).  Chunks on two or three streams let one chunk's copy run while "
-                     "another's kernel does.\n",
-                  x->streams, x->streams == 1 ? "" : "s", y->streams, yo, xo);
+        strbuf_printf(b, "- **No overlap gained**: work ran on %zu stream%s in the starter and %zu "
+                         "in yours, and copies ran alongside kernels for %s in yours (the starter: "
+                         "%s).  Chunks on two or three streams let one chunk's copy run while "
+                         "another's kernel does.\n",
+                      x->streams, x->streams == 1 ? "" : "s", y->streams, yo, xo);
 }
 
-static void change_kernels(sbuf *b, const tl_summary *x, const tl_summary *y)
+static void change_kernels(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
     char xk[32], yk[32];
     fmt_ns(x->kernel_sum_ns, xk, sizeof xk);
     fmt_ns(y->kernel_sum_ns, yk, sizeof yk);
     if (y->kernel_sum_ns > 0 && y->kernel_sum_ns < x->kernel_sum_ns)
-        sb_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours (%.1f times "
-                     "less).\n",
-                  xk, yk, (double)x->kernel_sum_ns / (double)y->kernel_sum_ns);
+        strbuf_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours (%.1f times "
+                         "less).\n",
+                      xk, yk, (double)x->kernel_sum_ns / (double)y->kernel_sum_ns);
     else
-        sb_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours.\n", xk, yk);
+        strbuf_printf(b, "- **Kernel time**: %s of kernels in the starter, %s in yours.\n", xk, yk);
 }
 
-static void change_waits(sbuf *b, const tl_summary *x, const tl_summary *y)
+static void change_waits(strbuf *b, const tl_summary *x, const tl_summary *y)
 {
     char xi[32], yi[32];
     fmt_ns(x->gpu_idle_ns, xi, sizeof xi);
     fmt_ns(y->gpu_idle_ns, yi, sizeof yi);
-    sb_printf(b, "- **Waiting**: %zu synchronize call%s and %s of GPU idle time (%zu gap%s) in "
-                 "the starter; %zu and %s (%zu gap%s) in yours.\n",
-              x->syncs, x->syncs == 1 ? "" : "s", xi, x->gpu_gaps, x->gpu_gaps == 1 ? "" : "s",
-              y->syncs, yi, y->gpu_gaps, y->gpu_gaps == 1 ? "" : "s");
+    strbuf_printf(b, "- **Waiting**: %zu synchronize call%s and %s of GPU idle time (%zu gap%s) in "
+                     "the starter; %zu and %s (%zu gap%s) in yours.\n",
+                  x->syncs, x->syncs == 1 ? "" : "s", xi, x->gpu_gaps, x->gpu_gaps == 1 ? "" : "s",
+                  y->syncs, yi, y->gpu_gaps, y->gpu_gaps == 1 ? "" : "s");
+}
+
+/* "What changed" appended to b. */
+static void add_changes(strbuf *b, const tl_summary *before, const tl_summary *after,
+                        const run_result *before_row, const run_result *after_row)
+{
+    if (before && after) {
+        change_memory(b, before, after);
+        change_copies(b, before, after);
+        change_overlap(b, before, after);
+        change_kernels(b, before, after);
+        change_waits(b, before, after);
+    } else {
+        strbuf_printf(b, "- Only %s timeline was recorded, so the two cannot be compared.\n",
+                      before ? "the starter's" : after ? "your pipeline's" : "no");
+    }
+    if (before_row && after_row && before_row->median_ms > 0.0 && after_row->median_ms > 0.0) {
+        double s = before_row->median_ms / after_row->median_ms;
+        strbuf_printf(b, "- **End to end**: %.3f ms for the starter, %.3f ms for yours: %.2f "
+                         "times %s%s.\n",
+                      before_row->median_ms, after_row->median_ms, s >= 1.0 ? s : 1.0 / s,
+                      s >= 1.0 ? "faster" : "slower",
+                      after_row->status == RS_CORRECT ? "" : ", but your result is not correct");
+    }
 }
 
 size_t report_md_changes(const tl_summary *before, const tl_summary *after,
                          const run_result *before_row, const run_result *after_row, char *out,
                          size_t n)
 {
-    sbuf b = {0};
-    if (before && after) {
-        change_memory(&b, before, after);
-        change_copies(&b, before, after);
-        change_overlap(&b, before, after);
-        change_kernels(&b, before, after);
-        change_waits(&b, before, after);
-    } else {
-        sb_printf(&b, "- Only %s timeline was recorded, so the two cannot be compared.\n",
-                  before ? "the starter's" : after ? "your pipeline's" : "no");
-    }
-    if (before_row && after_row && before_row->median_ms > 0.0 && after_row->median_ms > 0.0) {
-        char x[48], y[48];
-        snprintf(x, sizeof x, "%.3f ms", before_row->median_ms);
-        snprintf(y, sizeof y, "%.3f ms", after_row->median_ms);
-        double s = before_row->median_ms / after_row->median_ms;
-        sb_printf(&b, "- **End to end**: %s for the starter, %s for yours: %.2f times %s%s.\n", x,
-                  y, s >= 1.0 ? s : 1.0 / s, s >= 1.0 ? "faster" : "slower",
-                  after_row->status == RS_CORRECT ? "" : ", but your result is not correct");
-    }
+    strbuf b = STRBUF_INIT;
+    add_changes(&b, before, after, before_row, after_row);
     size_t len = 0;
     if (n) {
-        len = b.p && !b.failed ? (b.len < n ? b.len : n - 1) : 0;
+        len = b.failed ? 0 : b.len < n ? b.len : n - 1;
         if (len)
             memcpy(out, b.p, len);
         out[len] = '\0';
     }
-    free(b.p);
+    strbuf_free(&b);
     return len;
 }
 
@@ -444,16 +400,16 @@ char *report_md_notes(const char *old)
 
 char *report_md_build(const report_input *in, const char *notes)
 {
-    sbuf b = {0};
-    sb_printf(&b, "# Profiling report: the preprocessing pipeline\n%s\n\n", PIPELINE_REPORT_MARK);
-    sb_printf(&b, "Written by `cudalab report profiling` on %s.  Device: %s.  Table: %s floats, "
-                  "read from and written back to ordinary host memory.\n\n",
-              in->when ? in->when : "?", in->device ? in->device : "unknown",
-              in->size ? in->size : "?");
+    strbuf b = STRBUF_INIT;
+    strbuf_printf(&b, "# Profiling report: the preprocessing pipeline\n%s\n\n", PIPELINE_REPORT_MARK);
+    strbuf_printf(&b, "Written by `cudalab report profiling` on %s.  Device: %s.  Table: %s floats, "
+                      "read from and written back to ordinary host memory.\n\n",
+                  in->when ? in->when : "?", in->device ? in->device : "unknown",
+                  in->size ? in->size : "?");
 
-    sb_printf(&b, "## Before and after\n\n");
-    sb_printf(&b, "| | median time, end to end | GB/s | x CPU | x CPU threads | x starter | "
-                  "result |\n|---|---|---|---|---|---|---|\n");
+    strbuf_printf(&b, "## Before and after\n\n");
+    strbuf_printf(&b, "| | median time, end to end | GB/s | x CPU | x CPU threads | x starter | "
+                      "result |\n|---|---|---|---|---|---|---|\n");
     row_line(&b, "the starter", in->starter.row);
     row_line(&b, "your pipeline", in->mine.row);
     if (in->cpu)
@@ -463,35 +419,28 @@ char *report_md_build(const report_input *in, const char *notes)
         snprintf(name, sizeof name, "CPU, %d threads", in->cpu_mt->threads);
         row_line(&b, name, in->cpu_mt);
     }
-    sb_printf(&b, "\nEach time is the median of several calls, from the start of the call to "
-                  "the last byte back in host memory.  GB/s counts the table once in and once "
-                  "out per second of that time; x CPU compares with the vectorised CPU "
-                  "baseline doing the same work in host memory.\n\n");
+    strbuf_printf(&b, "\nEach time is the median of several calls, from the start of the call to "
+                      "the last byte back in host memory.  GB/s counts the table once in and once "
+                      "out per second of that time; x CPU compares with the vectorised CPU "
+                      "baseline doing the same work in host memory.\n\n");
 
-    sb_printf(&b, "## The timelines\n\n");
-    sb_printf(&b, "One call of each, recorded with CUPTI after the timing.");
+    strbuf_printf(&b, "## The timelines\n\n");
+    strbuf_printf(&b, "One call of each, recorded with CUPTI after the timing.");
     if (in->starter.trace || in->mine.trace)
-        sb_printf(&b, "  The traces are beside this report (%s%s%s); open them in "
-                      "ui.perfetto.dev or chrome://tracing.",
-                  in->starter.trace ? in->starter.trace : "",
-                  in->starter.trace && in->mine.trace ? ", " : "",
-                  in->mine.trace ? in->mine.trace : "");
-    sb_printf(&b, "\n\n");
+        strbuf_printf(&b, "  The traces are beside this report (%s%s%s); open them in "
+                          "ui.perfetto.dev or chrome://tracing.",
+                      in->starter.trace ? in->starter.trace : "",
+                      in->starter.trace && in->mine.trace ? ", " : "",
+                      in->mine.trace ? in->mine.trace : "");
+    strbuf_printf(&b, "\n\n");
     side_by_side(&b, in);
     lanes_table(&b, "The starter", &in->starter);
     lanes_table(&b, "Your pipeline", &in->mine);
 
-    sb_printf(&b, "\n## What changed\n\n");
-    char changes[8192];
-    report_md_changes(in->starter.tl, in->mine.tl, in->starter.row, in->mine.row, changes,
-                      sizeof changes);
-    sb_printf(&b, "%s", changes);
+    strbuf_printf(&b, "\n## What changed\n\n");
+    add_changes(&b, in->starter.tl, in->mine.tl, in->starter.row, in->mine.row);
 
-    sb_printf(&b, "\n%s\n%s\n", REPORT_NOTES_HEADING, REPORT_NOTES_MARK);
-    sb_printf(&b, "%s", notes ? notes : NOTES_PROMPT);
-    if (b.failed) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    strbuf_printf(&b, "\n%s\n%s\n", REPORT_NOTES_HEADING, REPORT_NOTES_MARK);
+    strbuf_printf(&b, "%s", notes ? notes : NOTES_PROMPT);
+    return strbuf_take(&b);
 }

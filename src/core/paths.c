@@ -18,6 +18,21 @@ bool paths_join(char *out, size_t n, const char *a, const char *b)
     return w >= 0 && (size_t)w < n;
 }
 
+const char *paths_base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+bool paths_dir_name(const char *path, char *out, size_t n)
+{
+    const char *s = strrchr(path, '/');
+    int w = !s ? snprintf(out, n, ".")
+            : s == path ? snprintf(out, n, "/")
+                        : snprintf(out, n, "%.*s", (int)(s - path), path);
+    return w >= 0 && (size_t)w < n;
+}
+
 bool paths_is_dir(const char *p)
 {
     struct stat st;

@@ -26,6 +26,12 @@ bool paths_self_exe(char *out, size_t n, cl_err *e); /* /proc/self/exe */
 bool paths_mkdir_p(const char *dir, cl_err *e);
 bool paths_is_dir(const char *p);
 bool paths_is_file(const char *p);
+/* The last component of path: "starter.cu" for "/w/lab/starter.cu"; path
+ * itself when it holds no '/'. */
+const char *paths_base_name(const char *path);
+/* The folder part of path into out: "/w/lab" for "/w/lab/starter.cu", "/"
+ * for "/x", "." when path holds no '/'.  false if it does not fit. */
+bool paths_dir_name(const char *path, char *out, size_t n);
 /* Joins a and b with one '/' into out; false if it does not fit. */
 bool paths_join(char *out, size_t n, const char *a, const char *b);
 

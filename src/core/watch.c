@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 #define PENDING_MAX 64
 
 typedef struct watch_dir {
@@ -33,13 +35,6 @@ struct watch {
     size_t npend;
     uint64_t seq;
 };
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -226,7 +221,7 @@ static bool drain(watch *w, cl_err *e)
         }
         if (n == 0)
             return true;
-        int64_t t = now_ns();
+        int64_t t = clock_now_ns();
         for (char *p = buf; p < buf + n;) {
             const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
             p += sizeof *ev + ev->len;
@@ -280,7 +275,7 @@ int watch_poll(watch *w, watch_change *out, size_t max, cl_err *e)
 {
     if (!drain(w, e))
         return -1;
-    int64_t t = now_ns();
+    int64_t t = clock_now_ns();
     size_t got = 0;
     while (got < max) {
         size_t best = w->npend;
@@ -306,7 +301,7 @@ int watch_pending_ms(const watch *w)
 {
     if (w->npend == 0)
         return -1;
-    int64_t t = now_ns(), due = INT64_MAX;
+    int64_t t = clock_now_ns(), due = INT64_MAX;
     for (size_t i = 0; i < w->npend; i++)
         if (w->pend[i].last_ns + w->debounce_ns < due)
             due = w->pend[i].last_ns + w->debounce_ns;
@@ -316,14 +311,14 @@ int watch_pending_ms(const watch *w)
 
 int watch_wait(watch *w, int timeout_ms, watch_change *out, size_t max, cl_err *e)
 {
-    int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t deadline = timeout_ms < 0 ? -1 : clock_now_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
         int got = watch_poll(w, out, max, e);
         if (got != 0)
             return got;
         int wait_ms = -1;
         if (deadline >= 0) {
-            int64_t left = deadline - now_ns();
+            int64_t left = deadline - clock_now_ns();
             if (left <= 0)
                 return 0;
             wait_ms = (int)((left + 999999) / 1000000);

@@ -2,9 +2,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "kernels.h"
@@ -14,13 +14,6 @@
 #include "engine/problem.h"
 
 #define PROGRESS_EVERY_S 0.1
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void engine_log_msg(const engine_ctx *c, int level, const char *msg)
 {
@@ -42,7 +35,7 @@ void engine_progress(engine_ctx *c, const char *phase, int rep, int of)
     if (!c->sink || !c->sink->progress)
         return;
     const char *variant = c->variant ? c->variant : "";
-    double t = now_s();
+    double t = clock_now_s();
     if (strcmp(phase, c->last_phase) == 0 && strcmp(variant, c->last_variant) == 0 &&
         t - c->last_sent < PROGRESS_EVERY_S)
         return;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/jsoncache.h"
 #include "core/paths.h"
 #include "core/stats.h"
@@ -153,13 +154,6 @@ bool engine_cpu_should_stop(int n, double elapsed_s)
     return n >= CPU_MIN_RUNS || elapsed_s >= CPU_LONG_S;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
                         engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
                         cl_err *e)
@@ -182,11 +176,11 @@ bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
     if (!v)
         return err_set(e, "out of host memory for timing samples");
     int n = 0, est = CPU_MIN_RUNS;
-    double t0 = now_s();
-    while (!engine_cpu_should_stop(n, now_s() - t0)) {
-        double a = now_s();
+    double t0 = clock_now_s();
+    while (!engine_cpu_should_stop(n, clock_now_s() - t0)) {
+        double a = clock_now_s();
         p->ops->cpu(p, threads);
-        v[n++] = (now_s() - a) * 1e3;
+        v[n++] = (clock_now_s() - a) * 1e3;
         if (n == 1 && v[0] > 0.0) {
             double runs = CPU_TARGET_S * 1e3 / v[0];
             est = runs >= CPU_MAX_RUNS ? CPU_MAX_RUNS : runs < CPU_MIN_RUNS ? CPU_MIN_RUNS : (int)runs + 1;

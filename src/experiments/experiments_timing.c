@@ -1,22 +1,15 @@
 #include "experiments/experiments.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <cuda_runtime_api.h>
 
+#include "core/clock.h"
 #include "prof/roofline.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
 #include "gpu/nvtx.h"
 #include "profiling.h"
 #include "experiments/experiments_internal.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- timing pitfalls ------------------------------------------------------------------ */
 
@@ -52,16 +45,16 @@ void experiments_timing(xctx *x)
     nvtx_push("first launch");
     bool was_first = !first_launch_done;
     x->variant = r[3].variant;
-    double h0 = now_ms();
+    double h0 = clock_now_ms();
     CUDA_CHECK_GOTO(&e, profiling_first_launch(one.ptr, x->s), fail_pop);
     CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
-    t[3][0] = now_ms() - h0;
+    t[3][0] = clock_now_ms() - h0;
     first_launch_done = true;
     for (int i = 0; i < TIMING_REPS; i++) {
-        h0 = now_ms();
+        h0 = clock_now_ms();
         CUDA_CHECK_GOTO(&e, profiling_first_launch(one.ptr, x->s), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
-        t[4][i] = now_ms() - h0;
+        t[4][i] = clock_now_ms() - h0;
     }
     nvtx_pop();
     float flag = 0.0f;
@@ -83,18 +76,18 @@ void experiments_timing(xctx *x)
     nvtx_push("host timer without sync");
     for (int i = 0; i < TIMING_REPS; i++) {
         experiments_progress(x, "timing", i + 1, TIMING_REPS);
-        h0 = now_ms();
+        h0 = clock_now_ms();
         CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
-        t[0][i] = now_ms() - h0;
+        t[0][i] = clock_now_ms() - h0;
         CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
     }
     nvtx_pop();
     nvtx_push("host timer with sync");
     for (int i = 0; i < TIMING_REPS; i++) {
-        h0 = now_ms();
+        h0 = clock_now_ms();
         CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
         CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
-        t[1][i] = now_ms() - h0;
+        t[1][i] = clock_now_ms() - h0;
     }
     nvtx_pop();
     nvtx_push("CUDA events");

@@ -1,20 +1,12 @@
 #include "gpu/buffer.h"
 
-#include <stdio.h>
 
+#include "core/units.h"
 #include "gpu/cudacheck.h"
 
 void buffer_format_bytes(size_t bytes, char *out, size_t n)
 {
-    double b = (double)bytes;
-    if (bytes < 1024)
-        snprintf(out, n, "%zu B", bytes);
-    else if (b < 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f KiB", b / 1024.0);
-    else if (b < 1024.0 * 1024.0 * 1024.0)
-        snprintf(out, n, "%.1f MiB", b / (1024.0 * 1024.0));
-    else
-        snprintf(out, n, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
+    units_bytes((double)bytes, out, n);
 }
 
 bool buffer_fits(size_t need, size_t free_bytes, cl_err *e)

@@ -1,7 +1,7 @@
 /* buffer.h - device memory with a readable out-of-memory message.
  *
  * Before allocating, the free memory on the device is compared with what is
- * needed, so a learner reads "needs 12.0 GiB, device has 9.1 GiB free"
+ * needed, so a learner reads "needs 12 GiB, device has 9.1 GiB free"
  * instead of a bare cudaErrorMemoryAllocation. */
 #ifndef CUDALAB_GPU_BUFFER_H
 #define CUDALAB_GPU_BUFFER_H
@@ -17,7 +17,7 @@ typedef struct gpu_buffer {
     size_t bytes;
 } gpu_buffer;
 
-/* "512 B", "3.0 KiB", "256.0 MiB", "12.0 GiB". */
+/* bytes as units_bytes writes them: "512 B", "3 KiB", "256 MiB", "1.5 GiB". */
 void buffer_format_bytes(size_t bytes, char *out, size_t n);
 /* Pure check: false + "needs X, device has Y free" when need > free_bytes. */
 bool buffer_fits(size_t need, size_t free_bytes, cl_err *e);

@@ -10,22 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nvrtc.h>
 
+#include "core/clock.h"
 #include "core/atomicfile.h"
 #include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 #define MAX_OPTS 12
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* ---- compiling -------------------------------------------------------------- */
 
@@ -180,10 +173,10 @@ static bool run_nvrtc(const char *text, const compile_opts *co, nvrtc_output *ou
     nvrtcProgram prog = NULL;
     bool ok = false;
     char *ptx = NULL;
-    double t0 = now_ms();
+    double t0 = clock_now_ms();
     NVRTC_TRY(nvrtcCreateProgram(&prog, text, out->path, 0, NULL, NULL), "nvrtcCreateProgram");
     nvrtcResult st = nvrtcCompileProgram(prog, co->n, co->v);
-    out->compile_ms = now_ms() - t0;
+    out->compile_ms = clock_now_ms() - t0;
     size_t log_size = 0;
     NVRTC_TRY(nvrtcGetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize");
     out->log = malloc(log_size + 1);
@@ -260,7 +253,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     snprintf(out->arch, sizeof out->arch, "%s", arch);
     bool ok = false;
     char *text = NULL;
-    sbuf key = {0};
+    strbuf key = STRBUF_INIT;
     char cache_path[CL_PATH_MAX] = "";
 
     char real[PATH_MAX];
@@ -278,10 +271,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
         goto cleanup;
     }
     char src_dir[CL_PATH_MAX];
-    snprintf(src_dir, sizeof src_dir, "%s", real);
-    char *slash = strrchr(src_dir, '/');
-    if (slash)
-        *slash = '\0';
+    paths_dir_name(real, src_dir, sizeof src_dir);
     compile_opts co;
     build_opts(&co, arch, src_dir, true);
 
@@ -289,20 +279,20 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
         char ver[32];
         if (!nvrtc_version_text(ver, sizeof ver, e))
             goto cleanup;
-        sb_str(&key, "cudalab nvrtc cache 1\nnvrtc ");
-        sb_str(&key, ver);
-        sb_str(&key, "\npath ");
-        sb_str(&key, real);
+        strbuf_str(&key, "cudalab nvrtc cache 1\nnvrtc ");
+        strbuf_str(&key, ver);
+        strbuf_str(&key, "\npath ");
+        strbuf_str(&key, real);
         for (int i = 0; i < co.n; i++) {
-            sb_str(&key, "\nopt ");
-            sb_str(&key, co.v[i]);
+            strbuf_str(&key, "\nopt ");
+            strbuf_str(&key, co.v[i]);
         }
-        sb_str(&key, "\nsource\n");
-        sb_u64(&key, len);
-        sb_add(&key, text, len);
+        strbuf_str(&key, "\nsource\n");
+        nvrtc_add_u64(&key, len);
+        strbuf_add(&key, text, len);
         int files = 0;
         nvrtc_cache_key_add_includes(&key, text, src_dir, 1, &files);
-        if (key.oom) {
+        if (key.failed) {
             err_set(e, "out of memory");
             goto cleanup;
         }
@@ -352,7 +342,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
             nvrtc_diag_headline(d, head, sizeof head);
             err_set(e, "%s", head);
         } else {
-            err_set(e, "%s did not compile: %s", base_name(real),
+            err_set(e, "%s did not compile: %s", paths_base_name(real),
                     out->log[0] ? out->log : "NVRTC gave no reason");
         }
         goto cleanup;
@@ -363,7 +353,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     ok = true;
 cleanup:
     free(text);
-    free(key.p);
+    strbuf_free(&key);
     return ok;
 }
 

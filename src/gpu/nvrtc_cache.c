@@ -16,7 +16,7 @@
 
 /* Adds the text of every local header that text includes with quotes
  * (resolved in dir, recursively) to the cache key. */
-void nvrtc_cache_key_add_includes(sbuf *key, const char *text, const char *dir, int depth,
+void nvrtc_cache_key_add_includes(strbuf *key, const char *text, const char *dir, int depth,
                                   int *files)
 {
     if (depth > INCLUDE_DEPTH_MAX)
@@ -45,21 +45,18 @@ void nvrtc_cache_key_add_includes(sbuf *key, const char *text, const char *dir, 
                     size_t hl = 0;
                     char *htext = file_read_all(path, NVRTC_SOURCE_MAX, &hl, NULL);
                     (*files)++;
-                    sb_str(key, "\ninclude ");
-                    sb_str(key, path);
-                    sb_str(key, "\n");
+                    strbuf_str(key, "\ninclude ");
+                    strbuf_str(key, path);
+                    strbuf_str(key, "\n");
                     if (htext) {
-                        sb_u64(key, hl);
-                        sb_add(key, htext, hl);
+                        nvrtc_add_u64(key, hl);
+                        strbuf_add(key, htext, hl);
                         char hdir[CL_PATH_MAX * 2];
-                        snprintf(hdir, sizeof hdir, "%s", path);
-                        char *slash = strrchr(hdir, '/');
-                        if (slash)
-                            *slash = '\0';
+                        paths_dir_name(path, hdir, sizeof hdir);
                         nvrtc_cache_key_add_includes(key, htext, hdir, depth + 1, files);
                         free(htext);
                     } else {
-                        sb_str(key, "(missing)");
+                        strbuf_str(key, "(missing)");
                     }
                 }
             }
@@ -81,7 +78,7 @@ static uint64_t fnv1a64(const void *data, size_t n)
     return h;
 }
 
-bool nvrtc_cache_file(const nvrtc_opts *o, const sbuf *key, char *out, size_t n, cl_err *e)
+bool nvrtc_cache_file(const nvrtc_opts *o, const strbuf *key, char *out, size_t n, cl_err *e)
 {
     char dir[CL_PATH_MAX];
     if (o->cache_dir) {
@@ -125,13 +122,13 @@ static bool read_blob(const char **p, const char *end, const char **blob, size_t
 }
 
 /* Kernel list as cached: "name params\n" a kernel ('-' for no parameters). */
-static void kernels_serialize(const nvrtc_output *out, sbuf *b)
+static void kernels_serialize(const nvrtc_output *out, strbuf *b)
 {
     for (size_t i = 0; i < out->nkernels; i++) {
-        sb_str(b, out->kernels[i].name);
-        sb_str(b, " ");
-        sb_str(b, out->kernels[i].nparams ? out->kernels[i].params : "-");
-        sb_str(b, "\n");
+        strbuf_str(b, out->kernels[i].name);
+        strbuf_str(b, " ");
+        strbuf_str(b, out->kernels[i].nparams ? out->kernels[i].params : "-");
+        strbuf_str(b, "\n");
     }
 }
 
@@ -165,7 +162,7 @@ static bool kernels_deserialize(const char *text, size_t len, nvrtc_output *out)
 }
 
 /* Fills out from a cache entry when its key matches exactly. */
-bool nvrtc_cache_load(const char *file, const sbuf *key, nvrtc_output *out)
+bool nvrtc_cache_load(const char *file, const strbuf *key, nvrtc_output *out)
 {
     size_t len = 0;
     char *data = file_read_all(file, CACHE_MAX_BYTES, &len, NULL);
@@ -207,29 +204,25 @@ cleanup:
     return ok;
 }
 
-void nvrtc_cache_store(const char *file, const sbuf *key, const nvrtc_output *out)
+void nvrtc_cache_store(const char *file, const strbuf *key, const nvrtc_output *out)
 {
-    sbuf kern = {0}, b = {0};
+    strbuf kern = STRBUF_INIT, b = STRBUF_INIT;
     kernels_serialize(out, &kern);
-    sb_add(&b, CACHE_MAGIC, 8);
-    sb_u64(&b, key->len);
-    sb_add(&b, key->p, key->len);
-    sb_u64(&b, out->cubin_size);
-    sb_add(&b, out->cubin, out->cubin_size);
+    strbuf_add(&b, CACHE_MAGIC, 8);
+    nvrtc_add_u64(&b, key->len);
+    strbuf_add(&b, key->p, key->len);
+    nvrtc_add_u64(&b, out->cubin_size);
+    strbuf_add(&b, out->cubin, out->cubin_size);
     size_t ll = out->log ? strlen(out->log) : 0;
-    sb_u64(&b, ll);
-    sb_add(&b, out->log ? out->log : "", ll);
-    sb_u64(&b, kern.len);
-    sb_add(&b, kern.p ? kern.p : "", kern.len);
-    if (!b.oom && !kern.oom) {
+    nvrtc_add_u64(&b, ll);
+    strbuf_add(&b, out->log ? out->log : "", ll);
+    nvrtc_add_u64(&b, kern.len);
+    strbuf_add(&b, strbuf_text(&kern), kern.len);
+    if (!b.failed && !kern.failed) {
         char dir[CL_PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", file);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        if (paths_mkdir_p(dir, NULL))
+        if (paths_dir_name(file, dir, sizeof dir) && paths_mkdir_p(dir, NULL))
             atomicfile_write(file, b.p, b.len, NULL);
     }
-    free(kern.p);
-    free(b.p);
+    strbuf_free(&kern);
+    strbuf_free(&b);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 const char *nvrtc_severity_name(nvrtc_severity s)
@@ -29,7 +30,7 @@ const nvrtc_diag *nvrtc_first_error(const nvrtc_output *out)
 int nvrtc_diag_headline(const nvrtc_diag *d, char *buf, size_t n)
 {
     const char *sev = nvrtc_severity_name(d->severity);
-    const char *file = d->file[0] ? base_name(d->file) : "";
+    const char *file = d->file[0] ? paths_base_name(d->file) : "";
     if (!file[0])
         return snprintf(buf, n, "%s: %s", sev, d->message);
     if (d->line < 1)
@@ -41,36 +42,36 @@ int nvrtc_diag_headline(const nvrtc_diag *d, char *buf, size_t n)
 
 int nvrtc_diag_format(const nvrtc_diag *d, char *buf, size_t n)
 {
-    sbuf b = {0};
+    strbuf b = STRBUF_INIT;
     char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
     nvrtc_diag_headline(d, head, sizeof head);
-    sb_str(&b, head);
-    sb_str(&b, "\n");
+    strbuf_str(&b, head);
+    strbuf_str(&b, "\n");
     if (d->source[0]) {
-        sb_str(&b, d->source);
-        sb_str(&b, "\n");
+        strbuf_str(&b, d->source);
+        strbuf_str(&b, "\n");
         if (d->col > 0) {
             size_t src_len = strlen(d->source);
             for (int i = 0; i < d->col - 1; i++)
-                sb_add(&b, (size_t)i < src_len && d->source[i] == '\t' ? "\t" : " ", 1);
-            sb_str(&b, "^\n");
+                strbuf_add(&b, (size_t)i < src_len && d->source[i] == '\t' ? "\t" : " ", 1);
+            strbuf_str(&b, "^\n");
         }
     }
     int len;
-    if (b.oom) {
+    if (b.failed) {
         len = snprintf(buf, n, "%s\n", head);
     } else {
         len = (int)b.len;
         if (n > 0)
             copy_text(buf, n, b.p, b.len);
     }
-    free(b.p);
+    strbuf_free(&b);
     return len;
 }
 
 void nvrtc_kernel_missing(const nvrtc_output *out, const char *name, char *buf, size_t n)
 {
-    const char *file = out->path[0] ? base_name(out->path) : "your file";
+    const char *file = out->path[0] ? paths_base_name(out->path) : "your file";
     for (size_t i = 0; i < out->nkernels; i++) {
         const nvrtc_kernel *k = &out->kernels[i];
         if (k->mangled && strcmp(k->base, name) == 0) {
@@ -86,13 +87,13 @@ void nvrtc_kernel_missing(const nvrtc_output *out, const char *name, char *buf, 
                  name);
         return;
     }
-    sbuf b = {0};
+    strbuf b = STRBUF_INIT;
     for (size_t i = 0; i < out->nkernels; i++) {
         if (i)
-            sb_str(&b, ", ");
-        sb_str(&b, out->kernels[i].base);
+            strbuf_str(&b, ", ");
+        strbuf_str(&b, out->kernels[i].base);
     }
     snprintf(buf, n, "%s has no kernel named %s; it defines: %s", file, name,
-             b.oom ? "(out of memory)" : b.p);
-    free(b.p);
+             b.failed ? "(out of memory)" : strbuf_text(&b));
+    strbuf_free(&b);
 }

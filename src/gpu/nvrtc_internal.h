@@ -11,46 +11,16 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "gpu/nvrtc.h"
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static inline void sb_add(sbuf *b, const void *data, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static inline void sb_str(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-static inline void sb_u64(sbuf *b, uint64_t v)
+/* Appends v as 8 little-endian bytes. */
+static inline void nvrtc_add_u64(strbuf *b, uint64_t v)
 {
     unsigned char le[8];
     for (int i = 0; i < 8; i++)
         le[i] = (unsigned char)(v >> (8 * i));
-    sb_add(b, le, sizeof le);
+    strbuf_add(b, le, sizeof le);
 }
 
 static inline void copy_text(char *dst, size_t n, const char *src, size_t len)
@@ -61,12 +31,6 @@ static inline void copy_text(char *dst, size_t n, const char *src, size_t len)
         len = n - 1;
     memcpy(dst, src, len);
     dst[len] = '\0';
-}
-
-static inline const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
 }
 
 static inline bool starts_with(const char *s, const char *prefix)
@@ -83,18 +47,18 @@ void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled);
 
 /* Adds the text of every local header that text includes with quotes
  * (resolved in dir, recursively) to the cache key. */
-void nvrtc_cache_key_add_includes(sbuf *key, const char *text, const char *dir, int depth,
+void nvrtc_cache_key_add_includes(strbuf *key, const char *text, const char *dir, int depth,
                                   int *files);
 
 /* The cache file for key: its hash under o->cache_dir, or under
  * nvrtc-cache in the user's data folder; false + e when no path can be made. */
-bool nvrtc_cache_file(const nvrtc_opts *o, const sbuf *key, char *out, size_t n, cl_err *e);
+bool nvrtc_cache_file(const nvrtc_opts *o, const strbuf *key, char *out, size_t n, cl_err *e);
 
 /* Fills out from the cache file when it holds exactly key; false otherwise. */
-bool nvrtc_cache_load(const char *file, const sbuf *key, nvrtc_output *out);
+bool nvrtc_cache_load(const char *file, const strbuf *key, nvrtc_output *out);
 
 /* Writes out under key to file, atomically, creating its folder; failures
  * are ignored (the cache only saves time). */
-void nvrtc_cache_store(const char *file, const sbuf *key, const nvrtc_output *out);
+void nvrtc_cache_store(const char *file, const strbuf *key, const nvrtc_output *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 /* Text of line `line` (1-based) of text into out, without its newline. */
@@ -208,13 +209,12 @@ static void attach_source(nvrtc_diag *d, const char *main_path, const char *main
         if (line_of(main_text, d->line, d->source, sizeof d->source))
             return;
     }
-    char path[NVRTC_FILE_MAX * 2];
-    if (d->file[0] == '/' || !main_path || !strchr(main_path, '/')) {
+    char path[NVRTC_FILE_MAX * 2], dir[NVRTC_FILE_MAX];
+    if (d->file[0] == '/' || !main_path || !strchr(main_path, '/')
+        || !paths_dir_name(main_path, dir, sizeof dir))
         snprintf(path, sizeof path, "%s", d->file);
-    } else {
-        const char *slash = strrchr(main_path, '/');
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - main_path), main_path, d->file);
-    }
+    else
+        paths_join(path, sizeof path, dir, d->file);
     char *text = file_read_all(path, NVRTC_SOURCE_MAX, NULL, NULL);
     if (text) {
         line_of(text, d->line, d->source, sizeof d->source);

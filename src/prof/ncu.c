@@ -3,14 +3,15 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/strfmt.h"
 #include "core/which.h"
 
 #define NCU_OUTPUT_MAX (64u << 20)
@@ -64,66 +65,33 @@ static bool csv_read(const char **p, csv_row *r)
     const char *s = *p;
     if (!*s)
         return false;
-    size_t cap = 256, len = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return false;
+    strbuf field = STRBUF_INIT;
     bool ok = true;
     for (;;) {
-        len = 0;
+        strbuf_clear(&field);
         if (*s == '"') {
             s++;
-            for (;;) {
-                if (!*s)
-                    break;
-                if (*s == '"') {
-                    if (s[1] == '"') {
-                        s += 2;
-                        if (len + 1 >= cap) {
-                            char *nb = realloc(buf, cap *= 2);
-                            if (!nb) {
-                                ok = false;
-                                goto done;
-                            }
-                            buf = nb;
-                        }
-                        buf[len++] = '"';
-                        continue;
-                    }
+            while (*s) {
+                if (*s == '"' && s[1] == '"') {
+                    strbuf_add(&field, "\"", 1);
+                    s += 2;
+                } else if (*s == '"') {
                     s++;
                     break;
+                } else {
+                    strbuf_add(&field, s++, 1);
                 }
-                if (len + 1 >= cap) {
-                    char *nb = realloc(buf, cap *= 2);
-                    if (!nb) {
-                        ok = false;
-                        goto done;
-                    }
-                    buf = nb;
-                }
-                buf[len++] = *s++;
             }
             while (*s && *s != ',' && *s != '\n' && *s != '\r')
                 s++;
         } else {
-            const char *st = s;
-            while (*s && *s != ',' && *s != '\n' && *s != '\r')
-                s++;
-            size_t n = (size_t)(s - st);
-            if (n + 1 > cap) {
-                char *nb = realloc(buf, cap = n + 1);
-                if (!nb) {
-                    ok = false;
-                    goto done;
-                }
-                buf = nb;
-            }
-            memcpy(buf, st, n);
-            len = n;
+            size_t n = strcspn(s, ",\r\n");
+            strbuf_add(&field, s, n);
+            s += n;
         }
-        if (!row_push(r, buf, len)) {
+        if (field.failed || !row_push(r, strbuf_text(&field), field.len)) {
             ok = false;
-            goto done;
+            break;
         }
         if (*s == ',') {
             s++;
@@ -135,8 +103,7 @@ static bool csv_read(const char **p, csv_row *r)
             s++;
         break;
     }
-done:
-    free(buf);
+    strbuf_free(&field);
     *p = s;
     return ok;
 }
@@ -352,8 +319,7 @@ const char *ncu_default_metrics(void)
     if (!list[0]) {
         size_t len = 0;
         for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? "," : "",
-                                    metrics[i].name);
+            len = strfmt_append(list, sizeof list, len, "%s%s", i ? "," : "", metrics[i].name);
     }
     return list;
 }
@@ -457,89 +423,47 @@ void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
     err_set(e, "ncu printed no table of results");
 }
 
-static double now_s(void)
+/* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated);
+ * *timed_out is set when it was killed.  When ncu cannot be started, the
+ * buffer says so as ncu would, in an ==ERROR== line. */
+static char *run_capture(char *const *argv, double timeout_s, bool *timed_out, cl_err *e)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated).
- * *status receives the wait status; *timed_out is set when it was killed. */
-static char *run_capture(char *const *argv, double timeout_s, int *status, bool *timed_out,
-                         cl_err *e)
-{
-    int fd[2];
     *timed_out = false;
-    if (pipe(fd) != 0) {
-        err_set(e, "cannot create a pipe for ncu: %s", strerror(errno));
-        return NULL;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        err_set(e, "cannot start ncu: %s", strerror(errno));
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execv(argv[0], argv);
-        dprintf(STDERR_FILENO, "==ERROR== cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
-    double deadline = now_s() + timeout_s;
-    bool oom = buf == NULL;
-    for (;;) {
-        double left = deadline - now_s();
-        if (left <= 0) {
-            kill(pid, SIGKILL);
-            *timed_out = true;
-            break;
-        }
-        struct pollfd pfd = {fd[0], POLLIN, 0};
-        int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue;
-        char chunk[65536];
-        ssize_t n = read(fd[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (oom || len + (size_t)n + 1 > NCU_OUTPUT_MAX)
-            continue;
-        if (len + (size_t)n + 1 > cap) {
-            while (len + (size_t)n + 1 > cap)
-                cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                oom = true;
-                continue;
+    spawn_opts o = {.argv = (const char *const *)argv, .out = SPAWN_PIPE, .err = SPAWN_TO_OUT};
+    spawn_child c;
+    strbuf out;
+    strbuf_init(&out, NCU_OUTPUT_MAX);
+    cl_err why;
+    if (!spawn_start(&o, &c, &why)) {
+        strbuf_printf(&out, "==ERROR== %s\n", why.msg);
+    } else {
+        double deadline = clock_now_s() + timeout_s;
+        for (;;) {
+            double left = deadline - clock_now_s();
+            if (left <= 0) {
+                spawn_kill(c.pid, false);
+                *timed_out = true;
+                break;
             }
-            buf = nb;
+            struct pollfd pfd = {c.out, POLLIN, 0};
+            int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+            if (pr <= 0)
+                continue;
+            char chunk[65536];
+            ssize_t n = spawn_read(c.out, chunk, sizeof chunk);
+            if (n == 0)
+                continue;
+            if (n < 0)
+                break;
+            strbuf_add(&out, chunk, (size_t)n);
         }
-        memcpy(buf + len, chunk, (size_t)n);
-        len += (size_t)n;
+        spawn_close(&c);
+        spawn_wait(c.pid, true, NULL);
     }
-    close(fd[0]);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
-    if (oom) {
-        free(buf);
+    char *text = strbuf_take(&out);
+    if (!text)
         err_set(e, "out of memory reading ncu's output");
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
+    return text;
 }
 
 bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list,
@@ -551,9 +475,8 @@ bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list
     char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, e);
     if (!argv)
         return false;
-    int status = 0;
     bool timed_out = false;
-    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &status, &timed_out, e);
+    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, e);
     free(argv);
     if (!text)
         return false;

@@ -7,53 +7,22 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/strbuf.h"
 
 /* ---- writing ------------------------------------------------------------ */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
 /* Appends one event (consumed) as compact JSON, comma-separated from the
  * previous one. */
-static void sb_event(sbuf *b, cJSON *ev, bool *first)
+static void add_event(strbuf *b, cJSON *ev, bool *first)
 {
     char *txt = ev ? cJSON_PrintUnformatted(ev) : NULL;
     cJSON_Delete(ev);
     if (!txt) {
-        b->oom = true;
+        b->failed = true;
         return;
     }
-    sb_str(b, *first ? "\n" : ",\n");
-    sb_str(b, txt);
+    strbuf_str(b, *first ? "\n" : ",\n");
+    strbuf_str(b, txt);
     *first = false;
     free(txt);
 }
@@ -181,7 +150,7 @@ static void sort_indices(size_t *v, size_t *tmp, size_t n, const timeline *t)
 
 char *trace_json(const timeline *t, cl_err *e)
 {
-    sbuf b = {0};
+    strbuf b = STRBUF_INIT;
     bool first = true;
     size_t *order = NULL, *tmp = NULL;
     if (t->nitems) {
@@ -199,7 +168,7 @@ char *trace_json(const timeline *t, cl_err *e)
         free(tmp);
     }
 
-    sb_str(&b, "{\"displayTimeUnit\":\"ns\",\"otherData\":");
+    strbuf_str(&b, "{\"displayTimeUnit\":\"ns\",\"otherData\":");
     cJSON *other = cJSON_CreateObject();
     if (other) {
         cJSON_AddStringToObject(other, "tool", "cudalab");
@@ -209,34 +178,32 @@ char *trace_json(const timeline *t, cl_err *e)
     char *otxt = other ? cJSON_PrintUnformatted(other) : NULL;
     cJSON_Delete(other);
     if (!otxt)
-        b.oom = true;
+        b.failed = true;
     else
-        sb_str(&b, otxt);
+        strbuf_str(&b, otxt);
     free(otxt);
-    sb_str(&b, ",\"traceEvents\":[");
+    strbuf_str(&b, ",\"traceEvents\":[");
 
     char gpu_name[TL_TITLE_MAX + 8];
     snprintf(gpu_name, sizeof gpu_name, "GPU%s%s", t->title[0] ? ": " : "", t->title);
-    sb_event(&b, process_name_event(TRACE_PID_GPU, gpu_name), &first);
-    sb_event(&b, sort_index_event("process_sort_index", TRACE_PID_GPU, 0, false, 1), &first);
-    sb_event(&b, process_name_event(TRACE_PID_HOST, "host"), &first);
-    sb_event(&b, sort_index_event("process_sort_index", TRACE_PID_HOST, 0, false, 2), &first);
+    add_event(&b, process_name_event(TRACE_PID_GPU, gpu_name), &first);
+    add_event(&b, sort_index_event("process_sort_index", TRACE_PID_GPU, 0, false, 1), &first);
+    add_event(&b, process_name_event(TRACE_PID_HOST, "host"), &first);
+    add_event(&b, sort_index_event("process_sort_index", TRACE_PID_HOST, 0, false, 2), &first);
     for (size_t i = 0; i < t->nlanes; i++) {
         const tl_lane *l = &t->lanes[i];
-        sb_event(&b, thread_name_event(l, (int)i + 1), &first);
-        sb_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
-                 &first);
+        add_event(&b, thread_name_event(l, (int)i + 1), &first);
+        add_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
+                  &first);
     }
     for (size_t i = 0; i < t->nitems; i++)
-        sb_event(&b, item_event(t, &t->items[order[i]]), &first);
-    sb_str(&b, "\n]}\n");
+        add_event(&b, item_event(t, &t->items[order[i]]), &first);
+    strbuf_str(&b, "\n]}\n");
     free(order);
-    if (b.oom) {
-        free(b.p);
+    char *text = strbuf_take(&b);
+    if (!text)
         err_set(e, "out of memory writing the trace");
-        return NULL;
-    }
-    return b.p;
+    return text;
 }
 
 bool trace_write(const timeline *t, const char *path, cl_err *e)

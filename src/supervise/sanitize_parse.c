@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* memrchr */
 #include "supervise/sanitize.h"
 
 #include <ctype.h>
@@ -37,16 +38,6 @@ static void append(char *dst, size_t n, const char *text)
     if (len + 1 >= n)
         return;
     snprintf(dst + len, n - len, "%s%s", len ? "; " : "", text);
-}
-
-static const char *base_name(const char *path, size_t len, size_t *blen)
-{
-    const char *b = path;
-    for (size_t i = 0; i < len; i++)
-        if (path[i] == '/')
-            b = path + i + 1;
-    *blen = len - (size_t)(b - path);
-    return b;
 }
 
 /* "(1,2,3)" or "(1, 2, 3)" at s into v; true when read. */
@@ -129,9 +120,9 @@ static bool read_file_line(const char *s, size_t len, char *file, size_t fn, int
     if (i == len || i == 0 || s[i - 1] != ':')
         return false;
     *line = atoi(s + i);
-    size_t blen;
-    const char *b = base_name(s, i - 1, &blen);
-    copy_n(file, fn, b, blen);
+    const char *slash = memrchr(s, '/', i - 1);
+    const char *b = slash ? slash + 1 : s;
+    copy_n(file, fn, b, (size_t)(s + i - 1 - b));
     return true;
 }
 

@@ -1,27 +1,21 @@
-#define _GNU_SOURCE
 #include "supervise/sanitize.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/atomicfile.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 #include "core/which.h"
 #include "proto/protocol.h"
-#include "proto/protocol.h"
 #include "catalog/problem_spec.h"
-
-extern char **environ;
 
 #define OUTPUT_MAX ((size_t)64 << 10)
 #define LOG_MAX ((size_t)16 << 20)
@@ -64,35 +58,6 @@ int sanitize_smallest_size(const char *problem, const char *const *sizes, int n,
 
 /* ---- running the tool ----------------------------------------------------------- */
 
-typedef struct text {
-    char *p;
-    size_t len;
-    size_t max;
-} text;
-
-static void text_add(text *t, const char *s, size_t n)
-{
-    if (t->len >= t->max)
-        return;
-    if (n > t->max - t->len)
-        n = t->max - t->len;
-    char *np = realloc(t->p, t->len + n + 1);
-    if (!np)
-        return;
-    t->p = np;
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static char *text_take(text *t)
-{
-    char *p = t->p ? t->p : strdup("");
-    t->p = NULL;
-    t->len = 0;
-    return p;
-}
-
 /* One stream from the child: bytes are split into lines; lines that decode
  * as protocol messages are handled, the rest kept as output. */
 typedef struct stream {
@@ -104,7 +69,7 @@ typedef struct stream {
 
 typedef struct run_state {
     sanitize_result *out;
-    text output, logs;
+    strbuf output, logs;
     bool done;
     proto_msg msg;
 } run_state;
@@ -127,8 +92,7 @@ static void handle_line(run_state *st, const char *line)
             }
             return;
         case MSG_LOG:
-            text_add(&st->logs, m->u.log.msg, strlen(m->u.log.msg));
-            text_add(&st->logs, "\n", 1);
+            strbuf_printf(&st->logs, "%s\n", m->u.log.msg);
             return;
         case MSG_FAULT:
             out->faulted = true;
@@ -141,18 +105,17 @@ static void handle_line(run_state *st, const char *line)
             return;
         }
     }
-    text_add(&st->output, line, strlen(line));
-    text_add(&st->output, "\n", 1);
+    strbuf_printf(&st->output, "%s\n", line);
 }
 
 /* Reads what is there; false at end of file. */
 static bool pump(run_state *st, stream *s)
 {
     char buf[4096];
-    ssize_t n = read(s->fd, buf, sizeof buf);
-    if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (n == 0) {
+    ssize_t n = spawn_read(s->fd, buf, sizeof buf);
+    if (n == 0)
+        return true;
+    if (n < 0) {
         if (s->len > 0) {
             s->line[s->len] = '\0';
             handle_line(st, s->line);
@@ -174,32 +137,6 @@ static bool pump(run_state *st, stream *s)
         }
     }
     return true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* environ plus CUDALAB_NO_PEAK=1 (malloc'd array of borrowed strings). */
-static char **child_env(void)
-{
-    size_t n = 0;
-    while (environ && environ[n])
-        n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    size_t nl = strlen(PROTO_NO_PEAK_ENV);
-    for (size_t i = 0; i < n; i++)
-        if (!(strncmp(environ[i], PROTO_NO_PEAK_ENV, nl) == 0 && environ[i][nl] == '='))
-            env[k++] = environ[i];
-    env[k++] = (char *)PROTO_NO_PEAK_ENV "=1";
-    env[k] = NULL;
-    return env;
 }
 
 static void close_fd(int *fd)
@@ -231,14 +168,10 @@ static char *request_text(const sanitize_opts *o, const char *size)
     free(m);
     if (!line)
         return NULL;
-    static const char quit[] = "{\"type\":\"quit\"}\n";
-    char *all = malloc(strlen(line) + sizeof quit);
-    if (all) {
-        memcpy(all, line, strlen(line));
-        memcpy(all + strlen(line), quit, sizeof quit);
-    }
+    strbuf all = STRBUF_INIT;
+    strbuf_printf(&all, "%s{\"type\":\"quit\"}\n", line);
     free(line);
-    return all;
+    return strbuf_take(&all);
 }
 
 /* An absolute path for p (relative to the current folder). */
@@ -251,61 +184,6 @@ static void absolute(const char *p, char *out, size_t n)
         snprintf(out, n, "%s/%s", cwd, p);
 }
 
-static bool spawn_tool(const char *const *argv, int in_fd, int out_fd, int proto_fd, pid_t *pid,
-                       cl_err *e)
-{
-    char **env = child_env();
-    if (!env)
-        return err_set(e, "out of memory");
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc != 0) {
-        free(env);
-        return err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
-    }
-    rc = posix_spawnattr_init(&attr);
-    if (rc != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        free(env);
-        return err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
-    }
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    const int reset[] = {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
-    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
-        sigaddset(&defaults, reset[i]);
-    if ((rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                                  POSIX_SPAWN_SETSIGDEF)) != 0 ||
-        (rc = posix_spawnattr_setpgroup(&attr, 0)) != 0 ||
-        (rc = posix_spawnattr_setsigmask(&attr, &none)) != 0 ||
-        (rc = posix_spawnattr_setsigdefault(&attr, &defaults)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, in_fd, STDIN_FILENO)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, proto_fd, PROTO_FD)) != 0) {
-        err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
-    } else if ((rc = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv, env)) != 0) {
-        err_set(e, "cannot start %s: %s", argv[0], strerror(rc));
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    free(env);
-    return rc == 0;
-}
-
-/* Moves fd to 10 or above (close-on-exec), clear of the child's 0..3. */
-static bool move_high(int *fd)
-{
-    int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
-    if (nfd < 0)
-        return false;
-    close(*fd);
-    *fd = nfd;
-    return true;
-}
-
 bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -314,8 +192,7 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     bool ok = false;
     char dir[512] = "", log_path[600] = "";
     char *request = NULL;
-    int in[2] = {-1, -1}, outp[2] = {-1, -1}, proto[2] = {-1, -1};
-    pid_t pid = 0;
+    spawn_child child = {.pid = 0, .in = -1, .out = -1, .err = -1, .extra = -1};
     run_state *st = calloc(1, sizeof *st);
     stream *s_out = calloc(1, sizeof *s_out), *s_proto = calloc(1, sizeof *s_proto);
     if (!st || !s_out || !s_proto) {
@@ -324,8 +201,8 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     }
     s_out->fd = s_proto->fd = -1;
     st->out = out;
-    st->output.max = OUTPUT_MAX;
-    st->logs.max = OUTPUT_MAX;
+    strbuf_init(&st->output, OUTPUT_MAX);
+    strbuf_init(&st->logs, OUTPUT_MAX);
 
     if (o->sanitizer && o->sanitizer[0]) {
         snprintf(out->tool_path, sizeof out->tool_path, "%s", o->sanitizer);
@@ -396,41 +273,22 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     argv[a++] = "worker";
     argv[a] = NULL;
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
-        pipe2(outp, O_CLOEXEC) != 0 || pipe2(proto, O_CLOEXEC) != 0) {
-        err_set(e, "cannot start %s: %s", out->tool_path, strerror(errno));
+    static const char *const no_peak[] = {PROTO_NO_PEAK_ENV "=1", NULL};
+    spawn_opts so = {.argv = argv, .in = SPAWN_PIPE, .out = SPAWN_PIPE, .err = SPAWN_TO_OUT,
+                     .extra_fd = PROTO_FD, .own_group = true, .env = no_peak};
+    if (!spawn_start(&so, &child, e))
         goto cleanup;
-    }
-    if (!move_high(&in[1]) || !move_high(&outp[1]) || !move_high(&proto[1])) {
-        err_set(e, "cannot start %s: %s", out->tool_path, strerror(errno));
-        goto cleanup;
-    }
-    if (!spawn_tool(argv, in[1], outp[1], proto[1], &pid, e)) {
-        pid = 0;
-        goto cleanup;
-    }
-    close_fd(&in[1]);
-    close_fd(&outp[1]);
-    close_fd(&proto[1]);
-
-    size_t rlen = strlen(request), off = 0;
-    while (off < rlen) {
-        ssize_t n = send(in[0], request + off, rlen - off, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        off += (size_t)n;
-    }
-    shutdown(in[0], SHUT_WR);
+    spawn_write_all(child.in, request, strlen(request));
+    close_fd(&child.in);   /* the worker reads the request, then the end */
 
     double limit_s = o->time_limit_s > 0 ? o->time_limit_s : SANITIZE_DEFAULT_LIMIT_S;
-    double deadline = now_s() + limit_s;
-    s_out->fd = outp[0];
-    s_proto->fd = proto[0];
+    double deadline = clock_now_s() + limit_s;
+    s_out->fd = child.out;
+    s_proto->fd = child.extra;
+    child.out = child.extra = -1;
     bool timed_out = false;
     while (s_out->fd >= 0 || s_proto->fd >= 0) {
-        double left = deadline - now_s();
+        double left = deadline - clock_now_s();
         if (left <= 0) {
             timed_out = true;
             break;
@@ -456,15 +314,10 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
         }
     }
     int status = 0;
-    if (timed_out) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-    }
-    pid_t w;
-    do
-        w = waitpid(pid, &status, 0);
-    while (w < 0 && errno == EINTR);
-    pid = 0;
+    if (timed_out)
+        spawn_kill(child.pid, true);
+    pid_t w = spawn_wait(child.pid, true, &status);
+    child.pid = 0;
     if (w > 0 && WIFEXITED(status))
         out->exit_status = WEXITSTATUS(status);
 
@@ -503,25 +356,18 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     ok = true;
 
 cleanup:
-    if (pid > 0) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+    if (child.pid > 0) {
+        spawn_kill(child.pid, true);
+        spawn_wait(child.pid, true, NULL);
     }
-    close_fd(&in[0]);
-    close_fd(&in[1]);
-    close_fd(&outp[0]);
-    close_fd(&outp[1]);
-    close_fd(&proto[0]);
-    close_fd(&proto[1]);
+    spawn_close(&child);
     if (s_out)
         close_fd(&s_out->fd);
     if (s_proto)
         close_fd(&s_proto->fd);
     if (st) {
-        out->output = text_take(&st->output);
-        out->worker_log = text_take(&st->logs);
+        out->output = strbuf_take(&st->output);
+        out->worker_log = strbuf_take(&st->logs);
     }
     if (log_path[0])
         unlink(log_path);

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/paths.h"
+#include "core/units.h"
 #include "lab/workspace.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
@@ -303,8 +305,8 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
                 at = strfmt_append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
             if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
                 at = strfmt_append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
-                            tui_fmt_pct(r->pct_peak_measured, x1, sizeof x1),
-                            tui_fmt_pct(r->pct_peak_theory, x2, sizeof x2));
+                            units_pct(r->pct_peak_measured, x1, sizeof x1),
+                            units_pct(r->pct_peak_theory, x2, sizeof x2));
             at = strfmt_append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
                         tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
                         tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),
@@ -616,8 +618,7 @@ unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
     const char *base;
     if (!a->labs || i >= a->labs->n || !a->labs->v[i]->exercise.kernel)
         return 0;
-    base = strrchr(file, '/');
-    base = base ? base + 1 : file;
+    base = paths_base_name(file);
     if (i != a->sel) {
         tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s): select the lab and press r to run it",
                     base, a->labs->v[i]->id);

@@ -3,33 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static int sig3_decimals(double a)
-{
-    if (a >= 99.95)
-        return 0;
-    if (a >= 9.995)
-        return 1;
-    if (a >= 0.9995)
-        return 2;
-    if (a >= 0.09995)
-        return 3;
-    if (a >= 0.009995)
-        return 4;
-    return 5;
-}
-
-char *tui_fmt_sig3(double v, char *buf, size_t n)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, n, "%s", isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"));
-        return buf;
-    }
-    if (v == 0.0)
-        snprintf(buf, n, "0");
-    else
-        snprintf(buf, n, "%.*f", sig3_decimals(fabs(v)), v);
-    return buf;
-}
+#include "core/units.h"
 
 char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n)
 {
@@ -47,7 +21,7 @@ char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n)
         v /= 1000.0;
         u++;
     }
-    snprintf(buf, n, "%s %s", tui_fmt_sig3(v, num, sizeof num), units[u]);
+    snprintf(buf, n, "%s %s", units_sig3(v, num, sizeof num), units[u]);
     return buf;
 }
 
@@ -80,7 +54,7 @@ char *tui_fmt_speedup(double x, char *buf, size_t n)
         snprintf(buf, n, "%.3fx", x);
         return buf;
     }
-    snprintf(buf, n, "%sx", tui_fmt_sig3(x, num, sizeof num));
+    snprintf(buf, n, "%sx", units_sig3(x, num, sizeof num));
     return buf;
 }
 
@@ -93,40 +67,15 @@ char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n)
      * intensity (FLOPs per byte moved). */
     if (have_fl && (!have_bw || (gbps > 0 && tflops * 1000.0 / gbps >= TUI_FMT_FLOPS_INTENSITY))) {
         if (tflops >= 0.9995)
-            snprintf(buf, n, "%s TFLOP/s", tui_fmt_sig3(tflops, num, sizeof num));
+            snprintf(buf, n, "%s TFLOP/s", units_sig3(tflops, num, sizeof num));
         else
-            snprintf(buf, n, "%s GFLOP/s", tui_fmt_sig3(tflops * 1000.0, num, sizeof num));
+            snprintf(buf, n, "%s GFLOP/s", units_sig3(tflops * 1000.0, num, sizeof num));
         return buf;
     }
     if (have_bw) {
-        snprintf(buf, n, "%s GB/s", tui_fmt_sig3(gbps, num, sizeof num));
+        snprintf(buf, n, "%s GB/s", units_sig3(gbps, num, sizeof num));
         return buf;
     }
     snprintf(buf, n, "-");
-    return buf;
-}
-
-char *tui_fmt_pct(double pct, char *buf, size_t n)
-{
-    if (!isfinite(pct) || pct < 0)
-        snprintf(buf, n, "-");
-    else if (pct > 0 && pct < 0.05)
-        snprintf(buf, n, "<0.1%%");
-    else if (pct >= 9.95)
-        snprintf(buf, n, "%.0f%%", pct);
-    else
-        snprintf(buf, n, "%.1f%%", pct);
-    return buf;
-}
-
-char *tui_fmt_gib(double gib, char *buf, size_t n)
-{
-    char num[TUI_FMT_MAX];
-    if (!isfinite(gib) || gib < 0)
-        snprintf(buf, n, "-");
-    else if (gib < 0.9995)
-        snprintf(buf, n, "%s MiB", tui_fmt_sig3(gib * 1024.0, num, sizeof num));
-    else
-        snprintf(buf, n, "%s GiB", tui_fmt_sig3(gib, num, sizeof num));
     return buf;
 }

@@ -3,7 +3,9 @@
  *
  * Each function writes into buf (size n) and returns buf.  Unknown values
  * (negative rates, zero speedups, negative times) give "-".  ascii selects
- * "us" and "+-" instead of "µs" and "±". */
+ * "us" and "+-" instead of "µs" and "±".  Byte counts, percentages and
+ * plain three-digit numbers are core/units.h's, shared with the command
+ * line. */
 #ifndef CUDALAB_TUI_FMT_H
 #define CUDALAB_TUI_FMT_H
 
@@ -12,8 +14,6 @@
 
 #define TUI_FMT_MAX 32
 
-/* v with three significant digits, no unit ("312", "31.2", "3.12", "0.0312"). */
-char *tui_fmt_sig3(double v, char *buf, size_t n);
 /* A duration given in milliseconds: "850 ns", "12.3 µs", "1.23 ms", "4.56 s". */
 char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n);
 /* Relative spread (0.021) as "±2.1%". */
@@ -26,9 +26,5 @@ char *tui_fmt_speedup(double x, char *buf, size_t n);
  * or more, else bandwidth.  "845 GB/s", "12.3 TFLOP/s", "500 GFLOP/s". */
 #define TUI_FMT_FLOPS_INTENSITY 4.0
 char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n);
-/* A percentage: "87%", "5.2%", "<0.1%". */
-char *tui_fmt_pct(double pct, char *buf, size_t n);
-/* A memory size given in GiB: "79.6 GiB", "512 MiB". */
-char *tui_fmt_gib(double gib, char *buf, size_t n);
 
 #endif

@@ -1,11 +1,11 @@
 /* tui_job.h - slow work in a child process, so the screen never freezes.
  *
- * A job forks; the child runs a function that writes its answer to a pipe
- * and exits; the parent puts the pipe's descriptor in its poll set, reads
- * what arrives with tui_job_pump and reaps the child when the pipe closes.
- * The child gets its own process group (the terminal's Ctrl-C does not
- * reach it), default signal handlers, /dev/null for its standard streams
- * and no descriptor of the parent's but the pipe.  Nsight Compute and
+ * A job forks (core/spawn.h); the child runs a function that writes its
+ * answer to a pipe and exits; the parent puts the pipe's descriptor in its
+ * poll set, reads what arrives with tui_job_pump and reaps the child when
+ * the pipe closes.  The child gets its own process group (the terminal's
+ * Ctrl-C does not reach it), default signal handlers, /dev/null for its
+ * standard streams and no descriptor of the parent's but the pipe.  Nsight Compute and
  * compute-sanitizer runs take seconds to minutes; they run this way. */
 #ifndef CUDALAB_TUI_JOB_H
 #define CUDALAB_TUI_JOB_H
@@ -15,17 +15,19 @@
 #include <sys/types.h>
 
 #include "core/err.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 
 #define TUI_JOB_OUT_MAX (256u * 1024u)   /* answer bytes kept; the rest is dropped */
 
 /* The child's work: writes its answer to fd; returns the exit status. */
-typedef int (*tui_job_fn)(void *ud, int fd);
+typedef spawn_fn tui_job_fn;
 
 typedef struct tui_job {
     pid_t pid;                 /* 0: none */
     int fd;                    /* read end of the pipe; -1 once closed */
-    char *out;                 /* what the child wrote, NUL-terminated */
-    size_t len, cap;
+    strbuf got;                /* what the child wrote so far */
+    char *out;                 /* all it wrote, NUL-terminated, once done */
     bool done;
     int status;                /* exit status; 128 + signal when killed */
 } tui_job;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "tui/tui_draw.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
@@ -174,13 +175,14 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
         tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
-        snprintf(line, sizeof line, "%s, L2 %s", tui_fmt_gib(d->mem_total_gib, x, sizeof x),
-                 tui_fmt_gib(d->l2_mib / 1024.0, z, sizeof z));
+        snprintf(line, sizeof line, "%s, L2 %s",
+                 units_bytes(d->mem_total_gib * 1073741824.0, x, sizeof x),
+                 units_bytes(d->l2_mib * 1048576.0, z, sizeof z));
         tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
         if (d->peak_bw_measured_gbs > 0)
-            snprintf(line, sizeof line, "BW %s of %s", tui_fmt_sig3(d->peak_bw_measured_gbs, x, sizeof x),
+            snprintf(line, sizeof line, "BW %s of %s", units_sig3(d->peak_bw_measured_gbs, x, sizeof x),
                      tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
         else
             snprintf(line, sizeof line, "BW %s peak", tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
 
@@ -431,8 +432,8 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
         break;
     case RC_PEAK:
         if (measured)
-            tui_fmt_pct(r->pct_peak_measured >= 0 ? r->pct_peak_measured : r->pct_peak_theory,
-                        tmp, sizeof tmp);
+            units_pct(r->pct_peak_measured >= 0 ? r->pct_peak_measured : r->pct_peak_theory,
+                      tmp, sizeof tmp);
         break;
     case RC_XCPU:
         if (measured) {

@@ -1,4 +1,3 @@
-#include "core/strfmt.h"
 #include "tui/tui_timeline.h"
 
 #include <math.h>
@@ -6,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
+#include "core/units.h"
 #include "prof/trace.h"
 #include "tui/tui_fmt.h"
 
@@ -335,22 +336,6 @@ int tui_timeline_axis(const tui_timeline *v, int width, char *out, size_t n, int
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-char *tui_timeline_bytes(uint64_t bytes, char *buf, size_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    size_t u = 0;
-    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
-    else
-        snprintf(buf, n, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
-    return buf;
-}
-
 void tui_timeline_detail(const tui_timeline *v, bool ascii, char *buf, size_t n)
 {
     const tl_item *it = selected(v);
@@ -366,7 +351,7 @@ void tui_timeline_detail(const tui_timeline *v, bool ascii, char *buf, size_t n)
     tui_fmt_time_ms((double)(it->end_ns - it->start_ns) / 1e6, ascii, b, sizeof b);
     at = strfmt_append(buf, n, at, "%s on %s: start %s, duration %s", it->name, v->t.lanes[it->lane].name, a, b);
     if (it->kind == TL_MEMCPY || it->kind == TL_MEMSET) {
-        at = strfmt_append(buf, n, at, ", %s", tui_timeline_bytes(it->bytes, c, sizeof c));
+        at = strfmt_append(buf, n, at, ", %s", units_bytes((double)it->bytes, c, sizeof c));
         gbps = timeline_item_gbps(it);
         if (gbps >= 0)
             at = strfmt_append(buf, n, at, " at %.3g GB/s", gbps);
@@ -382,7 +367,7 @@ void tui_timeline_detail(const tui_timeline *v, bool ascii, char *buf, size_t n)
 
 void tui_timeline_summary(const tui_timeline *v, char *buf, size_t n)
 {
-    char span[32], idle[32], gap[32], when[32];
+    char span[32], idle[32], gap[32], when[32], busy[UNITS_MAX];
     size_t at = 0, pageable = 0, copies = 0, kernels = 0;
     const tl_gap *longest = NULL;
     uint64_t gspan;
@@ -408,8 +393,8 @@ void tui_timeline_summary(const tui_timeline *v, char *buf, size_t n)
     if (gspan > 0) {
         timeline_format_ns((double)gspan, span, sizeof span);
         timeline_format_ns((double)v->gaps.idle_ns, idle, sizeof idle);
-        at = strfmt_append(buf, n, at, "; GPU busy %.0f%% of %s, idle %s", 100.0 * (double)v->gaps.busy_ns / (double)gspan,
-                  span, idle);
+        units_pct(100.0 * (double)v->gaps.busy_ns / (double)gspan, busy, sizeof busy);
+        at = strfmt_append(buf, n, at, "; GPU busy %s of %s, idle %s", busy, span, idle);
         for (size_t g = 0; g < v->gaps.n; g++)
             if (!longest || v->gaps.v[g].end_ns - v->gaps.v[g].start_ns > longest->end_ns - longest->start_ns)
                 longest = &v->gaps.v[g];

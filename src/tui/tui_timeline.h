@@ -100,7 +100,5 @@ void tui_timeline_window(const tui_timeline *v, char *buf, size_t n);
 const char *tui_timeline_glyph(tui_tlmark m, bool ascii, tui_role *role);
 /* What a mark stands for ("pinned copy"). */
 const char *tui_timeline_mark_name(tui_tlmark m);
-/* A byte count as "32.0 MiB", "512 B". */
-char *tui_timeline_bytes(uint64_t bytes, char *buf, size_t n);
 
 #endif

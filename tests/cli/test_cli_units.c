@@ -52,6 +52,8 @@ static void test_cells(void **state)
     assert_string_equal(b, "-");
     cli_rows_fmt_pct(b, sizeof b, 87.4);
     assert_string_equal(b, "87%");
+    cli_rows_fmt_pct(b, sizeof b, 5.23);     /* the terminal UI's percent, core/units.h */
+    assert_string_equal(b, "5.2%");
 }
 
 static void test_rows_and_exit_code(void **state)

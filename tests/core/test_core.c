@@ -1,19 +1,24 @@
-/* Unit tests for src/core: stats, paths, atomic files. */
+/* Unit tests for src/core: stats, paths, atomic files, the clock, text
+ * buffers, figures with units. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/clock.h"
 #include "core/paths.h"
 #include "core/stats.h"
+#include "core/strbuf.h"
 #include "core/strfmt.h"
+#include "core/units.h"
 #include "support.h"
 
 static void test_stats_odd_even(void **state)
@@ -67,6 +72,22 @@ static void test_paths_join_and_mkdir(void **state)
     assert_true(ts_rm_rf(dir));
 }
 
+static void test_paths_base_and_dir(void **state)
+{
+    (void)state;
+    char d[16];
+    assert_string_equal(paths_base_name("/w/lab/starter.cu"), "starter.cu");
+    assert_string_equal(paths_base_name("starter.cu"), "starter.cu");
+    assert_string_equal(paths_base_name("lab/"), "");
+    assert_true(paths_dir_name("/w/lab/starter.cu", d, sizeof d));
+    assert_string_equal(d, "/w/lab");
+    assert_true(paths_dir_name("/x", d, sizeof d));
+    assert_string_equal(d, "/");
+    assert_true(paths_dir_name("x", d, sizeof d));
+    assert_string_equal(d, ".");
+    assert_false(paths_dir_name("/a/very/long/folder/name/x", d, sizeof d));
+}
+
 static void test_paths_home_env(void **state)
 {
     (void)state;
@@ -99,13 +120,115 @@ static void test_strfmt_append(void **state)
     assert_string_equal(buf, "abc1234"); /* nothing written past the end */
 }
 
+static void test_clock_monotonic(void **state)
+{
+    (void)state;
+    double s0 = clock_now_s(), m0 = clock_now_ms();
+    int64_t n0 = clock_now_ns();
+    usleep(20 * 1000);
+    double s1 = clock_now_s(), m1 = clock_now_ms();
+    int64_t n1 = clock_now_ns();
+    assert_true(s1 - s0 >= 0.019 && s1 - s0 < 5.0);
+    assert_true(m1 - m0 >= 19.0 && m1 - m0 < 5000.0);
+    assert_true(n1 - n0 >= 19000000 && n1 - n0 < 5000000000LL);
+    /* one clock in three units */
+    assert_true(m0 >= s0 * 1e3 && m0 - s0 * 1e3 < 1000.0);
+    assert_true((double)n0 >= m0 * 1e6 - 1e6 && (double)n0 - m0 * 1e6 < 1e9);
+}
+
+static void test_strbuf(void **state)
+{
+    (void)state;
+    strbuf b = STRBUF_INIT;
+    assert_string_equal(strbuf_text(&b), "");
+    char *t = strbuf_take(&b);
+    assert_string_equal(t, "");          /* empty, but a string */
+    free(t);
+
+    assert_true(strbuf_str(&b, "abc"));
+    assert_true(strbuf_add(&b, "de\0f", 2));
+    for (int i = 0; i < 200; i++)         /* grows past its first allocation */
+        assert_true(strbuf_printf(&b, "%03d", i));
+    assert_int_equal(b.len, 5 + 600);
+    assert_true(strncmp(strbuf_text(&b), "abcde000001", 11) == 0);
+    assert_string_equal(strbuf_text(&b) + b.len - 3, "199");
+    strbuf_cut(&b, 5);
+    assert_true(strncmp(strbuf_text(&b), "000001", 6) == 0);
+    strbuf_clear(&b);
+    assert_string_equal(strbuf_text(&b), "");
+    assert_true(strbuf_printf(&b, "%s=%d", "x", 42));
+    t = strbuf_take(&b);
+    assert_string_equal(t, "x=42");
+    free(t);
+    assert_null(b.p);
+
+    /* a limit drops what does not fit, without failing */
+    strbuf_init(&b, 8);
+    assert_true(strbuf_str(&b, "12345"));
+    assert_true(strbuf_printf(&b, "%s", "6789abc"));
+    assert_string_equal(strbuf_text(&b), "12345678");
+    assert_true(b.truncated);
+    assert_true(strbuf_str(&b, "more"));
+    assert_int_equal(b.len, 8);
+    strbuf_free(&b);
+    assert_int_equal(b.max, 8);
+
+    /* after a failed allocation appends are ignored and take says so */
+    strbuf_init(&b, 0);
+    strbuf_str(&b, "kept");
+    b.failed = true;
+    assert_false(strbuf_str(&b, "lost"));
+    assert_false(strbuf_printf(&b, "%d", 1));
+    assert_string_equal(strbuf_text(&b), "kept");
+    assert_null(strbuf_take(&b));
+    assert_false(b.failed);
+}
+
+#define UNITS(fn, v) (fn(v, buf, sizeof buf))
+
+static void test_units(void **state)
+{
+    (void)state;
+    char buf[UNITS_MAX];
+    assert_string_equal(UNITS(units_sig3, 312.4), "312");
+    assert_string_equal(UNITS(units_sig3, 3.124), "3.12");
+    assert_string_equal(UNITS(units_sig3, 0.03124), "0.0312");
+    assert_string_equal(UNITS(units_sig3, 0.0), "0");
+    assert_string_equal(UNITS(units_sig3, NAN), "NaN");
+
+    assert_string_equal(UNITS(units_bytes, 0.0), "0 B");
+    assert_string_equal(UNITS(units_bytes, 512.0), "512 B");
+    assert_string_equal(UNITS(units_bytes, 1023.0), "1023 B");
+    assert_string_equal(UNITS(units_bytes, 1536.0), "1.5 KiB");
+    assert_string_equal(UNITS(units_bytes, 3072.0), "3 KiB");
+    assert_string_equal(UNITS(units_bytes, 16384.0), "16 KiB");
+    assert_string_equal(UNITS(units_bytes, (double)(256u << 20)), "256 MiB");
+    assert_string_equal(UNITS(units_bytes, (double)(3u << 29)), "1.5 GiB");
+    assert_string_equal(UNITS(units_bytes, 79.65 * 1073741824.0), "79.7 GiB");
+    assert_string_equal(UNITS(units_bytes, 1048575.0), "1 MiB");     /* never "1024 KiB" */
+    assert_string_equal(UNITS(units_bytes, 1234567.0), "1.18 MiB");
+    assert_string_equal(UNITS(units_bytes, 4398046511104.0), "4 TiB");
+    assert_string_equal(UNITS(units_bytes, -1.0), "-");
+
+    assert_string_equal(UNITS(units_pct, 87.2), "87%");
+    assert_string_equal(UNITS(units_pct, 5.23), "5.2%");
+    assert_string_equal(UNITS(units_pct, 0.01), "<0.1%");
+    assert_string_equal(UNITS(units_pct, 0.0), "0%");
+    assert_string_equal(UNITS(units_pct, -1.0), "-");
+    assert_string_equal(UNITS(units_pct, INFINITY), "-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_odd_even),
         cmocka_unit_test(test_strfmt_append),
+        cmocka_unit_test(test_clock_monotonic),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_units),
         cmocka_unit_test(test_paths_join_and_mkdir),
         cmocka_unit_test(test_paths_home_env),
+        cmocka_unit_test(test_paths_base_and_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/check.h"
 #include "cpu/cpuinfo.h"

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/watch.h"
 #include "support.h"
 
@@ -58,13 +58,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static void path_in(char *out, size_t n, const char *dir, const char *name)
 {
     snprintf(out, n, "%s/%s", dir, name);
@@ -75,14 +68,14 @@ static void test_in_place_save_is_noticed(void **state)
     fixture *f = *state;
     char p[CL_PATH_MAX];
     path_in(p, sizeof p, f->lab, "starter.cu");
-    double t0 = now_ms();
+    double t0 = clock_now_ms();
     assert_true(ts_write(p, "extern \"C\" __global__ void k() {}\n"));
     watch_change ch[4];
     cl_err e = {{0}};
     int n = watch_wait(f->w, 3000, ch, 4, &e);
     assert_int_equal(n, 1);
     assert_string_equal(ch[0].path, p);
-    assert_true(now_ms() - t0 >= DEBOUNCE_MS - 5);
+    assert_true(clock_now_ms() - t0 >= DEBOUNCE_MS - 5);
     assert_int_equal(watch_poll(f->w, ch, 4, &e), 0);
     assert_int_equal(watch_pending_ms(f->w), -1);
 }
@@ -153,8 +146,8 @@ static void test_fd_wakes_poll_loop(void **state)
     watch_change ch[4];
     cl_err e = {{0}};
     int got = 0;
-    double t0 = now_ms();
-    while (got == 0 && now_ms() - t0 < 3000) {
+    double t0 = clock_now_ms();
+    while (got == 0 && clock_now_ms() - t0 < 3000) {
         pfd.revents = 0;
         int r = poll(&pfd, 1, 1000);                 /* no timeout of our own needed */
         assert_true(r >= 0);

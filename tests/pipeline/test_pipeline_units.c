@@ -401,8 +401,8 @@ static void test_report(void **state)
     assert_true(report_md_changes(&before, &after, &starter, &mine, changes, sizeof changes) > 0);
     assert_true(ts_contains(changes, "**Pinned instead of pageable**: 8 of the starter's 8 copies"));
     assert_true(ts_contains(changes, "all 4 of yours"));
-    assert_true(ts_contains(changes, "**Fewer, larger copies**: 8 copies of 16.0 KiB on average in "
-                                  "the starter, 4 of 32.0 KiB in yours (2 times fewer)"));
+    assert_true(ts_contains(changes, "**Fewer, larger copies**: 8 copies of 16 KiB on average in "
+                                  "the starter, 4 of 32 KiB in yours (2 times fewer)"));
     assert_true(ts_contains(changes, "**Streams overlapping**: work ran on 1 stream in the starter "
                                   "and on 2 in yours"));
     assert_true(ts_contains(changes, "**Kernel time**: 200 us of kernels in the starter, 40.0 us "
@@ -443,8 +443,8 @@ static void test_report(void **state)
                              "16.03x | correct"));
     assert_true(ts_contains(md, "| CPU, 16 threads | 7.600 ms"));
     assert_true(ts_contains(md, "starter-timeline.json, pipeline-timeline.json"));
-    assert_true(ts_contains(md, "| host memory of the copies | 8 pageable (128.0 KiB), 0 pinned "
-                             "(0 B) | 0 pageable (0 B), 4 pinned (128.0 KiB) |"));
+    assert_true(ts_contains(md, "| host memory of the copies | 8 pageable (128 KiB), 0 pinned "
+                             "(0 B) | 0 pageable (0 B), 4 pinned (128 KiB) |"));
     assert_true(ts_contains(md, "| streams with work | 1 | 2 |"));
     assert_true(ts_contains(md, "| waits for the device (cuda*Synchronize) | 8 of 9 runtime calls "
                              "| 1 of 1 runtime calls |"));

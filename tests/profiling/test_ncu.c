@@ -226,7 +226,8 @@ static void test_run_with_stand_in_tools(void **state)
     char missing[256];
     snprintf(missing, sizeof missing, "%s/not-there", dir);
     assert_false(ncu_run(missing, "k", NULL, cmd, 30, &r, &out, &e));
-    assert_non_null(strstr(out, "cannot run"));
+    assert_non_null(strstr(out, "==ERROR== cannot start"));
+    assert_non_null(strstr(e.msg, "not-there"));
     free(out);
 
     unlink(good);

@@ -7,7 +7,7 @@
  * sandbox, the worker side of a test binary that serves as its own worker,
  * hand-made timelines.  Helpers that check something fail the test through
  * cmocka, so call them from inside a test (or a group setup); ts_tmpdir,
- * ts_rm_rf, ts_now_s and ts_serve_worker only return, and suit main(). */
+ * ts_rm_rf and ts_serve_worker only return, and suit main(). */
 #ifndef CUDALAB_TESTS_SUPPORT_H
 #define CUDALAB_TESTS_SUPPORT_H
 
@@ -64,8 +64,6 @@ char *ts_read(const char *path);
 bool ts_write(const char *path, const char *text);
 /* True when a and b hold the same bytes. */
 bool ts_same_file(const char *a, const char *b);
-/* Seconds on the monotonic clock. */
-double ts_now_s(void);
 
 /* ---- commands --------------------------------------------------------------- */
 

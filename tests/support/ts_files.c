@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/atomicfile.h"
@@ -114,11 +113,4 @@ bool ts_same_file(const char *a, const char *b)
     free(x);
     free(y);
     return same;
-}
-
-double ts_now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

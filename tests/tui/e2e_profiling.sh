@@ -135,7 +135,7 @@ capture
 [ "$(window)" = "0 ns - 2.55 ms (1.0x)" ] && pass "- zooms out" || fail "- did not zoom out: '$(window)'"
 keys Tab
 if wait_for "memcpy HtoD on copies H2D: start 6.00" 5; then pass "Tab selects the first upload"; else fail "Tab selected nothing"; fi
-has "32.0 MiB at 52.4 GB/s, pinned" && pass "its bytes, GB/s and host memory show" || fail "no bytes or GB/s in the details"
+has "32 MiB at 52.4 GB/s, pinned" && pass "its bytes, GB/s and host memory show" || fail "no bytes or GB/s in the details"
 keys j
 if wait_for "prof_fma on stream 14: start" 5; then pass "j moves to the stream's kernel"; else fail "j did not select the kernel"; fi
 keys j

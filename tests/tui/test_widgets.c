@@ -60,15 +60,8 @@ static void test_fmt_rates(void **state)
     assert_string_equal(FMT(tui_fmt_rate, 845.0, 0.21), "845 GB/s");   /* a reduction */
     assert_string_equal(FMT(tui_fmt_rate, 0.0, 0.0), "0 GB/s");
     assert_string_equal(FMT(tui_fmt_rate, -1.0, -1.0), "-");
-    assert_string_equal(FMT(tui_fmt_pct, 87.2), "87%");
-    assert_string_equal(FMT(tui_fmt_pct, 5.23), "5.2%");
-    assert_string_equal(FMT(tui_fmt_pct, 0.01), "<0.1%");
-    assert_string_equal(FMT(tui_fmt_pct, -1.0), "-");
     assert_string_equal(FMT(tui_fmt_spread, 0.021, false), "\xC2\xB1" "2.1%");
     assert_string_equal(FMT(tui_fmt_spread, 0.153, true), "+-15%");
-    assert_string_equal(FMT(tui_fmt_gib, 79.65), "79.7 GiB");
-    assert_string_equal(FMT(tui_fmt_gib, 0.5), "512 MiB");
-    assert_string_equal(FMT(tui_fmt_sig3, 0.03124), "0.0312");
 }
 
 static void test_text(void **state)

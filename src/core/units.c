@@ -1,0 +1,77 @@
+#include "core/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int sig3_decimals(double a)
+{
+    if (a >= 99.95)
+        return 0;
+    if (a >= 9.995)
+        return 1;
+    if (a >= 0.9995)
+        return 2;
+    if (a >= 0.09995)
+        return 3;
+    if (a >= 0.009995)
+        return 4;
+    return 5;
+}
+
+char *units_sig3(double v, char *buf, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "%s", isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"));
+    else if (v == 0.0)
+        snprintf(buf, n, "0");
+    else
+        snprintf(buf, n, "%.*f", sig3_decimals(fabs(v)), v);
+    return buf;
+}
+
+char *units_bytes(double bytes, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    const size_t last = sizeof units / sizeof units[0] - 1;
+    char num[UNITS_MAX];
+    if (!isfinite(bytes) || bytes < 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    double v = bytes;
+    size_t u = 0;
+    while (v >= 1023.5 && u < last) {   /* never "1024 KiB" */
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0) {
+        snprintf(buf, n, "%.0f B", v);
+        return buf;
+    }
+    units_sig3(v, num, sizeof num);
+    if (strchr(num, '.')) {
+        size_t len = strlen(num);
+        while (num[len - 1] == '0')
+            num[--len] = '\0';
+        if (num[len - 1] == '.')
+            num[--len] = '\0';
+    }
+    snprintf(buf, n, "%s %s", num, units[u]);
+    return buf;
+}
+
+char *units_pct(double pct, char *buf, size_t n)
+{
+    if (!isfinite(pct) || pct < 0)
+        snprintf(buf, n, "-");
+    else if (pct == 0)
+        snprintf(buf, n, "0%%");
+    else if (pct < 0.05)
+        snprintf(buf, n, "<0.1%%");
+    else if (pct >= 9.95)
+        snprintf(buf, n, "%.0f%%", pct);
+    else
+        snprintf(buf, n, "%.1f%%", pct);
+    return buf;
+}

@@ -1,0 +1,123 @@
+/* supervisor_internal.h - what the pieces of the supervisor share: its
+ * state, and the calls between starting and stopping the worker
+ * (supervisor_worker.c), reading its messages (supervisor_messages.c) and
+ * turning deaths, time limits and broken promises into faults
+ * (supervisor_faults.c).  Private to src/supervise/supervisor*.c. */
+#ifndef CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
+#define CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/err.h"
+#include "core/strbuf.h"
+#include "proto/protocol.h"
+#include "supervise/supervisor.h"
+
+#define SUP_DEFAULT_LIMIT_S 120.0
+#define SUP_TAIL_MAX (16 * 1024)      /* worker output kept for fault messages */
+#define SUP_CHUNK (64 * 1024)
+#define SUP_READS_PER_PUMP 16         /* bounds the work one pump does on a flood */
+#define SUP_POLL_SLICE_MS 50          /* without pidfd: how often to look for an exit */
+#define SUP_MAX_DYING 16
+#define SUP_QUIT_GRACE_MS 1000
+
+/* What an epoll event is about. */
+enum { SUP_TAG_PROTO = 1, SUP_TAG_OUTPUT, SUP_TAG_INPUT, SUP_TAG_PID, SUP_TAG_TIMER };
+
+struct supervisor {
+    char **argv;                  /* owned copy of the worker command */
+    char what[128];               /* the worker in messages */
+    double limit_s;               /* default per-request limit */
+    supervisor_callbacks cb;
+    void *ud;
+
+    int epfd, timerfd;
+    unsigned gen;                 /* bumped whenever a worker starts or stops */
+
+    /* the running worker; pid 0 when none */
+    pid_t pid;
+    int pidfd;
+    int in_fd, proto_fd, out_fd;
+    bool have_hello;
+    device_info dev;
+
+    char *line;                   /* protocol line being assembled */
+    size_t line_len;
+    strbuf pending;               /* request bytes not yet written */
+    char *last_req;               /* the current run's request line */
+    size_t last_req_len;
+
+    char *tail;                   /* ring of the last SUP_TAIL_MAX bytes of output */
+    size_t tail_len, tail_head;
+    char *chunk;
+
+    int next_run;
+    int cur_run;                  /* 0 when idle */
+    char cur_variant[RUN_ID_MAX];
+    double cur_limit_s;
+    double deadline;              /* monotonic seconds */
+
+    char last_stop[512];          /* why the last worker stopped */
+    pid_t dying[SUP_MAX_DYING];   /* killed, not yet reaped */
+    int ndying;
+
+    proto_msg msg;                /* scratch for decoding */
+};
+
+/* ---- the worker process (supervisor_worker.c) ---------------------------- */
+
+/* Makes the epoll set and the run's timer; false + e when it cannot. */
+bool supervisor_worker_open(supervisor *s, cl_err *e);
+/* Closes what supervisor_worker_open made (after the worker is gone). */
+void supervisor_worker_close(supervisor *s);
+/* Starts the worker and watches its pipes; false + e when it cannot. */
+bool supervisor_worker_start(supervisor *s, cl_err *e);
+/* Kills the worker's process group (the worker and anything it started)
+ * and forgets the worker; reaping happens without blocking, later if
+ * needed. */
+void supervisor_worker_stop(supervisor *s);
+/* Reaps the workers killed earlier (waiting for them when block). */
+void supervisor_worker_reap_dying(supervisor *s, bool block);
+/* Reaps a worker known to have exited and returns its wait status.  The
+ * leader is still a zombie, so its process group id cannot have been
+ * reused: what it left behind is killed first. */
+int supervisor_worker_reap_exited(supervisor *s);
+/* Arms the run's timer to fire after seconds (0: disarms it). */
+void supervisor_worker_arm_timer(supervisor *s, double seconds);
+/* Stops watching fd and closes it. */
+void supervisor_worker_unwatch(supervisor *s, int *fd);
+/* Queues request bytes for the worker's stdin; false + e when out of memory. */
+bool supervisor_worker_queue(supervisor *s, const char *text, size_t len, cl_err *e);
+/* Writes queued bytes without blocking; a worker that stopped reading loses
+ * its stdin (its exit is noticed by the pump). */
+void supervisor_worker_flush(supervisor *s);
+/* Reads what the worker printed, at most max_reads chunks. */
+void supervisor_worker_drain_output(supervisor *s, int max_reads);
+
+/* ---- its messages (supervisor_messages.c) --------------------------------- */
+
+/* Reads protocol lines, at most max_reads chunks, and dispatches them.
+ * Returns false when the worker was replaced meanwhile. */
+bool supervisor_messages_read(supervisor *s, int max_reads);
+
+/* ---- faults (supervisor_faults.c) ------------------------------------------ */
+
+/* Ends the current run with f (the worker is gone already), or, with no
+ * run, logs f's message at level idle_level.  f->run is set here. */
+void supervisor_faults_end_run(supervisor *s, run_fault *f, int idle_level);
+/* Ends the current run (if any) with a fault of cause and message, after
+ * the worker is gone. */
+void supervisor_faults_fail_run(supervisor *s, const char *cause, const char *message);
+/* Stops the worker, then fails the run. */
+void supervisor_faults_kill_and_fail(supervisor *s, const char *cause, const char *message);
+/* A worker that broke the protocol: what it did, in words. */
+void supervisor_faults_protocol(supervisor *s, const char *what);
+/* Notices a worker that exited on its own: reads its last words, then
+ * reports.  Returns false when the worker was replaced meanwhile. */
+bool supervisor_faults_check_exit(supervisor *s);
+/* Fails the current run when it ran past its time limit. */
+void supervisor_faults_check_deadline(supervisor *s);
+
+#endif
