@@ -6,19 +6,12 @@
  * asserts nothing.  usage: cpubench [REPS] */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "cpu/reduce.h"
 #include "cpu/sgemm.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void bench_reduce(int reps)
 {
@@ -30,13 +23,13 @@ static void bench_reduce(int reps)
     }
     rng_fill_uniform(x, n, 1, 0.0f, 1.0f);
     volatile float sink = 0.0f;
-    double t0 = now_s();
+    double t0 = clock_now_s();
     for (int r = 0; r < reps; r++)
         sink += cpu_reduce_sum(x, n);
-    double t1 = now_s();
+    double t1 = clock_now_s();
     for (int r = 0; r < reps; r++)
         sink += cpu_reduce_sum_mt(x, n, 0);
-    double t2 = now_s();
+    double t2 = clock_now_s();
     double bytes = (double)reps * (double)n * sizeof(float);
     printf("reduce 2^24 floats (%s): 1 thread %.2f GB/s, %d threads %.2f GB/s\n",
            cpu_simd_path(), bytes / (t1 - t0) * 1e-9, cpu_thread_count(),
@@ -54,13 +47,13 @@ static void bench_sgemm(int reps)
     if (a && b && c) {
         rng_fill_uniform(a, elems, 2, -1.0f, 1.0f);
         rng_fill_uniform(b, elems, 3, -1.0f, 1.0f);
-        double t0 = now_s();
+        double t0 = clock_now_s();
         for (int r = 0; r < reps; r++)
             cpu_sgemm(n, n, n, a, b, c);
-        double t1 = now_s();
+        double t1 = clock_now_s();
         for (int r = 0; r < reps; r++)
             cpu_sgemm_mt(n, n, n, a, b, c, 0);
-        double t2 = now_s();
+        double t2 = clock_now_s();
         double flops = (double)reps * 2.0 * n * (double)n * n;
         printf("sgemm 512^3 (%s): 1 thread %.2f GFLOP/s, %d threads %.2f GFLOP/s\n",
                cpu_simd_path(), flops / (t1 - t0) * 1e-9, cpu_thread_count(),

@@ -146,3 +146,8 @@ void strbuf_free(strbuf *b)
     free(b->p);
     strbuf_init(b, b->max);
 }
+
+bool strbuf_putc(strbuf *b, char c)
+{
+    return strbuf_add(b, &c, 1);
+}

@@ -34,6 +34,7 @@ void strbuf_init(strbuf *b, size_t max);
  * once an allocation has failed. */
 bool strbuf_add(strbuf *b, const void *data, size_t n);
 bool strbuf_str(strbuf *b, const char *s);
+bool strbuf_putc(strbuf *b, char c);
 bool strbuf_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool strbuf_vprintf(strbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* The text so far; "" when nothing was added. */

@@ -5,50 +5,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
+
 typedef enum { FMT_CSV, FMT_MD, FMT_HTML } table_fmt;
 
 /* One cell's text, escaped for the format. */
-static void cell(FILE *f, table_fmt fmt, const char *s)
+static void cell(strbuf *f, table_fmt fmt, const char *s)
 {
     if (fmt == FMT_CSV) {
         if (strpbrk(s, ",\"\r\n")) {
-            fputc('"', f);
+            strbuf_putc(f, '"');
             for (const char *p = s; *p; p++) {
                 if (*p == '"')
-                    fputc('"', f);
-                fputc(*p, f);
+                    strbuf_putc(f, '"');
+                strbuf_putc(f, *p);
             }
-            fputc('"', f);
+            strbuf_putc(f, '"');
         } else {
-            fputs(s, f);
+            strbuf_str(f, s);
         }
         return;
     }
     for (const char *p = s; *p; p++) {
         char c = *p;
         if (fmt == FMT_MD && (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`'))
-            fputc('\\', f);
+            strbuf_putc(f, '\\');
         if (fmt == FMT_HTML && (c == '&' || c == '<' || c == '>' || c == '"')) {
-            fputs(c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;", f);
+            strbuf_str(f, c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;");
             continue;
         }
-        fputc(c == '\n' || c == '\r' ? ' ' : c, f);
+        strbuf_putc(f, (char)(c == '\n' || c == '\r' ? ' ' : c));
     }
 }
 
-static void row_start(FILE *f, table_fmt fmt)
+static void row_start(strbuf *f, table_fmt fmt)
 {
-    fputs(fmt == FMT_MD ? "| " : fmt == FMT_HTML ? "<tr><td>" : "", f);
+    strbuf_str(f, fmt == FMT_MD ? "| " : fmt == FMT_HTML ? "<tr><td>" : "");
 }
 
-static void sep(FILE *f, table_fmt fmt)
+static void sep(strbuf *f, table_fmt fmt)
 {
-    fputs(fmt == FMT_CSV ? "," : fmt == FMT_MD ? " | " : "</td><td>", f);
+    strbuf_str(f, fmt == FMT_CSV ? "," : fmt == FMT_MD ? " | " : "</td><td>");
 }
 
-static void row_end(FILE *f, table_fmt fmt)
+static void row_end(strbuf *f, table_fmt fmt)
 {
-    fputs(fmt == FMT_CSV ? "\r\n" : fmt == FMT_MD ? " |\n" : "</td></tr>\n", f);
+    strbuf_str(f, fmt == FMT_CSV ? "\r\n" : fmt == FMT_MD ? " |\n" : "</td></tr>\n");
 }
 
 /* The best time of lab in r, as text ("" when none). */
@@ -62,11 +64,9 @@ static void best(const grade_report *r, const char *lab_id, char *out, size_t n)
 
 static char *render(const class_view *v, table_fmt fmt)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
+    strbuf sb;
+    strbuf_init(&sb, 0);
+    strbuf *f = &sb;
     /* The labs, in column order, once each: a "best" column each. */
     const char *labs[64];
     size_t nlabs = 0;
@@ -74,13 +74,12 @@ static char *render(const class_view *v, table_fmt fmt)
         if (nlabs == 0 || strcmp(labs[nlabs - 1], v->cols[c].lab) != 0)
             labs[nlabs++] = v->cols[c].lab;
     if (fmt == FMT_HTML)
-        fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cudalab class"
+        strbuf_str(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cudalab class"
               "</title>\n<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
               "padding:2px 6px}.y{background:#cfc}.n{background:#fcc}</style></head><body>\n"
-              "<h1>cudalab class</h1>\n<table>\n<tr><td>",
-              f);
+              "<h1>cudalab class</h1>\n<table>\n<tr><td>");
     else if (fmt == FMT_MD)
-        fputs("| ", f);
+        strbuf_str(f, "| ");
     static const char *const head[] = {"learner", "score", "max", "device", "graded"};
     for (size_t i = 0; i < 5; i++) {
         if (i)
@@ -101,10 +100,10 @@ static char *render(const class_view *v, table_fmt fmt)
     }
     row_end(f, fmt);
     if (fmt == FMT_MD) {
-        fputs("|", f);
+        strbuf_str(f, "|");
         for (size_t i = 0; i < 5 + v->ncols + nlabs; i++)
-            fputs("---|", f);
-        fputc('\n', f);
+            strbuf_str(f, "---|");
+        strbuf_putc(f, '\n');
     }
     for (size_t i = 0; i < v->nrows; i++) {
         const class_file *cf = &v->files[v->rows[i]];
@@ -126,7 +125,7 @@ static char *render(const class_view *v, table_fmt fmt)
             const grade_milestone *g = class_cell(v, cf, c);
             const char *mark = !g ? "" : g->passed ? "yes" : "no";
             if (fmt == FMT_HTML)
-                fprintf(f, "</td><td class=\"%s\">", !g ? "" : g->passed ? "y" : "n");
+                strbuf_printf(f, "</td><td class=\"%s\">", !g ? "" : g->passed ? "y" : "n");
             else
                 sep(f, fmt);
             cell(f, fmt, mark);
@@ -140,39 +139,39 @@ static char *render(const class_view *v, table_fmt fmt)
         row_end(f, fmt);
     }
     if (fmt == FMT_HTML) {
-        fputs("</table>\n", f);
+        strbuf_str(f, "</table>\n");
         bool any = false;
         for (size_t i = 0; i < v->nfiles; i++) {
             if (v->files[i].usable)
                 continue;
             if (!any)
-                fputs("<h2>Files left out</h2>\n<ul>\n", f);
+                strbuf_str(f, "<h2>Files left out</h2>\n<ul>\n");
             any = true;
-            fputs("<li>", f);
+            strbuf_str(f, "<li>");
             cell(f, fmt, v->files[i].path);
-            fputs(": ", f);
+            strbuf_str(f, ": ");
             cell(f, fmt, v->files[i].problem);
-            fputs("</li>\n", f);
+            strbuf_str(f, "</li>\n");
         }
         if (any)
-            fputs("</ul>\n", f);
-        fputs("</body></html>\n", f);
+            strbuf_str(f, "</ul>\n");
+        strbuf_str(f, "</body></html>\n");
     } else if (fmt == FMT_MD) {
         for (size_t i = 0; i < v->nfiles; i++) {
             if (v->files[i].usable)
                 continue;
-            fputs("\n- left out: ", f);
+            strbuf_str(f, "\n- left out: ");
             cell(f, fmt, v->files[i].path);
-            fputs(": ", f);
+            strbuf_str(f, ": ");
             cell(f, fmt, v->files[i].problem);
         }
-        fputc('\n', f);
+        strbuf_putc(f, '\n');
     }
-    if (fclose(f) != 0) {
-        free(buf);
+    if (sb.failed) {
+        strbuf_free(&sb);
         return NULL;
     }
-    return buf;
+    return strbuf_take(&sb);
 }
 
 char *class_csv(const class_view *v)

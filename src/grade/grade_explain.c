@@ -1,16 +1,8 @@
 #include "grade/grade_internal.h"
 
 #include <stdio.h>
-#include <time.h>
 
 #include "supervise/diag_row.h"
-
-double grade_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void explain(const diagnosis *d, char *why, size_t wn)
 {

@@ -6,8 +6,6 @@
 
 #include "result/record.h"
 
-/* Seconds on a monotonic clock. */
-double grade_clock(void);
 /* A failed learner row in plain words: the diagnosis's cause name into
  * cause, "title (where): explanation  Next step: ..." into why. */
 void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn);

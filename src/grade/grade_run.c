@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/atomicfile.h"
+#include "core/clock.h"
 #include "core/digest.h"
 #include "core/rng.h"
 #include "grade/grade_internal.h"
@@ -252,7 +253,7 @@ static void best_time(lab *l, grade_lab *gl)
 static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, const grade_opts *o,
                           store *st, uint64_t seed, grade_lab *gl, cl_err *e)
 {
-    double t0 = grade_clock();
+    double t0 = clock_now_s();
     snprintf(gl->id, sizeof gl->id, "%s", l->id);
     snprintf(gl->title, sizeof gl->title, "%s", l->title);
     gl->ms = calloc(l->nmilestones ? l->nmilestones : 1, sizeof *gl->ms);
@@ -293,14 +294,14 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, c
         gl->max_score += g->points;
     }
     best_time(l, gl);
-    gl->seconds = grade_clock() - t0;
+    gl->seconds = clock_now_s() - t0;
     return true;
 }
 
 grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
                        cl_err *e)
 {
-    double t0 = grade_clock();
+    double t0 = clock_now_s();
     memset(out, 0, sizeof *out);
     char ws[CL_PATH_MAX];
     if (o->workspace)
@@ -367,7 +368,7 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     }
     free(c.rows);
     supervisor_free(s);
-    out->seconds = grade_clock() - t0;
+    out->seconds = clock_now_s() - t0;
     return status;
 }
 

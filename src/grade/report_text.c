@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
+
 /* Writes s as XML character data (or an attribute value): markup escaped,
  * control characters XML forbids and bytes that are not UTF-8 as '?'. */
-static void xml_text(FILE *f, const char *s)
+static void xml_text(strbuf *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
@@ -18,23 +20,23 @@ static void xml_text(FILE *f, const char *s)
         for (int k = 1; ok && k < len; k++)
             ok = (p[k] & 0xC0) == 0x80;
         if (!ok) {
-            fputc('?', f);
+            strbuf_putc(f, '?');
             p++;
             continue;
         }
         if (len > 1) {
-            fwrite(p, 1, (size_t)len, f);
+            strbuf_add(f, p, (size_t)len);
             p += len;
             continue;
         }
         switch (c) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
+        case '&': strbuf_str(f, "&amp;"); break;
+        case '<': strbuf_str(f, "&lt;"); break;
+        case '>': strbuf_str(f, "&gt;"); break;
+        case '"': strbuf_str(f, "&quot;"); break;
+        case '\'': strbuf_str(f, "&apos;"); break;
         default:
-            fputc(c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? '?' : (int)c, f);
+            strbuf_putc(f, c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? '?' : (char)c);
         }
         p++;
     }
@@ -50,87 +52,85 @@ static size_t failures_of(const grade_lab *gl)
 
 char *report_junit(const grade_report *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
+    strbuf sb;
+    strbuf_init(&sb, 0);
+    strbuf *f = &sb;
     size_t tests = 0, fails = 0;
     for (size_t i = 0; i < r->nlabs; i++) {
         tests += r->labs[i].nms;
         fails += failures_of(&r->labs[i]);
     }
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab grade: ", f);
+    strbuf_str(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab grade: ");
     xml_text(f, r->learner);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" time=\"%.3f\">\n", tests, fails, r->seconds);
+    strbuf_printf(f, "\" tests=\"%zu\" failures=\"%zu\" time=\"%.3f\">\n", tests, fails, r->seconds);
     for (size_t i = 0; i < r->nlabs; i++) {
         const grade_lab *gl = &r->labs[i];
-        fputs("  <testsuite name=\"", f);
+        strbuf_str(f, "  <testsuite name=\"");
         xml_text(f, gl->id);
-        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\" timestamp=\"",
+        strbuf_printf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\" timestamp=\"",
                 gl->nms, failures_of(gl), gl->seconds);
         xml_text(f, r->created);
-        fputs("\">\n    <properties>\n      <property name=\"learner\" value=\"", f);
+        strbuf_str(f, "\">\n    <properties>\n      <property name=\"learner\" value=\"");
         xml_text(f, r->learner);
-        fputs("\"/>\n      <property name=\"device\" value=\"", f);
+        strbuf_str(f, "\"/>\n      <property name=\"device\" value=\"");
         xml_text(f, r->dev.name);
-        fprintf(f, "\"/>\n      <property name=\"seed\" value=\"%llu\"/>\n"
+        strbuf_printf(f, "\"/>\n      <property name=\"seed\" value=\"%llu\"/>\n"
                    "      <property name=\"kernel_sha256\" value=\"%s\"/>\n"
                    "      <property name=\"score\" value=\"%g of %g\"/>\n    </properties>\n",
                 (unsigned long long)r->seed, gl->kernel_sha, gl->score, gl->max_score);
         for (size_t k = 0; k < gl->nms; k++) {
             const grade_milestone *g = &gl->ms[k];
-            fputs("    <testcase classname=\"", f);
+            strbuf_str(f, "    <testcase classname=\"");
             xml_text(f, gl->id);
-            fputs("\" name=\"", f);
+            strbuf_str(f, "\" name=\"");
             xml_text(f, g->id);
-            fputs(": ", f);
+            strbuf_str(f, ": ");
             xml_text(f, g->text);
-            fputs("\" time=\"0\">\n", f);
+            strbuf_str(f, "\" time=\"0\">\n");
             if (g->passed) {
-                fputs("      <system-out>", f);
+                strbuf_str(f, "      <system-out>");
                 xml_text(f, g->value);
-                fputs("</system-out>\n", f);
+                strbuf_str(f, "</system-out>\n");
             } else {
-                fputs("      <failure type=\"", f);
+                strbuf_str(f, "      <failure type=\"");
                 xml_text(f, g->cause[0] ? g->cause : "not_reached");
-                fputs("\" message=\"", f);
+                strbuf_str(f, "\" message=\"");
                 xml_text(f, g->value[0] ? g->value : g->cause);
-                fputs("\">", f);
+                strbuf_str(f, "\">");
                 xml_text(f, g->why);
-                fputs("</failure>\n", f);
+                strbuf_str(f, "</failure>\n");
             }
-            fputs("    </testcase>\n", f);
+            strbuf_str(f, "    </testcase>\n");
         }
-        fputs("  </testsuite>\n", f);
+        strbuf_str(f, "  </testsuite>\n");
     }
-    fputs("</testsuites>\n", f);
-    if (fclose(f) != 0) {
-        free(buf);
+    strbuf_str(f, "</testsuites>\n");
+    if (sb.failed) {
+        strbuf_free(&sb);
         return NULL;
     }
-    return buf;
+    return strbuf_take(&sb);
 }
 
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a
  * line break, quotes doubled. */
-static void csv_field(FILE *f, const char *s, bool last)
+static void csv_field(strbuf *f, const char *s, bool last)
 {
     if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', f);
+        strbuf_putc(f, '"');
         for (const char *p = s; *p; p++) {
             if (*p == '"')
-                fputc('"', f);
-            fputc(*p, f);
+                strbuf_putc(f, '"');
+            strbuf_putc(f, *p);
         }
-        fputc('"', f);
+        strbuf_putc(f, '"');
     } else {
-        fputs(s, f);
+        strbuf_str(f, s);
     }
-    fputs(last ? "\r\n" : ",", f);
+    strbuf_str(f, last ? "\r\n" : ",");
 }
 
-static void csv_number(FILE *f, double v)
+static void csv_number(strbuf *f, double v)
 {
     char b[32];
     snprintf(b, sizeof b, "%g", v);
@@ -139,11 +139,9 @@ static void csv_number(FILE *f, double v)
 
 char *report_csv(const grade_report *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
+    strbuf sb;
+    strbuf_init(&sb, 0);
+    strbuf *f = &sb;
     static const char *const head[] = {"learner", "lab", "milestone", "kind", "points",
                                        "earned", "passed", "value", "size", "cause", "device",
                                        "created"};
@@ -168,9 +166,9 @@ char *report_csv(const grade_report *r)
             csv_field(f, r->created, true);
         }
     }
-    if (fclose(f) != 0) {
-        free(buf);
+    if (sb.failed) {
+        strbuf_free(&sb);
         return NULL;
     }
-    return buf;
+    return strbuf_take(&sb);
 }

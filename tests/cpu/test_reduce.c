@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
 #include "cpu/reduce.h"

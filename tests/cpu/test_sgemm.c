@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/check.h"
 #include "cpu/cpuinfo.h"
