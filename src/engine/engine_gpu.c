@@ -35,8 +35,10 @@ static bool gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool
         snprintf(f->variant, sizeof f->variant, "%s", r->variant);
         snprintf(f->cause, sizeof f->cause, "cuda");
         snprintf(f->message, sizeof f->message, "%s", cudacheck_plain(sticky));
+        f->code = (int)sticky;
         return false;
     }
+    r->code = (int)code;
     const char *lib = library ? kernels_library_error() : "";
     if (lib && lib[0])
         snprintf(r->message, sizeof r->message, "%s (%s)", e->msg, lib);

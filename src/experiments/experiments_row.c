@@ -78,6 +78,7 @@ static bool x_failed(xctx *x, run_result *r, const cl_err *e)
                          : cudacheck_is_sticky(s2) ? s2
                                                     : cudaSuccess;
     experiments_row_error(r, e->msg);
+    r->code = (int)code;
     if (sticky == cudaSuccess)
         return true;
     memset(x->fault, 0, sizeof *x->fault);
@@ -85,6 +86,7 @@ static bool x_failed(xctx *x, run_result *r, const cl_err *e)
     snprintf(x->fault->variant, sizeof x->fault->variant, "%s", r->variant);
     snprintf(x->fault->cause, sizeof x->fault->cause, "cuda");
     snprintf(x->fault->message, sizeof x->fault->message, "%s", cudacheck_plain(sticky));
+    x->fault->code = (int)sticky;
     x->broken = true;
     return false;
 }

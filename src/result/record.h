@@ -70,6 +70,8 @@ typedef struct run_result {
     int threads;                  /* CPU rows: threads used */
     int nmismatch;
     mismatch mismatches[RUN_MAX_MISMATCH];
+    int code;                     /* the CUDA runtime error code (cudaError_t) behind an
+                                   * RS_ERROR; 0 when none (result/cuda_codes.h) */
 } run_result;
 
 typedef struct run_variant {
@@ -111,6 +113,7 @@ typedef struct run_fault {
     char variant[RUN_ID_MAX];
     char cause[64];               /* "timeout", "signal", "exit", "cuda", "cancelled", "protocol" */
     char message[512];            /* plain words: "worker killed by SIGSEGV" */
+    int code;                     /* cause "cuda": the CUDA runtime error code; 0 none */
 } run_fault;
 
 const char *result_status_name(result_status s);   /* "correct", "wrong", ... */

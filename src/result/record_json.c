@@ -103,7 +103,8 @@ bool record_put_result(cJSON *o, const run_result *r)
           && jsonf_put_double(o, "speedup_starter", r->speedup_starter)
           && cJSON_AddBoolToObject(o, "has_report", r->has_report)
           && jsonf_put_double(o, "rel_err", r->rel_err)
-          && jsonf_put_u64(o, "seed", r->seed) && jsonf_put_int(o, "threads", r->threads)))
+          && jsonf_put_u64(o, "seed", r->seed) && jsonf_put_int(o, "threads", r->threads)
+          && jsonf_put_int(o, "code", r->code)))
         return false;
     cJSON *arr = cJSON_AddArrayToObject(o, "mismatches");
     if (!arr)
@@ -128,7 +129,8 @@ bool record_put_result(cJSON *o, const run_result *r)
 bool record_put_fault(cJSON *o, const run_fault *f)
 {
     return jsonf_put_int(o, "run", f->run) && jsonf_put_str(o, "variant", f->variant)
-        && jsonf_put_str(o, "cause", f->cause) && jsonf_put_str(o, "message", f->message);
+        && jsonf_put_str(o, "cause", f->cause) && jsonf_put_str(o, "message", f->message)
+        && jsonf_put_int(o, "code", f->code);
 }
 
 bool record_get_device(const cJSON *o, device_info *d, cl_err *e)
@@ -236,7 +238,8 @@ bool record_get_result(const cJSON *o, run_result *r, cl_err *e)
           && jsonf_get_bool(o, "has_report", &r->has_report, e)
           && jsonf_get_double(o, "rel_err", &r->rel_err, 0, e)
           && jsonf_get_u64(o, "seed", &r->seed, e)
-          && jsonf_get_int(o, "threads", &r->threads, e)))
+          && jsonf_get_int(o, "threads", &r->threads, e)
+          && jsonf_get_int(o, "code", &r->code, e)))
         return false;
     r->kind = (result_kind)kind;
     r->status = (result_status)status;
@@ -263,7 +266,8 @@ bool record_get_fault(const cJSON *o, run_fault *f, cl_err *e)
     return jsonf_get_int(o, "run", &f->run, e)
         && jsonf_get_str(o, "variant", f->variant, sizeof f->variant, e)
         && jsonf_get_str(o, "cause", f->cause, sizeof f->cause, e)
-        && jsonf_get_str(o, "message", f->message, sizeof f->message, e);
+        && jsonf_get_str(o, "message", f->message, sizeof f->message, e)
+        && jsonf_get_int(o, "code", &f->code, e);
 }
 
 

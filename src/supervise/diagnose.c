@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "result/cuda_codes.h"
 #include "supervise/diagnose_internal.h"
 
 typedef struct pattern {
@@ -15,6 +16,8 @@ typedef struct pattern {
 } pattern;
 
 static const pattern patterns[] = {
+    {"is one of cudalab's shipped kernels", DIAG_NOT_OWN, NULL},
+    {"launched none of your kernels", DIAG_NOT_OWN, NULL},
     {"renamed it to", DIAG_KERNEL_MISSING, NULL},
     {"has no kernel named", DIAG_KERNEL_MISSING, NULL},
     {"defines no __global__", DIAG_KERNEL_MISSING, NULL},
@@ -64,6 +67,44 @@ static const pattern patterns[] = {
     {"driver version is insufficient", DIAG_NO_DEVICE, NULL},
 };
 
+/* CUDA's error codes, decided on by number: the numbers travel with rows
+ * and faults (result/cuda_codes.h). */
+typedef struct coded {
+    int code;
+    diag_cause cause;
+    const char *what;
+} coded;
+
+static const coded codes[] = {
+    {CUDA_CODE_ILLEGAL_ADDRESS, DIAG_MEMORY_ACCESS, "illegal address"},
+    {CUDA_CODE_MISALIGNED_ADDRESS, DIAG_MEMORY_ACCESS, "misaligned address"},
+    {CUDA_CODE_INVALID_ADDRESS_SPACE, DIAG_MEMORY_ACCESS, "invalid address space"},
+    {CUDA_CODE_LAUNCH_FAILURE, DIAG_MEMORY_ACCESS, "unspecified launch failure"},
+    {CUDA_CODE_ASSERT, DIAG_KERNEL_FAULT, "device-side assert"},
+    {CUDA_CODE_HARDWARE_STACK_ERROR, DIAG_KERNEL_FAULT, "hardware stack error"},
+    {CUDA_CODE_ILLEGAL_INSTRUCTION, DIAG_KERNEL_FAULT, "illegal instruction"},
+    {CUDA_CODE_INVALID_PC, DIAG_KERNEL_FAULT, "invalid program counter"},
+    {CUDA_CODE_LAUNCH_TIMEOUT, DIAG_TIMEOUT, "launch timeout"},
+    {CUDA_CODE_INVALID_CONFIGURATION, DIAG_LAUNCH_CONFIG, "invalid configuration"},
+    {CUDA_CODE_LAUNCH_OUT_OF_RESOURCES, DIAG_LAUNCH_CONFIG, "too many resources"},
+    {CUDA_CODE_MEMORY_ALLOCATION, DIAG_OUT_OF_MEMORY, "out of memory"},
+    {CUDA_CODE_NO_DEVICE, DIAG_NO_DEVICE, NULL},
+    {CUDA_CODE_INSUFFICIENT_DRIVER, DIAG_NO_DEVICE, NULL},
+};
+
+/* The pattern a CUDA error code stands for, as a pattern; NULL for 0 or a
+ * code not told apart. */
+static const pattern *classify_code(int code, pattern *out)
+{
+    for (size_t i = 0; code && i < sizeof codes / sizeof codes[0]; i++) {
+        if (codes[i].code == code) {
+            *out = (pattern){NULL, codes[i].cause, codes[i].what};
+            return out;
+        }
+    }
+    return NULL;
+}
+
 static const pattern *classify(const char *text)
 {
     if (diag_empty(text))
@@ -74,15 +115,22 @@ static const pattern *classify(const char *text)
     return NULL;
 }
 
-/* Diagnoses from a message text alone; false when nothing matched. */
-static bool diag_text(const diag_input *in, const char *text, diagnosis *d)
+/* Diagnoses from a CUDA error code when there is one, else from the
+ * words of cudalab's own messages; false when nothing matched. */
+static bool diag_text(const diag_input *in, int code, const char *text, diagnosis *d)
 {
-    const pattern *p = classify(text);
+    pattern by_code;
+    const pattern *p = classify_code(code, &by_code);
+    if (!p)
+        p = classify(text);
     if (!p)
         return false;
     switch (p->cause) {
     case DIAG_KERNEL_MISSING:
         diag_missing(text, d);
+        break;
+    case DIAG_NOT_OWN:
+        diag_not_own(in, text, d);
         break;
     case DIAG_MEMORY_ACCESS:
         diag_memory(in, p->what, d);
@@ -133,6 +181,7 @@ void diag_input_from_result(diag_input *in, const run_result *r)
     in->has_result = true;
     in->status = r->status;
     in->message = r->message;
+    in->code = r->code;
     in->rel_err = r->rel_err;
     in->nmismatch = r->nmismatch < DIAG_MAX_MISMATCH ? r->nmismatch : DIAG_MAX_MISMATCH;
     if (in->nmismatch < 0)
@@ -145,6 +194,7 @@ void diag_input_from_fault(diag_input *in, const run_fault *f)
 {
     in->fault_cause = f->cause;
     in->fault_message = f->message;
+    in->fault_code = f->code;
 }
 
 void diagnose(const diag_input *in, diagnosis *out)
@@ -162,7 +212,7 @@ void diagnose(const diag_input *in, diagnosis *out)
             diag_set(out, DIAG_CANCELLED, "You stopped the run");
             diag_explain(out, "The run was cancelled before it finished; nothing was measured.");
             diag_suggest(out, "Start it again when ready.");
-        } else if (!diag_text(in, in->fault_message, out)) {
+        } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
             if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
                 diag_crash(in, out);
             else
@@ -171,7 +221,7 @@ void diagnose(const diag_input *in, diagnosis *out)
         return;
     }
     if (!diag_empty(in->launcher_error)) {
-        if (diag_text(in, in->launcher_error, out)) {
+        if (diag_text(in, 0, in->launcher_error, out)) {
             if (!out->where[0] && out->cause != DIAG_KERNEL_MISSING) {
                 const char *msg;
                 diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
@@ -212,7 +262,7 @@ void diagnose(const diag_input *in, diagnosis *out)
             diag_timeout(in, out);
             return;
         }
-        if (!diag_text(in, in->message, out)) {
+        if (!diag_text(in, in->code, in->message, out)) {
             if (launch_out_of_range(in))
                 diag_launch(in, in->message, NULL, out);
             else if (diag_find(in->message, ".lua:"))
@@ -258,6 +308,8 @@ const char *diag_cause_name(diag_cause c)
         return "crash";
     case DIAG_CANCELLED:
         return "cancelled";
+    case DIAG_NOT_OWN:
+        return "not_own";
     case DIAG_OTHER:
         return "other";
     }

@@ -31,6 +31,7 @@ typedef enum diag_cause {
     DIAG_NO_DEVICE,       /* no usable CUDA device */
     DIAG_CRASH,           /* the worker died (signal or exit) without a CUDA error */
     DIAG_CANCELLED,       /* the learner stopped the run */
+    DIAG_NOT_OWN,         /* the launcher ran no kernel of the learner's own */
     DIAG_OTHER,           /* something else: the message is shown as it is */
 } diag_cause;
 
@@ -41,6 +42,7 @@ typedef struct diag_input {
     bool has_result;
     result_status status;
     const char *message;            /* the row's message */
+    int code;                       /* the row's CUDA error code (0: none) */
     int nmismatch;
     mismatch mismatches[DIAG_MAX_MISMATCH];
     double rel_err;
@@ -49,6 +51,7 @@ typedef struct diag_input {
      * "cancelled", "protocol", with its message. */
     const char *fault_cause;
     const char *fault_message;
+    int fault_code;                 /* the fault's CUDA error code (0: none) */
 
     /* The first compile error (compile_errors 0: the file compiled). */
     int compile_errors;             /* how many errors */

@@ -196,6 +196,21 @@ void diag_missing(const char *text, diagnosis *d)
     }
 }
 
+void diag_not_own(const diag_input *in, const char *text, diagnosis *d)
+{
+    diag_set(d, DIAG_NOT_OWN, "The row is not your kernel's work");
+    const char *msg = text;
+    if (in && text)
+        diag_lua_location(text, d->where, sizeof d->where, &msg);
+    diag_explain(d, "%s.", msg);
+    diag_explain(d, "  cudalab measures, judges and grades only what your own kernels compute: "
+                    "an exercise launcher may launch the kernels of your starter.cu (k.<name>), "
+                    "not cudalab's shipped ones, and every call must launch at least one of "
+                    "yours.");
+    diag_suggest(d, "Launch your kernel with gpu.launch(k.<name>, ...) and let it compute the "
+                    "output.");
+}
+
 void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *d)
 {
     diag_set(d, DIAG_LAUNCH_CONFIG, "The GPU refused your launch configuration");

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "gpu/buffer.h"
+#include "result/cuda_codes.h"
 #include "gpu/cudacheck.h"
 #include "gpu/device.h"
 #include "gpu/peak.h"
@@ -150,6 +153,26 @@ static void test_bytes_flops(void **state)
     problem_shape s;
     problem_find("embedding")->shape(&d, &s);
     assert_true(s.na == 32000u * 4096u && s.nidx == 16384u && s.nout == 16384u * 4096u);
+}
+
+/* The codes the parent decides on are the CUDA runtime's own numbers. */
+static void test_cuda_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(CUDA_CODE_MEMORY_ALLOCATION, cudaErrorMemoryAllocation);
+    assert_int_equal(CUDA_CODE_INVALID_CONFIGURATION, cudaErrorInvalidConfiguration);
+    assert_int_equal(CUDA_CODE_INSUFFICIENT_DRIVER, cudaErrorInsufficientDriver);
+    assert_int_equal(CUDA_CODE_NO_DEVICE, cudaErrorNoDevice);
+    assert_int_equal(CUDA_CODE_ILLEGAL_ADDRESS, cudaErrorIllegalAddress);
+    assert_int_equal(CUDA_CODE_LAUNCH_OUT_OF_RESOURCES, cudaErrorLaunchOutOfResources);
+    assert_int_equal(CUDA_CODE_LAUNCH_TIMEOUT, cudaErrorLaunchTimeout);
+    assert_int_equal(CUDA_CODE_ASSERT, cudaErrorAssert);
+    assert_int_equal(CUDA_CODE_HARDWARE_STACK_ERROR, cudaErrorHardwareStackError);
+    assert_int_equal(CUDA_CODE_ILLEGAL_INSTRUCTION, cudaErrorIllegalInstruction);
+    assert_int_equal(CUDA_CODE_MISALIGNED_ADDRESS, cudaErrorMisalignedAddress);
+    assert_int_equal(CUDA_CODE_INVALID_ADDRESS_SPACE, cudaErrorInvalidAddressSpace);
+    assert_int_equal(CUDA_CODE_INVALID_PC, cudaErrorInvalidPc);
+    assert_int_equal(CUDA_CODE_LAUNCH_FAILURE, cudaErrorLaunchFailure);
 }
 
 static void test_derive(void **state)
@@ -467,6 +490,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_count),   cmocka_unit_test(test_parse_sizes),
         cmocka_unit_test(test_bytes_flops),   cmocka_unit_test(test_derive),
+        cmocka_unit_test(test_cuda_codes),
         cmocka_unit_test(test_timing_rule),   cmocka_unit_test(test_peak_cache),
         cmocka_unit_test(test_cpu_cache),     cmocka_unit_test(test_device_math),
         cmocka_unit_test(test_buffer_message), cmocka_unit_test(test_cudacheck),

@@ -14,6 +14,7 @@
 #include "core/paths.h"
 #include "gpu/nvrtc.h"
 #include "support.h"
+#include "result/cuda_codes.h"
 #include "supervise/diagnose.h"
 
 /* Every diagnosis has all three texts. */
@@ -415,13 +416,62 @@ static void test_correct_and_nothing(void **state)
     assert_int_equal(d.cause, DIAG_NONE);
 }
 
+/* The CUDA error code decides, whatever the words say; cudalab's own
+ * refusals of a launcher that runs no kernel of the learner's are named. */
+static void test_codes_and_not_own(void **state)
+{
+    (void)state;
+    diag_input in;
+    diagnosis d;
+    run_result r;
+    run_result_init(&r);
+    r.kind = RK_EXERCISE;
+    r.status = RS_ERROR;
+    snprintf(r.message, sizeof r.message, "gpu.launch(k): a message in another language");
+    r.code = CUDA_CODE_MISALIGNED_ADDRESS;
+    diag_input_init(&in);
+    diag_input_from_result(&in, &r);
+    diagnose(&in, &d);
+    assert_int_equal(d.cause, DIAG_MEMORY_ACCESS);
+    assert_true(ts_contains(d.title, "misaligned"));
+
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.cause, sizeof f.cause, "cuda");
+    snprintf(f.message, sizeof f.message, "something went wrong");
+    f.code = CUDA_CODE_ASSERT;
+    diag_input_init(&in);
+    diag_input_from_fault(&in, &f);
+    diagnose(&in, &d);
+    assert_int_equal(d.cause, DIAG_KERNEL_FAULT);
+    assert_true(ts_contains(d.explanation, "assert()"));
+
+    r.code = 0;
+    snprintf(r.message, sizeof r.message, "starter.lua:7: 'reduce_vectorized' is one of cudalab's "
+                                          "shipped kernels: an exercise launcher runs only the "
+                                          "kernels of your own file (k.<name>)");
+    diag_input_init(&in);
+    diag_input_from_result(&in, &r);
+    diagnose(&in, &d);
+    assert_int_equal(d.cause, DIAG_NOT_OWN);
+    assert_string_equal(diag_cause_name(d.cause), "not_own");
+    assert_string_equal(d.where, "starter.lua:7");
+    snprintf(r.message, sizeof r.message,
+             "starter.lua launched none of your kernels: a row counts only when your own "
+             "kernel computes it");
+    diag_input_init(&in);
+    diag_input_from_result(&in, &r);
+    diagnose(&in, &d);
+    assert_int_equal(d.cause, DIAG_NOT_OWN);
+}
+
 static void test_names_and_format(void **state)
 {
     (void)state;
     const char *names[] = {"none", "compile", "kernel_missing", "launch_config",
                            "memory_access", "kernel_fault", "timeout", "wrong", "unwritten",
                            "nan", "out_of_memory", "launcher", "no_device", "crash",
-                           "cancelled", "other"};
+                           "cancelled", "not_own", "other"};
     for (int c = DIAG_NONE; c <= DIAG_OTHER; c++)
         assert_string_equal(diag_cause_name((diag_cause)c), names[c]);
     diagnosis d = from_launcher("starter.lua:9: attempt to perform arithmetic on a nil value",
@@ -452,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_launcher_error),
         cmocka_unit_test(test_no_device_crash_cancel_other),
         cmocka_unit_test(test_correct_and_nothing),
+        cmocka_unit_test(test_codes_and_not_own),
         cmocka_unit_test(test_names_and_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
