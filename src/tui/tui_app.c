@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "tui/tui_app_internal.h"
 #include "tui/tui_prof.h"
+#include "tui/tui_history.h"
 #include "tui/tui_progress.h"
 
 const lab *tui_app_lab(const tui_app *a)
@@ -223,6 +225,28 @@ static unsigned details_key(tui_app *a, const tui_layout *lay, tui_action act)
     return TUI_F_REDRAW;
 }
 
+/* Shows the learner's attempts at the selected lab's exercise. */
+static unsigned show_history(tui_app *a, const lab *l)
+{
+    char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX], why[256];
+    char *text = NULL;
+    bool have = tui_app_exercise_paths(a, l, kernel, launcher, sizeof kernel);
+    if (!tui_history_text(l, a->store, have ? kernel : NULL, a->ascii, &text, why, sizeof why)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s", why);
+        return TUI_F_REDRAW;
+    }
+    snprintf(a->details_title, sizeof a->details_title, "Your attempts: %s", l->id);
+    size_t len = strlen(text);
+    if (len >= sizeof a->details)
+        snprintf(text + sizeof a->details - 40, 40, "\n... (the rest: cudalab progress)\n");
+    snprintf(a->details, sizeof a->details, "%s", text);
+    free(text);
+    a->details_md = false;
+    a->details_scroll = 0;
+    a->overlay = TUI_OV_DETAILS;
+    return TUI_F_REDRAW;
+}
+
 static unsigned exercise_key(tui_app *a, tui_action act)
 {
     const lab *l = tui_app_lab(a);
@@ -231,6 +255,10 @@ static unsigned exercise_key(tui_app *a, tui_action act)
     if (act == TA_HINT)
         return show_hint(a, l, tui_app_state(a));
     if (!l->exercise.kernel) {
+        if (act == TA_HISTORY) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise", l->id);
+            return TUI_F_REDRAW;
+        }
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to %s", l->id,
                     act == TA_EDIT ? "edit" : "reset");
         return TUI_F_REDRAW;
@@ -239,6 +267,8 @@ static unsigned exercise_key(tui_app *a, tui_action act)
         a->overlay = TUI_OV_CONFIRM_RESET;
         return TUI_F_REDRAW;
     }
+    if (act == TA_HISTORY)
+        return show_history(a, l);
     memset(&a->req, 0, sizeof a->req);
     a->req.kind = TUI_REQ_EDIT;
     a->req.lab = a->sel;
@@ -405,6 +435,7 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_EDIT:
     case TA_RESET:
     case TA_HINT:
+    case TA_HISTORY:
         return exercise_key(a, act);
     case TA_TIMELINE:
         return tui_app_timeline_open(a);

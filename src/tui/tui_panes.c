@@ -262,7 +262,8 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
         {"?", "help"}, {"q", "quit"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"}, {"R", "run all"},
     };
     static const status_key prof[] = {{"t", "timeline"}, {"f", "roofline"}, {"N", "ncu"}};
-    static const status_key ex[] = {{"e", "edit"}, {"H", "hint"}, {"M", "memcheck"}};
+    static const status_key ex[] = {{"e", "edit"}, {"H", "hint"}, {"a", "attempts"},
+                                    {"M", "memcheck"}};
     static const status_key tail[] = {{"s", "size"}, {"Esc", "cancel"}};
     const lab *l = tui_app_lab(a);
     size_t n = 0;
