@@ -12,7 +12,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 packages=(build-essential cmake pkg-config libncurses-dev liblua5.4-dev libcjson-dev
-          libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev tmux)
+          libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev libxml2-utils tmux)
 
 missing_packages() {
     local p
