@@ -15,6 +15,7 @@
 #include "cli/cmd_profile.h"
 #include "cli/cmd_report.h"
 #include "tui/tui.h"
+#include "tui/tui_class.h"
 #include "worker/worker.h"
 
 static const cli_command *const commands[] = {
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
     static cli_ctx ctx;
     cli_ctx *c = &ctx;
     c->prog = argv[0];
+    c->browse_class = tui_class_browse;
     /* The shipped labs come first; --labs folders follow as they are read. */
     cl_err e = {{0}};
     if (paths_home(c->home, sizeof c->home, &e))

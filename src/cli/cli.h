@@ -34,7 +34,7 @@ typedef struct cli_ctx {
     char home_error[CL_ERR_MAX];              /* why home is unknown; "" when it is known */
     /* Browses a class table in the terminal (set by main.c: the TUI's);
      * returns an exit code. */
-    int (*browse_class)(const struct class_view *v, const struct cli_ctx *c);
+    int (*browse_class)(struct class_view *v, bool ascii, bool no_color);
 } cli_ctx;
 
 /* Prints "cudalab: <msg>" and where to read the command's help to stderr;

@@ -134,7 +134,7 @@ int cmd_class(cli_ctx *c, int argc, char **argv)
         list_left_out(&v);
         rc = write_table(&v, &a);
     } else {
-        rc = c->browse_class(&v, c);
+        rc = c->browse_class(&v, c->ascii, c->no_color);
         list_left_out(&v);
     }
 done:
