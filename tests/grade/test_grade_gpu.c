@@ -87,11 +87,13 @@ static int setup(void **state)
         return -1;
     char home[CL_PATH_MAX], shipped[CL_PATH_MAX + 8];
     ts_home_path(home, sizeof home, "%s", "");
-    snprintf(shipped, sizeof shipped, "%s/g_labs", home);
+    snprintf(shipped, sizeof shipped, "%s/labs", home);
     const char *dirs[] = {shipped};
     lab_diags d = {0};
     cl_err e = {{0}};
     bool ok = lab_set_load(&g_labs, dirs, 1, home, &d, &e);
+    if (!ok || d.n)
+        fprintf(stderr, "loading the labs: %s (%zu problems)\n", ok ? "" : e.msg, d.n);
     lab_diags_free(&d);
     return ok ? 0 : -1;
 }
