@@ -60,7 +60,7 @@ static void print_header(void)
 /* Rows that could not run for want of a device say so once, in the header. */
 static bool no_device_row(const run_result *r)
 {
-    return r->status == RS_ERROR && strncmp(r->message, "no CUDA device found", 20) == 0;
+    return r->status == RS_NO_DEVICE;
 }
 
 static void print_row(const run_result *r)

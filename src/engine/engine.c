@@ -71,6 +71,12 @@ void engine_row_error(run_result *r, const char *msg)
     snprintf(r->message, sizeof r->message, "%s", msg);
 }
 
+void engine_row_no_device(run_result *r, const char *why)
+{
+    r->status = RS_NO_DEVICE;
+    snprintf(r->message, sizeof r->message, "%s", why);
+}
+
 static const char *library_label(const char *lib)
 {
     if (strcmp(lib, "cub") == 0)
@@ -128,13 +134,13 @@ static void emit_all_errors(engine_ctx *c, const char *msg)
         engine_row_error(&r, msg);
         engine_emit(c, &r);
     }
-    engine_launcher_starter_error_row(c, msg);
+    engine_launcher_starter_error_row(c, msg, false);
     if (c->req->library[0]) {
         engine_row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
         engine_row_error(&r, msg);
         engine_emit(c, &r);
     }
-    engine_launcher_exercise_error_row(c, msg);
+    engine_launcher_exercise_error_row(c, msg, false);
     if (c->req->cpu) {
         engine_row_init(c, &r, "cpu", "CPU", RK_CPU);
         engine_row_error(&r, msg);
@@ -233,14 +239,14 @@ static bool run_size(engine_ctx *c, const char *label)
             if (!variant_is_row(c, &req->variants[i]))
                 continue;
             variant_row(c, &req->variants[i], &r);
-            engine_row_error(&r, engine_g.dev.reason);
+            engine_row_no_device(&r, engine_g.dev.reason);
             engine_emit(c, &r);
         }
         if (want_lib)
-            engine_row_error(&h.lib, engine_g.dev.reason);
+            engine_row_no_device(&h.lib, engine_g.dev.reason);
         h.have_lib = want_lib;
-        engine_launcher_starter_error_row(c, engine_g.dev.reason);
-        engine_launcher_exercise_error_row(c, engine_g.dev.reason);
+        engine_launcher_starter_error_row(c, engine_g.dev.reason, true);
+        engine_launcher_exercise_error_row(c, engine_g.dev.reason, true);
         goto finish;
     }
 
@@ -256,8 +262,8 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             engine_row_error(&h.lib, e.msg);
         h.have_lib = want_lib;
-        engine_launcher_starter_error_row(c, e.msg);
-        engine_launcher_exercise_error_row(c, e.msg);
+        engine_launcher_starter_error_row(c, e.msg, false);
+        engine_launcher_exercise_error_row(c, e.msg, false);
         goto finish;
     }
 

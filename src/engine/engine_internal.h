@@ -91,6 +91,8 @@ void engine_progress(engine_ctx *c, const char *phase, int rep, int of);
 void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
                      result_kind kind);
 void engine_row_error(run_result *r, const char *msg);
+/* r could not run: no usable device (why). */
+void engine_row_no_device(run_result *r, const char *why);
 
 /* ---- engine_device.c: the device ---- */
 
@@ -119,10 +121,11 @@ void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r)
 
 void engine_launcher_open_exercise(engine_ctx *c);
 void engine_launcher_open_starter(engine_ctx *c);
-/* The starter's / the learner's row of this size as an RS_ERROR, when the
+/* The starter's / the learner's row of this size as an RS_ERROR (or, with
+ * no_device and nothing else wrong with the file, RS_NO_DEVICE), when the
  * request has one. */
-void engine_launcher_starter_error_row(engine_ctx *c, const char *msg);
-void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg);
+void engine_launcher_starter_error_row(engine_ctx *c, const char *msg, bool no_device);
+void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_device);
 /* Measure the starter (into r) / the learner's kernel (emitted) at this
  * size; false only when the context broke. */
 bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *label,

@@ -161,13 +161,18 @@ static void flush_launcher_output(const engine_ctx *c, exercise *x)
 }
 
 /* The starter row of this size as an RS_ERROR (when the request has one). */
-void engine_launcher_starter_error_row(engine_ctx *c, const char *msg)
+void engine_launcher_starter_error_row(engine_ctx *c, const char *msg, bool no_device)
 {
     if (!c->want_starter)
         return;
     run_result r;
     engine_row_init(c, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
-    engine_row_error(&r, c->starter_msg[0] ? c->starter_msg : msg);
+    if (c->starter_msg[0])
+        engine_row_error(&r, c->starter_msg);
+    else if (no_device)
+        engine_row_no_device(&r, msg);
+    else
+        engine_row_error(&r, msg);
     engine_emit(c, &r);
 }
 
@@ -247,13 +252,18 @@ bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *lab
 
 /* The exercise row of this size as an RS_ERROR: why the learner's kernel
  * cannot run when that is known, else msg. */
-void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg)
+void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_device)
 {
     if (!c->req->exercise_kernel[0])
         return;
     run_result r;
     engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    engine_row_error(&r, c->ex_msg[0] ? c->ex_msg : msg);
+    if (c->ex_msg[0])
+        engine_row_error(&r, c->ex_msg);
+    else if (no_device)
+        engine_row_no_device(&r, msg);
+    else
+        engine_row_error(&r, msg);
     engine_emit(c, &r);
 }
 
@@ -275,9 +285,9 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
 {
     if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
         const char *why = NULL;
-        if (c->ex)
-            exercise_status(c->ex, &why);
-        engine_launcher_exercise_error_row(c, why && why[0] ? why : "your kernel cannot run");
+        bool nodev = c->ex && exercise_status(c->ex, &why) == EXERCISE_NO_DEVICE;
+        engine_launcher_exercise_error_row(c, why && why[0] ? why : "your kernel cannot run",
+                                           nodev);
         return true;
     }
     run_result r;

@@ -69,6 +69,7 @@ static void absent_rows(xctx *x, const char *const *ids, size_t n)
         run_result r;
         experiments_row_start(x, &r, ids[i], ids[i], "");
         experiments_row_error(&r, x->dev.reason[0] ? x->dev.reason : "no CUDA device found");
+        r.status = RS_NO_DEVICE;
         experiments_row_emit(x, &r);
     }
 }

@@ -37,6 +37,7 @@ typedef enum result_status {
     RS_NAN,         /* NaN or Inf where the reference is finite */
     RS_ERROR,       /* could not run: message says why (no device, CUDA error, bad input) */
     RS_FAULT,       /* the worker died or timed out running it */
+    RS_NO_DEVICE,   /* a GPU row that could not run: no usable CUDA device (message: why) */
 } result_status;
 
 typedef struct mismatch {

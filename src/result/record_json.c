@@ -84,23 +84,32 @@ bool record_put_progress(cJSON *o, const run_progress *p)
         && jsonf_put_int(o, "of", p->of) && jsonf_put_str(o, "phase", p->phase);
 }
 
+/* A figure of a row, or null when the row has none: untimed rows (no
+ * samples: not run, no device, an error) carry no time, and an unknown
+ * speedup is 0 in the struct. */
+static bool put_timed(cJSON *o, const char *k, double v, bool known)
+{
+    return known ? jsonf_put_double(o, k, v) : cJSON_AddNullToObject(o, k) != NULL;
+}
+
 bool record_put_result(cJSON *o, const run_result *r)
 {
+    bool timed = r->samples > 0;
     if (!(jsonf_put_int(o, "run", r->run) && jsonf_put_str(o, "variant", r->variant)
           && jsonf_put_str(o, "label", r->label) && jsonf_put_str(o, "size", r->size)
           && jsonf_put_str(o, "kind", result_kind_name(r->kind))
           && jsonf_put_str(o, "status", result_status_name(r->status))
           && jsonf_put_str(o, "message", r->message)
-          && jsonf_put_double(o, "median_ms", r->median_ms) && jsonf_put_double(o, "min_ms", r->min_ms)
-          && jsonf_put_double(o, "max_ms", r->max_ms) && jsonf_put_double(o, "spread", r->spread)
+          && put_timed(o, "median_ms", r->median_ms, timed) && put_timed(o, "min_ms", r->min_ms, timed)
+          && put_timed(o, "max_ms", r->max_ms, timed) && put_timed(o, "spread", r->spread, timed)
           && jsonf_put_int(o, "samples", r->samples)
           && jsonf_put_rate(o, "gbps", r->gbps) && jsonf_put_rate(o, "tflops", r->tflops)
           && jsonf_put_rate(o, "pct_peak_measured", r->pct_peak_measured)
           && jsonf_put_rate(o, "pct_peak_theory", r->pct_peak_theory)
-          && jsonf_put_double(o, "speedup_cpu", r->speedup_cpu)
-          && jsonf_put_double(o, "speedup_cpu_mt", r->speedup_cpu_mt)
-          && jsonf_put_double(o, "speedup_lib", r->speedup_lib)
-          && jsonf_put_double(o, "speedup_starter", r->speedup_starter)
+          && put_timed(o, "speedup_cpu", r->speedup_cpu, r->speedup_cpu > 0)
+          && put_timed(o, "speedup_cpu_mt", r->speedup_cpu_mt, r->speedup_cpu_mt > 0)
+          && put_timed(o, "speedup_lib", r->speedup_lib, r->speedup_lib > 0)
+          && put_timed(o, "speedup_starter", r->speedup_starter, r->speedup_starter > 0)
           && cJSON_AddBoolToObject(o, "has_report", r->has_report)
           && jsonf_put_double(o, "rel_err", r->rel_err)
           && jsonf_put_u64(o, "seed", r->seed) && jsonf_put_int(o, "threads", r->threads)

@@ -5,12 +5,12 @@
 
 #include "result/record.h"
 
-#define RESULT_NSTATUS ((size_t)RS_FAULT + 1)
+#define RESULT_NSTATUS ((size_t)RS_NO_DEVICE + 1)
 #define RESULT_NKIND ((size_t)RK_EXERCISE + 1)
 
 static const char *const result_status_names[RESULT_NSTATUS] = {
     [RS_CORRECT] = "correct", [RS_WRONG] = "wrong", [RS_UNWRITTEN] = "unwritten",
-    [RS_NAN] = "nan", [RS_ERROR] = "error", [RS_FAULT] = "fault",
+    [RS_NAN] = "nan", [RS_ERROR] = "error", [RS_FAULT] = "fault", [RS_NO_DEVICE] = "no_device",
 };
 
 static const char *const result_kind_names[RESULT_NKIND] = {

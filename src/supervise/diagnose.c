@@ -256,6 +256,9 @@ void diagnose(const diag_input *in, diagnosis *out)
     case RS_NAN:
         diag_nan(in, out);
         return;
+    case RS_NO_DEVICE:
+        diag_no_device(in->message, out);
+        return;
     case RS_ERROR:
     case RS_FAULT:
         if (diag_find(in->message, "timed out") || diag_find(in->message, "time limit")) {

@@ -545,8 +545,7 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     tui_runtable_result(&s->table, r, NULL);
     tui_progress_row(a, r);
     a->run_rows_done++;
-    if ((r->status == RS_ERROR || r->status == RS_FAULT) &&
-        strncmp(r->message, "no CUDA device found", 20) == 0)
+    if (r->status == RS_NO_DEVICE)
         tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
     else if (r->status == RS_ERROR || r->status == RS_FAULT)
         tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,

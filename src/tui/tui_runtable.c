@@ -379,6 +379,10 @@ static void check_text(const tui_row *row, int w, const tui_glyphs *g, char *buf
         case RS_NAN: mark = "NaN"; word = NULL; break;
         case RS_ERROR: mark = g->error; word = "error"; break;
         case RS_FAULT: mark = g->error; word = "fault"; break;
+        case RS_NO_DEVICE:
+            snprintf(buf, n, "%s", g->pending);
+            *role = ROLE_DIM;
+            return;
         default: mark = "?"; word = NULL; break;
         }
     }
@@ -414,6 +418,9 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
             *role = ROLE_DIM;
         } else if (row->state == ROW_SKIPPED) {
             snprintf(tmp, sizeof tmp, "not run");
+            *role = ROLE_DIM;
+        } else if (row->has_result && row->r.status == RS_NO_DEVICE) {
+            snprintf(tmp, sizeof tmp, "no device");
             *role = ROLE_DIM;
         } else if (row_failed(row)) {
             snprintf(tmp, sizeof tmp, "%s", row->note[0] ? row->note : "error");

@@ -239,7 +239,7 @@ static void test_run(void **state)
         } else {
             gpu_rows++;
             if (!present) {
-                assert_string_equal(status, "error");
+                assert_string_equal(status, "no_device");
                 const char *msg =
                     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "message"));
                 assert_non_null(msg);

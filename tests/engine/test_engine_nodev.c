@@ -34,7 +34,7 @@ static void request(run_request *req, const char *problem, const char *library)
 
 static void assert_no_device_row(const run_result *r)
 {
-    assert_int_equal(r->status, RS_ERROR);
+    assert_int_equal(r->status, RS_NO_DEVICE);
     assert_true(strncmp(r->message, "no CUDA device found: ", 22) == 0);
     assert_true(strlen(r->message) > 22);
 }

@@ -54,13 +54,13 @@ static int exercise_rows(const ts_rows *c, const run_result **out, int max)
     return n;
 }
 
-static void assert_exercise_row(const run_result *r, const char *size)
+static void assert_exercise_row(const run_result *r, const char *size, result_status status)
 {
     assert_string_equal(r->variant, "exercise");
     assert_string_equal(r->label, "your kernel");
     assert_string_equal(r->size, size);
     assert_int_equal(r->run, 11);
-    assert_int_equal(r->status, RS_ERROR);
+    assert_int_equal(r->status, status);
 }
 
 /* ---- engine rows ----------------------------------------------------------- */
@@ -80,8 +80,8 @@ static void test_compile_error_rows(void **state)
 
     const run_result *ex[4];
     assert_int_equal(exercise_rows(&c, ex, 4), 2);
-    assert_exercise_row(ex[0], "2^20");
-    assert_exercise_row(ex[1], "1000");
+    assert_exercise_row(ex[0], "2^20", RS_ERROR);
+    assert_exercise_row(ex[1], "1000", RS_ERROR);
     for (int i = 0; i < 2; i++)
         assert_true(ts_starts_with(ex[i]->message,
                                 "starter.cu:12:41: error: identifier \"blockDim_x\" is undefined"));
@@ -115,7 +115,7 @@ static void test_shipped_kernel_refused(void **state)
     run(&req, &c);
     const run_result *ex[2];
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
-    assert_exercise_row(ex[0], "2^20");
+    assert_exercise_row(ex[0], "2^20", RS_ERROR);
     assert_true(ts_contains(ex[0]->message, "starter.lua:4:"));
     assert_true(ts_contains(ex[0]->message, "'reduce_sequential' is one of cudalab's shipped kernels"));
 }
@@ -141,7 +141,7 @@ static void test_starters_compile_and_say_no_device(void **state)
         run(&req, &c);
         const run_result *ex[2];
         assert_int_equal(exercise_rows(&c, ex, 2), 1);
-        assert_exercise_row(ex[0], labs[i].size);
+        assert_exercise_row(ex[0], labs[i].size, RS_NO_DEVICE);
         if (!ts_contains(ex[0]->message, "no CUDA device found: "))
             fail_msg("lab %s", labs[i].lab);
         bool usage = false;
@@ -200,7 +200,7 @@ static void test_launcher_syntax_error_row(void **state)
     run(&req, &c);
     const run_result *ex[2];
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
-    assert_exercise_row(ex[0], "2^20");
+    assert_exercise_row(ex[0], "2^20", RS_ERROR);
     assert_true(ts_starts_with(ex[0]->message, "syntax.lua:6: 'end' expected (to close 'function' at line 2)"));
     assert_null(strstr(ex[0]->message, ts_tmp));
 }

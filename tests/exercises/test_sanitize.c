@@ -311,7 +311,7 @@ static void test_run_with_stand_in_tool(void **state)
     assert_false(res.dev.present);
     assert_string_equal(res.row.variant, "exercise");
     assert_string_equal(res.row.size, "2^20+3");
-    assert_int_equal(res.row.status, RS_ERROR);
+    assert_int_equal(res.row.status, RS_NO_DEVICE);
     assert_true(ts_contains(res.row.message, "no CUDA device found"));
     assert_int_equal(res.exit_status, 0);
     assert_int_equal(res.report.n, 2);

@@ -74,8 +74,8 @@ static void expect_pipeline_rows(const ts_rows *c, int first, const char *size, 
 {
     int i = first;
     if (starter)
-        expect_row(c, i++, "starter", RK_KERNEL, size, RS_ERROR, "no CUDA device found");
-    expect_row(c, i++, "exercise", RK_EXERCISE, size, RS_ERROR, "no CUDA device found");
+        expect_row(c, i++, "starter", RK_KERNEL, size, RS_NO_DEVICE, "no CUDA device found");
+    expect_row(c, i++, "exercise", RK_EXERCISE, size, RS_NO_DEVICE, "no CUDA device found");
     expect_row(c, i++, "cpu", RK_CPU, size, RS_CORRECT, "");
     expect_row(c, i, "cpu_mt", RK_CPU_MT, size, RS_CORRECT, "");
     for (int k = first; k <= i; k++) {
@@ -108,7 +108,7 @@ static void test_pipeline_request(void **state)
     ts_add_size(&req, "64x3");
     run(&req, &c);
     assert_int_equal(c.nrows, 5);
-    expect_row(&c, 0, "bogus", RK_KERNEL, "64x3", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "bogus", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
     expect_pipeline_rows(&c, 1, "64x3", true);
 
     /* the starter alone, without the learner's kernel */
@@ -118,7 +118,7 @@ static void test_pipeline_request(void **state)
     req.cpu = false;
     run(&req, &c);
     assert_int_equal(c.nrows, 1);
-    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
 
     /* check-only (compute-sanitizer) runs leave the starter out */
     request(&req, "pipeline", true);
@@ -126,7 +126,7 @@ static void test_pipeline_request(void **state)
     ts_add_size(&req, "64x3");
     run(&req, &c);
     assert_int_equal(c.nrows, 3);
-    expect_row(&c, 0, "exercise", RK_EXERCISE, "64x3", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "exercise", RK_EXERCISE, "64x3", RS_NO_DEVICE, "no CUDA device found");
 
     /* the reference solution compiles and its launcher loads: its row gets
      * as far as the missing device */
@@ -138,8 +138,8 @@ static void test_pipeline_request(void **state)
     ts_add_size(&req, "64x3");
     run(&req, &c);
     assert_int_equal(c.nrows, 2);
-    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_ERROR, "no CUDA device found");
-    expect_row(&c, 1, "exercise", RK_EXERCISE, "64x3", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
+    expect_row(&c, 1, "exercise", RK_EXERCISE, "64x3", RS_NO_DEVICE, "no CUDA device found");
 
     /* a size the problem cannot read: every row says why */
     request(&req, "pipeline", true);
@@ -164,7 +164,7 @@ static void test_profiling_request(void **state)
     ts_add_size(&req, "300x16");
     run(&req, &c);
     assert_int_equal(c.nrows, 5);
-    expect_row(&c, 0, "transfers", RK_KERNEL, "", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "transfers", RK_KERNEL, "", RS_NO_DEVICE, "no CUDA device found");
     expect_pipeline_rows(&c, 1, "300x16", true);
 
     /* the exercise alone: no experiment runs */
@@ -180,16 +180,16 @@ static void test_profiling_request(void **state)
     ts_add_size(&req, "300x16");
     run(&req, &c);
     assert_int_equal(c.nrows, 1);
-    expect_row(&c, 0, "stride", RK_KERNEL, "", RS_ERROR, "no CUDA device found");
+    expect_row(&c, 0, "stride", RK_KERNEL, "", RS_NO_DEVICE, "no CUDA device found");
 
     /* no sizes: the pipeline's default size */
     request(&req, "profiling", true);
     req.cpu = false;
     run(&req, &c);
     assert_int_equal(c.nrows, 2);
-    expect_row(&c, 0, "starter", RK_KERNEL, PIPELINE_DEFAULT_SIZE, RS_ERROR,
+    expect_row(&c, 0, "starter", RK_KERNEL, PIPELINE_DEFAULT_SIZE, RS_NO_DEVICE,
                "no CUDA device found");
-    expect_row(&c, 1, "exercise", RK_EXERCISE, PIPELINE_DEFAULT_SIZE, RS_ERROR,
+    expect_row(&c, 1, "exercise", RK_EXERCISE, PIPELINE_DEFAULT_SIZE, RS_NO_DEVICE,
                "no CUDA device found");
 }
 

@@ -38,7 +38,7 @@ static void test_no_device_rows(void **state)
     assert_int_equal(rs.nrows, 3);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(rs.rows[i].run, 42);
-        assert_int_equal(rs.rows[i].status, RS_ERROR);
+        assert_int_equal(rs.rows[i].status, i == 1 ? RS_ERROR : RS_NO_DEVICE);
         assert_string_equal(rs.rows[i].variant, ids[i]);
     }
     assert_non_null(strstr(rs.rows[0].message, "no CUDA device found"));
@@ -61,7 +61,7 @@ static void test_no_device_all_experiments(void **state)
     assert_int_equal(rs.nrows, 8);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(rs.rows[i].variant, ids[i]);
-        assert_int_equal(rs.rows[i].status, RS_ERROR);
+        assert_int_equal(rs.rows[i].status, RS_NO_DEVICE);
         assert_non_null(strstr(rs.rows[i].message, "no CUDA device found"));
         assert_true(rs.rows[i].gbps < 0);
     }
