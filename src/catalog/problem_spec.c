@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ static bool read_int(const char **s, int64_t *v)
     char *end;
     long long x = strtoll(p, &end, 10);
     if (errno == ERANGE)
-        return false;
+        x = LLONG_MAX;          /* well formed, beyond every limit */
     *v = (int64_t)x;
     *s = skip_space(end);
     return true;
@@ -126,6 +127,8 @@ bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, i
         *x = '\0';
         if (n == max)
             return err_set(e, "size '%s' has more than %d dimensions", s, max);
+        if (!p[strspn(p, " ")])
+            return err_set(e, "size '%s' has an empty dimension", s);
         if (!problem_parse_count(p, limit, &parts[n], e))
             return false;
         n++;

@@ -5,10 +5,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define CLI_ARGS_MAX_SECONDS 86400.0    /* a day */
+#define CLI_ARGS_MIN_TIME_LIMIT 1.0     /* starting the worker alone takes a good part of it */
+#define CLI_ARGS_SEED_RANGE "a whole number from 1 to 18446744073709551615"
+
 /* v (may be NULL) as a whole unsigned number in C notation (decimal, 0x
- * hex, 0 octal): --seed. */
+ * hex, 0 octal), without a sign, within 64 bits. */
 bool cli_args_u64(const char *v, uint64_t *out);
-/* v (may be NULL) as a positive number of seconds: --budget. */
+/* v as a seed: cli_args_u64 and not 0 (--seed). */
+bool cli_args_seed(const char *v, uint64_t *out);
+/* v (may be NULL) as a positive, finite number of seconds up to a day:
+ * --budget. */
 bool cli_args_seconds(const char *v, double *out);
+/* v as a time limit: finite, from CLI_ARGS_MIN_TIME_LIMIT seconds to a day. */
+bool cli_args_time_limit(const char *v, double *out);
 
 #endif

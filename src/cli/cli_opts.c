@@ -72,8 +72,9 @@ static int apply_global(cli_ctx *c, int key, const char *v, const char *who)
         setenv("CUDALAB_DATA", v, 1);
         return EXIT_OK;
     case GLOBAL_TIME_LIMIT:
-        if (!cli_args_seconds(v, &c->time_limit_s))
-            return cli_usage_error(c, "%s--time-limit needs a positive number of seconds", who);
+        if (!cli_args_time_limit(v, &c->time_limit_s))
+            return cli_usage_error(c, "%s--time-limit needs a number of seconds from %g to %g",
+                                   who, CLI_ARGS_MIN_TIME_LIMIT, CLI_ARGS_MAX_SECONDS);
         return EXIT_OK;
     case GLOBAL_NO_COLOR:
         c->no_color = true;

@@ -48,8 +48,10 @@ void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
     if (dev->present)
         printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
                dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
-    else
+    else if (absent)
         printf("%s\n%s\n\n", cli_rows_reason(s), absent);
+    else
+        printf("%s\n\n", cli_rows_reason(s));
 }
 
 bool cli_rows_add(cli_rows *s, const run_result *r)
@@ -114,14 +116,17 @@ const char *cli_rows_reason(const cli_rows *s)
 
 int cli_rows_exit_code(const cli_rows *s)
 {
-    if (cli_rows_no_device(s))
-        return EXIT_ENV;
+    /* Something that ran and failed, or the learner's code that cannot run
+     * (it does not compile, its launcher fails): 1, device or not. */
     if (s->faulted)
         return EXIT_FAIL;
+    bool absent = cli_rows_no_device(s);
     for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].status != RS_CORRECT)
+        if (s->v[i].status != RS_CORRECT && s->v[i].status != RS_NO_DEVICE)
             return EXIT_FAIL;
-    return EXIT_OK;
+    for (size_t i = 0; i < s->n; i++)
+        absent |= s->v[i].status == RS_NO_DEVICE;
+    return absent ? EXIT_ENV : EXIT_OK;
 }
 
 void cli_rows_fmt_rate(char *buf, size_t n, double v)

@@ -61,8 +61,10 @@ void cli_rows_clear_progress(const cli_rows *s);
 bool cli_rows_no_device(const cli_rows *s);
 /* Why there is none: the worker's reason, or "no CUDA device found". */
 const char *cli_rows_reason(const cli_rows *s);
-/* EXIT_ENV without a device; EXIT_FAIL after a fault or when a row is not
- * correct; else EXIT_OK. */
+/* The exit code of a run: 1 when the worker faulted or a row is wrong or
+ * could not run for a reason of its own (the learner's compile or launcher
+ * error included), with a device or without; else 3 when rows could not
+ * run for want of a device; else 0. */
 int cli_rows_exit_code(const cli_rows *s);
 
 /* A rate cell: "-" when negative, "1234" from 100 up, else "12.34". */

@@ -99,8 +99,8 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
     case OPT_FORMAT:
         return parse_formats(c, v, a);
     case OPT_SEED:
-        if (!cli_args_u64(v, &a->seed) || a->seed == 0)
-            return cli_usage_error(c, "grade: --seed needs a number from 1 to 2^64-1");
+        if (!cli_args_seed(v, &a->seed))
+            return cli_usage_error(c, "grade: --seed needs " CLI_ARGS_SEED_RANGE);
         return EXIT_OK;
     case OPT_KEY:
         a->key_file = v;

@@ -63,8 +63,10 @@ static void print_row(const run_result *r)
     cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
     cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
     printf("%-22.22s %-14.14s %11s %9s %9s %6s  %s\n", r->label[0] ? r->label : r->variant,
-           r->size, t, bw, fl, pk, result_status_name(r->status));
-    if (r->message[0])
+           r->size, t, bw, fl, pk, r->status == RS_NO_DEVICE ? "no device"
+                                                              : result_status_name(r->status));
+    /* The missing device was said once, above the table. */
+    if (r->message[0] && r->status != RS_NO_DEVICE)
         printf("    %s\n", r->message);
     fflush(stdout);
 }
@@ -244,7 +246,7 @@ static const cli_opt profile_opts[] = {
     {"ncu", OPT_NCU, "KERNEL_REGEX",
      "run the experiments under Nsight Compute and print its metrics for these kernels", "a kernel name or regular expression (for example prof_transpose_tiled)"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each measurement", "a positive number of seconds"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
     {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -278,8 +280,8 @@ static int profile_option(cli_ctx *c, void *ud, int key, const char *v)
             return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
         return EXIT_OK;
     case OPT_SEED:
-        if (!cli_args_u64(v, &a->seed))
-            return cli_usage_error(c, "profile: --seed needs a number");
+        if (!cli_args_seed(v, &a->seed))
+            return cli_usage_error(c, "profile: --seed needs " CLI_ARGS_SEED_RANGE);
         return EXIT_OK;
     default:
         return EXIT_USAGE;
@@ -435,8 +437,6 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
             printf("Trace written to %s\n", a.trace);
         }
     }
-    if (cli_rows_no_device(rows) && !rows->json)
-        fprintf(stderr, "cudalab: %s\n", cli_rows_reason(rows));
     cli_rows_free(rows);
     return rc;
 }

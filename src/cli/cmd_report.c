@@ -10,6 +10,7 @@
 #include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
 #include "cli/report_md.h"
+#include "catalog/problem_spec.h"
 #include "core/atomicfile.h"
 #include "prof/timeline.h"
 #include "prof/tlsummary.h"
@@ -98,7 +99,7 @@ enum { OPT_SEED = CLI_LONG_ONLY, OPT_BUDGET };
 
 static const cli_opt report_opts[] = {
     {"size", 's', "ROWSxFEATURES", "the table's size (default: the lab's first size)", "a size such as 1048576x16"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each pipeline", "a positive number of seconds"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -114,12 +115,19 @@ static int report_option(cli_ctx *c, void *ud, int key, const char *v)
 {
     report_args *a = ud;
     switch (key) {
-    case 's':
+    case 's': {
+        problem_dims d;
+        cl_err e = {{0}};
+        if (!v[0] || !problem_spec_pipeline.parse(v, &d, &e))
+            return cli_usage_error(c, "report: --size '%s' is not a size of the pipeline (%s): %s",
+                                   v, problem_spec_pipeline.size_help,
+                                   v[0] ? e.msg : "it is empty");
         a->size = v;
         return EXIT_OK;
+    }
     case OPT_SEED:
-        if (!cli_args_u64(v, &a->seed))
-            return cli_usage_error(c, "report: --seed needs a number");
+        if (!cli_args_seed(v, &a->seed))
+            return cli_usage_error(c, "report: --seed needs " CLI_ARGS_SEED_RANGE);
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))

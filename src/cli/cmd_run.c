@@ -22,6 +22,7 @@
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_record.h"
+#include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
 #include "lab/workspace.h"
 #include "supervise/sanitize.h"
@@ -85,6 +86,7 @@ static void print_row(const run_result *r)
 typedef struct run_state {
     cli_rows rows;
     recorder rec;
+    bool cpu_rows;         /* the run has CPU rows (they run without a device) */
 } run_state;
 
 static void on_hello(void *ud, const device_info *dev)
@@ -92,7 +94,8 @@ static void on_hello(void *ud, const device_info *dev)
     run_state *rs = ud;
     cli_rows *st = &rs->rows;
     recorder_device(&rs->rec, dev);
-    cli_rows_hello(st, dev, "GPU rows cannot run here; the CPU baselines still do.");
+    cli_rows_hello(st, dev, rs->cpu_rows ? "GPU rows cannot run here; the CPU baselines still do."
+                                         : NULL);
     if (!st->json)
         print_header();
 }
@@ -146,14 +149,19 @@ typedef struct run_args {
     bool exercise;
     bool sanitize;
     sanitize_tool tool;
+    bool picked;               /* --variant named something */
+    bool pick_cpu, pick_lib;   /* --variant cpu / cpu_mt, the lab's library */
 } run_args;
 
 enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
 
 static const cli_opt run_opts[] = {
-    {"variant", 'v', "V", "run this variant only (repeatable; default: every one)", "a variant id (see 'cudalab list')"},
+    {"variant", 'v', "V",
+     "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
+     "exercise (your kernel with the baselines its milestones need)",
+     "a variant id (see 'cudalab list'), cpu, the library or exercise"},
     {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
     {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
     {"exercise", OPT_EXERCISE, NULL, "add your own kernel's row, from the workspace", NULL},
@@ -166,10 +174,46 @@ static const cli_opt run_opts[] = {
 const cli_command cmd_run_spec = {
     "run", "LAB", "run a lab's kernels and print a table of results",
     "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
-    "and timed with CUDA events.  Exits 0 when every row ran and was correct, 1 when a\n"
-    "row was wrong or faulted, 3 when no CUDA device was found (the CPU rows still print).",
+    "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
+    "Exits 0 when every row ran and was correct; 1 when a row was wrong, the run faulted\n"
+    "or your kernel or launcher is broken (with a device or without); 3 when no CUDA\n"
+    "device was found (the CPU rows still print); 2 for usage errors.",
     run_opts, cmd_run,
 };
+
+/* --variant V: a shipped variant, or a row of another kind the table
+ * shows (cpu, cpu_mt, the lab's library, exercise). */
+static int pick_variant(cli_ctx *c, run_args *ra, const char *v)
+{
+    const lab *l = ra->l;
+    run_request *req = ra->req;
+    ra->picked = true;
+    if (strcmp(v, "cpu") == 0 || strcmp(v, "cpu_mt") == 0) {
+        ra->pick_cpu = true;
+        return EXIT_OK;
+    }
+    if (l->library && strcmp(v, l->library) == 0) {
+        ra->pick_lib = true;
+        return EXIT_OK;
+    }
+    if (strcmp(v, "exercise") == 0) {
+        if (!l->exercise.kernel)
+            return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
+        ra->exercise = true;
+        return EXIT_OK;
+    }
+    const lab_variant *lv = find_variant(l, v);
+    if (!lv)
+        return cli_usage_error(c, "run: lab '%s' has no variant '%s' (its rows: %s%scpu%s%s; see "
+                                  "'cudalab list')",
+                               l->id, v, l->nvariants ? "its variants, " : "",
+                               l->exercise.kernel ? "exercise, " : "", l->library ? ", " : "",
+                               l->library ? l->library : "");
+    if (req->nvariants == RUN_MAX_VARIANTS)
+        return cli_usage_error(c, "run: too many variants");
+    add_variant(req, lv);
+    return EXIT_OK;
+}
 
 static int run_option(cli_ctx *c, void *ud, int key, const char *v)
 {
@@ -191,24 +235,23 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         ra->sanitize = true;
         ra->exercise = true;
         return EXIT_OK;
-    case 'v': {
-        const lab_variant *lv = find_variant(ra->l, v);
-        if (!lv)
-            return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
-                                   ra->l->id, v);
-        if (req->nvariants == RUN_MAX_VARIANTS)
-            return cli_usage_error(c, "run: too many variants");
-        add_variant(req, lv);
-        return EXIT_OK;
-    }
-    case 's':
+    case 'v':
+        return pick_variant(c, ra, v);
+    case 's': {
+        const problem_spec *spec = problem_spec_of_exercise(ra->l->problem);
+        problem_dims d;
+        cl_err e = {{0}};
+        if (spec && (!v[0] || !spec->parse(v, &d, &e)))
+            return cli_usage_error(c, "run: --size '%s' is not a size of lab '%s' (%s): %s", v,
+                                   ra->l->id, spec->size_help, v[0] ? e.msg : "it is empty");
         if (req->nsizes == RUN_MAX_SIZES)
             return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
         snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);
         return EXIT_OK;
+    }
     case OPT_SEED:
-        if (!cli_args_u64(v, &req->seed))
-            return cli_usage_error(c, "run: --seed needs a number");
+        if (!cli_args_seed(v, &req->seed))
+            return cli_usage_error(c, "run: --seed needs " CLI_ARGS_SEED_RANGE);
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &req->budget_s))
@@ -223,9 +266,16 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
  * command line named some, and the learner's files with --exercise. */
 static int finish_request(cli_ctx *c, const lab *l, run_request *req, run_args *ra)
 {
-    if (req->nvariants == 0)
+    if (!ra->picked) {
         for (size_t k = 0; k < l->nvariants && k < RUN_MAX_VARIANTS; k++)
             add_variant(req, &l->variants[k]);
+    } else if (ra->pick_cpu || ra->pick_lib) {
+        /* Baselines named: those, and not the others (the learner's kernel
+         * keeps the ones its milestones are judged against). */
+        req->cpu = req->cpu && (ra->pick_cpu || ra->exercise);
+        if (!ra->pick_lib && !ra->exercise)
+            req->library[0] = '\0';
+    }
     if (req->nsizes == 0)
         for (size_t k = 0; k < l->nsizes && k < RUN_MAX_SIZES; k++)
             snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[k]);
@@ -400,22 +450,25 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
     free(ev);
 }
 
-/* Options as they are parsed, before the lab is known: variant ids wait
- * for it, everything else goes into the request. */
+/* Options as they are parsed, before the lab is known: variants and sizes
+ * wait for it (their meaning is the lab's), everything else goes into the
+ * request. */
 typedef struct collected {
     run_args *ra;
-    const char *variants[RUN_MAX_VARIANTS];
-    int nvariants;
+    int keys[2 * RUN_MAX_VARIANTS];
+    const char *values[2 * RUN_MAX_VARIANTS];
+    int n;
 } collected;
 
 static int collect_option(cli_ctx *c, void *ud, int key, const char *v)
 {
     collected *col = ud;
-    if (key != 'v')
+    if (key != 'v' && key != 's')
         return run_option(c, col->ra, key, v);
-    if (col->nvariants == RUN_MAX_VARIANTS)
-        return cli_usage_error(c, "run: too many variants");
-    col->variants[col->nvariants++] = v;
+    if (col->n == 2 * RUN_MAX_VARIANTS)
+        return cli_usage_error(c, "run: too many variants and sizes");
+    col->keys[col->n] = key;
+    col->values[col->n++] = v;
     return EXIT_OK;
 }
 
@@ -470,12 +523,12 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     snprintf(req.lab, sizeof req.lab, "%s", l->id);
     snprintf(req.problem, sizeof req.problem, "%s", l->problem);
     snprintf(req.library, sizeof req.library, "%s", l->library ? l->library : "");
-    for (int i = 0; i < col.nvariants; i++)
-        if ((rc = run_option(c, &ra, 'v', col.variants[i])) != EXIT_OK)
+    for (int i = 0; i < col.n; i++)
+        if ((rc = run_option(c, &ra, col.keys[i], col.values[i])) != EXIT_OK)
             goto done;
     if ((rc = finish_request(c, l, &req, &ra)) != EXIT_OK)
         goto done;
-    if (req.nvariants == 0 && !ra.exercise) {
+    if (req.nvariants == 0 && !ra.exercise && !req.cpu && !req.library[0]) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
                              l->exercise.kernel ? " (try --exercise)" : "");
         goto done;
@@ -494,6 +547,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
+    state.cpu_rows = req.cpu && (strcmp(req.problem, "profiling") != 0 || ra.exercise);
     db = cli_store_open();
     recorder_init(&state.rec, db, "run");
     recorder_begin(&state.rec, &req, NULL);

@@ -53,7 +53,7 @@ static void test_help_version_usage(void **state)
         {"--bogus", "unknown option '--bogus'"},
         {"frobnicate", "unknown command 'frobnicate'"},
         {"--labs", "--labs needs a folder"},
-        {"run reduction --seed=x", "run: --seed needs a number"},
+        {"run reduction --seed=x", "run: --seed needs a whole number"},
         {"run reduction --no-cpu=1", "run: --no-cpu takes no value"},
         {"run reduction --size", "run: --size needs a size"},
         {"list --jsn", NULL},
@@ -261,9 +261,46 @@ static void test_run(void **state)
         assert_non_null(strstr(r.out, "no CUDA device found"));
     ts_output_free(&r);
 
+    /* A malformed size is a usage error, named once, in the lab's own syntax. */
     run(&r, "run reduction --size banana --no-cpu --json");
-    assert_true(r.status == 1 || r.status == 3);
-    assert_non_null(strstr(r.out, "banana"));
+    assert_int_equal(r.status, 2);
+    assert_true(ts_contains(r.err, "--size 'banana' is not a size of lab 'reduction'"));
+    assert_null(strstr(strstr(r.err, "banana") + 1, "banana' is not a size"));
+    run(&r, "run matmul --size 3x");
+    assert_int_equal(r.status, 2);
+    assert_true(ts_contains(r.err, "MxNxK"));
+    run(&r, "run profiling --size 10x");
+    assert_int_equal(r.status, 2);
+    run(&r, "report profiling --size abc");
+    assert_int_equal(r.status, 2);
+    assert_true(ts_contains(r.err, "ROWSxFEATURES"));
+    static const char *const seeds[] = {"-5", "99999999999999999999999", "0", "x"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char args[96];
+        snprintf(args, sizeof args, "run reduction --seed %s", seeds[i]);
+        run(&r, args);
+        assert_int_equal(r.status, 2);
+        assert_true(ts_contains(r.err, "from 1 to 18446744073709551615"));
+    }
+    static const char *const limits[] = {"nan", "inf", "0.01", "-3"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        char args[96];
+        snprintf(args, sizeof args, "--time-limit %s run reduction", limits[i]);
+        run(&r, args);
+        assert_int_equal(r.status, 2);
+        assert_true(ts_contains(r.err, "--time-limit needs a number of seconds from 1"));
+    }
+    /* The baselines are rows a user can name. */
+    run(&r, "run reduction --size 2^12 --variant cpu --json");
+    assert_true(ts_contains(r.out, "\"variant\":\t\"cpu\""));
+    assert_null(strstr(r.out, "\"variant\":\t\"cub\""));
+    assert_null(strstr(r.out, "\"variant\":\t\"sequential\""));
+    run(&r, "run reduction --size 2^12 --variant cub --json");
+    assert_true(ts_contains(r.out, "\"variant\":\t\"cub\""));
+    assert_null(strstr(r.out, "\"variant\":\t\"cpu\""));
+    /* No "GPU rows cannot run here" without CPU rows. */
+    run(&r, "run reduction --size 2^12 --no-cpu");
+    assert_null(strstr(r.out, "the CPU baselines still do"));
     ts_output_free(&r);
 }
 
