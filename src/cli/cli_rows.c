@@ -21,10 +21,12 @@ void cli_rows_free(cli_rows *s)
     free(s->v);
     s->v = NULL;
     s->n = s->cap = 0;
+    free(s->output);
+    s->output = NULL;
 }
 
-int cli_rows_run(run_request *req, double time_limit_s, const supervisor_callbacks *cb,
-                 void *ud)
+int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
+                 const supervisor_callbacks *cb, void *ud)
 {
     supervisor_opts so = {.time_limit_s = time_limit_s, .cb = cb, .ud = ud};
     cl_err e = {{0}};
@@ -35,6 +37,10 @@ int cli_rows_run(run_request *req, double time_limit_s, const supervisor_callbac
         return EXIT_ENV;
     }
     supervisor_wait(s, req->run);
+    char out[16384];
+    size_t n = supervisor_output(s, out, sizeof out);
+    free(rows->output);
+    rows->output = n ? strdup(out) : NULL;
     supervisor_free(s);
     return EXIT_OK;
 }

@@ -28,6 +28,7 @@ typedef struct cli_rows {
     size_t n, cap;
     run_fault fault;
     bool faulted;
+    char *output;       /* the end of what the worker printed (device printf, asserts) */
 } cli_rows;
 
 /* Empty rows; tty from stderr. */
@@ -35,10 +36,11 @@ void cli_rows_init(cli_rows *s, bool json);
 void cli_rows_free(cli_rows *s);
 
 /* Starts a worker, submits req (its run id assigned) and waits until the
- * run ends, callbacks getting ud.  EXIT_OK, or EXIT_ENV after saying on
- * stderr why the worker could not start. */
-int cli_rows_run(run_request *req, double time_limit_s, const supervisor_callbacks *cb,
-                 void *ud);
+ * run ends, callbacks getting ud; keeps the end of what the worker printed
+ * in rows->output.  EXIT_OK, or EXIT_ENV after saying on stderr why the
+ * worker could not start. */
+int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
+                 const supervisor_callbacks *cb, void *ud);
 
 /* Records the worker's device.  Unless JSON, prints a line with its name,
  * SMs and peaks, or the reason none was found followed by absent. */

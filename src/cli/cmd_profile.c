@@ -404,7 +404,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
-    if (cli_rows_run(&req, limit, &cb, &st) != EXIT_OK) {
+    if (cli_rows_run(rows, &req, limit, &cb, &st) != EXIT_OK) {
         cli_rows_free(rows);
         return EXIT_ENV;
     }

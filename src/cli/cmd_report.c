@@ -374,7 +374,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     fprintf(stderr, "Timing the starter and your pipeline at %s, then recording a timeline of "
                     "each...\n",
             req.sizes[0]);
-    if ((rc = cli_rows_run(&req, limit, &cb, &st)) != EXIT_OK)
+    if ((rc = cli_rows_run(&st.w, &req, limit, &cb, &st)) != EXIT_OK)
         goto done;
     cli_rows_clear_progress(&st.w);
 

@@ -21,10 +21,13 @@
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_diag.h"
 #include "cli/cli_record.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
+#include "lab/milestone.h"
 #include "lab/workspace.h"
+#include "supervise/diag_row.h"
 #include "supervise/sanitize.h"
 #include "supervise/supervisor.h"
 
@@ -76,7 +79,8 @@ static void print_row(const run_result *r)
     fmt_ratio(lib, sizeof lib, r->speedup_lib);
     printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
            fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : result_status_name(r->status));
-    if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r))
+    /* The learner's row is explained in full below it (cli_diag). */
+    if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r) && !cli_diag_wanted(r))
         printf("    %s\n", r->message);
     fflush(stdout);
 }
@@ -87,6 +91,8 @@ typedef struct run_state {
     cli_rows rows;
     recorder rec;
     bool cpu_rows;         /* the run has CPU rows (they run without a device) */
+    const char *problem;   /* for the diagnosis of the learner's row */
+    double time_limit_s;
 } run_state;
 
 static void on_hello(void *ud, const device_info *dev)
@@ -115,6 +121,11 @@ static void on_result(void *ud, const run_result *r)
         return;
     cli_rows_clear_progress(st);
     print_row(r);
+    if (cli_diag_wanted(r)) {
+        diagnosis d;
+        diag_row(r, NULL, rs->problem, rs->time_limit_s, NULL, &d);
+        cli_diag_print(stdout, &d, "    ");
+    }
 }
 
 static void on_log(void *ud, int level, const char *msg)
@@ -441,8 +452,19 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
             if (m->quiz)
                 continue;
             static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
-            printf("  %s %s%s%s\n", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
+            printf("  %s %s%s%s", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
                    ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown);
+            /* Pending at its judged size: what the other sizes showed. */
+            ms_eval judged, aside;
+            char aside_size[RUN_SIZE_MAX];
+            const char *jsize = lab_milestone_size(l, i);
+            if (ev[i].state == MS_PENDING && jsize &&
+                lab_milestone_eval_sized(l, i, rs->rows.v, rs->rows.n, &judged, &aside,
+                                         aside_size, sizeof aside_size) &&
+                aside_size[0])
+                printf("%s%s at %s; judged at %s (--size %s)", ev[i].shown[0] ? "; " : ": ",
+                       aside.shown, aside_size, jsize, jsize);
+            putchar('\n');
         }
         if (newly)
             printf("  (%d reached for the first time: see 'cudalab progress')\n", newly);
@@ -548,18 +570,30 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
     state.cpu_rows = req.cpu && (strcmp(req.problem, "profiling") != 0 || ra.exercise);
+    state.problem = req.problem;
+    state.time_limit_s = limit;
     db = cli_store_open();
     recorder_init(&state.rec, db, "run");
     recorder_begin(&state.rec, &req, NULL);
-    if ((rc = cli_rows_run(&req, limit, &cb, &state)) != EXIT_OK)
+    if ((rc = cli_rows_run(st, &req, limit, &cb, &state)) != EXIT_OK)
         goto done;
     if (ra.exercise)
         judge_milestones((lab *)l, &state, !st->json);
     if (state.rec.failed[0])
         fprintf(stderr, "cudalab: %s\n", state.rec.failed);
-    if (st->json)
-        cli_print_json(record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
-                                  st->faulted ? &st->fault : NULL));
+    if (st->json) {
+        cJSON *doc = record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
+                                st->faulted ? &st->fault : NULL);
+        if (doc)
+            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &st->fault : NULL, req.problem,
+                              limit, st->output);
+        cli_print_json(doc);
+    } else if (st->faulted) {
+        diagnosis d;
+        diag_row(NULL, &st->fault, req.problem, limit, st->output, &d);
+        printf("\nWhat happened:\n");
+        cli_diag_print(stdout, &d, "  ");
+    }
     rc = cli_rows_exit_code(st);
 done:
     store_close(db);

@@ -13,7 +13,7 @@ static void explain(const diagnosis *d, char *why, size_t wn)
 void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn)
 {
     diagnosis d;
-    diag_row(r, NULL, NULL, 0, &d);
+    diag_row(r, NULL, NULL, 0, NULL, &d);
     snprintf(cause, cn, "%s", diag_cause_name(d.cause));
     explain(&d, why, wn);
 }
@@ -22,7 +22,7 @@ void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, s
                          char *why, size_t wn)
 {
     diagnosis d;
-    diag_row(NULL, f, NULL, time_limit_s, &d);
+    diag_row(NULL, f, NULL, time_limit_s, NULL, &d);
     snprintf(cause, cn, "%s", diag_cause_name(d.cause));
     explain(&d, why, wn);
 }

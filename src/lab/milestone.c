@@ -342,6 +342,45 @@ bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n,
     return ok;
 }
 
+bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out,
+                              ms_eval *aside, char *aside_size, size_t an)
+{
+    memset(aside, 0, sizeof *aside);
+    aside->state = MS_PENDING;
+    if (an)
+        aside_size[0] = '\0';
+    bool ok = lab_milestone_eval_judged(l, i, rs, n, out);
+    const char *judged = lab_milestone_size(l, i);
+    if (!ok || out->state != MS_PENDING || !judged)
+        return ok;
+    /* The learner's rows at other sizes: the largest one's judgement. */
+    const problem_spec *spec = size_spec(l);
+    const char *best = NULL;
+    double bb = -1;
+    for (size_t k = 0; k < n; k++) {
+        if (rs[k].kind != RK_EXERCISE || lab_same_size(l, rs[k].size, judged))
+            continue;
+        double b = label_bytes(spec, rs[k].size);
+        if (!best || b > bb) {
+            best = rs[k].size;
+            bb = b;
+        }
+    }
+    if (!best)
+        return ok;
+    run_result *at = malloc(n * sizeof *at);
+    size_t m = 0;
+    for (size_t k = 0; at && k < n; k++)
+        if (lab_same_size(l, rs[k].size, best))
+            at[m++] = rs[k];
+    if (at && lab_milestone_eval(l, i, at, m, aside) && aside->has_value)
+        snprintf(aside_size, an, "%s", best);
+    else
+        aside->state = MS_PENDING;
+    free(at);
+    return ok;
+}
+
 const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct)
 {
     *correct = false;

@@ -44,6 +44,14 @@ bool lab_same_size(const lab *l, const char *a, const char *b);
  * and stays pending, when the judged size was not run). */
 bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
 
+/* lab_milestone_eval_judged into out; when that stays pending for want of
+ * a measurement at the judged size, aside receives the judgement on the
+ * largest other size measured (for showing as information only: "22x at
+ * 2^20") and aside_size its label; aside->state is MS_PENDING and
+ * aside_size "" when there is none. */
+bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out,
+                              ms_eval *aside, char *aside_size, size_t an);
+
 /* Answers quiz q with choice c: sets *correct and returns the feedback text
  * (owned by the lab).  NULL (and *correct false) when q or c is out of range. */
 const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct);

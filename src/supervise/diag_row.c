@@ -28,13 +28,14 @@ bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
 }
 
 void diag_row(const run_result *r, const run_fault *f, const char *problem, double time_limit_s,
-              diagnosis *out)
+              const char *output, diagnosis *out)
 {
     diag_input in;
     char text[768];
     diag_input_init(&in);
     in.problem = problem;
     in.time_limit_s = time_limit_s;
+    in.device_output = output;
     if (r) {
         diag_input_from_result(&in, r);
         diag_row_compile(r, &in, text, sizeof text);

@@ -136,7 +136,7 @@ static bool diag_text(const diag_input *in, int code, const char *text, diagnosi
         diag_memory(in, p->what, d);
         break;
     case DIAG_KERNEL_FAULT:
-        diag_kernel_fault(p->what, text, d);
+        diag_kernel_fault(in, p->what, text, d);
         break;
     case DIAG_TIMEOUT:
         diag_timeout(in, d);

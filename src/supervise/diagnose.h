@@ -52,6 +52,9 @@ typedef struct diag_input {
     const char *fault_cause;
     const char *fault_message;
     int fault_code;                 /* the fault's CUDA error code (0: none) */
+    /* What the worker printed (device printf, a failed device assert's
+     * "file:line: ... Assertion `expr` failed."), or NULL. */
+    const char *device_output;
 
     /* The first compile error (compile_errors 0: the file compiled). */
     int compile_errors;             /* how many errors */
@@ -93,6 +96,10 @@ void diag_input_init(diag_input *in);
 void diag_input_from_result(diag_input *in, const run_result *r);
 /* Fills the fault fields of in from f. */
 void diag_input_from_fault(diag_input *in, const run_fault *f);
+
+/* From text a device printed, the last failed assert: "file:line" into
+ * where and its expression into expr; false when there is none. */
+bool diag_device_assert(const char *text, char *where, size_t wn, char *expr, size_t en);
 
 /* Names the cause of in's trouble.  Precedence: a compile error, then a
  * fault, then a launcher error, then the row's status. */

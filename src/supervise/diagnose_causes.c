@@ -355,10 +355,21 @@ void diag_memory(const diag_input *in, const char *what, diagnosis *d)
                     "arguments with the kernel's parameter list.");
 }
 
-void diag_kernel_fault(const char *what, const char *text, diagnosis *d)
+void diag_kernel_fault(const diag_input *in, const char *what, const char *text, diagnosis *d)
 {
+    char where[256], expr[256];
     diag_set(d, DIAG_KERNEL_FAULT, "Your kernel stopped with an error on the GPU");
-    if (what && strcmp(what, "device-side assert") == 0) {
+    if (what && strcmp(what, "device-side assert") == 0 && in &&
+        diag_device_assert(in->device_output, where, sizeof where, expr, sizeof expr)) {
+        diag_set(d, DIAG_KERNEL_FAULT, "An assert in your kernel failed");
+        snprintf(d->where, sizeof d->where, "%s", where);
+        diag_explain(d, "assert(%s) at %s was false for at least one thread, so the GPU stopped "
+                        "the kernel; what the device printed names the block and thread.",
+                     expr, where);
+        diag_suggest(d, "Find out why %s does not hold there: print the values involved with "
+                        "printf for one thread, or check the indexing that leads to it.",
+                     expr);
+    } else if (what && strcmp(what, "device-side assert") == 0) {
         diag_explain(d, "An assert() inside your kernel failed, so the GPU stopped it.");
         diag_suggest(d, "Find the assert that fails: its condition names what went wrong.");
     } else if (what && strcmp(what, "hardware stack error") == 0) {
@@ -531,4 +542,34 @@ void diag_other(const char *text, diagnosis *d)
     diag_explain(d, "%s", diag_empty(text) ? "No details were given." : text);
     diag_suggest(d, "Read the message above; run again to see "
                     "whether it repeats.");
+}
+
+bool diag_device_assert(const char *text, char *where, size_t wn, char *expr, size_t en)
+{
+    /* The device prints "file:line: function: block: [..], thread: [..]
+     * Assertion `expr` failed." once per failing thread; the last one. */
+    const char *hit = NULL, *p = text;
+    if (diag_empty(text))
+        return false;
+    while ((p = strstr(p, "Assertion `")) != NULL) {
+        hit = p;
+        p++;
+    }
+    if (!hit)
+        return false;
+    const char *e = hit + strlen("Assertion `");
+    const char *close = strstr(e, "` failed");
+    if (!close)
+        return false;
+    snprintf(expr, en, "%.*s", (int)(close - e), e);
+    const char *line = hit;
+    while (line > text && line[-1] != '\n')
+        line--;
+    char file[192];
+    int ln = 0;
+    if (sscanf(line, "%191[^:\n]:%d:", file, &ln) == 2 && ln > 0)
+        snprintf(where, wn, "%s:%d", paths_base_name(file), ln);
+    else
+        snprintf(where, wn, "your kernel");
+    return true;
 }

@@ -41,7 +41,7 @@ void diag_missing(const char *text, diagnosis *d);
 void diag_not_own(const diag_input *in, const char *text, diagnosis *d);
 void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *d);
 void diag_memory(const diag_input *in, const char *what, diagnosis *d);
-void diag_kernel_fault(const char *what, const char *text, diagnosis *d);
+void diag_kernel_fault(const diag_input *in, const char *what, const char *text, diagnosis *d);
 void diag_timeout(const diag_input *in, diagnosis *d);
 void diag_wrong(const diag_input *in, diagnosis *d);
 void diag_unwritten(const diag_input *in, diagnosis *d);

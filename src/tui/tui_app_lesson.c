@@ -259,5 +259,19 @@ unsigned tui_app_ms_details(tui_app *a)
                 st->state == TUI_MS_ERROR ? st->error : "");
     if (st->state == TUI_MS_PENDING && m->target)
         tui_log_add(&a->log, TUI_LOG_INFO, "target: %s; run the lab (R) to measure", m->target);
+    /* A measured milestone is judged at one size: take the learner there. */
+    const char *judged = lab_milestone_size(l, s->ms_cursor);
+    if (st->state != TUI_MS_REACHED && judged && l->nsizes > 1 &&
+        !lab_same_size(l, tui_app_size(a), judged)) {
+        for (size_t k = 0; k < l->nsizes; k++)
+            if (lab_same_size(l, l->sizes[k], judged)) {
+                s->size_idx = k;
+                s->run_cursor = 0;
+                tui_log_add(&a->log, TUI_LOG_INFO,
+                            "size set to %s, where this milestone is judged; press r to run it",
+                            l->sizes[k]);
+                break;
+            }
+    }
     return TUI_F_REDRAW;
 }

@@ -7,9 +7,10 @@
 
 void tui_milestones_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *out)
 {
-    ms_eval ev;
+    ms_eval ev, aside;
+    char aside_size[RUN_SIZE_MAX];
     memset(&ev, 0, sizeof ev);
-    lab_milestone_eval_judged(l, i, rs, n, &ev);
+    lab_milestone_eval_sized(l, i, rs, n, &ev, &aside, aside_size, sizeof aside_size);
     memset(out, 0, sizeof *out);
     switch (ev.state) {
     case MS_REACHED: out->state = TUI_MS_REACHED; break;
@@ -17,6 +18,13 @@ void tui_milestones_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_m
     case MS_ERROR: out->state = TUI_MS_ERROR; break;
     default: out->state = TUI_MS_PENDING; break;
     }
-    snprintf(out->shown, sizeof out->shown, "%s", ev.shown);
+    const char *judged = lab_milestone_size(l, i);
+    if (ev.state == MS_PENDING && aside_size[0] && judged)
+        snprintf(out->shown, sizeof out->shown, "%s at %s; judged at %s (Enter)", aside.shown,
+                 aside_size, judged);
+    else if (judged && ev.shown[0] && l->nsizes > 1)
+        snprintf(out->shown, sizeof out->shown, "%s at %s", ev.shown, judged);
+    else
+        snprintf(out->shown, sizeof out->shown, "%s", ev.shown);
     snprintf(out->error, sizeof out->error, "%s", ev.error);
 }

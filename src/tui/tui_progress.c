@@ -193,7 +193,7 @@ void tui_progress_row(tui_app *a, const run_result *r)
     const char *cause = NULL;
     diagnosis d;
     if (r->kind == RK_EXERCISE && r->status != RS_CORRECT) {
-        diag_row(r, NULL, NULL, 0, &d);
+        diag_row(r, NULL, NULL, 0, NULL, &d);
         cause = diag_cause_name(d.cause);
     }
     recorder_row(&a->rec, r, cause);

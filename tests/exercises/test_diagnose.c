@@ -275,6 +275,42 @@ static void test_kernel_fault(void **state)
     assert_int_equal(d.cause, DIAG_KERNEL_FAULT);
 }
 
+static void test_device_assert(void **state)
+{
+    (void)state;
+    char where[256], expr[256];
+    const char *printed =
+        "hello from block 0\n"
+        "/tmp/x/exercise.cu:17: void sum(const float *, float *, int): block: [3,0,0], "
+        "thread: [5,0,0] Assertion `i < n` failed.\n"
+        "/tmp/x/exercise.cu:21: void sum(const float *, float *, int): block: [4,0,0], "
+        "thread: [0,0,0] Assertion `out[0] == 0.0f` failed.\n";
+    assert_true(diag_device_assert(printed, where, sizeof where, expr, sizeof expr));
+    assert_string_equal(where, "exercise.cu:21");
+    assert_string_equal(expr, "out[0] == 0.0f");
+    assert_false(diag_device_assert("no asserts here\n", where, sizeof where, expr, sizeof expr));
+    assert_false(diag_device_assert(NULL, where, sizeof where, expr, sizeof expr));
+    assert_false(diag_device_assert("Assertion `unterminated", where, sizeof where, expr,
+                                    sizeof expr));
+    assert_true(diag_device_assert("Assertion `x` failed.", where, sizeof where, expr, sizeof expr));
+    assert_string_equal(where, "your kernel");
+
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.cause, sizeof f.cause, "cuda");
+    snprintf(f.message, sizeof f.message, "an assert() inside the kernel failed (device-side assert)");
+    diag_input in;
+    diag_input_init(&in);
+    diag_input_from_fault(&in, &f);
+    in.device_output = printed;
+    diagnosis d;
+    diagnose(&in, &d);
+    complete(&d);
+    assert_int_equal(d.cause, DIAG_KERNEL_FAULT);
+    assert_string_equal(d.where, "exercise.cu:21");
+    assert_true(ts_contains(d.explanation, "out[0] == 0.0f"));
+}
+
 static void test_timeout(void **state)
 {
     (void)state;
@@ -494,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_launch_config_grid_zero_resources),
         cmocka_unit_test(test_memory_access),
         cmocka_unit_test(test_kernel_fault),
+        cmocka_unit_test(test_device_assert),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_wrong),
         cmocka_unit_test(test_unwritten),
