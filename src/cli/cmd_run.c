@@ -21,8 +21,10 @@
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_pipeline.h"
 #include "cli/cli_record.h"
 #include "cli/cli_rows.h"
+#include "catalog/pipeline_files.h"
 #include "lab/workspace.h"
 #include "supervise/sanitize.h"
 #include "supervise/supervisor.h"
@@ -499,6 +501,8 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     recorder_begin(&state.rec, &req, NULL);
     if ((rc = cli_rows_run(&req, limit, &cb, &state)) != EXIT_OK)
         goto done;
+    if (!st->json && strcmp(req.problem, PIPELINE_PROBLEM) == 0)
+        cli_pipeline_summary(st->v, st->n, c->ascii, stdout);
     if (ra.exercise)
         judge_milestones((lab *)l, &state, !st->json);
     if (state.rec.failed[0])

@@ -65,6 +65,12 @@ int prep_step_outputs(prep_step s, prep_col *out)
     return n;
 }
 
+size_t prep_check_buf_bytes(int64_t n)
+{
+    int64_t s = prep_stride(n);
+    return 4 * (size_t)(s > PREP_ZONES ? s : PREP_ZONES);
+}
+
 bool prep_out_is_int(prep_out w)
 {
     return w == PO_COUNT || w == PO_KEPT_TS || w == PO_KEPT_PAY || w == PO_KEPT_ZONE ||

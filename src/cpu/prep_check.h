@@ -90,9 +90,11 @@ typedef struct prep_report {
     int columns;
 } prep_report;
 
+/* Bytes of the buffer a check reads one output into (the longest output:
+ * a column, or the per-zone arrays). */
+size_t prep_check_buf_bytes(int64_t n);
 /* Checks step s's outputs read from src against the reference r and the
- * inputs in in; buf is room for one column (prep_stride(n) elements of 4
- * bytes).  The report is about the first column that is wrong (or, when
+ * inputs in in; buf has prep_check_buf_bytes(n) bytes.  The report is about the first column that is wrong (or, when
  * all are right, the largest relative error).  false + e when src failed. */
 bool prep_check_step(const prep_ref *r, const prep_state *in, prep_step s, const prep_src *src,
                      void *buf, int threads, prep_report *out, cl_err *e);

@@ -1,4 +1,5 @@
-/* problem.h - what the engine measures: reduce_sum, sgemm, embedding, pipeline.
+/* problem.h - what the engine measures: reduce_sum, sgemm, embedding (the
+ * pipeline problem is measured step by step: engine/pipe.h).
  *
  * A problem pairs its CUDA-free spec (catalog/problem_spec.h: size labels,
  * bytes and FLOPs, tolerance) with how to make fresh seeded inputs, the
@@ -79,7 +80,6 @@ const problem_ops *problem_find(const char *name);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
-const problem_ops *problem_pipeline_ops(void);
 
 /* Host buffers for d (inputs, output, reference).  false + e when the host
  * is out of memory. */

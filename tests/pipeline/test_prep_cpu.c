@@ -333,7 +333,7 @@ static void test_algorithms(void **state)
  * checks it against the reference of its own inputs. */
 static void run_and_check(prep_state *st, prep_ref *r, int threads)
 {
-    void *buf = malloc((size_t)st->stride * 4);
+    void *buf = malloc(prep_check_buf_bytes(st->n));
     assert_non_null(buf);
     prep_src src = prep_src_state(st);
     for (int s = PREP_FILL; s <= PREP_GEMM; s++) {
@@ -416,7 +416,7 @@ static void test_degenerate(void **state)
 static void expect_fail(prep_state *st, prep_ref *r, prep_step s, check_status want,
                         const char *words)
 {
-    void *buf = malloc((size_t)st->stride * 4);
+    void *buf = malloc(prep_check_buf_bytes(st->n));
     assert_non_null(buf);
     prep_src src = prep_src_state(st);
     prep_report rep;
