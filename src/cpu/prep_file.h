@@ -15,7 +15,8 @@
  * body does not match its checksum is generated again, with a message
  * saying why.  Files are written under a temporary name and renamed, and
  * the checksum catches anything a crash could leave, so no fsync is
- * needed. */
+ * needed.  Writing one removes the files of the same rows made for other
+ * seeds (the default seed's stays), so fresh seeds do not pile up. */
 #ifndef CUDALAB_CPU_PREP_FILE_H
 #define CUDALAB_CPU_PREP_FILE_H
 

@@ -241,6 +241,16 @@ static void test_file(void **state)
     ensure(n, 99, block, &filled, note, sizeof note);
     assert_false(filled);
     assert_string_equal(note, "");
+    /* another seed's file replaces the previous other seed's, not the default's */
+    char other[CL_PATH_MAX], dflt[CL_PATH_MAX];
+    ensure(n, PREP_DEFAULT_SEED, block, &filled, note, sizeof note);
+    ensure(n, 7, block, &filled, note, sizeof note);
+    assert_true(prep_file_path(n, 7, other, sizeof other, &e));
+    assert_true(prep_file_path(n, PREP_DEFAULT_SEED, dflt, sizeof dflt, &e));
+    assert_true(paths_is_file(other) && paths_is_file(dflt) && !paths_is_file(path));
+    ensure(n, 8, block, &filled, note, sizeof note);
+    assert_false(paths_is_file(other));
+    assert_true(paths_is_file(dflt));
     /* the checksum is the same whatever the thread count */
     assert_true(prep_checksum(want, bytes, 1) == prep_checksum(want, bytes, 7));
     free(block);
