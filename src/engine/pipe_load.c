@@ -17,7 +17,6 @@
 #include "cpu/parallel.h"
 #include "cpu/prep_file.h"
 #include "engine/pipe.h"
-#include "gpu/cudacheck.h"
 
 bool pipe_loader_init(pipe_loader *L, int threads, size_t chunk, cl_err *e)
 {
@@ -25,20 +24,20 @@ bool pipe_loader_init(pipe_loader *L, int threads, size_t chunk, cl_err *e)
     L->threads = threads < 1 ? 1 : threads > PIPE_LOAD_MAX_THREADS ? PIPE_LOAD_MAX_THREADS : threads;
     L->chunk = chunk;
     for (int t = 0; t < L->threads; t++) {
-        CUDA_CHECK(e, cudaHostAlloc(&L->pinned[t][0], chunk, cudaHostAllocDefault));
-        if (cudaHostAlloc(&L->pinned[t][1], chunk, cudaHostAllocDefault) != cudaSuccess) {
-            cudaFreeHost(L->pinned[t][0]);
-            L->pinned[t][0] = NULL;
-            return err_set(e, "cannot pin %zu bytes of host memory for loading", chunk);
+        L->made = t + 1;
+        if (cudaHostAlloc(&L->pinned[t][0], chunk, cudaHostAllocDefault) != cudaSuccess ||
+            cudaHostAlloc(&L->pinned[t][1], chunk, cudaHostAllocDefault) != cudaSuccess) {
+            cudaGetLastError();
+            pipe_loader_free(L);
+            return err_set(e, "cannot pin 2 x %zu bytes of host memory for loading", chunk);
         }
         if (cudaStreamCreateWithFlags(&L->stream[t], cudaStreamNonBlocking) != cudaSuccess ||
             cudaEventCreateWithFlags(&L->done[t][0], cudaEventDisableTiming) != cudaSuccess ||
             cudaEventCreateWithFlags(&L->done[t][1], cudaEventDisableTiming) != cudaSuccess) {
-            L->made = t + 1;
+            cudaGetLastError();
             pipe_loader_free(L);
             return err_set(e, "cannot create the loader's streams and events");
         }
-        L->made = t + 1;
     }
     return true;
 }
