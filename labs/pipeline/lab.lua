@@ -87,7 +87,8 @@ return lab {
         fast algorithms (a quickselect for the median, a radix sort for the
         quantiles, arrays indexed by zone for the counts and sums);
         `cpu_mt.*` the same on all your cores;
-      - `fill`, `filter`, ...: the lab's GPU version of the step;
+      - `fill`, `filter`, `transform`, `standardize`, `binning`, `encode`,
+        `groupby` and `gemm`: the lab's GPU version of the step;
       - `cpu` and `pipeline`: end to end, from the file on disk to the
         output of the linear layer.
 
@@ -124,8 +125,10 @@ return lab {
 
       Loading is the one step the GPU cannot make much faster than the CPU:
       the CPU reads the same file (its `cpu.load` row), and the GPU must
-      also push every byte over the link.  On a PCIe link, 768 MiB take
-      tens of milliseconds whatever the kernels do.  That is why the rest
+      also push every byte over the link.  At 25 GB/s, about what a PCIe
+      4.0 x16 link carries one way, the 805 MB of the 2^24 table take 32 ms
+      whatever the kernels do; your `load` row says what your machine
+      reaches.  That is why the rest
       of the pipeline must **stay on the device**: every step reads its
       inputs from device memory, at several TB/s, and writes its outputs
       there.  A pipeline that copied its table back and forth between
@@ -174,9 +177,8 @@ return lab {
 
     step "Binning, encoding, grouping" [[
       **Quantile bins** need the sorted fares: `cub::DeviceRadixSort`
-      sorts 12 million floats in a few passes of 8 bits or so, each a
-      histogram, a scan and a scatter, at tens of billions of keys a
-      second.  Edge j is the sorted fare at (j + 1) m / 16, and a trip's
+      sorts the 12 million kept fares in a few passes over a handful of
+      bits each, every pass a histogram, a scan and a scatter.  Edge j is the sorted fare at (j + 1) m / 16, and a trip's
       bin is how many edges lie at or below its fare.  (Quantiles alone do
       not need a full sort: the median's digit-by-digit selection finds 15
       ranks as well.)
@@ -210,15 +212,15 @@ return lab {
       layer on the device; the end-to-end rows include it.
     ]],
 
-    step "Your turn: make the starter fast" [[
+    step "Your turn" [[
       Your kernel file and launcher hold a **correct but slow** version of
       the seven steps from fill to groupby.  cudalab loads the table and
       runs the layer for you; your launcher is called once per step, with
       `args.step` naming it, and runs your kernels on the buffers in
       `args` (lua/exercise.md lists them).  Each of your steps gets a row
-      (`exercise.fill`, ...), checked and timed on its own from the lab's
-      inputs, and your whole pipeline gets one, `exercise`: load, your
-      seven steps, the layer, from the file on disk.
+      (`your fill`, `your filter`, ...), checked and timed on its own from
+      the lab's inputs, and your whole pipeline gets one, `your pipeline`:
+      load, your seven steps, the layer, from the file on disk.
 
       The starter is slow in the ways a first port often is: histograms
       with every thread adding to one global counter, a median found with
@@ -230,8 +232,8 @@ return lab {
 
       **Milestones** (judged at 2^24):
 
-      1. **Preprocessing pipeline with a measured 10x+ speedup**: your row
-         `exercise`, end to end with the load and the layer, at least 10
+      1. **Preprocessing pipeline with a measured 10x+ speedup**: the row
+         `your pipeline`, end to end with the load and the layer, at least 10
          times faster than the CPU pipeline on one thread (the course's
          NumPy pipeline runs on one core; the all-cores figure stands
          beside it);
@@ -240,11 +242,11 @@ return lab {
 
       | key | what it does |
       |---|---|
-      | `e` | edit your kernel (`X` resets it, yours is backed up) |
-      | `r` | run the selected row: on `your pipeline`, yours and the CPU |
-      | `R` | every row |
+      | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
+      | `r` / `R` | run the selected row / every row |
       | `s` / `S` | next / previous size |
       | `Enter` | a row's figures, and why it failed |
+      | `X` | reset to the starter (yours is backed up) |
       | `M` / `C` | your kernels under memcheck / racecheck |
       | `H` | the next hint |
     ]],
@@ -303,12 +305,11 @@ return lab {
         of one column: gridDim.y = 15.]],
       [[The filter's scan: let every block count its kept rows, scan the
         block counts in one small block, then let each block scan its own
-        tile (warp shuffles, then the warps' totals) and write its rows
-        from its starting offset.]],
-      [[Group-by over 10,000 dense zones does not need a sort: per-block
-        sums and counts in shared memory (80,000 bytes: launch with
-        `shared = 80000`), then one atomicAdd per zone and block into
-        double totals.]],
+        tile (warp ballots, then the warps' totals) and write its rows from
+        its starting offset.  Group-by over 10,000 dense zones needs no
+        sort: per-block sums and counts in shared memory (80,000 bytes:
+        launch with `shared = 80000`), then one atomicAdd per zone and
+        block into double totals.]],
     },
   },
 
