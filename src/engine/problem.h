@@ -6,10 +6,11 @@
  * double-precision reference, its CPU baselines, and how to call a shipped
  * launcher.  problem_data holds one size's host and device buffers; the
  * engine drives it (generate -> reference -> upload -> poison -> launch ->
- * download -> check).  A problem with host_io set (pipeline) keeps its
- * inputs and output in ordinary (pageable) host memory: the launcher moves
- * them, so the engine allocates no device buffers, upload and download do
- * nothing and poison fills the host output. */
+ * download -> check).  A problem with host_io set (none of the shipped
+ * ones now) would keep its inputs and output in ordinary (pageable) host
+ * memory: its launcher moves them, so the engine allocates no device
+ * buffers, upload and download do nothing and poison fills the host
+ * output. */
 #ifndef CUDALAB_ENGINE_PROBLEM_H
 #define CUDALAB_ENGINE_PROBLEM_H
 
