@@ -39,6 +39,61 @@ def time_text(r):
     return f"{ms * 1000:.1f} us ±{spread:.1f}%"
 
 
+STEPS = ["load", "fill", "filter", "transform", "standardize", "binning", "encode", "groupby",
+         "gemm"]
+
+
+def rows_at(lab, size):
+    return {r.get("variant"): r for r in (lab or {}).get("results", []) if r.get("size") == size}
+
+
+def largest_size(lab):
+    sizes = [r.get("size") for r in (lab or {}).get("results", []) if r.get("variant") == "pipeline"]
+    return sizes[-1] if sizes else None
+
+
+def pipeline_summary(lab):
+    """The shipped pipeline at its largest size, step by step, against the
+    milestones' thresholds (each step 5x, end to end 10x, against one CPU
+    thread)."""
+    size = largest_size(lab)
+    if not size:
+        return []
+    rows = rows_at(lab, size)
+    md = [f"### pipeline at {size}: the shipped steps against the milestones' thresholds", "",
+          "| step | CPU, 1 thread | CPU, all threads | GPU | x CPU | needed | margin |",
+          "|---|---|---|---|---|---|---|"]
+    for step in STEPS + ["pipeline"]:
+        g = rows.get(step, {})
+        c1 = rows.get("cpu" if step == "pipeline" else f"cpu.{step}", {})
+        cm = rows.get("cpu_mt" if step == "pipeline" else f"cpu_mt.{step}", {})
+        need = 10.0 if step == "pipeline" else (5.0 if step != "load" else None)
+        x = g.get("speedup_cpu") or 0
+        margin = f"{x / need:.1f}x over" if need and x else "-"
+        md.append(f"| {'end to end' if step == 'pipeline' else step} | {time_text(c1)} | "
+                  f"{time_text(cm)} | {time_text(g)} | {fmt(x, 1, 'x')} | "
+                  f"{'>= %gx' % need if need else 'no threshold'} | {margin} |")
+    md.append("")
+    return md
+
+
+def cupy_versus_cudalab(t, lab):
+    size = largest_size(lab)
+    ours = rows_at(lab, size).get("pipeline", {}) if size else {}
+    cupy = [r for r in t.get("rows", []) if r["framework"].startswith("cupy") and
+            r["op"] == "pipeline end to end" and r["size"] == size]
+    numpy = [r for r in t.get("rows", []) if r["framework"].startswith("numpy") and
+             r["op"] == "pipeline end to end" and r["size"] == size]
+    if not (ours.get("median_ms") and cupy):
+        return []
+    line = (f"\nEnd to end at {size}: cudalab's shipped pipeline {ours['median_ms']:.1f} ms, "
+            f"CuPy {cupy[0]['median_ms']:.1f} ms ({cupy[0]['median_ms'] / ours['median_ms']:.2f}x "
+            f"cudalab's time)")
+    if numpy:
+        line += f", NumPy on one thread {numpy[0]['median_ms']:.0f} ms"
+    return [line + "."]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -85,6 +140,8 @@ def main():
             md += ["", f"fault: {fault.get('cause')}: {fault.get('message')}"]
         md.append("")
 
+    md += pipeline_summary(report["labs"].get("pipeline"))
+
     torch_path = os.path.join(a.dir, "torch.json")
     if os.path.exists(torch_path):
         t = load(torch_path)
@@ -94,6 +151,11 @@ def main():
         for r in t.get("rows", []) if isinstance(t, dict) else []:
             md.append(f"| {r['framework']} | {r['op']} | {r['size']} | {r['median_ms']:.3f} ms | "
                       f"{fmt(r.get('gbps'), 0)} | {fmt(r.get('tflops'), 2)} |")
+        if isinstance(t, dict) and "pipeline_agree" in t:
+            md.append(f"\nThe NumPy and CuPy pipelines agree (kept rows and bins exactly, the "
+                      f"layer's output within 1e-3): {t['pipeline_agree']}; kept rows: "
+                      f"{t.get('pipeline_kept_rows')}.")
+            md += cupy_versus_cudalab(t, report["labs"].get("pipeline"))
         if isinstance(t, dict) and t.get("error"):
             md.append(f"\n{t['error']}")
         md.append("")

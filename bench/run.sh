@@ -10,8 +10,10 @@
 # spread, GB/s or TFLOP/s, % of measured peak, x CPU, x library, correct),
 # plus each lab's raw `cudalab run --json` output.  With --torch (and a
 # python3 that has PyTorch/CuPy), their sum, matmul and embedding are timed
-# beside the table.  The commit is taken from git, or from CUDALAB_COMMIT
-# where the tree has no .git.
+# beside the table, and the pipeline lab's pipeline runs in NumPy (one
+# thread) and CuPy on the data set the pipeline lab's run wrote
+# (bench/pipeline_compare.py).  The commit is taken from git, or from
+# CUDALAB_COMMIT where the tree has no .git.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --labs) labs=$2; shift 2 ;;
         --torch) torch=1; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Time PyTorch's and CuPy's sum, FP32 matmul and embedding at the lab sizes.
+"""Time PyTorch's and CuPy's sum, FP32 matmul and embedding at the lab sizes,
+and the pipeline lab's pipeline in NumPy and CuPy (pipeline_compare.py).
 
 Only the benchmark uses this; cudalab itself never depends on Python.  Each
 operation is timed with CUDA events after a warm-up, median of repetitions,
 on random inputs.  TF32 stays off so the matmul is a plain FP32 comparison.
-Prints JSON: {"rows": [{framework, op, size, median_ms, gbps, tflops}]}.
+The pipeline runs in a process of its own with one BLAS and OpenMP thread
+(NumPy's side is the course's one-core baseline), on the data set cudalab
+wrote (run `cudalab run pipeline` first).  Prints JSON: {"rows":
+[{framework, op, size, median_ms, gbps, tflops}], "pipeline_agree": ...}.
 """
 import json
+import os
 import statistics
+import subprocess
 import sys
 
 
@@ -99,6 +105,18 @@ def cupy_rows():
     return rows
 
 
+def pipeline_rows():
+    """The pipeline in NumPy (one thread) and CuPy, in a process of its own."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipeline_compare.py")
+    done = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True,
+                          timeout=1800)
+    data = json.loads(done.stdout)
+    if data.get("error"):
+        raise RuntimeError(data["error"])
+    return data
+
+
 def main():
     out = {"rows": []}
     errors = []
@@ -107,6 +125,13 @@ def main():
             out["rows"] += fn()
         except Exception as e:  # a missing framework is reported, not fatal
             errors.append(f"{name}: {type(e).__name__}: {e}")
+    try:
+        p = pipeline_rows()
+        out["rows"] += p.get("rows", [])
+        out["pipeline_agree"] = p.get("agree")
+        out["pipeline_kept_rows"] = p.get("kept_rows")
+    except Exception as e:
+        errors.append(f"pipeline: {type(e).__name__}: {e}")
     if errors:
         out["error"] = "; ".join(errors)
     json.dump(out, sys.stdout, indent=2)

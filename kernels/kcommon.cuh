@@ -48,5 +48,8 @@ void k_set_library_error(const char *fmt, ...);
 void k_matmul_shutdown(void);
 void k_reduce_shutdown(void);
 size_t k_reduce_scratch_bytes(size_t n);
+// Column-major FP32 C = A x B through cuBLAS (matmul.cu), for the pipeline's hand-off.
+cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
+                              int ldb, float *C, int ldc, cudaStream_t s);
 
 #endif

@@ -678,6 +678,39 @@ extern "C" cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, 
     return cudaSuccess;
 }
 
+// Column-major C (m x n, leading dimension ldc) = A (m x k, lda) x B (k x n,
+// ldb) in plain FP32: the pipeline lab's hand-off to a linear layer
+// (kernels/pipeline.cu), through the same handle as the baseline above.
+cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
+                              int ldb, float *C, int ldc, cudaStream_t s)
+{
+    k_set_library_error("");
+    if (m < 1 || n < 1 || k < 1 || !A || !B || !C || lda < m || ldb < k || ldc < m)
+        return cudaErrorInvalidValue;
+    if (!blas_load()) return cudaErrorSharedObjectInitFailed;
+    int dev = 0;
+    KCHECK(cudaGetDevice(&dev));
+    if (blas_handle && blas_device != dev) k_matmul_shutdown();
+    if (!blas_handle) {
+        cublasStatus_t st = blas.create(&blas_handle);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            blas_handle = NULL;
+            return blas_error("cublasCreate", st);
+        }
+        blas_device = dev;
+        st = blas.set_math_mode(blas_handle, CUBLAS_DEFAULT_MATH);
+        if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetMathMode", st);
+    }
+    cublasStatus_t st = blas.set_stream(blas_handle, s);
+    if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetStream", st);
+    const float one = 1.0f, zero = 0.0f;
+    st = blas.sgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A, lda, B, ldb, &zero, C,
+                    ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSgemm", st);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
 void k_matmul_shutdown(void)
 {
     if (blas_handle) blas.destroy(blas_handle);

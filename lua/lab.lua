@@ -29,7 +29,9 @@ end
 
 -- Engine facts the loader checks against.
 -- A problem measures one computation at several sizes (dims: how many
--- numbers a size label has), except "profiling", whose variants name the
+-- numbers a size label has); "pipeline"'s variants name its steps (each a
+-- row of the shipped pipeline, "pipeline" the whole of it), and
+-- "profiling"'s variants name the
 -- worker's experiments (experiments/experiments.h) and which takes no sizes of
 -- its own: its exercise solves another problem (exercise = "pipeline"),
 -- at the sizes the exercise declares.
@@ -37,7 +39,9 @@ local PROBLEMS = {
   reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
   sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
   embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
-  pipeline = { dims = { 2 }, form = "\"ROWSxFEATURES\" (table rows x feature columns) such as \"1048576x16\"" },
+  pipeline = { dims = { 1 }, form = "a number of table rows such as \"2^24\" or 16777216",
+               steps = { "load", "fill", "filter", "transform", "standardize", "binning", "encode",
+                         "groupby", "gemm", "pipeline" } },
   profiling = { experiments = { "transfers", "overlap", "stride", "gemv", "blocksize", "transpose",
                                 "timing", "roofline" }, exercise = "pipeline" },
 }
@@ -446,13 +450,14 @@ end
 local function check_variant(t, i, file, line, prob)
   local what = item_what("variant", t, i)
   local v, ok = check_fields(t, "variant", what, file, line)
-  if prob and prob.experiments then
+  if prob and (prob.experiments or prob.steps) then
+    local names = prob.experiments or prob.steps
     if ok and check_id(v.id, what, file, line) then
       local known = false
-      for _, x in ipairs(prob.experiments) do known = known or x == v.id end
+      for _, x in ipairs(names) do known = known or x == v.id end
       if not known then
-        report(file, line, "%s: no experiment %s (known: %s)", what, quote(v.id),
-               concat(prob.experiments, ", "))
+        report(file, line, "%s: no %s %s (known: %s)", what,
+               prob.experiments and "experiment" or "pipeline step", quote(v.id), concat(names, ", "))
       end
     end
     v.kernel = v.kernel or v.id

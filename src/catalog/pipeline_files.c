@@ -6,8 +6,24 @@
 
 #include "core/atomicfile.h"
 #include "core/paths.h"
+#include "cpu/prep_state.h"
 
 #define REPORT_MAX_BYTES (4u << 20)
+
+const char *pipeline_step_name(int k)
+{
+    return prep_step_id((prep_step)k);
+}
+
+bool pipeline_step_own(int k)
+{
+    return k >= PREP_FIRST_OWN && k <= PREP_LAST_OWN;
+}
+
+bool pipeline_variant_known(const char *id)
+{
+    return id && (strcmp(id, PIPELINE_VARIANT_E2E) == 0 || prep_step_find(id) >= 0);
+}
 
 bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *e)
 {

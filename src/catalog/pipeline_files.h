@@ -1,12 +1,13 @@
-/* pipeline_files.h - where the pipeline exercise's files live, and how the
- * worker announces them.
+/* pipeline_files.h - the data-pipeline problem's names and files, as both
+ * sides of the worker know them.
  *
- * The "pipeline" problem is the profiling lab's exercise.  The engine
- * (engine/pipeline.h) measures the lab's starter beside the learner's
- * launcher and may record a timeline of each; these are the names and paths
- * both sides agree on: the variants a request uses, the lab's starter files,
- * the learner's report beside their kernel, the timelines in the data folder
- * and the log line that announces one.  CUDA-free: the parent reads this. */
+ * The "pipeline" problem is the pipeline lab's (labs/pipeline) and the
+ * exercise of the profiling lab.  The engine measures it step by step
+ * (engine/pipe.h); these are the names and paths both sides agree on: the
+ * request's special variants (the lab's starter, timelines), the row ids
+ * of the steps, the lab's starter files, the learner's report beside their
+ * kernel, the timelines in the data folder and the log line that
+ * announces one.  CUDA-free: the parent reads this. */
 #ifndef CUDALAB_CATALOG_PIPELINE_FILES_H
 #define CUDALAB_CATALOG_PIPELINE_FILES_H
 
@@ -16,15 +17,29 @@
 #include "core/err.h"
 
 #define PIPELINE_PROBLEM "pipeline"
-#define PIPELINE_LAB "profiling"
-#define PIPELINE_DEFAULT_SIZE "1048576x16"
+#define PIPELINE_LAB "pipeline"            /* whose starter files the engine runs */
+#define PIPELINE_REPORT_LAB "profiling"    /* whose exercise `cudalab report` reports on */
+#define PIPELINE_DEFAULT_SIZE "2^20"
 #define PIPELINE_VARIANT_STARTER "starter"
 #define PIPELINE_VARIANT_TIMELINE "timeline"
+#define PIPELINE_VARIANT_E2E "pipeline"    /* the shipped steps end to end */
+/* Rows of one step: "<prefix>.<step>", e.g. "cpu.fill", "exercise.groupby". */
+#define PIPELINE_STEP_SEP "."
 #define PIPELINE_REPORT_FILE "report.md"
 #define PIPELINE_REPORT_MARK "<!-- cudalab report profiling -->"
 #define PIPELINE_TIMELINE_LOG "pipeline timeline "
 
-/* <home>/labs/profiling/starter.cu and starter.lua; false + e when the
+/* The pipeline's steps in order, "load" .. "gemm" (cpu/prep_state.h), k
+ * from 0; NULL past the last.  pipeline_step_own: whether a learner's
+ * launcher implements step k (fill .. groupby). */
+const char *pipeline_step_name(int k);
+bool pipeline_step_own(int k);
+
+/* Whether id names a row of the shipped pipeline a lab's variant may ask
+ * for: a step ("load" .. "gemm", cpu/prep_state.h) or "pipeline". */
+bool pipeline_variant_known(const char *id);
+
+/* <home>/labs/pipeline/starter.cu and starter.lua; false + e when the
  * home folder is unknown or either file is missing. */
 bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *e);
 

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/pipeline.h"
+#include "cpu/prep_data.h"
 #include "result/record.h"
 
 #define EMBED_MAX_DIM ((int64_t)0x7fffffff)
 #define EMBED_MAX_ELEMS ((int64_t)1 << 30)
-#define PIPE_MAX_ELEMS ((int64_t)1 << 30)
 #define REDUCE_MAX_N ((int64_t)1 << 30)
 #define SGEMM_MAX_DIM ((int64_t)1 << 16)
 #define SGEMM_MAX_ELEMS ((int64_t)1 << 30)
@@ -231,27 +230,20 @@ static double embedding_flops(const problem_dims *d)
 
 static bool pipe_parse(const char *label, problem_dims *d, cl_err *e)
 {
-    int64_t v[2];
-    int n = 0;
-    if (!problem_parse_dims(label, 2, PIPE_MAX_ELEMS, v, &n, e))
+    if (strchr(label, 'x') || strchr(label, 'X'))
+        return err_set(e, "give ROWS, a number of table rows such as 2^24 (the columns are "
+                          "fixed: see lua/exercise.md)");
+    if (!problem_parse_count(label, PREP_MAX_ROWS, &d->rows, e))
         return false;
-    if (n != 2)
-        return err_set(e, "give ROWSxFEATURES: table rows x feature columns, e.g. 1048576x16");
-    if (v[1] > PIPELINE_MAX_FEATURES)
-        return err_set(e, "%lld features: the limit is %d", (long long)v[1],
-                       PIPELINE_MAX_FEATURES);
-    if (v[0] * v[1] > PIPE_MAX_ELEMS)
-        return err_set(e, "the table would hold more than 2^30 values");
-    d->rows = v[0];
-    d->feats = (int)v[1];
+    d->feats = PREP_NUM;
     return true;
 }
 
-/* The table once from host memory and once back: the bytes that must
- * cross the link whatever the kernels do. */
+/* The table as stored: what loading it moves, and what end-to-end GB/s
+ * counts. */
 static double pipe_bytes(const problem_dims *d)
 {
-    return 8.0 * (double)d->rows * (double)d->feats;
+    return (double)prep_table_bytes(d->rows);
 }
 
 static double pipe_flops(const problem_dims *d)
@@ -296,9 +288,8 @@ const problem_spec problem_spec_embedding = {
 const problem_spec problem_spec_pipeline = {
     .name = "pipeline",
     .library = NULL,
-    .size_help = "ROWSxFEATURES: 1048576x16, 2^22x32",
+    .size_help = "ROWS: a number of table rows, 1 to 2^27, such as 2^20 or 16777216",
     .bandwidth_bound = true,
-    .host_io = true,
     .tolerance = 1e-4,
     .parse = pipe_parse,
     .bytes = pipe_bytes,

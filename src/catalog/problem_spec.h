@@ -19,7 +19,7 @@ typedef struct problem_dims {
     int64_t n;        /* reduce_sum: elements */
     int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
     int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
-    int64_t rows;     /* pipeline: a table of rows x feats */
+    int64_t rows;     /* pipeline: rows of the table (its feats numeric columns are fixed) */
     int feats;
 } problem_dims;
 

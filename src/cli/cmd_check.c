@@ -10,6 +10,7 @@
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 #include "catalog/experiments_list.h"
+#include "catalog/pipeline_files.h"
 #include "catalog/problem_spec.h"
 #include "kernel_names.h"
 
@@ -48,6 +49,12 @@ static void check_against_engine(const lab *l, lab_diags *d)
             if (!experiments_known(v->id))
                 lab_diags_add(d, l->path, v->line, "variant '%s': no experiment of that name",
                               v->id);
+            continue;
+        }
+        if (l->problem && strcmp(l->problem, PIPELINE_PROBLEM) == 0) {
+            if (!pipeline_variant_known(v->id))
+                lab_diags_add(d, l->path, v->line, "variant '%s': the pipeline has no step of "
+                              "that name", v->id);
             continue;
         }
         if (!v->kernel)

@@ -57,13 +57,14 @@ static void on_result(void *ud, const run_result *r)
 {
     report_state *st = ud;
     cli_rows_clear_progress(&st->w);
-    if (r->kind == RK_EXERCISE) {
+    /* the end-to-end rows; the steps' rows are not part of the report */
+    if (strcmp(r->variant, "exercise") == 0) {
         st->mine = *r;
         st->have_mine = true;
-    } else if (r->kind == RK_CPU) {
+    } else if (strcmp(r->variant, "cpu") == 0) {
         st->cpu = *r;
         st->have_cpu = true;
-    } else if (r->kind == RK_CPU_MT) {
+    } else if (strcmp(r->variant, "cpu_mt") == 0) {
         st->cpu_mt = *r;
         st->have_cpu_mt = true;
     } else if (strcmp(r->variant, PIPELINE_VARIANT_STARTER) == 0) {
@@ -98,8 +99,8 @@ static void on_fault(void *ud, const run_fault *f)
 enum { OPT_SEED = CLI_LONG_ONLY, OPT_BUDGET };
 
 static const cli_opt report_opts[] = {
-    {"size", 's', "ROWSxFEATURES", "the table's size (default: the lab's first size)", "a size such as 1048576x16"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
+    {"size", 's', "ROWS", "the table's rows (default: the lab's first size)", "a number of rows such as 2^20"},
+    {"seed", OPT_SEED, "S", "the data set's seed (default: the lab's fixed data set)", "a whole number from 1 to 2^64-1"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each pipeline", "a positive number of seconds"},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -242,7 +243,7 @@ static int find_lab(cli_ctx *c, const char *id, lab_set *set, lab_diags *diags,
         strcmp(l->exercise.problem, PIPELINE_PROBLEM) != 0)
         return cli_usage_error(c, "report: lab '%s' has no profiling report (try 'cudalab "
                                   "report %s')",
-                               id, PIPELINE_LAB);
+                               id, PIPELINE_REPORT_LAB);
     int rc = cli_prepare_workspace(l, f);
     if (rc == EXIT_OK)
         *out = l;

@@ -22,10 +22,12 @@
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_diag.h"
+#include "cli/cli_pipeline.h"
 #include "cli/cli_record.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
 #include "lab/milestone.h"
+#include "catalog/pipeline_files.h"
 #include "lab/workspace.h"
 #include "supervise/diag_row.h"
 #include "supervise/sanitize.h"
@@ -172,7 +174,7 @@ static const cli_opt run_opts[] = {
      "exercise (your kernel with the baselines its milestones need)",
      "a variant id (see 'cudalab list'), cpu, the library or exercise"},
     {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
+    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)", "a whole number from 1 to 2^64-1"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
     {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
     {"exercise", OPT_EXERCISE, NULL, "add your own kernel's row, from the workspace", NULL},
@@ -577,6 +579,8 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     recorder_begin(&state.rec, &req, NULL);
     if ((rc = cli_rows_run(st, &req, limit, &cb, &state)) != EXIT_OK)
         goto done;
+    if (!st->json && strcmp(req.problem, PIPELINE_PROBLEM) == 0)
+        cli_pipeline_summary(st->v, st->n, c->ascii, stdout);
     if (ra.exercise)
         judge_milestones((lab *)l, &state, !st->json);
     if (state.rec.failed[0])

@@ -402,10 +402,10 @@ char *report_md_build(const report_input *in, const char *notes)
 {
     strbuf b = STRBUF_INIT;
     strbuf_printf(&b, "# Profiling report: the preprocessing pipeline\n%s\n\n", PIPELINE_REPORT_MARK);
-    strbuf_printf(&b, "Written by `cudalab report profiling` on %s.  Device: %s.  Table: %s floats, "
-                      "read from and written back to ordinary host memory.\n\n",
-                  in->when ? in->when : "?", in->device ? in->device : "unknown",
-                  in->size ? in->size : "?");
+    strbuf_printf(&b, "Written by `cudalab report profiling` on %s.  Device: %s.  Table: %s rows of "
+                  "taxi trips, loaded from the data set's file on disk.\n\n",
+              in->when ? in->when : "?", in->device ? in->device : "unknown",
+              in->size ? in->size : "?");
 
     strbuf_printf(&b, "## Before and after\n\n");
     strbuf_printf(&b, "| | median time, end to end | GB/s | x CPU | x CPU threads | x starter | "
@@ -419,10 +419,10 @@ char *report_md_build(const report_input *in, const char *notes)
         snprintf(name, sizeof name, "CPU, %d threads", in->cpu_mt->threads);
         row_line(&b, name, in->cpu_mt);
     }
-    strbuf_printf(&b, "\nEach time is the median of several calls, from the start of the call to "
-                      "the last byte back in host memory.  GB/s counts the table once in and once "
-                      "out per second of that time; x CPU compares with the vectorised CPU "
-                      "baseline doing the same work in host memory.\n\n");
+    strbuf_printf(&b, "\nEach time is the median of several calls, from reading the file to the "
+                  "linear layer's output on the device: the load, the seven steps and the "
+                  "hand-off.  GB/s counts the table once per second of that time; x CPU "
+                  "compares with the CPU pipeline doing the same steps from the same file.\n\n");
 
     strbuf_printf(&b, "## The timelines\n\n");
     strbuf_printf(&b, "One call of each, recorded with CUPTI after the timing.");

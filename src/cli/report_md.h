@@ -31,7 +31,7 @@ typedef struct report_side {
 
 typedef struct report_input {
     const char *device;         /* the GPU's name */
-    const char *size;           /* the table, "1048576x16" */
+    const char *size;           /* the table's rows, "2^20" */
     const char *when;           /* "2025-03-01 14:05" */
     const run_result *cpu, *cpu_mt;   /* the CPU rows, or NULL */
     report_side starter, mine;

@@ -121,6 +121,26 @@ bool paths_data_dir(char *out, size_t n, cl_err *e)
     return true;
 }
 
+bool paths_cache_dir(char *out, size_t n, cl_err *e)
+{
+    const char *d = getenv("CUDALAB_CACHE");
+    const char *x = getenv("XDG_CACHE_HOME");
+    int w;
+    if (d && *d) {
+        w = snprintf(out, n, "%s", d);
+    } else if (x && *x == '/') {
+        w = snprintf(out, n, "%s/cudalab", x);
+    } else {
+        char h[CL_PATH_MAX];
+        if (!home_dir(h, sizeof h, e))
+            return false;
+        w = snprintf(out, n, "%s/.cache/cudalab", h);
+    }
+    if (w < 0 || (size_t)w >= n)
+        return err_set(e, "cache folder path is too long");
+    return true;
+}
+
 void paths_set_workspace(const char *dir)
 {
     snprintf(g_workspace, sizeof g_workspace, "%s", dir ? dir : "");

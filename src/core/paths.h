@@ -6,7 +6,9 @@
  * data:      --data DIR (which sets $CUDALAB_DATA, so the worker sees it too),
  *            else $CUDALAB_DATA, else $XDG_DATA_HOME/cudalab, else
  *            ~/.local/share/cudalab (progress, caches, timelines).
- * workspace: --workspace DIR, else $CUDALAB_WORKSPACE, else ~/cudalab-workspace. */
+ * workspace: --workspace DIR, else $CUDALAB_WORKSPACE, else ~/cudalab-workspace.
+ * cache:     $CUDALAB_CACHE, else $XDG_CACHE_HOME/cudalab, else ~/.cache/cudalab
+ *            (files cudalab can make again, such as the pipeline lab's data set). */
 #ifndef CUDALAB_CORE_PATHS_H
 #define CUDALAB_CORE_PATHS_H
 
@@ -19,6 +21,7 @@
 
 bool paths_home(char *out, size_t n, cl_err *e);
 bool paths_data_dir(char *out, size_t n, cl_err *e);
+bool paths_cache_dir(char *out, size_t n, cl_err *e);
 void paths_set_workspace(const char *dir);   /* from --workspace; NULL resets */
 bool paths_workspace(char *out, size_t n, cl_err *e);
 bool paths_self_exe(char *out, size_t n, cl_err *e); /* /proc/self/exe */

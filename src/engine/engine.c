@@ -10,7 +10,8 @@
 #include "kernels.h"
 #include "engine/engine_internal.h"
 #include "gpu/kernreg.h"
-#include "engine/pipeline.h"
+#include "catalog/pipeline_files.h"
+#include "engine/pipe.h"
 #include "engine/problem.h"
 
 #define PROGRESS_EVERY_S 0.1
@@ -113,28 +114,15 @@ static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r
 }
 
 
-/* Whether a request's variant is measured as a shipped-kernel row: not
- * the pipeline's own names. */
-static bool variant_is_row(const engine_ctx *c, const run_variant *v)
-{
-    if (c->ops && c->ops->spec->host_io)
-        return strcmp(v->id, PIPELINE_VARIANT_STARTER) != 0 &&
-               strcmp(v->id, PIPELINE_VARIANT_TIMELINE) != 0;
-    return true;
-}
-
 /* Every row of this size as an RS_ERROR with msg. */
 static void emit_all_errors(engine_ctx *c, const char *msg)
 {
     run_result r;
     for (int i = 0; i < c->req->nvariants; i++) {
-        if (!variant_is_row(c, &c->req->variants[i]))
-            continue;
         variant_row(c, &c->req->variants[i], &r);
         engine_row_error(&r, msg);
         engine_emit(c, &r);
     }
-    engine_launcher_starter_error_row(c, msg, false);
     if (c->req->library[0]) {
         engine_row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
         engine_row_error(&r, msg);
@@ -236,8 +224,6 @@ static bool run_size(engine_ctx *c, const char *label)
     if (!engine_g.dev.present) {
         run_result r;
         for (int i = 0; i < req->nvariants; i++) {
-            if (!variant_is_row(c, &req->variants[i]))
-                continue;
             variant_row(c, &req->variants[i], &r);
             engine_row_no_device(&r, engine_g.dev.reason);
             engine_emit(c, &r);
@@ -245,7 +231,6 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             engine_row_no_device(&h.lib, engine_g.dev.reason);
         h.have_lib = want_lib;
-        engine_launcher_starter_error_row(c, engine_g.dev.reason, true);
         engine_launcher_exercise_error_row(c, engine_g.dev.reason, true);
         goto finish;
     }
@@ -253,8 +238,6 @@ static bool run_size(engine_ctx *c, const char *label)
     if (!problem_device_alloc(&p, lib_copy, &e)) {
         run_result r;
         for (int i = 0; i < req->nvariants; i++) {
-            if (!variant_is_row(c, &req->variants[i]))
-                continue;
             variant_row(c, &req->variants[i], &r);
             engine_row_error(&r, e.msg);
             engine_emit(c, &r);
@@ -262,7 +245,6 @@ static bool run_size(engine_ctx *c, const char *label)
         if (want_lib)
             engine_row_error(&h.lib, e.msg);
         h.have_lib = want_lib;
-        engine_launcher_starter_error_row(c, e.msg, false);
         engine_launcher_exercise_error_row(c, e.msg, false);
         goto finish;
     }
@@ -291,17 +273,11 @@ static bool run_size(engine_ctx *c, const char *label)
 
     for (int i = 0; i < req->nvariants; i++) {
         const run_variant *v = &req->variants[i];
-        if (!variant_is_row(c, v))
-            continue;
         run_result r;
         variant_row(c, v, &r);
         const char *name = v->kernel[0] ? v->kernel : v->id;
         const shipped_kernel *k = kernreg_find(name);
-        if (c->ops->spec->host_io) {
-            snprintf(r.message, sizeof r.message,
-                     "the %s problem has no shipped kernels: its variants are '%s' and '%s'",
-                     c->ops->spec->name, PIPELINE_VARIANT_STARTER, PIPELINE_VARIANT_TIMELINE);
-        } else if (kernel_usable(c, name, k, &r)) {
+        if (kernel_usable(c, name, k, &r)) {
             shipped_call sc = {k, &p};
             gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
             if (!engine_gpu_measure(c, &t, &x, &r)) {
@@ -311,18 +287,7 @@ static bool run_size(engine_ctx *c, const char *label)
         }
         engine_emit(c, &r);
     }
-    run_result st;
-    bool have_starter = false;
-    if (c->want_starter) {
-        if (!engine_launcher_starter_row(c, &p, label, &x, &st)) {
-            alive = false;
-            goto finish;
-        }
-        engine_emit(c, &st);
-        have_starter = true;
-    }
-    if (c->req->exercise_kernel[0] &&
-        !engine_launcher_exercise_row(c, &p, label, &x, have_starter ? &st : NULL)) {
+    if (c->req->exercise_kernel[0] && !engine_launcher_exercise_row(c, &p, label, &x)) {
         alive = false;
         goto finish;
     }
@@ -353,6 +318,8 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     }
     bool want_ex = req->exercise_kernel[0] != '\0';
     c.seed = req->seed ? req->seed : rng_fresh_seed();
+    if (strcmp(req->problem, PIPELINE_PROBLEM) == 0)
+        return pipe_run(&c);
     c.ops = problem_find(req->problem);
     if (!c.ops) {
         char msg[256];
@@ -366,27 +333,13 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         }
         return true;
     }
-    if (c.ops->spec->host_io) {
-        for (int i = 0; i < req->nvariants; i++) {
-            c.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
-            c.want_timelines |= strcmp(req->variants[i].id, PIPELINE_VARIANT_TIMELINE) == 0;
-        }
-        c.want_starter |= want_ex;
-        c.want_starter &= !req->check_only;
-        c.want_timelines &= !req->check_only;
-    }
     nvtxRangePushA(c.ops->spec->name);
     if (want_ex)
         engine_launcher_open_exercise(&c);
-    if (c.want_starter)
-        engine_launcher_open_starter(&c);
     bool alive = true;
-    if (req->nsizes == 0 && c.ops->spec->host_io)
-        alive = run_size(&c, PIPELINE_DEFAULT_SIZE);
     for (int s = 0; s < req->nsizes && alive; s++)
         alive = run_size(&c, req->sizes[s]);
     exercise_close(c.ex);
-    exercise_close(c.starter);
     nvtxRangePop();
     return alive;
 }

@@ -17,9 +17,7 @@ static void timing_progress(void *ud, const char *phase, int rep, int of)
     engine_progress(ud, phase, rep, of);
 }
 
-/* After a failed CUDA call: true (and the row an RS_ERROR) when the context
- * still works; false with the fault filled when it is broken. */
-static bool gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
+bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
 {
     cudaError_t code = cudacheck_last();
     cudaError_t s1 = cudaDeviceSynchronize();
@@ -87,18 +85,6 @@ static bool checked_run(gpu_target *t, check_report *rep, cl_err *e)
     return true;
 }
 
-/* Appends what a host_io row's GB/s counts to its message. */
-static void note_host_bytes(const problem_data *p, const engine_ctx *c, run_result *r)
-{
-    char each[32];
-    buffer_format_bytes((size_t)(c->ops->spec->bytes(&p->d) / 2.0), each, sizeof each);
-    size_t len = strlen(r->message);
-    snprintf(r->message + len, sizeof r->message - len,
-             "%sGB/s counts the table once into the GPU and once back (%s each way) per "
-             "second of end-to-end time, copies included; device-memory traffic is not counted",
-             len ? "; " : "", each);
-}
-
 /* Measures one GPU row into r: check with fresh inputs, time, recheck.
  * false only when the context broke (fault filled). */
 bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r)
@@ -142,7 +128,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     }
 
     size_t flush_bytes = 0;
-    void *flush = c->ops->spec->host_io ? NULL : engine_device_flush(&flush_bytes);
+    void *flush = engine_device_flush(&flush_bytes);
     timing_opts o = {
         .stream = engine_g.stream,
         .budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S,
@@ -185,20 +171,18 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
             problem_report(&first, r);
         }
     }
-    if (!tr.flushed && o.working_set < 4 * o.l2_bytes && !c->ops->spec->host_io) {
+    if (!tr.flushed && o.working_set < 4 * o.l2_bytes) {
         size_t len = strlen(r->message);
         snprintf(r->message + len, sizeof r->message - len,
                  "%sL2 not flushed between repetitions (no room for a flush buffer)",
                  len ? "; " : "");
     }
     engine_rows_derive(c, p, t->copy, x, &engine_g.dev, r);
-    if (c->ops->spec->host_io)
-        note_host_bytes(p, c, r);
     ok = true;
     goto done;
 
 gpu_error:
-    ok = gpu_failed(c, r, &e, t->library);
+    ok = engine_gpu_failed(c, r, &e, t->library);
 done:
     nvtxRangePop();
     c->variant = NULL;

@@ -51,9 +51,7 @@ typedef struct engine_ctx {
     double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
-    bool want_starter;       /* pipeline: measure the lab's starter (engine/pipeline.h) */
-    bool want_timelines;     /* pipeline: record one call of each launcher with CUPTI */
-    exercise *starter;       /* the lab's starter launcher */
+    exercise *starter;       /* pipeline: the lab's starter launcher (engine/pipe.h) */
     char starter_msg[CL_ERR_MAX];
 } engine_ctx;
 
@@ -105,6 +103,10 @@ void *engine_device_flush(size_t *bytes);
  * device-to-device copy (ud: the problem_data). */
 bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e);
 bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e);
+/* After a failed CUDA call: true (and r an RS_ERROR with e's message, and
+ * the library's when library is set) when the context still works; false
+ * with the fault filled when it is broken. */
+bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library);
 /* Check with fresh inputs, time, recheck; false only when the context
  * broke (fault filled). */
 bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r);
@@ -117,20 +119,20 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
 /* The CPU baseline on threads threads into r. */
 void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r);
 
-/* ---- engine_launcher.c: the learner's kernel and the lab's starter ---- */
+/* ---- engine_launcher.c: the learner's kernel and the pipeline lab's starter ---- */
 
 void engine_launcher_open_exercise(engine_ctx *c);
 void engine_launcher_open_starter(engine_ctx *c);
-/* The starter's / the learner's row of this size as an RS_ERROR (or, with
- * no_device and nothing else wrong with the file, RS_NO_DEVICE), when the
- * request has one. */
-void engine_launcher_starter_error_row(engine_ctx *c, const char *msg, bool no_device);
+/* What the launcher x printed, to the log (then forgotten); its last
+ * error's Lua traceback, to the log. */
+void engine_launcher_flush(const engine_ctx *c, exercise *x);
+void engine_launcher_log_trace(const engine_ctx *c, const exercise *x);
+/* The learner's row of this size as an RS_ERROR (or, with no_device and
+ * nothing else wrong with the file, RS_NO_DEVICE), when the request has one. */
 void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_device);
-/* Measure the starter (into r) / the learner's kernel (emitted) at this
- * size; false only when the context broke. */
-bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *label,
-                                 const row_rates *x, run_result *r);
+/* Measures the learner's kernel (emitted) at this size; false only when
+ * the context broke. */
 bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
-                                  const row_rates *x, const run_result *starter);
+                                  const row_rates *x);
 
 #endif

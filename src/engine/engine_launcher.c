@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "gpu/cupti.h"
 #include "engine/engine_internal.h"
 #include "engine/exercise.h"
-#include "engine/pipeline.h"
+#include "engine/pipe_timeline.h"
 #include "engine/problem.h"
 
 /* ---- the learner's kernel ------------------------------------------------ */
@@ -136,7 +135,7 @@ void engine_launcher_open_exercise(engine_ctx *c)
                   sizeof c->ex_msg);
 }
 
-/* The lab's starter of the pipeline problem, once a request. */
+/* The pipeline lab's starter (engine/pipe.h), once a request. */
 void engine_launcher_open_starter(engine_ctx *c)
 {
     char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
@@ -149,8 +148,7 @@ void engine_launcher_open_starter(engine_ctx *c)
                   sizeof c->starter_msg);
 }
 
-/* Sends what a launcher printed to the log and forgets it. */
-static void flush_launcher_output(const engine_ctx *c, exercise *x)
+void engine_launcher_flush(const engine_ctx *c, exercise *x)
 {
     if (!x)
         return;
@@ -160,93 +158,29 @@ static void flush_launcher_output(const engine_ctx *c, exercise *x)
     exercise_clear_output(x);
 }
 
-/* The starter row of this size as an RS_ERROR (when the request has one). */
-void engine_launcher_starter_error_row(engine_ctx *c, const char *msg, bool no_device)
+void engine_launcher_log_trace(const engine_ctx *c, const exercise *x)
 {
-    if (!c->want_starter)
-        return;
-    run_result r;
-    engine_row_init(c, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
-    if (c->starter_msg[0])
-        engine_row_error(&r, c->starter_msg);
-    else if (no_device)
-        engine_row_no_device(&r, msg);
-    else
-        engine_row_error(&r, msg);
-    engine_emit(c, &r);
+    if (exercise_traceback(x)[0])
+        log_text(c, 2, "", exercise_traceback(x));
 }
 
-/* Records one call of the launcher x (its args set) with CUPTI and
- * announces the saved trace; failures are warnings in the log. */
-static void record_timeline(engine_ctx *c, exercise *x, problem_data *p, const char *which)
-{
-    cl_err e = {{0}};
-    char msg[CL_PATH_MAX + 256];
-    timeline t;
-    engine_progress(c, "timeline", 0, 1);
-    if (!problem_poison(p, engine_g.stream, &e) ||
-        !pipeline_record(engine_g.dev.name, exercise_call, x, engine_g.stream, &t, &e)) {
-        snprintf(msg, sizeof msg, "timeline of the %s not recorded: %s", which, e.msg);
-        engine_log_msg(c, 1, msg);
-        return;
-    }
-    if (!pipeline_save_timeline(&t, which, msg, sizeof msg, &e)) {
-        char w[CL_ERR_MAX + 64];
-        snprintf(w, sizeof w, "timeline of the %s not saved: %s", which, e.msg);
-        engine_log_msg(c, 1, w);
-    } else {
-        engine_log_msg(c, 0, msg);
-    }
-    if (cupti_warnings()[0])
-        engine_log_msg(c, 1, cupti_warnings());
-    timeline_free(&t);
-}
-
-/* Measures a Lua launcher (the learner's or the starter) at this size into
- * r; with record set, then records one more call on a timeline.  false only when the
- * context broke. */
+/* Measures the learner's launcher at this size into r.  false only when
+ * the context broke. */
 static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
-                             const row_rates *rates, bool record, run_result *r)
+                             const row_rates *rates, run_result *r)
 {
     cl_err e = {{0}};
     bool alive = true;
     if (!exercise_begin_size(x, p, label, &e)) {
         engine_row_error(r, e.msg);
     } else {
-        gpu_target t = {exercise_call, x, p, false, false, c->ops->spec->host_io};
+        gpu_target t = {exercise_call, x, p, false, false, false};
         alive = engine_gpu_measure(c, &t, rates, r);
-        if (alive && r->status == RS_ERROR && exercise_traceback(x)[0])
-            log_text(c, 2, "", exercise_traceback(x));
-        if (alive && record && r->status == RS_CORRECT && !c->req->check_only) {
-            const char *which = x == c->ex ? "exercise" : PIPELINE_VARIANT_STARTER;
-            c->variant = r->variant;
-            record_timeline(c, x, p, which);
-            c->variant = NULL;
-        }
+        if (alive && r->status == RS_ERROR)
+            engine_launcher_log_trace(c, x);
     }
     exercise_end_size(x);
-    flush_launcher_output(c, x);
-    return alive;
-}
-
-/* Measures the lab's starter at this size into r (emitted by the caller).
- * false only when the context broke. */
-bool engine_launcher_starter_row(engine_ctx *c, problem_data *p, const char *label,
-                                 const row_rates *x, run_result *r)
-{
-    engine_row_init(c, r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
-    if (!c->starter || exercise_status(c->starter, NULL) != EXERCISE_READY) {
-        const char *why = NULL;
-        if (c->starter)
-            exercise_status(c->starter, &why);
-        engine_row_error(r, c->starter_msg[0] ? c->starter_msg
-                            : why && why[0]   ? why
-                                              : "the lab's starter cannot run");
-        return true;
-    }
-    bool alive = launcher_measure(c, c->starter, p, label, x, c->want_timelines, r);
-    if (alive && r->median_ms > 0.0)
-        r->speedup_starter = 1.0;
+    engine_launcher_flush(c, x);
     return alive;
 }
 
@@ -267,21 +201,10 @@ void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_
     engine_emit(c, &r);
 }
 
-/* Pipeline rows: the speedup over the starter row (when it ran correct)
- * and whether the learner's report is there. */
-static void pipeline_figures(const engine_ctx *c, const run_result *starter, run_result *r)
-{
-    if (starter && starter->status == RS_CORRECT && starter->median_ms > 0.0 &&
-        r->median_ms > 0.0)
-        r->speedup_starter = starter->median_ms / r->median_ms;
-    r->has_report = pipeline_report_exists(c->req->exercise_kernel);
-}
-
-/* Measures the learner's kernel at this size like any other row (for the
- * pipeline, against the starter row when there is one).  false only when
- * the context broke. */
+/* Measures the learner's kernel at this size like any other row.  false
+ * only when the context broke. */
 bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
-                                  const row_rates *x, const run_result *starter)
+                                  const row_rates *x)
 {
     if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
         const char *why = NULL;
@@ -292,9 +215,7 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
     }
     run_result r;
     engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    bool alive = launcher_measure(c, c->ex, p, label, x, c->want_timelines, &r);
-    if (c->ops->spec->host_io)
-        pipeline_figures(c, starter, &r);
+    bool alive = launcher_measure(c, c->ex, p, label, x, &r);
     if (alive)
         engine_emit(c, &r);
     return alive;

@@ -324,6 +324,62 @@ bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, 
     return x->ref_args != LUA_NOREF;
 }
 
+/* (label) -> (): sets args.size on the table on top. */
+static int set_size(lua_State *L)
+{
+    lua_pushstring(L, lua_touserdata(L, 1));
+    lua_setfield(L, 2, "size");
+    return 0;
+}
+
+bool exercise_begin_table(exercise *x, exercise_args_fn push, void *ud, const char *label,
+                          cl_err *e)
+{
+    if (x->stage != EXERCISE_READY)
+        return err_set(e, "%s", x->msg);
+    exercise_end_size(x);
+    lua_State *L = sandbox_lua(x->s);
+    lua_pushcfunction(L, push);
+    lua_pushlightuserdata(L, ud);
+    if (!sandbox_pcall(x->s, 1, 1, e))
+        return launcher_error(x, e);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return err_set(e, "the launcher's arguments could not be built");
+    }
+    lua_pushcfunction(L, set_size);
+    lua_pushlightuserdata(L, (void *)(label ? label : ""));
+    lua_pushvalue(L, -3);
+    if (!sandbox_pcall(x->s, 2, 0, e)) {
+        lua_pop(L, 1);
+        return launcher_error(x, e);
+    }
+    x->ref_args = keep(x->s, e);
+    return x->ref_args != LUA_NOREF;
+}
+
+/* (args, key, value) -> () */
+static int set_arg(lua_State *L)
+{
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+}
+
+bool exercise_set_arg(exercise *x, const char *key, const char *value, cl_err *e)
+{
+    if (x->ref_args == LUA_NOREF)
+        return err_set(e, "the launcher has no arguments yet");
+    lua_State *L = sandbox_lua(x->s);
+    if (!lua_checkstack(L, 4))
+        return err_set(e, "Lua stack overflow");
+    lua_pushcfunction(L, set_arg);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
+    lua_pushstring(L, key);
+    lua_pushstring(L, value);
+    return sandbox_pcall(x->s, 3, 0, e);
+}
+
 bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
 {
     exercise *x = ud;

@@ -25,6 +25,8 @@
 #include "gpu/nvrtc.h"
 #include "engine/problem.h"
 
+struct lua_State;
+
 #define EXERCISE_BUDGET_MS 5000   /* CPU time of one call into the launcher */
 
 typedef struct exercise exercise;
@@ -70,6 +72,16 @@ size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n);
 /* Builds the launcher's args table for p (its device buffers borrowed, its
  * sizes, args.size = label).  The exercise must be EXERCISE_READY. */
 bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, cl_err *e);
+/* Builds the launcher's args with push, called in the sandbox with ud as
+ * a light userdata, which must leave one table on the stack (a problem
+ * whose args are not problem_args: the pipeline's); then args.size = label.
+ * The exercise must be EXERCISE_READY. */
+typedef int (*exercise_args_fn)(struct lua_State *L);
+bool exercise_begin_table(exercise *x, exercise_args_fn push, void *ud, const char *label,
+                          cl_err *e);
+/* args[key] = value (a string) for the calls that follow (the pipeline's
+ * args.step). */
+bool exercise_set_arg(exercise *x, const char *key, const char *value, cl_err *e);
 /* One call of the launcher's function, its launches defaulting to stream s
  * (a timing_fn: ud is the exercise).  false + the launcher's error. */
 bool exercise_call(void *ud, cudaStream_t s, cl_err *e);

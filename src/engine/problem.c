@@ -12,7 +12,7 @@
 const problem_ops *problem_find(const char *name)
 {
     const problem_ops *all[] = {problem_reduce_ops(), problem_sgemm_ops(),
-                                problem_embedding_ops(), problem_pipeline_ops()};
+                                problem_embedding_ops()};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->spec->name, name) == 0)
             return all[i];

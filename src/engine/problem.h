@@ -1,14 +1,16 @@
-/* problem.h - what the engine measures: reduce_sum, sgemm, embedding, pipeline.
+/* problem.h - what the engine measures: reduce_sum, sgemm, embedding (the
+ * pipeline problem is measured step by step: engine/pipe.h).
  *
  * A problem pairs its CUDA-free spec (catalog/problem_spec.h: size labels,
  * bytes and FLOPs, tolerance) with how to make fresh seeded inputs, the
  * double-precision reference, its CPU baselines, and how to call a shipped
  * launcher.  problem_data holds one size's host and device buffers; the
  * engine drives it (generate -> reference -> upload -> poison -> launch ->
- * download -> check).  A problem with host_io set (pipeline) keeps its
- * inputs and output in ordinary (pageable) host memory: the launcher moves
- * them, so the engine allocates no device buffers, upload and download do
- * nothing and poison fills the host output. */
+ * download -> check).  A problem with host_io set (none of the shipped
+ * ones now) would keep its inputs and output in ordinary (pageable) host
+ * memory: its launcher moves them, so the engine allocates no device
+ * buffers, upload and download do nothing and poison fills the host
+ * output. */
 #ifndef CUDALAB_ENGINE_PROBLEM_H
 #define CUDALAB_ENGINE_PROBLEM_H
 
@@ -79,7 +81,6 @@ const problem_ops *problem_find(const char *name);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
-const problem_ops *problem_pipeline_ops(void);
 
 /* Host buffers for d (inputs, output, reference).  false + e when the host
  * is out of memory. */

@@ -149,6 +149,15 @@ static long pick(const run_result *rs, size_t n, result_kind k, const char *vari
     return best;
 }
 
+/* The row of kind k called variant at the largest size, else any row of
+ * that kind (a problem with several rows of a kind, such as the
+ * pipeline's one a step, names the main one "exercise", "cpu", ...). */
+static long pick_named(const run_result *rs, size_t n, result_kind k, const char *variant)
+{
+    long i = pick(rs, n, k, variant);
+    return i >= 0 ? i : pick(rs, n, k, NULL);
+}
+
 /* Sets field k of the table on top to row i (absolute index of r.all). */
 static void set_row(lua_State *L, const char *k, int all, long i)
 {
@@ -172,10 +181,20 @@ static int eval_main(lua_State *L)
         lua_rawseti(L, all, (lua_Integer)i + 1);
     }
     lua_pushvalue(L, r);                                   /* ctx r all r */
-    set_row(L, "exercise", all, pick(c->rs, c->n, RK_EXERCISE, NULL));
+    set_row(L, "exercise", all, pick_named(c->rs, c->n, RK_EXERCISE, "exercise"));
     set_row(L, "library", all, pick(c->rs, c->n, RK_LIBRARY, NULL));
-    set_row(L, "cpu", all, pick(c->rs, c->n, RK_CPU, NULL));
-    set_row(L, "cpu_mt", all, pick(c->rs, c->n, RK_CPU_MT, NULL));
+    set_row(L, "cpu", all, pick_named(c->rs, c->n, RK_CPU, "cpu"));
+    set_row(L, "cpu_mt", all, pick_named(c->rs, c->n, RK_CPU_MT, "cpu_mt"));
+    lua_newtable(L);                                       /* ctx r all r exercises */
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->rs[i].kind != RK_EXERCISE)
+            continue;
+        bool seen = lua_getfield(L, -1, c->rs[i].variant) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (!seen)
+            set_row(L, c->rs[i].variant, all, pick(c->rs, c->n, RK_EXERCISE, c->rs[i].variant));
+    }
+    lua_setfield(L, -2, "exercises");
     lua_newtable(L);                                       /* ctx r all r variants */
     for (size_t i = 0; i < c->n; i++) {
         if (c->rs[i].kind != RK_KERNEL)

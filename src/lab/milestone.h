@@ -2,8 +2,10 @@
  *
  * A check milestone's Lua function receives a read-only table r built from
  * the result rows (see lua/README.md): r.exercise, r.variants[id],
- * r.library, r.cpu, r.cpu_mt (each the row at the largest size measured)
- * and r.all (every row).  It returns reached, value:
+ * r.exercises[id], r.library, r.cpu, r.cpu_mt (each the row at the largest
+ * size measured; r.exercise, r.cpu and r.cpu_mt the rows called
+ * "exercise", "cpu" and "cpu_mt" when there are several of the kind) and
+ * r.all (every row).  It returns reached, value:
  *   reached: true -> MS_REACHED, false -> MS_MISSED, nil -> MS_PENDING
  *            (nothing to judge yet, e.g. the exercise has not run);
  *   value:   a number shown beside the target ("312x >= 100x"), or nil.

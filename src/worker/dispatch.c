@@ -28,7 +28,10 @@ bool dispatch_run(const run_request *req, const engine_sink *sink, run_fault *fa
     }
     *ex = *req;
     snprintf(ex->problem, sizeof ex->problem, "%s", PIPELINE_PROBLEM);
+    memset(ex->variants, 0, sizeof ex->variants);
     ex->nvariants = 0;
+    if (!req->check_only)        /* the learner's pipeline beside the one they started from */
+        snprintf(ex->variants[ex->nvariants++].id, RUN_ID_MAX, "%s", PIPELINE_VARIANT_STARTER);
     bool alive = engine_run(ex, sink, fault);
     free(ex);
     return alive;

@@ -2,8 +2,9 @@
  *
  * A request for the profiling lab ("profiling") names experiments in its
  * variants (experiments/experiments.h); with the learner's kernel it then
- * measures the lab's exercise as the "pipeline" problem, starter beside it
- * (engine/pipeline.h).  Every other request goes to the engine as it is. */
+ * measures the lab's exercise as the "pipeline" problem, the pipeline
+ * lab's starter beside it (engine/pipe.h).  Every other request goes to
+ * the engine as it is. */
 #ifndef CUDALAB_WORKER_DISPATCH_H
 #define CUDALAB_WORKER_DISPATCH_H
 

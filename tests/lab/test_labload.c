@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "cputime.h"
 #include "lab/labmodel.h"
+#include "lab/milestone.h"
 #include "support.h"
 
 static char g_home[CL_PATH_MAX];
@@ -163,20 +164,48 @@ static void test_profiling(void **state)
     static const char *const ids[] = {"transfers", "overlap", "stride", "gemv",
                                       "blocksize", "transpose", "timing", "roofline"};
     assert_variants(l, ids, ids, 8);
-    static const char *const sizes[] = {"1048576x16", "4194304x32"};
+    static const char *const sizes[] = {"2^20", "2^22"};
     assert_sizes(l, sizes, 2);
     assert_string_equal(l->exercise.problem, "pipeline");
     assert_string_equal(l->exercise.kernel, "starter.cu");
     assert_string_equal(l->exercise.launcher, "starter.lua");
     assert_true(l->exercise.nhints >= 3);
     assert_true(l->nsteps >= 9);
-    assert_int_equal(l->nmilestones, 2);
+    /* the report milestone stays; the 10x one moved to the pipeline lab */
+    assert_int_equal(l->nmilestones, 1);
     assert_string_equal(l->milestones[0].target, ">= 3x");
-    assert_string_equal(l->milestones[1].target, ">= 10x");
     lab_free(l);
 }
 
-static void test_set_finds_all_four(void **state)
+static void test_pipeline(void **state)
+{
+    (void)state;
+    lab *l = load_shipped("pipeline");
+    assert_string_equal(l->problem, "pipeline");
+    assert_null(l->library);
+    static const char *const ids[] = {"load",   "fill",   "filter",  "transform", "standardize",
+                                      "binning", "encode", "groupby", "gemm",      "pipeline"};
+    assert_variants(l, ids, ids, 10);
+    static const char *const sizes[] = {"2^20", "2^24"};
+    assert_sizes(l, sizes, 2);
+    assert_string_equal(l->exercise.problem, "pipeline");
+    assert_string_equal(l->exercise.kernel, "starter.cu");
+    assert_string_equal(l->exercise.launcher, "starter.lua");
+    assert_true(l->exercise.nhints >= 4);
+    assert_true(l->nsteps >= 7);
+    assert_int_equal(l->nmilestones, 3);
+    assert_string_equal(l->milestones[0].id, "pipeline10x");
+    assert_string_equal(l->milestones[0].target, ">= 10x");
+    assert_string_equal(l->milestones[1].id, "steps5x");
+    assert_string_equal(l->milestones[1].target, "slowest step >= 5x");
+    /* judged at the large size */
+    assert_string_equal(lab_milestone_size(l, 0), "2^24");
+    assert_string_equal(lab_milestone_size(l, 1), "2^24");
+    assert_true(has_milestone_quiz(l));
+    lab_free(l);
+}
+
+static void test_set_finds_all_five(void **state)
 {
     (void)state;
     char dir[CL_PATH_MAX];
@@ -188,9 +217,10 @@ static void test_set_finds_all_four(void **state)
     assert_true(lab_set_load(&set, dirs, 1, g_home, &d, &e));
     print_diags(&d);
     assert_int_equal(d.n, 0);
-    static const char *const order[] = {"reduction", "matmul", "embedding", "profiling"};
-    assert_int_equal(set.n, 4);
-    for (size_t i = 0; i < 4; i++)
+    static const char *const order[] = {"reduction", "matmul", "embedding", "pipeline",
+                                        "profiling"};
+    assert_int_equal(set.n, 5);
+    for (size_t i = 0; i < 5; i++)
         assert_string_equal(set.v[i]->id, order[i]);
     assert_non_null(lab_set_find(&set, "matmul"));
     assert_null(lab_set_find(&set, "nope"));
@@ -199,8 +229,8 @@ static void test_set_finds_all_four(void **state)
     /* The same folder twice: every lab is a duplicate the second time. */
     const char *twice[] = {dir, dir};
     assert_true(lab_set_load(&set, twice, 2, g_home, &d, &e));
-    assert_int_equal(set.n, 4);
-    assert_int_equal(d.n, 4);
+    assert_int_equal(set.n, 5);
+    assert_int_equal(d.n, 5);
     for (size_t i = 0; i < d.n; i++)
         assert_non_null(strstr(d.v[i].msg, "is already defined in"));
     lab_set_free(&set);
@@ -209,7 +239,7 @@ static void test_set_finds_all_four(void **state)
     const char *missing[] = {"/nonexistent/labs", dir};
     assert_false(lab_set_load(&set, missing, 2, g_home, &d, &e));
     assert_non_null(strstr(e.msg, "cannot read lab folder /nonexistent/labs"));
-    assert_int_equal(set.n, 4);
+    assert_int_equal(set.n, 5);
     lab_set_free(&set);
     lab_diags_free(&d);
 }
@@ -281,7 +311,7 @@ static void test_profiling_exercise(void **state)
     assert_non_null(l);
     assert_string_equal(l->problem, "profiling");
     assert_string_equal(l->exercise.problem, "pipeline");
-    static const char *const sizes[] = {"1048576x16", "2^10x3", "4096x7"};
+    static const char *const sizes[] = {"1048576", "2^10", "4096"};
     assert_sizes(l, sizes, 3);
     assert_string_equal(l->variants[0].kernel, "transfers");
     lab_free(l);
@@ -463,7 +493,8 @@ int main(void)
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_embedding),
         cmocka_unit_test(test_profiling),
-        cmocka_unit_test(test_set_finds_all_four),
+        cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_set_finds_all_five),
         cmocka_unit_test(test_good_fixture),
         cmocka_unit_test(test_profiling_problem),
         cmocka_unit_test(test_profiling_exercise),

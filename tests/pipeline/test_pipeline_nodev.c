@@ -1,12 +1,14 @@
-/* The profiling lab's exercise without a CUDA device: the engine's rows
- * for the pipeline problem and for a profiling request with an exercise
- * (the starter and the learner's rows say "no CUDA device found", the CPU
- * rows check correct), bad sizes, check-only requests; host Buffers and
- * their views in Lua; `cudalab report profiling` (this binary serves as
- * its worker) saying there is no device, exiting 3 and writing nothing,
- * and its usage errors; the lab's milestones on hand-made rows; `cudalab
- * check` on the lab.  CUDA_VISIBLE_DEVICES is emptied first, so this holds
- * on GPU machines too. */
+/* The pipeline problem without a CUDA device: the engine's rows for the
+ * pipeline lab (every CPU row checks correct, every GPU row, the learner's
+ * seven steps and end to end, says "no CUDA device found"), unknown steps,
+ * the starter beside a profiling request with an exercise, check-only
+ * requests, bad sizes; the lab's starter and the reference solution
+ * compiled by NVRTC with every kernel their launchers use; host Buffers
+ * and their views in Lua; `cudalab report profiling` (this binary serves
+ * as its worker) saying there is no device, exiting 3 and writing
+ * nothing, and its usage errors; the profiling lab's milestone on
+ * hand-made rows; `cudalab check` on both labs.  CUDA_VISIBLE_DEVICES is
+ * emptied first, so this holds on GPU machines too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,26 +20,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/pipeline_files.h"
 #include "cli/cmd_report.h"
 #include "core/paths.h"
+#include "gpu/nvrtc.h"
 #include "lab/labmodel.h"
 #include "lab/milestone.h"
 #include "lab/sandbox.h"
 #include "support.h"
 #include "engine/engine.h"
 #include "luagpu/luagpu.h"
-#include "engine/pipeline.h"
 #include "worker/dispatch.h"
 #include "worker/workerloop.h"
 
 static char g_tmp[CL_PATH_MAX], g_home[CL_PATH_MAX];
 static char g_kernel[CL_PATH_MAX], g_launcher[CL_PATH_MAX];
 
-static void request(run_request *req, const char *problem, bool exercise)
+static const char *const own_steps[] = {"fill",    "filter", "transform", "standardize",
+                                        "binning", "encode", "groupby"};
+
+static void request(run_request *req, const char *lab_id, const char *problem, bool exercise)
 {
     memset(req, 0, sizeof *req);
     req->run = 3;
-    snprintf(req->lab, sizeof req->lab, "profiling");
+    snprintf(req->lab, sizeof req->lab, "%s", lab_id);
     snprintf(req->problem, sizeof req->problem, "%s", problem);
     req->cpu = true;
     req->budget_s = 0.05;
@@ -52,38 +58,44 @@ static void run(const run_request *req, ts_rows *c)
     assert_true(ts_engine_run(req, c, NULL));
 }
 
-/* Row i is variant at size with status; its message starts with text. */
-static void expect_row(const ts_rows *c, int i, const char *variant, result_kind kind,
-                       const char *size, result_status status, const char *text)
+/* The row variant at size has status and kind, and its message holds text. */
+static void expect(const ts_rows *c, const char *variant, const char *size, result_kind kind,
+                   result_status status, const char *text)
 {
-    if (i >= c->nrows) {
+    const run_result *r = ts_row(c, variant, size);
+    if (!r || r->kind != kind || r->status != status || !strstr(r->message, text)) {
         ts_rows_dump(c);
-        fail_msg("row %d (%s at %s) missing: only %d rows", i, variant, size, c->nrows);
-    }
-    const run_result *r = &c->rows[i];
-    if (strcmp(r->variant, variant) != 0 || r->kind != kind || strcmp(r->size, size) != 0 ||
-        r->status != status || strncmp(r->message, text, strlen(text)) != 0) {
-        ts_rows_dump(c);
-        fail_msg("row %d: expected %s (%s) at %s: %s: \"%s...\", got %s (%s)", i, variant,
-                 result_kind_name(kind), size, result_status_name(status), text, r->variant,
-                 result_kind_name(r->kind));
+        fail_msg("%s at %s: expected %s (%s) with \"%s\", got %s", variant, size,
+                 result_status_name(status), result_kind_name(kind), text,
+                 r ? result_status_name(r->status) : "no row");
     }
 }
 
-static void expect_pipeline_rows(const ts_rows *c, int first, const char *size, bool starter)
+/* Every CPU row at size correct and measured. */
+static void expect_cpu(const ts_rows *c, const char *size)
 {
-    int i = first;
-    if (starter)
-        expect_row(c, i++, "starter", RK_KERNEL, size, RS_NO_DEVICE, "no CUDA device found");
-    expect_row(c, i++, "exercise", RK_EXERCISE, size, RS_NO_DEVICE, "no CUDA device found");
-    expect_row(c, i++, "cpu", RK_CPU, size, RS_CORRECT, "");
-    expect_row(c, i, "cpu_mt", RK_CPU_MT, size, RS_CORRECT, "");
-    for (int k = first; k <= i; k++) {
-        assert_true(c->rows[k].speedup_starter == 0.0);
-        assert_false(c->rows[k].has_report);
+    for (int k = 0; pipeline_step_name(k); k++)
+        for (int mt = 0; mt < 2; mt++) {
+            char id[64];
+            snprintf(id, sizeof id, "%s.%s", mt ? "cpu_mt" : "cpu", pipeline_step_name(k));
+            expect(c, id, size, mt ? RK_CPU_MT : RK_CPU, RS_CORRECT, "");
+            const run_result *r = ts_row(c, id, size);
+            assert_true(r->median_ms > 0.0 && r->samples >= 1 && r->gbps > 0.0);
+        }
+    expect(c, "cpu", size, RK_CPU, RS_CORRECT, "every step checked");
+    expect(c, "cpu_mt", size, RK_CPU_MT, RS_CORRECT, "every step checked");
+}
+
+/* The learner's rows at size, each an error saying why. */
+static void expect_mine(const ts_rows *c, const char *size, const char *why)
+{
+    result_status status = strstr(why, "no CUDA device") ? RS_NO_DEVICE : RS_ERROR;
+    for (size_t k = 0; k < sizeof own_steps / sizeof own_steps[0]; k++) {
+        char id[64];
+        snprintf(id, sizeof id, "exercise.%s", own_steps[k]);
+        expect(c, id, size, RK_EXERCISE, status, why);
     }
-    assert_true(c->rows[i - 1].median_ms > 0.0 && c->rows[i - 1].gbps > 0.0);
-    assert_true(c->rows[i - 1].pct_peak_measured < 0.0);
+    expect(c, "exercise", size, RK_EXERCISE, status, why);
 }
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -93,64 +105,76 @@ static void test_pipeline_request(void **state)
     (void)state;
     static run_request req;
     static ts_rows c;
-    request(&req, "pipeline", true);
-    ts_add_size(&req, "4099x7");
-    ts_add_size(&req, "1x1");
+    request(&req, "pipeline", "pipeline", true);
+    ts_add_size(&req, "4099");
+    ts_add_size(&req, "1");
     run(&req, &c);
-    assert_int_equal(c.nrows, 8);
-    expect_pipeline_rows(&c, 0, "4099x7", true);
-    expect_pipeline_rows(&c, 4, "1x1", true);
+    assert_int_equal(c.nrows, 2 * 28);
+    for (int s = 0; s < 2; s++) {
+        const char *size = s ? "1" : "4099";
+        expect_cpu(&c, size);
+        expect_mine(&c, size, "no CUDA device found");
+    }
+    assert_int_equal(c.rows[0].kind, RK_CPU);
+    assert_string_equal(c.rows[27].variant, "exercise");
 
-    /* a variant that is neither "starter" nor "timeline" is a row of its own */
-    request(&req, "pipeline", true);
-    ts_add_variant(&req, "timeline", NULL);
+    /* the lab's steps, an unknown one and the starter; "timeline" is no row */
+    request(&req, "pipeline", "pipeline", true);
+    ts_add_variant(&req, "fill", NULL);
+    ts_add_variant(&req, "pipeline", NULL);
     ts_add_variant(&req, "bogus", NULL);
-    ts_add_size(&req, "64x3");
-    run(&req, &c);
-    assert_int_equal(c.nrows, 5);
-    expect_row(&c, 0, "bogus", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
-    expect_pipeline_rows(&c, 1, "64x3", true);
-
-    /* the starter alone, without the learner's kernel */
-    request(&req, "pipeline", false);
+    ts_add_variant(&req, "timeline", NULL);
     ts_add_variant(&req, "starter", NULL);
-    ts_add_size(&req, "64x3");
+    ts_add_size(&req, "64");
     req.cpu = false;
     run(&req, &c);
-    assert_int_equal(c.nrows, 1);
-    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
+    assert_int_equal(c.nrows, 3 + 1 + 8);
+    expect(&c, "fill", "64", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect(&c, "pipeline", "64", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect(&c, "bogus", "64", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect(&c, "starter", "64", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect_mine(&c, "64", "no CUDA device found");
 
-    /* check-only (compute-sanitizer) runs leave the starter out */
-    request(&req, "pipeline", true);
+    /* check-only (compute-sanitizer) runs */
+    request(&req, "pipeline", "pipeline", true);
     req.check_only = true;
-    ts_add_size(&req, "64x3");
+    req.cpu = false;
+    ts_add_size(&req, "64");
     run(&req, &c);
-    assert_int_equal(c.nrows, 3);
-    expect_row(&c, 0, "exercise", RK_EXERCISE, "64x3", RS_NO_DEVICE, "no CUDA device found");
+    assert_int_equal(c.nrows, 8);
+    expect_mine(&c, "64", "no CUDA device found");
 
-    /* the reference solution compiles and its launcher loads: its row gets
+    /* the reference solution compiles and its launcher loads: its rows get
      * as far as the missing device */
-    request(&req, "pipeline", true);
+    request(&req, "pipeline", "pipeline", true);
     ts_data_path(req.exercise_kernel, sizeof req.exercise_kernel, "pipeline/solution/pipeline.cu");
     ts_data_path(req.exercise_launcher, sizeof req.exercise_launcher,
                  "pipeline/solution/pipeline.lua");
     req.cpu = false;
-    ts_add_size(&req, "64x3");
+    ts_add_size(&req, "64");
     run(&req, &c);
-    assert_int_equal(c.nrows, 2);
-    expect_row(&c, 0, "starter", RK_KERNEL, "64x3", RS_NO_DEVICE, "no CUDA device found");
-    expect_row(&c, 1, "exercise", RK_EXERCISE, "64x3", RS_NO_DEVICE, "no CUDA device found");
+    assert_int_equal(c.nrows, 8);
+    expect_mine(&c, "64", "no CUDA device found");
 
-    /* a size the problem cannot read: every row says why */
-    request(&req, "pipeline", true);
-    ts_add_size(&req, "1048576");
-    run(&req, &c);
-    assert_int_equal(c.nrows, 4);
-    for (int i = 0; i < 4; i++) {
-        assert_int_equal(c.rows[i].status, RS_ERROR);
-        assert_true(ts_contains(c.rows[i].message, "pipeline size '1048576': give ROWSxFEATURES"));
+    /* sizes the problem cannot read: every row says why */
+    static const struct {
+        const char *size, *msg;
+    } bad[] = {
+        {"1048576x16", "pipeline size '1048576x16': give ROWS, a number of table rows"},
+        {"0", "pipeline size '0': 0 must be at least 1"},
+        {"2^27+1", "2^27+1 is larger than the limit 134217728"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        request(&req, "pipeline", "pipeline", true);
+        ts_add_variant(&req, "fill", NULL);
+        ts_add_size(&req, bad[i].size);
+        run(&req, &c);
+        assert_int_equal(c.nrows, 1 + 8 + 2);
+        for (int r = 0; r < c.nrows; r++) {
+            assert_int_equal(c.rows[r].status, RS_ERROR);
+            assert_true(ts_contains(c.rows[r].message, bad[i].msg));
+        }
     }
-    assert_string_equal(c.rows[0].variant, "starter");
 }
 
 static void test_profiling_request(void **state)
@@ -158,39 +182,85 @@ static void test_profiling_request(void **state)
     (void)state;
     static run_request req;
     static ts_rows c;
-    /* experiments named, and the exercise at the lab's sizes */
-    request(&req, "profiling", true);
+    /* experiments named, then the exercise with the starter beside it */
+    request(&req, "profiling", "profiling", true);
     ts_add_variant(&req, "transfers", NULL);
-    ts_add_size(&req, "300x16");
+    ts_add_size(&req, "300");
     run(&req, &c);
-    assert_int_equal(c.nrows, 5);
-    expect_row(&c, 0, "transfers", RK_KERNEL, "", RS_NO_DEVICE, "no CUDA device found");
-    expect_pipeline_rows(&c, 1, "300x16", true);
-
-    /* the exercise alone: no experiment runs */
-    request(&req, "profiling", true);
-    ts_add_size(&req, "300x16");
-    run(&req, &c);
-    assert_int_equal(c.nrows, 4);
-    expect_pipeline_rows(&c, 0, "300x16", true);
+    assert_int_equal(c.nrows, 1 + 20 + 1 + 8);
+    expect(&c, "transfers", "", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect(&c, "starter", "300", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect_cpu(&c, "300");
+    expect_mine(&c, "300", "no CUDA device found");
 
     /* no exercise: the experiments only, whatever the sizes */
-    request(&req, "profiling", false);
+    request(&req, "profiling", "profiling", false);
     ts_add_variant(&req, "stride", NULL);
-    ts_add_size(&req, "300x16");
+    ts_add_size(&req, "300");
     run(&req, &c);
     assert_int_equal(c.nrows, 1);
-    expect_row(&c, 0, "stride", RK_KERNEL, "", RS_NO_DEVICE, "no CUDA device found");
+    expect(&c, "stride", "", RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
 
     /* no sizes: the pipeline's default size */
-    request(&req, "profiling", true);
+    request(&req, "profiling", "profiling", true);
     req.cpu = false;
     run(&req, &c);
-    assert_int_equal(c.nrows, 2);
-    expect_row(&c, 0, "starter", RK_KERNEL, PIPELINE_DEFAULT_SIZE, RS_NO_DEVICE,
-               "no CUDA device found");
-    expect_row(&c, 1, "exercise", RK_EXERCISE, PIPELINE_DEFAULT_SIZE, RS_NO_DEVICE,
-               "no CUDA device found");
+    assert_int_equal(c.nrows, 9);
+    expect(&c, "starter", PIPELINE_DEFAULT_SIZE, RK_KERNEL, RS_NO_DEVICE, "no CUDA device found");
+    expect_mine(&c, PIPELINE_DEFAULT_SIZE, "no CUDA device found");
+}
+
+/* ---- the kernel files --------------------------------------------------------- */
+
+static void expect_kernels(const char *path, const char *const *names, size_t n)
+{
+    nvrtc_output out;
+    cl_err e = {{0}};
+    nvrtc_opts o = {.arch = "sm_90", .no_cache = true};
+    if (!nvrtc_compile_opts(path, &o, &out, &e))
+        fail_msg("%s: %s", path, e.msg);
+    if (out.compile_error) {
+        char buf[4096] = "";
+        for (size_t i = 0; i < out.ndiags; i++)
+            nvrtc_diag_format(&out.diags[i], buf + strlen(buf), sizeof buf - strlen(buf));
+        fail_msg("%s does not compile:\n%s", path, buf);
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool found = false;
+        for (size_t k = 0; k < out.nkernels; k++)
+            found |= strcmp(out.kernels[k].name, names[i]) == 0;
+        if (!found)
+            fail_msg("%s: no kernel %s", path, names[i]);
+    }
+    for (size_t i = 0; i < out.ndiags; i++)
+        assert_true(out.diags[i].severity != NVRTC_SEV_WARNING);
+    nvrtc_output_free(&out);
+}
+
+static void test_kernel_files(void **state)
+{
+    (void)state;
+    static const char *const starter[] = {
+        "sel_hist",    "sel_pick",      "fill_gaps",   "keep_flags", "scan_one_block",
+        "scatter_rows", "transform_rows", "column_stats", "zscores",   "store_edge",
+        "bins",        "zone_counts",   "encode_cols", "zone_sums",  "zone_means",
+        "target_encode",
+    };
+    expect_kernels(g_kernel, starter, sizeof starter / sizeof starter[0]);
+    static const char *const solution[] = {
+        "sel_ranks", "sel_hist",    "sel_pick",  "fill_gaps", "store_edges",   "keep_count",
+        "scan_counts", "keep_scatter", "transform_rows", "col_sums", "zscores", "bins",
+        "zone_hist", "encode_cols", "zone_sums", "zone_means", "target_encode",
+    };
+    char path[CL_PATH_MAX];
+    ts_data_path(path, sizeof path, "pipeline/solution/pipeline.cu");
+    expect_kernels(path, solution, sizeof solution / sizeof solution[0]);
+    /* the profiling lab runs the same starter */
+    char prof[CL_PATH_MAX];
+    paths_join(prof, sizeof prof, g_home, "labs/profiling/starter.cu");
+    assert_true(ts_same_file(prof, g_kernel));
+    paths_join(prof, sizeof prof, g_home, "labs/profiling/starter.lua");
+    assert_true(ts_same_file(prof, g_launcher));
 }
 
 /* ---- host Buffers in Lua ------------------------------------------------------ */
@@ -282,7 +352,7 @@ static void test_report_without_device(void **state)
     char ws[CL_PATH_MAX], md[CL_PATH_MAX];
     snprintf(ws, sizeof ws, "%s/ws", g_tmp);
     paths_set_workspace(ws);
-    const char *w[] = {"profiling", "--size", "512x4", NULL};
+    const char *w[] = {"profiling", "--size", "512", NULL};
     report(&c, w);
     if (c.status != 3)
         fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
@@ -302,7 +372,7 @@ static void test_report_without_device(void **state)
         {{"reduction", NULL}, "lab 'reduction' has no profiling report"},
         {{"nope", NULL}, "no lab called 'nope'"},
         {{"profiling", "--bogus", NULL}, "unknown option '--bogus'"},
-        {{"profiling", "--size", NULL}, "--size needs a size"},
+        {{"profiling", "--size", NULL}, "--size needs a number of rows"},
         {{"profiling", "--budget", "-1", NULL}, "--budget needs a positive number"},
     };
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
@@ -314,20 +384,19 @@ static void test_report_without_device(void **state)
     paths_set_workspace(NULL);
 }
 
-/* ---- the lab -------------------------------------------------------------------- */
+/* ---- the labs ------------------------------------------------------------------- */
 
-static void exercise_row(run_result *r, result_status st, double x_starter, double x_cpu,
-                         bool report_written)
+static void exercise_row(run_result *r, result_status st, double x_starter, bool report_written)
 {
     run_result_init(r);
     snprintf(r->variant, sizeof r->variant, "exercise");
-    snprintf(r->size, sizeof r->size, "1048576x16");
+    snprintf(r->size, sizeof r->size, "2^22");
     r->kind = RK_EXERCISE;
     r->status = st;
     r->median_ms = 5.0;
     r->samples = 10;
     r->speedup_starter = x_starter;
-    r->speedup_cpu = x_cpu;
+    r->speedup_cpu = 2.0;
     r->has_report = report_written;
 }
 
@@ -349,25 +418,26 @@ static void test_milestones(void **state)
     paths_join(path, sizeof path, g_home, "labs/profiling/lab.lua");
     lab *l = ts_lab_load(path, g_home, NULL);
     assert_non_null(l);
+    assert_int_equal(l->nmilestones, 1);
     assert_string_equal(l->milestones[0].id, "optimised");
-    assert_string_equal(l->milestones[1].id, "pipeline10x");
 
     run_result r[2];
     expect_ms(l, 0, NULL, 0, MS_PENDING, ">= 3x");
-    expect_ms(l, 1, NULL, 0, MS_PENDING, ">= 10x");
-    exercise_row(&r[0], RS_CORRECT, 3.5, 12.0, true);
+    exercise_row(&r[0], RS_CORRECT, 3.5, true);
     expect_ms(l, 0, r, 1, MS_REACHED, "3.50x >= 3x");
-    expect_ms(l, 1, r, 1, MS_REACHED, "12x >= 10x");
-    exercise_row(&r[0], RS_CORRECT, 3.5, 2.5, false);
+    exercise_row(&r[0], RS_CORRECT, 3.5, false);
     expect_ms(l, 0, r, 1, MS_MISSED, "3.50x >= 3x");
-    expect_ms(l, 1, r, 1, MS_MISSED, "2.50x >= 10x");
-    exercise_row(&r[0], RS_CORRECT, 2.9, 2.5, true);
+    exercise_row(&r[0], RS_CORRECT, 2.9, true);
     expect_ms(l, 0, r, 1, MS_MISSED, "2.90x >= 3x");
-    exercise_row(&r[0], RS_WRONG, 30.0, 30.0, true);
+    exercise_row(&r[0], RS_WRONG, 30.0, true);
     expect_ms(l, 0, r, 1, MS_MISSED, NULL);
-    expect_ms(l, 1, r, 1, MS_MISSED, NULL);
+    /* a step row of the learner's does not stand for the whole pipeline */
+    exercise_row(&r[0], RS_CORRECT, 3.5, true);
+    exercise_row(&r[1], RS_CORRECT, 0.0, false);
+    snprintf(r[1].variant, sizeof r[1].variant, "exercise.fill");
+    expect_ms(l, 0, r, 2, MS_REACHED, "3.50x >= 3x");
     /* the starter's own row does not count as the learner's */
-    exercise_row(&r[0], RS_CORRECT, 1.0, 0.2, false);
+    exercise_row(&r[0], RS_CORRECT, 1.0, false);
     r[0].kind = RK_KERNEL;
     snprintf(r[0].variant, sizeof r[0].variant, "starter");
     expect_ms(l, 0, r, 1, MS_PENDING, NULL);
@@ -383,9 +453,10 @@ static void test_check_command(void **state)
         return;
     }
     ts_output o = {0};
-    if (ts_shell(&o, true, "'%s' check '%s/labs/profiling'", exe, g_home) != 0)
+    if (ts_shell(&o, true, "'%s' check '%s/labs/profiling' '%s/labs/pipeline'", exe, g_home,
+                 g_home) != 0)
         fail_msg("cudalab check failed:\n%s", o.out);
-    assert_true(ts_contains(o.out, "1 lab ok"));
+    assert_true(ts_contains(o.out, "2 labs ok"));
     ts_output_free(&o);
 }
 
@@ -406,11 +477,15 @@ int main(int argc, char **argv)
     if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-nodev"))
         return 1;
     setenv("XDG_DATA_HOME", g_tmp, 1);
-    paths_join(g_kernel, sizeof g_kernel, g_home, "labs/profiling/starter.cu");
-    paths_join(g_launcher, sizeof g_launcher, g_home, "labs/profiling/starter.lua");
+    char cache[CL_PATH_MAX];
+    snprintf(cache, sizeof cache, "%s/cache", g_tmp);
+    setenv("CUDALAB_CACHE", cache, 1);
+    paths_join(g_kernel, sizeof g_kernel, g_home, "labs/pipeline/starter.cu");
+    paths_join(g_launcher, sizeof g_launcher, g_home, "labs/pipeline/starter.lua");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipeline_request),
         cmocka_unit_test(test_profiling_request),
+        cmocka_unit_test(test_kernel_files),
         cmocka_unit_test(test_host_buffers),
         cmocka_unit_test(test_report_without_device),
         cmocka_unit_test(test_milestones),

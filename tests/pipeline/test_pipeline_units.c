@@ -1,9 +1,9 @@
-/* The pipeline problem's pieces that need no device: size labels, the
- * launcher's arguments, the host-memory data path, the CPU cache key; the
- * timeline log lines and the report file check; the timeline summary on
- * hand-made timelines (also through a written and re-read trace); the
- * Markdown report, its "what changed" lines and the learner's notes kept
- * across rewrites. */
+/* The pipeline problem's pieces that need no device: size labels and the
+ * steps' names; the per-step summary `cudalab run` prints; the milestones
+ * of the pipeline lab on hand-made rows; the timeline log lines and the
+ * report file check; the timeline summary on hand-made timelines (also
+ * through a written and re-read trace); the Markdown report, its "what
+ * changed" lines and the learner's notes kept across rewrites. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,9 +23,10 @@
 #include "prof/trace.h"
 #include "cpu/check.h"
 #include "support.h"
-#include "engine/engine_cpu.h"
-#include "engine/pipeline.h"
-#include "engine/problem.h"
+#include "catalog/pipeline_files.h"
+#include "catalog/problem_spec.h"
+#include "cli/cli_pipeline.h"
+#include "lab/milestone.h"
 
 static char g_tmp[256];
 
@@ -36,37 +37,35 @@ static void test_sizes(void **state)
     (void)state;
     const problem_spec *ops = problem_spec_find("pipeline");
     assert_non_null(ops);
-    assert_ptr_equal(problem_find("pipeline"), problem_pipeline_ops());
-    assert_ptr_equal(problem_pipeline_ops()->spec, ops);
     assert_ptr_equal(problem_spec_of_exercise("profiling"), ops);
+    assert_ptr_equal(problem_spec_of_exercise("pipeline"), ops);
     assert_ptr_equal(problem_spec_of_exercise("sgemm"), problem_spec_find("sgemm"));
     assert_null(problem_spec_of_exercise("nope"));
-    assert_true(ops->host_io);
+    assert_false(ops->host_io);
     assert_null(ops->library);
     assert_true(ops->tolerance == 1e-4);
 
     problem_dims d;
     cl_err e = {{0}};
-    assert_true(problem_parse_size(ops, "1048576x16", &d, &e));
-    assert_true(d.rows == 1048576 && d.feats == 16);
-    assert_true(ops->bytes(&d) == 8.0 * 1048576.0 * 16.0);
+    assert_true(problem_parse_size(ops, "2^24", &d, &e));
+    assert_true(d.rows == 16777216);
+    /* the table's bytes as stored: 12 columns of 4 bytes, the stride padded */
+    assert_true(ops->bytes(&d) == 48.0 * (16777216.0 + 32.0));
     assert_true(ops->flops(&d) < 0.0);
-    assert_true(problem_parse_size(ops, "2^22 x 32", &d, &e));
-    assert_true(d.rows == 4194304 && d.feats == 32);
-    assert_true(problem_parse_size(ops, "1x1", &d, &e));
-    assert_true(problem_parse_size(ops, "2^20+3X7", &d, &e));
-    assert_true(d.rows == 1048579 && d.feats == 7);
+    assert_true(problem_parse_size(ops, "1", &d, &e));
+    assert_true(problem_parse_size(ops, "1<<27", &d, &e));
+    assert_true(d.rows == 134217728);
+    assert_true(problem_parse_size(ops, "2^20+3", &d, &e));
+    assert_true(d.rows == 1048579);
 
     static const struct {
         const char *label, *msg;
     } bad[] = {
-        {"1048576", "give ROWSxFEATURES"},
-        {"16x5000", "5000 features: the limit is 4096"},
-        {"2^28x16", "more than 2^30 values"},
-        {"0x4", "must be at least 1"},
-        {"4x0", "must be at least 1"},
-        {"ax4", "is not a count"},
-        {"4x4x4", "more than 2 dimensions"},
+        {"1048576x16", "give ROWS, a number of table rows"},
+        {"2^27+1", "is larger than the limit 134217728"},
+        {"2^30", "is larger than the limit 134217728"},
+        {"0", "must be at least 1"},
+        {"many", "is not a count"},
         {"", "empty size"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -75,66 +74,146 @@ static void test_sizes(void **state)
         assert_true(ts_contains(e.msg, bad[i].msg));
         assert_true(ts_contains(e.msg, "pipeline"));
     }
+
+    assert_string_equal(pipeline_step_name(0), "load");
+    assert_string_equal(pipeline_step_name(8), "gemm");
+    assert_null(pipeline_step_name(9));
+    assert_false(pipeline_step_own(0));
+    assert_true(pipeline_step_own(1) && pipeline_step_own(7));
+    assert_false(pipeline_step_own(8));
+    assert_true(pipeline_variant_known("groupby") && pipeline_variant_known("pipeline"));
+    assert_false(pipeline_variant_known("starter") || pipeline_variant_known("sort"));
 }
 
-static void test_host_data_path(void **state)
+/* ---- rows made by hand --------------------------------------------------------- */
+
+static void row(run_result *r, const char *variant, result_kind kind, const char *size,
+                double ms, double x)
+{
+    run_result_init(r);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->label, sizeof r->label, "%s", variant);
+    snprintf(r->size, sizeof r->size, "%s", size);
+    r->kind = kind;
+    r->status = RS_CORRECT;
+    r->median_ms = ms;
+    r->samples = 10;
+    r->speedup_cpu = x;
+    r->gbps = ms > 0 ? 1.0 / ms : -1.0;
+    r->threads = kind == RK_CPU_MT ? 16 : 1;
+}
+
+/* The rows of a run at size: CPU, the lab's steps, the learner's steps with
+ * the speedup x each (x_e2e end to end). */
+static size_t make_rows(run_result *rs, const char *size, double x, double x_e2e)
+{
+    size_t n = 0;
+    for (int k = 0; pipeline_step_name(k); k++) {
+        char id[64];
+        snprintf(id, sizeof id, "cpu.%s", pipeline_step_name(k));
+        row(&rs[n++], id, RK_CPU, size, 100.0 + k, 0);
+        snprintf(id, sizeof id, "cpu_mt.%s", pipeline_step_name(k));
+        row(&rs[n++], id, RK_CPU_MT, size, 10.0 + k, 0);
+        row(&rs[n++], pipeline_step_name(k), RK_KERNEL, size, 1.0, 100.0);
+        if (pipeline_step_own(k)) {
+            snprintf(id, sizeof id, "exercise.%s", pipeline_step_name(k));
+            row(&rs[n++], id, RK_EXERCISE, size, (100.0 + k) / x, x);
+        }
+    }
+    row(&rs[n++], "cpu", RK_CPU, size, 1000.0, 0);
+    row(&rs[n++], "cpu_mt", RK_CPU_MT, size, 150.0, 0);
+    row(&rs[n++], "pipeline", RK_KERNEL, size, 20.0, 50.0);
+    row(&rs[n++], "exercise", RK_EXERCISE, size, 1000.0 / x_e2e, x_e2e);
+    return n;
+}
+
+static void test_summary_table(void **state)
 {
     (void)state;
-    const problem_ops *ops = problem_pipeline_ops();
-    problem_dims d;
-    cl_err e = {{0}};
-    assert_true(problem_parse_size(ops->spec, "33x5", &d, &e));
-    problem_data p;
-    assert_true(problem_new(&p, ops, &d, &e));
-    assert_int_equal(p.sh.na, 165);
-    assert_int_equal(p.sh.nout, 165);
-    assert_int_equal(problem_device_bytes(&p, true), 0);
+    static run_result rs[80];
+    size_t n = make_rows(rs, "2^24", 6.0, 12.0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    cli_pipeline_summary(rs, n, true, out);
+    fclose(out);
+    print_message("%s", buf);
+    assert_true(ts_contains(buf, "pipeline at 2^24, step by step"));
+    assert_true(ts_contains(buf, "CPU 16 thr"));
+    assert_true(ts_contains(buf, "  fill               101 ms     11.00 ms      1.00 ms     100x"
+                                 "      1.0     16.83 ms     6.0x\n"));
+    assert_true(ts_contains(buf, "  gemm               108 ms     18.00 ms      1.00 ms     100x"
+                                 "      1.0            -        -\n"));
+    assert_true(ts_contains(buf, "  end to end        1000 ms       150 ms     20.00 ms    50.0x"));
+    assert_true(ts_contains(buf, "83.33 ms    12.0x\n"));
+    assert_true(ts_contains(buf, "where the time goes at 2^24"));
+    assert_true(ts_contains(buf, "CPU, 1 thread (sum of the steps: 936.00 ms)"));
+    assert_true(ts_contains(buf, "    fill          10.8% ###"));
+    assert_true(ts_contains(buf, "GPU, your steps"));
+    free(buf);
 
-    problem_arg a[PROBLEM_MAX_ARGS];
-    assert_int_equal(problem_args(&p, a), 4);
-    assert_string_equal(a[0].name, "input");
-    assert_ptr_equal(a[0].host, p.a);
-    assert_null(a[0].buf);
-    assert_int_equal(a[0].count, 165);
-    assert_false(a[0].output);
-    assert_string_equal(a[1].name, "output");
-    assert_ptr_equal(a[1].host, p.out);
-    assert_true(a[1].output);
-    assert_string_equal(a[2].name, "rows");
-    assert_true(a[2].value == 33 && !a[2].host && !a[2].buf);
-    assert_string_equal(a[3].name, "features");
-    assert_true(a[3].value == 5);
+    /* rows of other labs: nothing */
+    buf = NULL;
+    out = open_memstream(&buf, &len);
+    row(&rs[0], "reduce_warp", RK_KERNEL, "2^28", 1.0, 10.0);
+    cli_pipeline_summary(rs, 1, true, out);
+    fclose(out);
+    assert_int_equal(len, 0);
+    free(buf);
+}
 
-    /* The inputs, reference, poison and check all stay in host memory: no
-     * CUDA call is made. */
-    assert_true(problem_prepare(&p, 77, &e));
-    assert_int_equal(p.nref, 165);
-    assert_true(problem_upload(&p, NULL, &e));
-    assert_true(problem_poison(&p, NULL, &e));
-    for (size_t i = 0; i < p.sh.nout; i++)
-        assert_true(check_is_poison(p.out[i]));
-    check_report c = problem_check(&p);
-    assert_int_equal(c.status, CHECK_UNWRITTEN);
-    ops->cpu(&p, 1);
-    assert_true(problem_download(&p, NULL, &e));
-    c = problem_check(&p);
-    assert_int_equal(c.status, CHECK_OK);
-    assert_true(problem_poison(&p, NULL, &e));
-    ops->cpu(&p, 4);
-    c = problem_check(&p);
-    assert_int_equal(c.status, CHECK_OK);
+/* The pipeline lab's milestones on hand-made rows at the judged size. */
+static void test_milestones(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    ts_home_path(path, sizeof path, "labs/pipeline/lab.lua");
+    lab_diags d = {0};
+    char home[CL_PATH_MAX];
+    ts_home_path(home, sizeof home, ".");
+    lab *l = lab_load(path, home, &d);
+    assert_non_null(l);
+    static run_result rs[80];
+    ms_eval ev;
 
-    /* one wrong element is caught */
-    p.out[17] += 0.01f;
-    c = problem_check(&p);
-    assert_int_equal(c.status, CHECK_WRONG);
-    assert_true(c.mismatch[0].index == 17);
+    size_t n = make_rows(rs, "2^24", 6.0, 12.0);
+    assert_true(lab_milestone_eval_judged(l, 0, rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_string_equal(ev.shown, "12x >= 10x");
+    assert_true(lab_milestone_eval_judged(l, 1, rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_string_equal(ev.shown, "6x slowest step >= 5x");
 
-    engine_cpu_key k;
-    engine_cpu_key_make(&p, 1, &k);
-    assert_string_equal(k.problem, "pipeline");
-    assert_string_equal(k.size, "33x5");
-    problem_free(&p);
+    /* one slow step misses the second; a slow whole misses the first */
+    n = make_rows(rs, "2^24", 6.0, 9.5);
+    rs[10].speedup_cpu = 4.5;              /* exercise.filter */
+    assert_string_equal(rs[10].variant, "exercise.filter");
+    assert_true(lab_milestone_eval_judged(l, 0, rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_true(lab_milestone_eval_judged(l, 1, rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_string_equal(ev.shown, "4.50x slowest step >= 5x");
+
+    /* a wrong step misses; a step that could not run, or is missing, is pending */
+    n = make_rows(rs, "2^24", 6.0, 12.0);
+    rs[10].status = RS_WRONG;
+    assert_true(lab_milestone_eval_judged(l, 1, rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    rs[10].status = RS_ERROR;
+    assert_true(lab_milestone_eval_judged(l, 1, rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    n = make_rows(rs, "2^24", 6.0, 12.0);
+    rs[10].variant[0] = 'X';
+    assert_true(lab_milestone_eval_judged(l, 1, rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+
+    /* the small size does not count */
+    n = make_rows(rs, "2^20", 60.0, 120.0);
+    assert_true(lab_milestone_eval_judged(l, 0, rs, n, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    lab_free(l);
+    lab_diags_free(&d);
 }
 
 /* ---- the worker's helpers ---------------------------------------------------- */
@@ -426,7 +505,7 @@ static void test_report(void **state)
 
     report_input in = {
         .device = "Test GPU",
-        .size = "1048576x16",
+        .size = "2^20",
         .when = "2030-01-02 03:04",
         .cpu = &cpu,
         .cpu_mt = &cpu_mt,
@@ -436,7 +515,7 @@ static void test_report(void **state)
     char *md = report_md_build(&in, NULL);
     assert_non_null(md);
     assert_true(ts_contains(md, PIPELINE_REPORT_MARK));
-    assert_true(ts_contains(md, "Device: Test GPU.  Table: 1048576x16 floats"));
+    assert_true(ts_contains(md, "Device: Test GPU.  Table: 2^20 rows of taxi trips"));
     assert_true(ts_contains(md, "| the starter | 152.250 ms ±1.2% | 0.88 | 0.11x | 0.05x | 1.00x | "
                              "correct (relative error 2.5e-08) |"));
     assert_true(ts_contains(md, "| your pipeline | 9.500 ms ±1.2% | 14.13 | 1.76x | 0.80x | "
@@ -509,7 +588,8 @@ int main(void)
     setenv("XDG_DATA_HOME", g_tmp, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_host_data_path),
+        cmocka_unit_test(test_summary_table),
+        cmocka_unit_test(test_milestones),
         cmocka_unit_test(test_timeline_log_lines),
         cmocka_unit_test(test_report_file),
         cmocka_unit_test(test_interval_sets),

@@ -87,9 +87,17 @@ keys Tab
 keys Tab
 keys G
 capture
-has "CPU 1 thread" && pass "the pipeline's CPU baseline ran" || fail "no CPU row for the pipeline"
-grep -E -q 'your kernel +no device' "$screen_file" && pass "your pipeline's row says there is no device" ||
+grep -E -q 'your pipeline +no device' "$screen_file" && pass "your pipeline's row says there is no device" ||
     fail "no row for your pipeline"
+grep -E -q 'your groupby +no device' "$screen_file" && pass "your steps have rows of their own" ||
+    fail "no rows for your steps"
+# the CPU's rows follow the experiments
+keys g
+keys j j j j j j j j j j j j
+capture
+grep -E -q 'CPU (load|fill|filter) +[0-9.]+ [mu]s' "$screen_file" && pass "the pipeline's CPU baseline ran" ||
+    fail "no CPU row for the pipeline"
+keys G
 keys Tab
 keys Tab
 snapshot profiling-run

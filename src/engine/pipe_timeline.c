@@ -1,4 +1,4 @@
-#include "engine/pipeline.h"
+#include "engine/pipe_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
