@@ -288,6 +288,7 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api)
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     wrap_field(L, -1, "rep", sb_rep);
+    sandbox_guard_patterns(L, -1);
     lua_getfield(L, loaded, LUA_TABLIBNAME);
     wrap_field(L, -1, "insert", sb_tshift);
     wrap_field(L, -1, "remove", sb_tshift);

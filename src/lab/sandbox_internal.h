@@ -82,6 +82,12 @@ int sandbox_located(lua_State *L);
  * table.insert, remove and move.  The stack is left as it was. */
 void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
 
+/* ---- pattern matching (sandbox_patterns.c) ---- */
+
+/* Replaces find, match, gmatch and gsub in the string library at strlib
+ * by versions whose CPU time the budget bounds. */
+void sandbox_guard_patterns(lua_State *L, int strlib);
+
 /* ---- read-only tables (sandbox_readonly.c) ---- */
 
 /* Whether the value at idx is a read-only view. */

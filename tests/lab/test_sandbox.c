@@ -229,6 +229,63 @@ static void test_guarded_library_loops(void **state)
     sandbox_free(s);
 }
 
+/* Pattern matching runs in C, out of the count hook's reach: a pattern
+ * that backtracks is stopped within the budget wherever it is called from,
+ * and patterns that only look expensive still give their results. */
+static void test_slow_patterns(void **state)
+{
+    (void)state;
+    cl_err e;
+    lab_state *s = sandbox_new(0, 200, &e);
+    assert_non_null(s);
+    static const struct {
+        const char *code, *expect;
+    } slow[] = {
+        {"local s = string.rep('a', 30)\nreturn string.find(s, '.-.-.-.-.-.-.-.-.-.-b')",
+         "chunk.lua:2: string.find: the pattern takes too long on a 30-byte string"},
+        {"return (string.rep('a', 26)):match('a*a*a*a*a*a*a*a*a*b')",
+         "chunk.lua:1: string.match: the pattern takes too long"},
+        {"for w in string.rep('x', 30):gmatch('.-.-.-.-.-.-.-.-.-y') do end",
+         "chunk.lua:1: string.gmatch: the pattern takes too long"},
+        {"local n = 0\nstring.rep('a', 28):gsub('.-.-.-.-.-.-.-.-.-.-c', function() n = n + 1 end)",
+         "chunk.lua:2: string.gsub: the pattern takes too long"},
+        {"return string.rep('a', 28):gsub('.-.-.-.-.-.-.-.-.-.-c', {})",
+         "string.gsub: the pattern takes too long"},
+        {"return string.rep('a', 1 << 24):find(string.rep('a', 1 << 16) .. 'b', 1, true)",
+         "string.find: the call takes too long on a 16777216-byte string"},
+        {"local ok = pcall(string.find, string.rep('a', 30), '.-.-.-.-.-.-.-.-.-.-b')\n"
+         "while true do end",
+         "chunk.lua:2: script ran longer than 200 ms"},
+    };
+    for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
+        double t0 = cpu_time_s(), w0 = clock_now_s();
+        assert_false(run(s, slow[i].code, &e));
+        double dt = cpu_time_s() - t0, dw = clock_now_s() - w0;
+        assert_contains(e.msg, slow[i].expect);
+        if (dt >= 1.0 || dw >= 5.0)
+            fail_msg("case %zu took %.2f s of CPU, %.2f s in all", i, dt, dw);
+    }
+    /* Costly by the bound, quick in fact: the results are the real ones,
+     * and a replacement function's effects happen once. */
+    double t0 = cpu_time_s();
+    if (!run(s,
+             "local pad = string.rep(' ', 5000)\n"
+             "local s = pad .. 'word' .. pad\n"
+             "assert(s:match('^%s*(.-)%s*$') == 'word')\n"
+             "local n = 0\n"
+             "local out, k = (s .. s):gsub('%s*(%w+)%s*', function(w) n = n + 1 return w:upper() end)\n"
+             "assert(out == 'WORDWORD' and k == 2 and n == 2, out)\n"
+             "local seen = {}\n"
+             "for a, b in (s .. ',x=1'):gmatch('(%w+)%s*=%s*(%w+)') do seen[#seen + 1] = a .. b end\n"
+             "assert(#seen == 1 and seen[1] == 'x1')\n"
+             "assert(string.find(string.rep('ab', 4000), 'ba', 1, true) == 2)\n"
+             "assert(('(a(b)c)'):find('%b()') == 1)\n",
+             &e))
+        fail_msg("%s", e.msg);
+    assert_true(cpu_time_s() - t0 < 1.0);
+    sandbox_free(s);
+}
+
 static void test_text_only(void **state)
 {
     (void)state;
@@ -370,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_counts_cpu),
         cmocka_unit_test(test_guarded_library_loops),
+        cmocka_unit_test(test_slow_patterns),
         cmocka_unit_test(test_text_only),
         cmocka_unit_test(test_globals),
         cmocka_unit_test(test_print_output),
