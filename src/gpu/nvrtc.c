@@ -140,6 +140,7 @@ typedef struct compile_opts {
     char inc_src[CL_PATH_MAX + 8];
     char inc_cuda[CL_PATH_MAX + 8];
     char inc_cccl[CL_PATH_MAX + 16];
+    char inc_shim[CL_PATH_MAX + 32];
     const char *v[MAX_OPTS];
     int n;
 } compile_opts;
@@ -164,6 +165,14 @@ static void build_opts(compile_opts *o, const char *arch, const char *src_dir, b
             snprintf(o->inc_cccl, sizeof o->inc_cccl, "-I%s", cccl);
             o->v[o->n++] = o->inc_cccl;
         }
+    }
+    /* <cstdio>, <cassert>, <cstdint>, ... as nvcc finds them (assets/). */
+    char home[CL_PATH_MAX], shim[CL_PATH_MAX];
+    cl_err ignored = {{0}};
+    if (paths_home(home, sizeof home, &ignored) &&
+        paths_join(shim, sizeof shim, home, "assets/nvrtc-include") && paths_is_dir(shim)) {
+        snprintf(o->inc_shim, sizeof o->inc_shim, "-I%s", shim);
+        o->v[o->n++] = o->inc_shim;
     }
 }
 
@@ -279,7 +288,7 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
         char ver[32];
         if (!nvrtc_version_text(ver, sizeof ver, e))
             goto cleanup;
-        strbuf_str(&key, "cudalab nvrtc cache 1\nnvrtc ");
+        strbuf_str(&key, "cudalab nvrtc cache 2\nnvrtc ");
         strbuf_str(&key, ver);
         strbuf_str(&key, "\npath ");
         strbuf_str(&key, real);

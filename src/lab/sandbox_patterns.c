@@ -8,7 +8,9 @@
  * runs once in a forked copy of this process, limited to what is left of
  * the time budget; when that copy finishes in time the call is made here
  * for real (it costs the same again, so the budget holds within a factor
- * of two), and when it does not the call fails with "file:line: ...". */
+ * of two), and when it does not the call fails with "file:line: ...".
+ * gmatch's trial runs the whole iteration, so the iterator it hands out
+ * runs unguarded. */
 #include "lab/sandbox_internal.h"
 
 #include <errno.h>
@@ -22,8 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Steps a call may take without a trial run (a few ms of matching). */
-#define DIRECT_STEPS 2e7
+/* Steps a call may take without a trial run (at a few ns a step, about a
+ * tenth of a second at worst). */
+#define DIRECT_STEPS 5e7
 #define COST_CAP 1e30
 
 /* ---- the cost bound ------------------------------------------------------ */
@@ -46,13 +49,15 @@ static bool plain_text(const char *p, size_t m)
  * back reference can scan the whole subject. */
 static double steps_per_start(const char *p, size_t m, size_t n, bool *anchored, int *reps)
 {
-    double cost = (double)m + 1.0, span = (double)n + 1.0;
+    double cost = 1.0, span = (double)n + 1.0;
+    int items = 0;
     size_t i = 0;
     *anchored = m > 0 && p[0] == '^';
     if (*anchored)
         i = 1;
     while (i < m) {
         char c = p[i];
+        items++;
         if (c == '(' || c == ')') {
             i++;
             continue;
@@ -113,7 +118,7 @@ static double steps_per_start(const char *p, size_t m, size_t n, bool *anchored,
             }
         }
     }
-    return cost;
+    return mul(cost, (double)items + 1.0);
 }
 
 /* The bound for a whole call of a matching function over s (length n)
@@ -146,9 +151,10 @@ static long remaining_ms(const lab_state *s)
 typedef enum { TRIAL_DONE, TRIAL_SLOW, TRIAL_FAILED } trial;
 
 /* Calls the function at index 1 with the arguments above it in a forked
- * copy of this process, limited to ms of CPU time; the stack is left as
- * it was. */
-static trial trial_run(lua_State *L, long ms)
+ * copy of this process, limited to ms of CPU time; with iterate, calls the
+ * function it returns until that returns nil.  The stack is left as it
+ * was. */
+static trial trial_run(lua_State *L, long ms, bool iterate)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -168,7 +174,13 @@ static trial trial_run(lua_State *L, long ms)
         int n = lua_gettop(L);
         for (int i = 1; i <= n; i++)
             lua_pushvalue(L, i);
-        (void)lua_pcall(L, n - 1, 0, 0);
+        if (lua_pcall(L, n - 1, 1, 0) == LUA_OK && iterate) {
+            int iter = lua_gettop(L);
+            do {
+                lua_settop(L, iter);
+                lua_pushvalue(L, iter);
+            } while (lua_pcall(L, 0, 1, 0) == LUA_OK && !lua_isnil(L, -1));
+        }
         _exit(0);
     }
     close(fds[1]);
@@ -195,14 +207,15 @@ static trial trial_run(lua_State *L, long ms)
 
 /* Runs the original (upvalue 1) on the arguments, first on trial when the
  * bound says it may be slow. */
-static int guarded_call(lua_State *L, const char *name, double steps, int reps, size_t n)
+static int guarded_call(lua_State *L, const char *name, double steps, int reps, size_t n,
+                        bool iterate)
 {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     if (steps > DIRECT_STEPS) {
         lab_state *s = sandbox_state_of(L);
         long ms = remaining_ms(s);
-        trial t = trial_run(L, ms);
+        trial t = trial_run(L, ms, iterate);
         if (t == TRIAL_SLOW) {
             char msg[320];
             snprintf(msg, sizeof msg,
@@ -227,7 +240,7 @@ static int sb_find(lua_State *L)
     bool plain = lua_toboolean(L, 4);
     int reps;
     double steps = call_steps(p, m, n, plain, true, &reps);
-    return guarded_call(L, "find", steps, reps, n);
+    return guarded_call(L, "find", steps, reps, n, false);
 }
 
 static int sb_match(lua_State *L)
@@ -237,7 +250,7 @@ static int sb_match(lua_State *L)
     const char *p = luaL_checklstring(L, 2, &m);
     int reps;
     double steps = call_steps(p, m, n, false, true, &reps);
-    return guarded_call(L, "match", steps, reps, n);
+    return guarded_call(L, "match", steps, reps, n, false);
 }
 
 static int sb_gsub(lua_State *L)
@@ -247,21 +260,11 @@ static int sb_gsub(lua_State *L)
     const char *p = luaL_checklstring(L, 2, &m);
     int reps;
     double steps = call_steps(p, m, n, false, true, &reps);
-    return guarded_call(L, "gsub", steps, reps, n);
+    return guarded_call(L, "gsub", steps, reps, n, false);
 }
 
-/* The iterator gmatch returns: the original iterator (upvalue 1) guarded
- * with the bound of the whole call (upvalue 2), the length (3) and the
- * repetitions (4). */
-static int sb_gmatch_step(lua_State *L)
-{
-    lua_settop(L, 0);
-    double steps = lua_tonumber(L, lua_upvalueindex(2));
-    size_t n = (size_t)lua_tointeger(L, lua_upvalueindex(3));
-    int reps = (int)lua_tointeger(L, lua_upvalueindex(4));
-    return guarded_call(L, "gmatch", steps, reps, n);
-}
-
+/* gmatch: a costly iteration is tried whole, in the forked copy, before
+ * the original iterator is handed out. */
 static int sb_gmatch(lua_State *L)
 {
     size_t n, m;
@@ -269,14 +272,7 @@ static int sb_gmatch(lua_State *L)
     const char *p = luaL_checklstring(L, 2, &m);
     int reps;
     double steps = call_steps(p, m, n, false, false, &reps);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);        /* the original iterator */
-    lua_pushnumber(L, steps);
-    lua_pushinteger(L, (lua_Integer)n);
-    lua_pushinteger(L, reps);
-    lua_pushcclosure(L, sb_gmatch_step, 4);
-    return 1;
+    return guarded_call(L, "gmatch", steps, reps, n, true);
 }
 
 static void wrap(lua_State *L, int lib, const char *name, lua_CFunction f)

@@ -115,6 +115,7 @@ void supervisor_faults_end_run(supervisor *s, run_fault *f, int idle_level)
             s->cb.on_log(s->ud, idle_level, f->message);
         return;
     }
+    supervisor_printed_end(s);
     s->cur_run = 0;
     supervisor_worker_arm_timer(s, 0);
     if (s->cb.on_fault)

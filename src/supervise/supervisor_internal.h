@@ -21,6 +21,8 @@
 #define SUP_READS_PER_PUMP 16         /* bounds the work one pump does on a flood */
 #define SUP_POLL_SLICE_MS 50          /* without pidfd: how often to look for an exit */
 #define SUP_MAX_DYING 16
+#define SUP_PRINTED_LINES 100         /* printed lines a run passes to the log */
+#define SUP_PRINTED_WIDTH 400         /* bytes kept of one printed line */
 #define SUP_QUIT_GRACE_MS 1000
 
 /* What an epoll event is about. */
@@ -53,6 +55,13 @@ struct supervisor {
     size_t tail_len, tail_head;
     char *chunk;
 
+    /* printed lines on their way to the log (supervisor_printed.c) */
+    char printed[SUP_PRINTED_WIDTH + 1];
+    size_t printed_len;
+    bool printed_cut;
+    unsigned printed_shown;
+    unsigned long printed_dropped;
+
     int next_run;
     int cur_run;                  /* 0 when idle */
     char cur_variant[RUN_ID_MAX];
@@ -65,6 +74,15 @@ struct supervisor {
 
     proto_msg msg;                /* scratch for decoding */
 };
+
+/* ---- printed lines (supervisor_printed.c) ---------------------------------- */
+
+/* Passes what the worker printed to the log, a line at a time, at most
+ * SUP_PRINTED_LINES lines a run; begin at a run's start, end at its end
+ * (the last partial line, and how many lines were left out). */
+void supervisor_printed_add(supervisor *s, const char *data, size_t n);
+void supervisor_printed_begin(supervisor *s);
+void supervisor_printed_end(supervisor *s);
 
 /* ---- the worker process (supervisor_worker.c) ---------------------------- */
 

@@ -45,6 +45,9 @@ static void dispatch(supervisor *s, const proto_msg *m)
     case MSG_DONE:
         if (s->cur_run && m->u.done_run == s->cur_run) {
             int run = s->cur_run;
+            /* what the run printed before it said done */
+            supervisor_worker_drain_output(s, SUP_READS_PER_PUMP);
+            supervisor_printed_end(s);
             s->cur_run = 0;
             supervisor_worker_arm_timer(s, 0);
             if (s->cb.on_done)

@@ -107,6 +107,7 @@ void supervisor_worker_drain_output(supervisor *s, int max_reads)
         ssize_t n = spawn_read(s->out_fd, s->chunk, SUP_CHUNK);
         if (n > 0) {
             tail_append(s, s->chunk, (size_t)n);
+            supervisor_printed_add(s, s->chunk, (size_t)n);
             continue;
         }
         if (n < 0)

@@ -458,6 +458,63 @@ static void test_toolkit_headers_are_found(void **state)
     nvrtc_output_free(&out);
 }
 
+/* The standard headers a CUDA programmer includes in device code resolve
+ * as under nvcc (assets/nvrtc-include), each on its own and all together,
+ * C names too, with their names in std:: and the globals they declare. */
+static void test_standard_headers_are_found(void **state)
+{
+    tmp_env *t = *state;
+    static const char *const headers[] = {
+        "cstdio", "cassert", "cstdint", "cstddef", "cmath", "cfloat", "climits",
+        "type_traits", "utility", "limits", "cstdlib", "cstring", "stdio.h", "assert.h",
+        "stdint.h", "stddef.h", "math.h", "float.h", "limits.h", "stdlib.h", "string.h",
+        "cuda/std/cstdint", "cuda/std/type_traits", "cuda/std/utility", "cuda/std/array",
+        "cuda/std/limits", "cuda/std/cmath",
+    };
+    char path[CL_PATH_MAX], text[1024];
+    snprintf(path, sizeof path, "%s/starter.cu", t->dir);
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+        snprintf(text, sizeof text,
+                 "#include <%s>\n"
+                 "extern \"C\" __global__ void one(float *x) { x[0] = 1.0f; }\n",
+                 headers[i]);
+        assert_true(ts_write(path, text));
+        nvrtc_output out;
+        cl_err e = {{0}};
+        if (!nvrtc_compile(path, NULL, &out, &e))
+            fail_msg("<%s>: %s", headers[i], e.msg);
+        if (out.compile_error)
+            fail_msg("<%s> does not compile:\n%s", headers[i], out.log);
+        nvrtc_output_free(&out);
+    }
+    assert_true(ts_write(
+        path, "#include <cstdio>\n#include <cassert>\n#include <cstdint>\n#include <cstddef>\n"
+              "#include <cmath>\n#include <cfloat>\n#include <climits>\n#include <type_traits>\n"
+              "#include <utility>\n#include <limits>\n"
+              "struct pair_t { int a; float b; };\n"
+              "template <typename T> __device__ T twice(T v)\n"
+              "{\n"
+              "    static_assert(std::is_floating_point<T>::value, \"floats only\");\n"
+              "    return v + v;\n"
+              "}\n"
+              "extern \"C\" __global__ void uses(float *x, std::uint32_t n, const int *v)\n"
+              "{\n"
+              "    assert(n > 0);\n"
+              "    int a = v[0], b = v[1];\n"
+              "    std::swap(a, b);\n"
+              "    std::size_t off = offsetof(pair_t, b);\n"
+              "    if (threadIdx.x == 0) printf(\"n=%u off=%d\\n\", n, (int)off);\n"
+              "    std::printf(\"%d\\n\", a);\n"
+              "    float m = std::numeric_limits<float>::max() < FLT_MAX ? 0.0f : 1.0f;\n"
+              "    x[0] = twice(std::sqrt(2.0f)) + m + (float)M_PI + (float)INT_MAX * FLT_EPSILON +\n"
+              "           (std::isnan(x[1]) ? 1.0f : 0.0f) + (float)std::abs(-a) + (float)DBL_MAX * 0.0f;\n"
+              "}\n"));
+    nvrtc_output out;
+    compile_ok(path, NULL, &out);
+    expect_kernel(&out, "uses", "xix");
+    nvrtc_output_free(&out);
+}
+
 static void test_bad_input(void **state)
 {
     tmp_env *t = *state;
@@ -553,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_in_the_data_folder, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_mangled_kernel_is_explained),
         cmocka_unit_test_setup_teardown(test_toolkit_headers_are_found, setup_tmp, teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_standard_headers_are_found, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_bad_input, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_broken_corpus_compiles_as_labelled),
     };

@@ -26,6 +26,8 @@ static char script[1024];
 
 typedef struct rec {
     int hellos, progress, results, faults, dones, logs;
+    int printed;               /* logs of printed lines */
+    char first_printed[256];
     device_info dev;
     run_result result;
     run_fault fault;
@@ -63,6 +65,8 @@ static void on_log(void *ud, int level, const char *msg)
     rec *r = ud;
     r->logs++;
     snprintf(r->log, sizeof r->log, "%s", msg);
+    if (strncmp(msg, "printed: ", 9) == 0 && r->printed++ == 0)
+        snprintf(r->first_printed, sizeof r->first_printed, "%s", msg);
     if (level > 0)
         snprintf(r->warning, sizeof r->warning, "%s", msg);
     sscanf(msg, "pid %ld", &r->worker_pid);
@@ -365,6 +369,31 @@ static void test_flood_stays_bounded(void **state)
     free(out);
 }
 
+/* A million printed lines: the first hundred reach the log, the rest are
+ * counted in one warning at the end of the run, and the run finishes. */
+static void test_printed_lines_bounded(void **state)
+{
+    fixture *fx = *state;
+    make(fx, 30, "1=lines", NULL);
+    double t0 = clock_now_s();
+    run_one(fx, 0);
+    assert_true(clock_now_s() - t0 < 20);
+    assert_int_equal(fx->r.faults, 0);
+    assert_int_equal(fx->r.results, 1);
+    assert_int_equal(fx->r.printed, 100);
+    assert_string_equal(fx->r.first_printed, "printed: thread 1");
+    /* 1000000 lines and the worker's own line, less the 100 shown */
+    if (!strstr(fx->r.warning, "999901 more printed lines not shown"))
+        fail_msg("warning: %s", fx->r.warning);
+    /* the next run starts counting afresh */
+    fx->r.printed = 0;
+    fx->r.warning[0] = '\0';
+    run_one(fx, 0);
+    assert_int_equal(fx->r.printed, 1);
+    assert_string_equal(fx->r.first_printed, "printed: device printf from run 2");
+    assert_string_equal(fx->r.warning, "");
+}
+
 static void test_long_protocol_line(void **state)
 {
     fixture *fx = *state;
@@ -585,6 +614,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exit_status_and_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clean_exit_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flood_stays_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_printed_lines_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_protocol_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage_and_requests_from_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cuda_fault_passed_through, setup, teardown),

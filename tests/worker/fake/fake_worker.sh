@@ -5,7 +5,8 @@
 #   fake_worker.sh [MODE] [N=MODE]... [crashidle=FILE]
 #
 # MODE applies to every run, N=MODE to run N only; other runs behave.
-# Modes: normal, hang, segv, exit7, exit0, flood, longline, garbage, cuda,
+# Modes: normal, hang, segv, exit7, exit0, flood, lines (a million printed
+# lines), longline, garbage, cuda,
 # reply (sends a request back), nohello (exits before saying hello), deaf
 # (closes its input, says hello, then sleeps).
 # crashidle=FILE: when FILE does not exist, create it and exit with status 9
@@ -82,6 +83,9 @@ while IFS= read -r line; do
         head -c 1048576 /dev/zero | tr '\0' 'y' >&2
         echo
         echo "end of flood"
+        ;;
+    lines)
+        seq 1 1000000 | sed 's/^/thread /'
         ;;
     longline)
         head -c 100000 /dev/zero | tr '\0' 'a' >&3

@@ -1,0 +1,4 @@
+/* <assert.h> for kernels cudalab compiles at run time with NVRTC: the same as
+ * <cassert> here. */
+#pragma once
+#include <cassert>
