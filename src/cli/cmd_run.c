@@ -354,6 +354,7 @@ static void print_sanitize_json(const lab *l, const sanitize_result *res)
         cJSON_AddStringToObject(san, "tool", res->tool_path);
         cJSON_AddStringToObject(san, "size", res->size);
         cJSON_AddNumberToObject(san, "errors", res->report.errors);
+        cJSON_AddNumberToObject(san, "consequences", res->report.consequences);
         cJSON *arr = cJSON_AddArrayToObject(san, "findings");
         for (size_t i = 0; arr && i < res->report.n; i++) {
             cJSON *f = finding_json(&res->report.findings[i]);
@@ -370,12 +371,9 @@ static void print_sanitize_text(const lab *l, const char *tool, const sanitize_r
            l->id, res->size);
     if (res->have_dev && !res->dev.present)
         printf("%s\n", res->dev.reason);
-    if (res->have_row) {
-        printf("result: %s%s%s\n", result_status_name(res->row.status),
-               res->row.message[0] ? ": " : "", res->row.message);
-    }
-    if (res->faulted)
-        printf("fault (%s): %s\n", res->fault.cause, res->fault.message);
+    /* What the tool found leads: the run's error usually follows from it. */
+    bool own = res->report.n > 0 && res->report.findings[0].kind != SAN_CUDA_ERROR &&
+               res->report.findings[0].kind != SAN_LEAK;
     if (res->report.n == 0) {
         printf("%s found no problems%s\n", tool,
                res->have_row && res->row.status == RS_ERROR ? " (but the kernel did not run)" : "");
@@ -387,6 +385,15 @@ static void print_sanitize_text(const lab *l, const char *tool, const sanitize_r
             printf("  %zu. %s\n", i + 1, text);
         }
     }
+    if (res->have_row) {
+        bool follows = own && res->row.status == RS_ERROR;
+        printf("result: %s%s%s%s\n", result_status_name(res->row.status),
+               res->row.message[0] ? ": " : "", res->row.message,
+               follows ? " (this follows from problem 1)" : "");
+    }
+    if (res->faulted)
+        printf("fault (%s): %s%s\n", res->fault.cause, res->fault.message,
+               own ? " (this follows from problem 1)" : "");
     if (res->report.errors >= 0)
         printf("the tool counted %d error%s\n", res->report.errors,
                res->report.errors == 1 ? "" : "s");

@@ -95,3 +95,73 @@ int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
     strbuf_free(&b);
     return len;
 }
+
+/* ---- the order findings are shown in --------------------------------------- */
+
+static int rank(const sanitize_finding *f)
+{
+    return f->kind == SAN_LEAK ? 2 : f->kind == SAN_CUDA_ERROR ? 1 : 0;
+}
+
+/* From "Program hit X (error N) due to "why" on CUDA API call to f.", why
+ * and f; the whole headline when it does not read like that. */
+static void failure_words(const char *headline, char *out, size_t n)
+{
+    const char *why = strstr(headline, "due to \""), *call = strstr(headline, "API call to ");
+    if (!why) {
+        snprintf(out, n, "%s", headline);
+        return;
+    }
+    why += strlen("due to \"");
+    int wl = (int)strcspn(why, "\"");
+    if (call) {
+        call += strlen("API call to ");
+        snprintf(out, n, "%.*s, first in %.*s", wl, why, (int)strcspn(call, ". "), call);
+    } else {
+        snprintf(out, n, "%.*s", wl, why);
+    }
+}
+
+void sanitize_report_arrange(sanitize_report *r)
+{
+    /* CUDA errors after the kernel's own first problem follow from it: one
+     * finding stands for them all. */
+    size_t out = 0, folded = r->n;
+    bool own = false;
+    r->consequences = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        sanitize_finding *f = &r->findings[i];
+        if (rank(f) == 0)
+            own = true;
+        if (own && f->kind == SAN_CUDA_ERROR) {
+            r->consequences += f->count > 0 ? f->count : 1;
+            if (folded != r->n)
+                continue;
+            folded = out;
+        }
+        r->findings[out++] = *f;
+    }
+    r->n = out;
+    if (r->consequences > 0) {
+        sanitize_finding *c = &r->findings[folded];
+        char words[200];
+        failure_words(c->headline, words, sizeof words);
+        c->count = 1;
+        c->kind = SAN_CUDA_ERROR;
+        snprintf(c->detail, sizeof c->detail,
+                 "%d later CUDA call%s failed (%s): a consequence of the problem above, "
+                 "not a problem of its own",
+                 r->consequences, r->consequences == 1 ? "" : "s", words);
+    }
+    /* The kernel's own problems first, in log order; a stable sort, as the
+     * lists are short. */
+    for (size_t i = 1; i < r->n; i++) {
+        sanitize_finding f = r->findings[i];
+        size_t j = i;
+        while (j > 0 && rank(&r->findings[j - 1]) > rank(&f)) {
+            r->findings[j] = r->findings[j - 1];
+            j--;
+        }
+        r->findings[j] = f;
+    }
+}

@@ -68,12 +68,20 @@ typedef struct sanitize_report {
     int errors;                 /* from the tool's summary line; -1 when absent */
     int warnings;               /* racecheck's summary; -1 when absent */
     long long leaked_bytes;     /* memcheck's leak summary; 0 none */
+    int consequences;           /* CUDA errors folded as following from the first finding */
 } sanitize_report;
 
 /* Parses a compute-sanitizer log (memcheck or racecheck, with or without
- * the "========= " prefix).  false only when out of memory. */
+ * the "========= " prefix), then arranges the findings as
+ * sanitize_report_arrange does.  false only when out of memory. */
 bool sanitize_parse_log(const char *log, sanitize_report *out);
 void sanitize_report_free(sanitize_report *r);
+/* The learner's own problems first (accesses, races, barriers, in log
+ * order), then the CUDA errors the tool saw, then leaks.  When there is a
+ * problem of the kernel's own, the CUDA errors that follow from it ("Program
+ * hit cudaErrorLaunchFailure ... unspecified launch failure" on every later
+ * call) are folded into one finding, their number in consequences. */
+void sanitize_report_arrange(sanitize_report *r);
 
 const char *sanitize_tool_name(sanitize_tool t);       /* "memcheck", "racecheck" */
 bool sanitize_tool_from_name(const char *name, sanitize_tool *t);

@@ -575,6 +575,7 @@ bool sanitize_parse_log(const char *log, sanitize_report *out)
         return false;
     }
     merge(out);
+    sanitize_report_arrange(out);
     return true;
 }
 

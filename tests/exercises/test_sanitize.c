@@ -38,6 +38,46 @@ static void dump(const sanitize_report *r)
     }
 }
 
+/* The learner's invalid write leads; the three "unspecified launch
+ * failure" errors after it fold into one line, and the CUDA error before
+ * it stays a finding of its own. */
+static void test_consequences_fold(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("memcheck_followups.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 5);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.findings[0].kind, SAN_INVALID_WRITE);
+    assert_int_equal(r.findings[0].line, 22);
+    assert_int_equal(r.findings[0].block[0], 1023);
+    assert_true(ts_contains(r.findings[0].detail, "0 bytes after the nearest allocation"));
+    /* the error before the kernel ran is a finding of its own */
+    assert_int_equal(r.findings[1].kind, SAN_CUDA_ERROR);
+    assert_true(ts_contains(r.findings[1].headline, "cudaFuncGetAttributes"));
+    assert_int_equal(r.findings[2].kind, SAN_CUDA_ERROR);
+    assert_int_equal(r.consequences, 3);
+    char line[1024];
+    sanitize_finding_format(&r.findings[2], line, sizeof line);
+    assert_true(ts_contains(line, "3 later CUDA calls failed (unspecified launch failure, first "
+                                  "in cudaStreamSynchronize)"));
+    assert_true(ts_contains(line, "a consequence of the problem above"));
+    sanitize_report_free(&r);
+
+    /* CUDA errors alone are the findings, each its own */
+    assert_true(sanitize_parse_log(
+        "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on "
+        "CUDA API call to cudaMemcpy.\n"
+        "========= Program hit cudaErrorInvalidDevicePointer (error 17) due to \"invalid device "
+        "pointer\" on CUDA API call to cudaFree.\n",
+        &r));
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.consequences, 0);
+    assert_int_equal(r.findings[0].kind, SAN_CUDA_ERROR);
+    sanitize_report_free(&r);
+}
+
 static void test_memcheck_out_of_bounds(void **state)
 {
     (void)state;
@@ -355,6 +395,7 @@ int main(void)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_consequences_fold),
         cmocka_unit_test(test_memcheck_out_of_bounds),
         cmocka_unit_test(test_memcheck_misaligned_error_and_leak),
         cmocka_unit_test(test_racecheck_hazards_and_analysis),
