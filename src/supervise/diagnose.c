@@ -195,6 +195,7 @@ void diag_input_from_fault(diag_input *in, const run_fault *f)
     in->fault_cause = f->cause;
     in->fault_message = f->message;
     in->fault_code = f->code;
+    in->fault_variant = f->variant;
 }
 
 void diagnose(const diag_input *in, diagnosis *out)

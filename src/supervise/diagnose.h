@@ -52,6 +52,7 @@ typedef struct diag_input {
     const char *fault_cause;
     const char *fault_message;
     int fault_code;                 /* the fault's CUDA error code (0: none) */
+    const char *fault_variant;      /* the row running when it struck ("" or NULL: unknown) */
     /* What the worker printed (device printf, a failed device assert's
      * "file:line: ... Assertion `expr` failed."), or NULL. */
     const char *device_output;

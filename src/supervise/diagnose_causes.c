@@ -389,6 +389,19 @@ void diag_kernel_fault(const diag_input *in, const char *what, const char *text,
 
 void diag_timeout(const diag_input *in, diagnosis *d)
 {
+    const char *v = in->fault_variant;
+    if (v && v[0] && strncmp(v, "exercise", 8) != 0) {
+        /* Not the learner's kernel: a shipped row or a CPU baseline. */
+        diag_set(d, DIAG_TIMEOUT, "The run did not finish in time");
+        if (diag_empty(in->fault_message))
+            diag_explain(d, "The run went on past its time limit, so cudalab stopped it.");
+        else
+            diag_explain(d, "cudalab stopped the run: %s.", in->fault_message);
+        diag_explain(d, "  The rows that finished before it are kept.");
+        diag_suggest(d, "Give the run more time with --time-limit SECONDS, or run a smaller "
+                        "--size.");
+        return;
+    }
     diag_set(d, DIAG_TIMEOUT, "Your kernel did not finish in time");
     if (in->time_limit_s > 0)
         diag_explain(d,

@@ -156,7 +156,7 @@ bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_
 
     s->cur_run = req->run;
     supervisor_printed_begin(s);
-    s->cur_variant[0] = '\0';
+    s->cur_variant[0] = s->cur_size[0] = s->cur_phase[0] = '\0';
     s->cur_limit_s = time_limit_s > 0 ? time_limit_s : s->limit_s;
     s->deadline = clock_now_s() + s->cur_limit_s;
     supervisor_worker_arm_timer(s, s->cur_limit_s);

@@ -188,9 +188,29 @@ void supervisor_faults_check_deadline(supervisor *s)
 {
     if (!s->cur_run || clock_now_s() < s->deadline)
         return;
-    char msg[256];
-    snprintf(msg, sizeof msg,
-             "the run took longer than %g s: the kernel may loop forever or deadlock at a barrier",
-             s->cur_limit_s);
+    char msg[512], at[RUN_SIZE_MAX + 16] = "";
+    const char *v = s->cur_variant;
+    if (s->cur_size[0])
+        snprintf(at, sizeof at, " at size %s", s->cur_size);
+    if (!v[0])
+        snprintf(msg, sizeof msg,
+                 "the run took longer than %g s before any row started (starting the GPU "
+                 "worker or preparing the inputs)",
+                 s->cur_limit_s);
+    else if (strncmp(v, "exercise", 8) == 0)
+        snprintf(msg, sizeof msg,
+                 "your kernel%s was still running after %g s%s%s: it may loop forever or "
+                 "deadlock at a barrier",
+                 at, s->cur_limit_s, s->cur_phase[0] ? ", while " : "", s->cur_phase);
+    else if (strncmp(v, "cpu", 3) == 0)
+        snprintf(msg, sizeof msg,
+                 "the CPU baseline (%s)%s was still running after %g s: give the run more time "
+                 "(--time-limit) or pick a smaller size",
+                 v, at, s->cur_limit_s);
+    else
+        snprintf(msg, sizeof msg,
+                 "the row %s%s was still running after %g s%s%s: give the run more time "
+                 "(--time-limit) or pick a smaller size",
+                 v, at, s->cur_limit_s, s->cur_phase[0] ? ", while " : "", s->cur_phase);
     supervisor_faults_kill_and_fail(s, "timeout", msg);
 }

@@ -64,7 +64,9 @@ struct supervisor {
 
     int next_run;
     int cur_run;                  /* 0 when idle */
-    char cur_variant[RUN_ID_MAX];
+    char cur_variant[RUN_ID_MAX];  /* what the last progress message was about */
+    char cur_size[RUN_SIZE_MAX];
+    char cur_phase[32];
     double cur_limit_s;
     double deadline;              /* monotonic seconds */
 

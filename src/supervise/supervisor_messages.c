@@ -20,6 +20,8 @@ static void dispatch(supervisor *s, const proto_msg *m)
     case MSG_PROGRESS:
         if (s->cur_run && m->u.progress.run == s->cur_run) {
             snprintf(s->cur_variant, sizeof s->cur_variant, "%s", m->u.progress.variant);
+            snprintf(s->cur_size, sizeof s->cur_size, "%s", m->u.progress.size);
+            snprintf(s->cur_phase, sizeof s->cur_phase, "%s", m->u.progress.phase);
             if (s->cb.on_progress)
                 s->cb.on_progress(s->ud, &m->u.progress);
         }

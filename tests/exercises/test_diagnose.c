@@ -327,6 +327,36 @@ static void test_timeout(void **state)
     assert_int_equal(d.cause, DIAG_TIMEOUT);
 }
 
+/* A time limit that struck a CPU baseline or a shipped row is no fault of
+ * the learner's kernel. */
+static void test_timeout_elsewhere(void **state)
+{
+    (void)state;
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.cause, sizeof f.cause, "timeout");
+    snprintf(f.variant, sizeof f.variant, "cpu");
+    snprintf(f.message, sizeof f.message,
+             "the CPU baseline (cpu) at size 2^28 was still running after 1 s: give the run "
+             "more time (--time-limit) or pick a smaller size");
+    diag_input in;
+    diag_input_init(&in);
+    diag_input_from_fault(&in, &f);
+    in.time_limit_s = 1.0;
+    diagnosis d;
+    diagnose(&in, &d);
+    complete(&d);
+    assert_int_equal(d.cause, DIAG_TIMEOUT);
+    assert_string_equal(d.title, "The run did not finish in time");
+    assert_true(ts_contains(d.explanation, "CPU baseline (cpu) at size 2^28"));
+    assert_null(strstr(d.explanation, "__syncthreads"));
+    assert_true(ts_contains(d.next_step, "--time-limit"));
+    snprintf(f.variant, sizeof f.variant, "exercise");
+    diag_input_from_fault(&in, &f);
+    diagnose(&in, &d);
+    assert_string_equal(d.title, "Your kernel did not finish in time");
+}
+
 static void test_wrong(void **state)
 {
     (void)state;
@@ -532,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_kernel_fault),
         cmocka_unit_test(test_device_assert),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_timeout_elsewhere),
         cmocka_unit_test(test_wrong),
         cmocka_unit_test(test_unwritten),
         cmocka_unit_test(test_nan),

@@ -5,7 +5,8 @@
 #   fake_worker.sh [MODE] [N=MODE]... [crashidle=FILE]
 #
 # MODE applies to every run, N=MODE to run N only; other runs behave.
-# Modes: normal, hang, segv, exit7, exit0, flood, lines (a million printed
+# Modes: normal, hang, hangex/hangcpu (hang after progress on the learner's
+# kernel / the CPU baseline), segv, exit7, exit0, flood, lines (a million printed
 # lines), longline, garbage, cuda,
 # reply (sends a request back), nohello (exits before saying hello), deaf
 # (closes its input, says hello, then sleeps).
@@ -63,6 +64,13 @@ while IFS= read -r line; do
     [ -n "$run" ] || continue
     mode=$(mode_for "$run")
     case $mode in
+    hangex|hangcpu)
+        v=exercise; p=timing
+        [ "$mode" = hangcpu ] && v=cpu_mt && p=cpu
+        say "{\"type\":\"progress\",\"run\":$run,\"variant\":\"$v\",\"size\":\"2^28\",\"rep\":1,\"of\":5,\"phase\":\"$p\"}"
+        sleep 30 &
+        wait
+        ;;
     hang)
         sleep 30 &
         say "{\"type\":\"log\",\"level\":0,\"msg\":\"sleeper $!\"}"
