@@ -257,6 +257,7 @@ const problem_spec problem_spec_reduce = {
     .library = "cub",
     .size_help = "a count: 268435456, 2^28, 1<<28 or 2^20+3",
     .bandwidth_bound = true,
+    .reads_only = true,
     .tolerance = 1e-5,
     .parse = reduce_parse,
     .bytes = reduce_bytes,

@@ -28,6 +28,7 @@ typedef struct problem_spec {
     const char *library;         /* its vendor baseline: "cub", "cublas", "copy"; NULL: none */
     const char *size_help;       /* accepted label forms, for error messages */
     bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
+    bool reads_only;             /* its bytes are almost all reads: against the read-only stream */
     bool host_io;                /* inputs and output live in host memory */
     double tolerance;            /* relative, for the checker */
     bool (*parse)(const char *label, problem_dims *d, cl_err *e);

@@ -25,6 +25,7 @@ typedef struct device_info {
     double peak_bw_theory_gbs;   /* 2 x mem clock x bus width / 8 */
     double peak_fp32_tflops;     /* SMs x lanes x 2 x clock */
     double peak_bw_measured_gbs; /* device-to-device copy, read + write; 0 = not measured */
+    double peak_bw_read_gbs;     /* read-only stream; 0 = not measured */
     bool peak_bw_cached;         /* measured earlier and read from the data folder */
 } device_info;
 

@@ -24,8 +24,10 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
     in.bytes = copy ? 8.0 * (double)p->sh.nout : c->ops->spec->bytes(&p->d);
     in.flops = copy ? -1.0 : c->ops->spec->flops(&p->d);
     in.bandwidth_bound = copy || c->ops->spec->bandwidth_bound;
+    in.reads_only = !copy && c->ops->spec->reads_only;
     if (dev) {
         in.peak_bw_measured_gbs = dev->peak_bw_measured_gbs;
+        in.peak_bw_read_gbs = dev->peak_bw_read_gbs;
         in.peak_bw_theory_gbs = dev->peak_bw_theory_gbs;
         in.peak_fp32_tflops = dev->peak_fp32_tflops;
     }

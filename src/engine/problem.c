@@ -192,8 +192,10 @@ void problem_derive(const problem_rates *in, run_result *r)
     if (in->flops >= 0.0)
         r->tflops = in->flops / s / 1e12;
     if (in->bandwidth_bound) {
-        if (r->gbps >= 0.0 && in->peak_bw_measured_gbs > 0.0)
-            r->pct_peak_measured = 100.0 * r->gbps / in->peak_bw_measured_gbs;
+        double ref = in->reads_only && in->peak_bw_read_gbs > 0.0 ? in->peak_bw_read_gbs
+                                                                   : in->peak_bw_measured_gbs;
+        if (r->gbps >= 0.0 && ref > 0.0)
+            r->pct_peak_measured = 100.0 * r->gbps / ref;
         if (r->gbps >= 0.0 && in->peak_bw_theory_gbs > 0.0)
             r->pct_peak_theory = 100.0 * r->gbps / in->peak_bw_theory_gbs;
     } else if (r->tflops >= 0.0 && in->peak_fp32_tflops > 0.0) {

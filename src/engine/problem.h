@@ -118,7 +118,9 @@ typedef struct problem_rates {
     double bytes;             /* moved by one run */
     double flops;             /* < 0: none */
     bool bandwidth_bound;
-    double peak_bw_measured_gbs;  /* 0: unknown */
+    bool reads_only;              /* percent of the read-only stream, when known */
+    double peak_bw_measured_gbs;  /* copy; 0: unknown */
+    double peak_bw_read_gbs;      /* read-only stream; 0: unknown */
     double peak_bw_theory_gbs;    /* 0: unknown */
     double peak_fp32_tflops;      /* 0: unknown */
     double cpu_ms, cpu_mt_ms, lib_ms;  /* 0: unknown */

@@ -11,6 +11,7 @@
 #include "gpu/cudacheck.h"
 #include "gpu/device.h"
 #include "gpu/timing.h"
+#include "peak_read.h"
 
 #define PEAK_CACHE_FILE "peak_bandwidth.json"
 #define PEAK_CACHE_LIST "devices"
@@ -26,31 +27,32 @@ static bool entry_matches(const cJSON *it, const peak_key *k)
 
 typedef struct peak_find {
     const peak_key *k;
-    double gbs;
+    peak_figures f;
 } peak_find;
 
 static bool take_entry(const cJSON *it, void *ud)
 {
     peak_find *f = ud;
-    double gbs = jsoncache_num(it, "copy_gbs", 0.0);
-    if (!entry_matches(it, f->k) || !(gbs > 0.0))
+    double copy = jsoncache_num(it, "copy_gbs", 0.0), read = jsoncache_num(it, "read_gbs", 0.0);
+    if (!entry_matches(it, f->k) || !(copy > 0.0) || !(read > 0.0))
         return false;
-    f->gbs = gbs;
+    f->f.copy_gbs = copy;
+    f->f.read_gbs = read;
     return true;
 }
 
-bool peak_cache_lookup(const char *json, const peak_key *k, double *gbs)
+bool peak_cache_lookup(const char *json, const peak_key *k, peak_figures *f)
 {
-    peak_find f = {k, 0.0};
-    if (!jsoncache_find(json, PEAK_CACHE_LIST, take_entry, &f))
+    peak_find pf = {k, {0.0, 0.0}};
+    if (!jsoncache_find(json, PEAK_CACHE_LIST, take_entry, &pf))
         return false;
-    *gbs = f.gbs;
+    *f = pf.f;
     return true;
 }
 
 typedef struct peak_new {
     const peak_key *k;
-    double gbs;
+    peak_figures f;
     long long when;
 } peak_new;
 
@@ -66,13 +68,15 @@ static bool fill_entry(cJSON *ent, void *ud)
     return cJSON_AddStringToObject(ent, "name", p->k->name) &&
            cJSON_AddStringToObject(ent, "pci", p->k->pci) &&
            cJSON_AddNumberToObject(ent, "driver", p->k->driver) &&
-           cJSON_AddNumberToObject(ent, "copy_gbs", p->gbs) &&
+           cJSON_AddNumberToObject(ent, "copy_gbs", p->f.copy_gbs) &&
+           cJSON_AddNumberToObject(ent, "read_gbs", p->f.read_gbs) &&
            cJSON_AddNumberToObject(ent, "measured_at", (double)p->when);
 }
 
-char *peak_cache_update(const char *json, const peak_key *k, double gbs, long long when)
+char *peak_cache_update(const char *json, const peak_key *k, const peak_figures *f,
+                        long long when)
 {
-    peak_new p = {k, gbs, when};
+    peak_new p = {k, *f, when};
     return jsoncache_replace(json, PEAK_CACHE_LIST, same_slot, fill_entry, &p);
 }
 
@@ -105,35 +109,65 @@ static bool copy_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-bool peak_measure_copy(cudaStream_t s, size_t l2_bytes, double *gbs, cl_err *e)
+typedef struct read_job {
+    const void *src;
+    size_t n4;
+    float *sink;
+} read_job;
+
+static bool read_once(void *ud, cudaStream_t s, cl_err *e)
+{
+    read_job *j = ud;
+    CUDA_CHECK(e, launch_peak_read(j->src, j->n4, j->sink, s));
+    return true;
+}
+
+/* The median of timing fn over o, as GB/s for bytes moved. */
+static bool time_gbs(const timing_opts *o, timing_fn fn, void *job, double bytes, double *gbs,
+                     cl_err *e)
+{
+    timing_result r;
+    if (!timing_run(o, fn, job, &r, e))
+        return false;
+    if (r.s.median <= 0.0)
+        return err_set(e, "it took no measurable time");
+    *gbs = bytes / (r.s.median * 1e-3) / 1e9;
+    return true;
+}
+
+bool peak_measure(cudaStream_t s, size_t l2_bytes, peak_figures *f, cl_err *e)
 {
     bool ok = false;
-    gpu_buffer a = {0}, b = {0};
+    gpu_buffer a = {0}, b = {0}, sink = {0};
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(e, cudaMemGetInfo(&free_b, &total_b));
     size_t bytes = peak_copy_bytes(free_b, l2_bytes);
-    if (!buffer_alloc(&a, bytes, e) || !buffer_alloc(&b, bytes, e))
+    if (!buffer_alloc(&a, bytes, e) || !buffer_alloc(&b, bytes, e) ||
+        !buffer_alloc(&sink, peak_read_sink_floats() * sizeof(float), e))
         goto cleanup;
     CUDA_CHECK_GOTO(e, cudaMemsetAsync(a.ptr, 1, bytes, s), cleanup);
     CUDA_CHECK_GOTO(e, cudaMemsetAsync(b.ptr, 0, bytes, s), cleanup);
-    copy_job job = {b.ptr, a.ptr, bytes};
     timing_opts o = {.stream = s, .budget_s = 0.3, .working_set = 2 * bytes,
                      .l2_bytes = l2_bytes, .min_samples = 10, .max_samples = 200,
                      .target_spread = 0.01};
-    timing_result r;
-    if (!timing_run(&o, copy_once, &job, &r, e))
-        goto cleanup;
-    if (r.s.median <= 0.0) {
-        err_set(e, "copy took no measurable time");
+    copy_job cj = {b.ptr, a.ptr, bytes};
+    if (!time_gbs(&o, copy_once, &cj, 2.0 * (double)bytes, &f->copy_gbs, e)) {
+        err_prefix(e, "the copy");
         goto cleanup;
     }
-    *gbs = 2.0 * (double)bytes / (r.s.median * 1e-3) / 1e9;
+    o.working_set = bytes;
+    read_job rj = {a.ptr, bytes / 16, sink.ptr};
+    if (!time_gbs(&o, read_once, &rj, (double)(bytes / 16 * 16), &f->read_gbs, e)) {
+        err_prefix(e, "the read-only stream");
+        goto cleanup;
+    }
     ok = true;
 cleanup:
     buffer_free(&a);
     buffer_free(&b);
+    buffer_free(&sink);
     if (!ok)
-        err_prefix(e, "measuring the copy bandwidth");
+        err_prefix(e, "measuring the memory bandwidth");
     return ok;
 }
 
@@ -149,20 +183,22 @@ bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
     char path[CL_PATH_MAX];
     bool have_path = peak_cache_path(path, sizeof path, NULL);
     char *json = have_path ? jsoncache_read(path, PEAK_CACHE_MAX) : NULL;
-    double gbs = 0.0;
-    if (!force && peak_cache_lookup(json, &k, &gbs)) {
-        info->peak_bw_measured_gbs = gbs;
+    peak_figures f = {0.0, 0.0};
+    if (!force && peak_cache_lookup(json, &k, &f)) {
+        info->peak_bw_measured_gbs = f.copy_gbs;
+        info->peak_bw_read_gbs = f.read_gbs;
         info->peak_bw_cached = true;
         free(json);
         return true;
     }
-    if (!peak_measure_copy(s, (size_t)(info->l2_mib * 1024.0 * 1024.0), &gbs, e)) {
+    if (!peak_measure(s, (size_t)(info->l2_mib * 1024.0 * 1024.0), &f, e)) {
         free(json);
         return false;
     }
-    info->peak_bw_measured_gbs = gbs;
+    info->peak_bw_measured_gbs = f.copy_gbs;
+    info->peak_bw_read_gbs = f.read_gbs;
     info->peak_bw_cached = false;
-    char *doc = peak_cache_update(json, &k, gbs, (long long)time(NULL));
+    char *doc = peak_cache_update(json, &k, &f, (long long)time(NULL));
     free(json);
     if (doc && have_path)
         jsoncache_write(path, doc, NULL);

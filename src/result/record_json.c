@@ -33,6 +33,7 @@ bool record_put_device(cJSON *o, const device_info *d)
         && jsonf_put_double(o, "peak_bw_theory_gbs", d->peak_bw_theory_gbs)
         && jsonf_put_double(o, "peak_fp32_tflops", d->peak_fp32_tflops)
         && jsonf_put_double(o, "peak_bw_measured_gbs", d->peak_bw_measured_gbs)
+        && jsonf_put_double(o, "peak_bw_read_gbs", d->peak_bw_read_gbs)
         && cJSON_AddBoolToObject(o, "peak_bw_cached", d->peak_bw_cached);
 }
 
@@ -166,6 +167,7 @@ bool record_get_device(const cJSON *o, device_info *d, cl_err *e)
         && jsonf_get_double(o, "peak_bw_theory_gbs", &d->peak_bw_theory_gbs, 0, e)
         && jsonf_get_double(o, "peak_fp32_tflops", &d->peak_fp32_tflops, 0, e)
         && jsonf_get_double(o, "peak_bw_measured_gbs", &d->peak_bw_measured_gbs, 0, e)
+        && jsonf_get_double(o, "peak_bw_read_gbs", &d->peak_bw_read_gbs, 0, e)
         && jsonf_get_bool(o, "peak_bw_cached", &d->peak_bw_cached, e);
 }
 

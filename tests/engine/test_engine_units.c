@@ -195,6 +195,17 @@ static void test_derive(void **state)
     assert_true(near(r.speedup_cpu_mt, 10.0, 1e-12));
     assert_true(near(r.speedup_lib, 0.5, 1e-12));
 
+    /* A kernel that only reads is measured against the read-only stream,
+     * the copy when that is unknown. */
+    in.reads_only = true;
+    in.peak_bw_read_gbs = 3200.0;
+    problem_derive(&in, &r);
+    assert_true(near(r.pct_peak_measured, 62.5, 1e-12));
+    in.peak_bw_read_gbs = 0.0;
+    problem_derive(&in, &r);
+    assert_true(near(r.pct_peak_measured, 80.0, 1e-12));
+    in.reads_only = false;
+
     in.bandwidth_bound = false;
     in.flops = 60e9;
     problem_derive(&in, &r);
@@ -263,27 +274,28 @@ static void test_peak_cache(void **state)
     (void)state;
     peak_key a = {"NVIDIA H100 80GB HBM3", "00000000:19:00.0", 13000};
     peak_key b = {"NVIDIA H100 80GB HBM3", "00000000:3B:00.0", 13000};
-    double g = 0.0;
+    peak_figures g = {0.0, 0.0};
+    const peak_figures fa = {2950.5, 3210.25}, fb = {2900.0, 3150.0}, fa2 = {3000.0, 3300.0};
     assert_false(peak_cache_lookup(NULL, &a, &g));
     assert_false(peak_cache_lookup("not json", &a, &g));
-    char *doc = peak_cache_update(NULL, &a, 2950.5, 1700000000);
+    char *doc = peak_cache_update(NULL, &a, &fa, 1700000000);
     assert_non_null(doc);
     assert_true(peak_cache_lookup(doc, &a, &g));
-    assert_true(g == 2950.5);
+    assert_true(g.copy_gbs == 2950.5 && g.read_gbs == 3210.25);
     assert_false(peak_cache_lookup(doc, &b, &g));
 
-    char *doc2 = peak_cache_update(doc, &b, 2900.0, 1700000001);
-    assert_true(peak_cache_lookup(doc2, &a, &g) && g == 2950.5);
-    assert_true(peak_cache_lookup(doc2, &b, &g) && g == 2900.0);
+    char *doc2 = peak_cache_update(doc, &b, &fb, 1700000001);
+    assert_true(peak_cache_lookup(doc2, &a, &g) && g.copy_gbs == 2950.5);
+    assert_true(peak_cache_lookup(doc2, &b, &g) && g.copy_gbs == 2900.0 && g.read_gbs == 3150.0);
 
     /* New driver in slot a: the old entry no longer matches and is replaced. */
     peak_key a2 = a;
     a2.driver = 13010;
     assert_false(peak_cache_lookup(doc2, &a2, &g));
-    char *doc3 = peak_cache_update(doc2, &a2, 3000.0, 1700000002);
+    char *doc3 = peak_cache_update(doc2, &a2, &fa2, 1700000002);
     assert_false(peak_cache_lookup(doc3, &a, &g));
-    assert_true(peak_cache_lookup(doc3, &a2, &g) && g == 3000.0);
-    assert_true(peak_cache_lookup(doc3, &b, &g) && g == 2900.0);
+    assert_true(peak_cache_lookup(doc3, &a2, &g) && g.copy_gbs == 3000.0);
+    assert_true(peak_cache_lookup(doc3, &b, &g) && g.copy_gbs == 2900.0);
     /* Another card in slot a. */
     peak_key a3 = a2;
     snprintf(a3.name, sizeof a3.name, "NVIDIA H200");
@@ -291,6 +303,11 @@ static void test_peak_cache(void **state)
     free(doc);
     free(doc2);
     free(doc3);
+
+    /* An entry from before the read-only stream was measured: measure again. */
+    const char *old = "{\"devices\":[{\"name\":\"NVIDIA H100 80GB HBM3\",\"pci\":"
+                      "\"00000000:19:00.0\",\"driver\":13000,\"copy_gbs\":2950.5}]}";
+    assert_false(peak_cache_lookup(old, &a, &g));
 
     assert_true(peak_copy_bytes(80ull << 30, 50u << 20) == 512u << 20);
     assert_true(peak_copy_bytes(1ull << 30, 50u << 20) == 256u << 20);
