@@ -85,6 +85,7 @@ static void print_row(const run_result *r)
 typedef struct run_state {
     cli_rows rows;
     recorder rec;
+    const lab_exercise *x;   /* the exercise run, or NULL */
 } run_state;
 
 static void on_hello(void *ud, const device_info *dev)
@@ -124,11 +125,14 @@ static void on_fault(void *ud, const run_fault *f)
     cli_rows_fault(ud, f);
 }
 
-static const lab_variant *find_variant(const lab *l, const char *id)
+/* Variant id among the exercise's own rungs (a listed exercise) or the lab's. */
+static const lab_variant *find_variant(const lab *l, const lab_exercise *x, const char *id)
 {
-    for (size_t i = 0; i < l->nvariants; i++)
-        if (strcmp(l->variants[i].id, id) == 0)
-            return &l->variants[i];
+    const lab_variant *v = x && x->id[0] ? x->variants : l->variants;
+    size_t n = x && x->id[0] ? x->nvariants : l->nvariants;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].id, id) == 0)
+            return &v[i];
     return NULL;
 }
 
@@ -141,9 +145,11 @@ static void add_variant(run_request *req, const lab_variant *v)
 
 typedef struct run_args {
     const lab *l;
+    const lab_exercise *x;      /* the exercise --exercise picked, once the lab is known */
     run_request *req;
     bool json;
     bool exercise;
+    char exercise_id[RUN_ID_MAX];  /* --exercise=ID; "" for the lab's own */
     bool sanitize;
     sanitize_tool tool;
 } run_args;
@@ -156,7 +162,9 @@ static const cli_opt run_opts[] = {
     {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
     {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
-    {"exercise", OPT_EXERCISE, NULL, "add your own kernel's row, from the workspace", NULL},
+    {"exercise", OPT_EXERCISE, "[=ID]",
+     "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
+     "an exercise id (see 'cudalab list')"},
     {"sanitize", OPT_SANITIZE, "TOOL",
      "check your kernel under compute-sanitizer: memcheck or racecheck", "a tool: memcheck or racecheck"},
     {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
@@ -166,8 +174,10 @@ static const cli_opt run_opts[] = {
 const cli_command cmd_run_spec = {
     "run", "LAB", "run a lab's kernels and print a table of results",
     "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
-    "and timed with CUDA events.  Exits 0 when every row ran and was correct, 1 when a\n"
-    "row was wrong or faulted, 3 when no CUDA device was found (the CPU rows still print).",
+    "and timed with CUDA events.  With --exercise=ID, the rows are that exercise's: its\n"
+    "problem at its sizes, beside its own rungs.  Exits 0 when every row ran and was\n"
+    "correct, 1 when a row was wrong or faulted, 3 when no CUDA device was found (the CPU\n"
+    "rows still print).",
     run_opts, cmd_run,
 };
 
@@ -184,6 +194,8 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_EXERCISE:
         ra->exercise = true;
+        if (v && v[0])
+            snprintf(ra->exercise_id, sizeof ra->exercise_id, "%s", v);
         return EXIT_OK;
     case OPT_SANITIZE:
         if (!sanitize_tool_from_name(v, &ra->tool))
@@ -192,10 +204,11 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         ra->exercise = true;
         return EXIT_OK;
     case 'v': {
-        const lab_variant *lv = find_variant(ra->l, v);
+        const lab_variant *lv = find_variant(ra->l, ra->x, v);
         if (!lv)
-            return cli_usage_error(c, "run: lab '%s' has no variant '%s' (see 'cudalab list')",
-                                   ra->l->id, v);
+            return cli_usage_error(c, "run: %s '%s' has no variant '%s' (see 'cudalab list')",
+                                   ra->x && ra->x->id[0] ? "exercise" : "lab",
+                                   ra->x && ra->x->id[0] ? ra->x->id : ra->l->id, v);
         if (req->nvariants == RUN_MAX_VARIANTS)
             return cli_usage_error(c, "run: too many variants");
         add_variant(req, lv);
@@ -219,21 +232,54 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
     }
 }
 
-/* Completes the request from the lab: its variants and sizes unless the
- * command line named some, and the learner's files with --exercise. */
-static int finish_request(cli_ctx *c, const lab *l, run_request *req, run_args *ra)
+/* The exercise --exercise[=ID] names in lab l; NULL after a usage error. */
+static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id)
 {
+    const lab_exercise *x = lab_exercise_find(l, id);
+    if (x)
+        return x;
+    char ids[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < l->nexercises && at < sizeof ids; i++)
+        if (l->exercises[i].id[0])
+            at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%s", at ? ", " : "",
+                                   l->exercises[i].id);
+    if (l->nexercises == 0)
+        cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
+    else if (!id[0])
+        cli_usage_error(c, "run: lab '%s' has several exercises: name one with --exercise=ID "
+                           "(%s)", l->id, ids);
+    else
+        cli_usage_error(c, "run: lab '%s' has no exercise '%s'%s%s%s", l->id, id,
+                        ids[0] ? " (it has " : "", ids, ids[0] ? ")" : "");
+    return NULL;
+}
+
+/* Completes the request from the lab: its variants and sizes unless the
+ * command line named some, and the learner's files with --exercise; a
+ * listed exercise brings its own problem, library, rungs and sizes. */
+static int finish_request(const lab *l, run_request *req, run_args *ra)
+{
+    const lab_exercise *x = ra->x;
+    bool listed = x && x->id[0];
+    const lab_variant *vs = listed ? x->variants : l->variants;
+    size_t nv = listed ? x->nvariants : l->nvariants;
+    char *const *sizes = listed ? x->sizes : l->sizes;
+    size_t ns = listed ? x->nsizes : l->nsizes;
+    if (listed) {
+        snprintf(req->problem, sizeof req->problem, "%s", x->problem);
+        snprintf(req->library, sizeof req->library, "%s", x->library ? x->library : "");
+        snprintf(req->exercise, sizeof req->exercise, "%s", x->id);
+    }
     if (req->nvariants == 0)
-        for (size_t k = 0; k < l->nvariants && k < RUN_MAX_VARIANTS; k++)
-            add_variant(req, &l->variants[k]);
+        for (size_t k = 0; k < nv && k < RUN_MAX_VARIANTS; k++)
+            add_variant(req, &vs[k]);
     if (req->nsizes == 0)
-        for (size_t k = 0; k < l->nsizes && k < RUN_MAX_SIZES; k++)
-            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[k]);
+        for (size_t k = 0; k < ns && k < RUN_MAX_SIZES; k++)
+            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", sizes[k]);
     if (ra->exercise) {
-        if (!l->exercise.kernel || !l->exercise.launcher)
-            return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
         workspace_files f;
-        int rc = cli_prepare_workspace(l, &f);
+        int rc = cli_prepare_workspace(l, x, &f);
         if (rc != EXIT_OK)
             return rc;
         snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", f.kernel);
@@ -388,7 +434,7 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
         printf("\nmilestones (judged on your kernel's row):\n");
         for (size_t i = 0; i < l->nmilestones; i++) {
             const lab_milestone *m = &l->milestones[i];
-            if (m->quiz)
+            if (m->quiz || lab_milestone_exercise(l, i) != rs->x)
                 continue;
             static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
             printf("  %s %s%s%s\n", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
@@ -449,10 +495,6 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         rc = cli_usage_error(c, "run: which lab? (see 'cudalab list')");
         goto done;
     }
-    if (first + 1 < argc) {
-        rc = cli_usage_error(c, "run: unexpected argument '%s'", argv[first + 1]);
-        goto done;
-    }
     rc = EXIT_ENV;
     if (!cli_load_labs(c, &set, &diags))
         goto done;
@@ -462,6 +504,18 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
                              diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
         goto done;
     }
+    if (first + 1 < argc) {
+        bool names_one = lab_exercise_find(l, argv[first + 1]) && argv[first + 1][0];
+        rc = cli_usage_error(c, "run: unexpected argument '%s'%s%s%s", argv[first + 1],
+                             names_one ? " (name an exercise with --exercise=" : "",
+                             names_one ? argv[first + 1] : "", names_one ? ")" : "");
+        goto done;
+    }
+    if (ra.exercise && !(ra.x = pick_exercise(c, l, ra.exercise_id))) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    state.x = ra.x;
     if (!l->problem) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
         goto done;
@@ -473,11 +527,11 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     for (int i = 0; i < col.nvariants; i++)
         if ((rc = run_option(c, &ra, 'v', col.variants[i])) != EXIT_OK)
             goto done;
-    if ((rc = finish_request(c, l, &req, &ra)) != EXIT_OK)
+    if ((rc = finish_request(l, &req, &ra)) != EXIT_OK)
         goto done;
     if (req.nvariants == 0 && !ra.exercise) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
-                             l->exercise.kernel ? " (try --exercise)" : "");
+                             l->nexercises ? " (try --exercise)" : "");
         goto done;
     }
     st->json = ra.json;

@@ -54,6 +54,7 @@ void engine_progress(engine_ctx *c, const char *phase, int rep, int of)
     p.run = c->req->run;
     snprintf(p.variant, sizeof p.variant, "%s", variant);
     snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
+    snprintf(p.exercise, sizeof p.exercise, "%s", c->req->exercise);
     snprintf(p.phase, sizeof p.phase, "%s", phase);
     p.rep = rep;
     p.of = of;
@@ -68,6 +69,7 @@ void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, co
     snprintf(r->variant, sizeof r->variant, "%s", variant);
     snprintf(r->label, sizeof r->label, "%s", label);
     snprintf(r->size, sizeof r->size, "%s", c->size);
+    snprintf(r->exercise, sizeof r->exercise, "%s", c->req->exercise);
     r->kind = kind;
     r->status = RS_ERROR;
 }

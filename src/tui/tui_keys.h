@@ -32,6 +32,7 @@ typedef enum tui_action {
     TA_EDIT,
     TA_RESET,
     TA_HINT,
+    TA_NEXT_EXERCISE,
     TA_TIMELINE,
     TA_EXPORT,
     TA_ROOFLINE,

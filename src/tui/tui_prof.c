@@ -34,7 +34,7 @@ static const prof_rows rows[] = {
 
 bool tui_prof_lab(const lab *l)
 {
-    return l && l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
+    return l && experiments_problem(l->problem);
 }
 
 static const prof_rows *find(const char *variant)
@@ -49,12 +49,14 @@ static const prof_rows *find(const char *variant)
 
 const char *tui_prof_experiment(const char *variant)
 {
-    size_t n = 0;
-    const char *const *ids = experiments_ids(&n);
     const prof_rows *r;
-    for (size_t i = 0; variant && i < n; i++)
-        if (strcmp(ids[i], variant) == 0)
-            return ids[i];
+    for (int p = 0; p < 2; p++) {
+        size_t n = 0;
+        const char *const *ids = experiments_ids_of(p ? EXPERIMENTS_BASICS : EXPERIMENTS_PROBLEM, &n);
+        for (size_t i = 0; variant && i < n; i++)
+            if (strcmp(ids[i], variant) == 0)
+                return ids[i];
+    }
     r = find(variant);
     return r ? r->experiment : NULL;
 }

@@ -86,10 +86,10 @@ static void test_shape(void **state)
         lab *l = load(LESSONS[k].id);
         if (l->nsteps < 4 || l->nsteps > 8)
             fail_msg("lab '%s' has %zu steps (want 4 to 8)", l->id, l->nsteps);
-        if (l->exercise.nhints < 3 || l->exercise.nhints > 5)
-            fail_msg("lab '%s' has %zu hints (want 3 to 5)", l->id, l->exercise.nhints);
-        for (size_t h = 0; h < l->exercise.nhints; h++)
-            assert_true(strlen(l->exercise.hints[h]) > 80);
+        if (lab_own_exercise(l)->nhints < 3 || lab_own_exercise(l)->nhints > 5)
+            fail_msg("lab '%s' has %zu hints (want 3 to 5)", l->id, lab_own_exercise(l)->nhints);
+        for (size_t h = 0; h < lab_own_exercise(l)->nhints; h++)
+            assert_true(strlen(lab_own_exercise(l)->hints[h]) > 80);
         assert_string_equal(l->steps[l->nsteps - 1].title, "Your turn");
         lab_free(l);
     }
