@@ -85,6 +85,13 @@ static bool checked_run(gpu_target *t, check_report *rep, cl_err *e)
     return true;
 }
 
+/* Appends note to r's message, after "; " when it has one. */
+static void append_note(run_result *r, const char *note)
+{
+    size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len, "%s%s", len ? "; " : "", note);
+}
+
 /* Appends what a host_io row's GB/s counts to its message. */
 static void note_host_bytes(const problem_data *p, const engine_ctx *c, run_result *r)
 {
@@ -95,6 +102,13 @@ static void note_host_bytes(const problem_data *p, const engine_ctx *c, run_resu
              "%sGB/s counts the table once into the GPU and once back (%s each way) per "
              "second of end-to-end time, copies included; device-memory traffic is not counted",
              len ? "; " : "", each);
+}
+
+/* Before each timed run of a managed problem: the CPU writes the inputs
+ * again, so every run starts with their pages in host memory. */
+static bool managed_before(void *ud, cl_err *e)
+{
+    return problem_upload(ud, engine_g.stream, e);
 }
 
 /* Measures one GPU row into r: check with fresh inputs, time, recheck.
@@ -150,6 +164,8 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
         .flush_bytes = flush_bytes,
         .progress = timing_progress,
         .progress_ud = c,
+        .before = c->ops->spec->managed && !t->copy ? managed_before : NULL,
+        .before_ud = p,
     };
     timing_result tr;
     if (!timing_run(&o, target_once, t, &tr, &e))
@@ -192,6 +208,10 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     engine_rows_derive(c, p, t->copy, x, &engine_g.dev, r);
     if (c->ops->spec->host_io)
         note_host_bytes(p, c, r);
+    if (c->ops->spec->managed && !t->copy)
+        append_note(r, "x and y were written by the CPU before each run: their pages start "
+                       "in host memory, and moving them counts; GB/s counts x, y and z once "
+                       "per second of that");
     ok = true;
     goto done;
 

@@ -208,7 +208,8 @@ static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const 
     if (!exercise_begin_size(x, p, label, &e)) {
         engine_row_error(r, e.msg);
     } else {
-        gpu_target t = {exercise_call, x, p, false, false, c->ops->spec->host_io};
+        gpu_target t = {exercise_call, x, p, false, false,
+                        c->ops->spec->host_io || c->ops->spec->managed};
         alive = engine_gpu_measure(c, &t, rates, r);
         if (alive && r->status == RS_ERROR && exercise_traceback(x)[0])
             log_text(c, 2, "", exercise_traceback(x));
