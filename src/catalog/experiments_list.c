@@ -24,6 +24,10 @@ static const experiment_entry entries[] = {
     {P, "transpose", "matrix transpose: naive vs shared-memory tile vs padded tile"},
     {P, "timing", "host timers with and without synchronisation vs CUDA events; first launch"},
     {P, "roofline", "one kernel at rising arithmetic intensity against the roofline"},
+    {B, "divergence", "a branch taken by whole warps vs by half of each warp, same work"},
+    {B, "occupancy", "registers and shared memory a block against occupancy and time; a spill"},
+    {B, "hierarchy", "the same reads from DRAM, the L2, shared memory and registers"},
+    {B, "fences", "a message between blocks with and without __threadfence()"},
 };
 #define NENTRY (sizeof entries / sizeof entries[0])
 

@@ -34,6 +34,8 @@ static const experiment experiments[] = {
     {"stride", experiments_stride},       {"gemv", experiments_gemv},
     {"blocksize", experiments_blocksize}, {"transpose", experiments_transpose},
     {"timing", experiments_timing},       {"roofline", experiments_roofline},
+    {"divergence", experiments_divergence}, {"occupancy", experiments_occupancy},
+    {"hierarchy", experiments_hierarchy},   {"fences", experiments_fences},
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 

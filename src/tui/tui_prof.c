@@ -30,6 +30,15 @@ static const prof_rows rows[] = {
     {"timing", "timing_steady", "prof_first"},
     {"timing", "timing_", "prof_fma"},
     {"roofline", "roof_", "prof_fma"},
+    {"divergence", "div_", "bx_branch"},
+    {"occupancy", "occ_smem_", "occ_r8"},
+    {"occupancy", "occ_spill", "occ_spill"},
+    {"occupancy", "occ_r128", "occ_r128"},
+    {"occupancy", "occ_r64", "occ_r64"},
+    {"occupancy", "occ_r32", "occ_r32"},
+    {"occupancy", "occ_r8", "occ_r8"},
+    {"hierarchy", "lvl_", "bx_levels"},
+    {"fences", "fence_", "bx_fence"},
 };
 
 bool tui_prof_lab(const lab *l)
@@ -68,6 +77,8 @@ static const struct {
     {"transfers", "prof_scale"},  {"overlap", "prof_fma"},   {"stride", "prof_stride"},
     {"gemv", "prof_gemv_row"},    {"blocksize", "prof_scale"}, {"transpose", "prof_transpose_naive"},
     {"timing", "prof_first"},     {"roofline", "prof_fma"},
+    {"divergence", "bx_branch"},  {"occupancy", "occ_r8"},
+    {"hierarchy", "bx_levels"},   {"fences", "bx_fence"},
 };
 
 const char *tui_prof_kernel(const char *variant)
