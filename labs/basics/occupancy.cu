@@ -6,16 +6,20 @@
 // be read: the experiment runs the lab's copy, not one in your workspace.
 //
 // Every kernel does the same walk: each thread follows a chain of `steps`
-// loads through `next`, each load waiting for the one before (its speed is
-// set by memory latency, so it needs many warps in flight to keep the
-// memory busy), while it keeps R running counts of its own: at each step
-// every count adds 1 when the index just read is odd.  Float additions do
-// not reassociate, so the compiler must keep all R counts, in registers if
-// it can.  More counts, more registers a thread, fewer warps an SM can
-// hold; the R additions a step are little work beside the wait for memory.
+// loads through `next`, a small table the L1 cache holds, each load waiting
+// for the one before.  A warp's 32 loads at a step fall on neighbouring
+// words (one cache line), so the walk is limited by the latency of each
+// load, and an SM needs many warps in flight to keep busy.  Along the way
+// each thread keeps R running counts: at step s, count s % R adds 1 when the
+// index just read is odd.  Every count is live for the whole walk and float
+// additions do not reassociate, so the compiler must keep all R of them, in
+// registers if it can; the work is the same for every R (one load and one
+// addition a step).  More counts, more registers a thread, fewer warps an
+// SM can hold.
 //
-// The contract: out[t] = (the index after `steps` hops from (t * 7919) % n)
-// + the sum of the R counts, count k starting at (t + k) % 16.
+// The contract: out[t] = (the index after `steps` hops from t % n)
+// + the sum of the counts, count k starting at (t + k) % 16.
+// n is a power of two and steps a multiple of 128.
 
 template <int R>
 __device__ __forceinline__ void walk(const int *__restrict__ next, int n, int steps, int *out)
@@ -25,13 +29,13 @@ __device__ __forceinline__ void walk(const int *__restrict__ next, int n, int st
 #pragma unroll
     for (int k = 0; k < R; ++k)
         keep[k] = (float)((t + k) & 15);
-    int i = (int)(((long long)t * 7919) % n);
-    for (int s = 0; s < steps; ++s) {
-        i = next[i];
-        const float odd = (float)(i & 1);
+    int i = t & (n - 1);
+    for (int s = 0; s < steps; s += R) {
 #pragma unroll
-        for (int k = 0; k < R; ++k)
-            keep[k] += odd;
+        for (int k = 0; k < R; ++k) {
+            i = next[i];
+            keep[k] += (float)(i & 1);
+        }
     }
     float sum = 0.0f;
 #pragma unroll
@@ -40,7 +44,7 @@ __device__ __forceinline__ void walk(const int *__restrict__ next, int n, int st
     out[t] = i + (int)sum;
 }
 
-// The same walk keeping 8, 32, 64 and 128 values: ptxas gives each the
+// The same walk keeping 8, 32, 64 and 128 counts: ptxas gives each the
 // registers it needs (__launch_bounds__(256): blocks of at most 256 threads,
 // so up to 255 registers a thread).
 extern "C" __global__ void __launch_bounds__(256) occ_r8(const int *next, int n, int steps, int *out)
@@ -63,11 +67,11 @@ extern "C" __global__ void __launch_bounds__(256) occ_r128(const int *next, int 
     walk<128>(next, n, steps, out);
 }
 
-// 128 values again, but __launch_bounds__(256, 4) promises four blocks of
+// 128 counts again, but __launch_bounds__(256, 4) promises four blocks of
 // 256 threads an SM: at most 65536 / 1024 = 64 registers a thread.  What
 // does not fit goes to local memory (a stack frame in DRAM, cached in L1):
-// ptxas reports the spill stores and loads, and every step now reads and
-// writes the spilled values there.
+// ptxas reports the spill stores and loads, and the walk now moves the
+// spilled counts in and out of local memory as it goes.
 extern "C" __global__ void __launch_bounds__(256, 4) occ_spill(const int *next, int n, int steps,
                                                                int *out)
 {

@@ -92,9 +92,9 @@ const problem_ops *problem_pipeline_ops(void);
 const problem_ops *problem_saxpy_ops(void);        /* problem_basics.c */
 const problem_ops *problem_managed_ops(void);
 const problem_ops *problem_histogram_ops(void);    /* problem_histogram.c */
-/* SAXPY's a for the inputs of seed (the same for the shipped rungs, the
- * learner's args.a and the reference). */
-float problem_saxpy_a(uint64_t seed);
+/* SAXPY's a at n elements (the same for the shipped rungs, the learner's
+ * args.a and the reference). */
+float problem_saxpy_a(uint64_t n);
 
 /* Host buffers for d (inputs, output, reference).  false + e when the host
  * is out of memory. */

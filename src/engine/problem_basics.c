@@ -11,11 +11,12 @@
 
 #define SAXPY_SEED_Y 0x9e3779b97f4a7c15ull
 
-/* a changes with the inputs (0.5 to 2, exact in float), so a kernel that
- * wrote its own a would be caught. */
-float problem_saxpy_a(uint64_t seed)
+/* a changes with the size (0.5 to 2, exact in float), so a kernel that
+ * wrote its own a would be caught; it stays the same for every check of a
+ * size, as the launcher's args are built once a size. */
+float problem_saxpy_a(uint64_t n)
 {
-    return 0.5f + 0.25f * (float)(seed % 7u);
+    return 0.5f + 0.25f * (float)(n % 7u);
 }
 
 static void saxpy_shape(const problem_dims *d, problem_shape *s)
@@ -46,14 +47,14 @@ static bool saxpy_reference(problem_data *p, cl_err *e)
         if (!p->ref)
             return err_set(e, "out of host memory for the reference");
     }
-    ref_saxpy(p->sh.nout, problem_saxpy_a(p->seed), p->a, p->b, p->ref);
+    ref_saxpy(p->sh.nout, problem_saxpy_a((uint64_t)p->d.n), p->a, p->b, p->ref);
     p->nref = p->sh.nout;
     return true;
 }
 
 static void saxpy_cpu(problem_data *p, int threads)
 {
-    float a = problem_saxpy_a(p->seed);
+    float a = problem_saxpy_a((uint64_t)p->d.n);
     if (threads == 1)
         cpu_saxpy(p->sh.nout, a, p->a, p->b, p->out);
     else
@@ -62,8 +63,8 @@ static void saxpy_cpu(problem_data *p, int threads)
 
 static cudaError_t saxpy_launch(problem_data *p, const shipped_kernel *k, cudaStream_t s)
 {
-    return k->saxpy(p->sh.nout, problem_saxpy_a(p->seed), p->da.ptr, p->db.ptr, p->dout.ptr,
-                    p->dscratch.ptr, p->dscratch.bytes, s);
+    return k->saxpy(p->sh.nout, problem_saxpy_a((uint64_t)p->d.n), p->da.ptr, p->db.ptr,
+                    p->dout.ptr, p->dscratch.ptr, p->dscratch.bytes, s);
 }
 
 static int saxpy_args(const problem_data *p, problem_arg *out)
@@ -72,7 +73,8 @@ static int saxpy_args(const problem_data *p, problem_arg *out)
     out[0] = (problem_arg){.name = "x", .buf = &p->da, .count = p->sh.na, .managed = m};
     out[1] = (problem_arg){.name = "y", .buf = &p->db, .count = p->sh.nb, .managed = m};
     out[2] = (problem_arg){.name = "z", .buf = &p->dout, .count = p->sh.nout, .output = true};
-    out[3] = (problem_arg){.name = "a", .is_number = true, .number = problem_saxpy_a(p->seed)};
+    out[3] = (problem_arg){.name = "a", .is_number = true,
+                           .number = problem_saxpy_a((uint64_t)p->d.n)};
     out[4] = (problem_arg){.name = "n", .value = p->d.n};
     return 5;
 }

@@ -2,7 +2,7 @@
  *
  * One latency-bound walk (labs/basics/occupancy.cu, compiled here with
  * NVRTC so that ptxas's own report comes with it) keeping 8, 32, 64 and 128
- * values in registers, the 128 again under __launch_bounds__(256, 4), which
+ * counts in registers, the 128 again under __launch_bounds__(256, 4), which
  * makes ptxas spill, and the 8 again with more and more shared memory a
  * block.  Each row shows the registers and spills ptxas reported, the
  * blocks an SM holds as the occupancy API computes them, and the time of
@@ -22,21 +22,21 @@
 
 #define OCC_SOURCE "labs/basics/occupancy.cu"
 #define OCC_BLOCK 256
-#define OCC_N ((int)1 << 25)       /* ints of the walk's table: 128 MiB */
-#define OCC_STRIDE 1000003         /* one hop; odd, so every index is reached */
-#define OCC_STEPS 128
+#define OCC_N 4096                 /* ints of the walk's table: 16 KiB, held by the L1 */
+#define OCC_STRIDE 1237            /* one hop; odd, so every index is reached */
+#define OCC_STEPS 4096             /* a multiple of 128 */
 
 typedef struct occ_variant {
     const char *id, *label, *kernel;
-    int regs;                      /* values kept (R of the source) */
+    int regs;                      /* counts kept (R of the source) */
     int share;                     /* 0: no shared memory; k: enough for k blocks an SM */
 } occ_variant;
 
 static const occ_variant variants[] = {
-    {"occ_r8", "8 values kept", "occ_r8", 8, 0},
-    {"occ_r32", "32 values kept", "occ_r32", 32, 0},
-    {"occ_r64", "64 values kept", "occ_r64", 64, 0},
-    {"occ_r128", "128 values kept", "occ_r128", 128, 0},
+    {"occ_r8", "8 counts kept", "occ_r8", 8, 0},
+    {"occ_r32", "32 counts kept", "occ_r32", 32, 0},
+    {"occ_r64", "64 counts kept", "occ_r64", 64, 0},
+    {"occ_r128", "128 counts kept", "occ_r128", 128, 0},
     {"occ_spill", "128, at most 64 registers", "occ_spill", 128, 0},
     {"occ_smem_4", "8 kept, shared for 4 blocks", "occ_r8", 8, 4},
     {"occ_smem_2", "8 kept, shared for 2 blocks", "occ_r8", 8, 2},
@@ -63,28 +63,25 @@ static bool occ_once(void *ud, cudaStream_t s, cl_err *e)
 }
 
 /* Thread t's walk (labs/basics/occupancy.cu): where it ends, and how many
- * odd indices it read, the same for every variant. */
+ * odd indices it read, the same for every variant.  With an odd stride
+ * and an even table the index changes parity at every hop, so an even
+ * number of steps reads exactly half odd ones. */
 typedef struct occ_walk {
     int end, odd;
 } occ_walk;
 
 static occ_walk occ_walk_of(int t)
 {
-    long long i = ((long long)t * 7919) % OCC_N;
-    int odd = 0;
-    for (int s = 0; s < OCC_STEPS; s++) {
-        i = (i + OCC_STRIDE) % OCC_N;
-        odd += (int)(i & 1);
-    }
-    return (occ_walk){(int)i, odd};
+    long long end = ((long long)(t & (OCC_N - 1)) + (long long)OCC_STEPS * OCC_STRIDE) % OCC_N;
+    return (occ_walk){(int)end, OCC_STEPS / 2};
 }
 
-/* out[t] of the variant keeping r values. */
+/* out[t] of the variant keeping r counts. */
 static int occ_ref(const occ_walk *w, int t, int r)
 {
-    int sum = 0;
+    int sum = w[t].odd;
     for (int k = 0; k < r; k++)
-        sum += ((t + k) & 15) + w[t].odd;
+        sum += (t + k) & 15;
     return w[t].end + sum;
 }
 
@@ -98,9 +95,12 @@ static void ptxas_lines(const char *log, const char *kernel, char *out, size_t n
     out[0] = '\0';
     if (!at)
         return;
-    const char *nl = strchr(at + strlen(key), '\n');
     const char *body = at + strlen(key);
-    while (*body == ' ')
+    const char *nl = strchr(body, '\n');
+    /* NVRTC prefixes the line: "ptxas         .     352 bytes stack frame, ..." */
+    if (strncmp(body, "ptxas", 5) == 0)
+        body += 5;
+    while (*body == ' ' || *body == '.')
         body++;
     snprintf(out, n, "ptxas info: Function properties for %s: %.*s", kernel,
              (int)(nl ? nl - body : (long)strlen(body)), body);
