@@ -568,8 +568,10 @@ local function check_exercise(t, file, line, what)
   return x, ok
 end
 
--- A count in the engine's forms: 1048576, "2^20", "1<<20".
+-- A count in the engine's forms: 1048576, "2^20", "1<<20", each optionally
+-- followed by "+k" or "-k" ("2^20+3").
 local function is_count(s)
+  s = s:gsub("%s*[%+%-]%s*%d+%s*$", "", 1)
   return s:find("^%s*%d+%s*$") or s:find("^%s*%d+%s*%^%s*%d+%s*$")
     or s:find("^%s*%d+%s*<<%s*%d+%s*$")
 end

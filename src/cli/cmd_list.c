@@ -119,10 +119,6 @@ int cmd_list(cli_ctx *c, int argc, char **argv)
             const lab *l = set.v[i];
             printf("%-3d %-14s %-34.34s %5zu %8zu %10zu\n", l->order, l->id, l->title, l->nsteps,
                    l->nvariants, l->nmilestones);
-            for (size_t k = 0; k < l->nexercises; k++)
-                if (l->exercises[k].id[0])
-                    printf("      exercise %-12s %s (run %s --exercise=%s)\n", l->exercises[k].id,
-                           l->exercises[k].title, l->id, l->exercises[k].id);
         }
         if (diags.n) {
             fprintf(stderr, "\n%zu lab problem(s) (see 'cudalab check'):\n", diags.n);

@@ -157,7 +157,7 @@ typedef struct run_args {
 enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
 
 static const cli_opt run_opts[] = {
-    {"variant", 'v', "V", "run this variant only (repeatable; default: every one)", "a variant id (see 'cudalab list')"},
+    {"variant", 'v', "V", "run this variant only (repeatable; default: every one); an exercise's rung runs as that exercise", "a variant id (see 'cudalab list')"},
     {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
     {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a number"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
@@ -230,6 +230,17 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
     default:
         return EXIT_USAGE;
     }
+}
+
+/* The listed exercise whose rungs include variant id, or NULL: naming such
+ * a rung with --variant runs it as that exercise's problem, at its sizes,
+ * without the learner's row. */
+static const lab_exercise *rungs_owner(const lab *l, const char *id)
+{
+    for (size_t k = 0; k < l->nexercises; k++)
+        if (l->exercises[k].id[0] && find_variant(l, &l->exercises[k], id))
+            return &l->exercises[k];
+    return NULL;
 }
 
 /* The exercise --exercise[=ID] names in lab l; NULL after a usage error. */
@@ -524,6 +535,8 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     snprintf(req.lab, sizeof req.lab, "%s", l->id);
     snprintf(req.problem, sizeof req.problem, "%s", l->problem);
     snprintf(req.library, sizeof req.library, "%s", l->library ? l->library : "");
+    if (!ra.x && col.nvariants > 0 && !find_variant(l, NULL, col.variants[0]))
+        state.x = ra.x = rungs_owner(l, col.variants[0]);
     for (int i = 0; i < col.nvariants; i++)
         if ((rc = run_option(c, &ra, 'v', col.variants[i])) != EXIT_OK)
             goto done;

@@ -176,7 +176,7 @@ static void test_profiling(void **state)
     lab_free(l);
 }
 
-static void test_set_finds_all_four(void **state)
+static void test_set_finds_all_five(void **state)
 {
     (void)state;
     char dir[CL_PATH_MAX];
@@ -188,9 +188,10 @@ static void test_set_finds_all_four(void **state)
     assert_true(lab_set_load(&set, dirs, 1, g_home, &d, &e));
     print_diags(&d);
     assert_int_equal(d.n, 0);
-    static const char *const order[] = {"reduction", "matmul", "embedding", "profiling"};
-    assert_int_equal(set.n, 4);
-    for (size_t i = 0; i < 4; i++)
+    static const char *const order[] = {"basics", "reduction", "matmul", "embedding",
+                                        "profiling"};
+    assert_int_equal(set.n, 5);
+    for (size_t i = 0; i < 5; i++)
         assert_string_equal(set.v[i]->id, order[i]);
     assert_non_null(lab_set_find(&set, "matmul"));
     assert_null(lab_set_find(&set, "nope"));
@@ -199,8 +200,8 @@ static void test_set_finds_all_four(void **state)
     /* The same folder twice: every lab is a duplicate the second time. */
     const char *twice[] = {dir, dir};
     assert_true(lab_set_load(&set, twice, 2, g_home, &d, &e));
-    assert_int_equal(set.n, 4);
-    assert_int_equal(d.n, 4);
+    assert_int_equal(set.n, 5);
+    assert_int_equal(d.n, 5);
     for (size_t i = 0; i < d.n; i++)
         assert_non_null(strstr(d.v[i].msg, "is already defined in"));
     lab_set_free(&set);
@@ -209,7 +210,7 @@ static void test_set_finds_all_four(void **state)
     const char *missing[] = {"/nonexistent/labs", dir};
     assert_false(lab_set_load(&set, missing, 2, g_home, &d, &e));
     assert_non_null(strstr(e.msg, "cannot read lab folder /nonexistent/labs"));
-    assert_int_equal(set.n, 4);
+    assert_int_equal(set.n, 5);
     lab_set_free(&set);
     lab_diags_free(&d);
 }
@@ -512,7 +513,7 @@ int main(void)
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_embedding),
         cmocka_unit_test(test_profiling),
-        cmocka_unit_test(test_set_finds_all_four),
+        cmocka_unit_test(test_set_finds_all_five),
         cmocka_unit_test(test_good_fixture),
         cmocka_unit_test(test_profiling_problem),
         cmocka_unit_test(test_profiling_exercise),
