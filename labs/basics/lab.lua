@@ -83,7 +83,9 @@ return lab {
       n), `saxpy_per_element` (ceil(n / 256) blocks, one element a
       thread) and `saxpy_grid_stride` (a grid-stride loop over one wave
       of blocks).  Press `x` until the exercise `saxpy` is picked, `r` on
-      a row to run it, and compare them with the `device copy` row.
+      a row to run it, and compare them with the `device copy` row.  At
+      2^26+1 on an H100: one block 109 ms, the other two 0.29 ms, 92% and
+      93% of the copy bandwidth.
     ]],
 
     step "SMs, occupancy, registers and spills" [[
@@ -205,10 +207,10 @@ return lab {
       of blocks, all resident at once, over many launches.  `fence_with`
       fences on both sides and always reads the new payload.
       `fence_without` drops both fences and counts the reads that saw an
-      old payload.  On an H100 two runs of 40 million reads each counted
-      288 and 64; another GPU or compiler may count none, and that proves
-      nothing about the next one: only the fence guarantees the order.
-      The row says `wrong` when it saw one.  Atomics make one update
+      old payload.  On an H100 four runs of 40 million reads each counted
+      288, 64, 0 and 32.  A run that counts none proves nothing about the
+      next one, on this GPU or another: only the fence guarantees the
+      order.  The row says `wrong` when it saw one.  Atomics make one update
       indivisible; they do not order the other writes around them.
     ]],
 
