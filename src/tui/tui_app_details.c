@@ -103,7 +103,8 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
             in.fault_cause = row->fault_cause[0] ? row->fault_cause : "exit";
             in.fault_message = row->note;
         }
-        in.problem = l->problem;
+        const lab_exercise *ex = row->exercise[0] ? lab_exercise_find(l, row->exercise) : NULL;
+        in.problem = ex ? ex->problem : l->problem;
         in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
         compile_failure(row, &in, cfile);
         diagnose(&in, &d);

@@ -1035,6 +1035,96 @@ static void test_several_exercises(void **state)
     assert_int_equal(a->req.ex, 0);
 }
 
+/* ---- a lab of experiments and exercises (the basics lab's shape) ---- */
+
+static char b_id[] = "basicsish", b_problem[] = "basics", b_dir[] = "/nonexistent/labs/basicsish";
+static char b_x1[] = "divergence", b_x2[] = "fences", b_saxpy[] = "saxpy", b_copy[] = "copy",
+            b_rung[] = "saxpy_grid_stride", b_k[] = "saxpy/starter.cu", b_l[] = "saxpy/starter.lua";
+static char *b_sizes[] = {m_sz1, m_sz3};
+static lab_variant b_variants[] = {{b_x1, b_x1, b_x1, NULL, 1}, {b_x2, b_x2, b_x2, NULL, 2}};
+static lab_variant b_rungs[] = {{b_rung, b_rung, b_rung, NULL, 3}};
+static lab_exercise b_ex[1];
+static lab lab_bx;
+static lab *b_labv[1];
+static lab_set b_set;
+
+static int setup_basics(void **state)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    memset(&lab_bx, 0, sizeof lab_bx);
+    lab_bx.id = b_id;
+    lab_bx.title = b_id;
+    lab_bx.problem = b_problem;
+    lab_bx.dir = b_dir;
+    lab_bx.time_limit_s = 60;
+    lab_bx.variants = b_variants;
+    lab_bx.nvariants = 2;
+    b_ex[0] = (lab_exercise){.id = b_saxpy, .title = b_saxpy, .kernel = b_k, .launcher = b_l,
+                             .problem = b_saxpy, .library = b_copy, .sizes = b_sizes, .nsizes = 2,
+                             .variants = b_rungs, .nvariants = 1};
+    lab_bx.exercises = b_ex;
+    lab_bx.nexercises = 1;
+    b_labv[0] = &lab_bx;
+    b_set.v = b_labv;
+    b_set.n = 1;
+    tui_layout_compute(30, 100, 2, &lay);
+    assert_true(tui_app_init(a, &b_set, true, NULL));
+    a->workspace = "/nonexistent/ws";
+    *state = a;
+    return 0;
+}
+
+/* The experiments show above the exercise's rows; R runs the experiments
+ * alone (a lab request), r on the exercise's rows runs the exercise as its
+ * own problem, and each run's rows land where they belong. */
+static void test_experiments_and_exercises(void **state)
+{
+    tui_app *a = *state;
+    size_t idx[64];
+    assert_string_equal(tui_app_size(a), "2^20");
+    assert_int_equal(tui_app_rows(a, idx, 64), 4);    /* two experiments, the rung, yours */
+    assert_string_equal(shown(a, 0)->variant, "divergence");
+    assert_string_equal(shown(a, 1)->variant, "fences");
+    assert_string_equal(shown(a, 3)->variant, "exercise");
+
+    assert_true(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
+    run_request req = a->req.run;
+    assert_string_equal(req.problem, "basics");
+    assert_string_equal(req.exercise, "");
+    assert_int_equal(req.nvariants, 2);
+    assert_string_equal(req.exercise_kernel, "");
+    req.run = 31;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 2);
+    run_result r = measured(31, "div_warps", "4M threads", RS_CORRECT);
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 31);
+    assert_null(tui_runtable_find(&a->ls[0].table, "divergence", ""));   /* replaced */
+    assert_non_null(tui_runtable_find(&a->ls[0].table, "div_warps", "4M threads"));
+
+    a->focus = TUI_P_RUN;
+    key(a, TA_END);                                    /* the last row: yours */
+    assert_int_equal(a->ls[0].run_cursor, tui_app_rows(a, idx, 64) - 1);
+    assert_string_equal(shown(a, a->ls[0].run_cursor)->variant, "exercise");
+    assert_true(key(a, TA_RUN) & TUI_F_REQUEST);
+    req = a->req.run;
+    assert_string_equal(req.problem, "saxpy");
+    assert_string_equal(req.library, "copy");
+    assert_string_equal(req.exercise, "saxpy");
+    assert_int_equal(req.nvariants, 1);
+    assert_string_equal(req.exercise_kernel, "/nonexistent/labs/basicsish/saxpy/starter.cu");
+    req.run = 32;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 4);                  /* cpu, copy, the rung, yours */
+    r = measured(32, "exercise", "2^20", RS_CORRECT);
+    r.kind = RK_EXERCISE;
+    snprintf(r.exercise, sizeof r.exercise, "saxpy");
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 32);
+    assert_true(tui_runtable_find(&a->ls[0].table, "exercise", "2^20")->has_result);
+    assert_non_null(tui_runtable_find(&a->ls[0].table, "div_warps", "4M threads"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1144,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
+        cmocka_unit_test_setup_teardown(test_experiments_and_exercises, setup_basics, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
