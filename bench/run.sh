@@ -8,7 +8,8 @@
 # architectures in CUDA_ARCHS, default 90).  Writes DIR_OUT/bench.md and
 # DIR_OUT/bench.json (device, driver, date, commit; per row: median time,
 # spread, GB/s or TFLOP/s, % of measured peak, x CPU, x library, correct),
-# plus each lab's raw `cudalab run --json` output.  With --torch (and a
+# plus each lab's raw `cudalab run --json` output (and each listed
+# exercise's rungs, as <lab>-<exercise>).  With --torch (and a
 # python3 that has PyTorch/CuPy), their sum, matmul and embedding are timed
 # beside the table, and the pipeline lab's pipeline runs in NumPy (one
 # thread) and CuPy on the data set the pipeline lab's run wrote
@@ -66,6 +67,32 @@ for lab in $labs; do
     "$exe" run "$lab" --json >"$out/$lab.json" 2>"$out/$lab.err"
     echo $? >"$out/$lab.rc"
 done
+
+# A lab's listed exercises with rungs of their own (basics): each as
+# "<lab>-<exercise>", its rungs at its sizes (naming them runs them as the
+# exercise, without a learner's row).
+parts=""
+for lab in $labs; do
+    while read -r ex variants; do
+        [ -n "$ex" ] || continue
+        args=""
+        for v in $variants; do args="$args --variant $v"; done
+        echo "== $lab --exercise=$ex (its rungs)" >&2
+        # shellcheck disable=SC2086
+        "$exe" run "$lab" $args --json >"$out/$lab-$ex.json" 2>"$out/$lab-$ex.err"
+        echo $? >"$out/$lab-$ex.rc"
+        parts="$parts $lab-$ex"
+    done <<EOF_EX
+$("$exe" list --json | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["labs"]:
+    if l["id"] == sys.argv[1]:
+        for x in l.get("exercises", []):
+            if x["id"] and x.get("variants"):
+                print(x["id"], " ".join(x["variants"]))' "$lab")
+EOF_EX
+done
+labs="$labs$parts"
 
 if [ "$torch" -eq 1 ]; then
     python3 "$here/bench/torch_compare.py" >"$out/torch.json" 2>"$out/torch.err" ||

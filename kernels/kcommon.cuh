@@ -41,6 +41,8 @@ extern "C" const shipped_kernel *embedding_table(size_t *n);
 extern "C" const raw_kernel *reduce_raw_table(size_t *n);
 extern "C" const raw_kernel *matmul_raw_table(size_t *n);
 extern "C" const raw_kernel *embedding_raw_table(size_t *n);
+extern "C" const shipped_kernel *basics_table(size_t *n);
+extern "C" const raw_kernel *basics_raw_table(size_t *n);
 
 // Library state: the cuBLAS handle (matmul.cu), the ticket pool (reduce.cu)
 // and the last library error (registry.cu).

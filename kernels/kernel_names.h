@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* The problem ("reduce_sum", "sgemm", "embedding") the shipped launcher
+/* The problem ("reduce_sum", "sgemm", "embedding", "saxpy", ...) the shipped launcher
  * called name solves; NULL when there is none of that name. */
 const char *kernels_problem_of(const char *name);
 

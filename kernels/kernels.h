@@ -40,14 +40,26 @@ typedef cudaError_t (*sgemm_launch_fn)(int M, int N, int K, const float *A,
 /* out[t, :] = W[idx[t], :] for t < T; W is V x D; indices already validated. */
 typedef cudaError_t (*embed_launch_fn)(const float *W, const int32_t *idx, float *out,
                                        int T, int D, int V, cudaStream_t s);
+/* z[i] = a * x[i] + y[i] for i < n (problems saxpy and managed).  scratch is
+ * scratch_bytes of device memory the launcher may use (the managed
+ * problem's explicit copies need 2 n floats). */
+typedef cudaError_t (*saxpy_launch_fn)(size_t n, float a, const float *x, const float *y,
+                                       float *z, void *scratch, size_t scratch_bytes,
+                                       cudaStream_t s);
+/* bins[b] = how many of data[0..n) equal b, for 256 bins of uint32 in device
+ * memory, which the launcher zeroes first (problem histogram). */
+typedef cudaError_t (*hist_launch_fn)(const unsigned char *data, size_t n, unsigned int *bins,
+                                      cudaStream_t s);
 
 typedef struct shipped_kernel {
     const char *name;        /* "reduce_sequential", "sgemm_naive", "cub_sum", ... */
     const char *problem;     /* "reduce_sum", "sgemm", "embedding" */
     int library;             /* 1 for the vendor-library baseline */
-    reduce_launch_fn reduce; /* exactly one of the three is set */
+    reduce_launch_fn reduce; /* exactly one of the launchers is set */
     sgemm_launch_fn sgemm;
     embed_launch_fn embed;
+    saxpy_launch_fn saxpy;   /* the basics lab's (kernels/basics.cu) */
+    hist_launch_fn hist;
 } shipped_kernel;
 
 /* All launchers, in teaching order per problem. */

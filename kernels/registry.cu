@@ -33,8 +33,9 @@ const tables &all_tables()
         tables r;
         typedef const shipped_kernel *(*shipped_fn)(size_t *);
         typedef const raw_kernel *(*raw_fn)(size_t *);
-        const shipped_fn shipped[] = {reduce_table, matmul_table, embedding_table};
-        const raw_fn raw[] = {reduce_raw_table, matmul_raw_table, embedding_raw_table};
+        const shipped_fn shipped[] = {reduce_table, matmul_table, embedding_table, basics_table};
+        const raw_fn raw[] = {reduce_raw_table, matmul_raw_table, embedding_raw_table,
+                              basics_raw_table};
         const shipped_fn tune[] = {reduce_tune_table, matmul_tune_table, embedding_tune_table};
         for (shipped_fn f : shipped) {
             size_t n = 0;

@@ -42,10 +42,15 @@ local PROBLEMS = {
   pipeline = { dims = { 1 }, form = "a number of table rows such as \"2^24\" or 16777216",
                steps = { "load", "fill", "filter", "transform", "standardize", "binning", "encode",
                          "groupby", "gemm", "pipeline" } },
+  saxpy = { library = "copy", dims = { 1 }, form = "an element count such as 1048576, \"2^26\" or \"2^20+3\"" },
+  histogram = { dims = { 1 }, form = "a byte count such as 67108864, \"2^26\" or \"2^20+3\"" },
+  managed = { dims = { 1 }, form = "an element count such as 16777216 or \"2^24\"" },
   profiling = { experiments = { "transfers", "overlap", "stride", "gemv", "blocksize", "transpose",
                                 "timing", "roofline" }, exercise = "pipeline" },
+  -- the basics lab's experiments; its exercises each name their own problem
+  basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
 }
-local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, pipeline, profiling"
+local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, pipeline, saxpy, histogram, managed, profiling, basics"
 
 -- Fields of each constructor, in the order they are checked.
 local SPECS = {
@@ -63,6 +68,7 @@ local SPECS = {
     { "milestones", "list" },
     { "quizzes", "list" },
     { "exercise", "table" },
+    { "exercises", "list" },
   },
   step = {
     { "title", "string", required = true },
@@ -82,6 +88,7 @@ local SPECS = {
     { "target", "string" },
     { "points", "number", default = 1 },
     { "size", "string" },
+    { "exercise", "string" },
   },
   quiz = {
     { "id", "string", required = true },
@@ -94,11 +101,15 @@ local SPECS = {
     { "feedback", "string", required = true },
   },
   exercise = {
+    { "id", "string" },
+    { "title", "string" },
     { "kernel", "string", required = true },
     { "launcher", "string", required = true },
     { "hints", "list" },
     { "problem", "string" },
     { "sizes", "list" },
+    { "library", "string" },
+    { "variants", "list" },
   },
 }
 
@@ -493,6 +504,9 @@ local function check_milestone(t, i, file, line)
     if m.size ~= nil and m.quiz ~= nil then
       report(file, line, "%s: a quiz is not judged at a size: leave out size", what)
     end
+    if m.exercise ~= nil and m.quiz ~= nil then
+      report(file, line, "%s: a quiz belongs to no exercise: leave out exercise", what)
+    end
   end
   m.line, m.file = line, file
   return m
@@ -534,12 +548,13 @@ local function relative_file(name)
     and not name:find("/%.%.$")
 end
 
-local function check_exercise(t, file, line)
-  local x = check_fields(t, "exercise", "exercise", file, line)
+local function check_exercise(t, file, line, what)
+  what = what or "exercise"
+  local x, ok = check_fields(t, "exercise", what, file, line)
   for _, f in ipairs({ "kernel", "launcher" }) do
     if type(x[f]) == "string" and not relative_file(x[f]) then
-      report(file, line, "exercise: field %s must name a file inside the lab folder, got %s",
-             quote(f), quote(x[f]))
+      report(file, line, "%s: field %s must name a file inside the lab folder, got %s",
+             what, quote(f), quote(x[f]))
     end
   end
   local hints = {}
@@ -547,7 +562,7 @@ local function check_exercise(t, file, line)
     for hi = 1, rawlen(x.hints) do
       local h = rawget(x.hints, hi)
       if type(h) ~= "string" then
-        report(file, line, "exercise: hint %d must be a string, got %s", hi, type(h))
+        report(file, line, "%s: hint %d must be a string, got %s", what, hi, type(h))
       else
         hints[#hints + 1] = dedent(h)
       end
@@ -555,11 +570,13 @@ local function check_exercise(t, file, line)
   end
   x.hints = hints
   x.line, x.file = line, file
-  return x
+  return x, ok
 end
 
--- A count in the engine's forms: 1048576, "2^20", "1<<20".
+-- A count in the engine's forms: 1048576, "2^20", "1<<20", each optionally
+-- followed by "+k" or "-k" ("2^20+3").
 local function is_count(s)
+  s = s:gsub("%s*[%+%-]%s*%d+%s*$", "", 1)
   return s:find("^%s*%d+%s*$") or s:find("^%s*%d+%s*%^%s*%d+%s*$")
     or s:find("^%s*%d+%s*<<%s*%d+%s*$")
 end
@@ -589,6 +606,121 @@ local function size_label(v, prob, what, file, line, i)
     return nil
   end
   return label
+end
+
+-- The problem a listed exercise solves, and its sizes: its own, or the
+-- lab's when it solves the lab's problem and names none.
+local function exercise_problem(x, L, what, f, l, opts)
+  local solves = x.problem or L.problem
+  local prob = solves and PROBLEMS[solves]
+  if solves == nil or (x.problem == nil and (prob == nil or prob.dims == nil)) then
+    report(f, l, "%s needs a problem (the lab's problem %s is a set of experiments)", what,
+           quote(L.problem or "none"))
+    return nil
+  elseif prob == nil then
+    report(f, l, "%s: unknown problem %s (known: %s)", what, quote(solves), PROBLEM_NAMES)
+    return nil
+  elseif prob.dims == nil then
+    report(f, l, "%s: problem %s is a set of experiments, not a problem an exercise solves",
+           what, quote(solves))
+    return nil
+  end
+  x.problem = solves
+  if x.sizes == nil and solves == L.problem then
+    x.sizes = L.sizes
+  elseif x.sizes == nil or rawlen(x.sizes) == 0 then
+    report(f, l, "%s needs sizes (%s)", what, prob.form)
+    x.sizes = {}
+  else
+    local xs = {}
+    for i = 1, rawlen(x.sizes) do
+      local sz = size_label(rawget(x.sizes, i), prob, what, f, l, i)
+      if sz then xs[#xs + 1] = sz end
+    end
+    if #xs > opts.max_sizes then
+      report(f, l, "%s: at most %d sizes, got %d", what, opts.max_sizes, #xs)
+    end
+    x.sizes = xs
+  end
+  if x.library ~= nil and x.library ~= prob.library then
+    report(f, l, "%s: library %s does not solve %s%s", what, quote(x.library), quote(solves),
+           prob.library and (" (use " .. quote(prob.library) .. ")") or " (it has none)")
+  end
+  return prob
+end
+
+-- The lab's exercises: its own one (from `exercise`, id "") first, then
+-- each of `exercises`, which need ids.
+local function check_exercises(L, t, prob, what, file, line, opts)
+  local out = {}
+  if L.exercise ~= nil then out[1] = L.exercise end
+  local listed = each_item(rawget(t, "exercises"), "exercise", what, file, line, function(it, i, f, l)
+    local xwhat = item_what("exercise", it, i)
+    local x, ok = check_exercise(it, f, l, xwhat)
+    if ok and x.id == nil then
+      report(f, l, "%s: missing required field 'id' (a listed exercise needs one)", xwhat)
+    elseif ok then
+      check_id(x.id, xwhat, f, l)
+    end
+    local xprob = ok and exercise_problem(x, L, xwhat, f, l, opts)
+    x.variants = each_item(x.variants, "variant", xwhat, f, l, function(v, vi, vf, vl)
+      return check_variant(v, vi, vf, vl, xprob or {})
+    end)
+    for _, v in ipairs(x.variants) do
+      for _, lv in ipairs(L.variants) do
+        if v.id == lv.id then
+          report(v.file, v.line, "%s: variant %s has the id of one of the lab's variants", xwhat,
+                 quote(v.id))
+        end
+      end
+    end
+    no_duplicates(x.variants, "variant")
+    if #x.variants > opts.max_variants then
+      report(f, l, "%s: at most %d variants, got %d", xwhat, opts.max_variants, #x.variants)
+    end
+    x.title = x.title or x.id
+    return x
+  end)
+  if #listed > 0 and L.problem == nil then
+    report(file, line, "%s: exercises need a problem", what)
+  end
+  no_duplicates(listed, "exercise")
+  for _, x in ipairs(listed) do out[#out + 1] = x end
+  return out
+end
+
+-- Each milestone's exercise exists, and its size is one that exercise runs at.
+local function check_milestone_places(L)
+  local by_id = {}
+  for _, x in ipairs(L.exercises) do
+    if type(x.id) == "string" then by_id[x.id] = x end
+  end
+  for _, m in ipairs(L.milestones) do
+    local sizes = L.sizes
+    if type(m.exercise) == "string" then
+      local x = by_id[m.exercise]
+      if x == nil or m.exercise == "" then
+        local ids = {}
+        for _, y in ipairs(L.exercises) do
+          if type(y.id) == "string" and y.id ~= "" then ids[#ids + 1] = y.id end
+        end
+        report(m.file, m.line, "milestone %s names exercise %s, but the lab has no such exercise%s",
+               quote(m.id), quote(m.exercise),
+               #ids > 0 and (" (it has " .. concat(ids, ", ") .. ")") or "")
+        sizes = nil
+      else
+        sizes = x.sizes
+      end
+    end
+    if type(m.size) == "string" and sizes ~= nil then
+      local found = false
+      for _, z in ipairs(sizes) do found = found or z == m.size end
+      if not found then
+        report(m.file, m.line, "milestone %s: size %s is not one of the sizes it is judged at (%s)",
+               quote(m.id), quote(m.size), #sizes > 0 and concat(sizes, ", ") or "none")
+      end
+    end
+  end
 end
 
 local function validate_lab(t, file, line, opts)
@@ -679,6 +811,12 @@ local function validate_lab(t, file, line, opts)
     else
       local x = check_exercise(L.exercise, f, l)
       L.exercise = x
+      for _, k in ipairs({ "id", "library", "variants" }) do
+        if x[k] ~= nil then
+          report(f, l, "exercise: the lab's own exercise takes no %s (list exercises that need "
+                 .. "one in 'exercises')", quote(k))
+        end
+      end
       if L.problem == nil then
         report(f, l, "%s: an exercise needs a problem", what)
       elseif prob and prob.dims == nil and prob.exercise == nil then
@@ -713,6 +851,12 @@ local function validate_lab(t, file, line, opts)
       end
     end
   end
+  if L.exercise ~= nil then
+    L.exercise.id, L.exercise.sizes = "", L.sizes
+  end
+  L.exercises = check_exercises(L, t, prob, what, file, line, opts)
+  L.exercise = nil
+  check_milestone_places(L)
   L.line, L.file = line, file
   return L
 end

@@ -6,20 +6,28 @@
 #include "core/paths.h"
 
 typedef struct experiment_entry {
+    const char *problem;
     const char *id;
     const char *title;
 } experiment_entry;
 
+#define P EXPERIMENTS_PROBLEM
+#define B EXPERIMENTS_BASICS
+
 static const experiment_entry entries[] = {
-    {"transfers",
+    {P, "transfers",
      "host<->device copies: pageable vs pinned, many small vs one large, copy vs compute"},
-    {"overlap", "copy-compute-copy on one stream vs chunks spread over four streams"},
-    {"stride", "coalesced vs strided global reads, stride 1 to 128"},
-    {"gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row"},
-    {"blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy"},
-    {"transpose", "matrix transpose: naive vs shared-memory tile vs padded tile"},
-    {"timing", "host timers with and without synchronisation vs CUDA events; first launch"},
-    {"roofline", "one kernel at rising arithmetic intensity against the roofline"},
+    {P, "overlap", "copy-compute-copy on one stream vs chunks spread over four streams"},
+    {P, "stride", "coalesced vs strided global reads, stride 1 to 128"},
+    {P, "gemv", "matrix-vector product: row-major vs column-major, thread vs warp per row"},
+    {P, "blocksize", "one bandwidth kernel at 32 to 1024 threads per block, with occupancy"},
+    {P, "transpose", "matrix transpose: naive vs shared-memory tile vs padded tile"},
+    {P, "timing", "host timers with and without synchronisation vs CUDA events; first launch"},
+    {P, "roofline", "one kernel at rising arithmetic intensity against the roofline"},
+    {B, "divergence", "a branch taken by whole warps vs by half of each warp, same work"},
+    {B, "occupancy", "registers and shared memory a block against occupancy and time; a spill"},
+    {B, "hierarchy", "the same reads from DRAM, the L2, shared memory and registers"},
+    {B, "fences", "a message between blocks with and without __threadfence()"},
 };
 #define NENTRY (sizeof entries / sizeof entries[0])
 
@@ -31,13 +39,31 @@ static const experiment_entry *entry_find(const char *id)
     return NULL;
 }
 
+const char *const *experiments_ids_of(const char *problem, size_t *n)
+{
+    static const char *ids[2][NENTRY];
+    int which = problem && strcmp(problem, B) == 0;
+    *n = 0;
+    for (size_t i = 0; problem && i < NENTRY; i++)
+        if (strcmp(entries[i].problem, problem) == 0)
+            ids[which][(*n)++] = entries[i].id;
+    return ids[which];
+}
+
 const char *const *experiments_ids(size_t *n)
 {
-    static const char *ids[NENTRY];
-    for (size_t i = 0; i < NENTRY; i++)
-        ids[i] = entries[i].id;
-    *n = NENTRY;
-    return ids;
+    return experiments_ids_of(P, n);
+}
+
+bool experiments_problem(const char *problem)
+{
+    return problem && (strcmp(problem, P) == 0 || strcmp(problem, B) == 0);
+}
+
+const char *experiments_problem_of(const char *id)
+{
+    const experiment_entry *xp = entry_find(id);
+    return xp ? xp->problem : NULL;
 }
 
 const char *experiments_title(const char *id)

@@ -1,6 +1,9 @@
-/* experiments_list.h - the profiling lab's experiments, by name.
+/* experiments_list.h - the experiments of the profiling and basics labs,
+ * by name.
  *
- * The ids in teaching order with a line on what each measures, and the
+ * A lab whose problem is an experiments problem ("profiling", "basics")
+ * names experiments in its variants.  Here are their ids in teaching order,
+ * which problem each belongs to, a line on what each measures, and the
  * timeline file the experiments leave behind with the log line that
  * announces it.  CUDA-free: the parent checks lab files and command lines
  * against this; the measurements themselves are in experiments/. */
@@ -13,10 +16,18 @@
 #include "core/err.h"
 
 #define EXPERIMENTS_PROBLEM "profiling"
+#define EXPERIMENTS_BASICS "basics"
 #define EXPERIMENTS_TIMELINE_LOG "timeline: "
 
-/* The experiment ids in teaching order. */
+/* The profiling lab's experiment ids in teaching order. */
 const char *const *experiments_ids(size_t *n);
+/* The ids of problem's experiments in teaching order (n 0 for a problem
+ * that has none). */
+const char *const *experiments_ids_of(const char *problem, size_t *n);
+/* True for a problem whose variants are experiments. */
+bool experiments_problem(const char *problem);
+/* The problem experiment id belongs to, or NULL for an unknown id. */
+const char *experiments_problem_of(const char *id);
 bool experiments_known(const char *id);
 /* One line saying what an experiment measures; NULL for an unknown id. */
 const char *experiments_title(const char *id);

@@ -299,8 +299,10 @@ const problem_spec problem_spec_pipeline = {
 
 const problem_spec *problem_spec_find(const char *name)
 {
-    const problem_spec *all[] = {&problem_spec_reduce, &problem_spec_sgemm,
-                                 &problem_spec_embedding, &problem_spec_pipeline};
+    const problem_spec *all[] = {&problem_spec_reduce,    &problem_spec_sgemm,
+                                 &problem_spec_embedding, &problem_spec_pipeline,
+                                 &problem_spec_saxpy,     &problem_spec_histogram,
+                                 &problem_spec_managed};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->name, name) == 0)
             return all[i];

@@ -1,7 +1,7 @@
 /* problem_spec.h - the problems the engine measures, as the parent sees them.
  *
  * CUDA-free facts about each problem (reduce_sum, sgemm, embedding,
- * pipeline): its name, its vendor baseline, how its size labels read and
+ * pipeline, and the basics lab's saxpy, histogram and managed): its name, its vendor baseline, how its size labels read and
  * what they mean (dims), how many bytes and FLOPs one run at a size moves,
  * and the checker's tolerance.  The engine (engine/problem.h) pairs each
  * spec with the code that makes inputs and runs kernels; the TUI, the CLI,
@@ -16,7 +16,7 @@
 #include "core/err.h"
 
 typedef struct problem_dims {
-    int64_t n;        /* reduce_sum: elements */
+    int64_t n;        /* reduce_sum, saxpy, managed: elements; histogram: bytes */
     int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
     int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
     int64_t rows;     /* pipeline: rows of the table (its feats numeric columns are fixed) */
@@ -24,12 +24,14 @@ typedef struct problem_dims {
 } problem_dims;
 
 typedef struct problem_spec {
-    const char *name;            /* "reduce_sum", "sgemm", "embedding", "pipeline" */
+    const char *name;            /* "reduce_sum", "sgemm", "embedding", "pipeline", ... */
     const char *library;         /* its vendor baseline: "cub", "cublas", "copy"; NULL: none */
     const char *size_help;       /* accepted label forms, for error messages */
     bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
     bool reads_only;             /* its bytes are almost all reads: against the read-only stream */
     bool host_io;                /* inputs and output live in host memory */
+    bool managed;                /* inputs live in managed memory, written by the CPU
+                                  * before every run (page migration is timed) */
     double tolerance;            /* relative, for the checker */
     bool (*parse)(const char *label, problem_dims *d, cl_err *e);
     double (*bytes)(const problem_dims *d);
@@ -40,6 +42,9 @@ extern const problem_spec problem_spec_reduce;
 extern const problem_spec problem_spec_sgemm;
 extern const problem_spec problem_spec_embedding;
 extern const problem_spec problem_spec_pipeline;
+extern const problem_spec problem_spec_saxpy;       /* basics: z = a x + y */
+extern const problem_spec problem_spec_histogram;   /* basics: 256 bins of n bytes */
+extern const problem_spec problem_spec_managed;     /* basics: saxpy over managed memory */
 
 /* The problem called name, or NULL. */
 const problem_spec *problem_spec_find(const char *name);

@@ -30,10 +30,10 @@ void cli_print_diags(const lab_diags *d, FILE *f)
     }
 }
 
-int cli_prepare_workspace(const lab *l, workspace_files *f)
+int cli_prepare_workspace(const lab *l, const lab_exercise *x, workspace_files *f)
 {
     cl_err e = {{0}};
-    if (!workspace_prepare(NULL, l, f, &e)) {
+    if (!workspace_prepare(NULL, l, x, f, &e)) {
         fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
         return EXIT_ENV;
     }

@@ -14,9 +14,10 @@
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags);
 /* One "file:line: message" per diagnostic. */
 void cli_print_diags(const lab_diags *d, FILE *f);
-/* Makes l's exercise files ready in the workspace, copying the lab's
- * starters there when missing (said on stderr).  EXIT_OK, or EXIT_ENV after
- * saying why on stderr, also when a path is too long for a run request. */
-int cli_prepare_workspace(const lab *l, workspace_files *f);
+/* Makes the files of l's exercise x (NULL: the lab's own) ready in the
+ * workspace, copying the lab's starters there when missing (said on
+ * stderr).  EXIT_OK, or EXIT_ENV after saying why on stderr, also when a
+ * path is too long for a run request. */
+int cli_prepare_workspace(const lab *l, const lab_exercise *x, workspace_files *f);
 
 #endif

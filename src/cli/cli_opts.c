@@ -101,11 +101,14 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
     for (int l = 0; l < 2; l++) {
         for (const cli_opt *o = lists[l]; o && o->name; o++) {
             CL_ASSERT(n + 3 < MAX_OPTS && s + 3 < nshort);
-            lo[n++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-                                      o->key};
+            int has = !o->arg ? no_argument : o->arg[0] == '[' ? optional_argument
+                                                                : required_argument;
+            lo[n++] = (struct option){o->name, has, NULL, o->key};
             if (o->key > 0 && o->key < CLI_LONG_ONLY) {
                 shorts[s++] = (char)o->key;
                 if (o->arg)
+                    shorts[s++] = ':';
+                if (o->arg && o->arg[0] == '[')
                     shorts[s++] = ':';
             }
         }
@@ -223,12 +226,12 @@ static void opt_lines(const cli_opt *opts, FILE *out)
 {
     for (const cli_opt *o = opts; o && o->name; o++) {
         char head[64];
+        const char *sep = !o->arg || o->arg[0] == '[' ? "" : " ";
         if (o->key > 0 && o->key < CLI_LONG_ONLY)
-            snprintf(head, sizeof head, "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
+            snprintf(head, sizeof head, "-%c, --%s%s%s", o->key, o->name, sep,
                      o->arg ? o->arg : "");
         else
-            snprintf(head, sizeof head, "    --%s%s%s", o->name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
+            snprintf(head, sizeof head, "    --%s%s%s", o->name, sep, o->arg ? o->arg : "");
         fprintf(out, "  %-26s %s\n", head, o->help);
     }
 }

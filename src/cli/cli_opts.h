@@ -21,7 +21,9 @@
 typedef struct cli_opt {
     const char *name;        /* "size" for --size; NULL ends the table */
     int key;                 /* 's' (also -s), or CLI_LONG_ONLY + k */
-    const char *arg;         /* the value's placeholder ("N"); NULL: a flag */
+    const char *arg;         /* the value's placeholder ("N"); NULL: a flag; starting
+                                with '[' ("[=ID]"): an optional value, given only as
+                                --opt=VALUE */
     const char *help;        /* one line */
     const char *need;        /* what the value is, for "--size needs a size such
                                 as 2^24"; NULL: "a value" */

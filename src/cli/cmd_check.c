@@ -24,34 +24,14 @@ static bool in_list(const char *s, const char *const *v, size_t n)
     return false;
 }
 
-/* Cross-checks a loaded lab against the engine: problem, library, kernels. */
-static void check_against_engine(const lab *l, lab_diags *d)
+/* Each variant's kernel is a shipped kernel of problem (the pipeline's
+ * variants are its steps). */
+static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const char *problem,
+                          lab_diags *d)
 {
-    bool experiments = l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
-    /* a profiling lab's sizes are its exercise's (lab/labmodel.h) */
-    const char *sized = experiments ? l->exercise.problem : l->problem;
-    const problem_spec *ops = sized ? problem_spec_find(sized) : NULL;
-    if (l->problem && !ops && !experiments)
-        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
-                      "embedding, pipeline, profiling)", l->id, l->problem);
-    for (size_t i = 0; ops && i < l->nsizes; i++) {
-        problem_dims dims;
-        cl_err e;
-        if (!problem_parse_size(ops, l->sizes[i], &dims, &e))
-            lab_diags_add(d, l->path, 0, "lab '%s': size '%s': %s", l->id, l->sizes[i], e.msg);
-    }
-    if (l->library && !in_list(l->library, known_libraries, 3))
-        lab_diags_add(d, l->path, 0, "lab '%s': unknown library '%s' (known: cub, cublas, copy)",
-                      l->id, l->library);
-    for (size_t i = 0; i < l->nvariants; i++) {
-        const lab_variant *v = &l->variants[i];
-        if (experiments) {
-            if (!experiments_known(v->id))
-                lab_diags_add(d, l->path, v->line, "variant '%s': no experiment of that name",
-                              v->id);
-            continue;
-        }
-        if (l->problem && strcmp(l->problem, PIPELINE_PROBLEM) == 0) {
+    for (size_t i = 0; i < n; i++) {
+        const lab_variant *v = &vs[i];
+        if (problem && strcmp(problem, PIPELINE_PROBLEM) == 0) {
             if (!pipeline_variant_known(v->id))
                 lab_diags_add(d, l->path, v->line, "variant '%s': the pipeline has no step of "
                               "that name", v->id);
@@ -63,10 +43,55 @@ static void check_against_engine(const lab *l, lab_diags *d)
         if (!solves)
             lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
                           v->kernel);
-        else if (l->problem && strcmp(solves, l->problem) != 0)
+        else if (problem && strcmp(solves, problem) != 0)
             lab_diags_add(d, l->path, v->line,
-                          "variant '%s': kernel '%s' solves '%s', but the lab's problem is '%s'",
-                          v->id, v->kernel, solves, l->problem);
+                          "variant '%s': kernel '%s' solves '%s', but %s problem is '%s'",
+                          v->id, v->kernel, solves, vs == l->variants ? "the lab's" : "its exercise's",
+                          problem);
+    }
+}
+
+/* Each size reads as a size of problem. */
+static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *problem,
+                        lab_diags *d)
+{
+    const problem_spec *ops = problem ? problem_spec_find(problem) : NULL;
+    for (size_t i = 0; ops && i < n; i++) {
+        problem_dims dims;
+        cl_err e;
+        if (!problem_parse_size(ops, sizes[i], &dims, &e))
+            lab_diags_add(d, l->path, 0, "lab '%s': size '%s': %s", l->id, sizes[i], e.msg);
+    }
+}
+
+/* Cross-checks a loaded lab against the engine: problem, library, kernels,
+ * and the same for each of its exercises. */
+static void check_against_engine(const lab *l, lab_diags *d)
+{
+    bool experiments = l->problem && experiments_problem(l->problem);
+    if (l->problem && !experiments && !problem_spec_find(l->problem))
+        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
+                      "embedding, pipeline, saxpy, histogram, managed, profiling, basics)", l->id,
+                      l->problem);
+    if (!experiments)
+        check_sizes(l, l->sizes, l->nsizes, l->problem, d);
+    if (l->library && !in_list(l->library, known_libraries, 3))
+        lab_diags_add(d, l->path, 0, "lab '%s': unknown library '%s' (known: cub, cublas, copy)",
+                      l->id, l->library);
+    for (size_t i = 0; experiments && i < l->nvariants; i++) {
+        const char *of = experiments_problem_of(l->variants[i].id);
+        if (!of || strcmp(of, l->problem) != 0)
+            lab_diags_add(d, l->path, l->variants[i].line,
+                          "variant '%s': no experiment of that name", l->variants[i].id);
+    }
+    if (!experiments)
+        check_kernels(l, l->variants, l->nvariants, l->problem, d);
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        if (!x->id[0] && !experiments)
+            continue;   /* the lab's own: its sizes and rungs are the lab's, checked above */
+        check_sizes(l, x->sizes, x->nsizes, x->problem, d);
+        check_kernels(l, x->variants, x->nvariants, x->problem, d);
     }
 }
 

@@ -39,6 +39,21 @@ static cJSON *lab_to_json(const lab *l)
         cJSON_AddStringToObject(vo, "why", v->why ? v->why : "");
         cJSON_AddItemToArray(vars, vo);
     }
+    cJSON *exs = cJSON_AddArrayToObject(o, "exercises");
+    for (size_t i = 0; i < l->nexercises; i++) {
+        const lab_exercise *x = &l->exercises[i];
+        cJSON *xo = cJSON_CreateObject();
+        cJSON_AddStringToObject(xo, "id", x->id);
+        cJSON_AddStringToObject(xo, "title", x->title ? x->title : "");
+        cJSON_AddStringToObject(xo, "problem", x->problem ? x->problem : "");
+        cJSON *xs = cJSON_AddArrayToObject(xo, "sizes");
+        for (size_t k = 0; k < x->nsizes; k++)
+            cJSON_AddItemToArray(xs, cJSON_CreateString(x->sizes[k]));
+        cJSON *xv = cJSON_AddArrayToObject(xo, "variants");
+        for (size_t k = 0; k < x->nvariants; k++)
+            cJSON_AddItemToArray(xv, cJSON_CreateString(x->variants[k].id));
+        cJSON_AddItemToArray(exs, xo);
+    }
     cJSON *ms = cJSON_AddArrayToObject(o, "milestones");
     for (size_t i = 0; i < l->nmilestones; i++) {
         const lab_milestone *m = &l->milestones[i];
@@ -48,6 +63,8 @@ static cJSON *lab_to_json(const lab *l)
         cJSON_AddStringToObject(mo, "kind", m->quiz ? "quiz" : "measured");
         if (m->target)
             cJSON_AddStringToObject(mo, "target", m->target);
+        if (m->exercise)
+            cJSON_AddStringToObject(mo, "exercise", m->exercise);
         cJSON_AddItemToArray(ms, mo);
     }
     return o;
@@ -59,7 +76,7 @@ static const cli_opt list_opts[] = {
 };
 
 const cli_command cmd_list_spec = {
-    "list", "", "list the labs: id, title, order, steps, variants, milestones", NULL,
+    "list", "", "list the labs: id, title, order, steps, variants, milestones, exercises", NULL,
     list_opts, cmd_list,
 };
 

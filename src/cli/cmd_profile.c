@@ -231,11 +231,16 @@ static void print_timeline_summary(const prof_state *st)
 
 static int known_list(char *out, size_t n)
 {
-    size_t k = 0, len = 0;
-    const char *const *ids = experiments_ids(&k);
+    size_t len = 0;
+    static const char *const problems[] = {EXPERIMENTS_PROBLEM, EXPERIMENTS_BASICS};
     out[0] = '\0';
-    for (size_t i = 0; i < k; i++)
-        len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%s%s", i ? ", " : "", ids[i]);
+    for (size_t p = 0; p < 2; p++) {
+        size_t k = 0;
+        const char *const *ids = experiments_ids_of(problems[p], &k);
+        for (size_t i = 0; i < k; i++)
+            len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%s%s", len ? ", " : "",
+                                    ids[i]);
+    }
     return (int)len;
 }
 
@@ -255,7 +260,8 @@ const cli_command cmd_profile_spec = {
     "profile", "[EXPERIMENT...]",
     "the profiling lab's experiments, with a CUPTI timeline of what the GPU did",
     "Experiments: transfers, overlap, stride, gemv, blocksize, transpose, timing, roofline\n"
-    "(none named: all of them, in that order).",
+    "(none named: all of them, in that order); the basics lab's: divergence, occupancy,\n"
+    "hierarchy, fences (named one by one, not with the profiling lab's).",
     profile_opts, cmd_profile,
 };
 
@@ -305,6 +311,9 @@ static int parse_args(cli_ctx *c, int argc, char **argv, prof_args *a)
         }
         if (a->nids == RUN_MAX_VARIANTS)
             return cli_usage_error(c, "profile: too many experiments");
+        if (a->nids > 0 && strcmp(experiments_problem_of(s), experiments_problem_of(a->ids[0])) != 0)
+            return cli_usage_error(c, "profile: '%s' and '%s' belong to different labs: name "
+                                      "the experiments of one lab at a time", a->ids[0], s);
         a->ids[a->nids++] = s;
     }
     if (a->ncu_regex && (a->trace || a->json))
@@ -384,8 +393,9 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
 
     static run_request req;
     memset(&req, 0, sizeof req);
-    snprintf(req.lab, sizeof req.lab, "profiling");
-    snprintf(req.problem, sizeof req.problem, "%s", EXPERIMENTS_PROBLEM);
+    const char *problem = a.nids ? experiments_problem_of(a.ids[0]) : EXPERIMENTS_PROBLEM;
+    snprintf(req.lab, sizeof req.lab, "%s", problem);
+    snprintf(req.problem, sizeof req.problem, "%s", problem);
     req.budget_s = a.budget_s;
     req.seed = a.seed;
     req.cpu = false;
@@ -410,7 +420,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
     }
 
     if (rows->json) {
-        cJSON *root = record_doc("profiling", rows->have_dev ? &rows->dev : NULL, rows->v,
+        cJSON *root = record_doc(problem, rows->have_dev ? &rows->dev : NULL, rows->v,
                                    rows->n, rows->faulted ? &rows->fault : NULL);
         if (root) {
             if (st.timeline[0])

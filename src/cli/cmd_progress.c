@@ -165,7 +165,7 @@ static void print_text(const lab_progress *p)
         }
     }
     if (p->nhist == 0) {
-        if (l->exercise.kernel)
+        if (l->nexercises > 0)
             printf("  your kernel: not run yet\n");
         return;
     }

@@ -239,12 +239,13 @@ static int find_lab(cli_ctx *c, const char *id, lab_set *set, lab_diags *diags,
     const lab *l = lab_set_find(set, id);
     if (!l)
         return cli_usage_error(c, "report: no lab called '%s' (see 'cudalab list')", id);
-    if (!l->problem || strcmp(l->problem, EXPERIMENTS_PROBLEM) != 0 || !l->exercise.problem ||
-        strcmp(l->exercise.problem, PIPELINE_PROBLEM) != 0)
+    const lab_exercise *own = lab_own_exercise(l);
+    if (!l->problem || strcmp(l->problem, EXPERIMENTS_PROBLEM) != 0 || !own ||
+        strcmp(own->problem, PIPELINE_PROBLEM) != 0)
         return cli_usage_error(c, "report: lab '%s' has no profiling report (try 'cudalab "
                                   "report %s')",
                                id, PIPELINE_REPORT_LAB);
-    int rc = cli_prepare_workspace(l, f);
+    int rc = cli_prepare_workspace(l, NULL, f);
     if (rc == EXIT_OK)
         *out = l;
     return rc;

@@ -24,8 +24,10 @@
 #include "cli/cli_diag.h"
 #include "cli/cli_pipeline.h"
 #include "cli/cli_record.h"
+#include "catalog/experiments_list.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
+#include "cli/cli_sanitize.h"
 #include "lab/milestone.h"
 #include "catalog/pipeline_files.h"
 #include "lab/workspace.h"
@@ -95,6 +97,7 @@ typedef struct run_state {
     bool cpu_rows;         /* the run has CPU rows (they run without a device) */
     const char *problem;   /* for the diagnosis of the learner's row */
     double time_limit_s;
+    const lab_exercise *x;   /* the exercise run, or NULL */
 } run_state;
 
 static void on_hello(void *ud, const device_info *dev)
@@ -140,11 +143,14 @@ static void on_fault(void *ud, const run_fault *f)
     cli_rows_fault(ud, f);
 }
 
-static const lab_variant *find_variant(const lab *l, const char *id)
+/* Variant id among the exercise's own rungs (a listed exercise) or the lab's. */
+static const lab_variant *find_variant(const lab *l, const lab_exercise *x, const char *id)
 {
-    for (size_t i = 0; i < l->nvariants; i++)
-        if (strcmp(l->variants[i].id, id) == 0)
-            return &l->variants[i];
+    const lab_variant *v = x && x->id[0] ? x->variants : l->variants;
+    size_t n = x && x->id[0] ? x->nvariants : l->nvariants;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].id, id) == 0)
+            return &v[i];
     return NULL;
 }
 
@@ -157,9 +163,11 @@ static void add_variant(run_request *req, const lab_variant *v)
 
 typedef struct run_args {
     const lab *l;
+    const lab_exercise *x;      /* the exercise --exercise picked, once the lab is known */
     run_request *req;
     bool json;
     bool exercise;
+    char exercise_id[RUN_ID_MAX];  /* --exercise=ID; "" for the lab's own */
     bool sanitize;
     sanitize_tool tool;
     bool picked;               /* --variant named something */
@@ -171,13 +179,16 @@ enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUD
 static const cli_opt run_opts[] = {
     {"variant", 'v', "V",
      "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
-     "exercise (your kernel with the baselines its milestones need)",
+     "exercise (your kernel with the baselines its milestones need); an exercise's rung runs "
+     "as that exercise",
      "a variant id (see 'cudalab list'), cpu, the library or exercise"},
     {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
     {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)", "a whole number from 1 to 2^64-1"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
     {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
-    {"exercise", OPT_EXERCISE, NULL, "add your own kernel's row, from the workspace", NULL},
+    {"exercise", OPT_EXERCISE, "[=ID]",
+     "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
+     "an exercise id (see 'cudalab list')"},
     {"sanitize", OPT_SANITIZE, "TOOL",
      "check your kernel under compute-sanitizer: memcheck or racecheck", "a tool: memcheck or racecheck"},
     {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
@@ -188,40 +199,47 @@ const cli_command cmd_run_spec = {
     "run", "LAB", "run a lab's kernels and print a table of results",
     "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
     "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
-    "Exits 0 when every row ran and was correct; 1 when a row was wrong, the run faulted\n"
-    "or your kernel or launcher is broken (with a device or without); 3 when no CUDA\n"
-    "device was found (the CPU rows still print); 2 for usage errors.",
+    "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
+    "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
+    "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
+    "CUDA device was found (the CPU rows still print); 2 for usage errors.",
     run_opts, cmd_run,
 };
 
-/* --variant V: a shipped variant, or a row of another kind the table
- * shows (cpu, cpu_mt, the lab's library, exercise). */
+static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id);
+
+/* --variant V: a shipped variant (of the exercise picked, when a listed
+ * one is), or a row of another kind the table shows (cpu, cpu_mt, the
+ * library, exercise). */
 static int pick_variant(cli_ctx *c, run_args *ra, const char *v)
 {
     const lab *l = ra->l;
+    const lab_exercise *x = ra->x && ra->x->id[0] ? ra->x : NULL;
+    const char *library = x ? x->library : l->library;
     run_request *req = ra->req;
     ra->picked = true;
     if (strcmp(v, "cpu") == 0 || strcmp(v, "cpu_mt") == 0) {
         ra->pick_cpu = true;
         return EXIT_OK;
     }
-    if (l->library && strcmp(v, l->library) == 0) {
+    if (library && strcmp(v, library) == 0) {
         ra->pick_lib = true;
         return EXIT_OK;
     }
     if (strcmp(v, "exercise") == 0) {
-        if (!l->exercise.kernel)
-            return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
+        if (!ra->x && !(ra->x = pick_exercise(c, l, ra->exercise_id)))
+            return EXIT_USAGE;
         ra->exercise = true;
         return EXIT_OK;
     }
-    const lab_variant *lv = find_variant(l, v);
+    const lab_variant *lv = find_variant(l, ra->x, v);
     if (!lv)
-        return cli_usage_error(c, "run: lab '%s' has no variant '%s' (its rows: %s%scpu%s%s; see "
+        return cli_usage_error(c, "run: %s '%s' has no variant '%s' (its rows: %s%scpu%s%s; see "
                                   "'cudalab list')",
-                               l->id, v, l->nvariants ? "its variants, " : "",
-                               l->exercise.kernel ? "exercise, " : "", l->library ? ", " : "",
-                               l->library ? l->library : "");
+                               x ? "exercise" : "lab", x ? x->id : l->id, v,
+                               (x ? x->nvariants : l->nvariants) ? "its variants, " : "",
+                               l->nexercises ? "exercise, " : "", library ? ", " : "",
+                               library ? library : "");
     if (req->nvariants == RUN_MAX_VARIANTS)
         return cli_usage_error(c, "run: too many variants");
     add_variant(req, lv);
@@ -241,6 +259,8 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_EXERCISE:
         ra->exercise = true;
+        if (v && v[0])
+            snprintf(ra->exercise_id, sizeof ra->exercise_id, "%s", v);
         return EXIT_OK;
     case OPT_SANITIZE:
         if (!sanitize_tool_from_name(v, &ra->tool))
@@ -251,12 +271,15 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
     case 'v':
         return pick_variant(c, ra, v);
     case 's': {
-        const problem_spec *spec = problem_spec_of_exercise(ra->l->problem);
+        const char *prob = ra->x && ra->x->id[0] ? ra->x->problem : ra->l->problem;
+        const problem_spec *spec = problem_spec_of_exercise(prob);
         problem_dims d;
         cl_err e = {{0}};
         if (spec && (!v[0] || !spec->parse(v, &d, &e)))
-            return cli_usage_error(c, "run: --size '%s' is not a size of lab '%s' (%s): %s", v,
-                                   ra->l->id, spec->size_help, v[0] ? e.msg : "it is empty");
+            return cli_usage_error(c, "run: --size '%s' is not a size of %s '%s' (%s): %s", v,
+                                   ra->x && ra->x->id[0] ? "exercise" : "lab",
+                                   ra->x && ra->x->id[0] ? ra->x->id : ra->l->id,
+                                   spec->size_help, v[0] ? e.msg : "it is empty");
         if (req->nsizes == RUN_MAX_SIZES)
             return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
         snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);
@@ -275,13 +298,59 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
     }
 }
 
-/* Completes the request from the lab: its variants and sizes unless the
- * command line named some, and the learner's files with --exercise. */
-static int finish_request(cli_ctx *c, const lab *l, run_request *req, run_args *ra)
+/* The listed exercise whose rungs include variant id, or NULL: naming such
+ * a rung with --variant runs it as that exercise's problem, at its sizes,
+ * without the learner's row. */
+static const lab_exercise *rungs_owner(const lab *l, const char *id)
 {
+    for (size_t k = 0; k < l->nexercises; k++)
+        if (l->exercises[k].id[0] && find_variant(l, &l->exercises[k], id))
+            return &l->exercises[k];
+    return NULL;
+}
+
+/* The exercise --exercise[=ID] names in lab l; NULL after a usage error. */
+static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id)
+{
+    const lab_exercise *x = lab_exercise_find(l, id);
+    if (x)
+        return x;
+    char ids[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < l->nexercises && at < sizeof ids; i++)
+        if (l->exercises[i].id[0])
+            at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%s", at ? ", " : "",
+                                   l->exercises[i].id);
+    if (l->nexercises == 0)
+        cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
+    else if (!id[0])
+        cli_usage_error(c, "run: lab '%s' has several exercises: name one with --exercise=ID "
+                           "(%s)", l->id, ids);
+    else
+        cli_usage_error(c, "run: lab '%s' has no exercise '%s'%s%s%s", l->id, id,
+                        ids[0] ? " (it has " : "", ids, ids[0] ? ")" : "");
+    return NULL;
+}
+
+/* Completes the request from the lab: its variants and sizes unless the
+ * command line named some, and the learner's files with --exercise; a
+ * listed exercise brings its own problem, library, rungs and sizes. */
+static int finish_request(const lab *l, run_request *req, run_args *ra)
+{
+    const lab_exercise *x = ra->x;
+    bool listed = x && x->id[0];
+    const lab_variant *vs = listed ? x->variants : l->variants;
+    size_t nv = listed ? x->nvariants : l->nvariants;
+    char *const *sizes = listed ? x->sizes : l->sizes;
+    size_t ns = listed ? x->nsizes : l->nsizes;
+    if (listed) {
+        snprintf(req->problem, sizeof req->problem, "%s", x->problem);
+        snprintf(req->library, sizeof req->library, "%s", x->library ? x->library : "");
+        snprintf(req->exercise, sizeof req->exercise, "%s", x->id);
+    }
     if (!ra->picked) {
-        for (size_t k = 0; k < l->nvariants && k < RUN_MAX_VARIANTS; k++)
-            add_variant(req, &l->variants[k]);
+        for (size_t k = 0; k < nv && k < RUN_MAX_VARIANTS; k++)
+            add_variant(req, &vs[k]);
     } else if (ra->pick_cpu || ra->pick_lib) {
         /* Baselines named: those, and not the others (the learner's kernel
          * keeps the ones its milestones are judged against). */
@@ -290,157 +359,17 @@ static int finish_request(cli_ctx *c, const lab *l, run_request *req, run_args *
             req->library[0] = '\0';
     }
     if (req->nsizes == 0)
-        for (size_t k = 0; k < l->nsizes && k < RUN_MAX_SIZES; k++)
-            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[k]);
+        for (size_t k = 0; k < ns && k < RUN_MAX_SIZES; k++)
+            snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", sizes[k]);
     if (ra->exercise) {
-        if (!l->exercise.kernel || !l->exercise.launcher)
-            return cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
         workspace_files f;
-        int rc = cli_prepare_workspace(l, &f);
+        int rc = cli_prepare_workspace(l, x, &f);
         if (rc != EXIT_OK)
             return rc;
         snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", f.kernel);
         snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", f.launcher);
     }
     return EXIT_OK;
-}
-
-/* ---- --sanitize ------------------------------------------------------------ */
-
-static cJSON *finding_json(const sanitize_finding *f)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    char text[1024];
-    sanitize_finding_format(f, text, sizeof text);
-    cJSON_AddStringToObject(o, "kind", sanitize_kind_name(f->kind));
-    cJSON_AddBoolToObject(o, "warning", f->warning);
-    cJSON_AddStringToObject(o, "space", f->space);
-    cJSON_AddStringToObject(o, "hazard", f->hazard);
-    cJSON_AddStringToObject(o, "kernel", f->kernel);
-    cJSON_AddStringToObject(o, "file", f->file);
-    cJSON_AddNumberToObject(o, "line", f->line);
-    if (f->file2[0]) {
-        cJSON_AddStringToObject(o, "file2", f->file2);
-        cJSON_AddNumberToObject(o, "line2", f->line2);
-    }
-    if (f->has_thread)
-        cJSON_AddItemToObject(o, "thread", cJSON_CreateIntArray(f->thread, 3));
-    if (f->has_block)
-        cJSON_AddItemToObject(o, "block", cJSON_CreateIntArray(f->block, 3));
-    if (f->size > 0)
-        cJSON_AddNumberToObject(o, "size", f->size);
-    if (f->has_address) {
-        char addr[32];
-        snprintf(addr, sizeof addr, "0x%" PRIx64, f->address);
-        cJSON_AddStringToObject(o, "address", addr);
-    }
-    if (f->hazards > 0)
-        cJSON_AddNumberToObject(o, "hazards", (double)f->hazards);
-    cJSON_AddNumberToObject(o, "count", f->count);
-    cJSON_AddStringToObject(o, "text", text);
-    return o;
-}
-
-static void print_sanitize_json(const lab *l, const sanitize_result *res)
-{
-    cJSON *root = record_doc(l->id, res->have_dev ? &res->dev : NULL, &res->row,
-                               res->have_row ? 1 : 0, res->faulted ? &res->fault : NULL);
-    if (!root)
-        return;
-    cJSON *san = cJSON_AddObjectToObject(root, "sanitizer");
-    if (san) {
-        cJSON_AddStringToObject(san, "tool", res->tool_path);
-        cJSON_AddStringToObject(san, "size", res->size);
-        cJSON_AddNumberToObject(san, "errors", res->report.errors);
-        cJSON_AddNumberToObject(san, "consequences", res->report.consequences);
-        cJSON *arr = cJSON_AddArrayToObject(san, "findings");
-        for (size_t i = 0; arr && i < res->report.n; i++) {
-            cJSON *f = finding_json(&res->report.findings[i]);
-            if (f)
-                cJSON_AddItemToArray(arr, f);
-        }
-    }
-    cli_print_json(root);
-}
-
-static void print_sanitize_text(const lab *l, const char *tool, const sanitize_result *res)
-{
-    printf("compute-sanitizer %s: your kernel for lab %s at size %s, one checked run\n", tool,
-           l->id, res->size);
-    if (res->have_dev && !res->dev.present)
-        printf("%s\n", res->dev.reason);
-    /* What the tool found leads: the run's error usually follows from it. */
-    bool own = res->report.n > 0 && res->report.findings[0].kind != SAN_CUDA_ERROR &&
-               res->report.findings[0].kind != SAN_LEAK;
-    if (res->report.n == 0) {
-        printf("%s found no problems%s\n", tool,
-               res->have_row && res->row.status == RS_ERROR ? " (but the kernel did not run)" : "");
-    } else {
-        printf("%s found %zu problem%s:\n", tool, res->report.n, res->report.n == 1 ? "" : "s");
-        for (size_t i = 0; i < res->report.n; i++) {
-            char text[1024];
-            sanitize_finding_format(&res->report.findings[i], text, sizeof text);
-            printf("  %zu. %s\n", i + 1, text);
-        }
-    }
-    if (res->have_row) {
-        bool follows = own && res->row.status == RS_ERROR;
-        printf("result: %s%s%s%s\n", result_status_name(res->row.status),
-               res->row.message[0] ? ": " : "", res->row.message,
-               follows ? " (this follows from problem 1)" : "");
-    }
-    if (res->faulted)
-        printf("fault (%s): %s%s\n", res->fault.cause, res->fault.message,
-               own ? " (this follows from problem 1)" : "");
-    if (res->report.errors >= 0)
-        printf("the tool counted %d error%s\n", res->report.errors,
-               res->report.errors == 1 ? "" : "s");
-    if (!res->have_row && !res->have_dev && res->output && res->output[0])
-        fprintf(stderr, "the tool printed:\n%s", res->output);
-    fflush(stdout);
-}
-
-static int run_sanitize(cli_ctx *c, const lab *l, const run_request *req, const run_args *ra)
-{
-    const char *sizes[RUN_MAX_SIZES];
-    for (int i = 0; i < req->nsizes; i++)
-        sizes[i] = req->sizes[i];
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : 0.0;
-    sanitize_opts o = {
-        .tool = ra->tool,
-        .problem = req->problem,
-        .lab = l->id,
-        .sizes = sizes,
-        .nsizes = req->nsizes,
-        .kernel = req->exercise_kernel,
-        .launcher = req->exercise_launcher,
-        .seed = req->seed,
-        .time_limit_s = limit,
-    };
-    const char *tool = sanitize_tool_name(ra->tool);
-    if (!ra->json)
-        fprintf(stderr, "running your kernel under compute-sanitizer %s (this is slow)...\n",
-                tool);
-    sanitize_result res;
-    cl_err e = {{0}};
-    if (!sanitize_run(&o, &res, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        sanitize_result_free(&res);
-        return EXIT_ENV;
-    }
-    if (ra->json)
-        print_sanitize_json(l, &res);
-    else
-        print_sanitize_text(l, tool, &res);
-    int rc = EXIT_OK;
-    if (res.have_dev && !res.dev.present)
-        rc = EXIT_ENV;
-    else if (res.faulted || !res.have_row || res.row.status != RS_CORRECT || res.report.n > 0)
-        rc = EXIT_FAIL;
-    sanitize_result_free(&res);
-    return rc;
 }
 
 /* Judges the lab's milestones on the run's rows, records those reached
@@ -458,7 +387,7 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
         printf("\nmilestones (judged on your kernel's row):\n");
         for (size_t i = 0; i < l->nmilestones; i++) {
             const lab_milestone *m = &l->milestones[i];
-            if (m->quiz)
+            if (m->quiz || lab_milestone_exercise(l, i) != rs->x)
                 continue;
             static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
             printf("  %s %s%s%s", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
@@ -533,10 +462,6 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         rc = cli_usage_error(c, "run: which lab? (see 'cudalab list')");
         goto done;
     }
-    if (first + 1 < argc) {
-        rc = cli_usage_error(c, "run: unexpected argument '%s'", argv[first + 1]);
-        goto done;
-    }
     rc = EXIT_ENV;
     if (!cli_load_labs(c, &set, &diags))
         goto done;
@@ -546,6 +471,18 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
                              diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
         goto done;
     }
+    if (first + 1 < argc) {
+        bool names_one = lab_exercise_find(l, argv[first + 1]) && argv[first + 1][0];
+        rc = cli_usage_error(c, "run: unexpected argument '%s'%s%s%s", argv[first + 1],
+                             names_one ? " (name an exercise with --exercise=" : "",
+                             names_one ? argv[first + 1] : "", names_one ? ")" : "");
+        goto done;
+    }
+    if (ra.exercise && !(ra.x = pick_exercise(c, l, ra.exercise_id))) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    state.x = ra.x;
     if (!l->problem) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
         goto done;
@@ -554,19 +491,26 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     snprintf(req.lab, sizeof req.lab, "%s", l->id);
     snprintf(req.problem, sizeof req.problem, "%s", l->problem);
     snprintf(req.library, sizeof req.library, "%s", l->library ? l->library : "");
+    if (!ra.x)
+        for (int i = 0; i < col.n; i++)
+            if (col.keys[i] == 'v' && !find_variant(l, NULL, col.values[i])) {
+                state.x = ra.x = rungs_owner(l, col.values[i]);
+                break;
+            }
     for (int i = 0; i < col.n; i++)
         if ((rc = run_option(c, &ra, col.keys[i], col.values[i])) != EXIT_OK)
             goto done;
-    if ((rc = finish_request(c, l, &req, &ra)) != EXIT_OK)
+    state.x = ra.x;
+    if ((rc = finish_request(l, &req, &ra)) != EXIT_OK)
         goto done;
     if (req.nvariants == 0 && !ra.exercise && !req.cpu && !req.library[0]) {
         rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
-                             l->exercise.kernel ? " (try --exercise)" : "");
+                             l->nexercises ? " (try --exercise)" : "");
         goto done;
     }
     st->json = ra.json;
     if (ra.sanitize) {
-        rc = run_sanitize(c, l, &req, &ra);
+        rc = cli_run_sanitize(c, l, &req, ra.tool, ra.json);
         goto done;
     }
 
@@ -578,7 +522,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    state.cpu_rows = req.cpu && (strcmp(req.problem, "profiling") != 0 || ra.exercise);
+    state.cpu_rows = req.cpu && (!experiments_problem(req.problem) || ra.exercise);
     state.problem = req.problem;
     state.time_limit_s = limit;
     db = cli_store_open();

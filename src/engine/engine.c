@@ -48,6 +48,7 @@ void engine_progress(engine_ctx *c, const char *phase, int rep, int of)
     p.run = c->req->run;
     snprintf(p.variant, sizeof p.variant, "%s", variant);
     snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
+    snprintf(p.exercise, sizeof p.exercise, "%s", c->req->exercise);
     snprintf(p.phase, sizeof p.phase, "%s", phase);
     p.rep = rep;
     p.of = of;
@@ -62,6 +63,7 @@ void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, co
     snprintf(r->variant, sizeof r->variant, "%s", variant);
     snprintf(r->label, sizeof r->label, "%s", label);
     snprintf(r->size, sizeof r->size, "%s", c->size);
+    snprintf(r->exercise, sizeof r->exercise, "%s", c->req->exercise);
     r->kind = kind;
     r->status = RS_ERROR;
 }
@@ -168,9 +170,12 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    bool set = (strcmp(c->ops->spec->name, "reduce_sum") == 0 && k->reduce) ||
-               (strcmp(c->ops->spec->name, "sgemm") == 0 && k->sgemm) ||
-               (strcmp(c->ops->spec->name, "embedding") == 0 && k->embed);
+    const char *pn = c->ops->spec->name;
+    bool set = (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
+               (strcmp(pn, "sgemm") == 0 && k->sgemm) ||
+               (strcmp(pn, "embedding") == 0 && k->embed) ||
+               ((strcmp(pn, "saxpy") == 0 || strcmp(pn, "managed") == 0) && k->saxpy) ||
+               (strcmp(pn, "histogram") == 0 && k->hist);
     if (!set) {
         snprintf(r->message, sizeof r->message, "kernel '%s' has no %s launcher", name,
                  c->ops->spec->name);
@@ -324,8 +329,8 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     if (!c.ops) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding and "
-                 "pipeline)",
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding, "
+                 "pipeline, saxpy, histogram and managed)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {
             c.size = req->sizes[s];

@@ -174,7 +174,7 @@ static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const 
     if (!exercise_begin_size(x, p, label, &e)) {
         engine_row_error(r, e.msg);
     } else {
-        gpu_target t = {exercise_call, x, p, false, false, false};
+        gpu_target t = {exercise_call, x, p, false, false, c->ops->spec->managed};
         alive = engine_gpu_measure(c, &t, rates, r);
         if (alive && r->status == RS_ERROR)
             engine_launcher_log_trace(c, x);

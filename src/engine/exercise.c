@@ -297,8 +297,12 @@ static int build_args(lua_State *L)
     for (int i = 0; i < n; i++) {
         if (a[i].host)
             luagpu_push_borrowed_host(L, a[i].host, a[i].count, a[i].i32);
+        else if (a[i].buf && a[i].managed)
+            luagpu_push_borrowed_managed(L, a[i].buf->ptr, a[i].count, a[i].i32);
         else if (a[i].buf)
             luagpu_push_borrowed(L, a[i].buf->ptr, a[i].count, a[i].i32);
+        else if (a[i].is_number)
+            lua_pushnumber(L, (lua_Number)a[i].number);
         else
             lua_pushinteger(L, (lua_Integer)a[i].value);
         lua_setfield(L, -2, a[i].name);

@@ -11,8 +11,9 @@
 
 const problem_ops *problem_find(const char *name)
 {
-    const problem_ops *all[] = {problem_reduce_ops(), problem_sgemm_ops(),
-                                problem_embedding_ops()};
+    const problem_ops *all[] = {problem_reduce_ops(),    problem_sgemm_ops(),
+                                problem_embedding_ops(), problem_saxpy_ops(),
+                                problem_histogram_ops(), problem_managed_ops()};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->spec->name, name) == 0)
             return all[i];
@@ -73,9 +74,19 @@ bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
             return false;
         return true;
     }
-    if ((p->sh.na && !buffer_alloc(&p->da, p->sh.na * 4, e)) ||
-        (p->sh.nb && !buffer_alloc(&p->db, p->sh.nb * 4, e)) ||
-        (p->sh.nidx && !buffer_alloc(&p->didx, p->sh.nidx * 4, e)) ||
+    if (p->ops->spec->managed) {
+        if (!buffer_check_managed((p->sh.na + p->sh.nb) * 4, e) ||
+            !buffer_alloc_managed(&p->da, p->sh.na * 4, e) ||
+            !buffer_alloc_managed(&p->db, p->sh.nb * 4, e)) {
+            problem_device_free(p);
+            return false;
+        }
+    } else if ((p->sh.na && !buffer_alloc(&p->da, p->sh.na * 4, e)) ||
+               (p->sh.nb && !buffer_alloc(&p->db, p->sh.nb * 4, e))) {
+        problem_device_free(p);
+        return false;
+    }
+    if ((p->sh.nidx && !buffer_alloc(&p->didx, p->sh.nidx * 4, e)) ||
         !buffer_alloc(&p->dout, p->sh.nout * 4, e) ||
         (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e)) ||
         (copy_buffer && !buffer_alloc(&p->dcopy, p->sh.nout * 4, e))) {
@@ -108,6 +119,13 @@ bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 {
     if (p->ops->spec->host_io)
         return true;
+    if (p->ops->spec->managed) {
+        /* the CPU writes the managed inputs: their pages move to host memory */
+        CUDA_CHECK(e, cudaDeviceSynchronize());
+        memcpy(p->da.ptr, p->a, p->sh.na * 4);
+        memcpy(p->db.ptr, p->b, p->sh.nb * 4);
+        return true;
+    }
     if (p->sh.na && !buffer_upload(&p->da, p->a, p->sh.na * 4, s, e))
         return false;
     if (p->sh.nb && !buffer_upload(&p->db, p->b, p->sh.nb * 4, s, e))
@@ -129,7 +147,11 @@ bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 {
     if (p->ops->spec->host_io)
         return true;
-    return buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e);
+    if (!buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e))
+        return false;
+    if (p->ops->decode)
+        p->ops->decode(p);
+    return true;
 }
 
 check_report problem_check(const problem_data *p)

@@ -1,5 +1,6 @@
-/* problem.h - what the engine measures: reduce_sum, sgemm, embedding (the
- * pipeline problem is measured step by step: engine/pipe.h).
+/* problem.h - what the engine measures: reduce_sum, sgemm, embedding, the
+ * basics lab's saxpy, histogram and managed (the pipeline problem is
+ * measured step by step: engine/pipe.h).
  *
  * A problem pairs its CUDA-free spec (catalog/problem_spec.h: size labels,
  * bytes and FLOPs, tolerance) with how to make fresh seeded inputs, the
@@ -10,7 +11,9 @@
  * ones now) would keep its inputs and output in ordinary (pageable) host
  * memory: its launcher moves them, so the engine allocates no device
  * buffers, upload and download do nothing and poison fills the host
- * output. */
+ * output.  A problem with managed set (managed) keeps its inputs in managed
+ * memory: upload writes them on the CPU, so their pages sit in host memory
+ * when a run starts. */
 #ifndef CUDALAB_ENGINE_PROBLEM_H
 #define CUDALAB_ENGINE_PROBLEM_H
 
@@ -43,12 +46,15 @@ typedef struct problem_data problem_data;
  * integer. */
 typedef struct problem_arg {
     const char *name;
-    const gpu_buffer *buf;   /* NULL: an integer (or a host buffer) */
+    const gpu_buffer *buf;   /* NULL: an integer, a number (or a host buffer) */
     void *host;              /* pageable host memory of count elements, or NULL */
     size_t count;            /* elements of buf */
     bool i32;                /* buf holds int32 values (else f32) */
     bool output;             /* buf is the output (poisoned before each check) */
+    bool managed;            /* buf is managed memory (cudaMallocManaged) */
     int64_t value;           /* the integer, when buf is NULL */
+    bool is_number;          /* a real number (number) rather than an integer */
+    double number;
 } problem_arg;
 
 typedef struct problem_ops {
@@ -61,6 +67,9 @@ typedef struct problem_ops {
     cudaError_t (*launch)(problem_data *p, const shipped_kernel *k, cudaStream_t s);
     /* The launcher's args (at most PROBLEM_MAX_ARGS); returns how many. */
     int (*args)(const problem_data *p, problem_arg *out);
+    /* After a download: turns the device's output bits into the floats the
+     * checker compares (histogram's uint32 counts); NULL when they are floats. */
+    void (*decode)(problem_data *p);
 } problem_ops;
 
 struct problem_data {
@@ -81,6 +90,12 @@ const problem_ops *problem_find(const char *name);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 const problem_ops *problem_embedding_ops(void);
+const problem_ops *problem_saxpy_ops(void);        /* problem_basics.c */
+const problem_ops *problem_managed_ops(void);
+const problem_ops *problem_histogram_ops(void);    /* problem_histogram.c */
+/* SAXPY's a at n elements (the same for the shipped rungs, the learner's
+ * args.a and the reference). */
+float problem_saxpy_a(uint64_t n);
 
 /* Host buffers for d (inputs, output, reference).  false + e when the host
  * is out of memory. */
@@ -96,7 +111,8 @@ void problem_device_free(problem_data *p);
 
 /* New inputs from seed, validated, with their reference. */
 bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e);
-/* Copies the inputs to the device. */
+/* Copies the inputs to the device (managed: writes them on the CPU, after
+ * waiting for the device). */
 bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e);
 /* Fills the device output with the poison pattern. */
 bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e);

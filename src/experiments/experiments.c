@@ -34,6 +34,8 @@ static const experiment experiments[] = {
     {"stride", experiments_stride},       {"gemv", experiments_gemv},
     {"blocksize", experiments_blocksize}, {"transpose", experiments_transpose},
     {"timing", experiments_timing},       {"roofline", experiments_roofline},
+    {"divergence", experiments_divergence}, {"occupancy", experiments_occupancy},
+    {"hierarchy", experiments_hierarchy},   {"fences", experiments_fences},
 };
 #define NEXP (sizeof experiments / sizeof experiments[0])
 
@@ -52,17 +54,24 @@ static void unknown_row(xctx *x, const char *id)
     char known[256] = "";
     size_t len = 0;
     size_t nids = 0;
-    const char *const *ids = experiments_ids(&nids);
+    const char *const *ids = experiments_ids_of(x->req->problem, &nids);
     for (size_t i = 0; i < nids; i++)
         len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", ids[i]);
     snprintf(r.message, sizeof r.message, "unknown experiment '%s' (known: %s)", id, known);
     experiments_row_emit(x, &r);
 }
 
+/* Whether id is one of the request's problem's experiments. */
+static bool known_here(const xctx *x, const char *id)
+{
+    const char *of = experiments_problem_of(id);
+    return of && strcmp(of, x->req->problem) == 0;
+}
+
 static void absent_rows(xctx *x, const char *const *ids, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!experiments_known(ids[i])) {
+        if (!known_here(x, ids[i])) {
             unknown_row(x, ids[i]);
             continue;
         }
@@ -117,7 +126,7 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     size_t nids = 0;
     if (req->nvariants == 0) {
         size_t nall = 0;
-        const char *const *all = experiments_ids(&nall);
+        const char *const *all = experiments_ids_of(req->problem, &nall);
         for (size_t i = 0; i < nall && nids < RUN_MAX_VARIANTS; i++)
             ids[nids++] = all[i];
     } else {
@@ -152,7 +161,7 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     }
 
     for (size_t i = 0; i < nids && !x.broken; i++) {
-        const experiment *xp = experiment_find(ids[i]);
+        const experiment *xp = known_here(&x, ids[i]) ? experiment_find(ids[i]) : NULL;
         if (!xp) {
             unknown_row(&x, ids[i]);
             continue;

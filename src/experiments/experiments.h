@@ -1,7 +1,9 @@
-/* experiments.h - the profiling lab's measurements, inside the worker.
+/* experiments.h - the profiling and basics labs' measurements, inside the
+ * worker.
  *
- * A request whose problem is "profiling" names experiments in its
- * variants' ids (none: all of them, in teaching order):
+ * A request whose problem is "profiling" or "basics" names experiments of
+ * that problem in its variants' ids (none: all of them, in teaching
+ * order).  The profiling lab's:
  *   transfers  pageable vs pinned copies both ways, 4096 small copies vs
  *              one large one, moving 256 MiB vs computing on it
  *   overlap    copy-compute-copy on one stream vs chunks over 4 streams
@@ -13,6 +15,8 @@
  *              first launch of a kernel vs later ones
  *   roofline   one kernel at rising arithmetic intensity, placed against
  *              the device's measured bandwidth and FP32 peak
+ * The basics lab's (lua/basics.md): divergence, occupancy, hierarchy,
+ * fences.
  * Each measurement is a run_result row (variant "stride_8", label
  * "stride 8", size "64 MiB out", time, GB/s and/or TFLOP/s, a message
  * saying what it shows).  Outputs are checked against the CPU; inputs are
@@ -33,7 +37,7 @@
 #include "engine/engine.h"
 #include "result/record.h"
 
-/* Runs the experiments named by req (problem "profiling"), emitting rows
+/* Runs the experiments named by req (problem "profiling" or "basics"), emitting rows
  * through sink.  Without a device every requested experiment gives one
  * RS_ERROR row carrying the "no CUDA device found: ..." reason.  An
  * unknown id gives an RS_ERROR row naming the known ones.  Returns false

@@ -119,5 +119,9 @@ void experiments_blocksize(xctx *x);   /* experiments_shape.c */
 void experiments_transpose(xctx *x);
 void experiments_timing(xctx *x);      /* experiments_timing.c */
 void experiments_roofline(xctx *x);
+void experiments_divergence(xctx *x);  /* experiments_basics.c */
+void experiments_hierarchy(xctx *x);
+void experiments_fences(xctx *x);
+void experiments_occupancy(xctx *x);   /* experiments_occupancy.c */
 
 #endif

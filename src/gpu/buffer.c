@@ -48,6 +48,48 @@ bool buffer_alloc(gpu_buffer *b, size_t bytes, cl_err *e)
     return true;
 }
 
+bool buffer_check_managed(size_t bytes, cl_err *e)
+{
+    int dev = 0, managed = 0;
+    CUDA_CHECK(e, cudaGetDevice(&dev));
+    CUDA_CHECK(e, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
+    if (!managed)
+        return err_set(e, "this device does not support managed memory");
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(e, cudaMemGetInfo(&free_b, &total_b));
+    if ((double)bytes > BUFFER_MANAGED_SHARE * (double)free_b) {
+        char a[32], f[32];
+        buffer_format_bytes(bytes, a, sizeof a);
+        buffer_format_bytes(free_b, f, sizeof f);
+        return err_set(e, "needs %s of managed memory; the device has %s free, and managed "
+                          "memory is kept within half of that so that it is never "
+                          "oversubscribed", a, f);
+    }
+    return true;
+}
+
+bool buffer_alloc_managed(gpu_buffer *b, size_t bytes, cl_err *e)
+{
+    b->ptr = NULL;
+    b->bytes = 0;
+    if (bytes == 0)
+        return err_set(e, "cannot allocate an empty managed buffer");
+    if (!buffer_check_managed(bytes, e))
+        return false;
+    void *p = NULL;
+    cudaError_t st = cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
+    if (st == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        char a[32];
+        buffer_format_bytes(bytes, a, sizeof a);
+        return err_set(e, "out of memory allocating %s of managed memory", a);
+    }
+    CUDA_CHECK(e, st);
+    b->ptr = p;
+    b->bytes = bytes;
+    return true;
+}
+
 void buffer_free(gpu_buffer *b)
 {
     if (b->ptr)

@@ -26,6 +26,19 @@ bool buffer_check_free(size_t need, cl_err *e);
 /* Allocates bytes (> 0) of device memory after the free-memory check.
  * On failure b is left empty. */
 bool buffer_alloc(gpu_buffer *b, size_t bytes, cl_err *e);
+/* Share of the device's free memory a managed allocation may take: managed
+ * memory is kept well within what the device has free, so it is never
+ * oversubscribed (pages would then be evicted back and forth while a kernel
+ * runs, and the timings would measure that). */
+#define BUFFER_MANAGED_SHARE 0.5
+/* Checks that the device supports managed memory and bytes (all the managed
+ * memory a run will hold) is at most BUFFER_MANAGED_SHARE of its free memory;
+ * false + a sentence saying which it is not. */
+bool buffer_check_managed(size_t bytes, cl_err *e);
+/* Allocates bytes (> 0) of managed memory (cudaMallocManaged, attached
+ * globally), after checking that the device supports it and that bytes is
+ * at most BUFFER_MANAGED_SHARE of its free memory.  Freed by buffer_free. */
+bool buffer_alloc_managed(gpu_buffer *b, size_t bytes, cl_err *e);
 /* Frees b (empty or already freed is fine) and leaves it empty. */
 void buffer_free(gpu_buffer *b);
 /* Host -> device and device -> host copies of bytes at offset 0, ordered on

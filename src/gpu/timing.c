@@ -92,6 +92,8 @@ static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_event
                       bool flush, int rep0, double *ms, cl_err *e)
 {
     cudaStream_t s = o->stream;
+    if (o->before && !o->before(o->before_ud, e))
+        return false;
     for (int i = 0; i < k; i++) {
         if (flush)
             CUDA_CHECK(e, cudaMemsetAsync(o->flush, (rep0 + i) & 0xff, o->flush_bytes, s));
@@ -150,7 +152,7 @@ bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out
     int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
     for (;;) {
         int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
-        k = clampi(k, 1, cap - n);
+        k = clampi(o->before ? 1 : k, 1, cap - n);
         if (!run_batch(o, fn, ud, &ev, k, flush, n, v + n, e))
             goto cleanup;
         for (int i = 0; i < k; i++)

@@ -43,6 +43,13 @@ typedef struct timing_opts {
     double warmup_ms;         /* 0: TIMING_WARMUP_MS */
     timing_progress_fn progress;
     void *progress_ud;
+    /* Called on the host before every run, warm-ups included, once the
+     * previous run has finished; its time is not counted.  It puts the
+     * work's data back in the state each run starts from (the managed
+     * problem writes its inputs on the CPU again).  With it, runs go one at
+     * a time instead of in batches.  NULL: none. */
+    bool (*before)(void *ud, cl_err *e);
+    void *before_ud;
 } timing_opts;
 
 typedef struct timing_result {

@@ -81,7 +81,7 @@ static void learner_name(const grade_opts *o, const char *ws, char *out, size_t 
 
 static bool wanted(const grade_opts *o, const lab *l)
 {
-    if (!l->exercise.kernel || !l->exercise.launcher)
+    if (l->nexercises == 0)
         return false;
     if (o->nonly == 0)
         return true;
@@ -102,45 +102,64 @@ static void read_source(const char *path, char **text, char sha[65])
         sha[0] = '\0';
 }
 
-/* The sizes the lab's measured milestones are judged at, each once. */
-static int judged_sizes(const lab *l, run_request *req)
+/* Whether milestone i is graded with exercise x: a measured one judged on
+ * x's rows, or a quiz when x is the lab's first exercise. */
+static bool graded_with(const lab *l, size_t i, const lab_exercise *x)
+{
+    if (l->milestones[i].quiz)
+        return x == &l->exercises[0];
+    return lab_milestone_exercise(l, i) == x;
+}
+
+/* The sizes x's measured milestones are judged at, each once. */
+static int judged_sizes(const lab *l, const lab_exercise *x, run_request *req)
 {
     req->nsizes = 0;
     for (size_t i = 0; i < l->nmilestones; i++) {
         const char *size = lab_milestone_size(l, i);
-        if (!size)
+        if (!size || !graded_with(l, i, x))
             continue;
         bool seen = false;
         for (int k = 0; k < req->nsizes; k++)
-            seen |= lab_same_size(l, req->sizes[k], size);
+            seen |= lab_milestone_same_size(l, i, req->sizes[k], size);
         if (!seen && req->nsizes < RUN_MAX_SIZES)
             snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", size);
     }
     return req->nsizes;
 }
 
-static void build_request(const lab *l, const grade_lab *gl, uint64_t seed, double budget,
-                          run_request *req)
+static void build_request(const lab *l, const lab_exercise *x, const grade_lab *gl,
+                          uint64_t seed, double budget, run_request *req)
 {
+    bool listed = x->id[0] != '\0';
     memset(req, 0, sizeof *req);
     snprintf(req->lab, sizeof req->lab, "%s", l->id);
-    snprintf(req->problem, sizeof req->problem, "%s", l->problem ? l->problem : "");
-    snprintf(req->library, sizeof req->library, "%s", l->library ? l->library : "");
+    snprintf(req->problem, sizeof req->problem, "%s",
+             listed ? x->problem : l->problem ? l->problem : "");
+    const char *lib = listed ? x->library : l->library;
+    snprintf(req->library, sizeof req->library, "%s", lib ? lib : "");
+    snprintf(req->exercise, sizeof req->exercise, "%s", x->id);
     req->seed = seed;
     req->budget_s = budget;
     req->cpu = true;
     snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", gl->kernel_path);
     snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", gl->launcher_path);
-    if (judged_sizes(l, req) == 0 && l->nsizes > 0)
-        snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", l->sizes[0]);
+    /* a listed exercise's milestones may compare with its own rungs */
+    for (size_t k = 0; listed && k < x->nvariants && req->nvariants < RUN_MAX_VARIANTS; k++) {
+        run_variant *rv = &req->variants[req->nvariants++];
+        snprintf(rv->id, sizeof rv->id, "%s", x->variants[k].id);
+        snprintf(rv->kernel, sizeof rv->kernel, "%s", x->variants[k].kernel);
+    }
+    if (judged_sizes(l, x, req) == 0 && x->nsizes > 0)
+        snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", x->sizes[0]);
 }
 
 /* Measures the learner's kernel of l; the rows into gl. */
-static void measure(supervisor *s, collector *c, lab *l, grade_lab *gl, const grade_opts *o,
-                    uint64_t seed)
+static void measure(supervisor *s, collector *c, lab *l, const lab_exercise *x, grade_lab *gl,
+                    const grade_opts *o, uint64_t seed)
 {
     static run_request req;
-    build_request(l, gl, seed, o->budget_s > 0 ? o->budget_s : GRADE_BUDGET_S, &req);
+    build_request(l, x, gl, seed, o->budget_s > 0 ? o->budget_s : GRADE_BUDGET_S, &req);
     double limit = o->time_limit_s > 0 ? o->time_limit_s : l->time_limit_s;
     cl_err e = {{0}};
     memset(c, 0, sizeof *c);
@@ -216,7 +235,8 @@ static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
     /* Missed or pending: the learner's row says why, if it was not right. */
     const run_result *mine = NULL;
     for (size_t k = 0; k < gl->nrows; k++)
-        if (gl->rows[k].kind == RK_EXERCISE && size && lab_same_size(l, gl->rows[k].size, size))
+        if (gl->rows[k].kind == RK_EXERCISE && size &&
+            lab_milestone_same_size(l, i, gl->rows[k].size, size))
             mine = &gl->rows[k];
     if (mine && mine->status != RS_CORRECT) {
         grade_explain_row(mine, g->cause, sizeof g->cause, g->why, sizeof g->why);
@@ -234,35 +254,41 @@ static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
 
 /* The learner's kernel's time at its largest judged size, for the
  * leaderboard; 0 when it was not correct there. */
-static void best_time(lab *l, grade_lab *gl)
+static void best_time(lab *l, const lab_exercise *x, grade_lab *gl)
 {
     const char *largest = NULL;
+    size_t at = 0;
     for (size_t i = 0; i < l->nmilestones; i++)
-        if (lab_milestone_size(l, i))
+        if (lab_milestone_size(l, i) && graded_with(l, i, x)) {
             largest = lab_milestone_size(l, i);
+            at = i;
+        }
     for (size_t k = 0; k < gl->nrows; k++) {
         const run_result *r = &gl->rows[k];
         if (r->kind == RK_EXERCISE && r->status == RS_CORRECT && r->samples > 0 &&
-            (!largest || lab_same_size(l, r->size, largest))) {
+            (!largest || lab_milestone_same_size(l, at, r->size, largest))) {
             gl->best_ms = r->median_ms;
             snprintf(gl->best_size, sizeof gl->best_size, "%s", r->size);
         }
     }
 }
 
-static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, const grade_opts *o,
-                          store *st, uint64_t seed, grade_lab *gl, cl_err *e)
+/* Grades exercise x of lab l: one entry of the report ("lab", or
+ * "lab/exercise" for a listed exercise) with the milestones graded with it. */
+static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercise *x,
+                          const char *ws, const grade_opts *o, store *st, uint64_t seed,
+                          grade_lab *gl, cl_err *e)
 {
     double t0 = clock_now_s();
-    snprintf(gl->id, sizeof gl->id, "%s", l->id);
-    snprintf(gl->title, sizeof gl->title, "%s", l->title);
+    snprintf(gl->id, sizeof gl->id, "%s%s%s", l->id, x->id[0] ? "/" : "", x->id);
+    snprintf(gl->title, sizeof gl->title, "%s%s%s", l->title, x->id[0] ? ": " : "",
+             x->id[0] ? (x->title && x->title[0] ? x->title : x->id) : "");
     gl->ms = calloc(l->nmilestones ? l->nmilestones : 1, sizeof *gl->ms);
     if (!gl->ms)
         return err_set(e, "out of memory");
-    gl->nms = l->nmilestones;
     workspace_files f;
     cl_err we = {{0}};
-    if (!workspace_files_of(ws, l, &f, &we)) {
+    if (!workspace_files_of(ws, l, x, &f, &we)) {
         snprintf(gl->note, sizeof gl->note, "%s", we.msg);
     } else {
         snprintf(gl->kernel_path, sizeof gl->kernel_path, "%s", f.kernel);
@@ -275,12 +301,14 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, c
                                                 "files are %s and %s)",
                      !gl->kernel_text ? f.kernel : f.launcher, f.kernel, f.launcher);
         } else {
-            measure(s, c, l, gl, o, seed);
+            measure(s, c, l, x, gl, o, seed);
         }
     }
     for (size_t i = 0; i < l->nmilestones; i++) {
         const lab_milestone *m = &l->milestones[i];
-        grade_milestone *g = &gl->ms[i];
+        if (!graded_with(l, i, x))
+            continue;
+        grade_milestone *g = &gl->ms[gl->nms++];
         snprintf(g->id, sizeof g->id, "%s", m->id);
         snprintf(g->text, sizeof g->text, "%s", m->text);
         g->quiz = m->quiz != NULL;
@@ -293,7 +321,7 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const char *ws, c
         gl->score += g->earned;
         gl->max_score += g->points;
     }
-    best_time(l, gl);
+    best_time(l, x, gl);
     gl->seconds = clock_now_s() - t0;
     return true;
 }
@@ -323,7 +351,7 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
                    GRADE_FAILED;
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++)
-        n += wanted(o, set->v[i]);
+        n += wanted(o, set->v[i]) ? set->v[i]->nexercises : 0;
     if (n == 0)
         return err_set(e, "no lab to grade: none of the labs asked for has an exercise"),
                GRADE_FAILED;
@@ -357,14 +385,18 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
         lab *l = set->v[i];
         if (!wanted(o, l))
             continue;
-        say(o, "grading %s: compiling and measuring the learner's kernel", l->id);
-        grade_lab *gl = &out->labs[out->nlabs++];
-        if (!grade_lab_run(s, &c, l, ws, o, st, out->seed, gl, e))
-            status = GRADE_FAILED;
-        out->score += gl->score;
-        out->max_score += gl->max_score;
-        say(o, "graded %s: %g of %g points in %.1f s%s%s", l->id, gl->score, gl->max_score,
-            gl->seconds, gl->note[0] ? "; " : "", gl->note);
+        for (size_t k = 0; k < l->nexercises && status == GRADE_OK; k++) {
+            grade_lab *gl = &out->labs[out->nlabs++];
+            const lab_exercise *x = &l->exercises[k];
+            say(o, "grading %s%s%s: compiling and measuring the learner's kernel", l->id,
+                x->id[0] ? "/" : "", x->id);
+            if (!grade_lab_run(s, &c, l, x, ws, o, st, out->seed, gl, e))
+                status = GRADE_FAILED;
+            out->score += gl->score;
+            out->max_score += gl->max_score;
+            say(o, "graded %s: %g of %g points in %.1f s%s%s", gl->id, gl->score, gl->max_score,
+                gl->seconds, gl->note[0] ? "; " : "", gl->note);
+        }
     }
     free(c.rows);
     supervisor_free(s);

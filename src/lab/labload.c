@@ -157,16 +157,17 @@ static void copy_steps(lua_State *L, int t, lab *l)
     lua_pop(L, 1);
 }
 
-static void copy_variants(lua_State *L, int t, lab *l)
+/* The variants listed in field "variants" of the table at t. */
+static void copy_variants(lua_State *L, int t, lab_variant **out, size_t *nout)
 {
     size_t n = list_field(L, t, "variants");
     int list = lua_gettop(L);
-    l->variants = calloc_or_raise(L, n, sizeof *l->variants);
-    l->nvariants = n;
+    *out = calloc_or_raise(L, n, sizeof **out);
+    *nout = n;
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, list, (lua_Integer)i + 1);
         int it = lua_gettop(L);
-        lab_variant *v = &l->variants[i];
+        lab_variant *v = &(*out)[i];
         v->id = str_field(L, it, "id");
         v->title = str_field(L, it, "title");
         v->kernel = str_field(L, it, "kernel");
@@ -194,6 +195,7 @@ static void copy_milestones(lua_State *L, int t, lab *l)
         m->quiz = str_field(L, it, "quiz");
         m->target = str_field(L, it, "target");
         m->size = str_field(L, it, "size");
+        m->exercise = str_field(L, it, "exercise");
         m->points = num_field(L, it, "points", 1.0);
         m->line = (int)int_field(L, it, "line", 0);
         if (lua_getfield(L, it, "check") == LUA_TFUNCTION)
@@ -236,32 +238,54 @@ static void copy_quizzes(lua_State *L, int t, lab *l)
     lua_pop(L, 1);
 }
 
-/* Copies the exercise and checks that its files exist. */
-static void copy_exercise(lua_State *L, int t, load_ctx *c)
+/* Copies one exercise (the table on top) and checks that its files exist. */
+static void copy_exercise(lua_State *L, lab_exercise *x, load_ctx *c)
 {
+    int t = lua_gettop(L);
     lab *l = c->l;
-    if (lua_getfield(L, t, "exercise") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    int x = lua_gettop(L);
-    l->exercise.kernel = str_field(L, x, "kernel");
-    l->exercise.launcher = str_field(L, x, "launcher");
-    l->exercise.problem = str_field(L, x, "problem");
-    int line = (int)int_field(L, x, "line", 0);
-    size_t nh = list_field(L, x, "hints");
-    l->exercise.hints = str_list(L, lua_gettop(L), nh);
-    l->exercise.nhints = nh;
-    lua_pop(L, 2);
-    const char *files[2] = {l->exercise.kernel, l->exercise.launcher};
+    x->id = str_field(L, t, "id");
+    if (!x->id)
+        x->id = dup_or_raise(L, "");
+    x->title = str_field(L, t, "title");
+    x->kernel = str_field(L, t, "kernel");
+    x->launcher = str_field(L, t, "launcher");
+    x->problem = str_field(L, t, "problem");
+    x->library = str_field(L, t, "library");
+    x->line = (int)int_field(L, t, "line", 0);
+    size_t ns = list_field(L, t, "sizes");
+    x->sizes = str_list(L, lua_gettop(L), ns);
+    x->nsizes = ns;
+    lua_pop(L, 1);
+    size_t nh = list_field(L, t, "hints");
+    x->hints = str_list(L, lua_gettop(L), nh);
+    x->nhints = nh;
+    lua_pop(L, 1);
+    copy_variants(L, t, &x->variants, &x->nvariants);
+    const char *files[2] = {x->kernel, x->launcher};
     for (int i = 0; i < 2; i++) {
         char p[CL_PATH_MAX];
         if (!files[i])
             continue;
         if (!paths_join(p, sizeof p, l->dir, files[i]) || !paths_is_file(p))
-            lab_diags_add(c->d, c->path, line, "exercise: file '%s' not found in %s", files[i],
-                          l->dir);
+            lab_diags_add(c->d, c->path, x->line, "%s%s%s: file '%s' not found in %s",
+                          x->id[0] ? "exercise '" : "exercise", x->id, x->id[0] ? "'" : "",
+                          files[i], l->dir);
     }
+}
+
+static void copy_exercises(lua_State *L, int t, load_ctx *c)
+{
+    lab *l = c->l;
+    size_t n = list_field(L, t, "exercises");
+    int list = lua_gettop(L);
+    l->exercises = calloc_or_raise(L, n, sizeof *l->exercises);
+    l->nexercises = n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        copy_exercise(L, &l->exercises[i], c);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 static void copy_lab(lua_State *L, int t, load_ctx *c)
@@ -281,10 +305,10 @@ static void copy_lab(lua_State *L, int t, load_ctx *c)
     l->nsizes = ns;
     lua_pop(L, 1);
     copy_steps(L, t, l);
-    copy_variants(L, t, l);
+    copy_variants(L, t, &l->variants, &l->nvariants);
     copy_milestones(L, t, l);
     copy_quizzes(L, t, l);
-    copy_exercise(L, t, c);
+    copy_exercises(L, t, c);
     if (!l->id || !l->title)
         lab_diags_add(c->d, c->path, 0, "the lab has no id or title");
 }
@@ -419,6 +443,39 @@ static void free_strv(char **v, size_t n)
     free(v);
 }
 
+static void free_variants(lab_variant *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].id);
+        free(v[i].title);
+        free(v[i].kernel);
+        free(v[i].why);
+    }
+    free(v);
+}
+
+const lab_exercise *lab_exercise_find(const lab *l, const char *id)
+{
+    for (size_t i = 0; l && i < l->nexercises; i++)
+        if (strcmp(l->exercises[i].id, id ? id : "") == 0)
+            return &l->exercises[i];
+    return NULL;
+}
+
+const lab_exercise *lab_own_exercise(const lab *l)
+{
+    return lab_exercise_find(l, "");
+}
+
+const char *lab_exercise_name(const lab_exercise *x, char *buf, size_t n)
+{
+    if (!x || !x->id[0])
+        snprintf(buf, n, "the exercise");
+    else
+        snprintf(buf, n, "exercise '%s'", x->id);
+    return buf;
+}
+
 void lab_free(lab *l)
 {
     if (!l)
@@ -436,17 +493,12 @@ void lab_free(lab *l)
         free(l->steps[i].body);
     }
     free(l->steps);
-    for (size_t i = 0; l->variants && i < l->nvariants; i++) {
-        free(l->variants[i].id);
-        free(l->variants[i].title);
-        free(l->variants[i].kernel);
-        free(l->variants[i].why);
-    }
-    free(l->variants);
+    free_variants(l->variants, l->nvariants);
     for (size_t i = 0; l->milestones && i < l->nmilestones; i++) {
         free(l->milestones[i].id);
         free(l->milestones[i].text);
         free(l->milestones[i].size);
+        free(l->milestones[i].exercise);
         free(l->milestones[i].quiz);
         free(l->milestones[i].target);
     }
@@ -462,10 +514,19 @@ void lab_free(lab *l)
         free(q->choices);
     }
     free(l->quizzes);
-    free(l->exercise.kernel);
-    free(l->exercise.launcher);
-    free(l->exercise.problem);
-    free_strv(l->exercise.hints, l->exercise.nhints);
+    for (size_t i = 0; l->exercises && i < l->nexercises; i++) {
+        lab_exercise *x = &l->exercises[i];
+        free(x->id);
+        free(x->title);
+        free(x->kernel);
+        free(x->launcher);
+        free(x->problem);
+        free(x->library);
+        free_strv(x->sizes, x->nsizes);
+        free_variants(x->variants, x->nvariants);
+        free_strv(x->hints, x->nhints);
+    }
+    free(l->exercises);
     sandbox_free(l->ls);
     free(l);
 }

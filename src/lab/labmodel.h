@@ -53,7 +53,8 @@ typedef struct lab_milestone {
     int check_ref;        /* Lua registry ref of the check function, or LUA_NOREF */
     int line;
     double points;        /* what it is worth in a grade (default 1) */
-    char *size;           /* the size it is judged at; NULL: the lab's largest */
+    char *size;           /* the size it is judged at; NULL: the largest of its exercise's */
+    char *exercise;       /* the exercise whose rows it judges; NULL: the lab's own rows */
 } lab_milestone;
 
 typedef struct lab_quiz_choice {
@@ -70,13 +71,28 @@ typedef struct lab_quiz {
     int line;
 } lab_quiz;
 
+/* One exercise: a starter kernel and launcher the learner makes their own.
+ * A lab's own exercise (lab field `exercise`) has the id "" and solves the
+ * lab's problem at the lab's sizes beside the lab's variants; each exercise
+ * of the list `exercises` has an id, may solve a problem of its own at sizes
+ * of its own, and may bring shipped rungs (variants) and a library row of
+ * its own.  Rows measured for an exercise carry its id (run_result.exercise),
+ * and a milestone that names the exercise is judged on those rows only. */
 typedef struct lab_exercise {
+    char *id;             /* "" for the lab's own exercise, else unique in the lab */
+    char *title;          /* shown where the learner picks an exercise; "" for none */
     char *kernel;         /* starter .cu, relative to the lab folder */
     char *launcher;       /* starter .lua, relative to the lab folder */
-    char *problem;        /* what the learner's kernel computes: the lab's problem, or
-                           * "pipeline" for a "profiling" lab */
+    char *problem;        /* what the learner's kernel computes: the lab's problem,
+                           * "pipeline" for a "profiling" lab, or the exercise's own */
+    char *library;        /* its library row ("copy"), or NULL */
+    char **sizes;         /* the sizes it runs at (for the lab's own one: the lab's) */
+    size_t nsizes;
+    lab_variant *variants;  /* shipped rungs measured beside it (listed exercises only) */
+    size_t nvariants;
     char **hints;
     size_t nhints;
+    int line;
 } lab_exercise;
 
 typedef struct lab {
@@ -94,9 +110,17 @@ typedef struct lab {
     lab_variant *variants;  size_t nvariants;
     lab_milestone *milestones; size_t nmilestones;
     lab_quiz *quizzes;      size_t nquizzes;
-    lab_exercise exercise;  /* all NULL when the lab has none */
+    lab_exercise *exercises;  /* the lab's own exercise first (id ""), then the listed ones */
+    size_t nexercises;
     struct lab_state *ls;   /* owning Lua state (opaque) */
 } lab;
+
+/* The exercise called id ("" or NULL: the lab's own), or NULL. */
+const lab_exercise *lab_exercise_find(const lab *l, const char *id);
+/* The lab's own exercise (id ""), or NULL when it has none. */
+const lab_exercise *lab_own_exercise(const lab *l);
+/* "the exercise" for the lab's own, "exercise 'id'" otherwise. */
+const char *lab_exercise_name(const lab_exercise *x, char *buf, size_t n);
 
 /* Loads and validates one lab file.  Returns NULL on any problem, each one
  * added to diags.  home is the folder holding lua/ (see core/paths.h). */

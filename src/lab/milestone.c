@@ -238,7 +238,36 @@ static void format_value(double v, char *out, size_t n)
         snprintf(out, n, "%.2f", v);
 }
 
+/* Rows a milestone judges: its exercise's (rows whose exercise id is the
+ * one it names; the lab's own rows when it names none), at size when size
+ * is not NULL.  A malloc'd copy (NULL when none), their count in *k. */
+static run_result *rows_of(const lab *l, size_t i, const char *size, const run_result *rs,
+                           size_t n, size_t *k)
+{
+    const char *ex = l->milestones[i].exercise ? l->milestones[i].exercise : "";
+    run_result *at = n ? malloc(n * sizeof *at) : NULL;
+    *k = 0;
+    for (size_t j = 0; at && j < n; j++)
+        if (strcmp(rs[j].exercise, ex) == 0 &&
+            (!size || lab_milestone_same_size(l, i, rs[j].size, size)))
+            at[(*k)++] = rs[j];
+    return at;
+}
+
+static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
+
 bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
+{
+    if (!l || i >= l->nmilestones || l->milestones[i].quiz)
+        return eval_rows(l, i, rs, n, out);
+    size_t k = 0;
+    run_result *mine = rows_of(l, i, NULL, rs, rs ? n : 0, &k);
+    bool ok = eval_rows(l, i, mine, k, out);
+    free(mine);
+    return ok;
+}
+
+static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
 {
     memset(out, 0, sizeof *out);
     out->state = MS_ERROR;
@@ -304,6 +333,27 @@ static const problem_spec *size_spec(const lab *l)
     return problem_spec_of_exercise(l->problem);
 }
 
+const lab_exercise *lab_milestone_exercise(const lab *l, size_t i)
+{
+    if (!l || i >= l->nmilestones)
+        return NULL;
+    return lab_exercise_find(l, l->milestones[i].exercise);
+}
+
+/* The sizes milestone i is judged among, and their problem. */
+static const problem_spec *judged_among(const lab *l, size_t i, char *const **sizes, size_t *n)
+{
+    if (l->milestones[i].exercise) {
+        const lab_exercise *x = lab_milestone_exercise(l, i);
+        *sizes = x ? x->sizes : NULL;
+        *n = x ? x->nsizes : 0;
+        return x ? problem_spec_find(x->problem) : NULL;
+    }
+    *sizes = l->sizes;
+    *n = l->nsizes;
+    return size_spec(l);
+}
+
 /* Bytes one run at label moves; -1 when unreadable. */
 static double label_bytes(const problem_spec *spec, const char *label)
 {
@@ -319,26 +369,28 @@ const char *lab_milestone_size(const lab *l, size_t i)
         return NULL;
     if (l->milestones[i].size)
         return l->milestones[i].size;
-    const problem_spec *spec = size_spec(l);
+    char *const *sizes = NULL;
+    size_t n = 0;
+    const problem_spec *spec = judged_among(l, i, &sizes, &n);
     const char *best = NULL;
     double bb = -1;
-    for (size_t k = 0; k < l->nsizes; k++) {
-        double b = label_bytes(spec, l->sizes[k]);
+    for (size_t k = 0; k < n; k++) {
+        double b = label_bytes(spec, sizes[k]);
         if (!best || b > bb) {
-            best = l->sizes[k];
+            best = sizes[k];
             bb = b;
         }
     }
     return best;
 }
 
-bool lab_same_size(const lab *l, const char *a, const char *b)
+/* Whether a and b mean the same size of spec's problem. */
+static bool same_size(const problem_spec *spec, const char *a, const char *b)
 {
     if (!a || !b)
         return false;
     if (strcmp(a, b) == 0)
         return true;
-    const problem_spec *spec = size_spec(l);
     problem_dims da, db;
     if (!spec || !problem_parse_size(spec, a, &da, NULL) || !problem_parse_size(spec, b, &db, NULL))
         return false;
@@ -346,17 +398,28 @@ bool lab_same_size(const lab *l, const char *a, const char *b)
            da.D == db.D && da.V == db.V && da.rows == db.rows && da.feats == db.feats;
 }
 
+bool lab_same_size(const lab *l, const char *a, const char *b)
+{
+    return same_size(size_spec(l), a, b);
+}
+
+bool lab_milestone_same_size(const lab *l, size_t i, const char *a, const char *b)
+{
+    if (!l || i >= l->nmilestones)
+        return false;
+    char *const *sizes = NULL;
+    size_t n = 0;
+    return same_size(judged_among(l, i, &sizes, &n), a, b);
+}
+
 bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
 {
     const char *size = lab_milestone_size(l, i);
     if (!size)
         return lab_milestone_eval(l, i, rs, n, out);
-    run_result *at = n ? malloc(n * sizeof *at) : NULL;
     size_t k = 0;
-    for (size_t j = 0; at && j < n; j++)
-        if (lab_same_size(l, rs[j].size, size))
-            at[k++] = rs[j];
-    bool ok = lab_milestone_eval(l, i, at, k, out);
+    run_result *at = rows_of(l, i, size, rs, rs ? n : 0, &k);
+    bool ok = eval_rows(l, i, at, k, out);
     free(at);
     return ok;
 }

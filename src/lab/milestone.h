@@ -30,17 +30,25 @@ typedef struct ms_eval {
     char error[256];
 } ms_eval;
 
-/* Evaluates milestone i of l against results (all rows of the latest runs).
- * Quiz milestones are MS_PENDING here (answered elsewhere).  Returns false
- * only when i is out of range or the state is MS_ERROR. */
+/* Evaluates milestone i of l against results (all rows of the latest runs;
+ * only those of the milestone's exercise count: rows whose exercise id is
+ * the one it names, or "" when it names none).  Quiz milestones are
+ * MS_PENDING here (answered elsewhere).  Returns false only when i is out
+ * of range or the state is MS_ERROR. */
 bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
 
+/* The exercise milestone i judges (the lab's own when it names none);
+ * NULL for a lab without that exercise. */
+const lab_exercise *lab_milestone_exercise(const lab *l, size_t i);
 /* The size label milestone i is judged at: its own `size`, else the
- * largest of the lab's sizes; NULL for a quiz or a lab without sizes. */
+ * largest of its exercise's sizes (the lab's, when it names no exercise);
+ * NULL for a quiz or when there are no sizes. */
 const char *lab_milestone_size(const lab *l, size_t i);
 /* Whether two size labels mean the same size for lab l's problem ("2^28"
  * and "268435456"); an unreadable label equals only its own text. */
 bool lab_same_size(const lab *l, const char *a, const char *b);
+/* The same for the problem of milestone i's exercise. */
+bool lab_milestone_same_size(const lab *l, size_t i, const char *a, const char *b);
 /* lab_milestone_eval judged on the rows measured at milestone i's size
  * only; rows of other sizes are left out (so a check sees no learner row,
  * and stays pending, when the judged size was not run). */

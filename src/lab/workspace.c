@@ -34,30 +34,57 @@ static bool id_is_folder_name(const char *id)
     return true;
 }
 
-bool workspace_files_of(const char *ws, const lab *l, workspace_files *f, cl_err *e)
+/* The exercise x stands for: itself, or the lab's own one; NULL + e when
+ * there is none. */
+static const lab_exercise *which_exercise(const lab *l, const lab_exercise *x, cl_err *e)
+{
+    if (x)
+        return x;
+    x = lab_own_exercise(l);
+    if (x)
+        return x;
+    if (l->nexercises == 0) {
+        err_set(e, "lab '%s' has no exercise", l->id ? l->id : "?");
+        return NULL;
+    }
+    char ids[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < l->nexercises && at < sizeof ids; i++)
+        at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%s", i ? ", " : "",
+                               l->exercises[i].id);
+    err_set(e, "lab '%s' has no exercise of its own: name one of its exercises (%s)", l->id, ids);
+    return NULL;
+}
+
+bool workspace_files_of(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
+                        cl_err *e)
 {
     memset(f, 0, sizeof *f);
-    if (!l->exercise.kernel || !l->exercise.kernel[0])
+    if (!(x = which_exercise(l, x, e)))
+        return false;
+    if (!x->kernel || !x->kernel[0])
         return err_set(e, "lab '%s' has no exercise", l->id ? l->id : "?");
     if (!id_is_folder_name(l->id))
         return err_set(e, "lab id '%s' cannot name a workspace folder", l->id ? l->id : "");
+    if (x->id[0] && !id_is_folder_name(x->id))
+        return err_set(e, "exercise id '%s' cannot name a workspace folder", x->id);
     if (!l->dir)
         return err_set(e, "lab '%s' has no folder", l->id);
-    char root[CL_PATH_MAX];
+    char root[CL_PATH_MAX], labdir[CL_PATH_MAX];
     if (ws && ws[0]) {
         snprintf(root, sizeof root, "%s", ws);
     } else if (!paths_workspace(root, sizeof root, e)) {
         return false;
     }
-    if (!paths_join(f->dir, sizeof f->dir, root, l->id) ||
-        !paths_join(f->kernel, sizeof f->kernel, f->dir, base_name(l->exercise.kernel)) ||
-        !paths_join(f->starter_kernel, sizeof f->starter_kernel, l->dir, l->exercise.kernel))
+    if (!paths_join(labdir, sizeof labdir, root, l->id) ||
+        !(x->id[0] ? paths_join(f->dir, sizeof f->dir, labdir, x->id)
+                   : snprintf(f->dir, sizeof f->dir, "%s", labdir) < (int)sizeof f->dir) ||
+        !paths_join(f->kernel, sizeof f->kernel, f->dir, base_name(x->kernel)) ||
+        !paths_join(f->starter_kernel, sizeof f->starter_kernel, l->dir, x->kernel))
         return err_set(e, "workspace path too long for lab '%s'", l->id);
-    if (l->exercise.launcher && l->exercise.launcher[0]) {
-        if (!paths_join(f->launcher, sizeof f->launcher, f->dir,
-                        base_name(l->exercise.launcher)) ||
-            !paths_join(f->starter_launcher, sizeof f->starter_launcher, l->dir,
-                        l->exercise.launcher))
+    if (x->launcher && x->launcher[0]) {
+        if (!paths_join(f->launcher, sizeof f->launcher, f->dir, base_name(x->launcher)) ||
+            !paths_join(f->starter_launcher, sizeof f->starter_launcher, l->dir, x->launcher))
             return err_set(e, "workspace path too long for lab '%s'", l->id);
     }
     if (strcmp(base_name(f->kernel), base_name(f->launcher)) == 0)
@@ -147,9 +174,10 @@ static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_
     return ok;
 }
 
-bool workspace_prepare(const char *ws, const lab *l, workspace_files *f, cl_err *e)
+bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
+                       cl_err *e)
 {
-    if (!workspace_files_of(ws, l, f, e))
+    if (!workspace_files_of(ws, l, x, f, e))
         return false;
     if (!paths_mkdir_p(f->dir, e))
         return false;
@@ -185,12 +213,12 @@ static bool make_backup_dir(const char *dir, char *out, size_t n, cl_err *e)
     return err_set(e, "cannot make a backup folder in %s: too many with the same time", dir);
 }
 
-bool workspace_reset(const char *ws, const lab *l, bool confirmed, workspace_files *f,
-                     char *backup, size_t nbackup, cl_err *e)
+bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool confirmed,
+                     workspace_files *f, char *backup, size_t nbackup, cl_err *e)
 {
     if (backup && nbackup)
         backup[0] = '\0';
-    if (!workspace_files_of(ws, l, f, e))
+    if (!workspace_files_of(ws, l, x, f, e))
         return false;
     if (!confirmed)
         return err_set(e, "reset needs confirmation: it moves your files for lab '%s' into a "

@@ -2,12 +2,17 @@
  *
  * The workspace folder (core/paths.h paths_workspace: --workspace DIR, else
  * $CUDALAB_WORKSPACE, else ~/cudalab-workspace) holds one folder a lab,
- * <ws>/<lab id>/, with the learner's kernel and launcher under the starters'
- * names (starter.cu, starter.lua).  The engine compiles and runs those.
+ * <ws>/<lab id>/, with the learner's kernel and launcher of the lab's own
+ * exercise under the starters' names (starter.cu, starter.lua), and one
+ * folder inside it for each listed exercise: <ws>/<lab id>/<exercise id>/.
+ * The engine compiles and runs those.
  *
  * A file the learner has is never overwritten: workspace_prepare copies only
  * what is missing, and workspace_reset first moves the current files into
- * <ws>/<lab id>/backup-<YYYYmmdd-HHMMSS>/, then copies fresh starters. */
+ * <exercise folder>/backup-<YYYYmmdd-HHMMSS>/, then copies fresh starters.
+ *
+ * Each function takes the exercise x of lab l (lab/labmodel.h); NULL means
+ * the lab's own exercise, which a lab of listed exercises only lacks. */
 #ifndef CUDALAB_LAB_WORKSPACE_H
 #define CUDALAB_LAB_WORKSPACE_H
 
@@ -18,33 +23,35 @@
 #include "lab/labmodel.h"
 
 typedef struct workspace_files {
-    char dir[CL_PATH_MAX];        /* <ws>/<lab id> */
-    char kernel[CL_PATH_MAX];     /* <ws>/<lab id>/starter.cu: the learner's kernel */
-    char launcher[CL_PATH_MAX];   /* <ws>/<lab id>/starter.lua: the learner's launcher */
+    char dir[CL_PATH_MAX];        /* <ws>/<lab id>, or <ws>/<lab id>/<exercise id> */
+    char kernel[CL_PATH_MAX];     /* <dir>/starter.cu: the learner's kernel */
+    char launcher[CL_PATH_MAX];   /* <dir>/starter.lua: the learner's launcher */
     char starter_kernel[CL_PATH_MAX];    /* the lab's pristine copies */
     char starter_launcher[CL_PATH_MAX];
     bool kernel_created;          /* set by prepare/reset when it copied the file */
     bool launcher_created;
 } workspace_files;
 
-/* Fills f with the paths of lab l's exercise files in workspace ws (NULL:
+/* Fills f with the paths of exercise x's files in workspace ws (NULL:
  * paths_workspace()).  Touches nothing on disk.  false + e when the lab has
- * no exercise, its id cannot name a folder, or a path does not fit. */
-bool workspace_files_of(const char *ws, const lab *l, workspace_files *f, cl_err *e);
+ * no such exercise, an id cannot name a folder, or a path does not fit. */
+bool workspace_files_of(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
+                        cl_err *e);
 
-/* Makes <ws>/<lab id>/ and copies each starter that is not there yet.  An
+/* Makes the exercise's folder and copies each starter that is not there yet.  An
  * existing file is left exactly as it is, even when it differs from the
  * starter.  false + e when a folder cannot be made or a starter cannot be
  * copied. */
-bool workspace_prepare(const char *ws, const lab *l, workspace_files *f, cl_err *e);
+bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
+                       cl_err *e);
 
 /* With confirmed == false, changes nothing and fails ("reset needs
  * confirmation").  With confirmed == true, moves the learner's kernel and
- * launcher (those present) into a new <ws>/<lab id>/backup-<timestamp>/
+ * launcher (those present) into a new <exercise folder>/backup-<timestamp>/
  * folder, whose path goes to backup (may be NULL; "" when nothing needed
  * saving), then copies fresh starters.  No file is ever lost: when copying
  * fails after the move, the files stay in the backup folder. */
-bool workspace_reset(const char *ws, const lab *l, bool confirmed, workspace_files *f,
-                     char *backup, size_t nbackup, cl_err *e);
+bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool confirmed,
+                     workspace_files *f, char *backup, size_t nbackup, cl_err *e);
 
 #endif

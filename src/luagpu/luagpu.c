@@ -191,6 +191,7 @@ void luagpu_open(lua_State *L)
         {"launch", luagpu_launch},
         {"synchronize", luagpu_synchronize},
         {"copy", luagpu_copy},
+        {"prefetch", luagpu_prefetch},
         {"wait", luagpu_wait},
         {"stream", luagpu_stream},
         {"event", luagpu_event},

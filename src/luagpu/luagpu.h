@@ -33,6 +33,9 @@ void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, bool i32
 /* The same for ordinary (pageable) host memory the caller owns: a host
  * Buffer (b.where == "pageable") the launcher copies from or into. */
 void luagpu_push_borrowed_host(struct lua_State *L, void *ptr, size_t count, bool i32);
+/* The same for managed memory (b.where == "managed"): kernels take it like
+ * device memory, and gpu.prefetch moves its pages. */
+void luagpu_push_borrowed_managed(struct lua_State *L, void *ptr, size_t count, bool i32);
 void luagpu_release_borrowed(struct lua_State *L);
 /* Pushes a Kernel for a learner's compiled kernel: func is a cudaKernel_t
  * (cudaLibraryGetKernel) used as the launch's function, params NVRTC's

@@ -20,7 +20,8 @@ static const char *dtype_name(dtype d)
 
 const char *luagpu_mem_name(memkind m)
 {
-    return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned" : "pageable";
+    return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned"
+                                      : m == MEM_MANAGED ? "managed" : "pageable";
 }
 
 /* ---- buffers ---------------------------------------------------------- */
@@ -50,7 +51,7 @@ static lbuffer *live_buffer(lua_State *L, int idx)
 static void buffer_release(lbuffer *b)
 {
     if (b->ptr && !b->borrowed && !b->base) {
-        if (b->mem == MEM_DEVICE)
+        if (b->mem == MEM_DEVICE || b->mem == MEM_MANAGED)
             cudaFree(b->ptr);
         else if (b->mem == MEM_PINNED)
             cudaFreeHost(b->ptr);
@@ -250,13 +251,13 @@ int luagpu_buf_upload(lua_State *L)
         }
         lua_pop(L, 1);
     }
-    if (b->mem != MEM_DEVICE) {
+    if (luagpu_on_host(b->mem)) {
         memcpy(luagpu_buf_ptr(b), host, (size_t)n * 4);
         return 0;
     }
     luagpu_need_device(L);
     cudaStream_t s = luagpu_default_stream(L);
-    cudaError_t st = cudaMemcpyAsync(luagpu_buf_ptr(b), host, (size_t)n * 4, cudaMemcpyHostToDevice, s);
+    cudaError_t st = cudaMemcpyAsync(luagpu_buf_ptr(b), host, (size_t)n * 4, cudaMemcpyDefault, s);
     if (st == cudaSuccess)
         st = cudaStreamSynchronize(s);
     if (st != cudaSuccess)
@@ -275,12 +276,12 @@ int luagpu_buf_download(lua_State *L)
         return luaL_error(L, "download is for small tests: at most %I values, got %I",
                           SMALL_MAX, n);
     void *host = lua_newuserdatauv(L, n ? (size_t)n * 4 : 1, 0);
-    if (n > 0 && b->mem != MEM_DEVICE) {
+    if (n > 0 && luagpu_on_host(b->mem)) {
         memcpy(host, luagpu_buf_ptr(b), (size_t)n * 4);
     } else if (n > 0) {
         luagpu_need_device(L);
         cudaStream_t s = luagpu_default_stream(L);
-        cudaError_t st = cudaMemcpyAsync(host, luagpu_buf_ptr(b), (size_t)n * 4, cudaMemcpyDeviceToHost,
+        cudaError_t st = cudaMemcpyAsync(host, luagpu_buf_ptr(b), (size_t)n * 4, cudaMemcpyDefault,
                                          s);
         if (st == cudaSuccess)
             st = cudaStreamSynchronize(s);
@@ -313,7 +314,7 @@ int luagpu_buf_fill(lua_State *L)
         int32_t i = (int32_t)v;
         memcpy(&bits, &i, sizeof bits);
     }
-    if (b->mem != MEM_DEVICE) {
+    if (luagpu_on_host(b->mem)) {
         uint32_t *h = luagpu_buf_ptr(b);
         for (size_t i = 0; i < b->bytes / 4; i++)
             h[i] = bits;
@@ -334,7 +335,7 @@ int luagpu_buf_fill(lua_State *L)
         host[i] = bits;
     for (size_t off = 0; off < b->bytes; off += chunk) {
         size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
-        st = cudaMemcpyAsync((char *)luagpu_buf_ptr(b) + off, host, n, cudaMemcpyHostToDevice, s);
+        st = cudaMemcpyAsync((char *)luagpu_buf_ptr(b) + off, host, n, cudaMemcpyDefault, s);
         if (st == cudaSuccess)
             st = cudaStreamSynchronize(s);
         if (st != cudaSuccess)
@@ -394,6 +395,11 @@ void luagpu_push_borrowed_host(lua_State *L, void *ptr, size_t count, bool i32)
     push_borrowed(L, ptr, count, i32, MEM_PAGEABLE);
 }
 
+void luagpu_push_borrowed_managed(lua_State *L, void *ptr, size_t count, bool i32)
+{
+    push_borrowed(L, ptr, count, i32, MEM_MANAGED);
+}
+
 void luagpu_release_borrowed(lua_State *L)
 {
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED) == LUA_TTABLE) {
@@ -445,7 +451,7 @@ int luagpu_copy(lua_State *L)
         return 0;
     void *dp = luagpu_buf_ptr(d);
     const void *sp = luagpu_buf_ptr(src);
-    bool dh = d->mem != MEM_DEVICE, sh = src->mem != MEM_DEVICE;
+    bool dh = luagpu_on_host(d->mem), sh = luagpu_on_host(src->mem);
     if (dh == sh && ranges_overlap(dp, sp, n))
         return luaL_error(L, "gpu.copy: the source and destination overlap");
     cudaError_t e;
@@ -456,7 +462,8 @@ int luagpu_copy(lua_State *L)
         memcpy(dp, sp, n);
         return 0;
     }
-    enum cudaMemcpyKind kind = dh   ? cudaMemcpyDeviceToHost
+    enum cudaMemcpyKind kind = d->mem == MEM_MANAGED || src->mem == MEM_MANAGED ? cudaMemcpyDefault
+                               : dh ? cudaMemcpyDeviceToHost
                                : sh ? cudaMemcpyHostToDevice
                                     : cudaMemcpyDeviceToDevice;
     e = cudaMemcpyAsync(dp, sp, n, kind, st);
@@ -465,5 +472,32 @@ int luagpu_copy(lua_State *L)
         snprintf(what, sizeof what, "gpu.copy (%s to %s)", luagpu_mem_name(src->mem), luagpu_mem_name(d->mem));
         return luagpu_cuda_fail(L, what, e);
     }
+    return 0;
+}
+
+/* gpu.prefetch(b [, to [, stream]]): moves the pages of the managed Buffer b
+ * to the device (to = "device", the default) or to host memory ("host"),
+ * in stream order, with cudaMemPrefetchAsync; returns at once. */
+int luagpu_prefetch(lua_State *L)
+{
+    luagpu_need_device(L);
+    lbuffer *b = live_buffer(L, 1);
+    const char *to = luaL_optstring(L, 2, "device");
+    bool dev = strcmp(to, "device") == 0;
+    if (!dev && strcmp(to, "host") != 0)
+        return luaL_error(L, "gpu.prefetch: to must be 'device' or 'host', got '%s'", to);
+    if (b->mem != MEM_MANAGED)
+        return luaL_error(L, "gpu.prefetch: a %s Buffer stays where it is; prefetch moves "
+                             "managed memory (the managed problem's args.x and args.y)",
+                          luagpu_mem_name(b->mem));
+    cudaStream_t st = luagpu_opt_stream(L, 3);
+    int ordinal = 0;
+    luagpu_cuda_check(L, "gpu.prefetch", cudaGetDevice(&ordinal));
+    struct cudaMemLocation loc;
+    memset(&loc, 0, sizeof loc);
+    loc.type = dev ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    loc.id = dev ? ordinal : 0;
+    luagpu_cuda_check(L, "gpu.prefetch", cudaMemPrefetchAsync(luagpu_buf_ptr(b), b->bytes, loc,
+                                                              0, st));
     return 0;
 }

@@ -22,7 +22,7 @@
 #define MAX_ARGS 32
 
 typedef enum { DT_F32, DT_I32 } dtype;
-typedef enum { MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE } memkind;
+typedef enum { MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE, MEM_MANAGED } memkind;
 
 /* A Buffer: its own memory (ptr), cudalab's memory (borrowed), or a view
  * of part of another Buffer (base, kept alive by the view's user value,
@@ -85,7 +85,14 @@ cudaStream_t luagpu_default_stream(lua_State *L);
 
 /* ---- luagpu_buffer.c: Buffers, host buffers, gpu.copy ---- */
 
-const char *luagpu_mem_name(memkind m);          /* "device", "pinned", "pageable" */
+const char *luagpu_mem_name(memkind m);          /* "device", "pinned", "pageable", "managed" */
+/* Host memory that kernels cannot take (pinned or pageable); managed memory
+ * is not: the device reaches it, and cudaMemcpy moves it either way. */
+static inline bool luagpu_on_host(memkind m)
+{
+    return m == MEM_PINNED || m == MEM_PAGEABLE;
+}
+int luagpu_prefetch(lua_State *L);
 void *luagpu_buf_ptr(const lbuffer *b);          /* NULL once freed */
 int luagpu_alloc(lua_State *L);
 int luagpu_host_alloc(lua_State *L);

@@ -219,7 +219,7 @@ static void *buffer_arg(lua_State *L, const raw_kernel *k, int n, int idx)
     if (!luagpu_buf_ptr(b))
         sandbox_raise(L, "%s: argument %d is a Buffer that was freed%s", k->name, n,
                    b->borrowed ? " (a problem's buffers last only while its size runs)" : "");
-    if (b->mem != MEM_DEVICE)
+    if (luagpu_on_host(b->mem))
         sandbox_raise(L, "%s: argument %d is a %s host Buffer: kernels take device Buffers (move the "
                       "data with gpu.copy first)",
                    k->name, n, luagpu_mem_name(b->mem));

@@ -50,6 +50,7 @@ typedef struct run_result {
     char variant[RUN_ID_MAX];   /* variant id, or "cpu", "cpu_mt", "cub", "cublas", "copy", "exercise" */
     char label[RUN_ID_MAX];     /* short display name */
     char size[RUN_SIZE_MAX];    /* size label as requested */
+    char exercise[RUN_ID_MAX];  /* the request's exercise id: "" for the lab's own rows */
     result_kind kind;
     result_status status;
     char message[512];            /* details for RS_ERROR/RS_FAULT or a note */
@@ -95,6 +96,11 @@ typedef struct run_request {
     /* The learner's kernel (exercise); empty when none. */
     char exercise_kernel[RUN_PATH_MAX];
     char exercise_launcher[RUN_PATH_MAX];
+    /* Which of the lab's exercises the request measures ("" for the lab's
+     * own rows: its variants, its own exercise).  Every row and progress
+     * message of the request carries it, so rows of several exercises of
+     * one lab stay apart (lab/labmodel.h). */
+    char exercise[RUN_ID_MAX];
     /* One checked run of each GPU row, no warm-up and no timing (the
      * figures stay unknown); the copy baseline is skipped unless it is the
      * library.  For runs under compute-sanitizer. */
@@ -105,6 +111,7 @@ typedef struct run_progress {
     int run;
     char variant[RUN_ID_MAX];
     char size[RUN_SIZE_MAX];
+    char exercise[RUN_ID_MAX];  /* the request's exercise id */
     int rep, of;                  /* repetition k of n (n is an estimate) */
     char phase[32];               /* "check", "warmup", "timing", "cpu" */
 } run_progress;

@@ -75,6 +75,7 @@ bool record_put_request(cJSON *o, const run_request *r)
         && cJSON_AddBoolToObject(o, "cpu", r->cpu)
         && jsonf_put_str(o, "exercise_kernel", r->exercise_kernel)
         && jsonf_put_str(o, "exercise_launcher", r->exercise_launcher)
+        && (!r->exercise[0] || jsonf_put_str(o, "exercise", r->exercise))
         && cJSON_AddBoolToObject(o, "check_only", r->check_only);
 }
 
@@ -82,7 +83,8 @@ bool record_put_progress(cJSON *o, const run_progress *p)
 {
     return jsonf_put_int(o, "run", p->run) && jsonf_put_str(o, "variant", p->variant)
         && jsonf_put_str(o, "size", p->size) && jsonf_put_int(o, "rep", p->rep)
-        && jsonf_put_int(o, "of", p->of) && jsonf_put_str(o, "phase", p->phase);
+        && jsonf_put_int(o, "of", p->of) && jsonf_put_str(o, "phase", p->phase)
+        && (!p->exercise[0] || jsonf_put_str(o, "exercise", p->exercise));
 }
 
 /* A figure of a row, or null when the row has none: untimed rows (no
@@ -114,7 +116,8 @@ bool record_put_result(cJSON *o, const run_result *r)
           && cJSON_AddBoolToObject(o, "has_report", r->has_report)
           && jsonf_put_double(o, "rel_err", r->rel_err)
           && jsonf_put_u64(o, "seed", r->seed) && jsonf_put_int(o, "threads", r->threads)
-          && jsonf_put_int(o, "code", r->code)))
+          && jsonf_put_int(o, "code", r->code)
+          && (!r->exercise[0] || jsonf_put_str(o, "exercise", r->exercise))))
         return false;
     cJSON *arr = cJSON_AddArrayToObject(o, "mismatches");
     if (!arr)
@@ -183,6 +186,7 @@ bool record_get_request(const cJSON *o, run_request *r, cl_err *e)
           && jsonf_get_bool(o, "cpu", &r->cpu, e)
           && jsonf_get_str(o, "exercise_kernel", r->exercise_kernel, sizeof r->exercise_kernel, e)
           && jsonf_get_str(o, "exercise_launcher", r->exercise_launcher, sizeof r->exercise_launcher, e)
+          && jsonf_get_str(o, "exercise", r->exercise, sizeof r->exercise, e)
           && jsonf_get_bool(o, "check_only", &r->check_only, e)))
         return false;
     const cJSON *vars = jsonf_get_array(o, "variants", RUN_MAX_VARIANTS, e, &ok);
@@ -218,7 +222,8 @@ bool record_get_progress(const cJSON *o, run_progress *p, cl_err *e)
         && jsonf_get_str(o, "variant", p->variant, sizeof p->variant, e)
         && jsonf_get_str(o, "size", p->size, sizeof p->size, e)
         && jsonf_get_int(o, "rep", &p->rep, e) && jsonf_get_int(o, "of", &p->of, e)
-        && jsonf_get_str(o, "phase", p->phase, sizeof p->phase, e);
+        && jsonf_get_str(o, "phase", p->phase, sizeof p->phase, e)
+        && jsonf_get_str(o, "exercise", p->exercise, sizeof p->exercise, e);
 }
 
 bool record_get_result(const cJSON *o, run_result *r, cl_err *e)
@@ -250,7 +255,8 @@ bool record_get_result(const cJSON *o, run_result *r, cl_err *e)
           && jsonf_get_double(o, "rel_err", &r->rel_err, 0, e)
           && jsonf_get_u64(o, "seed", &r->seed, e)
           && jsonf_get_int(o, "threads", &r->threads, e)
-          && jsonf_get_int(o, "code", &r->code, e)))
+          && jsonf_get_int(o, "code", &r->code, e)
+          && jsonf_get_str(o, "exercise", r->exercise, sizeof r->exercise, e)))
         return false;
     r->kind = (result_kind)kind;
     r->status = (result_status)status;

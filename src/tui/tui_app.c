@@ -24,12 +24,33 @@ tui_labstate *tui_app_state(tui_app *a)
     return &a->ls[a->sel];
 }
 
-static const char *size_of(const tui_app *a, size_t i)
+static const lab_exercise *picked(const tui_app *a, size_t i)
 {
     const lab *l = a->labs->v[i];
-    if (l->nsizes == 0)
+    if (l->nexercises == 0)
+        return NULL;
+    return &l->exercises[a->ls[i].ex_idx < l->nexercises ? a->ls[i].ex_idx : 0];
+}
+
+const lab_exercise *tui_app_exercise(const tui_app *a)
+{
+    return tui_app_lab(a) ? picked(a, a->sel) : NULL;
+}
+
+char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n)
+{
+    const lab_exercise *x = picked(a, i);
+    *n = x ? x->nsizes : a->labs->v[i]->nsizes;
+    return x ? x->sizes : a->labs->v[i]->sizes;
+}
+
+static const char *size_of(const tui_app *a, size_t i)
+{
+    size_t n = 0;
+    char *const *sizes = tui_app_sizes(a, i, &n);
+    if (n == 0)
         return "";
-    return l->sizes[a->ls[i].size_idx < l->nsizes ? a->ls[i].size_idx : 0];
+    return sizes[a->ls[i].size_idx < n ? a->ls[i].size_idx : 0];
 }
 
 const char *tui_app_size(const tui_app *a)
@@ -39,36 +60,42 @@ const char *tui_app_size(const tui_app *a)
     return size_of(a, a->sel);
 }
 
+/* A never-run row for (variant, size) in the table's scope. */
+static bool idle_row(tui_labstate *s, const char *variant, result_kind kind, const char *size,
+                     cl_err *e)
+{
+    if (!tui_runtable_expect(&s->table, variant, variant, kind, size, e))
+        return false;
+    tui_runtable_find(&s->table, variant, size)->state = ROW_IDLE;
+    return true;
+}
+
+/* Rows the lab shows before anything ran: its variants (or experiments) at
+ * its sizes, and each exercise's own rungs and kernel at the exercise's. */
 static bool seed_rows(tui_app *a, size_t i, cl_err *e)
 {
     const lab *l = a->labs->v[i];
     tui_labstate *s = &a->ls[i];
-    if (tui_prof_lab(l)) {
-        for (size_t v = 0; v < l->nvariants; v++) {
-            if (!tui_runtable_expect(&s->table, l->variants[v].id, l->variants[v].id, RK_KERNEL, "", e))
+    bool prof = tui_prof_lab(l);
+    for (size_t v = 0; prof && v < l->nvariants; v++)
+        if (!idle_row(s, l->variants[v].id, RK_KERNEL, "", e))
+            return false;
+    for (size_t z = 0; !prof && z < l->nsizes; z++)
+        for (size_t v = 0; v < l->nvariants; v++)
+            if (!idle_row(s, l->variants[v].id, RK_KERNEL, l->sizes[z], e))
                 return false;
-            tui_runtable_find(&s->table, l->variants[v].id, "")->state = ROW_IDLE;
-        }
-        for (size_t z = 0; l->exercise.kernel && z < l->nsizes; z++) {
-            if (!tui_runtable_expect(&s->table, "exercise", "exercise", RK_EXERCISE, l->sizes[z], e))
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        copy_str(s->table.scope, sizeof s->table.scope, x->id);
+        for (size_t z = 0; z < x->nsizes; z++) {
+            for (size_t v = 0; v < x->nvariants; v++)
+                if (!idle_row(s, x->variants[v].id, RK_KERNEL, x->sizes[z], e))
+                    return false;
+            if (!idle_row(s, "exercise", RK_EXERCISE, x->sizes[z], e))
                 return false;
-            tui_runtable_find(&s->table, "exercise", l->sizes[z])->state = ROW_IDLE;
-        }
-        return true;
-    }
-    for (size_t z = 0; z < l->nsizes; z++) {
-        for (size_t v = 0; v < l->nvariants; v++) {
-            if (!tui_runtable_expect(&s->table, l->variants[v].id, l->variants[v].id, RK_KERNEL,
-                                     l->sizes[z], e))
-                return false;
-            tui_runtable_find(&s->table, l->variants[v].id, l->sizes[z])->state = ROW_IDLE;
-        }
-        if (l->exercise.kernel) {
-            if (!tui_runtable_expect(&s->table, "exercise", "exercise", RK_EXERCISE, l->sizes[z], e))
-                return false;
-            tui_runtable_find(&s->table, "exercise", l->sizes[z])->state = ROW_IDLE;
         }
     }
+    copy_str(s->table.scope, sizeof s->table.scope, l->nexercises ? l->exercises[0].id : "");
     return true;
 }
 
@@ -178,7 +205,8 @@ static unsigned help_key(tui_app *a, const tui_layout *lay, tui_action act)
  * the ones before it. */
 static unsigned show_hint(tui_app *a, const lab *l, tui_labstate *s)
 {
-    size_t n = l->exercise.nhints, at = 0;
+    const lab_exercise *x = tui_app_exercise(a);
+    size_t n = x ? x->nhints : 0, at = 0;
     if (n == 0) {
         tui_log_add(&a->log, TUI_LOG_INFO, "lab '%s' has no hints", l->id);
         return TUI_F_REDRAW;
@@ -191,7 +219,7 @@ static unsigned show_hint(tui_app *a, const lab *l, tui_labstate *s)
     a->details[0] = '\0';
     for (size_t k = s->hints_shown; k > 0; k--) {
         at = strfmt_append(a->details, sizeof a->details, at, "%s**Hint %zu.** %s\n",
-                    k == s->hints_shown ? "" : "\n---\n", k, l->exercise.hints[k - 1]);
+                    k == s->hints_shown ? "" : "\n---\n", k, x->hints[k - 1]);
     }
     if (s->hints_shown < n)
         strfmt_append(a->details, sizeof a->details, at, "\n*H shows the next hint.*\n");
@@ -230,7 +258,7 @@ static unsigned show_history(tui_app *a, const lab *l)
 {
     char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX], why[256];
     char *text = NULL;
-    bool have = tui_app_exercise_paths(a, l, kernel, launcher, sizeof kernel);
+    bool have = tui_app_exercise_paths(a, l, tui_app_exercise(a), kernel, launcher, sizeof kernel);
     if (!tui_history_text(l, a->store, have ? kernel : NULL, a->ascii, &text, why, sizeof why)) {
         tui_log_add(&a->log, TUI_LOG_WARN, "%s", why);
         return TUI_F_REDRAW;
@@ -247,6 +275,30 @@ static unsigned show_history(tui_app *a, const lab *l)
     return TUI_F_REDRAW;
 }
 
+/* x: the lab's next exercise becomes the one e, r, s and H act on. */
+static unsigned next_exercise(tui_app *a, const tui_layout *lay)
+{
+    const lab *l = tui_app_lab(a);
+    tui_labstate *s = tui_app_state(a);
+    const lab_exercise *x;
+    if (!l || l->nexercises < 2) {
+        if (l)
+            tui_log_add(&a->log, TUI_LOG_INFO, "lab '%s' has %s exercise", l->id,
+                        l->nexercises ? "one" : "no");
+        return TUI_F_REDRAW;
+    }
+    s->ex_idx = (s->ex_idx + 1) % l->nexercises;
+    s->size_idx = 0;
+    s->hints_shown = 0;
+    x = tui_app_exercise(a);
+    copy_str(s->table.scope, sizeof s->table.scope, x->id);
+    tui_app_run_cursor_move(a, lay, 0);
+    tui_log_add(&a->log, TUI_LOG_INFO, "exercise %zu of %zu: %s (e edits it, r runs it)",
+                s->ex_idx + 1, l->nexercises,
+                x->title && x->title[0] ? x->title : x->id[0] ? x->id : "the lab's own");
+    return TUI_F_REDRAW;
+}
+
 static unsigned exercise_key(tui_app *a, tui_action act)
 {
     const lab *l = tui_app_lab(a);
@@ -254,7 +306,7 @@ static unsigned exercise_key(tui_app *a, tui_action act)
         return 0;
     if (act == TA_HINT)
         return show_hint(a, l, tui_app_state(a));
-    if (!l->exercise.kernel) {
+    if (l->nexercises == 0) {
         if (act == TA_HISTORY) {
             tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise", l->id);
             return TUI_F_REDRAW;
@@ -272,6 +324,7 @@ static unsigned exercise_key(tui_app *a, tui_action act)
     memset(&a->req, 0, sizeof a->req);
     a->req.kind = TUI_REQ_EDIT;
     a->req.lab = a->sel;
+    a->req.ex = a->ls[a->sel].ex_idx;
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
@@ -389,6 +442,7 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
             memset(&a->req, 0, sizeof a->req);
             a->req.kind = TUI_REQ_RESET;
             a->req.lab = a->sel;
+            a->req.ex = a->ls[a->sel].ex_idx;
             return TUI_F_REQUEST | TUI_F_REDRAW;
         }
         return TUI_F_REDRAW;
@@ -437,6 +491,8 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_HINT:
     case TA_HISTORY:
         return exercise_key(a, act);
+    case TA_NEXT_EXERCISE:
+        return next_exercise(a, lay);
     case TA_TIMELINE:
         return tui_app_timeline_open(a);
     case TA_EXPORT:

@@ -80,7 +80,8 @@ typedef struct tui_labstate {
     int run_scroll;
     size_t ms_cursor;
     int ms_scroll;
-    size_t hints_shown;        /* exercise hints revealed so far */
+    size_t ex_idx;             /* the exercise picked (index into the lab's exercises) */
+    size_t hints_shown;        /* hints of the picked exercise revealed so far */
     int *quiz_pick;            /* per quiz: last choice picked, -1 none */
     bool *quiz_ok;             /* per quiz: answered correctly */
     tui_ms *ms;                /* per milestone */
@@ -96,7 +97,8 @@ typedef void (*tui_ms_eval_fn)(lab *l, size_t i, const run_result *rs, size_t n,
 
 typedef struct tui_request {
     tui_req_kind kind;
-    size_t lab;                /* for TUI_REQ_EDIT and TUI_REQ_RESET */
+    size_t lab;                /* for TUI_REQ_EDIT, TUI_REQ_RESET and TUI_REQ_SANITIZE */
+    size_t ex;                 /* and the lab's exercise (an index into its exercises) */
     run_request run;           /* for TUI_REQ_RUN */
     double time_limit_s;       /* for TUI_REQ_RUN: 0 the supervisor's default */
     /* TUI_REQ_NCU: the kernel's name as a regular expression, the row, and
@@ -137,6 +139,7 @@ typedef struct tui_app {
     int run_id;
     size_t run_lab;
     char run_size[RUN_SIZE_MAX];
+    char run_ex[RUN_ID_MAX];   /* the exercise the run measures; "" the lab's own rows */
     int run_rows, run_rows_done;
     size_t rerun_lab;          /* 1 + lab whose exercise was saved during a run; 0 none */
     tui_request req;
@@ -180,6 +183,10 @@ const lab *tui_app_lab(const tui_app *a);           /* selected lab or NULL */
 tui_labstate *tui_app_state(tui_app *a);            /* its state or NULL */
 /* The selected lab's size label, or "" when it has none. */
 const char *tui_app_size(const tui_app *a);
+/* The picked exercise of the selected lab, or NULL when it has none. */
+const lab_exercise *tui_app_exercise(const tui_app *a);
+/* The sizes lab i shows: its picked exercise's, else the lab's. */
+char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n);
 
 /* Handles one action under layout lay; returns TUI_F_* flags. */
 unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act);
@@ -218,13 +225,14 @@ unsigned tui_app_job_failed(tui_app *a, const char *why);
  * status its exit status.  Shows the findings or the metrics. */
 unsigned tui_app_on_job(tui_app *a, const char *out, int status);
 
-/* The learner saved a file of lab i's exercise: runs the exercise at the
- * chosen size, now or when the current run ends. */
-unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file);
-/* Paths of the exercise files of lab l that a run uses: the workspace
- * copies when they exist, else the lab's starters.  false when l has no
- * exercise. */
-bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *launcher, size_t n);
+/* The learner saved a file of exercise x of lab i: runs it at the chosen
+ * size, now or when the current run ends (when it is the one picked). */
+unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file);
+/* Paths of the files of exercise x of lab l (NULL: the lab's own) that a
+ * run uses: the workspace copies when they exist, else the lab's
+ * starters.  false when there is no such exercise. */
+bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *x, char *kernel,
+                            char *launcher, size_t n);
 
 /* Re-evaluates the milestones of lab i from its results and quiz answers. */
 void tui_app_eval(tui_app *a, size_t i);

@@ -7,11 +7,9 @@
 #include "core/paths.h"
 #include "core/units.h"
 #include "lab/workspace.h"
-#include "tui/tui_fmt.h"
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
 #include "tui/tui_progress.h"
-#include "supervise/diagnose.h"
 #include "catalog/experiments_list.h"
 
 /* Where a profiling row's experiment comes among the lab's variants. */
@@ -32,7 +30,9 @@ size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
         return 0;
     s = &a->ls[a->sel];
     if (tui_prof_lab(l)) {
-        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)l->sizes, l->nsizes,
+        size_t nown = 0;
+        char *const *own = tui_app_sizes(a, a->sel, &nown);
+        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)own, nown,
                                          idx, max);
         size_t k = 0;
         while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(a)) != 0)
@@ -99,11 +99,12 @@ unsigned tui_app_size_move(tui_app *a, const tui_layout *lay, int delta)
 {
     const lab *l = tui_app_lab(a);
     tui_labstate *s = tui_app_state(a);
+    size_t nsizes = 0;
     long ns;
-    if (!l || !s || l->nsizes < 2)
+    if (!l || !s || (tui_app_sizes(a, a->sel, &nsizes), nsizes < 2))
         return 0;
     ns = (long)s->size_idx + delta;
-    if (ns < 0 || ns >= (long)l->nsizes)
+    if (ns < 0 || ns >= (long)nsizes)
         return 0;
     s->size_idx = (size_t)ns;
     run_follow(a, lay);
@@ -127,11 +128,12 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool tui_app_exercise_paths(const tui_app *a, const lab *l, char *kernel, char *launcher, size_t n)
+bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *x, char *kernel,
+                            char *launcher, size_t n)
 {
     workspace_files f;
     bool mine;
-    if (!workspace_files_of(a->workspace, l, &f, NULL))
+    if (!workspace_files_of(a->workspace, l, x, &f, NULL))
         return false;
     mine = is_file(f.kernel);
     copy_str(kernel, n, mine ? f.kernel : f.starter_kernel);
@@ -149,11 +151,26 @@ static void add_variant(run_request *req, const lab_variant *v)
     copy_str(rv->kernel, sizeof rv->kernel, v->kernel);
 }
 
+/* The run of a listed exercise x at the chosen size: its own rungs, its
+ * kernel, the CPU and its library, as its own problem. */
+static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, run_request *req)
+{
+    copy_str(req->problem, sizeof req->problem, x->problem);
+    copy_str(req->library, sizeof req->library, x->library);
+    copy_str(req->exercise, sizeof req->exercise, x->id);
+    for (size_t v = 0; v < x->nvariants; v++)
+        add_variant(req, &x->variants[v]);
+    if (!tui_app_exercise_paths(a, l, x, req->exercise_kernel, req->exercise_launcher,
+                                RUN_PATH_MAX))
+        req->exercise_kernel[0] = '\0';
+}
+
 unsigned tui_app_request_run(tui_app *a, run_mode mode)
 {
     const lab *l = tui_app_lab(a);
+    const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
     run_request *req = &a->req.run;
-    const tui_row *row;
+    const tui_row *row = tui_app_cursor_row(a);
     bool exercise = false;
     if (!l)
         return 0;
@@ -161,11 +178,11 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
         return TUI_F_REDRAW;
     }
-    if (!l->problem || (l->nvariants == 0 && !l->exercise.kernel)) {
+    if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
         return TUI_F_REDRAW;
     }
-    if (l->nsizes == 0) {
+    if (!tui_app_size(a)[0] && !tui_prof_lab(l)) {
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
         return TUI_F_REDRAW;
     }
@@ -177,48 +194,51 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
     copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;
     req->cpu = true;
-    if (tui_prof_lab(l)) {
-        const char *x = NULL;
+    if (x && x->id[0] &&
+        (mode == RUN_EXERCISE || (mode == RUN_ALL && !tui_prof_lab(l)) ||
+         (mode == RUN_SELECTED && row && row->exercise[0]))) {
+        exercise_request(a, l, x, req);
+        exercise = req->exercise_kernel[0] != '\0';
+    } else if (tui_prof_lab(l)) {
+        const char *xp = NULL;
         if (mode == RUN_ALL) {
             for (size_t v = 0; v < l->nvariants; v++)
                 add_variant(req, &l->variants[v]);
-            exercise = l->exercise.kernel != NULL;
-        } else if (mode == RUN_SELECTED && (row = tui_app_cursor_row(a)) != NULL &&
-                   (x = tui_prof_experiment(row->variant)) != NULL) {
+            exercise = own != NULL;
+        } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
             for (size_t v = 0; v < l->nvariants; v++)
-                if (strcmp(l->variants[v].id, x) == 0)
+                if (strcmp(l->variants[v].id, xp) == 0)
                     add_variant(req, &l->variants[v]);
         } else {
-            exercise = l->exercise.kernel != NULL;
+            exercise = own != NULL;
         }
         req->cpu = exercise;
         req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
     } else if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
             add_variant(req, &l->variants[v]);
-        exercise = l->exercise.kernel != NULL;
+        exercise = own != NULL;
     } else if (mode == RUN_EXERCISE) {
-        exercise = l->exercise.kernel != NULL;
+        exercise = own != NULL;
+    } else if (row && row->kind == RK_EXERCISE && own) {
+        exercise = true;
     } else {
-        row = tui_app_cursor_row(a);
-        if (row && row->kind == RK_EXERCISE && l->exercise.kernel) {
-            exercise = true;
-        } else {
-            const lab_variant *pick = NULL;
-            for (size_t v = 0; row && v < l->nvariants; v++)
-                if (strcmp(l->variants[v].id, row->variant) == 0)
-                    pick = &l->variants[v];
-            if (!pick && l->nvariants > 0)
-                pick = &l->variants[0];
-            if (pick)
-                add_variant(req, pick);
-            else
-                exercise = l->exercise.kernel != NULL;
-        }
+        const lab_variant *pick = NULL;
+        for (size_t v = 0; row && v < l->nvariants; v++)
+            if (strcmp(l->variants[v].id, row->variant) == 0)
+                pick = &l->variants[v];
+        if (!pick && l->nvariants > 0)
+            pick = &l->variants[0];
+        if (pick)
+            add_variant(req, pick);
+        else
+            exercise = own != NULL;
     }
-    if (exercise &&
-        !tui_app_exercise_paths(a, l, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
+    if (exercise && !req->exercise[0] &&
+        !tui_app_exercise_paths(a, l, own, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
         exercise = false;
+    if (!exercise)
+        req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
     if (req->nvariants == 0 && !exercise) {
         memset(&a->req, 0, sizeof a->req);
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
@@ -241,136 +261,6 @@ unsigned tui_app_request_cancel(tui_app *a)
     memset(&a->req, 0, sizeof a->req);
     a->req.kind = TUI_REQ_CANCEL;
     return TUI_F_REQUEST | TUI_F_REDRAW;
-}
-
-static bool row_failed(const tui_row *row)
-{
-    return row->state == ROW_FAULT ||
-           (row->has_result && row->r.status != RS_CORRECT);
-}
-
-/* True when row is the learner's kernel and its message is a compiler's
- * "file:line:col: error: message [(and N more errors)]"; fills the compile
- * fields of in (when not NULL; the strings live in file, 256 bytes, and
- * in a static buffer). */
-static bool compile_failure(const tui_row *row, diag_input *in, char *file)
-{
-    static char msg[512];
-    char f[256];
-    int line = 0, col = 0, off = 0, more = 0;
-    char *tail;
-    if (row->kind != RK_EXERCISE || !row->has_result || row->r.status != RS_ERROR ||
-        sscanf(row->r.message, "%255[^:\n]:%d:%d: error: %n", f, &line, &col, &off) != 3 || off <= 0)
-        return false;
-    if (!in)
-        return true;
-    snprintf(msg, sizeof msg, "%s", row->r.message + off);
-    tail = strstr(msg, " (and ");
-    if (tail && sscanf(tail, " (and %d more error", &more) == 1)
-        *tail = '\0';
-    snprintf(file, 256, "%s", f);
-    in->compile_errors = 1 + more;
-    in->compile_file = file;
-    in->compile_line = line;
-    in->compile_col = col;
-    in->compile_message = msg;
-    return true;
-}
-
-/* The details overlay's text for a row: every figure, then what went wrong
- * in plain words when something did. */
-void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
-{
-    static const char *const states[] = {"not run yet: press r to run it", "queued", "running",
-                                         "done", "the worker failed on it", "not run"};
-    char *b = a->details;
-    size_t n = sizeof a->details, at = 0;
-    char t[TUI_FMT_MAX], x1[TUI_FMT_MAX], x2[TUI_FMT_MAX], x3[TUI_FMT_MAX];
-    const run_result *r = &row->r;
-    snprintf(a->details_title, sizeof a->details_title, "%s at size %s", row->label, row->size);
-    if (!row->has_result) {
-        at = strfmt_append(b, n, at, "%s\n", states[row->state]);
-        if (row->note[0])
-            at = strfmt_append(b, n, at, "%s\n", row->note);
-    } else {
-        at = strfmt_append(b, n, at, "Result: %s\n", result_status_name(r->status));
-        if (r->median_ms > 0) {
-            at = strfmt_append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
-                        tui_fmt_spread(r->spread, a->ascii, x1, sizeof x1), r->samples);
-            at = strfmt_append(b, n, at, " (fastest %s, slowest %s)\n", tui_fmt_time_ms(r->min_ms, a->ascii, x2, sizeof x2),
-                        tui_fmt_time_ms(r->max_ms, a->ascii, x3, sizeof x3));
-            if (r->gbps >= 0)
-                at = strfmt_append(b, n, at, "Bandwidth %s\n", tui_fmt_rate(r->gbps, -1, t, sizeof t));
-            if (r->tflops >= 0)
-                at = strfmt_append(b, n, at, "Arithmetic %s\n", tui_fmt_rate(-1, r->tflops, t, sizeof t));
-            if (r->pct_peak_measured >= 0 || r->pct_peak_theory >= 0)
-                at = strfmt_append(b, n, at, "%s of the measured peak, %s of the datasheet peak\n",
-                            units_pct(r->pct_peak_measured, x1, sizeof x1),
-                            units_pct(r->pct_peak_theory, x2, sizeof x2));
-            at = strfmt_append(b, n, at, "Speedup: %s over the CPU, %s over the multi-threaded CPU, %s over the library\n",
-                        tui_fmt_speedup(r->speedup_cpu, x1, sizeof x1),
-                        tui_fmt_speedup(r->speedup_cpu_mt, x2, sizeof x2),
-                        tui_fmt_speedup(r->speedup_lib, x3, sizeof x3));
-        }
-        if (r->kind == RK_CPU || r->kind == RK_CPU_MT)
-            at = strfmt_append(b, n, at, "CPU threads: %d\n", r->threads);
-        if (r->status != RS_ERROR && r->status != RS_FAULT)
-            at = strfmt_append(b, n, at, "Relative error %.3g against the double-precision reference\n", r->rel_err);
-        for (int k = 0; k < r->nmismatch && k < RUN_MAX_MISMATCH; k++)
-            at = strfmt_append(b, n, at, "  element %lld: got %.9g, expected %.9g\n", (long long)r->mismatches[k].index,
-                        r->mismatches[k].got, r->mismatches[k].expected);
-        if (r->seed)
-            at = strfmt_append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
-        if (r->message[0] && !compile_failure(row, NULL, NULL))
-            at = strfmt_append(b, n, at, "%s\n", r->message);
-    }
-    if (row_failed(row)) {
-        diag_input in;
-        diagnosis d;
-        char cfile[256];
-        const char *log = a->ls[a->sel].compile_log;
-        diag_input_init(&in);
-        if (row->has_result)
-            diag_input_from_result(&in, r);
-        if (row->state == ROW_FAULT) {
-            in.fault_cause = row->fault_cause[0] ? row->fault_cause : "exit";
-            in.fault_message = row->note;
-        }
-        in.problem = l->problem;
-        in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
-        compile_failure(row, &in, cfile);
-        diagnose(&in, &d);
-        if (d.cause != DIAG_NONE) {
-            at = strfmt_append(b, n, at, "\n%s\n", d.title);
-            if (d.where[0])
-                at = strfmt_append(b, n, at, "at %s\n", d.where);
-            if (d.cause == DIAG_COMPILE && log[0])
-                at = strfmt_append(b, n, at, "\nWhat the compiler said:\n%s\n", log);
-            if (d.explanation[0])
-                at = strfmt_append(b, n, at, "%s\n", d.explanation);
-            if (d.next_step[0])
-                at = strfmt_append(b, n, at, "Next: %s\n", d.next_step);
-        }
-        if (row->kind == RK_EXERCISE && log[0] && d.cause != DIAG_COMPILE)
-            at = strfmt_append(b, n, at, "\nWhat the compiler said:\n%s", log);
-    }
-    if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
-        strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
-        at = strfmt_append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
-    (void)at;
-}
-
-unsigned tui_app_row_details(tui_app *a)
-{
-    const tui_row *row = tui_app_cursor_row(a);
-    const lab *l = tui_app_lab(a);
-    if (!row || !l)
-        return 0;
-    tui_app_describe_row(a, l, row);
-    a->details_md = false;
-    a->details_scroll = 0;
-    a->overlay = TUI_OV_DETAILS;
-    return TUI_F_REDRAW;
 }
 
 /* A profiling run starts: each experiment's rows (or its own row while
@@ -428,12 +318,17 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     a->run_id = req->run;
     a->run_lab = li;
     copy_str(a->run_size, sizeof a->run_size, size);
+    copy_str(a->run_ex, sizeof a->run_ex, req->exercise);
     a->run_rows = 0;
     a->run_rows_done = 0;
     s->compile_log[0] = '\0';
     tui_progress_run_started(a, req);
-    if (tui_prof_lab(a->labs->v[li])) {
+    char scope[RUN_ID_MAX];
+    copy_str(scope, sizeof scope, s->table.scope);
+    copy_str(s->table.scope, sizeof s->table.scope, req->exercise);
+    if (tui_prof_lab(a->labs->v[li]) && strcmp(req->problem, a->labs->v[li]->problem) == 0) {
         started_profiling(a, s, req);
+        copy_str(s->table.scope, sizeof s->table.scope, scope);
         return;
     }
     for (int z = 0; z < req->nsizes; z++) {
@@ -455,7 +350,9 @@ void tui_app_run_started(tui_app *a, const run_request *req)
             a->run_rows++;
         }
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s at size %s (Esc cancels)", req->run, req->lab, size);
+    copy_str(s->table.scope, sizeof s->table.scope, scope);
+    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
+                req->lab, req->exercise[0] ? ", exercise " : "", req->exercise, size);
 }
 
 void tui_app_run_failed(tui_app *a, const char *why)
@@ -500,9 +397,9 @@ static tui_labstate *run_state(tui_app *a, int run)
 }
 
 /* Whether the run already counts this row (announced or running). */
-static bool awaited(tui_labstate *s, const char *variant, const char *size)
+static bool awaited(tui_labstate *s, const char *ex, const char *variant, const char *size)
 {
-    const tui_row *row = tui_runtable_find(&s->table, variant, size);
+    const tui_row *row = tui_runtable_find_in(&s->table, ex, variant, size);
     return row && (row->state == ROW_QUEUED || row->state == ROW_RUNNING);
 }
 
@@ -528,7 +425,7 @@ unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
     if (!s)
         return 0;
     drop_placeholder(a, s, p->variant);
-    if (!awaited(s, p->variant, p->size))
+    if (!awaited(s, p->exercise, p->variant, p->size))
         a->run_rows++;
     tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
     return TUI_F_REDRAW;
@@ -540,7 +437,7 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
     if (!s)
         return 0;
     drop_placeholder(a, s, r->variant);
-    if (!awaited(s, r->variant, r->size))
+    if (!awaited(s, r->exercise, r->variant, r->size))
         a->run_rows++;
     tui_runtable_result(&s->table, r, NULL);
     tui_progress_row(a, r);
@@ -589,8 +486,13 @@ unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
         tui_log_add(&a->log, TUI_LOG_ERROR, "worker fault (%s)%s%s: %s; the next run starts a fresh worker",
                     f->cause, f->variant[0] ? " in " : "", f->variant, f->message);
     }
-    if (s && strcmp(f->cause, "cancelled") != 0)
+    if (s && strcmp(f->cause, "cancelled") != 0) {
+        char scope[RUN_ID_MAX];
+        copy_str(scope, sizeof scope, s->table.scope);
+        copy_str(s->table.scope, sizeof s->table.scope, a->run_ex);
         tui_runtable_fault(&s->table, f, a->run_size);
+        copy_str(s->table.scope, sizeof s->table.scope, scope);
+    }
     return TUI_F_REDRAW;
 }
 
@@ -612,15 +514,16 @@ unsigned tui_app_on_done(tui_app *a, int run)
     return f;
 }
 
-unsigned tui_app_exercise_saved(tui_app *a, size_t i, const char *file)
+unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file)
 {
     const char *base;
-    if (!a->labs || i >= a->labs->n || !a->labs->v[i]->exercise.kernel)
+    if (!a->labs || i >= a->labs->n || !x)
         return 0;
     base = paths_base_name(file);
-    if (i != a->sel) {
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s): select the lab and press r to run it",
-                    base, a->labs->v[i]->id);
+    if (i != a->sel || x != tui_app_exercise(a)) {
+        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s%s%s): select it%s and press r to run it",
+                    base, a->labs->v[i]->id, x->id[0] ? ", exercise " : "", x->id,
+                    x->id[0] ? " (x picks the exercise)" : "");
         return TUI_F_REDRAW;
     }
     if (a->running) {

@@ -189,7 +189,8 @@ static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
     char *src;
     long len;
     bool ok = false;
-    if (!tui_app_exercise_paths(a, l, kernel, launcher, sizeof kernel) || !(f = fopen(kernel, "r")))
+    if (!tui_app_exercise_paths(a, l, tui_app_exercise(a), kernel, launcher, sizeof kernel) ||
+        !(f = fopen(kernel, "r")))
         return false;
     if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1L << 22) && fseek(f, 0, SEEK_SET) == 0 &&
         (src = malloc((size_t)len + 1)) != NULL) {
@@ -206,8 +207,10 @@ unsigned tui_app_ncu_key(tui_app *a)
 {
     const lab *l = tui_app_lab(a);
     const tui_row *row = tui_app_cursor_row(a);
+    const lab_exercise *ex = tui_app_exercise(a);
     tui_request *r = &a->req;
     const char *kernel = NULL;
+    char exarg[RUN_ID_MAX];
     if (!l)
         return 0;
     if (!row) {
@@ -217,7 +220,11 @@ unsigned tui_app_ncu_key(tui_app *a)
     if (job_busy(a))
         return TUI_F_REDRAW;
     memset(r, 0, sizeof *r);
-    if (tui_prof_lab(l)) {
+    bool listed = row->exercise[0] && ex && ex->id[0];
+    const lab_variant *vs = listed ? ex->variants : l->variants;
+    size_t nv = listed ? ex->nvariants : l->nvariants;
+    snprintf(exarg, sizeof exarg, "--exercise%s%s", listed ? "=" : "", listed ? ex->id : "");
+    if (tui_prof_lab(l) && !row->exercise[0]) {
         const char *x = tui_prof_experiment(row->variant);
         if (!x) {
             tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
@@ -235,9 +242,9 @@ unsigned tui_app_ncu_key(tui_app *a)
         req_arg(r, "profile");
         req_arg(r, x);
     } else if (row->kind == RK_KERNEL) {
-        for (size_t v = 0; v < l->nvariants; v++)
-            if (strcmp(l->variants[v].id, row->variant) == 0)
-                kernel = l->variants[v].kernel;
+        for (size_t v = 0; v < nv; v++)
+            if (strcmp(vs[v].id, row->variant) == 0)
+                kernel = vs[v].kernel;
         if (!kernel) {
             tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
             return TUI_F_REDRAW;
@@ -245,6 +252,8 @@ unsigned tui_app_ncu_key(tui_app *a)
         copy_str(r->kernel, sizeof r->kernel, kernel);
         req_arg(r, "run");
         req_arg(r, l->id);
+        if (listed)
+            req_arg(r, exarg);
         req_arg(r, "--variant");
         req_arg(r, row->variant);
         req_arg(r, "--size");
@@ -257,10 +266,10 @@ unsigned tui_app_ncu_key(tui_app *a)
         }
         req_arg(r, "run");
         req_arg(r, l->id);
-        req_arg(r, "--exercise");
-        if (l->nvariants > 0) {
+        req_arg(r, exarg);
+        if (nv > 0) {
             req_arg(r, "--variant");
-            req_arg(r, l->variants[0].id);
+            req_arg(r, vs[0].id);
         }
         req_arg(r, "--size");
         req_arg(r, row->size);
@@ -284,7 +293,7 @@ unsigned tui_app_sanitize_key(tui_app *a, bool racecheck)
     const lab *l = tui_app_lab(a);
     if (!l)
         return 0;
-    if (!l->exercise.kernel) {
+    if (l->nexercises == 0) {
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to check", l->id);
         return TUI_F_REDRAW;
     }
@@ -293,6 +302,7 @@ unsigned tui_app_sanitize_key(tui_app *a, bool racecheck)
     memset(&a->req, 0, sizeof a->req);
     a->req.kind = TUI_REQ_SANITIZE;
     a->req.lab = a->sel;
+    a->req.ex = a->ls[a->sel].ex_idx;
     a->req.racecheck = racecheck;
     copy_str(a->req.variant, sizeof a->req.variant, "exercise");
     return TUI_F_REQUEST | TUI_F_REDRAW;

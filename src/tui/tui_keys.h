@@ -33,6 +33,7 @@ typedef enum tui_action {
     TA_RESET,
     TA_HINT,
     TA_HISTORY,
+    TA_NEXT_EXERCISE,
     TA_TIMELINE,
     TA_EXPORT,
     TA_ROOFLINE,

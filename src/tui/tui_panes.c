@@ -264,6 +264,7 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
     static const status_key prof[] = {{"t", "timeline"}, {"f", "roofline"}, {"N", "ncu"}};
     static const status_key ex[] = {{"e", "edit"}, {"H", "hint"}, {"a", "attempts"},
                                     {"M", "memcheck"}};
+    static const status_key exs[] = {{"x", "exercise"}};
     static const status_key tail[] = {{"s", "size"}, {"Esc", "cancel"}};
     const lab *l = tui_app_lab(a);
     size_t n = 0;
@@ -279,9 +280,11 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
         return n;
     }
     ADD(head);
+    if (l && l->nexercises > 1)
+        ADD(exs);
     if (l && l->problem && strcmp(l->problem, "profiling") == 0) {
         ADD(prof);
-    } else if (l && l->exercise.kernel) {
+    } else if (l && l->nexercises > 0) {
         ADD(ex);
     }
     ADD(tail);

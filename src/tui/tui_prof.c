@@ -30,11 +30,20 @@ static const prof_rows rows[] = {
     {"timing", "timing_steady", "prof_first"},
     {"timing", "timing_", "prof_fma"},
     {"roofline", "roof_", "prof_fma"},
+    {"divergence", "div_", "bx_branch"},
+    {"occupancy", "occ_smem_", "occ_r8"},
+    {"occupancy", "occ_spill", "occ_spill"},
+    {"occupancy", "occ_r128", "occ_r128"},
+    {"occupancy", "occ_r64", "occ_r64"},
+    {"occupancy", "occ_r32", "occ_r32"},
+    {"occupancy", "occ_r8", "occ_r8"},
+    {"hierarchy", "lvl_", "bx_levels"},
+    {"fences", "fence_", "bx_fence"},
 };
 
 bool tui_prof_lab(const lab *l)
 {
-    return l && l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
+    return l && experiments_problem(l->problem);
 }
 
 static const prof_rows *find(const char *variant)
@@ -49,12 +58,14 @@ static const prof_rows *find(const char *variant)
 
 const char *tui_prof_experiment(const char *variant)
 {
-    size_t n = 0;
-    const char *const *ids = experiments_ids(&n);
     const prof_rows *r;
-    for (size_t i = 0; variant && i < n; i++)
-        if (strcmp(ids[i], variant) == 0)
-            return ids[i];
+    for (int p = 0; p < 2; p++) {
+        size_t n = 0;
+        const char *const *ids = experiments_ids_of(p ? EXPERIMENTS_BASICS : EXPERIMENTS_PROBLEM, &n);
+        for (size_t i = 0; variant && i < n; i++)
+            if (strcmp(ids[i], variant) == 0)
+                return ids[i];
+    }
     r = find(variant);
     return r ? r->experiment : NULL;
 }
@@ -66,6 +77,8 @@ static const struct {
     {"transfers", "prof_scale"},  {"overlap", "prof_fma"},   {"stride", "prof_stride"},
     {"gemv", "prof_gemv_row"},    {"blocksize", "prof_scale"}, {"transpose", "prof_transpose_naive"},
     {"timing", "prof_first"},     {"roofline", "prof_fma"},
+    {"divergence", "bx_branch"},  {"occupancy", "occ_r8"},
+    {"hierarchy", "bx_levels"},   {"fences", "bx_fence"},
 };
 
 const char *tui_prof_kernel(const char *variant)

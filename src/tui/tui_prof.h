@@ -1,6 +1,6 @@
-/* tui_prof.h - the rows of the profiling lab.
+/* tui_prof.h - the rows of the profiling and basics labs.
  *
- * A lab whose problem is "profiling" runs experiments (experiments/experiments.h)
+ * A lab whose problem is "profiling" or "basics" runs experiments (experiments/experiments.h)
  * whose ids are its variants, and each experiment answers with several
  * measurement rows of their own ids and sizes ("stride" gives "stride_1" at
  * "64 MiB out", ...; lua/profiling.md lists them).  Without a device an
@@ -14,13 +14,14 @@
 
 #include "lab/labmodel.h"
 
-/* True when l runs the profiling experiments. */
+/* True when l runs experiments (the profiling or the basics lab's). */
 bool tui_prof_lab(const lab *l);
 /* The experiment a row belongs to: the id itself for an experiment's own
  * row ("stride"), the experiment of a measurement ("stride" for
  * "stride_8"), NULL for any other row (cpu, starter, exercise). */
 const char *tui_prof_experiment(const char *variant);
-/* The kernel (in kernels/profiling.cu) a measurement row times, or the
+/* The kernel (kernels/profiling.cu, basics_experiments.cu, or
+ * labs/basics/occupancy.cu) a measurement row times, or the
  * main one of an experiment's own row, for Nsight Compute; NULL when the
  * row times copies only or belongs to no experiment. */
 const char *tui_prof_kernel(const char *variant);

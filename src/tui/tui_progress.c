@@ -73,10 +73,12 @@ static void restore_answers(tui_app *a, size_t i)
         }
     free(qs);
     int *hints = NULL;
+    /* hints are kept for the exercise a lab opens on, its first */
+    size_t nhints = l->nexercises ? l->exercises[0].nhints : 0;
     if (store_hints(a->store, l->id, &hints, &n, &e))
         for (size_t k = 0; k < n; k++)
             if (hints[k] >= 0 && (size_t)hints[k] + 1 > s->hints_shown &&
-                (size_t)hints[k] < l->exercise.nhints)
+                (size_t)hints[k] < nhints)
                 s->hints_shown = (size_t)hints[k] + 1;
     free(hints);
     store_milestone *ms = NULL;

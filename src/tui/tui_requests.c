@@ -14,6 +14,11 @@
 
 /* ---- the learner's files --------------------------------------------------- */
 
+static const char *ws_of(const tui_ctx *c)
+{
+    return c->workspace[0] ? c->workspace : NULL;
+}
+
 void tui_requests_prepare(tui_ctx *c, size_t i)
 {
     tui_app *a = &c->app;
@@ -24,20 +29,25 @@ void tui_requests_prepare(tui_ctx *c, size_t i)
         return;
     l = a->labs->v[i];
     c->prepared[i] = true;
-    if (!l->exercise.kernel)
-        return;
-    err_clear(&e);
-    if (!workspace_prepare(c->workspace[0] ? c->workspace : NULL, l, &f, &e)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
-        return;
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        err_clear(&e);
+        if (!workspace_prepare(ws_of(c), l, x, &f, &e)) {
+            tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
+            continue;
+        }
+        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s%s%s: %s%s", l->id, x->id[0] ? "/" : "",
+                    x->id, f.kernel, f.kernel_created || f.launcher_created ? " (e edits it; saving runs it)" : "");
+        if (c->watch && !watch_add(c->watch, f.dir, &e))
+            tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
     }
-    if (f.kernel_created || f.launcher_created)
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s (e edits it; saving runs it)", l->id,
-                    f.kernel);
-    else
-        tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s: %s", l->id, f.kernel);
-    if (c->watch && !watch_add(c->watch, f.dir, &e))
-        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
+}
+
+/* Exercise k of lab i, or NULL. */
+static const lab_exercise *exercise_at(const tui_ctx *c, size_t i, size_t k)
+{
+    const lab *l = c->app.labs && i < c->app.labs->n ? c->app.labs->v[i] : NULL;
+    return l && k < l->nexercises ? &l->exercises[k] : NULL;
 }
 
 /* Runs the learner's editor on lab i's kernel with the terminal handed
@@ -59,7 +69,7 @@ static void edit_exercise(tui_ctx *c, size_t i)
                  ? "vi" : "nano";
     err_clear(&e);
     tui_requests_prepare(c, i);
-    if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
+    if (!workspace_files_of(ws_of(c), a->labs->v[i], exercise_at(c, i, a->req.ex), &f, &e)) {
         tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
         return;
     }
@@ -97,7 +107,7 @@ static void reset_exercise(tui_ctx *c, size_t i)
     char backup[CL_PATH_MAX];
     cl_err e;
     err_clear(&e);
-    if (!workspace_reset(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], true, &f, backup,
+    if (!workspace_reset(ws_of(c), a->labs->v[i], exercise_at(c, i, a->req.ex), true, &f, backup,
                          sizeof backup, &e)) {
         tui_log_add(&a->log, TUI_LOG_ERROR, "reset failed: %s", e.msg);
         return;
@@ -120,13 +130,15 @@ unsigned tui_requests_saves(tui_ctx *c)
     n = watch_poll(c->watch, ch, 8, &e);
     for (int k = 0; k < n; k++) {
         for (size_t i = 0; c->app.labs && i < c->app.labs->n; i++) {
-            workspace_files f;
-            const char *p = ch[k].path;
-            if (!c->prepared[i] || !c->app.labs->v[i]->exercise.kernel ||
-                !workspace_files_of(c->workspace[0] ? c->workspace : NULL, c->app.labs->v[i], &f, NULL))
-                continue;
-            if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
-                flags |= tui_app_exercise_saved(&c->app, i, p);
+            const lab *l = c->app.labs->v[i];
+            for (size_t x = 0; c->prepared[i] && x < l->nexercises; x++) {
+                workspace_files f;
+                const char *p = ch[k].path;
+                if (!workspace_files_of(ws_of(c), l, &l->exercises[x], &f, NULL))
+                    continue;
+                if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
+                    flags |= tui_app_exercise_saved(&c->app, i, &l->exercises[x], p);
+            }
         }
     }
     return flags;
@@ -200,13 +212,14 @@ static void start_sanitize(tui_ctx *c)
         return;
     }
     l = a->labs->v[a->req.lab];
+    const lab_exercise *x = exercise_at(c, a->req.lab, a->req.ex);
     tui_requests_prepare(c, a->req.lab);
     j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
-    snprintf(j->problem, sizeof j->problem, "%s", l->exercise.problem ? l->exercise.problem : l->problem);
+    snprintf(j->problem, sizeof j->problem, "%s", x && x->problem ? x->problem : l->problem);
     snprintf(j->lab, sizeof j->lab, "%s", l->id);
-    for (size_t z = 0; z < l->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
-        snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", l->sizes[z]);
-    if (!tui_app_exercise_paths(a, l, j->kernel, j->launcher, sizeof j->kernel)) {
+    for (size_t z = 0; x && z < x->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
+        snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", x->sizes[z]);
+    if (!x || !tui_app_exercise_paths(a, l, x, j->kernel, j->launcher, sizeof j->kernel)) {
         tui_app_job_failed(a, "this lab has no exercise to check");
         return;
     }

@@ -33,16 +33,32 @@ result_kind tui_runtable_kind_of(const char *variant, const char *library)
     return RK_KERNEL;
 }
 
-tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size)
+/* The lab's shipped-kernel rows show with every exercise. */
+static bool in_scope(const tui_row *r, const char *scope)
+{
+    return strcmp(r->exercise, scope) == 0 || (!r->exercise[0] && r->kind == RK_KERNEL);
+}
+
+tui_row *tui_runtable_find_in(tui_runtable *t, const char *ex, const char *variant,
+                              const char *size)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i].variant, variant) == 0 && strcmp(t->v[i].size, size) == 0)
+        if (strcmp(t->v[i].exercise, ex) == 0 && strcmp(t->v[i].variant, variant) == 0 &&
+            strcmp(t->v[i].size, size) == 0)
             return &t->v[i];
     return NULL;
 }
 
-static tui_row *add_row(tui_runtable *t, const char *variant, const char *label, result_kind kind,
-                        const char *size, cl_err *e)
+tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size)
+{
+    tui_row *r = tui_runtable_find_in(t, t->scope, variant, size);
+    if (!r && t->scope[0] && (r = tui_runtable_find_in(t, "", variant, size)) != NULL && r->kind != RK_KERNEL)
+        r = NULL;
+    return r;
+}
+
+static tui_row *add_row(tui_runtable *t, const char *ex, const char *variant, const char *label,
+                        result_kind kind, const char *size, cl_err *e)
 {
     tui_row *r;
     if (t->n == t->cap) {
@@ -57,6 +73,7 @@ static tui_row *add_row(tui_runtable *t, const char *variant, const char *label,
     }
     r = &t->v[t->n++];
     memset(r, 0, sizeof *r);
+    copy_str(r->exercise, sizeof r->exercise, ex);
     copy_str(r->variant, sizeof r->variant, variant);
     copy_str(r->label, sizeof r->label, label && label[0] ? label : variant);
     copy_str(r->size, sizeof r->size, size);
@@ -69,8 +86,8 @@ static tui_row *add_row(tui_runtable *t, const char *variant, const char *label,
 bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
                          result_kind kind, const char *size, cl_err *e)
 {
-    tui_row *r = tui_runtable_find(t, variant, size);
-    if (!r && !(r = add_row(t, variant, label, kind, size, e)))
+    tui_row *r = tui_runtable_find_in(t, t->scope, variant, size);
+    if (!r && !(r = add_row(t, t->scope, variant, label, kind, size, e)))
         return false;
     if (label && label[0])
         copy_str(r->label, sizeof r->label, label);
@@ -87,9 +104,9 @@ bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label
 
 bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e)
 {
-    tui_row *r = tui_runtable_find(t, p->variant, p->size);
-    if (!r && !(r = add_row(t, p->variant, NULL, tui_runtable_kind_of(p->variant, library),
-                            p->size, e)))
+    tui_row *r = tui_runtable_find_in(t, p->exercise, p->variant, p->size);
+    if (!r && !(r = add_row(t, p->exercise, p->variant, NULL,
+                            tui_runtable_kind_of(p->variant, library), p->size, e)))
         return false;
     for (size_t i = 0; i < t->n; i++)
         if (&t->v[i] != r && t->v[i].state == ROW_RUNNING)
@@ -103,8 +120,8 @@ bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *l
 
 bool tui_runtable_result(tui_runtable *t, const run_result *res, cl_err *e)
 {
-    tui_row *r = tui_runtable_find(t, res->variant, res->size);
-    if (!r && !(r = add_row(t, res->variant, res->label, res->kind, res->size, e)))
+    tui_row *r = tui_runtable_find_in(t, res->exercise, res->variant, res->size);
+    if (!r && !(r = add_row(t, res->exercise, res->variant, res->label, res->kind, res->size, e)))
         return false;
     if (res->label[0])
         copy_str(r->label, sizeof r->label, res->label);
@@ -151,7 +168,8 @@ void tui_runtable_forget_skipped(tui_runtable *t, const char *size)
 {
     for (size_t i = 0; i < t->n; i++) {
         tui_row *r = &t->v[i];
-        if (r->state == ROW_SKIPPED && strcmp(r->size, size) == 0) {
+        if (r->state == ROW_SKIPPED && strcmp(r->size, size) == 0 &&
+            strcmp(r->exercise, t->scope) == 0) {
             r->state = ROW_IDLE;
             r->note[0] = '\0';
         }
@@ -183,7 +201,7 @@ size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, s
     size_t n = 0;
     for (size_t i = 0; i < t->n && n < max; i++) {
         size_t k;
-        if (size && strcmp(t->v[i].size, size) != 0)
+        if ((size && strcmp(t->v[i].size, size) != 0) || !in_scope(&t->v[i], t->scope))
             continue;
         k = n;
         while (k > 0 && row_before(&t->v[i], &t->v[idx[k - 1]])) {
@@ -209,7 +227,7 @@ size_t tui_runtable_view_own(const tui_runtable *t, const char *size, const char
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n && n < max; i++)
-        if (!size_in(t->v[i].size, own, nown))
+        if (!size_in(t->v[i].size, own, nown) && in_scope(&t->v[i], t->scope))
             idx[n++] = i;
     for (size_t a = 1; a < n; a++)
         for (size_t b = a; b > 0 && t->v[idx[b]].seq < t->v[idx[b - 1]].seq; b--) {

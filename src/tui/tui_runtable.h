@@ -4,7 +4,14 @@
  * shipped variant and the learner's exercise.  Rows are announced when a run
  * starts (queued), follow the worker's progress (running, repetition k of
  * n), and end with a result, a fault or "not run".  Results stay after the
- * run, so switching sizes shows what was measured there. */
+ * run, so switching sizes shows what was measured there.
+ *
+ * A lab of several exercises (lab/labmodel.h) keeps each exercise's rows
+ * apart: a row belongs to the exercise its request measured (the row's
+ * `exercise`, "" for the lab's own rows), and the table's `scope` names the
+ * exercise the learner has picked.  Lookups by name and the views address
+ * the rows of that exercise, and the lab's own shipped-kernel rows (its
+ * rungs and experiments), which every exercise shows. */
 #ifndef CUDALAB_TUI_RUNTABLE_H
 #define CUDALAB_TUI_RUNTABLE_H
 
@@ -25,6 +32,7 @@ typedef enum tui_row_state {
 } tui_row_state;
 
 typedef struct tui_row {
+    char exercise[RUN_ID_MAX];   /* the exercise whose request measured it; "" the lab's */
     char variant[RUN_ID_MAX];
     char label[RUN_ID_MAX];
     char size[RUN_SIZE_MAX];
@@ -44,6 +52,7 @@ typedef struct tui_runtable {
     tui_row *v;
     size_t n, cap;
     unsigned next_seq;
+    char scope[RUN_ID_MAX];      /* the exercise picked; "" the lab's own */
 } tui_runtable;
 
 typedef enum tui_runcol {
@@ -60,15 +69,19 @@ void tui_runtable_free(tui_runtable *t);
 /* The kind a row id implies: "cpu", "cpu_mt", "exercise", a library name
  * ("cub", "cublas", "copy"), else a shipped kernel. */
 result_kind tui_runtable_kind_of(const char *variant, const char *library);
-/* Finds the row for (variant, size), or NULL. */
+/* Finds the row for (variant, size) in scope, or NULL. */
 tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size);
+/* The row of exercise ex for (variant, size), or NULL. */
+tui_row *tui_runtable_find_in(tui_runtable *t, const char *ex, const char *variant,
+                              const char *size);
 /* Marks (variant, size) queued, adding the row if new; a previous result is
  * dropped.  false + e when out of memory. */
 bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
                          result_kind kind, const char *size, cl_err *e);
-/* Applies a progress message: that row runs; adds it when unknown. */
+/* Applies a progress message: that row (of the message's exercise) runs;
+ * adds it when unknown. */
 bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e);
-/* Stores a result in its row (added when unknown). */
+/* Stores a result in its row (of the result's exercise; added when unknown). */
 bool tui_runtable_result(tui_runtable *t, const run_result *r, cl_err *e);
 /* A fault ends the running row (or, with no running row, the row named by
  * the fault at size) with the fault's message. */

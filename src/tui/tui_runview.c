@@ -21,19 +21,29 @@ static area rel(const tui_layout *lay, tui_rect r)
     return a;
 }
 
+/* The picked exercise (in a lab of several: x picks another) and its sizes. */
 static void draw_sizes(WINDOW *w, const tui_app *a, area ar)
 {
     const lab *l = tui_app_lab(a);
+    const lab_exercise *ex = tui_app_exercise(a);
     const tui_labstate *s = &a->ls[a->sel];
+    size_t nsizes = 0;
+    char *const *sizes = tui_app_sizes(a, a->sel, &nsizes);
     int x = ar.x;
-    x += tui_draw_text(w, ar.y, x, ar.w, "size ", ROLE_DIM);
-    for (size_t i = 0; i < l->nsizes && x < ar.x + ar.w; i++) {
+    if (ex && l->nexercises > 1) {
+        char item[RUN_ID_MAX + 16];
+        snprintf(item, sizeof item, "[%s] ", ex->id[0] ? ex->id : "exercise");
+        x += tui_draw_text(w, ar.y, x, ar.w, "x ", ROLE_DIM);
+        x += tui_draw_text(w, ar.y, x, ar.x + ar.w - x, item, ROLE_EMPH);
+    }
+    x += tui_draw_text(w, ar.y, x, ar.x + ar.w - x, "size ", ROLE_DIM);
+    for (size_t i = 0; i < nsizes && x < ar.x + ar.w; i++) {
         char item[RUN_SIZE_MAX + 4];
         bool cur = i == s->size_idx;
-        snprintf(item, sizeof item, cur ? "[%s]" : " %s ", l->sizes[i]);
+        snprintf(item, sizeof item, cur ? "[%s]" : " %s ", sizes[i]);
         x += tui_draw_text(w, ar.y, x, ar.x + ar.w - x, item, cur ? ROLE_EMPH : ROLE_DIM);
     }
-    if (l->nsizes > 1 && x + 6 < ar.x + ar.w)
+    if (nsizes > 1 && x + 6 < ar.x + ar.w)
         tui_draw_text(w, ar.y, x + 1, ar.x + ar.w - x - 1, "(s/S)", ROLE_DIM);
 }
 
@@ -188,7 +198,7 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
     tui_draw_box(w, title, note, focus, a->ascii);
     if (table.h < 1 || table.w < 4)
         return;
-    if (!l->problem || (l->nvariants == 0 && !l->exercise.kernel)) {
+    if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
         tui_draw_text(w, table.y, table.x, table.w, "this lab has nothing to run", ROLE_DIM);
         return;
     }

@@ -10,7 +10,7 @@
 
 bool dispatch_run(const run_request *req, const engine_sink *sink, run_fault *fault)
 {
-    if (strcmp(req->problem, EXPERIMENTS_PROBLEM) != 0)
+    if (!experiments_problem(req->problem))
         return engine_run(req, sink, fault);
     bool want_ex = req->exercise_kernel[0] != '\0';
     if (!want_ex || req->nvariants > 0) {
@@ -18,8 +18,9 @@ bool dispatch_run(const run_request *req, const engine_sink *sink, run_fault *fa
         if (!alive || !want_ex)
             return alive;
     }
-    /* The exercise alone, as its own problem: the variants named
-     * experiments, already run. */
+    /* The exercise alone, as its own problem (the profiling lab's is the
+     * pipeline; a basics exercise comes with its own problem in a request
+     * of its own): the variants named experiments, already run. */
     run_request *ex = malloc(sizeof *ex);
     if (!ex) {
         snprintf(fault->cause, sizeof fault->cause, "exit");
@@ -27,7 +28,8 @@ bool dispatch_run(const run_request *req, const engine_sink *sink, run_fault *fa
         return false;
     }
     *ex = *req;
-    snprintf(ex->problem, sizeof ex->problem, "%s", PIPELINE_PROBLEM);
+    snprintf(ex->problem, sizeof ex->problem, "%s",
+             strcmp(req->problem, EXPERIMENTS_PROBLEM) == 0 ? PIPELINE_PROBLEM : "");
     memset(ex->variants, 0, sizeof ex->variants);
     ex->nvariants = 0;
     if (!req->check_only)        /* the learner's pipeline beside the one they started from */

@@ -173,6 +173,39 @@ static void test_embedding_and_errors(void **state)
     assert_non_null(strstr(c.rows[0].message, "unknown problem 'transpose'"));
 }
 
+/* The basics lab's problems: CPU rows correct at odd sizes (the
+ * histogram's bytes past n must not count), every GPU row says why not,
+ * every row carries the request's exercise id. */
+static void test_basics_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *problem, *library, *variant, *kernel, *size;
+    } cases[] = {
+        {"saxpy", "copy", "grid", "saxpy_grid_stride", "2^20+3"},
+        {"histogram", "", "global", "hist_global", "1000003"},
+        {"managed", "", "prefetch", "um_prefetch", "4099"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        run_request req;
+        request(&req, cases[k].problem, cases[k].library);
+        ts_add_variant(&req, cases[k].variant, cases[k].kernel);
+        ts_add_size(&req, cases[k].size);
+        snprintf(req.exercise, sizeof req.exercise, "ex_%s", cases[k].problem);
+        static ts_rows c;
+        assert_true(ts_engine_run(&req, &c, NULL));
+        int lib = cases[k].library[0] ? 1 : 0;
+        assert_int_equal(c.nrows, 3 + lib);
+        assert_no_device_row(&c.rows[0]);
+        if (lib)
+            assert_no_device_row(&c.rows[1]);
+        assert_cpu_row(&c.rows[1 + lib], RK_CPU, cases[k].size);
+        assert_cpu_row(&c.rows[2 + lib], RK_CPU_MT, cases[k].size);
+        for (int i = 0; i < (int)c.nrows; i++)
+            assert_string_equal(c.rows[i].exercise, req.exercise);
+    }
+}
+
 static void test_lua_no_device(void **state)
 {
     (void)state;
@@ -210,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_reduce_rows),
         cmocka_unit_test(test_cache_round_trip),
         cmocka_unit_test(test_embedding_and_errors),
+        cmocka_unit_test(test_basics_rows),
         cmocka_unit_test(test_lua_no_device),
     };
     int rc = cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);

@@ -116,6 +116,19 @@ static void test_parse_sizes(void **state)
     assert_false(problem_parse_size(emb, "16384x4096", &d, &e));
     assert_non_null(strstr(e.msg, "TxDxV"));
     assert_false(problem_parse_size(emb, "x1x2", &d, &e));
+
+    const problem_spec *sx = problem_spec_find("saxpy"), *hist = problem_spec_find("histogram"),
+                       *man = problem_spec_find("managed");
+    assert_true(sx && hist && man);
+    assert_true(problem_parse_size(sx, "2^20+3", &d, &e));
+    assert_int_equal(d.n, (1 << 20) + 3);
+    assert_true(problem_parse_size(hist, "2^26", &d, &e));
+    assert_int_equal(d.n, 1 << 26);
+    assert_false(problem_parse_size(hist, "2^31", &d, &e));
+    assert_true(problem_parse_size(man, "2^24", &d, &e));
+    assert_false(problem_parse_size(man, "2^29", &d, &e));
+    assert_non_null(strstr(e.msg, "managed size '2^29'"));
+    assert_true(man->managed && !sx->managed && !hist->managed);
 }
 
 static void test_bytes_flops(void **state)
@@ -153,6 +166,17 @@ static void test_bytes_flops(void **state)
     problem_shape s;
     problem_find("embedding")->shape(&d, &s);
     assert_true(s.na == 32000u * 4096u && s.nidx == 16384u && s.nout == 16384u * 4096u);
+
+    d.n = (1 << 20) + 3;
+    assert_true(problem_spec_find("saxpy")->bytes(&d) == 12.0 * d.n);
+    assert_true(problem_spec_find("saxpy")->flops(&d) == 2.0 * d.n);
+    assert_true(problem_spec_find("histogram")->bytes(&d) == (double)d.n);
+    assert_true(problem_spec_find("histogram")->flops(&d) < 0.0);
+    problem_find("histogram")->shape(&d, &s);
+    assert_true(s.nidx == (size_t)((d.n + 3) / 4) && s.nout == 256 && s.na == 0);
+    problem_find("managed")->shape(&d, &s);
+    assert_true(s.na == (size_t)d.n && s.nb == (size_t)d.n && s.scratch == 8u * (size_t)d.n);
+    assert_true(problem_saxpy_a(0) == 0.5f && problem_saxpy_a(6) == 2.0f);
 }
 
 /* The codes the parent decides on are the CUDA runtime's own numbers. */

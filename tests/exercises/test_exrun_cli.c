@@ -150,6 +150,86 @@ static void test_run_sanitize(void **state)
     setenv("PATH", old ? old : "/usr/bin:/bin", 1);
 }
 
+/* A lab "twoex" of two listed exercises (no exercise of its own): one
+ * solves the lab's sum, the other a matrix product at its own size, beside
+ * its own rung and cuBLAS. */
+static void make_two_exercise_lab(void)
+{
+    char dir[CL_PATH_MAX], from[CL_PATH_MAX], to[CL_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/twoex", g_labs);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const char *const copies[][2] = {
+        {"labs/reduction/starter.cu", "again.cu"}, {"labs/reduction/starter.lua", "again.lua"},
+        {"labs/matmul/starter.cu", "mm.cu"},       {"labs/matmul/starter.lua", "mm.lua"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        ts_home_path(from, sizeof from, "%s", copies[i][0]);
+        char *text = ts_read(from);
+        assert_non_null(text);
+        snprintf(to, sizeof to, "%s/%s", dir, copies[i][1]);
+        assert_true(ts_write(to, text));
+        free(text);
+    }
+    snprintf(to, sizeof to, "%s/lab.lua", dir);
+    assert_true(ts_write(to,
+        "return lab {\n"
+        "  id = \"twoex\", title = \"Two exercises\", problem = \"reduce_sum\",\n"
+        "  sizes = { \"2^20\" }, steps = { step \"One\" [[ text ]] },\n"
+        "  exercises = {\n"
+        "    exercise { id = \"again\", kernel = \"again.cu\", launcher = \"again.lua\" },\n"
+        "    exercise { id = \"mm\", problem = \"sgemm\", sizes = { \"64\" }, library = \"cublas\",\n"
+        "               kernel = \"mm.cu\", launcher = \"mm.lua\",\n"
+        "               variants = { variant { id = \"naive\", title = \"Naive\", kernel = \"sgemm_naive\" } } },\n"
+        "  },\n"
+        "}\n"));
+}
+
+/* --exercise=ID names one of a lab's exercises: its problem at its sizes,
+ * its own rung and library, its files in a folder of their own; every row
+ * says which exercise it belongs to. */
+static void test_run_listed_exercise(void **state)
+{
+    (void)state;
+    make_two_exercise_lab();
+    ts_output o = {0};
+    int rc = cudalab(&o, "run twoex --exercise");
+    assert_int_equal(rc, 2);
+    assert_true(ts_contains(o.out, "lab 'twoex' has several exercises: name one with "
+                                   "--exercise=ID (again, mm)"));
+    rc = cudalab(&o, "run twoex mm");
+    assert_int_equal(rc, 2);
+    assert_true(ts_contains(o.out, "unexpected argument 'mm' (name an exercise with --exercise=mm)"));
+    rc = cudalab(&o, "run twoex --exercise=zz");
+    assert_int_equal(rc, 2);
+    assert_true(ts_contains(o.out, "lab 'twoex' has no exercise 'zz' (it has again, mm)"));
+    rc = cudalab(&o, "run --help");
+    assert_true(ts_contains(o.out, "--exercise[=ID]"));
+
+    rc = cudalab(&o, "run twoex --exercise=mm --no-cpu --json");
+    assert_int_equal(rc, 3);
+    const char *brace = strchr(o.out, '{');
+    cJSON *root = brace ? cJSON_Parse(brace) : NULL;
+    if (!root)
+        fail_msg("not JSON:\n%s", o.out);
+    const cJSON *results = cJSON_GetObjectItem(root, "results");
+    assert_int_equal(cJSON_GetArraySize(results), 3);
+    char seen[128] = "";
+    for (int i = 0; i < 3; i++) {
+        const cJSON *r = cJSON_GetArrayItem(results, i);
+        strncat(seen, cJSON_GetObjectItem(r, "variant")->valuestring, 32);
+        strcat(seen, " ");
+        assert_string_equal(cJSON_GetObjectItem(r, "size")->valuestring, "64");
+        assert_string_equal(cJSON_GetObjectItem(r, "exercise")->valuestring, "mm");
+    }
+    assert_string_equal(seen, "naive exercise cublas ");   /* the library row ends the size */
+    cJSON_Delete(root);
+    char kernel[CL_PATH_MAX];
+    struct stat sb;
+    snprintf(kernel, sizeof kernel, "%s/twoex/mm/mm.cu", g_ws);
+    assert_int_equal(stat(kernel, &sb), 0);
+    ts_output_free(&o);
+}
+
 static int setup(void **state)
 {
     if (ts_tmp_setup(state) != 0)
@@ -166,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_exercise),
         cmocka_unit_test(test_run_sanitize),
+        cmocka_unit_test(test_run_listed_exercise),
     };
     return cmocka_run_group_tests(tests, setup, ts_tmp_teardown);
 }

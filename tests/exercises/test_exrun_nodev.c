@@ -168,11 +168,11 @@ static void test_unknown_size_and_problem(void **state)
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
     assert_true(ts_contains(ex[0]->message, "'lots' is not a count"));
 
-    request(&req, "histogram", NULL, cu, lua);
+    request(&req, "scan", NULL, cu, lua);
     ts_add_size(&req, "2^20");
     run(&req, &c);
     assert_int_equal(exercise_rows(&c, ex, 2), 1);
-    assert_true(ts_contains(ex[0]->message, "unknown problem 'histogram'"));
+    assert_true(ts_contains(ex[0]->message, "unknown problem 'scan'"));
 }
 
 /* A launcher file of text under ts_tmp; path into out. */

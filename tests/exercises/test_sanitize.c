@@ -278,7 +278,7 @@ static void test_names_and_sizes(void **state)
     const char *bad[] = {"lots"};
     assert_int_equal(sanitize_smallest_size("reduce_sum", bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "'lots' is not a count"));
-    assert_int_equal(sanitize_smallest_size("histogram", bad, 1, &e), -1);
+    assert_int_equal(sanitize_smallest_size("scan", bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "unknown problem"));
 }
 

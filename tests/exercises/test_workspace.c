@@ -18,7 +18,8 @@
 typedef struct fixture {
     char ws[CL_PATH_MAX];
     char labdir[CL_PATH_MAX];
-    char id[32], kernel[32], launcher[32];
+    char id[32], kernel[32], launcher[32], exid[8];
+    lab_exercise x;
     lab l;
 } fixture;
 
@@ -37,8 +38,11 @@ static int setup(void **state)
     snprintf(f->launcher, sizeof f->launcher, "starter.lua");
     f->l.id = f->id;
     f->l.dir = f->labdir;
-    f->l.exercise.kernel = f->kernel;
-    f->l.exercise.launcher = f->launcher;
+    f->x.id = f->exid;
+    f->x.kernel = f->kernel;
+    f->x.launcher = f->launcher;
+    f->l.exercises = &f->x;
+    f->l.nexercises = 1;
     *state = f;
     return 0;
 }
@@ -71,7 +75,7 @@ static void test_files_of_names_the_paths(void **state)
     fixture *f = *state;
     workspace_files wf;
     cl_err e = {{0}};
-    assert_true(workspace_files_of(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_files_of(f->ws, &f->l, NULL, &wf, &e));
     char want[CL_PATH_MAX];
     snprintf(want, sizeof want, "%s/reduction", f->ws);
     assert_string_equal(wf.dir, want);
@@ -90,7 +94,7 @@ static void test_prepare_copies_then_never_overwrites(void **state)
     fixture *f = *state;
     workspace_files wf;
     cl_err e = {{0}};
-    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
     assert_true(wf.kernel_created);
     assert_true(wf.launcher_created);
     assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
@@ -98,7 +102,7 @@ static void test_prepare_copies_then_never_overwrites(void **state)
 
     const char *mine = "// my own kernel\nextern \"C\" __global__ void reduce_sum() {}\n";
     assert_true(ts_write(wf.kernel, mine));
-    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
     assert_false(wf.kernel_created);
     assert_false(wf.launcher_created);
     char *now = ts_read(wf.kernel);
@@ -108,7 +112,7 @@ static void test_prepare_copies_then_never_overwrites(void **state)
 
     /* A launcher the learner deleted comes back; the kernel stays theirs. */
     assert_int_equal(remove(wf.launcher), 0);
-    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
     assert_false(wf.kernel_created);
     assert_true(wf.launcher_created);
     assert_true(ts_same_file(wf.launcher, wf.starter_launcher));
@@ -135,10 +139,10 @@ static void test_reset_needs_confirmation(void **state)
     fixture *f = *state;
     workspace_files wf;
     cl_err e = {{0}};
-    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
     assert_true(ts_write(wf.kernel, "mine\n"));
     char backup[CL_PATH_MAX] = "x";
-    assert_false(workspace_reset(f->ws, &f->l, false, &wf, backup, sizeof backup, &e));
+    assert_false(workspace_reset(f->ws, &f->l, NULL, false, &wf, backup, sizeof backup, &e));
     assert_non_null(strstr(e.msg, "confirmation"));
     assert_string_equal(backup, "");
     char *now = ts_read(wf.kernel);
@@ -153,12 +157,12 @@ static void test_reset_keeps_a_backup_and_restores(void **state)
     fixture *f = *state;
     workspace_files wf;
     cl_err e = {{0}};
-    assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
     assert_true(ts_write(wf.kernel, "my kernel, version 1\n"));
     assert_true(ts_write(wf.launcher, "return function() end -- mine\n"));
 
     char backup[CL_PATH_MAX];
-    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, backup, sizeof backup, &e));
     assert_true(wf.kernel_created);
     assert_true(wf.launcher_created);
     assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
@@ -179,7 +183,7 @@ static void test_reset_keeps_a_backup_and_restores(void **state)
     /* A second reset in the same second gets its own folder. */
     assert_true(ts_write(wf.kernel, "my kernel, version 2\n"));
     char backup2[CL_PATH_MAX];
-    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup2, sizeof backup2, &e));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, backup2, sizeof backup2, &e));
     assert_string_not_equal(backup, backup2);
     char names[4][64];
     assert_int_equal(backups(wf.dir, names, 4), 2);
@@ -199,7 +203,7 @@ static void test_reset_with_nothing_to_save(void **state)
     workspace_files wf;
     cl_err e = {{0}};
     char backup[CL_PATH_MAX];
-    assert_true(workspace_reset(f->ws, &f->l, true, &wf, backup, sizeof backup, &e));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, backup, sizeof backup, &e));
     assert_string_equal(backup, "");
     assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
 }
@@ -210,20 +214,25 @@ static void test_refuses_bad_labs(void **state)
     workspace_files wf;
     cl_err e = {{0}};
     lab l = f->l;
-    l.exercise.kernel = NULL;
-    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    lab_exercise x = f->x;
+    l.exercises = &x;
+    x.kernel = NULL;
+    assert_false(workspace_prepare(f->ws, &l, NULL, &wf, &e));
     assert_non_null(strstr(e.msg, "has no exercise"));
 
     char bad_id[] = "../escape";
     l = f->l;
+    l.exercises = &x;
+    x = f->x;
     l.id = bad_id;
-    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    assert_false(workspace_prepare(f->ws, &l, NULL, &wf, &e));
     assert_non_null(strstr(e.msg, "cannot name a workspace folder"));
 
     char missing[] = "no-such-starter.cu";
     l = f->l;
-    l.exercise.kernel = missing;
-    assert_false(workspace_prepare(f->ws, &l, &wf, &e));
+    l.exercises = &x;
+    x.kernel = missing;
+    assert_false(workspace_prepare(f->ws, &l, NULL, &wf, &e));
     assert_non_null(strstr(e.msg, "no-such-starter.cu"));
 }
 
@@ -235,12 +244,47 @@ static void test_default_workspace_from_paths(void **state)
     paths_set_workspace(custom);
     workspace_files wf;
     cl_err e = {{0}};
-    assert_true(workspace_prepare(NULL, &f->l, &wf, &e));
+    assert_true(workspace_prepare(NULL, &f->l, NULL, &wf, &e));
     paths_set_workspace(NULL);
     char want[CL_PATH_MAX * 2];
     snprintf(want, sizeof want, "%s/reduction/starter.cu", custom);
     assert_string_equal(wf.kernel, want);
     assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
+}
+
+/* A listed exercise keeps its files in a folder of its own inside the lab's,
+ * and a lab of listed exercises only has no default one. */
+static void test_listed_exercise_folder(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    char id[] = "second";
+    lab_exercise xs[2] = {f->x, f->x};
+    xs[1].id = id;
+    lab l = f->l;
+    l.exercises = xs;
+    l.nexercises = 2;
+    assert_true(workspace_prepare(f->ws, &l, &xs[1], &wf, &e));
+    char want[CL_PATH_MAX];
+    snprintf(want, sizeof want, "%s/reduction/second", f->ws);
+    assert_string_equal(wf.dir, want);
+    snprintf(want, sizeof want, "%s/reduction/second/starter.cu", f->ws);
+    assert_string_equal(wf.kernel, want);
+    assert_true(wf.kernel_created && ts_same_file(wf.kernel, wf.starter_kernel));
+    /* the lab's own exercise stays where it always was */
+    assert_true(workspace_files_of(f->ws, &l, NULL, &wf, &e));
+    snprintf(want, sizeof want, "%s/reduction/starter.cu", f->ws);
+    assert_string_equal(wf.kernel, want);
+
+    l.exercises = &xs[1];
+    l.nexercises = 1;
+    assert_false(workspace_files_of(f->ws, &l, NULL, &wf, &e));
+    assert_non_null(strstr(e.msg, "has no exercise of its own: name one of its exercises (second)"));
+    char bad[] = "../up";
+    xs[1].id = bad;
+    assert_false(workspace_files_of(f->ws, &l, &xs[1], &wf, &e));
+    assert_non_null(strstr(e.msg, "exercise id '../up' cannot name a workspace folder"));
 }
 
 int main(void)
@@ -254,6 +298,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reset_with_nothing_to_save, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_bad_labs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_workspace_from_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listed_exercise_folder, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,6 +110,10 @@ static const char *const sgemm_names[] = {
     "sgemm_naive", "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "cublas_sgemm"};
 static const char *const embed_names[] = {"embed_naive", "embed_warp_row", "embed_vectorized"};
+static const char *const saxpy_names[] = {"saxpy_one_block", "saxpy_per_element",
+                                          "saxpy_grid_stride"};
+static const char *const hist_names[] = {"hist_global", "hist_shared"};
+static const char *const managed_names[] = {"um_on_demand", "um_prefetch", "um_copy"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -119,7 +123,8 @@ static void check_names(const char *const *names, size_t n, const char *problem)
         const shipped_kernel *k = kernels_find(names[i]);
         if (!k) fail_msg("kernels_find(\"%s\") found nothing", names[i]);
         assert_string_equal(k->problem, problem);
-        const int set = (k->reduce != NULL) + (k->sgemm != NULL) + (k->embed != NULL);
+        const int set = (k->reduce != NULL) + (k->sgemm != NULL) + (k->embed != NULL) +
+                        (k->saxpy != NULL) + (k->hist != NULL);
         assert_int_equal(set, 1);
         const int lib = strcmp(names[i], "cub_sum") == 0 || strcmp(names[i], "cublas_sgemm") == 0;
         assert_int_equal(k->library, lib);
@@ -134,10 +139,14 @@ static void test_tables(void **state)
     size_t n = 0;
     const shipped_kernel *all = kernels_shipped(&n);
     assert_non_null(all);
-    assert_int_equal(n, COUNT(reduce_names) + COUNT(sgemm_names) + COUNT(embed_names));
+    assert_int_equal(n, COUNT(reduce_names) + COUNT(sgemm_names) + COUNT(embed_names) +
+                            COUNT(saxpy_names) + COUNT(hist_names) + COUNT(managed_names));
     check_names(reduce_names, COUNT(reduce_names), "reduce_sum");
     check_names(sgemm_names, COUNT(sgemm_names), "sgemm");
     check_names(embed_names, COUNT(embed_names), "embedding");
+    check_names(saxpy_names, COUNT(saxpy_names), "saxpy");
+    check_names(hist_names, COUNT(hist_names), "histogram");
+    check_names(managed_names, COUNT(managed_names), "managed");
     assert_null(kernels_find("no_such_kernel"));
     const raw_kernel *raw = kernels_raw(&n);
     assert_true(n >= COUNT(reduce_names) + COUNT(sgemm_names) + COUNT(embed_names) - 2);
@@ -346,6 +355,95 @@ static void test_embedding_bad_index(void **state)
     }
 }
 
+/* ---- the basics lab ---------------------------------------------------------- */
+
+/* Every SAXPY launcher (and the managed ones, on managed inputs the CPU
+ * wrote) at odd sizes: z = a x + y, and nothing written past n. */
+static void test_saxpy(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 255, 257, 1000003, (1u << 22) + 1};
+    const size_t cap = (1u << 22) + 1 + 4;
+    float *hx = host_alloc(cap * sizeof(float)), *hy = host_alloc(cap * sizeof(float));
+    float *hz = host_alloc(cap * sizeof(float));
+    double *ref = host_alloc(cap * sizeof(double));
+    float *dx = dev_alloc(cap * sizeof(float)), *dy = dev_alloc(cap * sizeof(float));
+    float *dz = dev_alloc(cap * sizeof(float));
+    float *scratch = dev_alloc(2 * cap * sizeof(float));
+    float *mx = NULL, *my = NULL;
+    CU(cudaMallocManaged((void **)&mx, cap * sizeof(float), cudaMemAttachGlobal));
+    CU(cudaMallocManaged((void **)&my, cap * sizeof(float), cudaMemAttachGlobal));
+    for (size_t si = 0; si < COUNT(sizes); ++si) {
+        const size_t n = sizes[si];
+        const float a = rng_float(0.5f, 2.0f);
+        for (size_t i = 0; i < n; ++i) {
+            hx[i] = rng_float(-1.0f, 1.0f);
+            hy[i] = rng_float(-1.0f, 1.0f);
+            ref[i] = (double)a * (double)hx[i] + (double)hy[i];
+        }
+        CU(cudaMemcpy(dx, hx, n * sizeof(float), cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(dy, hy, n * sizeof(float), cudaMemcpyHostToDevice));
+        const char *const *groups[2] = {saxpy_names, managed_names};
+        const size_t counts[2] = {COUNT(saxpy_names), COUNT(managed_names)};
+        for (int g = 0; g < 2; ++g)
+            for (size_t ki = 0; ki < counts[g]; ++ki) {
+                const shipped_kernel *k = kernels_find(groups[g][ki]);
+                const float *x = dx, *y = dy;
+                if (g == 1) {   /* managed: the CPU writes the inputs first */
+                    CU(cudaDeviceSynchronize());
+                    memcpy(mx, hx, n * sizeof(float));
+                    memcpy(my, hy, n * sizeof(float));
+                    x = mx;
+                    y = my;
+                }
+                poison(dz, cap * sizeof(float));
+                CU(k->saxpy(n, a, x, y, dz, scratch, 2 * cap * sizeof(float), 0));
+                CU(cudaDeviceSynchronize());
+                CU(cudaMemcpy(hz, dz, (n + 1) * sizeof(float), cudaMemcpyDeviceToHost));
+                char size[32];
+                snprintf(size, sizeof size, "n=%zu", n);
+                expect_close(k->name, size, hz, ref, n, 1e-6);
+                if (isfinite(hz[n]))
+                    fail_msg("%s n=%zu: wrote past the output", k->name, n);
+            }
+    }
+    cudaFree(mx);
+    cudaFree(my);
+}
+
+/* Both histogram launchers at odd sizes and odd alignments: exact counts
+ * of the first n bytes, whatever the bins held before. */
+static void test_histogram(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 3, 1000003, (1u << 24) + 5};
+    const size_t cap = (1u << 24) + 16;
+    unsigned char *hdata = host_alloc(cap);
+    unsigned int hbins[256], want[256];
+    unsigned char *ddata = dev_alloc(cap);
+    unsigned int *dbins = dev_alloc(256 * sizeof(unsigned int));
+    for (size_t i = 0; i < cap; ++i)
+        hdata[i] = (unsigned char)(i % 7 == 0 ? 200 : rng_next() >> 56);   /* a tall bin */
+    CU(cudaMemcpy(ddata, hdata, cap, cudaMemcpyHostToDevice));
+    for (size_t si = 0; si < COUNT(sizes); ++si)
+        for (size_t off = 0; off <= 1; ++off) {
+            const size_t n = sizes[si];
+            memset(want, 0, sizeof want);
+            for (size_t i = 0; i < n; ++i) want[hdata[off + i]]++;
+            for (size_t ki = 0; ki < COUNT(hist_names); ++ki) {
+                const shipped_kernel *k = kernels_find(hist_names[ki]);
+                poison(dbins, sizeof hbins);
+                CU(k->hist(ddata + off, n, dbins, 0));
+                CU(cudaDeviceSynchronize());
+                CU(cudaMemcpy(hbins, dbins, sizeof hbins, cudaMemcpyDeviceToHost));
+                for (int b = 0; b < 256; ++b)
+                    if (hbins[b] != want[b])
+                        fail_msg("%s n=%zu offset %zu: bin %d holds %u, expected %u", k->name, n,
+                                 off, b, hbins[b], want[b]);
+            }
+        }
+}
+
 int main(void)
 {
     const char *env = getenv("CUDALAB_TEST_SEED");
@@ -370,6 +468,8 @@ int main(void)
         cmocka_unit_test_teardown(test_sgemm, free_all),
         cmocka_unit_test_teardown(test_embedding, free_all),
         cmocka_unit_test_teardown(test_embedding_bad_index, free_all),
+        cmocka_unit_test_teardown(test_saxpy, free_all),
+        cmocka_unit_test_teardown(test_histogram, free_all),
     };
     const int rc = cmocka_run_group_tests_name("kernels on the device", tests, NULL, NULL);
     kernels_shutdown();

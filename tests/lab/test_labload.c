@@ -166,10 +166,10 @@ static void test_profiling(void **state)
     assert_variants(l, ids, ids, 8);
     static const char *const sizes[] = {"2^20", "2^22"};
     assert_sizes(l, sizes, 2);
-    assert_string_equal(l->exercise.problem, "pipeline");
-    assert_string_equal(l->exercise.kernel, "starter.cu");
-    assert_string_equal(l->exercise.launcher, "starter.lua");
-    assert_true(l->exercise.nhints >= 3);
+    assert_string_equal(lab_own_exercise(l)->problem, "pipeline");
+    assert_string_equal(lab_own_exercise(l)->kernel, "starter.cu");
+    assert_string_equal(lab_own_exercise(l)->launcher, "starter.lua");
+    assert_true(lab_own_exercise(l)->nhints >= 3);
     assert_true(l->nsteps >= 9);
     /* the report milestone stays; the 10x one moved to the pipeline lab */
     assert_int_equal(l->nmilestones, 1);
@@ -188,10 +188,10 @@ static void test_pipeline(void **state)
     assert_variants(l, ids, ids, 10);
     static const char *const sizes[] = {"2^20", "2^24"};
     assert_sizes(l, sizes, 2);
-    assert_string_equal(l->exercise.problem, "pipeline");
-    assert_string_equal(l->exercise.kernel, "starter.cu");
-    assert_string_equal(l->exercise.launcher, "starter.lua");
-    assert_true(l->exercise.nhints >= 4);
+    assert_string_equal(lab_own_exercise(l)->problem, "pipeline");
+    assert_string_equal(lab_own_exercise(l)->kernel, "starter.cu");
+    assert_string_equal(lab_own_exercise(l)->launcher, "starter.lua");
+    assert_true(lab_own_exercise(l)->nhints >= 4);
     assert_true(l->nsteps >= 7);
     assert_int_equal(l->nmilestones, 3);
     assert_string_equal(l->milestones[0].id, "pipeline10x");
@@ -205,7 +205,7 @@ static void test_pipeline(void **state)
     lab_free(l);
 }
 
-static void test_set_finds_all_five(void **state)
+static void test_set_finds_every_lab(void **state)
 {
     (void)state;
     char dir[CL_PATH_MAX];
@@ -217,10 +217,10 @@ static void test_set_finds_all_five(void **state)
     assert_true(lab_set_load(&set, dirs, 1, g_home, &d, &e));
     print_diags(&d);
     assert_int_equal(d.n, 0);
-    static const char *const order[] = {"reduction", "matmul", "embedding", "pipeline",
+    static const char *const order[] = {"basics", "reduction", "matmul", "embedding", "pipeline",
                                         "profiling"};
-    assert_int_equal(set.n, 5);
-    for (size_t i = 0; i < 5; i++)
+    assert_int_equal(set.n, 6);
+    for (size_t i = 0; i < 6; i++)
         assert_string_equal(set.v[i]->id, order[i]);
     assert_non_null(lab_set_find(&set, "matmul"));
     assert_null(lab_set_find(&set, "nope"));
@@ -229,8 +229,8 @@ static void test_set_finds_all_five(void **state)
     /* The same folder twice: every lab is a duplicate the second time. */
     const char *twice[] = {dir, dir};
     assert_true(lab_set_load(&set, twice, 2, g_home, &d, &e));
-    assert_int_equal(set.n, 5);
-    assert_int_equal(d.n, 5);
+    assert_int_equal(set.n, 6);
+    assert_int_equal(d.n, 6);
     for (size_t i = 0; i < d.n; i++)
         assert_non_null(strstr(d.v[i].msg, "is already defined in"));
     lab_set_free(&set);
@@ -239,7 +239,7 @@ static void test_set_finds_all_five(void **state)
     const char *missing[] = {"/nonexistent/labs", dir};
     assert_false(lab_set_load(&set, missing, 2, g_home, &d, &e));
     assert_non_null(strstr(e.msg, "cannot read lab folder /nonexistent/labs"));
-    assert_int_equal(set.n, 5);
+    assert_int_equal(set.n, 6);
     lab_set_free(&set);
     lab_diags_free(&d);
 }
@@ -264,11 +264,11 @@ static void test_good_fixture(void **state)
     assert_string_equal(l->sizes[0], "1048576");
     assert_string_equal(l->sizes[1], "2^20");
     assert_string_equal(l->sizes[2], "1<<10");
-    assert_string_equal(l->exercise.kernel, "starter.cu");
-    assert_string_equal(l->exercise.launcher, "starter.lua");
-    assert_int_equal(l->exercise.nhints, 3);
-    assert_string_equal(l->exercise.hints[1], "Second hint,\non two lines.");
-    assert_string_equal(l->exercise.hints[2], "Third hint starts at the brackets,\nand goes on indented.");
+    assert_string_equal(lab_own_exercise(l)->kernel, "starter.cu");
+    assert_string_equal(lab_own_exercise(l)->launcher, "starter.lua");
+    assert_int_equal(lab_own_exercise(l)->nhints, 3);
+    assert_string_equal(lab_own_exercise(l)->hints[1], "Second hint,\non two lines.");
+    assert_string_equal(lab_own_exercise(l)->hints[2], "Third hint starts at the brackets,\nand goes on indented.");
     assert_string_equal(l->milestones[0].target, ">= 100x");
     assert_string_equal(l->milestones[1].target, "<= 2.5ms");
     assert_string_equal(l->milestones[2].target, "custom target");
@@ -310,15 +310,64 @@ static void test_profiling_exercise(void **state)
     print_diags(&d);
     assert_non_null(l);
     assert_string_equal(l->problem, "profiling");
-    assert_string_equal(l->exercise.problem, "pipeline");
+    assert_string_equal(lab_own_exercise(l)->problem, "pipeline");
     static const char *const sizes[] = {"1048576", "2^10", "4096"};
     assert_sizes(l, sizes, 3);
     assert_string_equal(l->variants[0].kernel, "transfers");
     lab_free(l);
 
     l = load_shipped("reduction");
-    assert_non_null(l->exercise.kernel);
-    assert_string_equal(l->exercise.problem, "reduce_sum");
+    assert_non_null(lab_own_exercise(l)->kernel);
+    assert_string_equal(lab_own_exercise(l)->problem, "reduce_sum");
+    lab_free(l);
+    lab_diags_free(&d);
+}
+
+/* A lab of several exercises: its own first (id "", the lab's problem and
+ * sizes), then the listed ones in order, each with what it declares and
+ * the lab's problem and sizes where it declares none. */
+static void test_several_exercises(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/lab/fixtures/multiex/lab.lua", g_data);
+    lab_diags d = {0};
+    lab *l = lab_load(path, g_home, &d);
+    print_diags(&d);
+    assert_non_null(l);
+    assert_int_equal(l->nexercises, 3);
+    const lab_exercise *own = lab_own_exercise(l), *sum2 = lab_exercise_find(l, "sum2"),
+                       *mm = lab_exercise_find(l, "mm");
+    assert_ptr_equal(own, &l->exercises[0]);
+    assert_ptr_equal(lab_exercise_find(l, NULL), own);
+    assert_ptr_equal(sum2, &l->exercises[1]);
+    assert_ptr_equal(mm, &l->exercises[2]);
+    assert_null(lab_exercise_find(l, "nope"));
+    assert_string_equal(own->problem, "reduce_sum");
+    assert_int_equal(own->nsizes, 2);
+    assert_string_equal(own->sizes[1], "2^24");
+    assert_int_equal(own->nvariants, 0);
+    assert_null(own->library);
+    assert_string_equal(sum2->title, "A second sum");
+    assert_string_equal(sum2->problem, "reduce_sum");
+    assert_string_equal(sum2->kernel, "sum2/starter.cu");
+    assert_int_equal(sum2->nsizes, 2);
+    assert_string_equal(sum2->sizes[0], "2^20");
+    assert_int_equal(sum2->nhints, 0);
+    assert_string_equal(mm->problem, "sgemm");
+    assert_string_equal(mm->library, "cublas");
+    assert_int_equal(mm->nsizes, 2);
+    assert_string_equal(mm->sizes[1], "512");
+    assert_int_equal(mm->nvariants, 1);
+    assert_string_equal(mm->variants[0].id, "naive");
+    assert_string_equal(mm->variants[0].kernel, "sgemm_naive");
+    assert_int_equal(mm->nhints, 2);
+    assert_null(l->milestones[0].exercise);
+    assert_string_equal(l->milestones[1].exercise, "sum2");
+    assert_string_equal(l->milestones[2].exercise, "mm");
+    char name[64];
+    assert_string_equal(lab_exercise_name(own, name, sizeof name), "the exercise");
+    assert_string_equal(lab_exercise_name(mm, name, sizeof name), "exercise 'mm'");
     lab_free(l);
     lab_diags_free(&d);
 }
@@ -494,10 +543,11 @@ int main(void)
         cmocka_unit_test(test_embedding),
         cmocka_unit_test(test_profiling),
         cmocka_unit_test(test_pipeline),
-        cmocka_unit_test(test_set_finds_all_five),
+        cmocka_unit_test(test_set_finds_every_lab),
         cmocka_unit_test(test_good_fixture),
         cmocka_unit_test(test_profiling_problem),
         cmocka_unit_test(test_profiling_exercise),
+        cmocka_unit_test(test_several_exercises),
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_bad_corpus),
         cmocka_unit_test(test_all_problems_reported),

@@ -1,4 +1,4 @@
-/* Tests for the lessons of the shipped reduction, matmul and embedding labs:
+/* Tests for the lessons of the shipped basics, reduction, matmul and embedding labs:
  * their shape (steps, hints, quiz feedback), that they name rows the run
  * table shows and keys the TUI binds, that they fit a terminal of 80x24
  * (code blocks unwrapped, table cells uncut, quizzes within their window),
@@ -26,7 +26,7 @@
 
 #define TERM_ROWS 24
 #define TERM_COLS 80
-#define NLABS 5
+#define NLABS 6
 
 typedef struct lesson_spec {
     const char *id;
@@ -35,6 +35,7 @@ typedef struct lesson_spec {
 } lesson_spec;
 
 static const lesson_spec LESSONS[] = {
+    {"basics", "device copy", "your kernel"},
     {"reduction", "CUB", "your kernel"},
     {"matmul", "cuBLAS", "your kernel"},
     {"embedding", "device copy", "your kernel"},
@@ -88,10 +89,15 @@ static void test_shape(void **state)
         lab *l = load(LESSONS[k].id);
         if (l->nsteps < 4 || l->nsteps > 8)
             fail_msg("lab '%s' has %zu steps (want 4 to 8)", l->id, l->nsteps);
-        if (l->exercise.nhints < 3 || l->exercise.nhints > 5)
-            fail_msg("lab '%s' has %zu hints (want 3 to 5)", l->id, l->exercise.nhints);
-        for (size_t h = 0; h < l->exercise.nhints; h++)
-            assert_true(strlen(l->exercise.hints[h]) > 80);
+        assert_true(l->nexercises >= 1);
+        for (size_t x = 0; x < l->nexercises; x++) {
+            const lab_exercise *ex = &l->exercises[x];
+            if (ex->nhints < 3 || ex->nhints > 5)
+                fail_msg("lab '%s' exercise '%s' has %zu hints (want 3 to 5)", l->id, ex->id,
+                         ex->nhints);
+            for (size_t h = 0; h < ex->nhints; h++)
+                assert_true(strlen(ex->hints[h]) > 80);
+        }
         assert_string_equal(l->steps[l->nsteps - 1].title, "Your turn");
         lab_free(l);
     }

@@ -199,6 +199,52 @@ static void test_quiz_answers(void **state)
     assert_null(lab_quiz_answer(g_lab, 1, 0, &correct));
 }
 
+/* In a lab of several exercises a milestone sees only its exercise's rows,
+ * at that exercise's sizes, read by that exercise's problem. */
+static void test_exercise_rows(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lab/fixtures/multiex/lab.lua", getenv("CUDALAB_TEST_DATA"));
+    lab *l = ts_lab_load(path, getenv("CUDALAB_HOME"), NULL);
+    assert_non_null(l);
+    size_t own = 0, sum2 = 1, mm = 2;
+    assert_string_equal(l->milestones[mm].id, "mm");
+    assert_ptr_equal(lab_milestone_exercise(l, own), lab_own_exercise(l));
+    assert_ptr_equal(lab_milestone_exercise(l, mm), lab_exercise_find(l, "mm"));
+    assert_string_equal(lab_milestone_size(l, own), "2^24");
+    assert_string_equal(lab_milestone_size(l, sum2), "2^24");
+    assert_string_equal(lab_milestone_size(l, mm), "256");
+    assert_true(lab_milestone_same_size(l, mm, "256", "256x256x256"));
+    assert_false(lab_milestone_same_size(l, own, "256", "256x256x256"));
+
+    run_result rs[6];
+    size_t n = 0;
+    rs[n++] = row("exercise", "2^24", RK_EXERCISE, RS_WRONG, 0);    /* the lab's own */
+    rs[n] = row("exercise", "2^24", RK_EXERCISE, RS_CORRECT, 10);
+    snprintf(rs[n++].exercise, sizeof rs[0].exercise, "sum2");
+    rs[n] = row("exercise", "256x256x256", RK_EXERCISE, RS_CORRECT, 10);
+    rs[n].speedup_lib = 0.75;
+    snprintf(rs[n++].exercise, sizeof rs[0].exercise, "mm");
+    rs[n] = row("exercise", "512", RK_EXERCISE, RS_CORRECT, 10);
+    rs[n].speedup_lib = 0.1;   /* a size the milestone is not judged at */
+    snprintf(rs[n++].exercise, sizeof rs[0].exercise, "mm");
+    ms_eval ev;
+    assert_true(lab_milestone_eval_judged(l, own, rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_true(lab_milestone_eval_judged(l, sum2, rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_true(lab_milestone_eval_judged(l, mm, rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_true(ev.has_value && ev.value == 0.75);
+    /* without its exercise's rows, a milestone has nothing to judge */
+    assert_true(lab_milestone_eval_judged(l, mm, rs, 2, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    assert_true(lab_milestone_eval(l, sum2, rs, 1, &ev));
+    assert_int_equal(ev.state, MS_PENDING);
+    lab_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_exercise_missing),
         cmocka_unit_test(test_check_errors),
         cmocka_unit_test(test_quiz_answers),
+        cmocka_unit_test(test_exercise_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -83,6 +83,44 @@ static void test_ids_and_titles(void **state)
     assert_null(experiments_title(NULL));
 }
 
+/* The basics lab's experiments: their own list, their own problem; each
+ * lab's requests know only their own experiments. */
+static void test_basics_experiments(void **state)
+{
+    (void)state;
+    const char *want[] = {"divergence", "occupancy", "hierarchy", "fences"};
+    size_t n = 0;
+    const char *const *ids = experiments_ids_of(EXPERIMENTS_BASICS, &n);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(ids[i], want[i]);
+        assert_string_equal(experiments_problem_of(ids[i]), EXPERIMENTS_BASICS);
+        assert_non_null(experiments_title(ids[i]));
+    }
+    assert_string_equal(experiments_problem_of("stride"), EXPERIMENTS_PROBLEM);
+    assert_null(experiments_problem_of("gemm"));
+    assert_true(experiments_problem("basics") && experiments_problem("profiling"));
+    assert_false(experiments_problem("saxpy") || experiments_problem(NULL));
+    experiments_ids_of("saxpy", &n);
+    assert_int_equal(n, 0);
+
+    static ts_rows rs;
+    run_request req;
+    request(&req, NULL, 0);
+    snprintf(req.problem, sizeof req.problem, "%s", EXPERIMENTS_BASICS);
+    assert_true(ts_run(experiments_run, &req, &rs, NULL));
+    assert_int_equal(rs.nrows, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(rs.rows[i].variant, want[i]);
+        assert_non_null(strstr(rs.rows[i].message, "no CUDA device found"));
+    }
+    const char *mixed[] = {"divergence"};
+    request(&req, mixed, 1);   /* a profiling request */
+    assert_true(ts_run(experiments_run, &req, &rs, NULL));
+    assert_int_equal(rs.nrows, 1);
+    assert_non_null(strstr(rs.rows[0].message, "unknown experiment 'divergence'"));
+}
+
 static void test_timeline_log_line(void **state)
 {
     (void)state;
@@ -123,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_no_device_rows),
         cmocka_unit_test(test_no_device_all_experiments),
         cmocka_unit_test(test_ids_and_titles),
+        cmocka_unit_test(test_basics_experiments),
         cmocka_unit_test(test_timeline_log_line),
         cmocka_unit_test(test_timeline_file),
     };

@@ -11,6 +11,8 @@ data="$work/data/cudalab"
 # ---- a quiz and a step, across a restart -------------------------------------------
 start_tui 120 34
 wait_for "step 1/" 20 || fail "the lesson did not show"
+keys j                 # the lab list: from basics down to reduction
+wait_for "Lesson: Parallel reduction" 5 && pass "reduction is selected" || fail "j did not select reduction"
 keys n
 keys n
 wait_for "step 3/" 5 && pass "moved to step 3" || fail "n did not move to step 3"

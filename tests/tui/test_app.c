@@ -28,8 +28,8 @@ static char v1[] = "interleaved", v1k[] = "reduce_interleaved", v2[] = "sequenti
 static lab_variant variants[] = {{v1, v1, v1k, NULL, 1}, {v2, v2, v2k, NULL, 2}};
 static char m1[] = "fast", m1t[] = "Over 100x faster than the CPU", m1g[] = ">= 100x",
             m2[] = "why", m2t[] = "Explain the tree", m2q[] = "q1";
-static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL},
-                                     {m2, m2t, m2q, NULL, -2, 2, 1.0, NULL}};
+static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL, NULL},
+                                     {m2, m2t, m2q, NULL, -2, 2, 1.0, NULL, NULL}};
 static char qq[] = "Why halve the threads?", c1[] = "Because it is faster", c1f[] = "Not only.",
             c2[] = "Each round adds pairs", c2f[] = "Yes: pairs halve the data each round.";
 static lab_quiz_choice choices[] = {{c1, false, c1f}, {c2, true, c2f}};
@@ -58,6 +58,9 @@ static void fake_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *
         }
 }
 
+static lab_exercise ex_a, ex_p;
+static char ex_none[] = "";
+
 static int setup(void **state)
 {
     tui_app *a = calloc(1, sizeof *a);
@@ -78,10 +81,17 @@ static int setup(void **state)
     lab_a.nmilestones = 2;
     lab_a.quizzes = quizzes;
     lab_a.nquizzes = 1;
-    lab_a.exercise.kernel = ex_k;
-    lab_a.exercise.launcher = ex_l;
-    lab_a.exercise.hints = hints;
-    lab_a.exercise.nhints = 2;
+    memset(&ex_a, 0, sizeof ex_a);
+    ex_a.id = ex_none;
+    ex_a.kernel = ex_k;
+    ex_a.launcher = ex_l;
+    ex_a.problem = problem_a;
+    ex_a.hints = hints;
+    ex_a.nhints = 2;
+    ex_a.sizes = sizes;
+    ex_a.nsizes = 3;
+    lab_a.exercises = &ex_a;
+    lab_a.nexercises = 1;
     memset(&lab_b, 0, sizeof lab_b);
     lab_b.id = id_b;
     lab_b.title = title_b;
@@ -375,19 +385,19 @@ static void test_exercise_files(void **state)
     tui_app *a = *state;
     run_request req;
     char k[RUN_PATH_MAX], l[RUN_PATH_MAX];
-    assert_true(tui_app_exercise_paths(a, &lab_a, k, l, sizeof k));
+    assert_true(tui_app_exercise_paths(a, &lab_a, NULL, k, l, sizeof k));
     assert_string_equal(k, "/nonexistent/labs/reduction/starter.cu");   /* no copy yet: the starter */
-    assert_false(tui_app_exercise_paths(a, &lab_b, k, l, sizeof k));
+    assert_false(tui_app_exercise_paths(a, &lab_b, NULL, k, l, sizeof k));
 
     /* saving runs the exercise alone */
-    assert_true(tui_app_exercise_saved(a, 0, "/nonexistent/ws/reduction/starter.cu") & TUI_F_REQUEST);
+    assert_true(tui_app_exercise_saved(a, 0, &ex_a, "/nonexistent/ws/reduction/starter.cu") & TUI_F_REQUEST);
     assert_int_equal(a->req.run.nvariants, 0);
     assert_string_equal(a->req.run.exercise_kernel, "/nonexistent/labs/reduction/starter.cu");
     req = a->req.run;
     req.run = 4;
     tui_app_run_started(a, &req);
     /* a save during a run waits for its end */
-    assert_false(tui_app_exercise_saved(a, 0, "starter.cu") & TUI_F_REQUEST);
+    assert_false(tui_app_exercise_saved(a, 0, &ex_a, "starter.cu") & TUI_F_REQUEST);
     assert_int_equal(a->rerun_lab, 1);
     assert_true(tui_app_on_done(a, 4) & TUI_F_REQUEST);
     assert_int_equal(a->req.kind, TUI_REQ_RUN);
@@ -407,7 +417,7 @@ static void test_exercise_files(void **state)
     assert_string_equal(a->details_title, "Hint 2 of 2");
     key(a, TA_CANCEL);
     /* a lab without an exercise ignores saves */
-    assert_int_equal(tui_app_exercise_saved(a, 1, "x.cu"), 0);
+    assert_int_equal(tui_app_exercise_saved(a, 1, NULL, "x.cu"), 0);
 
     /* e asks the loop for the editor; X asks first, then for a reset */
     assert_true(key(a, TA_EDIT) & TUI_F_REQUEST);
@@ -548,9 +558,15 @@ static int setup_prof(void **state)
     lab_p.time_limit_s = 900;
     lab_p.variants = p_variants;
     lab_p.nvariants = 3;
-    lab_p.exercise.kernel = ex_k;
-    lab_p.exercise.launcher = ex_l;
-    lab_p.exercise.problem = p_ex;
+    memset(&ex_p, 0, sizeof ex_p);
+    ex_p.id = ex_none;
+    ex_p.kernel = ex_k;
+    ex_p.launcher = ex_l;
+    ex_p.problem = p_ex;
+    ex_p.sizes = p_sizes;
+    ex_p.nsizes = 2;
+    lab_p.exercises = &ex_p;
+    lab_p.nexercises = 1;
     p_labv[0] = &lab_p;
     p_labv[1] = &lab_b;
     p_set.v = p_labv;
@@ -919,6 +935,196 @@ static void test_tools(void **state)
     rmdir(ws);
 }
 
+/* ---- a lab of several exercises ---- */
+
+static char m_id[] = "multi", m_title[] = "Several exercises", m_dir[] = "/nonexistent/labs/multi";
+static char m_sz1[] = "2^20", m_sz2[] = "256", m_sz3[] = "512";
+static char *m_lab_sizes[] = {m_sz1};
+static char *m_two_sizes[] = {m_sz2, m_sz3};
+static char m_one[] = "one", m_two[] = "two", m_two_t[] = "The second", m_sgemm[] = "sgemm",
+            m_cublas[] = "cublas", m_naive[] = "naive", m_naive_k[] = "sgemm_naive",
+            m_k1[] = "one/starter.cu", m_l1[] = "one/starter.lua", m_k2[] = "two/starter.cu",
+            m_l2[] = "two/starter.lua";
+static lab_variant m_two_variants[] = {{m_naive, m_naive, m_naive_k, NULL, 1}};
+static lab_exercise m_ex[2];
+static lab lab_m;
+static lab *m_labv[1];
+static lab_set m_set;
+
+static int setup_multi(void **state)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    memset(&lab_m, 0, sizeof lab_m);
+    memset(m_ex, 0, sizeof m_ex);
+    lab_m.id = m_id;
+    lab_m.title = m_title;
+    lab_m.problem = problem_a;
+    lab_m.library = library_a;
+    lab_m.dir = m_dir;
+    lab_m.sizes = m_lab_sizes;
+    lab_m.nsizes = 1;
+    lab_m.time_limit_s = 30;
+    lab_m.variants = variants;
+    lab_m.nvariants = 1;
+    m_ex[0] = (lab_exercise){.id = m_one, .title = m_one, .kernel = m_k1, .launcher = m_l1,
+                             .problem = problem_a, .sizes = m_lab_sizes, .nsizes = 1};
+    m_ex[1] = (lab_exercise){.id = m_two, .title = m_two_t, .kernel = m_k2, .launcher = m_l2,
+                             .problem = m_sgemm, .library = m_cublas, .sizes = m_two_sizes,
+                             .nsizes = 2, .variants = m_two_variants, .nvariants = 1};
+    lab_m.exercises = m_ex;
+    lab_m.nexercises = 2;
+    m_labv[0] = &lab_m;
+    m_set.v = m_labv;
+    m_set.n = 1;
+    tui_layout_compute(30, 100, 2, &lay);
+    assert_true(tui_app_init(a, &m_set, true, NULL));
+    a->workspace = "/nonexistent/ws";
+    *state = a;
+    return 0;
+}
+
+/* x picks the next exercise: its sizes, its rows (with the lab's rungs),
+ * its runs (its own problem, library and rungs), its results kept apart. */
+static void test_several_exercises(void **state)
+{
+    tui_app *a = *state;
+    size_t idx[64];
+    assert_ptr_equal(tui_app_exercise(a), &m_ex[0]);
+    assert_string_equal(tui_app_size(a), "2^20");
+    assert_int_equal(tui_app_rows(a, idx, 64), 2);     /* the lab's rung, exercise one */
+    assert_string_equal(shown(a, 0)->variant, "interleaved");
+    assert_string_equal(shown(a, 1)->exercise, "one");
+
+    assert_true(key(a, TA_NEXT_EXERCISE) & TUI_F_REDRAW);
+    assert_ptr_equal(tui_app_exercise(a), &m_ex[1]);
+    assert_string_equal(tui_app_size(a), "256");
+    assert_int_equal(tui_app_rows(a, idx, 64), 2);     /* its rung and its kernel at 256 */
+    assert_string_equal(shown(a, 0)->variant, "naive");
+    assert_string_equal(shown(a, 1)->variant, "exercise");
+    assert_string_equal(shown(a, 1)->exercise, "two");
+    key(a, TA_NEXT_SIZE);
+    assert_string_equal(tui_app_size(a), "512");
+
+    assert_true(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
+    run_request req = a->req.run;
+    assert_string_equal(req.problem, "sgemm");
+    assert_string_equal(req.library, "cublas");
+    assert_string_equal(req.exercise, "two");
+    assert_int_equal(req.nvariants, 1);
+    assert_string_equal(req.variants[0].id, "naive");
+    assert_string_equal(req.sizes[0], "512");
+    assert_string_equal(req.exercise_kernel, "/nonexistent/labs/multi/two/starter.cu");
+    req.run = 21;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 4);                  /* cpu, cublas, naive, exercise */
+    run_result r = measured(21, "exercise", "512", RS_CORRECT);
+    r.kind = RK_EXERCISE;
+    snprintf(r.exercise, sizeof r.exercise, "two");
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 21);
+    const tui_row *mine = tui_runtable_find(&a->ls[0].table, "exercise", "512");
+    assert_non_null(mine);
+    assert_true(mine->has_result);
+    assert_string_equal(mine->exercise, "two");
+
+    key(a, TA_NEXT_EXERCISE);                          /* back to the first */
+    assert_ptr_equal(tui_app_exercise(a), &m_ex[0]);
+    assert_string_equal(tui_app_size(a), "2^20");
+    assert_null(tui_runtable_find(&a->ls[0].table, "exercise", "512"));
+    assert_true(key(a, TA_EDIT) & TUI_F_REQUEST);
+    assert_int_equal(a->req.ex, 0);
+}
+
+/* ---- a lab of experiments and exercises (the basics lab's shape) ---- */
+
+static char b_id[] = "basicsish", b_problem[] = "basics", b_dir[] = "/nonexistent/labs/basicsish";
+static char b_x1[] = "divergence", b_x2[] = "fences", b_saxpy[] = "saxpy", b_copy[] = "copy",
+            b_rung[] = "saxpy_grid_stride", b_k[] = "saxpy/starter.cu", b_l[] = "saxpy/starter.lua";
+static char *b_sizes[] = {m_sz1, m_sz3};
+static lab_variant b_variants[] = {{b_x1, b_x1, b_x1, NULL, 1}, {b_x2, b_x2, b_x2, NULL, 2}};
+static lab_variant b_rungs[] = {{b_rung, b_rung, b_rung, NULL, 3}};
+static lab_exercise b_ex[1];
+static lab lab_bx;
+static lab *b_labv[1];
+static lab_set b_set;
+
+static int setup_basics(void **state)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    memset(&lab_bx, 0, sizeof lab_bx);
+    lab_bx.id = b_id;
+    lab_bx.title = b_id;
+    lab_bx.problem = b_problem;
+    lab_bx.dir = b_dir;
+    lab_bx.time_limit_s = 60;
+    lab_bx.variants = b_variants;
+    lab_bx.nvariants = 2;
+    b_ex[0] = (lab_exercise){.id = b_saxpy, .title = b_saxpy, .kernel = b_k, .launcher = b_l,
+                             .problem = b_saxpy, .library = b_copy, .sizes = b_sizes, .nsizes = 2,
+                             .variants = b_rungs, .nvariants = 1};
+    lab_bx.exercises = b_ex;
+    lab_bx.nexercises = 1;
+    b_labv[0] = &lab_bx;
+    b_set.v = b_labv;
+    b_set.n = 1;
+    tui_layout_compute(30, 100, 2, &lay);
+    assert_true(tui_app_init(a, &b_set, true, NULL));
+    a->workspace = "/nonexistent/ws";
+    *state = a;
+    return 0;
+}
+
+/* The experiments show above the exercise's rows; R runs the experiments
+ * alone (a lab request), r on the exercise's rows runs the exercise as its
+ * own problem, and each run's rows land where they belong. */
+static void test_experiments_and_exercises(void **state)
+{
+    tui_app *a = *state;
+    size_t idx[64];
+    assert_string_equal(tui_app_size(a), "2^20");
+    assert_int_equal(tui_app_rows(a, idx, 64), 4);    /* two experiments, the rung, yours */
+    assert_string_equal(shown(a, 0)->variant, "divergence");
+    assert_string_equal(shown(a, 1)->variant, "fences");
+    assert_string_equal(shown(a, 3)->variant, "exercise");
+
+    assert_true(key(a, TA_RUN_ALL) & TUI_F_REQUEST);
+    run_request req = a->req.run;
+    assert_string_equal(req.problem, "basics");
+    assert_string_equal(req.exercise, "");
+    assert_int_equal(req.nvariants, 2);
+    assert_string_equal(req.exercise_kernel, "");
+    req.run = 31;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 2);
+    run_result r = measured(31, "div_warps", "4M threads", RS_CORRECT);
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 31);
+    assert_null(tui_runtable_find(&a->ls[0].table, "divergence", ""));   /* replaced */
+    assert_non_null(tui_runtable_find(&a->ls[0].table, "div_warps", "4M threads"));
+
+    a->focus = TUI_P_RUN;
+    key(a, TA_END);                                    /* the last row: yours */
+    assert_int_equal(a->ls[0].run_cursor, tui_app_rows(a, idx, 64) - 1);
+    assert_string_equal(shown(a, a->ls[0].run_cursor)->variant, "exercise");
+    assert_true(key(a, TA_RUN) & TUI_F_REQUEST);
+    req = a->req.run;
+    assert_string_equal(req.problem, "saxpy");
+    assert_string_equal(req.library, "copy");
+    assert_string_equal(req.exercise, "saxpy");
+    assert_int_equal(req.nvariants, 1);
+    assert_string_equal(req.exercise_kernel, "/nonexistent/labs/basicsish/saxpy/starter.cu");
+    req.run = 32;
+    tui_app_run_started(a, &req);
+    assert_int_equal(a->run_rows, 4);                  /* cpu, copy, the rung, yours */
+    r = measured(32, "exercise", "2^20", RS_CORRECT);
+    r.kind = RK_EXERCISE;
+    snprintf(r.exercise, sizeof r.exercise, "saxpy");
+    tui_app_on_result(a, &r);
+    tui_app_on_done(a, 32);
+    assert_true(tui_runtable_find(&a->ls[0].table, "exercise", "2^20")->has_result);
+    assert_non_null(tui_runtable_find(&a->ls[0].table, "div_warps", "4M threads"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -937,6 +1143,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeline_view, setup_prof, teardown),
         cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
+        cmocka_unit_test_setup_teardown(test_experiments_and_exercises, setup_basics, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
