@@ -147,18 +147,60 @@ static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_
     return ok;
 }
 
+/* Whether dir and the folders above it exist: marks in made[] (deepest
+ * first) the ones mkdir -p would create, at most max. */
+static size_t missing_dirs(const char *dir, char made[][CL_PATH_MAX], size_t max)
+{
+    size_t n = 0;
+    char p[CL_PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    while (n < max && p[0] && !paths_is_dir(p)) {
+        snprintf(made[n++], CL_PATH_MAX, "%s", p);
+        char *s = strrchr(p, '/');
+        if (!s || s == p)
+            break;
+        *s = '\0';
+    }
+    return n;
+}
+
 bool workspace_prepare(const char *ws, const lab *l, workspace_files *f, cl_err *e)
 {
+    char made[4][CL_PATH_MAX];
     if (!workspace_files_of(ws, l, f, e))
         return false;
+    size_t nmade = missing_dirs(f->dir, made, 4);
     if (!paths_mkdir_p(f->dir, e))
-        return false;
+        goto undo;
     if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e))
-        return false;
+        goto undo;
     if (f->launcher[0] &&
         !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))
-        return false;
+        goto undo;
     return true;
+undo:
+    /* Leave the workspace as it was: what this call copied or made goes. */
+    if (f->kernel_created)
+        unlink(f->kernel);
+    if (f->launcher_created)
+        unlink(f->launcher);
+    f->kernel_created = f->launcher_created = false;
+    for (size_t i = 0; i < nmade; i++)
+        rmdir(made[i]);
+    return false;
+}
+
+/* Whether the files at a and b hold the same bytes (false when either
+ * cannot be read). */
+static bool same_bytes(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *da = file_read_all(a, STARTER_MAX_BYTES, &la, NULL);
+    char *db = da ? file_read_all(b, STARTER_MAX_BYTES, &lb, NULL) : NULL;
+    bool same = da && db && la == lb && memcmp(da, db, la) == 0;
+    free(da);
+    free(db);
+    return same;
 }
 
 /* Makes a new, empty backup-<timestamp>[-k] folder inside dir. */
@@ -198,19 +240,25 @@ bool workspace_reset(const char *ws, const lab *l, bool confirmed, workspace_fil
     if (!paths_mkdir_p(f->dir, e))
         return false;
     const char *mine[2] = {f->kernel, f->launcher};
+    const char *starter[2] = {f->starter_kernel, f->starter_launcher};
     struct stat st;
+    bool keep[2] = {false, false};
     bool any = false;
     char bdir[CL_PATH_MAX] = "";
-    for (int i = 0; i < 2; i++)
-        if (mine[i][0] && lstat(mine[i], &st) == 0)
-            any = true;
+    for (int i = 0; i < 2; i++) {
+        if (!mine[i][0] || lstat(mine[i], &st) != 0)
+            continue;
+        /* a file that is still the starter has nothing to save */
+        keep[i] = !same_bytes(mine[i], starter[i]);
+        any = any || keep[i];
+    }
     if (any) {
         if (!make_backup_dir(f->dir, bdir, sizeof bdir, e))
             return false;
         if (backup && nbackup)
             snprintf(backup, nbackup, "%s", bdir);
         for (int i = 0; i < 2; i++) {
-            if (!mine[i][0] || lstat(mine[i], &st) != 0)
+            if (!keep[i])
                 continue;
             char dst[CL_PATH_MAX];
             if (!paths_join(dst, sizeof dst, bdir, base_name(mine[i])))

@@ -104,8 +104,11 @@ static void reset_exercise(tui_ctx *c, size_t i)
     }
     if (backup[0])
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
-    else
+    else if (f.kernel_created || f.launcher_created)
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter");
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your files were the starters already: nothing changed, "
+                    "no backup made");
 }
 
 unsigned tui_requests_saves(tui_ctx *c)
