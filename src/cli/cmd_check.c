@@ -1,74 +1,16 @@
 /* cmd_check.c - `cudalab check [PATH...]`: validate lab files.
  *
  * A PATH may be a lab.lua file, a lab folder, or a folder of lab folders.
- * Beyond what the loader checks, each variant's kernel must be a shipped
- * kernel of the lab's problem. */
+ * Loading a lab checks it against what cudalab can run as well (each
+ * variant's kernel a shipped kernel of the lab's problem, sizes the
+ * problem reads: lab/labcheck.h), so what check reports is what stops a
+ * lab everywhere else. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
-#include "catalog/experiments_list.h"
-#include "catalog/problem_spec.h"
-#include "kernel_names.h"
-
-static const char *const known_libraries[] = {"cub", "cublas", "copy"};
-
-static bool in_list(const char *s, const char *const *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, v[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Cross-checks a loaded lab against the engine: problem, library, kernels. */
-static void check_against_engine(const lab *l, lab_diags *d)
-{
-    bool experiments = l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) == 0;
-    /* a profiling lab's sizes are its exercise's (lab/labmodel.h) */
-    const char *sized = experiments ? l->exercise.problem : l->problem;
-    const problem_spec *ops = sized ? problem_spec_find(sized) : NULL;
-    if (l->problem && !ops && !experiments)
-        lab_diags_add(d, l->path, 0, "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, "
-                      "embedding, pipeline, profiling)", l->id, l->problem);
-    for (size_t i = 0; ops && i < l->nsizes; i++) {
-        problem_dims dims;
-        cl_err e;
-        if (!problem_parse_size(ops, l->sizes[i], &dims, &e))
-            lab_diags_add(d, l->path, 0, "lab '%s': size '%s': %s", l->id, l->sizes[i], e.msg);
-    }
-    if (l->library && !in_list(l->library, known_libraries, 3))
-        lab_diags_add(d, l->path, 0, "lab '%s': unknown library '%s' (known: cub, cublas, copy)",
-                      l->id, l->library);
-    for (size_t i = 0; i < l->nvariants; i++) {
-        const lab_variant *v = &l->variants[i];
-        if (experiments) {
-            if (!experiments_known(v->id))
-                lab_diags_add(d, l->path, v->line, "variant '%s': no experiment of that name",
-                              v->id);
-            continue;
-        }
-        if (!v->kernel)
-            continue;
-        const char *solves = kernels_problem_of(v->kernel);
-        if (!solves)
-            lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
-                          v->kernel);
-        else if (l->problem && strcmp(solves, l->problem) != 0)
-            lab_diags_add(d, l->path, v->line,
-                          "variant '%s': kernel '%s' solves '%s', but the lab's problem is '%s'",
-                          v->id, v->kernel, solves, l->problem);
-    }
-}
-
-static size_t check_set(const lab_set *set, lab_diags *d)
-{
-    for (size_t i = 0; i < set->n; i++)
-        check_against_engine(set->v[i], d);
-    return set->n;
-}
 
 /* Checks one PATH; returns the number of lab files looked at. */
 static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
@@ -85,7 +27,7 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
                 lab_diags_add(d, path, 0, "%s", e.msg);
                 return 0;
             }
-            n = check_set(&set, d) + (d->n - before);
+            n = set.n + (d->n - before);
             lab_set_free(&set);
             if (n == 0)
                 lab_diags_add(d, path, 0, "no lab found here (expected lab.lua or <id>/lab.lua)");
@@ -97,11 +39,7 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
         lab_diags_add(d, path, 0, "no such file or folder");
         return 0;
     }
-    lab *l = lab_load(file, c->home, d);
-    if (l) {
-        check_against_engine(l, d);
-        lab_free(l);
-    }
+    lab_free(lab_load(file, c->home, d));
     return 1;
 }
 
@@ -128,11 +66,14 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
     }
     if (first == argc) {
         lab_set set = {0};
-        if (!cli_load_labs(c, &set, &diags)) {
+        cl_err e;
+        if (!lab_set_load(&set, c->lab_dirs, c->nlab_dirs, c->home, &diags, &e)) {
+            fprintf(stderr, "cudalab: %s\n", e.msg);
+            lab_set_free(&set);
             lab_diags_free(&diags);
             return EXIT_ENV;
         }
-        nlabs = check_set(&set, &diags) + diags.n;
+        nlabs = set.n + diags.n;
         lab_set_free(&set);
     } else {
         for (int i = first; i < argc; i++)

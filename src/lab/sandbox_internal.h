@@ -28,6 +28,8 @@ struct lab_state {
     bool reporting;          /* the message handler is writing a traceback */
     unsigned alloc_ticks;
     char time_msg[512];
+    char mem_where[512];     /* "file:line" where the memory limit was first hit */
+    char last_where[512];    /* "file:line" the count hook saw last */
     char trace[TRACE_MAX];
     char out[SANDBOX_OUTPUT_MAX + 32];
     size_t outlen;
@@ -81,6 +83,18 @@ int sandbox_located(lua_State *L);
  * table at loaded) removes string.dump and guards string.rep and
  * table.insert, remove and move.  The stack is left as it was. */
 void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
+
+/* ---- names left out (sandbox_absent.c) ---- */
+
+/* The __index of every private _ENV, with the read-only view of the
+ * allowed globals as its upvalue: an allowed global, nil, or the error
+ * "'io' is not available in lab files (the sandbox allows: ...)" for a
+ * name left out on purpose. */
+int sandbox_env_index(lua_State *L);
+/* Gives the table at idx a metatable whose __index raises "<lib>.<key> is
+ * not available in lab files (...)" for the keys in names (space
+ * separated; NULL: every absent string key). */
+void sandbox_guard_library(lua_State *L, int idx, const char *lib, const char *names);
 
 /* ---- read-only tables (sandbox_readonly.c) ---- */
 
