@@ -59,10 +59,22 @@ static void edit_exercise(tui_ctx *c, size_t i)
                  ? "vi" : "nano";
     err_clear(&e);
     tui_requests_prepare(c, i);
-    if (!workspace_files_of(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
+    /* The editor opens the learner's own copy or nothing: a missing copy is
+     * made now, and when it cannot be, the learner learns where to fix it. */
+    if (!workspace_prepare(c->workspace[0] ? c->workspace : NULL, a->labs->v[i], &f, &e)) {
+        char root[CL_PATH_MAX] = "";
+        if (c->workspace[0])
+            snprintf(root, sizeof root, "%s", c->workspace);
+        else
+            paths_workspace(root, sizeof root, NULL);
+        tui_log_add(&a->log, TUI_LOG_ERROR,
+                    "the editor was not opened: your copy of the exercise could not be made: %s. "
+                    "Fix the workspace folder %s, or start cudalab with --workspace DIR",
+                    e.msg, root);
         return;
     }
+    if (c->watch && !watch_add(c->watch, f.dir, &e))
+        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
