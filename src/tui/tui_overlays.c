@@ -235,7 +235,7 @@ void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a)
     int cols = getmaxx(w);
     werase(w);
     tui_draw_box(w, "Reset your kernel?", NULL, true, a->ascii);
-    tui_draw_text(w, 1, 2, cols - 4, "Your files move to a backup folder and", ROLE_NORMAL);
-    tui_draw_text(w, 2, 2, cols - 4, "fresh starters take their place.", ROLE_NORMAL);
+    tui_draw_text(w, 1, 2, cols - 4, "Files you changed move to a backup folder", ROLE_NORMAL);
+    tui_draw_text(w, 2, 2, cols - 4, "and fresh starters take their place.", ROLE_NORMAL);
     tui_draw_text(w, 3, 2, cols - 4, "y: reset   any other key: keep", ROLE_DIM);
 }
