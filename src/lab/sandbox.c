@@ -103,6 +103,7 @@ static int sb_setup(lua_State *L)
     lua_setfield(L, api, LUA_OSLIBNAME);
     lua_pop(L, 1);
 
+    sandbox_guard_library(L, api, NULL, "require io debug dofile loadfile package");
     lua_pushvalue(L, api);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_api);
     lua_pushvalue(L, api);
@@ -112,7 +113,6 @@ static int sb_setup(lua_State *L)
 
     lua_createtable(L, 0, 2);                 /* ... view envmt */
     lua_insert(L, -2);
-    lua_pushcclosure(L, sandbox_env_index, 1);
     lua_setfield(L, -2, "__index");
     lua_pushliteral(L, LOCKED);
     lua_setfield(L, -2, "__metatable");

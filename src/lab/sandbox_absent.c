@@ -4,15 +4,13 @@
  * ...) or a field of os other than time and clock raises "file:line: 'io'
  * is not available in lab files (the sandbox allows: ...)" instead of
  * Lua's "attempt to index a nil value".  Any other absent global still
- * reads as nil. */
+ * reads as nil.  The guard is the __index of the tables behind the
+ * read-only views, so it runs only when a lookup misses: allowed names
+ * cost what they did. */
 #include "lab/sandbox_internal.h"
 
 #include <lauxlib.h>
 #include <string.h>
-
-static const char *const left_out[] = {
-    "require", "io", "debug", "dofile", "loadfile", "package",
-};
 
 static const char allowed[] =
     "the sandbox allows: the base functions such as print, pairs and pcall; string, table, "
@@ -24,29 +22,12 @@ static int raise_absent(lua_State *L, const char *what)
     return sandbox_raise_at_caller(L, lua_tostring(L, -1));
 }
 
-/* __index of every private _ENV: (env, key) -> the allowed global, nil, or
- * the error for a name left out. */
-int sandbox_env_index(lua_State *L)
-{
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_gettable(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
-        return 1;
-    const char *k = lua_tostring(L, 2);
-    for (size_t i = 0; i < sizeof left_out / sizeof left_out[0]; i++)
-        if (strcmp(k, left_out[i]) == 0) {
-            lua_pushfstring(L, "'%s'", k);
-            return raise_absent(L, lua_tostring(L, -1));
-        }
-    return 1;
-}
-
-/* __index of a guarded library table: (t, key) -> the error naming
- * "<library>.<key>" for a string key in the upvalue's list (upvalue 2; any
- * string key when it is nil), else nil. */
+/* __index of a guarded table: (t, key) -> the error naming "'<key>'" (the
+ * globals: upvalue 1 is nil) or "<library>.<key>" for a string key in the
+ * list of upvalue 2 (any string key when it is nil), else nil. */
 static int absent_field(lua_State *L)
 {
-    if (lua_type(L, 2) != LUA_TSTRING)
+    if (lua_type(L, 2) != LUA_TSTRING || lua_rawlen(L, 2) == 0)
         return 0;
     const char *lib = lua_tostring(L, lua_upvalueindex(1));
     const char *k = lua_tostring(L, 2);
@@ -61,7 +42,10 @@ static int absent_field(lua_State *L)
         if (!found)
             return 0;
     }
-    lua_pushfstring(L, "%s.%s", lib, k);
+    if (lib)
+        lua_pushfstring(L, "%s.%s", lib, k);
+    else
+        lua_pushfstring(L, "'%s'", k);
     return raise_absent(L, lua_tostring(L, -1));
 }
 
@@ -69,7 +53,10 @@ void sandbox_guard_library(lua_State *L, int idx, const char *lib, const char *n
 {
     idx = lua_absindex(L, idx);
     lua_createtable(L, 0, 1);
-    lua_pushstring(L, lib);
+    if (lib)
+        lua_pushstring(L, lib);
+    else
+        lua_pushnil(L);
     if (names)
         lua_pushstring(L, names);
     else

@@ -86,14 +86,10 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
 
 /* ---- names left out (sandbox_absent.c) ---- */
 
-/* The __index of every private _ENV, with the read-only view of the
- * allowed globals as its upvalue: an allowed global, nil, or the error
- * "'io' is not available in lab files (the sandbox allows: ...)" for a
- * name left out on purpose. */
-int sandbox_env_index(lua_State *L);
 /* Gives the table at idx a metatable whose __index raises "<lib>.<key> is
- * not available in lab files (...)" for the keys in names (space
- * separated; NULL: every absent string key). */
+ * not available in lab files (the sandbox allows: ...)" ("'<key>'" when
+ * lib is NULL: the globals) for the keys in names (space separated; NULL:
+ * every absent string key). */
 void sandbox_guard_library(lua_State *L, int idx, const char *lib, const char *names);
 
 /* ---- read-only tables (sandbox_readonly.c) ---- */
