@@ -147,29 +147,34 @@ static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_
     return ok;
 }
 
-/* Whether dir and the folders above it exist: marks in made[] (deepest
- * first) the ones mkdir -p would create, at most max. */
-static size_t missing_dirs(const char *dir, char made[][CL_PATH_MAX], size_t max)
+#define UNDO_DIRS 16
+
+/* The folders paths_mkdir_p(dir) would make, as lengths of dir's prefixes,
+ * deepest first (at most UNDO_DIRS); returns how many. */
+static size_t missing_dirs(const char *dir, size_t *lens)
 {
-    size_t n = 0;
+    size_t n = 0, len = strlen(dir);
     char p[CL_PATH_MAX];
-    snprintf(p, sizeof p, "%s", dir);
-    while (n < max && p[0] && !paths_is_dir(p)) {
-        snprintf(made[n++], CL_PATH_MAX, "%s", p);
-        char *s = strrchr(p, '/');
-        if (!s || s == p)
-            break;
-        *s = '\0';
+    if (len >= sizeof p)
+        return 0;
+    memcpy(p, dir, len + 1);
+    while (n < UNDO_DIRS && len > 0 && !paths_is_dir(p)) {
+        lens[n++] = len;
+        while (len > 0 && p[len - 1] != '/')
+            len--;
+        while (len > 1 && p[len - 1] == '/')
+            len--;
+        p[len] = '\0';
     }
     return n;
 }
 
 bool workspace_prepare(const char *ws, const lab *l, workspace_files *f, cl_err *e)
 {
-    char made[4][CL_PATH_MAX];
+    size_t made[UNDO_DIRS], nmade;
     if (!workspace_files_of(ws, l, f, e))
         return false;
-    size_t nmade = missing_dirs(f->dir, made, 4);
+    nmade = missing_dirs(f->dir, made);
     if (!paths_mkdir_p(f->dir, e))
         goto undo;
     if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e))
@@ -185,8 +190,11 @@ undo:
     if (f->launcher_created)
         unlink(f->launcher);
     f->kernel_created = f->launcher_created = false;
-    for (size_t i = 0; i < nmade; i++)
-        rmdir(made[i]);
+    for (size_t i = 0; i < nmade; i++) {
+        char p[CL_PATH_MAX];
+        snprintf(p, sizeof p, "%.*s", (int)made[i], f->dir);
+        rmdir(p);
+    }
     return false;
 }
 

@@ -237,8 +237,9 @@ static void test_failed_prepare_leaves_nothing(void **state)
     fixture *f = *state;
     workspace_files wf;
     cl_err e = {{0}};
-    char ws[CL_PATH_MAX + 16], dir[CL_PATH_MAX * 2];
-    snprintf(ws, sizeof ws, "%s/new", f->ws);
+    char ws[CL_PATH_MAX + 16], top[CL_PATH_MAX + 16], dir[CL_PATH_MAX * 2];
+    snprintf(ws, sizeof ws, "%s/new/a/b", f->ws);
+    snprintf(top, sizeof top, "%s/new", f->ws);
     char missing[] = "no-such-launcher.lua";
     lab l = f->l;
     l.exercise.launcher = missing;
@@ -248,6 +249,7 @@ static void test_failed_prepare_leaves_nothing(void **state)
     assert_false((access(wf.kernel, F_OK) == 0));
     assert_false((access(dir, F_OK) == 0));
     assert_false((access(ws, F_OK) == 0));
+    assert_false((access(top, F_OK) == 0));
 
     /* A folder the learner already had stays, with their own files. */
     assert_true(workspace_prepare(f->ws, &f->l, &wf, &e));
