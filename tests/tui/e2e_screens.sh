@@ -57,6 +57,7 @@ done
 whole=1
 while IFS= read -r t; do has "$t" || whole=0; done < "$work/titles"
 [ $whole = 1 ] && pass "200 columns: every lab title reads whole" || fail "200 columns: a lab title is cut"
+wait_gone "probing the GPU" 30 || fail "the device was never reported"
 snapshot titles-200x50
 
 # ---- 25 problems with a folder of labs, all readable -------------------------------------
@@ -78,6 +79,7 @@ tui_args="--labs '$work/badlabs'"
 start_tui 100 30
 tui_args=
 wait_for "Labs" 20 || fail "with broken labs: no lab list"
+wait_gone "probing the GPU" 30 || fail "with broken labs: the device was never reported"
 has "m: all" && pass "the messages pane offers m" || fail "the messages pane does not offer m"
 keys m
 if wait_for "PgUp/PgDn scroll" 5; then pass "m opens every message"; else fail "m did not open the messages"; fi
@@ -111,6 +113,7 @@ while [ $i -lt 600 ]; do
     i=$((i + 1))
 done
 wait_gone "running" 120 || fail "ascii: the run did not finish"
+wait_gone "probing the GPU" 30 || fail "ascii: the device was never reported"
 capture
 if grep -E -q '[0-9] (ns|us|ms|s) \+-[0-9.]+%' "$screen_file" &&
    ! grep -E -q '[0-9] (ns|us|ms|s) \+-[0-9.]*(\.\.\.|~)' "$screen_file"; then
