@@ -20,6 +20,7 @@ local format, rep, concat, sort = string.format, string.rep, table.concat, table
 local mtype, min = math.type, math.min
 
 local problems = {}   -- { file =, line =, msg = } in the order found
+local size_line       -- opts.size_line(label, from): the line a size entry is on
 local made = {}       -- table made by a constructor -> { kind =, file =, line = }
 local targets = {}    -- check function made by `checks` -> display target
 
@@ -581,6 +582,13 @@ local function is_count(s)
     or s:find("^%s*%d+%s*<<%s*%d+%s*$")
 end
 
+-- The line size entry v is written on (found again in the file's text),
+-- else the line of the table around it.
+local function entry_line(v, line)
+  local text = type(v) == "string" and v or mtype(v) == "integer" and format("%d", v) or tostring(v)
+  return size_line and size_line(text, line) or line
+end
+
 local function size_label(v, prob, what, file, line, i)
   local label
   if mtype(v) == "integer" and v > 0 then
@@ -588,8 +596,8 @@ local function size_label(v, prob, what, file, line, i)
   elseif type(v) == "string" then
     label = v
   else
-    report(file, line, "%s: size %d must be a string such as %s, got %s", what, i, prob.form,
-           type(v) == "number" and ("number " .. tostring(v)) or type(v))
+    report(file, entry_line(v, line), "%s: size %d must be a string such as %s, got %s", what, i,
+           prob.form, type(v) == "number" and ("number " .. tostring(v)) or type(v))
     return nil
   end
   local parts, n = {}, 0
@@ -602,7 +610,7 @@ local function size_label(v, prob, what, file, line, i)
   local forms_ok = #label <= 47
   for _, p in ipairs(parts) do forms_ok = forms_ok and is_count(p) ~= nil end
   if not (dims_ok and forms_ok) then
-    report(file, line, "%s: size %s is not %s", what, quote(label), prob.form)
+    report(file, entry_line(v, line), "%s: size %s is not %s", what, quote(label), prob.form)
     return nil
   end
   return label
@@ -862,10 +870,11 @@ local function validate_lab(t, file, line, opts)
 end
 
 -- result: what the lab file returned.  opts: path (the lab file), folder
--- (expected id, or nil), max_sizes, max_variants.
+-- (expected id, or nil), max_sizes, max_variants, size_line (see above).
 -- Returns the normalised lab (nil when anything is wrong) and the problems.
 local function finish(result, opts)
   local L
+  size_line = opts.size_line
   local m = type(result) == "table" and made[result] or nil
   if result == nil then
     report(opts.path, 0, "the file must end with `return lab { ... }`")

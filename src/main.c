@@ -1,56 +1,20 @@
 /* main.c - command-line entry: parses the global options and dispatches.
  *
  *   cudalab [options]                   open the terminal lab
- *   cudalab COMMAND [args] [options]    one of the commands below
+ *   cudalab COMMAND [args] [options]    a command of cli/cli_commands.c
  *   cudalab worker                      the GPU worker process (started by cudalab itself)
- * Each command describes its own options (cli/cli_opts.h); `cudalab
- * COMMAND --help` prints them. */
+ * The commands are listed in cli/cli_commands.c, each describing its own
+ * options (cli/cli_opts.h); `cudalab help COMMAND` prints them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_commands.h"
 #include "cli/cli_opts.h"
-#include "cli/cli_grade.h"
-#include "cli/cmd_profile.h"
-#include "cli/cmd_report.h"
 #include "tui/tui.h"
 #include "tui/tui_class.h"
 #include "worker/worker.h"
-
-static const cli_command *const commands[] = {
-    &cmd_list_spec, &cmd_check_spec, &cmd_doctor_spec,
-    &cmd_run_spec,  &cmd_profile_spec, &cmd_report_spec, &cmd_progress_spec,
-    &cmd_grade_spec, &cmd_verify_spec, &cmd_class_spec,
-};
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-static void usage(FILE *out)
-{
-    fputs("usage: cudalab [options] [command [args] [options]]\n"
-          "\n"
-          "Without a command, cudalab opens the terminal lab.\n"
-          "\n"
-          "commands:\n",
-          out);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        const char *nl = strchr(commands[i]->summary, '\n');
-        int len = nl ? (int)(nl - commands[i]->summary) : (int)strlen(commands[i]->summary);
-        fprintf(out, "  %-10s %.*s%s\n", commands[i]->name, len, commands[i]->summary,
-                nl ? " ..." : "");
-    }
-    fputs("\n'cudalab COMMAND --help' shows a command's arguments and options.\n"
-          "\n"
-          "options:\n",
-          out);
-    cli_opts_global_help(out);
-    fputs("  -h, --help                 show this help\n"
-          "  -V, --version              show the version\n"
-          "\n"
-          "exit codes: 0 ok, 1 check failed, 2 usage error, 3 environment problem\n"
-          "            (for example: no CUDA device found)\n",
-          out);
-}
 
 int main(int argc, char **argv)
 {
@@ -75,11 +39,11 @@ int main(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (help) {
-        usage(stdout);
+        cli_usage(stdout);
         return EXIT_OK;
     }
     if (version) {
-        printf("cudalab %s\n", CUDALAB_VERSION);
+        cli_version_print(stdout);
         return EXIT_OK;
     }
     const char *nc = getenv("NO_COLOR");
@@ -87,9 +51,9 @@ int main(int argc, char **argv)
         c->no_color = true;
 
     if (first < argc) {
-        for (size_t k = 0; k < NCOMMANDS; k++)
-            if (strcmp(argv[first], commands[k]->name) == 0)
-                return commands[k]->run(c, argc - first, argv + first);
+        const cli_command *cmd = cli_command_find(argv[first]);
+        if (cmd)
+            return cmd->run(c, argc - first, argv + first);
         return cli_usage_error(c, "unknown command '%s'", argv[first]);
     }
     if (c->home_error[0]) {

@@ -16,6 +16,12 @@ bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
         fprintf(stderr, "cudalab: %s\n", e.msg);
         return false;
     }
+    if (diags->n) {
+        fprintf(stderr, "cudalab: %zu problem%s in lab files (those labs are left out; see "
+                        "'cudalab check'):\n",
+                diags->n, diags->n == 1 ? "" : "s");
+        cli_print_diags(diags, stderr);
+    }
     return true;
 }
 

@@ -10,7 +10,9 @@
 #include "lab/workspace.h"
 
 /* Loads every lab from the context's folders; false (message printed) only
- * when a folder cannot be read.  Problems with single labs go to diags. */
+ * when a folder cannot be read.  Problems with single labs go to diags and
+ * are printed on stderr as "file:line: message", the words `cudalab check`
+ * uses: a lab that check rejects is left out, and says why, everywhere. */
 bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags);
 /* One "file:line: message" per diagnostic. */
 void cli_print_diags(const lab_diags *d, FILE *f);

@@ -255,3 +255,8 @@ void cli_opts_global_help(FILE *out)
 {
     opt_lines(global_opts, out);
 }
+
+const cli_opt *cli_opts_global_table(void)
+{
+    return global_opts;
+}

@@ -69,5 +69,7 @@ int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, b
 void cli_opts_help(const cli_command *cmd, FILE *out);
 /* The global options' help lines. */
 void cli_opts_global_help(FILE *out);
+/* The global options' table (ends with a {NULL} entry). */
+const cli_opt *cli_opts_global_table(void);
 
 #endif

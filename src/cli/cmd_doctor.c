@@ -1,10 +1,15 @@
 /* cmd_doctor.c - `cudalab doctor [--json]`: what this machine offers.
  *
  * The device part comes from the worker's hello: the parent itself never
- * initialises CUDA.  Exit 0 when a CUDA device is usable, 3 otherwise. */
+ * initialises CUDA.  Doctor reports all it can also when the install is
+ * broken: what stops cudalab from working here (no device, labs not found,
+ * a data folder or workspace that cannot be made or written) is listed
+ * last, as findings, in the words the rest of cudalab uses.  Exit 0 when
+ * there is no finding, 3 otherwise. */
 #include <cjson/cJSON.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <stdarg.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +20,17 @@
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "core/which.h"
+#include "store/store.h"
 #include "supervise/supervisor.h"
+
+#define MAX_FINDINGS 8
 
 typedef struct folder_state {
     char path[CL_PATH_MAX];
+    const char *state;              /* "writable", "missing", "not_writable"; home:
+                                       "found", "not_found" */
     bool exists, writable;
-    char error[256];
+    char note[CL_ERR_MAX];          /* why, when not usable */
 } folder_state;
 
 typedef struct doctor_report {
@@ -34,16 +44,56 @@ typedef struct doctor_report {
     bool utf8;
     char codeset[64];
     folder_state home, data, workspace;
+    char findings[MAX_FINDINGS][CL_ERR_MAX + 128];
+    int nfindings;
 } doctor_report;
 
+static void finding(doctor_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void finding(doctor_report *r, const char *fmt, ...)
+{
+    if (r->nfindings == MAX_FINDINGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->findings[r->nfindings++], sizeof r->findings[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Fills f for a folder cudalab writes into; ok false: its path is unknown
+ * (e says why). */
 static void folder_probe(folder_state *f, bool ok, const cl_err *e)
 {
     if (!ok) {
-        snprintf(f->error, sizeof f->error, "%s", e->msg);
+        f->state = "not_writable";
+        snprintf(f->note, sizeof f->note, "%s", e->msg);
         return;
     }
     f->exists = paths_is_dir(f->path);
-    f->writable = f->exists && access(f->path, W_OK) == 0;
+    char why[CL_ERR_MAX];
+    switch (paths_dir_probe(f->path, why, sizeof why)) {
+    case PATHS_DIR_WRITABLE:
+        f->state = "writable";
+        f->writable = true;
+        break;
+    case PATHS_DIR_MISSING:
+        f->state = "missing";
+        snprintf(f->note, sizeof f->note, "missing: it will be created");
+        break;
+    case PATHS_DIR_NOT_WRITABLE:
+        f->state = "not_writable";
+        snprintf(f->note, sizeof f->note, "%s", why);
+        break;
+    }
+}
+
+static void home_probe(const cli_ctx *c, folder_state *f)
+{
+    snprintf(f->path, sizeof f->path, "%s", c->home);
+    f->exists = c->home[0] && paths_is_dir(c->home);
+    f->writable = f->exists && access(c->home, W_OK) == 0;
+    f->state = c->home_error[0] ? "not_found" : "found";
+    if (c->home_error[0])
+        snprintf(f->note, sizeof f->note, "%s", c->home_error);
 }
 
 static void terminal_probe(doctor_report *r)
@@ -81,10 +131,23 @@ static void gather(const cli_ctx *c, doctor_report *r)
         r->ncu[0] = '\0';
     terminal_probe(r);
 
-    snprintf(r->home.path, sizeof r->home.path, "%s", c->home);
-    folder_probe(&r->home, true, &e);
+    home_probe(c, &r->home);
     folder_probe(&r->data, paths_data_dir(r->data.path, sizeof r->data.path, &e), &e);
     folder_probe(&r->workspace, paths_workspace(r->workspace.path, sizeof r->workspace.path, &e), &e);
+
+    if (!r->dev.present)
+        finding(r, "no CUDA device: kernels cannot run here (lessons, CPU baselines and "
+                   "compiling your kernel still work)");
+    if (c->home_error[0])
+        finding(r, "the labs and Lua library were not found: %s", c->home_error);
+    char why[CL_ERR_MAX];
+    if (!r->data.path[0])
+        finding(r, "progress is not saved: %s", r->data.note);
+    else if (!store_dir_usable(r->data.path, NULL, why, sizeof why))
+        finding(r, "%s", why);
+    if (strcmp(r->workspace.state, "not_writable") == 0)
+        finding(r, "your copies of the exercises cannot be made: the workspace %s %s",
+                r->workspace.path, r->workspace.note);
 }
 
 static void version_text(int v, char *buf, size_t n)
@@ -96,10 +159,11 @@ static cJSON *folder_json(const folder_state *f)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "path", f->path);
+    cJSON_AddStringToObject(o, "state", f->state);
     cJSON_AddBoolToObject(o, "exists", f->exists);
     cJSON_AddBoolToObject(o, "writable", f->writable);
-    if (f->error[0])
-        cJSON_AddStringToObject(o, "error", f->error);
+    if (f->note[0])
+        cJSON_AddStringToObject(o, "note", f->note);
     return o;
 }
 
@@ -157,6 +221,9 @@ static void print_json(const doctor_report *r)
     cJSON_AddItemToObject(f, "home", folder_json(&r->home));
     cJSON_AddItemToObject(f, "data", folder_json(&r->data));
     cJSON_AddItemToObject(f, "workspace", folder_json(&r->workspace));
+    cJSON *fs = cJSON_AddArrayToObject(root, "findings");
+    for (int i = 0; i < r->nfindings; i++)
+        cJSON_AddItemToArray(fs, cJSON_CreateString(r->findings[i]));
     char *txt = cJSON_Print(root);
     if (txt)
         puts(txt);
@@ -164,13 +231,14 @@ static void print_json(const doctor_report *r)
     cJSON_Delete(root);
 }
 
-static const char *folder_note(const folder_state *f)
+static void print_folder(const char *what, const folder_state *f)
 {
-    if (f->error[0])
-        return f->error;
-    if (!f->exists)
-        return "(not created yet)";
-    return f->writable ? "(writable)" : "(NOT writable)";
+    if (!f->path[0])
+        printf("%-17s %s\n", what, f->note);
+    else if (f->note[0])
+        printf("%-17s %s: %s\n", what, f->path, f->note);
+    else
+        printf("%-17s %s%s\n", what, f->path, strcmp(f->state, "writable") == 0 ? " (writable)" : "");
 }
 
 static void print_text(const doctor_report *r)
@@ -205,9 +273,16 @@ static void print_text(const doctor_report *r)
     printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
     printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
            r->utf8 ? "UTF-8" : r->codeset);
-    printf("Labs and library  %s %s\n", r->home.path, folder_note(&r->home));
-    printf("Data folder       %s %s\n", r->data.path, folder_note(&r->data));
-    printf("Workspace         %s %s\n", r->workspace.path, folder_note(&r->workspace));
+    print_folder("Labs and library", &r->home);
+    print_folder("Data folder", &r->data);
+    print_folder("Workspace", &r->workspace);
+    if (r->nfindings == 0) {
+        printf("\nNo problems found.\n");
+        return;
+    }
+    printf("\nFindings\n");
+    for (int i = 0; i < r->nfindings; i++)
+        printf("  - %s\n", r->findings[i]);
 }
 
 static const cli_opt doctor_opts[] = {
@@ -219,7 +294,9 @@ const cli_command cmd_doctor_spec = {
     "doctor", "",
     "what this machine offers: CUDA toolkit, NVRTC, driver and devices, tools, terminal, "
     "folders",
-    "Exits 0 when a CUDA device is usable, 3 when not (the report still says what it found).",
+    "Reports all it can also when something is broken, and lists last what stops cudalab\n"
+    "from working here: no CUDA device, labs not found, a data folder or workspace that\n"
+    "cannot be made or written.  Exits 0 when nothing does, 3 otherwise.",
     doctor_opts, cmd_doctor,
 };
 
@@ -239,5 +316,5 @@ int cmd_doctor(cli_ctx *c, int argc, char **argv)
         print_json(&r);
     else
         print_text(&r);
-    return r.dev.present ? EXIT_OK : EXIT_ENV;
+    return r.nfindings == 0 ? EXIT_OK : EXIT_ENV;
 }

@@ -120,10 +120,6 @@ int cmd_list(cli_ctx *c, int argc, char **argv)
             printf("%-3d %-14s %-34.34s %5zu %8zu %10zu\n", l->order, l->id, l->title, l->nsteps,
                    l->nvariants, l->nmilestones);
         }
-        if (diags.n) {
-            fprintf(stderr, "\n%zu lab problem(s) (see 'cudalab check'):\n", diags.n);
-            cli_print_diags(&diags, stderr);
-        }
     }
     lab_set_free(&set);
     lab_diags_free(&diags);

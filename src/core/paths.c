@@ -185,3 +185,67 @@ bool paths_mkdir_p(const char *dir, cl_err *e)
         return err_set(e, "%s exists and is not a folder", p);
     return true;
 }
+
+/* The nearest folder above p (written into p) that exists, or the first
+ * thing on the way that is not a folder; false when none is found. */
+static bool existing_parent(char *p, struct stat *st)
+{
+    for (;;) {
+        char *s = strrchr(p, '/');
+        if (!s)
+            return false;
+        if (s == p)
+            s[1] = '\0';
+        else
+            *s = '\0';
+        if (stat(p, st) == 0)
+            return true;
+        if (s == p)
+            return false;
+    }
+}
+
+paths_dir_state paths_dir_probe(const char *dir, char *why, size_t n)
+{
+    char p[CL_PATH_MAX];
+    struct stat st;
+    char scratch[8];
+    if (!why) {
+        why = scratch;
+        n = sizeof scratch;
+    }
+    why[0] = '\0';
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, n, "cannot be written (it is not a folder)");
+            return PATHS_DIR_NOT_WRITABLE;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            snprintf(why, n, "cannot be written (%s)", strerror(errno));
+            return PATHS_DIR_NOT_WRITABLE;
+        }
+        return PATHS_DIR_WRITABLE;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) {
+        snprintf(why, n, "cannot be created (%s)", strerror(errno));
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    int w = snprintf(p, sizeof p, "%s", dir);
+    if (w < 0 || (size_t)w >= sizeof p) {
+        snprintf(why, n, "cannot be created (its path is too long)");
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    if (!existing_parent(p, &st)) {
+        snprintf(why, n, "cannot be created (no folder above it exists)");
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, n, "cannot be created (%s is not a folder)", p);
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    if (access(p, W_OK | X_OK) != 0) {
+        snprintf(why, n, "cannot be created (%s: %s)", p, strerror(errno));
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    return PATHS_DIR_MISSING;
+}

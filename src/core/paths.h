@@ -25,6 +25,17 @@ bool paths_cache_dir(char *out, size_t n, cl_err *e);
 void paths_set_workspace(const char *dir);   /* from --workspace; NULL resets */
 bool paths_workspace(char *out, size_t n, cl_err *e);
 bool paths_self_exe(char *out, size_t n, cl_err *e); /* /proc/self/exe */
+typedef enum paths_dir_state {
+    PATHS_DIR_WRITABLE,        /* a folder this process may write into */
+    PATHS_DIR_MISSING,         /* not there yet; paths_mkdir_p would make it */
+    PATHS_DIR_NOT_WRITABLE,    /* cannot be made, or cannot be written */
+} paths_dir_state;
+
+/* What dir is, changing nothing.  For PATHS_DIR_NOT_WRITABLE, why (may be
+ * NULL) gets the reason in the words messages use after the folder's name:
+ * "cannot be created (/etc/passwd is not a folder)", "cannot be written
+ * (Permission denied)". */
+paths_dir_state paths_dir_probe(const char *dir, char *why, size_t n);
 /* mkdir -p; true if the folder exists afterwards. */
 bool paths_mkdir_p(const char *dir, cl_err *e);
 bool paths_is_dir(const char *p);

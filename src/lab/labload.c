@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/paths.h"
+#include "lab/labcheck.h"
+#include "lab/labsource.h"
 #include "lab/sandbox.h"
 #include "result/record.h"
 
@@ -295,6 +297,7 @@ static void copy_lab(lua_State *L, int t, load_ctx *c)
     l->title = str_field(L, t, "title");
     l->summary = str_field(L, t, "summary");
     l->order = (int)int_field(L, t, "order", 100);
+    l->line = (int)int_field(L, t, "line", 0);
     l->problem = str_field(L, t, "problem");
     l->library = str_field(L, t, "library");
     lua_getfield(L, t, "time_limit");
@@ -311,6 +314,20 @@ static void copy_lab(lua_State *L, int t, load_ctx *c)
     copy_exercises(L, t, c);
     if (!l->id || !l->title)
         lab_diags_add(c->d, c->path, 0, "the lab has no id or title");
+}
+
+/* opts.size_line(label, from) for the lab library: the line of the lab
+ * file (upvalue 1) that holds size entry label, or nil. */
+static int size_line(lua_State *L)
+{
+    const char *label = luaL_checkstring(L, 1);
+    int line = lab_source_size_line(lua_tostring(L, lua_upvalueindex(1)), (int)luaL_optinteger(L, 2, 1),
+                                    label);
+    if (line > 0)
+        lua_pushinteger(L, line);
+    else
+        lua_pushnil(L);
+    return 1;
 }
 
 /* Runs inside the sandbox: (ctx) -> nothing.  Loads the DSL, runs the lab
@@ -355,6 +372,9 @@ static int load_main(lua_State *L)
     lua_setfield(L, -2, "max_sizes");
     lua_pushinteger(L, RUN_MAX_VARIANTS);
     lua_setfield(L, -2, "max_variants");
+    lua_pushstring(L, c->path);
+    lua_pushcclosure(L, size_line, 1);
+    lua_setfield(L, -2, "size_line");
     if (!sandbox_pcall(s, 2, 2, &e)) {                    /* ... lab problems */
         diag_from_msg(c->d, c->dsl, e.msg);
         return 0;
@@ -425,6 +445,8 @@ lab *lab_load(const char *path, const char *home, lab_diags *diags)
     if (!sandbox_pcall(l->ls, 1, 0, &e) && diags->n == c.ndiags0)
         diag_from_msg(diags, path, e.msg);
     lua_settop(L, 0);
+    if (c.done && diags->n == c.ndiags0)
+        lab_check_engine(l, diags);
     if (!c.done || diags->n != c.ndiags0) {
         if (diags->n == c.ndiags0)
             lab_diags_add(diags, path, 0, "the lab could not be loaded");

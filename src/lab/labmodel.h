@@ -7,7 +7,11 @@
  *
  * Every problem found while loading is reported as a diagnostic with the
  * file and line it belongs to, e.g.
- *   labs/matmul/lab.lua:42: milestone 'within2x' has no check function */
+ *   labs/matmul/lab.lua:42: milestone 'within2x' has no check function
+ * A lab is also checked against what cudalab can run (lab/labcheck.h: its
+ * problem, library, sizes, kernels and experiments), so every caller --
+ * `cudalab check`, the commands, the terminal lab -- refuses the same labs
+ * with the same messages. */
 #ifndef CUDALAB_LAB_LABMODEL_H
 #define CUDALAB_LAB_LABMODEL_H
 
@@ -98,6 +102,7 @@ typedef struct lab_exercise {
 typedef struct lab {
     char *id, *title, *summary;
     int order;
+    int line;             /* of `lab {` in the file */
     char *path;           /* .../labs/<id>/lab.lua */
     char *dir;            /* .../labs/<id> */
     char *problem;        /* engine problem: "reduce_sum", "sgemm", "embedding", or NULL */

@@ -88,6 +88,7 @@ static int sb_setup(lua_State *L)
     sandbox_replace_base(L, g, loaded, api);
     lua_getfield(L, loaded, LUA_STRLIBNAME);
     copy_table(L, -1);
+    sandbox_guard_library(L, -1, LUA_STRLIBNAME, "dump");
     lua_setfield(L, api, LUA_STRLIBNAME);
     lua_pop(L, 1);
     for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++) {
@@ -98,9 +99,11 @@ static int sb_setup(lua_State *L)
     }
     lua_getfield(L, loaded, LUA_OSLIBNAME);
     copy_fields(L, -1, os_names, sizeof os_names / sizeof os_names[0]);
+    sandbox_guard_library(L, -1, LUA_OSLIBNAME, NULL);
     lua_setfield(L, api, LUA_OSLIBNAME);
     lua_pop(L, 1);
 
+    sandbox_guard_library(L, api, NULL, "require io debug dofile loadfile package");
     lua_pushvalue(L, api);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_api);
     lua_pushvalue(L, api);

@@ -3,7 +3,9 @@
  * The state is owned by exactly one module (a lab, a learner's launcher).
  * Opened: base (without dofile, loadfile, and with load() limited to text
  * chunks), string (without string.dump), table, math, utf8, coroutine, and
- * os.time/os.clock.  Not opened: io, os (the rest), package, debug.
+ * os.time/os.clock.  Not opened: io, os (the rest), package, debug; using
+ * one of those (or require, dofile, loadfile, string.dump) is an error
+ * "file:line: 'io' is not available in lab files (the sandbox allows: ...)".
  * Chunks load as text only (luaL_loadfilex(..., "t")).  An allocator limit
  * stops a memory hog and an instruction-count hook stops a runaway script,
  * each with a clear message.  Every call goes through one protected call with

@@ -95,7 +95,7 @@ bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name
     bool outer = s->depth == 0;
     if (outer) {
         s->mem_hit = s->time_hit = false;
-        s->time_msg[0] = s->trace[0] = '\0';
+        s->time_msg[0] = s->trace[0] = s->mem_where[0] = s->last_where[0] = '\0';
         sandbox_arm_deadline(s);
         lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);
     }
@@ -122,7 +122,8 @@ bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name
                || (s->mem_hit && (st == LUA_ERRERR || strstr(msg, "not enough memory")))) {
         char lim[48];
         sandbox_limit_text(s, lim, sizeof lim);
-        err_set(e, "%s: script exceeded its memory limit of %s", what, lim);
+        err_set(e, "%s: script exceeded its memory limit of %s",
+                s->mem_where[0] ? s->mem_where : what, lim);
     } else {
         err_set(e, "%s", msg);
     }

@@ -28,6 +28,8 @@ struct lab_state {
     bool reporting;          /* the message handler is writing a traceback */
     unsigned alloc_ticks;
     char time_msg[512];
+    char mem_where[512];     /* "file:line" where the memory limit was first hit */
+    char last_where[512];    /* "file:line" the count hook saw last */
     char trace[TRACE_MAX];
     char out[SANDBOX_OUTPUT_MAX + 32];
     size_t outlen;
@@ -87,6 +89,14 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
 /* Replaces find, match, gmatch and gsub in the string library at strlib
  * by versions whose CPU time the budget bounds. */
 void sandbox_guard_patterns(lua_State *L, int strlib);
+
+/* ---- names left out (sandbox_absent.c) ---- */
+
+/* Gives the table at idx a metatable whose __index raises "<lib>.<key> is
+ * not available in lab files (the sandbox allows: ...)" ("'<key>'" when
+ * lib is NULL: the globals) for the keys in names (space separated; NULL:
+ * every absent string key). */
+void sandbox_guard_library(lua_State *L, int idx, const char *lib, const char *names);
 
 /* ---- read-only tables (sandbox_readonly.c) ---- */
 

@@ -26,6 +26,35 @@ static bool alloc_over_time(lab_state *s, size_t grow)
     return true;
 }
 
+/* Writes "file:line" of the innermost Lua function of L with a current
+ * line into out; false when there is none. */
+static bool lua_where(lua_State *L, char *out, size_t n)
+{
+    lua_Debug ar;
+    for (int lv = 0; lua_getstack(L, lv, &ar); lv++)
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(out, n, "%s:%d", sandbox_display_source(&ar), ar.currentline);
+            return true;
+        }
+    return false;
+}
+
+/* Notes where the script was when the memory limit was first hit, for the
+ * message.  Up to Lua 5.4.4 the call stack stays readable during every
+ * allocation, so the line is exact; later releases turn the stack's
+ * pointers into offsets while they move it (ldo.c, relstack), so there the
+ * line the count hook saw last stands in. */
+static void note_mem_where(lab_state *s)
+{
+    if (s->mem_where[0] || !s->L || s->depth == 0 || s->reporting)
+        return;
+#if LUA_VERSION_RELEASE_NUM <= 50404
+    if (lua_where(s->L, s->mem_where, sizeof s->mem_where))
+        return;
+#endif
+    snprintf(s->mem_where, sizeof s->mem_where, "%s", s->last_where);
+}
+
 void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     lab_state *s = ud;
@@ -43,6 +72,7 @@ void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (nsize > old && s->mem_hit && s->depth > 0)
         return NULL;
     if (nsize > old && nsize - old > s->limit - s->used) {
+        note_mem_where(s);
         s->mem_hit = true;
         return NULL;
     }
@@ -50,6 +80,7 @@ void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (!p) {
         if (nsize <= old)
             return ptr;
+        note_mem_where(s);
         s->mem_hit = true;
         return NULL;
     }
@@ -110,6 +141,7 @@ void sandbox_hook(lua_State *L, lua_Debug *ar)
     lab_state *s = sandbox_state_of(L);
     if (s->depth == 0)
         return;
+    lua_where(L, s->last_where, sizeof s->last_where);
     if (!s->time_hit && !past_deadline(s)) {
         if (lua_gethookcount(L) != HOOK_EVERY)
             lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);

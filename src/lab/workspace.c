@@ -174,19 +174,69 @@ static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_
     return ok;
 }
 
+#define UNDO_DIRS 16
+
+/* The folders paths_mkdir_p(dir) would make, as lengths of dir's prefixes,
+ * deepest first (at most UNDO_DIRS); returns how many. */
+static size_t missing_dirs(const char *dir, size_t *lens)
+{
+    size_t n = 0, len = strlen(dir);
+    char p[CL_PATH_MAX];
+    if (len >= sizeof p)
+        return 0;
+    memcpy(p, dir, len + 1);
+    while (n < UNDO_DIRS && len > 0 && !paths_is_dir(p)) {
+        lens[n++] = len;
+        while (len > 0 && p[len - 1] != '/')
+            len--;
+        while (len > 1 && p[len - 1] == '/')
+            len--;
+        p[len] = '\0';
+    }
+    return n;
+}
+
 bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
                        cl_err *e)
 {
+    size_t made[UNDO_DIRS], nmade;
     if (!workspace_files_of(ws, l, x, f, e))
         return false;
+    nmade = missing_dirs(f->dir, made);
     if (!paths_mkdir_p(f->dir, e))
-        return false;
+        goto undo;
     if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e))
-        return false;
+        goto undo;
     if (f->launcher[0] &&
         !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))
-        return false;
+        goto undo;
     return true;
+undo:
+    /* Leave the workspace as it was: what this call copied or made goes. */
+    if (f->kernel_created)
+        unlink(f->kernel);
+    if (f->launcher_created)
+        unlink(f->launcher);
+    f->kernel_created = f->launcher_created = false;
+    for (size_t i = 0; i < nmade; i++) {
+        char p[CL_PATH_MAX];
+        snprintf(p, sizeof p, "%.*s", (int)made[i], f->dir);
+        rmdir(p);
+    }
+    return false;
+}
+
+/* Whether the files at a and b hold the same bytes (false when either
+ * cannot be read). */
+static bool same_bytes(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *da = file_read_all(a, STARTER_MAX_BYTES, &la, NULL);
+    char *db = da ? file_read_all(b, STARTER_MAX_BYTES, &lb, NULL) : NULL;
+    bool same = da && db && la == lb && memcmp(da, db, la) == 0;
+    free(da);
+    free(db);
+    return same;
 }
 
 /* Makes a new, empty backup-<timestamp>[-k] folder inside dir. */
@@ -226,19 +276,25 @@ bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool c
     if (!paths_mkdir_p(f->dir, e))
         return false;
     const char *mine[2] = {f->kernel, f->launcher};
+    const char *starter[2] = {f->starter_kernel, f->starter_launcher};
     struct stat st;
     bool any = false;
+    bool keep[2] = {false, false};
     char bdir[CL_PATH_MAX] = "";
-    for (int i = 0; i < 2; i++)
-        if (mine[i][0] && lstat(mine[i], &st) == 0)
-            any = true;
+    for (int i = 0; i < 2; i++) {
+        if (!mine[i][0] || lstat(mine[i], &st) != 0)
+            continue;
+        /* a file that is still the starter has nothing to save */
+        keep[i] = !same_bytes(mine[i], starter[i]);
+        any = any || keep[i];
+    }
     if (any) {
         if (!make_backup_dir(f->dir, bdir, sizeof bdir, e))
             return false;
         if (backup && nbackup)
             snprintf(backup, nbackup, "%s", bdir);
         for (int i = 0; i < 2; i++) {
-            if (!mine[i][0] || lstat(mine[i], &st) != 0)
+            if (!keep[i])
                 continue;
             char dst[CL_PATH_MAX];
             if (!paths_join(dst, sizeof dst, bdir, base_name(mine[i])))

@@ -8,8 +8,10 @@
  * The engine compiles and runs those.
  *
  * A file the learner has is never overwritten: workspace_prepare copies only
- * what is missing, and workspace_reset first moves the current files into
- * <exercise folder>/backup-<YYYYmmdd-HHMMSS>/, then copies fresh starters.
+ * what is missing, and workspace_reset first moves the files that differ
+ * from the starters into <exercise folder>/backup-<YYYYmmdd-HHMMSS>/, then
+ * copies fresh starters.  workspace_backups lists those folders and
+ * workspace_backup_remove deletes one (lab/workspace_backups.c).
  *
  * Each function takes the exercise x of lab l (lab/labmodel.h); NULL means
  * the lab's own exercise, which a lab of listed exercises only lacks. */
@@ -41,17 +43,35 @@ bool workspace_files_of(const char *ws, const lab *l, const lab_exercise *x, wor
 /* Makes the exercise's folder and copies each starter that is not there yet.  An
  * existing file is left exactly as it is, even when it differs from the
  * starter.  false + e when a folder cannot be made or a starter cannot be
- * copied. */
+ * copied; then what this call copied or made is removed again. */
 bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
                        cl_err *e);
 
 /* With confirmed == false, changes nothing and fails ("reset needs
  * confirmation").  With confirmed == true, moves the learner's kernel and
- * launcher (those present) into a new <exercise folder>/backup-<timestamp>/
- * folder, whose path goes to backup (may be NULL; "" when nothing needed
- * saving), then copies fresh starters.  No file is ever lost: when copying
+ * launcher (those present and different from their starters) into a new
+ * <exercise folder>/backup-<timestamp>/ folder, whose path goes to backup
+ * (may be NULL; "" when nothing needed saving: no folder is made), then
+ * copies fresh starters where files are missing.  No file is ever lost: when copying
  * fails after the move, the files stay in the backup folder. */
 bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool confirmed,
                      workspace_files *f, char *backup, size_t nbackup, cl_err *e);
+
+typedef struct workspace_backup {
+    char path[CL_PATH_MAX];       /* <exercise folder>/backup-<timestamp> */
+    int nfiles;                   /* plain files inside */
+    long long bytes;              /* their size */
+    bool plain;                   /* holds nothing but plain files: removable */
+} workspace_backup;
+
+/* The backup folders of exercise x of lab l in workspace ws (NULL:
+ * paths_workspace()), by name, i.e. oldest first, into *out (caller
+ * frees; NULL when none).  A folder not made yet has none.  false + e
+ * when the folder cannot be read. */
+bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
+                       workspace_backup **out, size_t *n, cl_err *e);
+/* Deletes backup folder b: its files, then the folder.  Refuses (false +
+ * e, nothing deleted) a folder holding anything but plain files. */
+bool workspace_backup_remove(const workspace_backup *b, cl_err *e);
 
 #endif

@@ -19,6 +19,7 @@
 #define TL_NAME_MAX 96
 #define TL_LANE_NAME_MAX 48
 #define TL_TITLE_MAX 128
+#define TL_NOTE_MAX 256
 #define TL_MAX_ITEMS (1u << 19)   /* items beyond this are counted in dropped */
 #define TL_GPU_LANES (-1)         /* lane argument: every stream and copy lane at once */
 
@@ -65,6 +66,8 @@ typedef struct tl_item {
 
 typedef struct timeline {
     char title[TL_TITLE_MAX];      /* the device's name */
+    char note[TL_NOTE_MAX];        /* where it comes from, when not this machine's
+                                      own recording ("" otherwise) */
     tl_lane *lanes;
     size_t nlanes, lanes_cap;
     tl_item *items;

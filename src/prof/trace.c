@@ -174,6 +174,8 @@ char *trace_json(const timeline *t, cl_err *e)
         cJSON_AddStringToObject(other, "tool", "cudalab");
         cJSON_AddStringToObject(other, "device", t->title);
         cJSON_AddNumberToObject(other, "dropped", (double)t->dropped);
+        if (t->note[0])
+            cJSON_AddStringToObject(other, "note", t->note);
     }
     char *otxt = other ? cJSON_PrintUnformatted(other) : NULL;
     cJSON_Delete(other);
@@ -541,6 +543,9 @@ bool trace_parse(const char *json, timeline *t, cl_err *e)
     const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "device"));
     if (dev)
         snprintf(t->title, sizeof t->title, "%s", dev);
+    const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "note"));
+    if (note)
+        snprintf(t->note, sizeof t->note, "%s", note);
     const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(other, "dropped");
     if (is_finite_number(dropped) && dropped->valuedouble > 0)
         t->dropped = (uint64_t)dropped->valuedouble;

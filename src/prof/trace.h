@@ -3,6 +3,8 @@
  * Perfetto (ui.perfetto.dev) and chrome://tracing open the files written
  * here.  Layout of a written trace:
  *   {"traceEvents":[...], "displayTimeUnit":"ns", "otherData":{...}}
+ *   - otherData: "tool", "device" (the timeline's title), "dropped", and
+ *     "note" when the timeline has one (a sample recorded elsewhere);
  *   - metadata events ("ph":"M") first: process_name for the GPU (pid 1)
  *     and the host (pid 2), thread_name and thread_sort_index for every
  *     lane (tid = lane index + 1).  thread_name's args also carry the lane's

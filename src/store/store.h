@@ -42,6 +42,12 @@ typedef struct store store;
  * aside, a migration.  false + e when the store cannot be used: a folder
  * that cannot be created or written, a newer schema, a disk error. */
 bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e);
+/* Whether progress can be kept in data folder dir, changing nothing: false
+ * with why set to what store_open would say ("progress is not saved: the
+ * data folder D cannot be created (E is not a folder)"); true when dir is
+ * writable or can be made (then *missing says whether it is still to be
+ * made; may be NULL). */
+bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n);
 /* Opens a database file by path with no repair, for tools and tests:
  * false on any problem. */
 bool store_open_file(const char *path, store **out, cl_err *e);

@@ -264,6 +264,18 @@ bool store_open_file(const char *path, store **out, cl_err *e)
     return open_as_is(path, out, &from, &corrupt, e);
 }
 
+bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n)
+{
+    char reason[CL_ERR_MAX];
+    paths_dir_state st = paths_dir_probe(dir, reason, sizeof reason);
+    if (missing)
+        *missing = st == PATHS_DIR_MISSING;
+    if (st != PATHS_DIR_NOT_WRITABLE)
+        return true;
+    snprintf(why, n, "progress is not saved: the data folder %s %s", dir, reason);
+    return false;
+}
+
 bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e)
 {
     char data[CL_PATH_MAX], path[CL_PATH_MAX];
@@ -275,11 +287,13 @@ bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_
             return false;
         dir = data;
     }
+    char why[CL_ERR_MAX];
+    if (!store_dir_usable(dir, NULL, why, sizeof why))
+        return err_set(e, "%s", why);
     if (!paths_mkdir_p(dir, e))
         return err_prefix(e, "progress is not saved: the data folder %s cannot be created", dir);
-    if (access(dir, W_OK) != 0)
-        return err_set(e, "progress is not saved: the data folder %s cannot be written: %s", dir,
-                       strerror(errno));
+    if (!store_dir_usable(dir, NULL, why, sizeof why))
+        return err_set(e, "%s", why);
     if (!paths_join(path, sizeof path, dir, STORE_FILE))
         return err_set(e, "the data folder's path is too long");
     int from = STORE_SCHEMA_VERSION;

@@ -91,7 +91,7 @@ static void overlay_window(tui_ctx *c)
     case TUI_OV_HELP: case TUI_OV_DETAILS: r = c->lay.help; break;
     case TUI_OV_QUIZ: r = c->lay.quiz; break;
     case TUI_OV_CONFIRM_QUIT: case TUI_OV_CONFIRM_RESET: r = c->lay.confirm; break;
-    case TUI_OV_TIMELINE: case TUI_OV_ROOFLINE: r = c->lay.view; break;
+    case TUI_OV_TIMELINE: case TUI_OV_ROOFLINE: case TUI_OV_MESSAGES: r = c->lay.view; break;
     default: return;
     }
     if (!tui_rect_empty(r))
@@ -107,7 +107,8 @@ static void draw(tui_ctx *c)
         doupdate();
         return;
     }
-    bool full = a->overlay == TUI_OV_TIMELINE || a->overlay == TUI_OV_ROOFLINE;
+    bool full = a->overlay == TUI_OV_TIMELINE || a->overlay == TUI_OV_ROOFLINE ||
+                a->overlay == TUI_OV_MESSAGES;
     if (!full) {
         if (c->win[TUI_P_LABS])
             tui_panes_labs(c->win[TUI_P_LABS], a);
@@ -139,6 +140,7 @@ static void draw(tui_ctx *c)
         case TUI_OV_CONFIRM_RESET: tui_overlays_confirm_reset(c->overlay, a); break;
         case TUI_OV_TIMELINE: tui_views_timeline(c->overlay, a); break;
         case TUI_OV_ROOFLINE: tui_views_roofline(c->overlay, a); break;
+        case TUI_OV_MESSAGES: tui_views_messages(c->overlay, a); break;
         default: break;
         }
         wnoutrefresh(c->overlay);
@@ -172,6 +174,7 @@ static unsigned read_keys(tui_ctx *c)
     while ((ch = getch()) != ERR) {
         if (ch == KEY_RESIZE) {
             windows_build(c);
+            tui_app_relayout(&c->app, &c->lay);
             flags |= TUI_F_REDRAW | TUI_F_REPAINT;
         } else if (ch == KEY_MOUSE) {
             flags |= handle_mouse(c);
@@ -407,6 +410,15 @@ int tui_run(const tui_opts *o)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as terminals send them whatever TERM's entry says. */
+    static const char *const home_keys[] = {"\033[H", "\033OH", "\033[1~", "\033[7~"};
+    static const char *const end_keys[] = {"\033[F", "\033OF", "\033[4~", "\033[8~"};
+    for (size_t k = 0; k < 4; k++) {
+        if (key_defined(home_keys[k]) == 0)
+            define_key(home_keys[k], KEY_HOME);
+        if (key_defined(end_keys[k]) == 0)
+            define_key(end_keys[k], KEY_END);
+    }
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);

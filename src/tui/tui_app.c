@@ -174,8 +174,21 @@ static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
         return 0;
     to = to < 0 ? 0 : to >= (long)a->labs->n ? (long)a->labs->n - 1 : to;
     a->sel = (size_t)to;
-    labs_follow(a, lay);
+    tui_app_relayout(a, lay);
     return TUI_F_REDRAW;
+}
+
+void tui_app_relayout(tui_app *a, const tui_layout *lay)
+{
+    tui_labstate *s = tui_app_state(a);
+    if (!s || lay->too_small)
+        return;
+    labs_follow(a, lay);
+    tui_app_run_cursor_move(a, lay, (long)s->run_cursor);
+    tui_app_ms_cursor_move(a, lay, (long)s->ms_cursor);
+    tui_app_lesson_scroll(a, lay, 0, false);
+    if (a->overlay == TUI_OV_MESSAGES)
+        tui_app_messages_key(a, lay, TA_NONE);
 }
 
 /* ---- input ----------------------------------------------------------------- */
@@ -431,6 +444,8 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return tui_app_timeline_key(a, lay, act);
     case TUI_OV_ROOFLINE:
         return tui_app_roofline_key(a, act);
+    case TUI_OV_MESSAGES:
+        return tui_app_messages_key(a, lay, act);
     case TUI_OV_CONFIRM_QUIT:
         a->overlay = TUI_OV_NONE;
         if (act == TA_YES || act == TA_QUIT)
@@ -501,6 +516,8 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
         a->overlay = TUI_OV_ROOFLINE;
         a->roof_scroll = 0;
         return TUI_F_REDRAW;
+    case TA_MESSAGES:
+        return tui_app_messages_open(a, lay);
     case TA_NCU:
         return tui_app_ncu_key(a);
     case TA_MEMCHECK:
@@ -524,6 +541,8 @@ static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_m
         return m == TUI_MOUSE_CLICK ? 0 : tui_app_timeline_key(a, lay, m == TUI_MOUSE_WHEEL_UP ? TA_ZOOM_IN : TA_ZOOM_OUT);
     if (a->overlay == TUI_OV_ROOFLINE)
         return m == TUI_MOUSE_CLICK ? 0 : tui_app_roofline_key(a, wheel);
+    if (a->overlay == TUI_OV_MESSAGES)
+        return m == TUI_MOUSE_CLICK ? 0 : tui_app_messages_key(a, lay, wheel);
     if (a->overlay != TUI_OV_NONE) {
         if (m == TUI_MOUSE_CLICK && a->overlay == TUI_OV_QUIZ && tui_rect_contains(lay->quiz, y, x))
             return 0;
@@ -534,6 +553,8 @@ static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_m
         return 0;
     }
     p = tui_layout_hit(lay, y, x);
+    if (p == TUI_P_LOG && m == TUI_MOUSE_CLICK)
+        return tui_app_messages_open(a, lay);
     if (p < 0 || p >= TUI_P_FOCUSABLE || !s)
         return 0;
     if (m != TUI_MOUSE_CLICK) {

@@ -32,14 +32,18 @@ enum {
     TUI_F_REPAINT = 1 << 3,    /* clear the terminal and draw everything */
 };
 
-/* A timeline recorded on a real GPU, shipped for machines without one. */
-#define TUI_SAMPLE_TIMELINE "assets/timelines/h200-overlap.json"
+/* A timeline recorded on a real GPU, shipped for machines without one;
+ * every timeline read from TUI_SAMPLE_DIR is marked as such (a note in its
+ * window title, in an exported trace and in the exported file's name). */
+#define TUI_SAMPLE_DIR "assets/timelines/"
+#define TUI_SAMPLE_TIMELINE TUI_SAMPLE_DIR "h200-overlap.json"
 
 typedef enum tui_overlay {
     TUI_OV_NONE, TUI_OV_HELP, TUI_OV_QUIZ, TUI_OV_DETAILS, TUI_OV_CONFIRM_QUIT,
     TUI_OV_CONFIRM_RESET,
     TUI_OV_TIMELINE,           /* full screen: the recorded timeline */
     TUI_OV_ROOFLINE,           /* full screen: the roofline of the measured rows */
+    TUI_OV_MESSAGES,           /* full screen: every message, wrapped */
 } tui_overlay;
 
 typedef enum tui_req_kind {
@@ -145,6 +149,7 @@ typedef struct tui_app {
     tui_request req;
 
     tui_log log;
+    int msg_scroll;            /* first wrapped line the messages view shows */
     bool dev_known;
     bool dev_lost;             /* the worker could not report the device */
     device_info dev;
@@ -190,6 +195,12 @@ char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n);
 
 /* Handles one action under layout lay; returns TUI_F_* flags. */
 unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act);
+/* The terminal's size changed to lay: every list of the selected lab
+ * scrolls so that its selection and as many rows as fit are shown. */
+void tui_app_relayout(tui_app *a, const tui_layout *lay);
+/* Text width and lines of the messages view at lay. */
+int tui_app_messages_width(const tui_layout *lay);
+int tui_app_messages_visible(const tui_layout *lay);
 
 typedef enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN } tui_mouse;
 unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m);

@@ -70,6 +70,10 @@ unsigned tui_app_timeline_export(tui_app *a);
 unsigned tui_app_timeline_key(tui_app *a, const tui_layout *lay, tui_action act);
 /* A key in the roofline overlay: scroll, timeline, export, help, close. */
 unsigned tui_app_roofline_key(tui_app *a, tui_action act);
+/* Opens the messages view at its newest line. */
+unsigned tui_app_messages_open(tui_app *a, const tui_layout *lay);
+/* A key in the messages view: scroll, close. */
+unsigned tui_app_messages_key(tui_app *a, const tui_layout *lay, tui_action act);
 /* Asks for an Nsight Compute job on the kernel of the selected row. */
 unsigned tui_app_ncu_key(tui_app *a);
 /* Asks for a compute-sanitizer job (memcheck or racecheck) on the exercise. */

@@ -115,6 +115,10 @@ unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
         s->ms_scroll = (int)s->ms_cursor;
     if ((int)s->ms_cursor >= s->ms_scroll + vis)
         s->ms_scroll = (int)s->ms_cursor - vis + 1;
+    if (s->ms_scroll > (int)l->nmilestones - vis)
+        s->ms_scroll = (int)l->nmilestones - vis;
+    if (s->ms_scroll < 0)
+        s->ms_scroll = 0;
     return TUI_F_REDRAW;
 }
 

@@ -37,10 +37,38 @@ static bool timeline_ready(tui_app *a)
         return a->tl.loaded;
     }
     a->tl_stale = false;
-    if (strstr(path, TUI_SAMPLE_TIMELINE))
-        tui_log_add(&a->log, TUI_LOG_INFO, "this timeline was recorded on an NVIDIA H200 and ships "
-                                           "with cudalab; the profiling lab's R records your GPU's");
+    if (strstr(path, TUI_SAMPLE_DIR) && !a->tl.t.note[0])
+        snprintf(a->tl.t.note, sizeof a->tl.t.note,
+                 "a sample recorded on %s that ships with cudalab, not a recording of this machine",
+                 a->tl.t.title[0] ? a->tl.t.title : "another GPU");
+    if (a->tl.t.note[0])
+        tui_log_add(&a->log, TUI_LOG_INFO, "this timeline is %s; the profiling lab's R records your "
+                                           "GPU's", a->tl.t.note);
     return true;
+}
+
+/* The exported file's name: "timeline-<stamp>", or for a sample
+ * "timeline-sample-<device>-<stamp>", so it cannot pass for the learner's
+ * own recording. */
+static void export_name(const tui_app *a, const char *stamp, char *out, size_t n)
+{
+    char dev[64];
+    size_t k = 0;
+    for (const char *p = a->tl.t.title; *p && k + 1 < sizeof dev; p++) {
+        char c = *p;
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (keep)
+            dev[k++] = c;
+        else if (k > 0 && dev[k - 1] != '-')
+            dev[k++] = '-';
+    }
+    while (k > 0 && dev[k - 1] == '-')
+        k--;
+    dev[k] = '\0';
+    if (!a->tl.t.note[0])
+        snprintf(out, n, "timeline-%s", stamp);
+    else
+        snprintf(out, n, "timeline-sample-%s%s%s", dev, k ? "-" : "", stamp);
 }
 
 unsigned tui_app_timeline_open(tui_app *a)
@@ -72,7 +100,7 @@ static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
 
 unsigned tui_app_timeline_export(tui_app *a)
 {
-    char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64], stamp[32];
+    char dir[CL_PATH_MAX], path[CL_PATH_MAX + 160], stamp[32], name[128];
     time_t now = time(NULL);
     struct tm tmv;
     struct stat st;
@@ -86,15 +114,16 @@ unsigned tui_app_timeline_export(tui_app *a)
     }
     localtime_r(&now, &tmv);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
-    snprintf(path, sizeof path, "%s/timeline-%s.json", dir, stamp);
+    export_name(a, stamp, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
     for (int k = 2; stat(path, &st) == 0 && k < 100; k++)
-        snprintf(path, sizeof path, "%s/timeline-%s-%d.json", dir, stamp, k);
+        snprintf(path, sizeof path, "%s/%s-%d.json", dir, name, k);
     if (!trace_write(&a->tl.t, path, &e)) {
         tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
         return TUI_F_REDRAW;
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "trace written to %s: open it in ui.perfetto.dev or chrome://tracing",
-                path);
+    tui_log_add(&a->log, TUI_LOG_INFO, "trace%s written to %s: open it in ui.perfetto.dev or "
+                "chrome://tracing", a->tl.t.note[0] ? " of the shipped sample" : "", path);
     return TUI_F_REDRAW;
 }
 
@@ -130,6 +159,57 @@ unsigned tui_app_timeline_key(tui_app *a, const tui_layout *lay, tui_action act)
     default:
         return 0;
     }
+    return TUI_F_REDRAW;
+}
+
+/* ---- the messages view ----------------------------------------------------- */
+
+int tui_app_messages_width(const tui_layout *lay)
+{
+    return lay->view.w - 4 > 1 ? lay->view.w - 4 : 1;
+}
+
+int tui_app_messages_visible(const tui_layout *lay)
+{
+    return lay->view.h - 2 > 1 ? lay->view.h - 2 : 1;
+}
+
+/* The last line the view may start at. */
+static int messages_last(const tui_app *a, const tui_layout *lay)
+{
+    int total = (int)tui_log_lines(&a->log, tui_app_messages_width(lay));
+    int last = total - tui_app_messages_visible(lay);
+    return last > 0 ? last : 0;
+}
+
+unsigned tui_app_messages_open(tui_app *a, const tui_layout *lay)
+{
+    a->overlay = TUI_OV_MESSAGES;
+    a->msg_scroll = messages_last(a, lay);
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_messages_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    int page = tui_app_messages_visible(lay) - 1, last = messages_last(a, lay);
+    switch (act) {
+    case TA_UP: a->msg_scroll--; break;
+    case TA_DOWN: a->msg_scroll++; break;
+    case TA_PAGE_UP: a->msg_scroll -= page > 0 ? page : 1; break;
+    case TA_PAGE_DOWN: a->msg_scroll += page > 0 ? page : 1; break;
+    case TA_HOME: a->msg_scroll = 0; break;
+    case TA_END: a->msg_scroll = last; break;
+    case TA_CANCEL: case TA_QUIT: case TA_MESSAGES: case TA_ENTER:
+        a->overlay = TUI_OV_NONE;
+        return TUI_F_REDRAW;
+    case TA_NONE: break;          /* the size changed: stay in range */
+    default:
+        return 0;
+    }
+    if (a->msg_scroll > last)
+        a->msg_scroll = last;
+    if (a->msg_scroll < 0)
+        a->msg_scroll = 0;
     return TUI_F_REDRAW;
 }
 

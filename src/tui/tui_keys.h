@@ -42,6 +42,7 @@ typedef enum tui_action {
     TA_NCU,
     TA_MEMCHECK,
     TA_RACECHECK,
+    TA_MESSAGES,
     TA_HELP,
     TA_REFRESH,
     TA_YES,

@@ -121,12 +121,14 @@ void tui_layout_compute(int rows, int cols, int nlabs, tui_layout *out)
     out->pane[TUI_P_LOG] = rect(rows - 1 - logh, 0, logh, cols);
     body = rows - 1 - logh;
 
+    /* The side column grows with the terminal, so lab titles read whole
+     * from about 140 columns on (the longest shipped one from about 160). */
     if (cols < 70)
         sw = 18;
     else if (cols < 100)
         sw = 22;
     else
-        sw = clampi(cols / 7, 22, 34);
+        sw = clampi(cols * 2 / 9, 24, 38);
     rw = cols - sw;
 
     labs_h = clampi(nlabs + 2, 3, body * 2 / 5 > 3 ? body * 2 / 5 : 3);

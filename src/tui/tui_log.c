@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/tui_text.h"
+
 void tui_log_add(tui_log *l, tui_log_level level, const char *fmt, ...)
 {
     char text[TUI_LOG_TEXT];
@@ -39,4 +41,23 @@ const tui_log_entry *tui_log_recent(const tui_log *l, size_t i)
     if (i >= l->n)
         return NULL;
     return &l->v[(l->start + l->n - 1 - i) % TUI_LOG_MAX];
+}
+
+const char *tui_log_text(const tui_log_entry *e, char *buf, size_t n)
+{
+    if (e->repeat > 1)
+        snprintf(buf, n, "%s (x%d)", e->text, e->repeat);
+    else
+        snprintf(buf, n, "%s", e->text);
+    return buf;
+}
+
+size_t tui_log_lines(const tui_log *l, int width)
+{
+    char text[TUI_LOG_TEXT + 16];
+    size_t total = 0;
+    for (size_t i = 0; i < l->n; i++)
+        total += tui_text_wrap(tui_log_text(tui_log_recent(l, i), text, sizeof text), width, NULL,
+                               NULL, 0);
+    return total;
 }

@@ -34,29 +34,52 @@ size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max
     return n;
 }
 
+/* One screen row of the help: a piece of a help line. */
+typedef struct help_row {
+    const char *keys;          /* the keys column, or NULL on the rows below it */
+    const char *text;
+    size_t len;
+    bool key;                  /* part of a key's description (else the legend) */
+    bool heading;
+} help_row;
+
 void tui_overlays_help(WINDOW *w, const tui_app *a)
 {
     static char lines[HELP_MAX][HELP_W];
+    static help_row hr[HELP_MAX * 4];
     int rows = getmaxy(w), cols = getmaxx(w), vis = rows - 2, scroll = a->help_scroll;
+    int dw = cols - 21 > 8 ? cols - 21 : 8;
     size_t nkeys, n = tui_overlays_help_lines(a->ascii, &lines[0][0], HELP_W, HELP_MAX, &nkeys);
+    size_t nr = 0;
     werase(w);
     tui_draw_box(w, "Help", "Esc closes", true, a->ascii);
-    if (scroll > (int)n - vis)
-        scroll = (int)n - vis;
+    /* descriptions wrap under themselves, so every key's whole text shows */
+    for (size_t i = 0; i < n && nr < sizeof hr / sizeof hr[0]; i++) {
+        const char *t = lines[i];
+        bool key = i < nkeys;
+        const char *body = key ? (strlen(t) > 17 ? t + 17 : "") : t;
+        size_t len = strlen(t), st[8], ln[8], k = tui_text_wrap(body, key ? dw : cols - 4, st, ln, 8);
+        bool heading = !key && len > 0 && t[len - 1] == ':';
+        if (k == 0)
+            hr[nr++] = (help_row){key ? t : NULL, "", 0, key, false};
+        for (size_t j = 0; j < k && j < 8 && nr < sizeof hr / sizeof hr[0]; j++)
+            hr[nr++] = (help_row){key && j == 0 ? t : NULL, body + st[j], ln[j], key, heading};
+    }
+    if (scroll > (int)nr - vis)
+        scroll = (int)nr - vis;
     if (scroll < 0)
         scroll = 0;
-    for (int r = 0; r < vis && (size_t)(scroll + r) < n; r++) {
-        const char *t = lines[scroll + r];
-        if ((size_t)(scroll + r) < nkeys) {
-            tui_draw_text(w, 1 + r, 2, 16, t, ROLE_EMPH);
-            if (strlen(t) > 17)
-                tui_draw_text(w, 1 + r, 19, cols - 21, t + 17, ROLE_NORMAL);
-        } else {
-            size_t len = strlen(t);
-            tui_draw_text(w, 1 + r, 2, cols - 4, t, len > 0 && t[len - 1] == ':' ? ROLE_TITLE : ROLE_NORMAL);
+    for (int r = 0; r < vis && (size_t)(scroll + r) < nr; r++) {
+        const help_row *h = &hr[scroll + r];
+        if (h->keys) {
+            char keys[17];
+            snprintf(keys, sizeof keys, "%.16s", h->keys);
+            tui_draw_text(w, 1 + r, 2, 16, keys, ROLE_EMPH);
         }
+        tui_draw_nstr(w, 1 + r, h->key ? 19 : 2, h->key ? dw : cols - 4, h->text, h->len,
+                      tui_theme_attr(h->heading ? ROLE_TITLE : ROLE_NORMAL));
     }
-    if ((int)n > vis)
+    if ((int)nr > vis)
         tui_draw_footer(w, "Up/Down scroll", a->ascii);
 }
 
@@ -141,15 +164,25 @@ void tui_overlays_confirm(WINDOW *w, const tui_app *a)
 
 void tui_overlays_too_small(WINDOW *w, int rows, int cols)
 {
-    char msg[64], now[48];
-    snprintf(msg, sizeof msg, "terminal too small (need %dx%d)", TUI_MIN_COLS, TUI_MIN_ROWS);
-    snprintf(now, sizeof now, "now %dx%d; q quits", cols, rows);
+    char text[128];
+    size_t st[16], ln[16], n;
     werase(w);
     if (rows <= 0 || cols <= 0)
         return;
-    tui_draw_text(w, rows / 2 > 0 ? rows / 2 - 1 : 0, 0, cols, msg, ROLE_BAD);
-    if (rows > 1)
-        tui_draw_text(w, rows / 2, 0, cols, now, ROLE_DIM);
+    /* Word-wrapped and centred, so it reads whole in any terminal it is
+     * shown in; the tiniest get the first words. */
+    snprintf(text, sizeof text, "terminal too small: need %dx%d, now %dx%d; q quits",
+             TUI_MIN_COLS, TUI_MIN_ROWS, cols, rows);
+    n = tui_text_wrap(text, cols, st, ln, 16);
+    if (n > 16)
+        n = 16;
+    if ((int)n > rows)
+        n = (size_t)rows;
+    for (size_t i = 0; i < n; i++) {
+        int width = tui_text_width(text + st[i], ln[i]);
+        tui_draw_nstr(w, (rows - (int)n) / 2 + (int)i, (cols - width) / 2, cols, text + st[i], ln[i],
+                      tui_theme_attr(i == 0 ? ROLE_BAD : ROLE_DIM));
+    }
 }
 
 void tui_overlays_details(WINDOW *w, const tui_app *a)
@@ -202,7 +235,7 @@ void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a)
     int cols = getmaxx(w);
     werase(w);
     tui_draw_box(w, "Reset your kernel?", NULL, true, a->ascii);
-    tui_draw_text(w, 1, 2, cols - 4, "Your files move to a backup folder and", ROLE_NORMAL);
-    tui_draw_text(w, 2, 2, cols - 4, "fresh starters take their place.", ROLE_NORMAL);
+    tui_draw_text(w, 1, 2, cols - 4, "Files you changed move to a backup folder", ROLE_NORMAL);
+    tui_draw_text(w, 2, 2, cols - 4, "and fresh starters take their place.", ROLE_NORMAL);
     tui_draw_text(w, 3, 2, cols - 4, "y: reset   any other key: keep", ROLE_DIM);
 }

@@ -40,7 +40,13 @@ void tui_panes_labs(WINDOW *w, const tui_app *a)
         if (sel)
             tui_draw_fill(w, 1 + r, 1, inner, role);
         tui_draw_text(w, 1 + r, 1, 2, sel ? tui_glyphs_get(a->ascii)->arrow : " ", role);
-        tui_draw_text(w, 1 + r, 3, inner - 2 - (pw ? pw + 1 : 0), l->title ? l->title : l->id, role);
+        {
+            int tw = inner - 2 - (pw ? pw + 1 : 0);
+            char cut[256];
+            tui_text_clip(l->title ? l->title : l->id, tw, tui_glyphs_get(a->ascii)->ellipsis, cut,
+                          sizeof cut);
+            tui_draw_text(w, 1 + r, 3, tw, cut, role);
+        }
         if (pw)
             tui_draw_rtext(w, 1 + r, cols - 1, pw, prog,
                            sel && focus ? ROLE_SELECTED : reached == total ? ROLE_OK : ROLE_DIM);
@@ -98,7 +104,11 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
                 tui_draw_fill(w, y + 1, 1, inner, trole);
         }
         mw = tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
-        tui_draw_text(w, y, 1 + mw + 1, inner - mw - 1, text, trole);
+        {
+            char cut[256];
+            tui_text_clip(text, inner - mw - 1, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
+            tui_draw_text(w, y, 1 + mw + 1, inner - mw - 1, cut, trole);
+        }
         if (st->state == TUI_MS_ERROR)
             snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
         else if (st->shown[0])
@@ -204,27 +214,26 @@ static tui_role level_role(tui_log_level l)
     return l == TUI_LOG_ERROR ? ROLE_BAD : l == TUI_LOG_WARN ? ROLE_WARN : ROLE_NORMAL;
 }
 
-static const char *entry_text(const tui_log_entry *e, char *buf, size_t n)
-{
-    if (e->repeat > 1)
-        snprintf(buf, n, "%s (x%d)", e->text, e->repeat);
-    else
-        snprintf(buf, n, "%s", e->text);
-    return buf;
-}
-
 void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
 {
     int rows = getmaxy(w), cols = getmaxx(w);
     char text[TUI_LOG_TEXT + 16];
     werase(w);
     if (!boxed) {
+        /* one line: the newest message, cut with an ellipsis; m shows all */
         const tui_log_entry *e = tui_log_recent(&a->log, 0);
+        char cut[TUI_LOG_TEXT + 32];
         if (e)
-            tui_draw_text(w, 0, 1, cols - 2, entry_text(e, text, sizeof text), level_role(e->level));
+            tui_draw_text(w, 0, 1, cols - 2,
+                          tui_text_clip(tui_log_text(e, text, sizeof text), cols - 2,
+                                        tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut),
+                          level_role(e->level));
         return;
     }
-    tui_draw_box(w, "Messages", NULL, false, a->ascii);
+    char note[32] = "";
+    if (a->log.n > 0)
+        snprintf(note, sizeof note, "m: all %zu", a->log.n);
+    tui_draw_box(w, "Messages", note, false, a->ascii);
     {
         int inner = cols - 2, y = rows - 2;
         for (size_t i = 0; y >= 1; i++) {
@@ -232,7 +241,7 @@ void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
             size_t st[16], ln[16], nl;
             if (!e)
                 break;
-            entry_text(e, text, sizeof text);
+            tui_log_text(e, text, sizeof text);
             nl = tui_text_wrap(text, inner, st, ln, 16);
             if (nl > 16)
                 nl = 16;
@@ -265,7 +274,7 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
     static const status_key ex[] = {{"e", "edit"}, {"H", "hint"}, {"a", "attempts"},
                                     {"M", "memcheck"}};
     static const status_key exs[] = {{"x", "exercise"}};
-    static const status_key tail[] = {{"s", "size"}, {"Esc", "cancel"}};
+    static const status_key tail[] = {{"s", "size"}, {"m", "messages"}, {"Esc", "cancel"}};
     const lab *l = tui_app_lab(a);
     size_t n = 0;
 #define ADD(arr)                                                         \

@@ -69,10 +69,22 @@ static void edit_exercise(tui_ctx *c, size_t i)
                  ? "vi" : "nano";
     err_clear(&e);
     tui_requests_prepare(c, i);
-    if (!workspace_files_of(ws_of(c), a->labs->v[i], exercise_at(c, i, a->req.ex), &f, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot edit: %s", e.msg);
+    /* The editor opens the learner's own copy or nothing: a missing copy is
+     * made now, and when it cannot be, the learner learns where to fix it. */
+    if (!workspace_prepare(ws_of(c), a->labs->v[i], exercise_at(c, i, a->req.ex), &f, &e)) {
+        char root[CL_PATH_MAX] = "";
+        if (c->workspace[0])
+            snprintf(root, sizeof root, "%s", c->workspace);
+        else
+            paths_workspace(root, sizeof root, NULL);
+        tui_log_add(&a->log, TUI_LOG_ERROR,
+                    "the editor was not opened: your copy of the exercise could not be made: %s. "
+                    "Fix the workspace folder %s, or start cudalab with --workspace DIR",
+                    e.msg, root);
         return;
     }
+    if (c->watch && !watch_add(c->watch, f.dir, &e))
+        tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
@@ -114,8 +126,11 @@ static void reset_exercise(tui_ctx *c, size_t i)
     }
     if (backup[0])
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
-    else
+    else if (f.kernel_created || f.launcher_created)
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter");
+    else
+        tui_log_add(&a->log, TUI_LOG_INFO, "your files were the starters already: nothing changed, "
+                    "no backup made");
 }
 
 unsigned tui_requests_saves(tui_ctx *c)

@@ -271,7 +271,7 @@ typedef struct colinfo {
 
 static const colinfo cols[RC_COUNT] = {
     [RC_VARIANT] = {14, 18, false, "variant"},
-    [RC_TIME] = {13, 13, true, "median"},
+    [RC_TIME] = {13, 14, true, "median"},   /* "50.7 us +-3.2%": 14 in ASCII */
     [RC_RATE] = {12, 12, true, "rate"},
     [RC_PEAK] = {6, 6, true, "%peak"},
     [RC_XCPU] = {7, 7, true, "x CPU"},
@@ -311,7 +311,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
     }
     extra = width - used;
     {
-        static const tui_runcol grow[] = {RC_CHECK, RC_VARIANT};
+        static const tui_runcol grow[] = {RC_TIME, RC_CHECK, RC_VARIANT};
         for (size_t g = 0; g < sizeof grow / sizeof grow[0]; g++) {
             tui_runcol c = grow[g];
             int add;
@@ -444,9 +444,11 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
             snprintf(tmp, sizeof tmp, "%s", row->note[0] ? row->note : "error");
             *role = ROLE_BAD;
         } else if (measured) {
+            /* the spread only when it fits whole: a median is never cut */
             tui_fmt_time_ms(r->median_ms, ascii, a, sizeof a);
-            if (r->spread > 0 && tui_text_swidth(a) + 5 <= w)
-                snprintf(tmp, sizeof tmp, "%s %s", a, tui_fmt_spread(r->spread, ascii, b, sizeof b));
+            tui_fmt_spread(r->spread, ascii, b, sizeof b);
+            if (r->spread > 0 && tui_text_swidth(a) + 1 + tui_text_swidth(b) <= w)
+                snprintf(tmp, sizeof tmp, "%s %s", a, b);
             else
                 snprintf(tmp, sizeof tmp, "%s", a);
         }

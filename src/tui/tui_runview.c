@@ -122,7 +122,15 @@ static void draw_chart(WINDOW *w, const tui_app *a, area ar, const size_t *idx, 
         const tui_row *row = &s->table.v[idx[k]];
         vals[k] = row->has_result && !row_failed(row) ? row->r.speedup_cpu : 0;
     }
-    lw = ar.w / 3 < 14 ? ar.w / 3 : 14;
+    /* labels as wide as the longest, up to two fifths of the chart */
+    lw = 4;
+    for (size_t k = 0; k < n; k++) {
+        int lwk = tui_text_swidth(s->table.v[idx[k]].label);
+        if (lwk > lw)
+            lw = lwk;
+    }
+    if (lw > ar.w * 2 / 5)
+        lw = ar.w * 2 / 5;
     bw = ar.w - lw - vw - 2;
     if (bw < 4 || !tui_chart_scale_for(vals, n, bw, &sc))
         return;
@@ -131,7 +139,9 @@ static void draw_chart(WINDOW *w, const tui_app *a, area ar, const size_t *idx, 
         const tui_row *row = &s->table.v[idx[k]];
         char v[TUI_FMT_MAX];
         int e = tui_chart_eighths(&sc, vals[k]), full = e / 8, part = e % 8, x;
-        tui_draw_text(w, y, ar.x, lw, row->label, ROLE_NORMAL);
+        char cut[RUN_ID_MAX + 8];
+        tui_draw_text(w, y, ar.x, lw, tui_text_clip(row->label, lw, g->ellipsis, cut, sizeof cut),
+                      ROLE_NORMAL);
         x = ar.x + lw + 1;
         wattrset(w, tui_theme_attr(vals[k] > 0 && vals[k] < 1.0 ? ROLE_SLOW : ROLE_BAR));
         for (int c = 0; c < full; c++)

@@ -24,7 +24,7 @@ static const tui_glyphs glyphs_utf8 = {
 
 static const tui_glyphs glyphs_ascii = {
     .ok = "ok", .bad = "X", .unwritten = "0", .pending = "-", .error = "!",
-    .ellipsis = "~", .bullet = "*", .arrow = ">", .sep = "|",
+    .ellipsis = "...", .bullet = "*", .arrow = ">", .sep = "|",
     .spinner = spin_ascii, .nspinner = 4,
     .bar_full = "#", .bar_empty = ".", .bar_part = part_ascii,
     .utf8 = false,

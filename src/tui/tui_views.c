@@ -6,6 +6,7 @@
 
 #include "tui/tui_draw.h"
 #include "tui/tui_roof.h"
+#include "tui/tui_text.h"
 #include "tui/tui_timeline.h"
 
 #define VIEW_MAX 256
@@ -58,12 +59,13 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
     int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
     int pw = tui_timeline_plot_width(cols), px = 1 + TUI_TL_LABEL_W + 1;
     int lanes_h, top, ticks[64], nt, tall;
-    char title[TL_TITLE_MAX + 16], note[96], line[1024];
+    char title[TL_TITLE_MAX + 64], note[96], line[1024];
     tui_tlcell *cells;
     bool *idle;
     werase(w);
     tui_timeline_window(v, note, sizeof note);
-    snprintf(title, sizeof title, "Timeline: %s", v->t.title[0] ? v->t.title : "GPU");
+    snprintf(title, sizeof title, "Timeline: %s%s", v->t.title[0] ? v->t.title : "GPU",
+             v->t.note[0] ? " (sample shipped with cudalab, not your GPU)" : "");
     tui_draw_box(w, title, note, true, a->ascii);
     if (!v->loaded) {
         tui_draw_text(w, 1, 1, inner, "no timeline read", ROLE_DIM);
@@ -263,4 +265,28 @@ void tui_views_roofline(WINDOW *w, const tui_app *a)
         if ((int)np > leg_h)
             tui_draw_footer(w, "Up/Down scroll the points  Esc closes", a->ascii);
     }
+}
+
+/* ---- messages ------------------------------------------------------------------ */
+
+void tui_views_messages(WINDOW *w, const tui_app *a)
+{
+    int rows = getmaxy(w), cols = getmaxx(w), width = cols - 4, vis = rows - 2, line = 0;
+    char note[48], text[TUI_LOG_TEXT + 16];
+    werase(w);
+    snprintf(note, sizeof note, "%zu message%s", a->log.n, a->log.n == 1 ? "" : "s");
+    tui_draw_box(w, "Messages", note, true, a->ascii);
+    if (a->log.n == 0)
+        tui_draw_text(w, 1, 2, width, "no messages yet", ROLE_DIM);
+    for (size_t i = a->log.n; i > 0 && line < a->msg_scroll + vis; i--) {
+        const tui_log_entry *e = tui_log_recent(&a->log, i - 1);
+        size_t st[64], ln[64], nl = tui_text_wrap(tui_log_text(e, text, sizeof text), width, st, ln, 64);
+        tui_role role = e->level == TUI_LOG_ERROR ? ROLE_BAD : e->level == TUI_LOG_WARN ? ROLE_WARN
+                                                                                       : ROLE_NORMAL;
+        for (size_t k = 0; k < nl && k < 64; k++, line++)
+            if (line >= a->msg_scroll && line < a->msg_scroll + vis)
+                tui_draw_nstr(w, 1 + line - a->msg_scroll, 2, width, text + st[k], ln[k],
+                              tui_theme_attr(role));
+    }
+    tui_draw_footer(w, "Up/Down/PgUp/PgDn scroll  Esc closes", a->ascii);
 }

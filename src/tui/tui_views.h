@@ -1,6 +1,7 @@
 /* tui_views.h - the full-screen views: the timeline of the last profiling
- * run and the roofline of the measured rows.  Each draws one window from
- * the app model (tui_timeline.h, tui_roof.h) and changes nothing. */
+ * run, the roofline of the measured rows and every message of the session.
+ * Each draws one window from the app model (tui_timeline.h, tui_roof.h,
+ * tui_log.h) and changes nothing. */
 #ifndef CUDALAB_TUI_VIEWS_H
 #define CUDALAB_TUI_VIEWS_H
 
@@ -10,5 +11,6 @@
 
 void tui_views_timeline(WINDOW *w, const tui_app *a);
 void tui_views_roofline(WINDOW *w, const tui_app *a);
+void tui_views_messages(WINDOW *w, const tui_app *a);
 
 #endif

@@ -69,6 +69,20 @@ static void test_paths_join_and_mkdir(void **state)
     assert_false(paths_mkdir_p(file, &e));
     assert_non_null(strstr(e.msg, file));
 
+    /* Probing changes nothing and says why a folder is not usable. */
+    char why[CL_ERR_MAX], below[CL_PATH_MAX + 32], fresh[CL_PATH_MAX + 32];
+    assert_int_equal(paths_dir_probe(deep, why, sizeof why), PATHS_DIR_WRITABLE);
+    snprintf(fresh, sizeof fresh, "%s/new/er", dir);
+    assert_int_equal(paths_dir_probe(fresh, why, sizeof why), PATHS_DIR_MISSING);
+    assert_false(paths_is_dir(fresh));
+    snprintf(below, sizeof below, "%s/sub/dir", file);
+    assert_int_equal(paths_dir_probe(below, why, sizeof why), PATHS_DIR_NOT_WRITABLE);
+    char want[CL_PATH_MAX + 64];
+    snprintf(want, sizeof want, "cannot be created (%s is not a folder)", file);
+    assert_string_equal(why, want);
+    assert_int_equal(paths_dir_probe(file, why, sizeof why), PATHS_DIR_NOT_WRITABLE);
+    assert_string_equal(why, "cannot be written (it is not a folder)");
+
     assert_true(ts_rm_rf(dir));
 }
 

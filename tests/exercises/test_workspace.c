@@ -1,5 +1,7 @@
-/* Workspace: starters are copied once and never overwritten; reset needs
- * confirmation, keeps a backup and restores the starters. */
+/* Workspace: starters are copied once and never overwritten; a failed
+ * set-up leaves nothing behind; reset needs confirmation, keeps a backup of
+ * what changed (and makes none when nothing did) and restores the starters;
+ * backups are listed and removed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lab/workspace.h"
 #include "support.h"
@@ -208,6 +211,103 @@ static void test_reset_with_nothing_to_save(void **state)
     assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
 }
 
+static void test_reset_of_unchanged_files_makes_no_backup(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    char names[4][64], backup[CL_PATH_MAX];
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, backup, sizeof backup, &e));
+    assert_string_equal(backup, "");
+    assert_false(wf.kernel_created);
+    assert_int_equal(backups(wf.dir, names, 4), 0);
+
+    /* Only the changed launcher is saved; the kernel was the starter. */
+    assert_true(ts_write(wf.launcher, "return function() end -- mine\n"));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, backup, sizeof backup, &e));
+    assert_int_equal(backups(wf.dir, names, 4), 1);
+    char saved[CL_PATH_MAX * 2];
+    snprintf(saved, sizeof saved, "%s/starter.lua", backup);
+    assert_true((access(saved, F_OK) == 0));
+    snprintf(saved, sizeof saved, "%s/starter.cu", backup);
+    assert_false((access(saved, F_OK) == 0));
+    assert_true(ts_same_file(wf.kernel, wf.starter_kernel));
+    assert_true(ts_same_file(wf.launcher, wf.starter_launcher));
+}
+
+static void test_failed_prepare_leaves_nothing(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    char ws[CL_PATH_MAX + 16], top[CL_PATH_MAX + 16], dir[CL_PATH_MAX * 2];
+    snprintf(ws, sizeof ws, "%s/new/a/b", f->ws);
+    snprintf(top, sizeof top, "%s/new", f->ws);
+    char missing[] = "no-such-launcher.lua";
+    lab l = f->l;
+    lab_exercise x = f->x;
+    x.launcher = missing;
+    l.exercises = &x;
+    assert_false(workspace_prepare(ws, &l, NULL, &wf, &e));
+    assert_non_null(strstr(e.msg, "no-such-launcher.lua"));
+    snprintf(dir, sizeof dir, "%s/reduction", ws);
+    assert_false((access(wf.kernel, F_OK) == 0));
+    assert_false((access(dir, F_OK) == 0));
+    assert_false((access(ws, F_OK) == 0));
+    assert_false((access(top, F_OK) == 0));
+
+    /* A folder the learner already had stays, with their own files. */
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
+    assert_true(ts_write(wf.kernel, "mine\n"));
+    unlink(wf.launcher);
+    assert_false(workspace_prepare(f->ws, &l, NULL, &wf, &e));
+    char *mine = ts_read(wf.kernel);
+    assert_non_null(mine);
+    assert_string_equal(mine, "mine\n");
+    free(mine);
+}
+
+static void test_backups_listed_and_removed(void **state)
+{
+    fixture *f = *state;
+    workspace_files wf;
+    cl_err e = {{0}};
+    char b1[CL_PATH_MAX], b2[CL_PATH_MAX];
+    workspace_backup *v = NULL;
+    size_t n = 9;
+    assert_true(workspace_backups(f->ws, &f->l, NULL, &v, &n, &e));
+    assert_int_equal(n, 0);
+    assert_true(workspace_prepare(f->ws, &f->l, NULL, &wf, &e));
+    assert_true(ts_write(wf.kernel, "one\n"));
+    assert_true(ts_write(wf.launcher, "return 1\n"));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, b1, sizeof b1, &e));
+    assert_true(ts_write(wf.kernel, "two\n"));
+    assert_true(workspace_reset(f->ws, &f->l, NULL, true, &wf, b2, sizeof b2, &e));
+    char extra[CL_PATH_MAX * 2];
+    snprintf(extra, sizeof extra, "%s/notes", b2);
+    assert_int_equal(mkdir(extra, 0755), 0);
+
+    assert_true(workspace_backups(f->ws, &f->l, NULL, &v, &n, &e));
+    assert_int_equal(n, 2);
+    assert_string_equal(v[0].path, b1);
+    assert_int_equal(v[0].nfiles, 2);
+    assert_true(v[0].plain);
+    assert_string_equal(v[1].path, b2);
+    assert_int_equal(v[1].nfiles, 1);
+    assert_false(v[1].plain);
+
+    assert_true(workspace_backup_remove(&v[0], &e));
+    assert_false((access(b1, F_OK) == 0));
+    assert_false(workspace_backup_remove(&v[1], &e));
+    assert_non_null(strstr(e.msg, "left as it is"));
+    assert_true((access(b2, F_OK) == 0));
+    free(v);
+    assert_true(workspace_backups(f->ws, &f->l, NULL, &v, &n, &e));
+    assert_int_equal(n, 1);
+    free(v);
+}
+
 static void test_refuses_bad_labs(void **state)
 {
     fixture *f = *state;
@@ -296,6 +396,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reset_needs_confirmation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset_keeps_a_backup_and_restores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset_with_nothing_to_save, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_of_unchanged_files_makes_no_backup, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_prepare_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backups_listed_and_removed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_bad_labs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_workspace_from_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listed_exercise_folder, setup, teardown),

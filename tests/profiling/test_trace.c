@@ -97,6 +97,7 @@ static void test_export_validates_and_reads_back(void **state)
 
     assert_true(trace_parse(json, &back, &e));
     assert_string_equal(back.title, t.title);
+    assert_string_equal(back.note, "");
     assert_int_equal(back.nlanes, t.nlanes);
     for (size_t i = 0; i < t.nlanes; i++) {
         assert_int_equal(back.lanes[i].kind, t.lanes[i].kind);
@@ -158,6 +159,31 @@ static void test_write_and_load_file(void **state)
     assert_false(trace_load(path, &back, &e));
     assert_non_null(strstr(e.msg, path));
     timeline_free(&t);
+}
+
+/* A note (a sample recorded elsewhere) goes into otherData and back. */
+static void test_note_round_trip(void **state)
+{
+    (void)state;
+    timeline t, back;
+    cl_err e;
+    timeline_init(&t);
+    snprintf(t.title, sizeof t.title, "NVIDIA H200");
+    snprintf(t.note, sizeof t.note, "a sample recorded on NVIDIA H200 that ships with cudalab");
+    char *json = trace_json(&t, &e);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"note\":\"a sample recorded on NVIDIA H200"));
+    assert_true(trace_parse(json, &back, &e));
+    assert_string_equal(back.note, t.note);
+    free(json);
+    timeline_free(&back);
+    timeline_free(&t);
+
+    char path[CL_PATH_MAX];
+    ts_home_path(path, sizeof path, "assets/timelines/h200-overlap.json");
+    assert_true(trace_load(path, &back, &e));
+    assert_non_null(strstr(back.note, "ships with cudalab"));
+    timeline_free(&back);
 }
 
 static void test_empty_timeline(void **state)
@@ -311,6 +337,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_validates_and_reads_back),
         cmocka_unit_test(test_write_and_load_file),
+        cmocka_unit_test(test_note_round_trip),
         cmocka_unit_test(test_empty_timeline),
         cmocka_unit_test(test_validator_refuses_broken_traces),
         cmocka_unit_test(test_recorded_sample),

@@ -331,6 +331,20 @@ static void test_unwritable(void **state)
     assert_false(store_open(d, &s, notice, sizeof notice, &e));
     assert_true(ts_contains(e.msg, "progress is not saved"));
     assert_true(ts_contains(e.msg, "cannot be created"));
+    /* What doctor says is what opening says, word for word. */
+    char why[CL_ERR_MAX];
+    bool missing = true;
+    assert_false(store_dir_usable(d, &missing, why, sizeof why));
+    assert_string_equal(why, e.msg);
+    char want[CL_PATH_MAX * 2 + 128];
+    snprintf(want, sizeof want,
+             "progress is not saved: the data folder %s cannot be created (%s is not a folder)", d,
+             file);
+    assert_string_equal(e.msg, want);
+    char later[CL_PATH_MAX + 16];
+    snprintf(later, sizeof later, "%s/later", dir);
+    assert_true(store_dir_usable(later, &missing, why, sizeof why));
+    assert_true(missing);
 
     /* A folder without write permission (only meaningful when not root). */
     if (geteuid() != 0) {

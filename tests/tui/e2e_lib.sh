@@ -90,7 +90,8 @@ keys() { T send-keys -t e2e "$@"; sleep 0.3; }
 
 # start_tui COLS ROWS: a fresh tmux server running cudalab in a COLS x ROWS
 # window, with its data and workspace under $work and $work/editor as the
-# editor; $tui_env, when set, adds NAME='value' settings to its environment.
+# editor; $tui_env, when set, adds NAME='value' settings to its environment
+# (later ones win), and $tui_args arguments to cudalab's command line.
 start_tui() {
     T kill-server >/dev/null 2>&1
     starts=$((starts + 1))
@@ -98,7 +99,7 @@ start_tui() {
     T new-session -d -s e2e -x "$1" -y "$2" \
         "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
          XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= \
-         ${tui_env:-} '$exe'; \
+         ${tui_env:-} '$exe' ${tui_args:-}; \
          echo \"cudalab exited with \$?\"; sleep 600"
     T set-option -t e2e -g status off >/dev/null 2>&1
     T resize-window -t e2e -x "$1" -y "$2" >/dev/null 2>&1

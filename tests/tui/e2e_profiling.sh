@@ -87,7 +87,7 @@ keys Tab
 keys Tab
 keys G
 capture
-grep -E -q 'your pipeline +no device' "$screen_file" && pass "your pipeline's row says there is no device" ||
+grep -E -q 'your pipel[^ ]* +no device' "$screen_file" && pass "your pipeline's row says there is no device" ||
     fail "no row for your pipeline"
 grep -E -q 'your groupby +no device' "$screen_file" && pass "your steps have rows of their own" ||
     fail "no rows for your steps"

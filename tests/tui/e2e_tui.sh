@@ -156,7 +156,7 @@ T resize-window -t e2e -x 80 -y 24; sleep 0.5
 check_sane "80x24"
 snapshot resize-80x24
 T resize-window -t e2e -x 50 -y 14; sleep 0.5
-if wait_for "terminal too small (need 60x16)" 5; then pass "too small is said"; else fail "no 'terminal too small' at 50x14"; fi
+if wait_for "terminal too small: need 60x16" 5; then pass "too small is said"; else fail "no 'terminal too small' at 50x14"; fi
 snapshot too-small
 T resize-window -t e2e -x 200 -y 50; sleep 0.5
 check_sane "200x50"

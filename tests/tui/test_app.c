@@ -1,4 +1,5 @@
-/* The app model: what keys, clicks and worker events do, without curses. */
+/* The app model: what keys, clicks, worker events and a new terminal size
+ * do, without curses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1125,6 +1126,64 @@ static void test_experiments_and_exercises(void **state)
     assert_non_null(tui_runtable_find(&a->ls[0].table, "div_warps", "4M threads"));
 }
 
+static void test_messages_view(void **state)
+{
+    tui_app *a = *state;
+    for (int i = 0; i < 30; i++)
+        tui_log_add(&a->log, TUI_LOG_WARN, "labs/bad%02d/lab.lua:4: variant 'ghost': no shipped "
+                                           "kernel named 'reduce_ghost_%02d'", i, i);
+    int vis = tui_app_messages_visible(&lay);
+    int total = (int)tui_log_lines(&a->log, tui_app_messages_width(&lay));
+    assert_true(total >= 30 && total > vis);
+    assert_true(key(a, TA_MESSAGES) & TUI_F_REDRAW);
+    assert_int_equal(a->overlay, TUI_OV_MESSAGES);
+    assert_int_equal(a->msg_scroll, total - vis);      /* opens on the newest */
+    key(a, TA_DOWN);
+    assert_int_equal(a->msg_scroll, total - vis);      /* not past the end */
+    key(a, TA_HOME);
+    assert_int_equal(a->msg_scroll, 0);
+    key(a, TA_UP);
+    assert_int_equal(a->msg_scroll, 0);
+    key(a, TA_PAGE_DOWN);
+    assert_int_equal(a->msg_scroll, vis - 1 < total - vis ? vis - 1 : total - vis);
+    key(a, TA_END);
+    assert_int_equal(a->msg_scroll, total - vis);
+    /* a narrower terminal wraps into more lines: the end moves with it */
+    tui_layout narrow;
+    tui_layout_compute(30, 60, 2, &narrow);
+    tui_app_relayout(a, &narrow);
+    assert_true(a->msg_scroll <= (int)tui_log_lines(&a->log, tui_app_messages_width(&narrow)));
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    /* a click on the messages pane opens them too */
+    tui_rect r = lay.pane[TUI_P_LOG];
+    assert_true(tui_app_mouse(a, &lay, r.y + 1, r.x + 2, TUI_MOUSE_CLICK) & TUI_F_REDRAW);
+    assert_int_equal(a->overlay, TUI_OV_MESSAGES);
+    key(a, TA_MESSAGES);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+}
+
+static void test_relayout(void **state)
+{
+    tui_app *a = *state;
+    tui_labstate *s = tui_app_state(a);
+    /* scrolled down in a smaller window: a larger one shows every row again */
+    key(a, TA_NEXT_PANE);
+    key(a, TA_NEXT_PANE);
+    key(a, TA_END);
+    assert_int_equal(s->run_cursor, 2);
+    s->run_scroll = 2;
+    s->ms_scroll = 1;
+    tui_app_relayout(a, &lay);
+    assert_int_equal(s->run_scroll, 0);
+    assert_int_equal(s->run_cursor, 2);
+    assert_int_equal(s->ms_scroll, 0);
+    /* a cursor past the rows comes back to the last one */
+    s->run_cursor = 7;
+    tui_app_relayout(a, &lay);
+    assert_int_equal(s->run_cursor, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1145,6 +1204,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
         cmocka_unit_test_setup_teardown(test_experiments_and_exercises, setup_basics, teardown),
+        cmocka_unit_test_setup_teardown(test_messages_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relayout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

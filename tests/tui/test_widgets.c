@@ -550,6 +550,10 @@ static void test_runtable_columns(void **state)
         }
         if (w >= 80)
             assert_int_equal(n, RC_COUNT);
+        /* room for "50.7 us +-3.2%" (ASCII) whenever the row has room to spare */
+        for (int i = 0; w >= 80 && i < n; i++)
+            if (c[i].id == RC_TIME)
+                assert_int_equal(c[i].w, 14);
     }
 }
 
@@ -583,6 +587,9 @@ static void test_runtable_cells(void **state)
     row.r = result("shared", "2^20", RK_KERNEL, RS_CORRECT);
     assert_string_equal(cell(&row, RC_TIME, 13, false, 0), "1.23 ms \xC2\xB1" "2.0%");
     assert_string_equal(cell(&row, RC_TIME, 8, true, 0), "1.23 ms");
+    /* ASCII writes the spread "+-": the median is never cut for it. */
+    assert_string_equal(cell(&row, RC_TIME, 14, true, 0), "1.23 ms +-2.0%");
+    assert_string_equal(cell(&row, RC_TIME, 13, true, 0), "1.23 ms");
     assert_string_equal(cell(&row, RC_RATE, 12, false, 0), "845 GB/s");
     assert_string_equal(cell(&row, RC_PEAK, 6, false, 0), "28%");
     assert_string_equal(cell(&row, RC_XCPU, 7, false, 0), "312x");
@@ -602,7 +609,7 @@ static void test_runtable_cells(void **state)
     snprintf(row.note, sizeof row.note, "no CUDA device found: no driver");
     assert_string_equal(cell(&row, RC_CHECK, 11, false, 0), "! error");
     assert_string_equal(cell(&row, RC_TIME, 40, false, 0), "no CUDA device found: no driver");
-    assert_string_equal(cell(&row, RC_TIME, 10, true, 0), "no CUDA d~");
+    assert_string_equal(cell(&row, RC_TIME, 10, true, 0), "no CUDA...");
     assert_string_equal(cell(&row, RC_XCPU, 7, false, 0), "");
 
     row.r.status = RS_CORRECT;

@@ -1,3 +1,3 @@
--- expect: attempt to index a nil value (global 'debug')
+-- expect: 'debug' is not available in lab files
 -- line: 3
 local info = debug.getinfo(1)

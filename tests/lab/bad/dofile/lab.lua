@@ -1,3 +1,3 @@
--- expect: attempt to call a nil value (global 'dofile')
+-- expect: 'dofile' is not available in lab files
 -- line: 3
 dofile("/etc/passwd")

@@ -1,3 +1,3 @@
--- expect: attempt to call a nil value (global 'loadfile')
+-- expect: 'loadfile' is not available in lab files
 -- line: 3
 loadfile("/etc/passwd")

@@ -1,4 +1,5 @@
 -- expect: memory limit of 64 MiB
+-- line: 7
 local keep, kib = {}, string.rep("y", 1024)
 local tries = 0
 while tries < 1000 do

@@ -1,3 +1,3 @@
--- expect: attempt to index a nil value (global 'package')
+-- expect: 'package' is not available in lab files
 -- line: 3
 package.loadlib("libc.so.6", "system")

@@ -1,0 +1,258 @@
+/* cmd_workspace.c - `cudalab workspace [--backups] [--remove-backups LAB
+ * [--yes]]`: the learner's exercise files and the backups resets left. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli_commands.h"
+#include "cli/cli_labs.h"
+#include "core/units.h"
+#include "lab/workspace.h"
+
+enum { OPT_BACKUPS = CLI_LONG_ONLY, OPT_REMOVE, OPT_YES };
+
+typedef struct ws_args {
+    bool backups, yes;
+    const char *remove;
+} ws_args;
+
+static const cli_opt workspace_opts[] = {
+    {"backups", OPT_BACKUPS, NULL, "list the backup folders that resets left, per lab", NULL},
+    {"remove-backups", OPT_REMOVE, "LAB",
+     "delete lab LAB's backup folders, after a confirmation", "a lab id"},
+    {"yes", OPT_YES, NULL, "with --remove-backups: do not ask", NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_workspace_spec = {
+    "workspace", "", "your exercise files, and the backups that resets left",
+    "Without options, lists each lab's exercise files in the workspace (--workspace DIR)\n"
+    "and whether they still are the starters.  A reset (X in the lab) moves changed files\n"
+    "into <lab>/backup-<time>/; --backups lists those folders, --remove-backups LAB\n"
+    "deletes them after asking (or at once with --yes).",
+    workspace_opts, cmd_workspace,
+};
+
+static int workspace_option(cli_ctx *c, void *ud, int key, const char *v)
+{
+    ws_args *a = ud;
+    (void)c;
+    if (key == OPT_BACKUPS)
+        a->backups = true;
+    else if (key == OPT_YES)
+        a->yes = true;
+    else if (key == OPT_REMOVE)
+        a->remove = v;
+    return EXIT_OK;
+}
+
+static const char *file_state(const char *mine, const char *starter)
+{
+    struct stat a, b;
+    if (stat(mine, &a) != 0)
+        return "not made yet (opening the lab copies the starter)";
+    if (stat(starter, &b) == 0 && a.st_size == b.st_size) {
+        FILE *fa = fopen(mine, "rb"), *fb = fopen(starter, "rb");
+        bool same = fa && fb;
+        while (same) {
+            int x = fgetc(fa), y = fgetc(fb);
+            same = x == y;
+            if (x == EOF || !same)
+                break;
+        }
+        if (fa)
+            fclose(fa);
+        if (fb)
+            fclose(fb);
+        if (same)
+            return "the starter, unchanged";
+    }
+    return "yours";
+}
+
+/* The backup folders of every exercise of lab l, into *out (caller frees). */
+static bool all_backups(const lab *l, workspace_backup **out, size_t *n, cl_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t k = 0; k < l->nexercises; k++) {
+        workspace_backup *b = NULL;
+        size_t m = 0;
+        if (!workspace_backups(NULL, l, &l->exercises[k], &b, &m, e)) {
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return false;
+        }
+        if (m > 0) {
+            workspace_backup *v = realloc(*out, (*n + m) * sizeof *v);
+            if (!v) {
+                free(b);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return err_set(e, "out of memory listing the backups of lab '%s'", l->id);
+            }
+            memcpy(v + *n, b, m * sizeof *b);
+            *out = v;
+            *n += m;
+        }
+        free(b);
+    }
+    return true;
+}
+
+/* Lists lab l's backups, under its id when header; false when they
+ * cannot be read. */
+static bool list_backups(const lab *l, bool header, size_t *total)
+{
+    workspace_backup *b = NULL;
+    size_t n = 0;
+    cl_err e = {{0}};
+    if (!all_backups(l, &b, &n, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        return false;
+    }
+    if (header && n > 0)
+        printf("\n%s\n", l->id);
+    for (size_t i = 0; i < n; i++) {
+        char sz[32];
+        printf("  %s  %d file%s, %s%s\n", b[i].path, b[i].nfiles, b[i].nfiles == 1 ? "" : "s",
+               units_bytes((double)b[i].bytes, sz, sizeof sz),
+               b[i].plain ? "" : " (holds folders too: not removed by --remove-backups)");
+    }
+    *total += n;
+    free(b);
+    return true;
+}
+
+static void show_files(const lab *l)
+{
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        workspace_files f;
+        cl_err e = {{0}};
+        if (x->id[0])
+            printf("  exercise %s\n", x->id);
+        if (!workspace_files_of(NULL, l, x, &f, &e)) {
+            printf("  %s\n", e.msg);
+            continue;
+        }
+        printf("  %s  %s\n", f.kernel, file_state(f.kernel, f.starter_kernel));
+        if (f.launcher[0])
+            printf("  %s  %s\n", f.launcher, file_state(f.launcher, f.starter_launcher));
+    }
+}
+
+/* Asks on the terminal; true for an answer starting with y. */
+static bool confirm(const char *lab_id, size_t n, int files)
+{
+    fprintf(stderr, "Delete %zu backup folder%s of lab '%s' (%d file%s)? [y/N] ", n,
+            n == 1 ? "" : "s", lab_id, files, files == 1 ? "" : "s");
+    fflush(stderr);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin))
+        return false;
+    return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int remove_backups(cli_ctx *c, const lab_set *set, const ws_args *a)
+{
+    const lab *l = lab_set_find(set, a->remove);
+    if (!l)
+        return cli_usage_error(c, "workspace: no lab called '%s' (see 'cudalab list')",
+                               a->remove);
+    if (l->nexercises == 0)
+        return cli_usage_error(c, "workspace: lab '%s' has no exercise", l->id);
+    workspace_backup *b = NULL;
+    size_t n = 0, removable = 0;
+    int files = 0;
+    cl_err e = {{0}};
+    if (!all_backups(l, &b, &n, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        return EXIT_ENV;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (b[i].plain) {
+            removable++;
+            files += b[i].nfiles;
+            printf("  %s  %d file%s\n", b[i].path, b[i].nfiles, b[i].nfiles == 1 ? "" : "s");
+        }
+    int rc = EXIT_OK;
+    if (removable == 0) {
+        printf("Lab '%s' has no backups to delete.\n", l->id);
+    } else if (!a->yes && !confirm(l->id, removable, files)) {
+        fprintf(stderr, "cudalab: nothing was deleted\n");
+        rc = EXIT_FAIL;
+    } else {
+        size_t done = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!b[i].plain)
+                continue;
+            if (workspace_backup_remove(&b[i], &e)) {
+                done++;
+            } else {
+                fprintf(stderr, "cudalab: %s\n", e.msg);
+                rc = EXIT_ENV;
+            }
+        }
+        printf("Deleted %zu backup folder%s of lab '%s'.\n", done, done == 1 ? "" : "s", l->id);
+    }
+    free(b);
+    return rc;
+}
+
+int cmd_workspace(cli_ctx *c, int argc, char **argv)
+{
+    ws_args a = {0};
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_workspace_spec, argc, argv, workspace_option, &a, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? EXIT_OK : rc;
+    if (first < argc)
+        return cli_usage_error(c, "workspace: unexpected argument '%s'", argv[first]);
+    if (a.yes && !a.remove)
+        return cli_usage_error(c, "workspace: --yes goes with --remove-backups LAB");
+    if (a.backups && a.remove)
+        return cli_usage_error(c, "workspace: --backups and --remove-backups go one at a time");
+
+    lab_set set = {0};
+    lab_diags diags = {0};
+    char root[CL_PATH_MAX];
+    cl_err e = {{0}};
+    rc = EXIT_ENV;
+    if (!paths_workspace(root, sizeof root, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        goto done;
+    }
+    if (!cli_load_labs(c, &set, &diags))
+        goto done;
+    if (a.remove) {
+        rc = remove_backups(c, &set, &a);
+        goto done;
+    }
+    printf("Workspace %s%s\n", root, paths_is_dir(root) ? "" : " (not made yet)");
+    size_t total = 0;
+    rc = EXIT_OK;
+    for (size_t i = 0; i < set.n; i++) {
+        const lab *l = set.v[i];
+        if (l->nexercises == 0)
+            continue;
+        if (!a.backups) {
+            printf("\n%s\n", l->id);
+            show_files(l);
+        }
+        if (!list_backups(l, a.backups, &total))
+            rc = EXIT_ENV;
+    }
+    if (a.backups && total == 0)
+        printf("\nNo backups.\n");
+    else if (!a.backups && total > 0)
+        printf("\n%zu backup folder%s ('cudalab workspace --remove-backups LAB' deletes "
+               "them).\n", total, total == 1 ? "" : "s");
+done:
+    lab_set_free(&set);
+    lab_diags_free(&diags);
+    return rc;
+}

@@ -1,0 +1,95 @@
+#include "lab/labcheck.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "catalog/experiments_list.h"
+#include "catalog/pipeline_files.h"
+#include "catalog/problem_spec.h"
+#include "kernel_names.h"
+#include "lab/labsource.h"
+
+static const char *const known_libraries[] = {"cub", "cublas", "copy"};
+
+static bool in_list(const char *s, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, v[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Each size reads as a size of problem; a bad one is reported at the line
+ * it is written on. */
+static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *problem,
+                        lab_diags *d)
+{
+    const problem_spec *ops = problem ? problem_spec_find(problem) : NULL;
+    for (size_t i = 0; ops && i < n; i++) {
+        problem_dims dims;
+        cl_err e;
+        if (problem_parse_size(ops, sizes[i], &dims, &e))
+            continue;
+        int line = lab_source_size_line(l->path, l->line, sizes[i]);
+        lab_diags_add(d, l->path, line ? line : l->line, "lab '%s': size '%s': %s", l->id,
+                      sizes[i], e.msg);
+    }
+}
+
+/* Each variant's kernel is a shipped kernel of problem (the pipeline's
+ * variants are its steps). */
+static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const char *problem,
+                          lab_diags *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        const lab_variant *v = &vs[i];
+        if (problem && strcmp(problem, PIPELINE_PROBLEM) == 0) {
+            if (!pipeline_variant_known(v->id))
+                lab_diags_add(d, l->path, v->line,
+                              "variant '%s': the pipeline has no step of that name", v->id);
+            continue;
+        }
+        if (!v->kernel)
+            continue;
+        const char *solves = kernels_problem_of(v->kernel);
+        if (!solves)
+            lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
+                          v->kernel);
+        else if (problem && strcmp(solves, problem) != 0)
+            lab_diags_add(d, l->path, v->line,
+                          "variant '%s': kernel '%s' solves '%s', but %s problem is '%s'", v->id,
+                          v->kernel, solves, vs == l->variants ? "the lab's" : "its exercise's",
+                          problem);
+    }
+}
+
+void lab_check_engine(const lab *l, lab_diags *d)
+{
+    bool experiments = l->problem && experiments_problem(l->problem);
+    if (l->problem && !experiments && !problem_spec_find(l->problem))
+        lab_diags_add(d, l->path, l->line,
+                      "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, embedding, "
+                      "pipeline, saxpy, histogram, managed, profiling, basics)",
+                      l->id, l->problem);
+    if (!experiments)
+        check_sizes(l, l->sizes, l->nsizes, l->problem, d);
+    if (l->library && !in_list(l->library, known_libraries, 3))
+        lab_diags_add(d, l->path, l->line,
+                      "lab '%s': unknown library '%s' (known: cub, cublas, copy)", l->id,
+                      l->library);
+    for (size_t i = 0; experiments && i < l->nvariants; i++) {
+        const char *of = experiments_problem_of(l->variants[i].id);
+        if (!of || strcmp(of, l->problem) != 0)
+            lab_diags_add(d, l->path, l->variants[i].line,
+                          "variant '%s': no experiment of that name", l->variants[i].id);
+    }
+    if (!experiments)
+        check_kernels(l, l->variants, l->nvariants, l->problem, d);
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        if (!x->id[0] && !experiments)
+            continue;   /* the lab's own: its sizes and rungs are the lab's, checked above */
+        check_sizes(l, x->sizes, x->nsizes, x->problem, d);
+        check_kernels(l, x->variants, x->nvariants, x->problem, d);
+    }
+}

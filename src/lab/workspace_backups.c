@@ -1,0 +1,124 @@
+/* workspace_backups.c - the backup folders a reset leaves in the learner's
+ * workspace: listing them and removing one. */
+#include "lab/workspace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BACKUP_PREFIX "backup-"
+
+static int cmp_backup(const void *a, const void *b)
+{
+    return strcmp(((const workspace_backup *)a)->path, ((const workspace_backup *)b)->path);
+}
+
+/* Counts b's files and bytes; b->plain says whether nothing else is there. */
+static bool survey(workspace_backup *b, cl_err *e)
+{
+    DIR *d = opendir(b->path);
+    if (!d)
+        return err_set(e, "cannot read %s: %s", b->path, strerror(errno));
+    b->plain = true;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char p[CL_PATH_MAX];
+        struct stat st;
+        if (!paths_join(p, sizeof p, b->path, de->d_name) || lstat(p, &st) != 0 ||
+            !S_ISREG(st.st_mode)) {
+            b->plain = false;
+            continue;
+        }
+        b->nfiles++;
+        b->bytes += (long long)st.st_size;
+    }
+    closedir(d);
+    return true;
+}
+
+bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
+                       workspace_backup **out, size_t *n, cl_err *e)
+{
+    workspace_files f;
+    *out = NULL;
+    *n = 0;
+    if (!workspace_files_of(ws, l, x, &f, e))
+        return false;
+    DIR *d = opendir(f.dir);
+    if (!d) {
+        if (errno == ENOENT)
+            return true;
+        return err_set(e, "cannot read %s: %s", f.dir, strerror(errno));
+    }
+    workspace_backup *v = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = true;
+    struct dirent *de;
+    while (ok && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, BACKUP_PREFIX, sizeof BACKUP_PREFIX - 1) != 0)
+            continue;
+        workspace_backup b;
+        memset(&b, 0, sizeof b);
+        struct stat st;
+        if (!paths_join(b.path, sizeof b.path, f.dir, de->d_name) || lstat(b.path, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
+            continue;
+        if (len == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            workspace_backup *nv = realloc(v, nc * sizeof *nv);
+            if (!nv) {
+                ok = err_set(e, "out of memory listing %s", f.dir);
+                break;
+            }
+            v = nv;
+            cap = nc;
+        }
+        ok = survey(&b, e);
+        v[len++] = b;
+    }
+    closedir(d);
+    if (!ok) {
+        free(v);
+        return false;
+    }
+    if (len > 1)
+        qsort(v, len, sizeof *v, cmp_backup);
+    *out = v;
+    *n = len;
+    return true;
+}
+
+bool workspace_backup_remove(const workspace_backup *b, cl_err *e)
+{
+    workspace_backup now;
+    memset(&now, 0, sizeof now);
+    snprintf(now.path, sizeof now.path, "%s", b->path);
+    if (!survey(&now, e))
+        return false;
+    if (!now.plain)
+        return err_set(e, "%s holds more than the files a reset saved: left as it is", b->path);
+    DIR *d = opendir(b->path);
+    if (!d)
+        return err_set(e, "cannot read %s: %s", b->path, strerror(errno));
+    bool ok = true;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char p[CL_PATH_MAX];
+        if (paths_join(p, sizeof p, b->path, de->d_name) && unlink(p) != 0) {
+            ok = err_set(e, "cannot remove %s: %s", p, strerror(errno));
+            break;
+        }
+    }
+    closedir(d);
+    if (ok && rmdir(b->path) != 0)
+        ok = err_set(e, "cannot remove %s: %s", b->path, strerror(errno));
+    return ok;
+}
