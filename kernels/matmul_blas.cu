@@ -84,8 +84,8 @@ static cudaError_t blas_error(const char *what, cublasStatus_t st)
 }
 
 // The handle for the current device, bound to stream s.  Its math mode is
-// CUBLAS_DEFAULT_MATH: cublasSgemm stays in FP32 (no TF32) unless the
-// environment forces it (NVIDIA_TF32_OVERRIDE=1); the GemmEx calls name
+// CUBLAS_DEFAULT_MATH, so cublasSgemm stays in FP32 on the CUDA cores
+// (CUBLAS_TF32_TENSOR_OP_MATH would let it use TF32); the GemmEx calls name
 // their compute type themselves.
 static cudaError_t blas_ready(cudaStream_t s)
 {
