@@ -35,6 +35,11 @@ typedef struct kernel_resources {
  * failed. */
 bool kernels_tune_resources(const char *name, int M, int N, kernel_resources *out);
 
+/* The tuning variant whose configuration the shipped launcher called rung
+ * runs for an M x N output with 16-byte-aligned rows, or NULL when it has
+ * none among the variants. */
+const char *kernels_tune_shipped_as(const char *rung, int M, int N);
+
 const shipped_kernel *reduce_tune_table(size_t *n);
 const shipped_kernel *matmul_tune_table(size_t *n);
 const shipped_kernel *embedding_tune_table(size_t *n);

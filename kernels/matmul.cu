@@ -415,3 +415,10 @@ extern "C" bool kernels_tune_resources(const char *name, int M, int N, kernel_re
     if (!name || !out) return false;
     return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out);
 }
+
+extern "C" const char *kernels_tune_shipped_as(const char *rung, int M, int N)
+{
+    if (!rung) return NULL;
+    const char *v = k_warptile_shipped_as(rung, M, N);
+    return v ? v : k_wmma_shipped_as(rung, M, N);
+}

@@ -133,5 +133,8 @@ cudaError_t k_kernel_resources(const void *f, int threads, size_t smem, kernel_r
 // (what kernels_tune_resources reports); false when name is not one of them.
 bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out);
 bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out);
+// The tuning variant a shipped launcher of the file runs at M x N, or NULL.
+const char *k_warptile_shipped_as(const char *rung, int M, int N);
+const char *k_wmma_shipped_as(const char *rung, int M, int N);
 
 #endif

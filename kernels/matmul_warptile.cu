@@ -420,6 +420,9 @@ static cudaError_t wtpipe_run(int M, int N, int K, const float *A, const float *
 // outputs a thread.
 #define WT_BIG 128, 128, 8, 64, 32, 8, 8, 3, 2
 #define WT_SMALL 64, 64, 8, 32, 32, 4, 8, 3, 2
+// Their names among the tuning variants.
+#define WT_BIG_NAME "sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s3]"
+#define WT_SMALL_NAME "sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]"
 
 static cudaError_t warptile_small(int M, int N, bool *small)
 {
@@ -497,7 +500,7 @@ static const wt_variant wt_variants[] = {
     WT_OLD("sgemm_warptile[async,128x128x8,w64x64,t8x16]", 128, 128, 8, 64, 64, 8, 16, 2, true),
     // Pipelined, A row-major: stages, slice depth, warp and thread tiles.
     WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s2]", 128, 128, 8, 64, 32, 8, 8, 2, 2),
-    WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s3]", 128, 128, 8, 64, 32, 8, 8, 3, 2),
+    WT_PIPE(WT_BIG_NAME, WT_BIG),
     WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s4]", 128, 128, 8, 64, 32, 8, 8, 4, 2),
     WT_PIPE("sgemm_warptile[pipe,128x128x16,w64x32,t8x8,s2]", 128, 128, 16, 64, 32, 8, 8, 2, 2),
     WT_PIPE("sgemm_warptile[pipe,128x128x16,w64x32,t8x8,s3]", 128, 128, 16, 64, 32, 8, 8, 3, 2),
@@ -509,7 +512,7 @@ static const wt_variant wt_variants[] = {
     WT_PIPE("sgemm_warptile[pipe,256x128x8,w64x64,t8x16,s3]", 256, 128, 8, 64, 64, 8, 16, 3, 1),
     // Smaller tiles, for sizes whose 128x128 grid leaves multiprocessors idle.
     WT_PIPE("sgemm_warptile[pipe,128x64x8,w64x32,t8x8,s3]", 128, 64, 8, 64, 32, 8, 8, 3, 2),
-    WT_PIPE("sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]", 64, 64, 8, 32, 32, 4, 8, 3, 2),
+    WT_PIPE(WT_SMALL_NAME, WT_SMALL),
     WT_PIPE("sgemm_warptile[pipe,64x64x16,w32x32,t4x8,s3]", 64, 64, 16, 32, 32, 4, 8, 3, 2),
 };
 
@@ -538,4 +541,12 @@ bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
     for (size_t i = 0; i < WT_NVARIANTS; ++i)
         if (strcmp(name, wt_variants[i].name) == 0) return wt_variants[i].resources(out);
     return false;
+}
+
+const char *k_warptile_shipped_as(const char *rung, int M, int N)
+{
+    bool small = false;
+    if (strcmp(rung, "sgemm_warptile") != 0 || warptile_small(M, N, &small) != cudaSuccess)
+        return NULL;
+    return small ? WT_SMALL_NAME : WT_BIG_NAME;
 }

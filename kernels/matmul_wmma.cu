@@ -456,14 +456,25 @@ static cudaError_t tcpipe_run(int M, int N, int K, const typename T::raw *A,
 // 8 warps of 64x32, two blocks a multiprocessor.
 #define TCP_BIG 128, 256, 32, 64, 64, 3, 1
 #define TCP_SMALL 128, 128, 32, 64, 32, 3, 2
+// Their names among the tuning variants.
+#define TCP_BIG_NAME "gemm_wmma_async[bf16,128x256x32,w64x64,s3]"
+#define TCP_SMALL_NAME "gemm_wmma_async[bf16,128x128x32,w64x32,s3]"
+
+// Whether BIG's tiles would leave multiprocessors without a block.
+static cudaError_t tcpipe_small(int M, int N, bool *small)
+{
+    int sms = 0;
+    KCHECK(k_sm_count(&sms));
+    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 256) < (size_t)sms;
+    return cudaSuccess;
+}
 
 cudaError_t launch_wmma_async(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                               cudaStream_t s)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
-    int sms = 0;
-    KCHECK(k_sm_count(&sms));
-    const bool small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 256) < (size_t)sms;
+    bool small = false;
+    KCHECK(tcpipe_small(M, N, &small));
     return small ? tcpipe_run<tc_bf16, TCP_SMALL>(M, N, K, A, B, C, s)
                  : tcpipe_run<tc_bf16, TCP_BIG>(M, N, K, A, B, C, s);
 }
@@ -515,11 +526,11 @@ struct tc_variant {
 
 static const tc_variant tc_variants[] = {
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s2]", 128, 128, 32, 64, 32, 2, 1),
-    TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s3]", 128, 128, 32, 64, 32, 3, 2),
+    TC_BF16(TCP_SMALL_NAME, TCP_SMALL),
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s4]", 128, 128, 32, 64, 32, 4, 2),
     TC_BF16("gemm_wmma_async[bf16,128x128x64,w64x32,s3]", 128, 128, 64, 64, 32, 3, 2),
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x64,s3]", 128, 128, 32, 64, 64, 3, 1),
-    TC_BF16("gemm_wmma_async[bf16,128x256x32,w64x64,s3]", 128, 256, 32, 64, 64, 3, 1),
+    TC_BF16(TCP_BIG_NAME, TCP_BIG),
     TC_BF16("gemm_wmma_async[bf16,128x256x32,w64x64,s4]", 128, 256, 32, 64, 64, 4, 1),
     TC_BF16("gemm_wmma_async[bf16,256x128x32,w64x64,s3]", 256, 128, 32, 64, 64, 3, 1),
     TC_TF32("gemm_wmma_async[tf32,128x128x16,w64x32,s3]", 128, 128, 16, 64, 32, 3, 2),
@@ -547,13 +558,20 @@ bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out)
     if (strcmp(name, "gemm_wmma_tf32") == 0) return wmma_resources<tc_tf32>(out);
     if (strcmp(name, "gemm_wmma_bf16") == 0) return wmma_resources<tc_bf16>(out);
     if (strcmp(name, "gemm_wmma_async") == 0) {
-        int sms = 0;
-        if (k_sm_count(&sms) != cudaSuccess) return false;
-        const bool small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 256) < (size_t)sms;
+        bool small = false;
+        if (tcpipe_small(M, N, &small) != cudaSuccess) return false;
         return small ? tcpipe_resources<tc_bf16, TCP_SMALL>(out)
                      : tcpipe_resources<tc_bf16, TCP_BIG>(out);
     }
     for (size_t i = 0; i < TC_NVARIANTS; ++i)
         if (strcmp(name, tc_variants[i].k.name) == 0) return tc_variants[i].resources(out);
     return false;
+}
+
+const char *k_wmma_shipped_as(const char *rung, int M, int N)
+{
+    bool small = false;
+    if (strcmp(rung, "gemm_wmma_async") != 0 || tcpipe_small(M, N, &small) != cudaSuccess)
+        return NULL;
+    return small ? TCP_SMALL_NAME : TCP_BIG_NAME;
 }

@@ -447,6 +447,19 @@ static void test_resources(void **state)
         assert_true(kernels_tune_resources("gemm_wmma_async", 4096, 4096, &r));
         assert_true(r.dynamic_smem > 48 * 1024 && r.blocks_per_sm >= 1);
     }
+    /* The configurations the shipped launchers run are tuning variants. */
+    static const char *const rungs[] = {"sgemm_warptile", "gemm_wmma_async"};
+    size_t n = 0;
+    const shipped_kernel *tv = kernels_tune_variants(&n);
+    for (size_t i = 0; i < COUNT(rungs); ++i)
+        for (int size = 1024; size <= 4096; size *= 2) {
+            const char *as = kernels_tune_shipped_as(rungs[i], size, size);
+            assert_non_null(as);
+            bool found = false;
+            for (size_t j = 0; j < n; ++j) found |= strcmp(tv[j].name, as) == 0;
+            if (!found) fail_msg("%s at %d runs %s, which is no tuning variant", rungs[i], size, as);
+        }
+    assert_null(kernels_tune_shipped_as("sgemm_naive", 4096, 4096));
 }
 
 int main(void)
