@@ -5,11 +5,12 @@
 #
 # Run from the repository root.  BIN_DIR holds a build of this tree for the
 # GPU: cudalab, mmtune and the test programs test_matmul_kernels,
-# test_kernels and test_engine_gpu (any of them missing is reported and
-# skipped).  Writes OUT_DIR (default bench/results/mm-<UTC date>):
+# test_kernels, test_engine_gpu and test_wmma_starter_gpu (any of them
+# missing is reported and skipped).  Writes OUT_DIR (default bench/results/mm-<UTC date>):
 #
 #   device.txt          nvidia-smi and cudalab doctor
-#   tests.txt           the GPU test programs of the matmul kernels and rows
+#   tests.txt           the GPU test programs of the matmul kernels, rows and
+#                       tensor-core starter
 #   mmtune.txt          the tuning sweep at 1024, 2048 and 4096
 #   lab-first.json      the whole matmul lab (every rung, every size, the
 #                       library rows) from an empty data folder: the CPU
@@ -46,7 +47,7 @@ export CUDALAB_DATA="$data" XDG_DATA_HOME="$data"
 cat "$out/device.txt"
 
 {
-    for t in test_matmul_kernels test_kernels test_engine_gpu; do
+    for t in test_matmul_kernels test_kernels test_engine_gpu test_wmma_starter_gpu; do
         if [ ! -x "$bin/$t" ]; then
             echo "=== $t: not in $bin, skipped"
             continue
