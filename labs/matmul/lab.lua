@@ -274,8 +274,9 @@ return lab {
       older GPUs their rows say *unavailable*.
 
       **Compare `warptile`, `wmma_tf32` and `wmma_bf16`,** and each with
-      the cuBLAS row of its precision (`cublas_tf32`, `cublas_bf16`):
-      their **x lib** compares with that row, not with FP32 cuBLAS.
+      the cuBLAS row of its precision (`cuBLAS TF32`, `cuBLAS BF16`; in
+      `cudalab run` they are `cublas_tf32` and `cublas_bf16`): their **x
+      lib** compares with that row, not with FP32 cuBLAS.
     ]],
 
     step "TF32 and BF16: what the precision costs" [[
@@ -338,7 +339,7 @@ return lab {
         a slice (128x128 tiles where 128x256 ones would leave
         multiprocessors idle).
 
-      **Compare `wmma_bf16`, `wmma_async` and `cublas_bf16`.**  On Hopper
+      **Compare `wmma_bf16`, `wmma_async` and `cuBLAS BF16`.**  On Hopper
       the gap that remains is WMMA itself: cuBLAS there uses **wgmma**, a
       warp-*group* instruction that reads its operands straight from
       shared memory and runs asynchronously, fed by the TMA copy engine.
@@ -355,9 +356,9 @@ return lab {
         default math mode, as the `cuBLAS` row here does;
         `cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH)` lets it
         use TF32 tensor cores, and `cublasGemmEx` with compute type
-        `CUBLAS_COMPUTE_32F_FAST_TF32` asks for them (the `cublas_tf32`
-        row).  FP16 and BF16 data (`cublas_bf16`) always go to the tensor
-        cores.
+        `CUBLAS_COMPUTE_32F_FAST_TF32` asks for them (the `cuBLAS TF32`
+        row).  FP16 and BF16 data (`cuBLAS BF16`) go to the tensor cores
+        wherever the GPU has them.
       - **PyTorch.** Matrix products of FP32 tensors use TF32 only when
         allowed: `torch.backends.cuda.matmul.allow_tf32 = True`, or
         `torch.set_float32_matmul_precision("high")`.  It was on by
