@@ -245,16 +245,33 @@ static void bench_reduce(bool tune)
 
 /* ---- sgemm ------------------------------------------------------------------ */
 typedef struct sgemm_ctx {
-    sgemm_launch_fn fn;
+    const shipped_kernel *k;
     int M, N, K;
     const float *A, *B;
+    const uint16_t *A16, *B16;   /* BF16 copies for the launchers that take them */
     float *C;
 } sgemm_ctx;
 
 static cudaError_t sgemm_call(void *p)
 {
     sgemm_ctx *c = p;
-    return c->fn(c->M, c->N, c->K, c->A, c->B, c->C, 0);
+    if (c->k->gemm_bf16) return c->k->gemm_bf16(c->M, c->N, c->K, c->A16, c->B16, c->C, 0);
+    return c->k->sgemm(c->M, c->N, c->K, c->A, c->B, c->C, 0);
+}
+
+/* "fp32", "tf32" or "bf16". */
+static const char *sgemm_precision(const shipped_kernel *k)
+{
+    return k->precision ? k->precision : "fp32";
+}
+
+/* Relative-norm tolerance against FP32 cuBLAS: what each precision's
+ * rounding of the inputs costs, with room (catalog/precision.c states the
+ * same figures for the lab). */
+static double sgemm_tolerance(const shipped_kernel *k)
+{
+    const char *p = sgemm_precision(k);
+    return strcmp(p, "tf32") == 0 ? 5e-3 : strcmp(p, "bf16") == 0 ? 3e-2 : 1e-4;
 }
 
 static void bench_sgemm(bool tune)
@@ -272,13 +289,17 @@ static void bench_sgemm(bool tune)
     c.K = K;
     CK(cudaMalloc((void **)&c.A, na * sizeof(float)));
     CK(cudaMalloc((void **)&c.B, nb * sizeof(float)));
+    CK(cudaMalloc((void **)&c.A16, na * sizeof(uint16_t)));
+    CK(cudaMalloc((void **)&c.B16, nb * sizeof(uint16_t)));
     CK(cudaMalloc((void **)&c.C, nc * sizeof(float)));
     CK(cudaMemcpy((void *)c.A, hA, na * sizeof(float), cudaMemcpyHostToDevice));
     CK(cudaMemcpy((void *)c.B, hB, nb * sizeof(float), cudaMemcpyHostToDevice));
+    CK(kernels_f32_to_bf16(c.A, (uint16_t *)c.A16, na, 0));
+    CK(kernels_f32_to_bf16(c.B, (uint16_t *)c.B16, nb, 0));
 
     const shipped_kernel *lib = kernels_find("cublas_sgemm");
-    c.fn = lib->sgemm;
-    if (c.fn(M, N, K, c.A, c.B, c.C, 0) != cudaSuccess) {
+    c.k = lib;
+    if (sgemm_call(&c) != cudaSuccess) {
         fprintf(stderr, "cublas_sgemm: %s\n", kernels_library_error());
         exit(1);
     }
@@ -299,31 +320,54 @@ static void bench_sgemm(bool tune)
     const shipped_kernel *ks = kernels_shipped(&nk);
     const shipped_kernel *tv = kernels_tune_variants(&nt);
     const double flops = 2.0 * M * N * (double)K;
-    print_head("sgemm 4096x4096x4096 FP32; rate = TFLOP/s; vs_lib = cuBLAS time / kernel time; rel_err vs cuBLAS");
-    const timing tl = time_it(sgemm_call, &c);
+    print_head("sgemm 4096x4096x4096; rate = TFLOP/s; vs_lib = time of cuBLAS at the row's precision / "
+               "kernel time; rel_err vs FP32 cuBLAS");
+    /* The library at each precision first, for the ratios. */
+    const char *const precs[] = {"fp32", "tf32", "bf16"};
+    double lib_ms[3] = {0, 0, 0};
+    for (int p = 0; p < 3; ++p) {
+        c.k = kernels_find(p == 0 ? "cublas_sgemm" : p == 1 ? "cublas_tf32" : "cublas_bf16");
+        if (sgemm_call(&c) != cudaSuccess) {
+            printf("%s: %s (%s)\n", c.k->name, "not run", kernels_library_error());
+            continue;
+        }
+        lib_ms[p] = time_it(sgemm_call, &c).med;
+    }
     for (int pass = 0; pass < 3; ++pass) {
         const size_t cnt = pass == 0 ? nk : pass == 1 ? nt : 1;
         for (size_t i = 0; i < cnt; ++i) {
             const shipped_kernel *k = pass == 0 ? &ks[i] : pass == 1 ? &tv[i] : lib;
             if (strcmp(k->problem, "sgemm") != 0 || (pass == 1 && !tune)) continue;
-            c.fn = k->sgemm;
+            c.k = k;
             CK(cudaMemset(c.C, 0xff, nc * sizeof(float)));
-            CK(sgemm_call(&c));
+            const cudaError_t e = sgemm_call(&c);
+            if (e != cudaSuccess) {
+                printf("%-42s not run: %s %s\n", k->name, cudaGetErrorString(e),
+                       kernels_library_error());
+                continue;
+            }
             CK(cudaMemcpy(got, c.C, nc * sizeof(float), cudaMemcpyDeviceToHost));
             double d2 = 0.0, n2 = 0.0;
-            for (size_t e = 0; e < nc; ++e) {
-                const double d = (double)got[e] - (double)ref[e];
+            for (size_t e2i = 0; e2i < nc; ++e2i) {
+                const double d = (double)got[e2i] - (double)ref[e2i];
                 d2 += d * d;
-                n2 += (double)ref[e] * (double)ref[e];
+                n2 += (double)ref[e2i] * (double)ref[e2i];
             }
             const double err = sqrt(d2 / n2);
             const timing t = time_it(sgemm_call, &c);
+            int p = 0;
+            while (p < 2 && strcmp(precs[p], sgemm_precision(k)) != 0) ++p;
+            const double tol = sgemm_tolerance(k);
             print_row(pass == 2 ? "cublas_sgemm (again)" : k->name, t, flops / (t.med * 1e9),
-                      "TFLOP/s", tl.med / t.med, err, err <= 1e-4 ? "ok" : "WRONG");
+                      "TFLOP/s", lib_ms[p] > 0 ? lib_ms[p] / t.med : 0.0, err,
+                      err <= tol ? "ok" : "WRONG");
+            failures += !(err <= tol);
         }
     }
     CK(cudaFree((void *)c.A));
     CK(cudaFree((void *)c.B));
+    CK(cudaFree((void *)c.A16));
+    CK(cudaFree((void *)c.B16));
     CK(cudaFree(c.C));
     free(hA);
     free(hB);

@@ -94,6 +94,14 @@ def cupy_versus_cudalab(t, lab):
     return [line + "."]
 
 
+def status_text(r):
+    """The status, with the error of a correct row from 1e-5 up (TF32, BF16)."""
+    err = r.get("rel_err") or 0
+    if r.get("status") == "correct" and err >= 1e-5:
+        return f"correct, error {err:.1e}"
+    return r.get("status")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -134,7 +142,7 @@ def main():
                 r.get("variant"), r.get("size"), time_text(r), fmt(r.get("gbps"), 0),
                 fmt(r.get("tflops"), 2), "-" if pct is None or pct < 0 else f"{pct:.0f}%",
                 fmt(r.get("speedup_cpu"), 1, "x"), fmt(r.get("speedup_cpu_mt"), 1, "x"),
-                fmt(r.get("speedup_lib"), 3, "x"), r.get("status")))
+                fmt(r.get("speedup_lib"), 3, "x"), status_text(r)))
         fault = data.get("fault")
         if fault:
             md += ["", f"fault: {fault.get('cause')}: {fault.get('message')}"]

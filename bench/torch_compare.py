@@ -4,7 +4,8 @@ and the pipeline lab's pipeline in NumPy and CuPy (pipeline_compare.py).
 
 Only the benchmark uses this; cudalab itself never depends on Python.  Each
 operation is timed with CUDA events after a warm-up, median of repetitions,
-on random inputs.  TF32 stays off so the matmul is a plain FP32 comparison.
+on random inputs.  TF32 stays off for the FP32 matmul, so it is a plain FP32
+comparison; the matmul is timed again with TF32 allowed and on BF16 copies.
 The pipeline runs in a process of its own with one BLAS and OpenMP thread
 (NumPy's side is the course's one-core baseline), on the data set cudalab
 wrote (run `cudalab run pipeline` first).  Prints JSON: {"rows":
@@ -50,7 +51,20 @@ def torch_rows():
     ms = time_torch(torch, lambda: torch.matmul(a, b))
     rows.append({"framework": "pytorch " + torch.__version__, "op": "matmul fp32", "size": "4096x4096x4096",
                  "median_ms": ms, "gbps": None, "tflops": 2 * m ** 3 / ms / 1e9})
-    del a, b
+    # The same product with TF32 allowed, and on BF16 copies: the matmul
+    # lab's tensor-core rows.
+    torch.backends.cuda.matmul.allow_tf32 = True
+    ms = time_torch(torch, lambda: torch.matmul(a, b))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    rows.append({"framework": "pytorch " + torch.__version__, "op": "matmul fp32, allow_tf32",
+                 "size": "4096x4096x4096", "median_ms": ms, "gbps": None,
+                 "tflops": 2 * m ** 3 / ms / 1e9})
+    a16, b16 = a.bfloat16(), b.bfloat16()
+    ms = time_torch(torch, lambda: torch.matmul(a16, b16))
+    rows.append({"framework": "pytorch " + torch.__version__, "op": "matmul bf16",
+                 "size": "4096x4096x4096", "median_ms": ms, "gbps": None,
+                 "tflops": 2 * m ** 3 / ms / 1e9})
+    del a, b, a16, b16
     t, d, v = 16384, 4096, 32000
     w = torch.rand(v, d, device="cuda")
     idx = torch.randint(0, v, (t,), device="cuda", dtype=torch.int64)

@@ -187,14 +187,14 @@ static cudaError_t um_copy(size_t n, float a, const float *x, const float *y, fl
 // ---- tables ---------------------------------------------------------------------------------
 
 static const shipped_kernel basics_rungs[] = {
-    {"saxpy_one_block", "saxpy", 0, NULL, NULL, NULL, saxpy_one_block, NULL},
-    {"saxpy_per_element", "saxpy", 0, NULL, NULL, NULL, saxpy_per_element, NULL},
-    {"saxpy_grid_stride", "saxpy", 0, NULL, NULL, NULL, saxpy_grid_stride, NULL},
-    {"hist_global", "histogram", 0, NULL, NULL, NULL, NULL, hist_global},
-    {"hist_shared", "histogram", 0, NULL, NULL, NULL, NULL, hist_shared},
-    {"um_on_demand", "managed", 0, NULL, NULL, NULL, um_on_demand, NULL},
-    {"um_prefetch", "managed", 0, NULL, NULL, NULL, um_prefetch, NULL},
-    {"um_copy", "managed", 0, NULL, NULL, NULL, um_copy, NULL},
+    {"saxpy_one_block", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_one_block, NULL},
+    {"saxpy_per_element", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_per_element, NULL},
+    {"saxpy_grid_stride", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_grid_stride, NULL},
+    {"hist_global", "histogram", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, hist_global},
+    {"hist_shared", "histogram", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, hist_shared},
+    {"um_on_demand", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_on_demand, NULL},
+    {"um_prefetch", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_prefetch, NULL},
+    {"um_copy", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_copy, NULL},
 };
 
 extern "C" const shipped_kernel *basics_table(size_t *n)

@@ -30,6 +30,17 @@ static inline cudaError_t k_sm_count(int *out)
     return cudaSuccess;
 }
 
+// Compute capability of the current device as major * 10 + minor.
+static inline cudaError_t k_device_cc(int *cc)
+{
+    int dev = 0, major = 0, minor = 0;
+    KCHECK(cudaGetDevice(&dev));
+    KCHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    KCHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    *cc = major * 10 + minor;
+    return cudaSuccess;
+}
+
 static inline size_t k_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 static inline bool k_aligned16(const void *p) { return ((size_t)p & 15u) == 0; }

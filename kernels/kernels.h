@@ -1,7 +1,8 @@
 /* kernels.h - the shipped CUDA kernels, seen from C.
  *
- * Each lab topic has one .cu file (reduce.cu, matmul.cu, embedding.cu, ...)
- * whose kernels are numbered in teaching order, naive first.  C code reaches
+ * Each lab topic has one .cu file (reduce.cu, matmul.cu, embedding.cu, ...),
+ * or a few split by family (matmul_warptile.cu, matmul_wmma.cu, ...), whose
+ * kernels are numbered in teaching order, naive first.  C code reaches
  * them in two ways:
  *
  *  1. Launchers: a host function per rung that picks grid/block/shared
@@ -50,14 +51,26 @@ typedef cudaError_t (*saxpy_launch_fn)(size_t n, float a, const float *x, const 
  * memory, which the launcher zeroes first (problem histogram). */
 typedef cudaError_t (*hist_launch_fn)(const unsigned char *data, size_t n, unsigned int *bins,
                                       cudaStream_t s);
+/* The sgemm problem with BF16 operands: A and B hold bfloat16 values (their
+ * 16-bit patterns, row-major, shapes as sgemm), C is FP32. */
+typedef cudaError_t (*gemm_bf16_launch_fn)(int M, int N, int K, const uint16_t *A,
+                                           const uint16_t *B, float *C, cudaStream_t s);
 
 typedef struct shipped_kernel {
     const char *name;        /* "reduce_sequential", "sgemm_naive", "cub_sum", ... */
     const char *problem;     /* "reduce_sum", "sgemm", "embedding" */
-    int library;             /* 1 for the vendor-library baseline */
+    int library;             /* 1 for a vendor-library baseline */
     reduce_launch_fn reduce; /* exactly one of the launchers is set */
     sgemm_launch_fn sgemm;
     embed_launch_fn embed;
+    gemm_bf16_launch_fn gemm_bf16;  /* sgemm rows that read BF16 copies of A and B */
+    /* The arithmetic of the multiply when it is not the problem's own FP32:
+     * "tf32" or "bf16" (tensor cores, FP32 accumulation); NULL otherwise. */
+    const char *precision;
+    /* Lowest compute capability it runs on, as major * 10 + minor (80 for
+     * Ampere); 0 for every GPU the build targets.  Below it the launcher
+     * returns cudaErrorNotSupported without launching anything. */
+    int min_cc;
     saxpy_launch_fn saxpy;   /* the basics lab's (kernels/basics.cu) */
     hist_launch_fn hist;
 } shipped_kernel;
@@ -66,6 +79,9 @@ typedef struct shipped_kernel {
 const shipped_kernel *kernels_shipped(size_t *n);
 const shipped_kernel *kernels_find(const char *name);
 size_t kernels_reduce_scratch_bytes(size_t n);
+/* out[i] = in[i] rounded to bfloat16 (to nearest, ties to even), for i < n,
+ * on stream s: how the engine makes the BF16 copies of the sgemm inputs. */
+cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t s);
 /* Message of the last library (cuBLAS) failure, for the error report. */
 const char *kernels_library_error(void);
 /* Frees library handles (cuBLAS) before the worker exits. */

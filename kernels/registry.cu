@@ -8,7 +8,7 @@
 #include "kernel_names.h"
 #include "ktune.h"
 
-#define REGISTRY_MAX 64
+#define REGISTRY_MAX 128
 
 namespace {
 

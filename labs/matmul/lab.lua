@@ -1,10 +1,11 @@
 -- Matrix multiplication: seven FP32 GEMM kernels, from one thread per output
--- to warp tiling, measured against cuBLAS.
+-- to warp tiling, then three on the tensor cores (WMMA in TF32 and BF16, and a
+-- cp.async pipeline), each measured against cuBLAS at the same precision.
 return lab {
   id = "matmul",
   title = "Matrix multiplication",
-  summary = "FP32 GEMM from one thread per output to shared-memory tiles, register "
-         .. "blocking and warp tiles, against cuBLAS.",
+  summary = "GEMM from one thread per output to shared-memory tiles, register "
+         .. "blocking and warp tiles, then tensor cores in TF32 and BF16, against cuBLAS.",
   order = 2,
   problem = "sgemm",
   library = "cublas",
@@ -143,19 +144,22 @@ return lab {
         into registers and does all 64 products (an outer product): 16
         shared reads for 64 FMAs.
 
-      **Compare `smem_tiled`, `blocktile_1d` and `blocktile_2d`.**  On an
-      H200 the 1-D rung nearly doubled the rate (8.7 to 16.1 TFLOP/s),
-      and the 2-D rung was *no faster* (15.5).  Its arithmetic is ready,
-      the rest is not:
+      **Compare `smem_tiled`, `blocktile_1d` and `blocktile_2d`.**  Left
+      to itself the compiler gives `blocktile_2d` 160 registers a thread
+      (`bench/KERNELS.md` lists every rung's), so only one block of 256
+      threads fits on a multiprocessor, 8 warps to hide every wait.  On an
+      H200 that version was *no faster* than the 1-D rung.  The rung asks
+      for two blocks with `__launch_bounds__(256, 2)`, which caps it at
+      128 registers: 16 warps a multiprocessor, and no spills.
+      **Occupancy** is a trade-off, not a free lunch: more registers a
+      thread mean fewer threads.
 
-      - neighbouring threads read B from shared memory 8 words apart, a
-        4-way bank conflict;
-      - it fills its tiles one float at a time;
-      - it needs 168 registers a thread (see `bench/KERNELS.md`), so only
-        one block of 256 threads fits on a multiprocessor.
-
-      Fewer resident warps means less work to hide latency behind:
-      **occupancy** is a trade-off, not a free lunch.
+      At 1024 there is a second trap.  128x128 tiles cut a 1024 x 1024
+      output into 64 blocks; an H100 has 132 multiprocessors, so half of
+      it would idle.  There `blocktile_2d` and `vectorized` switch to
+      64x64 tiles of 4x4 patches, four times the blocks.  A block that
+      would leave part of the GPU idle is a wasted tile, whatever its
+      arithmetic: libraries pick their tile per size for this reason.
     ]],
 
     step "Rungs 6 and 7: vector loads and warp tiles" [[
@@ -169,43 +173,206 @@ return lab {
       Fewer instructions per FMA leave more issue slots for the FMAs.
 
       `warptile` adds a level between block and thread.  Each warp owns a
-      64x32 part of the 128x128 block tile, and each thread's 8x8 outputs
-      are four 4x4 pieces spread over it, so a warp's shared-memory reads
-      touch few words and no bank twice.  The next slice of A and B is
-      copied into a second shared buffer (`cp.async`) while the warps
-      compute on the current one.  Block tile in shared memory, warp tile,
-      thread tile in registers: the structure of library kernels.
+      64x32 part of the 128x128 block tile, and each thread 8x8 outputs
+      spread over it, so that a warp's shared-memory reads touch few words
+      and no bank twice.  And the loads stop waiting:
+
+      - `cp.async` copies the next slices of A and B from global to shared
+        memory **without passing through registers**, while the warps
+        multiply out of the current slice;
+      - three slices live in shared memory, a ring: two in flight, one in
+        use, and one barrier a slice;
+      - A stays row-major in shared memory, and each thread reads four of
+        its k values at once (one 16-byte word), so nothing needs
+        transposing on the way.
+
+      At 1024 it takes 64x64 tiles of four warps, for the reason of the
+      previous step.  Block tile in shared memory, warp tile, thread tile
+      in registers, a copy pipeline: the structure of library kernels.  Its shape (tile
+      sizes, stages, warps) is one of twenty that `bench/mmtune` measures
+      side by side; `bench/KERNELS.md` has the method.
 
       **Compare `blocktile_2d`, `vectorized`, `warptile` and `cuBLAS`.**
-      On an H200: 15.5, 33.7, 44.8 and 51.3 TFLOP/s; the warp tile is
-      0.87x cuBLAS.  In its inner loop 84% of the instructions are FMAs.
+      Read the x lib column: the last FP32 rung against cuBLAS's own FP32
+      kernel.
     ]],
 
     step "Where each rung sits on the roofline" [[
-      A block that computes a BM x BN tile of C loads `BM + BN` floats of
+      A block that computes a BM x BN tile of C loads `BM + BN` values of
       A and B for each step of k and does `2*BM*BN` FLOPs with them.  Per
-      byte loaded from global memory that is `BM*BN / (2*(BM + BN))`:
+      byte loaded from global memory that is `2*BM*BN / (s*(BM + BN))`
+      for values of s bytes (4 in FP32 and TF32, 2 in BF16):
 
       | rungs | tile of C | FLOP/byte |
       |---|---|---|
       | `naive`, `coalesced` | 1 output | 0.25 |
       | `smem_tiled` | 32x32 | 8 |
       | `blocktile_1d` | 64x64 | 16 |
-      | last three | 128x128 | 32 |
+      | rungs 5 to 8 | 128x128 | 32 |
+      | `wmma_bf16` | 128x128 | 64 |
+      | `wmma_async` | 128x256 | 85 |
 
-      Put those beside your ridge (16 FLOP/byte on an H200):
+      Put those beside your ridge (16 FLOP/byte for the FP32 peak of an
+      H200):
 
       - below the ridge, a rung waits on memory, whatever its arithmetic;
-      - at 32 FLOP/byte the big tiles are clear of it, and what remains
+      - at 32 FLOP/byte the FP32 rungs are clear of it, and what remains
         is the cost of *instructions*: loads, address arithmetic and
         barriers issued beside the FMAs.  Those rungs win by issuing
         fewer non-FMA instructions.
+      - the tensor cores move the ridge: at 990 TFLOP/s (BF16) over 3.35
+        TB/s an H100's ridge is near 300 FLOP/byte, so the same tiles sit
+        left of it, and the traffic between L2 and the multiprocessors
+        starts to count.  Bigger tiles (`wmma_async`'s 128x256) and
+        2-byte values are how tensor-core kernels climb back.
 
       This is a rough model: the L2 cache serves part of the traffic at
       more than DRAM speed, so rungs left of the ridge do better than it
-      predicts.  Read the **%peak** column with it.  On an H200 the seven
-      rungs reached about 1, 9, 13, 24, 23, 50 and 67% of the FP32 peak,
-      and cuBLAS 77%.
+      predicts.  The **%peak** column is the share of the FP32 peak; the
+      tensor-core rows leave it blank, since their peak is another one.
+    ]],
+
+    step "Tensor cores: a matrix multiply per instruction" [[
+      An FMA instruction does 32 multiply-adds: one per thread of a warp.
+      A **tensor core** instruction does a whole small matrix product for
+      the warp: `D = A x B + C` on tiles held across the warp's
+      registers.  In BF16 one instruction (`mma.sync.m16n8k16`) multiplies
+      a 16x16 tile by a 16x8 one, 2048 multiply-adds; in TF32 (`m16n8k8`),
+      1024.  An H100 SXM is rated at about 67 TFLOP/s in FP32 on its CUDA
+      cores, and at about 495 in TF32 and 990 in BF16 on its tensor cores
+      (dense).
+
+      **WMMA** (`nvcuda::wmma`, `#include <mma.h>`) is the portable C++
+      way to them.  A warp declares **fragments**, opaque pieces of a
+      16x16 tile spread over its 32 threads, and calls, all 32 threads
+      together:
+
+      ```
+      namespace w = nvcuda::wmma;
+      w::fragment<w::matrix_a, 16, 16, 16,
+                  __nv_bfloat16, w::row_major> a;
+      w::fragment<w::matrix_b, 16, 16, 16,
+                  __nv_bfloat16, w::row_major> b;
+      w::fragment<w::accumulator, 16, 16, 16,
+                  float> c;
+      w::fill_fragment(c, 0.0f);
+      w::load_matrix_sync(a, As + r * lda + k, lda);
+      w::load_matrix_sync(b, Bs + k * ldb + n, ldb);
+      w::mma_sync(c, a, b, c);      // c += a x b
+      w::store_matrix_sync(C + r * N + n, c, N,
+                           w::mem_row_major);
+      ```
+
+      The tiles come from shared memory (`As`, `Bs`), a 16x16 piece of
+      each a call; `c` stays in registers until it is stored.
+
+      `wmma_tf32` is rung 6's structure with the inner loop replaced:
+      each of 8 warps owns 64x32 of a 128x128 block tile, 4 x 2
+      accumulator fragments, and multiplies 16x16x8 tiles out of shared
+      memory.  `wmma_bf16` is the same with BF16 inputs and 16x16x16
+      tiles.  Both need compute capability 8.0 (Ampere) or newer: on
+      older GPUs their rows say *unavailable*.
+
+      **Compare `warptile`, `wmma_tf32` and `wmma_bf16`,** and each with
+      the cuBLAS row of its precision (`cuBLAS TF32`, `cuBLAS BF16`; in
+      `cudalab run` they are `cublas_tf32` and `cublas_bf16`): their **x
+      lib** compares with that row, not with FP32 cuBLAS.
+    ]],
+
+    step "TF32 and BF16: what the precision costs" [[
+      Tensor cores are fast partly because their inputs are narrow.  The
+      three formats of this lab all keep FP32's 8 exponent bits, so they
+      reach the same range (about 1e-38 to 3e38); they differ in the
+      fraction:
+
+      | format | bytes | fraction | step |
+      |---|---|---|---|
+      | FP32 | 4 | 23 bits | 1.2e-7 |
+      | TF32 | 4 | 10 bits | 9.8e-4 |
+      | BF16 | 2 | 7 bits | 7.8e-3 |
+
+      The step is the gap between 1 and the next number.  TF32 is not a
+      storage format: it is FP32 data with 13 fraction bits dropped on the
+      way into the tensor cores.  BF16 is stored in 2 bytes, which halves
+      what a kernel loads.
+
+      The products are summed in FP32 in every row here, so what the
+      narrow formats cost is the rounding of the inputs.  For inputs of
+      random sign the rounding errors do not pile up along k: a whole
+      output ends up off by about the same fraction as one product.  The
+      table's check column shows each row's measured error against the
+      double-precision product of the FP32 inputs: around 1e-6 for FP32
+      (the rounding of the sums), 3e-4 for TF32, 2e-3 for BF16.  TF32 and
+      BF16 rows are checked with tolerances about ten times their cost,
+      5e-3 and 3e-2; FP32 rows with 1e-4.
+
+      FP16 has 10 fraction bits like TF32 but only 5 exponent bits: it
+      overflows above 65504, which is why training in FP16 needs loss
+      scaling and BF16 does not.  BF16's price is precision: fine for the
+      weights and activations of a network, not for every computation.
+
+      Where do the BF16 inputs come from?  The problem's A and B are FP32;
+      the BF16 rows get copies rounded on the device *before* timing
+      (`cuBLAS BF16` reads the same copies), as a network keeps its
+      weights in BF16.  TF32 rows read the FP32 data and round as they
+      load it.
+    ]],
+
+    step "Feeding the tensor cores: alignment, tiles, cp.async" [[
+      With the multiply 7 to 15 times faster, everything around it shows:
+
+      - **Alignment.** 16-byte copies need rows that start on 16-byte
+        boundaries: K and N multiples of 4 (FP32) or 8 (BF16).  Fragment
+        loads want 32-byte-aligned addresses and row strides of whole
+        16-byte words.  Sizes that are not whole multiples work here
+        (every rung takes any M, N, K) but fall back to element-by-element
+        loads.  Libraries and frameworks pad dimensions to multiples of 8
+        or 16 for this reason.
+      - **Tile shapes.** A tensor-core tile is 16 wide: a dimension of 1000
+        leaves partial fragments at the edge, done in full and thrown
+        away.  Shared-memory rows are padded by 16 bytes so that the
+        fragment loads spread over the banks.
+      - **Feeding.** `wmma_async` copies the next slices of A and B with
+        `cp.async` into a ring of three stages, like `warptile`, so the
+        tensor cores do not wait for each slice: 128x256 block tiles of 8
+        warps, each warp 64x64 (16 accumulator fragments), 32 values of k
+        a slice (128x128 tiles where 128x256 ones would leave
+        multiprocessors idle).
+
+      **Compare `wmma_bf16`, `wmma_async` and `cuBLAS BF16`.**  On Hopper
+      the gap that remains is WMMA itself: cuBLAS there uses **wgmma**, a
+      warp-*group* instruction that reads its operands straight from
+      shared memory and runs asynchronously, fed by the TMA copy engine.
+      WMMA cannot emit it; it compiles to `mma.sync`, the Ampere-style
+      instruction, which does not reach Hopper's full tensor-core rate.
+      On an A100, where `mma.sync` is the fastest path, the same rung can
+      come much closer to cuBLAS.
+    ]],
+
+    step "When libraries use tensor cores on their own" [[
+      Which unit runs a matrix product is a setting, not a given:
+
+      - **cuBLAS.** `cublasSgemm` on FP32 data uses the CUDA cores in the
+        default math mode, as the `cuBLAS` row here does;
+        `cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH)` lets it
+        use TF32 tensor cores, and `cublasGemmEx` with compute type
+        `CUBLAS_COMPUTE_32F_FAST_TF32` asks for them (the `cuBLAS TF32`
+        row).  FP16 and BF16 data (`cuBLAS BF16`) go to the tensor cores
+        wherever the GPU has them.
+      - **PyTorch.** Matrix products of FP32 tensors use TF32 only when
+        allowed: `torch.backends.cuda.matmul.allow_tf32 = True`, or
+        `torch.set_float32_matmul_precision("high")`.  It was on by
+        default in PyTorch 1.7 to 1.11 and has been off since 1.12;
+        convolutions (`torch.backends.cudnn.allow_tf32`) still default to
+        on.  `torch.autocast(device_type="cuda", dtype=torch.bfloat16)`
+        runs products in BF16.
+      - **TensorFlow** uses TF32 by default on Ampere and newer
+        (`tf.config.experimental.enable_tensor_float_32_execution`).
+
+      So the same model can run several times faster, and a little less
+      precisely, on a new GPU with no change to its code.  When results
+      differ from one machine to another at the fourth digit, check which
+      precision the products ran in.
     ]],
 
     step "Your turn" [[
@@ -216,9 +383,9 @@ return lab {
 
       **Milestone:** correct results **within 2x of cuBLAS** (0.5x or
       more in the x lib column of `your kernel`) at the largest size you
-      have measured; measure at 4096.  On the H200 ladder that line falls
-      between `blocktile_2d` (0.30x) and `vectorized` (0.66x): tiles
-      alone will not reach it, register blocking and wide loads will.
+      have measured; measure at 4096.  On an H200 `vectorized` measured
+      0.66x: tiles alone will not reach the line, register blocking and
+      wide loads will.
       The second milestone is the quiz on shared memory: select it in the
       Milestones pane and press `Enter`.
 
@@ -281,10 +448,28 @@ return lab {
          .. "vectorised too: fewer instructions per FMA.",
     },
     variant {
-      id = "warptile", title = "Warp tiling",
+      id = "warptile", title = "Warp tiling, cp.async pipeline",
       kernel = "sgemm_warptile",
-      why = "Adds a per-warp tile between block and thread and copies the next slice while "
-         .. "computing, as library kernels do.",
+      why = "Adds a per-warp tile between block and thread, and copies the next slices into "
+         .. "a ring of shared-memory stages while computing, as library kernels do.",
+    },
+    variant {
+      id = "wmma_tf32", title = "Tensor cores, TF32 (WMMA)",
+      kernel = "gemm_wmma_tf32",
+      why = "Each warp multiplies 16x16x8 tiles with one instruction on the tensor cores, the "
+         .. "inputs rounded to TF32: many times the FP32 rate for a 3e-4 error.",
+    },
+    variant {
+      id = "wmma_bf16", title = "Tensor cores, BF16 (WMMA)",
+      kernel = "gemm_wmma_bf16",
+      why = "BF16 inputs: twice TF32's rate on the tensor cores and half the bytes to load, "
+         .. "for a 2e-3 error.",
+    },
+    variant {
+      id = "wmma_async", title = "Tensor cores, cp.async pipeline",
+      kernel = "gemm_wmma_async",
+      why = "The tensor cores stop waiting for data: cp.async copies slices into a ring of "
+         .. "three stages, in bigger 128x256 tiles.",
     },
   },
 

@@ -81,8 +81,15 @@ static void print_row(const run_result *r)
     fmt_ratio(c1, sizeof c1, r->speedup_cpu);
     fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
     fmt_ratio(lib, sizeof lib, r->speedup_lib);
+    char res[48];
+    if (no_device_row(r))
+        snprintf(res, sizeof res, "no device");
+    else if (r->status == RS_CORRECT && r->rel_err >= RUN_SHOWN_ERROR)
+        snprintf(res, sizeof res, "correct, error %.1e", r->rel_err);
+    else
+        snprintf(res, sizeof res, "%s", result_status_name(r->status));
     printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
-           fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : result_status_name(r->status));
+           fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : res);
     /* The learner's row is explained in full below it (cli_diag). */
     if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r) && !cli_diag_wanted(r))
         printf("    %s\n", r->message);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "catalog/precision.h"
 #include "core/clock.h"
 #include "core/rng.h"
 #include "cpu/cpuinfo.h"
@@ -172,7 +173,7 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
     }
     const char *pn = c->ops->spec->name;
     bool set = (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
-               (strcmp(pn, "sgemm") == 0 && k->sgemm) ||
+               (strcmp(pn, "sgemm") == 0 && (k->sgemm || k->gemm_bf16)) ||
                (strcmp(pn, "embedding") == 0 && k->embed) ||
                ((strcmp(pn, "saxpy") == 0 || strcmp(pn, "managed") == 0) && k->saxpy) ||
                (strcmp(pn, "histogram") == 0 && k->hist);
@@ -182,7 +183,111 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
+    int cc = engine_g.dev.cc_major * 10 + engine_g.dev.cc_minor;
+    if (k->min_cc > 0 && engine_g.dev.present && cc < k->min_cc) {
+        const gemm_precision *g = gemm_precision_find(k->precision);
+        snprintf(r->message, sizeof r->message,
+                 "unavailable on this GPU: %s needs compute capability %d.%d or newer%s%s%s; this "
+                 "GPU is %d.%d",
+                 name, k->min_cc / 10, k->min_cc % 10, g ? " (" : "", g ? g->label : "",
+                 g ? " tensor cores came with Ampere)" : "", engine_g.dev.cc_major,
+                 engine_g.dev.cc_minor);
+        r->status = RS_ERROR;
+        return false;
+    }
     return true;
+}
+
+/* The row's arithmetic (k NULL: the problem's own): its check tolerance and
+ * whether it reads BF16 copies of the inputs. */
+static void row_arith(problem_data *p, const shipped_kernel *k)
+{
+    const gemm_precision *g = k && k->precision ? gemm_precision_find(k->precision) : NULL;
+    p->precision = g ? k->precision : NULL;
+    p->tolerance = g ? g->tolerance : 0.0;
+    p->bf16 = k && k->gemm_bf16;
+}
+
+/* ---- cuBLAS beside the rows of another precision ---------------------------- */
+
+#define PREC_LIBS 4
+
+/* The vendor library's row at each precision the request's rungs compute
+ * in (TF32, BF16), measured before them so that their "x lib" compares
+ * with the library at the same precision. */
+typedef struct prec_libs {
+    const char *prec[PREC_LIBS];
+    double ms[PREC_LIBS];
+    int n;
+} prec_libs;
+
+/* The shipped library launcher of this problem that computes in prec. */
+static const shipped_kernel *library_in(const char *problem, const char *prec)
+{
+    size_t n = 0;
+    const shipped_kernel *all = kernels_shipped(&n);
+    for (size_t i = 0; i < n; i++)
+        if (all[i].library && all[i].precision && strcmp(all[i].precision, prec) == 0 &&
+            strcmp(all[i].problem, problem) == 0)
+            return &all[i];
+    return NULL;
+}
+
+/* Measures and emits the library row of each precision of the requested
+ * rungs; false only when the context broke. */
+static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates *x, prec_libs *pl)
+{
+    const run_request *req = c->req;
+    for (int i = 0; i < req->nvariants; i++) {
+        const run_variant *v = &req->variants[i];
+        const shipped_kernel *k = kernreg_find(v->kernel[0] ? v->kernel : v->id);
+        if (!k || !k->precision || k->library || pl->n == PREC_LIBS)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < pl->n; j++)
+            seen |= strcmp(pl->prec[j], k->precision) == 0;
+        if (seen)
+            continue;
+        pl->prec[pl->n] = k->precision;
+        pl->ms[pl->n] = 0.0;
+        const shipped_kernel *lib = library_in(c->ops->spec->name, k->precision);
+        if (!lib) {
+            pl->n++;
+            continue;
+        }
+        const gemm_precision *g = gemm_precision_find(k->precision);
+        char label[RUN_ID_MAX];
+        snprintf(label, sizeof label, "%s %s", library_label(req->library), g ? g->label : "");
+        run_result r;
+        engine_row_init(c, &r, lib->name, label, RK_LIBRARY);
+        if (kernel_usable(c, lib->name, lib, &r)) {
+            row_arith(p, lib);
+            shipped_call sc = {lib, p};
+            gpu_target t = {engine_gpu_shipped_once, &sc, p, false, true, false};
+            bool ok = engine_gpu_measure(c, &t, x, &r);
+            row_arith(p, NULL);
+            if (!ok)
+                return false;
+        }
+        if (r.status == RS_CORRECT)
+            pl->ms[pl->n] = r.median_ms;
+        pl->n++;
+        engine_emit(c, &r);
+    }
+    return true;
+}
+
+/* x with the library time of k's precision. */
+static row_rates rates_for(const row_rates *x, const prec_libs *pl, const shipped_kernel *k)
+{
+    row_rates y = *x;
+    if (k && k->precision && !k->library) {
+        y.lib_ms = 0.0;
+        for (int j = 0; j < pl->n; j++)
+            if (strcmp(pl->prec[j], k->precision) == 0)
+                y.lib_ms = pl->ms[j];
+    }
+    return y;
 }
 
 static bool run_size(engine_ctx *c, const char *label)
@@ -276,6 +381,15 @@ static bool run_size(engine_ctx *c, const char *label)
     if (want_lib && h.lib.status == RS_CORRECT)
         x.lib_ms = h.lib.median_ms;
 
+    /* The precision libraries are emitted now and the main one at the end,
+     * so that the main one stays the last library row of the size. */
+    prec_libs pl;
+    memset(&pl, 0, sizeof pl);
+    if (want_lib && libk && !precision_libraries(c, &p, &x, &pl)) {
+        alive = false;
+        goto finish;
+    }
+
     for (int i = 0; i < req->nvariants; i++) {
         const run_variant *v = &req->variants[i];
         run_result r;
@@ -285,7 +399,11 @@ static bool run_size(engine_ctx *c, const char *label)
         if (kernel_usable(c, name, k, &r)) {
             shipped_call sc = {k, &p};
             gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
-            if (!engine_gpu_measure(c, &t, &x, &r)) {
+            row_rates y = rates_for(&x, &pl, k);
+            row_arith(&p, k);
+            bool ok = engine_gpu_measure(c, &t, &y, &r);
+            row_arith(&p, NULL);
+            if (!ok) {
                 alive = false;
                 goto finish;
             }

@@ -104,6 +104,8 @@ void problem_device_free(problem_data *p)
     buffer_free(&p->dout);
     buffer_free(&p->dscratch);
     buffer_free(&p->dcopy);
+    buffer_free(&p->da16);
+    buffer_free(&p->db16);
 }
 
 bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e)
@@ -132,6 +134,14 @@ bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
         return false;
     if (p->sh.nidx && !buffer_upload(&p->didx, p->idx, p->sh.nidx * 4, s, e))
         return false;
+    if (p->bf16) {
+        if ((!p->da16.ptr && !buffer_alloc(&p->da16, p->sh.na * 2, e)) ||
+            (!p->db16.ptr && !buffer_alloc(&p->db16, p->sh.nb * 2, e)))
+            return false;
+        CUDA_CHECK(e, kernels_f32_to_bf16(p->da.ptr, p->da16.ptr, p->sh.na, s));
+        CUDA_CHECK(e, kernels_f32_to_bf16(p->db.ptr, p->db16.ptr, p->sh.nb, s));
+        CUDA_CHECK(e, cudaStreamSynchronize(s));
+    }
     return true;
 }
 
@@ -156,7 +166,8 @@ bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 
 check_report problem_check(const problem_data *p)
 {
-    return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, p->ops->spec->tolerance);
+    double tol = p->tolerance > 0.0 ? p->tolerance : p->ops->spec->tolerance;
+    return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, tol);
 }
 
 int problem_args(const problem_data *p, problem_arg *out)

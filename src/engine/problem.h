@@ -83,6 +83,14 @@ struct problem_data {
     int64_t *ref_idx;        /* output index of each ref value; NULL: ref[k] is out[k] */
     size_t nref;
     gpu_buffer da, db, didx, dout, dscratch, dcopy;
+    /* The row being measured, set by the engine before problem_prepare: its
+     * arithmetic, its check tolerance (0: the spec's), and whether its launcher reads BF16
+     * copies of a and b (sgemm), which problem_upload then makes on the
+     * device from the FP32 inputs, before any timing. */
+    const char *precision;   /* the row's arithmetic when not FP32: "tf32", "bf16" */
+    double tolerance;
+    bool bf16;
+    gpu_buffer da16, db16;
 };
 
 /* The problem called name, or NULL. */
@@ -112,13 +120,14 @@ void problem_device_free(problem_data *p);
 /* New inputs from seed, validated, with their reference. */
 bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e);
 /* Copies the inputs to the device (managed: writes them on the CPU, after
- * waiting for the device). */
+ * waiting for the device; and makes the BF16 copies of A and B when the
+ * row reads them). */
 bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e);
 /* Fills the device output with the poison pattern. */
 bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e);
 /* Copies the device output into p->out. */
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e);
-/* Compares p->out with the reference. */
+/* Compares p->out with the reference, within the row's tolerance. */
 check_report problem_check(const problem_data *p);
 
 /* ops->args of p: the buffers and sizes a learner's launcher receives, in

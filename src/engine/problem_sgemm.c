@@ -103,8 +103,14 @@ static void sgemm_cpu(problem_data *p, int threads)
         cpu_sgemm_mt(p->d.M, p->d.N, p->d.K, p->a, p->b, p->out, threads);
 }
 
+/* Launchers that multiply BF16 take the copies problem_upload made. */
 static cudaError_t sgemm_launch(problem_data *p, const shipped_kernel *k, cudaStream_t s)
 {
+    if (k->gemm_bf16) {
+        if (!p->bf16 || !p->da16.ptr || !p->db16.ptr)
+            return cudaErrorInvalidValue;
+        return k->gemm_bf16(p->d.M, p->d.N, p->d.K, p->da16.ptr, p->db16.ptr, p->dout.ptr, s);
+    }
     return k->sgemm(p->d.M, p->d.N, p->d.K, p->da.ptr, p->db.ptr, p->dout.ptr, s);
 }
 

@@ -124,6 +124,10 @@ typedef struct run_fault {
     int code;                     /* cause "cuda": the CUDA runtime error code; 0 none */
 } run_fault;
 
+/* Tables show a correct row's relative error from this size up: the error a
+ * reduced precision (TF32, BF16) costs, not FP32's rounding. */
+#define RUN_SHOWN_ERROR 1e-5
+
 const char *result_status_name(result_status s);   /* "correct", "wrong", ... */
 const char *result_kind_name(result_kind k);       /* "kernel", "library", ... */
 void run_result_init(run_result *r);               /* zeros; <0 for unknown rates */

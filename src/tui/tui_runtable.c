@@ -28,7 +28,8 @@ result_kind tui_runtable_kind_of(const char *variant, const char *library)
     if (strcmp(variant, "exercise") == 0)
         return RK_EXERCISE;
     if ((library && library[0] && strcmp(variant, library) == 0) || strcmp(variant, "cub") == 0 ||
-        strcmp(variant, "cublas") == 0 || strcmp(variant, "copy") == 0)
+        strcmp(variant, "cublas") == 0 || strncmp(variant, "cublas_", 7) == 0 ||
+        strcmp(variant, "copy") == 0)
         return RK_LIBRARY;
     return RK_KERNEL;
 }
@@ -389,7 +390,12 @@ static void check_text(const tui_row *row, int w, const tui_glyphs *g, char *buf
     } else {
         switch (row->r.status) {
         case RS_CORRECT:
-            snprintf(buf, n, "%s", g->ok);
+            /* An error a reduced precision brings (TF32, BF16) is shown. */
+            if (row->r.rel_err >= RUN_SHOWN_ERROR &&
+                tui_text_swidth(g->ok) + 6 <= w)
+                snprintf(buf, n, "%s %.0e", g->ok, row->r.rel_err);
+            else
+                snprintf(buf, n, "%s", g->ok);
             *role = ROLE_OK;
             return;
         case RS_WRONG: mark = g->bad; word = "wrong"; break;

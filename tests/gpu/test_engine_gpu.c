@@ -36,8 +36,11 @@ static void run_ok(const run_request *req, ts_rows *c)
     assert_true(ok);
 }
 
-/* A request for every non-library launcher of problem, with its library. */
-static void all_rungs(run_request *req, const char *problem, const char *library)
+/* A request for every non-library launcher of problem this device runs,
+ * with its library; *precisions (when not NULL) gets how many precisions
+ * other than the problem's own those launchers compute in. */
+static void all_rungs_n(run_request *req, const char *problem, const char *library,
+                        int *precisions)
 {
     memset(req, 0, sizeof *req);
     req->run = 1;
@@ -47,11 +50,26 @@ static void all_rungs(run_request *req, const char *problem, const char *library
     req->cpu = false;
     size_t n = 0;
     const shipped_kernel *k = kernels_shipped(&n);
+    const char *seen[8];
+    int nseen = 0;
     for (size_t i = 0; i < n && req->nvariants < RUN_MAX_VARIANTS; i++) {
-        if (k[i].library || strcmp(k[i].problem, problem) != 0)
+        if (k[i].library || strcmp(k[i].problem, problem) != 0 ||
+            k[i].min_cc > g_dev.cc_major * 10 + g_dev.cc_minor)
             continue;
         ts_add_variant(req, k[i].name, k[i].name);
+        bool known = !k[i].precision;
+        for (int j = 0; j < nseen; j++)
+            known |= strcmp(seen[j], k[i].precision) == 0;
+        if (!known && nseen < 8)
+            seen[nseen++] = k[i].precision;
     }
+    if (precisions)
+        *precisions = nseen;
+}
+
+static void all_rungs(run_request *req, const char *problem, const char *library)
+{
+    all_rungs_n(req, problem, library, NULL);
 }
 
 static void assert_all_correct(const ts_rows *c, int expect_rows)
@@ -96,17 +114,98 @@ static void test_sgemm_all(void **state)
 {
     (void)state;
     run_request req;
-    all_rungs(&req, "sgemm", "cublas");
+    int precisions = 0;
+    all_rungs_n(&req, "sgemm", "cublas", &precisions);
     assert_true(req.nvariants >= 1);
     ts_add_size(&req, "31x17x9");
     ts_add_size(&req, "1025x513x257");
     static ts_rows c;
     run_ok(&req, &c);
-    assert_all_correct(&c, 2 * (req.nvariants + 1));
+    /* Each size: the library at each other precision, the rungs, then cuBLAS FP32. */
+    assert_all_correct(&c, 2 * (req.nvariants + 1 + precisions));
     for (int i = 0; i < c.nrows; i++) {
-        assert_true(c.rows[i].tflops > 0.0);
-        assert_true(c.rows[i].pct_peak_measured > 0.0 && c.rows[i].pct_peak_measured < 100.0);
+        const run_result *r = &c.rows[i];
+        assert_true(r->tflops > 0.0);
+        const shipped_kernel *k = kernels_find(r->variant);
+        if (k && k->precision)   /* tensor cores: no share of the FP32 peak */
+            assert_true(r->pct_peak_measured < 0.0);
+        else
+            assert_true(r->pct_peak_measured > 0.0 && r->pct_peak_measured < 100.0);
     }
+}
+
+/* Rungs in TF32 and BF16 beside FP32 at the lab's smallest size: each is
+ * checked within its precision's tolerance and shows its error; cuBLAS at
+ * each precision comes first and is what x lib compares with; cuBLAS FP32
+ * stays the last library row. */
+static void test_sgemm_precisions(void **state)
+{
+    (void)state;
+    if (g_dev.cc_major < 8) {
+        print_message("compute capability %d.%d: no TF32 or BF16 tensor cores\n", g_dev.cc_major,
+                      g_dev.cc_minor);
+        skip();
+    }
+    run_request req;
+    all_rungs(&req, "sgemm", "cublas");
+    req.nvariants = 0;
+    ts_add_variant(&req, "warptile", "sgemm_warptile");
+    ts_add_variant(&req, "wmma_tf32", "gemm_wmma_tf32");
+    ts_add_variant(&req, "wmma_bf16", "gemm_wmma_bf16");
+    ts_add_variant(&req, "wmma_async", "gemm_wmma_async");
+    req.budget_s = 0.1;
+    ts_add_size(&req, "1024");
+    static ts_rows c;
+    run_ok(&req, &c);
+    static const char *const order[] = {"cublas_tf32", "cublas_bf16", "warptile", "wmma_tf32",
+                                        "wmma_bf16", "wmma_async", "cublas"};
+    assert_int_equal(c.nrows, 7);
+    for (int i = 0; i < 7; i++) {
+        const run_result *r = &c.rows[i];
+        print_message("%-12s %-10s %.4f ms  rel err %.2e  x lib %.3f\n", r->variant,
+                      result_status_name(r->status), r->median_ms, r->rel_err, r->speedup_lib);
+        assert_string_equal(r->variant, order[i]);
+        assert_int_equal(r->status, RS_CORRECT);
+        assert_int_equal(r->kind, i < 2 || i == 6 ? RK_LIBRARY : RK_KERNEL);
+    }
+    assert_string_equal(c.rows[0].label, "cuBLAS TF32");
+    /* What each precision costs: FP32 ~1e-7, TF32 ~3e-4, BF16 ~2e-3. */
+    assert_true(c.rows[2].rel_err < 1e-5 && c.rows[6].rel_err < 1e-5);
+    static const int tf32[] = {0, 3}, bf16[] = {1, 4, 5};
+    for (size_t i = 0; i < 2; i++)
+        assert_true(c.rows[tf32[i]].rel_err > 1e-5 && c.rows[tf32[i]].rel_err < 5e-3);
+    for (size_t i = 0; i < 3; i++)
+        assert_true(c.rows[bf16[i]].rel_err > 1e-4 && c.rows[bf16[i]].rel_err < 3e-2);
+    /* x lib against cuBLAS at the same precision. */
+    assert_true(fabs(c.rows[3].speedup_lib - c.rows[0].median_ms / c.rows[3].median_ms) <
+                1e-9 * c.rows[3].speedup_lib);
+    assert_true(fabs(c.rows[4].speedup_lib - c.rows[1].median_ms / c.rows[4].median_ms) <
+                1e-9 * c.rows[4].speedup_lib);
+    assert_true(fabs(c.rows[2].speedup_lib - c.rows[6].median_ms / c.rows[2].median_ms) <
+                1e-9 * c.rows[2].speedup_lib);
+}
+
+/* A rung slower than a twentieth of the budget a run is timed by three
+ * runs, its two checked ones among them. */
+static void test_slow_row(void **state)
+{
+    (void)state;
+    run_request req;
+    all_rungs(&req, "sgemm", "");
+    req.nvariants = 0;
+    ts_add_variant(&req, "naive", "sgemm_naive");
+    req.budget_s = 0.05;
+    ts_add_size(&req, "1024");
+    static ts_rows c;
+    run_ok(&req, &c);
+    assert_int_equal(c.nrows, 1);
+    const run_result *r = &c.rows[0];
+    print_message("%s: %.3f ms, %d samples: %s\n", r->variant, r->median_ms, r->samples, r->message);
+    assert_int_equal(r->status, RS_CORRECT);
+    assert_true(r->median_ms > 2.5);
+    assert_int_equal(r->samples, 3);
+    assert_non_null(strstr(r->message, "slow at this size"));
+    assert_true(r->min_ms <= r->median_ms && r->median_ms <= r->max_ms);
 }
 
 static void test_embedding_all(void **state)
@@ -267,6 +366,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduce_all),
         cmocka_unit_test(test_sgemm_all),
+        cmocka_unit_test(test_sgemm_precisions),
+        cmocka_unit_test(test_slow_row),
         cmocka_unit_test(test_embedding_all),
         cmocka_unit_test(test_cpu_rows_with_device),
         cmocka_unit_test(test_timing_reproducible),

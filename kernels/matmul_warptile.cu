@@ -1,0 +1,552 @@
+// matmul_warptile.cu - rung 7: warp tiles.  The block tile sits in shared
+// memory, each warp owns a part of it, each thread a few 4-wide pieces of
+// that part in registers; the next K slices are copied (cp.async) while the
+// warps multiply out of the current one.  Two kernels:
+//
+//  - sgemm_wtpipe_kernel, the shipped one on 16-byte-aligned data: a
+//    pipeline of STAGES slices in shared memory, A and B both copied with
+//    cp.async as they lie in memory (A row-major, no transposition), one
+//    barrier a slice;
+//  - sgemm_warptile_kernel, two stages with A transposed in shared memory;
+//    its element-load form serves every other size (and the raw table),
+//    and its 16-byte forms are tuning variants to compare with.
+//
+// Both take any M, N, K >= 1 through their launchers; the tuning variants
+// (ktune.h) are the same kernels in other shapes, named
+// "sgemm_warptile[<how>,<block tile>,w<warp tile>,t<thread tile>,s<stages>]".
+#include "matmul.cuh"
+
+// Two blocks a multiprocessor cap registers at 128 a thread; tuned on
+// Hopper, where that fits.  Older GPUs' compilers spill under that cap, so
+// there the cap is lifted.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define WARPTILE_MINB(m) 1
+#else
+#define WARPTILE_MINB(m) (m)
+#endif
+
+// ---- two stages, A transposed -----------------------------------------------------------
+// The block tile (BM x BN) is split among warps (WM x WN each); a warp's
+// threads form a TROWS x TCOLS grid and each owns TM x TN outputs made of 4x4
+// pieces spaced WM/(TM/4) rows and WN/(TN/4) columns apart, so a warp's
+// 16-byte shared-memory reads touch few distinct words and no bank twice.
+// Shared memory holds two stages: while the warps multiply out of one, the
+// next K slice is on its way into the other, one barrier a step.  The
+// fragments of A and B are double-buffered in registers too, so the reads
+// for step k+1 are in flight during the multiply-adds of step k.
+//
+// The next slice travels one of two ways.  ASYNC false: 16-byte loads into
+// registers at the top of the step, stored to shared memory (A transposed)
+// at its end.  ASYNC true (16-byte path only): cp.async copies that need no
+// registers, B straight into its stage, A into a staging tile that each
+// thread transposes (its own 16 bytes) into the A stage at the end of the
+// step.  The copies are issued at the top of the step whatever the
+// compiler's register budget, where register loads may be moved later.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+struct warptile_shape {
+    static constexpr int WARPS_N = BN / WN;
+    static constexpr int THREADS = (BM / WM) * WARPS_N * 32;
+    static constexpr int TCOLS = WN / TN;
+    static constexpr int MCH = TM / 4, NCH = TN / 4;
+    static constexpr int MSTR = WM / MCH, NSTR = WN / NCH;
+    static constexpr int A_LD = BM + 4;
+    static constexpr int A_V4 = BM * BK / 4 / THREADS;
+    static constexpr int B_V4 = BK * BN / 4 / THREADS;
+    static_assert((WM / TM) * (WN / TN) == 32, "a warp's threads must cover its tile");
+    static_assert(A_V4 >= 1 && A_V4 * THREADS * 4 == BM * BK, "A tile must split into float4 loads");
+    static_assert(B_V4 >= 1 && B_V4 * THREADS * 4 == BK * BN, "B tile must split into float4 loads");
+    static_assert(BK % 4 == 0 && TM % 4 == 0 && TN % 4 == 0, "tiles are made of 4-wide pieces");
+};
+
+template <bool ASYNC, int BM, int BK> struct warptile_staging {
+    __device__ float (*tile())[BK] { return nullptr; }
+};
+template <int BM, int BK> struct warptile_staging<true, BM, BK> {
+    float a[BM][BK];
+    __device__ float (*tile())[BK] { return a; }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int MODE, bool ASYNC>
+__global__ void __launch_bounds__(warptile_shape<BM, BN, BK, WM, WN, TM, TN>::THREADS, WARPTILE_MINB(MINB))
+sgemm_warptile_kernel(int M, int N, int K, const float *__restrict__ A,
+                      const float *__restrict__ B, float *__restrict__ C)
+{
+    using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    static_assert(!ASYNC || MODE == 1, "cp.async needs the 16-byte path");
+    __shared__ __align__(16) float As[2][BK][P::A_LD];
+    __shared__ __align__(16) float Bs[2][BK][BN];
+    __shared__ __align__(16) warptile_staging<ASYNC, BM, BK> stage;
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = (warp / P::WARPS_N) * WM, wn0 = (warp % P::WARPS_N) * WN;
+    const int tr = lane / P::TCOLS, tc = lane % P::TCOLS;
+    const int bm0 = blockIdx.y * BM, bn0 = blockIdx.x * BN;
+    const float *Ab = A + (size_t)bm0 * K;
+    const float *Bb = B + bn0;
+    const int mrows = M - bm0, ncols = N - bn0;
+
+    float4 ra[ASYNC ? 1 : P::A_V4], rb[ASYNC ? 1 : P::B_V4];
+    float fa[2][TM], fb[2][TN];
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    // Starts fetching the K slice at k0 (B into stage buf when ASYNC).
+    auto gload = [&](int k0, int buf) {
+#pragma unroll
+        for (int r = 0; r < P::A_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
+            if constexpr (ASYNC) {
+                const bool ok = row < mrows && k0 + kc < K;
+                cp_async16(&stage.tile()[row][kc], ok ? Ab + (size_t)row * K + k0 + kc : A, ok);
+            } else {
+                ra[r] = load4<MODE>(Ab, K, row, k0 + kc, mrows, K);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < P::B_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int kr = f / (BN / 4), nc = (f % (BN / 4)) * 4;
+            if constexpr (ASYNC) {
+                const bool ok = k0 + kr < K && nc < ncols;
+                cp_async16(&Bs[buf][kr][nc], ok ? Bb + (size_t)(k0 + kr) * N + nc : B, ok);
+            } else {
+                rb[r] = load4<MODE>(Bb, N, k0 + kr, nc, K, ncols);
+            }
+        }
+        if constexpr (ASYNC) cp_async_commit();
+    };
+    // Completes the slice into stage buf (A transposed); a barrier must follow.
+    auto sstore = [&](int buf) {
+        if constexpr (ASYNC) cp_async_wait_all();
+#pragma unroll
+        for (int r = 0; r < P::A_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
+            float4 a;
+            if constexpr (ASYNC)
+                a = *reinterpret_cast<const float4 *>(&stage.tile()[row][kc]);
+            else
+                a = ra[r];
+            As[buf][kc + 0][row] = a.x;
+            As[buf][kc + 1][row] = a.y;
+            As[buf][kc + 2][row] = a.z;
+            As[buf][kc + 3][row] = a.w;
+        }
+        if constexpr (!ASYNC) {
+#pragma unroll
+            for (int r = 0; r < P::B_V4; ++r) {
+                const int f = tid + r * P::THREADS;
+                *reinterpret_cast<float4 *>(&Bs[buf][f / (BN / 4)][(f % (BN / 4)) * 4]) = rb[r];
+            }
+        }
+    };
+    auto fload = [&](int buf, int k, int slot) {
+#pragma unroll
+        for (int ch = 0; ch < P::MCH; ++ch) {
+            const float4 v =
+                *reinterpret_cast<const float4 *>(&As[buf][k][wm0 + ch * P::MSTR + tr * 4]);
+            fa[slot][ch * 4 + 0] = v.x;
+            fa[slot][ch * 4 + 1] = v.y;
+            fa[slot][ch * 4 + 2] = v.z;
+            fa[slot][ch * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int ch = 0; ch < P::NCH; ++ch) {
+            const float4 v =
+                *reinterpret_cast<const float4 *>(&Bs[buf][k][wn0 + ch * P::NSTR + tc * 4]);
+            fb[slot][ch * 4 + 0] = v.x;
+            fb[slot][ch * 4 + 1] = v.y;
+            fb[slot][ch * 4 + 2] = v.z;
+            fb[slot][ch * 4 + 3] = v.w;
+        }
+    };
+
+    const int ktiles = (K + BK - 1) / BK;
+    gload(0, 0);
+    sstore(0);
+    __syncthreads();
+    fload(0, 0, 0);
+    for (int t = 0; t < ktiles; ++t) {
+        const int cur = t & 1;
+        const bool more = t + 1 < ktiles;
+        if (more) gload((t + 1) * BK, cur ^ 1);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k < BK - 1) {
+                fload(cur, k + 1, (k + 1) & 1);
+            } else if (more) {
+                sstore(cur ^ 1);
+                __syncthreads();
+                fload(cur ^ 1, 0, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] = fmaf(fa[k & 1][i], fb[k & 1][j], acc[i][j]);
+        }
+    }
+
+    float *Cb = C + (size_t)bm0 * N + bn0;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int r = wm0 + (i / 4) * P::MSTR + tr * 4 + (i % 4);
+#pragma unroll
+        for (int ch = 0; ch < P::NCH; ++ch) {
+            const int c = wn0 + ch * P::NSTR + tc * 4;
+            const float4 v = make_float4(acc[i][ch * 4], acc[i][ch * 4 + 1], acc[i][ch * 4 + 2],
+                                         acc[i][ch * 4 + 3]);
+            store4<MODE>(Cb, N, r, c, mrows, ncols, v);
+        }
+    }
+}
+
+
+// ---- STAGES stages, A as it lies in memory (the 16-byte path) ----------------------------
+// Warps and thread tiles as above, except that a thread's TM rows are
+// TROWS apart (rows tr, tr + TROWS, ...): the A tile stays row-major in
+// shared memory with rows of BK + 4 floats, and a thread reads four k
+// values of one row as a 16-byte word, so eight neighbouring rows fall in
+// eight different bank groups.  B is read as in the kernel above.
+//
+// The pipeline: slices 0 .. STAGES-2 are requested before the loop; at
+// step t the thread waits for its copies of slice t, the barrier makes
+// everyone's visible (and says everyone is done with slice t-1), then
+// slice t + STAGES - 1 is requested into the stage slice t-1 used, and the
+// warps multiply out of slice t.  One barrier a slice; STAGES - 1 slices
+// in flight while one is used.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
+struct wtpipe_shape {
+    static constexpr int WARPS_N = BN / WN;
+    static constexpr int THREADS = (BM / WM) * WARPS_N * 32;
+    static constexpr int TROWS = WM / TM, TCOLS = WN / TN;
+    static constexpr int NCH = TN / 4, NSTR = WN / NCH;
+    static constexpr int A_LD = BK + 4;
+    static constexpr int A_STAGE = BM * A_LD, B_STAGE = BK * BN;
+    static constexpr int A_V4 = BM * BK / 4 / THREADS, B_V4 = BK * BN / 4 / THREADS;
+    static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles nest");
+    static_assert(TROWS * TCOLS == 32, "a warp's threads must cover its tile");
+    static_assert(BK % 4 == 0 && TN % 4 == 0, "16-byte words along k and n");
+    static_assert((A_LD / 4) % 2 == 1, "rows of the A tile an odd number of 16-byte words apart");
+    static_assert(A_V4 >= 1 && A_V4 * THREADS * 4 == BM * BK, "A slice must split into 16-byte copies");
+    static_assert(B_V4 >= 1 && B_V4 * THREADS * 4 == BK * BN, "B slice must split into 16-byte copies");
+    static_assert(STAGES >= 2, "at least two stages");
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MINB>
+__global__ void __launch_bounds__(wtpipe_shape<BM, BN, BK, WM, WN, TM, TN, STAGES>::THREADS,
+                                  WARPTILE_MINB(MINB))
+sgemm_wtpipe_kernel(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+                    float *__restrict__ C)
+{
+    using P = wtpipe_shape<BM, BN, BK, WM, WN, TM, TN, STAGES>;
+    extern __shared__ float4 wtpipe_smem[];
+    float *const smem = reinterpret_cast<float *>(wtpipe_smem);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = (warp / P::WARPS_N) * WM, wn0 = (warp % P::WARPS_N) * WN;
+    const int tr = lane / P::TCOLS, tc = lane % P::TCOLS;
+    const int bm0 = blockIdx.y * BM, bn0 = blockIdx.x * BN;
+    const float *Ab = A + (size_t)bm0 * K;
+    const float *Bb = B + bn0;
+    const int mrows = M - bm0, ncols = N - bn0;
+
+    // Requests the K slice at k0 into stage st; what lies past M, N or K
+    // arrives as zeros.
+    auto request = [&](int k0, int st) {
+        float *as = smem + st * (P::A_STAGE + P::B_STAGE);
+        float *bs = as + P::A_STAGE;
+#pragma unroll
+        for (int r = 0; r < P::A_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
+            const bool ok = row < mrows && k0 + kc < K;
+            cp_async16(as + row * P::A_LD + kc, ok ? Ab + (size_t)row * K + k0 + kc : A, ok);
+        }
+#pragma unroll
+        for (int r = 0; r < P::B_V4; ++r) {
+            const int f = tid + r * P::THREADS;
+            const int kr = f / (BN / 4), nc = (f % (BN / 4)) * 4;
+            const bool ok = k0 + kr < K && nc < ncols;
+            cp_async16(bs + kr * BN + nc, ok ? Bb + (size_t)(k0 + kr) * N + nc : B, ok);
+        }
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    const int ktiles = (K + BK - 1) / BK;
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; ++st) {
+        if (st < ktiles) request(st * BK, st);
+        cp_async_commit();
+    }
+    int use = 0, fill = STAGES - 1;
+    for (int t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        if (t + STAGES - 1 < ktiles) request((t + STAGES - 1) * BK, fill);
+        cp_async_commit();
+        fill = fill == STAGES - 1 ? 0 : fill + 1;
+
+        const float *as = smem + use * (P::A_STAGE + P::B_STAGE);
+        const float *bs = as + P::A_STAGE;
+        use = use == STAGES - 1 ? 0 : use + 1;
+#pragma unroll
+        for (int kg = 0; kg < BK; kg += 4) {
+            float4 a[TM];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+                a[i] = *reinterpret_cast<const float4 *>(as + (wm0 + tr + i * P::TROWS) * P::A_LD + kg);
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk) {
+                float b[TN];
+#pragma unroll
+                for (int ch = 0; ch < P::NCH; ++ch) {
+                    const float4 v = *reinterpret_cast<const float4 *>(
+                        bs + (kg + kk) * BN + wn0 + ch * P::NSTR + tc * 4);
+                    b[ch * 4 + 0] = v.x;
+                    b[ch * 4 + 1] = v.y;
+                    b[ch * 4 + 2] = v.z;
+                    b[ch * 4 + 3] = v.w;
+                }
+#pragma unroll
+                for (int i = 0; i < TM; ++i) {
+                    const float av = kk == 0 ? a[i].x : kk == 1 ? a[i].y : kk == 2 ? a[i].z : a[i].w;
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av, b[j], acc[i][j]);
+                }
+            }
+        }
+    }
+
+    float *Cb = C + (size_t)bm0 * N + bn0;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int r = wm0 + tr + i * P::TROWS;
+#pragma unroll
+        for (int ch = 0; ch < P::NCH; ++ch) {
+            const int c = wn0 + ch * P::NSTR + tc * 4;
+            store4<1>(Cb, N, r, c, mrows, ncols,
+                      make_float4(acc[i][ch * 4], acc[i][ch * 4 + 1], acc[i][ch * 4 + 2],
+                                  acc[i][ch * 4 + 3]));
+        }
+    }
+}
+
+// ---- launching ----------------------------------------------------------------------------
+// Element loads, any sizes: the two-stage kernel in the shape below.  Every
+// launcher of this file takes it where the 16-byte path cannot go.
+#define WT_RAW 128, 128, 8, 64, 32, 8, 8, 2, 2, false
+
+static cudaError_t raw_run(int M, int N, int K, const float *A, const float *B, float *C,
+                           cudaStream_t s)
+{
+    dim3 grid;
+    if (!k_mm_grid(M, N, 128, 128, &grid)) return cudaErrorInvalidValue;
+    sgemm_warptile_kernel<WT_RAW><<<grid, 256, 0, s>>>(M, N, K, A, B, C);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+const void *k_warptile_raw_kernel(void) { return (const void *)sgemm_warptile_kernel<WT_RAW>; }
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, bool ASYNC>
+static cudaError_t warptile_run(int M, int N, int K, const float *A, const float *B, float *C,
+                                cudaStream_t s)
+{
+    if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    if (!k_mm_vec_ok(N, K, A, B, C)) return raw_run(M, N, K, A, B, C, s);
+    using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    dim3 grid;
+    if (!k_mm_grid(M, N, BM, BN, &grid)) return cudaErrorInvalidValue;
+    sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 1, ASYNC><<<grid, P::THREADS, 0, s>>>(
+        M, N, K, A, B, C);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+// Dynamic shared memory of the pipelined kernels: asks for more than the
+// default 48 KB once per device (and for the largest shared-memory
+// carveout, so that two blocks fit); *fits is false when this device
+// cannot give a block that much.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MINB>
+static cudaError_t wtpipe_prepare(bool *fits)
+{
+    using P = wtpipe_shape<BM, BN, BK, WM, WN, TM, TN, STAGES>;
+    static int configured = -1;
+    int dev = 0, optin = 0;
+    KCHECK(cudaGetDevice(&dev));
+    KCHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    *fits = P::SMEM <= (size_t)optin;
+    if (!*fits || configured == dev) return cudaSuccess;
+    const void *f = (const void *)sgemm_wtpipe_kernel<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB>;
+    KCHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)P::SMEM));
+    KCHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                cudaSharedmemCarveoutMaxShared));
+    configured = dev;
+    return cudaSuccess;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MINB>
+static cudaError_t wtpipe_run(int M, int N, int K, const float *A, const float *B, float *C,
+                              cudaStream_t s)
+{
+    if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    bool fits = false;
+    if (k_mm_vec_ok(N, K, A, B, C)) KCHECK((wtpipe_prepare<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB>(&fits)));
+    if (!fits) return raw_run(M, N, K, A, B, C, s);
+    using P = wtpipe_shape<BM, BN, BK, WM, WN, TM, TN, STAGES>;
+    dim3 grid;
+    if (!k_mm_grid(M, N, BM, BN, &grid)) return cudaErrorInvalidValue;
+    sgemm_wtpipe_kernel<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB>
+        <<<grid, P::THREADS, P::SMEM, s>>>(M, N, K, A, B, C);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+// The shipped configurations (bench/KERNELS.md: how they are chosen).  BIG:
+// 128x128 block tiles, K slices of 8, three stages, 8 warps of 64x32, 8x8
+// outputs a thread, two blocks a multiprocessor.  SMALL, when BIG's tiles
+// would leave multiprocessors without a block (1024 x 1024 on a GPU of
+// more than 64 multiprocessors): 64x64 tiles, 4 warps of 32x32, 4x8
+// outputs a thread.
+#define WT_BIG 128, 128, 8, 64, 32, 8, 8, 3, 2
+#define WT_SMALL 64, 64, 8, 32, 32, 4, 8, 3, 2
+// Their names among the tuning variants.
+#define WT_BIG_NAME "sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s3]"
+#define WT_SMALL_NAME "sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]"
+
+static cudaError_t warptile_small(int M, int N, bool *small)
+{
+    int sms = 0;
+    KCHECK(k_sm_count(&sms));
+    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 128) < (size_t)sms;
+    return cudaSuccess;
+}
+
+cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const float *B, float *C,
+                                  cudaStream_t s)
+{
+    if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    bool small = false;
+    KCHECK(warptile_small(M, N, &small));
+    return small ? wtpipe_run<WT_SMALL>(M, N, K, A, B, C, s) : wtpipe_run<WT_BIG>(M, N, K, A, B, C, s);
+}
+
+// ---- resources ---------------------------------------------------------------------------
+// Fills out for kernel f launched with threads and smem dynamic bytes.
+cudaError_t k_kernel_resources(const void *f, int threads, size_t smem, kernel_resources *out)
+{
+    cudaFuncAttributes a;
+    KCHECK(cudaFuncGetAttributes(&a, f));
+    out->registers = a.numRegs;
+    out->static_smem = (int)a.sharedSizeBytes;
+    out->dynamic_smem = (int)smem;
+    out->local_bytes = (int)a.localSizeBytes;
+    out->threads = threads;
+    int blocks = 0;
+    KCHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, threads, smem));
+    out->blocks_per_sm = blocks;
+    return cudaSuccess;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MINB>
+static bool wtpipe_resources(kernel_resources *out)
+{
+    using P = wtpipe_shape<BM, BN, BK, WM, WN, TM, TN, STAGES>;
+    bool fits = false;
+    if (wtpipe_prepare<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB>(&fits) != cudaSuccess || !fits)
+        return false;
+    const void *f = (const void *)sgemm_wtpipe_kernel<BM, BN, BK, WM, WN, TM, TN, STAGES, MINB>;
+    return k_kernel_resources(f, P::THREADS, P::SMEM, out) == cudaSuccess;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, bool ASYNC>
+static bool warptile_resources(kernel_resources *out)
+{
+    using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    const void *f = (const void *)sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 1, ASYNC>;
+    return k_kernel_resources(f, P::THREADS, 0, out) == cudaSuccess;
+}
+
+// ---- tuning variants ----------------------------------------------------------------------------
+typedef cudaError_t (*wt_launch_fn)(int, int, int, const float *, const float *, float *,
+                                    cudaStream_t);
+
+struct wt_variant {
+    const char *name;
+    wt_launch_fn launch;
+    bool (*resources)(kernel_resources *out);
+};
+
+#define WT_OLD(label, ...) {label, warptile_run<__VA_ARGS__>, warptile_resources<__VA_ARGS__>}
+#define WT_PIPE(label, ...) {label, wtpipe_run<__VA_ARGS__>, wtpipe_resources<__VA_ARGS__>}
+
+static const wt_variant wt_variants[] = {
+    // Two stages, A transposed: registers or cp.async (the kernel the rung
+    // shipped before the pipelined one; runs 1-3 in bench/KERNELS.md).
+    WT_OLD("sgemm_warptile[reg,128x128x8,w64x32,t8x8]", 128, 128, 8, 64, 32, 8, 8, 2, false),
+    WT_OLD("sgemm_warptile[async,128x128x8,w64x32,t8x8]", 128, 128, 8, 64, 32, 8, 8, 2, true),
+    WT_OLD("sgemm_warptile[async,128x128x8,w32x64,t8x8]", 128, 128, 8, 32, 64, 8, 8, 2, true),
+    WT_OLD("sgemm_warptile[async,128x128x16,w64x32,t8x8]", 128, 128, 16, 64, 32, 8, 8, 2, true),
+    WT_OLD("sgemm_warptile[async,128x128x8,w64x64,t8x16]", 128, 128, 8, 64, 64, 8, 16, 2, true),
+    // Pipelined, A row-major: stages, slice depth, warp and thread tiles.
+    WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s2]", 128, 128, 8, 64, 32, 8, 8, 2, 2),
+    WT_PIPE(WT_BIG_NAME, WT_BIG),
+    WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x32,t8x8,s4]", 128, 128, 8, 64, 32, 8, 8, 4, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x16,w64x32,t8x8,s2]", 128, 128, 16, 64, 32, 8, 8, 2, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x16,w64x32,t8x8,s3]", 128, 128, 16, 64, 32, 8, 8, 3, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x8,w32x64,t8x8,s3]", 128, 128, 8, 32, 64, 8, 8, 3, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x64,t8x16,s3]", 128, 128, 8, 64, 64, 8, 16, 3, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x8,w64x64,t8x16,s4]", 128, 128, 8, 64, 64, 8, 16, 4, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x128x16,w64x64,t8x16,s3]", 128, 128, 16, 64, 64, 8, 16, 3, 2),
+    WT_PIPE("sgemm_warptile[pipe,128x256x8,w64x64,t8x16,s3]", 128, 256, 8, 64, 64, 8, 16, 3, 1),
+    WT_PIPE("sgemm_warptile[pipe,256x128x8,w64x64,t8x16,s3]", 256, 128, 8, 64, 64, 8, 16, 3, 1),
+    // Smaller tiles, for sizes whose 128x128 grid leaves multiprocessors idle.
+    WT_PIPE("sgemm_warptile[pipe,128x64x8,w64x32,t8x8,s3]", 128, 64, 8, 64, 32, 8, 8, 3, 2),
+    WT_PIPE(WT_SMALL_NAME, WT_SMALL),
+    WT_PIPE("sgemm_warptile[pipe,64x64x16,w32x32,t4x8,s3]", 64, 64, 16, 32, 32, 4, 8, 3, 2),
+};
+
+#define WT_NVARIANTS (sizeof wt_variants / sizeof wt_variants[0])
+
+const shipped_kernel *k_warptile_tune(size_t *n)
+{
+    static shipped_kernel t[WT_NVARIANTS];
+    static bool made = false;
+    if (!made) {
+        for (size_t i = 0; i < WT_NVARIANTS; ++i)
+            t[i] = {wt_variants[i].name, "sgemm", 0, NULL, wt_variants[i].launch, NULL, NULL, NULL, 0};
+        made = true;
+    }
+    *n = WT_NVARIANTS;
+    return t;
+}
+
+bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
+{
+    if (strcmp(name, "sgemm_warptile") == 0) {
+        bool small = false;
+        if (warptile_small(M, N, &small) != cudaSuccess) return false;
+        return small ? wtpipe_resources<WT_SMALL>(out) : wtpipe_resources<WT_BIG>(out);
+    }
+    for (size_t i = 0; i < WT_NVARIANTS; ++i)
+        if (strcmp(name, wt_variants[i].name) == 0) return wt_variants[i].resources(out);
+    return false;
+}
+
+const char *k_warptile_shipped_as(const char *rung, int M, int N)
+{
+    bool small = false;
+    if (strcmp(rung, "sgemm_warptile") != 0 || warptile_small(M, N, &small) != cudaSuccess)
+        return NULL;
+    return small ? WT_SMALL_NAME : WT_BIG_NAME;
+}
