@@ -1,8 +1,8 @@
 /* peak_read.cu - a read-only stream at full speed (see peak_read.h). */
 #include "peak_read.h"
 
-#define PEAK_THREADS 512
-#define PEAK_UNROLL 4
+#define PEAK_THREADS 256
+#define PEAK_UNROLL 8
 
 /* Each thread sums its share of float4 values, PEAK_UNROLL loads in flight
  * at a time; one float per block leaves the kernel. */

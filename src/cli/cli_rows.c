@@ -52,8 +52,10 @@ void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
     if (s->json)
         return;
     if (dev->present)
-        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth, %.1f TFLOP/s FP32 peak\n\n",
-               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_fp32_tflops);
+        printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth (%.0f GB/s reading only), "
+               "%.1f TFLOP/s FP32 peak\n\n",
+               dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_bw_read_gbs,
+               dev->peak_fp32_tflops);
     else if (absent)
         printf("%s\n%s\n\n", cli_rows_reason(s), absent);
     else

@@ -199,6 +199,7 @@ static void print_json(const doctor_report *r)
         cJSON_AddNumberToObject(dv, "bus_width_bits", d->bus_width_bits);
         cJSON_AddNumberToObject(dv, "peak_bandwidth_theory_gbs", d->peak_bw_theory_gbs);
         cJSON_AddNumberToObject(dv, "peak_bandwidth_measured_gbs", d->peak_bw_measured_gbs);
+        cJSON_AddNumberToObject(dv, "peak_bandwidth_read_gbs", d->peak_bw_read_gbs);
         cJSON_AddNumberToObject(dv, "peak_fp32_tflops", d->peak_fp32_tflops);
         version_text(d->driver_version, v, sizeof v);
         cJSON_AddStringToObject(dv, "driver_cuda_version", v);
@@ -263,8 +264,9 @@ static void print_text(const doctor_report *r)
                d->mem_total_gib, d->l2_mib);
         printf("                  SM clock %.0f MHz, memory clock %.0f MHz, %d-bit bus\n",
                d->sm_clock_mhz, d->mem_clock_mhz, d->bus_width_bits);
-        printf("Bandwidth         %.0f GB/s measured (device copy), %.0f GB/s theoretical\n",
-               d->peak_bw_measured_gbs, d->peak_bw_theory_gbs);
+        printf("Bandwidth         %.0f GB/s measured (device copy), %.0f GB/s reading only, "
+               "%.0f GB/s theoretical\n",
+               d->peak_bw_measured_gbs, d->peak_bw_read_gbs, d->peak_bw_theory_gbs);
         printf("FP32 peak         %.1f TFLOP/s\n", d->peak_fp32_tflops);
     } else {
         printf("Device            %s\n", d->reason[0] ? d->reason : "no CUDA device found");

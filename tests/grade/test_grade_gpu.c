@@ -117,7 +117,7 @@ static void test_passing_workspace(void **state)
           "exercises/solutions/matmul/solution.lua");
     place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
           "exercises/solutions/embedding/solution.lua");
-    place(ws, "profiling", "pipeline/solution/solution.cu", "pipeline/solution/solution.lua");
+    place(ws, "pipeline", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
     grade_report r;
     grade_status st = grade(ws, "passing", &r);
     if (st == GRADE_NO_DEVICE)
@@ -134,6 +134,8 @@ static void test_passing_workspace(void **state)
     assert_true(find(&r, "matmul", "within2x")->passed);
     assert_true(find(&r, "embedding", "correct")->passed);
     assert_true(find(&r, "embedding", "bandwidth")->passed);
+    assert_true(find(&r, "pipeline", "pipeline10x")->passed);
+    assert_true(find(&r, "pipeline", "steps5x")->passed);
     assert_false(find(&r, "reduction", "warps")->passed);   /* no quiz answered */
     grade_report_free(&r);
 }
@@ -147,7 +149,7 @@ static void test_failing_workspace(void **state)
           "exercises/broken/cheat_shipped_kernel/starter.lua");
     place(ws, "matmul", "exercises/broken/wrong_off_by_one/starter.cu",
           "exercises/broken/wrong_off_by_one/starter.lua");
-    place(ws, "profiling", "exercises/broken/compile_error/starter.cu",
+    place(ws, "pipeline", "exercises/broken/compile_error/starter.cu",
           "exercises/broken/compile_error/starter.lua");
     /* embedding: no files at all */
     grade_report r;
@@ -167,8 +169,8 @@ static void test_failing_workspace(void **state)
     g = find(&r, "embedding", "correct");
     assert_false(g->passed);
     assert_string_equal(g->cause, "missing");
-    g = find(&r, "profiling", "pipeline10x");
-    printf("  profiling: %s: %s\n", g->cause, g->why);
+    g = find(&r, "pipeline", "pipeline10x");
+    printf("  pipeline: %s: %s\n", g->cause, g->why);
     assert_false(g->passed);
     assert_string_equal(g->cause, "compile");
     assert_true(r.score == 0);
