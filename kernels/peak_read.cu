@@ -1,29 +1,30 @@
-/* peak_read.cu - a read-only stream at full speed (see peak_read.h). */
+/* peak_read.cu - read-only streams at full speed (see peak_read.h). */
 #include "peak_read.h"
 
 #define PEAK_THREADS 256
-#define PEAK_UNROLL 8
 
-/* Each thread sums its share of float4 values, PEAK_UNROLL loads in flight
- * at a time; one float per block leaves the kernel. */
+/* Each thread sums its share of float4 values, U loads in flight at a
+ * time (streaming loads that skip the caches when STREAM); one float per
+ * block leaves the kernel. */
+template <int U, bool STREAM>
 __global__ void __launch_bounds__(PEAK_THREADS) peak_read(const float4 *__restrict__ src,
-                                                           size_t n4, float *sink)
+                                                          size_t n4, float *sink)
 {
     __shared__ float partial[PEAK_THREADS / 32];
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     float acc = 0.0f;
-    for (; i + (PEAK_UNROLL - 1) * stride < n4; i += PEAK_UNROLL * stride) {
-        float4 v[PEAK_UNROLL];
+    for (; i + (U - 1) * stride < n4; i += U * stride) {
+        float4 v[U];
 #pragma unroll
-        for (int u = 0; u < PEAK_UNROLL; u++)
-            v[u] = __ldcs(src + i + u * stride);
+        for (int u = 0; u < U; u++)
+            v[u] = STREAM ? __ldcs(src + i + u * stride) : __ldg(src + i + u * stride);
 #pragma unroll
-        for (int u = 0; u < PEAK_UNROLL; u++)
+        for (int u = 0; u < U; u++)
             acc += (v[u].x + v[u].y) + (v[u].z + v[u].w);
     }
     for (; i < n4; i += stride) {
-        float4 v = __ldcs(src + i);
+        float4 v = src[i];
         acc += (v.x + v.y) + (v.z + v.w);
     }
     for (int off = 16; off > 0; off >>= 1)
@@ -39,30 +40,51 @@ __global__ void __launch_bounds__(PEAK_THREADS) peak_read(const float4 *__restri
     }
 }
 
-static int resident_blocks(void)
+typedef void (*peak_kernel)(const float4 *, size_t, float *);
+
+/* The ways of reading tried; the fastest counts. */
+static const peak_kernel kinds[] = {peak_read<8, true>, peak_read<8, false>, peak_read<4, false>,
+                                    peak_read<16, false>};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+/* Blocks that are resident at once, times per: a grid that covers the
+ * device exactly (per 1) or several times over. */
+static int blocks_of(int kind, int per)
 {
     int dev = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, peak_read, PEAK_THREADS, 0) !=
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kinds[kind], PEAK_THREADS, 0) !=
             cudaSuccess)
         return 0;
-    return sms * per_sm;
+    return sms * per_sm * per;
+}
+
+extern "C" int peak_read_kinds(void)
+{
+    return 2 * NKINDS;
 }
 
 extern "C" size_t peak_read_sink_floats(void)
 {
-    int b = resident_blocks();
-    return b > 0 ? (size_t)b : 1;
+    int most = 0;
+    for (int k = 0; k < NKINDS; k++) {
+        int b = blocks_of(k, 4);
+        most = b > most ? b : most;
+    }
+    return most > 0 ? (size_t)most : 1;
 }
 
-extern "C" cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, cudaStream_t s)
+extern "C" cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, int kind,
+                                        cudaStream_t s)
 {
-    int blocks = resident_blocks();
+    if (kind < 0 || kind >= 2 * NKINDS)
+        return cudaErrorInvalidValue;
+    int k = kind % NKINDS, blocks = blocks_of(k, kind < NKINDS ? 1 : 4);
     if (blocks <= 0) {
         cudaError_t err = cudaGetLastError();
         return err != cudaSuccess ? err : cudaErrorInvalidConfiguration;
     }
-    peak_read<<<blocks, PEAK_THREADS, 0, s>>>((const float4 *)src, n4, sink);
+    kinds[k]<<<blocks, PEAK_THREADS, 0, s>>>((const float4 *)src, n4, sink);
     return cudaGetLastError();
 }

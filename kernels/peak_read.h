@@ -13,10 +13,13 @@
 extern "C" {
 #endif
 
-/* Reads n4 float4 values from src once, with as many resident blocks as
- * the device holds, and writes one float per block into sink (at least
- * peak_read_sink_floats() floats) so the reads cannot be optimised away. */
-cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, cudaStream_t s);
+/* Reads n4 float4 values from src once in way kind (0 <= kind <
+ * peak_read_kinds(): loads in flight, cached or streaming, a grid that
+ * covers the device once or four times), and writes one float per block
+ * into sink (at least peak_read_sink_floats() floats) so that the reads
+ * cannot be optimised away.  The fastest kind is the device's read speed. */
+cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, int kind, cudaStream_t s);
+int peak_read_kinds(void);
 /* Floats of sink launch_peak_read needs; starts the CUDA runtime. */
 size_t peak_read_sink_floats(void);
 

@@ -15,7 +15,8 @@ namespace {
 
 constexpr int THREADS = 256;
 constexpr int SEL_BINS = 2048;
-constexpr int PICK_THREADS = SEL_BINS / 2;
+constexpr int PICK_PER = 4;                  // bins each thread of the pick looks at
+constexpr int PICK_THREADS = SEL_BINS / PICK_PER;
 constexpr size_t ALIGN = 256;
 
 size_t up(size_t b) { return (b + ALIGN - 1) / ALIGN * ALIGN; }
@@ -77,41 +78,43 @@ __global__ void pipe_select_hist(const float *x, long long stride, long long n,
 
 // One block a column: the bin holding the sought rank; the histogram is
 // cleared for the next pass.  On the first pass the rank is (count - 1) / 2.
-__global__ void pipe_select_pick(sel_state *st, unsigned *hist, int shift, unsigned digits,
-                                 int first)
+__global__ void __launch_bounds__(PICK_THREADS) pipe_select_pick(sel_state *st, unsigned *hist,
+                                                                 int shift, unsigned digits,
+                                                                 int first)
 {
     typedef cub::BlockScan<unsigned long long, PICK_THREADS> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     const int c = blockIdx.x, t = threadIdx.x;
-    unsigned *g = hist + (size_t)c * SEL_BINS;
-    unsigned a = g[2 * t], b = g[2 * t + 1];
+    unsigned *g = hist + (size_t)c * SEL_BINS + PICK_PER * t;
+    unsigned v[PICK_PER];
+    unsigned long long mine = 0;
+#pragma unroll
+    for (int j = 0; j < PICK_PER; j++) {
+        v[j] = g[j];
+        mine += v[j];
+    }
     const sel_state s0 = st[c];   // read by every thread before the scan's barriers
     unsigned long long before = 0, total = 0;
-    scan_t(tmp).ExclusiveSum((unsigned long long)a + b, before, total);
+    scan_t(tmp).ExclusiveSum(mine, before, total);
     sel_state s = s0;
     if (first) {
         s.rank = total ? (total - 1) / 2 : 0;
         s.done = total == 0;
     }
-    if (!s.done) {
-        unsigned long long r = s.rank;
-        int bin = -1;
-        if (r >= before && r < before + a) {
-            bin = 2 * t;
-            r -= before;
-        } else if (r >= before + a && r < before + a + b) {
-            bin = 2 * t + 1;
-            r -= before + a;
+    if (!s.done && s.rank >= before && s.rank < before + mine) {
+        unsigned long long r = s.rank - before;
+        int j = 0;
+        while (r >= v[j]) {
+            r -= v[j];
+            j++;
         }
-        if (bin >= 0) {
-            st[c].prefix = s.prefix | ((uint32_t)bin << shift);
-            st[c].mask = s.mask | (digits << shift);
-            st[c].rank = r;
-        }
+        st[c].prefix = s.prefix | ((uint32_t)(PICK_PER * t + j) << shift);
+        st[c].mask = s.mask | (digits << shift);
+        st[c].rank = r;
     }
     if (first && t == 0) st[c].done = s.done;
-    g[2 * t] = 0;
-    g[2 * t + 1] = 0;
+#pragma unroll
+    for (int j = 0; j < PICK_PER; j++) g[j] = 0;
 }
 
 __global__ void pipe_fill_gaps(const float *x, float *y, long long stride, const sel_state *st,

@@ -28,7 +28,9 @@ local function select(gpu, k, col, count, rank)
     local shift = 24 - 8 * pass
     gpu.launch(k.sel_hist, { grid = blocks(count), block = 256 }, col, count, sel, hist, shift)
     gpu.synchronize()
-    gpu.launch(k.sel_pick, { grid = 1, block = 1 }, sel, hist, shift, rank and 0 or 1)
+    -- the rank of the median is counted on the first pass only
+    gpu.launch(k.sel_pick, { grid = 1, block = 1 }, sel, hist, shift,
+               (not rank and pass == 0) and 1 or 0)
     gpu.synchronize()
   end
 end

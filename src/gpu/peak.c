@@ -114,12 +114,13 @@ typedef struct read_job {
     const void *src;
     size_t n4;
     float *sink;
+    int kind;
 } read_job;
 
 static bool read_once(void *ud, cudaStream_t s, cl_err *e)
 {
     read_job *j = ud;
-    CUDA_CHECK(e, launch_peak_read(j->src, j->n4, j->sink, s));
+    CUDA_CHECK(e, launch_peak_read(j->src, j->n4, j->sink, j->kind, s));
     return true;
 }
 
@@ -164,10 +165,18 @@ bool peak_measure(cudaStream_t s, size_t l2_bytes, peak_figures *f, cl_err *e)
         goto cleanup;
     CUDA_CHECK_GOTO(e, cudaMemsetAsync(a.ptr, 1, 2 * bytes, s), cleanup);
     o.working_set = 2 * bytes;
-    read_job rj = {a.ptr, 2 * bytes / 16, sink.ptr};
-    if (!time_gbs(&o, read_once, &rj, (double)(2 * bytes / 16 * 16), &f->read_gbs, e)) {
-        err_prefix(e, "the read-only stream");
-        goto cleanup;
+    /* Several ways of reading; the fastest is what the device can do. */
+    o.budget_s = 0.15;
+    f->read_gbs = 0.0;
+    for (int k = 0; k < peak_read_kinds(); k++) {
+        read_job rj = {a.ptr, 2 * bytes / 16, sink.ptr, k};
+        double gbs = 0.0;
+        if (!time_gbs(&o, read_once, &rj, (double)(2 * bytes / 16 * 16), &gbs, e)) {
+            err_prefix(e, "the read-only stream");
+            goto cleanup;
+        }
+        if (gbs > f->read_gbs)
+            f->read_gbs = gbs;
     }
     ok = true;
 cleanup:
