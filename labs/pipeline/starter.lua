@@ -118,6 +118,7 @@ return function(gpu, k, args)
   if args.n ~= n_now then
     for _, b in ipairs({ sel, hist, flags, pos, sums, counts }) do b:free() end
     sel, hist = gpu.alloc(4, "i32"), gpu.alloc(256, "i32")
+    hist:fill(0)       -- new buffers hold garbage; each pick clears it after
     flags, pos = gpu.alloc(args.n, "i32"), gpu.alloc(args.n, "i32")
     sums = gpu.alloc(2 * ZONES)              -- ZONES doubles
     counts = gpu.alloc(ZONES, "i32")

@@ -106,11 +106,9 @@ done:
  * budget: fewer than 20 runs would fit. */
 #define SLOW_RUN_FRACTION 0.05
 
-/* Times a slow row with three runs and no warm-up: the checked run just
- * made (first_ms), one more, and the check after timing (*last). */
-static bool slow_timing(gpu_target *t, double first_ms, check_report *last, run_result *r, cl_err *e)
+/* One run of t on the engine's stream, timed with events, into *ms. */
+static bool timed_once(gpu_target *t, double *ms, cl_err *e)
 {
-    double v[3] = {first_ms, 0.0, 0.0};
     cudaEvent_t ev[2] = {NULL, NULL};
     bool ok = false;
     float f = 0.0f;
@@ -122,21 +120,31 @@ static bool slow_timing(gpu_target *t, double first_ms, check_report *last, run_
     CUDA_CHECK_GOTO(e, cudaEventRecord(ev[1], engine_g.stream), done);
     CUDA_CHECK_GOTO(e, cudaEventSynchronize(ev[1]), done);
     CUDA_CHECK_GOTO(e, cudaEventElapsedTime(&f, ev[0], ev[1]), done);
-    v[1] = (double)f;
-    if (!checked_run(t, last, &v[2], e))
-        goto done;
-    stats_summary st = stats_summarise(v, 3);
-    r->median_ms = st.median;
-    r->min_ms = st.min;
-    r->max_ms = st.max;
-    r->spread = st.spread;
-    r->samples = 3;
+    *ms = (double)f;
     ok = true;
 done:
     for (int i = 0; i < 2; i++)
         if (ev[i])
             cudaEventDestroy(ev[i]);
     return ok;
+}
+
+/* Times a slow row with three runs and no warm-up: a run just made
+ * (first_ms, after the checked one, whose time may include one-time costs
+ * such as loading the kernel), one more, and the check after timing
+ * (*last). */
+static bool slow_timing(gpu_target *t, double first_ms, check_report *last, run_result *r, cl_err *e)
+{
+    double v[3] = {first_ms, 0.0, 0.0};
+    if (!timed_once(t, &v[1], e) || !checked_run(t, last, &v[2], e))
+        return false;
+    stats_summary st = stats_summarise(v, 3);
+    r->median_ms = st.median;
+    r->min_ms = st.min;
+    r->max_ms = st.max;
+    r->spread = st.spread;
+    r->samples = 3;
+    return true;
 }
 
 /* Appends note to r's message, after "; " when it has one. */
@@ -197,8 +205,15 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     }
 
     double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
-    if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK &&
-        first_ms > SLOW_RUN_FRACTION * 1e3 * budget_s) {
+    double slow_ms = SLOW_RUN_FRACTION * 1e3 * budget_s, again_ms = 0.0;
+    /* A slow first run may only have paid for loading the kernel: a second
+     * one decides. */
+    if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK && first_ms > slow_ms &&
+        !timed_once(t, &again_ms, &e))
+        goto gpu_error;
+    if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK && first_ms > slow_ms &&
+        again_ms > slow_ms) {
+        first_ms = again_ms;
         engine_progress(c, "timing", 1, 3);
         if (!slow_timing(t, first_ms, &last, r, &e))
             goto gpu_error;

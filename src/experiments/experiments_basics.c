@@ -311,7 +311,7 @@ void experiments_hierarchy(xctx *x)
             goto fail_one;
         experiments_set_timing(&r, &tr);
         if (v[k].level == BASICS_LEVEL_DRAM) {
-            experiments_set_bandwidth(x, &r, level_bytes(&j));
+            experiments_set_read_bandwidth(x, &r, level_bytes(&j));
             dram_gbs = r.gbps;
         } else if (r.median_ms > 0.0) {
             r.gbps = level_bytes(&j) / (r.median_ms * 1e6);

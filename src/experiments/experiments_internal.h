@@ -69,6 +69,9 @@ void experiments_row_failed(xctx *x, run_result *r, const cl_err *e);
 void experiments_rows_failed(xctx *x, const char *prefix, const int *values, size_t n,
                              const char *size, const cl_err *e);
 void experiments_set_bandwidth(const xctx *x, run_result *r, double bytes);
+/* The same for a kernel that only reads: its percent of peak is of the
+ * read-only stream (the copy when that is unknown). */
+void experiments_set_read_bandwidth(const xctx *x, run_result *r, double bytes);
 void experiments_set_timing(run_result *r, const timing_result *tr);
 void experiments_set_summary(run_result *r, double *v, int n);
 

@@ -116,15 +116,27 @@ void experiments_rows_failed(xctx *x, const char *prefix, const int *values, siz
     }
 }
 
-void experiments_set_bandwidth(const xctx *x, run_result *r, double bytes)
+static void set_bandwidth(const xctx *x, run_result *r, double bytes, double peak)
 {
     if (r->median_ms <= 0.0)
         return;
     r->gbps = bytes / (r->median_ms * 1e6);
-    if (x->dev.peak_bw_measured_gbs > 0.0)
-        r->pct_peak_measured = 100.0 * r->gbps / x->dev.peak_bw_measured_gbs;
+    if (peak > 0.0)
+        r->pct_peak_measured = 100.0 * r->gbps / peak;
     if (x->dev.peak_bw_theory_gbs > 0.0)
         r->pct_peak_theory = 100.0 * r->gbps / x->dev.peak_bw_theory_gbs;
+}
+
+void experiments_set_bandwidth(const xctx *x, run_result *r, double bytes)
+{
+    set_bandwidth(x, r, bytes, x->dev.peak_bw_measured_gbs);
+}
+
+void experiments_set_read_bandwidth(const xctx *x, run_result *r, double bytes)
+{
+    set_bandwidth(x, r, bytes,
+                  x->dev.peak_bw_read_gbs > 0.0 ? x->dev.peak_bw_read_gbs
+                                                : x->dev.peak_bw_measured_gbs);
 }
 
 static void set_stats(run_result *r, const stats_summary *s)
