@@ -173,21 +173,21 @@ return lab {
       Fewer instructions per FMA leave more issue slots for the FMAs.
 
       `warptile` adds a level between block and thread.  Each warp owns a
-      64x32 part of the 128x128 block tile, and each thread 8x8 outputs
+      32x64 part of the 128x128 block tile, and each thread 8x8 outputs
       spread over it, so that a warp's shared-memory reads touch few words
       and no bank twice.  And the loads stop waiting:
 
-      - `cp.async` copies the next slices of A and B from global to shared
+      - `cp.async` copies the next slice of A and B from global to shared
         memory **without passing through registers**, while the warps
         multiply out of the current slice;
-      - three slices live in shared memory, a ring: two in flight, one in
-        use, and one barrier a slice;
-      - A stays row-major in shared memory, and each thread reads four of
-        its k values at once (one 16-byte word), so nothing needs
-        transposing on the way.
+      - two slices live in shared memory: one being filled, one in use
+        (double buffering).
 
-      At 1024 it takes 64x64 tiles of four warps, for the reason of the
-      previous step.  Block tile in shared memory, warp tile, thread tile
+      A deeper ring (three or four slices, A kept row-major) is one of the
+      shapes `bench/mmtune` measures; on an H100 at 4096 it was slower
+      (0.74x of cuBLAS against 0.86x), so the rung runs the two-slice
+      kernel.  At 1024 it takes 64x64 tiles of four warps, for the reason
+      of the previous step.  Block tile in shared memory, warp tile, thread tile
       in registers, a copy pipeline: the structure of library kernels.  Its shape (tile
       sizes, stages, warps) is one of twenty that `bench/mmtune` measures
       side by side; `bench/KERNELS.md` has the method.
@@ -210,7 +210,7 @@ return lab {
       | `blocktile_1d` | 64x64 | 16 |
       | rungs 5 to 8 | 128x128 | 32 |
       | `wmma_bf16` | 128x128 | 64 |
-      | `wmma_async` | 128x256 | 85 |
+      | `wmma_async` | 128x128 | 64 |
 
       Put those beside your ridge (16 FLOP/byte for the FP32 peak of an
       H200):
@@ -223,8 +223,8 @@ return lab {
       - the tensor cores move the ridge: at 990 TFLOP/s (BF16) over 3.35
         TB/s an H100's ridge is near 300 FLOP/byte, so the same tiles sit
         left of it, and the traffic between L2 and the multiprocessors
-        starts to count.  Bigger tiles (`wmma_async`'s 128x256) and
-        2-byte values are how tensor-core kernels climb back.
+        starts to count.  Bigger tiles and 2-byte values are how
+        tensor-core kernels climb back.
 
       This is a rough model: the L2 cache serves part of the traffic at
       more than DRAM speed, so rungs left of the ridge do better than it
@@ -333,11 +333,11 @@ return lab {
         away.  Shared-memory rows are padded by 16 bytes so that the
         fragment loads spread over the banks.
       - **Feeding.** `wmma_async` copies the next slices of A and B with
-        `cp.async` into a ring of three stages, like `warptile`, so the
-        tensor cores do not wait for each slice: 128x256 block tiles of 8
-        warps, each warp 64x64 (16 accumulator fragments), 32 values of k
-        a slice (128x128 tiles where 128x256 ones would leave
-        multiprocessors idle).
+        `cp.async` into a ring of three stages, so the tensor cores do not
+        wait for each slice: 128x128 block tiles of 4 warps, each warp
+        64x64 (16 accumulator fragments), 32 values of k a slice.  Bigger
+        128x256 tiles bring more multiply-adds per byte, but on an H100 at
+        4096 they were slower (0.29x of cuBLAS BF16 against 0.32x).
 
       **Compare `wmma_bf16`, `wmma_async` and `cuBLAS BF16`.**  On Hopper
       the gap that remains is WMMA itself: cuBLAS there uses **wgmma**, a
@@ -450,8 +450,8 @@ return lab {
     variant {
       id = "warptile", title = "Warp tiling, cp.async pipeline",
       kernel = "sgemm_warptile",
-      why = "Adds a per-warp tile between block and thread, and copies the next slices into "
-         .. "a ring of shared-memory stages while computing, as library kernels do.",
+      why = "Adds a per-warp tile between block and thread, and copies the next slice into "
+         .. "shared memory with cp.async while computing on the current one.",
     },
     variant {
       id = "wmma_tf32", title = "Tensor cores, TF32 (WMMA)",
@@ -469,7 +469,7 @@ return lab {
       id = "wmma_async", title = "Tensor cores, cp.async pipeline",
       kernel = "gemm_wmma_async",
       why = "The tensor cores stop waiting for data: cp.async copies slices into a ring of "
-         .. "three stages, in bigger 128x256 tiles.",
+         .. "three stages, each warp a 64x64 tile.",
     },
   },
 
