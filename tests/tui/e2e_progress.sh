@@ -57,5 +57,32 @@ else
     keys q
 fi
 
+# ---- a milestone judged at another size than the one run -----------------------------
+# The learner ran at 2^20 only: the milestone is judged at 2^28, says what
+# 2^20 showed, and Enter on it switches the run to 2^28.
+if [ -n "$inject" ] && [ -x "$inject" ]; then
+    small="$work/small-data"
+    "$inject" "$small/cudalab" reduction "2^20" 0.05 22.2 - - \
+        && pass "a run at 2^20 was injected" || fail "store_inject failed (2^20)"
+    tui_env="XDG_DATA_HOME='$small' CUDALAB_DATA='$small/cudalab'"
+    start_tui 140 40
+    tui_env=
+    wait_for "Labs" 20 || fail "judged size: no lab list"
+    keys j
+    wait_for "Lesson: Parallel reduction" 5 || fail "judged size: reduction not selected"
+    keys BTab          # the milestones pane, on the speed milestone
+    keys Enter
+    if wait_for "judged at 2^28" 5; then
+        pass "the milestone says where it is judged"
+    else
+        fail "no 'judged at 2^28' for a run at 2^20"
+    fi
+    has "22.2x >= 100x at 2^20" && pass "and what 2^20 showed" || fail "the 2^20 figure is not shown"
+    wait_for "size set to 2^28" 5 && pass "Enter switches the run to the judged size" ||
+        fail "Enter did not switch to 2^28"
+    has "[2^28]" && pass "the run pane is at 2^28" || fail "the run pane's size is not 2^28"
+    keys q
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
 echo "all checks passed"
