@@ -351,11 +351,26 @@ static void test_broken_corpus(void **state)
         bool compiled = nvrtc_compile(cu, arch, &prog, &ce);
         if (!compiled && prog.compile_error)
             ts_diag_from_compile(&in, &prog);
+        static char printed[16384];
+        supervisor_output(s, printed, sizeof printed);
+        in.device_output = printed;
         diagnosis d;
         diagnose(&in, &d);
         const char *got = diag_cause_name(d.cause);
         bool ok = strcmp(got, bc->cause) == 0 ||
                   (strcmp(bc->folder, "nan_unzeroed") == 0 && strcmp(got, "unwritten") == 0);
+        /* A failed assert is named with its expression and line. */
+        if (ok && strcmp(bc->folder, "assert_fails") == 0 &&
+            (!strstr(d.where, "starter.cu:11") || !strstr(d.explanation, "i < n / 2"))) {
+            fail_case(rep, "case assert_fails: where '%s', explanation '%s'", d.where,
+                      d.explanation);
+        }
+        /* A flood of printf: the first lines reach the log, the rest are counted. */
+        if (ok && strcmp(bc->folder, "printf_flood") == 0 &&
+            (!strstr(sr->c.log, "printed: thread") || !strstr(sr->c.log, "printed lines not shown"))) {
+            fail_case(rep, "case printf_flood: the log has no printed lines or no count of "
+                           "the rest:\n%.*s", LOG_SHOWN, sr->c.log);
+        }
         print_message("  %-18s expected %-14s got %-14s %s%s%s\n", bc->folder, bc->cause, got,
                       sr->faulted ? sr->fault.cause : "",
                       sr->faulted ? ": " : "",
