@@ -3,6 +3,24 @@
 
 #define PEAK_THREADS 256
 
+/* The block's sum of each thread's acc into *slot, so that no read can be
+ * optimised away. */
+__device__ void block_store(float acc, float *slot)
+{
+    __shared__ float partial[PEAK_THREADS / 32];
+    for (int off = 16; off > 0; off >>= 1)
+        acc += __shfl_down_sync(0xffffffffu, acc, off);
+    if ((threadIdx.x & 31) == 0)
+        partial[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0.0f;
+        for (int w = 0; w < PEAK_THREADS / 32; w++)
+            t += partial[w];
+        *slot = t;
+    }
+}
+
 /* Each thread sums its share of float4 values, U loads in flight at a
  * time (streaming loads that skip the caches when STREAM); one float per
  * block leaves the kernel. */
@@ -10,7 +28,6 @@ template <int U, bool STREAM>
 __global__ void __launch_bounds__(PEAK_THREADS) peak_read(const float4 *__restrict__ src,
                                                           size_t n4, float *sink)
 {
-    __shared__ float partial[PEAK_THREADS / 32];
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     float acc = 0.0f;
@@ -27,17 +44,7 @@ __global__ void __launch_bounds__(PEAK_THREADS) peak_read(const float4 *__restri
         float4 v = src[i];
         acc += (v.x + v.y) + (v.z + v.w);
     }
-    for (int off = 16; off > 0; off >>= 1)
-        acc += __shfl_down_sync(0xffffffffu, acc, off);
-    if ((threadIdx.x & 31) == 0)
-        partial[threadIdx.x >> 5] = acc;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float t = 0.0f;
-        for (int w = 0; w < PEAK_THREADS / 32; w++)
-            t += partial[w];
-        sink[blockIdx.x] = t;
-    }
+    block_store(acc, &sink[blockIdx.x]);
 }
 
 /* Tiles of TILE float4s handed out by a counter (sink's first word), one
@@ -49,7 +56,6 @@ __global__ void __launch_bounds__(PEAK_THREADS) peak_read_tiles(const float4 *__
 {
     constexpr unsigned TILE = PEAK_THREADS * U;
     __shared__ unsigned long long next_tile;
-    __shared__ float partial[PEAK_THREADS / 32];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(sink);
     const unsigned long long ntiles = n4 / TILE;
     float acc = 0.0f;
@@ -77,17 +83,7 @@ __global__ void __launch_bounds__(PEAK_THREADS) peak_read_tiles(const float4 *__
             float4 v = src[i];
             acc += (v.x + v.y) + (v.z + v.w);
         }
-    for (int off = 16; off > 0; off >>= 1)
-        acc += __shfl_down_sync(0xffffffffu, acc, off);
-    if ((threadIdx.x & 31) == 0)
-        partial[threadIdx.x >> 5] = acc;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float sum = 0.0f;
-        for (int w = 0; w < PEAK_THREADS / 32; w++)
-            sum += partial[w];
-        sink[2 + blockIdx.x] = sum;
-    }
+    block_store(acc, &sink[2 + blockIdx.x]);
 }
 
 typedef void (*peak_kernel)(const float4 *, size_t, float *);

@@ -232,48 +232,24 @@ static int guarded_call(lua_State *L, const char *name, double steps, int reps, 
     return lua_gettop(L);
 }
 
-static int sb_find(lua_State *L)
-{
-    size_t n, m;
-    luaL_checklstring(L, 1, &n);
-    const char *p = luaL_checklstring(L, 2, &m);
-    bool plain = lua_toboolean(L, 4);
-    int reps;
-    double steps = call_steps(p, m, n, plain, true, &reps);
-    return guarded_call(L, "find", steps, reps, n, false);
-}
-
-static int sb_match(lua_State *L)
+/* find (plain: its fourth argument may ask for a plain search), match,
+ * gsub and gmatch (whose trial runs the whole iteration) share this. */
+static int pattern_call(lua_State *L, const char *name, bool plain_arg, bool gmatch)
 {
     size_t n, m;
     luaL_checklstring(L, 1, &n);
     const char *p = luaL_checklstring(L, 2, &m);
     int reps;
-    double steps = call_steps(p, m, n, false, true, &reps);
-    return guarded_call(L, "match", steps, reps, n, false);
+    double steps = call_steps(p, m, n, plain_arg && lua_toboolean(L, 4), !gmatch, &reps);
+    return guarded_call(L, name, steps, reps, n, gmatch);
 }
 
-static int sb_gsub(lua_State *L)
-{
-    size_t n, m;
-    luaL_checklstring(L, 1, &n);
-    const char *p = luaL_checklstring(L, 2, &m);
-    int reps;
-    double steps = call_steps(p, m, n, false, true, &reps);
-    return guarded_call(L, "gsub", steps, reps, n, false);
-}
-
+static int sb_find(lua_State *L) { return pattern_call(L, "find", true, false); }
+static int sb_match(lua_State *L) { return pattern_call(L, "match", false, false); }
+static int sb_gsub(lua_State *L) { return pattern_call(L, "gsub", false, false); }
 /* gmatch: a costly iteration is tried whole, in the forked copy, before
  * the original iterator is handed out. */
-static int sb_gmatch(lua_State *L)
-{
-    size_t n, m;
-    luaL_checklstring(L, 1, &n);
-    const char *p = luaL_checklstring(L, 2, &m);
-    int reps;
-    double steps = call_steps(p, m, n, false, false, &reps);
-    return guarded_call(L, "gmatch", steps, reps, n, true);
-}
+static int sb_gmatch(lua_State *L) { return pattern_call(L, "gmatch", false, true); }
 
 static void wrap(lua_State *L, int lib, const char *name, lua_CFunction f)
 {
