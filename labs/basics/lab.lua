@@ -210,7 +210,8 @@ return lab {
       old payload.  On an H100 four runs of 40 million reads each counted
       288, 64, 0 and 32.  A run that counts none proves nothing about the
       next one, on this GPU or another: only the fence guarantees the
-      order.  The row says `wrong` when it saw one.  Atomics make one update
+      order.  The row stays `correct` (it is a demonstration, not a check)
+      and its note gives the counts.  Atomics make one update
       indivisible; they do not order the other writes around them.
     ]],
 
