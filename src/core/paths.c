@@ -101,10 +101,13 @@ static bool home_dir(char *out, size_t n, cl_err *e)
     return true;
 }
 
-bool paths_data_dir(char *out, size_t n, cl_err *e)
+/* A folder of cudalab's own: $own, else $xdg/cudalab (an absolute $xdg),
+ * else ~/<under_home>. */
+static bool own_dir(char *out, size_t n, const char *own, const char *xdg,
+                    const char *under_home, const char *what, cl_err *e)
 {
-    const char *d = getenv("CUDALAB_DATA");
-    const char *x = getenv("XDG_DATA_HOME");
+    const char *d = getenv(own);
+    const char *x = getenv(xdg);
     int w;
     if (d && *d) {
         w = snprintf(out, n, "%s", d);
@@ -114,31 +117,23 @@ bool paths_data_dir(char *out, size_t n, cl_err *e)
         char h[CL_PATH_MAX];
         if (!home_dir(h, sizeof h, e))
             return false;
-        w = snprintf(out, n, "%s/.local/share/cudalab", h);
+        w = snprintf(out, n, "%s/%s", h, under_home);
     }
     if (w < 0 || (size_t)w >= n)
-        return err_set(e, "data folder path is too long");
+        return err_set(e, "%s path is too long", what);
     return true;
+}
+
+bool paths_data_dir(char *out, size_t n, cl_err *e)
+{
+    return own_dir(out, n, "CUDALAB_DATA", "XDG_DATA_HOME", ".local/share/cudalab", "data folder",
+                   e);
 }
 
 bool paths_cache_dir(char *out, size_t n, cl_err *e)
 {
-    const char *d = getenv("CUDALAB_CACHE");
-    const char *x = getenv("XDG_CACHE_HOME");
-    int w;
-    if (d && *d) {
-        w = snprintf(out, n, "%s", d);
-    } else if (x && *x == '/') {
-        w = snprintf(out, n, "%s/cudalab", x);
-    } else {
-        char h[CL_PATH_MAX];
-        if (!home_dir(h, sizeof h, e))
-            return false;
-        w = snprintf(out, n, "%s/.cache/cudalab", h);
-    }
-    if (w < 0 || (size_t)w >= n)
-        return err_set(e, "cache folder path is too long");
-    return true;
+    return own_dir(out, n, "CUDALAB_CACHE", "XDG_CACHE_HOME", ".cache/cudalab", "cache folder",
+                   e);
 }
 
 void paths_set_workspace(const char *dir)
