@@ -13,6 +13,9 @@ extern "C" {
 /* The problem ("reduce_sum", "sgemm", "embedding", "saxpy", ...) the shipped launcher
  * called name solves; NULL when there is none of that name. */
 const char *kernels_problem_of(const char *name);
+/* "bf16" when the shipped launcher called name reads BF16 copies of its
+ * inputs; NULL for FP32 inputs or an unknown name. */
+const char *kernels_inputs_of(const char *name);
 
 #ifdef __cplusplus
 }

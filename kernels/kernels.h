@@ -82,6 +82,8 @@ size_t kernels_reduce_scratch_bytes(size_t n);
 /* out[i] = in[i] rounded to bfloat16 (to nearest, ties to even), for i < n,
  * on stream s: how the engine makes the BF16 copies of the sgemm inputs. */
 cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t s);
+/* out[i] = v for i < n, on stream s: how the engine poisons an output. */
+cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t s);
 /* Message of the last library (cuBLAS) failure, for the error report. */
 const char *kernels_library_error(void);
 /* Frees library handles (cuBLAS) before the worker exits. */

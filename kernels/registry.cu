@@ -83,6 +83,12 @@ extern "C" const char *kernels_problem_of(const char *name)
     return k ? k->problem : nullptr;
 }
 
+extern "C" const char *kernels_inputs_of(const char *name)
+{
+    const shipped_kernel *k = kernels_find(name);
+    return k && k->gemm_bf16 ? "bf16" : nullptr;
+}
+
 extern "C" const shipped_kernel *kernels_tune_variants(size_t *n)
 {
     const tables &t = all_tables();

@@ -39,6 +39,8 @@ end
 local PROBLEMS = {
   reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
   sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
+  -- sgemm on BF16 copies of the inputs (FP32 sums): the sgemm kernels that read BF16
+  gemm_bf16 = { library = "cublas_bf16", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
   embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
   pipeline = { dims = { 1 }, form = "a number of table rows such as \"2^24\" or 16777216",
                steps = { "load", "fill", "filter", "transform", "standardize", "binning", "encode",
@@ -51,7 +53,7 @@ local PROBLEMS = {
   -- the basics lab's experiments; its exercises each name their own problem
   basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
 }
-local PROBLEM_NAMES = "reduce_sum, sgemm, embedding, pipeline, saxpy, histogram, managed, profiling, basics"
+local PROBLEM_NAMES = "reduce_sum, sgemm, gemm_bf16, embedding, pipeline, saxpy, histogram, managed, profiling, basics"
 
 -- Fields of each constructor, in the order they are checked.
 local SPECS = {

@@ -508,6 +508,58 @@ return lab {
     },
   },
 
+  exercises = {
+    exercise {
+      id = "wmma", title = "Tensor cores: a BF16 kernel with WMMA",
+      problem = "gemm_bf16", library = "cublas_bf16",
+      sizes = { "1000x999x1001", "4096x4096x4096" },
+      kernel = "wmma_starter.cu", launcher = "wmma_starter.lua",
+      variants = {
+        variant {
+          id = "tc_wmma", title = "The lab's WMMA rung", kernel = "gemm_wmma_bf16",
+          why = "A 128x128 tile a block, each warp 64x32 of it in 16x16 fragments.",
+        },
+        variant {
+          id = "tc_async", title = "The lab's cp.async rung", kernel = "gemm_wmma_async",
+          why = "The same fragments fed by a three-stage cp.async ring of shared-memory tiles.",
+        },
+      },
+      hints = {
+        [[The starter is correct and slow: each block is one warp with
+          one 16x16 fragment of C, so every value of A and B is loaded
+          from global memory once per 16 outputs that use it, and a
+          multiprocessor holds too few warps to keep its tensor cores
+          busy.  The FP32 ladder's first lesson applies again: more
+          outputs per block, each input loaded once per block.]],
+        [[Give a block 4 to 8 warps and a 64x64 or 128x128 tile of C,
+          each warp a 32x32 or 64x32 piece of it: 2x2 or 4x2 fragments
+          of `wmma::accumulator`.  Stage a slice of A (BM x 32) and of
+          B (32 x BN) in shared memory per step of k, loaded by all the
+          block's threads, then let each warp load its fragments from
+          there.  The launcher changes with the tile: more threads a
+          block, fewer blocks.]],
+        [[Pad the shared-memory rows (for example 32 + 8 BF16 values a
+          row of A) so that the rows a fragment load reads do not fall
+          on the same banks; `load_matrix_sync` needs the stride to be a
+          multiple of 8 BF16 values and the address 32-byte aligned.
+          Copy global memory 16 bytes at a time (8 BF16 values) where
+          K and N allow it, and fall back to single values at the edges:
+          this exercise also runs at 1000x999x1001.]],
+        [[Overlap the copy of the next slice with the multiply of this
+          one: `cp.async` (from <cuda_pipeline.h>, or `__pipeline_memcpy_async`)
+          writes shared memory without passing through registers, and a
+          ring of 2 or 3 slices keeps the tensor cores fed.  The row
+          `tc_async` is this design; compare yours with it at 4096.]],
+        [[On a Hopper GPU (H100, H200) WMMA compiles to the older
+          `mma.sync` instructions and stays well short of cuBLAS, which
+          uses `wgmma` fed by the tensor memory accelerator.  cudalab
+          compiles your kernel for `sm_90a` there, so inline PTX with
+          `wgmma.mma_async` is open to you; on Ampere and Ada a good
+          WMMA kernel can reach the milestone on its own.]],
+      },
+    },
+  },
+
   quizzes = {
     quiz {
       id = "shared_memory",
@@ -541,6 +593,11 @@ return lab {
     milestone {
       id = "within2x",
       text = "Tiled matrix multiplication within 2x of cuBLAS",
+      check = checks.at_least("speedup_lib", 0.5, "x"),
+    },
+    milestone {
+      id = "tensor_within2x", exercise = "wmma", size = "4096x4096x4096", points = 2,
+      text = "Your tensor-core kernel within 2x of cuBLAS at the same precision (BF16)",
       check = checks.at_least("speedup_lib", 0.5, "x"),
     },
     milestone {

@@ -193,6 +193,13 @@ static double sgemm_bytes(const problem_dims *d)
     return 4.0 * (M * K + K * N + M * N);
 }
 
+/* BF16 inputs take two bytes an element; C stays FP32. */
+static double gemm_bf16_bytes(const problem_dims *d)
+{
+    double M = d->M, N = d->N, K = d->K;
+    return 2.0 * (M * K + K * N) + 4.0 * M * N;
+}
+
 static double sgemm_flops(const problem_dims *d)
 {
     return 2.0 * (double)d->M * (double)d->N * (double)d->K;
@@ -275,6 +282,20 @@ const problem_spec problem_spec_sgemm = {
     .flops = sgemm_flops,
 };
 
+/* The tolerance is BF16's (catalog/precision.c says why). */
+const problem_spec problem_spec_gemm_bf16 = {
+    .name = "gemm_bf16",
+    .library = "cublas_bf16",
+    .size_help = "4096 (a cube) or MxNxK such as 1024x512x256",
+    .bandwidth_bound = false,
+    .tolerance = 3e-2,
+    .parse = sgemm_parse,
+    .bytes = gemm_bf16_bytes,
+    .flops = sgemm_flops,
+    .kernels_of = "sgemm",
+    .precision = "bf16",
+};
+
 const problem_spec problem_spec_embedding = {
     .name = "embedding",
     .library = "copy",
@@ -300,13 +321,18 @@ const problem_spec problem_spec_pipeline = {
 const problem_spec *problem_spec_find(const char *name)
 {
     const problem_spec *all[] = {&problem_spec_reduce,    &problem_spec_sgemm,
-                                 &problem_spec_embedding, &problem_spec_pipeline,
-                                 &problem_spec_saxpy,     &problem_spec_histogram,
-                                 &problem_spec_managed};
+                                 &problem_spec_gemm_bf16, &problem_spec_embedding,
+                                 &problem_spec_pipeline,  &problem_spec_saxpy,
+                                 &problem_spec_histogram, &problem_spec_managed};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->name, name) == 0)
             return all[i];
     return NULL;
+}
+
+const char *problem_kernels_of(const problem_spec *spec)
+{
+    return spec->kernels_of ? spec->kernels_of : spec->name;
 }
 
 const problem_spec *problem_spec_of_exercise(const char *lab_problem)

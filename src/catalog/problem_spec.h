@@ -36,16 +36,25 @@ typedef struct problem_spec {
     bool (*parse)(const char *label, problem_dims *d, cl_err *e);
     double (*bytes)(const problem_dims *d);
     double (*flops)(const problem_dims *d);      /* < 0: none */
+    /* A problem that runs another problem's shipped kernels at a reduced
+     * precision (gemm_bf16: the sgemm kernels in BF16): that problem's
+     * name, and the precision ("bf16") its kernels and the learner's
+     * inputs are in.  NULL for a problem with kernels of its own. */
+    const char *kernels_of;
+    const char *precision;
 } problem_spec;
 
 extern const problem_spec problem_spec_reduce;
 extern const problem_spec problem_spec_sgemm;
+extern const problem_spec problem_spec_gemm_bf16;  /* sgemm on BF16 inputs, FP32 sums */
 extern const problem_spec problem_spec_embedding;
 extern const problem_spec problem_spec_pipeline;
 extern const problem_spec problem_spec_saxpy;       /* basics: z = a x + y */
 extern const problem_spec problem_spec_histogram;   /* basics: 256 bins of n bytes */
 extern const problem_spec problem_spec_managed;     /* basics: saxpy over managed memory */
 
+/* The problem whose shipped kernels run spec: its kernels_of, else its name. */
+const char *problem_kernels_of(const problem_spec *spec);
 /* The problem called name, or NULL. */
 const problem_spec *problem_spec_find(const char *name);
 /* The problem a lab's exercise computes, from the lab's problem: the

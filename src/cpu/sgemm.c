@@ -393,3 +393,23 @@ double ref_sgemm_at(int M, int N, int K, const float *A, const float *B, int64_t
         s += (double)A[i * K + p] * (double)B[p * N + j];
     return s;
 }
+
+void ref_sgemm_rows(int M, int N, int K, const float *A, const float *B, int64_t r0, int64_t r1,
+                    double *C)
+{
+    if (r0 < 0)
+        r0 = 0;
+    if (r1 > M)
+        r1 = M;
+    for (int64_t i = r0; i < r1; i++) {
+        double *c = C + (i - r0) * (int64_t)N;
+        for (int64_t j = 0; j < N; j++)
+            c[j] = 0.0;
+        for (int64_t p = 0; p < K; p++) {
+            const double a = (double)A[i * K + p];
+            const float *b = B + p * (int64_t)N;
+            for (int64_t j = 0; j < N; j++)
+                c[j] += a * (double)b[j];
+        }
+    }
+}

@@ -87,6 +87,8 @@ static const char *library_label(const char *lib)
         return "CUB";
     if (strcmp(lib, "cublas") == 0)
         return "cuBLAS";
+    if (strcmp(lib, "cublas_bf16") == 0)
+        return "cuBLAS BF16";
     if (strcmp(lib, "copy") == 0)
         return "device copy";
     return lib;
@@ -165,13 +167,23 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    if (!k->problem || strcmp(k->problem, c->ops->spec->name) != 0) {
+    const char *pn = problem_kernels_of(c->ops->spec);
+    if (!k->problem || strcmp(k->problem, pn) != 0) {
         snprintf(r->message, sizeof r->message, "kernel '%s' computes %s, not %s", name,
                  k->problem ? k->problem : "something else", c->ops->spec->name);
         r->status = RS_ERROR;
         return false;
     }
-    const char *pn = c->ops->spec->name;
+    const char *want = c->ops->spec->precision;
+    if (want && !(k->precision && strcmp(k->precision, want) == 0 && k->gemm_bf16)) {
+        const gemm_precision *g = gemm_precision_find(k->precision);
+        snprintf(r->message, sizeof r->message,
+                 "kernel '%s' multiplies %s inputs; problem %s takes kernels that read %s copies",
+                 name, g && k->gemm_bf16 ? g->label : "FP32", c->ops->spec->name,
+                 gemm_precision_find(want) ? gemm_precision_find(want)->label : want);
+        r->status = RS_ERROR;
+        return false;
+    }
     bool set = (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
                (strcmp(pn, "sgemm") == 0 && (k->sgemm || k->gemm_bf16)) ||
                (strcmp(pn, "embedding") == 0 && k->embed) ||
@@ -205,7 +217,17 @@ static void row_arith(problem_data *p, const shipped_kernel *k)
     const gemm_precision *g = k && k->precision ? gemm_precision_find(k->precision) : NULL;
     p->precision = g ? k->precision : NULL;
     p->tolerance = g ? g->tolerance : 0.0;
-    p->bf16 = k && k->gemm_bf16;
+    /* a problem in BF16 (gemm_bf16) hands BF16 copies to every row */
+    const char *own = p->ops->spec->precision;
+    p->bf16 = k ? k->gemm_bf16 != NULL : own && strcmp(own, "bf16") == 0;
+}
+
+/* Whether k computes in the problem's own precision, whose library is the
+ * main one (gemm_bf16's BF16 kernels beside cuBLAS BF16). */
+static bool own_precision(const engine_ctx *c, const shipped_kernel *k)
+{
+    const char *own = c->ops->spec->precision;
+    return own && k->precision && strcmp(own, k->precision) == 0;
 }
 
 /* ---- cuBLAS beside the rows of another precision ---------------------------- */
@@ -241,7 +263,7 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
     for (int i = 0; i < req->nvariants; i++) {
         const run_variant *v = &req->variants[i];
         const shipped_kernel *k = kernreg_find(v->kernel[0] ? v->kernel : v->id);
-        if (!k || !k->precision || k->library || pl->n == PREC_LIBS)
+        if (!k || !k->precision || k->library || own_precision(c, k) || pl->n == PREC_LIBS)
             continue;
         bool seen = false;
         for (int j = 0; j < pl->n; j++)
@@ -278,10 +300,11 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
 }
 
 /* x with the library time of k's precision. */
-static row_rates rates_for(const row_rates *x, const prec_libs *pl, const shipped_kernel *k)
+static row_rates rates_for(const engine_ctx *c, const row_rates *x, const prec_libs *pl,
+                           const shipped_kernel *k)
 {
     row_rates y = *x;
-    if (k && k->precision && !k->library) {
+    if (k && k->precision && !k->library && !own_precision(c, k)) {
         y.lib_ms = 0.0;
         for (int j = 0; j < pl->n; j++)
             if (strcmp(pl->prec[j], k->precision) == 0)
@@ -305,6 +328,7 @@ static bool run_size(engine_ctx *c, const char *label)
         emit_all_errors(c, e.msg);
         return true;
     }
+    row_arith(&p, NULL);
     bool alive = true;
     size_rows h;
     memset(&h, 0, sizeof h);
@@ -372,7 +396,10 @@ static bool run_size(engine_ctx *c, const char *label)
     } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
         shipped_call sc = {libk, &p};
         gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, true, false};
-        if (!engine_gpu_measure(c, &t, &x, &h.lib)) {
+        row_arith(&p, libk);
+        bool ok = engine_gpu_measure(c, &t, &x, &h.lib);
+        row_arith(&p, NULL);
+        if (!ok) {
             alive = false;
             goto finish;
         }
@@ -399,7 +426,7 @@ static bool run_size(engine_ctx *c, const char *label)
         if (kernel_usable(c, name, k, &r)) {
             shipped_call sc = {k, &p};
             gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
-            row_rates y = rates_for(&x, &pl, k);
+            row_rates y = rates_for(c, &x, &pl, k);
             row_arith(&p, k);
             bool ok = engine_gpu_measure(c, &t, &y, &r);
             row_arith(&p, NULL);
@@ -447,7 +474,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     if (!c.ops) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, embedding, "
+                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, gemm_bf16, embedding, "
                  "pipeline, saxpy, histogram and managed)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {

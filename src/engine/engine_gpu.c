@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "core/clock.h"
 #include "core/stats.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
@@ -167,6 +168,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
 {
     problem_data *p = t->p;
     cl_err e = {{0}};
+    double t0 = clock_now_ms();
     c->variant = r->variant;
     cudacheck_reset();
     nvtxRangePushA(r->variant);
@@ -299,6 +301,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
 gpu_error:
     ok = engine_gpu_failed(c, r, &e, t->library);
 done:
+    r->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
     c->variant = NULL;
     return ok;

@@ -41,12 +41,17 @@ static void log_text(const engine_ctx *c, int level, const char *prefix, const c
     }
 }
 
-/* "sm_90" for the device, or NULL (NVRTC's default) without one. */
+/* "sm_86" for the device, or NULL (NVRTC's default) without one.  A
+ * Hopper GPU (9.0) gets "sm_90a": the code runs on that chip only, which
+ * is the one it is compiled for, and wgmma and the tensor memory
+ * accelerator's instructions are open to the learner's inline PTX. */
 static const char *device_arch(char *buf, size_t n)
 {
     if (!engine_g.dev.present || engine_g.dev.cc_major <= 0)
         return NULL;
-    snprintf(buf, n, "sm_%d%d", engine_g.dev.cc_major, engine_g.dev.cc_minor);
+    bool hopper = engine_g.dev.cc_major == 9 && engine_g.dev.cc_minor == 0;
+    snprintf(buf, n, "sm_%d%d%s", engine_g.dev.cc_major, engine_g.dev.cc_minor,
+             hopper ? "a" : "");
     return buf;
 }
 

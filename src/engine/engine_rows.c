@@ -5,6 +5,7 @@
 #include <time.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "core/clock.h"
 #include "cpu/cpuinfo.h"
 #include "engine/engine_cpu.h"
 #include "engine/engine_internal.h"
@@ -50,6 +51,7 @@ void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r)
     bool mt = threads != 1 || r->kind == RK_CPU_MT;
     cl_err e = {{0}};
     engine_cpu_timing t;
+    double t0 = clock_now_ms();
     c->variant = r->variant;
     nvtxRangePushA(r->variant);
     uint64_t seed = c->seed++;
@@ -76,6 +78,7 @@ void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r)
              model[0] ? model : "unknown CPU", cpu_simd_path(), mt ? "multi-threaded, up to " : "",
              threads, threads == 1 ? "" : "s", t.check, when, t.cached ? ", cached" : "");
 done:
+    r->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
     c->variant = NULL;
 }

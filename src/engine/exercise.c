@@ -295,12 +295,13 @@ static int build_args(lua_State *L)
     int n = problem_args(p, a);
     lua_createtable(L, 0, n + 1);
     for (int i = 0; i < n; i++) {
+        luagpu_dtype dt = a[i].i32 ? LUAGPU_I32 : a[i].bf16 ? LUAGPU_BF16 : LUAGPU_F32;
         if (a[i].host)
-            luagpu_push_borrowed_host(L, a[i].host, a[i].count, a[i].i32);
+            luagpu_push_borrowed_host(L, a[i].host, a[i].count, dt);
         else if (a[i].buf && a[i].managed)
-            luagpu_push_borrowed_managed(L, a[i].buf->ptr, a[i].count, a[i].i32);
+            luagpu_push_borrowed_managed(L, a[i].buf->ptr, a[i].count, dt);
         else if (a[i].buf)
-            luagpu_push_borrowed(L, a[i].buf->ptr, a[i].count, a[i].i32);
+            luagpu_push_borrowed(L, a[i].buf->ptr, a[i].count, dt);
         else if (a[i].is_number)
             lua_pushnumber(L, (lua_Number)a[i].number);
         else

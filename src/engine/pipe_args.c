@@ -9,7 +9,7 @@
 
 static void put(lua_State *L, const char *name, void *ptr, long long count, bool i32)
 {
-    luagpu_push_borrowed(L, ptr, (size_t)count, i32);
+    luagpu_push_borrowed(L, ptr, (size_t)count, i32 ? LUAGPU_I32 : LUAGPU_F32);
     lua_setfield(L, -2, name);
 }
 

@@ -50,6 +50,7 @@ typedef struct problem_arg {
     void *host;              /* pageable host memory of count elements, or NULL */
     size_t count;            /* elements of buf */
     bool i32;                /* buf holds int32 values (else f32) */
+    bool bf16;               /* buf holds bfloat16 values (2 bytes each) */
     bool output;             /* buf is the output (poisoned before each check) */
     bool managed;            /* buf is managed memory (cudaMallocManaged) */
     int64_t value;           /* the integer, when buf is NULL */
@@ -97,6 +98,8 @@ struct problem_data {
 const problem_ops *problem_find(const char *name);
 const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
+/* sgemm with the learner's A and B as BF16 copies (problem gemm_bf16). */
+const problem_ops *problem_gemm_bf16_ops(void);
 const problem_ops *problem_embedding_ops(void);
 const problem_ops *problem_saxpy_ops(void);        /* problem_basics.c */
 const problem_ops *problem_managed_ops(void);

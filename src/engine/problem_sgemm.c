@@ -65,8 +65,14 @@ static void sgemm_ref_part(void *ctx, int part, int nparts)
     const problem_data *p = j->p;
     size_t lo = j->n * (size_t)part / (size_t)nparts;
     size_t hi = j->n * (size_t)(part + 1) / (size_t)nparts;
+    if (!j->idx) {
+        /* every element: whole rows, which ref_sgemm_rows walks contiguously */
+        int64_t M = p->d.M, r0 = M * part / nparts, r1 = M * (part + 1) / nparts;
+        ref_sgemm_rows(p->d.M, p->d.N, p->d.K, p->a, p->b, r0, r1, j->ref + r0 * p->d.N);
+        return;
+    }
     for (size_t k = lo; k < hi; k++) {
-        int64_t at = j->idx ? j->idx[k] : (int64_t)k;
+        int64_t at = j->idx[k];
         j->ref[k] = ref_sgemm_at(p->d.M, p->d.N, p->d.K, p->a, p->b, at / p->d.N, at % p->d.N);
     }
 }
@@ -125,6 +131,15 @@ static int sgemm_args(const problem_data *p, problem_arg *out)
     return 6;
 }
 
+/* The same, with A and B the BF16 copies problem_upload makes. */
+static int gemm_bf16_args(const problem_data *p, problem_arg *out)
+{
+    int n = sgemm_args(p, out);
+    out[0] = (problem_arg){.name = "A", .buf = &p->da16, .count = p->sh.na, .bf16 = true};
+    out[1] = (problem_arg){.name = "B", .buf = &p->db16, .count = p->sh.nb, .bf16 = true};
+    return n;
+}
+
 static const problem_ops sgemm_ops = {
     .spec = &problem_spec_sgemm,
     .shape = sgemm_shape,
@@ -139,4 +154,20 @@ static const problem_ops sgemm_ops = {
 const problem_ops *problem_sgemm_ops(void)
 {
     return &sgemm_ops;
+}
+
+static const problem_ops gemm_bf16_ops = {
+    .spec = &problem_spec_gemm_bf16,
+    .shape = sgemm_shape,
+    .generate = sgemm_generate,
+    .validate = NULL,
+    .reference = sgemm_reference,
+    .cpu = sgemm_cpu,
+    .launch = sgemm_launch,
+    .args = gemm_bf16_args,
+};
+
+const problem_ops *problem_gemm_bf16_ops(void)
+{
+    return &gemm_bf16_ops;
 }

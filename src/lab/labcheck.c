@@ -9,7 +9,7 @@
 #include "kernel_names.h"
 #include "lab/labsource.h"
 
-static const char *const known_libraries[] = {"cub", "cublas", "copy"};
+static const char *const known_libraries[] = {"cub", "cublas", "copy", "cublas_bf16"};
 
 static bool in_list(const char *s, const char *const *v, size_t n)
 {
@@ -52,14 +52,22 @@ static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const c
         if (!v->kernel)
             continue;
         const char *solves = kernels_problem_of(v->kernel);
+        const problem_spec *spec = problem ? problem_spec_find(problem) : NULL;
+        const char *runs = spec ? problem_kernels_of(spec) : problem;
+        const char *inputs = kernels_inputs_of(v->kernel);
         if (!solves)
             lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
                           v->kernel);
-        else if (problem && strcmp(solves, problem) != 0)
+        else if (runs && strcmp(solves, runs) != 0)
             lab_diags_add(d, l->path, v->line,
                           "variant '%s': kernel '%s' solves '%s', but %s problem is '%s'", v->id,
                           v->kernel, solves, vs == l->variants ? "the lab's" : "its exercise's",
                           problem);
+        else if (spec && spec->precision && !(inputs && strcmp(inputs, spec->precision) == 0))
+            lab_diags_add(d, l->path, v->line,
+                          "variant '%s': kernel '%s' multiplies FP32 inputs, but problem '%s' "
+                          "gives its kernels %s copies",
+                          v->id, v->kernel, problem, spec->precision);
     }
 }
 
@@ -68,15 +76,15 @@ void lab_check_engine(const lab *l, lab_diags *d)
     bool experiments = l->problem && experiments_problem(l->problem);
     if (l->problem && !experiments && !problem_spec_find(l->problem))
         lab_diags_add(d, l->path, l->line,
-                      "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, embedding, "
+                      "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, gemm_bf16, embedding, "
                       "pipeline, saxpy, histogram, managed, profiling, basics)",
                       l->id, l->problem);
     if (!experiments)
         check_sizes(l, l->sizes, l->nsizes, l->problem, d);
-    if (l->library && !in_list(l->library, known_libraries, 3))
+    if (l->library && !in_list(l->library, known_libraries, 4))
         lab_diags_add(d, l->path, l->line,
-                      "lab '%s': unknown library '%s' (known: cub, cublas, copy)", l->id,
-                      l->library);
+                      "lab '%s': unknown library '%s' (known: cub, cublas, cublas_bf16, copy)",
+                      l->id, l->library);
     for (size_t i = 0; experiments && i < l->nvariants; i++) {
         const char *of = experiments_problem_of(l->variants[i].id);
         if (!of || strcmp(of, l->problem) != 0)

@@ -25,17 +25,23 @@ struct lua_State;
 void luagpu_open(struct lua_State *L);
 /* luagpu_open, then adds the table to the sandbox's globals as `gpu`. */
 bool luagpu_install(lab_state *s, cl_err *e);
-/* Pushes a Buffer over count elements (f32, or i32 when i32) of device
- * memory the caller owns: Lua never frees it (b:free() refuses), and
+/* What a Buffer's elements are: 32-bit float, 32-bit int, or bfloat16
+ * (16 bits: FP32's sign and exponent, 7 bits of mantissa). */
+typedef enum luagpu_dtype { LUAGPU_F32, LUAGPU_I32, LUAGPU_BF16 } luagpu_dtype;
+/* Bytes an element of dt takes. */
+size_t luagpu_dtype_size(luagpu_dtype dt);
+
+/* Pushes a Buffer over count elements of type dt of device memory the
+ * caller owns: Lua never frees it (b:free() refuses), and
  * luagpu_release_borrowed() turns every such Buffer into a freed one, so a
  * launcher that kept one cannot reach the memory after the caller frees it. */
-void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, bool i32);
+void luagpu_push_borrowed(struct lua_State *L, void *ptr, size_t count, luagpu_dtype dt);
 /* The same for ordinary (pageable) host memory the caller owns: a host
  * Buffer (b.where == "pageable") the launcher copies from or into. */
-void luagpu_push_borrowed_host(struct lua_State *L, void *ptr, size_t count, bool i32);
+void luagpu_push_borrowed_host(struct lua_State *L, void *ptr, size_t count, luagpu_dtype dt);
 /* The same for managed memory (b.where == "managed"): kernels take it like
  * device memory, and gpu.prefetch moves its pages. */
-void luagpu_push_borrowed_managed(struct lua_State *L, void *ptr, size_t count, bool i32);
+void luagpu_push_borrowed_managed(struct lua_State *L, void *ptr, size_t count, luagpu_dtype dt);
 void luagpu_release_borrowed(struct lua_State *L);
 /* Pushes a Kernel for a learner's compiled kernel: func is a cudaKernel_t
  * (cudaLibraryGetKernel) used as the launch's function, params NVRTC's

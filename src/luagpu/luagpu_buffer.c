@@ -15,7 +15,37 @@ static const char KEY_BORROWED = 'b';   /* set of borrowed Buffers */
 
 static const char *dtype_name(dtype d)
 {
-    return d == DT_F32 ? "f32" : "i32";
+    return d == DT_F32 ? "f32" : d == DT_I32 ? "i32" : "bf16";
+}
+
+size_t luagpu_dtype_size(luagpu_dtype dt)
+{
+    return dt == LUAGPU_BF16 ? 2 : 4;
+}
+
+static size_t esize(dtype d)
+{
+    return luagpu_dtype_size((luagpu_dtype)d);
+}
+
+/* x rounded to bfloat16, to nearest with ties to even; a NaN stays a
+ * (quiet) NaN. */
+static uint16_t bf16_from_float(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float bf16_to_float(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
 }
 
 const char *luagpu_mem_name(memkind m)
@@ -76,6 +106,8 @@ static bool parse_dtype(const char *dt, dtype *d)
         *d = DT_F32;
     else if (strcmp(dt, "i32") == 0)
         *d = DT_I32;
+    else if (strcmp(dt, "bf16") == 0)
+        *d = DT_BF16;
     else
         return false;
     return true;
@@ -88,13 +120,13 @@ int luagpu_alloc(lua_State *L)
     const char *dt = luaL_optstring(L, 2, "f32");
     dtype d;
     if (!parse_dtype(dt, &d))
-        return luaL_error(L, "gpu.alloc: dtype must be 'f32' or 'i32', got '%s'", dt);
+        return luaL_error(L, "gpu.alloc: dtype must be 'f32', 'i32' or 'bf16', got '%s'", dt);
     if (count < 1 || count > ((lua_Integer)1 << 40))
         return luaL_error(L, "gpu.alloc: count must be between 1 and 2^40, got %I", count);
     lbuffer *b = new_buffer(L);
     gpu_buffer gb;
     cl_err e = {{0}};
-    if (!buffer_alloc(&gb, (size_t)count * 4, &e))
+    if (!buffer_alloc(&gb, (size_t)count * esize(d), &e))
         return luaL_error(L, "gpu.alloc(%I, '%s'): %s", count, dt, e.msg);
     b->ptr = gb.ptr;
     b->bytes = gb.bytes;
@@ -112,7 +144,7 @@ int luagpu_host_alloc(lua_State *L)
     const char *dt = luaL_optstring(L, 2, "f32");
     dtype d;
     if (!parse_dtype(dt, &d))
-        return luaL_error(L, "gpu.host_alloc: dtype must be 'f32' or 'i32', got '%s'", dt);
+        return luaL_error(L, "gpu.host_alloc: dtype must be 'f32', 'i32' or 'bf16', got '%s'", dt);
     if (count < 1 || count > ((lua_Integer)1 << 40))
         return luaL_error(L, "gpu.host_alloc: count must be between 1 and 2^40, got %I", count);
     bool pinned = true;
@@ -122,7 +154,7 @@ int luagpu_host_alloc(lua_State *L)
             pinned = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
-    size_t bytes = (size_t)count * 4;
+    size_t bytes = (size_t)count * esize(d);
     lbuffer *b = new_buffer(L);
     void *p = NULL;
     if (pinned) {
@@ -160,9 +192,9 @@ int luagpu_buf_view(lua_State *L)
                           first, count, b->count, b->count);
     lbuffer *v = new_buffer(L);
     v->base = b->base ? b->base : b;
-    v->off = (b->base ? b->off : 0) + (size_t)first * 4;
+    v->off = (b->base ? b->off : 0) + (size_t)first * esize(b->dt);
     v->first = (b->base ? b->first : 0) + first;
-    v->bytes = (size_t)count * 4;
+    v->bytes = (size_t)count * esize(b->dt);
     v->count = count;
     v->dt = b->dt;
     v->mem = b->mem;
@@ -233,15 +265,19 @@ int luagpu_buf_upload(lua_State *L)
                           n);
     if (n == 0)
         return 0;
-    void *host = lua_newuserdatauv(L, (size_t)n * 4, 0);
+    const size_t es = esize(b->dt);
+    void *host = lua_newuserdatauv(L, (size_t)n * es, 0);
     for (lua_Integer i = 0; i < n; i++) {
         lua_geti(L, 2, i + 1);
-        if (b->dt == DT_F32) {
+        if (b->dt != DT_I32) {
             int ok = 0;
             lua_Number v = lua_tonumberx(L, -1, &ok);
             if (!ok)
                 return luaL_error(L, "upload: value %I is not a number", i + 1);
-            ((float *)host)[i] = (float)v;
+            if (b->dt == DT_BF16)
+                ((uint16_t *)host)[i] = bf16_from_float((float)v);
+            else
+                ((float *)host)[i] = (float)v;
         } else {
             int ok = 0;
             lua_Integer v = lua_tointegerx(L, -1, &ok);
@@ -252,12 +288,12 @@ int luagpu_buf_upload(lua_State *L)
         lua_pop(L, 1);
     }
     if (luagpu_on_host(b->mem)) {
-        memcpy(luagpu_buf_ptr(b), host, (size_t)n * 4);
+        memcpy(luagpu_buf_ptr(b), host, (size_t)n * es);
         return 0;
     }
     luagpu_need_device(L);
     cudaStream_t s = luagpu_default_stream(L);
-    cudaError_t st = cudaMemcpyAsync(luagpu_buf_ptr(b), host, (size_t)n * 4, cudaMemcpyDefault, s);
+    cudaError_t st = cudaMemcpyAsync(luagpu_buf_ptr(b), host, (size_t)n * es, cudaMemcpyDefault, s);
     if (st == cudaSuccess)
         st = cudaStreamSynchronize(s);
     if (st != cudaSuccess)
@@ -275,13 +311,14 @@ int luagpu_buf_download(lua_State *L)
     if (n > SMALL_MAX)
         return luaL_error(L, "download is for small tests: at most %I values, got %I",
                           SMALL_MAX, n);
-    void *host = lua_newuserdatauv(L, n ? (size_t)n * 4 : 1, 0);
+    const size_t es = esize(b->dt);
+    void *host = lua_newuserdatauv(L, n ? (size_t)n * es : 1, 0);
     if (n > 0 && luagpu_on_host(b->mem)) {
-        memcpy(host, luagpu_buf_ptr(b), (size_t)n * 4);
+        memcpy(host, luagpu_buf_ptr(b), (size_t)n * es);
     } else if (n > 0) {
         luagpu_need_device(L);
         cudaStream_t s = luagpu_default_stream(L);
-        cudaError_t st = cudaMemcpyAsync(host, luagpu_buf_ptr(b), (size_t)n * 4, cudaMemcpyDefault,
+        cudaError_t st = cudaMemcpyAsync(host, luagpu_buf_ptr(b), (size_t)n * es, cudaMemcpyDefault,
                                          s);
         if (st == cudaSuccess)
             st = cudaStreamSynchronize(s);
@@ -292,6 +329,8 @@ int luagpu_buf_download(lua_State *L)
     for (lua_Integer i = 0; i < n; i++) {
         if (b->dt == DT_F32)
             lua_pushnumber(L, (lua_Number)((float *)host)[i]);
+        else if (b->dt == DT_BF16)
+            lua_pushnumber(L, (lua_Number)bf16_to_float(((uint16_t *)host)[i]));
         else
             lua_pushinteger(L, ((int32_t *)host)[i]);
         lua_seti(L, -2, i + 1);
@@ -303,10 +342,14 @@ int luagpu_buf_download(lua_State *L)
 int luagpu_buf_fill(lua_State *L)
 {
     lbuffer *b = live_buffer(L, 1);
+    /* one element's bits, repeated to fill a 32-bit word (bf16: twice) */
     uint32_t bits;
     if (b->dt == DT_F32) {
         float f = (float)luaL_checknumber(L, 2);
         memcpy(&bits, &f, sizeof bits);
+    } else if (b->dt == DT_BF16) {
+        uint32_t h = bf16_from_float((float)luaL_checknumber(L, 2));
+        bits = h | (h << 16);
     } else {
         lua_Integer v = luaL_checkinteger(L, 2);
         if (v < INT32_MIN || v > INT32_MAX)
@@ -315,9 +358,9 @@ int luagpu_buf_fill(lua_State *L)
         memcpy(&bits, &i, sizeof bits);
     }
     if (luagpu_on_host(b->mem)) {
-        uint32_t *h = luagpu_buf_ptr(b);
-        for (size_t i = 0; i < b->bytes / 4; i++)
-            h[i] = bits;
+        unsigned char *h = luagpu_buf_ptr(b);
+        for (size_t i = 0; i < b->bytes; i += esize(b->dt))
+            memcpy(h + i, &bits, esize(b->dt));
         return 0;
     }
     luagpu_need_device(L);
@@ -329,9 +372,10 @@ int luagpu_buf_fill(lua_State *L)
             return luagpu_cuda_fail(L, "fill", st);
         return 0;
     }
+    /* a chunk of whole 32-bit words holds whole elements of either size */
     size_t chunk = b->bytes < FILL_CHUNK ? b->bytes : FILL_CHUNK;
-    uint32_t *host = lua_newuserdatauv(L, chunk, 0);
-    for (size_t i = 0; i < chunk / 4; i++)
+    uint32_t *host = lua_newuserdatauv(L, (chunk + 3) / 4 * 4, 0);
+    for (size_t i = 0; i < (chunk + 3) / 4; i++)
         host[i] = bits;
     for (size_t off = 0; off < b->bytes; off += chunk) {
         size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
@@ -364,13 +408,13 @@ int luagpu_buf_index(lua_State *L)
 }
 
 /* Pushes a borrowed Buffer of the given memory kind and records it. */
-static void push_borrowed(lua_State *L, void *ptr, size_t count, bool i32, memkind mem)
+static void push_borrowed(lua_State *L, void *ptr, size_t count, luagpu_dtype dt, memkind mem)
 {
     lbuffer *b = new_buffer(L);
     b->ptr = ptr;
-    b->bytes = count * 4;
+    b->bytes = count * luagpu_dtype_size(dt);
     b->count = (lua_Integer)count;
-    b->dt = i32 ? DT_I32 : DT_F32;
+    b->dt = (dtype)dt;
     b->mem = mem;
     b->borrowed = true;
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_BORROWED) != LUA_TTABLE) {
@@ -385,19 +429,19 @@ static void push_borrowed(lua_State *L, void *ptr, size_t count, bool i32, memki
     lua_pop(L, 1);
 }
 
-void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, bool i32)
+void luagpu_push_borrowed(lua_State *L, void *ptr, size_t count, luagpu_dtype dt)
 {
-    push_borrowed(L, ptr, count, i32, MEM_DEVICE);
+    push_borrowed(L, ptr, count, dt, MEM_DEVICE);
 }
 
-void luagpu_push_borrowed_host(lua_State *L, void *ptr, size_t count, bool i32)
+void luagpu_push_borrowed_host(lua_State *L, void *ptr, size_t count, luagpu_dtype dt)
 {
-    push_borrowed(L, ptr, count, i32, MEM_PAGEABLE);
+    push_borrowed(L, ptr, count, dt, MEM_PAGEABLE);
 }
 
-void luagpu_push_borrowed_managed(lua_State *L, void *ptr, size_t count, bool i32)
+void luagpu_push_borrowed_managed(lua_State *L, void *ptr, size_t count, luagpu_dtype dt)
 {
-    push_borrowed(L, ptr, count, i32, MEM_MANAGED);
+    push_borrowed(L, ptr, count, dt, MEM_MANAGED);
 }
 
 void luagpu_release_borrowed(lua_State *L)

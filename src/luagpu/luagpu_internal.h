@@ -21,7 +21,7 @@
 #define MT_EVENT "cudalab.Event"
 #define MAX_ARGS 32
 
-typedef enum { DT_F32, DT_I32 } dtype;
+typedef enum { DT_F32 = LUAGPU_F32, DT_I32 = LUAGPU_I32, DT_BF16 = LUAGPU_BF16 } dtype;
 typedef enum { MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE, MEM_MANAGED } memkind;
 
 /* A Buffer: its own memory (ptr), cudalab's memory (borrowed), or a view

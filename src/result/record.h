@@ -74,6 +74,8 @@ typedef struct run_result {
     mismatch mismatches[RUN_MAX_MISMATCH];
     int code;                     /* the CUDA runtime error code (cudaError_t) behind an
                                    * RS_ERROR; 0 when none (result/cuda_codes.h) */
+    double wall_ms;               /* wall-clock time the worker spent on the row: inputs,
+                                   * checks, warm-up and timing; 0 unknown */
 } run_result;
 
 typedef struct run_variant {

@@ -117,6 +117,7 @@ bool record_put_result(cJSON *o, const run_result *r)
           && jsonf_put_double(o, "rel_err", r->rel_err)
           && jsonf_put_u64(o, "seed", r->seed) && jsonf_put_int(o, "threads", r->threads)
           && jsonf_put_int(o, "code", r->code)
+          && put_timed(o, "wall_ms", r->wall_ms, r->wall_ms > 0)
           && (!r->exercise[0] || jsonf_put_str(o, "exercise", r->exercise))))
         return false;
     cJSON *arr = cJSON_AddArrayToObject(o, "mismatches");
@@ -256,6 +257,7 @@ bool record_get_result(const cJSON *o, run_result *r, cl_err *e)
           && jsonf_get_u64(o, "seed", &r->seed, e)
           && jsonf_get_int(o, "threads", &r->threads, e)
           && jsonf_get_int(o, "code", &r->code, e)
+          && jsonf_get_double(o, "wall_ms", &r->wall_ms, 0, e)
           && jsonf_get_str(o, "exercise", r->exercise, sizeof r->exercise, e)))
         return false;
     r->kind = (result_kind)kind;

@@ -88,6 +88,27 @@ static void test_reference_element(void **state)
     assert_true(C[0] == 58.0f && C[1] == 64.0f && C[2] == 139.0f && C[3] == 154.0f);
 }
 
+/* The row-wise reference gives exactly the element-wise one's sums, for
+ * any band of rows, and skips rows outside the matrix. */
+static void test_reference_rows(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        problem p = make_problem(shapes[s], 40 + s);
+        size_t nc = (size_t)p.M * (size_t)p.N;
+        double *ref = malloc((nc ? nc : 1) * sizeof *ref);
+        assert_non_null(ref);
+        int64_t mid = p.M / 2;
+        ref_sgemm_rows(p.M, p.N, p.K, p.A, p.B, 0, mid, ref);
+        ref_sgemm_rows(p.M, p.N, p.K, p.A, p.B, mid, (int64_t)p.M + 5, ref + mid * p.N);
+        for (int64_t i = 0; i < p.M; i++)
+            for (int64_t j = 0; j < p.N; j++)
+                assert_true(ref[i * p.N + j] == ref_sgemm_at(p.M, p.N, p.K, p.A, p.B, i, j));
+        free(ref);
+        free_problem(&p);
+    }
+}
+
 static void test_single_thread_paths(void **state)
 {
     (void)state;
@@ -151,6 +172,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_element),
+        cmocka_unit_test(test_reference_rows),
         cmocka_unit_test(test_single_thread_paths),
         cmocka_unit_test(test_threads_agree),
         cmocka_unit_test(test_degenerate_shapes),

@@ -103,14 +103,20 @@ typedef struct lab_spec {
     const char *lab, *problem;
     const char *fallback[MAX_SIZES];     /* when labs/<lab>/lab.lua cannot be read */
     const char *awkward[MAX_SIZES];
+    const char *exercise;   /* a listed exercise's id (its sizes); NULL: the lab's own */
+    const char *starter;    /* the starter's file stem in labs/<lab>; NULL: "starter" */
+    const char *solution;   /* the folder under exercises/solutions; NULL: <lab> */
 } lab_spec;
 
 static const lab_spec LABS[] = {
-    {"reduction", "reduce_sum", {"2^20", "2^24", "2^28"}, {"1", "3", "1000003", "2^20+3"}},
+    {"reduction", "reduce_sum", {"2^20", "2^24", "2^28"}, {"1", "3", "1000003", "2^20+3"},
+     NULL, NULL, NULL},
     {"matmul", "sgemm", {"1024x1024x1024", "2048x2048x2048", "4096x4096x4096"},
-     {"1x1x1", "1000x333x77", "129x127x131"}},
+     {"1x1x1", "1000x333x77", "129x127x131"}, NULL, NULL, NULL},
+    {"matmul", "gemm_bf16", {"1000x999x1001", "4096x4096x4096"},
+     {"1x1x1", "129x127x131", "64x72x40"}, "wmma", "wmma_starter", "matmul_wmma"},
     {"embedding", "embedding", {"4096x1024x32000", "16384x4096x32000"},
-     {"3x50x10", "1001x37x999", "1001x36x999"}},
+     {"3x50x10", "1001x37x999", "1001x36x999"}, NULL, NULL, NULL},
 };
 
 /* The lab's sizes from its lab.lua, else the fallback list; returns how many. */
@@ -122,9 +128,17 @@ static int lab_sizes(const lab_spec *s, char sizes[][RUN_SIZE_MAX])
     lab_diags d = {0};
     lab *l = lab_load(path, home, &d);
     int n = 0;
+    const lab_exercise *x = l && s->exercise ? lab_exercise_find(l, s->exercise) : NULL;
+    if (l && s->exercise && !x)
+        print_message("note: %s has no exercise '%s'; using the sizes built into the test\n", path,
+                      s->exercise);
+    if (l && (x || !s->exercise)) {
+        char *const *v = x ? x->sizes : l->sizes;
+        size_t nv = x ? x->nsizes : l->nsizes;
+        for (size_t i = 0; i < nv && n < MAX_SIZES; i++)
+            snprintf(sizes[n++], RUN_SIZE_MAX, "%s", v[i]);
+    }
     if (l) {
-        for (size_t i = 0; i < l->nsizes && n < MAX_SIZES; i++)
-            snprintf(sizes[n++], RUN_SIZE_MAX, "%s", l->sizes[i]);
         lab_free(l);
     } else {
         print_message("note: %s could not be loaded (%s); using the sizes built into the test\n",
@@ -192,11 +206,13 @@ static void test_starters_and_solutions(void **state)
         /* The largest lab size last among the lab's own, awkward ones after. */
         char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
         double starter_ms = 0.0, solution_ms = 0.0;
-        ts_home_path(cu, sizeof cu, "labs/%s/starter.cu", s->lab);
-        ts_home_path(lua, sizeof lua, "labs/%s/starter.lua", s->lab);
+        const char *stem = s->starter ? s->starter : "starter";
+        const char *sol = s->solution ? s->solution : s->lab;
+        ts_home_path(cu, sizeof cu, "labs/%s/%s.cu", s->lab, stem);
+        ts_home_path(lua, sizeof lua, "labs/%s/%s.lua", s->lab, stem);
         run_exercise(rep, s, "starter", cu, lua, sizes, n, nlab, &starter_ms);
-        ts_data_path(cu, sizeof cu, "exercises/solutions/%s/solution.cu", s->lab);
-        ts_data_path(lua, sizeof lua, "exercises/solutions/%s/solution.lua", s->lab);
+        ts_data_path(cu, sizeof cu, "exercises/solutions/%s/solution.cu", sol);
+        ts_data_path(lua, sizeof lua, "exercises/solutions/%s/solution.lua", sol);
         run_exercise(rep, s, "solution", cu, lua, sizes, n, nlab, &solution_ms);
         if (starter_ms > 0.0 && solution_ms > 0.0) {
             print_message("  %s at %s: starter %.3f ms, solution %.3f ms (%.1fx)\n", s->lab,

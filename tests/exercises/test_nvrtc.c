@@ -266,7 +266,7 @@ static void test_compile_starters(void **state)
         {"labs/reduction/starter.cu", "reduce_sum", "xxi"},
         {"labs/matmul/starter.cu", "sgemm", "iiixxx"},
         {"labs/embedding/starter.cu", "embedding", "xxxiii"},
-        /* the matmul lab's tensor-core exercise, not wired to the lab yet */
+        /* the matmul lab's tensor-core exercise */
         {"labs/matmul/wmma_starter.cu", "gemm_bf16", "iiixxx"},
     };
     for (size_t i = 0; i < sizeof starters / sizeof starters[0]; i++) {
@@ -328,6 +328,33 @@ static void test_compile_error_line_and_column(void **state)
     char buf[1024];
     nvrtc_diag_format(d, buf, sizeof buf);
     assert_true(ts_contains(buf, "\n                                        ^\n"));
+    nvrtc_output_free(&out);
+}
+
+/* On a Hopper GPU the learner's kernel is compiled for sm_90a, which opens
+ * wgmma's instructions to inline PTX; plain sm_90 refuses them. */
+static void test_compile_for_sm90a_opens_wgmma(void **state)
+{
+    tmp_env *t = *state;
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/wgmma.cu", t->dir);
+    assert_true(ts_write(path, "extern \"C\" __global__ void fence_only(float *out)\n"
+                               "{\n"
+                               "    asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n"
+                               "    out[threadIdx.x] = 1.0f;\n"
+                               "}\n"));
+    nvrtc_output out;
+    cl_err e = {{0}};
+    nvrtc_opts a = {.arch = "sm_90a", .no_cache = true};
+    bool ok = nvrtc_compile_opts(path, &a, &out, &e);
+    if (!ok)
+        print_error("sm_90a: %s\n", e.msg);
+    assert_true(ok);
+    assert_string_equal(out.arch, "sm_90a");
+    assert_non_null(nvrtc_find_kernel(&out, "fence_only"));
+    nvrtc_output_free(&out);
+    nvrtc_opts plain = {.arch = "sm_90", .no_cache = true};
+    assert_false(nvrtc_compile_opts(path, &plain, &out, &e));
     nvrtc_output_free(&out);
 }
 
@@ -606,6 +633,8 @@ int main(void)
         cmocka_unit_test(test_compile_starters),
         cmocka_unit_test(test_compile_solutions),
         cmocka_unit_test(test_compile_error_line_and_column),
+        cmocka_unit_test_setup_teardown(test_compile_for_sm90a_opens_wgmma, setup_tmp,
+                                        teardown_tmp),
         cmocka_unit_test_setup_teardown(test_compile_too_much_shared_gives_the_reason, setup_tmp,
                                         teardown_tmp),
         cmocka_unit_test_setup_teardown(test_cache_hit_and_invalidation, setup_tmp, teardown_tmp),

@@ -276,7 +276,7 @@ static void test_host_buffers(void **state)
     float table[10];
     for (int i = 0; i < 10; i++)
         table[i] = (float)i;
-    luagpu_push_borrowed_host(L, table, 10, false);
+    luagpu_push_borrowed_host(L, table, 10, LUAGPU_F32);
     assert_true(sandbox_set_global(s, "b", &e));
 
     const char *views =
