@@ -353,6 +353,8 @@ static const shipped_kernel matmul_rungs[] = {
     {"gemm_wmma_tf32", "sgemm", 0, NULL, launch_wmma_tf32, NULL, NULL, "tf32", 80},
     {"gemm_wmma_bf16", "sgemm", 0, NULL, NULL, NULL, launch_wmma_bf16, "bf16", 80},
     {"gemm_wmma_async", "sgemm", 0, NULL, NULL, NULL, launch_wmma_async, "bf16", 80},
+    {"gemm_wgmma", "sgemm", 0, NULL, NULL, NULL, launch_wgmma, "bf16", 90, NULL, NULL, 90,
+     "a Hopper GPU (sm_90a: wgmma and TMA)"},
     {"cublas_sgemm", "sgemm", 1, NULL, launch_cublas_sgemm, NULL, NULL, NULL, 0},
     {"cublas_tf32", "sgemm", 1, NULL, launch_cublas_tf32, NULL, NULL, "tf32", 80},
     {"cublas_bf16", "sgemm", 1, NULL, NULL, NULL, launch_cublas_bf16, "bf16", 80},
@@ -413,7 +415,8 @@ extern "C" const shipped_kernel *matmul_tune_table(size_t *n)
 extern "C" bool kernels_tune_resources(const char *name, int M, int N, kernel_resources *out)
 {
     if (!name || !out) return false;
-    return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out);
+    return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out) ||
+           k_wgmma_resources(name, M, N, out);
 }
 
 extern "C" const char *kernels_tune_shipped_as(const char *rung, int M, int N)
