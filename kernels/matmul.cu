@@ -2,8 +2,9 @@
 // cores, in teaching order: one thread per output, coalescing, shared-memory
 // tiles, more outputs per thread (1-D, then 2-D), 16-byte loads.  Rung 7
 // (warp tiles) is in matmul_warptile.cu, the tensor-core rungs in
-// matmul_wmma.cu, cuBLAS in matmul_blas.cu; the tables of every matmul
-// launcher are at the end of this file.
+// matmul_wmma.cu and (Hopper only) matmul_wgmma.cu, cuBLAS in
+// matmul_blas.cu; the tables of every matmul launcher are at the end of
+// this file.
 //
 // Every rung takes any M, N, K >= 1.  Rung 6 uses 16-byte global loads when
 // K and N are multiples of 4 and the matrices are 16-byte aligned, and

@@ -37,6 +37,12 @@
 
 #include "matmul.cuh"
 
+// cudaGetDriverEntryPointByVersion came with CUDA 12.5: older toolkits get
+// the stub.
+#if defined(CUDALAB_WGMMA) && CUDART_VERSION < 12050
+#undef CUDALAB_WGMMA
+#endif
+
 // The device code exists only in a 90a build of this file.
 #if defined(CUDALAB_WGMMA) && defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define K_WG_BODY 1
