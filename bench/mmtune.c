@@ -222,8 +222,8 @@ static void sweep(int M, int N, int K, int rounds, int reps, const char *filter)
     static const char *const libs[] = {"cublas_sgemm", "cublas_tf32", "cublas_bf16"};
     for (int i = 0; i < 3; ++i) cand[nk++].k = kernels_find(libs[i]);
     static const char *const rungs[] = {"sgemm_warptile", "gemm_wmma_tf32", "gemm_wmma_bf16",
-                                        "gemm_wmma_async"};
-    for (int i = 0; i < 4; ++i)
+                                        "gemm_wmma_async", "gemm_wgmma"};
+    for (int i = 0; i < 5; ++i)
         if (wanted(kernels_find(rungs[i]), filter)) cand[nk++].k = kernels_find(rungs[i]);
     size_t nt = 0;
     const shipped_kernel *tv = kernels_tune_variants(&nt);

@@ -73,7 +73,22 @@ typedef struct shipped_kernel {
     int min_cc;
     saxpy_launch_fn saxpy;   /* the basics lab's (kernels/basics.cu) */
     hist_launch_fn hist;
+    /* Highest compute capability it runs on, same encoding; 0 for no limit.
+     * Code built for an architecture-specific target (sm_90a: wgmma, TMA)
+     * runs on that architecture only, so such a rung has min_cc == max_cc.
+     * Above it the launcher returns cudaErrorNotSupported too. */
+    int max_cc;
+    /* What the range stands for, for the "unavailable on this GPU" message
+     * ("a Hopper GPU (sm_90a: wgmma and TMA)"); NULL: the tensor cores of
+     * the rung's precision. */
+    const char *cc_needs;
 } shipped_kernel;
+
+/* Whether k runs on a GPU of compute capability cc (major * 10 + minor). */
+static inline int kernels_runs_on(const shipped_kernel *k, int cc)
+{
+    return (k->min_cc <= 0 || cc >= k->min_cc) && (k->max_cc <= 0 || cc <= k->max_cc);
+}
 
 /* All launchers, in teaching order per problem. */
 const shipped_kernel *kernels_shipped(size_t *n);

@@ -2,8 +2,9 @@
 // cores, in teaching order: one thread per output, coalescing, shared-memory
 // tiles, more outputs per thread (1-D, then 2-D), 16-byte loads.  Rung 7
 // (warp tiles) is in matmul_warptile.cu, the tensor-core rungs in
-// matmul_wmma.cu, cuBLAS in matmul_blas.cu; the tables of every matmul
-// launcher are at the end of this file.
+// matmul_wmma.cu and (Hopper only) matmul_wgmma.cu, cuBLAS in
+// matmul_blas.cu; the tables of every matmul launcher are at the end of
+// this file.
 //
 // Every rung takes any M, N, K >= 1.  Rung 6 uses 16-byte global loads when
 // K and N are multiples of 4 and the matrices are 16-byte aligned, and
@@ -353,6 +354,8 @@ static const shipped_kernel matmul_rungs[] = {
     {"gemm_wmma_tf32", "sgemm", 0, NULL, launch_wmma_tf32, NULL, NULL, "tf32", 80},
     {"gemm_wmma_bf16", "sgemm", 0, NULL, NULL, NULL, launch_wmma_bf16, "bf16", 80},
     {"gemm_wmma_async", "sgemm", 0, NULL, NULL, NULL, launch_wmma_async, "bf16", 80},
+    {"gemm_wgmma", "sgemm", 0, NULL, NULL, NULL, launch_wgmma, "bf16", 90, NULL, NULL, 90,
+     "a Hopper GPU (sm_90a: wgmma and TMA)"},
     {"cublas_sgemm", "sgemm", 1, NULL, launch_cublas_sgemm, NULL, NULL, NULL, 0},
     {"cublas_tf32", "sgemm", 1, NULL, launch_cublas_tf32, NULL, NULL, "tf32", 80},
     {"cublas_bf16", "sgemm", 1, NULL, NULL, NULL, launch_cublas_bf16, "bf16", 80},
@@ -413,7 +416,8 @@ extern "C" const shipped_kernel *matmul_tune_table(size_t *n)
 extern "C" bool kernels_tune_resources(const char *name, int M, int N, kernel_resources *out)
 {
     if (!name || !out) return false;
-    return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out);
+    return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out) ||
+           k_wgmma_resources(name, M, N, out);
 }
 
 extern "C" const char *kernels_tune_shipped_as(const char *rung, int M, int N)

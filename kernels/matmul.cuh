@@ -6,6 +6,8 @@
 //                       its tuning variants
 //   matmul_wmma.cu      the tensor-core rungs (WMMA in TF32 and BF16, then
 //                       cp.async multi-stage), FP32 to BF16 conversion
+//   matmul_wgmma.cu     the Hopper rung: wgmma fed by TMA (sm_90a only; its
+//                       own CMake target, a stub when the build has no 90)
 //   matmul_blas.cu      cuBLAS in FP32, TF32 and BF16 (loaded at first use)
 #ifndef CUDALAB_MATMUL_CUH
 #define CUDALAB_MATMUL_CUH
@@ -112,6 +114,8 @@ cudaError_t launch_wmma_bf16(int M, int N, int K, const uint16_t *A, const uint1
                              cudaStream_t s);
 cudaError_t launch_wmma_async(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                               cudaStream_t s);
+cudaError_t launch_wgmma(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
+                         cudaStream_t s);
 cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, const float *B, float *C,
                                 cudaStream_t s);
 cudaError_t launch_cublas_tf32(int M, int N, int K, const float *A, const float *B, float *C,
@@ -133,6 +137,7 @@ cudaError_t k_kernel_resources(const void *f, int threads, size_t smem, kernel_r
 // (what kernels_tune_resources reports); false when name is not one of them.
 bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out);
 bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out);
+bool k_wgmma_resources(const char *name, int M, int N, kernel_resources *out);
 // The tuning variant a shipped launcher of the file runs at M x N, or NULL.
 const char *k_warptile_shipped_as(const char *rung, int M, int N);
 const char *k_wmma_shipped_as(const char *rung, int M, int N);

@@ -26,7 +26,8 @@
 // WMMA is the portable path to the tensor cores.  Hopper's fastest one is
 // wgmma (warp-group, asynchronous, operands straight from shared memory),
 // which WMMA cannot emit; cuBLAS uses it there, which bounds how close these
-// rungs come on an H100 (bench/KERNELS.md).
+// rungs come on an H100 (bench/KERNELS.md).  Rung 11, gemm_wgmma
+// (matmul_wgmma.cu), takes that path on Hopper.
 #include <cuda_bf16.h>
 #include <mma.h>
 #include <type_traits>

@@ -196,6 +196,14 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         return false;
     }
     int cc = engine_g.dev.cc_major * 10 + engine_g.dev.cc_minor;
+    if (k->cc_needs && engine_g.dev.present && !kernels_runs_on(k, cc)) {
+        /* Built for one architecture (sm_90a): the rung names what it needs. */
+        snprintf(r->message, sizeof r->message,
+                 "unavailable on this GPU: %s needs %s; this GPU is %d.%d", name, k->cc_needs,
+                 engine_g.dev.cc_major, engine_g.dev.cc_minor);
+        r->status = RS_ERROR;
+        return false;
+    }
     if (k->min_cc > 0 && engine_g.dev.present && cc < k->min_cc) {
         const gemm_precision *g = gemm_precision_find(k->precision);
         snprintf(r->message, sizeof r->message,

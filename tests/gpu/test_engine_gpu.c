@@ -54,7 +54,7 @@ static void all_rungs_n(run_request *req, const char *problem, const char *libra
     int nseen = 0;
     for (size_t i = 0; i < n && req->nvariants < RUN_MAX_VARIANTS; i++) {
         if (k[i].library || strcmp(k[i].problem, problem) != 0 ||
-            k[i].min_cc > g_dev.cc_major * 10 + g_dev.cc_minor)
+            !kernels_runs_on(&k[i], g_dev.cc_major * 10 + g_dev.cc_minor))
             continue;
         ts_add_variant(req, k[i].name, k[i].name);
         bool known = !k[i].precision;
@@ -183,6 +183,41 @@ static void test_sgemm_precisions(void **state)
                 1e-9 * c.rows[4].speedup_lib);
     assert_true(fabs(c.rows[2].speedup_lib - c.rows[6].median_ms / c.rows[2].median_ms) <
                 1e-9 * c.rows[2].speedup_lib);
+}
+
+/* The Hopper rung: on 9.0 it runs correct beside cuBLAS BF16, which x lib
+ * compares it with; elsewhere its row says why it cannot run. */
+static void test_sgemm_wgmma(void **state)
+{
+    (void)state;
+    const shipped_kernel *k = kernels_find("gemm_wgmma");
+    assert_non_null(k);
+    const bool runs = kernels_runs_on(k, g_dev.cc_major * 10 + g_dev.cc_minor);
+    run_request req;
+    all_rungs(&req, "sgemm", "cublas");
+    req.nvariants = 0;
+    ts_add_variant(&req, "wgmma", "gemm_wgmma");
+    req.budget_s = 0.1;
+    ts_add_size(&req, "1024");
+    ts_add_size(&req, "1000x999x1001");
+    static ts_rows c;
+    run_ok(&req, &c);
+    int seen = 0;
+    for (int i = 0; i < c.nrows; i++) {
+        const run_result *r = &c.rows[i];
+        print_message("%-12s %-14s %-10s %.4f ms  x lib %.3f  %s\n", r->variant, r->size,
+                      result_status_name(r->status), r->median_ms, r->speedup_lib, r->message);
+        if (strcmp(r->variant, "wgmma") != 0) continue;
+        seen++;
+        if (runs) {
+            assert_int_equal(r->status, RS_CORRECT);
+            assert_true(r->speedup_lib > 0.0);
+        } else {
+            assert_int_not_equal(r->status, RS_CORRECT);
+            assert_non_null(strstr(r->message, "needs a Hopper GPU"));
+        }
+    }
+    assert_int_equal(seen, 2);
 }
 
 /* A rung slower than a twentieth of the budget a run is timed by three
@@ -367,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_reduce_all),
         cmocka_unit_test(test_sgemm_all),
         cmocka_unit_test(test_sgemm_precisions),
+        cmocka_unit_test(test_sgemm_wgmma),
         cmocka_unit_test(test_slow_row),
         cmocka_unit_test(test_embedding_all),
         cmocka_unit_test(test_cpu_rows_with_device),

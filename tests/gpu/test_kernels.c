@@ -110,7 +110,8 @@ static const char *const reduce_names[] = {
 static const char *const sgemm_names[] = {
     "sgemm_naive",    "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
-    "gemm_wmma_bf16", "gemm_wmma_async", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
+    "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "cublas_sgemm", "cublas_tf32",
+    "cublas_bf16"};
 static const char *const embed_names[] = {"embed_naive", "embed_warp_row", "embed_vectorized"};
 static const char *const saxpy_names[] = {"saxpy_one_block", "saxpy_per_element",
                                           "saxpy_grid_stride"};
@@ -133,7 +134,7 @@ static void check_names(const char *const *names, size_t n, const char *problem)
         assert_int_equal(k->library, lib);
         /* The tensor-core rungs have no raw kernel: their operands are not
          * what a learner's FP32 launcher holds. */
-        const int raw = !lib && strncmp(names[i], "gemm_wmma_", 10) != 0;
+        const int raw = !lib && strncmp(names[i], "gemm_", 5) != 0;
         if (raw && !kernels_raw_find(names[i]))
             fail_msg("kernels_raw_find(\"%s\") found nothing", names[i]);
     }
@@ -155,7 +156,7 @@ static void test_tables(void **state)
     check_names(managed_names, COUNT(managed_names), "managed");
     assert_null(kernels_find("no_such_kernel"));
     const raw_kernel *raw = kernels_raw(&n);
-    assert_true(n >= COUNT(reduce_names) + COUNT(sgemm_names) + COUNT(embed_names) - 7);
+    assert_true(n >= COUNT(reduce_names) + COUNT(sgemm_names) + COUNT(embed_names) - 8);
     for (size_t i = 0; i < n; ++i) {
         assert_non_null(raw[i].func);
         assert_true(strlen(raw[i].sig) > 0);

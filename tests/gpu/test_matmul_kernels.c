@@ -15,6 +15,10 @@
  * The error of every tensor-core row against the inputs as given is
  * printed too: what TF32 and BF16 cost at that size.
  *
+ * A rung outside its compute-capability range (gemm_wgmma runs on 9.0
+ * alone) must refuse with cudaErrorNotSupported; the test says it skipped
+ * it and why.
+ *
  * Without a device only the tables and the host-side rounding are checked
  * (exit 77).  The seed comes from CUDALAB_TEST_SEED when set, else from the
  * clock; it is printed. */
@@ -115,7 +119,8 @@ static void test_host_rounding(void **state)
 static const char *const rung_names[] = {
     "sgemm_naive",  "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
-    "gemm_wmma_bf16", "gemm_wmma_async", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
+    "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "cublas_sgemm", "cublas_tf32",
+    "cublas_bf16"};
 
 typedef enum { P_FP32, P_TF32, P_BF16 } prec;
 
@@ -137,7 +142,16 @@ static void check_entry(const shipped_kernel *k)
     const prec p = prec_of(k);
     /* BF16 operands exactly when the arithmetic is BF16. */
     assert_int_equal(k->gemm_bf16 != NULL, p == P_BF16);
-    assert_int_equal(k->min_cc, p == P_FP32 ? 0 : 80);
+    if (k->max_cc) {
+        /* Built for one architecture (sm_90a): that one only, with a reason. */
+        assert_int_equal(k->min_cc, 90);
+        assert_int_equal(k->max_cc, 90);
+        assert_non_null(k->cc_needs);
+        assert_int_equal(p, P_BF16);
+    } else {
+        assert_int_equal(k->min_cc, p == P_FP32 ? 0 : 80);
+        assert_null(k->cc_needs);
+    }
 }
 
 static void test_tables(void **state)
@@ -327,6 +341,19 @@ static int device_cc(void)
     return major * 10 + minor;
 }
 
+/* Says once per kernel that it was skipped on this device, and why. */
+static void say_skipped(const shipped_kernel *k, int cc)
+{
+    static const shipped_kernel *said[8];
+    static size_t nsaid;
+    for (size_t i = 0; i < nsaid; ++i)
+        if (said[i] == k) return;
+    if (nsaid < COUNT(said)) said[nsaid++] = k;
+    printf("  SKIP %s: needs %s%s, this GPU is %d.%d; it refused with cudaErrorNotSupported\n",
+           k->name, k->cc_needs ? k->cc_needs : "compute capability ",
+           k->cc_needs ? "" : (k->min_cc >= 80 ? ">= 8.0" : "?"), cc / 10, cc % 10);
+}
+
 /* Runs k on c and checks it; quiet unless verbose. */
 static void run_one(const shipped_kernel *k, gemm_case *c, bool verbose)
 {
@@ -336,10 +363,11 @@ static void run_one(const shipped_kernel *k, gemm_case *c, bool verbose)
     CU(cudaMemset(c->dC, 0xff, nc * 4));
     cudaError_t e = k->gemm_bf16 ? k->gemm_bf16(c->M, c->N, c->K, c->dA16, c->dB16, c->dC, 0)
                                  : k->sgemm(c->M, c->N, c->K, c->dA, c->dB, c->dC, 0);
-    if (k->min_cc > device_cc()) {
+    if (!kernels_runs_on(k, device_cc())) {
         if (e != cudaErrorNotSupported)
             fail_msg("%s %s: on compute capability %d it should refuse (%s)", k->name, size,
                      device_cc(), cudaGetErrorString(e));
+        say_skipped(k, device_cc());
         return;
     }
     if (e != cudaSuccess)
@@ -371,7 +399,9 @@ static void run_one(const shipped_kernel *k, gemm_case *c, bool verbose)
 
 static const int sizes_awkward[][3] = {{1, 1, 1},       {31, 17, 9},     {127, 129, 65},
                                        {257, 260, 132}, {1000, 999, 1001}, {1025, 513, 257}};
-static const int sizes_aligned[][3] = {{512, 512, 512}, {520, 264, 136}, {136, 1032, 2056}};
+static const int sizes_aligned[][3] = {{512, 512, 512},  {520, 264, 136}, {136, 1032, 2056},
+                                       {17, 40, 8},      {130, 264, 72},  {1000, 1000, 1000},
+                                       {2056, 1800, 264}};
 static const int sizes_lab[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
 static void run_rungs(const int (*sizes)[3], size_t n, bool verbose)
@@ -400,6 +430,34 @@ static void test_rungs_lab_sizes(void **state)
 {
     (void)state;
     run_rungs(sizes_lab, COUNT(sizes_lab), true);
+}
+
+/* gemm_wgmma with A and B that do not start on 16-byte boundaries (TMA
+ * cannot read them): it must take its fallback and still be right. */
+static void test_wgmma_unaligned(void **state)
+{
+    (void)state;
+    const shipped_kernel *k = kernels_find("gemm_wgmma");
+    assert_non_null(k);
+    gemm_case c;
+    case_make(&c, 520, 264, 136);
+    const size_t na = (size_t)c.M * c.K, nb = (size_t)c.K * c.N;
+    uint16_t *a = NULL, *b = NULL;
+    CU(cudaMalloc((void **)&a, na * 2 + 16));
+    CU(cudaMalloc((void **)&b, nb * 2 + 16));
+    CU(cudaMemcpy(a + 1, c.hA16, na * 2, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(b + 3, c.hB16, nb * 2, cudaMemcpyHostToDevice));
+    uint16_t *keep_a = c.dA16, *keep_b = c.dB16;
+    c.dA16 = a + 1;
+    c.dB16 = keep_b;
+    run_one(k, &c, false);
+    c.dA16 = keep_a;
+    c.dB16 = b + 3;
+    run_one(k, &c, false);
+    c.dB16 = keep_b;
+    CU(cudaFree(a));
+    CU(cudaFree(b));
+    case_free(&c);
 }
 
 /* Every tuning variant at aligned sizes (their own kernels) and one odd
@@ -447,6 +505,13 @@ static void test_resources(void **state)
         assert_true(kernels_tune_resources("gemm_wmma_async", 4096, 4096, &r));
         assert_true(r.dynamic_smem > 48 * 1024 && r.blocks_per_sm >= 1);
     }
+    if (device_cc() == 90) {
+        assert_true(kernels_tune_resources("gemm_wgmma", 4096, 4096, &r));
+        assert_true(r.threads == 384 && r.dynamic_smem > 128 * 1024 && r.blocks_per_sm == 1);
+        assert_int_equal(r.local_bytes, 0);
+    } else {
+        assert_false(kernels_tune_resources("gemm_wgmma", 4096, 4096, &r));
+    }
     /* The configurations the shipped launchers run are tuning variants. */
     static const char *const rungs[] = {"sgemm_warptile", "gemm_wmma_async"};
     size_t n = 0;
@@ -484,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_rungs_awkward),  cmocka_unit_test(test_rungs_aligned),
         cmocka_unit_test(test_rungs_lab_sizes), cmocka_unit_test(test_tune_variants),
         cmocka_unit_test(test_bad_args),       cmocka_unit_test(test_resources),
+        cmocka_unit_test(test_wgmma_unaligned),
     };
     const int rc = cmocka_run_group_tests_name("matmul kernels on the device", tests, NULL, NULL);
     kernels_shutdown();
