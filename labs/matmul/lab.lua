@@ -588,6 +588,10 @@ return lab {
           id = "tc_async", title = "The lab's cp.async rung", kernel = "gemm_wmma_async",
           why = "The same fragments fed by a three-stage cp.async ring of shared-memory tiles.",
         },
+        variant {
+          id = "tc_wgmma", title = "The lab's Hopper rung", kernel = "gemm_wgmma",
+          why = "wgmma fed by TMA copies: what Hopper's tensor cores do beyond WMMA (sm_90 only).",
+        },
       },
       hints = {
         [[The starter is correct and slow: each block is one warp with
