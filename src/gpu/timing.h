@@ -25,7 +25,7 @@ typedef void (*timing_progress_fn)(void *ud, const char *phase, int rep, int of)
 
 #define TIMING_DEFAULT_BUDGET_S 0.5
 #define TIMING_MIN_SAMPLES 10
-#define TIMING_MAX_SAMPLES 1000
+#define TIMING_MAX_SAMPLES 300
 #define TIMING_TARGET_SPREAD 0.005
 #define TIMING_WARMUP_MS 20.0
 #define TIMING_MAX_BATCH 32
