@@ -402,12 +402,14 @@ static void test_rungs_lab_sizes(void **state)
     run_rungs(sizes_lab, COUNT(sizes_lab), true);
 }
 
-/* Every tuning variant at aligned sizes (their own kernels) and one odd
- * size (the fallback). */
+/* Every tuning variant at aligned sizes (their own kernels; the last two
+ * whole tiles with an odd and an even number of K slices) and one odd size
+ * (the fallback). */
 static void test_tune_variants(void **state)
 {
     (void)state;
-    static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131}};
+    static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131},
+                                   {256, 512, 40}, {384, 256, 48}};
     size_t n = 0;
     const shipped_kernel *tv = kernels_tune_variants(&n);
     for (size_t si = 0; si < COUNT(sizes); ++si) {
