@@ -369,9 +369,11 @@ static void run_one(const shipped_kernel *k, gemm_case *c, bool verbose)
     }
 }
 
-static const int sizes_awkward[][3] = {{1, 1, 1},       {31, 17, 9},     {127, 129, 65},
-                                       {257, 260, 132}, {1000, 999, 1001}, {1025, 513, 257}};
-static const int sizes_aligned[][3] = {{512, 512, 512}, {520, 264, 136}, {136, 1032, 2056}};
+static const int sizes_awkward[][3] = {{1, 1, 1},         {17, 33, 5},      {31, 17, 9},
+                                       {127, 129, 65},    {257, 260, 132},  {1000, 999, 1001},
+                                       {1025, 513, 257}};
+static const int sizes_aligned[][3] = {{512, 512, 512}, {520, 264, 136}, {136, 1032, 2056},
+                                       {256, 320, 68}};
 static const int sizes_lab[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
 static void run_rungs(const int (*sizes)[3], size_t n, bool verbose)
