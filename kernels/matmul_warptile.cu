@@ -1,19 +1,24 @@
 // matmul_warptile.cu - rung 7: warp tiles.  The block tile sits in shared
 // memory, each warp owns a part of it, each thread a few 4-wide pieces of
 // that part in registers; the next K slices are copied (cp.async) while the
-// warps multiply out of the current one.  Two kernels:
+// warps multiply out of the current one.  Three kernels:
 //
-//  - sgemm_wtpipe_kernel, the shipped one on 16-byte-aligned data: a
-//    pipeline of STAGES slices in shared memory, A and B both copied with
-//    cp.async as they lie in memory (A row-major, no transposition), one
-//    barrier a slice;
-//  - sgemm_warptile_kernel, two stages with A transposed in shared memory;
-//    its element-load form serves every other size (and the raw table),
-//    and its 16-byte forms are tuning variants to compare with.
+//  - sgemm_wtlean_kernel, the shipped one where the sizes are whole tiles
+//    (16-byte rows): two stages, A transposed in shared memory, fragments
+//    double-buffered in registers, and an inner loop with little besides
+//    the multiply-adds (no bounds checks, pointer increments, two slices a
+//    trip so that the stages' addresses are constants);
+//  - sgemm_warptile_kernel, the same two stages with bounds checks: its
+//    16-byte form serves the other 16-byte-aligned sizes, its element-load
+//    form every other size (and the raw table);
+//  - sgemm_wtpipe_kernel: a pipeline of STAGES slices in shared memory, A
+//    and B both copied with cp.async as they lie in memory (A row-major, no
+//    transposition), one barrier a slice; shipped on 64x64 tiles for grids
+//    that would leave multiprocessors idle.
 //
-// Both take any M, N, K >= 1 through their launchers; the tuning variants
+// All take any M, N, K >= 1 through their launchers; the tuning variants
 // (ktune.h) are the same kernels in other shapes, named
-// "sgemm_warptile[<how>,<block tile>,w<warp tile>,t<thread tile>,s<stages>]".
+// "sgemm_warptile[<how>,<block tile>,w<warp tile>,t<thread tile>,...]".
 #include "matmul.cuh"
 
 // Two blocks a multiprocessor cap registers at 128 a thread; tuned on
@@ -341,6 +346,208 @@ sgemm_wtpipe_kernel(int M, int N, int K, const float *__restrict__ A, const floa
     }
 }
 
+// ---- full tiles, lean loop ---------------------------------------------------------------
+// The two-stage kernel above with what the inner loop does besides the
+// multiply-adds cut down, for sizes that are whole tiles (M % BM, N % BN,
+// K % BK all zero, 16-byte rows): no bounds checks, the global addresses
+// moved on by one pointer increment a slice, the last slice's step
+// (nothing more to fetch) apart from the loop, and with UNROLL2 two slices
+// a trip, so that which stage is in use is known at compile time and the
+// shared-memory addresses are immediates (without it, an offset swapped
+// each slice).  Warps, thread tiles and shared-memory layout as in
+// sgemm_warptile_kernel (A transposed, fragments double-buffered in
+// registers).  A's slice travels one of three ways (AMODE):
+//   0  cp.async, 16 bytes, into a staging tile; each thread transposes its
+//      own 16 bytes into the A stage at the end of the step;
+//   1  cp.async, 4 bytes at a time, straight to the transposed places;
+//   2  16-byte loads into registers at the top of the step, stored
+//      transposed at its end.
+// B always travels by 16-byte cp.async straight into its stage.  SWZ > 1
+// hands out the blocks in groups of SWZ block rows, column by column, so
+// that the blocks resident at once share fewer panels of A and B (L2).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+struct wtlean_shape : warptile_shape<BM, BN, BK, WM, WN, TM, TN> {
+    using S = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    static constexpr int A_BUF = BK * S::A_LD, B_BUF = BK * BN;
+    static constexpr int A_ROWSTEP = S::THREADS / (BK / 4);  // rows between a thread's A pieces
+    static constexpr int B_ROWSTEP = S::THREADS / (BN / 4);  // k rows between its B pieces
+    static_assert(S::THREADS % (BK / 4) == 0 && S::THREADS % (BN / 4) == 0,
+                  "a thread's pieces share their column");
+};
+
+__device__ __forceinline__ void cp_async4_ca(void *smem, const void *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(gmem));
+#else
+    *reinterpret_cast<float *>(smem) = *reinterpret_cast<const float *>(gmem);
+#endif
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int AMODE, int SWZ,
+          bool UNROLL2>
+__global__ void __launch_bounds__(warptile_shape<BM, BN, BK, WM, WN, TM, TN>::THREADS, WARPTILE_MINB(MINB))
+sgemm_wtlean_kernel(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+                    float *__restrict__ C)
+{
+    using P = wtlean_shape<BM, BN, BK, WM, WN, TM, TN>;
+    constexpr int T = P::THREADS;
+    __shared__ __align__(16) float As[2 * P::A_BUF];
+    __shared__ __align__(16) float Bs[2 * P::B_BUF];
+    __shared__ __align__(16) float Ast[AMODE == 0 ? BM * BK : 4];
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm0 = (warp / P::WARPS_N) * WM, wn0 = (warp % P::WARPS_N) * WN;
+    const int tr = lane / P::TCOLS, tc = lane % P::TCOLS;
+    int bx = blockIdx.x, by = blockIdx.y;
+    if constexpr (SWZ > 1) {
+        const int gx = (int)gridDim.x, gy = (int)gridDim.y;
+        const int id = by * gx + bx, width = SWZ * gx;
+        const int first = (id / width) * SWZ, rows = min(gy - first, SWZ);
+        by = first + (id % width) % rows;
+        bx = (id % width) / rows;
+    }
+    (void)M;  // whole tiles: the grid covers M exactly
+    const int bm0 = by * BM, bn0 = bx * BN;
+
+    // This thread's pieces of a slice: A rows arow + r * A_ROWSTEP, k
+    // columns akc .. akc+3; B k rows tid / (BN/4) + r * B_ROWSTEP.
+    const int arow = tid / (BK / 4), akc = (tid % (BK / 4)) * 4;
+    const float *ga = A + (size_t)(bm0 + arow) * K + akc;
+    const float *gb = B + (size_t)(tid / (BN / 4)) * N + bn0 + (tid % (BN / 4)) * 4;
+    const size_t a_rstep = (size_t)P::A_ROWSTEP * K, b_rstep = (size_t)P::B_ROWSTEP * N;
+    const size_t b_kstep = (size_t)BK * N;
+
+    float4 ra[AMODE == 2 ? P::A_V4 : 1];
+    float fa[2][TM], fb[2][TN];
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    // Starts the copy of the next slice into stage st (A into the staging
+    // tile or registers for AMODE 0 and 2) and moves the pointers on.
+    auto issue = [&](int st) {
+#pragma unroll
+        for (int r = 0; r < P::A_V4; ++r) {
+            const float *g = ga + r * a_rstep;
+            if constexpr (AMODE == 0) {
+                cp_async16(&Ast[(tid + r * T) * 4], g, true);
+            } else if constexpr (AMODE == 1) {
+                float *d = &As[st * P::A_BUF + akc * P::A_LD + arow + r * P::A_ROWSTEP];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) cp_async4_ca(d + i * P::A_LD, g + i);
+            } else {
+                ra[r] = __ldg(reinterpret_cast<const float4 *>(g));
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < P::B_V4; ++r)
+            cp_async16(&Bs[st * P::B_BUF + (tid + r * T) * 4], gb + r * b_rstep, true);
+        cp_async_commit();
+        ga += BK;
+        gb += b_kstep;
+    };
+    // Completes stage st; a barrier must follow.
+    auto complete = [&](int st) {
+        cp_async_wait_all();
+        if constexpr (AMODE != 1) {
+#pragma unroll
+            for (int r = 0; r < P::A_V4; ++r) {
+                float4 a;
+                if constexpr (AMODE == 0)
+                    a = *reinterpret_cast<const float4 *>(&Ast[(tid + r * T) * 4]);
+                else
+                    a = ra[r];
+                float *d = &As[st * P::A_BUF + akc * P::A_LD + arow + r * P::A_ROWSTEP];
+                d[0] = a.x;
+                d[P::A_LD] = a.y;
+                d[2 * P::A_LD] = a.z;
+                d[3 * P::A_LD] = a.w;
+            }
+        }
+    };
+    const float *fa_src = As + wm0 + tr * 4;
+    const float *fb_src = Bs + wn0 + tc * 4;
+    auto fload = [&](int st, int k, int slot) {
+#pragma unroll
+        for (int ch = 0; ch < P::MCH; ++ch) {
+            const float4 v = *reinterpret_cast<const float4 *>(fa_src + st * P::A_BUF + k * P::A_LD + ch * P::MSTR);
+            fa[slot][ch * 4 + 0] = v.x;
+            fa[slot][ch * 4 + 1] = v.y;
+            fa[slot][ch * 4 + 2] = v.z;
+            fa[slot][ch * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int ch = 0; ch < P::NCH; ++ch) {
+            const float4 v = *reinterpret_cast<const float4 *>(fb_src + st * P::B_BUF + k * BN + ch * P::NSTR);
+            fb[slot][ch * 4 + 0] = v.x;
+            fb[slot][ch * 4 + 1] = v.y;
+            fb[slot][ch * 4 + 2] = v.z;
+            fb[slot][ch * 4 + 3] = v.w;
+        }
+    };
+    // One slice out of stage cur; with more, the next slice (issued at the
+    // top) is completed into the other stage and its first fragments read.
+    auto step = [&](int cur, bool more) {
+        if (more) issue(cur ^ 1);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k < BK - 1) {
+                fload(cur, k + 1, (k + 1) & 1);
+            } else if (more) {
+                complete(cur ^ 1);
+                __syncthreads();
+                fload(cur ^ 1, 0, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[k & 1][i], fb[k & 1][j], acc[i][j]);
+        }
+    };
+
+    issue(0);
+    complete(0);
+    __syncthreads();
+    fload(0, 0, 0);
+    const int ktiles = K / BK;
+    if constexpr (UNROLL2) {
+        // Two slices a trip: the stages are constants, their addresses
+        // immediates.
+        int t = 0;
+        for (; t + 2 < ktiles; t += 2) {
+            step(0, true);
+            step(1, true);
+        }
+        if (t + 2 == ktiles) {
+            step(0, true);
+            step(1, false);
+        } else {
+            step(0, false);
+        }
+    } else {
+        int cur = 0;
+        for (int t = 0; t < ktiles - 1; ++t) {
+            step(cur, true);
+            cur ^= 1;
+        }
+        step(cur, false);
+    }
+
+    float *Cb = C + (size_t)bm0 * N + bn0;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        float *row = Cb + (size_t)(wm0 + (i / 4) * P::MSTR + tr * 4 + (i % 4)) * N + wn0 + tc * 4;
+#pragma unroll
+        for (int ch = 0; ch < P::NCH; ++ch)
+            *reinterpret_cast<float4 *>(row + ch * P::NSTR) =
+                make_float4(acc[i][ch * 4], acc[i][ch * 4 + 1], acc[i][ch * 4 + 2], acc[i][ch * 4 + 3]);
+    }
+}
+
 // ---- launching ----------------------------------------------------------------------------
 // Element loads, any sizes: the two-stage kernel in the shape below.  Every
 // launcher of this file takes it where the 16-byte path cannot go.
@@ -368,6 +575,35 @@ static cudaError_t warptile_run(int M, int N, int K, const float *A, const float
     dim3 grid;
     if (!k_mm_grid(M, N, BM, BN, &grid)) return cudaErrorInvalidValue;
     sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, 1, ASYNC><<<grid, P::THREADS, 0, s>>>(
+        M, N, K, A, B, C);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+// The lean kernel where the sizes are whole tiles; otherwise the two-stage
+// cp.async kernel in the shape below (WT_EDGE, the 16-byte path with
+// edges), or the element-load form.
+#define WT_EDGE 128, 128, 8, 32, 64, 8, 8, 2, true
+#define WT_EDGE_NAME "sgemm_warptile[async,128x128x8,w32x64,t8x8]"
+
+// Whether M x N x K is whole BM x BN x BK tiles (the lean kernel's sizes).
+template <int BM, int BN, int BK> static bool wt_whole(int M, int N, int K)
+{
+    return M % BM == 0 && N % BN == 0 && K % BK == 0;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int AMODE, int SWZ,
+          bool UNROLL2>
+static cudaError_t wtlean_run(int M, int N, int K, const float *A, const float *B, float *C,
+                              cudaStream_t s)
+{
+    if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    if (!k_mm_vec_ok(N, K, A, B, C)) return raw_run(M, N, K, A, B, C, s);
+    if (!wt_whole<BM, BN, BK>(M, N, K)) return warptile_run<WT_EDGE>(M, N, K, A, B, C, s);
+    using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    dim3 grid;
+    if (!k_mm_grid(M, N, BM, BN, &grid)) return cudaErrorInvalidValue;
+    sgemm_wtlean_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, AMODE, SWZ, UNROLL2><<<grid, P::THREADS, 0, s>>>(
         M, N, K, A, B, C);
     KCHECK_LAUNCH();
     return cudaSuccess;
@@ -412,20 +648,27 @@ static cudaError_t wtpipe_run(int M, int N, int K, const float *A, const float *
     return cudaSuccess;
 }
 
-// The shipped configurations (bench/KERNELS.md: how they are chosen; the
-// sweep on an H100 at 4096 put the two-stage cp.async kernel with 32x64
-// warp tiles first, 0.86x of cuBLAS against 0.74x for the three-stage
-// pipeline).  BIG: 128x128 block tiles, K slices of 8, two stages filled by
-// cp.async, 8 warps of 32x64, 8x8 outputs a thread, two blocks a
-// multiprocessor.  SMALL, when BIG's tiles would leave multiprocessors
-// without a block (1024 x 1024 on a GPU of more than 64 multiprocessors):
-// the pipelined kernel on 64x64 tiles, 4 warps of 32x32, 4x8 outputs a
-// thread.
-#define WT_BIG 128, 128, 8, 32, 64, 8, 8, 2, true
-#define WT_SMALL 64, 64, 8, 32, 32, 4, 8, 3, 2
+// The shipped configurations (bench/KERNELS.md: how they are chosen), as
+// the sweep on an H100 picked them.  BIG (0.995x of cuBLAS at 4096 against
+// 0.87x for the two-stage kernel it replaced): the lean loop on 128x128
+// block tiles, K slices of 8, A by 16-byte cp.async through the staging
+// tile, 8 warps of 32x64, 8x8 outputs a thread, two slices a trip, two
+// blocks a multiprocessor; sizes that are not whole tiles take WT_EDGE (the
+// same tiles with bounds checks).  SMALL, when BIG's tiles would leave
+// multiprocessors without a block (1024 x 1024 on a GPU of more than 64
+// multiprocessors; 1.01x of cuBLAS there against 0.77x for the pipelined
+// kernel it replaced): the lean loop on 64x64 tiles, K slices of 16, 4
+// warps of 32x32, 4x8 outputs a thread; sizes that are not whole tiles of
+// it take SMALL_EDGE, the pipelined kernel on 64x64 tiles.
+#define WT_BIG 128, 128, 8, 32, 64, 8, 8, 2, 0, 1, true
+#define WT_BIG_TILE 128, 128, 8
+#define WT_SMALL 64, 64, 16, 32, 32, 4, 8, 2, 0, 1, false
+#define WT_SMALL_TILE 64, 64, 16
+#define WT_SMALL_EDGE 64, 64, 8, 32, 32, 4, 8, 3, 2
 // Their names among the tuning variants.
-#define WT_BIG_NAME "sgemm_warptile[async,128x128x8,w32x64,t8x8]"
-#define WT_SMALL_NAME "sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]"
+#define WT_BIG_NAME "sgemm_warptile[lean,a16,128x128x8,w32x64,t8x8,u2]"
+#define WT_SMALL_NAME "sgemm_warptile[lean,a16,64x64x16,w32x32,t4x8]"
+#define WT_SMALL_EDGE_NAME "sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]"
 
 static cudaError_t warptile_small(int M, int N, bool *small)
 {
@@ -441,7 +684,10 @@ cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const flo
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
     KCHECK(warptile_small(M, N, &small));
-    return small ? wtpipe_run<WT_SMALL>(M, N, K, A, B, C, s) : warptile_run<WT_BIG>(M, N, K, A, B, C, s);
+    if (!small) return wtlean_run<WT_BIG>(M, N, K, A, B, C, s);
+    if (k_mm_vec_ok(N, K, A, B, C) && wt_whole<WT_SMALL_TILE>(M, N, K))
+        return wtlean_run<WT_SMALL>(M, N, K, A, B, C, s);
+    return wtpipe_run<WT_SMALL_EDGE>(M, N, K, A, B, C, s);
 }
 
 // ---- resources ---------------------------------------------------------------------------
@@ -480,6 +726,15 @@ static bool warptile_resources(kernel_resources *out)
     return k_kernel_resources(f, P::THREADS, 0, out) == cudaSuccess;
 }
 
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MINB, int AMODE, int SWZ,
+          bool UNROLL2>
+static bool wtlean_resources(kernel_resources *out)
+{
+    using P = warptile_shape<BM, BN, BK, WM, WN, TM, TN>;
+    const void *f = (const void *)sgemm_wtlean_kernel<BM, BN, BK, WM, WN, TM, TN, MINB, AMODE, SWZ, UNROLL2>;
+    return k_kernel_resources(f, P::THREADS, 0, out) == cudaSuccess;
+}
+
 // ---- tuning variants ----------------------------------------------------------------------------
 typedef cudaError_t (*wt_launch_fn)(int, int, int, const float *, const float *, float *,
                                     cudaStream_t);
@@ -492,13 +747,14 @@ struct wt_variant {
 
 #define WT_OLD(label, ...) {label, warptile_run<__VA_ARGS__>, warptile_resources<__VA_ARGS__>}
 #define WT_PIPE(label, ...) {label, wtpipe_run<__VA_ARGS__>, wtpipe_resources<__VA_ARGS__>}
+#define WT_LEAN(label, ...) {label, wtlean_run<__VA_ARGS__>, wtlean_resources<__VA_ARGS__>}
 
 static const wt_variant wt_variants[] = {
     // Two stages, A transposed: registers or cp.async (the kernel the rung
     // shipped before the pipelined one; runs 1-3 in bench/KERNELS.md).
     WT_OLD("sgemm_warptile[reg,128x128x8,w64x32,t8x8]", 128, 128, 8, 64, 32, 8, 8, 2, false),
     WT_OLD("sgemm_warptile[async,128x128x8,w64x32,t8x8]", 128, 128, 8, 64, 32, 8, 8, 2, true),
-    WT_OLD(WT_BIG_NAME, WT_BIG),
+    WT_OLD(WT_EDGE_NAME, WT_EDGE),
     WT_OLD("sgemm_warptile[async,128x128x16,w64x32,t8x8]", 128, 128, 16, 64, 32, 8, 8, 2, true),
     WT_OLD("sgemm_warptile[async,128x128x8,w64x64,t8x16]", 128, 128, 8, 64, 64, 8, 16, 2, true),
     // Pipelined, A row-major: stages, slice depth, warp and thread tiles.
@@ -515,8 +771,36 @@ static const wt_variant wt_variants[] = {
     WT_PIPE("sgemm_warptile[pipe,256x128x8,w64x64,t8x16,s3]", 256, 128, 8, 64, 64, 8, 16, 3, 1),
     // Smaller tiles, for sizes whose 128x128 grid leaves multiprocessors idle.
     WT_PIPE("sgemm_warptile[pipe,128x64x8,w64x32,t8x8,s3]", 128, 64, 8, 64, 32, 8, 8, 3, 2),
-    WT_PIPE(WT_SMALL_NAME, WT_SMALL),
+    WT_PIPE(WT_SMALL_EDGE_NAME, WT_SMALL_EDGE),
     WT_PIPE("sgemm_warptile[pipe,64x64x16,w32x32,t4x8,s3]", 64, 64, 16, 32, 32, 4, 8, 3, 2),
+    // Lean loop, whole tiles only (other sizes take the two-stage kernel):
+    // how A travels (a16 staged 16-byte cp.async, a4 4-byte cp.async,
+    // areg registers), warp and thread tiles, u2 two slices a trip of the
+    // loop, g8 blocks handed out in groups of 8 block rows.  The 4-byte
+    // copies of A measured 0.81-0.86x of cuBLAS in every shape (H100, run
+    // of bench/results/2026-11-24-h100-*-fp32); most of them are left out.
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w32x64,t8x8]", 128, 128, 8, 32, 64, 8, 8, 2, 0, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a4,128x128x8,w32x64,t8x8]", 128, 128, 8, 32, 64, 8, 8, 2, 1, 1, false),
+    WT_LEAN("sgemm_warptile[lean,areg,128x128x8,w32x64,t8x8]", 128, 128, 8, 32, 64, 8, 8, 2, 2, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w64x32,t8x8]", 128, 128, 8, 64, 32, 8, 8, 2, 0, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w32x64,t8x8,g8]", 128, 128, 8, 32, 64, 8, 8, 2, 0, 8, false),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x16,w32x64,t8x8]", 128, 128, 16, 32, 64, 8, 8, 2, 0, 1, false),
+    WT_LEAN("sgemm_warptile[lean,areg,128x128x16,w32x64,t8x8]", 128, 128, 16, 32, 64, 8, 8, 2, 2, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w64x64,t8x16]", 128, 128, 8, 64, 64, 8, 16, 2, 0, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a16,128x256x8,w64x64,t8x16]", 128, 256, 8, 64, 64, 8, 16, 1, 0, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a4,128x256x8,w64x64,t8x16]", 128, 256, 8, 64, 64, 8, 16, 1, 1, 1, false),
+    WT_LEAN("sgemm_warptile[lean,a16,256x128x8,w64x64,t16x8]", 256, 128, 8, 64, 64, 16, 8, 1, 0, 1, false),
+    WT_LEAN(WT_BIG_NAME, WT_BIG),
+    WT_LEAN("sgemm_warptile[lean,a4,128x128x8,w32x64,t8x8,u2]", 128, 128, 8, 32, 64, 8, 8, 2, 1, 1, true),
+    WT_LEAN("sgemm_warptile[lean,areg,128x128x8,w32x64,t8x8,u2]", 128, 128, 8, 32, 64, 8, 8, 2, 2, 1, true),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w64x32,t8x8,u2]", 128, 128, 8, 64, 32, 8, 8, 2, 0, 1, true),
+    WT_LEAN("sgemm_warptile[lean,a16,128x128x8,w32x64,t8x8,u2,g8]", 128, 128, 8, 32, 64, 8, 8, 2, 0, 8, true),
+    WT_LEAN("sgemm_warptile[lean,a16,128x256x8,w64x64,t8x16,u2]", 128, 256, 8, 64, 64, 8, 16, 1, 0, 1, true),
+    WT_LEAN("sgemm_warptile[lean,a16,256x128x8,w64x64,t16x8,u2]", 256, 128, 8, 64, 64, 16, 8, 1, 0, 1, true),
+    // Smaller tiles for grids that leave multiprocessors idle.
+    WT_LEAN("sgemm_warptile[lean,a16,128x64x8,w64x32,t8x8,u2]", 128, 64, 8, 64, 32, 8, 8, 2, 0, 1, true),
+    WT_LEAN("sgemm_warptile[lean,a16,64x64x8,w32x32,t4x8,u2]", 64, 64, 8, 32, 32, 4, 8, 2, 0, 1, true),
+    WT_LEAN(WT_SMALL_NAME, WT_SMALL),
 };
 
 #define WT_NVARIANTS (sizeof wt_variants / sizeof wt_variants[0])
@@ -539,7 +823,12 @@ bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
     if (strcmp(name, "sgemm_warptile") == 0) {
         bool small = false;
         if (warptile_small(M, N, &small) != cudaSuccess) return false;
-        return small ? wtpipe_resources<WT_SMALL>(out) : warptile_resources<WT_BIG>(out);
+        // Whole tiles in M and N: the lean kernels (K is taken to be whole too).
+        if (small)
+            return wt_whole<WT_SMALL_TILE>(M, N, 16) ? wtlean_resources<WT_SMALL>(out)
+                                                     : wtpipe_resources<WT_SMALL_EDGE>(out);
+        return wt_whole<WT_BIG_TILE>(M, N, 8) ? wtlean_resources<WT_BIG>(out)
+                                              : warptile_resources<WT_EDGE>(out);
     }
     for (size_t i = 0; i < WT_NVARIANTS; ++i)
         if (strcmp(name, wt_variants[i].name) == 0) return wt_variants[i].resources(out);
@@ -551,5 +840,6 @@ const char *k_warptile_shipped_as(const char *rung, int M, int N)
     bool small = false;
     if (strcmp(rung, "sgemm_warptile") != 0 || warptile_small(M, N, &small) != cudaSuccess)
         return NULL;
-    return small ? WT_SMALL_NAME : WT_BIG_NAME;
+    if (small) return wt_whole<WT_SMALL_TILE>(M, N, 16) ? WT_SMALL_NAME : WT_SMALL_EDGE_NAME;
+    return wt_whole<WT_BIG_TILE>(M, N, 8) ? WT_BIG_NAME : WT_EDGE_NAME;
 }

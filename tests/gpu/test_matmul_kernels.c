@@ -397,11 +397,12 @@ static void run_one(const shipped_kernel *k, gemm_case *c, bool verbose)
     }
 }
 
-static const int sizes_awkward[][3] = {{1, 1, 1},       {31, 17, 9},     {127, 129, 65},
-                                       {257, 260, 132}, {1000, 999, 1001}, {1025, 513, 257}};
+static const int sizes_awkward[][3] = {{1, 1, 1},         {17, 33, 5},      {31, 17, 9},
+                                       {127, 129, 65},    {257, 260, 132},  {1000, 999, 1001},
+                                       {1025, 513, 257}};
 static const int sizes_aligned[][3] = {{512, 512, 512},  {520, 264, 136}, {136, 1032, 2056},
                                        {17, 40, 8},      {130, 264, 72},  {1000, 1000, 1000},
-                                       {2056, 1800, 264}};
+                                       {2056, 1800, 264}, {256, 320, 68}};
 static const int sizes_lab[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
 static void run_rungs(const int (*sizes)[3], size_t n, bool verbose)
@@ -460,12 +461,14 @@ static void test_wgmma_unaligned(void **state)
     case_free(&c);
 }
 
-/* Every tuning variant at aligned sizes (their own kernels) and one odd
- * size (the fallback). */
+/* Every tuning variant at aligned sizes (their own kernels; the last two
+ * whole tiles with an odd and an even number of K slices) and one odd size
+ * (the fallback). */
 static void test_tune_variants(void **state)
 {
     (void)state;
-    static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131}};
+    static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131},
+                                   {256, 512, 40}, {384, 256, 48}};
     size_t n = 0;
     const shipped_kernel *tv = kernels_tune_variants(&n);
     for (size_t si = 0; si < COUNT(sizes); ++si) {
