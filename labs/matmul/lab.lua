@@ -286,9 +286,23 @@ return lab {
       the cuBLAS row of its precision (`cuBLAS TF32`, `cuBLAS BF16`; in
       `cudalab run` they are `cublas_tf32` and `cublas_bf16`): their **x
       lib** compares with that row, not with FP32 cuBLAS.
+
+      Here the ladder stops climbing for a rung.  On an H100 at 4096
+      `wmma_tf32` took 2.98 ms, slower than `warptile` on the CUDA cores
+      (2.67 ms), while `cuBLAS TF32` did the same product in 0.34 ms: the
+      tensor cores are not what limits this rung.  Feeding them is.  Each
+      16x16x8 multiply needs two fragments loaded from shared memory into
+      registers, 4 bytes a value, and nothing overlaps the copy of the
+      next slice with the multiplies of this one, so the warps spend their
+      time loading and waiting.  `wmma_bf16` has the same structure with
+      values half the size and twice the k per instruction, and took 0.91
+      ms: 3.3 times faster for half the bytes per multiply-add.  From here
+      on, read each rung against the library of its own precision (the x
+      lib column): 0.12x for `wmma_tf32`, 0.22x for `wmma_bf16`, and the
+      next two rungs climb from there.
     ]],
 
-    step "TF32 and BF16: what the precision costs" [[
+    step "TF32 and BF16: what the precision costs, and who picks it" [[
       Tensor cores are fast partly because their inputs are narrow.  The
       three formats of this lab all keep FP32's 8 exponent bits, so they
       reach the same range (about 1e-38 to 3e38); they differ in the
@@ -325,6 +339,30 @@ return lab {
       (`cuBLAS BF16` reads the same copies), as a network keeps its
       weights in BF16.  TF32 rows read the FP32 data and round as they
       load it.
+
+      And which unit runs a matrix product is a setting, not a given:
+
+      - **cuBLAS.** `cublasSgemm` on FP32 data uses the CUDA cores in the
+        default math mode, as the `cuBLAS` row here does;
+        `cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH)` lets it
+        use TF32 tensor cores, and `cublasGemmEx` with compute type
+        `CUBLAS_COMPUTE_32F_FAST_TF32` asks for them (the `cuBLAS TF32`
+        row).  FP16 and BF16 data (`cuBLAS BF16`) go to the tensor cores
+        wherever the GPU has them.
+      - **PyTorch.** Matrix products of FP32 tensors use TF32 only when
+        allowed: `torch.backends.cuda.matmul.allow_tf32 = True`, or
+        `torch.set_float32_matmul_precision("high")`.  It was on by
+        default in PyTorch 1.7 to 1.11 and has been off since 1.12;
+        convolutions (`torch.backends.cudnn.allow_tf32`) still default to
+        on.  `torch.autocast(device_type="cuda", dtype=torch.bfloat16)`
+        runs products in BF16.
+      - **TensorFlow** uses TF32 by default on Ampere and newer
+        (`tf.config.experimental.enable_tensor_float_32_execution`).
+
+      So the same model can run several times faster, and a little less
+      precisely, on a new GPU with no change to its code.  When results
+      differ from one machine to another at the fourth digit, check which
+      precision the products ran in.
     ]],
 
     step "Feeding the tensor cores: alignment, tiles, cp.async" [[
@@ -416,31 +454,6 @@ return lab {
       **Compare `wmma_async`, `wgmma` and `cuBLAS BF16` at 4096.**
     ]],
 
-    step "When libraries use tensor cores on their own" [[
-      Which unit runs a matrix product is a setting, not a given:
-
-      - **cuBLAS.** `cublasSgemm` on FP32 data uses the CUDA cores in the
-        default math mode, as the `cuBLAS` row here does;
-        `cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH)` lets it
-        use TF32 tensor cores, and `cublasGemmEx` with compute type
-        `CUBLAS_COMPUTE_32F_FAST_TF32` asks for them (the `cuBLAS TF32`
-        row).  FP16 and BF16 data (`cuBLAS BF16`) go to the tensor cores
-        wherever the GPU has them.
-      - **PyTorch.** Matrix products of FP32 tensors use TF32 only when
-        allowed: `torch.backends.cuda.matmul.allow_tf32 = True`, or
-        `torch.set_float32_matmul_precision("high")`.  It was on by
-        default in PyTorch 1.7 to 1.11 and has been off since 1.12;
-        convolutions (`torch.backends.cudnn.allow_tf32`) still default to
-        on.  `torch.autocast(device_type="cuda", dtype=torch.bfloat16)`
-        runs products in BF16.
-      - **TensorFlow** uses TF32 by default on Ampere and newer
-        (`tf.config.experimental.enable_tensor_float_32_execution`).
-
-      So the same model can run several times faster, and a little less
-      precisely, on a new GPU with no change to its code.  When results
-      differ from one machine to another at the fourth digit, check which
-      precision the products ran in.
-    ]],
 
     step "Your turn" [[
       Your kernel is `starter.cu` and its launcher `starter.lua`, copied
@@ -456,6 +469,17 @@ return lab {
       The second milestone is the quiz on shared memory: select it in the
       Milestones pane and press `Enter`.
 
+      A second exercise, **Tensor cores: a BF16 kernel with WMMA**, starts
+      from `wmma_starter.cu`: one warp per 16x16 tile of C, on the tensor
+      cores, correct and slow.  Press `x` to pick it (or run `cudalab run
+      matmul --exercise=wmma`); `e`, `r` and `s` then act on it.  Its A
+      and B arrive in BF16, its rows stand beside cuBLAS BF16 and the lab's
+      tensor-core rungs, and it also runs at 1000x999x1001, so the edges
+      count.  **Milestone:** within 2x of cuBLAS BF16 at 4096.  On Ampere
+      and Ada a well-fed WMMA kernel can get there; on Hopper WMMA stops
+      near a third of cuBLAS (the `wmma_async` row), and the line takes
+      `wgmma`, which your kernel may use there through inline PTX.
+
       | key | what it does |
       |---|---|
       | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
@@ -464,6 +488,7 @@ return lab {
       | `s` / `S` | next / previous size |
       | `Enter` | a row's figures, and why it failed |
       | `X` | reset to the starter (yours is backed up) |
+      | `x` | the next exercise (this lab has two) |
 
       The check compares with a double-precision product (relative
       tolerance 1e-4) on fresh random inputs.  Watch the spread: compare
