@@ -36,7 +36,7 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
     in.cpu_mt_ms = x->cpu_mt_ms;
     in.lib_ms = x->lib_ms;
     problem_derive(&in, r);
-    if ((c->ops->spec->managed && !copy) || (!copy && p->precision)) {
+    if ((c->ops->spec->managed && !copy) || (!copy && (p->precision || c->ops->spec->precision))) {
         /* bound by the host link, not by the device's memory; or computed
          * on the tensor cores, whose peak the FP32 figure is not */
         r->pct_peak_measured = -1.0;
