@@ -287,15 +287,6 @@ static cudaError_t launch_sgemm_blocktile_1d(int M, int N, int K, const float *A
 }
 
 // Whether 128x128 tiles leave multiprocessors without a block: then rungs 5
-// and 6 take 64x64 tiles.
-static cudaError_t small_grid(int M, int N, bool *small)
-{
-    int sms = 0;
-    KCHECK(k_sm_count(&sms));
-    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 128) < (size_t)sms;
-    return cudaSuccess;
-}
-
 #define BT2D_BIG 128, 128, 8, 8
 #define BT2D_SMALL 64, 64, 4, 4
 
@@ -304,7 +295,7 @@ static cudaError_t launch_sgemm_blocktile_2d(int M, int N, int K, const float *A
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
-    KCHECK(small_grid(M, N, &small));
+    KCHECK(k_mm_small_grid(M, N, &small));
     const int tile = small ? 64 : 128;
     dim3 grid;
     if (!k_mm_grid(M, N, tile, tile, &grid)) return cudaErrorInvalidValue;
@@ -335,7 +326,7 @@ static cudaError_t launch_sgemm_vectorized(int M, int N, int K, const float *A, 
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
-    KCHECK(small_grid(M, N, &small));
+    KCHECK(k_mm_small_grid(M, N, &small));
     return small ? vectorized_run<BT2D_SMALL>(M, N, K, A, B, C, s)
                  : vectorized_run<BT2D_BIG>(M, N, K, A, B, C, s);
 }

@@ -36,6 +36,16 @@ static inline bool k_mm_grid(int M, int N, int BM, int BN, dim3 *g)
     return g->y <= 65535u;
 }
 
+// Whether 128x128 tiles of an M x N output would leave multiprocessors
+// without a block: the rungs then take smaller tiles.
+static inline cudaError_t k_mm_small_grid(int M, int N, bool *small)
+{
+    int sms = 0;
+    KCHECK(k_sm_count(&sms));
+    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 128) < (size_t)sms;
+    return cudaSuccess;
+}
+
 // ---- 16-byte loads and stores with edges --------------------------------------------
 // MODE 1: 16-byte loads, rows and columns checked (cols a multiple of 4).
 // MODE 2: element loads, every element checked.  Out-of-range elements read

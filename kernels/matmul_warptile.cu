@@ -670,20 +670,12 @@ static cudaError_t wtpipe_run(int M, int N, int K, const float *A, const float *
 #define WT_SMALL_NAME "sgemm_warptile[lean,a16,64x64x16,w32x32,t4x8]"
 #define WT_SMALL_EDGE_NAME "sgemm_warptile[pipe,64x64x8,w32x32,t4x8,s3]"
 
-static cudaError_t warptile_small(int M, int N, bool *small)
-{
-    int sms = 0;
-    KCHECK(k_sm_count(&sms));
-    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 128) < (size_t)sms;
-    return cudaSuccess;
-}
-
 cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const float *B, float *C,
                                   cudaStream_t s)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
-    KCHECK(warptile_small(M, N, &small));
+    KCHECK(k_mm_small_grid(M, N, &small));
     if (!small) return wtlean_run<WT_BIG>(M, N, K, A, B, C, s);
     if (k_mm_vec_ok(N, K, A, B, C) && wt_whole<WT_SMALL_TILE>(M, N, K))
         return wtlean_run<WT_SMALL>(M, N, K, A, B, C, s);
@@ -822,7 +814,7 @@ bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
 {
     if (strcmp(name, "sgemm_warptile") == 0) {
         bool small = false;
-        if (warptile_small(M, N, &small) != cudaSuccess) return false;
+        if (k_mm_small_grid(M, N, &small) != cudaSuccess) return false;
         // Whole tiles in M and N: the lean kernels (K is taken to be whole too).
         if (small)
             return wt_whole<WT_SMALL_TILE>(M, N, 16) ? wtlean_resources<WT_SMALL>(out)
@@ -838,7 +830,7 @@ bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
 const char *k_warptile_shipped_as(const char *rung, int M, int N)
 {
     bool small = false;
-    if (strcmp(rung, "sgemm_warptile") != 0 || warptile_small(M, N, &small) != cudaSuccess)
+    if (strcmp(rung, "sgemm_warptile") != 0 || k_mm_small_grid(M, N, &small) != cudaSuccess)
         return NULL;
     if (small) return wt_whole<WT_SMALL_TILE>(M, N, 16) ? WT_SMALL_NAME : WT_SMALL_EDGE_NAME;
     return wt_whole<WT_BIG_TILE>(M, N, 8) ? WT_BIG_NAME : WT_EDGE_NAME;

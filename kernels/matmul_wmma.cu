@@ -461,21 +461,12 @@ static cudaError_t tcpipe_run(int M, int N, int K, const typename T::raw *A,
 #define TCP_BIG_NAME "gemm_wmma_async[bf16,128x128x32,w64x64,s3]"
 #define TCP_SMALL_NAME "gemm_wmma_async[bf16,128x128x32,w64x32,s3]"
 
-// Whether BIG's tiles would leave multiprocessors without a block.
-static cudaError_t tcpipe_small(int M, int N, bool *small)
-{
-    int sms = 0;
-    KCHECK(k_sm_count(&sms));
-    *small = k_ceil_div((size_t)M, 128) * k_ceil_div((size_t)N, 128) < (size_t)sms;
-    return cudaSuccess;
-}
-
 cudaError_t launch_wmma_async(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                               cudaStream_t s)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
-    KCHECK(tcpipe_small(M, N, &small));
+    KCHECK(k_mm_small_grid(M, N, &small));
     return small ? tcpipe_run<tc_bf16, TCP_SMALL>(M, N, K, A, B, C, s)
                  : tcpipe_run<tc_bf16, TCP_BIG>(M, N, K, A, B, C, s);
 }
@@ -560,7 +551,7 @@ bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out)
     if (strcmp(name, "gemm_wmma_bf16") == 0) return wmma_resources<tc_bf16>(out);
     if (strcmp(name, "gemm_wmma_async") == 0) {
         bool small = false;
-        if (tcpipe_small(M, N, &small) != cudaSuccess) return false;
+        if (k_mm_small_grid(M, N, &small) != cudaSuccess) return false;
         return small ? tcpipe_resources<tc_bf16, TCP_SMALL>(out)
                      : tcpipe_resources<tc_bf16, TCP_BIG>(out);
     }
@@ -572,7 +563,7 @@ bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out)
 const char *k_wmma_shipped_as(const char *rung, int M, int N)
 {
     bool small = false;
-    if (strcmp(rung, "gemm_wmma_async") != 0 || tcpipe_small(M, N, &small) != cudaSuccess)
+    if (strcmp(rung, "gemm_wmma_async") != 0 || k_mm_small_grid(M, N, &small) != cudaSuccess)
         return NULL;
     return small ? TCP_SMALL_NAME : TCP_BIG_NAME;
 }
