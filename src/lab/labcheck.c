@@ -41,6 +41,8 @@ static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *
 static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const char *problem,
                           lab_diags *d)
 {
+    const problem_spec *spec = problem ? problem_spec_find(problem) : NULL;
+    const char *runs = spec ? problem_kernels_of(spec) : problem;
     for (size_t i = 0; i < n; i++) {
         const lab_variant *v = &vs[i];
         if (problem && strcmp(problem, PIPELINE_PROBLEM) == 0) {
@@ -52,8 +54,6 @@ static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const c
         if (!v->kernel)
             continue;
         const char *solves = kernels_problem_of(v->kernel);
-        const problem_spec *spec = problem ? problem_spec_find(problem) : NULL;
-        const char *runs = spec ? problem_kernels_of(spec) : problem;
         const char *inputs = kernels_inputs_of(v->kernel);
         if (!solves)
             lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
