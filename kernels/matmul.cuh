@@ -115,6 +115,30 @@ template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 
 __device__ __forceinline__ void cp_async_wait_all() { cp_async_wait<0>(); }
 
+// Requests the ROWS x COLS tile at (row0, col0) of a row-major matrix
+// (base: its element (0, 0), ld elements a row, rows x cols) into shared
+// memory at dst (LD elements a row) with 16-byte cp.async copies, THREADS
+// threads sharing them; what lies past the matrix arrives as zeros (no
+// bytes read from fallback, any valid address).  COLS and the row strides
+// are whole 16-byte copies.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+__device__ __forceinline__ void cp_async_tile(T *dst, const T *base, int ld, int row0, int col0,
+                                              int rows, int cols, const T *fallback, int tid)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int CHUNKS = ROWS * COLS / V / THREADS;
+    static_assert(COLS % V == 0 && CHUNKS >= 1 && CHUNKS * THREADS * V == ROWS * COLS,
+                  "a tile must split into 16-byte copies, the same number a thread");
+#pragma unroll
+    for (int r = 0; r < CHUNKS; ++r) {
+        const int f = tid + r * THREADS;
+        const int row = f / (COLS / V), c = (f % (COLS / V)) * V;
+        const bool ok = row0 + row < rows && col0 + c < cols;
+        cp_async16(dst + row * LD + c,
+                   ok ? base + (size_t)(row0 + row) * ld + col0 + c : fallback, ok);
+    }
+}
+
 // ---- launchers across the files (the tables in matmul.cu name them) -----------------------
 cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const float *B, float *C,
                                   cudaStream_t s);

@@ -232,14 +232,11 @@ struct wtpipe_shape {
     static constexpr int NCH = TN / 4, NSTR = WN / NCH;
     static constexpr int A_LD = BK + 4;
     static constexpr int A_STAGE = BM * A_LD, B_STAGE = BK * BN;
-    static constexpr int A_V4 = BM * BK / 4 / THREADS, B_V4 = BK * BN / 4 / THREADS;
     static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(float);
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles nest");
     static_assert(TROWS * TCOLS == 32, "a warp's threads must cover its tile");
     static_assert(BK % 4 == 0 && TN % 4 == 0, "16-byte words along k and n");
     static_assert((A_LD / 4) % 2 == 1, "rows of the A tile an odd number of 16-byte words apart");
-    static_assert(A_V4 >= 1 && A_V4 * THREADS * 4 == BM * BK, "A slice must split into 16-byte copies");
-    static_assert(B_V4 >= 1 && B_V4 * THREADS * 4 == BK * BN, "B slice must split into 16-byte copies");
     static_assert(STAGES >= 2, "at least two stages");
 };
 
@@ -265,20 +262,8 @@ sgemm_wtpipe_kernel(int M, int N, int K, const float *__restrict__ A, const floa
     auto request = [&](int k0, int st) {
         float *as = smem + st * (P::A_STAGE + P::B_STAGE);
         float *bs = as + P::A_STAGE;
-#pragma unroll
-        for (int r = 0; r < P::A_V4; ++r) {
-            const int f = tid + r * P::THREADS;
-            const int row = f / (BK / 4), kc = (f % (BK / 4)) * 4;
-            const bool ok = row < mrows && k0 + kc < K;
-            cp_async16(as + row * P::A_LD + kc, ok ? Ab + (size_t)row * K + k0 + kc : A, ok);
-        }
-#pragma unroll
-        for (int r = 0; r < P::B_V4; ++r) {
-            const int f = tid + r * P::THREADS;
-            const int kr = f / (BN / 4), nc = (f % (BN / 4)) * 4;
-            const bool ok = k0 + kr < K && nc < ncols;
-            cp_async16(bs + kr * BN + nc, ok ? Bb + (size_t)(k0 + kr) * N + nc : B, ok);
-        }
+        cp_async_tile<BM, BK, P::A_LD, P::THREADS>(as, Ab, K, 0, k0, mrows, K, A, tid);
+        cp_async_tile<BK, BN, BN, P::THREADS>(bs, Bb, N, k0, 0, K, ncols, B, tid);
     };
 
     float acc[TM][TN];

@@ -245,12 +245,9 @@ struct tcpipe_shape {
     static constexpr int V = T::VEC;
     static constexpr int LDA = BK + V, LDB = BN + V;
     static constexpr int A_STAGE = BM * LDA, B_STAGE = BK * LDB;
-    static constexpr int A_CH = BM * BK / V / THREADS, B_CH = BK * BN / V / THREADS;
     static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(typename T::raw);
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "tiles nest");
     static_assert(BK % T::KSTEP == 0, "whole multiplies along k");
-    static_assert(A_CH >= 1 && A_CH * THREADS * V == BM * BK, "A slice in whole 16-byte copies");
-    static_assert(B_CH >= 1 && B_CH * THREADS * V == BK * BN, "B slice in whole 16-byte copies");
     static_assert((A_STAGE * sizeof(typename T::raw)) % 32 == 0 &&
                       ((A_STAGE + B_STAGE) * sizeof(typename T::raw)) % 128 == 0,
                   "fragments start on 32-byte boundaries in every stage");
@@ -279,20 +276,8 @@ gemm_wmma_async_kernel(int M, int N, int K, const typename T::raw *__restrict__ 
     auto request = [&](int k0, int st) {
         raw *as = smem + st * (P::A_STAGE + P::B_STAGE);
         raw *bs = as + P::A_STAGE;
-#pragma unroll
-        for (int r = 0; r < P::A_CH; ++r) {
-            const int f = tid + r * P::THREADS;
-            const int row = f / (BK / P::V), kc = (f % (BK / P::V)) * P::V;
-            const bool ok = row < mrows && k0 + kc < K;
-            cp_async16(as + row * P::LDA + kc, ok ? Ab + (size_t)row * K + k0 + kc : A, ok);
-        }
-#pragma unroll
-        for (int r = 0; r < P::B_CH; ++r) {
-            const int f = tid + r * P::THREADS;
-            const int kr = f / (BN / P::V), nc = (f % (BN / P::V)) * P::V;
-            const bool ok = k0 + kr < K && nc < ncols;
-            cp_async16(bs + kr * P::LDB + nc, ok ? Bb + (size_t)(k0 + kr) * N + nc : B, ok);
-        }
+        cp_async_tile<BM, BK, P::LDA, P::THREADS>(as, Ab, K, 0, k0, mrows, K, A, tid);
+        cp_async_tile<BK, BN, P::LDB, P::THREADS>(bs, Bb, N, k0, 0, K, ncols, B, tid);
     };
 
     typename F::c acc[P::FM][P::FN];
