@@ -52,13 +52,37 @@ fail:
     return false;
 }
 
-char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e)
+/* path opened for reading without blocking on a FIFO, and only when it is
+ * a regular file. */
+static FILE *open_regular(const char *path, cl_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
         err_set(e, "cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        err_set(e, "%s is not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        err_set(e, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e)
+{
+    FILE *f = open_regular(path, e);
+    if (!f)
+        return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf)

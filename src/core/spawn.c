@@ -109,21 +109,29 @@ static void plumbing_close(plumbing *pl, bool parent_too)
     close_fd(&pl->null_fd);
 }
 
-/* environ with the "NAME=value" entries of set replacing or joining its
- * own (malloc'd array of borrowed strings), or NULL when out of memory. */
+/* Whether an environment entry is one no child may see: the grading key
+ * and everything else named CUDALAB_GRADE_*. */
+static bool secret_entry(const char *entry)
+{
+    return strncmp(entry, SPAWN_SECRET_PREFIX, strlen(SPAWN_SECRET_PREFIX)) == 0;
+}
+
+/* environ without its secret entries, with the "NAME=value" entries of set
+ * (may be NULL) replacing or joining its own (malloc'd array of borrowed
+ * strings), or NULL when out of memory. */
 static char **child_env(const char *const *set)
 {
     size_t n = 0, m = 0;
     while (environ && environ[n])
         n++;
-    while (set[m])
+    while (set && set[m])
         m++;
     char **env = calloc(n + m + 1, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        bool replaced = false;
+        bool replaced = secret_entry(environ[i]);
         for (size_t j = 0; j < m && !replaced; j++) {
             size_t len = strcspn(set[j], "=");
             replaced = strncmp(environ[i], set[j], len) == 0 && environ[i][len] == '=';
@@ -132,7 +140,8 @@ static char **child_env(const char *const *set)
             env[k++] = environ[i];
     }
     for (size_t j = 0; j < m; j++)
-        env[k++] = (char *)set[j];
+        if (!secret_entry(set[j]))
+            env[k++] = (char *)set[j];
     return env;
 }
 
@@ -221,8 +230,7 @@ static void run_child(const spawn_opts *o, const plumbing *pl, char **env)
     for (int k = first_closed(o); k < FD_SCAN_MAX; k++)
         close(k);
 #endif
-    if (env)
-        environ = env;
+    environ = env;
     _exit(o->fn(o->ud, fd) & 0xff);
 }
 
@@ -247,13 +255,13 @@ bool spawn_start(const spawn_opts *o, spawn_child *c, cl_err *e)
         err_set(e, "cannot start %s: %s", what, strerror(errno));
         goto cleanup;
     }
-    if (o->env && !(env = child_env(o->env))) {
+    if (!(env = child_env(o->env))) {
         err_set(e, "cannot start %s: out of memory", what);
         goto cleanup;
     }
     pid_t pid = 0;
     if (o->argv && o->argv[0]) {
-        int rc = exec_child(o, &pl, env ? env : environ, &pid);
+        int rc = exec_child(o, &pl, env, &pid);
         if (rc != 0) {
             err_set(e, "cannot start %s: %s", what, strerror(rc));
             goto cleanup;

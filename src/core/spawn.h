@@ -11,7 +11,9 @@
  * and no signal is blocked; the child may lead a process group of its own,
  * so the terminal's Ctrl-C does not reach it and it can be killed with
  * whatever it started.  The parent's ends of the pipes are non-blocking
- * and close-on-exec. */
+ * and close-on-exec.  No child ever sees an environment variable named
+ * SPAWN_SECRET_PREFIX* (the grading key, CUDALAB_GRADE_KEY): the worker
+ * that runs learner code, the tools it runs under, nothing. */
 #ifndef CUDALAB_CORE_SPAWN_H
 #define CUDALAB_CORE_SPAWN_H
 
@@ -20,6 +22,8 @@
 #include <sys/types.h>
 
 #include "core/err.h"
+
+#define SPAWN_SECRET_PREFIX "CUDALAB_GRADE_"
 
 typedef enum spawn_io {
     SPAWN_NULL,          /* /dev/null (the default) */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,10 @@
 
 #include "core/clock.h"
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
+#include "core/landlock.h"
 #include "core/paths.h"
+#include "gpu/nvrtc_includes.h"
 #include "gpu/nvrtc_internal.h"
 
 #define MAX_OPTS 12
@@ -145,7 +149,30 @@ typedef struct compile_opts {
     int n;
 } compile_opts;
 
-static void build_opts(compile_opts *o, const char *arch, const char *src_dir, bool verbose)
+/* The shipped include folders, in search order: the toolkit's headers, its
+ * CCCL headers, then <cstdio>, <cassert>, ... as nvcc finds them (assets/). */
+static void trusted_dirs(nvrtc_includes *inc)
+{
+    inc->ntrusted = 0;
+    char dir[CL_PATH_MAX];
+    if (toolkit_include(dir, sizeof dir)) {
+        snprintf(inc->trusted[inc->ntrusted++], CL_PATH_MAX, "%s", dir);
+        char cccl[CL_PATH_MAX];
+        if (paths_join(cccl, sizeof cccl, dir, "cccl") && paths_is_dir(cccl))
+            snprintf(inc->trusted[inc->ntrusted++], CL_PATH_MAX, "%s", cccl);
+    }
+    char home[CL_PATH_MAX], shim[CL_PATH_MAX];
+    cl_err ignored = {{0}};
+    if (paths_home(home, sizeof home, &ignored) &&
+        paths_join(shim, sizeof shim, home, "assets/nvrtc-include") && paths_is_dir(shim)) {
+        char real[PATH_MAX];
+        snprintf(inc->trusted[inc->ntrusted++], CL_PATH_MAX, "%s",
+                 realpath(shim, real) ? real : shim);
+    }
+}
+
+static void build_opts(compile_opts *o, const char *arch, const char *src_dir,
+                       const nvrtc_includes *inc, bool verbose)
 {
     o->n = 0;
     snprintf(o->arch_opt, sizeof o->arch_opt, "-arch=%s", arch);
@@ -156,23 +183,12 @@ static void build_opts(compile_opts *o, const char *arch, const char *src_dir, b
         o->v[o->n++] = "--ptxas-options=-v";
     snprintf(o->inc_src, sizeof o->inc_src, "-I%s", src_dir);
     o->v[o->n++] = o->inc_src;
-    char inc[CL_PATH_MAX];
-    if (toolkit_include(inc, sizeof inc)) {
-        snprintf(o->inc_cuda, sizeof o->inc_cuda, "-I%s", inc);
-        o->v[o->n++] = o->inc_cuda;
-        char cccl[CL_PATH_MAX];
-        if (paths_join(cccl, sizeof cccl, inc, "cccl") && paths_is_dir(cccl)) {
-            snprintf(o->inc_cccl, sizeof o->inc_cccl, "-I%s", cccl);
-            o->v[o->n++] = o->inc_cccl;
-        }
-    }
-    /* <cstdio>, <cassert>, <cstdint>, ... as nvcc finds them (assets/). */
-    char home[CL_PATH_MAX], shim[CL_PATH_MAX];
-    cl_err ignored = {{0}};
-    if (paths_home(home, sizeof home, &ignored) &&
-        paths_join(shim, sizeof shim, home, "assets/nvrtc-include") && paths_is_dir(shim)) {
-        snprintf(o->inc_shim, sizeof o->inc_shim, "-I%s", shim);
-        o->v[o->n++] = o->inc_shim;
+    char *slots[NVRTC_TRUSTED_MAX] = {o->inc_cuda, o->inc_cccl, o->inc_shim, NULL};
+    size_t sizes[NVRTC_TRUSTED_MAX] = {sizeof o->inc_cuda, sizeof o->inc_cccl,
+                                       sizeof o->inc_shim, 0};
+    for (size_t k = 0; k < inc->ntrusted && slots[k]; k++) {
+        snprintf(slots[k], sizes[k], "-I%s", inc->trusted[k]);
+        o->v[o->n++] = slots[k];
     }
 }
 
@@ -246,10 +262,194 @@ cleanup:
     return ok;
 }
 
+/* ---- a compile confined to what it may read ---------------------------------- */
+
+typedef struct compile_job {
+    const char *text;
+    const compile_opts *co;
+    const nvrtc_includes *inc;
+    nvrtc_output *out;
+    cl_err *e;
+    bool ok;
+} compile_job;
+
+/* libnvrtc-builtins, which NVRTC opens on its first compile, loaded before
+ * the compiling thread is confined. */
+static void preload_builtins(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "libnvrtc-builtins.so.%d.%d", major, minor);
+    (void)dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+}
+
+/* The compiling thread: it may read the kernel's folder, the shipped include
+ * folders and the libraries NVRTC loads, and nothing else. */
+static void *compile_thread(void *arg)
+{
+    compile_job *j = arg;
+    const char *paths[NVRTC_TRUSTED_MAX + 8];
+    size_t n = 0;
+    paths[n++] = j->inc->root;
+    for (size_t k = 0; k < j->inc->ntrusted; k++)
+        paths[n++] = j->inc->trusted[k];
+    char libdir[PATH_MAX] = "";
+    Dl_info info;
+    if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname && realpath(info.dli_fname, libdir))
+        paths_dir_name(libdir, libdir, sizeof libdir);
+    paths[n++] = libdir;
+    static const char *const system[] = {"/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib",
+                                         "/usr/lib64"};
+    for (size_t k = 0; k < sizeof system / sizeof system[0]; k++)
+        paths[n++] = system[k];
+    (void)landlock_confine_reads(paths, n, NULL, 0);
+    j->ok = run_nvrtc(j->text, j->co, j->out, j->e);
+    return NULL;
+}
+
+/* run_nvrtc in a thread of its own, confined where the kernel offers
+ * Landlock (core/landlock.h). */
+static bool run_confined(const char *text, const compile_opts *co, const nvrtc_includes *inc,
+                         nvrtc_output *out, cl_err *e)
+{
+    preload_builtins();
+    compile_job j = {.text = text, .co = co, .inc = inc, .out = out, .e = e};
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) != 0)
+        return err_set(e, "cannot start the compiler's thread");
+    pthread_attr_setstacksize(&attr, (size_t)64 << 20);
+    int rc = pthread_create(&th, &attr, compile_thread, &j);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return err_set(e, "cannot start the compiler's thread: %s", strerror(rc));
+    pthread_join(th, NULL);
+    return j.ok;
+}
+
+/* ---- the steps of a compile ---------------------------------------------------- */
+
 bool nvrtc_compile(const char *path, const char *arch, nvrtc_output *out, cl_err *e)
 {
     nvrtc_opts o = {.arch = arch};
     return nvrtc_compile_opts(path, &o, out, e);
+}
+
+/* The cache key: NVRTC's version, the path, the options, the source and
+ * every local header it includes. */
+static bool cache_key(strbuf *key, const char *real, const compile_opts *co, const char *text,
+                      size_t len, const nvrtc_includes *inc, cl_err *e)
+{
+    char ver[32];
+    if (!nvrtc_version_text(ver, sizeof ver, e))
+        return false;
+    strbuf_str(key, "cudalab nvrtc cache 3\nnvrtc ");
+    strbuf_str(key, ver);
+    strbuf_str(key, "\npath ");
+    strbuf_str(key, real);
+    for (int i = 0; i < co->n; i++) {
+        strbuf_str(key, "\nopt ");
+        strbuf_str(key, co->v[i]);
+    }
+    strbuf_str(key, "\nsource\n");
+    nvrtc_add_u64(key, len);
+    strbuf_add(key, text, len);
+    nvrtc_cache_key_add_includes(key, inc);
+    if (key->failed)
+        return err_set(e, "out of memory");
+    return true;
+}
+
+/* Diagnostics from out->log, quoting lines of the source and its local
+ * headers only. */
+static bool parse_diags(nvrtc_output *out, const char *text, const nvrtc_includes *inc,
+                        cl_err *e)
+{
+    if (!nvrtc_parse_log_in(out->log, out->path, text, inc, &out->diags, &out->ndiags))
+        return err_set(e, "out of memory reading the compiler log");
+    return true;
+}
+
+/* A refused include as the program's one compile error. */
+static bool refused(nvrtc_output *out, const nvrtc_diag *d, cl_err *e)
+{
+    if (d->line == 0 && !d->file[0])
+        return err_set(e, "%s", d->message);
+    out->compile_error = true;
+    out->diags = malloc(sizeof *out->diags);
+    if (!out->diags)
+        return err_set(e, "out of memory");
+    out->diags[0] = *d;
+    out->ndiags = 1;
+    out->log = malloc(1);
+    if (out->log)
+        out->log[0] = '\0';
+    char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
+    nvrtc_diag_headline(d, head, sizeof head);
+    return err_set(e, "%s", head);
+}
+
+/* Compiles text (not cached) into out, recompiling without ptxas -v when
+ * that hides ptxas's own error; e holds the first error's headline. */
+static bool compile_text(const char *text, const char *arch, const char *src_dir,
+                         const nvrtc_includes *inc, nvrtc_output *out, cl_err *e)
+{
+    compile_opts co;
+    build_opts(&co, arch, src_dir, inc, true);
+    if (!run_confined(text, &co, inc, out, e) || !parse_diags(out, text, inc, e))
+        return false;
+    if (out->compile_error && !nvrtc_first_error(out)) {
+        /* With ptxas -v, NVRTC drops ptxas's own error line (too much shared
+         * data, ...): compile once more without it to have the reason. */
+        compile_opts quiet;
+        build_opts(&quiet, arch, src_dir, inc, false);
+        free(out->log);
+        free(out->diags);
+        out->log = NULL;
+        out->diags = NULL;
+        out->ndiags = 0;
+        out->compile_error = false;
+        double first_ms = out->compile_ms;
+        if (!run_confined(text, &quiet, inc, out, e))
+            return false;
+        out->compile_ms += first_ms;
+        if (!parse_diags(out, text, inc, e))
+            return false;
+    }
+    if (out->compile_error) {
+        const nvrtc_diag *d = nvrtc_first_error(out);
+        if (d) {
+            char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
+            nvrtc_diag_headline(d, head, sizeof head);
+            return err_set(e, "%s", head);
+        }
+        return err_set(e, "%s did not compile: %s", paths_base_name(out->path),
+                       out->log[0] ? out->log : "NVRTC gave no reason");
+    }
+    nvrtc_parse_usage(out->log, out->kernels, out->nkernels);
+    return true;
+}
+
+/* Fills inc's folders for the file at path: root (o->root, else the file's
+ * own folder) and the shipped include folders; real receives the file's
+ * real path, which must lie inside root. */
+static bool kernel_folders(const char *path, const nvrtc_opts *o, nvrtc_includes *inc,
+                           char *real, size_t n, cl_err *e)
+{
+    char dir[CL_PATH_MAX], root[PATH_MAX];
+    if (!o->root && !paths_dir_name(path, dir, sizeof dir))
+        return err_set(e, "%s: the path is too long", path);
+    if (!realpath(o->root ? o->root : dir, root))
+        return err_set(e, "cannot open the folder of %s: %s", path, strerror(errno));
+    snprintf(inc->root, sizeof inc->root, "%s", root);
+    trusted_dirs(inc);
+    return fsguard_resolve(path, inc->root, real, n, e);
 }
 
 bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out, cl_err *e)
@@ -264,104 +464,49 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     char *text = NULL;
     strbuf key = STRBUF_INIT;
     char cache_path[CL_PATH_MAX] = "";
+    nvrtc_includes *inc = calloc(1, sizeof *inc);
+    if (!inc)
+        return err_set(e, "out of memory");
 
     char real[PATH_MAX];
-    if (!realpath(path, real))
-        return err_set(e, "cannot open %s: %s", path, strerror(errno));
+    if (!kernel_folders(path, o, inc, real, sizeof real, e) || !check_arch(arch, e))
+        goto cleanup;
     snprintf(out->path, sizeof out->path, "%s", real);
-    if (!check_arch(arch, e))
-        return false;
     size_t len = 0;
-    text = file_read_all(real, NVRTC_SOURCE_MAX, &len, e);
-    if (!text)
-        return false;
+    if (!(text = file_read_all(real, NVRTC_SOURCE_MAX, &len, e)))
+        goto cleanup;
     if (strlen(text) != len) {
         err_set(e, "%s is not a text file (it holds a NUL byte)", path);
         goto cleanup;
     }
+    nvrtc_diag refusal;
+    if (!nvrtc_includes_check(real, text, inc, &refusal)) {
+        refused(out, &refusal, e);
+        goto cleanup;
+    }
     char src_dir[CL_PATH_MAX];
     paths_dir_name(real, src_dir, sizeof src_dir);
-    compile_opts co;
-    build_opts(&co, arch, src_dir, true);
-
     if (!o->no_cache) {
-        char ver[32];
-        if (!nvrtc_version_text(ver, sizeof ver, e))
+        compile_opts co;
+        build_opts(&co, arch, src_dir, inc, true);
+        if (!cache_key(&key, real, &co, text, len, inc, e))
             goto cleanup;
-        strbuf_str(&key, "cudalab nvrtc cache 2\nnvrtc ");
-        strbuf_str(&key, ver);
-        strbuf_str(&key, "\npath ");
-        strbuf_str(&key, real);
-        for (int i = 0; i < co.n; i++) {
-            strbuf_str(&key, "\nopt ");
-            strbuf_str(&key, co.v[i]);
-        }
-        strbuf_str(&key, "\nsource\n");
-        nvrtc_add_u64(&key, len);
-        strbuf_add(&key, text, len);
-        int files = 0;
-        nvrtc_cache_key_add_includes(&key, text, src_dir, 1, &files);
-        if (key.failed) {
-            err_set(e, "out of memory");
-            goto cleanup;
-        }
         if (nvrtc_cache_file(o, &key, cache_path, sizeof cache_path, NULL) &&
             nvrtc_cache_load(cache_path, &key, out)) {
             out->cache_hit = true;
             nvrtc_parse_usage(out->log, out->kernels, out->nkernels);
-            if (!nvrtc_parse_log(out->log, real, text, &out->diags, &out->ndiags)) {
-                err_set(e, "out of memory reading the compiler log");
-                goto cleanup;
-            }
-            ok = true;
+            ok = parse_diags(out, text, inc, e);
             goto cleanup;
         }
     }
-
-    if (!run_nvrtc(text, &co, out, e))
+    if (!compile_text(text, arch, src_dir, inc, out, e))
         goto cleanup;
-    if (!nvrtc_parse_log(out->log, real, text, &out->diags, &out->ndiags)) {
-        err_set(e, "out of memory reading the compiler log");
-        goto cleanup;
-    }
-    if (out->compile_error && !nvrtc_first_error(out)) {
-        /* With ptxas -v, NVRTC drops ptxas's own error line (too much shared
-         * data, ...): compile once more without it to have the reason. */
-        compile_opts quiet;
-        build_opts(&quiet, arch, src_dir, false);
-        free(out->log);
-        free(out->diags);
-        out->log = NULL;
-        out->diags = NULL;
-        out->ndiags = 0;
-        out->compile_error = false;
-        double first_ms = out->compile_ms;
-        if (!run_nvrtc(text, &quiet, out, e))
-            goto cleanup;
-        out->compile_ms += first_ms;
-        if (!nvrtc_parse_log(out->log, real, text, &out->diags, &out->ndiags)) {
-            err_set(e, "out of memory reading the compiler log");
-            goto cleanup;
-        }
-    }
-    if (out->compile_error) {
-        const nvrtc_diag *d = nvrtc_first_error(out);
-        if (d) {
-            char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
-            nvrtc_diag_headline(d, head, sizeof head);
-            err_set(e, "%s", head);
-        } else {
-            err_set(e, "%s did not compile: %s", paths_base_name(real),
-                    out->log[0] ? out->log : "NVRTC gave no reason");
-        }
-        goto cleanup;
-    }
-    nvrtc_parse_usage(out->log, out->kernels, out->nkernels);
     if (cache_path[0])
         nvrtc_cache_store(cache_path, &key, out);
     ok = true;
 cleanup:
     free(text);
+    free(inc);
     strbuf_free(&key);
     return ok;
 }

@@ -7,8 +7,17 @@
  * or under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda) and the file's own folder
  * are on the include path.
  *
+ * The source is untrusted.  The file itself must be a regular file inside
+ * its folder (a link leading elsewhere is refused), and every #include is
+ * checked by cudalab before NVRTC reads anything (gpu/nvrtc_includes.h):
+ * only files of the kernel's folder and the shipped headers can be
+ * included, and a refused include is reported as a compile error at its
+ * line.  NVRTC then runs in a thread that, where the kernel offers Landlock,
+ * can read nothing but those folders and the libraries it loads.  A
+ * diagnostic quotes lines of the source and its local headers only.
+ *
  * Compiled programs are cached in <data>/nvrtc-cache/ (core/paths.h), keyed
- * by the source text, the text of the local "quoted" headers it includes,
+ * by the source text, the text of the local headers it includes,
  * the architecture, the options and the NVRTC version.  A hit skips
  * compiling; an entry is used only when its whole key matches.
  *
@@ -85,6 +94,7 @@ typedef struct nvrtc_output {
 
 typedef struct nvrtc_opts {
     const char *arch;            /* "sm_90"; NULL: NVRTC_DEFAULT_ARCH */
+    const char *root;            /* the folder includes must stay in; NULL: the file's own */
     bool no_cache;               /* neither read nor write the cache */
     const char *cache_dir;       /* NULL: <data>/nvrtc-cache */
 } nvrtc_opts;
@@ -104,8 +114,7 @@ void nvrtc_output_free(nvrtc_output *out);
  * *n; both 0/NULL when the log has none).  main_path is the program name the
  * log was produced under and main_text that file's text (may be NULL): they
  * supply the source line of each diagnostic and the line of a kernel ptxas
- * complains about.  Lines of other files are read from disk, relative to
- * main_path's folder when not absolute.  false only when out of memory. */
+ * complains about; no other file is read.  false only when out of memory. */
 bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_text,
                      nvrtc_diag **diags, size_t *n);
 /* Fills registers, barriers, shared, stack and spill figures of kernels from

@@ -6,64 +6,28 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 #include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
 #define CACHE_MAGIC "CLNVRTC1"
 #define CACHE_MAX_BYTES ((size_t)256 << 20)
-#define INCLUDE_DEPTH_MAX 8
-#define INCLUDE_FILES_MAX 64
 
-/* Adds the text of every local header that text includes with quotes
- * (resolved in dir, recursively) to the cache key. */
-void nvrtc_cache_key_add_includes(strbuf *key, const char *text, const char *dir, int depth,
-                                  int *files)
+void nvrtc_cache_key_add_includes(strbuf *key, const nvrtc_includes *inc)
 {
-    if (depth > INCLUDE_DEPTH_MAX)
-        return;
-    for (const char *p = text; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        const char *q = p;
-        while (q < p + len && (*q == ' ' || *q == '\t'))
-            q++;
-        if (q < p + len && *q == '#') {
-            q++;
-            while (q < p + len && (*q == ' ' || *q == '\t'))
-                q++;
-            if ((size_t)(p + len - q) > 8 && strncmp(q, "include", 7) == 0) {
-                q += 7;
-                while (q < p + len && (*q == ' ' || *q == '\t'))
-                    q++;
-                const char *close = *q == '"' ? memchr(q + 1, '"', (size_t)(p + len - q - 1)) : NULL;
-                if (close && *files < INCLUDE_FILES_MAX) {
-                    char name[CL_PATH_MAX], path[CL_PATH_MAX * 2];
-                    copy_text(name, sizeof name, q + 1, (size_t)(close - q - 1));
-                    if (name[0] == '/')
-                        snprintf(path, sizeof path, "%s", name);
-                    else
-                        snprintf(path, sizeof path, "%s/%s", dir, name);
-                    size_t hl = 0;
-                    char *htext = file_read_all(path, NVRTC_SOURCE_MAX, &hl, NULL);
-                    (*files)++;
-                    strbuf_str(key, "\ninclude ");
-                    strbuf_str(key, path);
-                    strbuf_str(key, "\n");
-                    if (htext) {
-                        nvrtc_add_u64(key, hl);
-                        strbuf_add(key, htext, hl);
-                        char hdir[CL_PATH_MAX * 2];
-                        paths_dir_name(path, hdir, sizeof hdir);
-                        nvrtc_cache_key_add_includes(key, htext, hdir, depth + 1, files);
-                        free(htext);
-                    } else {
-                        strbuf_str(key, "(missing)");
-                    }
-                }
-            }
+    for (size_t k = 0; k < inc->nfiles; k++) {
+        size_t hl = 0;
+        char *htext = fsguard_read(inc->files[k], inc->root, NVRTC_SOURCE_MAX, &hl, NULL);
+        strbuf_str(key, "\ninclude ");
+        strbuf_str(key, inc->files[k]);
+        strbuf_str(key, "\n");
+        if (htext) {
+            nvrtc_add_u64(key, hl);
+            strbuf_add(key, htext, hl);
+            free(htext);
+        } else {
+            strbuf_str(key, "(missing)");
         }
-        p += len;
-        if (*p == '\n')
-            p++;
     }
 }
 

@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/strbuf.h"
 #include "gpu/nvrtc.h"
+#include "gpu/nvrtc_includes.h"
 
 /* Appends v as 8 little-endian bytes. */
 static inline void nvrtc_add_u64(strbuf *b, uint64_t v)
@@ -45,10 +46,14 @@ void nvrtc_kernel_init(nvrtc_kernel *k);
  * itself when not mangled); *mangled says whether it was. */
 void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled);
 
-/* Adds the text of every local header that text includes with quotes
- * (resolved in dir, recursively) to the cache key. */
-void nvrtc_cache_key_add_includes(strbuf *key, const char *text, const char *dir, int depth,
-                                  int *files);
+/* Adds the path and text of every local header of inc (the ones the
+ * source includes, checked by nvrtc_includes_check) to the cache key. */
+void nvrtc_cache_key_add_includes(strbuf *key, const nvrtc_includes *inc);
+
+/* nvrtc_parse_log quoting source lines of main_path (from main_text) and
+ * of inc's local headers (from disk) only; inc may be NULL. */
+bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main_text,
+                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *n);
 
 /* The cache file for key: its hash under o->cache_dir, or under
  * nvrtc-cache in the user's data folder; false + e when no path can be made. */

@@ -1,11 +1,13 @@
 #include "gpu/nvrtc.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 #include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
@@ -200,22 +202,28 @@ static bool ptxas_kernel_name(const char *msg, char *name, size_t n)
     return true;
 }
 
-/* The text of d's source line, from main_text or from the file on disk. */
-static void attach_source(nvrtc_diag *d, const char *main_path, const char *main_text)
+/* The text of d's source line: from main_text for the main file, from disk
+ * for a local header of inc; no other file is ever read. */
+static void attach_source(nvrtc_diag *d, const char *main_path, const char *main_text,
+                          const nvrtc_includes *inc)
 {
     if (d->line < 1 || !d->file[0])
         return;
     if (main_path && strcmp(d->file, main_path) == 0) {
-        if (line_of(main_text, d->line, d->source, sizeof d->source))
-            return;
+        line_of(main_text, d->line, d->source, sizeof d->source);
+        return;
     }
-    char path[NVRTC_FILE_MAX * 2], dir[NVRTC_FILE_MAX];
+    if (!inc)
+        return;
+    char path[NVRTC_FILE_MAX * 2], dir[NVRTC_FILE_MAX], real[PATH_MAX];
     if (d->file[0] == '/' || !main_path || !strchr(main_path, '/')
         || !paths_dir_name(main_path, dir, sizeof dir))
         snprintf(path, sizeof path, "%s", d->file);
     else
         paths_join(path, sizeof path, dir, d->file);
-    char *text = file_read_all(path, NVRTC_SOURCE_MAX, NULL, NULL);
+    if (!realpath(path, real) || !nvrtc_includes_allowed(inc, main_path, real))
+        return;
+    char *text = fsguard_read(real, inc->root, NVRTC_SOURCE_MAX, NULL, NULL);
     if (text) {
         line_of(text, d->line, d->source, sizeof d->source);
         free(text);
@@ -224,6 +232,12 @@ static void attach_source(nvrtc_diag *d, const char *main_path, const char *main
 
 bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_text,
                      nvrtc_diag **diags, size_t *n)
+{
+    return nvrtc_parse_log_in(log, main_path, main_text, NULL, diags, n);
+}
+
+bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main_text,
+                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *n)
 {
     *diags = NULL;
     *n = 0;
@@ -301,7 +315,7 @@ bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_te
             p++;
     }
     for (size_t i = 0; i < *n; i++)
-        attach_source(&v[i], main_path, main_text);
+        attach_source(&v[i], main_path, main_text, inc);
     *diags = v;
     return true;
 }

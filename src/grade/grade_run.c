@@ -13,6 +13,7 @@
 #include "core/atomicfile.h"
 #include "core/clock.h"
 #include "core/digest.h"
+#include "core/fsguard.h"
 #include "core/rng.h"
 #include "grade/grade_internal.h"
 #include "lab/milestone.h"
@@ -96,7 +97,7 @@ static void read_source(const char *path, char **text, char sha[65])
 {
     size_t len = 0;
     cl_err e;
-    *text = file_read_all(path, SOURCE_MAX, &len, &e);
+    *text = fsguard_read(path, NULL, SOURCE_MAX, &len, &e);
     sha[0] = '\0';
     if (*text && !digest_sha256_hex(*text, len, sha))
         sha[0] = '\0';

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 
 #define SOURCE_MAX_BYTES ((size_t)1 << 20)
 
@@ -88,7 +89,7 @@ int lab_source_size_line(const char *path, int from, const char *label)
     if (!path || !label || strlen(label) > 100)
         return 0;
     size_t len = 0;
-    char *text = file_read_all(path, SOURCE_MAX_BYTES, &len, NULL);
+    char *text = fsguard_read(path, NULL, SOURCE_MAX_BYTES, &len, NULL);
     if (!text)
         return 0;
     int sizes = find_line(text, from > 0 ? from : 1, match_sizes, NULL);

@@ -5,6 +5,9 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "core/fsguard.h"
+#include "core/paths.h"
+
 /* (chunk, args...) -> chunk's results, run with a fresh private _ENV. */
 static int sb_runchunk(lua_State *L)
 {
@@ -31,10 +34,15 @@ static int sb_loadfile(lua_State *L)
     return 3;
 }
 
-/* Pushes the compiled chunk, or returns false with the message in e. */
+/* Pushes the compiled chunk, or returns false with the message in e.  The
+ * file must be a regular file inside its own folder (core/fsguard.h): lab
+ * files and launchers are untrusted. */
 static bool load_chunk(lab_state *s, const char *path, cl_err *e)
 {
     lua_State *L = s->L;
+    char real[CL_PATH_MAX];
+    if (!fsguard_resolve(path, NULL, real, sizeof real, e))
+        return false;
     if (!lua_checkstack(L, 6))
         return err_set(e, "Lua stack overflow");
     s->mem_hit = false;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 
 #define STARTER_MAX_BYTES ((size_t)4 << 20)
 #define BACKUP_TRIES 100
@@ -158,15 +159,17 @@ cleanup:
     return ok;
 }
 
-/* Copies src to dst unless dst exists. */
-static bool copy_if_missing(const char *src, const char *dst, bool *created, cl_err *e)
+/* Copies src, a file that must lie inside the lab folder root, to dst
+ * unless dst exists. */
+static bool copy_if_missing(const char *root, const char *src, const char *dst, bool *created,
+                            cl_err *e)
 {
     *created = false;
     struct stat st;
     if (lstat(dst, &st) == 0)
         return true;
     size_t len = 0;
-    char *data = file_read_all(src, STARTER_MAX_BYTES, &len, e);
+    char *data = fsguard_read(src, root, STARTER_MAX_BYTES, &len, e);
     if (!data)
         return err_prefix(e, "copying the lab's starter");
     bool ok = write_new_file(dst, data, len, created, e);
@@ -205,10 +208,10 @@ bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, work
     nmade = missing_dirs(f->dir, made);
     if (!paths_mkdir_p(f->dir, e))
         goto undo;
-    if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e))
+    if (!copy_if_missing(l->dir, f->starter_kernel, f->kernel, &f->kernel_created, e))
         goto undo;
     if (f->launcher[0] &&
-        !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))
+        !copy_if_missing(l->dir, f->starter_launcher, f->launcher, &f->launcher_created, e))
         goto undo;
     return true;
 undo:
@@ -304,9 +307,9 @@ bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool c
                                bdir, strerror(errno));
         }
     }
-    if (!copy_if_missing(f->starter_kernel, f->kernel, &f->kernel_created, e) ||
+    if (!copy_if_missing(l->dir, f->starter_kernel, f->kernel, &f->kernel_created, e) ||
         (f->launcher[0] &&
-         !copy_if_missing(f->starter_launcher, f->launcher, &f->launcher_created, e))) {
+         !copy_if_missing(l->dir, f->starter_launcher, f->launcher, &f->launcher_created, e))) {
         if (any)
             err_prefix(e, "your files are safe in %s", bdir);
         return false;

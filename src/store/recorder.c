@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 
 #define SOURCE_MAX ((size_t)4 << 20)
 
@@ -35,7 +36,7 @@ static char *read_text(const char *path)
         return NULL;
     size_t len = 0;
     cl_err e;
-    return file_read_all(path, SOURCE_MAX, &len, &e);
+    return fsguard_read(path, NULL, SOURCE_MAX, &len, &e);
 }
 
 void recorder_begin(recorder *rc, const run_request *req, const device_info *dev)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/atomicfile.h"
+#include "core/fsguard.h"
 #include "core/digest.h"
 #include "core/strbuf.h"
 #include "store/store.h"
@@ -183,7 +184,7 @@ bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bo
     }
     char current[DIGEST_HEX_LEN + 1] = "";
     size_t len = 0;
-    char *text = kernel_path ? file_read_all(kernel_path, (size_t)4 << 20, &len, &e) : NULL;
+    char *text = kernel_path ? fsguard_read(kernel_path, NULL, (size_t)4 << 20, &len, &e) : NULL;
     if (text && !digest_sha256_hex(text, len, current))
         current[0] = '\0';
     free(text);

@@ -1,0 +1,129 @@
+/* landlock.c - confining what the calling thread can read (core/landlock.h). */
+#define _GNU_SOURCE
+#include "core/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__linux__) && defined(SYS_landlock_create_ruleset)
+#include <linux/landlock.h>
+#define HAVE_LANDLOCK 1
+#else
+#define HAVE_LANDLOCK 0
+#endif
+
+#if HAVE_LANDLOCK
+
+/* Every file-system right each ABI version knows (handled, hence denied
+ * unless a rule allows it). */
+static uint64_t handled_rights(int abi)
+{
+    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+                 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                 LANDLOCK_ACCESS_FS_MAKE_SYM;
+#ifdef LANDLOCK_ACCESS_FS_REFER
+    if (abi >= 2)
+        r |= LANDLOCK_ACCESS_FS_REFER;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+    if (abi >= 3)
+        r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+    if (abi >= 5)
+        r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+#endif
+    return r;
+}
+
+int landlock_abi(void)
+{
+    long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return v > 0 ? (int)v : 0;
+}
+
+/* Allows reading below path (a folder) or reading path (a file). */
+static bool allow(int ruleset, const char *path, char *why, size_t wn)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return true;   /* not there: nothing to allow */
+    struct stat st;
+    bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    struct landlock_path_beneath_attr rule = {
+        .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE |
+                          (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0),
+        .parent_fd = fd,
+    };
+    long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    int err = errno;
+    close(fd);
+    if (rc != 0 && why)
+        snprintf(why, wn, "Landlock refused a rule for %s: %s", path, strerror(err));
+    return rc == 0;
+}
+
+landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
+                                       size_t wn)
+{
+    int abi = landlock_abi();
+    if (abi <= 0) {
+        if (why)
+            snprintf(why, wn, "this kernel offers no Landlock");
+        return LANDLOCK_UNAVAILABLE;
+    }
+    struct landlock_ruleset_attr attr = {.handled_access_fs = handled_rights(abi)};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0) {
+        if (why)
+            snprintf(why, wn, "Landlock: cannot create a ruleset: %s", strerror(errno));
+        return LANDLOCK_FAILED;
+    }
+    landlock_status st = LANDLOCK_APPLIED;
+    for (size_t i = 0; i < n && st == LANDLOCK_APPLIED; i++)
+        if (paths[i] && paths[i][0] && !allow(ruleset, paths[i], why, wn))
+            st = LANDLOCK_FAILED;
+    if (st == LANDLOCK_APPLIED && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        if (why)
+            snprintf(why, wn, "cannot set no_new_privs: %s", strerror(errno));
+        st = LANDLOCK_FAILED;
+    }
+    if (st == LANDLOCK_APPLIED && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+        if (why)
+            snprintf(why, wn, "Landlock: cannot confine the thread: %s", strerror(errno));
+        st = LANDLOCK_FAILED;
+    }
+    close(ruleset);
+    return st;
+}
+
+#else
+
+int landlock_abi(void)
+{
+    return 0;
+}
+
+landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
+                                       size_t wn)
+{
+    (void)paths;
+    (void)n;
+    if (why)
+        snprintf(why, wn, "this system offers no Landlock");
+    return LANDLOCK_UNAVAILABLE;
+}
+
+#endif
