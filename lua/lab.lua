@@ -322,10 +322,26 @@ local function fail_at(file, line, msg, ...)
   error(format("%s:%d: " .. msg, file or "?", line, ...), 0)
 end
 
+-- The fields of a result row (src/lab/rowview.c has the same list).
+local ROW_FIELDS = {
+  "variant", "label", "size", "kind", "status", "correct", "message", "run", "samples",
+  "median_ms", "min_ms", "max_ms", "spread", "gbps", "tflops", "pct_peak", "pct_peak_theory",
+  "speedup_cpu", "speedup_cpu_mt", "speedup_lib", "speedup_starter", "has_report", "rel_err",
+  "threads",
+}
+
 local function check_args(file, line, name, field, bound, unit)
   if type(field) ~= "string" then
     fail_at(file, line, "checks.%s: the first argument must be a field name such as \"speedup_cpu\", got %s",
             name, type(field))
+  end
+  local known = false
+  for _, f in ipairs(ROW_FIELDS) do known = known or f == field end
+  if not known then
+    local spec = {}
+    for i, f in ipairs(ROW_FIELDS) do spec[i] = { f } end
+    fail_at(file, line, "checks.%s: %s is not a field of a result row%s", name, quote(field),
+            suggestion(field, spec))
   end
   if type(bound) ~= "number" then
     fail_at(file, line, "checks.%s: the second argument must be a number, got %s", name, type(bound))
@@ -342,18 +358,34 @@ local function measured(x)
   return x ~= nil and x.status ~= "error" and x.status ~= "no_device"
 end
 
+-- A figure as a miss shows it: three significant digits.
+local function figure_text(v)
+  if v == v // 1 and v < 1e15 and v > -1e15 then return format("%d", v // 1) end
+  return format("%.3g", v)
+end
+
+-- Why a row that ran is not correct, in words.
+local function not_correct(x)
+  return "your kernel is not correct (" .. tostring(x.status) .. ")"
+end
+
 local function compare(name, op, ok)
   return located(function(file, line, field, bound, unit)
     check_args(file, line, name, field, bound, unit)
+    local u = unit or ""
     local fn = function(r)
       local x = r.exercise
       if not measured(x) then return nil end
-      if not x.correct then return false end
+      if not x.correct then return false, nil, not_correct(x) end
       local v = x[field]
-      if type(v) ~= "number" then return false end
-      return ok(v, bound), v
+      if type(v) ~= "number" then
+        return false, nil, field .. " was not measured in this run"
+      end
+      if ok(v, bound) then return true, v end
+      return false, v, format("%s %s%s, needs %s %s%s", field, figure_text(v), u, op,
+                              number_text(bound), u)
     end
-    targets[fn] = op .. " " .. number_text(bound) .. (unit or "")
+    targets[fn] = op .. " " .. number_text(bound) .. u
     return fn
   end)
 end
@@ -363,7 +395,8 @@ function checks.correct()
   local fn = function(r)
     local x = r.exercise
     if not measured(x) then return nil end
-    return x.correct == true
+    if x.correct == true then return true end
+    return false, nil, not_correct(x)
   end
   targets[fn] = "correct"
   return fn
@@ -376,6 +409,7 @@ checks.at_least = compare("at_least", ">=", function(v, b) return v >= b end)
 checks.at_most = compare("at_most", "<=", function(v, b) return v <= b end)
 
 -- Every check holds; the value shown is the first one that has a value.
+-- A miss gives the failing check's value and why (or its target).
 checks.all = located(function(file, line, ...)
   local list = { ... }
   local shown = {}
@@ -387,11 +421,16 @@ checks.all = located(function(file, line, ...)
   end
   local fn = function(r)
     local value
-    for _, c in ipairs(list) do
-      local reached, v = c(r)
+    for i, c in ipairs(list) do
+      local reached, v, why = c(r)
       if value == nil then value = v end
       if reached == nil then return nil end
-      if not reached then return false, value end
+      if not reached then
+        if why == nil then
+          why = targets[c] and ("not met: " .. targets[c]) or format("condition %d is not met", i)
+        end
+        return false, v, why
+      end
     end
     return true, value
   end

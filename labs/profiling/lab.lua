@@ -331,7 +331,8 @@ return lab {
         function(r)
           local x = r.exercise
           if x == nil or x.status == "error" then return nil end
-          return x.has_report == true
+          if x.has_report == true then return true end
+          return false, nil, "no report.md beside your kernel: write it with 'cudalab report profiling'"
         end),
     },
   },

@@ -241,11 +241,14 @@ static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
             mine = &gl->rows[k];
     if (mine && mine->status != RS_CORRECT) {
         grade_explain_row(mine, g->cause, sizeof g->cause, g->why, sizeof g->why);
+    } else if (mine && ev.why[0]) {
+        snprintf(g->cause, sizeof g->cause, "not_reached");
+        snprintf(g->why, sizeof g->why, "your kernel is correct at %s, but %s", size, ev.why);
     } else if (mine) {
         snprintf(g->cause, sizeof g->cause, "not_reached");
-        snprintf(g->why, sizeof g->why, "your kernel is correct at %s and measured %s, short of "
-                                        "the milestone",
-                 size, ev.shown[0] ? ev.shown : "(no figure)");
+        snprintf(g->why, sizeof g->why, "your kernel is correct at %s but does not reach the "
+                                        "milestone (%s)",
+                 size, ev.shown[0] ? ev.shown : "no figure");
     } else {
         snprintf(g->cause, sizeof g->cause, "%s", gl->cause[0] ? gl->cause : "not_measured");
         snprintf(g->why, sizeof g->why, "%s", gl->note[0] ? gl->note

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "catalog/problem_spec.h"
+#include "lab/rowview.h"
 #include "lab/sandbox.h"
 
 typedef struct eval_ctx {
@@ -28,192 +29,19 @@ const char *ms_state_name(ms_state s)
     return "unknown";
 }
 
-/* One factor of a size label: 4096, 2^12 or 1<<12; -1 when unreadable. */
-static double factor(const char *s, const char **end)
-{
-    char *p;
-    double a = strtod(s, &p);
-    if (p == s)
-        return -1;
-    while (*p == ' ')
-        p++;
-    if (*p == '^' || (p[0] == '<' && p[1] == '<')) {
-        bool shift = *p == '<';
-        p += shift ? 2 : 1;
-        char *q;
-        double b = strtod(p, &q);
-        if (q == p)
-            return -1;
-        a = shift ? ldexp(a, (int)b) : pow(a, b);
-        p = q;
-    }
-    while (*p == ' ')
-        p++;
-    *end = p;
-    return a;
-}
-
-/* How big a size label is (product of its factors); -1 when unreadable. */
-static double size_magnitude(const char *label)
-{
-    double m = 1;
-    const char *p = label;
-    for (;;) {
-        double f = factor(p, &p);
-        if (f < 0)
-            return -1;
-        m *= f;
-        if (*p == '\0')
-            return m;
-        if (*p != 'x' && *p != 'X')
-            return -1;
-        p++;
-    }
-}
-
-static void set_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_str(lua_State *L, const char *k, const char *v)
-{
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
-}
-
-/* Pushes one row as a table; values the engine marks unknown are nil. */
-static void push_row(lua_State *L, const run_result *r)
-{
-    lua_createtable(L, 0, 24);
-    set_str(L, "variant", r->variant);
-    set_str(L, "label", r->label);
-    set_str(L, "size", r->size);
-    set_str(L, "kind", result_kind_name(r->kind));
-    set_str(L, "status", result_status_name(r->status));
-    lua_pushboolean(L, r->status == RS_CORRECT);
-    lua_setfield(L, -2, "correct");
-    set_str(L, "message", r->message);
-    lua_pushinteger(L, r->run);
-    lua_setfield(L, -2, "run");
-    lua_pushinteger(L, r->samples);
-    lua_setfield(L, -2, "samples");
-    if (r->median_ms > 0) {
-        set_num(L, "median_ms", r->median_ms);
-        set_num(L, "min_ms", r->min_ms);
-        set_num(L, "max_ms", r->max_ms);
-        set_num(L, "spread", r->spread);
-    }
-    if (r->gbps >= 0)
-        set_num(L, "gbps", r->gbps);
-    if (r->tflops >= 0)
-        set_num(L, "tflops", r->tflops);
-    if (r->pct_peak_measured >= 0)
-        set_num(L, "pct_peak", r->pct_peak_measured);
-    if (r->pct_peak_theory >= 0)
-        set_num(L, "pct_peak_theory", r->pct_peak_theory);
-    if (r->speedup_cpu > 0)
-        set_num(L, "speedup_cpu", r->speedup_cpu);
-    if (r->speedup_cpu_mt > 0)
-        set_num(L, "speedup_cpu_mt", r->speedup_cpu_mt);
-    if (r->speedup_lib > 0)
-        set_num(L, "speedup_lib", r->speedup_lib);
-    if (r->speedup_starter > 0)
-        set_num(L, "speedup_starter", r->speedup_starter);
-    lua_pushboolean(L, r->has_report);
-    lua_setfield(L, -2, "has_report");
-    if (r->status == RS_CORRECT || r->status == RS_WRONG)
-        set_num(L, "rel_err", r->rel_err);
-    if (r->kind == RK_CPU || r->kind == RK_CPU_MT) {
-        lua_pushinteger(L, r->threads);
-        lua_setfield(L, -2, "threads");
-    }
-}
-
-/* Index of the row of the given kind (and variant, when not NULL) at the
- * largest size; the later row wins a tie.  -1 when there is none. */
-static long pick(const run_result *rs, size_t n, result_kind k, const char *variant)
-{
-    long best = -1;
-    double bm = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (rs[i].kind != k || (variant && strcmp(rs[i].variant, variant) != 0))
-            continue;
-        double m = size_magnitude(rs[i].size);
-        if (best < 0 || m >= bm) {
-            best = (long)i;
-            bm = m;
-        }
-    }
-    return best;
-}
-
-/* The row of kind k called variant at the largest size, else any row of
- * that kind (a problem with several rows of a kind, such as the
- * pipeline's one a step, names the main one "exercise", "cpu", ...). */
-static long pick_named(const run_result *rs, size_t n, result_kind k, const char *variant)
-{
-    long i = pick(rs, n, k, variant);
-    return i >= 0 ? i : pick(rs, n, k, NULL);
-}
-
-/* Sets field k of the table on top to row i (absolute index of r.all). */
-static void set_row(lua_State *L, const char *k, int all, long i)
-{
-    if (i < 0)
-        return;
-    lua_rawgeti(L, all, (lua_Integer)i + 1);
-    lua_setfield(L, -2, k);
-}
-
-/* (ctx) -> reached, value: builds r and calls the check function. */
+/* (ctx) -> reached, value, why: builds r and calls the check function. */
 static int eval_main(lua_State *L)
 {
     eval_ctx *c = lua_touserdata(L, 1);
     luaL_checkstack(L, 16, "milestone check");
-    lua_createtable(L, 0, 6);                              /* ctx r */
-    int r = lua_gettop(L);
-    lua_createtable(L, (int)(c->n < 1000000 ? c->n : 1000000), 0);
-    int all = lua_gettop(L);
-    for (size_t i = 0; i < c->n; i++) {
-        push_row(L, &c->rs[i]);
-        lua_rawseti(L, all, (lua_Integer)i + 1);
-    }
-    lua_pushvalue(L, r);                                   /* ctx r all r */
-    set_row(L, "exercise", all, pick_named(c->rs, c->n, RK_EXERCISE, "exercise"));
-    set_row(L, "library", all, pick(c->rs, c->n, RK_LIBRARY, NULL));
-    set_row(L, "cpu", all, pick_named(c->rs, c->n, RK_CPU, "cpu"));
-    set_row(L, "cpu_mt", all, pick_named(c->rs, c->n, RK_CPU_MT, "cpu_mt"));
-    lua_newtable(L);                                       /* ctx r all r exercises */
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->rs[i].kind != RK_EXERCISE)
-            continue;
-        bool seen = lua_getfield(L, -1, c->rs[i].variant) != LUA_TNIL;
-        lua_pop(L, 1);
-        if (!seen)
-            set_row(L, c->rs[i].variant, all, pick(c->rs, c->n, RK_EXERCISE, c->rs[i].variant));
-    }
-    lua_setfield(L, -2, "exercises");
-    lua_newtable(L);                                       /* ctx r all r variants */
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->rs[i].kind != RK_KERNEL)
-            continue;
-        bool seen = lua_getfield(L, -1, c->rs[i].variant) != LUA_TNIL;
-        lua_pop(L, 1);
-        if (!seen)
-            set_row(L, c->rs[i].variant, all, pick(c->rs, c->n, RK_KERNEL, c->rs[i].variant));
-    }
-    lua_setfield(L, -2, "variants");
-    lua_pop(L, 1);                                         /* ctx r all */
-    lua_setfield(L, r, "all");
+    rowview_push(L, c->rs, c->n);                          /* ctx r */
     cl_err e;
     if (!sandbox_freeze(c->l->ls, &e))                     /* ctx view */
         return luaL_error(L, "%s", e.msg);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
     lua_insert(L, -2);
-    lua_call(L, 1, 2);
-    return 2;
+    lua_call(L, 1, 3);
+    return 3;
 }
 
 /* The unit a target is written in: what follows its last digit (">= 100x"
@@ -292,11 +120,14 @@ static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval 
     cl_err e;
     lua_pushcfunction(L, eval_main);
     lua_pushlightuserdata(L, &c);
-    if (!sandbox_pcall(l->ls, 1, 2, &e)) {
+    if (!sandbox_pcall(l->ls, 1, 3, &e)) {
         snprintf(out->error, sizeof out->error, "%s", e.msg);
         lua_settop(L, top);
         return false;
     }
+    if (lua_type(L, -1) == LUA_TSTRING)
+        snprintf(out->why, sizeof out->why, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
     int vt = lua_type(L, -1);
     if (vt == LUA_TNUMBER) {
         out->value = lua_tonumber(L, -1);
@@ -315,7 +146,9 @@ static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval 
     lua_settop(L, top);
 
     char v[48];
-    if (out->has_value) {
+    if (out->state == MS_MISSED && out->why[0]) {
+        snprintf(out->shown, sizeof out->shown, "%s", out->why);
+    } else if (out->has_value) {
         format_value(out->value, v, sizeof v);
         if (m->target)
             snprintf(out->shown, sizeof out->shown, "%s%s %s", v, target_unit(m->target), m->target);

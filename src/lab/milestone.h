@@ -5,10 +5,14 @@
  * r.exercises[id], r.library, r.cpu, r.cpu_mt (each the row at the largest
  * size measured; r.exercise, r.cpu and r.cpu_mt the rows called
  * "exercise", "cpu" and "cpu_mt" when there are several of the kind) and
- * r.all (every row).  It returns reached, value:
+ * r.all (every row); rows and r are strict (lab/rowview.h).  It returns
+ * reached, value, why:
  *   reached: true -> MS_REACHED, false -> MS_MISSED, nil -> MS_PENDING
  *            (nothing to judge yet, e.g. the exercise has not run);
- *   value:   a number shown beside the target ("312x >= 100x"), or nil.
+ *   value:   a number shown beside the target ("312x >= 100x"), or nil;
+ *   why:     for a miss, which condition failed, in words ("2.1x, needs
+ *            >= 3x", "no report.md beside your kernel"), or nil.  A missed
+ *            milestone with a why shows the why, never a passing figure.
  * A check that errors, runs past its time budget or exhausts its memory
  * gives MS_ERROR with "file:line: message", never a crash. */
 #ifndef CUDALAB_LAB_MILESTONE_H
@@ -26,7 +30,8 @@ typedef struct ms_eval {
     ms_state state;
     double value;
     bool has_value;
-    char shown[96];       /* "312x >= 100x" */
+    char shown[160];      /* "312x >= 100x"; for a miss with a why, the why */
+    char why[160];        /* a miss: which condition failed ("" when the check gave none) */
     char error[256];
 } ms_eval;
 

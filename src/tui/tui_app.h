@@ -69,11 +69,11 @@ typedef enum tui_ms_state {
 
 typedef struct tui_ms {
     tui_ms_state state;
-    char shown[96];            /* measured value against target: "312x >= 100x" */
+    char shown[160];           /* measured value against target: "312x >= 100x" */
     char error[256];
     bool earned;               /* reached before (the progress store remembers) */
     double earned_at;          /* when, Unix time */
-    char earned_shown[96];     /* the value that earned it */
+    char earned_shown[160];    /* the value that earned it */
 } tui_ms;
 
 typedef struct tui_labstate {

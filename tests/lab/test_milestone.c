@@ -94,7 +94,8 @@ static void test_reached_and_missed(void **state)
     n = make_rows(rs, RS_CORRECT, 42.25);
     assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
     assert_int_equal(ev.state, MS_MISSED);
-    assert_string_equal(ev.shown, "42.2x >= 100x");
+    assert_string_equal(ev.shown, "speedup_cpu 42.2x, needs >= 100x");
+    assert_string_equal(ev.why, "speedup_cpu 42.2x, needs >= 100x");
 
     n = make_rows(rs, RS_WRONG, 500);
     assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
@@ -183,6 +184,33 @@ static void test_check_errors(void **state)
     assert_true(lab_milestone_eval(g_lab, find("fast"), rs, n, &ev));
     assert_int_equal(ev.state, MS_REACHED);
     assert_false(lab_milestone_eval(g_lab, g_lab->nmilestones, rs, n, &ev));
+    /* a field no row has is an error at the check's line, with the near name */
+    assert_error("typo", "a row has no field 'pct_peek' (did you mean 'pct_peak'?)", 49);
+}
+
+/* A miss of a check of several conditions names the one that failed, with
+ * its own figure; never the passing figure of another. */
+static void test_which_condition_failed(void **state)
+{
+    (void)state;
+    run_result rs[16];
+    ms_eval ev;
+    size_t n = make_rows(rs, RS_CORRECT, 200);
+    rs[0].has_report = false;
+    assert_true(lab_milestone_eval(g_lab, find("both"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_string_equal(ev.why, "no report written");
+    assert_string_equal(ev.shown, "no report written");
+    rs[0].has_report = true;
+    assert_true(lab_milestone_eval(g_lab, find("both"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_string_equal(ev.shown, "condition 3 is not met");
+    n = make_rows(rs, RS_CORRECT, 20);
+    assert_true(lab_milestone_eval(g_lab, find("both"), rs, n, &ev));
+    assert_string_equal(ev.shown, "speedup_cpu 20x, needs >= 100x");
+    n = make_rows(rs, RS_WRONG, 500);
+    assert_true(lab_milestone_eval(g_lab, find("both"), rs, n, &ev));
+    assert_string_equal(ev.shown, "your kernel is not correct (wrong)");
 }
 
 static void test_quiz_answers(void **state)
@@ -252,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_shape_of_r),
         cmocka_unit_test(test_exercise_missing),
         cmocka_unit_test(test_check_errors),
+        cmocka_unit_test(test_which_condition_failed),
         cmocka_unit_test(test_quiz_answers),
         cmocka_unit_test(test_exercise_rows),
     };

@@ -77,7 +77,7 @@ if [ -n "$inject" ] && [ -x "$inject" ]; then
     else
         fail "no 'judged at 2^28' for a run at 2^20"
     fi
-    has "22.2x >= 100x at 2^20" && pass "and what 2^20 showed" || fail "the 2^20 figure is not shown"
+    has "22.2x, needs >= 100x at 2^20" && pass "and what 2^20 showed" || fail "the 2^20 figure is not shown"
     wait_for "size set to 2^28" 5 && pass "Enter switches the run to the judged size" ||
         fail "Enter did not switch to 2^28"
     has "[2^28]" && pass "the run pane is at 2^28" || fail "the run pane's size is not 2^28"
