@@ -408,6 +408,52 @@ checks.at_least = compare("at_least", ">=", function(v, b) return v >= b end)
 -- The learner's kernel is correct and r.exercise[field] <= bound.
 checks.at_most = compare("at_most", "<=", function(v, b) return v <= b end)
 
+-- The row of the run called id (a variant, the library, "cpu", "cpu_mt"),
+-- at the size of the learner's row x; nil when it was not measured.
+local function row_called(r, id, x)
+  local found
+  for _, row in ipairs(r.all) do
+    if row.variant == id and row.kind ~= "exercise" and (x == nil or row.size == x.size) then
+      found = row
+    end
+  end
+  return found
+end
+
+-- The learner's kernel is correct and at least bound times as fast as the
+-- row called id (0.5: within 2x of its time).
+checks.speedup_over = located(function(file, line, id, bound, unit)
+  if type(id) ~= "string" then
+    fail_at(file, line, "checks.speedup_over: the first argument must be a row's id such as "
+            .. "\"warp_shuffle\", \"cub\" or \"cpu\", got %s", type(id))
+  end
+  if type(bound) ~= "number" or not (bound > 0) then
+    fail_at(file, line, "checks.speedup_over: the second argument must be a positive number, got %s",
+            tostring(bound))
+  end
+  if unit ~= nil and type(unit) ~= "string" then
+    fail_at(file, line, "checks.speedup_over: the unit must be a string such as \"x\", got %s", type(unit))
+  end
+  local u = unit or "x"
+  local fn = function(r)
+    local x = r.exercise
+    if not measured(x) then return nil end
+    if not x.correct then return false, nil, not_correct(x) end
+    local other = row_called(r, id, x)
+    if other == nil or other.status == "error" or other.status == "no_device" then return nil end
+    if not other.correct or not other.median_ms then
+      return false, nil, "the row " .. id .. " did not measure correctly (" .. tostring(other.status) .. ")"
+    end
+    if not x.median_ms then return false, nil, "your kernel's time was not measured" end
+    local v = other.median_ms / x.median_ms
+    if v >= bound then return true, v end
+    return false, v, format("%s%s of %s's speed, needs >= %s%s", figure_text(v), u, id,
+                            number_text(bound), u)
+  end
+  targets[fn] = ">= " .. number_text(bound) .. u .. " of " .. id
+  return fn
+end)
+
 -- Every check holds; the value shown is the first one that has a value.
 -- A miss gives the failing check's value and why (or its target).
 checks.all = located(function(file, line, ...)
