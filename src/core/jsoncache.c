@@ -1,6 +1,12 @@
 #include "core/jsoncache.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "core/atomicfile.h"
 #include "core/paths.h"
@@ -8,10 +14,10 @@
 bool jsoncache_path(const char *file, char *out, size_t n, cl_err *e)
 {
     char dir[CL_PATH_MAX];
-    if (!paths_data_dir(dir, sizeof dir, e))
+    if (!paths_cache_dir(dir, sizeof dir, e))
         return false;
     if (!paths_join(out, n, dir, file))
-        return err_set(e, "data folder path is too long");
+        return err_set(e, "cache folder path is too long");
     return true;
 }
 
@@ -36,6 +42,36 @@ bool jsoncache_write(const char *path, const char *doc, cl_err *e)
             return false;
     }
     return atomicfile_write(path, doc, strlen(doc), e);
+}
+
+bool jsoncache_update(const char *path, size_t max_bytes, jsoncache_update_fn update, void *ud,
+                      cl_err *e)
+{
+    char lock[CL_PATH_MAX + 8], dir[CL_PATH_MAX];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock ||
+        !paths_dir_name(path, dir, sizeof dir))
+        return err_set(e, "the path %s is too long", path);
+    if (!paths_mkdir_p(dir, e))
+        return false;
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(e, "cannot open %s: %s", lock, strerror(errno));
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        err_set(e, "cannot lock %s: %s", lock, strerror(errno));
+        close(fd);
+        return false;
+    }
+    char *json = jsoncache_read(path, max_bytes);
+    char *doc = update(json, ud);
+    bool ok = !doc || jsoncache_write(path, doc, e);
+    free(doc);
+    free(json);
+    flock(fd, LOCK_UN);
+    close(fd);
+    return ok;
 }
 
 bool jsoncache_find(const char *json, const char *list, jsoncache_entry_fn take, void *ud)

@@ -140,6 +140,13 @@ char *engine_cpu_cache_update(const char *json, const engine_cpu_key *k,
     return jsoncache_replace(json, CPU_CACHE_LIST, same_key, fill_entry, &c);
 }
 
+/* A jsoncache_update_fn: json with one cpu_new entry (ud) replaced. */
+static char *cache_with_entry(const char *json, void *ud)
+{
+    const cpu_new *c = ud;
+    return engine_cpu_cache_update(json, c->k, c->t);
+}
+
 bool engine_cpu_cache_path(char *out, size_t n, cl_err *e)
 {
     return jsoncache_path(CPU_CACHE_FILE, out, n, e);
@@ -216,10 +223,10 @@ bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_c
         free(json);
         return false;
     }
-    char *doc = out->status == RS_CORRECT ? engine_cpu_cache_update(json, &k, out) : NULL;
     free(json);
-    if (doc && have_path)
-        jsoncache_write(path, doc, NULL);
-    free(doc);
+    if (out->status == RS_CORRECT && have_path) {
+        cpu_new c = {&k, out};
+        jsoncache_update(path, CPU_CACHE_MAX, cache_with_entry, &c, NULL);
+    }
     return true;
 }

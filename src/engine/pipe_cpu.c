@@ -148,23 +148,35 @@ static bool from_cache(const pipe_size *z, cpu_side *side, const char *json)
     return true;
 }
 
-static void to_cache(const pipe_size *z, const cpu_side *side, const char *path, char *json)
+typedef struct side_entries {
+    const pipe_size *z;
+    const cpu_side *side;
+} side_entries;
+
+/* A jsoncache_update_fn: json with every step of a side (ud) replaced. */
+static char *with_side(const char *json, void *ud)
+{
+    const side_entries *se = ud;
+    char *doc = NULL;
+    for (int s = 0; s <= PREP_NSTEPS; s++) {
+        engine_cpu_key k;
+        key_of(se->z, se->side->threads, s, &k);
+        char *next = engine_cpu_cache_update(doc ? doc : json, &k, &se->side->t[s]);
+        free(doc);
+        if (!next)
+            return NULL;
+        doc = next;
+    }
+    return doc;
+}
+
+static void to_cache(const pipe_size *z, const cpu_side *side, const char *path)
 {
     for (int s = 0; s <= PREP_NSTEPS; s++)
         if (side->t[s].status != RS_CORRECT)
             return;
-    for (int s = 0; s <= PREP_NSTEPS; s++) {
-        engine_cpu_key k;
-        key_of(z, side->threads, s, &k);
-        char *doc = engine_cpu_cache_update(json, &k, &side->t[s]);
-        if (!doc)
-            break;
-        free(json);
-        json = doc;
-    }
-    if (json)
-        jsoncache_write(path, json, NULL);
-    free(json);
+    side_entries se = {z, side};
+    jsoncache_update(path, 4u << 20, with_side, &se, NULL);
 }
 
 /* Measures (or reads from the cache) one side; its check run leaves the
@@ -175,18 +187,13 @@ static bool measure_side(pipe_size *z, cpu_side *side, uint64_t table_sum, cl_er
     bool have_path = engine_cpu_cache_path(path, sizeof path, NULL);
     char *json = have_path ? jsoncache_read(path, 4u << 20) : NULL;
     side->cached = from_cache(z, side, json);
-    if (side->cached) {
-        free(json);
+    free(json);
+    if (side->cached)
         return true;
-    }
-    if (!checked_run(z, side, table_sum, e) || !timed_runs(z, side, e)) {
-        free(json);
+    if (!checked_run(z, side, table_sum, e) || !timed_runs(z, side, e))
         return false;
-    }
     if (have_path)
-        to_cache(z, side, path, json);
-    else
-        free(json);
+        to_cache(z, side, path);
     return true;
 }
 

@@ -16,7 +16,7 @@
  * can read nothing but those folders and the libraries it loads.  A
  * diagnostic quotes lines of the source and its local headers only.
  *
- * Compiled programs are cached in <data>/nvrtc-cache/ (core/paths.h), keyed
+ * Compiled programs are cached in <cache>/nvrtc-cache/ (core/paths.h), keyed
  * by the source text, the text of the local headers it includes,
  * the architecture, the options and the NVRTC version.  A hit skips
  * compiling; an entry is used only when its whole key matches.
@@ -96,7 +96,7 @@ typedef struct nvrtc_opts {
     const char *arch;            /* "sm_90"; NULL: NVRTC_DEFAULT_ARCH */
     const char *root;            /* the folder includes must stay in; NULL: the file's own */
     bool no_cache;               /* neither read nor write the cache */
-    const char *cache_dir;       /* NULL: <data>/nvrtc-cache */
+    const char *cache_dir;       /* NULL: <cache folder>/nvrtc-cache */
 } nvrtc_opts;
 
 /* Compiles the file at path for arch (NULL: the caller found no device, so

@@ -48,10 +48,10 @@ bool nvrtc_cache_file(const nvrtc_opts *o, const strbuf *key, char *out, size_t 
     if (o->cache_dir) {
         snprintf(dir, sizeof dir, "%s", o->cache_dir);
     } else {
-        char data[CL_PATH_MAX];
-        if (!paths_data_dir(data, sizeof data, e))
+        char cache[CL_PATH_MAX];
+        if (!paths_cache_dir(cache, sizeof cache, e))
             return false;
-        if (!paths_join(dir, sizeof dir, data, "nvrtc-cache"))
+        if (!paths_join(dir, sizeof dir, cache, "nvrtc-cache"))
             return err_set(e, "cache path too long");
     }
     char name[32];

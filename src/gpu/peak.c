@@ -81,6 +81,13 @@ char *peak_cache_update(const char *json, const peak_key *k, const peak_figures 
     return jsoncache_replace(json, PEAK_CACHE_LIST, same_slot, fill_entry, &p);
 }
 
+/* A jsoncache_update_fn: json with the peak_new (ud) entry replaced. */
+static char *with_peak(const char *json, void *ud)
+{
+    const peak_new *p = ud;
+    return peak_cache_update(json, p->k, &p->f, p->when);
+}
+
 bool peak_cache_path(char *out, size_t n, cl_err *e)
 {
     return jsoncache_path(PEAK_CACHE_FILE, out, n, e);
@@ -215,10 +222,10 @@ bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
     info->peak_bw_measured_gbs = f.copy_gbs;
     info->peak_bw_read_gbs = f.read_gbs;
     info->peak_bw_cached = false;
-    char *doc = peak_cache_update(json, &k, &f, (long long)time(NULL));
     free(json);
-    if (doc && have_path)
-        jsoncache_write(path, doc, NULL);
-    free(doc);
+    if (have_path) {
+        peak_new pn = {.k = &k, .f = f, .when = (long long)time(NULL)};
+        jsoncache_update(path, PEAK_CACHE_MAX, with_peak, &pn, NULL);
+    }
     return true;
 }

@@ -126,14 +126,17 @@ static void test_path_read_write(void **state)
     (void)state;
     char dir[CL_PATH_MAX];
     assert_true(ts_tmpdir(dir, sizeof dir, "jsoncache"));
-    char data[CL_PATH_MAX + 8];
+    char data[CL_PATH_MAX + 8], cache[CL_PATH_MAX + 8];
     snprintf(data, sizeof data, "%s/data", dir);
-    setenv("XDG_DATA_HOME", data, 1);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    ts_data_home(data);
+    setenv("XDG_CACHE_HOME", cache, 1);
 
     char path[CL_PATH_MAX];
     cl_err e = {{0}};
     assert_true(jsoncache_path("cache.json", path, sizeof path, &e));
-    assert_non_null(strstr(path, data));
+    assert_non_null(strstr(path, cache));   /* the cache folder, not the data folder */
+    assert_null(strstr(path, data));
     assert_non_null(strstr(path, "/cache.json"));
     assert_false(jsoncache_path("cache.json", path, 8, &e));
 

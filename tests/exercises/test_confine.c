@@ -46,7 +46,7 @@ static int setup(void **state)
     cl_err e;
     if (!paths_mkdir_p(dir, &e) || !paths_mkdir_p(g_ws, &e) || !paths_mkdir_p(data, &e))
         return -1;
-    setenv("XDG_DATA_HOME", data, 1);
+    ts_data_home(data);
     setenv("XDG_CACHE_HOME", data, 1);
     FILE *f = fopen(g_key, "w");
     if (!f)

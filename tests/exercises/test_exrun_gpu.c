@@ -589,7 +589,7 @@ int main(void)
 {
     if (!ts_tmpdir(g_tmp, sizeof g_tmp, "ex"))
         return 1;
-    setenv("XDG_DATA_HOME", g_tmp, 1);
+    ts_data_home(g_tmp);
     engine_probe(&g_dev);
     if (!g_dev.present) {
         printf("SKIP: %s\n", g_dev.reason);

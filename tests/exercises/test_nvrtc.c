@@ -425,12 +425,14 @@ static void test_cache_hit_and_invalidation(void **state)
     nvrtc_output_free(&d);
 }
 
-static void test_cache_in_the_data_folder(void **state)
+static void test_cache_in_the_cache_folder(void **state)
 {
     tmp_env *t = *state;
-    char data[CL_PATH_MAX], path[CL_PATH_MAX], cache[CL_PATH_MAX];
+    char data[CL_PATH_MAX], path[CL_PATH_MAX], cache[CL_PATH_MAX], xcache[CL_PATH_MAX];
     snprintf(data, sizeof data, "%s/xdg", t->dir);
-    assert_int_equal(setenv("XDG_DATA_HOME", data, 1), 0);
+    snprintf(xcache, sizeof xcache, "%s/xdg-cache", t->dir);
+    assert_int_equal(ts_data_home(data), 0);
+    assert_int_equal(setenv("XDG_CACHE_HOME", xcache, 1), 0);
     ts_home_path(path, sizeof path, "labs/embedding/starter.cu");
     nvrtc_output a, b;
     cl_err e = {{0}};
@@ -439,11 +441,13 @@ static void test_cache_in_the_data_folder(void **state)
     assert_false(a.cache_hit);
     assert_true(nvrtc_compile(path, NULL, &b, &e));
     assert_true(b.cache_hit);
-    snprintf(cache, sizeof cache, "%s/cudalab/nvrtc-cache", data);
+    snprintf(cache, sizeof cache, "%s/cudalab/nvrtc-cache", xcache);
     assert_true(paths_is_dir(cache));
+    snprintf(cache, sizeof cache, "%s/cudalab/nvrtc-cache", data);
+    assert_false(paths_is_dir(cache));   /* never in the data folder */
     nvrtc_output_free(&a);
     nvrtc_output_free(&b);
-    assert_int_equal(setenv("XDG_DATA_HOME", g_data_home, 1), 0);
+    assert_int_equal(ts_data_home(g_data_home), 0);
 }
 
 static void test_mangled_kernel_is_explained(void **state)
@@ -638,7 +642,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compile_too_much_shared_gives_the_reason, setup_tmp,
                                         teardown_tmp),
         cmocka_unit_test_setup_teardown(test_cache_hit_and_invalidation, setup_tmp, teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_cache_in_the_data_folder, setup_tmp, teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_cache_in_the_cache_folder, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_mangled_kernel_is_explained),
         cmocka_unit_test_setup_teardown(test_toolkit_headers_are_found, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_standard_headers_are_found, setup_tmp, teardown_tmp),
@@ -647,7 +651,7 @@ int main(void)
     };
     if (!ts_tmpdir(g_data_home, sizeof g_data_home, "ex"))
         return 1;
-    if (setenv("XDG_DATA_HOME", g_data_home, 1) != 0)
+    if (ts_data_home(g_data_home) != 0)
         return 1;
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ts_rm_rf(g_data_home);

@@ -26,7 +26,7 @@ int main(void)
 {
     char data[CL_PATH_MAX];
     if (ts_tmpdir(data, sizeof data, "engine-fault"))
-        setenv("XDG_DATA_HOME", data, 1);
+        ts_data_home(data);
     device_info d;
     engine_probe(&d);
     if (!d.present) {

@@ -384,7 +384,7 @@ int main(void)
 {
     char data[CL_PATH_MAX];
     if (ts_tmpdir(data, sizeof data, "engine-data"))
-        setenv("XDG_DATA_HOME", data, 1);
+        ts_data_home(data);
     engine_probe(&g_dev);
     if (!g_dev.present) {
         printf("SKIP: %s\n", g_dev.reason);

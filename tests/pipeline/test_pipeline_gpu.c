@@ -352,7 +352,7 @@ int main(int argc, char **argv)
     if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-gpu"))
         return 1;
     snprintf(g_data, sizeof g_data, "%s/data", g_tmp);
-    setenv("XDG_DATA_HOME", g_data, 1);
+    ts_data_home(g_data);
     char cache[CL_PATH_MAX];
     snprintf(cache, sizeof cache, "%s/cache", g_tmp);
     setenv("CUDALAB_CACHE", cache, 1);

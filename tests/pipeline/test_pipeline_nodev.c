@@ -478,7 +478,7 @@ int main(int argc, char **argv)
     snprintf(g_home, sizeof g_home, "%s", home);
     if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-nodev"))
         return 1;
-    setenv("XDG_DATA_HOME", g_tmp, 1);
+    ts_data_home(g_tmp);
     char cache[CL_PATH_MAX];
     snprintf(cache, sizeof cache, "%s/cache", g_tmp);
     setenv("CUDALAB_CACHE", cache, 1);

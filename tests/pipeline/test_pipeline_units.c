@@ -585,7 +585,7 @@ int main(void)
 {
     if (!ts_tmpdir(g_tmp, sizeof g_tmp, "pipe-units"))
         return 1;
-    setenv("XDG_DATA_HOME", g_tmp, 1);
+    ts_data_home(g_tmp);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_summary_table),

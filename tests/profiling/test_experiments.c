@@ -142,7 +142,7 @@ static void test_timeline_file(void **state)
     (void)state;
     char dir[] = "/tmp/cudalab-xdg-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    setenv("XDG_DATA_HOME", dir, 1);
+    ts_data_home(dir);
     char path[4096];
     cl_err e;
     assert_true(experiments_timeline_file(path, sizeof path, &e));

@@ -281,7 +281,7 @@ int main(int argc, char **argv)
     char dir[CL_PATH_MAX];
     bool have_dir = ts_tmpdir(dir, sizeof dir, "prof-data");
     if (have_dir)
-        setenv("XDG_DATA_HOME", dir, 1);
+        ts_data_home(dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_device_exits_3),
         cmocka_unit_test(test_json),

@@ -25,6 +25,7 @@
 #include "gpu/nvtx.h"
 #include "profiling.h"
 #include "experiments/experiments.h"
+#include "support.h"
 
 typedef struct rows {
     run_result r[128];
@@ -245,7 +246,7 @@ int main(void)
     }
     char dir[] = "/tmp/cudalab-prof-gpu-XXXXXX";
     if (mkdtemp(dir))
-        setenv("XDG_DATA_HOME", dir, 1);
+        ts_data_home(dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_captures_copies_and_kernels),
         cmocka_unit_test(test_pinned_beats_pageable),

@@ -50,9 +50,13 @@ const char *ts_exe(void);
 /* Makes a fresh folder cudalab-<tag>-XXXXXX under $TMPDIR (/tmp when unset)
  * and writes its path into out; false when it cannot be made. */
 bool ts_tmpdir(char *out, size_t n, const char *tag);
+/* Points the data and the cache folders at dir (XDG_DATA_HOME and
+ * XDG_CACHE_HOME; CUDALAB_DATA and CUDALAB_CACHE unset): 0, or -1 when the
+ * environment cannot be set. */
+int ts_data_home(const char *dir);
 /* A group's private data folder, for cmocka_run_group_tests: ts_tmp_setup
- * makes a fresh temporary folder, names it in ts_tmp and sets XDG_DATA_HOME
- * to it; ts_tmp_teardown removes it. */
+ * makes a fresh temporary folder, names it in ts_tmp and points the data
+ * and cache folders at it (ts_data_home); ts_tmp_teardown removes it. */
 extern char ts_tmp[CL_PATH_MAX];
 int ts_tmp_setup(void **state);
 int ts_tmp_teardown(void **state);

@@ -62,12 +62,21 @@ bool ts_tmpdir(char *out, size_t n, const char *tag)
 
 char ts_tmp[CL_PATH_MAX];
 
+int ts_data_home(const char *dir)
+{
+    unsetenv("CUDALAB_DATA");
+    unsetenv("CUDALAB_CACHE");
+    if (setenv("XDG_DATA_HOME", dir, 1) != 0)
+        return -1;
+    return setenv("XDG_CACHE_HOME", dir, 1);
+}
+
 int ts_tmp_setup(void **state)
 {
     (void)state;
     if (!ts_tmpdir(ts_tmp, sizeof ts_tmp, "data"))
         return -1;
-    return setenv("XDG_DATA_HOME", ts_tmp, 1) == 0 ? 0 : -1;
+    return ts_data_home(ts_tmp) == 0 ? 0 : -1;
 }
 
 int ts_tmp_teardown(void **state)

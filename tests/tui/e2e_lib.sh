@@ -98,7 +98,7 @@ start_tui() {
     sock="cudalab-e2e-$$-$starts"
     T new-session -d -s e2e -x "$1" -y "$2" \
         "env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 CUDALAB_HOME='$home' \
-         XDG_DATA_HOME='$work/data' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= \
+         XDG_DATA_HOME='$work/data' XDG_CACHE_HOME='$work/cache' CUDALAB_WORKSPACE='$work/ws' EDITOR='$work/editor' VISUAL= \
          ${tui_env:-} '$exe' ${tui_args:-}; \
          echo \"cudalab exited with \$?\"; sleep 600"
     T set-option -t e2e -g status off >/dev/null 2>&1

@@ -145,7 +145,7 @@ else
 fi
 
 # ---- the shipped timeline says what it is ---------------------------------------------------------
-tui_env="XDG_DATA_HOME='$work/fresh-data'"
+tui_env="XDG_DATA_HOME='$work/fresh-data' XDG_CACHE_HOME='$work/fresh-data'"
 start_tui 120 34
 tui_env=
 wait_for "Labs" 20 || fail "timeline: no lab list"
