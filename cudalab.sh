@@ -4,26 +4,32 @@
 #   ./cudalab.sh [cudalab args]   build (build/) and start cudalab with the args
 #   ./cudalab.sh test [ctest args] build with ASan/UBSan (build-test/) and run every test
 #
-# Missing Debian packages are installed with apt-get when run as root;
-# otherwise the exact apt-get line is printed and nothing else happens.
+# Missing Debian packages (the lab's; for `test` also the tests' own) are
+# installed with apt-get when run as root; otherwise the exact apt-get line is
+# printed and nothing else happens.
 # Environment: CUDA_ARCHS (e.g. "90" or "native") narrows the GPU targets;
 # JOBS sets build parallelism.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-packages=(build-essential cmake pkg-config libncurses-dev liblua5.4-dev libcjson-dev
-          libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev libxml2-utils tmux)
+lab_packages=(build-essential cmake pkg-config libncurses-dev liblua5.4-dev libcjson-dev
+              libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev libxml2-utils tmux)
+# Only the tests need these: a private Slurm runs the README's job-array
+# script (tests/grade/test_slurm.sh).
+test_packages=(slurm-wlm munge)
 
+# missing_packages PACKAGE...: those not installed, one a line.
 missing_packages() {
     local p
-    for p in "${packages[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
     done
 }
 
+# ensure_packages PACKAGE...: installs the missing ones (root) or prints how.
 ensure_packages() {
     local missing
-    missing=$(missing_packages | tr '\n' ' ')
+    missing=$(missing_packages "$@" | tr '\n' ' ')
     [ -z "${missing// /}" ] && return 0
     if [ "$(id -u)" -eq 0 ]; then
         echo "cudalab: installing missing packages: $missing" >&2
@@ -68,7 +74,11 @@ build() {
     cmake --build "$dir" -j "$jobs" >&2
 }
 
-ensure_packages
+if [ "${1:-}" = "test" ]; then
+    ensure_packages "${lab_packages[@]}" "${test_packages[@]}"
+else
+    ensure_packages "${lab_packages[@]}"
+fi
 ensure_nvcc
 
 if [ "${1:-}" = "test" ]; then
