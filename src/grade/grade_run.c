@@ -92,12 +92,12 @@ static bool wanted(const grade_opts *o, const lab *l)
     return false;
 }
 
-/* Reads one of the learner's files and its hash; NULL text when missing. */
-static void read_source(const char *path, char **text, char sha[65])
+/* Reads one of the learner's files (a regular file inside its folder) and
+ * its hash; NULL text, and why in e, when it cannot be graded. */
+static void read_source(const char *path, char **text, char sha[65], cl_err *e)
 {
     size_t len = 0;
-    cl_err e;
-    *text = fsguard_read(path, NULL, SOURCE_MAX, &len, &e);
+    *text = fsguard_read(path, NULL, SOURCE_MAX, &len, e);
     sha[0] = '\0';
     if (*text && !digest_sha256_hex(*text, len, sha))
         sha[0] = '\0';
@@ -297,13 +297,14 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
     } else {
         snprintf(gl->kernel_path, sizeof gl->kernel_path, "%s", f.kernel);
         snprintf(gl->launcher_path, sizeof gl->launcher_path, "%s", f.launcher);
-        read_source(f.kernel, &gl->kernel_text, gl->kernel_sha);
-        read_source(f.launcher, &gl->launcher_text, gl->launcher_sha);
+        cl_err ke = {{0}}, le = {{0}};
+        read_source(f.kernel, &gl->kernel_text, gl->kernel_sha, &ke);
+        read_source(f.launcher, &gl->launcher_text, gl->launcher_sha, &le);
         if (!gl->kernel_text || !gl->launcher_text) {
             snprintf(gl->cause, sizeof gl->cause, "missing");
-            snprintf(gl->note, sizeof gl->note, "nothing to grade: %s is missing (the learner's "
-                                                "files are %s and %s)",
-                     !gl->kernel_text ? f.kernel : f.launcher, f.kernel, f.launcher);
+            snprintf(gl->note, sizeof gl->note, "nothing to grade: %s (the learner's files are "
+                                                "%s and %s)",
+                     !gl->kernel_text ? ke.msg : le.msg, f.kernel, f.launcher);
         } else {
             measure(s, c, l, x, gl, o, seed);
         }

@@ -1,13 +1,17 @@
-/* test_grade_gpu.c - grading on a GPU: a workspace holding the reference
- * solutions earns every measured milestone; one holding broken, wrong and
- * missing kernels, and a launcher that hands the work to a shipped kernel,
- * earns none of them, each failure with its cause.  With
- * CUDALAB_GRADE_OUT set, both reports are written there (for
- * bench/results).  Skips (exit 77) without a device. */
+/* test_grade_gpu.c - grading on a GPU: a workspace holding every lab's
+ * reference solution, with every quiz answered through the progress store,
+ * earns the full score (and says how long each lab took); one holding
+ * broken, wrong and missing kernels, and a launcher that hands the work to
+ * a shipped kernel, earns none of them, each failure with its cause; a
+ * workspace whose kernels try to read the grading key through the real
+ * `cudalab grade` leaks it nowhere.  With CUDALAB_GRADE_OUT set, the
+ * reports are written there (for bench/results).  Skips (exit 77) without
+ * a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -16,6 +20,7 @@
 #include "core/paths.h"
 #include "grade/grade.h"
 #include "grade/report.h"
+#include "store/store.h"
 #include "supervise/supervisor.h"
 #include "support.h"
 
@@ -56,6 +61,39 @@ static void progress(void *ud, const char *line)
 {
     (void)ud;
     printf("  grade: %s\n", line);
+}
+
+/* Copies tests/<cu> and tests/<lua> into <ws>/<path> under the names
+ * kernel and launcher (a listed exercise's folder and starter names). */
+static void place_as(const char *ws, const char *path, const char *cu, const char *kernel,
+                     const char *lua, const char *launcher)
+{
+    char src[CL_PATH_MAX], dst[CL_PATH_MAX * 2], folder[CL_PATH_MAX + 64];
+    cl_err e = {{0}};
+    snprintf(folder, sizeof folder, "%s/%s", ws, path);
+    assert_true(paths_mkdir_p(folder, &e));
+    const char *files[2][2] = {{cu, kernel}, {lua, launcher}};
+    for (int i = 0; i < 2; i++) {
+        ts_data_path(src, sizeof src, "%s", files[i][0]);
+        snprintf(dst, sizeof dst, "%s/%s", folder, files[i][1]);
+        char *text = ts_read(src);
+        if (!text)
+            fail_msg("cannot read %s", src);
+        assert_true(ts_write(dst, text));
+        free(text);
+    }
+}
+
+static grade_status grade_with(const char *ws, const char *learner, store *st, grade_report *r)
+{
+    const char *argv[] = {ts_exe(), "worker", NULL};
+    grade_opts o = {.workspace = ws, .learner = learner, .worker_argv = argv,
+                    .progress = progress};
+    cl_err e = {{0}};
+    grade_status st_ = grade_run(&g_labs, &o, st, r, &e);
+    if (st_ == GRADE_FAILED)
+        fail_msg("grade_run: %s", e.msg);
+    return st_;
 }
 
 static grade_status grade(const char *ws, const char *learner, grade_report *r)
@@ -140,6 +178,85 @@ static void test_passing_workspace(void **state)
     grade_report_free(&r);
 }
 
+/* Every quiz of every lab answered right once, through the store. */
+static void answer_every_quiz(store *st)
+{
+    cl_err e = {{0}};
+    for (size_t i = 0; i < g_labs.n; i++) {
+        const lab *l = g_labs.v[i];
+        for (size_t q = 0; q < l->nquizzes; q++)
+            for (size_t c = 0; c < l->quizzes[q].nchoices; c++)
+                if (l->quizzes[q].choices[c].correct) {
+                    if (!store_quiz_answer(st, l->id, l->quizzes[q].id, (int)c, true, &e))
+                        fail_msg("answering %s/%s: %s", l->id, l->quizzes[q].id, e.msg);
+                    break;
+                }
+    }
+}
+
+/* Every lab's reference solution, every quiz answered: the full score. */
+static void test_full_score(void **state)
+{
+    (void)state;
+    char ws[CL_PATH_MAX + 16], data[CL_PATH_MAX + 16];
+    snprintf(ws, sizeof ws, "%s/full", dir);
+    snprintf(data, sizeof data, "%s/full-data", dir);
+    place(ws, "reduction", "exercises/solutions/reduction/solution.cu",
+          "exercises/solutions/reduction/solution.lua");
+    place(ws, "matmul", "exercises/solutions/matmul/solution.cu",
+          "exercises/solutions/matmul/solution.lua");
+    place_as(ws, "matmul/wmma", "exercises/solutions/matmul_wmma/solution.cu", "wmma_starter.cu",
+             "exercises/solutions/matmul_wmma/solution.lua", "wmma_starter.lua");
+    place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
+          "exercises/solutions/embedding/solution.lua");
+    place(ws, "pipeline", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
+    place(ws, "profiling", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
+    static const char *const basics[] = {"saxpy", "histogram", "managed"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[64], cu[128], lua[128];
+        snprintf(path, sizeof path, "basics/%s", basics[i]);
+        snprintf(cu, sizeof cu, "basics/solutions/%s/starter.cu", basics[i]);
+        snprintf(lua, sizeof lua, "basics/solutions/%s/starter.lua", basics[i]);
+        place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
+    }
+    /* the profiling report, written by the real command */
+    ts_output o = {0};
+    int rc = ts_shell(&o, true, "'%s' --workspace '%s' --data '%s' report profiling --size 2^20",
+                      ts_exe(), ws, data);
+    if (rc != 0)
+        fail_msg("cudalab report profiling: rc %d\n%s", rc, o.out);
+    ts_output_free(&o);
+    store *st = NULL;
+    cl_err e = {{0}};
+    char notice[256];
+    assert_true(store_open(data, &st, notice, sizeof notice, &e));
+    answer_every_quiz(st);
+
+    grade_report r;
+    grade_status gs = grade_with(ws, "full", st, &r);
+    store_close(st);
+    if (gs == GRADE_NO_DEVICE)
+        fail_msg("the device went away");
+    printf("graded every lab of one learner on %s in %.1f s: %g of %g points\n", r.dev.name,
+           r.seconds, r.score, r.max_score);
+    bool all = true;
+    for (size_t i = 0; i < r.nlabs; i++) {
+        printf("  %-16s %5.1f s  %g of %g%s%s\n", r.labs[i].id, r.labs[i].seconds,
+               r.labs[i].score, r.labs[i].max_score, r.labs[i].note[0] ? "  " : "",
+               r.labs[i].note);
+        for (size_t k = 0; k < r.labs[i].nms; k++) {
+            const grade_milestone *g = &r.labs[i].ms[k];
+            printf("    %-18s %s %s%s%s\n", g->id, g->passed ? "passed" : "FAILED", g->value,
+                   g->why[0] ? " | " : "", g->why);
+            all &= g->passed || g->points == 0;
+        }
+    }
+    assert_true(all);
+    assert_true(r.score == r.max_score);
+    assert_true(r.max_score > 0);
+    grade_report_free(&r);
+}
+
 static void test_failing_workspace(void **state)
 {
     (void)state;
@@ -177,6 +294,69 @@ static void test_failing_workspace(void **state)
     grade_report_free(&r);
 }
 
+#define SECRET "SECRET-grade-key-4c1d-never-seen"
+
+/* The real `cudalab grade`, signing with a key in a file and with the key
+ * in the environment, over a workspace whose kernels try every way to
+ * include the key: the secret appears in no output, report, log, store or
+ * cache, and the learner's attempts fail with their file and line. */
+static void test_planted_secret(void **state)
+{
+    (void)state;
+    char ws[CL_PATH_MAX + 16], key[CL_PATH_MAX + 32], out[CL_PATH_MAX + 16];
+    char data[CL_PATH_MAX + 16], cache[CL_PATH_MAX + 16], body[CL_PATH_MAX * 2];
+    snprintf(ws, sizeof ws, "%s/secret-ws", dir);
+    snprintf(key, sizeof key, "%s/instructor/grade.key", dir);
+    snprintf(out, sizeof out, "%s/secret-out", dir);
+    snprintf(data, sizeof data, "%s/secret-data", dir);
+    snprintf(cache, sizeof cache, "%s/secret-cache", dir);
+    char folder[CL_PATH_MAX + 32];
+    cl_err e = {{0}};
+    snprintf(folder, sizeof folder, "%s/instructor", dir);
+    assert_true(paths_mkdir_p(folder, &e));
+    assert_true(ts_write(key, SECRET "\n"));
+    place(ws, "reduction", "exercises/solutions/reduction/solution.cu",
+          "exercises/solutions/reduction/solution.lua");
+    place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
+          "exercises/solutions/embedding/solution.lua");
+    place(ws, "matmul", "exercises/solutions/matmul/solution.cu",
+          "exercises/solutions/matmul/solution.lua");
+    snprintf(body, sizeof body, "__device__ int leak =\n#include \"%s\"\n;\n", key);
+    snprintf(folder, sizeof folder, "%s/reduction/starter.cu", ws);
+    assert_true(ts_write(folder, body));
+    snprintf(body, sizeof body, "#define K \"%s\"\n#include K\n", key);
+    snprintf(folder, sizeof folder, "%s/embedding/starter.cu", ws);
+    assert_true(ts_write(folder, body));
+    snprintf(folder, sizeof folder, "%s/matmul/starter.cu", ws);
+    unlink(folder);
+    assert_int_equal(symlink(key, folder), 0);
+
+    ts_output o = {0};
+    int rc = ts_shell(&o, false,
+                      "CUDALAB_CACHE='%s' CUDALAB_GRADE_KEY='%s' '%s' --workspace '%s' --data '%s' "
+                      "grade --lab reduction --lab embedding --lab matmul --assignment a1 "
+                      "--key '%s' --out '%s'",
+                      cache, SECRET, ts_exe(), ws, data, key, out);
+    printf("grade exited %d\n%s%s", rc, o.out, o.err);
+    assert_int_equal(rc, 0);
+    assert_null(strstr(o.out, SECRET));
+    assert_null(strstr(o.err, SECRET));
+    ts_output_free(&o);
+    char path[CL_PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/report.json", out);
+    char *report = ts_read(path);
+    assert_non_null(report);
+    assert_true(ts_contains(report, "absolute paths are not allowed"));
+    assert_true(ts_contains(report, "built by a macro"));
+    assert_true(ts_contains(report, "outside its folder"));
+    free(report);
+    rc = ts_shell(&o, true, "grep -rla '%s' '%s' '%s' '%s' '%s' || true", SECRET, out, data, ws,
+                  cache);
+    if (o.out[0])
+        fail_msg("the secret is in: %s", o.out);
+    ts_output_free(&o);
+}
+
 /* Whether the worker finds a device (asked the way grade_run asks). */
 static bool have_device(char *why, size_t n)
 {
@@ -199,7 +379,9 @@ int main(void)
         printf("SKIP: %s\n", why);
         return 77;
     }
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_passing_workspace),
-                                       cmocka_unit_test(test_failing_workspace)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_full_score),
+                                       cmocka_unit_test(test_passing_workspace),
+                                       cmocka_unit_test(test_failing_workspace),
+                                       cmocka_unit_test(test_planted_secret)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
