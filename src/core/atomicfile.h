@@ -14,5 +14,8 @@ bool atomicfile_write(const char *path, const void *data, size_t len, cl_err *e)
 /* Reads a whole file into a NUL-terminated malloc'd buffer (caller frees).
  * Refuses files over max_bytes. */
 char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e);
+/* As file_read_all, for a regular file only: anything else (a FIFO, a
+ * device, a folder) is refused without blocking. */
+char *file_read_regular(const char *path, size_t max_bytes, size_t *len, cl_err *e);
 
 #endif
