@@ -25,7 +25,7 @@ bool grade_assignment_check(const char *id, cl_err *e)
     if (ok < n) {
         char shown[16];
         unsigned char c = (unsigned char)id[ok];
-        if (c > 0x20 && c < 0x7F)
+        if (c >= 0x20 && c < 0x7F)
             snprintf(shown, sizeof shown, "'%c'", c);
         else
             snprintf(shown, sizeof shown, "byte 0x%02X", c);

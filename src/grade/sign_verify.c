@@ -125,8 +125,12 @@ static sign_verdict verify_xml(const char *text, size_t len, const void *key, si
     if (after > 0)
         return say(SIGN_TAMPERED, why, n, "%zu byte%s after the signature line", after,
                    after == 1 ? "" : "s");
-    if (strncmp(text, REPORT_XML_DECLARATION, strlen(REPORT_XML_DECLARATION)) != 0)
-        return say(SIGN_TAMPERED, why, n, "%s", "bytes before the XML declaration, or none");
+    const char *decl = strstr(text, REPORT_XML_DECLARATION);
+    if (!decl || decl > mark)
+        return say(SIGN_TAMPERED, why, n, "%s", "no XML declaration where cudalab writes it");
+    if (decl > text)
+        return say(SIGN_TAMPERED, why, n, "%zu byte%s before the XML declaration",
+                   (size_t)(decl - text), decl - text == 1 ? "" : "s");
     char mac[SIGN_HEX_LEN + 1], got[SIGN_HEX_LEN + 1];
     snprintf(got, sizeof got, "%.*s", SIGN_HEX_LEN, hex);
     if (!digest_hmac_sha256_hex(key, keylen, text, (size_t)(mark - text), mac))
