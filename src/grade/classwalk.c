@@ -98,8 +98,9 @@ static bool judge(class_file *f, const char *text, size_t len, const class_opts 
         char why[512];
         f->verdict = sign_verify_text(f->path, text, len, o->key, o->keylen, why, sizeof why);
         if (f->verdict != SIGN_VALID)
-            snprintf(f->problem, sizeof f->problem, "%s signature: %s",
-                     sign_verdict_name(f->verdict), why);
+            snprintf(f->problem, sizeof f->problem, "%s: %s",
+                     f->verdict == SIGN_UNSIGNED ? "not signed" : sign_verdict_name(f->verdict),
+                     why);
     } else if (st != JSONDOC_EXACT) {
         snprintf(f->problem, sizeof f->problem, "malformed: not exactly as cudalab writes it: %s",
                  how);
