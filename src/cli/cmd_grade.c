@@ -77,7 +77,8 @@ const cli_command cmd_grade_spec = {
     "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
     "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
     "could not (no CUDA device, the worker would not start): then the reports still say\n"
-    "so, with a score of 0 and the reason.",
+    "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
+    "asked for, so that an autograder always finds it.",
     grade_opts_table, cmd_grade,
 };
 
@@ -240,6 +241,16 @@ static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
     return rc;
 }
 
+/* An autograder always finds results.json, even when grading could not
+ * happen and --format did not ask for it: it says why, with a score of 0. */
+static void with_gradescope(grade_args *a)
+{
+    for (size_t i = 0; i < a->nkinds; i++)
+        if (a->kinds[i] == REPORT_GRADESCOPE)
+            return;
+    a->kinds[a->nkinds++] = REPORT_GRADESCOPE;
+}
+
 int cmd_grade(cli_ctx *c, int argc, char **argv)
 {
     static grade_args a;
@@ -273,6 +284,8 @@ int cmd_grade(cli_ctx *c, int argc, char **argv)
     }
     static grade_report rep;
     rc = run_grading(c, &a, &rep);
+    if (rep.error[0])
+        with_gradescope(&a);
     if (rc != EXIT_USAGE) {
         if (!report_write(&rep, a.out, a.kinds, a.nkinds, key, keylen, &e)) {
             fprintf(stderr, "cudalab: %s\n", e.msg);

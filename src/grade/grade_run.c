@@ -346,11 +346,13 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     if (!supervisor_hello(s, 120000, &out->dev, e)) {
         err_prefix(e, "cannot start the GPU worker");
         supervisor_free(s);
+        out->seconds = clock_now_s() - t0;
         return GRADE_FAILED;
     }
     if (!out->dev.present) {
         err_set(e, "cannot grade: %s", out->dev.reason);
         supervisor_free(s);
+        out->seconds = clock_now_s() - t0;
         return GRADE_NO_DEVICE;
     }
     say(o, "device: %s; seed %llu", out->dev.name, (unsigned long long)out->seed);

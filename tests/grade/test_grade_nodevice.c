@@ -93,6 +93,14 @@ static void test_results_without_device(void **state)
     snprintf(none, sizeof none, "%s/no-such-data", dir);
     assert_int_equal(grade("--format=gradescope", ws, none, out), 3);
     assert_false(paths_is_dir(none));
+    /* results.json is written even when --format did not ask for it */
+    char only[CL_PATH_MAX + 16];
+    snprintf(only, sizeof only, "%s/only-junit", dir);
+    assert_int_equal(grade("--format=junit", ws, data, only), 3);
+    assert_true(ts_contains(o.out, "reports in"));
+    assert_true(ts_contains(o.out, "junit.xml results.json"));
+    cJSON *again = gf_read_json(only, "results.json");
+    cJSON_Delete(again);
 }
 
 /* A progress store with answers in it is only read: its folder and bytes
