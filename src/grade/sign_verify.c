@@ -57,6 +57,17 @@ static const char *signature_value(const cJSON *sig)
     return value->valuestring;
 }
 
+/* Whether doc is a report of a format before REPORT_FORMAT_VERSION (own:
+ * cudalab's report.json, else results.json, which had no extra_data.cudalab
+ * then); its signature was computed another way. */
+static bool older_format(const cJSON *doc, const cJSON *extra, bool own)
+{
+    if (!own)
+        return !cJSON_GetObjectItemCaseSensitive(extra, "cudalab");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "format_version");
+    return cJSON_IsNumber(v) && v->valuedouble < REPORT_FORMAT_VERSION;
+}
+
 /* A parsed JSON report: exact says whether its file is exactly as cudalab
  * writes it (how says what differs when not). */
 static sign_verdict check_json(cJSON *doc, bool exact, const char *how, const void *key,
@@ -71,6 +82,10 @@ static sign_verdict check_json(cJSON *doc, bool exact, const char *how, const vo
     bool own = cJSON_GetObjectItemCaseSensitive(doc, "format") != NULL;
     if (!top && !gs)
         return say(SIGN_UNSIGNED, why, n, "%s", "no signature");
+    if (older_format(doc, extra, own))
+        return say(SIGN_UNREADABLE, why, n, "%s",
+                   "a report of an older format, bound to no assignment: check it with the "
+                   "cudalab that wrote it, or grade again");
     if (top && gs)
         return say(SIGN_TAMPERED, why, n, "%s", "a second signature (both " SIGN_JSON_KEY
                                                 " and " SIGN_GS_EXTRA "." SIGN_GS_KEY ")");

@@ -139,6 +139,14 @@ static void test_other_verdicts(void **state)
     assert_true(ts_write(path, "not json at all"));
     assert_int_equal(gf_verdict(out, "bin.json", gf_key), SIGN_UNREADABLE);
     assert_int_equal(gf_verdict(out, "missing.json", gf_key), SIGN_UNREADABLE);
+    /* A report of the first format is not called tampered: it is not read. */
+    char old[CL_PATH_MAX + 16], why[256], file[CL_PATH_MAX + 32];
+    fresh(old, sizeof old);
+    gf_tamper(old, "report.json", "\"format_version\":\t2", "\"format_version\":\t1");
+    snprintf(file, sizeof file, "%s/report.json", old);
+    assert_int_equal(sign_verify_file(file, gf_key, strlen(gf_key), why, sizeof why),
+                     SIGN_UNREADABLE);
+    assert_true(ts_contains(why, "older format"));
 }
 
 /* The class view refuses the same files, with a key or without one. */
