@@ -58,14 +58,15 @@ static void most_common(class_view *v, size_t *at, size_t n, bool *tie)
     }
 }
 
-/* Leaves out the reports of any assignment but the one shown. */
-static void one_assignment(class_view *v, const class_opts *o)
+/* Leaves out the reports of any assignment but the one shown; false when
+ * out of memory. */
+static bool one_assignment(class_view *v, const class_opts *o)
 {
     size_t n = 0;
     size_t *at = usable(v, &n);
     bool tie = false;
     if (!at)
-        return;
+        return false;
     v->assignment_given = o->assignment != NULL;
     if (o->assignment)
         snprintf(v->assignment, sizeof v->assignment, "%s", o->assignment);
@@ -83,6 +84,7 @@ static void one_assignment(class_view *v, const class_opts *o)
                                : "the most common here; choose another with --assignment");
     }
     free(at);
+    return true;
 }
 
 static int by_learner(const void *pa, const void *pb)
@@ -119,13 +121,14 @@ static void drop(class_file *f, const class_file *kept)
                  r->learner, r->created, kept->path, k->created);
 }
 
-/* One report a learner: the others are left out, each saying which is kept. */
-static void one_per_learner(class_view *v)
+/* One report a learner: the others are left out, each saying which is
+ * kept; false when out of memory. */
+static bool one_per_learner(class_view *v)
 {
     size_t n = 0;
     size_t *at = usable(v, &n);
     if (!at)
-        return;
+        return false;
     g_view = v;
     qsort(at, n, sizeof *at, by_learner);
     for (size_t i = 0; i < n;) {
@@ -141,6 +144,7 @@ static void one_per_learner(class_view *v)
         i = end;
     }
     free(at);
+    return true;
 }
 
 /* A graded kernel: which file, which lab. */
@@ -185,15 +189,16 @@ static void note_shared(class_view *v, const kernel_use *uses, size_t n)
 }
 
 /* Flags the files whose graded kernel of a lab is the same (by SHA-256) as
- * another learner's; unchanged starters and missing kernels aside. */
-static void shared_kernels(class_view *v)
+ * another learner's; unchanged starters and missing kernels aside.  false
+ * when out of memory. */
+static bool shared_kernels(class_view *v)
 {
     size_t cap = 0, n = 0;
     for (size_t i = 0; i < v->nfiles; i++)
         cap += v->files[i].usable ? v->files[i].rep.nlabs : 0;
     kernel_use *uses = malloc((cap ? cap : 1) * sizeof *uses);
     if (!uses)
-        return;
+        return false;
     for (size_t i = 0; i < v->nfiles; i++)
         for (size_t l = 0; v->files[i].usable && l < v->files[i].rep.nlabs; l++) {
             const grade_lab *gl = &v->files[i].rep.labs[l];
@@ -213,13 +218,13 @@ static void shared_kernels(class_view *v)
         i = end;
     }
     free(uses);
+    return true;
 }
 
-void class_check(class_view *v, const class_opts *o)
+bool class_check(class_view *v, const class_opts *o)
 {
-    one_assignment(v, o);
-    one_per_learner(v);
-    shared_kernels(v);
+    if (!one_assignment(v, o) || !one_per_learner(v) || !shared_kernels(v))
+        return false;
     for (size_t i = 0; i < v->nfiles; i++) {
         class_file *f = &v->files[i];
         if (f->usable && f->rep.error[0]) {
@@ -229,4 +234,5 @@ void class_check(class_view *v, const class_opts *o)
         }
         v->nflagged += f->usable && f->note[0];
     }
+    return true;
 }

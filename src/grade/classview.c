@@ -44,7 +44,8 @@ bool class_load(const char *dir, const class_opts *o, class_view *out, cl_err *e
     size_t cap = 0, ccap = 0;
     if (!class_walk(out, &cap, dir, o, e))
         return false;
-    class_check(out, o);
+    if (!class_check(out, o))
+        return err_set(e, "out of memory checking the reports of %s", dir);
     out->rows = calloc(out->nfiles ? out->nfiles : 1, sizeof *out->rows);
     if (!out->rows)
         return err_set(e, "out of memory");

@@ -15,7 +15,8 @@ class_file *class_add_file(class_view *v, size_t *cap, const char *path);
  * read, or when out of memory. */
 bool class_walk(class_view *v, size_t *cap, const char *dir, const class_opts *o, cl_err *e);
 /* The checks across reports: the assignment shown, a learner's older
- * reports, the same kernel under several learners, reports not graded. */
-void class_check(class_view *v, const class_opts *o);
+ * reports, the same kernel under several learners, reports not graded.
+ * false when out of memory. */
+bool class_check(class_view *v, const class_opts *o);
 
 #endif
