@@ -2,6 +2,8 @@
  * before or after it, a key twice, a second signature or one out of its
  * place make a signed report tampered, in every format, for `verify` and
  * for `class`; the verdicts for unsigned and unreadable files stay. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "core/jsondoc.h"
 #include "grade/classview.h"
 #include "grade/report.h"
 #include "grade_fixture.h"
@@ -190,6 +193,59 @@ static void test_class_refuses(void **state)
     }
 }
 
+/* Rows as a real run fills them, with every awkward number and text: a
+ * report of them reads back as exactly what cudalab wrote, signed or not. */
+static void test_real_rows(void **state)
+{
+    (void)state;
+    static const double values[] = {0.1, 1.0 / 3.0, 2.675, 1e-320, 1.7976931348623157e308,
+                                    -0.0, 123456789.123456789, 5e-324, 0.30000000000000004};
+    grade_report r;
+    gf_report(&r, "ada", 0.123456789012345678, "00000000000000000000000000000000000000000000000000000000000000c3");
+    grade_lab *gl = &r.labs[0];
+    free(gl->rows);
+    gl->nrows = 9;
+    gl->rows = calloc(gl->nrows, sizeof *gl->rows);
+    assert_non_null(gl->rows);
+    for (size_t i = 0; i < gl->nrows; i++) {
+        run_result *x = &gl->rows[i];
+        run_result_init(x);
+        double v = values[i];
+        snprintf(x->variant, sizeof x->variant, "v%zu", i);
+        snprintf(x->message, sizeof x->message, "line one\nline\ttwo \x1b[31m\xff %zu", i);
+        x->median_ms = v, x->min_ms = v / 7, x->max_ms = v * 3, x->spread = 1.0 / (double)(i + 3);
+        x->gbps = i % 2 ? -1.0 : v, x->tflops = NAN, x->pct_peak_measured = INFINITY;
+        x->speedup_cpu = -INFINITY, x->rel_err = v * 1e-9, x->seed = UINT64_MAX - i;
+        x->samples = (int)i, x->threads = 16, x->code = -(int)i, x->wall_ms = v * 1e6;
+        x->nmismatch = 2;
+        x->mismatches[0] = (mismatch){.index = INT64_MAX, .got = v, .expected = -v};
+        x->mismatches[1] = (mismatch){.index = 0, .got = NAN, .expected = 1e300};
+    }
+    char out[CL_PATH_MAX + 16];
+    for (int with_key = 0; with_key < 2; with_key++) {
+        snprintf(out, sizeof out, "%s/real%d", dir, with_key);
+        gf_write_all(&r, out, with_key);
+        if (with_key)
+            for (int i = 0; i < 2; i++)
+                assert_int_equal(gf_verdict(out, i ? "results.json" : "report.json", gf_key),
+                                 SIGN_VALID);
+        char *text = gf_read(out, "report.json");
+        cJSON *doc = NULL;
+        char why[256];
+        assert_int_equal(jsondoc_parse_file(text, strlen(text), &doc, why, sizeof why),
+                         JSONDOC_EXACT);
+        cJSON_Delete(doc);
+        free(text);
+        class_opts o = {.key = with_key ? gf_key : NULL, .keylen = with_key ? strlen(gf_key) : 0};
+        class_view v;
+        cl_err e = {{0}};
+        assert_true(class_load(out, &o, &v, &e));
+        assert_int_equal(v.nrows, 1);
+        class_free(&v);
+    }
+    grade_report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_keys_and_signatures),
         cmocka_unit_test(test_other_verdicts),
         cmocka_unit_test(test_class_refuses),
+        cmocka_unit_test(test_real_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
