@@ -53,8 +53,7 @@ static const cli_opt grade_opts_table[] = {
                              "--assignment)",
      "a key file"},
     {"assignment", OPT_ASSIGNMENT, "ID",
-     "the assignment the reports are for: letters, digits, '.', '_', '-', at most 64 (required "
-     "with a key)",
+     "the assignment the reports are for (required with a key; letters, digits, . _ -)",
      "an assignment id"},
     {"learner", OPT_LEARNER, "NAME", "the learner's name in the reports (default: the owner "
                                      "of the workspace)",
