@@ -8,41 +8,51 @@
 #include "cli/cli_grade.h"
 #include "cli/cli_opts.h"
 #include "core/atomicfile.h"
+#include "core/escape.h"
 #include "grade/classview.h"
 #include "grade/sign.h"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_OUT, OPT_KEY, OPT_SORT };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_OUT, OPT_KEY, OPT_SORT, OPT_ASSIGNMENT };
 
 typedef struct class_args {
     const char *format;        /* "csv", "md", "html"; NULL: browse */
     const char *out;
     const char *key_file;
+    const char *assignment;    /* NULL: the most common one */
     class_sort sort;
 } class_args;
 
-static const cli_opt class_opts[] = {
+static const cli_opt class_opts_table[] = {
     {"format", OPT_FORMAT, "FMT", "write the table as csv, md or html instead of browsing it",
      "csv, md or html"},
     {"out", OPT_OUT, "FILE", "with --format: the file to write (default: standard output)",
      "a file name"},
     {"key", OPT_KEY, "FILE", "check each report's signature with the instructor's key",
      "a key file"},
+    {"assignment", OPT_ASSIGNMENT, "ID",
+     "show this assignment's reports (default: the most common one's)", "an assignment id"},
     {"sort", OPT_SORT, "BY", "learner (default), score or time", "learner, score or time"},
     {NULL, 0, NULL, NULL, NULL},
 };
 
 const cli_command cmd_class_spec = {
     "class", "DIR", "a class at a glance: learner x milestone from a folder of grade reports",
-    "Reads every report.json under DIR (nested folders too).  Files that are not grade\n"
-    "reports, cannot be read, or (with --key, or CUDALAB_GRADE_KEY) whose signature does\n"
-    "not hold are listed as such and left out of the table.  Without --format the table\n"
-    "opens in the terminal: arrows scroll, s changes the order, q quits.",
-    class_opts, cmd_class,
+    "Reads every report.json under DIR (nested folders too, each once).  Left out of the\n"
+    "table, each with a line on standard error saying why: files that are not grade\n"
+    "reports, cannot be read, or are not exactly as cudalab wrote them; with --key (or\n"
+    "CUDALAB_GRADE_KEY) reports whose signature does not hold; reports of another\n"
+    "assignment (--assignment ID, else the most common one); a learner's older reports\n"
+    "(the newest by its time of grading is kept); links that loop.  Flagged in the table:\n"
+    "the same graded kernel under several learners, reports that could not be graded.\n"
+    "Without --format the table opens in the terminal: arrows scroll, s changes the order,\n"
+    "q quits.  Exits 3 when DIR holds no report, 1 when none passed the checks.",
+    class_opts_table, cmd_class,
 };
 
 static int class_option(cli_ctx *c, void *ud, int key, const char *v)
 {
     class_args *a = ud;
+    cl_err e = {{0}};
     switch (key) {
     case OPT_FORMAT:
         if (strcmp(v, "csv") != 0 && strcmp(v, "md") != 0 && strcmp(v, "html") != 0)
@@ -54,6 +64,11 @@ static int class_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_KEY:
         a->key_file = v;
+        return EXIT_OK;
+    case OPT_ASSIGNMENT:
+        if (!grade_assignment_check(v, &e))
+            return cli_usage_error(c, "class: --assignment: %s", e.msg);
+        a->assignment = v;
         return EXIT_OK;
     case OPT_SORT:
         if (strcmp(v, "learner") == 0)
@@ -70,13 +85,36 @@ static int class_option(cli_ctx *c, void *ud, int key, const char *v)
     }
 }
 
-/* The files left out, one a line, on stderr. */
-static void list_left_out(const class_view *v)
+/* The files left out and those flagged, one a line, on stderr. */
+static void list_problems(const class_view *v)
 {
-    for (size_t i = 0; i < v->nfiles; i++)
-        if (!v->files[i].usable)
-            fprintf(stderr, "cudalab: left out %s: %s\n", v->files[i].path,
-                    v->files[i].problem);
+    char path[CL_PATH_MAX], text[CLASS_TEXT_MAX], learner[128];
+    for (size_t i = 0; i < v->nfiles; i++) {
+        const class_file *f = &v->files[i];
+        if (!f->usable)
+            fprintf(stderr, "cudalab: left out %s: %s\n", escape_line(path, sizeof path, f->path),
+                    escape_line(text, sizeof text, f->problem));
+        else if (f->note[0])
+            fprintf(stderr, "cudalab: flagged %s (%s): %s\n",
+                    escape_line(path, sizeof path, f->path),
+                    escape_line(learner, sizeof learner, f->rep.learner),
+                    escape_line(text, sizeof text, f->note));
+    }
+}
+
+/* When the table is empty: says so, and the exit code (3 no report at all,
+ * 1 none passed the checks). */
+static int nothing_to_show(const class_view *v, const char *dir)
+{
+    char shown[CL_PATH_MAX];
+    escape_line(shown, sizeof shown, dir);
+    if (v->nreports == 0) {
+        fprintf(stderr, "cudalab: no reports found in %s\n", shown);
+        return EXIT_ENV;
+    }
+    fprintf(stderr, "cudalab: no report in %s passed the checks (%zu left out, listed above)\n",
+            shown, v->nreports);
+    return EXIT_FAIL;
 }
 
 static int write_table(const class_view *v, const class_args *a)
@@ -124,18 +162,23 @@ int cmd_class(cli_ctx *c, int argc, char **argv)
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
         return cli_usage_error(c, "class: %s", e.msg);
     static class_view v;
+    class_opts o = {.key = key, .keylen = keylen, .assignment = a.assignment};
     rc = EXIT_ENV;
-    if (!class_load(argv[first], key, keylen, &v, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
+    if (!class_load(argv[first], &o, &v, &e)) {
+        char shown[CL_ERR_MAX];
+        fprintf(stderr, "cudalab: %s\n", escape_line(shown, sizeof shown, e.msg));
         goto done;
     }
     class_order(&v, a.sort);
-    if (a.format) {
-        list_left_out(&v);
+    if (v.nrows == 0) {
+        list_problems(&v);
+        rc = nothing_to_show(&v, argv[first]);
+    } else if (a.format) {
+        list_problems(&v);
         rc = write_table(&v, &a);
     } else {
         rc = c->browse_class(&v, c->ascii, c->no_color);
-        list_left_out(&v);
+        list_problems(&v);
     }
 done:
     class_free(&v);

@@ -1,5 +1,6 @@
 /* cmd_grade.c - `cudalab grade`: grade a workspace headless and write the
- * reports; `cudalab verify REPORT...`: check their signatures. */
+ * reports, bound to the learner and the assignment.  It changes nothing
+ * but the report folder: the progress store is only read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,22 @@
 #include "cli/cli_grade.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_opts.h"
-#include "cli/cli_record.h"
+#include "core/escape.h"
 #include "grade/report.h"
 #include "grade/sign.h"
 
 #define MAX_ONLY 32
 
-enum { OPT_LAB = CLI_LONG_ONLY, OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_KEY, OPT_LEARNER, OPT_BUDGET };
+enum {
+    OPT_LAB = CLI_LONG_ONLY,
+    OPT_OUT,
+    OPT_FORMAT,
+    OPT_SEED,
+    OPT_KEY,
+    OPT_LEARNER,
+    OPT_BUDGET,
+    OPT_ASSIGNMENT,
+};
 
 typedef struct grade_args {
     const char *only[MAX_ONLY];
@@ -26,6 +36,7 @@ typedef struct grade_args {
     uint64_t seed;
     const char *key_file;
     const char *learner;
+    const char *assignment;
     double budget_s;
 } grade_args;
 
@@ -38,8 +49,12 @@ static const cli_opt grade_opts_table[] = {
      "a list of formats: json,gradescope,junit,csv"},
     {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one each time)",
      "a number"},
-    {"key", OPT_KEY, "FILE", "sign the reports with the instructor's key in FILE",
+    {"key", OPT_KEY, "FILE", "sign the reports with the instructor's key in FILE (needs "
+                             "--assignment)",
      "a key file"},
+    {"assignment", OPT_ASSIGNMENT, "ID",
+     "the assignment the reports are for (required with a key; letters, digits, . _ -)",
+     "an assignment id"},
     {"learner", OPT_LEARNER, "NAME", "the learner's name in the reports (default: the owner "
                                      "of the workspace)",
      "a name"},
@@ -54,10 +69,15 @@ const cli_command cmd_grade_spec = {
     "Recompiles each lab's starter.cu and starter.lua from the workspace (--workspace DIR)\n"
     "and measures them afresh in the GPU worker, with only the CPU baseline and the vendor\n"
     "library beside them, then judges every milestone; quizzes come from the progress\n"
-    "store (--data DIR).  Writes report.json, results.json (Gradescope), junit.xml and\n"
-    "grades.csv.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each report is\n"
-    "signed; 'cudalab verify' checks them.  Exits 0 whenever grading happened, whatever\n"
-    "the score; 3 when it could not (no CUDA device); 2 for usage errors.",
+    "store (--data DIR), which is only read: grading creates and changes nothing there.\n"
+    "Writes report.json, results.json (Gradescope), junit.xml and grades.csv, each bound\n"
+    "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
+    "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
+    "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
+    "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
+    "could not (no CUDA device, the worker would not start): then the reports still say\n"
+    "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
+    "asked for, so that an autograder always finds it.",
     grade_opts_table, cmd_grade,
 };
 
@@ -87,6 +107,7 @@ static int parse_formats(cli_ctx *c, const char *list, grade_args *a)
 static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
 {
     grade_args *a = ud;
+    cl_err e = {{0}};
     switch (key) {
     case OPT_LAB:
         if (a->nonly == MAX_ONLY)
@@ -105,6 +126,11 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
     case OPT_KEY:
         a->key_file = v;
         return EXIT_OK;
+    case OPT_ASSIGNMENT:
+        if (!grade_assignment_check(v, &e))
+            return cli_usage_error(c, "grade: --assignment: %s", e.msg);
+        a->assignment = v;
+        return EXIT_OK;
     case OPT_LEARNER:
         a->learner = v;
         return EXIT_OK;
@@ -119,31 +145,109 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
 
 static void progress_line(void *ud, const char *line)
 {
+    char shown[1024];
     (void)ud;
-    fprintf(stderr, "cudalab grade: %s\n", line);
+    fprintf(stderr, "cudalab grade: %s\n", escape_line(shown, sizeof shown, line));
 }
 
+/* The summary on stdout, every text a learner controls made safe for the
+ * terminal. */
 static void print_summary(const grade_report *r, const char *out, const grade_args *a,
                           bool signed_)
 {
-    printf("%s: %g of %g points (%s, seed %llu, %.1f s)\n", r->learner, r->score, r->max_score,
-           r->dev.name, (unsigned long long)r->seed, r->seconds);
+    char t1[GRADE_WHY_MAX], t2[GRADE_WHY_MAX], t3[GRADE_WHY_MAX];
+    if (r->error[0])
+        printf("%s: not graded, score 0: %s\n", escape_line(t1, sizeof t1, r->learner),
+               escape_line(t2, sizeof t2, r->error));
+    else
+        printf("%s: %g of %g points (%s, seed %llu, %.1f s)\n",
+               escape_line(t1, sizeof t1, r->learner), r->score, r->max_score,
+               escape_line(t2, sizeof t2, r->dev.name), (unsigned long long)r->seed, r->seconds);
     for (size_t i = 0; i < r->nlabs; i++) {
         const grade_lab *gl = &r->labs[i];
-        printf("  %-12s %g of %g", gl->id, gl->score, gl->max_score);
+        printf("  %-12s %g of %g", escape_line(t1, sizeof t1, gl->id), gl->score, gl->max_score);
         if (gl->note[0])
-            printf("  (%s)", gl->note);
+            printf("  (%s)", escape_line(t1, sizeof t1, gl->note));
         putchar('\n');
         for (size_t k = 0; k < gl->nms; k++) {
             const grade_milestone *g = &gl->ms[k];
-            printf("    [%s] %s%s%s\n", g->passed ? "x" : " ", g->text, g->value[0] ? ": " : "",
-                   g->value);
+            printf("    [%s] %s%s%s\n", g->passed ? "x" : " ", escape_line(t2, sizeof t2, g->text),
+                   g->value[0] ? ": " : "", escape_line(t3, sizeof t3, g->value));
         }
     }
-    printf("reports%s in %s:", signed_ ? " (signed)" : "", out);
+    printf("reports%s in %s:", signed_ ? " (signed)" : "", escape_line(t1, sizeof t1, out));
     for (size_t i = 0; i < a->nkinds; i++)
         printf(" %s", report_file_name(a->kinds[i]));
     putchar('\n');
+}
+
+/* Opens the progress store to read the quizzes; *note says why there is
+ * none (n bytes). */
+static store *open_quizzes(char *note, size_t n)
+{
+    store *st = NULL;
+    cl_err e = {{0}};
+    char data[CL_PATH_MAX] = "";
+    if (!store_open_readonly(NULL, &st, &e)) {
+        fprintf(stderr, "cudalab: the quizzes' answers cannot be read: %s\n", e.msg);
+        snprintf(note, n, "the progress store could not be read: %s", e.msg);
+    } else if (!st) {
+        paths_data_dir(data, sizeof data, &e);
+        snprintf(note, n, "no quiz answers recorded (no progress store in %s)", data);
+    }
+    return st;
+}
+
+/* Grades into rep; the exit code, rep marked not graded when grading could
+ * not happen. */
+static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
+{
+    lab_set set = {0};
+    lab_diags diags = {0};
+    char quiz_note[CL_ERR_MAX + 128] = "";
+    cl_err e = {{0}};
+    grade_opts o = {
+        .learner = a->learner,
+        .assignment = a->assignment,
+        .seed = a->seed,
+        .budget_s = a->budget_s,
+        .time_limit_s = c->time_limit_s,
+        .only = a->only,
+        .nonly = a->nonly,
+        .progress = progress_line,
+        .quiz_note = quiz_note,
+    };
+    int rc = EXIT_OK;
+    if (!cli_load_labs(c, &set, &diags)) {
+        grade_report_start(rep, &o, &e);
+        grade_report_not_graded(rep, c->home_error[0] ? c->home_error
+                                                      : "the labs could not be loaded");
+        rc = EXIT_ENV;
+    } else {
+        store *st = open_quizzes(quiz_note, sizeof quiz_note);
+        grade_status gs = grade_run(&set, &o, st, rep, &e);
+        store_close(st);
+        if (gs == GRADE_UNKNOWN_LAB) {
+            rc = cli_usage_error(c, "grade: %s", e.msg);
+        } else if (gs != GRADE_OK) {
+            fprintf(stderr, "cudalab: %s\n", e.msg);
+            grade_report_not_graded(rep, e.msg);
+            rc = EXIT_ENV;
+        }
+    }
+    lab_set_free(&set);
+    lab_diags_free(&diags);
+    return rc;
+}
+
+/* An autograder always finds results.json, even when grading could not
+ * happen and --format did not ask for it: it says why, with a score of 0. */
+static void with_gradescope(grade_args *a)
+{
+    for (size_t i = 0; i < a->nkinds; i++)
+        if (a->kinds[i] == REPORT_GRADESCOPE)
+            return;
+    a->kinds[a->nkinds++] = REPORT_GRADESCOPE;
 }
 
 int cmd_grade(cli_ctx *c, int argc, char **argv)
@@ -167,105 +271,32 @@ int cmd_grade(cli_ctx *c, int argc, char **argv)
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
-    if (!sign_key_load(a.key_file, &key, &keylen, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        return EXIT_USAGE;
+    if (!sign_key_load(a.key_file, &key, &keylen, &e))
+        return cli_usage_error(c, "grade: %s", e.msg);
+    if (key && !a.assignment) {
+        memset(key, 0, keylen);
+        free(key);
+        return cli_usage_error(c, "grade: --assignment ID is required when the reports are "
+                                  "signed (--key or %s): it binds each report to one "
+                                  "assignment",
+                               SIGN_KEY_ENV);
     }
-    lab_set set = {0};
-    lab_diags diags = {0};
     static grade_report rep;
-    store *st = NULL;
-    rc = EXIT_ENV;
-    if (!cli_load_labs(c, &set, &diags))
-        goto done;
-    st = cli_store_open();
-    grade_opts o = {
-        .learner = a.learner,
-        .seed = a.seed,
-        .budget_s = a.budget_s,
-        .time_limit_s = c->time_limit_s,
-        .only = a.only,
-        .nonly = a.nonly,
-        .progress = progress_line,
-    };
-    grade_status gs = grade_run(&set, &o, st, &rep, &e);
-    if (gs == GRADE_NO_DEVICE) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        goto done;
-    }
-    if (gs == GRADE_FAILED) {
-        bool usage = strncmp(e.msg, "no lab called", 13) == 0;
-        if (usage)
-            rc = cli_usage_error(c, "grade: %s", e.msg);
-        else
+    rc = run_grading(c, &a, &rep);
+    if (rep.error[0])
+        with_gradescope(&a);
+    if (rc != EXIT_USAGE) {
+        if (!report_write(&rep, a.out, a.kinds, a.nkinds, key, keylen, &e)) {
             fprintf(stderr, "cudalab: %s\n", e.msg);
-        goto done;
+            rc = EXIT_ENV;
+        } else {
+            print_summary(&rep, a.out, &a, keylen > 0);
+        }
     }
-    if (!report_write(&rep, a.out, a.kinds, a.nkinds, key, keylen, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        goto done;
-    }
-    print_summary(&rep, a.out, &a, keylen > 0);
-    rc = EXIT_OK;
-done:
     if (key) {
         memset(key, 0, keylen);
         free(key);
     }
     grade_report_free(&rep);
-    store_close(st);
-    lab_set_free(&set);
-    lab_diags_free(&diags);
-    return rc;
-}
-
-/* ---- verify ------------------------------------------------------------------------ */
-
-static const cli_opt verify_opts[] = {
-    {"key", OPT_KEY, "FILE", "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
-     "a key file"},
-    {NULL, 0, NULL, NULL, NULL},
-};
-
-const cli_command cmd_verify_spec = {
-    "verify", "REPORT...", "check the signatures of grade reports: valid or tampered, per file",
-    "Exits 0 when every report is signed and unchanged, 1 otherwise.", verify_opts, cmd_verify,
-};
-
-static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
-{
-    (void)c;
-    if (key == OPT_KEY)
-        *(const char **)ud = v;
-    return EXIT_OK;
-}
-
-int cmd_verify(cli_ctx *c, int argc, char **argv)
-{
-    const char *key_file = NULL;
-    int first = 0;
-    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &key_file, &first);
-    if (rc != EXIT_OK)
-        return rc == CLI_HELPED ? EXIT_OK : rc;
-    if (first >= argc)
-        return cli_usage_error(c, "verify: which reports? (cudalab verify report.json ...)");
-    char *key = NULL;
-    size_t keylen = 0;
-    cl_err e = {{0}};
-    if (!sign_key_load(key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "verify: %s", e.msg);
-    if (!key)
-        return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
-                                  "CUDALAB_GRADE_KEY holding it");
-    rc = EXIT_OK;
-    for (int i = first; i < argc; i++) {
-        char why[512];
-        sign_verdict v = sign_verify_file(argv[i], key, keylen, why, sizeof why);
-        printf("%s: %s (%s)\n", argv[i], sign_verdict_name(v), why);
-        if (v != SIGN_VALID)
-            rc = EXIT_FAIL;
-    }
-    memset(key, 0, keylen);
-    free(key);
     return rc;
 }

@@ -52,37 +52,9 @@ fail:
     return false;
 }
 
-/* path opened for reading without blocking on a FIFO, and only when it is
- * a regular file. */
-static FILE *open_regular(const char *path, cl_err *e)
+/* Reads the rest of f (path names it in messages), then closes it. */
+static char *read_stream(FILE *f, const char *path, size_t max_bytes, size_t *len, cl_err *e)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        err_set(e, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        err_set(e, "%s is not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        err_set(e, "cannot open %s: %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
-}
-
-char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e)
-{
-    FILE *f = open_regular(path, e);
-    if (!f)
-        return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf)
@@ -123,4 +95,33 @@ fail:
     free(buf);
     fclose(f);
     return NULL;
+}
+
+char *file_read_all(const char *path, size_t max_bytes, size_t *len, cl_err *e)
+{
+    /* Not blocking: a FIFO put where a file was expected must not hang the
+     * open; it is refused below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        err_set(e, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        err_set(e, "%s is not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    if ((unsigned long long)st.st_size > max_bytes) {
+        err_set(e, "%s is larger than %zu bytes", path, max_bytes);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        err_set(e, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    return read_stream(f, path, max_bytes, len, e);
 }

@@ -32,15 +32,20 @@ bool jsonf_put_double(cJSON *o, const char *k, double v)
         return cJSON_AddStringToObject(o, k, "nan") != NULL;
     if (isinf(v))
         return cJSON_AddStringToObject(o, k, v > 0 ? "inf" : "-inf") != NULL;
-    /* The shortest text that reads back to exactly the same double (cJSON's
-     * own printing may drop the last bit). */
-    char buf[40];
+    char buf[JSONF_NUMBER_MAX];
+    return cJSON_AddRawToObject(o, k, jsonf_number_text(v, buf)) != NULL;
+}
+
+/* The shortest text that reads back to exactly the same double (cJSON's
+ * own printing may drop the last bit). */
+const char *jsonf_number_text(double v, char buf[JSONF_NUMBER_MAX])
+{
     for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        snprintf(buf, JSONF_NUMBER_MAX, "%.*g", digits, v);
         if (strtod(buf, NULL) == v)
             break;
     }
-    return cJSON_AddRawToObject(o, k, buf) != NULL;
+    return buf;
 }
 
 /* Rates below zero mean "not applicable" and travel as null. */
@@ -66,6 +71,14 @@ bool jsonf_put_int(cJSON *o, const char *k, double v)
 bool jsonf_put_str(cJSON *o, const char *k, const char *v)
 {
     return cJSON_AddStringToObject(o, k, v) != NULL;
+}
+
+bool jsonf_put_text(cJSON *o, const char *k, const char *v, escape_ws ws)
+{
+    char *clean = escape_dup(v, ws);
+    bool ok = clean && cJSON_AddStringToObject(o, k, clean) != NULL;
+    free(clean);
+    return ok;
 }
 
 bool jsonf_get_str(const cJSON *o, const char *k, char *dst, size_t n, cl_err *e)

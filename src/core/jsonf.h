@@ -17,6 +17,9 @@
 #include <cjson/cJSON.h>
 
 #include "core/err.h"
+#include "core/escape.h"
+
+#define JSONF_NUMBER_MAX 40
 
 bool jsonf_put_double(cJSON *o, const char *k, double v);
 /* v < 0 ("not applicable") as null, else as jsonf_put_double. */
@@ -24,6 +27,10 @@ bool jsonf_put_rate(cJSON *o, const char *k, double v);
 bool jsonf_put_u64(cJSON *o, const char *k, uint64_t v);
 bool jsonf_put_int(cJSON *o, const char *k, double v);
 bool jsonf_put_str(cJSON *o, const char *k, const char *v);
+/* v cleaned for display first (core/escape.h): text a learner controls. */
+bool jsonf_put_text(cJSON *o, const char *k, const char *v, escape_ws ws);
+/* v as jsonf_put_double writes it (finite v), into buf; returns buf. */
+const char *jsonf_number_text(double v, char buf[JSONF_NUMBER_MAX]);
 bool jsonf_put_bool(cJSON *o, const char *k, bool v);
 
 /* Copies src into dst (capacity n), cutting at a UTF-8 character boundary

@@ -1,113 +1,12 @@
-/* classview.c - loading a folder of grade reports into a class table. */
+/* classview.c - a folder of grade reports into a class table: the walk
+ * (classwalk.c) and the checks across reports (classcheck.c), then the
+ * columns and the order. */
 #include "grade/classview.h"
+#include "grade/classview_internal.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include "core/atomicfile.h"
-#include "grade/report.h"
-
-#define REPORT_MAX ((size_t)64 << 20)
-#define MAX_DEPTH 8
-#define MAX_FILES 100000
-
-static bool has_suffix(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static class_file *add_file(class_view *v, size_t *cap, const char *path)
-{
-    if (v->nfiles == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        class_file *f = realloc(v->files, c * sizeof *f);
-        if (!f)
-            return NULL;
-        v->files = f;
-        *cap = c;
-    }
-    class_file *f = &v->files[v->nfiles++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "%s", path);
-    f->verdict = SIGN_UNSIGNED;
-    return f;
-}
-
-static void read_report(class_file *f, const void *key, size_t keylen)
-{
-    size_t len = 0;
-    cl_err e = {{0}};
-    char *text = file_read_all(f->path, REPORT_MAX, &len, &e);
-    if (!text) {
-        snprintf(f->problem, sizeof f->problem, "unreadable: %s", e.msg);
-        return;
-    }
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (!doc) {
-        snprintf(f->problem, sizeof f->problem, "malformed: not JSON");
-        return;
-    }
-    if (!report_read_json(doc, &f->rep, &e)) {
-        snprintf(f->problem, sizeof f->problem, "%s: %s",
-                 strstr(e.msg, "not a cudalab grade report") ? "foreign" : "malformed", e.msg);
-        grade_report_free(&f->rep);
-        cJSON_Delete(doc);
-        return;
-    }
-    cJSON_Delete(doc);
-    if (key) {
-        char why[256];
-        f->verdict = sign_verify_file(f->path, key, keylen, why, sizeof why);
-        if (f->verdict != SIGN_VALID) {
-            snprintf(f->problem, sizeof f->problem, "%s signature: %s",
-                     sign_verdict_name(f->verdict), why);
-            grade_report_free(&f->rep);
-            return;
-        }
-    }
-    f->usable = true;
-}
-
-/* Reads every .json under dir into v (depth-first, names sorted). */
-static bool walk(class_view *v, size_t *cap, const char *dir, int depth, const void *key,
-                 size_t keylen, cl_err *e)
-{
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, NULL, alphasort);
-    if (n < 0)
-        return err_set(e, "cannot read the folder %s", dir);
-    bool ok = true;
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        char path[CL_PATH_MAX];
-        struct stat st;
-        if (nm[0] == '.' || !paths_join(path, sizeof path, dir, nm) || stat(path, &st) != 0 ||
-            v->nfiles >= MAX_FILES) {
-            free(names[i]);
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            if (depth < MAX_DEPTH)
-                walk(v, cap, path, depth + 1, key, keylen, e);
-        } else if (S_ISREG(st.st_mode) && has_suffix(nm, ".json")) {
-            class_file *f = add_file(v, cap, path);
-            if (!f)
-                ok = err_set(e, "out of memory");
-            else
-                read_report(f, key, keylen);
-        } else {
-            v->skipped++;
-        }
-        free(names[i]);
-    }
-    free(names);
-    return ok;
-}
 
 static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
 {
@@ -138,20 +37,20 @@ static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
     return true;
 }
 
-bool class_load(const char *dir, const void *key, size_t keylen, class_view *out, cl_err *e)
+bool class_load(const char *dir, const class_opts *o, class_view *out, cl_err *e)
 {
     memset(out, 0, sizeof *out);
-    out->checked = key != NULL;
+    out->checked = o->key != NULL;
     size_t cap = 0, ccap = 0;
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(e, "%s is not a folder", dir);
-    if (!walk(out, &cap, dir, 0, key, keylen, e) && out->nfiles == 0)
+    if (!class_walk(out, &cap, dir, o, e))
         return false;
+    if (!class_check(out, o))
+        return err_set(e, "out of memory checking the reports of %s", dir);
     out->rows = calloc(out->nfiles ? out->nfiles : 1, sizeof *out->rows);
     if (!out->rows)
         return err_set(e, "out of memory");
     for (size_t i = 0; i < out->nfiles; i++) {
+        out->nreports += out->files[i].report;
         if (!out->files[i].usable)
             continue;
         out->rows[out->nrows++] = i;

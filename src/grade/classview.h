@@ -1,12 +1,25 @@
 /* classview.h - a class at a glance, from a folder of grade reports.
  *
  * class_load reads every report.json-style file under a folder (nested
- * folders too): learner x milestone, with each learner's score, best
- * figures and device.  A file that is not a cudalab grade report, cannot be
- * parsed, or (with the instructor's key) whose signature does not hold is
- * listed with what is wrong and left out of the table; nothing stops the
- * load.  The table can be written as CSV, Markdown or HTML, or browsed in
- * the TUI. */
+ * folders too, each folder once: a link back to a folder above is a loop,
+ * listed and not followed): learner x milestone, with each learner's score,
+ * best figures and device.  Files are left out of the table, each with what
+ * is wrong, and nothing stops the load:
+ *   - a file that is not a cudalab grade report, cannot be read or parsed,
+ *     or is not exactly as cudalab writes it (bytes around the document, a
+ *     key twice); with the instructor's key, a report whose signature does
+ *     not hold or that has none;
+ *   - a report of another assignment than the one shown (class_opts'
+ *     assignment, else the most common one);
+ *   - an older report of a learner who has a newer one (by "created"; a
+ *     graded report is preferred to one that could not be graded), or a
+ *     second path to the same file;
+ *   - a folder or entry that cannot be read, a link loop, a FIFO or device.
+ * Reports kept in the table are flagged, with a note, when the same graded
+ * kernel (SHA-256; an unchanged starter aside) appears under other
+ * learners, or when grading could not happen.  Gradescope's results.json
+ * files that cudalab wrote are passed over quietly.  The table can be
+ * written as CSV, Markdown or HTML, or browsed in the TUI. */
 #ifndef CUDALAB_GRADE_CLASSVIEW_H
 #define CUDALAB_GRADE_CLASSVIEW_H
 
@@ -18,12 +31,17 @@
 #include "grade/grade.h"
 #include "grade/sign.h"
 
+#define CLASS_TEXT_MAX 768
+
 typedef struct class_file {
     char path[CL_PATH_MAX];
     bool usable;               /* in the table */
+    bool report;               /* read as a cudalab grade report (usable or not) */
     sign_verdict verdict;      /* with a key; SIGN_UNSIGNED without one */
-    char problem[512];         /* why it is not usable, or a remark */
-    grade_report rep;          /* when usable */
+    char problem[CLASS_TEXT_MAX];   /* why it is left out of the table, or "" */
+    char note[CLASS_TEXT_MAX];      /* in the table, but flagged: why, or "" */
+    unsigned long long dev, ino;    /* the file's identity, once read (0 0: not read) */
+    grade_report rep;          /* when report */
 } class_file;
 
 typedef struct class_column {
@@ -33,15 +51,25 @@ typedef struct class_column {
     double points;
 } class_column;
 
+typedef struct class_opts {
+    const void *key;           /* the instructor's key; NULL: signatures not checked */
+    size_t keylen;
+    const char *assignment;    /* the assignment to show; NULL: the most common one */
+} class_opts;
+
 typedef struct class_view {
-    class_file *files;
+    class_file *files;         /* every file and entry looked at, in walk order */
     size_t nfiles;
     size_t *rows;              /* indices of the usable files, in display order */
     size_t nrows;
     class_column *cols;        /* every (lab, milestone) seen, in first-seen order */
     size_t ncols;
     bool checked;              /* signatures were checked with a key */
-    size_t skipped;            /* files that are not .json, not looked at */
+    char assignment[GRADE_ASSIGNMENT_MAX + 1];   /* the assignment shown ("" none) */
+    bool assignment_given;     /* asked for, rather than the most common */
+    size_t nreports;           /* files read as grade reports, usable or not */
+    size_t nflagged;           /* usable files with a note */
+    size_t skipped;            /* files passed over: not .json, or Gradescope's */
 } class_view;
 
 typedef enum class_sort {
@@ -50,16 +78,17 @@ typedef enum class_sort {
     CLASS_BY_TIME,             /* the first lab's best time, fastest first */
 } class_sort;
 
-/* Loads dir (key NULL: signatures not checked).  false + e only when dir
- * itself cannot be read. */
-bool class_load(const char *dir, const void *key, size_t keylen, class_view *out, cl_err *e);
+/* Loads dir.  false + e only when dir itself cannot be read. */
+bool class_load(const char *dir, const class_opts *o, class_view *out, cl_err *e);
 void class_free(class_view *v);
 void class_order(class_view *v, class_sort by);
 
 /* The milestone of column c in file f's report, or NULL (not graded). */
 const grade_milestone *class_cell(const class_view *v, const class_file *f, size_t c);
 
-/* The table as text (malloc'd): CSV (RFC 4180), Markdown, or an HTML page. */
+/* The table as text (malloc'd): CSV (RFC 4180), Markdown, or an HTML page,
+ * each cell escaped for its reader (core/escape.h); the notes in a column,
+ * the files left out listed after the table (Markdown, HTML). */
 char *class_csv(const class_view *v);
 char *class_markdown(const class_view *v);
 char *class_html(const class_view *v);

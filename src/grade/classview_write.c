@@ -1,41 +1,27 @@
-/* classview_write.c - the class table as CSV, Markdown and HTML. */
+/* classview_write.c - the class table as CSV, Markdown and HTML, every cell
+ * escaped for its reader (core/escape.h). */
 #include "grade/classview.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/strbuf.h"
 
 typedef enum { FMT_CSV, FMT_MD, FMT_HTML } table_fmt;
 
+#define MAX_LABS 64
+
 /* One cell's text, escaped for the format. */
 static void cell(strbuf *f, table_fmt fmt, const char *s)
 {
-    if (fmt == FMT_CSV) {
-        if (strpbrk(s, ",\"\r\n")) {
-            strbuf_putc(f, '"');
-            for (const char *p = s; *p; p++) {
-                if (*p == '"')
-                    strbuf_putc(f, '"');
-                strbuf_putc(f, *p);
-            }
-            strbuf_putc(f, '"');
-        } else {
-            strbuf_str(f, s);
-        }
-        return;
-    }
-    for (const char *p = s; *p; p++) {
-        char c = *p;
-        if (fmt == FMT_MD && (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`'))
-            strbuf_putc(f, '\\');
-        if (fmt == FMT_HTML && (c == '&' || c == '<' || c == '>' || c == '"')) {
-            strbuf_str(f, c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;");
-            continue;
-        }
-        strbuf_putc(f, (char)(c == '\n' || c == '\r' ? ' ' : c));
-    }
+    if (fmt == FMT_CSV)
+        escape_csv_cell(f, s);
+    else if (fmt == FMT_MD)
+        escape_md_cell(f, s);
+    else
+        escape_html(f, s);
 }
 
 static void row_start(strbuf *f, table_fmt fmt)
@@ -62,29 +48,28 @@ static void best(const grade_report *r, const char *lab_id, char *out, size_t n)
             snprintf(out, n, "%.4g ms at %s", r->labs[i].best_ms, r->labs[i].best_size);
 }
 
-static char *render(const class_view *v, table_fmt fmt)
+/* The labs, in column order, once each (a "best" column each). */
+static size_t labs_of(const class_view *v, const char *labs[MAX_LABS])
 {
-    strbuf sb;
-    strbuf_init(&sb, 0);
-    strbuf *f = &sb;
-    /* The labs, in column order, once each: a "best" column each. */
-    const char *labs[64];
-    size_t nlabs = 0;
-    for (size_t c = 0; c < v->ncols && nlabs < 64; c++)
-        if (nlabs == 0 || strcmp(labs[nlabs - 1], v->cols[c].lab) != 0)
-            labs[nlabs++] = v->cols[c].lab;
-    if (fmt == FMT_HTML)
-        strbuf_str(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cudalab class"
-              "</title>\n<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
-              "padding:2px 6px}.y{background:#cfc}.n{background:#fcc}</style></head><body>\n"
-              "<h1>cudalab class</h1>\n<table>\n<tr><td>");
-    else if (fmt == FMT_MD)
-        strbuf_str(f, "| ");
-    static const char *const head[] = {"learner", "score", "max", "device", "graded"};
-    for (size_t i = 0; i < 5; i++) {
+    size_t n = 0;
+    for (size_t c = 0; c < v->ncols && n < MAX_LABS; c++)
+        if (n == 0 || strcmp(labs[n - 1], v->cols[c].lab) != 0)
+            labs[n++] = v->cols[c].lab;
+    return n;
+}
+
+static const char *const fixed[] = {"learner", "score",      "max",     "device",
+                                    "graded",  "assignment", "hostname"};
+#define NFIXED (sizeof fixed / sizeof fixed[0])
+
+static void header(strbuf *f, table_fmt fmt, const class_view *v, const char *const *labs,
+                   size_t nlabs)
+{
+    row_start(f, fmt);
+    for (size_t i = 0; i < NFIXED; i++) {
         if (i)
             sep(f, fmt);
-        cell(f, fmt, head[i]);
+        cell(f, fmt, fixed[i]);
     }
     for (size_t c = 0; c < v->ncols; c++) {
         char h[GRADE_ID_MAX * 2 + 2];
@@ -98,75 +83,99 @@ static char *render(const class_view *v, table_fmt fmt)
         sep(f, fmt);
         cell(f, fmt, h);
     }
+    sep(f, fmt);
+    cell(f, fmt, "notes");
     row_end(f, fmt);
     if (fmt == FMT_MD) {
         strbuf_str(f, "|");
-        for (size_t i = 0; i < 5 + v->ncols + nlabs; i++)
+        for (size_t i = 0; i < NFIXED + v->ncols + nlabs + 1; i++)
             strbuf_str(f, "---|");
         strbuf_putc(f, '\n');
     }
-    for (size_t i = 0; i < v->nrows; i++) {
-        const class_file *cf = &v->files[v->rows[i]];
-        const grade_report *r = &cf->rep;
-        char num[32];
-        row_start(f, fmt);
-        cell(f, fmt, r->learner);
-        sep(f, fmt);
-        snprintf(num, sizeof num, "%g", r->score);
-        cell(f, fmt, num);
-        sep(f, fmt);
-        snprintf(num, sizeof num, "%g", r->max_score);
-        cell(f, fmt, num);
-        sep(f, fmt);
-        cell(f, fmt, r->dev.name);
-        sep(f, fmt);
-        cell(f, fmt, r->created);
-        for (size_t c = 0; c < v->ncols; c++) {
-            const grade_milestone *g = class_cell(v, cf, c);
-            const char *mark = !g ? "" : g->passed ? "yes" : "no";
-            if (fmt == FMT_HTML)
-                strbuf_printf(f, "</td><td class=\"%s\">", !g ? "" : g->passed ? "y" : "n");
-            else
-                sep(f, fmt);
-            cell(f, fmt, mark);
-        }
-        for (size_t l = 0; l < nlabs; l++) {
-            char b[64];
-            best(r, labs[l], b, sizeof b);
+}
+
+static void learner_row(strbuf *f, table_fmt fmt, const class_view *v, const class_file *cf,
+                        const char *const *labs, size_t nlabs)
+{
+    const grade_report *r = &cf->rep;
+    char score[32], max[32];
+    snprintf(score, sizeof score, "%g", r->score);
+    snprintf(max, sizeof max, "%g", r->max_score);
+    const char *values[NFIXED] = {r->learner, score, max, r->dev.name, r->created,
+                                  r->assignment, r->hostname};
+    row_start(f, fmt);
+    for (size_t i = 0; i < NFIXED; i++) {
+        if (i)
             sep(f, fmt);
-            cell(f, fmt, b);
-        }
-        row_end(f, fmt);
+        cell(f, fmt, values[i]);
     }
+    for (size_t c = 0; c < v->ncols; c++) {
+        const grade_milestone *g = class_cell(v, cf, c);
+        if (fmt == FMT_HTML)
+            strbuf_printf(f, "</td><td class=\"%s\">", !g ? "" : g->passed ? "y" : "n");
+        else
+            sep(f, fmt);
+        cell(f, fmt, !g ? "" : g->passed ? "yes" : "no");
+    }
+    for (size_t l = 0; l < nlabs; l++) {
+        char b[64 + RUN_SIZE_MAX];
+        best(r, labs[l], b, sizeof b);
+        sep(f, fmt);
+        cell(f, fmt, b);
+    }
+    if (fmt == FMT_HTML)
+        strbuf_str(f, cf->note[0] ? "</td><td class=\"flag\">" : "</td><td>");
+    else
+        sep(f, fmt);
+    cell(f, fmt, cf->note);
+    row_end(f, fmt);
+}
+
+/* The files left out, after the table (Markdown and HTML). */
+static void left_out(strbuf *f, table_fmt fmt, const class_view *v)
+{
+    bool any = false;
+    for (size_t i = 0; i < v->nfiles; i++) {
+        if (v->files[i].usable)
+            continue;
+        if (!any)
+            strbuf_str(f, fmt == FMT_HTML ? "<h2>Files left out</h2>\n<ul>\n"
+                                          : "\nFiles left out:\n\n");
+        any = true;
+        strbuf_str(f, fmt == FMT_HTML ? "<li>" : "- ");
+        cell(f, fmt, v->files[i].path);
+        strbuf_str(f, ": ");
+        cell(f, fmt, v->files[i].problem);
+        strbuf_str(f, fmt == FMT_HTML ? "</li>\n" : "\n");
+    }
+    if (any && fmt == FMT_HTML)
+        strbuf_str(f, "</ul>\n");
+}
+
+static char *render(const class_view *v, table_fmt fmt)
+{
+    strbuf sb;
+    strbuf_init(&sb, 0);
+    strbuf *f = &sb;
+    const char *labs[MAX_LABS];
+    size_t nlabs = labs_of(v, labs);
     if (fmt == FMT_HTML) {
-        strbuf_str(f, "</table>\n");
-        bool any = false;
-        for (size_t i = 0; i < v->nfiles; i++) {
-            if (v->files[i].usable)
-                continue;
-            if (!any)
-                strbuf_str(f, "<h2>Files left out</h2>\n<ul>\n");
-            any = true;
-            strbuf_str(f, "<li>");
-            cell(f, fmt, v->files[i].path);
-            strbuf_str(f, ": ");
-            cell(f, fmt, v->files[i].problem);
-            strbuf_str(f, "</li>\n");
-        }
-        if (any)
-            strbuf_str(f, "</ul>\n");
-        strbuf_str(f, "</body></html>\n");
-    } else if (fmt == FMT_MD) {
-        for (size_t i = 0; i < v->nfiles; i++) {
-            if (v->files[i].usable)
-                continue;
-            strbuf_str(f, "\n- left out: ");
-            cell(f, fmt, v->files[i].path);
-            strbuf_str(f, ": ");
-            cell(f, fmt, v->files[i].problem);
-        }
-        strbuf_putc(f, '\n');
+        strbuf_str(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cudalab class"
+                      "</title>\n<style>table{border-collapse:collapse}td,th{border:1px solid "
+                      "#999;padding:2px 6px}.y{background:#cfc}.n{background:#fcc}"
+                      ".flag{background:#ffc}</style></head><body>\n<h1>cudalab class: ");
+        cell(f, fmt, v->assignment[0] ? v->assignment : "(no assignment)");
+        strbuf_str(f, "</h1>\n<table>\n");
     }
+    header(f, fmt, v, labs, nlabs);
+    for (size_t i = 0; i < v->nrows; i++)
+        learner_row(f, fmt, v, &v->files[v->rows[i]], labs, nlabs);
+    if (fmt == FMT_HTML)
+        strbuf_str(f, "</table>\n");
+    if (fmt != FMT_CSV)
+        left_out(f, fmt, v);
+    if (fmt == FMT_HTML)
+        strbuf_str(f, "</body></html>\n");
     if (sb.failed) {
         strbuf_free(&sb);
         return NULL;

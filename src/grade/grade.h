@@ -30,6 +30,8 @@
 #define GRADE_ID_MAX 64
 #define GRADE_TEXT_MAX 256
 #define GRADE_WHY_MAX 1024
+#define GRADE_ASSIGNMENT_MAX 64      /* an assignment id's characters, at most */
+#define GRADE_HOST_MAX 256
 
 typedef struct grade_milestone {
     char id[GRADE_ID_MAX];
@@ -54,6 +56,7 @@ typedef struct grade_lab {
     char cause[32];              /* the diagnosis cause of what went wrong ("" none) */
     char kernel_path[CL_PATH_MAX], launcher_path[CL_PATH_MAX];
     char kernel_sha[65], launcher_sha[65];
+    bool kernel_starter;         /* the kernel is the lab's starter, unchanged */
     char *kernel_text, *launcher_text;  /* as graded; NULL when missing */
     run_result *rows;
     size_t nrows;
@@ -65,11 +68,16 @@ typedef struct grade_lab {
     char best_size[RUN_SIZE_MAX];
 } grade_lab;
 
+/* A report is bound to one submission: the learner, the assignment, the
+ * graded sources' SHA-256 (in each lab), when and on which machine. */
 typedef struct grade_report {
     char learner[128];
+    char assignment[GRADE_ASSIGNMENT_MAX + 1];   /* the instructor's id; "" when none given */
+    char hostname[GRADE_HOST_MAX];               /* the machine that graded */
     char workspace[CL_PATH_MAX];
     char version[32];            /* cudalab's */
     char created[32];            /* ISO 8601, UTC */
+    char error[GRADE_WHY_MAX];   /* why grading could not happen ("" when it did) */
     device_info dev;
     uint64_t seed;
     double seconds;
@@ -81,6 +89,8 @@ typedef struct grade_report {
 typedef struct grade_opts {
     const char *workspace;            /* NULL: paths_workspace() */
     const char *learner;              /* NULL: the workspace's owner */
+    const char *assignment;           /* the assignment id (grade_assignment_check); NULL: none */
+    const char *quiz_note;            /* without a store: why ("" or NULL: none recorded) */
     uint64_t seed;                    /* 0: a fresh one */
     double budget_s;                  /* GPU time a row; 0: GRADE_BUDGET_S */
     double time_limit_s;              /* a lab's run; 0: the lab's own */
@@ -96,15 +106,32 @@ typedef struct grade_opts {
 typedef enum grade_status {
     GRADE_OK,            /* graded, whatever the score */
     GRADE_NO_DEVICE,     /* nothing can be measured here: e says why */
-    GRADE_FAILED,        /* grading itself could not proceed (a lab id unknown, the worker
-                          * would not start, out of memory): e says why */
+    GRADE_UNKNOWN_LAB,   /* a lab asked for does not exist: e says which */
+    GRADE_FAILED,        /* grading itself could not proceed (no lab has an exercise, the
+                          * worker would not start, out of memory): e says why */
 } grade_status;
 
 /* Grades the labs of set (only those in o->only when given) into out; the
- * quizzes' answers come from st (NULL: none recorded).  out is filled even
- * when the status is not GRADE_OK; free it with grade_report_free. */
+ * quizzes' answers come from st (NULL: none recorded; o->quiz_note says
+ * why).  out's binding (grade_report_start) is filled whatever the status;
+ * free it with grade_report_free. */
 grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
                        cl_err *e);
 void grade_report_free(grade_report *r);
+
+/* ---- binding a report to its submission (grade_bind.c) ---------------------- */
+
+/* Whether id can name an assignment: 1 to GRADE_ASSIGNMENT_MAX letters,
+ * digits, '.', '_' or '-'.  false + e saying what is wrong. */
+bool grade_assignment_check(const char *id, cl_err *e);
+/* Starts out (zeroed first): the learner (o->learner, else the owner of the
+ * workspace, else $USER; cleaned for display, core/escape.h), the
+ * assignment, this machine's name, the time, cudalab's version, the
+ * workspace and the seed.  false + e when the workspace is not known (the
+ * rest is filled). */
+bool grade_report_start(grade_report *out, const grade_opts *o, cl_err *e);
+/* Marks r as not graded, for the reason why (its labs are dropped): the
+ * reports written from it score 0 and say why. */
+void grade_report_not_graded(grade_report *r, const char *why);
 
 #endif

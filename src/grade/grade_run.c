@@ -2,19 +2,15 @@
  * milestones (grade/grade.h). */
 #include "grade/grade.h"
 
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "core/atomicfile.h"
 #include "core/clock.h"
 #include "core/digest.h"
 #include "core/fsguard.h"
-#include "core/rng.h"
 #include "grade/grade_internal.h"
 #include "lab/milestone.h"
 #include "lab/workspace.h"
@@ -65,19 +61,6 @@ static void say(const grade_opts *o, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     o->progress(o->ud, line);
-}
-
-/* The learner's name: given, else the owner of the workspace, else $USER. */
-static void learner_name(const grade_opts *o, const char *ws, char *out, size_t n)
-{
-    struct stat st;
-    struct passwd *pw;
-    if (o->learner && o->learner[0])
-        snprintf(out, n, "%s", o->learner);
-    else if (stat(ws, &st) == 0 && (pw = getpwuid(st.st_uid)) != NULL)
-        snprintf(out, n, "%s", pw->pw_name);
-    else
-        snprintf(out, n, "%s", getenv("USER") ? getenv("USER") : "unknown");
 }
 
 static bool wanted(const grade_opts *o, const lab *l)
@@ -180,14 +163,17 @@ static void measure(supervisor *s, collector *c, lab *l, const lab_exercise *x, 
         snprintf(gl->note, sizeof gl->note, "some rows were lost: out of memory");
 }
 
-static void judge_quiz(const lab *l, const lab_milestone *m, store *st, grade_milestone *g)
+static void judge_quiz(const lab *l, const lab_milestone *m, store *st, const char *quiz_note,
+                       grade_milestone *g)
 {
     store_quiz *qs = NULL;
     size_t n = 0;
     cl_err e = {{0}};
     if (!st) {
-        snprintf(g->why, sizeof g->why, "no progress store was found: the quiz's answers are "
-                                        "not known here");
+        snprintf(g->why, sizeof g->why, "%s", quiz_note && quiz_note[0]
+                                                  ? quiz_note
+                                                  : "no quiz answers recorded: the quiz was "
+                                                    "not answered here");
         return;
     }
     if (!store_quizzes(st, l->id, &qs, &n, &e)) {
@@ -297,9 +283,13 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
     } else {
         snprintf(gl->kernel_path, sizeof gl->kernel_path, "%s", f.kernel);
         snprintf(gl->launcher_path, sizeof gl->launcher_path, "%s", f.launcher);
-        cl_err ke = {{0}}, le = {{0}};
+        cl_err ke = {{0}}, le = {{0}}, se = {{0}};
         read_source(f.kernel, &gl->kernel_text, gl->kernel_sha, &ke);
         read_source(f.launcher, &gl->launcher_text, gl->launcher_sha, &le);
+        char *starter = NULL, starter_sha[65];
+        read_source(f.starter_kernel, &starter, starter_sha, &se);
+        gl->kernel_starter = starter && gl->kernel_text && strcmp(starter_sha, gl->kernel_sha) == 0;
+        free(starter);
         if (!gl->kernel_text || !gl->launcher_text) {
             snprintf(gl->cause, sizeof gl->cause, "missing");
             snprintf(gl->note, sizeof gl->note, "nothing to grade: %s (the learner's files are "
@@ -319,7 +309,7 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
         g->quiz = m->quiz != NULL;
         g->points = m->points;
         if (g->quiz)
-            judge_quiz(l, m, st, g);
+            judge_quiz(l, m, st, o->quiz_note, g);
         else
             judge_measured(l, i, gl, g);
         g->earned = g->passed ? g->points : 0.0;
@@ -335,25 +325,14 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
                        cl_err *e)
 {
     double t0 = clock_now_s();
-    memset(out, 0, sizeof *out);
-    char ws[CL_PATH_MAX];
-    if (o->workspace)
-        snprintf(ws, sizeof ws, "%s", o->workspace);
-    else if (!paths_workspace(ws, sizeof ws, e))
+    if (!grade_report_start(out, o, e))
         return GRADE_FAILED;
-    snprintf(out->workspace, sizeof out->workspace, "%s", ws);
-    learner_name(o, ws, out->learner, sizeof out->learner);
-    snprintf(out->version, sizeof out->version, "%s", CUDALAB_VERSION);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(out->created, sizeof out->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    out->seed = o->seed ? o->seed : rng_fresh_seed();
+    const char *ws = out->workspace;
 
     for (size_t i = 0; i < o->nonly; i++)
         if (!lab_set_find(set, o->only[i]))
             return err_set(e, "no lab called '%s' (see 'cudalab list')", o->only[i]),
-                   GRADE_FAILED;
+                   GRADE_UNKNOWN_LAB;
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++)
         n += wanted(o, set->v[i]) ? set->v[i]->nexercises : 0;
@@ -372,11 +351,13 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     if (!supervisor_hello(s, 120000, &out->dev, e)) {
         err_prefix(e, "cannot start the GPU worker");
         supervisor_free(s);
+        out->seconds = clock_now_s() - t0;
         return GRADE_FAILED;
     }
     if (!out->dev.present) {
         err_set(e, "cannot grade: %s", out->dev.reason);
         supervisor_free(s);
+        out->seconds = clock_now_s() - t0;
         return GRADE_NO_DEVICE;
     }
     say(o, "device: %s; seed %llu", out->dev.name, (unsigned long long)out->seed);

@@ -3,11 +3,18 @@
  *   report.json   cudalab's own: every measurement, the device, the seed,
  *                 cudalab's version, the graded sources with their SHA-256
  *   results.json  Gradescope's autograder format (score, execution_time,
- *                 output, visibility, tests[], leaderboard)
- *   junit.xml     JUnit XML: a testsuite per lab, a testcase per milestone,
- *                 a failure carrying its diagnosis
+ *                 output, visibility, tests[], leaderboard), plain text,
+ *                 the binding in extra_data.cudalab
+ *   junit.xml     JUnit XML: a testsuite per lab with the binding in its
+ *                 <properties>, a testcase per milestone, a failure carrying
+ *                 its diagnosis
  *   grades.csv    one row per lab x milestone (RFC 4180)
- * With an instructor's key each file is signed (grade/sign.h). */
+ * Every format carries what binds the report to one submission (the
+ * learner, the assignment, the sources' SHA-256, the time, the machine),
+ * and escapes the text it holds for the program that reads it
+ * (core/escape.h).  A report that could not be graded (r->error) scores 0
+ * and says why in each format.  With an instructor's key each file is
+ * signed (grade/sign.h). */
 #ifndef CUDALAB_GRADE_REPORT_H
 #define CUDALAB_GRADE_REPORT_H
 
@@ -19,7 +26,9 @@
 #include "grade/grade.h"
 
 #define REPORT_FORMAT "cudalab-grade"
-#define REPORT_FORMAT_VERSION 1
+#define REPORT_GRADESCOPE_FORMAT "cudalab-gradescope"   /* extra_data.cudalab.format */
+#define REPORT_XML_DECLARATION "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+#define REPORT_FORMAT_VERSION 2   /* 2: bound to an assignment and a machine */
 
 typedef enum report_kind {
     REPORT_JSON,
@@ -42,13 +51,14 @@ cJSON *report_gradescope(const grade_report *r);
 char *report_junit(const grade_report *r);
 char *report_csv(const grade_report *r);
 
-/* Reads a report.json back (for the class view); the rows and sources are
- * not read.  false + e naming what is wrong. */
+/* Reads a report.json back (for the class view); the rows and the sources'
+ * text are not read.  false + e naming what is wrong; a report of an older
+ * format (not bound to an assignment) is refused. */
 bool report_read_json(const cJSON *o, grade_report *r, cl_err *e);
 
 /* Writes each of kinds[0..n) into dir (made when missing), each file
- * atomically, signed when keylen > 0.  The paths written go to stdout's
- * caller through written (may be NULL), one a line. */
+ * atomically, signed when keylen > 0 (a CSV's signature beside it, in
+ * grades.csv.sig; an unsigned CSV's older signature is removed). */
 bool report_write(const grade_report *r, const char *dir, const report_kind *kinds, size_t n,
                   const void *key, size_t keylen, cl_err *e);
 

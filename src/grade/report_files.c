@@ -1,13 +1,12 @@
-/* report_files.c - Gradescope's results.json, and writing every format. */
+/* report_files.c - the report formats' names, and writing each of them. */
 #include "grade/report.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/atomicfile.h"
-#include "core/jsonf.h"
+#include "core/jsondoc.h"
 #include "core/paths.h"
 #include "grade/sign.h"
 
@@ -41,63 +40,6 @@ bool report_kind_from_name(const char *name, report_kind *k)
     return false;
 }
 
-/* One test of results.json: a milestone. */
-static cJSON *gs_test(const grade_lab *gl, const grade_milestone *g)
-{
-    cJSON *t = cJSON_CreateObject();
-    if (!t)
-        return NULL;
-    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 8], out[GRADE_WHY_MAX + 200];
-    snprintf(name, sizeof name, "%s: %s", gl->id, g->text);
-    if (g->passed)
-        snprintf(out, sizeof out, "Reached: %s", g->value[0] ? g->value : "yes");
-    else
-        snprintf(out, sizeof out, "Not reached%s%s. %s", g->value[0] ? ": " : "", g->value,
-                 g->why);
-    jsonf_put_str(t, "name", name);
-    jsonf_put_double(t, "score", g->earned);
-    jsonf_put_double(t, "max_score", g->points);
-    jsonf_put_str(t, "status", g->passed ? "passed" : "failed");
-    jsonf_put_str(t, "output", out);
-    jsonf_put_str(t, "visibility", "visible");
-    return t;
-}
-
-cJSON *report_gradescope(const grade_report *r)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    char text[1024];
-    snprintf(text, sizeof text,
-             "cudalab %s graded %s on %s (seed %llu): %g of %g points. Every milestone was "
-             "measured again from the submitted source.",
-             r->version, r->learner, r->dev.name[0] ? r->dev.name : "no device",
-             (unsigned long long)r->seed, r->score, r->max_score);
-    jsonf_put_double(o, "score", r->score);
-    jsonf_put_int(o, "execution_time", ceil(r->seconds));
-    jsonf_put_str(o, "output", text);
-    jsonf_put_str(o, "visibility", "visible");
-    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-    for (size_t i = 0; tests && i < r->nlabs; i++)
-        for (size_t k = 0; k < r->labs[i].nms; k++)
-            cJSON_AddItemToArray(tests, gs_test(&r->labs[i], &r->labs[i].ms[k]));
-    cJSON *board = cJSON_AddArrayToObject(o, "leaderboard");
-    for (size_t i = 0; board && i < r->nlabs; i++) {
-        const grade_lab *gl = &r->labs[i];
-        if (gl->best_ms <= 0)
-            continue;
-        cJSON *e = cJSON_CreateObject();
-        char name[GRADE_ID_MAX + RUN_SIZE_MAX + 16];
-        snprintf(name, sizeof name, "%s ms at %s", gl->id, gl->best_size);
-        jsonf_put_str(e, "name", name);
-        jsonf_put_double(e, "value", gl->best_ms);
-        jsonf_put_str(e, "order", "asc");
-        cJSON_AddItemToArray(board, e);
-    }
-    return o;
-}
-
 /* The text of one format, signed when keylen > 0; *sidecar receives a CSV
  * signature file's content (malloc'd) or NULL. */
 static char *render(const grade_report *r, report_kind k, const void *key, size_t keylen,
@@ -108,17 +50,8 @@ static char *render(const grade_report *r, report_kind k, const void *key, size_
     if (k == REPORT_JSON || k == REPORT_GRADESCOPE) {
         cJSON *doc = k == REPORT_JSON ? report_json(r) : report_gradescope(r);
         if (doc && (keylen == 0 || sign_json(doc, k == REPORT_GRADESCOPE, key, keylen, e)))
-            text = cJSON_Print(doc);
+            text = jsondoc_file_text(doc);
         cJSON_Delete(doc);
-        if (text) {
-            size_t n = strlen(text);
-            char *nl = realloc(text, n + 2);
-            if (nl) {
-                nl[n] = '\n';
-                nl[n + 1] = '\0';
-                text = nl;
-            }
-        }
     } else if (k == REPORT_JUNIT) {
         char *xml = report_junit(r);
         text = xml && keylen ? sign_xml(xml, key, keylen, e) : xml;

@@ -8,15 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jsondoc.h"
 #include "core/jsonf.h"
 #include "result/record_json.h"
 
-static void put_source(cJSON *o, const char *k, const char *path, const char *sha,
-                       const char *text)
+static cJSON *put_source(cJSON *o, const char *k, const char *path, const char *sha,
+                         const char *text)
 {
     cJSON *s = cJSON_AddObjectToObject(o, k);
     if (!s)
-        return;
+        return NULL;
     jsonf_put_str(s, "path", path);
     if (text) {
         jsonf_put_str(s, "sha256", sha);
@@ -25,6 +26,7 @@ static void put_source(cJSON *o, const char *k, const char *path, const char *sh
         cJSON_AddNullToObject(s, "sha256");
         cJSON_AddNullToObject(s, "text");
     }
+    return s;
 }
 
 static cJSON *milestone_json(const grade_milestone *g)
@@ -66,7 +68,9 @@ static cJSON *lab_json(const grade_lab *gl)
     jsonf_put_str(o, "cause", gl->cause);
     cJSON *src = cJSON_AddObjectToObject(o, "sources");
     if (src) {
-        put_source(src, "kernel", gl->kernel_path, gl->kernel_sha, gl->kernel_text);
+        cJSON *k = put_source(src, "kernel", gl->kernel_path, gl->kernel_sha, gl->kernel_text);
+        if (k)
+            jsonf_put_bool(k, "unchanged_starter", gl->kernel_starter);
         put_source(src, "launcher", gl->launcher_path, gl->launcher_sha, gl->launcher_text);
     }
     if (gl->best_ms > 0) {
@@ -101,8 +105,14 @@ cJSON *report_json(const grade_report *r)
     jsonf_put_int(o, "format_version", REPORT_FORMAT_VERSION);
     jsonf_put_str(o, "cudalab", r->version);
     jsonf_put_str(o, "learner", r->learner);
+    jsonf_put_str(o, "assignment", r->assignment);
+    jsonf_put_str(o, "hostname", r->hostname);
     jsonf_put_str(o, "workspace", r->workspace);
     jsonf_put_str(o, "created", r->created);
+    if (r->error[0])
+        jsonf_put_str(o, "error", r->error);
+    else
+        cJSON_AddNullToObject(o, "error");
     jsonf_put_u64(o, "seed", r->seed);
     jsonf_put_double(o, "seconds", r->seconds);
     jsonf_put_double(o, "score", r->score);
@@ -113,6 +123,12 @@ cJSON *report_json(const grade_report *r)
     cJSON *labs = cJSON_AddArrayToObject(o, "labs");
     for (size_t i = 0; labs && i < r->nlabs; i++)
         cJSON_AddItemToArray(labs, lab_json(&r->labs[i]));
+    /* Every string valid UTF-8, no control character but tab and line
+     * breaks (which JSON escapes): the learner's text included. */
+    if (!jsondoc_clean_strings(o, ESCAPE_WS_KEEP)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -141,6 +157,22 @@ static bool read_milestone(const cJSON *o, grade_milestone *g, cl_err *e)
     return true;
 }
 
+/* The graded sources' hashes (their text is not read back). */
+static bool read_sources(const cJSON *src, grade_lab *gl, cl_err *e)
+{
+    if (!src)
+        return true;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(src, "kernel");
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(src, "launcher");
+    if (!cJSON_IsObject(src) || (k && !cJSON_IsObject(k)) || (l && !cJSON_IsObject(l)))
+        return err_set(e, "field 'sources' must hold a kernel and a launcher object");
+    return jsonf_get_str(k, "path", gl->kernel_path, sizeof gl->kernel_path, e) &&
+           jsonf_get_str(k, "sha256", gl->kernel_sha, sizeof gl->kernel_sha, e) &&
+           jsonf_get_bool(k, "unchanged_starter", &gl->kernel_starter, e) &&
+           jsonf_get_str(l, "path", gl->launcher_path, sizeof gl->launcher_path, e) &&
+           jsonf_get_str(l, "sha256", gl->launcher_sha, sizeof gl->launcher_sha, e);
+}
+
 static bool read_lab(const cJSON *o, grade_lab *gl, cl_err *e)
 {
     bool ok = true;
@@ -153,6 +185,8 @@ static bool read_lab(const cJSON *o, grade_lab *gl, cl_err *e)
           jsonf_get_bool(o, "measured", &gl->measured, e) &&
           jsonf_get_str(o, "note", gl->note, sizeof gl->note, e)))
         return false;
+    if (!read_sources(cJSON_GetObjectItemCaseSensitive(o, "sources"), gl, e))
+        return err_prefix(e, "lab '%s'", gl->id);
     const cJSON *best = cJSON_GetObjectItemCaseSensitive(o, "best");
     if (cJSON_IsObject(best) &&
         !(jsonf_get_str(best, "size", gl->best_size, sizeof gl->best_size, e) &&
@@ -190,8 +224,15 @@ bool report_read_json(const cJSON *o, grade_report *r, cl_err *e)
     if (version > REPORT_FORMAT_VERSION)
         return err_set(e, "a grade report of a newer format (%d; this cudalab reads up to %d)",
                        version, REPORT_FORMAT_VERSION);
+    if (version < REPORT_FORMAT_VERSION)
+        return err_set(e, "a grade report of an older format (%d), bound to no assignment: "
+                          "grade again with this cudalab",
+                       version);
     if (!(jsonf_get_str(o, "cudalab", r->version, sizeof r->version, e) &&
           jsonf_get_str(o, "learner", r->learner, sizeof r->learner, e) &&
+          jsonf_get_str(o, "assignment", r->assignment, sizeof r->assignment, e) &&
+          jsonf_get_str(o, "hostname", r->hostname, sizeof r->hostname, e) &&
+          jsonf_get_str(o, "error", r->error, sizeof r->error, e) &&
           jsonf_get_str(o, "workspace", r->workspace, sizeof r->workspace, e) &&
           jsonf_get_str(o, "created", r->created, sizeof r->created, e) &&
           jsonf_get_u64(o, "seed", &r->seed, e) &&
@@ -199,6 +240,10 @@ bool report_read_json(const cJSON *o, grade_report *r, cl_err *e)
           jsonf_get_double(o, "score", &r->score, 0, e) &&
           jsonf_get_double(o, "max_score", &r->max_score, 0, e)))
         return false;
+    cl_err ae = {{0}};
+    const char *as = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "assignment"));
+    if (as && as[0] && !grade_assignment_check(as, &ae))
+        return err_set(e, "field 'assignment': %s", ae.msg);
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "device");
     if (d && !record_get_device(d, &r->dev, e))
         return false;

@@ -1,20 +1,25 @@
 /* sign.h - signing grade reports with an instructor's key, and checking.
  *
- * A signature is an HMAC-SHA256 (core/digest.h, OpenSSL) of the report's
- * canonical content under the key:
- *   - JSON (report.json, results.json): the document without its signature,
- *     printed compactly by cJSON; the signature is the top-level
- *     "signature": {"alg": "hmac-sha256", "value": "<hex>"}, or for
- *     Gradescope's results.json extra_data.cudalab_signature (the place
- *     Gradescope's format leaves for extra data);
- *   - XML (junit.xml): every byte before the last line, which is
+ * A signature is an HMAC-SHA256 (core/digest.h, OpenSSL) under the key:
+ *   - JSON (report.json, results.json): of the document without its
+ *     signature, printed compactly the one way cudalab prints JSON
+ *     (core/jsondoc.h); the signature is report.json's top-level
+ *     "signature": {"alg": "hmac-sha256", "value": "<hex>"}, or
+ *     results.json's extra_data.cudalab_signature (the place Gradescope's
+ *     format leaves for extra data);
+ *   - XML (junit.xml): of every byte before the last line, which is
  *     <!-- cudalab-signature hmac-sha256 <hex> -->;
- *   - CSV (grades.csv): every byte of the file; the signature is the
- *     sidecar file grades.csv.sig ("hmac-sha256 <hex>"), so that the CSV
- *     stays plain rows.
- * Changing any value of a signed report, a number or a name, changes its
- * canonical content and the check fails.  The key is never written
- * anywhere. */
+ *   - CSV (grades.csv): of every byte of the file; the signature is the
+ *     sidecar file grades.csv.sig, the one line "hmac-sha256 <hex>", so
+ *     that the CSV stays plain rows.
+ * A file verifies only when it is exactly what cudalab writes for what it
+ * says, byte for byte, and the HMAC holds: a JSON file is the document as
+ * cudalab prints it (no byte before or after it, no key twice in an object,
+ * no other spacing, escape or number form) with one signature, in its
+ * place, of exactly two fields; the XML signature line is there once, last,
+ * with nothing after it; the sidecar holds its one line and nothing else.
+ * Changing any value of a signed report, a number or a name, or adding a
+ * byte anywhere, fails the check.  The key is never written anywhere. */
 #ifndef CUDALAB_GRADE_SIGN_H
 #define CUDALAB_GRADE_SIGN_H
 
@@ -30,7 +35,7 @@
 
 typedef enum sign_verdict {
     SIGN_VALID,        /* signed, and the content is as signed */
-    SIGN_TAMPERED,     /* signed, but the content or the signature changed */
+    SIGN_TAMPERED,     /* signed, but the content, the signature or the bytes around them changed */
     SIGN_UNSIGNED,     /* a report without a signature */
     SIGN_UNREADABLE,   /* not a report cudalab can read */
 } sign_verdict;
@@ -54,5 +59,9 @@ char *sign_sidecar(const char *data, size_t n, const void *key, size_t keylen, c
  * key; why receives a line saying what was found. */
 sign_verdict sign_verify_file(const char *path, const void *key, size_t keylen, char *why,
                               size_t n);
+/* The same for the report's text (len bytes) already read from path (which
+ * names the sidecar and, when the text does not say, the format). */
+sign_verdict sign_verify_text(const char *path, const char *text, size_t len, const void *key,
+                              size_t keylen, char *why, size_t n);
 
 #endif

@@ -48,6 +48,16 @@ bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_
  * writable or can be made (then *missing says whether it is still to be
  * made; may be NULL). */
 bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n);
+/* Opens the database of data folder dir (NULL: the data folder) only to
+ * read it (`cudalab grade`), changing nothing on disk: no file or folder is
+ * created (neither the database nor its -wal and -shm files), no journal
+ * mode set, no schema migrated.  While another process has the database
+ * open (its -wal and -shm files exist) it is read through them; otherwise
+ * the file holds everything and is read as it is (SQLite's immutable
+ * mode).  *out is NULL, and true returned, when nothing was recorded: no
+ * database, or an empty one.  false + e when the file cannot be read as a
+ * database or is of a newer schema. */
+bool store_open_readonly(const char *dir, store **out, cl_err *e);
 /* Opens a database file by path with no repair, for tools and tests:
  * false on any problem. */
 bool store_open_file(const char *path, store **out, cl_err *e);

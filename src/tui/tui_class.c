@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "tui/tui_draw.h"
 #include "tui/tui_theme.h"
 
@@ -34,7 +35,7 @@ static void draw(const view *s)
     const class_view *v = s->v;
     const tui_glyphs *g = tui_glyphs_get(s->ascii);
     int rows = LINES, cols = COLS;
-    char text[256];
+    char text[1024], raw[1024];   /* what a report says is cleaned before it is drawn */
     erase();
     snprintf(text, sizeof text, "%zu learners, %zu milestones, order: %s%s", v->nrows, v->ncols,
              sort_name(s->sort), v->checked ? ", signatures checked" : "");
@@ -59,7 +60,10 @@ static void draw(const view *s)
         bool cur = r == s->cursor;
         if (cur)
             tui_draw_fill(stdscr, y, 1, cols - 2, ROLE_SELECTED);
-        tui_draw_text(stdscr, y, 1, LEARNER_W - 1, f->rep.learner, cur ? ROLE_SELECTED : ROLE_NORMAL);
+        /* a flagged learner (class_file.note) is marked with '!' */
+        snprintf(raw, sizeof raw, "%s%s", f->note[0] ? "!" : "", f->rep.learner);
+        tui_draw_text(stdscr, y, 1, LEARNER_W - 1, escape_line(text, sizeof text, raw),
+                      cur ? ROLE_SELECTED : f->note[0] ? ROLE_WARN : ROLE_NORMAL);
         snprintf(text, sizeof text, "%g/%g", f->rep.score, f->rep.max_score);
         tui_draw_text(stdscr, y, 1 + LEARNER_W, 12, text, cur ? ROLE_SELECTED : ROLE_NORMAL);
         for (int c = 0; c < ncell && s->left + (size_t)c < v->ncols; c++) {
@@ -74,16 +78,21 @@ static void draw(const view *s)
         const class_file *f = &v->files[v->rows[s->cursor]];
         const class_column *col = &v->cols[s->left];
         const grade_milestone *m = class_cell(v, f, s->left);
-        snprintf(text, sizeof text, "%s on %s, %s: %s:%s %s", f->rep.learner, f->rep.dev.name,
-                 f->rep.created, col->lab, col->id, m ? (m->passed ? m->value : m->why) : "");
-        tui_draw_text(stdscr, rows - 3, 1, cols - 2, text, ROLE_DIM);
+        if (f->note[0])
+            snprintf(raw, sizeof raw, "%s: %s", f->rep.learner, f->note);
+        else
+            snprintf(raw, sizeof raw, "%s on %s, %s: %s:%s %s", f->rep.learner,
+                     f->rep.dev.name, f->rep.created, col->lab, col->id,
+                     m ? (m->passed ? m->value : m->why) : "");
+        tui_draw_text(stdscr, rows - 3, 1, cols - 2, escape_line(text, sizeof text, raw),
+                      ROLE_DIM);
     }
     size_t left_out = 0;
     for (size_t i = 0; i < v->nfiles; i++)
         left_out += !v->files[i].usable;
     snprintf(text, sizeof text,
-             "arrows move  s order  q quit   %zu file%s left out (listed when you quit)",
-             left_out, left_out == 1 ? "" : "s");
+             "arrows move  s order  q quit   %zu left out, %zu flagged (listed when you quit)",
+             left_out, v->nflagged);
     tui_draw_footer(stdscr, text, s->ascii);
     refresh();
 }

@@ -16,10 +16,11 @@
 #include "grade/classview.h"
 #include "grade/report.h"
 #include "grade/sign.h"
+#include "grade_fixture.h"
 #include "support.h"
 
 static char dir[CL_PATH_MAX];
-static const char key[] = "correct horse battery staple";
+static const char *const key = gf_key;
 
 static int setup(void **state)
 {
@@ -34,112 +35,22 @@ static int teardown(void **state)
     return 0;
 }
 
-static void milestone(grade_milestone *g, const char *id, const char *text, bool quiz, double pts,
-                      bool passed, const char *value, const char *why)
+/* A kernel hash of its own for learner number i. */
+static const char *sha_of(int i, char out[65])
 {
-    memset(g, 0, sizeof *g);
-    snprintf(g->id, sizeof g->id, "%s", id);
-    snprintf(g->text, sizeof g->text, "%s", text);
-    g->quiz = quiz;
-    g->points = pts;
-    g->passed = passed;
-    g->earned = passed ? pts : 0;
-    snprintf(g->value, sizeof g->value, "%s", value);
-    snprintf(g->why, sizeof g->why, "%s", why);
-    if (!passed)
-        snprintf(g->cause, sizeof g->cause, "wrong");
-    if (!quiz)
-        snprintf(g->size, sizeof g->size, "2^28");
+    snprintf(out, 65, "%064d", 100 + i);
+    return out;
 }
 
-/* A report as grade_run would write it: two labs, a pass, a failure whose
- * explanation holds characters XML and CSV must escape, a quiz. */
 static void make_report(grade_report *r, const char *learner, double best_ms)
 {
-    memset(r, 0, sizeof *r);
-    snprintf(r->learner, sizeof r->learner, "%s", learner);
-    snprintf(r->workspace, sizeof r->workspace, "/home/%s/cudalab-workspace", learner);
-    snprintf(r->version, sizeof r->version, "0.1.0");
-    snprintf(r->created, sizeof r->created, "2026-11-24T10:00:00Z");
-    r->dev.present = true;
-    snprintf(r->dev.name, sizeof r->dev.name, "NVIDIA H100 80GB HBM3");
-    r->seed = 12345678901234567ull;
-    r->seconds = 21.5;
-    r->nlabs = 2;
-    r->labs = calloc(2, sizeof *r->labs);
-    assert_non_null(r->labs);
-    grade_lab *a = &r->labs[0], *b = &r->labs[1];
-    snprintf(a->id, sizeof a->id, "reduction");
-    snprintf(a->title, sizeof a->title, "Parallel reduction");
-    a->measured = true;
-    a->kernel_text = strdup("extern \"C\" __global__ void k() {}\n");
-    snprintf(a->kernel_sha, sizeof a->kernel_sha, "%064d", 7);
-    a->nms = 2;
-    a->ms = calloc(2, sizeof *a->ms);
-    milestone(&a->ms[0], "cpu100x", "Over 100x faster than the CPU", false, 3, true,
-              "223x >= 100x", "");
-    milestone(&a->ms[1], "warps", "Can explain warps", true, 1, true, "answered right", "");
-    a->score = 4;
-    a->max_score = 4;
-    a->best_ms = best_ms;
-    snprintf(a->best_size, sizeof a->best_size, "2^28");
-    a->nrows = 1;
-    a->rows = calloc(1, sizeof *a->rows);
-    run_result_init(&a->rows[0]);
-    snprintf(a->rows[0].variant, sizeof a->rows[0].variant, "exercise");
-    a->rows[0].kind = RK_EXERCISE;
-    a->rows[0].status = RS_CORRECT;
-    a->rows[0].median_ms = best_ms;
-    a->rows[0].samples = 9;
-    snprintf(b->id, sizeof b->id, "matmul");
-    snprintf(b->title, sizeof b->title, "Matrix multiplication");
-    b->nms = 1;
-    b->ms = calloc(1, sizeof *b->ms);
-    milestone(&b->ms[0], "within2x", "Within 2x of cuBLAS", false, 2, false, "0.31x >= 0.5x",
-              "Your output differs from the reference: C[17] is 3 < 4 & \"wrong\", at 1,2\x01 "
-              "\xff\xfe (bad bytes)");
-    b->score = 0;
-    b->max_score = 2;
-    r->score = 4;
-    r->max_score = 6;
+    char sha[65];
+    gf_report(r, learner, best_ms, sha_of((int)(best_ms * 1000), sha));
 }
 
 static void write_all(const grade_report *r, const char *out, bool signed_)
 {
-    report_kind kinds[] = {REPORT_JSON, REPORT_GRADESCOPE, REPORT_JUNIT, REPORT_CSV};
-    cl_err e = {{0}};
-    if (!report_write(r, out, kinds, 4, signed_ ? key : NULL, signed_ ? strlen(key) : 0, &e))
-        fail_msg("report_write: %s", e.msg);
-}
-
-static cJSON *read_json(const char *path)
-{
-    char *text = ts_read(path);
-    assert_non_null(text);
-    cJSON *o = cJSON_Parse(text);
-    free(text);
-    assert_non_null(o);
-    return o;
-}
-
-/* The keys of object o, sorted, space-separated, into out. */
-static void keys_of(const cJSON *o, char *out, size_t n)
-{
-    const char *names[64];
-    size_t k = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, o) names[k++] = it->string;
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = i + 1; j < k; j++)
-            if (strcmp(names[j], names[i]) < 0) {
-                const char *t = names[i];
-                names[i] = names[j];
-                names[j] = t;
-            }
-    size_t at = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < k && at < n; i++)
-        at += (size_t)snprintf(out + at, n - at, "%s%s", i ? " " : "", names[i]);
+    gf_write_all(r, out, signed_);
 }
 
 static void test_json_roundtrip(void **state)
@@ -182,15 +93,15 @@ static void test_json_roundtrip(void **state)
 static void test_gradescope_fields(void **state)
 {
     (void)state;
-    char out[CL_PATH_MAX + 16], path[CL_PATH_MAX + 32], keys[512];
+    char out[CL_PATH_MAX + 16], keys[512];
     snprintf(out, sizeof out, "%s/gs", dir);
     grade_report r;
     make_report(&r, "ada", 1.25);
     write_all(&r, out, false);
-    snprintf(path, sizeof path, "%s/results.json", out);
-    cJSON *o = read_json(path);
-    keys_of(o, keys, sizeof keys);
-    assert_string_equal(keys, "execution_time leaderboard output score tests visibility");
+    cJSON *o = gf_read_json(out, "results.json");
+    gf_keys_of(o, keys, sizeof keys);
+    assert_string_equal(keys, "execution_time extra_data leaderboard output output_format score "
+                              "test_name_format test_output_format tests visibility");
     assert_true(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "score")) == 4.0);
     assert_true(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "execution_time")) == 22);
     const cJSON *tests = cJSON_GetObjectItemCaseSensitive(o, "tests");
@@ -198,8 +109,9 @@ static void test_gradescope_fields(void **state)
     double sum = 0;
     const cJSON *t;
     cJSON_ArrayForEach(t, tests) {
-        keys_of(t, keys, sizeof keys);
-        assert_string_equal(keys, "max_score name output score status visibility");
+        gf_keys_of(t, keys, sizeof keys);
+        assert_string_equal(keys, "max_score name name_format output output_format score status "
+                                  "visibility");
         const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "status"));
         assert_true(strcmp(st, "passed") == 0 || strcmp(st, "failed") == 0);
         sum += cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "score"));
@@ -207,7 +119,7 @@ static void test_gradescope_fields(void **state)
     assert_true(sum == 4.0);
     const cJSON *board = cJSON_GetObjectItemCaseSensitive(o, "leaderboard");
     assert_int_equal(cJSON_GetArraySize(board), 1);
-    keys_of(cJSON_GetArrayItem(board, 0), keys, sizeof keys);
+    gf_keys_of(cJSON_GetArrayItem(board, 0), keys, sizeof keys);
     assert_string_equal(keys, "name order value");
     cJSON_Delete(o);
     grade_report_free(&r);
@@ -253,27 +165,16 @@ static void test_junit_and_csv(void **state)
     grade_report_free(&r);
 }
 
-/* Replaces the first occurrence of from in the file with to. */
 static void tamper(const char *path, const char *from, const char *to)
 {
-    char *text = ts_read(path);
-    assert_non_null(text);
-    char *p = strstr(text, from);
-    if (!p)
-        fail_msg("%s has no '%s' to change", path, from);
-    size_t n = strlen(text) + strlen(to) + 1;
-    char *out = malloc(n);
-    snprintf(out, n, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
-    assert_true(ts_write(path, out));
-    free(out);
-    free(text);
+    char d[CL_PATH_MAX];
+    assert_true(paths_dir_name(path, d, sizeof d));
+    gf_tamper(d, paths_base_name(path), from, to);
 }
 
 static sign_verdict verdict(const char *out, const char *file, const char *k)
 {
-    char path[CL_PATH_MAX + 32], why[256];
-    snprintf(path, sizeof path, "%s/%s", out, file);
-    return sign_verify_file(path, k, strlen(k), why, sizeof why);
+    return gf_verdict(out, file, k);
 }
 
 static void test_sign_and_tamper(void **state)
@@ -365,7 +266,8 @@ static void test_class(void **state)
 
     class_view v;
     cl_err e = {{0}};
-    assert_true(class_load(cls, key, strlen(key), &v, &e));
+    class_opts co = {.key = key, .keylen = strlen(key)};
+    assert_true(class_load(cls, &co, &v, &e));
     assert_int_equal(v.nrows, 2);          /* ada and bob; cy was tampered with */
     assert_int_equal(v.ncols, 3);
     int problems = 0;
@@ -379,8 +281,9 @@ static void test_class(void **state)
         saw_malformed |= strstr(v.files[i].problem, "malformed") != NULL;
         saw_foreign |= strstr(v.files[i].problem, "foreign") != NULL;
     }
-    /* 3 results.json (Gradescope's, foreign here), cy's report, broken, other. */
-    assert_int_equal(problems, 6);
+    /* cy's report, broken, other; cudalab's results.json are passed over */
+    assert_int_equal(problems, 3);
+    assert_true(v.skipped >= 3);
     assert_true(saw_tampered && saw_malformed && saw_foreign);
     class_order(&v, CLASS_BY_TIME);
     assert_string_equal(v.files[v.rows[0]].rep.learner, "ada");
@@ -423,8 +326,9 @@ static void test_class_of_a_hundred(void **state)
     }
     class_view v;
     cl_err e = {{0}};
+    class_opts co = {.key = key, .keylen = strlen(key)};
     double t0 = clock_now_s();
-    assert_true(class_load(cls, key, strlen(key), &v, &e));
+    assert_true(class_load(cls, &co, &v, &e));
     double s = clock_now_s() - t0;
     assert_int_equal(v.nrows, 100);
     printf("100 signed reports checked and aggregated in %.3f s\n", s);

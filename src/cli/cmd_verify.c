@@ -1,0 +1,68 @@
+/* cmd_verify.c - `cudalab verify REPORT...`: check grade reports'
+ * signatures, each file exactly as cudalab wrote it (grade/sign.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_grade.h"
+#include "cli/cli_opts.h"
+#include "core/escape.h"
+#include "grade/sign.h"
+
+enum { OPT_KEY = CLI_LONG_ONLY };
+
+static const cli_opt verify_opts[] = {
+    {"key", OPT_KEY, "FILE", "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
+     "a key file"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+const cli_command cmd_verify_spec = {
+    "verify", "REPORT...", "check the signatures of grade reports: valid or tampered, per file",
+    "Each file (report.json, results.json, junit.xml, or grades.csv with grades.csv.sig\n"
+    "beside it) must be exactly what cudalab wrote, byte for byte, and its signature must\n"
+    "hold under the key: a byte added before or after the report, a key written twice or\n"
+    "a second signature makes it 'tampered'.  Exits 0 when every report is signed and\n"
+    "unchanged, 1 otherwise.",
+    verify_opts, cmd_verify,
+};
+
+static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
+{
+    (void)c;
+    if (key == OPT_KEY)
+        *(const char **)ud = v;
+    return EXIT_OK;
+}
+
+int cmd_verify(cli_ctx *c, int argc, char **argv)
+{
+    const char *key_file = NULL;
+    int first = 0;
+    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &key_file, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? EXIT_OK : rc;
+    if (first >= argc)
+        return cli_usage_error(c, "verify: which reports? (cudalab verify report.json ...)");
+    char *key = NULL;
+    size_t keylen = 0;
+    cl_err e = {{0}};
+    if (!sign_key_load(key_file, &key, &keylen, &e))
+        return cli_usage_error(c, "verify: %s", e.msg);
+    if (!key)
+        return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
+                                  "CUDALAB_GRADE_KEY holding it");
+    rc = EXIT_OK;
+    for (int i = first; i < argc; i++) {
+        char why[512], path[CL_PATH_MAX], shown[sizeof why];
+        sign_verdict v = sign_verify_file(argv[i], key, keylen, why, sizeof why);
+        printf("%s: %s (%s)\n", escape_line(path, sizeof path, argv[i]), sign_verdict_name(v),
+               escape_line(shown, sizeof shown, why));
+        if (v != SIGN_VALID)
+            rc = EXIT_FAIL;
+    }
+    memset(key, 0, keylen);
+    free(key);
+    return rc;
+}

@@ -1,0 +1,129 @@
+/* report_gradescope.c - the grade report as Gradescope's results.json: a
+ * test a milestone, the learner's best times on the leaderboard, and what
+ * binds it to the submission in extra_data.cudalab.  Every text is plain
+ * ("output_format": "text"), cleaned for display (core/escape.h). */
+#include "grade/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsondoc.h"
+#include "core/jsonf.h"
+
+#define GS_TEXT "text"   /* Gradescope shows the text as it is, markup and all */
+
+/* One test of results.json: a milestone. */
+static cJSON *gs_test(const grade_lab *gl, const grade_milestone *g)
+{
+    cJSON *t = cJSON_CreateObject();
+    if (!t)
+        return NULL;
+    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 8], out[GRADE_WHY_MAX + 200];
+    snprintf(name, sizeof name, "%s: %s", gl->id, g->text);
+    if (g->passed)
+        snprintf(out, sizeof out, "Reached: %s", g->value[0] ? g->value : "yes");
+    else
+        snprintf(out, sizeof out, "Not reached%s%s. %s", g->value[0] ? ": " : "", g->value,
+                 g->why);
+    jsonf_put_text(t, "name", name, ESCAPE_WS_VISIBLE);
+    jsonf_put_str(t, "name_format", GS_TEXT);
+    jsonf_put_double(t, "score", g->earned);
+    jsonf_put_double(t, "max_score", g->points);
+    jsonf_put_str(t, "status", g->passed ? "passed" : "failed");
+    jsonf_put_str(t, "output", out);
+    jsonf_put_str(t, "output_format", GS_TEXT);
+    jsonf_put_str(t, "visibility", "visible");
+    return t;
+}
+
+/* What binds the file to one submission: extra_data.cudalab. */
+static void put_binding(cJSON *extra, const grade_report *r)
+{
+    cJSON *b = cJSON_AddObjectToObject(extra, "cudalab");
+    if (!b)
+        return;
+    jsonf_put_str(b, "format", REPORT_GRADESCOPE_FORMAT);
+    jsonf_put_str(b, "version", r->version);
+    jsonf_put_str(b, "learner", r->learner);
+    jsonf_put_str(b, "assignment", r->assignment);
+    jsonf_put_str(b, "hostname", r->hostname);
+    jsonf_put_str(b, "created", r->created);
+    jsonf_put_str(b, "device", r->dev.name);
+    jsonf_put_u64(b, "seed", r->seed);
+    if (r->error[0])
+        jsonf_put_str(b, "error", r->error);
+    else
+        cJSON_AddNullToObject(b, "error");
+    cJSON *src = cJSON_AddArrayToObject(b, "sources");
+    for (size_t i = 0; src && i < r->nlabs; i++) {
+        cJSON *s = cJSON_CreateObject();
+        if (!s || !cJSON_AddItemToArray(src, s)) {
+            cJSON_Delete(s);
+            return;
+        }
+        jsonf_put_str(s, "lab", r->labs[i].id);
+        jsonf_put_str(s, "kernel_sha256", r->labs[i].kernel_sha);
+        jsonf_put_str(s, "launcher_sha256", r->labs[i].launcher_sha);
+    }
+}
+
+static void put_leaderboard(cJSON *o, const grade_report *r)
+{
+    cJSON *board = cJSON_AddArrayToObject(o, "leaderboard");
+    for (size_t i = 0; board && i < r->nlabs; i++) {
+        const grade_lab *gl = &r->labs[i];
+        if (gl->best_ms <= 0)
+            continue;
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(board, e)) {
+            cJSON_Delete(e);
+            return;
+        }
+        char name[GRADE_ID_MAX + RUN_SIZE_MAX + 16];
+        snprintf(name, sizeof name, "%s ms at %s", gl->id, gl->best_size);
+        jsonf_put_text(e, "name", name, ESCAPE_WS_VISIBLE);
+        jsonf_put_double(e, "value", gl->best_ms);
+        jsonf_put_str(e, "order", "asc");
+    }
+}
+
+cJSON *report_gradescope(const grade_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char text[2048];
+    if (r->error[0])
+        snprintf(text, sizeof text, "cudalab %s could not grade this submission of %s: %s",
+                 r->version, r->learner, r->error);
+    else
+        snprintf(text, sizeof text,
+                 "cudalab %s graded %s on %s (seed %llu): %g of %g points. Every milestone "
+                 "was measured again from the submitted source.",
+                 r->version, r->learner, r->dev.name[0] ? r->dev.name : "no device",
+                 (unsigned long long)r->seed, r->score, r->max_score);
+    jsonf_put_double(o, "score", r->error[0] ? 0.0 : r->score);
+    jsonf_put_int(o, "execution_time", ceil(r->seconds));
+    jsonf_put_str(o, "output", text);
+    jsonf_put_str(o, "output_format", GS_TEXT);
+    jsonf_put_str(o, "test_output_format", GS_TEXT);
+    jsonf_put_str(o, "test_name_format", GS_TEXT);
+    jsonf_put_str(o, "visibility", "visible");
+    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
+    for (size_t i = 0; tests && i < r->nlabs; i++)
+        for (size_t k = 0; k < r->labs[i].nms; k++)
+            cJSON_AddItemToArray(tests, gs_test(&r->labs[i], &r->labs[i].ms[k]));
+    put_leaderboard(o, r);
+    cJSON *extra = cJSON_AddObjectToObject(o, "extra_data");
+    if (extra)
+        put_binding(extra, r);
+    /* Plain text for a browser: valid UTF-8, no control character but tabs
+     * and line feeds. */
+    if (!jsondoc_clean_strings(o, ESCAPE_WS_LINES)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
