@@ -15,12 +15,13 @@
 local located = ...
 
 local type, next, rawget, rawlen, tostring, tonumber = type, next, rawget, rawlen, tostring, tonumber
-local ipairs, select, error = ipairs, select, error
+local ipairs, pairs, select, error, pcall = ipairs, pairs, select, error, pcall
 local format, rep, concat, sort = string.format, string.rep, table.concat, table.sort
 local mtype, min = math.type, math.min
 
 local problems = {}   -- { file =, line =, msg = } in the order found
 local size_line       -- opts.size_line(label, from): the line a size entry is on
+local quoted_line     -- opts.quoted_line(text, from): the line a quoted string is on
 local made = {}       -- table made by a constructor -> { kind =, file =, line = }
 local targets = {}    -- check function made by `checks` -> display target
 
@@ -62,7 +63,7 @@ local SPECS = {
     { "title", "string", required = true },
     { "summary", "string", default = "" },
     { "order", "integer", default = 100 },
-    { "problem", "string" },
+    { "problem", "problem" },
     { "library", "string" },
     { "sizes", "list" },
     { "time_limit", "number", default = 120 },
@@ -81,6 +82,8 @@ local SPECS = {
     { "id", "string", required = true },
     { "title", "string", required = true },
     { "kernel", "string" },
+    { "file", "string" },
+    { "launcher", "string" },
     { "why", "string", default = "" },
   },
   milestone = {
@@ -103,13 +106,35 @@ local SPECS = {
     { "correct", "boolean", default = false },
     { "feedback", "string", required = true },
   },
+  problem = {
+    { "name", "string" },
+    { "dims", "list", required = true },
+    { "limits", "table" },
+    { "args", "list", required = true },
+    { "reference", "any", required = true },
+    { "builtin", "table" },
+    { "cpu", "string" },
+    { "library", "string" },
+    { "bytes", "any" },
+    { "flops", "any" },
+    { "bound", "string", default = "memory" },
+    { "reads_only", "boolean", default = false },
+  },
+  arg = {
+    { "name", "string", required = true },
+    { "type", "string", required = true },
+    { "length", "any" },
+    { "value", "any" },
+    { "fill", "any" },
+    { "output", "any" },
+  },
   exercise = {
     { "id", "string" },
     { "title", "string" },
     { "kernel", "string", required = true },
     { "launcher", "string", required = true },
     { "hints", "list" },
-    { "problem", "string" },
+    { "problem", "problem" },
     { "sizes", "list" },
     { "library", "string" },
     { "variants", "list" },
@@ -121,6 +146,13 @@ local SPECS = {
 
 local function quote(s)
   return "'" .. tostring(s) .. "'"
+end
+
+-- Whether name is a relative path that stays inside the lab folder.
+local function relative_file(name)
+  return not name:find("^/") and not name:find("\\", 1, true) and not name:find("%z")
+    and name ~= ".." and not name:find("^%.%./") and not name:find("/%.%./")
+    and not name:find("/%.%.$")
 end
 
 -- Edit distance, for "did you mean" on unknown field names.
@@ -159,10 +191,15 @@ local function non_list_key(t)
   return nil
 end
 
-local ARTICLE = { integer = "an integer", list = "a list" }
+local ARTICLE = { integer = "an integer", list = "a list",
+                  problem = "a problem's name or a problem { ... }" }
 
 local function has_type(v, want)
-  if want == "integer" then
+  if want == "any" then
+    return true
+  elseif want == "problem" then
+    return type(v) == "string" or type(v) == "table"
+  elseif want == "integer" then
     return mtype(v) == "integer" or (mtype(v) == "float" and v == v // 1 and v == v)
   elseif want == "list" then
     return type(v) == "table" and non_list_key(v) == nil
@@ -294,6 +331,7 @@ api.variant = constructor("variant")
 api.milestone = constructor("milestone")
 api.quiz = constructor("quiz")
 api.exercise = constructor("exercise")
+api.problem = constructor("problem")
 
 -- step "Title" [[ body ]]   or   step { title = ..., body = ... }
 api.step = located(function(file, line, t)
@@ -549,6 +587,7 @@ end
 local function check_variant(t, i, file, line, prob)
   local what = item_what("variant", t, i)
   local v, ok = check_fields(t, "variant", what, file, line)
+  v.source = v.file   -- a rung's kernels; .file is where the variant is written
   if prob and (prob.experiments or prob.steps) then
     local names = prob.experiments or prob.steps
     if ok and check_id(v.id, what, file, line) then
@@ -560,9 +599,33 @@ local function check_variant(t, i, file, line, prob)
       end
     end
     v.kernel = v.kernel or v.id
+  elseif prob and prob.declared then
+    if ok then check_id(v.id, what, file, line) end
+    local folder = v.source ~= nil or v.launcher ~= nil
+    if folder and v.kernel ~= nil then
+      report(file, line, "%s: a rung has either a kernel of cudalab's or a file and a launcher of "
+             .. "the lab folder, not both", what)
+    elseif folder then
+      for _, f in ipairs({ "source", "launcher" }) do
+        if type(v[f]) ~= "string" or not relative_file(v[f]) then
+          report(file, line, "%s: field %s must name a file inside the lab folder", what,
+                 quote(f == "source" and "file" or f))
+        end
+      end
+    elseif v.kernel == nil then
+      report(file, line, "%s: needs a file and a launcher (its kernels in the lab folder), or the "
+             .. "kernel of a builtin", what)
+    elseif prob.declared.builtin == nil then
+      report(file, line, "%s: kernel %s is one of cudalab's, which only a problem with a builtin "
+             .. "can run (give the rung a file and a launcher)", what, quote(v.kernel))
+    end
   else
     if rawget(t, "kernel") == nil then
       report(file, line, "%s: missing required field 'kernel'", what)
+    end
+    if v.source ~= nil or v.launcher ~= nil then
+      report(file, line, "%s: file and launcher are for the rungs of a problem the lab declares "
+             .. "(lua/problems.md); a shipped problem's rungs are cudalab's kernels", what)
     end
     if ok then check_id(v.id, what, file, line) end
     if ok and v.kernel and (#v.kernel > MAX_ID or not v.kernel:find("^[%a_][%w_]*$")) then
@@ -628,12 +691,6 @@ local function check_quiz(t, i, file, line)
   end
   q.line, q.file = line, file
   return q
-end
-
-local function relative_file(name)
-  return not name:find("^/") and not name:find("\\", 1, true) and not name:find("%z")
-    and name ~= ".." and not name:find("^%.%./") and not name:find("/%.%./")
-    and not name:find("/%.%.$")
 end
 
 local function check_exercise(t, file, line, what)
@@ -703,11 +760,444 @@ local function size_label(v, prob, what, file, line, i)
   return label
 end
 
+---------------------------------------------------------------------------
+-- problems a lab declares (lua/problems.md)
+
+local MAX_DIMS, MAX_ARGS = 4, 8
+local MAX_ELEMS = 1 << 40                 -- elements of one buffer
+local MAX_BYTES = 64 * (1 << 30)          -- buffers of one size
+local LUA_REF_ELEMS = 1 << 22             -- a Lua reference's buffers, in all
+local BUFFER_TYPES = { f32 = 4, f64 = 8, i32 = 4, u32 = 4, u8 = 1, bf16 = 2 }
+local SCALAR_TYPES = { i64 = true, i32 = true, f32 = true, f64 = true }
+local FILLS = { uniform = 2, normal = 2, integers = 2, zipf = 3, constant = 1 }
+
+-- The value of a count written as 1048576, "2^20", "1<<20", optionally with
+-- "+k" or "-k"; nil when it is not one.
+local function count_value(v)
+  if mtype(v) == "integer" then return v end
+  if mtype(v) == "float" then
+    if v == v // 1 and v >= 0 and v < 2^62 then return v // 1 end
+    return nil
+  end
+  if type(v) ~= "string" then return nil end
+  local body, sign, k = v:match("^%s*(.-)%s*([%+%-])%s*(%d+)%s*$")
+  if body == nil then body = v end
+  local a, b = body:match("^%s*(%d+)%s*%^%s*(%d+)%s*$")
+  local r
+  if a then
+    a, b = tonumber(a), tonumber(b)
+    if a == nil or b == nil or b > 62 then return nil end
+    r = 1
+    for _ = 1, b do
+      r = r * a
+      if r > (1 << 62) then return nil end
+    end
+  else
+    a, b = body:match("^%s*(%d+)%s*<<%s*(%d+)%s*$")
+    if a then
+      a, b = tonumber(a), tonumber(b)
+      if a == nil or b == nil or b > 62 or a > ((1 << 62) >> b) then return nil end
+      r = a << b
+    else
+      a = body:match("^%s*(%d+)%s*$")
+      r = a and mtype(tonumber(a)) == "integer" and tonumber(a) or nil
+      if r == nil then return nil end
+    end
+  end
+  if sign == "+" then r = r + tonumber(k) elseif sign == "-" then r = r - tonumber(k) end
+  return mtype(r) == "integer" and r or nil
+end
+
+-- A number, a dim's name or a function of the size, as { num = }, { dim = }
+-- or { fn = }; nil (and a report) when it is none of them.
+local function check_expr(v, D, what, file, line)
+  if type(v) == "number" then return { num = v } end
+  if type(v) == "function" then return { fn = v } end
+  if type(v) == "string" then
+    for i, d in ipairs(D.dims) do
+      if d == v then return { dim = i } end
+    end
+    local c = count_value(v)
+    if c then return { num = c } end
+    report(file, line, "%s: %s is neither a number nor one of the dims (%s)", what, quote(v),
+           concat(D.dims, ", "))
+    return nil
+  end
+  report(file, line, "%s must be a number, a dim's name or a function(size), got %s", what, type(v))
+  return nil
+end
+
+-- The size table a problem's functions receive, and the value of an expr.
+local function size_table(D, values, label)
+  local s = { label = label }
+  for i, d in ipairs(D.dims) do s[d] = values[i] end
+  return s
+end
+
+local function expr_value(e, D, values, label)
+  if e.num then return true, e.num end
+  if e.dim then return true, values[e.dim] end
+  return pcall(e.fn, size_table(D, values, label))
+end
+
+local function check_dims(t, D, what, file, line)
+  local seen = {}
+  if rawlen(t.dims) < 1 or rawlen(t.dims) > MAX_DIMS then
+    report(file, line, "%s: dims must list 1 to %d names, got %d", what, MAX_DIMS, rawlen(t.dims))
+  end
+  for i = 1, rawlen(t.dims) do
+    local d = rawget(t.dims, i)
+    if type(d) ~= "string" or not d:find("^[%a_][%w_]*$") or #d > 31 then
+      report(file, line, "%s: dim %d must be a name (letters, digits, '_'), got %s", what, i,
+             type(d) == "string" and quote(d) or type(d))
+    elseif seen[d] then
+      report(file, line, "%s: dim %s is listed twice", what, quote(d))
+    else
+      seen[d] = true
+      D.dims[#D.dims + 1] = d
+      D.min[#D.dims], D.max[#D.dims] = 1, (1 << 31) - 1
+    end
+  end
+  local lim = t.limits
+  if lim == nil then return end
+  local k = next(lim)
+  while k ~= nil do
+    local i
+    for j, d in ipairs(D.dims) do if d == k then i = j end end
+    local v = rawget(lim, k)
+    if i == nil then
+      report(file, line, "%s: limits names %s, which is not one of the dims (%s)", what,
+             quote(tostring(k)), concat(D.dims, ", "))
+    elseif type(v) ~= "table" or rawlen(v) ~= 2 then
+      report(file, line, "%s: limits.%s must be { min, max }", what, k)
+    else
+      local lo, hi = count_value(rawget(v, 1)), count_value(rawget(v, 2))
+      if lo == nil or hi == nil or lo < 1 or hi < lo then
+        report(file, line, "%s: limits.%s must be { min, max } with 1 <= min <= max, each a "
+               .. "count such as 1024 or \"2^28\"", what, k)
+      else
+        D.min[i], D.max[i] = lo, hi
+      end
+    end
+    k = next(lim, k)
+  end
+end
+
+local function check_fill(v, D, what, file, line)
+  if type(v) == "function" then return { kind = "function", fn = v } end
+  if type(v) ~= "table" or type(rawget(v, 1)) ~= "string" or FILLS[rawget(v, 1)] == nil then
+    report(file, line, "%s: fill must be { \"uniform\", lo, hi }, { \"normal\", mean, sd }, "
+           .. "{ \"integers\", lo, hi }, { \"zipf\", s, lo, hi }, { \"constant\", v } or a "
+           .. "function(n, size)", what)
+    return nil
+  end
+  local kind = rawget(v, 1)
+  if rawlen(v) - 1 ~= FILLS[kind] then
+    report(file, line, "%s: fill %s takes %d numbers, got %d", what, quote(kind), FILLS[kind],
+           rawlen(v) - 1)
+    return nil
+  end
+  local f = { kind = kind, p = {} }
+  for i = 2, rawlen(v) do
+    local e = check_expr(rawget(v, i), D, format("%s: fill %s's number %d", what, kind, i - 1),
+                         file, line)
+    if e == nil then return nil end
+    f.p[#f.p + 1] = e
+  end
+  return f
+end
+
+local function check_judge(v, what, file, line)
+  if v == "exact" then return { kind = "exact" } end
+  if type(v) == "function" then return { kind = "function", fn = v } end
+  if type(v) == "table" then
+    local rel, abs = rawget(v, "rel"), rawget(v, "abs")
+    local k = next(v)
+    while k ~= nil do
+      if k ~= "rel" and k ~= "abs" then
+        report(file, line, "%s: output takes rel and abs, not %s", what, quote(tostring(k)))
+        return nil
+      end
+      k = next(v, k)
+    end
+    if (rel ~= nil and not (type(rel) == "number" and rel > 0 and rel < 1))
+        or (abs ~= nil and not (type(abs) == "number" and abs > 0)) or (rel == nil and abs == nil) then
+      report(file, line, "%s: output { rel = ... } needs a relative tolerance between 0 and 1, "
+             .. "{ abs = ... } a positive one", what)
+      return nil
+    end
+    return { kind = rel and abs and "both" or rel and "rel" or "abs", rel = rel, abs = abs }
+  end
+  report(file, line, "%s: output must be \"exact\", { rel = ... }, { abs = ... } or a function, "
+         .. "got %s", what, type(v) == "string" and quote(v) or type(v))
+  return nil
+end
+
+local function check_arg(t, i, D, what, file, line)
+  local name = rawget(t, "name")
+  local l = type(name) == "string" and quoted_line and quoted_line(name, line) or line
+  local awhat = format("%s: arg %s", what, type(name) == "string" and quote(name) or tostring(i))
+  local a, ok = check_fields(t, "arg", awhat, file, l)
+  if not ok then return nil end
+  a.line = l
+  if not a.name:find("^[%a_][%w_]*$") or #a.name > 31 then
+    report(file, l, "%s: name must be letters, digits and '_' (at most 31)", awhat)
+    return nil
+  end
+  if (a.length == nil) == (a.value == nil) then
+    report(file, l, "%s: give a buffer its length, or a scalar its value (one of them)", awhat)
+    return nil
+  end
+  a.buffer = a.length ~= nil
+  if a.buffer then
+    if BUFFER_TYPES[a.type] == nil then
+      report(file, l, "%s: a buffer's type is f32, f64, i32, u32, u8 or bf16, got %s", awhat,
+             quote(a.type))
+      return nil
+    end
+    a.length = check_expr(a.length, D, awhat .. ": length", file, l)
+    if a.output ~= nil and a.fill ~= nil then
+      report(file, l, "%s: an output has no fill (cudalab poisons it before every run)", awhat)
+    elseif a.output ~= nil then
+      a.judge = check_judge(a.output, awhat, file, l)
+      a.output = a.judge ~= nil
+    elseif a.fill == nil then
+      report(file, l, "%s: an input buffer needs a fill (or mark it as an output)", awhat)
+    else
+      a.fill = check_fill(a.fill, D, awhat, file, l)
+    end
+  else
+    if SCALAR_TYPES[a.type] == nil then
+      report(file, l, "%s: a scalar's type is i64, i32, f32 or f64, got %s", awhat, quote(a.type))
+      return nil
+    end
+    if a.fill ~= nil or a.output ~= nil then
+      report(file, l, "%s: a scalar has a value, no fill or output", awhat)
+    end
+    a.value = check_expr(a.value, D, awhat .. ": value", file, l)
+  end
+  return a
+end
+
+local function check_reference(v, D, what, file, line)
+  if v == "builtin" then
+    if D.builtin == nil then report(file, line, "%s: reference \"builtin\" needs a builtin", what) end
+    return { kind = "builtin" }
+  elseif type(v) == "function" then
+    return { kind = "function", fn = v }
+  elseif type(v) == "table" then
+    local r = { kind = "kernel", file = rawget(v, "file"), launcher = rawget(v, "launcher"),
+                f64 = rawget(v, "f64") == true, check = rawget(v, "check") }
+    local k = next(v)
+    while k ~= nil do
+      if k ~= "file" and k ~= "launcher" and k ~= "f64" and k ~= "check" then
+        report(file, line, "%s: reference takes file, launcher, f64 and check, not %s", what,
+               quote(tostring(k)))
+      end
+      k = next(v, k)
+    end
+    for _, f in ipairs({ "file", "launcher" }) do
+      if type(r[f]) ~= "string" or not relative_file(r[f]) then
+        report(file, line, "%s: reference.%s must name a file inside the lab folder", what, f)
+      end
+    end
+    if r.check ~= nil and type(r.check) ~= "function" then
+      report(file, line, "%s: reference.check must be a function(a, size)", what)
+    end
+    return r
+  end
+  report(file, line, "%s: reference must be \"builtin\", a function(a, size) or "
+         .. "{ file = ..., launcher = ... }, got %s", what, type(v))
+  return nil
+end
+
+-- Checks a problem { } and returns what the rest of the checks need of a
+-- problem (dims, form, library), with the normalised declaration in
+-- .declared.
+local DECLARED = {}   -- name -> what check_problem returned, for this lab
+
+local function problem_of(name)
+  return DECLARED[name] or PROBLEMS[name]
+end
+
+local function check_problem(t, default_name, file, line)
+  local m = made[t]
+  if m then file, line = m.file, m.line end
+  local what = "problem"
+  local P, ok = check_fields(t, "problem", what, file, line)
+  local D = { name = P.name or default_name, dims = {}, min = {}, max = {}, args = {},
+              file = file, line = line, bound = P.bound, reads_only = P.reads_only }
+  if not ok or type(P.dims) ~= "table" or type(P.args) ~= "table" then return nil end
+  if type(D.name) ~= "string" or not D.name:find("^[%a_][%w_]*$") or #D.name > 63 then
+    report(file, line, "%s: name %s must be letters, digits and '_'", what, quote(tostring(D.name)))
+  end
+  check_dims(P, D, what, file, line)
+  if rawlen(P.args) < 1 or rawlen(P.args) > MAX_ARGS then
+    report(file, line, "%s: args must list 1 to %d arguments, got %d", what, MAX_ARGS,
+           rawlen(P.args))
+  end
+  local seen, outputs = {}, 0
+  for i = 1, rawlen(P.args) do
+    local it = rawget(P.args, i)
+    if type(it) ~= "table" then
+      report(file, line, "%s: args entry %d must be a table { name = ..., type = ... }", what, i)
+    else
+      local a = check_arg(it, i, D, what, file, line)
+      if a and seen[a.name] then
+        report(file, a.line, "%s: two args are called %s", what, quote(a.name))
+      elseif a then
+        seen[a.name] = true
+        D.args[#D.args + 1] = a
+        if a.output then outputs = outputs + 1 end
+      end
+    end
+  end
+  if outputs == 0 and rawlen(P.args) > 0 then
+    report(file, line, "%s: no arg is an output (give one output = \"exact\" or { rel = ... })", what)
+  end
+  if P.builtin ~= nil then
+    local b = { name = rawget(P.builtin, 1), roles = {} }
+    if type(b.name) ~= "string" then
+      report(file, line, "%s: builtin must be { \"<name>\", <role> = \"<arg>\", ... }", what)
+    else
+      local k = next(P.builtin)
+      while k ~= nil do
+        local v = rawget(P.builtin, k)
+        if k ~= 1 then
+          if type(k) ~= "string" or type(v) ~= "string" or not seen[v] then
+            report(file, line, "%s: builtin role %s must name one of the args, got %s", what,
+                   quote(tostring(k)), quote(tostring(v)))
+          else
+            b.roles[#b.roles + 1] = { role = k, arg = v }
+          end
+        end
+        k = next(P.builtin, k)
+      end
+      sort(b.roles, function(x, y) return x.role < y.role end)
+      D.builtin = b
+    end
+  end
+  D.reference = check_reference(P.reference, D, what, file, line)
+  if P.cpu ~= nil and P.cpu ~= "builtin" then
+    report(file, line, "%s: cpu must be \"builtin\" (a builtin's CPU baseline), got %s", what,
+           quote(P.cpu))
+  elseif P.cpu ~= nil and D.builtin == nil then
+    report(file, line, "%s: cpu \"builtin\" needs a builtin", what)
+  end
+  D.cpu = P.cpu ~= nil
+  if P.library == "builtin" and D.builtin == nil then
+    report(file, line, "%s: library \"builtin\" needs a builtin", what)
+  end
+  D.library = P.library
+  for _, f in ipairs({ "bytes", "flops" }) do
+    if P[f] ~= nil then D[f] = check_expr(P[f], D, what .. ": " .. f, file, line) end
+  end
+  if P.bound ~= "memory" and P.bound ~= "compute" then
+    report(file, line, "%s: bound must be \"memory\" or \"compute\", got %s", what, quote(P.bound))
+  elseif P.bound == "compute" and D.flops == nil then
+    report(file, line, "%s: bound \"compute\" needs flops", what)
+  end
+  local form
+  if #D.dims == 1 then
+    form = format("a count of %s such as 1048576 or \"2^20\"", D.dims[1])
+  else
+    form = format("\"%s\" such as \"%s\"", concat(D.dims, "x"),
+                  concat({ "1024", "512", "256", "128" }, "x", 1, #D.dims))
+  end
+  local prob = { dims = { #D.dims }, form = form, library = D.library, declared = D }
+  if DECLARED[D.name] or PROBLEMS[D.name] then
+    report(file, line, "%s: name %s is taken (by another problem of the lab or a shipped one)",
+           what, quote(D.name))
+  else
+    DECLARED[D.name] = prob
+  end
+  return prob
+end
+
+-- The dims of size label at D's limits; nil and why when outside them.
+local function declared_dims(D, label)
+  local values, i = {}, 0
+  for part in (label .. "x"):gmatch("([^xX]*)[xX]") do
+    i = i + 1
+    local v = count_value(part)
+    if v == nil then return nil, format("%s is not a count", quote(part)) end
+    if v < D.min[i] or v > D.max[i] then
+      return nil, format("%s = %d is outside its limits [%d, %d]", D.dims[i], v, D.min[i], D.max[i])
+    end
+    values[i] = v
+  end
+  if i ~= #D.dims then return nil, format("it has %d numbers, the problem %d", i, #D.dims) end
+  return values
+end
+
+-- Every size of D the lab runs: within the limits, and buffers of sane
+-- lengths (whole, positive, at most 2^40 elements, 64 GiB in all; 2^22 in
+-- all under a Lua reference).
+local function check_problem_sizes(D, sizes, what)
+  for _, label in ipairs(sizes) do
+    local sl = entry_line(label, D.line)
+    local values, why = declared_dims(D, label)
+    if values == nil then
+      report(D.file, sl, "%s: size %s: %s", what, quote(label), why)
+    else
+      local bytes, elems = 0, 0
+      for _, a in ipairs(D.args) do
+        local e = a.buffer and a.length or a.value
+        local ok, v = true, nil
+        if e then ok, v = expr_value(e, D, values, label) end
+        if not ok then
+          report(D.file, a.line, "%s: arg %s at size %s: %s", what, quote(a.name), label, tostring(v))
+        elseif e and a.buffer and not (mtype(v) == "integer" or (type(v) == "number" and v == v // 1)) then
+          report(D.file, a.line, "%s: arg %s at size %s: length %s is not a whole number", what,
+                 quote(a.name), label, tostring(v))
+        elseif e and a.buffer and (v < 1 or v > MAX_ELEMS) then
+          report(D.file, a.line, "%s: arg %s at size %s: length %s must be from 1 to 2^40", what,
+                 quote(a.name), label, tostring(v))
+        elseif e and a.buffer then
+          bytes = bytes + v * BUFFER_TYPES[a.type]
+          elems = elems + v
+        elseif e and type(v) ~= "number" then
+          report(D.file, a.line, "%s: arg %s at size %s: value must be a number, got %s", what,
+                 quote(a.name), label, type(v))
+        end
+      end
+      if bytes > MAX_BYTES then
+        report(D.file, D.line, "%s: at size %s the buffers take %.1f GiB: one size may take at "
+               .. "most 64 GiB", what, label, bytes / (1 << 30))
+      end
+      if D.reference and D.reference.kind == "function" and elems > LUA_REF_ELEMS then
+        report(D.file, D.line, "%s: at size %s the buffers hold %d elements: a Lua reference runs "
+               .. "only where they hold at most 2^22 (use a reference kernel, or smaller sizes)",
+               what, label, elems)
+      end
+    end
+  end
+end
+
+-- A declared problem's library names "builtin", "copy" or one of the rungs
+-- measured with it.
+local function check_library_rung(D, variants, what, file, line)
+  local lib = D.library
+  if lib == nil or lib == "builtin" or lib == "copy" then return end
+  local ids = {}
+  for _, v in ipairs(variants) do
+    if v.id == lib then return end
+    ids[#ids + 1] = tostring(v.id)
+  end
+  report(file, line, "%s: library %s is neither \"builtin\", \"copy\" nor a rung of the lab%s",
+         what, quote(lib), #ids > 0 and (" (rungs: " .. concat(ids, ", ") .. ")") or "")
+end
+
 -- The problem a listed exercise solves, and its sizes: its own, or the
 -- lab's when it solves the lab's problem and names none.
 local function exercise_problem(x, L, what, f, l, opts)
+  if type(x.problem) == "table" then
+    local p = check_problem(x.problem, x.id, f, l)
+    x.problem = p and p.declared.name or nil
+    if p == nil then return nil end
+  end
   local solves = x.problem or L.problem
-  local prob = solves and PROBLEMS[solves]
+  local prob = solves and problem_of(solves)
   if solves == nil or (x.problem == nil and (prob == nil or prob.dims == nil)) then
     report(f, l, "%s needs a problem (the lab's problem %s is a set of experiments)", what,
            quote(L.problem or "none"))
@@ -737,7 +1227,13 @@ local function exercise_problem(x, L, what, f, l, opts)
     end
     x.sizes = xs
   end
-  if x.library ~= nil and x.library ~= prob.library then
+  if prob.declared then
+    check_problem_sizes(prob.declared, x.sizes, what)
+    if x.library ~= nil then
+      report(f, l, "%s: a declared problem's library is its own field 'library'", what)
+    end
+    x.library = prob.declared.library
+  elseif x.library ~= nil and x.library ~= prob.library then
     report(f, l, "%s: library %s does not solve %s%s", what, quote(x.library), quote(solves),
            prob.library and (" (use " .. quote(prob.library) .. ")") or " (it has none)")
   end
@@ -770,6 +1266,9 @@ local function check_exercises(L, t, prob, what, file, line, opts)
       end
     end
     no_duplicates(x.variants, "variant")
+    if xprob and xprob.declared then
+      check_library_rung(xprob.declared, x.variants, xwhat, f, l)
+    end
     if #x.variants > opts.max_variants then
       report(f, l, "%s: at most %d variants, got %d", xwhat, opts.max_variants, #x.variants)
     end
@@ -832,13 +1331,21 @@ local function validate_lab(t, file, line, opts)
   end
 
   local prob
-  if L.problem ~= nil then
+  if type(L.problem) == "table" then
+    prob = check_problem(L.problem, type(L.id) == "string" and L.id or "problem", file, line)
+    L.problem = prob and prob.declared.name or nil
+    if prob and L.library ~= nil then
+      report(file, line, "%s: a declared problem's library is its own field 'library'", what)
+    end
+    if prob then L.library = prob.declared.library end
+  elseif L.problem ~= nil then
     prob = PROBLEMS[L.problem]
     if not prob then
-      report(file, line, "%s: unknown problem %s (known: %s)", what, quote(L.problem), PROBLEM_NAMES)
+      report(file, line, "%s: unknown problem %s (known: %s, or a problem { ... } of the lab's "
+             .. "own: lua/problems.md)", what, quote(L.problem), PROBLEM_NAMES)
     end
   end
-  if L.library ~= nil then
+  if L.library ~= nil and not (prob and prob.declared) then
     if L.problem == nil then
       report(file, line, "%s: a library baseline needs a problem", what)
     elseif prob and prob.library == nil then
@@ -871,6 +1378,7 @@ local function validate_lab(t, file, line, opts)
     report(file, line, "%s: at most %d sizes, got %d", what, opts.max_sizes, #sizes)
   end
   L.sizes = sizes
+  if prob and prob.declared then check_problem_sizes(prob.declared, sizes, what) end
 
   local given_steps = L.steps
   L.steps = each_item(L.steps, "step", what, file, line, check_step)
@@ -887,6 +1395,7 @@ local function validate_lab(t, file, line, opts)
     report(file, line, "%s: at most %d variants, got %d", what, opts.max_variants, #L.variants)
   end
   no_duplicates(L.variants, "variant")
+  if prob and prob.declared then check_library_rung(prob.declared, L.variants, what, file, line) end
   L.quizzes = each_item(L.quizzes, "quiz", what, file, line, check_quiz)
   local quiz_ids = no_duplicates(L.quizzes, "quiz")
   L.milestones = each_item(L.milestones, "milestone", what, file, line, check_milestone)
@@ -934,7 +1443,7 @@ local function validate_lab(t, file, line, opts)
           -- the lab runs its exercise at these sizes
           local xs = {}
           for i = 1, rawlen(x.sizes) do
-            local sz = size_label(rawget(x.sizes, i), PROBLEMS[solves], "exercise", f, l, i)
+            local sz = size_label(rawget(x.sizes, i), problem_of(solves), "exercise", f, l, i)
             if sz then xs[#xs + 1] = sz end
           end
           if #xs > opts.max_sizes then
@@ -952,6 +1461,9 @@ local function validate_lab(t, file, line, opts)
   L.exercises = check_exercises(L, t, prob, what, file, line, opts)
   L.exercise = nil
   check_milestone_places(L)
+  L.decls = {}
+  for _, p in pairs(DECLARED) do L.decls[#L.decls + 1] = p.declared end
+  sort(L.decls, function(a, b) return a.line < b.line end)
   L.line, L.file = line, file
   return L
 end
@@ -962,6 +1474,7 @@ end
 local function finish(result, opts)
   local L
   size_line = opts.size_line
+  quoted_line = opts.quoted_line
   local m = type(result) == "table" and made[result] or nil
   if result == nil then
     report(opts.path, 0, "the file must end with `return lab { ... }`")

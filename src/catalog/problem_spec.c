@@ -144,9 +144,20 @@ bool problem_parse_size(const problem_spec *spec, const char *label, problem_dim
     memset(d, 0, sizeof *d);
     if (!label || !*skip_space(label))
         return err_set(e, "%s: empty size (use %s)", spec->name, spec->size_help);
-    if (!spec->parse(label, d, e))
+    bool ok = spec->parse_ctx ? spec->parse_ctx(spec->ctx, label, d, e) : spec->parse(label, d, e);
+    if (!ok)
         return err_prefix(e, "%s size '%s'", spec->name, label);
     return true;
+}
+
+double problem_spec_bytes(const problem_spec *spec, const problem_dims *d)
+{
+    return spec->bytes_ctx ? spec->bytes_ctx(spec->ctx, d) : spec->bytes(d);
+}
+
+double problem_spec_flops(const problem_spec *spec, const problem_dims *d)
+{
+    return spec->flops_ctx ? spec->flops_ctx(spec->ctx, d) : spec->flops(d);
 }
 
 /* ---- the problems ------------------------------------------------------------- */

@@ -15,7 +15,11 @@
 
 #include "core/err.h"
 
+#define PROBLEM_MAX_DIMS 4
+
 typedef struct problem_dims {
+    int64_t dim[PROBLEM_MAX_DIMS];  /* a declared problem's dims, in its order */
+    int ndims;
     int64_t n;        /* reduce_sum, saxpy, managed: elements; histogram: bytes */
     int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
     int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
@@ -42,6 +46,13 @@ typedef struct problem_spec {
      * inputs are in.  NULL for a problem with kernels of its own. */
     const char *kernels_of;
     const char *precision;
+    /* A problem a lab declares (lab/probdecl.h) reads its sizes and counts
+     * its bytes and FLOPs through these, called with ctx (its declaration);
+     * NULL for the built-in problems, which use parse, bytes and flops. */
+    const void *ctx;
+    bool (*parse_ctx)(const void *ctx, const char *label, problem_dims *d, cl_err *e);
+    double (*bytes_ctx)(const void *ctx, const problem_dims *d);
+    double (*flops_ctx)(const void *ctx, const problem_dims *d);
 } problem_spec;
 
 extern const problem_spec problem_spec_reduce;
@@ -71,5 +82,8 @@ bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, i
                         cl_err *e);
 /* spec->parse with the problem's name and accepted forms in the message. */
 bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e);
+/* Bytes one run moves and FLOPs it does (< 0: none) at d, for any problem. */
+double problem_spec_bytes(const problem_spec *spec, const problem_dims *d);
+double problem_spec_flops(const problem_spec *spec, const problem_dims *d);
 
 #endif

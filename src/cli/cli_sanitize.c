@@ -9,6 +9,7 @@
 
 #include "cli/cli_record.h"
 #include "cli/cli_rows.h"
+#include "lab/labproblem.h"
 
 static cJSON *finding_json(const sanitize_finding *f)
 {
@@ -115,7 +116,9 @@ int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_
     sanitize_opts o = {
         .tool = t,
         .problem = req->problem,
+        .spec = lab_problem_spec(l, req->problem),
         .lab = l->id,
+        .lab_file = req->lab_file[0] ? req->lab_file : NULL,
         .sizes = sizes,
         .nsizes = req->nsizes,
         .kernel = req->exercise_kernel,

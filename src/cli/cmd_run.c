@@ -28,6 +28,7 @@
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
 #include "cli/cli_sanitize.h"
+#include "lab/labproblem.h"
 #include "lab/milestone.h"
 #include "catalog/pipeline_files.h"
 #include "lab/workspace.h"
@@ -278,11 +279,10 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
     case 'v':
         return pick_variant(c, ra, v);
     case 's': {
-        const char *prob = ra->x && ra->x->id[0] ? ra->x->problem : ra->l->problem;
-        const problem_spec *spec = problem_spec_of_exercise(prob);
+        const problem_spec *spec = lab_exercise_spec(ra->l, ra->x && ra->x->id[0] ? ra->x : NULL);
         problem_dims d;
         cl_err e = {{0}};
-        if (spec && (!v[0] || !spec->parse(v, &d, &e)))
+        if (spec && (!v[0] || !problem_parse_size(spec, v, &d, &e)))
             return cli_usage_error(c, "run: --size '%s' is not a size of %s '%s' (%s): %s", v,
                                    ra->x && ra->x->id[0] ? "exercise" : "lab",
                                    ra->x && ra->x->id[0] ? ra->x->id : ra->l->id,
@@ -351,8 +351,7 @@ static int finish_request(const lab *l, run_request *req, run_args *ra)
     char *const *sizes = listed ? x->sizes : l->sizes;
     size_t ns = listed ? x->nsizes : l->nsizes;
     if (listed) {
-        snprintf(req->problem, sizeof req->problem, "%s", x->problem);
-        snprintf(req->library, sizeof req->library, "%s", x->library ? x->library : "");
+        lab_request_problem(l, x, req);
         snprintf(req->exercise, sizeof req->exercise, "%s", x->id);
     }
     if (!ra->picked) {
@@ -496,8 +495,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     }
     ra.l = l;
     snprintf(req.lab, sizeof req.lab, "%s", l->id);
-    snprintf(req.problem, sizeof req.problem, "%s", l->problem);
-    snprintf(req.library, sizeof req.library, "%s", l->library ? l->library : "");
+    lab_request_problem(l, NULL, &req);
     if (!ra.x)
         for (int i = 0; i < col.n; i++)
             if (col.keys[i] == 'v' && !find_variant(l, NULL, col.values[i])) {

@@ -242,7 +242,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     timing_opts o = {
         .stream = engine_g.stream,
         .budget_s = budget_s,
-        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : c->ops->spec->bytes(&p->d)),
+        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : problem_spec_bytes(c->ops->spec, &p->d)),
         .l2_bytes = (size_t)(engine_g.dev.l2_mib * MIB),
         .flush = flush,
         .flush_bytes = flush_bytes,

@@ -12,6 +12,7 @@
 #include "core/digest.h"
 #include "core/fsguard.h"
 #include "grade/grade_internal.h"
+#include "lab/labproblem.h"
 #include "lab/milestone.h"
 #include "lab/workspace.h"
 #include "supervise/supervisor.h"
@@ -118,10 +119,7 @@ static void build_request(const lab *l, const lab_exercise *x, const grade_lab *
     bool listed = x->id[0] != '\0';
     memset(req, 0, sizeof *req);
     snprintf(req->lab, sizeof req->lab, "%s", l->id);
-    snprintf(req->problem, sizeof req->problem, "%s",
-             listed ? x->problem : l->problem ? l->problem : "");
-    const char *lib = listed ? x->library : l->library;
-    snprintf(req->library, sizeof req->library, "%s", lib ? lib : "");
+    lab_request_problem(l, listed ? x : NULL, req);
     snprintf(req->exercise, sizeof req->exercise, "%s", x->id);
     req->seed = seed;
     req->budget_s = budget;

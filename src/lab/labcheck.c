@@ -7,6 +7,7 @@
 #include "catalog/pipeline_files.h"
 #include "catalog/problem_spec.h"
 #include "kernel_names.h"
+#include "lab/labproblem.h"
 #include "lab/labsource.h"
 
 static const char *const known_libraries[] = {"cub", "cublas", "copy", "cublas_bf16"};
@@ -24,7 +25,7 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *problem,
                         lab_diags *d)
 {
-    const problem_spec *ops = problem ? problem_spec_find(problem) : NULL;
+    const problem_spec *ops = lab_problem_spec(l, problem);
     for (size_t i = 0; ops && i < n; i++) {
         problem_dims dims;
         cl_err e;
@@ -41,6 +42,8 @@ static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *
 static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const char *problem,
                           lab_diags *d)
 {
+    if (lab_problem_decl(l, problem))
+        return;   /* a declared problem's rungs: lab_check_decls */
     const problem_spec *spec = problem ? problem_spec_find(problem) : NULL;
     const char *runs = spec ? problem_kernels_of(spec) : problem;
     for (size_t i = 0; i < n; i++) {
@@ -74,14 +77,15 @@ static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const c
 void lab_check_engine(const lab *l, lab_diags *d)
 {
     bool experiments = l->problem && experiments_problem(l->problem);
-    if (l->problem && !experiments && !problem_spec_find(l->problem))
+    lab_check_decls(l, d);
+    if (l->problem && !experiments && !lab_problem_spec(l, l->problem))
         lab_diags_add(d, l->path, l->line,
                       "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, gemm_bf16, embedding, "
                       "pipeline, saxpy, histogram, managed, profiling, basics)",
                       l->id, l->problem);
     if (!experiments)
         check_sizes(l, l->sizes, l->nsizes, l->problem, d);
-    if (l->library && !in_list(l->library, known_libraries, 4))
+    if (l->library && !lab_problem_decl(l, l->problem) && !in_list(l->library, known_libraries, 4))
         lab_diags_add(d, l->path, l->line,
                       "lab '%s': unknown library '%s' (known: cub, cublas, cublas_bf16, copy)",
                       l->id, l->library);

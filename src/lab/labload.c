@@ -8,7 +8,9 @@
 
 #include "core/paths.h"
 #include "lab/labcheck.h"
+#include "lab/labproblem.h"
 #include "lab/labsource.h"
+#include "lab/probdecl.h"
 #include "lab/sandbox.h"
 #include "result/record.h"
 
@@ -173,6 +175,8 @@ static void copy_variants(lua_State *L, int t, lab_variant **out, size_t *nout)
         v->id = str_field(L, it, "id");
         v->title = str_field(L, it, "title");
         v->kernel = str_field(L, it, "kernel");
+        v->file = str_field(L, it, "source");
+        v->launcher = str_field(L, it, "launcher");
         v->why = str_field(L, it, "why");
         v->line = (int)int_field(L, it, "line", 0);
         lua_pop(L, 1);
@@ -312,6 +316,7 @@ static void copy_lab(lua_State *L, int t, load_ctx *c)
     copy_milestones(L, t, l);
     copy_quizzes(L, t, l);
     copy_exercises(L, t, c);
+    lab_copy_decls(L, t, l, c->d);
     if (!l->id || !l->title)
         lab_diags_add(c->d, c->path, 0, "the lab has no id or title");
 }
@@ -323,6 +328,20 @@ static int size_line(lua_State *L)
     const char *label = luaL_checkstring(L, 1);
     int line = lab_source_size_line(lua_tostring(L, lua_upvalueindex(1)), (int)luaL_optinteger(L, 2, 1),
                                     label);
+    if (line > 0)
+        lua_pushinteger(L, line);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* opts.quoted_line(text, from): the line of the lab file (upvalue 1) at or
+ * after from that holds text as a quoted string, or nil. */
+static int quoted_line(lua_State *L)
+{
+    const char *text = luaL_checkstring(L, 1);
+    int line = lab_source_quoted_line(lua_tostring(L, lua_upvalueindex(1)),
+                                      (int)luaL_optinteger(L, 2, 1), text);
     if (line > 0)
         lua_pushinteger(L, line);
     else
@@ -375,6 +394,9 @@ static int load_main(lua_State *L)
     lua_pushstring(L, c->path);
     lua_pushcclosure(L, size_line, 1);
     lua_setfield(L, -2, "size_line");
+    lua_pushstring(L, c->path);
+    lua_pushcclosure(L, quoted_line, 1);
+    lua_setfield(L, -2, "quoted_line");
     if (!sandbox_pcall(s, 2, 2, &e)) {                    /* ... lab problems */
         diag_from_msg(c->d, c->dsl, e.msg);
         return 0;
@@ -471,6 +493,8 @@ static void free_variants(lab_variant *v, size_t n)
         free(v[i].id);
         free(v[i].title);
         free(v[i].kernel);
+        free(v[i].file);
+        free(v[i].launcher);
         free(v[i].why);
     }
     free(v);
@@ -549,6 +573,9 @@ void lab_free(lab *l)
         free_strv(x->hints, x->nhints);
     }
     free(l->exercises);
+    for (size_t i = 0; l->decls && l->ls && i < l->ndecls; i++)
+        probdecl_release(sandbox_lua(l->ls), &l->decls[i]);
+    free(l->decls);
     sandbox_free(l->ls);
     free(l);
 }

@@ -44,7 +44,10 @@ typedef struct lab_step {
 typedef struct lab_variant {
     char *id;             /* "sequential" */
     char *title;          /* "Sequential addressing" */
-    char *kernel;         /* shipped kernel name, e.g. "reduce_sequential" */
+    char *kernel;         /* shipped kernel name, e.g. "reduce_sequential"; NULL for a rung
+                           * of the lab folder */
+    char *file;           /* a rung of the lab folder: its kernels and its launcher, */
+    char *launcher;       /* relative to the lab folder (NULL for a shipped kernel) */
     char *why;            /* one line: what changed and why */
     int line;
 } lab_variant;
@@ -117,8 +120,21 @@ typedef struct lab {
     lab_quiz *quizzes;      size_t nquizzes;
     lab_exercise *exercises;  /* the lab's own exercise first (id ""), then the listed ones */
     size_t nexercises;
+    struct problem_decl *decls;   /* problems the lab declares (lab/probdecl.h), in file order */
+    size_t ndecls;
     struct lab_state *ls;   /* owning Lua state (opaque) */
 } lab;
+
+/* The problem name as the lab knows it: one the lab declares (its spec)
+ * or a shipped one (problem_spec_find); NULL when neither.  name NULL: NULL. */
+const struct problem_spec *lab_problem_spec(const lab *l, const char *name);
+/* The declaration of problem name when the lab declares it, else NULL. */
+const struct problem_decl *lab_problem_decl(const lab *l, const char *name);
+/* The spec of what exercise x computes (NULL: the lab's own exercise, or
+ * the lab's problem when it has none): the pipeline for a profiling lab. */
+const struct problem_spec *lab_exercise_spec(const lab *l, const lab_exercise *x);
+/* The variant called id among the lab's and its exercises' variants. */
+const lab_variant *lab_variant_find(const lab *l, const char *id);
 
 /* The exercise called id ("" or NULL: the lab's own), or NULL. */
 const lab_exercise *lab_exercise_find(const lab *l, const char *id);

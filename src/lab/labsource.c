@@ -71,17 +71,22 @@ static bool match_sizes(const char *p, const char *end, const void *arg)
     return has_word(p, end, "sizes");
 }
 
+/* Whether the line holds text as a quoted string, "text" or 'text'. */
+static bool match_quoted(const char *p, const char *end, const void *arg)
+{
+    const char *text = arg;
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\"", text);
+    if (has_text(p, end, quoted))
+        return true;
+    snprintf(quoted, sizeof quoted, "'%s'", text);
+    return has_text(p, end, quoted);
+}
+
 static bool match_label(const char *p, const char *end, const void *arg)
 {
     const char *label = arg;
-    char quoted[128];
-    snprintf(quoted, sizeof quoted, "\"%s\"", label);
-    if (has_text(p, end, quoted))
-        return true;
-    snprintf(quoted, sizeof quoted, "'%s'", label);
-    if (has_text(p, end, quoted))
-        return true;
-    return all_digits(label) && has_word(p, end, label);
+    return match_quoted(p, end, label) || (all_digits(label) && has_word(p, end, label));
 }
 
 int lab_source_size_line(const char *path, int from, const char *label)
@@ -97,5 +102,18 @@ int lab_source_size_line(const char *path, int from, const char *label)
     if (!line)
         line = find_line(text, 1, match_label, label);
     free(text);
+    return line;
+}
+
+int lab_source_quoted_line(const char *path, int from, const char *text)
+{
+    if (!path || !text || strlen(text) > 100)
+        return 0;
+    size_t len = 0;
+    char *src = fsguard_read(path, NULL, SOURCE_MAX_BYTES, &len, NULL);
+    if (!src)
+        return 0;
+    int line = find_line(src, from > 0 ? from : 1, match_quoted, text);
+    free(src);
     return line;
 }

@@ -10,4 +10,8 @@
  * 0 when it is not found. */
 int lab_source_size_line(const char *path, int from, const char *label);
 
+/* The first line of lab file path, at or after line from, that holds text
+ * as a quoted string ("text" or 'text'); 0 when there is none. */
+int lab_source_quoted_line(const char *path, int from, const char *text);
+
 #endif

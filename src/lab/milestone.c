@@ -163,7 +163,7 @@ static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval 
 /* The problem whose size syntax the lab's sizes use. */
 static const problem_spec *size_spec(const lab *l)
 {
-    return problem_spec_of_exercise(l->problem);
+    return lab_exercise_spec(l, NULL);
 }
 
 const lab_exercise *lab_milestone_exercise(const lab *l, size_t i)
@@ -180,7 +180,7 @@ static const problem_spec *judged_among(const lab *l, size_t i, char *const **si
         const lab_exercise *x = lab_milestone_exercise(l, i);
         *sizes = x ? x->sizes : NULL;
         *n = x ? x->nsizes : 0;
-        return x ? problem_spec_find(x->problem) : NULL;
+        return x ? lab_problem_spec(l, x->problem) : NULL;
     }
     *sizes = l->sizes;
     *n = l->nsizes;
@@ -193,7 +193,7 @@ static double label_bytes(const problem_spec *spec, const char *label)
     problem_dims d;
     if (!spec || !label || !problem_parse_size(spec, label, &d, NULL))
         return -1;
-    return spec->bytes(&d);
+    return problem_spec_bytes(spec, &d);
 }
 
 const char *lab_milestone_size(const lab *l, size_t i)

@@ -103,6 +103,10 @@ typedef struct run_request {
      * message of the request carries it, so rows of several exercises of
      * one lab stay apart (lab/labmodel.h). */
     char exercise[RUN_ID_MAX];
+    /* The lab file (lab.lua) when problem is one the lab declares
+     * (lab/probdecl.h): the worker loads it for the declaration and the
+     * rungs of the lab folder.  "" for a shipped problem. */
+    char lab_file[RUN_PATH_MAX];
     /* One checked run of each GPU row, no warm-up and no timing (the
      * figures stay unknown); the copy baseline is skipped unless it is the
      * library.  For runs under compute-sanitizer. */

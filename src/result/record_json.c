@@ -76,6 +76,7 @@ bool record_put_request(cJSON *o, const run_request *r)
         && jsonf_put_str(o, "exercise_kernel", r->exercise_kernel)
         && jsonf_put_str(o, "exercise_launcher", r->exercise_launcher)
         && (!r->exercise[0] || jsonf_put_str(o, "exercise", r->exercise))
+        && (!r->lab_file[0] || jsonf_put_str(o, "lab_file", r->lab_file))
         && cJSON_AddBoolToObject(o, "check_only", r->check_only);
 }
 
@@ -188,6 +189,7 @@ bool record_get_request(const cJSON *o, run_request *r, cl_err *e)
           && jsonf_get_str(o, "exercise_kernel", r->exercise_kernel, sizeof r->exercise_kernel, e)
           && jsonf_get_str(o, "exercise_launcher", r->exercise_launcher, sizeof r->exercise_launcher, e)
           && jsonf_get_str(o, "exercise", r->exercise, sizeof r->exercise, e)
+          && jsonf_get_str(o, "lab_file", r->lab_file, sizeof r->lab_file, e)
           && jsonf_get_bool(o, "check_only", &r->check_only, e)))
         return false;
     const cJSON *vars = jsonf_get_array(o, "variants", RUN_MAX_VARIANTS, e, &ok);

@@ -24,6 +24,8 @@
 #define SANITIZE_PRINT_LIMIT 50
 #define SANITIZE_DEFAULT_LIMIT_S 600.0
 
+struct problem_spec;
+
 typedef enum sanitize_tool {
     SANITIZE_MEMCHECK,
     SANITIZE_RACECHECK,
@@ -91,14 +93,17 @@ const char *sanitize_kind_name(sanitize_kind k);       /* "invalid write", "race
  * of bounds (50 reports)".  Returns the length snprintf would have written. */
 int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n);
 
-/* Index of the size in sizes[0..n) whose problem data is smallest (parsed
- * without CUDA), or -1 with e when none parses. */
-int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e);
+/* Index of the size in sizes[0..n) of spec whose problem data is smallest
+ * (parsed without CUDA), or -1 with e when none parses. */
+int sanitize_smallest_size(const struct problem_spec *spec, const char *const *sizes, int n,
+                           cl_err *e);
 
 typedef struct sanitize_opts {
     sanitize_tool tool;
     const char *problem;              /* "reduce_sum", "sgemm", "embedding" */
+    const struct problem_spec *spec;  /* how its sizes read; NULL: the shipped problem's */
     const char *lab;                  /* for the request; may be NULL */
+    const char *lab_file;             /* a problem the lab declares: its lab.lua; else NULL */
     const char *const *sizes;         /* the lab's sizes: the smallest runs */
     int nsizes;
     const char *kernel;               /* the learner's .cu */

@@ -23,11 +23,10 @@
 
 /* ---- the size to run ---------------------------------------------------------- */
 
-int sanitize_smallest_size(const char *problem, const char *const *sizes, int n, cl_err *e)
+int sanitize_smallest_size(const problem_spec *ops, const char *const *sizes, int n, cl_err *e)
 {
-    const problem_spec *ops = problem_spec_of_exercise(problem);
     if (!ops) {
-        err_set(e, "unknown problem '%s'", problem ? problem : "");
+        err_set(e, "unknown problem");
         return -1;
     }
     int best = -1;
@@ -41,7 +40,7 @@ int sanitize_smallest_size(const char *problem, const char *const *sizes, int n,
                 first = pe;
             continue;
         }
-        double w = ops->bytes(&d);
+        double w = problem_spec_bytes(ops, &d);
         if (best < 0 || w < best_w) {
             best = i;
             best_w = w;
@@ -157,6 +156,7 @@ static char *request_text(const sanitize_opts *o, const char *size)
     r->run = 1;
     snprintf(r->lab, sizeof r->lab, "%s", o->lab ? o->lab : "");
     snprintf(r->problem, sizeof r->problem, "%s", o->problem);
+    snprintf(r->lab_file, sizeof r->lab_file, "%s", o->lab_file ? o->lab_file : "");
     snprintf(r->sizes[0], sizeof r->sizes[0], "%s", size);
     r->nsizes = 1;
     r->seed = o->seed;
@@ -216,7 +216,12 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
         err_set(e, "no exercise to check: the kernel and launcher files are needed");
         goto cleanup;
     }
-    int pick = sanitize_smallest_size(o->problem, o->sizes, o->nsizes, e);
+    const problem_spec *spec = o->spec ? o->spec : problem_spec_of_exercise(o->problem);
+    if (!spec) {
+        err_set(e, "unknown problem '%s'", o->problem ? o->problem : "");
+        goto cleanup;
+    }
+    int pick = sanitize_smallest_size(spec, o->sizes, o->nsizes, e);
     if (pick < 0)
         goto cleanup;
     snprintf(out->size, sizeof out->size, "%s", o->sizes[pick]);

@@ -6,6 +6,7 @@
 
 #include "core/paths.h"
 #include "core/units.h"
+#include "lab/labproblem.h"
 #include "lab/workspace.h"
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
@@ -155,8 +156,7 @@ static void add_variant(run_request *req, const lab_variant *v)
  * kernel, the CPU and its library, as its own problem. */
 static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, run_request *req)
 {
-    copy_str(req->problem, sizeof req->problem, x->problem);
-    copy_str(req->library, sizeof req->library, x->library);
+    lab_request_problem(l, x, req);
     copy_str(req->exercise, sizeof req->exercise, x->id);
     for (size_t v = 0; v < x->nvariants; v++)
         add_variant(req, &x->variants[v]);
@@ -188,8 +188,7 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
     }
     memset(&a->req, 0, sizeof a->req);
     copy_str(req->lab, sizeof req->lab, l->id);
-    copy_str(req->problem, sizeof req->problem, l->problem);
-    copy_str(req->library, sizeof req->library, l->library);
+    lab_request_problem(l, NULL, req);
     req->nsizes = 1;
     copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/which.h"
+#include "lab/labproblem.h"
 #include "lab/workspace.h"
 #include "prof/ncu.h"
 
@@ -232,6 +233,9 @@ static void start_sanitize(tui_ctx *c)
     j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
     snprintf(j->problem, sizeof j->problem, "%s", x && x->problem ? x->problem : l->problem);
     snprintf(j->lab, sizeof j->lab, "%s", l->id);
+    j->spec = lab_problem_spec(l, j->problem);
+    if (lab_problem_decl(l, j->problem))
+        snprintf(j->lab_file, sizeof j->lab_file, "%s", l->path);
     for (size_t z = 0; x && z < x->nsizes && j->nsizes < RUN_MAX_SIZES; z++)
         snprintf(j->sizes[j->nsizes++], sizeof j->sizes[0], "%s", x->sizes[z]);
     if (!x || !tui_app_exercise_paths(a, l, x, j->kernel, j->launcher, sizeof j->kernel)) {

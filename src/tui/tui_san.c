@@ -97,7 +97,9 @@ int tui_san_child(void *ud, int fd)
     memset(&o, 0, sizeof o);
     o.tool = j->tool;
     o.problem = j->problem;
+    o.spec = j->spec;
     o.lab = j->lab[0] ? j->lab : NULL;
+    o.lab_file = j->lab_file[0] ? j->lab_file : NULL;
     o.sizes = sizes;
     o.nsizes = j->nsizes;
     o.kernel = j->kernel;

@@ -16,6 +16,8 @@ typedef struct tui_san_job {
     sanitize_tool tool;
     char problem[RUN_ID_MAX];
     char lab[RUN_ID_MAX];
+    const struct problem_spec *spec;    /* how the sizes read (the lab's, alive in the child) */
+    char lab_file[RUN_PATH_MAX];        /* a problem the lab declares: its lab.lua; else "" */
     char sizes[RUN_MAX_SIZES][RUN_SIZE_MAX];
     int nsizes;
     char kernel[RUN_PATH_MAX];

@@ -16,6 +16,7 @@
 
 #include "core/paths.h"
 #include "core/which.h"
+#include "catalog/problem_spec.h"
 #include "support.h"
 #include "supervise/sanitize.h"
 
@@ -270,15 +271,15 @@ static void test_names_and_sizes(void **state)
 
     cl_err e = {{0}};
     const char *reduce[] = {"2^28", "2^20", "2^24"};
-    assert_int_equal(sanitize_smallest_size("reduce_sum", reduce, 3, &e), 1);
+    assert_int_equal(sanitize_smallest_size(problem_spec_find("reduce_sum"), reduce, 3, &e), 1);
     const char *gemm[] = {"4096", "1024x1024x1024", "512x4096x64"};
-    assert_int_equal(sanitize_smallest_size("sgemm", gemm, 3, &e), 2);
+    assert_int_equal(sanitize_smallest_size(problem_spec_find("sgemm"), gemm, 3, &e), 2);
     const char *emb[] = {"16384x4096x32000", "4096x64x32000", "bad"};
-    assert_int_equal(sanitize_smallest_size("embedding", emb, 3, &e), 1);
+    assert_int_equal(sanitize_smallest_size(problem_spec_find("embedding"), emb, 3, &e), 1);
     const char *bad[] = {"lots"};
-    assert_int_equal(sanitize_smallest_size("reduce_sum", bad, 1, &e), -1);
+    assert_int_equal(sanitize_smallest_size(problem_spec_find("reduce_sum"), bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "'lots' is not a count"));
-    assert_int_equal(sanitize_smallest_size("scan", bad, 1, &e), -1);
+    assert_int_equal(sanitize_smallest_size(problem_spec_find("scan"), bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "unknown problem"));
 }
 

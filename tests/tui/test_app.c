@@ -26,7 +26,7 @@ static char st1t[] = "Why a sum is hard", st1b[] = "A **sum** needs every elemen
 static lab_step steps[] = {{st1t, st1b, 1}, {st2t, st2b, 5}};
 static char v1[] = "interleaved", v1k[] = "reduce_interleaved", v2[] = "sequential",
             v2k[] = "reduce_sequential";
-static lab_variant variants[] = {{v1, v1, v1k, NULL, 1}, {v2, v2, v2k, NULL, 2}};
+static lab_variant variants[] = {{.id = v1, .title = v1, .kernel = v1k, .why = NULL, .line = 1}, {.id = v2, .title = v2, .kernel = v2k, .why = NULL, .line = 2}};
 static char m1[] = "fast", m1t[] = "Over 100x faster than the CPU", m1g[] = ">= 100x",
             m2[] = "why", m2t[] = "Explain the tree", m2q[] = "q1";
 static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL, NULL},
@@ -541,7 +541,7 @@ static char p_id[] = "profiling", p_title[] = "Profiling", p_problem[] = "profil
 static char ps1[] = "1048576x16", ps2[] = "4194304x32";
 static char *p_sizes[] = {ps1, ps2};
 static char pv1[] = "transfers", pv2[] = "stride", pv3[] = "roofline";
-static lab_variant p_variants[] = {{pv1, pv1, NULL, NULL, 1}, {pv2, pv2, NULL, NULL, 2}, {pv3, pv3, NULL, NULL, 3}};
+static lab_variant p_variants[] = {{.id = pv1, .title = pv1, .kernel = NULL, .why = NULL, .line = 1}, {.id = pv2, .title = pv2, .kernel = NULL, .why = NULL, .line = 2}, {.id = pv3, .title = pv3, .kernel = NULL, .why = NULL, .line = 3}};
 static lab lab_p;
 static lab *p_labv[2];
 static lab_set p_set;
@@ -946,7 +946,7 @@ static char m_one[] = "one", m_two[] = "two", m_two_t[] = "The second", m_sgemm[
             m_cublas[] = "cublas", m_naive[] = "naive", m_naive_k[] = "sgemm_naive",
             m_k1[] = "one/starter.cu", m_l1[] = "one/starter.lua", m_k2[] = "two/starter.cu",
             m_l2[] = "two/starter.lua";
-static lab_variant m_two_variants[] = {{m_naive, m_naive, m_naive_k, NULL, 1}};
+static lab_variant m_two_variants[] = {{.id = m_naive, .title = m_naive, .kernel = m_naive_k, .why = NULL, .line = 1}};
 static lab_exercise m_ex[2];
 static lab lab_m;
 static lab *m_labv[1];
@@ -1042,8 +1042,8 @@ static char b_id[] = "basicsish", b_problem[] = "basics", b_dir[] = "/nonexisten
 static char b_x1[] = "divergence", b_x2[] = "fences", b_saxpy[] = "saxpy", b_copy[] = "copy",
             b_rung[] = "saxpy_grid_stride", b_k[] = "saxpy/starter.cu", b_l[] = "saxpy/starter.lua";
 static char *b_sizes[] = {m_sz1, m_sz3};
-static lab_variant b_variants[] = {{b_x1, b_x1, b_x1, NULL, 1}, {b_x2, b_x2, b_x2, NULL, 2}};
-static lab_variant b_rungs[] = {{b_rung, b_rung, b_rung, NULL, 3}};
+static lab_variant b_variants[] = {{.id = b_x1, .title = b_x1, .kernel = b_x1, .why = NULL, .line = 1}, {.id = b_x2, .title = b_x2, .kernel = b_x2, .why = NULL, .line = 2}};
+static lab_variant b_rungs[] = {{.id = b_rung, .title = b_rung, .kernel = b_rung, .why = NULL, .line = 3}};
 static lab_exercise b_ex[1];
 static lab lab_bx;
 static lab *b_labv[1];

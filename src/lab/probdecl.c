@@ -1,0 +1,494 @@
+/* probdecl.c - a problem a lab declares in Lua, as C sees it
+ * (lab/probdecl.h): copying the declaration, reading sizes, evaluating its
+ * numbers. */
+#include "lab/probdecl.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/labmodel.h"
+#include "lab/sandbox.h"
+
+static const struct {
+    const char *name;
+    size_t size;
+    bool integral;
+} types[] = {
+    [DT_F32] = {"f32", 4, false}, [DT_F64] = {"f64", 8, false}, [DT_I32] = {"i32", 4, true},
+    [DT_U32] = {"u32", 4, true},  [DT_U8] = {"u8", 1, true},    [DT_BF16] = {"bf16", 2, false},
+    [DT_I64] = {"i64", 8, true},
+};
+
+size_t decl_type_size(decl_type t)
+{
+    return types[t].size;
+}
+
+const char *decl_type_name(decl_type t)
+{
+    return types[t].name;
+}
+
+bool decl_type_integral(decl_type t)
+{
+    return types[t].integral;
+}
+
+bool decl_type_from_name(const char *name, decl_type *t)
+{
+    for (size_t i = 0; name && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].name, name) == 0) {
+            *t = (decl_type)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---- copying the normalised table ---------------------------------------------- */
+
+static void copy_str(lua_State *L, int t, const char *k, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (lua_getfield(L, t, k) == LUA_TSTRING)
+        snprintf(out, n, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+}
+
+static bool bool_field(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    bool b = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return b;
+}
+
+/* A reference to the function in field k of the table at t, or LUA_NOREF. */
+static int fn_field(lua_State *L, int t, const char *k)
+{
+    if (lua_getfield(L, t, k) == LUA_TFUNCTION)
+        return luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+    return LUA_NOREF;
+}
+
+/* The expr { num = } / { dim = } / { fn = } at idx (anything else: none). */
+static void copy_expr_at(lua_State *L, int idx, decl_expr *x)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = DX_NONE;
+    x->ref = LUA_NOREF;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return;
+    int e = lua_absindex(L, idx);
+    if (lua_getfield(L, e, "num") == LUA_TNUMBER) {
+        x->kind = DX_NUM;
+        x->num = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, e, "dim") == LUA_TNUMBER) {
+        x->kind = DX_DIM;
+        x->dim = (int)lua_tointeger(L, -1) - 1;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, e, "fn") == LUA_TFUNCTION) {
+        x->kind = DX_FN;
+        x->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        lua_pop(L, 1);
+    }
+}
+
+/* The expr in field k of the table at t. */
+static void copy_expr(lua_State *L, int t, const char *k, decl_expr *x)
+{
+    lua_getfield(L, t, k);
+    copy_expr_at(L, -1, x);
+    lua_pop(L, 1);
+}
+
+static void copy_fill(lua_State *L, int a, decl_fill *f)
+{
+    static const char *const kinds[] = {"uniform", "normal", "integers", "zipf", "constant",
+                                        "function"};
+    memset(f, 0, sizeof *f);
+    f->ref = LUA_NOREF;
+    if (lua_getfield(L, a, "fill") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int t = lua_gettop(L);
+    char kind[32];
+    copy_str(L, t, "kind", kind, sizeof kind);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kind, kinds[i]) == 0)
+            f->kind = (decl_fill_kind)i;
+    f->ref = fn_field(L, t, "fn");
+    if (lua_getfield(L, t, "p") == LUA_TTABLE) {
+        int p = lua_gettop(L);
+        f->np = (int)lua_rawlen(L, p);
+        if (f->np > 3)
+            f->np = 3;
+        for (int i = 0; i < f->np; i++) {
+            lua_rawgeti(L, p, i + 1);
+            copy_expr_at(L, -1, &f->p[i]);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 2);
+}
+
+static void copy_judge(lua_State *L, int a, decl_judge *j)
+{
+    memset(j, 0, sizeof *j);
+    j->ref = LUA_NOREF;
+    if (lua_getfield(L, a, "judge") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int t = lua_gettop(L);
+    char kind[32];
+    copy_str(L, t, "kind", kind, sizeof kind);
+    j->kind = strcmp(kind, "rel") == 0 ? JUDGE_REL : strcmp(kind, "abs") == 0 ? JUDGE_ABS
+              : strcmp(kind, "both") == 0 ? JUDGE_BOTH : strcmp(kind, "function") == 0 ? JUDGE_FN
+                                                                                         : JUDGE_EXACT;
+    lua_getfield(L, t, "rel");
+    j->rel = lua_tonumber(L, -1);
+    lua_getfield(L, t, "abs");
+    j->abs = lua_tonumber(L, -1);
+    lua_pop(L, 2);
+    j->ref = fn_field(L, t, "fn");
+    lua_pop(L, 1);
+}
+
+static bool copy_arg(lua_State *L, int a, decl_arg *g, cl_err *e)
+{
+    char type[16];
+    copy_str(L, a, "name", g->name, sizeof g->name);
+    copy_str(L, a, "type", type, sizeof type);
+    if (!g->name[0] || !decl_type_from_name(type, &g->type))
+        return err_set(e, "a declared argument without a name or type");
+    g->buffer = bool_field(L, a, "buffer");
+    g->output = bool_field(L, a, "output");
+    lua_getfield(L, a, "line");
+    g->line = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    copy_expr(L, a, "length", &g->length);
+    copy_expr(L, a, "value", &g->value);
+    copy_fill(L, a, &g->fill);
+    copy_judge(L, a, &g->judge);
+    return true;
+}
+
+static void copy_reference(lua_State *L, int t, problem_decl *d)
+{
+    d->ref_fn = d->ref_check = LUA_NOREF;
+    if (lua_getfield(L, t, "reference") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int r = lua_gettop(L);
+    char kind[16];
+    copy_str(L, r, "kind", kind, sizeof kind);
+    d->ref = strcmp(kind, "function") == 0 ? REF_LUA : strcmp(kind, "kernel") == 0 ? REF_KERNEL
+                                                                                  : REF_BUILTIN;
+    d->ref_fn = fn_field(L, r, "fn");
+    d->ref_check = fn_field(L, r, "check");
+    copy_str(L, r, "file", d->ref_file, sizeof d->ref_file);
+    copy_str(L, r, "launcher", d->ref_launcher, sizeof d->ref_launcher);
+    d->ref_f64 = bool_field(L, r, "f64");
+    lua_pop(L, 1);
+}
+
+static void copy_builtin(lua_State *L, int t, problem_decl *d)
+{
+    d->builtin[0] = '\0';
+    d->nroles = 0;
+    if (lua_getfield(L, t, "builtin") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int b = lua_gettop(L);
+    copy_str(L, b, "name", d->builtin, sizeof d->builtin);
+    if (lua_getfield(L, b, "roles") == LUA_TTABLE) {
+        int rl = lua_gettop(L);
+        for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, rl) && d->nroles < DECL_MAX_ARGS; i++) {
+            lua_rawgeti(L, rl, i);
+            char arg[DECL_NAME_MAX];
+            decl_role *r = &d->roles[d->nroles];
+            copy_str(L, lua_gettop(L), "role", r->role, sizeof r->role);
+            copy_str(L, lua_gettop(L), "arg", arg, sizeof arg);
+            r->arg = probdecl_arg(d, arg);
+            if (r->arg >= 0)
+                d->nroles++;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 2);
+}
+
+static void copy_dims(lua_State *L, int t, problem_decl *d)
+{
+    d->ndims = 0;
+    lua_getfield(L, t, "dims");
+    lua_getfield(L, t, "min");
+    lua_getfield(L, t, "max");
+    int dims = lua_gettop(L) - 2, mn = dims + 1, mx = dims + 2;
+    for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, dims) && d->ndims < PROBLEM_MAX_DIMS; i++) {
+        lua_rawgeti(L, dims, i);
+        snprintf(d->dims[d->ndims], DECL_NAME_MAX, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+        lua_rawgeti(L, mn, i);
+        lua_rawgeti(L, mx, i);
+        d->min[d->ndims] = (int64_t)lua_tointeger(L, -2);
+        d->max[d->ndims] = (int64_t)lua_tointeger(L, -1);
+        lua_pop(L, 3);
+        d->ndims++;
+    }
+    lua_pop(L, 3);
+}
+
+static bool spec_parse(const void *ctx, const char *label, problem_dims *out, cl_err *e);
+static double spec_bytes(const void *ctx, const problem_dims *d);
+static double spec_flops(const void *ctx, const problem_dims *d);
+
+/* The problem_spec every layer reads. */
+static void make_spec(problem_decl *d)
+{
+    if (d->ndims == 1)
+        snprintf(d->size_help, sizeof d->size_help, "a count of %s such as 1048576 or 2^20",
+                 d->dims[0]);
+    else {
+        size_t n = 0;
+        for (int i = 0; i < d->ndims; i++)
+            n += (size_t)snprintf(d->size_help + n, sizeof d->size_help - n, "%s%s",
+                                  i ? "x" : "", d->dims[i]);
+        snprintf(d->size_help + n, sizeof d->size_help - n, " such as %s",
+                 d->ndims == 2 ? "1024x512" : d->ndims == 3 ? "1024x512x256" : "64x32x16x8");
+    }
+    memset(&d->spec, 0, sizeof d->spec);
+    d->spec.name = d->name;
+    d->spec.size_help = d->size_help;
+    d->spec.bandwidth_bound = !d->compute_bound;
+    d->spec.reads_only = d->reads_only;
+    d->spec.ctx = d;
+    d->spec.parse_ctx = spec_parse;
+    d->spec.bytes_ctx = spec_bytes;
+    d->spec.flops_ctx = spec_flops;
+}
+
+bool probdecl_copy(lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err *e)
+{
+    int t = lua_absindex(L, idx);
+    memset(d, 0, sizeof *d);
+    d->lab = l;
+    copy_str(L, t, "name", d->name, sizeof d->name);
+    copy_str(L, t, "file", d->file, sizeof d->file);
+    snprintf(d->dir, sizeof d->dir, "%s", l->dir ? l->dir : ".");
+    lua_getfield(L, t, "line");
+    d->line = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    copy_dims(L, t, d);
+    if (lua_getfield(L, t, "args") == LUA_TTABLE) {
+        int list = lua_gettop(L);
+        for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, list) && d->nargs < DECL_MAX_ARGS; i++) {
+            lua_rawgeti(L, list, i);
+            bool ok = copy_arg(L, lua_gettop(L), &d->args[d->nargs], e);
+            lua_pop(L, 1);
+            if (!ok) {
+                lua_pop(L, 1);
+                return false;
+            }
+            d->nargs++;
+        }
+    }
+    lua_pop(L, 1);
+    copy_reference(L, t, d);
+    copy_builtin(L, t, d);
+    d->cpu = bool_field(L, t, "cpu");
+    copy_str(L, t, "library", d->library, sizeof d->library);
+    copy_expr(L, t, "bytes", &d->bytes);
+    copy_expr(L, t, "flops", &d->flops);
+    char bound[16];
+    copy_str(L, t, "bound", bound, sizeof bound);
+    d->compute_bound = strcmp(bound, "compute") == 0;
+    d->reads_only = bool_field(L, t, "reads_only");
+    if (!d->name[0] || d->ndims == 0 || d->nargs == 0)
+        return err_set(e, "a declared problem without a name, dims or args");
+    make_spec(d);
+    return true;
+}
+
+static void unref(lua_State *L, int *ref)
+{
+    if (*ref != LUA_NOREF && *ref != LUA_REFNIL)
+        luaL_unref(L, LUA_REGISTRYINDEX, *ref);
+    *ref = LUA_NOREF;
+}
+
+void probdecl_release(lua_State *L, problem_decl *d)
+{
+    for (int i = 0; i < d->nargs; i++) {
+        decl_arg *a = &d->args[i];
+        unref(L, &a->length.ref);
+        unref(L, &a->value.ref);
+        unref(L, &a->fill.ref);
+        for (int k = 0; k < a->fill.np; k++)
+            unref(L, &a->fill.p[k].ref);
+        unref(L, &a->judge.ref);
+    }
+    unref(L, &d->ref_fn);
+    unref(L, &d->ref_check);
+    unref(L, &d->bytes.ref);
+    unref(L, &d->flops.ref);
+}
+
+/* ---- sizes and numbers ------------------------------------------------------------ */
+
+bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out, cl_err *e)
+{
+    int64_t parts[PROBLEM_MAX_DIMS];
+    int n = 0;
+    memset(out, 0, sizeof *out);
+    if (!problem_parse_dims(label, d->ndims, (int64_t)1 << 62, parts, &n, e))
+        return false;
+    if (n != d->ndims)
+        return err_set(e, "it has %d number%s; a size of %s is %s", n, n == 1 ? "" : "s", d->name,
+                       d->size_help);
+    for (int i = 0; i < n; i++) {
+        if (parts[i] < d->min[i] || parts[i] > d->max[i])
+            return err_set(e, "%s = %lld is outside its limits [%lld, %lld]", d->dims[i],
+                           (long long)parts[i], (long long)d->min[i], (long long)d->max[i]);
+        out->dim[i] = parts[i];
+    }
+    out->ndims = n;
+    out->n = parts[0];
+    return true;
+}
+
+void probdecl_push_size(lua_State *L, const problem_decl *d, const problem_dims *dims)
+{
+    lua_createtable(L, 0, d->ndims + 1);
+    char label[128] = "";
+    size_t n = 0;
+    for (int i = 0; i < d->ndims; i++) {
+        lua_pushinteger(L, (lua_Integer)dims->dim[i]);
+        lua_setfield(L, -2, d->dims[i]);
+        n += (size_t)snprintf(label + n, n < sizeof label ? sizeof label - n : 0, "%s%lld",
+                              i ? "x" : "", (long long)dims->dim[i]);
+    }
+    lua_pushstring(L, label);
+    lua_setfield(L, -2, "label");
+}
+
+/* (decl, expr, dims) -> the function's result, called in the sandbox. */
+static int call_expr(lua_State *L)
+{
+    const problem_decl *d = lua_touserdata(L, 1);
+    const decl_expr *x = lua_touserdata(L, 2);
+    const problem_dims *dims = lua_touserdata(L, 3);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref);
+    probdecl_push_size(L, d, dims);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims *dims,
+                   double *out, cl_err *e)
+{
+    switch (x->kind) {
+    case DX_NUM:
+        *out = x->num;
+        return true;
+    case DX_DIM:
+        *out = x->dim >= 0 && x->dim < d->ndims ? (double)dims->dim[x->dim] : 0.0;
+        return true;
+    case DX_FN:
+        break;
+    default:
+        *out = 0.0;
+        return true;
+    }
+    if (!d->lab || !d->lab->ls)
+        return err_set(e, "%s:%d: the lab's functions are not loaded", d->file, d->line);
+    lab_state *s = d->lab->ls;
+    lua_State *L = sandbox_lua(s);
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, call_expr);
+    lua_pushlightuserdata(L, (void *)d);
+    lua_pushlightuserdata(L, (void *)x);
+    lua_pushlightuserdata(L, (void *)dims);
+    if (!sandbox_pcall(s, 3, 1, e)) {
+        lua_settop(L, top);
+        return false;
+    }
+    int isnum = 0;
+    double v = (double)lua_tonumberx(L, -1, &isnum);
+    const char *tn = luaL_typename(L, -1);
+    lua_settop(L, top);
+    if (!isnum || !isfinite(v))
+        return err_set(e, "%s:%d: problem %s: a function of the size gave %s, not a number",
+                       d->file, d->line, d->name, isnum ? "a number that is not finite" : tn);
+    *out = v;
+    return true;
+}
+
+bool probdecl_length(const problem_decl *d, int i, const problem_dims *dims, size_t *n, cl_err *e)
+{
+    const decl_arg *a = &d->args[i];
+    double v = 0.0;
+    if (!probdecl_eval(d, &a->length, dims, &v, e))
+        return false;
+    if (v != floor(v) || v < 1.0 || v > (double)DECL_MAX_ELEMS)
+        return err_set(e, "%s:%d: problem %s: arg '%s' has length %.17g at this size: it must be "
+                          "a whole number from 1 to 2^40",
+                       d->file, a->line ? a->line : d->line, d->name, a->name, v);
+    *n = (size_t)v;
+    return true;
+}
+
+int probdecl_role(const problem_decl *d, const char *role)
+{
+    for (int i = 0; i < d->nroles; i++)
+        if (strcmp(d->roles[i].role, role) == 0)
+            return d->roles[i].arg;
+    return -1;
+}
+
+int probdecl_arg(const problem_decl *d, const char *name)
+{
+    for (int i = 0; i < d->nargs; i++)
+        if (strcmp(d->args[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- the spec's hooks ---------------------------------------------------------------- */
+
+static bool spec_parse(const void *ctx, const char *label, problem_dims *out, cl_err *e)
+{
+    return probdecl_parse(ctx, label, out, e);
+}
+
+static double spec_number(const problem_decl *d, const decl_expr *x, const problem_dims *dims,
+                          double none)
+{
+    double v = none;
+    if (x->kind == DX_NONE || !probdecl_eval(d, x, dims, &v, NULL))
+        return none;
+    return v;
+}
+
+static double spec_bytes(const void *ctx, const problem_dims *dims)
+{
+    const problem_decl *d = ctx;
+    return spec_number(d, &d->bytes, dims, 0.0);
+}
+
+static double spec_flops(const void *ctx, const problem_dims *dims)
+{
+    const problem_decl *d = ctx;
+    return spec_number(d, &d->flops, dims, -1.0);
+}

@@ -1,0 +1,142 @@
+/* probdecl.h - a problem a lab declares in Lua (lua/problems.md), as C sees
+ * it.
+ *
+ * lua/lab.lua checks a `problem { }` and hands labload a normalised table;
+ * probdecl_copy turns it into a problem_decl, whose Lua functions (lengths,
+ * fills, judges, references, bytes, flops) stay in the lab's Lua state as
+ * registry references.  Everything here is CUDA-free: the parent reads a
+ * declared problem's sizes, bytes and FLOPs through decl->spec (a
+ * problem_spec like the shipped ones), and the worker's engine
+ * (engine/problem_decl.c) makes inputs, references and judgements from the
+ * same declaration.  Every call into Lua runs in the lab's sandbox with its
+ * time and memory limits, and a failure comes back as "file:line: message". */
+#ifndef CUDALAB_LAB_PROBDECL_H
+#define CUDALAB_LAB_PROBDECL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/problem_spec.h"
+#include "core/err.h"
+#include "core/paths.h"
+
+struct lua_State;
+struct lab;
+
+#define DECL_MAX_ARGS 8
+#define DECL_NAME_MAX 32
+#define DECL_MAX_ELEMS ((int64_t)1 << 40)
+
+typedef enum decl_type { DT_F32, DT_F64, DT_I32, DT_U32, DT_U8, DT_BF16, DT_I64 } decl_type;
+
+/* Bytes of one element; "f32", ...; true when name is a type. */
+size_t decl_type_size(decl_type t);
+const char *decl_type_name(decl_type t);
+bool decl_type_from_name(const char *name, decl_type *t);
+/* Whether t holds whole numbers (i32, u32, u8, i64). */
+bool decl_type_integral(decl_type t);
+
+typedef enum decl_expr_kind { DX_NONE, DX_NUM, DX_DIM, DX_FN } decl_expr_kind;
+
+/* A number, a dim (by index) or a Lua function of the size. */
+typedef struct decl_expr {
+    decl_expr_kind kind;
+    double num;
+    int dim;
+    int ref;
+} decl_expr;
+
+typedef enum decl_fill_kind {
+    FILL_UNIFORM, FILL_NORMAL, FILL_INTEGERS, FILL_ZIPF, FILL_CONSTANT, FILL_FN,
+} decl_fill_kind;
+
+typedef struct decl_fill {
+    decl_fill_kind kind;
+    decl_expr p[3];
+    int np;
+    int ref;              /* FILL_FN */
+} decl_fill;
+
+typedef enum decl_judge_kind { JUDGE_EXACT, JUDGE_REL, JUDGE_ABS, JUDGE_BOTH, JUDGE_FN } decl_judge_kind;
+
+typedef struct decl_judge {
+    decl_judge_kind kind;
+    double rel, abs;
+    int ref;              /* JUDGE_FN */
+} decl_judge;
+
+typedef struct decl_arg {
+    char name[DECL_NAME_MAX];
+    decl_type type;
+    bool buffer;          /* else a scalar */
+    bool output;          /* a buffer the run writes and the judge checks */
+    decl_expr length;     /* buffers */
+    decl_expr value;      /* scalars */
+    decl_fill fill;       /* input buffers */
+    decl_judge judge;     /* outputs */
+    int line;
+} decl_arg;
+
+typedef enum decl_ref_kind { REF_BUILTIN, REF_LUA, REF_KERNEL } decl_ref_kind;
+
+typedef struct decl_role {
+    char role[DECL_NAME_MAX];
+    int arg;              /* index into args */
+} decl_role;
+
+typedef struct problem_decl {
+    char name[64];
+    char file[CL_PATH_MAX];     /* the lab file */
+    char dir[CL_PATH_MAX];      /* the lab folder */
+    int line;
+    char dims[PROBLEM_MAX_DIMS][DECL_NAME_MAX];
+    int ndims;
+    int64_t min[PROBLEM_MAX_DIMS], max[PROBLEM_MAX_DIMS];
+    decl_arg args[DECL_MAX_ARGS];
+    int nargs;
+    decl_ref_kind ref;
+    int ref_fn;                 /* REF_LUA */
+    char ref_file[256], ref_launcher[256];   /* REF_KERNEL, relative to dir */
+    bool ref_f64;
+    int ref_check;              /* REF_KERNEL: a Lua reference to compare with, or LUA_NOREF */
+    char builtin[DECL_NAME_MAX];             /* "" when none */
+    decl_role roles[DECL_MAX_ARGS];
+    int nroles;
+    bool cpu;                   /* the builtin's CPU baselines */
+    char library[64];           /* "builtin", "copy", a rung's id, or "" */
+    decl_expr bytes, flops;
+    bool compute_bound, reads_only;
+    char size_help[160];        /* "n such as 1048576 or 2^20" */
+    problem_spec spec;          /* what every layer reads; spec.ctx is this */
+    struct lab *lab;            /* whose Lua state runs the functions */
+} problem_decl;
+
+/* Fills d from the normalised declaration at idx of the lab's state (see
+ * lua/lab.lua, check_problem), taking references to its functions.  false
+ * + e when a field is missing (the DSL checked it: a bug, not a lab's
+ * mistake). */
+bool probdecl_copy(struct lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err *e);
+/* Drops d's function references. */
+void probdecl_release(struct lua_State *L, problem_decl *d);
+
+/* The dims of a size label, within the limits. */
+bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out, cl_err *e);
+/* The value of x at dims (calling Lua for a function); false + e with the
+ * lab's file:line when the function fails or gives no finite number. */
+bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims *dims,
+                   double *out, cl_err *e);
+/* Arg i's element count (buffers) at dims: a whole number from 1 to
+ * DECL_MAX_ELEMS, or false + e naming the arg and the size. */
+bool probdecl_length(const problem_decl *d, int i, const problem_dims *dims, size_t *n,
+                     cl_err *e);
+/* Pushes the size table the lab's functions receive: each dim by name,
+ * and label. */
+void probdecl_push_size(struct lua_State *L, const problem_decl *d, const problem_dims *dims);
+
+/* The index of the arg playing role of the builtin, or -1. */
+int probdecl_role(const problem_decl *d, const char *role);
+/* The index of the arg called name, or -1. */
+int probdecl_arg(const problem_decl *d, const char *name);
+
+#endif
