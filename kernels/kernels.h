@@ -94,6 +94,13 @@ static inline int kernels_runs_on(const shipped_kernel *k, int cc)
 const shipped_kernel *kernels_shipped(size_t *n);
 const shipped_kernel *kernels_find(const char *name);
 size_t kernels_reduce_scratch_bytes(size_t n);
+/* out[i] = in[0] + ... + in[i] for i < n with CUB's DeviceScan::InclusiveSum
+ * (the builtin "scan"'s library row); scratch holds at least
+ * kernels_scan_scratch_bytes(n) bytes of device memory (0 when CUB cannot
+ * say: no device). */
+cudaError_t kernels_cub_scan(const float *in, float *out, size_t n, void *scratch,
+                             size_t scratch_bytes, cudaStream_t s);
+size_t kernels_scan_scratch_bytes(size_t n);
 /* out[i] = in[i] rounded to bfloat16 (to nearest, ties to even), for i < n,
  * on stream s: how the engine makes the BF16 copies of the sgemm inputs. */
 cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t s);

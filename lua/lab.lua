@@ -1085,6 +1085,10 @@ local function check_problem(t, default_name, file, line)
     report(file, line, "%s: cpu \"builtin\" needs a builtin", what)
   end
   D.cpu = P.cpu ~= nil
+  if D.cpu and D.reference and D.reference.kind ~= "builtin" then
+    report(file, line, "%s: cpu \"builtin\" needs reference \"builtin\" (the CPU rows are "
+           .. "checked against it, before any GPU work)", what)
+  end
   if P.library == "builtin" and D.builtin == nil then
     report(file, line, "%s: library \"builtin\" needs a builtin", what)
   end

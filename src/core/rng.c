@@ -64,6 +64,8 @@ static uint64_t rng_chunk_base(uint64_t seed)
 }
 
 typedef struct rng_fill_job {
+    rng_chunk_fn fn;
+    void *ud;
     float *f;
     int32_t *i;
     size_t n;
@@ -117,7 +119,12 @@ static void *rng_fill_worker(void *arg)
 {
     const rng_fill_job *j = arg;
     for (size_t c = j->chunk0; c < j->chunk1; c++) {
-        if (j->f)
+        if (j->fn) {
+            rng r;
+            rng_seed(&r, j->base + c);
+            size_t start = c * RNG_CHUNK;
+            j->fn(&r, start, start + RNG_CHUNK < j->n ? start + RNG_CHUNK : j->n, j->ud);
+        } else if (j->f)
             rng_fill_chunk_uniform(j, c);
         else
             rng_fill_chunk_indices(j, c);
@@ -213,4 +220,23 @@ uint64_t rng_fresh_seed(void)
     x ^= (uint64_t)getpid() << 40;
     x += atomic_fetch_add(&counter, 1) * 0xd1b54a32d192ed03ull;
     return rng_splitmix(&x);
+}
+
+void rng_fill_chunks(size_t n, uint64_t seed, rng_chunk_fn fn, void *ud)
+{
+    rng_fill_job j = {.fn = fn, .ud = ud, .n = n, .base = rng_chunk_base(seed)};
+    if (n > 0)
+        rng_fill_run(&j, 0);
+}
+
+uint64_t rng_below64(rng *r, uint64_t v)
+{
+    if (v <= 1)
+        return 0;
+    uint64_t limit = UINT64_MAX - UINT64_MAX % v;
+    uint64_t x;
+    do
+        x = rng_next(r);
+    while (x >= limit);
+    return x % v;
 }

@@ -29,6 +29,14 @@ void rng_fill_indices(int32_t *x, size_t n, uint64_t seed, int32_t v);
  * as above).  The output is the same for every thread count. */
 void rng_fill_uniform_mt(float *x, size_t n, uint64_t seed, float lo, float hi, int threads);
 void rng_fill_indices_mt(int32_t *x, size_t n, uint64_t seed, int32_t v, int threads);
+/* Calls fn(r, from, to, ud) over fixed chunks [from, to) of [0, n), each
+ * with r seeded from seed and the chunk's index, on several threads when n
+ * is large: what fn draws does not depend on the thread count, as for the
+ * fills above.  fn must only touch its own chunk. */
+typedef void (*rng_chunk_fn)(rng *r, size_t from, size_t to, void *ud);
+void rng_fill_chunks(size_t n, uint64_t seed, rng_chunk_fn fn, void *ud);
+/* A whole number uniform in [0, v) (0 when v <= 1). */
+uint64_t rng_below64(rng *r, uint64_t v);
 /* A new seed from the clock, the process id and a counter: differs on every call. */
 uint64_t rng_fresh_seed(void);
 

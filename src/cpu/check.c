@@ -31,6 +31,8 @@ const char *check_status_name(check_status s)
         return "unwritten";
     case CHECK_NONFINITE:
         return "nonfinite";
+    case CHECK_ERROR:
+        return "error";
     default:
         return "unknown";
     }
@@ -112,10 +114,32 @@ check_report check_compare(const float *got, size_t n, const double *ref, const 
     return r;
 }
 
+/* The summary without the output's name. */
+static void describe(const check_report *r, char *buf, size_t len);
+
 void check_describe(const check_report *r, char *buf, size_t len)
 {
     if (!buf || len == 0)
         return;
+    if (!r->output[0]) {
+        describe(r, buf, len);
+        return;
+    }
+    int w = snprintf(buf, len, "output '%s': ", r->output);
+    if (w > 0 && (size_t)w < len)
+        describe(r, buf + w, len - (size_t)w);
+}
+
+static void describe(const check_report *r, char *buf, size_t len)
+{
+    if (r->status == CHECK_ERROR) {
+        snprintf(buf, len, "%s", r->note);
+        return;
+    }
+    if (r->status == CHECK_WRONG && r->note[0]) {
+        snprintf(buf, len, "wrong: %s", r->note);
+        return;
+    }
     const check_mismatch *m = r->nmismatch > 0 ? &r->mismatch[0] : NULL;
     switch (r->status) {
     case CHECK_OK:

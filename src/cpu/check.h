@@ -15,7 +15,10 @@ void check_poison(float *x, size_t n);
 /* True when v carries exactly the poison bits. */
 bool check_is_poison(float v);
 
-typedef enum { CHECK_OK, CHECK_WRONG, CHECK_UNWRITTEN, CHECK_NONFINITE } check_status;
+typedef enum {
+    CHECK_OK, CHECK_WRONG, CHECK_UNWRITTEN, CHECK_NONFINITE,
+    CHECK_ERROR,             /* the judging itself failed (a lab's judge function): note says why */
+} check_status;
 
 typedef struct check_mismatch {
     int64_t index;           /* index into got */
@@ -31,6 +34,8 @@ typedef struct check_report {
     int nmismatch;           /* first mismatches, up to 4 */
     check_mismatch mismatch[4];
     int64_t differing;       /* compared elements over the per-element tolerance */
+    char output[32];         /* which output, for a problem of several ("" otherwise) */
+    char note[256];          /* a judge's own words on a wrong output, or why judging failed */
 } check_report;
 
 /* Compares got[idx[k]] with ref[k] for k < nref (idx NULL: got[k] vs ref[k], nref == n).

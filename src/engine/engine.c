@@ -14,6 +14,7 @@
 #include "catalog/pipeline_files.h"
 #include "engine/pipe.h"
 #include "engine/problem.h"
+#include "engine/problem_decl.h"
 
 #define PROGRESS_EVERY_S 0.1
 
@@ -167,7 +168,9 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    const char *pn = problem_kernels_of(c->ops->spec);
+    const char *pn = c->decl ? (c->decl->bi && c->decl->bi->desc->kernels
+                                    ? c->decl->bi->desc->kernels : "")
+                             : problem_kernels_of(c->ops->spec);
     if (!k->problem || strcmp(k->problem, pn) != 0) {
         snprintf(r->message, sizeof r->message, "kernel '%s' computes %s, not %s", name,
                  k->problem ? k->problem : "something else", c->ops->spec->name);
@@ -184,7 +187,7 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    bool set = (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
+    bool set = c->decl != NULL || (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
                (strcmp(pn, "sgemm") == 0 && (k->sgemm || k->gemm_bf16)) ||
                (strcmp(pn, "embedding") == 0 && k->embed) ||
                ((strcmp(pn, "saxpy") == 0 || strcmp(pn, "managed") == 0) && k->saxpy) ||
@@ -321,18 +324,176 @@ static row_rates rates_for(const engine_ctx *c, const row_rates *x, const prec_l
     return y;
 }
 
+/* What the request's library row is. */
+typedef struct lib_plan {
+    bool want;                  /* a library row */
+    bool copy;                  /* the device-to-device copy */
+    bool decl;                  /* a declared problem's builtin library */
+    int bar;                    /* a rung that is the bar (its index), or -1 */
+    const shipped_kernel *k;    /* a shipped library launcher */
+    char id[RUN_ID_MAX], label[RUN_ID_MAX];
+} lib_plan;
+
+static void plan_library(const engine_ctx *c, lib_plan *lp)
+{
+    const run_request *req = c->req;
+    memset(lp, 0, sizeof *lp);
+    lp->bar = -1;
+    if (!req->library[0])
+        return;
+    snprintf(lp->id, sizeof lp->id, "%s", req->library);
+    snprintf(lp->label, sizeof lp->label, "%s", library_label(req->library));
+    const builtin_desc *b = c->decl && c->decl->bi ? c->decl->bi->desc : NULL;
+    if (c->decl && strcmp(req->library, "copy") != 0) {
+        for (int i = 0; i < req->nvariants; i++)
+            if (strcmp(req->variants[i].id, req->library) == 0)
+                lp->bar = i;
+        if (lp->bar >= 0)
+            return;
+        lp->want = true;
+        lp->decl = b && b->library &&
+                   (strcmp(req->library, "builtin") == 0 || strcmp(req->library, b->library) == 0);
+        if (lp->decl) {
+            snprintf(lp->id, sizeof lp->id, "%s", b->library);
+            snprintf(lp->label, sizeof lp->label, "%s", b->library_label);
+        }
+        return;
+    }
+    lp->want = true;
+    lp->k = library_kernel(req->library, &lp->copy);
+}
+
+/* The CPU baselines of this size, held in h until the size ends. */
+static void cpu_rows(engine_ctx *c, problem_data *p, size_rows *h, row_rates *x)
+{
+    engine_row_init(c, &h->cpu, "cpu", "CPU 1 thread", RK_CPU);
+    engine_rows_cpu(c, p, 1, &h->cpu);
+    int n = cpu_thread_count();
+    char lab[RUN_ID_MAX];
+    snprintf(lab, sizeof lab, "CPU %d threads", n);
+    engine_row_init(c, &h->cpu_mt, "cpu_mt", lab, RK_CPU_MT);
+    engine_rows_cpu(c, p, n, &h->cpu_mt);
+    h->have_cpu = true;
+    if (h->cpu.status == RS_CORRECT)
+        x->cpu_ms = h->cpu.median_ms;
+    if (h->cpu_mt.status == RS_CORRECT)
+        x->cpu_mt_ms = h->cpu_mt.median_ms;
+}
+
+/* Every GPU row of this size as not run: no device (no_device), or msg. */
+static void rows_not_run(engine_ctx *c, size_rows *h, const lib_plan *lp, const char *msg,
+                         bool no_device)
+{
+    run_result r;
+    for (int i = 0; i < c->req->nvariants; i++) {
+        variant_row(c, &c->req->variants[i], &r);
+        if (no_device)
+            engine_row_no_device(&r, msg);
+        else
+            engine_row_error(&r, msg);
+        engine_emit(c, &r);
+    }
+    if (lp->want && no_device)
+        engine_row_no_device(&h->lib, msg);
+    else if (lp->want)
+        engine_row_error(&h->lib, msg);
+    h->have_lib = lp->want;
+    engine_launcher_exercise_error_row(c, msg, no_device);
+}
+
+/* The library row (held in h) and its time in x; false only when the
+ * context broke. */
+static bool library_row(engine_ctx *c, problem_data *p, size_rows *h, row_rates *x,
+                        const lib_plan *lp)
+{
+    bool alive = true;
+    if (lp->copy) {
+        gpu_target t = {.once = engine_gpu_copy_once, .ud = p, .p = p, .copy = true};
+        alive = engine_gpu_measure(c, &t, x, &h->lib);
+    } else if (lp->decl) {
+        alive = engine_decl_library(c, p, x, &h->lib);
+    } else if (!lp->k) {
+        snprintf(h->lib.message, sizeof h->lib.message,
+                 c->decl ? "unknown library '%s' for this problem (its builtin has none: use "
+                           "\"copy\" or one of the lab's rungs)"
+                         : "unknown library '%s' (the engine knows cub, cublas and copy)",
+                 c->req->library);
+    } else if (kernel_usable(c, c->req->library, lp->k, &h->lib)) {
+        shipped_call sc = {lp->k, p};
+        gpu_target t = {.once = engine_gpu_shipped_once, .ud = &sc, .p = p, .library = true};
+        row_arith(p, lp->k);
+        alive = engine_gpu_measure(c, &t, x, &h->lib);
+        row_arith(p, NULL);
+    }
+    h->have_lib = true;
+    if (h->lib.status == RS_CORRECT)
+        x->lib_ms = h->lib.median_ms;
+    return alive;
+}
+
+/* Variant i of the request at this size into r: a rung of the lab folder
+ * or a shipped kernel.  false only when the context broke. */
+static bool variant_measure(engine_ctx *c, int i, problem_data *p, const row_rates *x,
+                            const prec_libs *pl, run_result *r)
+{
+    const run_variant *v = &c->req->variants[i];
+    variant_row(c, v, r);
+    if (c->rung_msg[i]) {
+        if (!c->rung[i] || exercise_status(c->rung[i], NULL) != EXERCISE_READY) {
+            const char *why = NULL;
+            if (c->rung[i])
+                exercise_status(c->rung[i], &why);
+            engine_row_error(r, c->rung_msg[i][0] ? c->rung_msg[i] : why ? why : "cannot run");
+            return true;
+        }
+        return engine_launcher_measure(c, c->rung[i], p, c->size, x, r);
+    }
+    const char *name = v->kernel[0] ? v->kernel : v->id;
+    const shipped_kernel *k = kernreg_find(name);
+    if (!kernel_usable(c, name, k, r))
+        return true;
+    shipped_call sc = {k, p};
+    gpu_target t = {.once = engine_gpu_shipped_once, .ud = &sc, .p = p, .library = k->library != 0};
+    row_rates y = rates_for(c, x, pl, k);
+    row_arith(p, k);
+    bool ok = engine_gpu_measure(c, &t, &y, r);
+    row_arith(p, NULL);
+    return ok;
+}
+
+/* Every variant of the request at this size, emitted; the bar, measured
+ * before the others to set x's library time, in its place. */
+static bool variant_rows(engine_ctx *c, problem_data *p, row_rates *x, const prec_libs *pl,
+                         int bar)
+{
+    run_result bar_row;
+    if (bar >= 0) {
+        if (!variant_measure(c, bar, p, x, pl, &bar_row))
+            return false;
+        if (bar_row.status == RS_CORRECT) {
+            x->lib_ms = bar_row.median_ms;
+            engine_rows_derive(c, p, false, x, &engine_g.dev, &bar_row);
+        }
+    }
+    for (int i = 0; i < c->req->nvariants; i++) {
+        run_result r;
+        if (i == bar)
+            r = bar_row;
+        else if (!variant_measure(c, i, p, x, pl, &r))
+            return false;
+        engine_emit(c, &r);
+    }
+    return true;
+}
+
 static bool run_size(engine_ctx *c, const char *label)
 {
     const run_request *req = c->req;
     c->size = label;
     cl_err e = {{0}};
     problem_dims d;
-    if (!problem_parse_size(c->ops->spec, label, &d, &e)) {
-        emit_all_errors(c, e.msg);
-        return true;
-    }
     problem_data p;
-    if (!problem_new(&p, c->ops, &d, &e)) {
+    if (!problem_parse_size(c->ops->spec, label, &d, &e) || !problem_new(&p, c->ops, &d, &e)) {
         emit_all_errors(c, e.msg);
         return true;
     }
@@ -341,114 +502,33 @@ static bool run_size(engine_ctx *c, const char *label)
     size_rows h;
     memset(&h, 0, sizeof h);
     row_rates x = {0};
-
-    if (req->cpu) {
-        engine_row_init(c, &h.cpu, "cpu", "CPU 1 thread", RK_CPU);
-        engine_rows_cpu(c, &p, 1, &h.cpu);
-        int n = cpu_thread_count();
-        char lab[RUN_ID_MAX];
-        snprintf(lab, sizeof lab, "CPU %d threads", n);
-        engine_row_init(c, &h.cpu_mt, "cpu_mt", lab, RK_CPU_MT);
-        engine_rows_cpu(c, &p, n, &h.cpu_mt);
-        h.have_cpu = true;
-        if (h.cpu.status == RS_CORRECT)
-            x.cpu_ms = h.cpu.median_ms;
-        if (h.cpu_mt.status == RS_CORRECT)
-            x.cpu_mt_ms = h.cpu_mt.median_ms;
-    }
-
-    bool want_lib = req->library[0] != '\0';
-    bool lib_copy = false;
-    const shipped_kernel *libk = want_lib ? library_kernel(req->library, &lib_copy) : NULL;
-    if (want_lib)
-        engine_row_init(c, &h.lib, req->library, library_label(req->library), RK_LIBRARY);
+    if (req->cpu && c->ops->cpu)
+        cpu_rows(c, &p, &h, &x);
+    lib_plan lp;
+    plan_library(c, &lp);
+    if (lp.want)
+        engine_row_init(c, &h.lib, lp.id, lp.label, RK_LIBRARY);
 
     if (!engine_g.dev.present) {
-        run_result r;
-        for (int i = 0; i < req->nvariants; i++) {
-            variant_row(c, &req->variants[i], &r);
-            engine_row_no_device(&r, engine_g.dev.reason);
-            engine_emit(c, &r);
-        }
-        if (want_lib)
-            engine_row_no_device(&h.lib, engine_g.dev.reason);
-        h.have_lib = want_lib;
-        engine_launcher_exercise_error_row(c, engine_g.dev.reason, true);
+        rows_not_run(c, &h, &lp, engine_g.dev.reason, true);
         goto finish;
     }
-
-    if (!problem_device_alloc(&p, lib_copy, &e)) {
-        run_result r;
-        for (int i = 0; i < req->nvariants; i++) {
-            variant_row(c, &req->variants[i], &r);
-            engine_row_error(&r, e.msg);
-            engine_emit(c, &r);
-        }
-        if (want_lib)
-            engine_row_error(&h.lib, e.msg);
-        h.have_lib = want_lib;
-        engine_launcher_exercise_error_row(c, e.msg, false);
+    if (!problem_device_alloc(&p, lp.copy, &e)) {
+        rows_not_run(c, &h, &lp, e.msg, false);
         goto finish;
     }
-
-    if (lib_copy) {
-        gpu_target t = {engine_gpu_copy_once, &p, &p, true, false, false};
-        if (!engine_gpu_measure(c, &t, &x, &h.lib)) {
-            alive = false;
-            goto finish;
-        }
-    }
-    if (want_lib && !lib_copy && !libk) {
-        snprintf(h.lib.message, sizeof h.lib.message,
-                 "unknown library '%s' (the engine knows cub, cublas and copy)", req->library);
-    } else if (want_lib && !lib_copy && kernel_usable(c, req->library, libk, &h.lib)) {
-        shipped_call sc = {libk, &p};
-        gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, true, false};
-        row_arith(&p, libk);
-        bool ok = engine_gpu_measure(c, &t, &x, &h.lib);
-        row_arith(&p, NULL);
-        if (!ok) {
-            alive = false;
-            goto finish;
-        }
-    }
-    h.have_lib = want_lib;
-    if (want_lib && h.lib.status == RS_CORRECT)
-        x.lib_ms = h.lib.median_ms;
-
+    if (lp.want && !(alive = library_row(c, &p, &h, &x, &lp)))
+        goto finish;
     /* The precision libraries are emitted now and the main one at the end,
      * so that the main one stays the last library row of the size. */
     prec_libs pl;
     memset(&pl, 0, sizeof pl);
-    if (want_lib && libk && !precision_libraries(c, &p, &x, &pl)) {
-        alive = false;
+    if (lp.want && lp.k && !(alive = precision_libraries(c, &p, &x, &pl)))
         goto finish;
-    }
-
-    for (int i = 0; i < req->nvariants; i++) {
-        const run_variant *v = &req->variants[i];
-        run_result r;
-        variant_row(c, v, &r);
-        const char *name = v->kernel[0] ? v->kernel : v->id;
-        const shipped_kernel *k = kernreg_find(name);
-        if (kernel_usable(c, name, k, &r)) {
-            shipped_call sc = {k, &p};
-            gpu_target t = {engine_gpu_shipped_once, &sc, &p, false, k->library != 0, false};
-            row_rates y = rates_for(c, &x, &pl, k);
-            row_arith(&p, k);
-            bool ok = engine_gpu_measure(c, &t, &y, &r);
-            row_arith(&p, NULL);
-            if (!ok) {
-                alive = false;
-                goto finish;
-            }
-        }
-        engine_emit(c, &r);
-    }
-    if (c->req->exercise_kernel[0] && !engine_launcher_exercise_row(c, &p, label, &x)) {
-        alive = false;
+    if (!(alive = variant_rows(c, &p, &x, &pl, lp.bar)))
         goto finish;
-    }
+    if (c->req->exercise_kernel[0] && !engine_launcher_exercise_row(c, &p, label, &x))
+        alive = false;
 
 finish:
     if (h.have_cpu) {
@@ -460,6 +540,21 @@ finish:
     emit_held(c, &h);
     problem_free(&p);
     c->size = NULL;
+    return alive;
+}
+
+/* Every size of the request, with the learner's kernel when it has one. */
+static bool run_sizes(engine_ctx *c, bool want_ex)
+{
+    nvtxRangePushA(c->ops->spec->name);
+    if (want_ex)
+        engine_launcher_open_exercise(c);
+    bool alive = true;
+    for (int s = 0; s < c->req->nsizes && alive; s++)
+        alive = run_size(c, c->req->sizes[s]);
+    exercise_close(c->ex);
+    c->ex = NULL;
+    nvtxRangePop();
     return alive;
 }
 
@@ -478,6 +573,19 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     c.seed = req->seed ? req->seed : rng_fresh_seed();
     if (strcmp(req->problem, PIPELINE_PROBLEM) == 0)
         return pipe_run(&c);
+    if (req->lab_file[0]) {
+        char msg[CL_ERR_MAX];
+        bool alive = true;
+        if (engine_decl_open(&c, msg, sizeof msg))
+            alive = run_sizes(&c, want_ex);
+        else
+            for (int s = 0; s < req->nsizes; s++) {
+                c.size = req->sizes[s];
+                emit_all_errors(&c, msg);
+            }
+        engine_decl_close(&c);
+        return alive;
+    }
     c.ops = problem_find(req->problem);
     if (!c.ops) {
         char msg[256];
@@ -491,13 +599,5 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         }
         return true;
     }
-    nvtxRangePushA(c.ops->spec->name);
-    if (want_ex)
-        engine_launcher_open_exercise(&c);
-    bool alive = true;
-    for (int s = 0; s < req->nsizes && alive; s++)
-        alive = run_size(&c, req->sizes[s]);
-    exercise_close(c.ex);
-    nvtxRangePop();
-    return alive;
+    return run_sizes(&c, want_ex);
 }

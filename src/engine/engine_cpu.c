@@ -24,7 +24,9 @@ void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->problem, sizeof k->problem, "%s", p->ops->spec->name);
-    if (p->d.M > 0)
+    if (p->ops->cpu_key)
+        p->ops->cpu_key(p, k->problem, sizeof k->problem, k->size, sizeof k->size);
+    else if (p->d.M > 0)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
     else if (p->d.T > 0)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.T, p->d.D, p->d.V);
@@ -169,7 +171,7 @@ bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
     out->seed = seed;
     if (!problem_prepare(p, seed, e))
         return false;
-    check_poison(p->out, p->sh.nout);
+    problem_poison_host(p);
     p->ops->cpu(p, threads);
     check_report c = problem_check(p);
     run_result tmp;

@@ -57,10 +57,7 @@ bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e)
 
 bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e)
 {
-    problem_data *p = ud;
-    CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
-                                  cudaMemcpyDeviceToDevice, s));
-    return true;
+    return problem_copy_once(ud, s, e);
 }
 
 static bool target_once(void *ud, cudaStream_t s, cl_err *e)
@@ -242,7 +239,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     timing_opts o = {
         .stream = engine_g.stream,
         .budget_s = budget_s,
-        .working_set = (size_t)(t->copy ? 8.0 * (double)p->sh.nout : problem_spec_bytes(c->ops->spec, &p->d)),
+        .working_set = (size_t)(t->copy ? problem_copy_bytes(p) : problem_spec_bytes(c->ops->spec, &p->d)),
         .l2_bytes = (size_t)(engine_g.dev.l2_mib * MIB),
         .flush = flush,
         .flush_bytes = flush_bytes,
@@ -263,7 +260,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     if (t->copy) {
         r->status = RS_CORRECT;
         char sz[32];
-        buffer_format_bytes(p->dout.bytes, sz, sizeof sz);
+        buffer_format_bytes((size_t)(problem_copy_bytes(p) / 2), sz, sizeof sz);
         snprintf(r->message, sizeof r->message,
                  "cudaMemcpyAsync device to device of %s (the output's size): the bandwidth "
                  "a kernel that reads and writes every byte once can hope for",

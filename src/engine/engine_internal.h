@@ -53,6 +53,14 @@ typedef struct engine_ctx {
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
     exercise *starter;       /* pipeline: the lab's starter launcher (engine/pipe.h) */
     char starter_msg[CL_ERR_MAX];
+    /* A problem the lab declares (engine/engine_decl.c): the lab loaded from
+     * req->lab_file, the problem's ops (c->ops points at them), and the
+     * rungs of the lab folder by the request's variant index. */
+    struct lab *lab;
+    struct decl_problem *decl;
+    exercise *rung[RUN_MAX_VARIANTS];
+    char *rung_msg[RUN_MAX_VARIANTS];
+    char ref_msg[CL_ERR_MAX];
 } engine_ctx;
 
 /* What a GPU row runs: once() enqueues one complete run on the stream (a
@@ -119,8 +127,31 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
 /* The CPU baseline on threads threads into r. */
 void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r);
 
+/* ---- engine_decl.c: a problem the lab declares ---- */
+
+/* Loads the lab of req->lab_file and points c->ops at its declared problem
+ * req->problem, with its reference kernel and the rungs of the lab folder
+ * opened; false with why in msg when the problem cannot run at all. */
+bool engine_decl_open(engine_ctx *c, char *msg, size_t n);
+void engine_decl_close(engine_ctx *c);
+/* The row of the request's library at this size when the problem is
+ * declared (the builtin's library): into h, emitted later by the caller.
+ * false only when the context broke. */
+bool engine_decl_library(engine_ctx *c, problem_data *p, const row_rates *x, run_result *r);
+
 /* ---- engine_launcher.c: the learner's kernel and the pipeline lab's starter ---- */
 
+/* Compiles and loads a kernel file and its launcher into *x (root: the
+ * folder its includes stay in, NULL: its own), with why it cannot run (or
+ * "") in msg.  learner: the learner's own files, whose compiler output
+ * goes to the log; what: how messages name it otherwise. */
+void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launcher,
+                          const char *root, bool learner, const char *what, exercise **x,
+                          char *msg, size_t n);
+/* Measures a launcher (a rung of the lab folder) at this size into r,
+ * made by the caller; false only when the context broke. */
+bool engine_launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
+                             const row_rates *rates, run_result *r);
 void engine_launcher_open_exercise(engine_ctx *c);
 void engine_launcher_open_starter(engine_ctx *c);
 /* What the launcher x printed, to the log (then forgotten); its last

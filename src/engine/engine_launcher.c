@@ -90,16 +90,15 @@ static void log_program(const engine_ctx *c, const exercise *x)
     }
 }
 
-/* Compiles and loads a kernel file and its launcher: into *x, with why it
- * cannot run (or "") in msg.  learner: the learner's own files, whose
- * compiler output goes to the log. */
-static void open_launcher(engine_ctx *c, const char *kernel, const char *launcher, bool learner,
-                          exercise **x, char *msg, size_t n)
+void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launcher,
+                          const char *root, bool learner, const char *what, exercise **x,
+                          char *msg, size_t n)
 {
     char arch[16];
     exercise_opts o = {
         .kernel = kernel,
         .launcher = launcher,
+        .root = root,
         .arch = device_arch(arch, sizeof arch),
         .device = engine_g.dev.present,
         .no_device = engine_g.dev.reason,
@@ -118,7 +117,7 @@ static void open_launcher(engine_ctx *c, const char *kernel, const char *launche
         msg[0] = '\0';
         return;
     }
-    snprintf(msg, n, "%s%s", learner ? "" : "the lab's starter: ", why);
+    snprintf(msg, n, "%s%s%s", learner ? "" : what, learner ? "" : ": ", why);
     if (st == EXERCISE_COMPILE) {
         const nvrtc_output *prog = exercise_program(*x);
         int errors = 0;
@@ -136,8 +135,8 @@ static void open_launcher(engine_ctx *c, const char *kernel, const char *launche
 /* Compiles and loads the learner's kernel and launcher once a request. */
 void engine_launcher_open_exercise(engine_ctx *c)
 {
-    open_launcher(c, c->req->exercise_kernel, c->req->exercise_launcher, true, &c->ex, c->ex_msg,
-                  sizeof c->ex_msg);
+    engine_launcher_open(c, c->req->exercise_kernel, c->req->exercise_launcher, NULL, true, "",
+                         &c->ex, c->ex_msg, sizeof c->ex_msg);
 }
 
 /* The pipeline lab's starter (engine/pipe.h), once a request. */
@@ -149,8 +148,8 @@ void engine_launcher_open_starter(engine_ctx *c)
         snprintf(c->starter_msg, sizeof c->starter_msg, "%s", e.msg);
         return;
     }
-    open_launcher(c, kernel, launcher, false, &c->starter, c->starter_msg,
-                  sizeof c->starter_msg);
+    engine_launcher_open(c, kernel, launcher, NULL, false, "the lab's starter", &c->starter,
+                         c->starter_msg, sizeof c->starter_msg);
 }
 
 void engine_launcher_flush(const engine_ctx *c, exercise *x)
@@ -159,7 +158,10 @@ void engine_launcher_flush(const engine_ctx *c, exercise *x)
         return;
     const char *out = exercise_output(x);
     if (out[0])
-        log_text(c, 0, x == c->ex ? "your launcher printed: " : "the starter printed: ", out);
+        log_text(c, 0, x == c->ex ? "your launcher printed: " : x == c->starter
+                                                             ? "the starter printed: "
+                                                             : "a launcher of the lab printed: ",
+                 out);
     exercise_clear_output(x);
 }
 
@@ -169,9 +171,7 @@ void engine_launcher_log_trace(const engine_ctx *c, const exercise *x)
         log_text(c, 2, "", exercise_traceback(x));
 }
 
-/* Measures the learner's launcher at this size into r.  false only when
- * the context broke. */
-static bool launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
+bool engine_launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
                              const row_rates *rates, run_result *r)
 {
     cl_err e = {{0}};
@@ -220,7 +220,7 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
     }
     run_result r;
     engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    bool alive = launcher_measure(c, c->ex, p, label, x, &r);
+    bool alive = engine_launcher_measure(c, c->ex, p, label, x, &r);
     if (alive)
         engine_emit(c, &r);
     return alive;

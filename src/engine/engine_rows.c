@@ -22,7 +22,7 @@ void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, c
 {
     problem_rates in;
     memset(&in, 0, sizeof in);
-    in.bytes = copy ? 8.0 * (double)p->sh.nout : problem_spec_bytes(c->ops->spec, &p->d);
+    in.bytes = copy ? problem_copy_bytes(p) : problem_spec_bytes(c->ops->spec, &p->d);
     in.flops = copy ? -1.0 : problem_spec_flops(c->ops->spec, &p->d);
     in.bandwidth_bound = copy || c->ops->spec->bandwidth_bound;
     in.reads_only = !copy && c->ops->spec->reads_only;

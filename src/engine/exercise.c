@@ -219,7 +219,7 @@ exercise *exercise_open(const exercise_opts *o, cl_err *e)
         set_stage(x, EXERCISE_COMPILE, "no kernel file was given");
         return x;
     }
-    nvrtc_opts no = {.arch = o->arch, .no_cache = o->no_cache};
+    nvrtc_opts no = {.arch = o->arch, .no_cache = o->no_cache, .root = o->root};
     if (!nvrtc_compile_opts(o->kernel, &no, &x->prog, &ce)) {
         set_stage(x, EXERCISE_COMPILE, ce.msg);
         return x;
@@ -295,7 +295,10 @@ static int build_args(lua_State *L)
     int n = problem_args(p, a);
     lua_createtable(L, 0, n + 1);
     for (int i = 0; i < n; i++) {
-        luagpu_dtype dt = a[i].i32 ? LUAGPU_I32 : a[i].bf16 ? LUAGPU_BF16 : LUAGPU_F32;
+        luagpu_dtype dt = a[i].typed ? (luagpu_dtype)a[i].dtype
+                          : a[i].i32   ? LUAGPU_I32
+                          : a[i].bf16  ? LUAGPU_BF16
+                                       : LUAGPU_F32;
         if (a[i].host)
             luagpu_push_borrowed_host(L, a[i].host, a[i].count, dt);
         else if (a[i].buf && a[i].managed)

@@ -42,6 +42,7 @@ typedef enum exercise_stage {
 typedef struct exercise_opts {
     const char *kernel;       /* path of the learner's .cu */
     const char *launcher;     /* path of the learner's .lua */
+    const char *root;         /* the folder the kernel's includes stay in; NULL: its own */
     const char *arch;         /* "sm_90"; NULL: NVRTC_DEFAULT_ARCH */
     bool device;              /* a usable device: load the program onto it */
     const char *no_device;    /* without one: why ("no CUDA device found: ...") */

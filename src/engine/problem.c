@@ -27,6 +27,8 @@ bool problem_new(problem_data *p, const problem_ops *ops, const problem_dims *d,
     memset(p, 0, sizeof *p);
     p->ops = ops;
     p->d = *d;
+    if (ops->alloc_host)
+        return ops->alloc_host(p, e);
     ops->shape(d, &p->sh);
     p->a = p->sh.na ? malloc(p->sh.na * sizeof *p->a) : NULL;
     p->b = p->sh.nb ? malloc(p->sh.nb * sizeof *p->b) : NULL;
@@ -45,6 +47,8 @@ bool problem_new(problem_data *p, const problem_ops *ops, const problem_dims *d,
 void problem_free(problem_data *p)
 {
     problem_device_free(p);
+    if (p->ops && p->ops->free_data)
+        p->ops->free_data(p);
     free(p->a);
     free(p->b);
     free(p->idx);
@@ -58,6 +62,8 @@ void problem_free(problem_data *p)
 
 size_t problem_device_bytes(const problem_data *p, bool copy_buffer)
 {
+    if (p->ops->device_bytes)
+        return p->ops->device_bytes(p, copy_buffer);
     if (p->ops->spec->host_io)
         return p->sh.scratch;
     size_t b = 4 * (p->sh.na + p->sh.nb + p->sh.nidx + p->sh.nout) + p->sh.scratch;
@@ -72,6 +78,8 @@ bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
 {
     if (!buffer_check_free(problem_device_bytes(p, copy_buffer), e))
         return false;
+    if (p->ops->alloc_device)
+        return p->ops->alloc_device(p, copy_buffer, e);
     if (p->ops->spec->host_io) {
         if (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e))
             return false;
@@ -103,6 +111,8 @@ bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
 
 void problem_device_free(problem_data *p)
 {
+    if (p->ops && p->ops->free_device)
+        p->ops->free_device(p);
     buffer_free(&p->da);
     buffer_free(&p->db);
     buffer_free(&p->didx);
@@ -124,6 +134,8 @@ bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e)
 
 bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 {
+    if (p->ops->upload)
+        return p->ops->upload(p, s, e);
     if (p->ops->spec->host_io)
         return true;
     if (p->ops->spec->managed) {
@@ -152,6 +164,8 @@ bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
 
 bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e)
 {
+    if (p->ops->poison)
+        return p->ops->poison(p, s, e);
     if (p->ops->spec->host_io) {
         check_poison(p->out, p->sh.nout);
         return true;
@@ -164,6 +178,8 @@ bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e)
 
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 {
+    if (p->ops->download)
+        return p->ops->download(p, s, e);
     if (p->ops->spec->host_io)
         return true;
     if (!buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e))
@@ -175,8 +191,32 @@ bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
 
 check_report problem_check(const problem_data *p)
 {
+    if (p->ops->check)
+        return p->ops->check(p);
     double tol = p->tolerance > 0.0 ? p->tolerance : p->ops->spec->tolerance;
     return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, tol);
+}
+
+void problem_poison_host(problem_data *p)
+{
+    if (p->ops->poison_host)
+        p->ops->poison_host(p);
+    else
+        check_poison(p->out, p->sh.nout);
+}
+
+bool problem_copy_once(problem_data *p, cudaStream_t s, cl_err *e)
+{
+    if (p->ops->copy_once)
+        return p->ops->copy_once(p, s, e);
+    CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
+                                  cudaMemcpyDeviceToDevice, s));
+    return true;
+}
+
+double problem_copy_bytes(const problem_data *p)
+{
+    return p->ops->copy_bytes ? p->ops->copy_bytes(p) : 8.0 * (double)p->sh.nout;
 }
 
 int problem_args(const problem_data *p, problem_arg *out)

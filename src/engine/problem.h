@@ -51,6 +51,8 @@ typedef struct problem_arg {
     size_t count;            /* elements of buf */
     bool i32;                /* buf holds int32 values (else f32) */
     bool bf16;               /* buf holds bfloat16 values (2 bytes each) */
+    int dtype;               /* a luagpu_dtype, when typed (a declared problem's buffers) */
+    bool typed;
     bool output;             /* buf is the output (poisoned before each check) */
     bool managed;            /* buf is managed memory (cudaMallocManaged) */
     int64_t value;           /* the integer, when buf is NULL */
@@ -71,6 +73,24 @@ typedef struct problem_ops {
     /* After a download: turns the device's output bits into the floats the
      * checker compares (histogram's uint32 counts); NULL when they are floats. */
     void (*decode)(problem_data *p);
+    /* A problem whose data are arguments of its own (a lab's declared
+     * problem, engine/problem_decl.h) keeps them in p->decl and handles
+     * each step here; NULL for the shipped problems, whose data are the
+     * fixed fields of problem_data.  problem.c calls these when set. */
+    bool (*alloc_host)(problem_data *p, cl_err *e);
+    void (*free_data)(problem_data *p);
+    size_t (*device_bytes)(const problem_data *p, bool copy_buffer);
+    bool (*alloc_device)(problem_data *p, bool copy_buffer, cl_err *e);
+    void (*free_device)(problem_data *p);
+    bool (*upload)(problem_data *p, cudaStream_t s, cl_err *e);
+    bool (*poison)(problem_data *p, cudaStream_t s, cl_err *e);
+    void (*poison_host)(problem_data *p);
+    bool (*download)(problem_data *p, cudaStream_t s, cl_err *e);
+    check_report (*check)(const problem_data *p);
+    bool (*copy_once)(problem_data *p, cudaStream_t s, cl_err *e);
+    double (*copy_bytes)(const problem_data *p);
+    /* The CPU timing cache's key for this problem and size. */
+    void (*cpu_key)(const problem_data *p, char *problem, size_t pn, char *size, size_t sn);
 } problem_ops;
 
 struct problem_data {
@@ -92,6 +112,7 @@ struct problem_data {
     double tolerance;
     bool bf16;
     gpu_buffer da16, db16;
+    struct decl_data *decl;  /* a declared problem's arguments (engine/problem_decl.h) */
 };
 
 /* The problem called name, or NULL. */
@@ -132,6 +153,12 @@ bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e);
 bool problem_download(problem_data *p, cudaStream_t s, cl_err *e);
 /* Compares p->out with the reference, within the row's tolerance. */
 check_report problem_check(const problem_data *p);
+/* Fills the host output with the poison pattern (before a CPU baseline). */
+void problem_poison_host(problem_data *p);
+/* The copy baseline: one device-to-device copy of the output's bytes, and
+ * the bytes it reads and writes. */
+bool problem_copy_once(problem_data *p, cudaStream_t s, cl_err *e);
+double problem_copy_bytes(const problem_data *p);
 
 /* ops->args of p: the buffers and sizes a learner's launcher receives, in
  * the order lua/exercise.md lists them; returns how many (<= PROBLEM_MAX_ARGS). */

@@ -27,7 +27,9 @@ void luagpu_open(struct lua_State *L);
 bool luagpu_install(lab_state *s, cl_err *e);
 /* What a Buffer's elements are: 32-bit float, 32-bit int, or bfloat16
  * (16 bits: FP32's sign and exponent, 7 bits of mantissa). */
-typedef enum luagpu_dtype { LUAGPU_F32, LUAGPU_I32, LUAGPU_BF16 } luagpu_dtype;
+typedef enum luagpu_dtype {
+    LUAGPU_F32, LUAGPU_I32, LUAGPU_BF16, LUAGPU_F64, LUAGPU_U32, LUAGPU_U8,
+} luagpu_dtype;
 /* Bytes an element of dt takes. */
 size_t luagpu_dtype_size(luagpu_dtype dt);
 

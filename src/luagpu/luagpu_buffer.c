@@ -15,37 +15,12 @@ static const char KEY_BORROWED = 'b';   /* set of borrowed Buffers */
 
 static const char *dtype_name(dtype d)
 {
-    return d == DT_F32 ? "f32" : d == DT_I32 ? "i32" : "bf16";
-}
-
-size_t luagpu_dtype_size(luagpu_dtype dt)
-{
-    return dt == LUAGPU_BF16 ? 2 : 4;
+    return luagpu_dtype_name(d);
 }
 
 static size_t esize(dtype d)
 {
-    return luagpu_dtype_size((luagpu_dtype)d);
-}
-
-/* x rounded to bfloat16, to nearest with ties to even; a NaN stays a
- * (quiet) NaN. */
-static uint16_t bf16_from_float(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static float bf16_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
+    return luagpu_dtype_size(d);
 }
 
 const char *luagpu_mem_name(memkind m)
@@ -102,16 +77,10 @@ static lbuffer *new_buffer(lua_State *L)
 
 static bool parse_dtype(const char *dt, dtype *d)
 {
-    if (strcmp(dt, "f32") == 0)
-        *d = DT_F32;
-    else if (strcmp(dt, "i32") == 0)
-        *d = DT_I32;
-    else if (strcmp(dt, "bf16") == 0)
-        *d = DT_BF16;
-    else
-        return false;
-    return true;
+    return luagpu_dtype_parse(dt, d);
 }
+
+#define DTYPES "'f32', 'f64', 'i32', 'u32', 'u8' or 'bf16'"
 
 int luagpu_alloc(lua_State *L)
 {
@@ -120,7 +89,7 @@ int luagpu_alloc(lua_State *L)
     const char *dt = luaL_optstring(L, 2, "f32");
     dtype d;
     if (!parse_dtype(dt, &d))
-        return luaL_error(L, "gpu.alloc: dtype must be 'f32', 'i32' or 'bf16', got '%s'", dt);
+        return luaL_error(L, "gpu.alloc: dtype must be " DTYPES ", got '%s'", dt);
     if (count < 1 || count > ((lua_Integer)1 << 40))
         return luaL_error(L, "gpu.alloc: count must be between 1 and 2^40, got %I", count);
     lbuffer *b = new_buffer(L);
@@ -144,7 +113,7 @@ int luagpu_host_alloc(lua_State *L)
     const char *dt = luaL_optstring(L, 2, "f32");
     dtype d;
     if (!parse_dtype(dt, &d))
-        return luaL_error(L, "gpu.host_alloc: dtype must be 'f32', 'i32' or 'bf16', got '%s'", dt);
+        return luaL_error(L, "gpu.host_alloc: dtype must be " DTYPES ", got '%s'", dt);
     if (count < 1 || count > ((lua_Integer)1 << 40))
         return luaL_error(L, "gpu.host_alloc: count must be between 1 and 2^40, got %I", count);
     bool pinned = true;
@@ -269,22 +238,10 @@ int luagpu_buf_upload(lua_State *L)
     void *host = lua_newuserdatauv(L, (size_t)n * es, 0);
     for (lua_Integer i = 0; i < n; i++) {
         lua_geti(L, 2, i + 1);
-        if (b->dt != DT_I32) {
-            int ok = 0;
-            lua_Number v = lua_tonumberx(L, -1, &ok);
-            if (!ok)
-                return luaL_error(L, "upload: value %I is not a number", i + 1);
-            if (b->dt == DT_BF16)
-                ((uint16_t *)host)[i] = bf16_from_float((float)v);
-            else
-                ((float *)host)[i] = (float)v;
-        } else {
-            int ok = 0;
-            lua_Integer v = lua_tointegerx(L, -1, &ok);
-            if (!ok || v < INT32_MIN || v > INT32_MAX)
-                return luaL_error(L, "upload: value %I is not an int32", i + 1);
-            ((int32_t *)host)[i] = (int32_t)v;
-        }
+        const char *why = NULL;
+        if (!luagpu_elem_encode(L, -1, b->dt, (unsigned char *)host + (size_t)i * es, &why))
+            return luaL_error(L, "upload: value %I %s for a %s buffer", i + 1, why,
+                              dtype_name(b->dt));
         lua_pop(L, 1);
     }
     if (luagpu_on_host(b->mem)) {
@@ -327,12 +284,7 @@ int luagpu_buf_download(lua_State *L)
     }
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 0; i < n; i++) {
-        if (b->dt == DT_F32)
-            lua_pushnumber(L, (lua_Number)((float *)host)[i]);
-        else if (b->dt == DT_BF16)
-            lua_pushnumber(L, (lua_Number)bf16_to_float(((uint16_t *)host)[i]));
-        else
-            lua_pushinteger(L, ((int32_t *)host)[i]);
+        luagpu_elem_push(L, b->dt, (const unsigned char *)host + (size_t)i * es);
         lua_seti(L, -2, i + 1);
     }
     return 1;
@@ -342,41 +294,35 @@ int luagpu_buf_download(lua_State *L)
 int luagpu_buf_fill(lua_State *L)
 {
     lbuffer *b = live_buffer(L, 1);
-    /* one element's bits, repeated to fill a 32-bit word (bf16: twice) */
-    uint32_t bits;
-    if (b->dt == DT_F32) {
-        float f = (float)luaL_checknumber(L, 2);
-        memcpy(&bits, &f, sizeof bits);
-    } else if (b->dt == DT_BF16) {
-        uint32_t h = bf16_from_float((float)luaL_checknumber(L, 2));
-        bits = h | (h << 16);
-    } else {
-        lua_Integer v = luaL_checkinteger(L, 2);
-        if (v < INT32_MIN || v > INT32_MAX)
-            return luaL_error(L, "fill: %I does not fit in int32", v);
-        int32_t i = (int32_t)v;
-        memcpy(&bits, &i, sizeof bits);
-    }
+    const size_t es = esize(b->dt);
+    unsigned char elem[8];
+    const char *why = NULL;
+    if (!luagpu_elem_encode(L, 2, b->dt, elem, &why))
+        return luaL_error(L, "fill: the value %s for a %s buffer", why, dtype_name(b->dt));
     if (luagpu_on_host(b->mem)) {
         unsigned char *h = luagpu_buf_ptr(b);
-        for (size_t i = 0; i < b->bytes; i += esize(b->dt))
-            memcpy(h + i, &bits, esize(b->dt));
+        for (size_t i = 0; i < b->bytes; i += es)
+            memcpy(h + i, elem, es);
         return 0;
     }
     luagpu_need_device(L);
     cudaStream_t s = luagpu_default_stream(L);
     cudaError_t st;
-    if ((bits & 0xff) * 0x01010101u == bits) {
-        st = cudaMemsetAsync(luagpu_buf_ptr(b), (int)(bits & 0xff), b->bytes, s);
+    bool same = true;
+    for (size_t i = 1; i < es; i++)
+        same &= elem[i] == elem[0];
+    if (same) {
+        st = cudaMemsetAsync(luagpu_buf_ptr(b), elem[0], b->bytes, s);
         if (st != cudaSuccess)
             return luagpu_cuda_fail(L, "fill", st);
         return 0;
     }
-    /* a chunk of whole 32-bit words holds whole elements of either size */
+    /* a chunk of whole 8-byte words holds whole elements of every size */
     size_t chunk = b->bytes < FILL_CHUNK ? b->bytes : FILL_CHUNK;
-    uint32_t *host = lua_newuserdatauv(L, (chunk + 3) / 4 * 4, 0);
-    for (size_t i = 0; i < (chunk + 3) / 4; i++)
-        host[i] = bits;
+    size_t words = (chunk + 7) / 8;
+    unsigned char *host = lua_newuserdatauv(L, words * 8, 0);
+    for (size_t i = 0; i < words * 8; i += es)
+        memcpy(host + i, elem, es);
     for (size_t off = 0; off < b->bytes; off += chunk) {
         size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
         st = cudaMemcpyAsync((char *)luagpu_buf_ptr(b) + off, host, n, cudaMemcpyDefault, s);

@@ -21,7 +21,23 @@
 #define MT_EVENT "cudalab.Event"
 #define MAX_ARGS 32
 
-typedef enum { DT_F32 = LUAGPU_F32, DT_I32 = LUAGPU_I32, DT_BF16 = LUAGPU_BF16 } dtype;
+typedef luagpu_dtype dtype;
+#define DT_F32 LUAGPU_F32
+#define DT_I32 LUAGPU_I32
+#define DT_BF16 LUAGPU_BF16
+
+/* ---- luagpu_dtype.c: elements of each type, to and from Lua ---- */
+
+/* "f32", ...; whether name is a dtype. */
+const char *luagpu_dtype_name(luagpu_dtype dt);
+bool luagpu_dtype_parse(const char *name, luagpu_dtype *dt);
+/* Writes the Lua value at idx as one element of dt into out (its size in
+ * bytes); false + why when it is not a number, not whole for an integer
+ * type, or out of the type's range. */
+bool luagpu_elem_encode(lua_State *L, int idx, luagpu_dtype dt, unsigned char *out,
+                        const char **why);
+/* Pushes the element at in as a Lua number (an integer for integer types). */
+void luagpu_elem_push(lua_State *L, luagpu_dtype dt, const unsigned char *in);
 typedef enum { MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE, MEM_MANAGED } memkind;
 
 /* A Buffer: its own memory (ptr), cudalab's memory (borrowed), or a view

@@ -1,0 +1,246 @@
+/* decl_ref.c - a declared problem's reference (engine/problem_decl.h):
+ * the builtin's double-precision C code, the lab's Lua function over views
+ * of the arguments, or the lab's reference kernel run on the GPU, checked
+ * once a request against its Lua check at a small size. */
+#include "engine/problem_decl.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cudacheck.h"
+#include "lab/labmodel.h"
+#include "lab/probview.h"
+#include "lab/sandbox.h"
+#include "luagpu/luagpu.h"
+
+/* A Lua check of a reference kernel runs where the buffers hold at most
+ * this many elements. */
+#define REF_CHECK_MAX ((size_t)1 << 22)
+
+void decl_builtin_args(const problem_data *p, builtin_args *a)
+{
+    const decl_problem *dp = problem_decl_of(p);
+    memset(a, 0, sizeof *a);
+    if (!dp->bi)
+        return;
+    for (int r = 0; r < dp->bi->desc->nroles; r++) {
+        int i = probdecl_role(dp->d, dp->bi->desc->roles[r].name);
+        if (i < 0)
+            continue;
+        decl_buf *b = &p->decl->b[i];
+        a->host[r] = b->host;
+        a->dev[r] = b->dev.ptr;
+        a->ref[r] = b->ref;
+        a->count[r] = b->count;
+        a->value[r] = p->decl->value[i];
+    }
+}
+
+/* ---- a Lua reference --------------------------------------------------------------- */
+
+typedef struct lua_ref {
+    const problem_decl *d;
+    problem_data *p;
+    double **out;            /* each output's reference array */
+    int fn;                  /* registry reference of the function */
+} lua_ref;
+
+/* (lua_ref) -> (): calls the function with the arguments as views. */
+static int call_ref(lua_State *L)
+{
+    const lua_ref *c = lua_touserdata(L, 1);
+    const problem_decl *d = c->d;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->fn);
+    lua_createtable(L, 0, d->nargs);
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        decl_buf *b = &c->p->decl->b[i];
+        if (!a->buffer)
+            lua_pushnumber(L, (lua_Number)c->p->decl->value[i]);
+        else if (a->output)
+            probview_push(L, c->out[i], b->count, DT_F64, true);
+        else
+            probview_push(L, b->host, b->count, a->type, false);
+        lua_setfield(L, -2, a->name);
+    }
+    probdecl_push_size(L, d, &c->p->d);
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+/* Runs Lua reference fn into out[i] (each output's array, NaN first); an
+ * element it leaves NaN is an error. */
+static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
+{
+    const problem_decl *d = problem_decl_of(p)->d;
+    size_t elems = 0;
+    for (int i = 0; i < d->nargs; i++)
+        elems += d->args[i].buffer ? p->decl->b[i].count : 0;
+    if (elems > REF_CHECK_MAX)
+        return err_set(e, "%s:%d: problem %s: its Lua reference runs where the buffers hold at "
+                          "most 2^22 elements; this size has %zu",
+                       d->file, d->line, d->name, elems);
+    for (int i = 0; i < d->nargs; i++)
+        for (size_t k = 0; d->args[i].output && k < p->decl->b[i].count; k++)
+            out[i][k] = NAN;
+    lab_state *s = d->lab->ls;
+    lua_State *L = sandbox_lua(s);
+    int top = lua_gettop(L);
+    lua_ref c = {.d = d, .p = p, .out = out, .fn = fn};
+    lua_pushcfunction(L, call_ref);
+    lua_pushlightuserdata(L, &c);
+    bool ok = sandbox_pcall(s, 1, 0, e);
+    lua_settop(L, top);
+    if (!ok)
+        return err_prefix(e, "the lab's reference failed");
+    for (int i = 0; i < d->nargs; i++)
+        for (size_t k = 0; d->args[i].output && k < p->decl->b[i].count; k++)
+            if (isnan(out[i][k]))
+                return err_set(e, "%s:%d: problem %s: the reference left %s[%zu] unwritten (or "
+                                  "NaN)",
+                               d->file, d->line, d->name, d->args[i].name, k);
+    return true;
+}
+
+/* ---- a reference kernel ---------------------------------------------------------------- */
+
+static int luagpu_of(decl_type t)
+{
+    switch (t) {
+    case DT_F64: return LUAGPU_F64;
+    case DT_I32: return LUAGPU_I32;
+    case DT_U32: return LUAGPU_U32;
+    case DT_U8: return LUAGPU_U8;
+    case DT_BF16: return LUAGPU_BF16;
+    default: return LUAGPU_F32;
+    }
+}
+
+/* The reference launcher's args: the inputs, and each output's reference
+ * buffer (f64 with ref_f64). */
+static int push_ref_args(lua_State *L)
+{
+    const problem_data *p = lua_touserdata(L, 1);
+    const problem_decl *d = problem_decl_of(p)->d;
+    lua_createtable(L, 0, d->nargs);
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        const decl_buf *b = &p->decl->b[i];
+        if (!a->buffer)
+            lua_pushnumber(L, (lua_Number)p->decl->value[i]);
+        else if (a->output)
+            luagpu_push_borrowed(L, b->refdev.ptr, b->count,
+                                 (luagpu_dtype)(d->ref_f64 ? LUAGPU_F64 : luagpu_of(a->type)));
+        else
+            luagpu_push_borrowed(L, b->dev.ptr, b->count, (luagpu_dtype)luagpu_of(a->type));
+        lua_setfield(L, -2, a->name);
+    }
+    return 1;
+}
+
+/* Runs the reference kernel on p's inputs and reads its outputs back as
+ * doubles into each output's ref. */
+static bool run_ref_kernel(problem_data *p, cl_err *e)
+{
+    decl_problem *dp = problem_decl_of(p);
+    const problem_decl *d = dp->d;
+    if (!dp->refx)
+        return err_set(e, "%s:%d: problem %s: the reference kernel cannot run: %s", d->file,
+                       d->line, d->name, dp->refx_msg && dp->refx_msg[0] ? dp->refx_msg
+                                                                        : "it was not opened");
+    cudaStream_t s = dp->stream;
+    if (!problem_upload(p, s, e))
+        return false;
+    if (!exercise_begin_table(dp->refx, push_ref_args, p, p->decl->label, e) ||
+        !exercise_call(dp->refx, s, e)) {
+        exercise_end_size(dp->refx);
+        return err_prefix(e, "%s:%d: problem %s: the reference kernel", d->file, d->line, d->name);
+    }
+    exercise_end_size(dp->refx);
+    CUDA_CHECK(e, cudaStreamSynchronize(s));
+    for (int i = 0; i < d->nargs; i++) {
+        if (!d->args[i].output)
+            continue;
+        decl_buf *b = &p->decl->b[i];
+        decl_type t = d->ref_f64 ? DT_F64 : d->args[i].type;
+        void *tmp = malloc(b->count * decl_type_size(t));
+        if (!tmp)
+            return err_set(e, "out of host memory for the reference");
+        bool ok = buffer_download(&b->refdev, tmp, b->count * decl_type_size(t), s, e);
+        for (size_t k = 0; ok && k < b->count; k++) {
+            b->ref[k] = probview_get(tmp, t, k);
+            if (!isfinite(b->ref[k]))
+                ok = err_set(e, "%s:%d: problem %s: the reference kernel gave %g at %s[%zu]",
+                             d->file, d->line, d->name, b->ref[k], d->args[i].name, k);
+        }
+        free(tmp);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Once a request, at a size small enough: the kernel's reference against
+ * the Lua check, element by element. */
+static bool cross_check(problem_data *p, cl_err *e)
+{
+    decl_problem *dp = problem_decl_of(p);
+    const problem_decl *d = dp->d;
+    double *out[DECL_MAX_ARGS] = {0};
+    bool ok = true;
+    for (int i = 0; i < d->nargs && ok; i++)
+        if (d->args[i].output && !(out[i] = malloc(p->decl->b[i].count * sizeof(double))))
+            ok = err_set(e, "out of host memory for the reference's check");
+    ok = ok && run_lua_ref(p, d->ref_check, out, e);
+    for (int i = 0; i < d->nargs && ok; i++) {
+        const decl_buf *b = &p->decl->b[i];
+        for (size_t k = 0; d->args[i].output && k < b->count && ok; k++) {
+            double diff = fabs(out[i][k] - b->ref[k]);
+            if (diff > 1e-6 * (fabs(out[i][k]) > 1.0 ? fabs(out[i][k]) : 1.0))
+                ok = err_set(e, "%s:%d: problem %s: the reference kernel and its Lua check "
+                                "disagree at %s[%zu]: %.17g against %.17g",
+                             d->file, d->line, d->name, d->args[i].name, k, b->ref[k],
+                             out[i][k]);
+        }
+    }
+    for (int i = 0; i < d->nargs; i++)
+        free(out[i]);
+    if (ok)
+        dp->checked = true;
+    return ok;
+}
+
+bool decl_reference(problem_data *p, cl_err *e)
+{
+    decl_problem *dp = problem_decl_of(p);
+    const problem_decl *d = dp->d;
+    switch (d->ref) {
+    case REF_BUILTIN: {
+        builtin_args a;
+        decl_builtin_args(p, &a);
+        if (!dp->bi)
+            return err_set(e, "%s:%d: problem %s has no builtin", d->file, d->line, d->name);
+        return dp->bi->reference(&a, e);
+    }
+    case REF_LUA: {
+        double *out[DECL_MAX_ARGS] = {0};
+        for (int i = 0; i < d->nargs; i++)
+            out[i] = p->decl->b[i].ref;
+        return run_lua_ref(p, d->ref_fn, out, e);
+    }
+    case REF_KERNEL:
+        break;
+    }
+    if (!run_ref_kernel(p, e))
+        return false;
+    size_t elems = 0;
+    for (int i = 0; i < d->nargs; i++)
+        elems += d->args[i].buffer ? p->decl->b[i].count : 0;
+    if (!dp->checked && d->ref_check != LUA_NOREF && elems <= REF_CHECK_MAX)
+        return cross_check(p, e);
+    return true;
+}

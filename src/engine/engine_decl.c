@@ -1,0 +1,122 @@
+/* engine_decl.c - a request whose problem the lab declares
+ * (engine/engine_internal.h): the lab loaded in the worker, the problem's
+ * ops, its reference kernel and the rungs of the lab folder, each compiled
+ * with NVRTC inside the lab folder; and the builtin's library row. */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "engine/engine_internal.h"
+#include "engine/problem_decl.h"
+#include "lab/labmodel.h"
+
+/* <lab folder>/name into out. */
+static bool in_lab(const lab *l, const char *name, char *out, size_t n)
+{
+    return name && paths_join(out, n, l->dir, name);
+}
+
+/* The reference kernel of the lab folder, opened into c->decl->refx when it
+ * can run; why it cannot in c->ref_msg. */
+static void open_reference(engine_ctx *c, const problem_decl *d)
+{
+    char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
+    exercise *x = NULL;
+    c->decl->refx_msg = c->ref_msg;
+    if (!in_lab(c->lab, d->ref_file, kernel, sizeof kernel) ||
+        !in_lab(c->lab, d->ref_launcher, launcher, sizeof launcher)) {
+        snprintf(c->ref_msg, sizeof c->ref_msg, "the path of the reference kernel is too long");
+        return;
+    }
+    engine_launcher_open(c, kernel, launcher, c->lab->dir, false, "the lab's reference kernel",
+                         &x, c->ref_msg, sizeof c->ref_msg);
+    if (x && exercise_status(x, NULL) == EXERCISE_READY)
+        c->decl->refx = x;
+    else if (x)
+        exercise_close(x);
+}
+
+/* Each variant of the request that is a rung of the lab folder. */
+static void open_rungs(engine_ctx *c)
+{
+    for (int i = 0; i < c->req->nvariants; i++) {
+        const lab_variant *v = lab_variant_find(c->lab, c->req->variants[i].id);
+        if (!v || !v->file)
+            continue;
+        char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX], what[RUN_ID_MAX + 16];
+        c->rung_msg[i] = calloc(1, CL_ERR_MAX);
+        if (!c->rung_msg[i])
+            continue;
+        snprintf(what, sizeof what, "rung '%s'", v->id);
+        if (!in_lab(c->lab, v->file, kernel, sizeof kernel) ||
+            !in_lab(c->lab, v->launcher, launcher, sizeof launcher)) {
+            snprintf(c->rung_msg[i], CL_ERR_MAX, "%s: the path of its files is too long", what);
+            continue;
+        }
+        engine_launcher_open(c, kernel, launcher, c->lab->dir, false, what, &c->rung[i],
+                             c->rung_msg[i], CL_ERR_MAX);
+    }
+}
+
+bool engine_decl_open(engine_ctx *c, char *msg, size_t n)
+{
+    char home[CL_PATH_MAX];
+    cl_err e = {{0}};
+    if (!paths_home(home, sizeof home, &e)) {
+        snprintf(msg, n, "%s", e.msg);
+        return false;
+    }
+    lab_diags d = {0};
+    c->lab = lab_load(c->req->lab_file, home, &d);
+    if (!c->lab) {
+        if (d.n > 0)
+            snprintf(msg, n, "%s:%d: %s", d.v[0].file, d.v[0].line, d.v[0].msg);
+        else
+            snprintf(msg, n, "the lab %s could not be loaded", c->req->lab_file);
+        lab_diags_free(&d);
+        return false;
+    }
+    lab_diags_free(&d);
+    const problem_decl *pd = lab_problem_decl(c->lab, c->req->problem);
+    if (!pd) {
+        snprintf(msg, n, "the lab %s declares no problem '%s'", c->lab->id, c->req->problem);
+        return false;
+    }
+    c->decl = calloc(1, sizeof *c->decl);
+    if (!c->decl) {
+        snprintf(msg, n, "out of memory");
+        return false;
+    }
+    problem_decl_init(c->decl, pd);
+    c->decl->stream = engine_g.stream;
+    c->ops = &c->decl->ops;
+    if (pd->ref == REF_KERNEL && engine_g.dev.present)
+        open_reference(c, pd);
+    open_rungs(c);
+    return true;
+}
+
+void engine_decl_close(engine_ctx *c)
+{
+    for (int i = 0; i < RUN_MAX_VARIANTS; i++) {
+        exercise_close(c->rung[i]);
+        c->rung[i] = NULL;
+        free(c->rung_msg[i]);
+        c->rung_msg[i] = NULL;
+    }
+    if (c->decl)
+        exercise_close(c->decl->refx);
+    free(c->decl);
+    c->decl = NULL;
+    lab_free(c->lab);
+    c->lab = NULL;
+}
+
+bool engine_decl_library(engine_ctx *c, problem_data *p, const row_rates *x, run_result *r)
+{
+    gpu_target t = {.once = problem_decl_library_once, .ud = p, .p = p, .library = true};
+    return engine_gpu_measure(c, &t, x, r);
+}

@@ -1,0 +1,161 @@
+/* probview.c - views of a declared problem's host memory for Lua
+ * (lab/probview.h). */
+#include "lab/probview.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MT_VIEW "cudalab.View"
+
+typedef struct view {
+    void *ptr;
+    size_t count;
+    decl_type type;
+    bool writable;
+} view;
+
+static float bf16_float(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint16_t float_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+double probview_get(const void *ptr, decl_type t, size_t i)
+{
+    switch (t) {
+    case DT_F32:
+        return (double)((const float *)ptr)[i];
+    case DT_F64:
+        return ((const double *)ptr)[i];
+    case DT_I32:
+        return (double)((const int32_t *)ptr)[i];
+    case DT_U32:
+        return (double)((const uint32_t *)ptr)[i];
+    case DT_U8:
+        return (double)((const uint8_t *)ptr)[i];
+    case DT_BF16:
+        return (double)bf16_float(((const uint16_t *)ptr)[i]);
+    case DT_I64:
+        return (double)((const int64_t *)ptr)[i];
+    }
+    return NAN;
+}
+
+/* v rounded to a whole number within [lo, hi]. */
+static double whole(double v, double lo, double hi)
+{
+    v = nearbyint(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void probview_set(void *ptr, decl_type t, size_t i, double v)
+{
+    switch (t) {
+    case DT_F32:
+        ((float *)ptr)[i] = (float)v;
+        return;
+    case DT_F64:
+        ((double *)ptr)[i] = v;
+        return;
+    case DT_I32:
+        ((int32_t *)ptr)[i] = (int32_t)whole(v, INT32_MIN, INT32_MAX);
+        return;
+    case DT_U32:
+        ((uint32_t *)ptr)[i] = (uint32_t)whole(v, 0, UINT32_MAX);
+        return;
+    case DT_U8:
+        ((uint8_t *)ptr)[i] = (uint8_t)whole(v, 0, 255);
+        return;
+    case DT_BF16:
+        ((uint16_t *)ptr)[i] = float_bf16((float)v);
+        return;
+    case DT_I64:
+        ((int64_t *)ptr)[i] = (int64_t)whole(v, -9.2e18, 9.2e18);
+        return;
+    }
+}
+
+/* The element index of the key at 2: an integer in [0, count). */
+static size_t index_of(lua_State *L, const view *v)
+{
+    int ok = 0;
+    lua_Integer i = lua_tointegerx(L, 2, &ok);
+    if (!ok)
+        luaL_error(L, "a view is indexed by whole numbers from 0, got %s", luaL_typename(L, 2));
+    if (i < 0 || (size_t)i >= v->count)
+        luaL_error(L, "index %I is outside the view (0 to %I)", i, (lua_Integer)v->count - 1);
+    return (size_t)i;
+}
+
+static int view_index(lua_State *L)
+{
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    size_t i = index_of(L, v);
+    double x = probview_get(v->ptr, v->type, i);
+    if (decl_type_integral(v->type))
+        lua_pushinteger(L, (lua_Integer)x);
+    else
+        lua_pushnumber(L, (lua_Number)x);
+    return 1;
+}
+
+static int view_newindex(lua_State *L)
+{
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    if (!v->writable)
+        return luaL_error(L, "this view is read-only (an input, or the output being judged)");
+    size_t i = index_of(L, v);
+    int ok = 0;
+    lua_Number x = lua_tonumberx(L, 3, &ok);
+    if (!ok)
+        return luaL_error(L, "a view takes numbers, got %s", luaL_typename(L, 3));
+    probview_set(v->ptr, v->type, i, (double)x);
+    return 0;
+}
+
+static int view_len(lua_State *L)
+{
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    lua_pushinteger(L, (lua_Integer)v->count);
+    return 1;
+}
+
+static int view_tostring(lua_State *L)
+{
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    lua_pushfstring(L, "view (%I x %s%s)", (lua_Integer)v->count, decl_type_name(v->type),
+                    v->writable ? "" : ", read-only");
+    return 1;
+}
+
+void probview_push(lua_State *L, void *ptr, size_t count, decl_type t, bool writable)
+{
+    view *v = lua_newuserdatauv(L, sizeof *v, 0);
+    *v = (view){.ptr = ptr, .count = count, .type = t, .writable = writable};
+    if (luaL_newmetatable(L, MT_VIEW)) {
+        static const luaL_Reg m[] = {{"__index", view_index},
+                                     {"__newindex", view_newindex},
+                                     {"__len", view_len},
+                                     {"__tostring", view_tostring},
+                                     {NULL, NULL}};
+        luaL_setfuncs(L, m, 0);
+        lua_pushliteral(L, "locked");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+}
