@@ -38,23 +38,20 @@ end
 -- its own: its exercise solves another problem (exercise = "pipeline"),
 -- at the sizes the exercise declares.
 local PROBLEMS = {
-  reduce_sum = { library = "cub", dims = { 1 }, form = "a count such as 1048576, \"2^20\" or \"1<<20\"" },
   sgemm = { library = "cublas", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
   -- sgemm on BF16 copies of the inputs (FP32 sums): the sgemm kernels that read BF16
   gemm_bf16 = { library = "cublas_bf16", dims = { 1, 3 }, form = "\"MxNxK\" such as \"4096x4096x4096\" (or one count for a cube)" },
-  embedding = { library = "copy", dims = { 3 }, form = "\"TxDxV\" (tokens x dims x table rows) such as \"4096x1024x32000\"" },
   pipeline = { dims = { 1 }, form = "a number of table rows such as \"2^24\" or 16777216",
                steps = { "load", "fill", "filter", "transform", "standardize", "binning", "encode",
                          "groupby", "gemm", "pipeline" } },
-  saxpy = { library = "copy", dims = { 1 }, form = "an element count such as 1048576, \"2^26\" or \"2^20+3\"" },
-  histogram = { dims = { 1 }, form = "a byte count such as 67108864, \"2^26\" or \"2^20+3\"" },
   managed = { dims = { 1 }, form = "an element count such as 16777216 or \"2^24\"" },
   profiling = { experiments = { "transfers", "overlap", "stride", "gemv", "blocksize", "transpose",
                                 "timing", "roofline" }, exercise = "pipeline" },
   -- the basics lab's experiments; its exercises each name their own problem
   basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
 }
-local PROBLEM_NAMES = "reduce_sum, sgemm, gemm_bf16, embedding, pipeline, saxpy, histogram, managed, profiling, basics"
+local PROBLEM_NAMES = "sgemm, gemm_bf16, pipeline, managed, profiling, basics, or one of "
+  .. "lua/problems/ (reduce_sum, saxpy, histogram, embedding)"
 
 -- Fields of each constructor, in the order they are checked.
 local SPECS = {
@@ -110,6 +107,7 @@ local SPECS = {
     { "name", "string" },
     { "dims", "list", required = true },
     { "limits", "table" },
+    { "valid", "function" },
     { "args", "list", required = true },
     { "reference", "any", required = true },
     { "builtin", "table" },
@@ -613,8 +611,11 @@ local function check_variant(t, i, file, line, prob)
         end
       end
     elseif v.kernel == nil then
-      report(file, line, "%s: needs a file and a launcher (its kernels in the lab folder), or the "
-             .. "kernel of a builtin", what)
+      report(file, line, "%s: missing required field 'kernel' (one of cudalab's kernels), or "
+             .. "'file' and 'launcher' (kernels of the lab folder)", what)
+    elseif #v.kernel > MAX_ID or not v.kernel:find("^[%a_][%w_]*$") then
+      report(file, line, "%s: kernel %s is not a kernel name (letters, digits and '_', at most %d)",
+             what, quote(v.kernel), MAX_ID)
     elseif prob.declared.builtin == nil then
       report(file, line, "%s: kernel %s is one of cudalab's, which only a problem with a builtin "
              .. "can run (give the rung a file and a launcher)", what, quote(v.kernel))
@@ -935,7 +936,7 @@ end
 
 local function check_arg(t, i, D, what, file, line)
   local name = rawget(t, "name")
-  local l = type(name) == "string" and quoted_line and quoted_line(name, line) or line
+  local l = type(name) == "string" and quoted_line and quoted_line(name, line, file) or line
   local awhat = format("%s: arg %s", what, type(name) == "string" and quote(name) or tostring(i))
   local a, ok = check_fields(t, "arg", awhat, file, l)
   if not ok then return nil end
@@ -1015,18 +1016,27 @@ end
 -- problem (dims, form, library), with the normalised declaration in
 -- .declared.
 local DECLARED = {}   -- name -> what check_problem returned, for this lab
+local SHIPPED = {}    -- name -> the problem { } of a lua/problems/<name>.lua
 
+local check_problem
+
+-- A problem by name: one the lab declared, a built-in one, or a shipped
+-- declared one (checked the first time a lab names it).
 local function problem_of(name)
-  return DECLARED[name] or PROBLEMS[name]
+  if DECLARED[name] or PROBLEMS[name] then return DECLARED[name] or PROBLEMS[name] end
+  local t = SHIPPED[name]
+  if t then return check_problem(t, name) end
+  return nil
 end
 
-local function check_problem(t, default_name, file, line)
+check_problem = function(t, default_name, file, line)
   local m = made[t]
   if m then file, line = m.file, m.line end
   local what = "problem"
   local P, ok = check_fields(t, "problem", what, file, line)
   local D = { name = P.name or default_name, dims = {}, min = {}, max = {}, args = {},
-              file = file, line = line, bound = P.bound, reads_only = P.reads_only }
+              file = file, line = line, bound = P.bound, reads_only = P.reads_only,
+              valid = P.valid }
   if not ok or type(P.dims) ~= "table" or type(P.args) ~= "table" then return nil end
   if type(D.name) ~= "string" or not D.name:find("^[%a_][%w_]*$") or #D.name > 63 then
     report(file, line, "%s: name %s must be letters, digits and '_'", what, quote(tostring(D.name)))
@@ -1131,18 +1141,23 @@ local function declared_dims(D, label)
     values[i] = v
   end
   if i ~= #D.dims then return nil, format("it has %d numbers, the problem %d", i, #D.dims) end
+  if D.valid then
+    local ok, good, why = pcall(D.valid, size_table(D, values, label))
+    if not ok then return nil, "its valid function failed: " .. tostring(good) end
+    if not good then return nil, tostring(why or "the problem's valid function refuses it") end
+  end
   return values
 end
 
 -- Every size of D the lab runs: within the limits, and buffers of sane
 -- lengths (whole, positive, at most 2^40 elements, 64 GiB in all; 2^22 in
 -- all under a Lua reference).
-local function check_problem_sizes(D, sizes, what)
+local function check_problem_sizes(D, sizes, what, file, line)
   for _, label in ipairs(sizes) do
-    local sl = entry_line(label, D.line)
+    local sl = entry_line(label, line)
     local values, why = declared_dims(D, label)
     if values == nil then
-      report(D.file, sl, "%s: size %s: %s", what, quote(label), why)
+      report(file, sl, "%s: size %s: %s", what, quote(label), why)
     else
       local bytes, elems = 0, 0
       for _, a in ipairs(D.args) do
@@ -1176,20 +1191,6 @@ local function check_problem_sizes(D, sizes, what)
       end
     end
   end
-end
-
--- A declared problem's library names "builtin", "copy" or one of the rungs
--- measured with it.
-local function check_library_rung(D, variants, what, file, line)
-  local lib = D.library
-  if lib == nil or lib == "builtin" or lib == "copy" then return end
-  local ids = {}
-  for _, v in ipairs(variants) do
-    if v.id == lib then return end
-    ids[#ids + 1] = tostring(v.id)
-  end
-  report(file, line, "%s: library %s is neither \"builtin\", \"copy\" nor a rung of the lab%s",
-         what, quote(lib), #ids > 0 and (" (rungs: " .. concat(ids, ", ") .. ")") or "")
 end
 
 -- The problem a listed exercise solves, and its sizes: its own, or the
@@ -1232,11 +1233,8 @@ local function exercise_problem(x, L, what, f, l, opts)
     x.sizes = xs
   end
   if prob.declared then
-    check_problem_sizes(prob.declared, x.sizes, what)
-    if x.library ~= nil then
-      report(f, l, "%s: a declared problem's library is its own field 'library'", what)
-    end
-    x.library = prob.declared.library
+    check_problem_sizes(prob.declared, x.sizes, what, f, l)
+    x.library = x.library or prob.declared.library
   elseif x.library ~= nil and x.library ~= prob.library then
     report(f, l, "%s: library %s does not solve %s%s", what, quote(x.library), quote(solves),
            prob.library and (" (use " .. quote(prob.library) .. ")") or " (it has none)")
@@ -1270,9 +1268,6 @@ local function check_exercises(L, t, prob, what, file, line, opts)
       end
     end
     no_duplicates(x.variants, "variant")
-    if xprob and xprob.declared then
-      check_library_rung(xprob.declared, x.variants, xwhat, f, l)
-    end
     if #x.variants > opts.max_variants then
       report(f, l, "%s: at most %d variants, got %d", xwhat, opts.max_variants, #x.variants)
     end
@@ -1338,12 +1333,10 @@ local function validate_lab(t, file, line, opts)
   if type(L.problem) == "table" then
     prob = check_problem(L.problem, type(L.id) == "string" and L.id or "problem", file, line)
     L.problem = prob and prob.declared.name or nil
-    if prob and L.library ~= nil then
-      report(file, line, "%s: a declared problem's library is its own field 'library'", what)
-    end
-    if prob then L.library = prob.declared.library end
+    if prob then L.library = L.library or prob.declared.library end
   elseif L.problem ~= nil then
-    prob = PROBLEMS[L.problem]
+    prob = problem_of(L.problem)
+    if prob and prob.declared then L.library = L.library or prob.declared.library end
     if not prob then
       report(file, line, "%s: unknown problem %s (known: %s, or a problem { ... } of the lab's "
              .. "own: lua/problems.md)", what, quote(L.problem), PROBLEM_NAMES)
@@ -1382,7 +1375,7 @@ local function validate_lab(t, file, line, opts)
     report(file, line, "%s: at most %d sizes, got %d", what, opts.max_sizes, #sizes)
   end
   L.sizes = sizes
-  if prob and prob.declared then check_problem_sizes(prob.declared, sizes, what) end
+  if prob and prob.declared then check_problem_sizes(prob.declared, sizes, what, file, line) end
 
   local given_steps = L.steps
   L.steps = each_item(L.steps, "step", what, file, line, check_step)
@@ -1399,7 +1392,6 @@ local function validate_lab(t, file, line, opts)
     report(file, line, "%s: at most %d variants, got %d", what, opts.max_variants, #L.variants)
   end
   no_duplicates(L.variants, "variant")
-  if prob and prob.declared then check_library_rung(prob.declared, L.variants, what, file, line) end
   L.quizzes = each_item(L.quizzes, "quiz", what, file, line, check_quiz)
   local quiz_ids = no_duplicates(L.quizzes, "quiz")
   L.milestones = each_item(L.milestones, "milestone", what, file, line, check_milestone)
@@ -1492,4 +1484,26 @@ local function finish(result, opts)
   return L, problems
 end
 
-return api, { finish = finish, problems = function() return problems end }
+-- A problem shipped in lua/problems/<name>.lua (t, made by problem { }):
+-- labs may name it as they name a built-in one.
+local function shipped(t, name)
+  if made[t] == nil or made[t].kind ~= "problem" then
+    report(name, 0, "a file of lua/problems/ must return problem { ... }")
+    return
+  end
+  SHIPPED[name] = t
+end
+
+-- A shipped problem on its own, for the worker (no lab around it): its
+-- normalised declaration, or nil and the problems.
+local function finish_problem(name)
+  local p = problem_of(name)
+  if #problems > 0 or p == nil or p.declared == nil then
+    if p == nil then report(name, 0, "no problem called %s", quote(name)) end
+    return nil, problems
+  end
+  return { decls = { p.declared } }, problems
+end
+
+return api, { finish = finish, problems = function() return problems end, shipped = shipped,
+              finish_problem = finish_problem }

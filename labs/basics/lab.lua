@@ -308,7 +308,7 @@ return lab {
   exercises = {
     exercise {
       id = "saxpy", title = "SAXPY: indexing and grid size",
-      problem = "saxpy", library = "copy", sizes = { "2^20+3", "2^26+1" },
+      problem = "saxpy", sizes = { "2^20+3", "2^26+1" },
       kernel = "saxpy/starter.cu", launcher = "saxpy/starter.lua",
       variants = {
         variant { id = "saxpy_one_block", title = "One block",

@@ -7,7 +7,6 @@ return lab {
          .. "kernel measured against a device copy.",
   order = 3,
   problem = "embedding",
-  library = "copy",
   sizes = { "4096x1024x32000", "16384x4096x32000" },
   time_limit = 120,
 

@@ -7,7 +7,6 @@ return lab {
          .. "16-byte loads, against CUB and the CPU.",
   order = 1,
   problem = "reduce_sum",
-  library = "cub",
   sizes = { "2^20", "2^24", "2^28" },
   time_limit = 120,
 

@@ -10,9 +10,6 @@
 #include "cpu/prep_data.h"
 #include "result/record.h"
 
-#define EMBED_MAX_DIM ((int64_t)0x7fffffff)
-#define EMBED_MAX_ELEMS ((int64_t)1 << 30)
-#define REDUCE_MAX_N ((int64_t)1 << 30)
 #define SGEMM_MAX_DIM ((int64_t)1 << 16)
 #define SGEMM_MAX_ELEMS ((int64_t)1 << 30)
 
@@ -162,20 +159,6 @@ double problem_spec_flops(const problem_spec *spec, const problem_dims *d)
 
 /* ---- the problems ------------------------------------------------------------- */
 
-static bool reduce_parse(const char *label, problem_dims *d, cl_err *e)
-{
-    return problem_parse_count(label, REDUCE_MAX_N, &d->n, e);
-}
-
-static double reduce_bytes(const problem_dims *d)
-{
-    return 4.0 * (double)d->n;
-}
-
-static double reduce_flops(const problem_dims *d)
-{
-    return (double)d->n;
-}
 
 static bool sgemm_parse(const char *label, problem_dims *d, cl_err *e)
 {
@@ -216,35 +199,6 @@ static double sgemm_flops(const problem_dims *d)
     return 2.0 * (double)d->M * (double)d->N * (double)d->K;
 }
 
-static bool embedding_parse(const char *label, problem_dims *d, cl_err *e)
-{
-    int64_t v[3];
-    int n = 0;
-    if (!problem_parse_dims(label, 3, EMBED_MAX_DIM, v, &n, e))
-        return false;
-    if (n != 3)
-        return err_set(e, "give TxDxV: lookups x row length x rows, e.g. 16384x4096x32000");
-    if (v[0] * v[1] > EMBED_MAX_ELEMS)
-        return err_set(e, "the output T x D would have more than 2^30 elements");
-    if (v[2] * v[1] > EMBED_MAX_ELEMS)
-        return err_set(e, "the table V x D would have more than 2^30 elements");
-    d->T = (int)v[0];
-    d->D = (int)v[1];
-    d->V = (int)v[2];
-    return true;
-}
-
-static double embedding_bytes(const problem_dims *d)
-{
-    double T = d->T, D = d->D;
-    return 4.0 * T * D + 4.0 * T + 4.0 * T * D;
-}
-
-static double embedding_flops(const problem_dims *d)
-{
-    (void)d;
-    return -1.0;
-}
 
 static bool pipe_parse(const char *label, problem_dims *d, cl_err *e)
 {
@@ -270,17 +224,6 @@ static double pipe_flops(const problem_dims *d)
     return -1.0;
 }
 
-const problem_spec problem_spec_reduce = {
-    .name = "reduce_sum",
-    .library = "cub",
-    .size_help = "a count: 268435456, 2^28, 1<<28 or 2^20+3",
-    .bandwidth_bound = true,
-    .reads_only = true,
-    .tolerance = 1e-5,
-    .parse = reduce_parse,
-    .bytes = reduce_bytes,
-    .flops = reduce_flops,
-};
 
 const problem_spec problem_spec_sgemm = {
     .name = "sgemm",
@@ -307,16 +250,6 @@ const problem_spec problem_spec_gemm_bf16 = {
     .precision = "bf16",
 };
 
-const problem_spec problem_spec_embedding = {
-    .name = "embedding",
-    .library = "copy",
-    .size_help = "TxDxV such as 16384x4096x32000",
-    .bandwidth_bound = true,
-    .tolerance = 0.0,
-    .parse = embedding_parse,
-    .bytes = embedding_bytes,
-    .flops = embedding_flops,
-};
 
 const problem_spec problem_spec_pipeline = {
     .name = "pipeline",
@@ -331,10 +264,8 @@ const problem_spec problem_spec_pipeline = {
 
 const problem_spec *problem_spec_find(const char *name)
 {
-    const problem_spec *all[] = {&problem_spec_reduce,    &problem_spec_sgemm,
-                                 &problem_spec_gemm_bf16, &problem_spec_embedding,
-                                 &problem_spec_pipeline,  &problem_spec_saxpy,
-                                 &problem_spec_histogram, &problem_spec_managed};
+    const problem_spec *all[] = {&problem_spec_sgemm, &problem_spec_gemm_bf16,
+                                 &problem_spec_pipeline, &problem_spec_managed};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->name, name) == 0)
             return all[i];

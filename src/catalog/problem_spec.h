@@ -1,9 +1,11 @@
 /* problem_spec.h - the problems the engine measures, as the parent sees them.
  *
- * CUDA-free facts about each problem (reduce_sum, sgemm, embedding,
- * pipeline, and the basics lab's saxpy, histogram and managed): its name, its vendor baseline, how its size labels read and
- * what they mean (dims), how many bytes and FLOPs one run at a size moves,
- * and the checker's tolerance.  The engine (engine/problem.h) pairs each
+ * CUDA-free facts about each problem written in C (sgemm, gemm_bf16,
+ * pipeline, and the basics lab's managed): its name, its vendor baseline,
+ * how its size labels read and what they mean (dims), how many bytes and
+ * FLOPs one run at a size moves, and the checker's tolerance.  A problem
+ * declared in Lua (lab/probdecl.h: a lab's own, or one of lua/problems/)
+ * has a spec of the same shape, whose ctx hooks read its declaration.  The engine (engine/problem.h) pairs each
  * spec with the code that makes inputs and runs kernels; the TUI, the CLI,
  * the lab checker and the sanitizer driver read only this. */
 #ifndef CUDALAB_CATALOG_PROBLEM_SPEC_H
@@ -20,9 +22,8 @@
 typedef struct problem_dims {
     int64_t dim[PROBLEM_MAX_DIMS];  /* a declared problem's dims, in its order */
     int ndims;
-    int64_t n;        /* reduce_sum, saxpy, managed: elements; histogram: bytes */
+    int64_t n;        /* managed: elements; a declared problem: its first dim */
     int M, N, K;      /* sgemm: C is M x N, A is M x K, B is K x N */
-    int T, D, V;      /* embedding: T lookups of rows of length D from V rows */
     int64_t rows;     /* pipeline: rows of the table (its feats numeric columns are fixed) */
     int feats;
 } problem_dims;
@@ -55,13 +56,9 @@ typedef struct problem_spec {
     double (*flops_ctx)(const void *ctx, const problem_dims *d);
 } problem_spec;
 
-extern const problem_spec problem_spec_reduce;
 extern const problem_spec problem_spec_sgemm;
 extern const problem_spec problem_spec_gemm_bf16;  /* sgemm on BF16 inputs, FP32 sums */
-extern const problem_spec problem_spec_embedding;
 extern const problem_spec problem_spec_pipeline;
-extern const problem_spec problem_spec_saxpy;       /* basics: z = a x + y */
-extern const problem_spec problem_spec_histogram;   /* basics: 256 bins of n bytes */
 extern const problem_spec problem_spec_managed;     /* basics: saxpy over managed memory */
 
 /* The problem whose shipped kernels run spec: its kernels_of, else its name. */

@@ -152,8 +152,6 @@ static const shipped_kernel *library_kernel(const char *lib, bool *copy)
     *copy = strcmp(lib, "copy") == 0;
     if (*copy)
         return NULL;
-    if (strcmp(lib, "cub") == 0)
-        return kernreg_find("cub_sum");
     if (strcmp(lib, "cublas") == 0)
         return kernreg_find("cublas_sgemm");
     return kernreg_find(lib);
@@ -187,11 +185,8 @@ static bool kernel_usable(const engine_ctx *c, const char *name, const shipped_k
         r->status = RS_ERROR;
         return false;
     }
-    bool set = c->decl != NULL || (strcmp(pn, "reduce_sum") == 0 && k->reduce) ||
-               (strcmp(pn, "sgemm") == 0 && (k->sgemm || k->gemm_bf16)) ||
-               (strcmp(pn, "embedding") == 0 && k->embed) ||
-               ((strcmp(pn, "saxpy") == 0 || strcmp(pn, "managed") == 0) && k->saxpy) ||
-               (strcmp(pn, "histogram") == 0 && k->hist);
+    bool set = c->decl != NULL || (strcmp(pn, "sgemm") == 0 && (k->sgemm || k->gemm_bf16)) ||
+               ((strcmp(pn, "saxpy") == 0 || strcmp(pn, "managed") == 0) && k->saxpy);
     if (!set) {
         snprintf(r->message, sizeof r->message, "kernel '%s' has no %s launcher", name,
                  c->ops->spec->name);
@@ -573,7 +568,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     c.seed = req->seed ? req->seed : rng_fresh_seed();
     if (strcmp(req->problem, PIPELINE_PROBLEM) == 0)
         return pipe_run(&c);
-    if (req->lab_file[0]) {
+    if (req->lab_file[0] || !problem_find(req->problem)) {
         char msg[CL_ERR_MAX];
         bool alive = true;
         if (engine_decl_open(&c, msg, sizeof msg))
@@ -590,8 +585,8 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
     if (!c.ops) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "unknown problem '%s' (the engine knows reduce_sum, sgemm, gemm_bf16, embedding, "
-                 "pipeline, saxpy, histogram and managed)",
+                 "unknown problem '%s' (the engine knows sgemm, gemm_bf16, pipeline, managed and "
+                 "the problems of lua/problems/)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {
             c.size = req->sizes[s];

@@ -28,8 +28,6 @@ void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
         p->ops->cpu_key(p, k->problem, sizeof k->problem, k->size, sizeof k->size);
     else if (p->d.M > 0)
         snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
-    else if (p->d.T > 0)
-        snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.T, p->d.D, p->d.V);
     else if (p->d.rows > 0)
         snprintf(k->size, sizeof k->size, "%lldx%d", (long long)p->d.rows, p->d.feats);
     else

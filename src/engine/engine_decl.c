@@ -12,6 +12,7 @@
 #include "engine/engine_internal.h"
 #include "engine/problem_decl.h"
 #include "lab/labmodel.h"
+#include "lab/labproblem.h"
 
 /* <lab folder>/name into out. */
 static bool in_lab(const lab *l, const char *name, char *out, size_t n)
@@ -70,10 +71,13 @@ bool engine_decl_open(engine_ctx *c, char *msg, size_t n)
         return false;
     }
     lab_diags d = {0};
-    c->lab = lab_load(c->req->lab_file, home, &d);
+    c->lab = c->req->lab_file[0] ? lab_load(c->req->lab_file, home, &d)
+                                 : lab_load_problem(c->req->problem, home, &d);
     if (!c->lab) {
-        if (d.n > 0)
+        if (d.n > 0 && d.v[0].line > 0)
             snprintf(msg, n, "%s:%d: %s", d.v[0].file, d.v[0].line, d.v[0].msg);
+        else if (d.n > 0)
+            snprintf(msg, n, "%s", d.v[0].msg);
         else
             snprintf(msg, n, "the lab %s could not be loaded", c->req->lab_file);
         lab_diags_free(&d);

@@ -11,9 +11,7 @@
 
 const problem_ops *problem_find(const char *name)
 {
-    const problem_ops *all[] = {problem_reduce_ops(),    problem_sgemm_ops(),
-                                problem_gemm_bf16_ops(), problem_embedding_ops(),
-                                problem_saxpy_ops(),     problem_histogram_ops(),
+    const problem_ops *all[] = {problem_sgemm_ops(), problem_gemm_bf16_ops(),
                                 problem_managed_ops()};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (name && strcmp(all[i]->spec->name, name) == 0)

@@ -1,6 +1,7 @@
-/* problem.h - what the engine measures: reduce_sum, sgemm, embedding, the
- * basics lab's saxpy, histogram and managed (the pipeline problem is
- * measured step by step: engine/pipe.h).
+/* problem.h - what the engine measures: the problems written in C (sgemm,
+ * gemm_bf16, the basics lab's managed; the pipeline problem is measured
+ * step by step: engine/pipe.h) and, through the same table of functions,
+ * a problem a lab declares in Lua (engine/problem_decl.h).
  *
  * A problem pairs its CUDA-free spec (catalog/problem_spec.h: size labels,
  * bytes and FLOPs, tolerance) with how to make fresh seeded inputs, the
@@ -115,16 +116,14 @@ struct problem_data {
     struct decl_data *decl;  /* a declared problem's arguments (engine/problem_decl.h) */
 };
 
-/* The problem called name, or NULL. */
+/* The problem called name, or NULL: the problems still written in C
+ * (sgemm, gemm_bf16, managed; the pipeline has engine/pipe.h).  The others
+ * are declared in Lua (engine/problem_decl.h). */
 const problem_ops *problem_find(const char *name);
-const problem_ops *problem_reduce_ops(void);
 const problem_ops *problem_sgemm_ops(void);
 /* sgemm with the learner's A and B as BF16 copies (problem gemm_bf16). */
 const problem_ops *problem_gemm_bf16_ops(void);
-const problem_ops *problem_embedding_ops(void);
-const problem_ops *problem_saxpy_ops(void);        /* problem_basics.c */
-const problem_ops *problem_managed_ops(void);
-const problem_ops *problem_histogram_ops(void);    /* problem_histogram.c */
+const problem_ops *problem_managed_ops(void);      /* problem_managed.c */
 /* SAXPY's a at n elements (the same for the shipped rungs, the learner's
  * args.a and the reference). */
 float problem_saxpy_a(uint64_t n);

@@ -74,7 +74,7 @@ static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const c
     }
 }
 
-void lab_check_engine(const lab *l, lab_diags *d)
+void lab_check_engine(lab *l, lab_diags *d)
 {
     bool experiments = l->problem && experiments_problem(l->problem);
     lab_check_decls(l, d);

@@ -340,8 +340,8 @@ static int size_line(lua_State *L)
 static int quoted_line(lua_State *L)
 {
     const char *text = luaL_checkstring(L, 1);
-    int line = lab_source_quoted_line(lua_tostring(L, lua_upvalueindex(1)),
-                                      (int)luaL_optinteger(L, 2, 1), text);
+    const char *file = luaL_optstring(L, 3, lua_tostring(L, lua_upvalueindex(1)));
+    int line = lab_source_quoted_line(file, (int)luaL_optinteger(L, 2, 1), text);
     if (line > 0)
         lua_pushinteger(L, line);
     else
@@ -371,6 +371,8 @@ static int load_main(lua_State *L)
         diag_from_msg(c->d, c->dsl, e.msg);
         return 0;
     }
+    if (!lab_load_shipped_problems(s, 3, c->dsl, c->d))
+        return 0;
     if (!sandbox_dofile(s, c->path, 1, &e)) {             /* ctx api private */
         diag_from_msg(c->d, c->path, e.msg);
         lua_getfield(L, 3, "problems");

@@ -2,6 +2,7 @@
  * (lab/labproblem.h, lab/labmodel.h). */
 #include "lab/labproblem.h"
 
+#include <dirent.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "core/paths.h"
 #include "kernel_names.h"
 #include "lab/probdecl.h"
+#include "lab/sandbox.h"
 #include "result/record.h"
 
 void lab_copy_decls(lua_State *L, int t, lab *l, lab_diags *d)
@@ -87,6 +89,155 @@ void lab_request_problem(const lab *l, const lab_exercise *x, run_request *req)
         snprintf(req->lab_file, sizeof req->lab_file, "%s", l->path);
     else
         req->lab_file[0] = '\0';
+}
+
+/* ---- shipped problems (lua/problems/) -------------------------------------------- */
+
+#define SHIPPED_MAX 32
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of the .lua files of dir, sorted (at most SHIPPED_MAX; caller frees each). */
+static size_t shipped_names(const char *dir, char **names)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL && n < SHIPPED_MAX;) {
+        size_t len = strlen(de->d_name);
+        if (len > 4 && len < 64 && strcmp(de->d_name + len - 4, ".lua") == 0 &&
+            (names[n] = strndup(de->d_name, len - 4)) != NULL)
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    return n;
+}
+
+bool lab_load_shipped_problems(lab_state *s, int priv, const char *dsl, lab_diags *d)
+{
+    lua_State *L = sandbox_lua(s);
+    char lua_dir[CL_PATH_MAX], dir[CL_PATH_MAX], *names[SHIPPED_MAX];
+    if (!paths_dir_name(dsl, lua_dir, sizeof lua_dir) ||
+        !paths_join(dir, sizeof dir, lua_dir, "problems"))
+        return true;
+    size_t n = shipped_names(dir, names);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        char path[CL_PATH_MAX];
+        cl_err e = {{0}};
+        int top = lua_gettop(L);
+        if (!paths_join(path, sizeof path, dir, names[i]) || strlen(path) + 5 > sizeof path) {
+            ok = false;
+        } else {
+            strcat(path, ".lua");
+            lua_getfield(L, priv, "shipped");
+            if (!sandbox_dofile(s, path, 1, &e)) {
+                lab_diags_add(d, path, 0, "%s", e.msg);
+                ok = false;
+            } else {
+                lua_pushstring(L, names[i]);
+                if (!sandbox_pcall(s, 2, 0, &e)) {
+                    lab_diags_add(d, path, 0, "%s", e.msg);
+                    ok = false;
+                }
+            }
+        }
+        lua_settop(L, top);
+        free(names[i]);
+    }
+    return ok;
+}
+
+typedef struct problem_ctx {
+    const char *name, *dsl;
+    lab *l;
+    lab_diags *d;
+} problem_ctx;
+
+/* In the sandbox: the lab library, the shipped problems, then the one
+ * called c->name into c->l. */
+static int load_problem_main(lua_State *L)
+{
+    problem_ctx *c = lua_touserdata(L, 1);
+    lab_state *s = c->l->ls;
+    cl_err e = {{0}};
+    if (!sandbox_dofile_trusted(s, c->dsl, 2, &e)) {       /* ctx api private */
+        lab_diags_add(c->d, c->dsl, 0, "%s", e.msg);
+        return 0;
+    }
+    lua_pushvalue(L, 2);
+    if (!sandbox_expose(s, &e)) {
+        lab_diags_add(c->d, c->dsl, 0, "%s", e.msg);
+        return 0;
+    }
+    if (!lab_load_shipped_problems(s, 3, c->dsl, c->d))
+        return 0;
+    lua_getfield(L, 3, "finish_problem");
+    lua_pushstring(L, c->name);
+    if (!sandbox_pcall(s, 1, 2, &e)) {                      /* ... result problems */
+        lab_diags_add(c->d, c->dsl, 0, "%s", e.msg);
+        return 0;
+    }
+    for (lua_Integer i = 1; lua_type(L, -1) == LUA_TTABLE && i <= (lua_Integer)lua_rawlen(L, -1); i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "file");
+        lua_getfield(L, -2, "line");
+        lua_getfield(L, -3, "msg");
+        lab_diags_add(c->d, lua_tostring(L, -3) ? lua_tostring(L, -3) : c->name,
+                      (int)lua_tointeger(L, -2), "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+        lua_pop(L, 4);
+    }
+    if (lua_type(L, -2) == LUA_TTABLE)
+        lab_copy_decls(L, lua_absindex(L, -2), c->l, c->d);
+    return 0;
+}
+
+lab *lab_load_problem(const char *name, const char *home, lab_diags *d)
+{
+    char dsl[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX];
+    cl_err e = {{0}};
+    if (!paths_join(dsl, sizeof dsl, home, "lua/lab.lua") ||
+        !paths_join(dir, sizeof dir, home, "lua/problems") ||
+        snprintf(path, sizeof path, "%s/%s.lua", dir, name) >= (int)sizeof path ||
+        !paths_is_file(path)) {
+        char *names[SHIPPED_MAX], list[512] = "";
+        size_t n = shipped_names(dir, names), at = 0;
+        for (size_t i = 0; i < n; i++) {
+            int w = snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", names[i]);
+            at = w > 0 && (size_t)w < sizeof list - at ? at + (size_t)w : at;
+            free(names[i]);
+        }
+        lab_diags_add(d, name, 0, "unknown problem '%s' (cudalab knows sgemm, gemm_bf16, "
+                      "pipeline, managed and those of lua/problems/: %s)", name, list);
+        return NULL;
+    }
+    lab *l = calloc(1, sizeof *l);
+    if (!l || !(l->path = strdup(path)) || !(l->dir = strdup(dir)) ||
+        !(l->id = strdup(name)) || !(l->ls = sandbox_new(0, 0, &e))) {
+        lab_diags_add(d, path, 0, "%s", e.msg[0] ? e.msg : "out of memory");
+        lab_free(l);
+        return NULL;
+    }
+    size_t before = d->n;
+    problem_ctx c = {.name = name, .dsl = dsl, .l = l, .d = d};
+    lua_State *L = sandbox_lua(l->ls);
+    lua_pushcfunction(L, load_problem_main);
+    lua_pushlightuserdata(L, &c);
+    if (!sandbox_pcall(l->ls, 1, 0, &e))
+        lab_diags_add(d, path, 0, "%s", e.msg);
+    lua_settop(L, 0);
+    if (d->n != before || l->ndecls == 0) {
+        if (d->n == before)
+            lab_diags_add(d, path, 0, "the problem could not be loaded");
+        lab_free(l);
+        return NULL;
+    }
+    return l;
 }
 
 /* ---- checks ------------------------------------------------------------------------- */
@@ -168,15 +319,64 @@ static void check_rungs(const lab *l, const problem_decl *p, const lab_variant *
             continue;
         }
         const char *solves = v->kernel ? kernels_problem_of(v->kernel) : NULL;
-        if (v->kernel && (!b || !b->kernels || !solves || strcmp(solves, b->kernels) != 0))
+        if (v->kernel && !solves)
+            lab_diags_add(d, l->path, v->line, "variant '%s': no shipped kernel named '%s'", v->id,
+                          v->kernel);
+        else if (v->kernel && (!b || !b->kernels || strcmp(solves, b->kernels) != 0))
             lab_diags_add(d, l->path, v->line,
-                          "variant '%s': '%s' is not one of cudalab's kernels for builtin '%s'%s",
-                          v->id, v->kernel, p->builtin, b && b->kernels ? "" : " (it has none)");
+                          "variant '%s': kernel '%s' solves '%s', not the builtin '%s' of problem "
+                          "%s%s",
+                          v->id, v->kernel, solves, p->builtin, p->name,
+                          b && b->kernels ? "" : " (which has no shipped kernels)");
     }
 }
 
-void lab_check_decls(const lab *l, lab_diags *d)
+/* The library of a row set of declared problem p (the lab's own rows, or
+ * exercise x's): "builtin" becomes the builtin's library; anything but
+ * that, "copy" or one of the rungs is a diagnostic. */
+static void resolve_library(const lab *l, const problem_decl *p, char **library,
+                            const lab_variant *vs, size_t n, int line, lab_diags *d)
 {
+    if (!*library || !(*library)[0])
+        return;
+    const builtin_desc *b = builtin_find(p->builtin);
+    if (strcmp(*library, "builtin") == 0 && b && b->library) {
+        char *lib = strdup(b->library);
+        if (lib) {
+            free(*library);
+            *library = lib;
+        }
+        return;
+    }
+    if (strcmp(*library, "copy") == 0 || (b && b->library && strcmp(*library, b->library) == 0))
+        return;
+    char ids[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(vs[i].id, *library) == 0)
+            return;
+        int w = snprintf(ids + at, sizeof ids - at, "%s%s", at ? ", " : "", vs[i].id);
+        at = w > 0 && (size_t)w < sizeof ids - at ? at + (size_t)w : at;
+    }
+    lab_diags_add(d, l->path, line,
+                  "problem %s: library '%s' is neither \"builtin\"%s%s, \"copy\" nor one of "
+                  "the rungs%s%s%s",
+                  p->name, *library, b && b->library ? " (" : "", b && b->library ? b->library : "",
+                  at ? " (" : "", ids, at ? ")" : "");
+}
+
+void lab_check_decls(lab *l, lab_diags *d)
+{
+    const problem_decl *own = lab_problem_decl(l, l->problem);
+    if (own)
+        resolve_library(l, own, &l->library, l->variants, l->nvariants, l->line, d);
+    for (size_t k = 0; k < l->nexercises; k++) {
+        lab_exercise *x = &l->exercises[k];
+        const problem_decl *xp = x->id[0] ? lab_problem_decl(l, x->problem) : NULL;
+        if (xp)
+            resolve_library(l, xp, &x->library, x->variants, x->nvariants, x->line, d);
+    }
+
     for (size_t i = 0; i < l->ndecls; i++) {
         const problem_decl *p = &l->decls[i];
         if (p->builtin[0])

@@ -227,8 +227,9 @@ static bool same_size(const problem_spec *spec, const char *a, const char *b)
     problem_dims da, db;
     if (!spec || !problem_parse_size(spec, a, &da, NULL) || !problem_parse_size(spec, b, &db, NULL))
         return false;
-    return da.n == db.n && da.M == db.M && da.N == db.N && da.K == db.K && da.T == db.T &&
-           da.D == db.D && da.V == db.V && da.rows == db.rows && da.feats == db.feats;
+    return da.n == db.n && da.M == db.M && da.N == db.N && da.K == db.K &&
+           da.rows == db.rows && da.feats == db.feats && da.ndims == db.ndims &&
+           memcmp(da.dim, db.dim, sizeof da.dim) == 0;
 }
 
 bool lab_same_size(const lab *l, const char *a, const char *b)

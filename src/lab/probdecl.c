@@ -291,6 +291,7 @@ bool probdecl_copy(lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err
     d->line = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     copy_dims(L, t, d);
+    d->valid = fn_field(L, t, "valid");
     if (lua_getfield(L, t, "args") == LUA_TTABLE) {
         int list = lua_gettop(L);
         for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, list) && d->nargs < DECL_MAX_ARGS; i++) {
@@ -341,11 +342,45 @@ void probdecl_release(lua_State *L, problem_decl *d)
     }
     unref(L, &d->ref_fn);
     unref(L, &d->ref_check);
+    unref(L, &d->valid);
     unref(L, &d->bytes.ref);
     unref(L, &d->flops.ref);
 }
 
 /* ---- sizes and numbers ------------------------------------------------------------ */
+
+/* (decl, dims) -> ok, why of the valid function */
+static int call_valid_main(lua_State *L)
+{
+    const problem_decl *d = lua_touserdata(L, 1);
+    const problem_dims *dims = lua_touserdata(L, 2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, d->valid);
+    probdecl_push_size(L, d, dims);
+    lua_call(L, 1, 2);
+    return 2;
+}
+
+/* The declaration's valid function on dims: false + its why. */
+static bool call_valid(const problem_decl *d, const problem_dims *dims, cl_err *e)
+{
+    if (!d->lab || !d->lab->ls)
+        return true;
+    lab_state *s = d->lab->ls;
+    lua_State *L = sandbox_lua(s);
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, call_valid_main);
+    lua_pushlightuserdata(L, (void *)d);
+    lua_pushlightuserdata(L, (void *)dims);
+    if (!sandbox_pcall(s, 2, 2, e)) {
+        lua_settop(L, top);
+        return false;
+    }
+    bool ok = lua_toboolean(L, -2);
+    if (!ok)
+        err_set(e, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "the problem refuses it");
+    lua_settop(L, top);
+    return ok;
+}
 
 bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out, cl_err *e)
 {
@@ -365,7 +400,7 @@ bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out,
     }
     out->ndims = n;
     out->n = parts[0];
-    return true;
+    return d->valid == LUA_NOREF || call_valid(d, out, e);
 }
 
 void probdecl_push_size(lua_State *L, const problem_decl *d, const problem_dims *dims)

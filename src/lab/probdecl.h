@@ -93,6 +93,7 @@ typedef struct problem_decl {
     char dims[PROBLEM_MAX_DIMS][DECL_NAME_MAX];
     int ndims;
     int64_t min[PROBLEM_MAX_DIMS], max[PROBLEM_MAX_DIMS];
+    int valid;                  /* function(size) -> ok, why: sizes it refuses, or LUA_NOREF */
     decl_arg args[DECL_MAX_ARGS];
     int nargs;
     decl_ref_kind ref;

@@ -22,6 +22,10 @@
 #include "gpu/timing.h"
 #include "engine/engine_cpu.h"
 #include "engine/problem.h"
+#include "engine/problem_decl.h"
+#include "lab/labmodel.h"
+#include "lab/labproblem.h"
+#include "support.h"
 
 static bool near(double a, double b, double rel)
 {
@@ -75,19 +79,42 @@ static void test_parse_count(void **state)
     assert_false(problem_parse_count("0^5", 100, &v, &e));
 }
 
+/* The problems shipped in lua/problems/, loaded as the worker loads them. */
+static lab *g_shipped[4];
+
+static const problem_spec *shipped(const char *name)
+{
+    static const char *const names[] = {"reduce_sum", "embedding", "saxpy", "histogram"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(names[i], name) != 0)
+            continue;
+        if (!g_shipped[i]) {
+            char home[4096];
+            lab_diags d = {0};
+            ts_home_path(home, sizeof home, "%s", "");
+            g_shipped[i] = lab_load_problem(name, home, &d);
+            if (!g_shipped[i])
+                fail_msg("%s: %s", name, d.n ? d.v[0].msg : "did not load");
+            lab_diags_free(&d);
+        }
+        return &g_shipped[i]->decls[0].spec;
+    }
+    fail_msg("no shipped problem %s", name);
+    return NULL;
+}
+
 static void test_parse_sizes(void **state)
 {
     (void)state;
     problem_dims d;
     cl_err e = {{0}};
-    const problem_spec *red = problem_spec_find("reduce_sum");
+    const problem_spec *red = shipped("reduce_sum");
     const problem_spec *mm = problem_spec_find("sgemm");
-    const problem_spec *emb = problem_spec_find("embedding");
-    assert_non_null(red);
+    const problem_spec *emb = shipped("embedding");
     assert_non_null(mm);
-    assert_non_null(emb);
     assert_null(problem_spec_find("transpose"));
     assert_null(problem_spec_find(NULL));
+    assert_null(problem_spec_find("reduce_sum"));   /* declared in Lua, not in C */
 
     assert_true(problem_parse_size(red, "2^28", &d, &e));
     assert_int_equal(d.n, 1 << 28);
@@ -97,6 +124,8 @@ static void test_parse_sizes(void **state)
     assert_non_null(strstr(e.msg, "reduce_sum size '4096x4096'"));
     assert_false(problem_parse_size(red, "", &d, &e));
     assert_non_null(strstr(e.msg, "empty size"));
+    assert_false(problem_parse_size(red, "2^30+1", &d, &e));
+    assert_non_null(strstr(e.msg, "outside its limits"));
 
     assert_true(problem_parse_size(mm, "4096", &d, &e));
     assert_true(d.M == 4096 && d.N == 4096 && d.K == 4096);
@@ -112,12 +141,14 @@ static void test_parse_sizes(void **state)
     assert_false(problem_parse_size(mm, "31x0x9", &d, &e));
 
     assert_true(problem_parse_size(emb, "16384x4096x32000", &d, &e));
-    assert_true(d.T == 16384 && d.D == 4096 && d.V == 32000);
+    assert_true(d.ndims == 3 && d.dim[0] == 16384 && d.dim[1] == 4096 && d.dim[2] == 32000);
     assert_false(problem_parse_size(emb, "16384x4096", &d, &e));
     assert_non_null(strstr(e.msg, "TxDxV"));
     assert_false(problem_parse_size(emb, "x1x2", &d, &e));
+    assert_false(problem_parse_size(emb, "65536x65536x1", &d, &e));   /* its valid function */
+    assert_non_null(strstr(e.msg, "more than 2^30 elements"));
 
-    const problem_spec *sx = problem_spec_find("saxpy"), *hist = problem_spec_find("histogram"),
+    const problem_spec *sx = shipped("saxpy"), *hist = shipped("histogram"),
                        *man = problem_spec_find("managed");
     assert_true(sx && hist && man);
     assert_true(problem_parse_size(sx, "2^20+3", &d, &e));
@@ -135,15 +166,15 @@ static void test_bytes_flops(void **state)
 {
     (void)state;
     problem_dims d;
-    memset(&d, 0, sizeof d);
-    const problem_spec *red = problem_spec_find("reduce_sum");
-    d.n = 1 << 28;
-    assert_true(red->bytes(&d) == 4.0 * 268435456.0);
-    assert_true(red->flops(&d) == 268435456.0);
-    assert_true(red->bandwidth_bound);
-    assert_true(red->tolerance == 1e-5);
+    cl_err e = {{0}};
+    const problem_spec *red = shipped("reduce_sum");
+    assert_true(problem_parse_size(red, "2^28", &d, &e));
+    assert_true(problem_spec_bytes(red, &d) == 4.0 * 268435456.0);
+    assert_true(problem_spec_flops(red, &d) == 268435456.0);
+    assert_true(red->bandwidth_bound && red->reads_only);
 
     const problem_spec *mm = problem_spec_find("sgemm");
+    memset(&d, 0, sizeof d);
     d.M = 31;
     d.N = 17;
     d.K = 9;
@@ -154,26 +185,18 @@ static void test_bytes_flops(void **state)
     assert_false(mm->bandwidth_bound);
     assert_true(mm->tolerance == 1e-4);
 
-    const problem_spec *emb = problem_spec_find("embedding");
-    d.T = 16384;
-    d.D = 4096;
-    d.V = 32000;
+    const problem_spec *emb = shipped("embedding");
+    assert_true(problem_parse_size(emb, "16384x4096x32000", &d, &e));
     double TD = 16384.0 * 4096.0;
-    assert_true(emb->bytes(&d) == 4.0 * TD + 4.0 * 16384.0 + 4.0 * TD);
-    assert_true(emb->flops(&d) < 0.0);
-    assert_true(emb->tolerance == 0.0);
+    assert_true(problem_spec_bytes(emb, &d) == 4.0 * TD + 4.0 * 16384.0 + 4.0 * TD);
+    assert_true(problem_spec_flops(emb, &d) < 0.0);
 
+    assert_true(problem_parse_size(shipped("saxpy"), "2^20+3", &d, &e));
+    assert_true(problem_spec_bytes(shipped("saxpy"), &d) == 12.0 * d.n);
+    assert_true(problem_spec_flops(shipped("saxpy"), &d) == 2.0 * d.n);
+    assert_true(problem_spec_bytes(shipped("histogram"), &d) == (double)d.n);
+    assert_true(problem_spec_flops(shipped("histogram"), &d) < 0.0);
     problem_shape s;
-    problem_find("embedding")->shape(&d, &s);
-    assert_true(s.na == 32000u * 4096u && s.nidx == 16384u && s.nout == 16384u * 4096u);
-
-    d.n = (1 << 20) + 3;
-    assert_true(problem_spec_find("saxpy")->bytes(&d) == 12.0 * d.n);
-    assert_true(problem_spec_find("saxpy")->flops(&d) == 2.0 * d.n);
-    assert_true(problem_spec_find("histogram")->bytes(&d) == (double)d.n);
-    assert_true(problem_spec_find("histogram")->flops(&d) < 0.0);
-    problem_find("histogram")->shape(&d, &s);
-    assert_true(s.nidx == (size_t)((d.n + 3) / 4) && s.nout == 256 && s.na == 0);
     problem_find("managed")->shape(&d, &s);
     assert_true(s.na == (size_t)d.n && s.nb == (size_t)d.n && s.scratch == 8u * (size_t)d.n);
     assert_true(problem_saxpy_a(0) == 0.5f && problem_saxpy_a(6) == 2.0f);
@@ -497,29 +520,35 @@ static void test_references(void **state)
     assert_int_equal(r.status, RS_UNWRITTEN);
     problem_free(&p);
 
-    const problem_ops *emb = problem_find("embedding");
-    assert_true(problem_parse_size(emb->spec, "31x33x7", &d, &e));
-    assert_true(problem_new(&p, emb, &d, &e));
+    /* the declared ones: embedding (its indices checked by the builtin's
+     * reference) and reduce_sum */
+    decl_problem dp;
+    const problem_spec *es = shipped("embedding");
+    problem_decl_init(&dp, es->ctx);
+    assert_true(problem_parse_size(es, "31x33x7", &d, &e));
+    assert_true(problem_new(&p, &dp.ops, &d, &e));
     assert_true(problem_prepare(&p, 7, &e));
-    assert_int_equal(p.nref, 31 * 33);
+    const int32_t *idx = p.decl->b[1].host;
+    const float *W = p.decl->b[0].host;
     for (int t = 0; t < 31; t++) {
-        assert_true(p.idx[t] >= 0 && p.idx[t] < 7);
-        assert_true(p.ref[t * 33 + 5] == (double)p.a[p.idx[t] * 33 + 5]);
+        assert_true(idx[t] >= 0 && idx[t] < 7);
+        assert_true(p.decl->b[2].ref[t * 33 + 5] == (double)W[idx[t] * 33 + 5]);
     }
     p.ops->cpu(&p, 4);
     c = problem_check(&p);
     assert_int_equal(c.status, CHECK_OK);
-    p.idx[3] = 7;
-    assert_false(p.ops->validate(&p, &e));
+    ((int32_t *)p.decl->b[1].host)[3] = 7;
+    assert_false(p.ops->reference(&p, &e));
     assert_non_null(strstr(e.msg, "outside the table's rows [0,7)"));
     problem_free(&p);
 
-    const problem_ops *red = problem_find("reduce_sum");
-    assert_true(problem_parse_size(red->spec, "1025", &d, &e));
-    assert_true(problem_new(&p, red, &d, &e));
+    const problem_spec *rs = shipped("reduce_sum");
+    problem_decl_init(&dp, rs->ctx);
+    assert_true(problem_parse_size(rs, "1025", &d, &e));
+    assert_true(problem_new(&p, &dp.ops, &d, &e));
     assert_true(problem_prepare(&p, 9, &e));
-    assert_int_equal(p.nref, 1);
-    assert_true(p.ref[0] > 400.0 && p.ref[0] < 625.0);
+    assert_int_equal(p.decl->b[1].count, 1);
+    assert_true(p.decl->b[1].ref[0] > 400.0 && p.decl->b[1].ref[0] < 625.0);
     p.ops->cpu(&p, 2);
     c = problem_check(&p);
     assert_int_equal(c.status, CHECK_OK);
@@ -537,5 +566,8 @@ int main(void)
         cmocka_unit_test(test_buffer_message), cmocka_unit_test(test_cudacheck),
         cmocka_unit_test(test_references),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    for (int i = 0; i < 4; i++)
+        lab_free(g_shipped[i]);
+    return rc;
 }

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "core/paths.h"
+#include "engine/problem_decl.h"
+#include "lab/labproblem.h"
+#include "luagpu/luagpu.h"
 #include "support.h"
 #include "engine/engine.h"
 #include "engine/exercise.h"
@@ -297,7 +300,19 @@ static void expect_args(const char *problem, const char *size, const char *names
                         const char *buffers)
 {
     const problem_ops *ops = problem_find(problem);
-    assert_non_null(ops);
+    lab *shipped = NULL;
+    static decl_problem dp;
+    if (!ops) {
+        /* a problem declared in lua/problems/, as the worker loads it */
+        char home[4096];
+        lab_diags ds = {0};
+        ts_home_path(home, sizeof home, "%s", "");
+        shipped = lab_load_problem(problem, home, &ds);
+        lab_diags_free(&ds);
+        assert_non_null(shipped);
+        problem_decl_init(&dp, &shipped->decls[0]);
+        ops = &dp.ops;
+    }
     problem_dims d;
     cl_err e = {{0}};
     assert_true(problem_parse_size(ops->spec, size, &d, &e));
@@ -308,8 +323,9 @@ static void expect_args(const char *problem, const char *size, const char *names
     char got[256] = "", kinds[64] = "";
     for (int i = 0; i < n; i++) {
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", a[i].name);
+        bool ints = a[i].i32 || (a[i].typed && a[i].dtype == LUAGPU_I32);
         snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%c",
-                 !a[i].buf ? 'n' : a[i].output ? 'o' : a[i].i32 ? 'i' : 'f');
+                 !a[i].buf ? 'n' : a[i].output ? 'o' : ints ? 'i' : 'f');
     }
     assert_string_equal(got, names);
     assert_string_equal(kinds, buffers);
@@ -317,6 +333,7 @@ static void expect_args(const char *problem, const char *size, const char *names
         if (a[i].buf)
             assert_true(a[i].count > 0);
     problem_free(&p);
+    lab_free(shipped);
 }
 
 static void test_problem_args(void **state)

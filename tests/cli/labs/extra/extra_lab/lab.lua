@@ -4,7 +4,7 @@ return lab {
   title = "An instructor's extra lab",
   order = 90,
   problem = "reduce_sum",
-  library = "cub",
+  -- the library row comes with the problem (lua/problems/)
   sizes = { "2^10" },
   steps = {
     step "Welcome" [[
