@@ -117,6 +117,7 @@ local SPECS = {
     { "flops", "any" },
     { "bound", "string", default = "memory" },
     { "reads_only", "boolean", default = false },
+    { "hints", "table" },
   },
   arg = {
     { "name", "string", required = true },
@@ -1036,7 +1037,20 @@ check_problem = function(t, default_name, file, line)
   local P, ok = check_fields(t, "problem", what, file, line)
   local D = { name = P.name or default_name, dims = {}, min = {}, max = {}, args = {},
               file = file, line = line, bound = P.bound, reads_only = P.reads_only,
-              valid = P.valid }
+              valid = P.valid, hints = {} }
+  if P.hints ~= nil then
+    local k = next(P.hints)
+    while k ~= nil do
+      local v = rawget(P.hints, k)
+      if (k ~= "buffers" and k ~= "wrong" and k ~= "nan") or type(v) ~= "string" then
+        report(file, line, "%s: hints takes buffers, wrong and nan, each a string (what the "
+               .. "diagnosis of a learner's result says), not %s", what, quote(tostring(k)))
+      else
+        D.hints[k] = dedent(v)
+      end
+      k = next(P.hints, k)
+    end
+  end
   if not ok or type(P.dims) ~= "table" or type(P.args) ~= "table" then return nil end
   if type(D.name) ~= "string" or not D.name:find("^[%a_][%w_]*$") or #D.name > 63 then
     report(file, line, "%s: name %s must be letters, digits and '_'", what, quote(tostring(D.name)))

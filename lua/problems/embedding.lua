@@ -24,4 +24,9 @@ return problem {
   library = "copy",
   -- each output row read from the table and written, and the indices read
   bytes = function(s) return 8 * s.T * s.D + 4 * s.T end,
+  hints = {
+    buffers = "W holds V*D floats, idx holds T ints and out holds T*D floats",
+    wrong = "Output row t is row idx[t] of W: out[t * D + d] = W[idx[t] * D + d].  Check that "
+         .. "you multiply the looked-up index, not t, by D.",
+  },
 }

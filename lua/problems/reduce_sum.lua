@@ -17,4 +17,13 @@ return problem {
   bytes = function(s) return 4 * s.n end,   -- every value read once
   flops = function(s) return s.n end,       -- one addition a value
   reads_only = true,
+  hints = {
+    buffers = "input holds n floats and output holds exactly 1",
+    wrong = "For a sum over many blocks, each block's partial sum must reach the one output: "
+         .. "add it with atomicAdd(out, partial) (plain out[0] = partial lets the last block "
+         .. "win), or write partials and reduce them in a second launch.",
+    nan = "If your kernel adds into the output with atomicAdd, zero it first in the launcher: "
+       .. "args.output:fill(0) before gpu.launch.  Also make threads past the end put 0 into "
+       .. "shared memory instead of skipping the write.",
+  },
 }

@@ -225,12 +225,19 @@ static double pipe_flops(const problem_dims *d)
 }
 
 
+#define GEMM_BUFFERS "A holds M*K floats, B holds K*N and C holds M*N, all row-major"
+#define GEMM_WRONG                                                                           \
+    "Row-major indexing is A[row * K + k], B[k * N + col], C[row * N + col]; the k loop "   \
+    "runs over all K, and every tile of A and B is loaded completely before it is used."
+
 const problem_spec problem_spec_sgemm = {
     .name = "sgemm",
     .library = "cublas",
     .size_help = "4096 (a cube) or MxNxK such as 1024x512x256",
     .bandwidth_bound = false,
     .tolerance = 1e-4,
+    .buffers_hint = GEMM_BUFFERS,
+    .wrong_hint = GEMM_WRONG,
     .parse = sgemm_parse,
     .bytes = sgemm_bytes,
     .flops = sgemm_flops,
@@ -248,6 +255,9 @@ const problem_spec problem_spec_gemm_bf16 = {
     .flops = sgemm_flops,
     .kernels_of = "sgemm",
     .precision = "bf16",
+    .buffers_hint = "A holds M*K bfloat16 values, B holds K*N and C holds M*N floats, all "
+                    "row-major",
+    .wrong_hint = GEMM_WRONG,
 };
 
 

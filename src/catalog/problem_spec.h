@@ -50,6 +50,10 @@ typedef struct problem_spec {
     /* A problem a lab declares (lab/probdecl.h) reads its sizes and counts
      * its bytes and FLOPs through these, called with ctx (its declaration);
      * NULL for the built-in problems, which use parse, bytes and flops. */
+    /* For the diagnosis of a learner's wrong or NaN result (NULL: none):
+     * what the buffers hold ("input holds n floats and output holds
+     * exactly 1"), the usual mistake behind a wrong result, and behind NaN. */
+    const char *buffers_hint, *wrong_hint, *nan_hint;
     const void *ctx;
     bool (*parse_ctx)(const void *ctx, const char *label, problem_dims *d, cl_err *e);
     double (*bytes_ctx)(const void *ctx, const problem_dims *d);

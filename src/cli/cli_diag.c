@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "catalog/problem_spec.h"
 #include "supervise/diag_row.h"
 
 #define WRAP 78
@@ -64,21 +65,21 @@ cJSON *cli_diag_json(const diagnosis *d)
 }
 
 void cli_diag_annotate(cJSON *doc, const run_result *rows, size_t n, const run_fault *fault,
-                       const char *problem, double time_limit_s, const char *output)
+                       const problem_spec *spec, double time_limit_s, const char *output)
 {
     diagnosis d;
     cJSON *res = cJSON_GetObjectItemCaseSensitive(doc, "results");
     for (size_t i = 0; i < n; i++) {
         if (!cli_diag_wanted(&rows[i]))
             continue;
-        diag_row(&rows[i], NULL, problem, time_limit_s, output, &d);
+        diag_row(&rows[i], NULL, spec, time_limit_s, output, &d);
         cJSON *o = cJSON_GetArrayItem(res, (int)i);
         if (o)
             cJSON_AddItemToObject(o, "diagnosis", cli_diag_json(&d));
     }
     cJSON *f = cJSON_GetObjectItemCaseSensitive(doc, "fault");
     if (fault && cJSON_IsObject(f)) {
-        diag_row(NULL, fault, problem, time_limit_s, output, &d);
+        diag_row(NULL, fault, spec, time_limit_s, output, &d);
         cJSON_AddItemToObject(f, "diagnosis", cli_diag_json(&d));
     }
 }

@@ -11,6 +11,8 @@
 #include "result/record.h"
 #include "supervise/diagnose.h"
 
+struct problem_spec;
+
 /* Whether r is a learner row worth a diagnosis: not correct, and not a row
  * that merely found no device. */
 bool cli_diag_wanted(const run_result *r);
@@ -23,6 +25,7 @@ cJSON *cli_diag_json(const diagnosis *d);
 /* Adds "diagnosis" to every learner row of doc's "results" that wants one
  * and to its "fault", read with the worker's output (may be NULL). */
 void cli_diag_annotate(cJSON *doc, const run_result *rows, size_t n, const run_fault *fault,
-                       const char *problem, double time_limit_s, const char *output);
+                       const struct problem_spec *spec, double time_limit_s,
+                       const char *output);
 
 #endif

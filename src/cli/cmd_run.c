@@ -103,7 +103,7 @@ typedef struct run_state {
     cli_rows rows;
     recorder rec;
     bool cpu_rows;         /* the run has CPU rows (they run without a device) */
-    const char *problem;   /* for the diagnosis of the learner's row */
+    const problem_spec *spec;   /* for the diagnosis of the learner's row */
     double time_limit_s;
     const lab_exercise *x;   /* the exercise run, or NULL */
 } run_state;
@@ -136,7 +136,7 @@ static void on_result(void *ud, const run_result *r)
     print_row(r);
     if (cli_diag_wanted(r)) {
         diagnosis d;
-        diag_row(r, NULL, rs->problem, rs->time_limit_s, NULL, &d);
+        diag_row(r, NULL, rs->spec, rs->time_limit_s, NULL, &d);
         cli_diag_print(stdout, &d, "    ");
     }
 }
@@ -528,7 +528,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
     state.cpu_rows = req.cpu && (!experiments_problem(req.problem) || ra.exercise);
-    state.problem = req.problem;
+    state.spec = lab_problem_spec(l, req.problem);
     state.time_limit_s = limit;
     db = cli_store_open();
     recorder_init(&state.rec, db, "run");
@@ -545,12 +545,12 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         cJSON *doc = record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
                                 st->faulted ? &st->fault : NULL);
         if (doc)
-            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &st->fault : NULL, req.problem,
+            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &st->fault : NULL, state.spec,
                               limit, st->output);
         cli_print_json(doc);
     } else if (st->faulted) {
         diagnosis d;
-        diag_row(NULL, &st->fault, req.problem, limit, st->output, &d);
+        diag_row(NULL, &st->fault, state.spec, limit, st->output, &d);
         printf("\nWhat happened:\n");
         cli_diag_print(stdout, &d, "  ");
     }

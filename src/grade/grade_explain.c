@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "catalog/problem_spec.h"
+
 #include "supervise/diag_row.h"
 
 static void explain(const diagnosis *d, char *why, size_t wn)
@@ -10,10 +12,11 @@ static void explain(const diagnosis *d, char *why, size_t wn)
              d->where[0] ? ")" : "", d->explanation, d->next_step);
 }
 
-void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn)
+void grade_explain_row(const run_result *r, const problem_spec *spec, char *cause, size_t cn,
+                       char *why, size_t wn)
 {
     diagnosis d;
-    diag_row(r, NULL, NULL, 0, NULL, &d);
+    diag_row(r, NULL, spec, 0, NULL, &d);
     snprintf(cause, cn, "%s", diag_cause_name(d.cause));
     explain(&d, why, wn);
 }

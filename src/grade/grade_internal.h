@@ -6,9 +6,12 @@
 
 #include "result/record.h"
 
+struct problem_spec;
+
 /* A failed learner row in plain words: the diagnosis's cause name into
  * cause, "title (where): explanation  Next step: ..." into why. */
-void grade_explain_row(const run_result *r, char *cause, size_t cn, char *why, size_t wn);
+void grade_explain_row(const run_result *r, const struct problem_spec *spec, char *cause,
+                       size_t cn, char *why, size_t wn);
 /* The same for a fault that ended a run. */
 void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, size_t cn,
                          char *why, size_t wn);

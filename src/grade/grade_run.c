@@ -224,7 +224,8 @@ static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
             lab_milestone_same_size(l, i, gl->rows[k].size, size))
             mine = &gl->rows[k];
     if (mine && mine->status != RS_CORRECT) {
-        grade_explain_row(mine, g->cause, sizeof g->cause, g->why, sizeof g->why);
+        grade_explain_row(mine, lab_exercise_spec(l, lab_milestone_exercise(l, i)), g->cause,
+                          sizeof g->cause, g->why, sizeof g->why);
     } else if (mine && ev.why[0]) {
         snprintf(g->cause, sizeof g->cause, "not_reached");
         snprintf(g->why, sizeof g->why, "your kernel is correct at %s, but %s", size, ev.why);

@@ -250,6 +250,33 @@ static void copy_dims(lua_State *L, int t, problem_decl *d)
     lua_pop(L, 3);
 }
 
+/* "x holds n f32 values, y holds n f32 values": what the buffers hold, for
+ * the diagnosis of a learner's result when the lab gives no hint. */
+static void buffers_text(const problem_decl *d, char *out, size_t n)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < d->nargs && at < n; i++) {
+        const decl_arg *a = &d->args[i];
+        if (!a->buffer)
+            continue;
+        char len[48];
+        if (a->length.kind == DX_DIM)
+            snprintf(len, sizeof len, "%s", d->dims[a->length.dim]);
+        else if (a->length.kind == DX_NUM)
+            snprintf(len, sizeof len, "%.0f", a->length.num);
+        else
+            snprintf(len, sizeof len, "a size-dependent number of");
+        int w = snprintf(out + at, n - at, "%s%s holds %s %s value%s%s", at ? ", " : "", a->name,
+                         len, decl_type_name(a->type),
+                         a->length.kind == DX_NUM && a->length.num == 1.0 ? "" : "s",
+                         a->output ? " (written by the kernel)" : "");
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
 static bool spec_parse(const void *ctx, const char *label, problem_dims *out, cl_err *e);
 static double spec_bytes(const void *ctx, const problem_dims *d);
 static double spec_flops(const void *ctx, const problem_dims *d);
@@ -274,6 +301,11 @@ static void make_spec(problem_decl *d)
     d->spec.bandwidth_bound = !d->compute_bound;
     d->spec.reads_only = d->reads_only;
     d->spec.ctx = d;
+    if (!d->buffers_hint[0])
+        buffers_text(d, d->buffers_hint, sizeof d->buffers_hint);
+    d->spec.buffers_hint = d->buffers_hint;
+    d->spec.wrong_hint = d->wrong_hint[0] ? d->wrong_hint : NULL;
+    d->spec.nan_hint = d->nan_hint[0] ? d->nan_hint : NULL;
     d->spec.parse_ctx = spec_parse;
     d->spec.bytes_ctx = spec_bytes;
     d->spec.flops_ctx = spec_flops;
@@ -316,6 +348,12 @@ bool probdecl_copy(lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err
     copy_str(L, t, "bound", bound, sizeof bound);
     d->compute_bound = strcmp(bound, "compute") == 0;
     d->reads_only = bool_field(L, t, "reads_only");
+    if (lua_getfield(L, t, "hints") == LUA_TTABLE) {
+        copy_str(L, lua_gettop(L), "buffers", d->buffers_hint, sizeof d->buffers_hint);
+        copy_str(L, lua_gettop(L), "wrong", d->wrong_hint, sizeof d->wrong_hint);
+        copy_str(L, lua_gettop(L), "nan", d->nan_hint, sizeof d->nan_hint);
+    }
+    lua_pop(L, 1);
     if (!d->name[0] || d->ndims == 0 || d->nargs == 0)
         return err_set(e, "a declared problem without a name, dims or args");
     make_spec(d);

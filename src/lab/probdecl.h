@@ -109,6 +109,8 @@ typedef struct problem_decl {
     decl_expr bytes, flops;
     bool compute_bound, reads_only;
     char size_help[160];        /* "n such as 1048576 or 2^20" */
+    char buffers_hint[256];     /* for the diagnosis: the declared hints, or what the args hold */
+    char wrong_hint[512], nan_hint[512];
     problem_spec spec;          /* what every layer reads; spec.ctx is this */
     struct lab *lab;            /* whose Lua state runs the functions */
 } problem_decl;

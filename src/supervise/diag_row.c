@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "catalog/problem_spec.h"
+
 bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
 {
     char file[256];
@@ -27,13 +29,13 @@ bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
     return true;
 }
 
-void diag_row(const run_result *r, const run_fault *f, const char *problem, double time_limit_s,
+void diag_row(const run_result *r, const run_fault *f, const problem_spec *spec, double time_limit_s,
               const char *output, diagnosis *out)
 {
     diag_input in;
     char text[768];
     diag_input_init(&in);
-    in.problem = problem;
+    in.spec = spec;
     in.time_limit_s = time_limit_s;
     in.device_output = output;
     if (r) {

@@ -37,6 +37,8 @@ typedef enum diag_cause {
 
 #define DIAG_MAX_MISMATCH 4
 
+struct problem_spec;
+
 typedef struct diag_input {
     /* The row of the learner's kernel (has_result false: no row). */
     bool has_result;
@@ -66,7 +68,7 @@ typedef struct diag_input {
     /* The launcher's Lua error, "starter.lua:12: message" (NULL: none). */
     const char *launcher_error;
 
-    const char *problem;            /* "reduce_sum", "sgemm", "embedding", or NULL */
+    const struct problem_spec *spec;  /* the problem, for its hints; NULL unknown */
     double time_limit_s;            /* the run's limit; 0 unknown */
 
     /* What the launch asked for (has_launch false: unknown; the numbers in

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/problem_spec.h"
 #include "core/paths.h"
 
 typedef enum launch_kind {
@@ -101,37 +102,16 @@ void diag_set(diagnosis *d, diag_cause c, const char *title)
     snprintf(d->title, sizeof d->title, "%s", title);
 }
 
-/* ---- the problems' buffers, for hints ---------------------------------------- */
+/* ---- the problem's hints (catalog/problem_spec.h) ----------------------------- */
 
-static const char *buffers_text(const char *problem)
+static const char *buffers_text(const problem_spec *spec)
 {
-    if (!problem)
-        return NULL;
-    if (strcmp(problem, "reduce_sum") == 0)
-        return "input holds n floats and output holds exactly 1";
-    if (strcmp(problem, "sgemm") == 0)
-        return "A holds M*K floats, B holds K*N and C holds M*N, all row-major";
-    if (strcmp(problem, "embedding") == 0)
-        return "W holds V*D floats, idx holds T ints and out holds T*D floats";
-    return NULL;
+    return spec ? spec->buffers_hint : NULL;
 }
 
-static const char *wrong_hint(const char *problem)
+static const char *wrong_hint(const problem_spec *spec)
 {
-    if (!problem)
-        return NULL;
-    if (strcmp(problem, "reduce_sum") == 0)
-        return "For a sum over many blocks, each block's partial sum must reach the one "
-               "output: add it with atomicAdd(out, partial) (plain out[0] = partial lets "
-               "the last block win), or write partials and reduce them in a second launch.";
-    if (strcmp(problem, "sgemm") == 0)
-        return "Row-major indexing is A[row * K + k], B[k * N + col], C[row * N + col]; the "
-               "k loop runs over all K, and every tile of A and B is loaded completely before "
-               "it is used.";
-    if (strcmp(problem, "embedding") == 0)
-        return "Output row t is row idx[t] of W: out[t * D + d] = W[idx[t] * D + d].  Check "
-               "that you multiply the looked-up index, not t, by D.";
-    return NULL;
+    return spec ? spec->wrong_hint : NULL;
 }
 
 /* ---- one paragraph a cause ---------------------------------------------------- */
@@ -342,7 +322,7 @@ void diag_memory(const diag_input *in, const char *what, diagnosis *d)
     diag_explain(d, "The GPU stopped your kernel (%s): some thread used an address outside the "
                     "memory it was given.",
                  what ? what : "illegal address");
-    const char *bufs = buffers_text(in->problem);
+    const char *bufs = buffers_text(in->spec);
     if (bufs)
         diag_explain(d, "  Here %s.", bufs);
     diag_explain(d, "  The usual causes: the grid has more threads than elements and the kernel has "
@@ -446,7 +426,7 @@ void diag_wrong(const diag_input *in, diagnosis *d)
     diag_explain(d, "  Look for: an off-by-one in a bound or a loop (< versus <=, starting at 1); a "
                     "missing __syncthreads() between threads writing shared memory and other threads "
                     "reading it; a sum over blocks without atomicAdd.");
-    const char *hint = wrong_hint(in->problem);
+    const char *hint = wrong_hint(in->spec);
     if (hint)
         diag_explain(d, "  %s", hint);
     diag_suggest(d, "Work out by hand which thread computes the first wrong index and what it "
@@ -475,10 +455,8 @@ void diag_nan(const diag_input *in, diagnosis *d)
                     "leftovers, not zeros), reading past the end of an input, or accumulating into an "
                     "output that was never zeroed - cudalab fills outputs with NaN before each run, and "
                     "NaN + anything stays NaN.");
-    if (in->problem && strcmp(in->problem, "reduce_sum") == 0)
-        diag_suggest(d, "If your kernel adds into the output with atomicAdd, zero it first in the "
-                        "launcher: args.output:fill(0) before gpu.launch.  Also make threads past "
-                        "the end put 0 into shared memory instead of skipping the write.");
+    if (in->spec && in->spec->nan_hint)
+        diag_suggest(d, "%s", in->spec->nan_hint);
     else
         diag_suggest(d, "Make every thread write its shared-memory slot (0 past the end) before the "
                         "__syncthreads() that precedes reading it, and zero any output you "

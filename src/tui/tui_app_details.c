@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/units.h"
+#include "lab/labproblem.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_app_internal.h"
 #include "supervise/diagnose.h"
@@ -105,7 +106,7 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
             in.fault_message = row->note;
         }
         const lab_exercise *ex = row->exercise[0] ? lab_exercise_find(l, row->exercise) : NULL;
-        in.problem = ex ? ex->problem : l->problem;
+        in.spec = lab_problem_spec(l, ex ? ex->problem : l->problem);
         in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
         compile_failure(row, &in, cfile);
         diagnose(&in, &d);

@@ -79,38 +79,14 @@ static void test_parse_count(void **state)
     assert_false(problem_parse_count("0^5", 100, &v, &e));
 }
 
-/* The problems shipped in lua/problems/, loaded as the worker loads them. */
-static lab *g_shipped[4];
-
-static const problem_spec *shipped(const char *name)
-{
-    static const char *const names[] = {"reduce_sum", "embedding", "saxpy", "histogram"};
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(names[i], name) != 0)
-            continue;
-        if (!g_shipped[i]) {
-            char home[4096];
-            lab_diags d = {0};
-            ts_home_path(home, sizeof home, "%s", "");
-            g_shipped[i] = lab_load_problem(name, home, &d);
-            if (!g_shipped[i])
-                fail_msg("%s: %s", name, d.n ? d.v[0].msg : "did not load");
-            lab_diags_free(&d);
-        }
-        return &g_shipped[i]->decls[0].spec;
-    }
-    fail_msg("no shipped problem %s", name);
-    return NULL;
-}
-
 static void test_parse_sizes(void **state)
 {
     (void)state;
     problem_dims d;
     cl_err e = {{0}};
-    const problem_spec *red = shipped("reduce_sum");
+    const problem_spec *red = ts_shipped_spec("reduce_sum");
     const problem_spec *mm = problem_spec_find("sgemm");
-    const problem_spec *emb = shipped("embedding");
+    const problem_spec *emb = ts_shipped_spec("embedding");
     assert_non_null(mm);
     assert_null(problem_spec_find("transpose"));
     assert_null(problem_spec_find(NULL));
@@ -148,7 +124,7 @@ static void test_parse_sizes(void **state)
     assert_false(problem_parse_size(emb, "65536x65536x1", &d, &e));   /* its valid function */
     assert_non_null(strstr(e.msg, "more than 2^30 elements"));
 
-    const problem_spec *sx = shipped("saxpy"), *hist = shipped("histogram"),
+    const problem_spec *sx = ts_shipped_spec("saxpy"), *hist = ts_shipped_spec("histogram"),
                        *man = problem_spec_find("managed");
     assert_true(sx && hist && man);
     assert_true(problem_parse_size(sx, "2^20+3", &d, &e));
@@ -167,7 +143,7 @@ static void test_bytes_flops(void **state)
     (void)state;
     problem_dims d;
     cl_err e = {{0}};
-    const problem_spec *red = shipped("reduce_sum");
+    const problem_spec *red = ts_shipped_spec("reduce_sum");
     assert_true(problem_parse_size(red, "2^28", &d, &e));
     assert_true(problem_spec_bytes(red, &d) == 4.0 * 268435456.0);
     assert_true(problem_spec_flops(red, &d) == 268435456.0);
@@ -185,17 +161,17 @@ static void test_bytes_flops(void **state)
     assert_false(mm->bandwidth_bound);
     assert_true(mm->tolerance == 1e-4);
 
-    const problem_spec *emb = shipped("embedding");
+    const problem_spec *emb = ts_shipped_spec("embedding");
     assert_true(problem_parse_size(emb, "16384x4096x32000", &d, &e));
     double TD = 16384.0 * 4096.0;
     assert_true(problem_spec_bytes(emb, &d) == 4.0 * TD + 4.0 * 16384.0 + 4.0 * TD);
     assert_true(problem_spec_flops(emb, &d) < 0.0);
 
-    assert_true(problem_parse_size(shipped("saxpy"), "2^20+3", &d, &e));
-    assert_true(problem_spec_bytes(shipped("saxpy"), &d) == 12.0 * d.n);
-    assert_true(problem_spec_flops(shipped("saxpy"), &d) == 2.0 * d.n);
-    assert_true(problem_spec_bytes(shipped("histogram"), &d) == (double)d.n);
-    assert_true(problem_spec_flops(shipped("histogram"), &d) < 0.0);
+    assert_true(problem_parse_size(ts_shipped_spec("saxpy"), "2^20+3", &d, &e));
+    assert_true(problem_spec_bytes(ts_shipped_spec("saxpy"), &d) == 12.0 * d.n);
+    assert_true(problem_spec_flops(ts_shipped_spec("saxpy"), &d) == 2.0 * d.n);
+    assert_true(problem_spec_bytes(ts_shipped_spec("histogram"), &d) == (double)d.n);
+    assert_true(problem_spec_flops(ts_shipped_spec("histogram"), &d) < 0.0);
     problem_shape s;
     problem_find("managed")->shape(&d, &s);
     assert_true(s.na == (size_t)d.n && s.nb == (size_t)d.n && s.scratch == 8u * (size_t)d.n);
@@ -523,7 +499,7 @@ static void test_references(void **state)
     /* the declared ones: embedding (its indices checked by the builtin's
      * reference) and reduce_sum */
     decl_problem dp;
-    const problem_spec *es = shipped("embedding");
+    const problem_spec *es = ts_shipped_spec("embedding");
     problem_decl_init(&dp, es->ctx);
     assert_true(problem_parse_size(es, "31x33x7", &d, &e));
     assert_true(problem_new(&p, &dp.ops, &d, &e));
@@ -542,7 +518,7 @@ static void test_references(void **state)
     assert_non_null(strstr(e.msg, "outside the table's rows [0,7)"));
     problem_free(&p);
 
-    const problem_spec *rs = shipped("reduce_sum");
+    const problem_spec *rs = ts_shipped_spec("reduce_sum");
     problem_decl_init(&dp, rs->ctx);
     assert_true(problem_parse_size(rs, "1025", &d, &e));
     assert_true(problem_new(&p, &dp.ops, &d, &e));
@@ -566,8 +542,5 @@ int main(void)
         cmocka_unit_test(test_buffer_message), cmocka_unit_test(test_cudacheck),
         cmocka_unit_test(test_references),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    for (int i = 0; i < 4; i++)
-        lab_free(g_shipped[i]);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,7 +30,7 @@ static diagnosis from_launcher(const char *err, const char *problem)
     diag_input in;
     diag_input_init(&in);
     in.launcher_error = err;
-    in.problem = problem;
+    in.spec = problem ? ts_shipped_spec(problem) : NULL;
     diagnosis d;
     diagnose(&in, &d);
     complete(&d);
@@ -46,7 +46,7 @@ static diagnosis from_fault(const char *cause, const char *msg, const char *prob
     diag_input in;
     diag_input_init(&in);
     diag_input_from_fault(&in, &f);
-    in.problem = problem;
+    in.spec = problem ? ts_shipped_spec(problem) : NULL;
     in.time_limit_s = 10.0;
     diagnosis d;
     diagnose(&in, &d);
@@ -67,7 +67,7 @@ static diagnosis from_result(result_status st, const char *msg, const char *prob
     diag_input in;
     diag_input_init(&in);
     diag_input_from_result(&in, &r);
-    in.problem = problem;
+    in.spec = problem ? ts_shipped_spec(problem) : NULL;
     diagnosis d;
     diagnose(&in, &d);
     complete(&d);

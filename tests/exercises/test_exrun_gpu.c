@@ -359,7 +359,7 @@ static void test_broken_corpus(void **state)
         const run_result *row = exercise_row(&sr->c, bc->size);
         diag_input in;
         diag_input_init(&in);
-        in.problem = bc->problem;
+        in.spec = ts_shipped_spec(bc->problem);
         in.time_limit_s = limit;
         if (row)
             diag_input_from_result(&in, row);

@@ -263,25 +263,6 @@ static void test_clean_and_empty(void **state)
     sanitize_report_free(&r);
 }
 
-/* A problem of lua/problems/ (loaded once; kept to the end of the run). */
-static const problem_spec *shipped_spec(const char *name)
-{
-    static lab *labs[4];
-    static int n;
-    for (int i = 0; i < n; i++)
-        if (strcmp(labs[i]->decls[0].name, name) == 0)
-            return &labs[i]->decls[0].spec;
-    char home[4096];
-    lab_diags d = {0};
-    ts_home_path(home, sizeof home, "%s", "");
-    lab *l = lab_load_problem(name, home, &d);
-    lab_diags_free(&d);
-    if (!l || n == 4)
-        return NULL;
-    labs[n++] = l;
-    return &l->decls[0].spec;
-}
-
 static void test_names_and_sizes(void **state)
 {
     (void)state;
@@ -293,13 +274,13 @@ static void test_names_and_sizes(void **state)
 
     cl_err e = {{0}};
     const char *reduce[] = {"2^28", "2^20", "2^24"};
-    assert_int_equal(sanitize_smallest_size(shipped_spec("reduce_sum"), reduce, 3, &e), 1);
+    assert_int_equal(sanitize_smallest_size(ts_shipped_spec("reduce_sum"), reduce, 3, &e), 1);
     const char *gemm[] = {"4096", "1024x1024x1024", "512x4096x64"};
     assert_int_equal(sanitize_smallest_size(problem_spec_find("sgemm"), gemm, 3, &e), 2);
     const char *emb[] = {"16384x4096x32000", "4096x64x32000", "bad"};
-    assert_int_equal(sanitize_smallest_size(shipped_spec("embedding"), emb, 3, &e), 1);
+    assert_int_equal(sanitize_smallest_size(ts_shipped_spec("embedding"), emb, 3, &e), 1);
     const char *bad[] = {"lots"};
-    assert_int_equal(sanitize_smallest_size(shipped_spec("reduce_sum"), bad, 1, &e), -1);
+    assert_int_equal(sanitize_smallest_size(ts_shipped_spec("reduce_sum"), bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "'lots' is not a count"));
     assert_int_equal(sanitize_smallest_size(problem_spec_find("scan"), bad, 1, &e), -1);
     assert_true(ts_contains(e.msg, "unknown problem"));
@@ -319,7 +300,7 @@ static void test_missing_tool(void **state)
     sanitize_opts o = {
         .tool = SANITIZE_MEMCHECK,
         .problem = "reduce_sum",
-        .spec = shipped_spec("reduce_sum"),
+        .spec = ts_shipped_spec("reduce_sum"),
         .sizes = sizes,
         .nsizes = 1,
         .kernel = "starter.cu",
@@ -353,7 +334,7 @@ static void test_run_with_stand_in_tool(void **state)
     sanitize_opts o = {
         .tool = SANITIZE_RACECHECK,
         .problem = "reduce_sum",
-        .spec = shipped_spec("reduce_sum"),
+        .spec = ts_shipped_spec("reduce_sum"),
         .lab = "reduction",
         .sizes = sizes,
         .nsizes = 3,

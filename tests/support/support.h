@@ -153,6 +153,12 @@ struct lab;
  * there were.  NULL when it did not load. */
 struct lab *ts_lab_load(const char *path, const char *home, size_t *ndiags);
 
+struct problem_spec;
+/* The spec of a problem of lua/problems/ (or, failing that, of the C
+ * catalog), loaded once as the worker loads it and kept to the end of the
+ * run; fails the test when there is no such problem. */
+const struct problem_spec *ts_shipped_spec(const char *name);
+
 /* Writes code to dir/name.lua, runs it in s with nres results left on the
  * stack, removes the file.  False + e when the script raised an error. */
 bool ts_lua_run(lab_state *s, const char *dir, const char *name, const char *code, int nres,
