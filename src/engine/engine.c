@@ -382,7 +382,9 @@ static void rows_not_run(engine_ctx *c, size_rows *h, const lib_plan *lp, const 
     run_result r;
     for (int i = 0; i < c->req->nvariants; i++) {
         variant_row(c, &c->req->variants[i], &r);
-        if (no_device)
+        if (no_device && c->rung_msg[i] && c->rung_msg[i][0])
+            engine_row_error(&r, c->rung_msg[i]);   /* a rung that does not compile */
+        else if (no_device)
             engine_row_no_device(&r, msg);
         else
             engine_row_error(&r, msg);

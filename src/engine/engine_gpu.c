@@ -48,6 +48,25 @@ bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool
     return true;
 }
 
+bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
+{
+    cudaError_t code = cudacheck_last();
+    cudaError_t s1 = cudaDeviceSynchronize();
+    cudaError_t sticky = cudacheck_is_sticky(code) ? code
+                         : cudacheck_is_sticky(s1) ? s1
+                                                    : cudaSuccess;
+    if (sticky == cudaSuccess)
+        return false;
+    run_fault *f = c->fault;
+    memset(f, 0, sizeof *f);
+    f->run = c->req->run;
+    snprintf(f->variant, sizeof f->variant, "%s", RUN_FAULT_REFERENCE);
+    snprintf(f->cause, sizeof f->cause, "cuda");
+    snprintf(f->message, sizeof f->message, "%s (%s)", e->msg, cudacheck_plain(sticky));
+    f->code = (int)sticky;
+    return true;
+}
+
 bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e)
 {
     shipped_call *sc = ud;
@@ -173,10 +192,17 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
 
     uint64_t seed = c->seed++;
     r->seed = seed;
+    /* While the reference runs, a hang or a fault is the lab's. */
+    c->variant = RUN_FAULT_REFERENCE;
+    engine_progress(c, "reference", 0, 1);
+    bool prepared = problem_prepare(p, seed, &e);
+    c->variant = r->variant;
     engine_progress(c, "check", 0, 1);
-    if (!problem_prepare(p, seed, &e)) {
-        engine_row_error(r, e.msg);
-        ok = true;
+    if (!prepared) {
+        /* The lab's reference broke the context: the fault is the lab's. */
+        ok = !engine_reference_fault(c, &e);
+        if (ok)
+            engine_row_error(r, e.msg);
         goto done;
     }
     check_report first = {0}, last = {0};

@@ -115,6 +115,9 @@ bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e);
  * the library's when library is set) when the context still works; false
  * with the fault filled when it is broken. */
 bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library);
+/* After a failed problem_prepare: true with the fault filled (variant
+ * RUN_FAULT_REFERENCE, e's message) when the reference broke the context. */
+bool engine_reference_fault(const engine_ctx *c, const cl_err *e);
 /* Check with fresh inputs, time, recheck; false only when the context
  * broke (fault filled). */
 bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r);

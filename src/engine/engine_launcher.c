@@ -118,6 +118,20 @@ void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launche
         return;
     }
     snprintf(msg, n, "%s%s%s", learner ? "" : what, learner ? "" : ": ", why);
+    const nvrtc_diag *first = st == EXERCISE_COMPILE ? nvrtc_first_error(exercise_program(*x))
+                                                     : NULL;
+    if (!learner && root && first) {
+        /* A file of the lab folder: named from the folder, as in the lab. */
+        char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
+        nvrtc_diag_headline(first, head, sizeof head);
+        size_t rl = strlen(root);
+        const char *rel = first->file;
+        if (strncmp(rel, root, rl) == 0 && rel[rl] == '/')
+            rel += rl + 1;
+        const char *base = paths_base_name(first->file);
+        if (strncmp(head, base, strlen(base)) == 0 && rel != first->file)
+            snprintf(msg, n, "%s: %s%s", what, rel, head + strlen(base));
+    }
     if (st == EXERCISE_COMPILE) {
         const nvrtc_output *prog = exercise_program(*x);
         int errors = 0;

@@ -124,11 +124,16 @@ typedef struct run_progress {
 
 typedef struct run_fault {
     int run;
-    char variant[RUN_ID_MAX];
+    char variant[RUN_ID_MAX];     /* the row at fault, or RUN_FAULT_REFERENCE */
     char cause[64];               /* "timeout", "signal", "exit", "cuda", "cancelled", "protocol" */
     char message[512];            /* plain words: "worker killed by SIGSEGV" */
     int code;                     /* cause "cuda": the CUDA runtime error code; 0 none */
 } run_fault;
+
+/* The variant of a fault that the lab's own reference caused (a declared
+ * problem's reference kernel broke the CUDA context): the lab is to blame,
+ * not the learner. */
+#define RUN_FAULT_REFERENCE "reference"
 
 /* Tables show a correct row's relative error from this size up: the error a
  * reduced precision (TF32, BF16) costs, not FP32's rounding. */

@@ -207,7 +207,9 @@ void diagnose(const diag_input *in, diagnosis *out)
     }
     if (!diag_empty(in->fault_cause)) {
         const char *c = in->fault_cause;
-        if (strcmp(c, "timeout") == 0) {
+        if (in->fault_variant && strcmp(in->fault_variant, RUN_FAULT_REFERENCE) == 0) {
+            diag_lab(in, out);
+        } else if (strcmp(c, "timeout") == 0) {
             diag_timeout(in, out);
         } else if (strcmp(c, "cancelled") == 0) {
             diag_set(out, DIAG_CANCELLED, "You stopped the run");
@@ -314,6 +316,8 @@ const char *diag_cause_name(diag_cause c)
         return "cancelled";
     case DIAG_NOT_OWN:
         return "not_own";
+    case DIAG_LAB:
+        return "lab";
     case DIAG_OTHER:
         return "other";
     }

@@ -32,6 +32,7 @@ typedef enum diag_cause {
     DIAG_CRASH,           /* the worker died (signal or exit) without a CUDA error */
     DIAG_CANCELLED,       /* the learner stopped the run */
     DIAG_NOT_OWN,         /* the launcher ran no kernel of the learner's own */
+    DIAG_LAB,             /* the lab itself is broken: its reference failed */
     DIAG_OTHER,           /* something else: the message is shown as it is */
 } diag_cause;
 

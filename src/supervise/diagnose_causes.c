@@ -527,6 +527,27 @@ void diag_crash(const diag_input *in, diagnosis *d)
                     "can cause this).");
 }
 
+void diag_lab(const diag_input *in, diagnosis *d)
+{
+    const char *text = in->fault_message;
+    if (!diag_empty(in->fault_cause) && strcmp(in->fault_cause, "timeout") == 0) {
+        diag_set(d, DIAG_LAB, "The lab's reference did not finish in time");
+        diag_explain(d, "The lab computes the right answer with a reference of its own, and "
+                        "it was still running when the time limit came; your kernel had not "
+                        "run yet at this size.");
+    } else {
+        diag_set(d, DIAG_LAB, "The lab's reference failed");
+        diag_explain(d, "The lab computes the right answer with a reference of its own, and "
+                        "that reference failed before your kernel ran; nothing your kernel "
+                        "does can cause this.");
+    }
+    if (!diag_empty(text))
+        diag_explain(d, "  (Reported: %s)", text);
+    diag_suggest(d, "Try a smaller --size or more --time-limit; if it persists, tell the lab's "
+                    "author, with the message above (`cudalab check` on the lab folder shows "
+                    "the problem's file and line).");
+}
+
 void diag_other(const char *text, diagnosis *d)
 {
     diag_set(d, DIAG_OTHER, "Something went wrong");

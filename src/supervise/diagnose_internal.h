@@ -50,6 +50,8 @@ void diag_oom(const char *text, diagnosis *d);
 void diag_launcher(const char *err, diagnosis *d);
 void diag_no_device(const char *text, diagnosis *d);
 void diag_crash(const diag_input *in, diagnosis *d);
+/* The lab's own reference failed: the lab, not the learner, is to blame. */
+void diag_lab(const diag_input *in, diagnosis *d);
 void diag_other(const char *text, diagnosis *d);
 
 #endif

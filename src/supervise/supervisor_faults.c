@@ -202,6 +202,11 @@ void supervisor_faults_check_deadline(supervisor *s)
                  "your kernel%s was still running after %g s%s%s: it may loop forever or "
                  "deadlock at a barrier",
                  at, s->cur_limit_s, s->cur_phase[0] ? ", while " : "", s->cur_phase);
+    else if (strcmp(v, RUN_FAULT_REFERENCE) == 0)
+        snprintf(msg, sizeof msg,
+                 "the lab's reference%s was still running after %g s, before your kernel "
+                 "ran: give the run more time (--time-limit) or pick a smaller size",
+                 at, s->cur_limit_s);
     else if (strncmp(v, "cpu", 3) == 0)
         snprintf(msg, sizeof msg,
                  "the CPU baseline (%s)%s was still running after %g s: give the run more time "

@@ -190,6 +190,42 @@ static void test_hostile_functions(void **state)
     lab_free(l);
 }
 
+/* Without a device, the lab's kernels are still compiled: a rung that
+ * does not compile is an error row naming its file from the lab folder,
+ * and a reference kernel that does not compile is said at once. */
+static void test_compile_without_device(void **state)
+{
+    (void)state;
+    char src[4096], dir[4096], path[4096 + 32];
+    ts_data_path(src, sizeof src, "lab/fixtures/declared/rowsum");
+    snprintf(dir, sizeof dir, "%s/rowsum", ts_tmp);
+    ts_output o = {0};
+    assert_int_equal(ts_shell(&o, true, "cp -r '%s' '%s' && echo 'garbage here' >> "
+                                        "'%s/ref/rowsum.cu'", src, dir, dir), 0);
+    ts_output_free(&o);
+    run_request req;
+    memset(&req, 0, sizeof req);
+    req.run = 4;
+    snprintf(req.problem, sizeof req.problem, "rowsum");
+    snprintf(path, sizeof path, "%s/lab.lua", dir);
+    snprintf(req.lab_file, sizeof req.lab_file, "%s", path);
+    ts_add_variant(&req, "thread_row", NULL);
+    ts_add_variant(&req, "broken", NULL);
+    ts_add_size(&req, "64x100");
+    static ts_rows c;
+    assert_true(ts_engine_run(&req, &c, NULL));
+    const run_result *ok = ts_row(&c, "thread_row", "64x100");
+    const run_result *broken = ts_row(&c, "broken", "64x100");
+    assert_non_null(ok);
+    assert_non_null(broken);
+    assert_int_equal(ok->status, RS_NO_DEVICE);
+    assert_int_equal(broken->status, RS_ERROR);
+    if (!ts_contains(broken->message, "rung 'broken': rungs/broken.cu:5:5: error:"))
+        fail_msg("the broken rung says: %s", broken->message);
+    if (!ts_contains(c.log, "the lab's reference kernel: ref/rowsum.cu:13:1: error:"))
+        fail_msg("the log says: %s", c.log);
+}
+
 int main(void)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
@@ -198,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_sizes_and_limits),
         cmocka_unit_test(test_builtin_cpu_rows),
         cmocka_unit_test(test_hostile_functions),
+        cmocka_unit_test(test_compile_without_device),
     };
     return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
 }

@@ -275,6 +275,34 @@ static void test_kernel_fault(void **state)
     assert_int_equal(d.cause, DIAG_KERNEL_FAULT);
 }
 
+/* A fault while the lab's own reference ran (a declared problem's
+ * reference kernel, or a reference that hung) is the lab's. */
+static void test_reference_fault(void **state)
+{
+    (void)state;
+    run_fault f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.variant, sizeof f.variant, "%s", RUN_FAULT_REFERENCE);
+    snprintf(f.cause, sizeof f.cause, "cuda");
+    snprintf(f.message, sizeof f.message, "labs/x/lab.lua:6: problem x: the reference kernel: "
+                                          "illegal memory access (illegal address)");
+    diag_input in;
+    diag_input_init(&in);
+    diag_input_from_fault(&in, &f);
+    diagnosis d;
+    diagnose(&in, &d);
+    complete(&d);
+    assert_int_equal(d.cause, DIAG_LAB);
+    assert_string_equal(diag_cause_name(d.cause), "lab");
+    assert_true(ts_contains(d.explanation, "labs/x/lab.lua:6"));
+    assert_false(ts_contains(d.title, "Your kernel"));
+    snprintf(f.cause, sizeof f.cause, "timeout");
+    diag_input_from_fault(&in, &f);
+    diagnose(&in, &d);
+    assert_int_equal(d.cause, DIAG_LAB);
+    assert_true(ts_contains(d.title, "did not finish"));
+}
+
 static void test_device_assert(void **state)
 {
     (void)state;
@@ -537,7 +565,7 @@ static void test_names_and_format(void **state)
     const char *names[] = {"none", "compile", "kernel_missing", "launch_config",
                            "memory_access", "kernel_fault", "timeout", "wrong", "unwritten",
                            "nan", "out_of_memory", "launcher", "no_device", "crash",
-                           "cancelled", "not_own", "other"};
+                           "cancelled", "not_own", "lab", "other"};
     for (int c = DIAG_NONE; c <= DIAG_OTHER; c++)
         assert_string_equal(diag_cause_name((diag_cause)c), names[c]);
     diagnosis d = from_launcher("starter.lua:9: attempt to perform arithmetic on a nil value",
@@ -560,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_launch_config_grid_zero_resources),
         cmocka_unit_test(test_memory_access),
         cmocka_unit_test(test_kernel_fault),
+        cmocka_unit_test(test_reference_fault),
         cmocka_unit_test(test_device_assert),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_timeout_elsewhere),
