@@ -352,7 +352,7 @@ local function number_text(x)
   if mtype(x) == "integer" or x == x // 1 and x < 1e15 and x > -1e15 then
     return format("%d", x // 1)
   end
-  return format("%g", x)
+  return format("%.4g", x)
 end
 
 local function fail_at(file, line, msg, ...)
