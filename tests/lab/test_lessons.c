@@ -1,4 +1,5 @@
-/* Tests for the lessons of the shipped basics, reduction, matmul and embedding labs:
+/* Tests for the lessons of the shipped basics, reduction, matmul, embedding, pipeline, scan,
+ * stencil and layernorm labs:
  * their shape (steps, hints, quiz feedback), that they name rows the run
  * table shows and keys the TUI binds, that they fit a terminal of 80x24
  * (code blocks unwrapped, table cells uncut, quizzes within their window),
@@ -26,7 +27,7 @@
 
 #define TERM_ROWS 24
 #define TERM_COLS 80
-#define NLABS 6
+#define NLABS 9
 
 typedef struct lesson_spec {
     const char *id;
@@ -39,6 +40,9 @@ static const lesson_spec LESSONS[] = {
     {"reduction", "CUB", "your kernel"},
     {"matmul", "cuBLAS", "your kernel"},
     {"embedding", "device copy", "your kernel"},
+    {"scan", "CUB scan", "your kernel"},
+    {"stencil", "device copy", "your kernel"},
+    {"layernorm", "device copy", "your kernel"},
     {"pipeline", NULL, "your pipeline"},
 };
 #define NLESSONS (sizeof LESSONS / sizeof LESSONS[0])
