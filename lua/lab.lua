@@ -24,6 +24,7 @@ local size_line       -- opts.size_line(label, from): the line a size entry is o
 local quoted_line     -- opts.quoted_line(text, from): the line a quoted string is on
 local made = {}       -- table made by a constructor -> { kind =, file =, line = }
 local targets = {}    -- check function made by `checks` -> display target
+local needs = {}      -- check function made by `checks` -> ids of the rows it compares with
 
 local function report(file, line, msg, ...)
   problems[#problems + 1] = { file = file, line = line or 0, msg = format(msg, ...) }
@@ -92,6 +93,7 @@ local SPECS = {
     { "points", "number", default = 1 },
     { "size", "string" },
     { "exercise", "string" },
+    { "needs", "list" },
   },
   quiz = {
     { "id", "string", required = true },
@@ -488,6 +490,7 @@ checks.speedup_over = located(function(file, line, id, bound, unit)
                             number_text(bound), u)
   end
   targets[fn] = ">= " .. number_text(bound) .. u .. " of " .. id
+  needs[fn] = { id }
   return fn
 end)
 
@@ -501,6 +504,10 @@ checks.all = located(function(file, line, ...)
       fail_at(file, line, "checks.all: argument %d must be a check function, got %s", i, type(list[i]))
     end
     shown[#shown + 1] = targets[list[i]]
+  end
+  local rows = {}
+  for i = 1, select("#", ...) do
+    for _, id in ipairs(needs[list[i]] or {}) do rows[#rows + 1] = id end
   end
   local fn = function(r)
     local value
@@ -518,6 +525,7 @@ checks.all = located(function(file, line, ...)
     return true, value
   end
   targets[fn] = #shown > 0 and concat(shown, " and ") or nil
+  needs[fn] = rows
   return fn
 end)
 
@@ -650,6 +658,22 @@ local function check_milestone(t, i, file, line)
       report(file, line, "%s has both a check function and a quiz: keep one", what)
     end
     if m.target == nil and m.check ~= nil then m.target = targets[m.check] end
+    if m.needs ~= nil then
+      local list = {}
+      for k = 1, rawlen(m.needs) do
+        local id = rawget(m.needs, k)
+        if type(id) ~= "string" then
+          report(file, line, "%s: needs is a list of row ids (strings), entry %d is a %s", what, k,
+                 type(id))
+        else
+          list[#list + 1] = id
+        end
+      end
+      m.needs = list
+      if m.quiz ~= nil then report(file, line, "%s: a quiz needs no rows: leave out needs", what) end
+    elseif m.check ~= nil then
+      m.needs = needs[m.check]
+    end
     if type(m.points) == "number" and not (m.points >= 0 and m.points <= 1000) then
       report(file, line, "%s: points must be a number from 0 to 1000, got %s", what,
              tostring(m.points))
@@ -1296,6 +1320,37 @@ local function check_exercises(L, t, prob, what, file, line, opts)
   return out
 end
 
+-- Library rows a check may compare with, whatever the lab's own library.
+local LIBRARY_ROWS = { cub = true, cub_scan = true, cublas = true, cublas_tf32 = true,
+                       cublas_bf16 = true, copy = true }
+
+-- Each row milestone m needs is one the rows it is judged on can hold: a
+-- rung of its exercise (the lab's, for the lab's own), the CPU or a library.
+local function check_needs(L, m, x)
+  local listed = x ~= nil and x.id ~= nil and x.id ~= ""
+  local rungs = listed and x.variants or L.variants
+  local rows, known = {}, { cpu = true, cpu_mt = true }
+  for _, v in ipairs(type(rungs) == "table" and rungs or {}) do
+    if type(v) == "table" and type(v.id) == "string" then
+      known[v.id] = true
+      rows[#rows + 1] = v.id
+    end
+  end
+  local lib = listed and x.library or L.library
+  if type(lib) == "string" then known[lib] = true end
+  for _, id in ipairs(m.needs) do
+    if not known[id] and not LIBRARY_ROWS[id] then
+      rows[#rows + 1] = "cpu"
+      rows[#rows + 1] = "cpu_mt"
+      if type(lib) == "string" then rows[#rows + 1] = lib end
+      report(m.file, m.line, "milestone %s compares with row %s, which %s does not measure "
+             .. "(its rows: %s)", quote(m.id), quote(id),
+             listed and ("exercise " .. quote(x.id)) or "the lab", concat(rows, ", "))
+      return
+    end
+  end
+end
+
 -- Each milestone's exercise exists, and its size is one that exercise runs at.
 local function check_milestone_places(L)
   local by_id = {}
@@ -1304,7 +1359,9 @@ local function check_milestone_places(L)
   end
   for _, m in ipairs(L.milestones) do
     local sizes = L.sizes
+    local judged = by_id[""]
     if type(m.exercise) == "string" then
+      judged = m.exercise ~= "" and by_id[m.exercise] or nil
       local x = by_id[m.exercise]
       if x == nil or m.exercise == "" then
         local ids = {}
@@ -1318,6 +1375,9 @@ local function check_milestone_places(L)
       else
         sizes = x.sizes
       end
+    end
+    if m.needs ~= nil and (judged ~= nil or m.exercise == nil) then
+      check_needs(L, m, judged)
     end
     if type(m.size) == "string" and sizes ~= nil then
       local found = false

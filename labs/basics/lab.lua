@@ -537,28 +537,12 @@ return lab {
     milestone {
       id = "histogram_5x", exercise = "histogram", size = "2^26", points = 2,
       text = "Histogram correct and 5x faster than global atomics",
-      target = ">= 5x hist_global",
-      check = function(r)
-        local mine, base = r.exercise, r.variants.hist_global
-        if mine == nil or mine.status == "error" then return nil end
-        if not mine.correct then return false end
-        if not (base and base.correct and base.median_ms and mine.median_ms) then return nil end
-        local x = base.median_ms / mine.median_ms
-        return x >= 5, x
-      end,
+      check = checks.speedup_over("hist_global", 5),
     },
     milestone {
       id = "managed_2x", exercise = "managed", size = "2^24", points = 2,
       text = "Managed-memory SAXPY twice as fast as on-demand page migration",
-      target = ">= 2x um_on_demand",
-      check = function(r)
-        local mine, base = r.exercise, r.variants.um_on_demand
-        if mine == nil or mine.status == "error" then return nil end
-        if not mine.correct then return false end
-        if not (base and base.correct and base.median_ms and mine.median_ms) then return nil end
-        local x = base.median_ms / mine.median_ms
-        return x >= 2, x
-      end,
+      check = checks.speedup_over("um_on_demand", 2),
     },
     milestone { id = "knows_warps", text = "Can explain what a warp is", quiz = "warp" },
     milestone { id = "sizes_grids", text = "Can size a grid for n elements", quiz = "grid" },

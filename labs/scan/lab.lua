@@ -88,9 +88,9 @@ return lab {
       running sum reaches 2^24 (16.8 million), one FP32 step is 2, and
       adding a number below 1 rounds back to the same sum.  The true total
       is 134 million; the float stops at 16.8 million.  The `cpu` rows of
-      this lab run exactly that loop, one FP32 running sum, the way a
-      first C version is written: read their result column from 2^20+3
-      on (at 2^28 their outputs stop at 16777216).  Tree-shaped scans
+      this lab keep their running sum in double for that reason (one
+      double add costs a CPU no more than a float one in a chain), and
+      store each output as a float.  Tree-shaped scans
       never add a small value to a huge one until the last levels, so
       their error stays near 1e-7.  Rung 4 and CUB chain the tiles' totals
       one after another, and their error grows with the length of the

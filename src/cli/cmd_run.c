@@ -28,6 +28,7 @@
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
 #include "cli/cli_sanitize.h"
+#include "lab/labneeds.h"
 #include "lab/labproblem.h"
 #include "lab/milestone.h"
 #include "catalog/pipeline_files.h"
@@ -162,12 +163,6 @@ static const lab_variant *find_variant(const lab *l, const lab_exercise *x, cons
     return NULL;
 }
 
-static void add_variant(run_request *req, const lab_variant *v)
-{
-    run_variant *rv = &req->variants[req->nvariants++];
-    snprintf(rv->id, sizeof rv->id, "%s", v->id);
-    snprintf(rv->kernel, sizeof rv->kernel, "%s", v->kernel);
-}
 
 typedef struct run_args {
     const lab *l;
@@ -250,7 +245,7 @@ static int pick_variant(cli_ctx *c, run_args *ra, const char *v)
                                library ? library : "");
     if (req->nvariants == RUN_MAX_VARIANTS)
         return cli_usage_error(c, "run: too many variants");
-    add_variant(req, lv);
+    lab_request_add_variant(req, lv);
     return EXIT_OK;
 }
 
@@ -356,7 +351,7 @@ static int finish_request(const lab *l, run_request *req, run_args *ra)
     }
     if (!ra->picked) {
         for (size_t k = 0; k < nv && k < RUN_MAX_VARIANTS; k++)
-            add_variant(req, &vs[k]);
+            lab_request_add_variant(req, &vs[k]);
     } else if (ra->pick_cpu || ra->pick_lib) {
         /* Baselines named: those, and not the others (the learner's kernel
          * keeps the ones its milestones are judged against). */
@@ -368,6 +363,9 @@ static int finish_request(const lab *l, run_request *req, run_args *ra)
         for (size_t k = 0; k < ns && k < RUN_MAX_SIZES; k++)
             snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", sizes[k]);
     if (ra->exercise) {
+        /* the rungs its milestones compare with, when rows were picked */
+        if (ra->picked)
+            lab_request_needs(l, x, req);
         workspace_files f;
         int rc = cli_prepare_workspace(l, x, &f);
         if (rc != EXIT_OK)

@@ -1,4 +1,7 @@
-/* scan.c - the inclusive prefix sum on the CPU (cpu/scan.h). */
+/* scan.c - the inclusive prefix sum on the CPU (cpu/scan.h).  The running
+ * sum is kept in double: a float one drifts past the check's tolerance from
+ * about 2^20 elements (and stops growing at 2^24), and a double add costs
+ * the CPU no more than a float one in a dependent chain. */
 #include "cpu/scan.h"
 
 #include "cpu/cpuinfo.h"
@@ -10,10 +13,10 @@
 
 void cpu_scan(const float *x, float *out, size_t n)
 {
-    float s = 0.0f;
+    double s = 0.0;
     for (size_t i = 0; i < n; i++) {
-        s += x[i];
-        out[i] = s;
+        s += (double)x[i];
+        out[i] = (float)s;
     }
 }
 
@@ -30,7 +33,7 @@ typedef struct scan_job {
     const float *x;
     float *out;
     size_t n;
-    float total[SCAN_MAX_PARTS];     /* each slice's sum, then its offset */
+    double total[SCAN_MAX_PARTS];    /* each slice's sum, then its offset */
     int pass;
 } scan_job;
 
@@ -46,16 +49,16 @@ static void scan_part(void *ctx, int part, int nparts)
     size_t from, to;
     slice(j, part, nparts, &from, &to);
     if (j->pass == 0) {
-        float s = 0.0f;
+        double s = 0.0;
         for (size_t i = from; i < to; i++)
-            s += j->x[i];
+            s += (double)j->x[i];
         j->total[part] = s;
         return;
     }
-    float s = j->total[part];
+    double s = j->total[part];
     for (size_t i = from; i < to; i++) {
-        s += j->x[i];
-        j->out[i] = s;
+        s += (double)j->x[i];
+        j->out[i] = (float)s;
     }
 }
 
@@ -74,9 +77,9 @@ void cpu_scan_mt(const float *x, float *out, size_t n, int threads)
     }
     scan_job j = {.x = x, .out = out, .n = n, .pass = 0};
     parallel_run(threads, scan_part, &j);
-    float carry = 0.0f;
+    double carry = 0.0;
     for (int p = 0; p < threads; p++) {
-        float t = j.total[p];
+        double t = j.total[p];
         j.total[p] = carry;
         carry += t;
     }

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-/* out[i] = x[0] + ... + x[i] in float, on one thread. */
+/* out[i] = x[0] + ... + x[i], stored in float and summed in double, on one
+ * thread. */
 void cpu_scan(const float *x, float *out, size_t n);
 /* The same over `threads` threads (threads <= 0: cpu_thread_count()):
  * each sums its slice, the slice totals are scanned, then each scans its

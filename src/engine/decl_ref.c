@@ -20,6 +20,10 @@
 /* A Lua check of a reference kernel runs where the buffers hold at most
  * this many elements. */
 #define REF_CHECK_MAX ((size_t)1 << 22)
+/* A Lua reference's time: 0.5 s, and 1 ms more for each 400 elements of
+ * the buffers (about 11 s at the most, 2^22 elements). */
+#define REF_BUDGET_MS 500
+#define REF_ELEMS_PER_MS 400
 
 void decl_builtin_args(const problem_data *p, builtin_args *a)
 {
@@ -93,7 +97,10 @@ static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
     lua_ref c = {.d = d, .p = p, .out = out, .fn = fn};
     lua_pushcfunction(L, call_ref);
     lua_pushlightuserdata(L, &c);
+    /* A reference visits every element: its time grows with the size. */
+    int before = sandbox_set_budget(s, REF_BUDGET_MS + (int)(elems / REF_ELEMS_PER_MS));
     bool ok = sandbox_pcall(s, 1, 0, e);
+    sandbox_set_budget(s, before);
     lua_settop(L, top);
     if (!ok)
         return err_prefix(e, "the lab's reference failed");

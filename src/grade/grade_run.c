@@ -12,6 +12,7 @@
 #include "core/digest.h"
 #include "core/fsguard.h"
 #include "grade/grade_internal.h"
+#include "lab/labneeds.h"
 #include "lab/labproblem.h"
 #include "lab/milestone.h"
 #include "lab/workspace.h"
@@ -126,12 +127,8 @@ static void build_request(const lab *l, const lab_exercise *x, const grade_lab *
     req->cpu = true;
     snprintf(req->exercise_kernel, sizeof req->exercise_kernel, "%s", gl->kernel_path);
     snprintf(req->exercise_launcher, sizeof req->exercise_launcher, "%s", gl->launcher_path);
-    /* a listed exercise's milestones may compare with its own rungs */
-    for (size_t k = 0; listed && k < x->nvariants && req->nvariants < RUN_MAX_VARIANTS; k++) {
-        run_variant *rv = &req->variants[req->nvariants++];
-        snprintf(rv->id, sizeof rv->id, "%s", x->variants[k].id);
-        snprintf(rv->kernel, sizeof rv->kernel, "%s", x->variants[k].kernel);
-    }
+    /* only the rungs its milestones compare with: grading is timed */
+    lab_request_needs(l, x, req);
     if (judged_sizes(l, x, req) == 0 && x->nsizes > 0)
         snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", x->sizes[0]);
 }

@@ -204,6 +204,10 @@ static void copy_milestones(lua_State *L, int t, lab *l)
         m->exercise = str_field(L, it, "exercise");
         m->points = num_field(L, it, "points", 1.0);
         m->line = (int)int_field(L, it, "line", 0);
+        size_t nn = list_field(L, it, "needs");
+        m->needs = str_list(L, lua_gettop(L), nn);
+        m->nneeds = nn;
+        lua_pop(L, 1);
         if (lua_getfield(L, it, "check") == LUA_TFUNCTION)
             m->check_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         else
@@ -549,6 +553,7 @@ void lab_free(lab *l)
         free(l->milestones[i].exercise);
         free(l->milestones[i].quiz);
         free(l->milestones[i].target);
+        free_strv(l->milestones[i].needs, l->milestones[i].nneeds);
     }
     free(l->milestones);
     for (size_t i = 0; l->quizzes && i < l->nquizzes; i++) {

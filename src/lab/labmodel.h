@@ -62,6 +62,9 @@ typedef struct lab_milestone {
     double points;        /* what it is worth in a grade (default 1) */
     char *size;           /* the size it is judged at; NULL: the largest of its exercise's */
     char *exercise;       /* the exercise whose rows it judges; NULL: the lab's own rows */
+    char **needs;         /* ids of the rows its check compares with (a rung, "cpu", a
+                           * library): measured beside the learner's kernel when graded */
+    size_t nneeds;
 } lab_milestone;
 
 typedef struct lab_quiz_choice {

@@ -126,6 +126,14 @@ static int sb_setup(lua_State *L)
     return 0;
 }
 
+int sandbox_set_budget(lab_state *s, int ms)
+{
+    int before = s->budget_ms;
+    if (ms > 0)
+        s->budget_ms = ms;
+    return before;
+}
+
 lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e)
 {
     lab_state *s = calloc(1, sizeof *s);

@@ -47,6 +47,9 @@ bool sandbox_dofile(lab_state *s, const char *path, int nresults, cl_err *e);
 /* Calls the function below nargs arguments on the stack like lua_pcall, with
  * the message handler, the count hook and the memory limit armed. */
 bool sandbox_pcall(lab_state *s, int nargs, int nresults, cl_err *e);
+/* Sets the budget of each later call into Lua (ms > 0); returns the one
+ * it replaces, to be put back. */
+int sandbox_set_budget(lab_state *s, int ms);
 
 /* Like sandbox_dofile for a trusted library chunk shipped with cudalab
  * (lua/lab.lua): the chunk receives one argument, located(fn), which

@@ -6,6 +6,7 @@
 
 #include "core/paths.h"
 #include "core/units.h"
+#include "lab/labneeds.h"
 #include "lab/labproblem.h"
 #include "lab/workspace.h"
 #include "tui/tui_prof.h"
@@ -142,15 +143,6 @@ bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *
     return true;
 }
 
-static void add_variant(run_request *req, const lab_variant *v)
-{
-    run_variant *rv;
-    if (req->nvariants >= RUN_MAX_VARIANTS)
-        return;
-    rv = &req->variants[req->nvariants++];
-    copy_str(rv->id, sizeof rv->id, v->id);
-    copy_str(rv->kernel, sizeof rv->kernel, v->kernel);
-}
 
 /* The run of a listed exercise x at the chosen size: its own rungs, its
  * kernel, the CPU and its library, as its own problem. */
@@ -159,7 +151,7 @@ static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, ru
     lab_request_problem(l, x, req);
     copy_str(req->exercise, sizeof req->exercise, x->id);
     for (size_t v = 0; v < x->nvariants; v++)
-        add_variant(req, &x->variants[v]);
+        lab_request_add_variant(req, &x->variants[v]);
     if (!tui_app_exercise_paths(a, l, x, req->exercise_kernel, req->exercise_launcher,
                                 RUN_PATH_MAX))
         req->exercise_kernel[0] = '\0';
@@ -202,12 +194,12 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         const char *xp = NULL;
         if (mode == RUN_ALL) {
             for (size_t v = 0; v < l->nvariants; v++)
-                add_variant(req, &l->variants[v]);
+                lab_request_add_variant(req, &l->variants[v]);
             exercise = own != NULL;
         } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
             for (size_t v = 0; v < l->nvariants; v++)
                 if (strcmp(l->variants[v].id, xp) == 0)
-                    add_variant(req, &l->variants[v]);
+                    lab_request_add_variant(req, &l->variants[v]);
         } else {
             exercise = own != NULL;
         }
@@ -215,7 +207,7 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
     } else if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
-            add_variant(req, &l->variants[v]);
+            lab_request_add_variant(req, &l->variants[v]);
         exercise = own != NULL;
     } else if (mode == RUN_EXERCISE) {
         exercise = own != NULL;
@@ -229,7 +221,7 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         if (!pick && l->nvariants > 0)
             pick = &l->variants[0];
         if (pick)
-            add_variant(req, pick);
+            lab_request_add_variant(req, pick);
         else
             exercise = own != NULL;
     }
@@ -238,6 +230,8 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         exercise = false;
     if (!exercise)
         req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
+    else if (!tui_prof_lab(l))
+        lab_request_needs(l, req->exercise[0] ? x : own, req);   /* its milestones' rungs */
     if (req->nvariants == 0 && !exercise) {
         memset(&a->req, 0, sizeof a->req);
         tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);

@@ -163,8 +163,9 @@ static void test_milestones(void **state)
     rs[1].status = RS_WRONG;
     assert_int_equal(judge("histogram_5x", rs, 3, NULL), MS_MISSED);
 
+    /* the rung and the learner's kernel of one run share the size's label */
     rs[0] = row("managed", "um_on_demand", RK_KERNEL, "2^24", RS_CORRECT, 30.0);
-    rs[1] = row("managed", "exercise", RK_EXERCISE, "16777216", RS_CORRECT, 10.0);
+    rs[1] = row("managed", "exercise", RK_EXERCISE, "2^24", RS_CORRECT, 10.0);
     assert_int_equal(judge("managed_2x", rs, 2, &v), MS_REACHED);
     assert_true(v == 3.0);
     rs[1].status = RS_ERROR;

@@ -118,10 +118,17 @@ static void test_builtin_cpu_rows(void **state)
     snprintf(req.lab_file, sizeof req.lab_file, "%s", path);
     ts_add_variant(&req, "naive", NULL);
     ts_add_size(&req, "1000");
+    ts_add_size(&req, "2^23+3");   /* a float running sum would drift past 1e-5 here */
     req.cpu = true;
     req.budget_s = 0.05;
     static ts_rows c;
     assert_true(ts_engine_run(&req, &c, NULL));
+    for (int k = RK_CPU; k <= RK_CPU_MT; k++) {
+        const run_result *big = ts_row_of_kind(&c, (result_kind)k, "2^23+3");
+        assert_non_null(big);
+        if (big->status != RS_CORRECT)
+            fail_msg("the CPU scan at 2^23+3: %s", big->message);
+    }
     const run_result *cpu = ts_row_of_kind(&c, RK_CPU, "1000");
     const run_result *mt = ts_row_of_kind(&c, RK_CPU_MT, "1000");
     const run_result *lib = ts_row_of_kind(&c, RK_LIBRARY, "1000");

@@ -11,6 +11,7 @@
 
 #include "cputime.h"
 #include "lab/labmodel.h"
+#include "lab/labneeds.h"
 #include "lab/milestone.h"
 #include "support.h"
 #include "result/record.h"
@@ -213,6 +214,27 @@ static void test_which_condition_failed(void **state)
     assert_string_equal(ev.shown, "your kernel is not correct (wrong)");
 }
 
+/* The rungs milestones compare with are measured beside the learner's
+ * kernel: each once, from checks.speedup_over and from needs. */
+static void test_needs(void **state)
+{
+    (void)state;
+    const lab_milestone *m = &g_lab->milestones[find("near_seq")];
+    assert_int_equal(m->nneeds, 1);
+    assert_string_equal(m->needs[0], "seq");
+    m = &g_lab->milestones[find("own_needs")];
+    assert_int_equal(m->nneeds, 2);
+    assert_int_equal(g_lab->milestones[find("fast")].nneeds, 0);
+    run_request req;
+    memset(&req, 0, sizeof req);
+    lab_request_needs(g_lab, NULL, &req);
+    assert_int_equal(req.nvariants, 1);
+    assert_string_equal(req.variants[0].id, "seq");
+    assert_string_equal(req.variants[0].kernel, "reduce_sequential");
+    lab_request_needs(g_lab, NULL, &req);
+    assert_int_equal(req.nvariants, 1);
+}
+
 static void test_quiz_answers(void **state)
 {
     (void)state;
@@ -281,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_exercise_missing),
         cmocka_unit_test(test_check_errors),
         cmocka_unit_test(test_which_condition_failed),
+        cmocka_unit_test(test_needs),
         cmocka_unit_test(test_quiz_answers),
         cmocka_unit_test(test_exercise_rows),
     };

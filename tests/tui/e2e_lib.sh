@@ -88,6 +88,29 @@ wait_gone() {
 
 keys() { T send-keys -t e2e "$@"; sleep 0.3; }
 
+# scan_list N: the lab list scrolls when it is longer than its pane, so
+# this moves its cursor down N-1 times and back, keeping every screen seen
+# on the way in $list_file (has_listed TEXT greps it).  The cursor ends
+# where it started, on the first lab.
+list_file="$work/list-screens.txt"
+scan_list() {
+    capture
+    cat "$screen_file" > "$list_file"
+    k=1
+    while [ $k -lt "$1" ]; do
+        keys Down
+        capture
+        cat "$screen_file" >> "$list_file"
+        k=$((k + 1))
+    done
+    while [ $k -gt 1 ]; do
+        keys Up
+        k=$((k - 1))
+    done
+    capture
+}
+has_listed() { grep -F -q -- "$1" "$list_file"; }
+
 # start_tui COLS ROWS: a fresh tmux server running cudalab in a COLS x ROWS
 # window, with its data and workspace under $work and $work/editor as the
 # editor; $tui_env, when set, adds NAME='value' settings to its environment

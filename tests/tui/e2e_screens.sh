@@ -35,10 +35,11 @@ clip() {  # first N characters of a text
 # A title shows whole, or as its beginning followed by "…"; never cut bare.
 check_titles() {  # COLS
     bad=0
+    scan_list "$(wc -l < "$work/titles")"
     while IFS= read -r t; do
-        has "$t" && continue
+        has_listed "$t" && continue
         head=$(clip "$t" 8)
-        shown=$(grep -F -m1 -- "$head" "$screen_file" | sed -n "s/.*\($head[^…│]*\)….*/\1/p")
+        shown=$(grep -F -m1 -- "$head" "$list_file" | sed -n "s/.*\($head[^…│]*\)….*/\1/p")
         case "$t" in
             "$shown"*) [ -n "$shown" ] && continue ;;
         esac
@@ -55,7 +56,7 @@ for size in "80 24" "120 30" "200 50"; do
 done
 # at 200 columns every shipped title reads whole
 whole=1
-while IFS= read -r t; do has "$t" || whole=0; done < "$work/titles"
+while IFS= read -r t; do has_listed "$t" || whole=0; done < "$work/titles"
 [ $whole = 1 ] && pass "200 columns: every lab title reads whole" || fail "200 columns: a lab title is cut"
 wait_gone "probing the GPU" 30 || fail "the device was never reported"
 snapshot titles-200x50

@@ -29,8 +29,8 @@ static char v1[] = "interleaved", v1k[] = "reduce_interleaved", v2[] = "sequenti
 static lab_variant variants[] = {{.id = v1, .title = v1, .kernel = v1k, .why = NULL, .line = 1}, {.id = v2, .title = v2, .kernel = v2k, .why = NULL, .line = 2}};
 static char m1[] = "fast", m1t[] = "Over 100x faster than the CPU", m1g[] = ">= 100x",
             m2[] = "why", m2t[] = "Explain the tree", m2q[] = "q1";
-static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL, NULL},
-                                     {m2, m2t, m2q, NULL, -2, 2, 1.0, NULL, NULL}};
+static lab_milestone milestones[] = {{m1, m1t, NULL, m1g, -2, 1, 1.0, NULL, NULL, NULL, 0},
+                                     {m2, m2t, m2q, NULL, -2, 2, 1.0, NULL, NULL, NULL, 0}};
 static char qq[] = "Why halve the threads?", c1[] = "Because it is faster", c1f[] = "Not only.",
             c2[] = "Each round adds pairs", c2f[] = "Yes: pairs halve the data each round.";
 static lab_quiz_choice choices[] = {{c1, false, c1f}, {c2, true, c2f}};
