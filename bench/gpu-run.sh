@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/gpu-run.sh - the GPU tests and the benchmark from a prebuilt folder.
 #
-#   bench/gpu-run.sh BIN_DIR OUT_DIR [--quick] [--no-bench]
+#   bench/gpu-run.sh BIN_DIR OUT_DIR [--quick] [--no-bench] [--parallel]
 #
 # For GPU machines that cannot build cudalab themselves (no Lua or ncurses
 # headers): build elsewhere with -DCMAKE_CUDA_ARCHITECTURES=<this GPU>, copy
@@ -9,17 +9,22 @@
 # BIN_DIR/lib, any shared library the machine may lack), then run this from
 # the repository root.  Writes OUT_DIR/gpu-tests.txt, OUT_DIR/device.txt and
 # the benchmark's tables under OUT_DIR/bench (skipped with --no-bench;
-# --quick runs each lab once at its smallest size instead).
+# --quick runs each lab once at its smallest size instead).  --parallel
+# runs the GPU test programs side by side on the one GPU (their checks do
+# not time anything), then test_grade_gpu alone, as its time per lab is a
+# figure; each program's output goes to OUT_DIR/<program>.txt.
 set -u
 bin=$(cd "$1" && pwd)
 out=$2
 shift 2
 quick=0
 bench=1
+parallel=0
 for a in "$@"; do
     case "$a" in
         --quick) quick=1 ;;
         --no-bench) bench=0 ;;
+        --parallel) parallel=1 ;;
         *) echo "gpu-run.sh: unknown argument '$a'" >&2; exit 2 ;;
     esac
 done
@@ -45,27 +50,39 @@ export CUDALAB_HOME="$root" CUDALAB_TEST_DATA="$root/tests" CUDALAB_EXE="$bin/cu
 } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-pass=0
-fail=0
-skip=0
+# one_test PROGRAM: runs it, its output into OUT_DIR/<name>.txt, and
+# prints "=== <name>: <verdict> in <ms> ms"
+one_test() {
+    name=$(basename "$1")
+    start=$(date +%s%N)
+    timeout 540 "$1" >"$out/$name.txt" 2>&1
+    rc=$?
+    secs=$(( ($(date +%s%N) - start) / 1000000 ))
+    case $rc in
+        0) verdict=passed ;;
+        77) verdict=skipped ;;
+        *) verdict="FAILED (exit $rc)" ;;
+    esac
+    echo "=== $name: $verdict in ${secs} ms"
+}
+
 {
-    for t in "$bin"/test_*; do
-        [ -x "$t" ] || continue
-        name=$(basename "$t")
-        echo "=== $name"
-        start=$(date +%s%N)
-        timeout 540 "$t"
-        rc=$?
-        secs=$(( ($(date +%s%N) - start) / 1000000 ))
-        case $rc in
-            0) pass=$((pass + 1)); verdict=passed ;;
-            77) skip=$((skip + 1)); verdict=skipped ;;
-            *) fail=$((fail + 1)); verdict="FAILED (exit $rc)" ;;
-        esac
-        echo "=== $name: $verdict in ${secs} ms"
-    done
-    echo "$pass passed, $fail failed, $skip skipped"
+    if [ "$parallel" -eq 1 ]; then
+        for t in "$bin"/test_*; do
+            [ -x "$t" ] && [ "$(basename "$t")" != test_grade_gpu ] && one_test "$t" &
+        done
+        wait
+        [ -x "$bin/test_grade_gpu" ] && one_test "$bin/test_grade_gpu"
+    else
+        for t in "$bin"/test_*; do
+            [ -x "$t" ] && one_test "$t"
+        done
+    fi
 } 2>&1 | tee "$out/gpu-tests.txt"
+pass=$(grep -c ': passed in' "$out/gpu-tests.txt")
+fail=$(grep -c ': FAILED' "$out/gpu-tests.txt")
+skip=$(grep -c ': skipped in' "$out/gpu-tests.txt")
+echo "$pass passed, $fail failed, $skip skipped" | tee -a "$out/gpu-tests.txt"
 
 if [ "$quick" -eq 1 ]; then
     for lab in reduction matmul embedding; do

@@ -211,6 +211,14 @@ static void test_full_score(void **state)
           "exercises/solutions/embedding/solution.lua");
     place(ws, "pipeline", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
     place(ws, "profiling", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
+    /* the labs written in the lab language alone */
+    static const char *const declared[] = {"scan", "stencil", "layernorm"};
+    for (size_t i = 0; i < 3; i++) {
+        char cu[128], lua[128];
+        snprintf(cu, sizeof cu, "%s/solution/solution.cu", declared[i]);
+        snprintf(lua, sizeof lua, "%s/solution/solution.lua", declared[i]);
+        place(ws, declared[i], cu, lua);
+    }
     static const char *const basics[] = {"saxpy", "histogram", "managed"};
     for (size_t i = 0; i < 3; i++) {
         char path[64], cu[128], lua[128];

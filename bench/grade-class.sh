@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/grade-class.sh - grading a class in sequence on one GPU.
+#
+#   bench/grade-class.sh CUDALAB N OUT_DIR
+#
+# Makes N learners' workspaces, each holding every lab's reference solution
+# from tests/ (the workspace test_grade_gpu grades), and grades them one
+# after another with `cudalab grade --key --assignment`, as a job array on
+# one GPU would.  Prints each learner's wall time, the total, and each lab's
+# time for the first and the last learner (from report.json).  The first
+# learner fills the per-machine CPU cache; the others read it.
+set -u
+exe=$1
+n=$2
+out=$3
+root=$(cd "$(dirname "$0")/.." && pwd)
+t=$root/tests
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache"
+head -c 32 /dev/urandom > "$tmp/key"
+
+place() {  # WS LAB_PATH CU LUA [KERNEL LAUNCHER]
+    mkdir -p "$1/$2"
+    cp "$t/$3" "$1/$2/${5:-starter.cu}"
+    cp "$t/$4" "$1/$2/${6:-starter.lua}"
+}
+make_ws() {
+    ws=$1
+    for lab in reduction matmul embedding; do
+        place "$ws" $lab exercises/solutions/$lab/solution.cu exercises/solutions/$lab/solution.lua
+    done
+    place "$ws" matmul/wmma exercises/solutions/matmul_wmma/solution.cu \
+        exercises/solutions/matmul_wmma/solution.lua wmma_starter.cu wmma_starter.lua
+    place "$ws" pipeline pipeline/solution/pipeline.cu pipeline/solution/pipeline.lua
+    place "$ws" profiling pipeline/solution/pipeline.cu pipeline/solution/pipeline.lua
+    for lab in scan stencil layernorm; do
+        place "$ws" $lab $lab/solution/solution.cu $lab/solution/solution.lua
+    done
+    for x in saxpy histogram managed; do
+        place "$ws" basics/$x basics/solutions/$x/starter.cu basics/solutions/$x/starter.lua
+    done
+}
+
+total=0
+for i in $(seq 1 "$n"); do
+    ws="$tmp/ws/learner$i"
+    make_ws "$ws"
+    start=$(date +%s%N)
+    "$exe" --workspace "$ws" grade --key "$tmp/key" --assignment bench --learner "learner$i" \
+        --out "$out/learner$i" > "$out/learner$i.txt" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    total=$((total + ms))
+    echo "learner $i: exit $rc in $ms ms"
+done
+echo "graded $n learners in sequence in $total ms (mean $((total / n)) ms a learner)"
+for i in 1 "$n"; do
+    python3 - "$out/learner$i/report.json" "$i" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+doc = r.get("report", r)
+labs = doc.get("labs", [])
+print(f"learner {sys.argv[2]}: {doc.get('score')} of {doc.get('max_score')} points in {doc.get('seconds', 0):.1f} s")
+for l in labs:
+    print(f"  {l.get('id', '?'):12} {l.get('seconds', 0):6.1f} s  {l.get('score')} of {l.get('max_score')}")
+PY
+done
