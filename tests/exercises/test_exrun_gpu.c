@@ -511,6 +511,7 @@ static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, c
     sanitize_opts o = {
         .tool = tool,
         .problem = "reduce_sum",
+        .spec = ts_shipped_spec("reduce_sum"),
         .lab = "reduction",
         .sizes = sizes,
         .nsizes = 2,
