@@ -168,7 +168,10 @@ static bool run_ref_kernel(problem_data *p, cl_err *e)
         return err_prefix(e, "%s:%d: problem %s: the reference kernel", d->file, d->line, d->name);
     }
     exercise_end_size(dp->refx);
-    CUDA_CHECK(e, cudaStreamSynchronize(s));
+    cudaError_t se = cudaStreamSynchronize(s);
+    if (se != cudaSuccess)
+        return err_set(e, "%s:%d: problem %s: the reference kernel failed: %s", d->file,
+                       d->line, d->name, cudaGetErrorString(se));
     for (int i = 0; i < d->nargs; i++) {
         if (!d->args[i].output)
             continue;

@@ -358,8 +358,10 @@ static void test_planted_secret(void **state)
     assert_true(ts_contains(report, "built by a macro"));
     assert_true(ts_contains(report, "outside its folder"));
     free(report);
-    rc = ts_shell(&o, true, "grep -rla '%s' '%s' '%s' '%s' '%s' || true", SECRET, out, data, ws,
-                  cache);
+    /* every folder grading may have written (grade creates no data folder) */
+    rc = ts_shell(&o, true, "for d in '%s' '%s' '%s' '%s'; do [ -e \"$d\" ] && "
+                            "grep -rla '%s' \"$d\"; done; true",
+                  out, data, ws, cache, SECRET);
     if (o.out[0])
         fail_msg("the secret is in: %s", o.out);
     ts_output_free(&o);
