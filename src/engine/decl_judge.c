@@ -7,7 +7,9 @@
  * and no element off by more than the tolerance of the larger of its
  * reference and the reference's root mean square), absolute, both (every
  * element within abs + rel |ref|), or the lab's Lua function.  The first
- * output that fails gives the report, named. */
+ * output that fails gives the report, named.  Large outputs are scanned
+ * in parts over the CPU's threads; the first mismatches are still the
+ * first by index. */
 #include "engine/problem_decl.h"
 
 #include <lauxlib.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu/parallel.h"
 #include "lab/labmodel.h"
 #include "lab/probview.h"
 #include "lab/sandbox.h"
@@ -24,25 +27,6 @@ static void note(check_report *r, int64_t index, double got, double expected)
 {
     if (r->nmismatch < 4)
         r->mismatch[r->nmismatch++] = (check_mismatch){index, got, expected};
-}
-
-/* Poison first (not for u8, whose poison is a value like any other), then
- * NaN and infinity. */
-static void scan_special(const decl_buf *b, decl_type t, check_report *r)
-{
-    for (size_t i = 0; t != DT_U8 && i < b->count; i++)
-        if (decl_is_poison(b->host, t, i)) {
-            r->unwritten++;
-            note(r, (int64_t)i, NAN, b->ref[i]);
-        }
-    for (size_t i = 0; i < b->count; i++) {
-        double g = probview_get(b->host, t, i);
-        if (!isfinite(g) && !(t != DT_U8 && decl_is_poison(b->host, t, i))) {
-            r->nonfinite++;
-            if (r->unwritten == 0)
-                note(r, (int64_t)i, g, b->ref[i]);
-        }
-    }
 }
 
 static bool element_off(const decl_judge *j, double d, double ref, double rms)
@@ -61,27 +45,127 @@ static bool element_off(const decl_judge *j, double d, double ref, double rms)
     }
 }
 
-/* The rule-based comparison of one output. */
-static void compare(const decl_buf *b, decl_type t, const decl_judge *j, check_report *r)
+/* ---- the scans, over threads ------------------------------------------------ */
+
+#define JUDGE_MAX_PARTS 64
+#define JUDGE_MIN_PER_PART ((double)(1 << 18))
+
+/* What one part of an output found, merged in index order afterwards. */
+typedef struct judge_part {
+    int64_t unwritten, nonfinite, differing, compared;
+    double ref2, diff2;
+    check_mismatch special[4], off[4];   /* unwritten first, then non-finite; differing */
+    int nspecial, nunwritten_noted, noff;
+} judge_part;
+
+typedef struct judge_scan {
+    const decl_buf *b;
+    decl_type t;
+    const decl_judge *j;
+    double rms;
+    bool second;                         /* the comparison, once rms is known */
+    judge_part part[JUDGE_MAX_PARTS];
+} judge_scan;
+
+static void keep(check_mismatch *v, int *n, int64_t i, double got, double want)
 {
-    double ref2 = 0.0, diff2 = 0.0;
-    for (size_t i = 0; i < b->count; i++)
-        ref2 += b->ref[i] * b->ref[i];
-    double rms = b->count ? sqrt(ref2 / (double)b->count) : 0.0;
-    bool record = r->unwritten == 0 && r->nonfinite == 0;
-    for (size_t i = 0; i < b->count; i++) {
-        double g = probview_get(b->host, t, i);
-        if (!isfinite(g))
+    if (*n < 4)
+        v[(*n)++] = (check_mismatch){i, got, want};
+}
+
+/* Pass one: poison (not for u8, whose poison is a value like any other),
+ * then NaN and infinity, and the reference's sum of squares.  Pass two:
+ * each finite element against the rule. */
+static void scan_part(void *ctx, int part, int nparts)
+{
+    judge_scan *js = ctx;
+    judge_part *q = &js->part[part];
+    const decl_buf *b = js->b;
+    size_t from = b->count * (size_t)part / (size_t)nparts;
+    size_t to = b->count * (size_t)(part + 1) / (size_t)nparts;
+    if (!js->second) {
+        memset(q, 0, sizeof *q);
+        check_mismatch nonfin[4];
+        int nn = 0;
+        for (size_t i = from; i < to; i++) {
+            q->ref2 += b->ref[i] * b->ref[i];
+            if (js->t != DT_U8 && decl_is_poison(b->host, js->t, i)) {
+                q->unwritten++;
+                keep(q->special, &q->nunwritten_noted, (int64_t)i, NAN, b->ref[i]);
+                continue;
+            }
+            double g = probview_get(b->host, js->t, i);
+            if (!isfinite(g)) {
+                q->nonfinite++;
+                keep(nonfin, &nn, (int64_t)i, g, b->ref[i]);
+            }
+        }
+        q->nspecial = q->nunwritten_noted;
+        for (int k = 0; k < nn && q->nspecial < 4; k++)
+            q->special[q->nspecial++] = nonfin[k];
+        return;
+    }
+    for (size_t i = from; i < to; i++) {
+        double g = probview_get(b->host, js->t, i);
+        if (!isfinite(g) || (js->t != DT_U8 && decl_is_poison(b->host, js->t, i)))
             continue;
         double d = g - b->ref[i];
-        diff2 += d * d;
-        r->compared++;
-        if (element_off(j, d, b->ref[i], rms)) {
-            r->differing++;
-            if (record)
-                note(r, (int64_t)i, g, b->ref[i]);
+        q->diff2 += d * d;
+        q->compared++;
+        if (element_off(js->j, d, b->ref[i], js->rms)) {
+            q->differing++;
+            keep(q->off, &q->noff, (int64_t)i, g, b->ref[i]);
         }
     }
+}
+
+static int scan_parts(const decl_buf *b)
+{
+    int n = parallel_threads(0, (double)b->count, JUDGE_MIN_PER_PART);
+    return n > JUDGE_MAX_PARTS ? JUDGE_MAX_PARTS : n < 1 ? 1 : n;
+}
+
+/* Pass one over one output into r: unwritten and non-finite elements,
+ * their first four (unwritten ones first); the reference's RMS into js. */
+static void scan_special(judge_scan *js, int parts, check_report *r)
+{
+    js->second = false;
+    parallel_run(parts, scan_part, js);
+    double ref2 = 0.0;
+    for (int p = 0; p < parts; p++) {
+        r->unwritten += js->part[p].unwritten;
+        r->nonfinite += js->part[p].nonfinite;
+        ref2 += js->part[p].ref2;
+    }
+    /* the first four unwritten elements, then (when none is) non-finite ones */
+    for (int p = 0; p < parts; p++)
+        for (int k = 0; k < js->part[p].nunwritten_noted; k++)
+            note(r, js->part[p].special[k].index, js->part[p].special[k].got,
+                 js->part[p].special[k].expected);
+    for (int p = 0; r->unwritten == 0 && p < parts; p++)
+        for (int k = js->part[p].nunwritten_noted; k < js->part[p].nspecial; k++)
+            note(r, js->part[p].special[k].index, js->part[p].special[k].got,
+                 js->part[p].special[k].expected);
+    js->rms = js->b->count ? sqrt(ref2 / (double)js->b->count) : 0.0;
+    js->part[0].ref2 = ref2;
+}
+
+/* The rule-based comparison of one output (pass two). */
+static void compare(judge_scan *js, int parts, check_report *r)
+{
+    double ref2 = js->part[0].ref2, diff2 = 0.0;
+    js->second = true;
+    parallel_run(parts, scan_part, js);
+    bool record = r->unwritten == 0 && r->nonfinite == 0;
+    for (int p = 0; p < parts; p++) {
+        const judge_part *q = &js->part[p];
+        diff2 += q->diff2;
+        r->compared += q->compared;
+        r->differing += q->differing;
+        for (int k = 0; record && k < q->noff; k++)
+            note(r, q->off[k].index, q->off[k].got, q->off[k].expected);
+    }
+    const decl_judge *j = js->j;
     double refn = sqrt(ref2), diffn = sqrt(diff2);
     r->rel_err = refn > 0.0 ? diffn / refn : diffn;
     if (r->unwritten > 0)
@@ -155,13 +239,18 @@ check_report decl_check_outputs(const problem_data *p)
         const decl_buf *b = &p->decl->b[i];
         check_report r;
         memset(&r, 0, sizeof r);
-        scan_special(b, a->type, &r);
+        static judge_scan js;   /* the worker checks one output at a time */
+        js.b = b;
+        js.t = a->type;
+        js.j = &a->judge;
+        int parts = scan_parts(b);
+        scan_special(&js, parts, &r);
         if (a->judge.kind == JUDGE_FN && r.unwritten == 0 && r.nonfinite == 0)
             judge_lua(d, i, b, &p->d, &r);
         else if (a->judge.kind == JUDGE_FN)
             r.status = r.unwritten ? CHECK_UNWRITTEN : CHECK_NONFINITE;
         else
-            compare(b, a->type, &a->judge, &r);
+            compare(&js, parts, &r);
         if (outputs > 1)
             snprintf(r.output, sizeof r.output, "%s", a->name);
         if (r.status != CHECK_OK && all.status == CHECK_OK) {
