@@ -1,4 +1,4 @@
-/* landlock.c - confining what the calling thread can read (core/landlock.h). */
+/* landlock.c - confining what the calling thread can open (core/landlock.h). */
 #define _GNU_SOURCE
 #include "core/landlock.h"
 
@@ -54,17 +54,35 @@ int landlock_abi(void)
     return v > 0 ? (int)v : 0;
 }
 
-/* Allows reading below path (a folder) or reading path (a file). */
-static bool allow(int ruleset, const char *path, char *why, size_t wn)
+/* The rights that apply to a file (the others are a folder's). */
+static uint64_t file_rights(uint64_t handled)
+{
+    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                 LANDLOCK_ACCESS_FS_READ_FILE;
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+    r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+    r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+#endif
+    return r & handled;
+}
+
+/* Allows below path (a folder), or on path (a file): reading, or with
+ * write set every right this ruleset handles (creating, writing, removing,
+ * a device's ioctls). */
+static bool allow(int ruleset, uint64_t handled, const char *path, bool write, char *why,
+                  size_t wn)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return true;   /* not there: nothing to allow */
     struct stat st;
     bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE |
+                    (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
     struct landlock_path_beneath_attr rule = {
-        .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE |
-                          (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0),
+        .allowed_access = !write ? read : dir ? handled : file_rights(handled),
         .parent_fd = fd,
     };
     long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
@@ -75,8 +93,8 @@ static bool allow(int ruleset, const char *path, char *why, size_t wn)
     return rc == 0;
 }
 
-landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
-                                       size_t wn)
+landlock_status landlock_confine(const char *const *reads, size_t nr,
+                                 const char *const *writes, size_t nw, char *why, size_t wn)
 {
     int abi = landlock_abi();
     if (abi <= 0) {
@@ -84,7 +102,8 @@ landlock_status landlock_confine_reads(const char *const *paths, size_t n, char 
             snprintf(why, wn, "this kernel offers no Landlock");
         return LANDLOCK_UNAVAILABLE;
     }
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled_rights(abi)};
+    uint64_t handled = handled_rights(abi);
+    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     if (ruleset < 0) {
         if (why)
@@ -92,8 +111,11 @@ landlock_status landlock_confine_reads(const char *const *paths, size_t n, char 
         return LANDLOCK_FAILED;
     }
     landlock_status st = LANDLOCK_APPLIED;
-    for (size_t i = 0; i < n && st == LANDLOCK_APPLIED; i++)
-        if (paths[i] && paths[i][0] && !allow(ruleset, paths[i], why, wn))
+    for (size_t i = 0; i < nr && st == LANDLOCK_APPLIED; i++)
+        if (reads[i] && reads[i][0] && !allow(ruleset, handled, reads[i], false, why, wn))
+            st = LANDLOCK_FAILED;
+    for (size_t i = 0; i < nw && st == LANDLOCK_APPLIED; i++)
+        if (writes[i] && writes[i][0] && !allow(ruleset, handled, writes[i], true, why, wn))
             st = LANDLOCK_FAILED;
     if (st == LANDLOCK_APPLIED && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         if (why)
@@ -116,14 +138,22 @@ int landlock_abi(void)
     return 0;
 }
 
-landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
-                                       size_t wn)
+landlock_status landlock_confine(const char *const *reads, size_t nr,
+                                 const char *const *writes, size_t nw, char *why, size_t wn)
 {
-    (void)paths;
-    (void)n;
+    (void)reads;
+    (void)nr;
+    (void)writes;
+    (void)nw;
     if (why)
         snprintf(why, wn, "this system offers no Landlock");
     return LANDLOCK_UNAVAILABLE;
 }
 
 #endif
+
+landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
+                                       size_t wn)
+{
+    return landlock_confine(paths, n, NULL, 0, why, wn);
+}

@@ -24,6 +24,10 @@ typedef enum landlock_status {
  * status is not LANDLOCK_APPLIED. */
 landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
                                        size_t wn);
+/* The same, and below writes[0..nw) (folders or files) every right: to
+ * create, write, remove, and use a device's ioctls (the GPU's /dev nodes). */
+landlock_status landlock_confine(const char *const *reads, size_t nr,
+                                 const char *const *writes, size_t nw, char *why, size_t wn);
 
 /* The Landlock ABI version this kernel offers; 0 when none. */
 int landlock_abi(void);

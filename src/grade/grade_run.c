@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/digest.h"
 #include "core/fsguard.h"
+#include "core/paths.h"
 #include "grade/grade_internal.h"
 #include "lab/labneeds.h"
 #include "lab/labproblem.h"
@@ -317,6 +318,35 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
     return true;
 }
 
+#define GRADE_MAX_LAB_DIRS 64
+
+/* This program's worker, confined to reading the workspace, the folders of
+ * the labs graded and what CUDA and cudalab need (worker/worker.c): the
+ * learner's code it runs can open no other file, the key's among them. */
+static const char *const *confined_worker(const lab_set *set, const grade_opts *o, const char *ws,
+                                          const char **argv)
+{
+    static char self[CL_PATH_MAX];
+    size_t n = 0;
+    if (o->worker_exe)
+        snprintf(self, sizeof self, "%s", o->worker_exe);
+    else if (!paths_self_exe(self, sizeof self, NULL))
+        snprintf(self, sizeof self, "/proc/self/exe");
+    argv[n++] = self;
+    argv[n++] = "worker";
+    argv[n++] = "--confine";
+    argv[n++] = "--read";
+    argv[n++] = ws;
+    for (size_t i = 0; i < set->n && i < GRADE_MAX_LAB_DIRS; i++) {
+        if (!wanted(o, set->v[i]))
+            continue;
+        argv[n++] = "--read";
+        argv[n++] = set->v[i]->dir;
+    }
+    argv[n] = NULL;
+    return argv;
+}
+
 grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
                        cl_err *e)
 {
@@ -339,7 +369,9 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     static collector c;
     memset(&c, 0, sizeof c);
     supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
-    supervisor_opts so = {.argv = o->worker_argv, .time_limit_s = 120, .cb = &cb, .ud = &c};
+    static const char *argv[8 + 2 * GRADE_MAX_LAB_DIRS];
+    const char *const *worker = o->worker_argv ? o->worker_argv : confined_worker(set, o, ws, argv);
+    supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
     supervisor *s = supervisor_new(&so, e);
     if (!s)
         return GRADE_FAILED;

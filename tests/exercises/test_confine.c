@@ -24,6 +24,7 @@
 #include "core/paths.h"
 #include "core/spawn.h"
 #include "gpu/nvrtc.h"
+#include "supervise/supervisor.h"
 #include "support.h"
 
 #define SECRET "SECRET-7f3a9c-do-not-leak"
@@ -291,6 +292,76 @@ static void test_landlock(void **state)
     close(fd);
 }
 
+/* The grading worker (`cudalab worker --confine --read WS`) opens no file
+ * outside the folders it was given: asked to compile the key as a
+ * kernel, it cannot read it, and nothing it says holds the key. */
+typedef struct confined_rec {
+    char text[16384];
+    size_t len;
+    int results;
+} confined_rec;
+
+static void rec_text(confined_rec *r, const char *what)
+{
+    int n = snprintf(r->text + r->len, sizeof r->text - r->len, "%s\n", what);
+    if (n > 0 && r->len + (size_t)n < sizeof r->text)
+        r->len += (size_t)n;
+}
+
+static void confined_result(void *ud, const run_result *r)
+{
+    ((confined_rec *)ud)->results++;
+    rec_text(ud, r->message);
+}
+
+static void confined_log(void *ud, int level, const char *msg)
+{
+    (void)level;
+    rec_text(ud, msg);
+}
+
+static void confined_fault(void *ud, const run_fault *f)
+{
+    rec_text(ud, f->message);
+}
+
+static void test_confined_worker(void **state)
+{
+    (void)state;
+    if (landlock_abi() <= 0) {
+        printf("this kernel offers no Landlock: the grading worker runs unconfined\n");
+        return;
+    }
+    char launcher[CL_PATH_MAX + 16];
+    snprintf(launcher, sizeof launcher, "%s/starter.lua", g_ws);
+    assert_true(ts_write(launcher, "return function(gpu, k, args) end\n"));
+    const char *argv[] = {ts_exe(), "worker", "--confine", "--read", g_ws, NULL};
+    static confined_rec r;
+    memset(&r, 0, sizeof r);
+    supervisor_callbacks cb = {.on_result = confined_result, .on_log = confined_log,
+                               .on_fault = confined_fault};
+    supervisor_opts o = {.argv = argv, .time_limit_s = 60, .cb = &cb, .ud = &r};
+    cl_err e = {{0}};
+    supervisor *s = supervisor_new(&o, &e);
+    assert_non_null(s);
+    run_request req;
+    memset(&req, 0, sizeof req);
+    req.run = 1;
+    snprintf(req.lab, sizeof req.lab, "reduction");
+    snprintf(req.problem, sizeof req.problem, "reduce_sum");
+    snprintf(req.sizes[0], sizeof req.sizes[0], "1024");
+    req.nsizes = 1;
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", g_key);
+    snprintf(req.exercise_launcher, sizeof req.exercise_launcher, "%s", launcher);
+    assert_true(supervisor_submit(s, &req, 60, &e));
+    assert_true(supervisor_wait(s, req.run));
+    supervisor_free(s);
+    printf("the confined worker said:\n%s", r.text);
+    assert_true(r.results > 0);
+    assert_null(strstr(r.text, SECRET));
+    assert_true(ts_contains(r.text, "Permission denied"));
+}
+
 /* The grading key never reaches a child's environment. */
 static void test_children_never_see_the_key(void **state)
 {
@@ -372,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_line_directive_reads_nothing),
         cmocka_unit_test(test_the_file_itself),
         cmocka_unit_test(test_landlock),
+        cmocka_unit_test(test_confined_worker),
         cmocka_unit_test(test_children_never_see_the_key),
         cmocka_unit_test(test_run_through_cudalab),
     };

@@ -86,8 +86,8 @@ static void place_as(const char *ws, const char *path, const char *cu, const cha
 
 static grade_status grade_with(const char *ws, const char *learner, store *st, grade_report *r)
 {
-    const char *argv[] = {ts_exe(), "worker", NULL};
-    grade_opts o = {.workspace = ws, .learner = learner, .worker_argv = argv,
+    /* the grading worker as `cudalab grade` starts it: confined */
+    grade_opts o = {.workspace = ws, .learner = learner, .worker_exe = ts_exe(),
                     .progress = progress};
     cl_err e = {{0}};
     grade_status st_ = grade_run(&g_labs, &o, st, r, &e);
@@ -98,8 +98,8 @@ static grade_status grade_with(const char *ws, const char *learner, store *st, g
 
 static grade_status grade(const char *ws, const char *learner, grade_report *r)
 {
-    const char *argv[] = {ts_exe(), "worker", NULL};
-    grade_opts o = {.workspace = ws, .learner = learner, .worker_argv = argv,
+    /* the grading worker as `cudalab grade` starts it: confined */
+    grade_opts o = {.workspace = ws, .learner = learner, .worker_exe = ts_exe(),
                     .progress = progress};
     cl_err e = {{0}};
     grade_status st = grade_run(&g_labs, &o, NULL, r, &e);
