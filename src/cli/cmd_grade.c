@@ -25,6 +25,7 @@ enum {
     OPT_LEARNER,
     OPT_BUDGET,
     OPT_ASSIGNMENT,
+    OPT_CONFINE,
 };
 
 typedef struct grade_args {
@@ -38,6 +39,7 @@ typedef struct grade_args {
     const char *learner;
     const char *assignment;
     double budget_s;
+    bool confine;
 } grade_args;
 
 static const cli_opt grade_opts_table[] = {
@@ -60,6 +62,9 @@ static const cli_opt grade_opts_table[] = {
      "a name"},
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.25)",
      "a positive number of seconds"},
+    {"confine", OPT_CONFINE, NULL, "run the learner's code in a worker that Landlock confines to "
+                                   "the workspace, the labs and what CUDA needs (experimental)",
+     NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -137,6 +142,9 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))
             return cli_usage_error(c, "grade: --budget needs a positive number of seconds");
+        return EXIT_OK;
+    case OPT_CONFINE:
+        a->confine = true;
         return EXIT_OK;
     default:
         return EXIT_USAGE;
@@ -216,6 +224,7 @@ static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
         .nonly = a->nonly,
         .progress = progress_line,
         .quiz_note = quiz_note,
+        .confine = a->confine,
     };
     int rc = EXIT_OK;
     if (!cli_load_labs(c, &set, &diags)) {

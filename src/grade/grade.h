@@ -96,9 +96,9 @@ typedef struct grade_opts {
     double time_limit_s;              /* a lab's run; 0: the lab's own */
     const char *const *only;          /* lab ids to grade; none: every lab with an exercise */
     size_t nonly;
-    const char *const *worker_argv;   /* NULL: the confined worker of worker_exe (tests plant
-                                       * others) */
+    const char *const *worker_argv;   /* NULL: worker_exe's worker (tests plant others) */
     const char *worker_exe;           /* NULL: this program */
+    bool confine;                     /* the worker confined by Landlock (worker/worker.c) */
     void (*progress)(void *ud, const char *line);   /* one line of what is happening */
     void *ud;
 } grade_opts;

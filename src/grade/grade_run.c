@@ -320,10 +320,11 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
 
 #define GRADE_MAX_LAB_DIRS 64
 
-/* This program's worker, confined to reading the workspace, the folders of
- * the labs graded and what CUDA and cudalab need (worker/worker.c): the
- * learner's code it runs can open no other file, the key's among them. */
-static const char *const *confined_worker(const lab_set *set, const grade_opts *o, const char *ws,
+/* worker_exe's worker; with o->confine, confined to reading the workspace,
+ * the folders of the labs graded and what CUDA and cudalab need
+ * (worker/worker.c): the learner's code it runs can then open no other
+ * file, the key's among them. */
+static const char *const *worker_command(const lab_set *set, const grade_opts *o, const char *ws,
                                           const char **argv)
 {
     static char self[CL_PATH_MAX];
@@ -334,6 +335,10 @@ static const char *const *confined_worker(const lab_set *set, const grade_opts *
         snprintf(self, sizeof self, "/proc/self/exe");
     argv[n++] = self;
     argv[n++] = "worker";
+    if (!o->confine) {
+        argv[n] = NULL;
+        return argv;
+    }
     argv[n++] = "--confine";
     argv[n++] = "--read";
     argv[n++] = ws;
@@ -370,7 +375,7 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     memset(&c, 0, sizeof c);
     supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
     static const char *argv[8 + 2 * GRADE_MAX_LAB_DIRS];
-    const char *const *worker = o->worker_argv ? o->worker_argv : confined_worker(set, o, ws, argv);
+    const char *const *worker = o->worker_argv ? o->worker_argv : worker_command(set, o, ws, argv);
     supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
     supervisor *s = supervisor_new(&so, e);
     if (!s)

@@ -95,8 +95,13 @@ int worker_main(int argc, char **argv)
                 argv[i]);
         return 2;
     }
-    if (confined)
+    if (confined) {
+        /* CUDA first: opening the GPU may create its device nodes through a
+         * helper that a confined process could not run. */
+        device_info dev;
+        engine_probe(&dev);
         confine(reads, nreads);
+    }
 
     int out_fd = STDOUT_FILENO;
     if (proto_fd_open()) {
