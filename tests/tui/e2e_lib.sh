@@ -99,9 +99,9 @@ scan_list() {
     k=1
     while [ $k -lt "$1" ]; do
         keys Down
-        capture
-        cat "$screen_file" >> "$list_file"
         k=$((k + 1))
+        wait_for "$k/$1 " 5   # the list's border counts the selected lab
+        cat "$screen_file" >> "$list_file"
     done
     while [ $k -gt 1 ]; do
         keys Up
