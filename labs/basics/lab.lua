@@ -95,11 +95,16 @@ return lab {
       how a GPU hides latency: by having other work in flight.
       **Occupancy** is the share of an SM's warp slots that are filled.
 
-      Three resources limit how many blocks an SM holds: its thread slots
-      (2048 on recent GPUs), its **registers** (64K 32-bit registers,
+      Four limits decide how many blocks an SM holds: its thread slots
+      (2048 on data-centre GPUs such as the V100, A100 and H100; 1536 on
+      the RTX 30 and 40 series, sm_86 and sm_89; 1024 on the RTX 20
+      series, sm_75), its block slots (32 on sm_80 and sm_90, 16 on
+      sm_75, sm_86 and sm_89), its **registers** (64K 32-bit registers,
       shared by all resident threads) and its **shared memory**.  A
       kernel that needs 128 registers a thread fits 512 threads, 25% of
-      2048 (fewer still once allocation granularity counts).  The CUDA
+      2048 (fewer still once allocation granularity counts); a kernel of
+      32-thread blocks is held to the block slots, at most 32 x 32 = 1024
+      threads on an H100, half its thread slots.  The CUDA
       occupancy calculator, and the runtime's
       `cudaOccupancyMaxActiveBlocksPerMultiprocessor`, do this sum for you.
 
@@ -202,6 +207,16 @@ return lab {
       consumer fences between reading the flag and reading the payload,
       so its reads are not moved ahead either.  (C++ atomics with release
       and acquire order, `cuda::atomic_ref`, say the same thing.)
+
+      Two more things make such a hand-off work.  The consumer must read
+      the flag through a `volatile` pointer or an atomic (an acquire
+      load): a plain load may be kept in a register or served from the
+      SM's L1, and the loop then spins on a stale value forever.  And
+      blocks that wait for each other must all be resident at once: a
+      waiting block that holds an SM while the block it waits for has no
+      SM to run on never finishes.  Size such a grid from the occupancy
+      (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` times the SMs), or
+      launch it cooperatively.
 
       The `fences` experiment passes such a message between every pair
       of blocks, all resident at once, over many launches.  `fence_with`
@@ -460,7 +475,8 @@ return lab {
                   .. "1024 threads in many warps. The warp is fixed by the hardware, not by "
                   .. "the code: 32 consecutive threads of a block." },
         { text = "All the threads that run on one SM at the same time.",
-          feedback = "An SM holds many warps at once (64 on recent GPUs) and switches "
+          feedback = "An SM holds many warps at once (64 on an A100 or H100, 48 on "
+                  .. "an RTX 30 or 40) and switches "
                   .. "between them to hide latency. The warp is the smaller unit: 32 threads "
                   .. "that issue each instruction together." },
         { text = "32 consecutive threads of a block that issue each instruction together; "

@@ -189,7 +189,10 @@ return lab {
       `warptile` adds a level between block and thread.  Each warp owns a
       32x64 part of the 128x128 block tile, and each thread 8x8 outputs
       spread over it, so that a warp's shared-memory reads touch few words
-      and no bank twice.  And the loads stop waiting:
+      and no bank twice.  (With 16-byte loads, `float4`, shared memory
+      serves a warp in four phases of 8 threads, 128 bytes each, and only
+      threads of the same phase can conflict: that is the unit to check.)
+      And the loads stop waiting:
 
       - `cp.async` copies the next slice of A and B from global to shared
         memory **without passing through registers**, while the warps
@@ -343,9 +346,13 @@ return lab {
       BF16 rows are checked with tolerances about ten times their cost,
       5e-3 and 3e-2; FP32 rows with 1e-4.
 
-      FP16 has 10 fraction bits like TF32 but only 5 exponent bits: it
-      overflows above 65504, which is why training in FP16 needs loss
-      scaling and BF16 does not.  BF16's price is precision: fine for the
+      FP16 has 10 fraction bits like TF32 but only 5 exponent bits: its
+      range ends at 65504 above and about 6e-8 below (the smallest
+      subnormal).  The small end is what bites in training: gradients
+      smaller than that flush to zero.  Loss scaling multiplies the loss
+      (and so every gradient) by a large factor before the backward pass
+      and divides it out after, lifting small gradients into range; BF16
+      has FP32's 8 exponent bits and needs none of it.  BF16's price is precision: fine for the
       weights and activations of a network, not for every computation.
 
       Where do the BF16 inputs come from?  The problem's A and B are FP32;
@@ -402,8 +409,9 @@ return lab {
 
       **Compare `wmma_bf16`, `wmma_async` and `cuBLAS BF16`.**  On Hopper
       the gap that remains is WMMA itself: cuBLAS there uses **wgmma**, a
-      warp-*group* instruction that reads its operands straight from
-      shared memory and runs asynchronously, fed by the TMA copy engine.
+      warp-*group* instruction that reads B from shared memory (A from
+      shared memory or from registers) and runs asynchronously, fed by
+      the TMA copy engine.
       WMMA cannot emit it; it compiles to `mma.sync`, the Ampere-style
       instruction, which does not reach Hopper's full tensor-core rate.
       On an A100, where `mma.sync` is the fastest path, the same rung can

@@ -330,8 +330,11 @@ return lab {
           feedback = "Pinned memory makes copies faster and lets them overlap with work, but "
                   .. "every byte still crosses the link at its rate." },
         { text = "The GPU cannot read host memory at all.",
-          feedback = "It can (mapped pinned memory, unified memory), but every access then "
-                  .. "crosses the link: the cost is the same, paid element by element." },
+          feedback = "It can. Mapped pinned (zero-copy) memory is read across the link on "
+                  .. "every access, paying the link's rate element by element. Unified "
+                  .. "(managed) memory moves a page to the GPU on first touch and is local "
+                  .. "after that, but the first touch of each page still crosses the link, "
+                  .. "and moving the pages back to the host for a CPU step crosses it again." },
       },
     },
   },

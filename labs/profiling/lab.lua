@@ -98,7 +98,14 @@ return lab {
       three ways: one thread per row of a row-major A (each warp's reads
       a row apart), one thread per row of a column-major A (neighbouring
       threads read neighbouring addresses), and a warp per row-major row.
-      Same arithmetic, several times apart in time.
+      Same arithmetic, several times apart in time, though not in the
+      order coalescing alone predicts: one thread a row gives an 8192-row
+      matrix 8192 threads, about two warps a multiprocessor on an H100,
+      far too few to hide memory latency.  Both thread-a-row versions are
+      latency-bound, and the coalesced column-major one is not even the
+      faster (on an H100, 660 us against 550).  The warp a row fixes both
+      at once: coalesced reads, and 32 times the threads in flight (96 us).
+      Coalescing pays only when enough loads are in flight to use it.
 
       The fixes are in the layout (structure of arrays instead of arrays
       of structures, a transposed copy) or in which thread takes which
@@ -111,15 +118,22 @@ return lab {
       warp slots a kernel fills; it is limited by the block size, the
       registers each thread uses and the shared memory each block takes.
 
-      The `blocksize` experiment runs one bandwidth-bound kernel at 32 to
-      1024 threads per block and reports the occupancy the runtime
-      computes for each.  Blocks of 32 threads leave many warp slots
-      empty, because a multiprocessor also holds only a limited number of
-      blocks; larger blocks usually reach the same bandwidth as each
-      other.  Take a multiple of 32, often 256, and move on: past a
-      moderate occupancy, more warps do not buy more bandwidth, and a
-      grid of a few blocks on a GPU with a hundred multiprocessors is a
-      far commoner problem.
+      The `blocksize` experiment runs one bandwidth-bound kernel, one
+      element a thread, at 32 to 1024 threads per block, and reports the
+      occupancy the runtime computes for each.  Read the rows against that
+      column.  Blocks of 32 threads leave half the warp slots empty: a
+      multiprocessor holds at most 32 blocks (on an H100), so 32 x 32 =
+      1024 of its 2048 threads.  But on an H100 the 64- and 128-thread rows
+      already show 100% occupancy and are still slower than 256 threads
+      (over 256 MiB: 635 and 320 us against 242 us).  Occupancy is not
+      what limits them: each of their blocks does almost nothing, one
+      element a thread, and a multiprocessor starts and retires only so
+      many blocks a microsecond.  With blocks that short, the block
+      scheduler is the bottleneck.  Take a multiple of 32, often 256, and
+      give each thread several elements (a grid-stride loop) when blocks
+      must be small; past a moderate occupancy, more warps do not buy
+      more bandwidth, and a grid of a few blocks on a GPU with a hundred
+      multiprocessors is a far commoner problem.
     ]],
 
     step "Shared memory: the transpose" [[
@@ -135,9 +149,13 @@ return lab {
       conflict**.  Padding the tile to 32x33 shifts each row by one bank
       and the conflict disappears.
 
-      The `transpose` experiment shows a plain copy as the bound, then a
-      transpose straight to global memory, through a shared tile, and
-      through the padded tile.  Compare the last two with
+      The `transpose` experiment shows a plain copy of the same bytes (one
+      element a thread), then a transpose straight to global memory,
+      through a shared tile, and through the padded tile.  The copy is a
+      yardstick, not a bound: the tiled transposes move four elements a
+      thread, and on an H100 the padded one beats the copy (195 against
+      241 us).  The real ceiling is the device's copy bandwidth, the BW
+      line of the Device pane.  Compare the last two with
       `cudalab profile transpose --ncu prof_transpose_tiled` when Nsight
       Compute is installed: it counts the conflicts.
     ]],
@@ -147,8 +165,10 @@ return lab {
       the launch is queued.  A CPU clock around a launch measures the
       queueing, a few microseconds, whatever the kernel does.  Time GPU
       work with CUDA events recorded in its stream, or synchronise before
-      reading the clock, knowing that `cudaDeviceSynchronize` also stalls
-      every other stream.
+      reading the clock.  `cudaDeviceSynchronize` makes the host wait for
+      all work of every stream; the streams themselves keep running, but
+      the host queues nothing new meanwhile, so synchronising inside a
+      loop of launches leaves the GPU idle between them.
 
       More traps:
 
@@ -268,7 +288,7 @@ return lab {
     },
     variant {
       id = "transpose", title = "Transpose through shared memory",
-      why = "A copy as the bound, then naive, tiled and padded (conflict-free) "
+      why = "A copy as the yardstick, then naive, tiled and padded (conflict-free) "
          .. "transposes.",
     },
     variant {

@@ -204,6 +204,17 @@ return lab {
       about 90% of the 4.8 TB/s on the datasheet.  That is the **memory
       roof**: no change to the arithmetic can make a sum faster, because
       reading the input is all the time there is.
+
+      One more thing changes from rung to rung: the last bits of the
+      answer.  Floating-point addition is not associative, `(a + b) + c`
+      and `a + (b + c)` round differently, and every rung adds in its own
+      order.  Worse, a sum finished with `atomicAdd`, or by whichever
+      block happens to finish last, adds in an order that changes from run
+      to run: the same kernel on the same input may differ in the last
+      digits.  That is why each row is checked against a double-precision
+      reference with a tolerance, not bit for bit.  Where results must be
+      reproducible, fix the order: partials written to fixed slots and
+      added in one fixed pass.
     ]],
 
     step "Your turn" [[

@@ -98,8 +98,8 @@ void experiments_transpose(xctx *x)
         const char *id, *label, *note;
         transpose_fn fn;
     } v[] = {
-        {"transpose_copy", "copy (the bound)", "a plain copy of the same bytes: what a transpose "
-         "can hope for", NULL},
+        {"transpose_copy", "copy, one element a thread", "a plain copy of the same bytes, one "
+         "element a thread: a yardstick the four-elements-a-thread transposes can beat", NULL},
         {"transpose_naive", "naive", "reads rows (coalesced) and writes columns straight to global "
          "memory: each warp's stores land 32 rows apart", profiling_transpose_naive},
         {"transpose_tiled", "shared-memory tile", "stages a 32x32 tile in shared memory so both "
