@@ -961,7 +961,8 @@ end
 
 local function check_arg(t, i, D, what, file, line)
   local name = rawget(t, "name")
-  local l = type(name) == "string" and quoted_line and quoted_line(name, line, file) or line
+  local l = type(name) == "string" and quoted_line and quoted_line(name, line, file, "name")
+            or line
   local awhat = format("%s: arg %s", what, type(name) == "string" and quote(name) or tostring(i))
   local a, ok = check_fields(t, "arg", awhat, file, l)
   if not ok then return nil end
@@ -1329,20 +1330,30 @@ local LIBRARY_ROWS = { cub = true, cub_scan = true, cublas = true, cublas_tf32 =
 local function check_needs(L, m, x)
   local listed = x ~= nil and x.id ~= nil and x.id ~= ""
   local rungs = listed and x.variants or L.variants
-  local rows, known = {}, { cpu = true, cpu_mt = true }
+  local rows, known = {}, {}
   for _, v in ipairs(type(rungs) == "table" and rungs or {}) do
-    if type(v) == "table" and type(v.id) == "string" then
+    if type(v) == "table" and type(v.id) == "string" and not known[v.id] then
       known[v.id] = true
       rows[#rows + 1] = v.id
     end
   end
+  -- the CPU rows, unless the problem is declared without them
+  local pname = listed and x.problem or L.problem
+  local prob = type(pname) == "string" and problem_of(pname) or nil
+  if not (prob and prob.declared and not prob.declared.cpu) then
+    known.cpu, known.cpu_mt = true, true
+    rows[#rows + 1] = "cpu"
+    rows[#rows + 1] = "cpu_mt"
+  end
   local lib = listed and x.library or L.library
-  if type(lib) == "string" then known[lib] = true end
+  if type(lib) == "string" and not known[lib] and lib ~= "builtin" then
+    known[lib] = true
+    rows[#rows + 1] = lib
+  end
   for _, id in ipairs(m.needs) do
-    if not known[id] and not LIBRARY_ROWS[id] then
-      rows[#rows + 1] = "cpu"
-      rows[#rows + 1] = "cpu_mt"
-      if type(lib) == "string" then rows[#rows + 1] = lib end
+    local library_row = LIBRARY_ROWS[id] and (id == "copy" or lib == "builtin" or
+                                             not (prob and prob.declared))
+    if not known[id] and not library_row then
       report(m.file, m.line, "milestone %s compares with row %s, which %s does not measure "
              .. "(its rows: %s)", quote(m.id), quote(id),
              listed and ("exercise " .. quote(x.id)) or "the lab", concat(rows, ", "))

@@ -14,6 +14,7 @@
 #include "cli/cli_opts.h"
 #include "tui/tui.h"
 #include "tui/tui_class.h"
+#include "worker/kernelcheck.h"
 #include "worker/worker.h"
 
 int main(int argc, char **argv)
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
     cli_ctx *c = &ctx;
     c->prog = argv[0];
     c->browse_class = tui_class_browse;
+    c->kernel_check = worker_kernel_check;
     /* The shipped labs come first; --labs folders follow as they are read. */
     cl_err e = {{0}};
     if (paths_home(c->home, sizeof c->home, &e))

@@ -35,6 +35,11 @@ typedef struct cli_ctx {
     /* Browses a class table in the terminal (set by main.c: the TUI's);
      * returns an exit code. */
     int (*browse_class)(struct class_view *v, bool ascii, bool no_color);
+    /* Compiles a lab's kernel file and loads its launcher, as a run would,
+     * without a GPU (set by main.c: worker/kernelcheck.h); false with msg
+     * when either is broken.  NULL: `check` compiles nothing. */
+    bool (*kernel_check)(const char *kernel, const char *launcher, const char *root, char *msg,
+                         size_t n);
 } cli_ctx;
 
 /* Prints "cudalab: <msg>" and where to read the command's help to stderr;

@@ -4,13 +4,61 @@
  * Loading a lab checks it against what cudalab can run as well (each
  * variant's kernel a shipped kernel of the lab's problem, sizes the
  * problem reads: lab/labcheck.h), so what check reports is what stops a
- * lab everywhere else. */
+ * lab everywhere else.  Then every kernel file of the lab's folder (rungs,
+ * reference kernels, starters) is compiled and its launcher loaded, as a
+ * run does, without a GPU (cli_ctx.kernel_check). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
+#include "lab/probdecl.h"
+
+/* Compiles one kernel file of l's folder with its launcher; a failure
+ * becomes a problem at line, as "<what>: <why>". */
+static void check_pair(const cli_ctx *c, const lab *l, const char *kernel, const char *launcher,
+                       int line, const char *what, lab_diags *d)
+{
+    char k[CL_PATH_MAX], lf[CL_PATH_MAX], msg[CL_ERR_MAX];
+    if (!kernel || !launcher || !paths_join(k, sizeof k, l->dir, kernel) ||
+        !paths_join(lf, sizeof lf, l->dir, launcher) || !paths_is_file(k) || !paths_is_file(lf))
+        return;   /* a missing file is the lab loader's to report */
+    if (!c->kernel_check(k, lf, l->dir, msg, sizeof msg))
+        lab_diags_add(d, l->path, line, "%s: %s", what, msg);
+}
+
+/* Every kernel of a loaded lab's folder compiled as a run compiles it,
+ * without a GPU: its rungs, its reference kernels, its exercises' starters
+ * (the pipeline's starters have launchers of their own kind). */
+static void check_kernels(const cli_ctx *c, const lab *l, lab_diags *d)
+{
+    if (!c->kernel_check || !l)
+        return;
+    char what[256];
+    for (size_t i = 0; i < l->nvariants; i++) {
+        snprintf(what, sizeof what, "variant '%s'", l->variants[i].id);
+        check_pair(c, l, l->variants[i].file, l->variants[i].launcher, l->variants[i].line, what,
+                   d);
+    }
+    for (size_t i = 0; i < l->ndecls; i++) {
+        const problem_decl *p = &l->decls[i];
+        if (p->ref != REF_KERNEL || strcmp(p->dir, l->dir) != 0)
+            continue;
+        snprintf(what, sizeof what, "problem %s: its reference kernel", p->name);
+        check_pair(c, l, p->ref_file, p->ref_launcher, p->line, what, d);
+    }
+    for (size_t i = 0; i < l->nexercises; i++) {
+        const lab_exercise *x = &l->exercises[i];
+        if (x->problem && strcmp(x->problem, "pipeline") == 0)
+            continue;
+        if (x->id[0])
+            snprintf(what, sizeof what, "exercise '%s': its starter", x->id);
+        else
+            snprintf(what, sizeof what, "exercise: its starter");
+        check_pair(c, l, x->kernel, x->launcher, x->line, what, d);
+    }
+}
 
 /* Checks one PATH; returns the number of lab files looked at. */
 static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
@@ -28,6 +76,8 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
                 return 0;
             }
             n = set.n + (d->n - before);
+            for (size_t i = 0; i < set.n; i++)
+                check_kernels(c, set.v[i], d);
             lab_set_free(&set);
             if (n == 0)
                 lab_diags_add(d, path, 0, "no lab found here (expected lab.lua or <id>/lab.lua)");
@@ -39,7 +89,9 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
         lab_diags_add(d, path, 0, "no such file or folder");
         return 0;
     }
-    lab_free(lab_load(file, c->home, d));
+    lab *l = lab_load(file, c->home, d);
+    check_kernels(c, l, d);
+    lab_free(l);
     return 1;
 }
 
@@ -74,6 +126,8 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
             return EXIT_ENV;
         }
         nlabs = set.n + diags.n;
+        for (size_t i = 0; i < set.n; i++)
+            check_kernels(c, set.v[i], &diags);
         lab_set_free(&set);
     } else {
         for (int i = first; i < argc; i++)

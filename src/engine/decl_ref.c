@@ -162,6 +162,15 @@ static bool run_ref_kernel(problem_data *p, cl_err *e)
     cudaStream_t s = dp->stream;
     if (!problem_upload(p, s, e))
         return false;
+    /* all-ones bytes: NaN in a float output, so an element the reference
+     * leaves unwritten is caught below rather than read as stale data */
+    for (int i = 0; i < d->nargs; i++) {
+        if (!d->args[i].output)
+            continue;
+        decl_type t = d->ref_f64 ? DT_F64 : d->args[i].type;
+        CUDA_CHECK(e, cudaMemsetAsync(p->decl->b[i].refdev.ptr, 0xFF,
+                                      p->decl->b[i].count * decl_type_size(t), s));
+    }
     if (!exercise_begin_table(dp->refx, push_ref_args, p, p->decl->label, e) ||
         !exercise_call(dp->refx, s, e)) {
         exercise_end_size(dp->refx);
@@ -184,8 +193,9 @@ static bool run_ref_kernel(problem_data *p, cl_err *e)
         for (size_t k = 0; ok && k < b->count; k++) {
             b->ref[k] = probview_get(tmp, t, k);
             if (!isfinite(b->ref[k]))
-                ok = err_set(e, "%s:%d: problem %s: the reference kernel gave %g at %s[%zu]",
-                             d->file, d->line, d->name, b->ref[k], d->args[i].name, k);
+                ok = err_set(e, "%s:%d: problem %s: the reference kernel left %s[%zu] %s",
+                             d->file, d->line, d->name, d->args[i].name, k,
+                             isnan(b->ref[k]) ? "unwritten (or NaN)" : "infinite");
         }
         free(tmp);
         if (!ok)

@@ -380,9 +380,15 @@ static void rows_not_run(engine_ctx *c, size_rows *h, const lib_plan *lp, const 
                          bool no_device)
 {
     run_result r;
+    /* a reference kernel that does not compile is the lab's error, device or not */
+    bool compiled_only = no_device;
+    if (no_device && c->ref_msg[0]) {
+        msg = c->ref_msg;
+        no_device = false;
+    }
     for (int i = 0; i < c->req->nvariants; i++) {
         variant_row(c, &c->req->variants[i], &r);
-        if (no_device && c->rung_msg[i] && c->rung_msg[i][0])
+        if (compiled_only && c->rung_msg[i] && c->rung_msg[i][0])
             engine_row_error(&r, c->rung_msg[i]);   /* a rung that does not compile */
         else if (no_device)
             engine_row_no_device(&r, msg);

@@ -98,10 +98,7 @@ bool engine_decl_open(engine_ctx *c, char *msg, size_t n)
     c->decl->stream = engine_g.stream;
     c->ops = &c->decl->ops;
     if (pd->ref == REF_KERNEL) {
-        open_reference(c, pd);
-        /* Compiled without a device too: a broken reference is said at once. */
-        if (c->ref_msg[0] && !engine_g.dev.present)
-            engine_log_msg(c, 2, c->ref_msg);
+        open_reference(c, pd);   /* compiled without a device too (engine.c) */
     }
     open_rungs(c);
     return true;

@@ -109,41 +109,19 @@ void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launche
         snprintf(msg, n, "%s", e.msg);
         return;
     }
-    const char *why = NULL;
-    exercise_stage st = exercise_status(*x, &why);
+    exercise_stage st = exercise_status(*x, NULL);
     if (learner)
         log_program(c, *x);
     if (st == EXERCISE_READY || st == EXERCISE_NO_DEVICE) {
         msg[0] = '\0';
         return;
     }
-    snprintf(msg, n, "%s%s%s", learner ? "" : what, learner ? "" : ": ", why);
-    const nvrtc_diag *first = st == EXERCISE_COMPILE ? nvrtc_first_error(exercise_program(*x))
-                                                     : NULL;
-    if (!learner && root && first) {
-        /* A file of the lab folder: named from the folder, as in the lab. */
-        char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
-        nvrtc_diag_headline(first, head, sizeof head);
-        size_t rl = strlen(root);
-        const char *rel = first->file;
-        if (strncmp(rel, root, rl) == 0 && rel[rl] == '/')
-            rel += rl + 1;
-        const char *base = paths_base_name(first->file);
-        if (strncmp(head, base, strlen(base)) == 0 && rel != first->file)
-            snprintf(msg, n, "%s: %s%s", what, rel, head + strlen(base));
-    }
-    if (st == EXERCISE_COMPILE) {
-        const nvrtc_output *prog = exercise_program(*x);
-        int errors = 0;
-        for (size_t i = 0; i < prog->ndiags; i++)
-            errors += prog->diags[i].severity == NVRTC_SEV_ERROR;
-        size_t len = strlen(msg);
-        if (errors > 1)
-            snprintf(msg + len, n - len, " (and %d more error%s)", errors - 1,
-                     errors > 2 ? "s" : "");
-    } else if (st == EXERCISE_LAUNCHER && exercise_traceback(*x)[0]) {
+    /* a file of the lab folder is named from the folder, as in the lab */
+    char full[CL_ERR_MAX];
+    exercise_why(*x, learner ? NULL : root, full, sizeof full);
+    snprintf(msg, n, "%s%s%s", learner ? "" : what, learner ? "" : ": ", full);
+    if (st == EXERCISE_LAUNCHER && exercise_traceback(*x)[0])
         log_text(c, 2, "", exercise_traceback(*x));
-    }
 }
 
 /* Compiles and loads the learner's kernel and launcher once a request. */

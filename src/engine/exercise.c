@@ -209,10 +209,17 @@ exercise *exercise_open(const exercise_opts *o, cl_err *e)
     x->ref_fn = x->ref_gpu = x->ref_k = x->ref_args = LUA_NOREF;
     const char *launcher = o->launcher ? o->launcher : "";
     const char *slash = strrchr(launcher, '/');
-    snprintf(x->launcher_name, sizeof x->launcher_name, "%s", slash ? slash + 1 : launcher);
-    if (slash)
-        snprintf(x->launcher_dir, sizeof x->launcher_dir, "%.*s", (int)(slash - launcher + 1),
-                 launcher);
+    size_t rl = o->root ? strlen(o->root) : 0;
+    if (rl && strncmp(launcher, o->root, rl) == 0 && launcher[rl] == '/') {
+        /* a file of a lab folder: its messages name it from the folder */
+        snprintf(x->launcher_name, sizeof x->launcher_name, "%s", launcher + rl + 1);
+        snprintf(x->launcher_dir, sizeof x->launcher_dir, "%.*s", (int)rl + 1, launcher);
+    } else {
+        snprintf(x->launcher_name, sizeof x->launcher_name, "%s", slash ? slash + 1 : launcher);
+        if (slash)
+            snprintf(x->launcher_dir, sizeof x->launcher_dir, "%.*s",
+                     (int)(slash - launcher + 1), launcher);
+    }
 
     cl_err ce = {{0}};
     if (!o->kernel || !o->kernel[0]) {
@@ -268,6 +275,28 @@ exercise_stage exercise_status(const exercise *x, const char **msg)
 const nvrtc_output *exercise_program(const exercise *x)
 {
     return &x->prog;
+}
+
+void exercise_why(const exercise *x, const char *root, char *out, size_t n)
+{
+    const nvrtc_diag *first = x->stage == EXERCISE_COMPILE ? nvrtc_first_error(&x->prog) : NULL;
+    snprintf(out, n, "%s", x->stage == EXERCISE_READY ? "" : x->msg);
+    if (!first)
+        return;
+    char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
+    nvrtc_diag_headline(first, head, sizeof head);
+    size_t rl = root ? strlen(root) : 0;
+    const char *rel = first->file, *base = paths_base_name(first->file);
+    if (rl && strncmp(rel, root, rl) == 0 && rel[rl] == '/')
+        rel += rl + 1;
+    if (rel != first->file && strncmp(head, base, strlen(base)) == 0)
+        snprintf(out, n, "%s%s", rel, head + strlen(base));
+    int errors = 0;
+    for (size_t i = 0; i < x->prog.ndiags; i++)
+        errors += x->prog.diags[i].severity == NVRTC_SEV_ERROR;
+    size_t len = strlen(out);
+    if (errors > 1 && len < n)
+        snprintf(out + len, n - len, " (and %d more error%s)", errors - 1, errors > 2 ? "s" : "");
 }
 
 size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n)

@@ -65,6 +65,10 @@ void exercise_close(exercise *x);
 exercise_stage exercise_status(const exercise *x, const char **msg);
 /* The compiler's output (diagnostics, kernels, resource usage). */
 const nvrtc_output *exercise_program(const exercise *x);
+/* Why x cannot run, for a file of a lab folder: its compile error named
+ * from root ("rungs/x.cu:12:5: error: ...", and how many more errors
+ * follow), or its launcher's error; root NULL keeps the file's own name. */
+void exercise_why(const exercise *x, const char *root, char *out, size_t n);
 /* Writes every diagnostic the way a compiler prints it (source line and
  * caret), errors and warnings, at most max of them, into buf; returns the
  * length written (0: none). */

@@ -339,13 +339,17 @@ static int size_line(lua_State *L)
     return 1;
 }
 
-/* opts.quoted_line(text, from): the line of the lab file (upvalue 1) at or
- * after from that holds text as a quoted string, or nil. */
+/* opts.quoted_line(text, from [, file [, key]]): the line of the lab file
+ * (upvalue 1) at or after from that holds text as a quoted string (with key:
+ * preferably as `key = "text"`), or nil. */
 static int quoted_line(lua_State *L)
 {
     const char *text = luaL_checkstring(L, 1);
     const char *file = luaL_optstring(L, 3, lua_tostring(L, lua_upvalueindex(1)));
-    int line = lab_source_quoted_line(file, (int)luaL_optinteger(L, 2, 1), text);
+    const char *key = luaL_optstring(L, 4, NULL);
+    int from = (int)luaL_optinteger(L, 2, 1);
+    int line = key ? lab_source_field_line(file, from, key, text)
+                   : lab_source_quoted_line(file, from, text);
     if (line > 0)
         lua_pushinteger(L, line);
     else

@@ -12,6 +12,7 @@
 
 #include "catalog/builtin.h"
 #include "catalog/problem_spec.h"
+#include "lab/labsource.h"
 #include "core/fsguard.h"
 #include "core/paths.h"
 #include "kernel_names.h"
@@ -358,7 +359,8 @@ static void resolve_library(const lab *l, const problem_decl *p, char **library,
         int w = snprintf(ids + at, sizeof ids - at, "%s%s", at ? ", " : "", vs[i].id);
         at = w > 0 && (size_t)w < sizeof ids - at ? at + (size_t)w : at;
     }
-    lab_diags_add(d, l->path, line,
+    int at_line = lab_source_field_line(l->path, line, "library", *library);
+    lab_diags_add(d, l->path, at_line > 0 ? at_line : line,
                   "problem %s: library '%s' is neither \"builtin\"%s%s, \"copy\" nor one of "
                   "the rungs%s%s%s",
                   p->name, *library, b && b->library ? " (" : "", b && b->library ? b->library : "",

@@ -105,6 +105,50 @@ int lab_source_size_line(const char *path, int from, const char *label)
     return line;
 }
 
+typedef struct field_arg {
+    const char *key, *text;
+} field_arg;
+
+/* Whether the line holds `key = "text"` (or 'text'), blanks allowed. */
+static bool match_field(const char *p, const char *end, const void *arg)
+{
+    const field_arg *f = arg;
+    size_t kl = strlen(f->key), tl = strlen(f->text);
+    for (const char *q = p; q + kl <= end; q++) {
+        if (strncmp(q, f->key, kl) != 0 || (q > p && (isalnum((unsigned char)q[-1]) ||
+                                                     q[-1] == '_')))
+            continue;
+        const char *r = q + kl;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        if (r >= end || *r != '=')
+            continue;
+        r++;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        if (r < end && (*r == '"' || *r == '\'') && r + 1 + tl < end &&
+            strncmp(r + 1, f->text, tl) == 0 && r[1 + tl] == *r)
+            return true;
+    }
+    return false;
+}
+
+int lab_source_field_line(const char *path, int from, const char *key, const char *text)
+{
+    if (!path || !key || !text || strlen(text) > 100)
+        return 0;
+    size_t len = 0;
+    char *src = fsguard_read(path, NULL, SOURCE_MAX_BYTES, &len, NULL);
+    if (!src)
+        return 0;
+    field_arg f = {key, text};
+    int line = find_line(src, from > 0 ? from : 1, match_field, &f);
+    if (!line)
+        line = find_line(src, from > 0 ? from : 1, match_quoted, text);
+    free(src);
+    return line;
+}
+
 int lab_source_quoted_line(const char *path, int from, const char *text)
 {
     if (!path || !text || strlen(text) > 100)

@@ -13,5 +13,8 @@ int lab_source_size_line(const char *path, int from, const char *label);
 /* The first line of lab file path, at or after line from, that holds text
  * as a quoted string ("text" or 'text'); 0 when there is none. */
 int lab_source_quoted_line(const char *path, int from, const char *text);
+/* The line at or after from holding `key = "text"` (the field of a table),
+ * else the first holding "text" quoted; 0 when none. */
+int lab_source_field_line(const char *path, int from, const char *key, const char *text);
 
 #endif

@@ -169,6 +169,35 @@ static void test_check(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "/nonexistent/lab.lua: no such file or folder"));
     ts_output_free(&r);
+
+    /* The lab's kernels are compiled, without a GPU: a rung that does not
+     * compile, a reference kernel that does not, a launcher that does not
+     * load; each at the line of what names it, the file from the lab's. */
+    char dir[CL_PATH_MAX];
+    assert_true(ts_tmpdir(dir, sizeof dir, "check-kernels"));
+    ts_data_path(path, sizeof path, "lab/fixtures/declared/rowsum");
+    ts_output o = {0};
+    assert_int_equal(ts_shell(&o, true, "cp -r '%s' '%s/rowsum' && cd '%s/rowsum' && "
+                                        "echo 'garbage here' >> ref/rowsum.cu && "
+                                        "echo 'return = 1' > rungs/bad.lua && "
+                                        "sed -i 's|launcher = \"rungs/thread.lua\", why = "
+                                        "\"a bug|launcher = \"rungs/bad.lua\", why = \"a bug|' "
+                                        "lab.lua",
+                                        path, dir, dir),
+                     0);
+    ts_output_free(&o);
+    snprintf(args, sizeof args, "check '%s/rowsum'", dir);
+    run(&r, args);
+    printf("%s", r.out);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "rowsum/lab.lua:38: variant 'broken': rungs/broken.cu:5:5: "
+                                  "error: expected a \";\""));
+    assert_non_null(strstr(r.out, "problem rowsum: its reference kernel: ref/rowsum.cu:13:1: "
+                                  "error:"));
+    assert_non_null(strstr(r.out, "variant 'wrong': rungs/bad.lua:1:"));
+    assert_non_null(strstr(r.out, "3 problems found"));
+    ts_output_free(&r);
+    ts_rm_rf(dir);
 }
 
 /* Returns whether doctor found a device, after checking its JSON. */

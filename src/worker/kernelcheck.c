@@ -1,0 +1,27 @@
+/* kernelcheck.c - a lab's kernel and launcher checked without a GPU
+ * (worker/kernelcheck.h). */
+#include "worker/kernelcheck.h"
+
+#include <stdio.h>
+
+#include "engine/exercise.h"
+
+bool worker_kernel_check(const char *kernel, const char *launcher, const char *root, char *msg,
+                         size_t n)
+{
+    exercise_opts o = {.kernel = kernel, .launcher = launcher, .root = root, .device = false};
+    cl_err e = {{0}};
+    exercise *x = exercise_open(&o, &e);
+    if (!x) {
+        snprintf(msg, n, "%s", e.msg);
+        return false;
+    }
+    exercise_stage st = exercise_status(x, NULL);
+    bool ok = st == EXERCISE_READY || st == EXERCISE_NO_DEVICE;
+    if (ok)
+        msg[0] = '\0';
+    else
+        exercise_why(x, root, msg, n);
+    exercise_close(x);
+    return ok;
+}
