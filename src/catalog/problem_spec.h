@@ -35,6 +35,7 @@ typedef struct problem_spec {
     bool bandwidth_bound;        /* percent of peak against bandwidth, else FP32 */
     bool reads_only;             /* its bytes are almost all reads: against the read-only stream */
     bool host_io;                /* inputs and output live in host memory */
+    bool no_cpu;                 /* it has no CPU baseline (a declared problem without one) */
     bool managed;                /* inputs live in managed memory, written by the CPU
                                   * before every run (page migration is timed) */
     double tolerance;            /* relative, for the checker */

@@ -525,8 +525,9 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    state.cpu_rows = req.cpu && (!experiments_problem(req.problem) || ra.exercise);
     state.spec = lab_problem_spec(l, req.problem);
+    state.cpu_rows = req.cpu && (!experiments_problem(req.problem) || ra.exercise) &&
+                     !(state.spec && state.spec->no_cpu);
     state.time_limit_s = limit;
     db = cli_store_open();
     recorder_init(&state.rec, db, "run");

@@ -300,6 +300,7 @@ static void make_spec(problem_decl *d)
     d->spec.size_help = d->size_help;
     d->spec.bandwidth_bound = !d->compute_bound;
     d->spec.reads_only = d->reads_only;
+    d->spec.no_cpu = !d->cpu;
     d->spec.ctx = d;
     if (!d->buffers_hint[0])
         buffers_text(d, d->buffers_hint, sizeof d->buffers_hint);
