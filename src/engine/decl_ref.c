@@ -115,18 +115,6 @@ static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
 
 /* ---- a reference kernel ---------------------------------------------------------------- */
 
-static int luagpu_of(decl_type t)
-{
-    switch (t) {
-    case DT_F64: return LUAGPU_F64;
-    case DT_I32: return LUAGPU_I32;
-    case DT_U32: return LUAGPU_U32;
-    case DT_U8: return LUAGPU_U8;
-    case DT_BF16: return LUAGPU_BF16;
-    default: return LUAGPU_F32;
-    }
-}
-
 /* The reference launcher's args: the inputs, and each output's reference
  * buffer (f64 with ref_f64). */
 static int push_ref_args(lua_State *L)
@@ -141,9 +129,9 @@ static int push_ref_args(lua_State *L)
             lua_pushnumber(L, (lua_Number)p->decl->value[i]);
         else if (a->output)
             luagpu_push_borrowed(L, b->refdev.ptr, b->count,
-                                 (luagpu_dtype)(d->ref_f64 ? LUAGPU_F64 : luagpu_of(a->type)));
+                                 (luagpu_dtype)(d->ref_f64 ? LUAGPU_F64 : luagpu_dtype_of(a->type)));
         else
-            luagpu_push_borrowed(L, b->dev.ptr, b->count, (luagpu_dtype)luagpu_of(a->type));
+            luagpu_push_borrowed(L, b->dev.ptr, b->count, luagpu_dtype_of(a->type));
         lua_setfield(L, -2, a->name);
     }
     return 1;

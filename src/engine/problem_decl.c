@@ -283,18 +283,6 @@ static cudaError_t launch(problem_data *p, const shipped_kernel *k, cudaStream_t
 
 /* ---- the launcher's args -------------------------------------------------------------------- */
 
-static int luagpu_of(decl_type t)
-{
-    switch (t) {
-    case DT_F64: return LUAGPU_F64;
-    case DT_I32: return LUAGPU_I32;
-    case DT_U32: return LUAGPU_U32;
-    case DT_U8: return LUAGPU_U8;
-    case DT_BF16: return LUAGPU_BF16;
-    default: return LUAGPU_F32;
-    }
-}
-
 static int args(const problem_data *p, problem_arg *out)
 {
     const problem_decl *d = decl_of(p);
@@ -303,7 +291,7 @@ static int args(const problem_data *p, problem_arg *out)
         const decl_arg *a = &d->args[i];
         if (a->buffer)
             out[i] = (problem_arg){.name = a->name, .buf = &dd->b[i].dev, .count = dd->b[i].count,
-                                   .output = a->output, .typed = true, .dtype = luagpu_of(a->type)};
+                                   .output = a->output, .typed = true, .dtype = luagpu_dtype_of(a->type)};
         else if (decl_type_integral(a->type))
             out[i] = (problem_arg){.name = a->name, .value = (int64_t)dd->value[i]};
         else

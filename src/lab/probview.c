@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/bf16.h"
+
 #define MT_VIEW "cudalab.View"
 
 typedef struct view {
@@ -16,24 +18,6 @@ typedef struct view {
     decl_type type;
     bool writable;
 } view;
-
-static float bf16_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint16_t float_bf16(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
 
 double probview_get(const void *ptr, decl_type t, size_t i)
 {
@@ -49,7 +33,7 @@ double probview_get(const void *ptr, decl_type t, size_t i)
     case DT_U8:
         return (double)((const uint8_t *)ptr)[i];
     case DT_BF16:
-        return (double)bf16_float(((const uint16_t *)ptr)[i]);
+        return (double)bf16_to_float(((const uint16_t *)ptr)[i]);
     case DT_I64:
         return (double)((const int64_t *)ptr)[i];
     }
@@ -82,7 +66,7 @@ void probview_set(void *ptr, decl_type t, size_t i, double v)
         ((uint8_t *)ptr)[i] = (uint8_t)whole(v, 0, 255);
         return;
     case DT_BF16:
-        ((uint16_t *)ptr)[i] = float_bf16((float)v);
+        ((uint16_t *)ptr)[i] = bf16_from_float((float)v);
         return;
     case DT_I64:
         ((int64_t *)ptr)[i] = (int64_t)whole(v, -9.2e18, 9.2e18);

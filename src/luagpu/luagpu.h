@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "lab/probdecl.h"
 #include "lab/sandbox.h"
 
 struct lua_State;
@@ -32,6 +33,9 @@ typedef enum luagpu_dtype {
 } luagpu_dtype;
 /* Bytes an element of dt takes. */
 size_t luagpu_dtype_size(luagpu_dtype dt);
+/* The Buffer type of a declared problem's element type (lab/probdecl.h);
+ * i64, which no Buffer holds, gives f32. */
+luagpu_dtype luagpu_dtype_of(decl_type t);
 
 /* Pushes a Buffer over count elements of type dt of device memory the
  * caller owns: Lua never frees it (b:free() refuses), and

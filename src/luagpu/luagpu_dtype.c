@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/bf16.h"
+#include "lab/probdecl.h"
+
 static const struct {
     const char *name;
     size_t size;
@@ -25,6 +28,18 @@ size_t luagpu_dtype_size(luagpu_dtype dt)
     return dtypes[dt].size;
 }
 
+luagpu_dtype luagpu_dtype_of(decl_type t)
+{
+    switch (t) {
+    case DT_F64: return LUAGPU_F64;
+    case DT_I32: return LUAGPU_I32;
+    case DT_U32: return LUAGPU_U32;
+    case DT_U8: return LUAGPU_U8;
+    case DT_BF16: return LUAGPU_BF16;
+    default: return LUAGPU_F32;
+    }
+}
+
 bool luagpu_dtype_parse(const char *name, luagpu_dtype *dt)
 {
     for (size_t i = 0; name && i < sizeof dtypes / sizeof dtypes[0]; i++)
@@ -33,26 +48,6 @@ bool luagpu_dtype_parse(const char *name, luagpu_dtype *dt)
             return true;
         }
     return false;
-}
-
-/* x rounded to bfloat16, to nearest with ties to even; a NaN stays a
- * (quiet) NaN. */
-static uint16_t bf16_from_float(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static float bf16_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
 }
 
 /* An integer element in [lo, hi]. */

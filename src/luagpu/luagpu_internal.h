@@ -22,9 +22,6 @@
 #define MAX_ARGS 32
 
 typedef luagpu_dtype dtype;
-#define DT_F32 LUAGPU_F32
-#define DT_I32 LUAGPU_I32
-#define DT_BF16 LUAGPU_BF16
 
 /* ---- luagpu_dtype.c: elements of each type, to and from Lua ---- */
 
