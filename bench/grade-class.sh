@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/grade-class.sh - grading a class in sequence on one GPU.
 #
-#   bench/grade-class.sh CUDALAB N OUT_DIR
+#   bench/grade-class.sh CUDALAB N OUT_DIR [FIRST]
 #
 # Makes N learners' workspaces, each holding every lab's reference solution
 # from tests/ (the workspace test_grade_gpu grades), and grades them one
@@ -9,17 +9,25 @@
 # one GPU would.  Prints each learner's wall time, the total, and each lab's
 # time for the first and the last learner (from report.json).  The first
 # learner fills the per-machine CPU cache; the others read it.
+#
+# A class longer than one sitting goes in parts: with CLASS_STATE=DIR the
+# caches and the key live in DIR (kept between parts) and FIRST (default 1)
+# is the first learner this part grades, so that learners FIRST..N follow
+# learners 1..FIRST-1 of an earlier part.
 set -u
 exe=$1
 n=$2
 out=$3
+first=${4:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 t=$root/tests
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache"
-head -c 32 /dev/urandom > "$tmp/key"
+state=${CLASS_STATE:-$tmp}
+mkdir -p "$state"
+export XDG_DATA_HOME="$state/data" XDG_CACHE_HOME="$state/cache"
+[ -s "$state/key" ] || head -c 32 /dev/urandom > "$state/key"
 
 place() {  # WS LAB_PATH CU LUA [KERNEL LAUNCHER]
     mkdir -p "$1/$2"
@@ -44,19 +52,20 @@ make_ws() {
 }
 
 total=0
-for i in $(seq 1 "$n"); do
+for i in $(seq "$first" "$n"); do
     ws="$tmp/ws/learner$i"
     make_ws "$ws"
     start=$(date +%s%N)
-    "$exe" --workspace "$ws" grade --key "$tmp/key" --assignment bench --learner "learner$i" \
+    "$exe" --workspace "$ws" grade --key "$state/key" --assignment bench --learner "learner$i" \
         --out "$out/learner$i" > "$out/learner$i.txt" 2>&1
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     total=$((total + ms))
     echo "learner $i: exit $rc in $ms ms"
 done
-echo "graded $n learners in sequence in $total ms (mean $((total / n)) ms a learner)"
-for i in 1 "$n"; do
+graded=$((n - first + 1))
+echo "graded $graded learners ($first to $n) in sequence in $total ms (mean $((total / graded)) ms a learner)"
+for i in "$first" "$n"; do
     python3 - "$out/learner$i/report.json" "$i" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

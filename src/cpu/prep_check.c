@@ -250,11 +250,47 @@ static bool exact_out(prep_col c)
 
 /* ---- comparing one column ---------------------------------------------------------------- */
 
+/* Expected values of rows [i0, i0 + n) of column c.  The linear layer's
+ * outputs are summed feature by feature over the whole chunk (the same
+ * order of additions as expected(), in a loop a compiler vectorises): a
+ * row at a time, each of its 19 features would be a strided load. */
+static void expected_chunk(const prep_ref *r, const prep_state *in, prep_col c, int64_t i0,
+                           int n, double *out)
+{
+    if (c.what != PO_Y) {
+        for (int j = 0; j < n; j++)
+            out[j] = expected(r, in, c, i0 + j);
+        return;
+    }
+    int64_t s = in->stride;
+    for (int j = 0; j < n; j++)
+        out[j] = 0.0;
+    for (int k = 0; k < PREP_FEATURES; k++) {
+        const float *x = in->X + k * s + i0;
+        double w = (double)in->W[k + c.col * PREP_FEATURES];
+        for (int j = 0; j < n; j++)
+            out[j] += (double)x[j] * w;
+    }
+}
+
+#define CHUNK 2048
+#define CAND_MAX 4096
+
+/* An element over the tolerance of its own magnitude: wrong when it is
+ * over the column's rms too, which is known only at the end. */
+typedef struct cand {
+    int64_t i;
+    double got, want, diff;   /* diff: |got - want| */
+} cand;
+
 typedef struct cmp_part {
-    double ref2, diff2, rms;
+    double ref2, diff2;
     int64_t unwritten, nonfinite, differing;
     int nmis;
     check_mismatch mis[4];
+    cand *cands;
+    int ncands;
+    bool overflow;            /* more candidates than CAND_MAX: judged again */
 } cmp_part;
 
 typedef struct cmp_job {
@@ -263,7 +299,7 @@ typedef struct cmp_job {
     prep_col c;
     const void *got;
     int64_t count;
-    bool is_int, exact, second;
+    bool is_int, exact, again;
     double rms;
     cmp_part part[MAX_PARTS];
 } cmp_job;
@@ -274,55 +310,124 @@ static void note(cmp_part *p, int64_t i, double got, double want)
         p->mis[p->nmis++] = (check_mismatch){i, got, want};
 }
 
+/* The element's value as a double; false (counted and noted) when it was
+ * never written or is not finite. */
+static bool value_at(const cmp_job *j, cmp_part *p, int64_t i, double want, double *g)
+{
+    if (j->is_int) {
+        int32_t v = ((const int32_t *)j->got)[i];
+        if ((uint32_t)v == (uint32_t)CHECK_POISON_BITS) {
+            p->unwritten++;
+            note(p, i, (double)v, want);
+            return false;
+        }
+        *g = (double)v;
+        return true;
+    }
+    float v = ((const float *)j->got)[i];
+    if (check_is_poison(v)) {
+        p->unwritten++;
+        note(p, i, (double)v, want);
+        return false;
+    }
+    if (!isfinite(v)) {
+        p->nonfinite++;
+        note(p, i, (double)v, want);
+        return false;
+    }
+    *g = (double)v;
+    return true;
+}
+
+/* One element of a tolerance column, in the first pass: sure, or a candidate. */
+static void judge_first(cmp_part *p, int64_t i, double g, double e)
+{
+    double d = fabs(g - e);
+    if (!(d > PREP_TOL * fabs(e)))
+        return;
+    if (p->overflow)
+        return;
+    if (!p->cands)
+        p->cands = malloc(CAND_MAX * sizeof *p->cands);
+    if (!p->cands || p->ncands == CAND_MAX) {
+        p->overflow = true;
+        return;
+    }
+    p->cands[p->ncands++] = (cand){i, g, e, d};
+}
+
+/* One pass over a part of the column: counts, sums and, for exact columns,
+ * the verdict; tolerance columns leave candidates.  With j->again, the rms
+ * now known, a part whose candidates overflowed is judged element by
+ * element (its notes after pass one's unwritten and non-finite ones). */
 static void cmp_run(void *ctx, int part, int nparts)
 {
     cmp_job *j = ctx;
     cmp_part *p = &j->part[part];
     int64_t a = j->count * part / nparts, b = j->count * (part + 1) / nparts;
-    if (!j->second) {
-        memset(p, 0, sizeof *p);
-        for (int64_t i = a; i < b; i++) {
-            double e = expected(j->r, j->in, j->c, i);
-            p->ref2 += e * e;
-        }
+    double want[CHUNK];
+    if (j->again && !p->overflow)
         return;
-    }
-    for (int64_t i = a; i < b; i++) {
-        double e = expected(j->r, j->in, j->c, i), g;
-        if (j->is_int) {
-            int32_t v = ((const int32_t *)j->got)[i];
-            if ((uint32_t)v == (uint32_t)CHECK_POISON_BITS) {
-                p->unwritten++;
-                note(p, i, (double)v, e);
+    if (!j->again)
+        memset(p, 0, sizeof *p);
+    for (int64_t c0 = a; c0 < b; c0 += CHUNK) {
+        int n = b - c0 < CHUNK ? (int)(b - c0) : CHUNK;
+        expected_chunk(j->r, j->in, j->c, c0, n, want);
+        for (int k = 0; k < n; k++) {
+            int64_t i = c0 + k;
+            double e = want[k], g;
+            if (j->again) {
+                if (j->is_int) {
+                    int32_t v = ((const int32_t *)j->got)[i];
+                    if ((uint32_t)v == (uint32_t)CHECK_POISON_BITS)
+                        continue;
+                    g = (double)v;
+                } else {
+                    float v = ((const float *)j->got)[i];
+                    if (!isfinite(v) || check_is_poison(v))
+                        continue;
+                    g = (double)v;
+                }
+                double scale = fabs(e) > j->rms ? fabs(e) : j->rms;
+                if (fabs(g - e) > PREP_TOL * scale) {
+                    p->differing++;
+                    note(p, i, g, e);
+                }
                 continue;
             }
-            g = (double)v;
-        } else {
-            float v = ((const float *)j->got)[i];
-            if (check_is_poison(v)) {
-                p->unwritten++;
-                note(p, i, (double)v, e);
+            p->ref2 += e * e;
+            if (!value_at(j, p, i, e, &g))
                 continue;
+            double d = g - e;
+            p->diff2 += d * d;
+            if (j->exact) {
+                if (g != e) {
+                    p->differing++;
+                    note(p, i, g, e);
+                }
+            } else {
+                judge_first(p, i, g, e);
             }
-            if (!isfinite(v)) {
-                p->nonfinite++;
-                note(p, i, (double)v, e);
-                continue;
-            }
-            g = (double)v;
-        }
-        double d = g - e;
-        p->diff2 += d * d;
-        double scale = fabs(e) > j->rms ? fabs(e) : j->rms;
-        bool bad = j->exact ? g != e : fabs(d) > PREP_TOL * scale;
-        if (bad) {
-            p->differing++;
-            note(p, i, g, e);
         }
     }
 }
 
-/* Compares one column into rep (a check_report of that column). */
+/* The candidates of a part judged against the column's rms. */
+static void judge_cands(cmp_part *p, double rms)
+{
+    for (int k = 0; k < p->ncands; k++) {
+        const cand *q = &p->cands[k];
+        double scale = fabs(q->want) > rms ? fabs(q->want) : rms;
+        if (q->diff > PREP_TOL * scale) {
+            p->differing++;
+            note(p, q->i, q->got, q->want);
+        }
+    }
+}
+
+/* Compares one column into rep (a check_report of that column): one pass
+ * computes every expected value once; only a part with more candidates
+ * than it can hold is read a second time. */
 static void compare_col(const prep_ref *r, const prep_state *in, prep_col c, const void *got,
                         int64_t count, int threads, check_report *rep)
 {
@@ -338,14 +443,22 @@ static void compare_col(const prep_ref *r, const prep_state *in, prep_col c, con
     parts = parts > MAX_PARTS ? MAX_PARTS : parts;
     parallel_run(parts, cmp_run, j);
     double ref2 = 0.0;
-    for (int p = 0; p < parts; p++)
+    bool again = false;
+    for (int p = 0; p < parts; p++) {
         ref2 += j->part[p].ref2;
+        again |= j->part[p].overflow;
+    }
     j->rms = count ? sqrt(ref2 / (double)count) : 0.0;
-    j->second = true;
-    parallel_run(parts, cmp_run, j);
+    if (again) {
+        j->again = true;
+        parallel_run(parts, cmp_run, j);
+    }
     double diff2 = 0.0;
     for (int p = 0; p < parts; p++) {
-        const cmp_part *q = &j->part[p];
+        cmp_part *q = &j->part[p];
+        if (!j->exact && !q->overflow)
+            judge_cands(q, j->rms);
+        free(q->cands);
         diff2 += q->diff2;
         rep->unwritten += q->unwritten;
         rep->nonfinite += q->nonfinite;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "gpu/cudacheck.h"
 
 static int opt_min(const timing_opts *o)
@@ -27,8 +28,8 @@ bool timing_needs_flush(const timing_opts *o)
            o->working_set < 4 * o->l2_bytes;
 }
 
-bool timing_should_stop(const double *v, int n, double spent_ms, const timing_opts *o,
-                        bool *converged)
+bool timing_should_stop(const double *v, int n, double spent_ms, double wall_ms,
+                        const timing_opts *o, bool *converged)
 {
     if (converged)
         *converged = false;
@@ -55,7 +56,7 @@ bool timing_should_stop(const double *v, int n, double spent_ms, const timing_op
         return true;
     if (spent_ms >= 5.0 * budget && n >= 1)
         return true;
-    return false;
+    return n >= opt_min(o) && wall_ms >= TIMING_WALL_FACTOR * budget;
 }
 
 typedef struct timing_events {
@@ -148,7 +149,7 @@ bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out
     out->flushed = flush;
 
     int n = 0;
-    double spent = 0.0;
+    double spent = 0.0, t0 = clock_now_ms();
     int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
     for (;;) {
         int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
@@ -161,7 +162,7 @@ bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out
         n += k;
         if (o->progress)
             o->progress(o->progress_ud, "timing", n, est > n ? est : n);
-        if (timing_should_stop(v, n, spent, o, &out->converged))
+        if (timing_should_stop(v, n, spent, clock_now_ms() - t0, o, &out->converged))
             break;
     }
     out->gpu_ms = spent;

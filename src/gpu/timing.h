@@ -5,7 +5,10 @@
  * repetitions bracketed by events, enqueued in small batches so the GPU does
  * not idle between them, until the relative interquartile spread falls under
  * target_spread with at least min_samples samples, or the GPU-time budget is
- * spent, or max_samples is reached.  When the working set is smaller than 4x
+ * spent, or max_samples is reached, or, with at least min_samples samples,
+ * TIMING_WALL_FACTOR times the budget has passed on the clock (work whose
+ * repetitions cost the host more than the GPU, such as a `before` that
+ * moves pages back, would otherwise take many times its budget).  When the working set is smaller than 4x
  * the L2 cache, a memset of a flush buffer (2x L2) runs before each
  * repetition, outside the timed region, so every repetition starts cold. */
 #ifndef CUDALAB_GPU_TIMING_H
@@ -29,6 +32,7 @@ typedef void (*timing_progress_fn)(void *ud, const char *phase, int rep, int of)
 #define TIMING_TARGET_SPREAD 0.005
 #define TIMING_WARMUP_MS 20.0
 #define TIMING_MAX_BATCH 32
+#define TIMING_WALL_FACTOR 4.0
 
 typedef struct timing_opts {
     cudaStream_t stream;
@@ -63,10 +67,11 @@ typedef struct timing_result {
 /* True when the L2 should be flushed between repetitions of o's work. */
 bool timing_needs_flush(const timing_opts *o);
 
-/* The stopping rule over the samples so far (v[0..n), not modified) and the
- * GPU time spent: *converged is set when the spread rule fired. */
-bool timing_should_stop(const double *v, int n, double spent_ms, const timing_opts *o,
-                        bool *converged);
+/* The stopping rule over the samples so far (v[0..n), not modified), the
+ * GPU time spent and the time passed on the clock since the first timed
+ * repetition: *converged is set when the spread rule fired. */
+bool timing_should_stop(const double *v, int n, double spent_ms, double wall_ms,
+                        const timing_opts *o, bool *converged);
 
 /* Times fn as described above.  A failure of fn or of any CUDA call
  * returns false with e set; cudacheck_last() then holds the CUDA code. */

@@ -261,24 +261,30 @@ static void test_timing_rule(void **state)
     double flat[TIMING_MAX_SAMPLES];
     for (int i = 0; i < TIMING_MAX_SAMPLES; i++)
         flat[i] = 1.0;
-    assert_false(timing_should_stop(flat, 9, 9.0, &o, &conv));
-    assert_true(timing_should_stop(flat, 10, 10.0, &o, &conv));
+    assert_false(timing_should_stop(flat, 9, 9.0, 0.0, &o, &conv));
+    assert_true(timing_should_stop(flat, 10, 10.0, 0.0, &o, &conv));
     assert_true(conv);
 
     double noisy[TIMING_MAX_SAMPLES];
     for (int i = 0; i < TIMING_MAX_SAMPLES; i++)
         noisy[i] = (i % 2) ? 1.0 : 1.2;
-    assert_false(timing_should_stop(noisy, 50, 55.0, &o, &conv));
-    assert_true(timing_should_stop(noisy, 50, 500.0, &o, &conv));
+    assert_false(timing_should_stop(noisy, 50, 55.0, 0.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, 50, 500.0, 0.0, &o, &conv));
     assert_false(conv);
-    assert_true(timing_should_stop(noisy, TIMING_MAX_SAMPLES, 1.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, TIMING_MAX_SAMPLES, 1.0, 0.0, &o, &conv));
+    /* Repetitions that cost the host far more than the GPU stop on the
+     * clock, once there are min_samples of them. */
+    assert_false(timing_should_stop(noisy, 9, 9.0, 1e4, &o, &conv));
+    assert_false(timing_should_stop(noisy, 10, 10.0, TIMING_WALL_FACTOR * 500.0 - 1.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, 10, 10.0, TIMING_WALL_FACTOR * 500.0, &o, &conv));
+    assert_false(conv);
     /* A run much longer than the budget: two samples are over 5x the budget. */
-    assert_false(timing_should_stop(noisy, 1, 400.0, &o, &conv));
-    assert_true(timing_should_stop(noisy, 2, 2600.0, &o, &conv));
+    assert_false(timing_should_stop(noisy, 1, 400.0, 0.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, 2, 2600.0, 0.0, &o, &conv));
     o.budget_s = 0.01;
-    assert_true(timing_should_stop(noisy, 3, 10.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, 3, 10.0, 0.0, &o, &conv));
     o.max_samples = 20;
-    assert_true(timing_should_stop(noisy, 20, 1.0, &o, &conv));
+    assert_true(timing_should_stop(noisy, 20, 1.0, 0.0, &o, &conv));
 
     o.l2_bytes = 50u << 20;
     o.flush = &o;

@@ -483,6 +483,57 @@ static void test_checker(void **state)
     prep_state_free(&st);
 }
 
+/* More elements near the tolerance than a part of the check keeps for its
+ * second look: the verdict is still the rule's, element by element. */
+static void test_checker_many(void **state)
+{
+    (void)state;
+    prep_state st;
+    prep_ref r;
+    cl_err e = {{0}};
+    make_state(&st, 100000, 7);
+    assert_true(prep_ref_new(&r, 100000, &e));
+    run_and_check(&st, &r, 1);
+    int64_t s = st.stride, m = st.m;
+    double *want = malloc((size_t)m * sizeof *want);
+    assert_non_null(want);
+    double ref2 = 0.0;
+    for (int64_t i = 0; i < m; i++) {
+        double acc = 0.0;
+        for (int k = 0; k < PREP_FEATURES; k++)
+            acc += (double)st.X[k * s + i] * (double)st.W[k];
+        want[i] = acc;
+        ref2 += acc * acc;
+    }
+    double rms = sqrt(ref2 / (double)m);
+
+    /* every element off by half the tolerance of the rms: right, though
+     * more than 4096 of them are over the tolerance of their own size */
+    int64_t near = 0;
+    for (int64_t i = 0; i < m; i++) {
+        st.Y[i] = (float)(want[i] + 0.5 * PREP_TOL * rms);
+        near += fabs(want[i]) < 0.5 * rms;
+    }
+    if (near <= 4096)
+        fail_msg("only %lld of %lld rows near zero", (long long)near, (long long)m);
+    expect_fail(&st, &r, PREP_GEMM, CHECK_OK, "ok");
+
+    /* every element 3e-4 too large: wrong wherever that is over the rule */
+    int64_t bad = 0;
+    for (int64_t i = 0; i < m; i++) {
+        st.Y[i] = (float)(want[i] * (1.0 + 3e-4));
+        double scale = fabs(want[i]) > rms ? fabs(want[i]) : rms;
+        bad += fabs((double)st.Y[i] - want[i]) > PREP_TOL * scale;
+    }
+    assert_true(bad > 4096);
+    char words[64];
+    snprintf(words, sizeof words, "wrong: Y[0]: %lld of %lld", (long long)bad, (long long)m);
+    expect_fail(&st, &r, PREP_GEMM, CHECK_WRONG, words);
+    free(want);
+    prep_ref_free(&r);
+    prep_state_free(&st);
+}
+
 /* ---- sizes ------------------------------------------------------------------------------- */
 
 static void test_sizes(void **state)
@@ -535,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_checker),
+        cmocka_unit_test(test_checker_many),
         cmocka_unit_test(test_sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
