@@ -26,6 +26,7 @@ enum {
     OPT_BUDGET,
     OPT_ASSIGNMENT,
     OPT_CONFINE,
+    OPT_NO_CONFINE,
 };
 
 typedef struct grade_args {
@@ -39,7 +40,7 @@ typedef struct grade_args {
     const char *learner;
     const char *assignment;
     double budget_s;
-    bool confine;
+    bool no_confine;
 } grade_args;
 
 static const cli_opt grade_opts_table[] = {
@@ -63,7 +64,10 @@ static const cli_opt grade_opts_table[] = {
     {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.25)",
      "a positive number of seconds"},
     {"confine", OPT_CONFINE, NULL, "run the learner's code in a worker that Landlock confines to "
-                                   "the workspace, the labs and what CUDA needs (experimental)",
+                                   "the workspace, the labs and what CUDA needs (the default)",
+     NULL},
+    {"no-confine", OPT_NO_CONFINE, NULL, "run the learner's code in a worker that is not confined "
+                                         "(where confinement gets in CUDA's way)",
      NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -79,6 +83,8 @@ const cli_command cmd_grade_spec = {
     "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
     "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
     "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
+    "Where the kernel offers Landlock, the worker running the learner's code can open no\n"
+    "file but the workspace's, the labs', cudalab's, the system's and its cache's.\n"
     "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
     "could not (no CUDA device, the worker would not start): then the reports still say\n"
     "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
@@ -144,7 +150,10 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
             return cli_usage_error(c, "grade: --budget needs a positive number of seconds");
         return EXIT_OK;
     case OPT_CONFINE:
-        a->confine = true;
+        a->no_confine = false;
+        return EXIT_OK;
+    case OPT_NO_CONFINE:
+        a->no_confine = true;
         return EXIT_OK;
     default:
         return EXIT_USAGE;
@@ -224,7 +233,7 @@ static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
         .nonly = a->nonly,
         .progress = progress_line,
         .quiz_note = quiz_note,
-        .confine = a->confine,
+        .confine = !a->no_confine,
     };
     int rc = EXIT_OK;
     if (!cli_load_labs(c, &set, &diags)) {
