@@ -1,0 +1,1 @@
+hmac-sha256 df48cdcddfacaa6d565466ead604f4cb8c4f0f09c5e47ed21dface974db46196
