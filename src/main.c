@@ -45,6 +45,9 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (version) {
+        if (first < argc)
+            return cli_usage_error(c, "--version takes no command or argument: '%s'",
+                                   argv[first]);
         cli_version_print(stdout);
         return EXIT_OK;
     }

@@ -11,7 +11,7 @@ bool cli_args_u64(const char *v, uint64_t *out)
     if (!v || !isdigit((unsigned char)v[0]))
         return false;          /* no sign: strtoull would wrap "-5" around */
     errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
+    unsigned long long x = strtoull(v, &end, 10);   /* "010" is ten, not eight */
     if (end == v || *end || errno == ERANGE)
         return false;
     *out = (uint64_t)x;

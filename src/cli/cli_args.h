@@ -7,10 +7,11 @@
 
 #define CLI_ARGS_MAX_SECONDS 86400.0    /* a day */
 #define CLI_ARGS_MIN_TIME_LIMIT 1.0     /* starting the worker alone takes a good part of it */
-#define CLI_ARGS_SEED_RANGE "a whole number from 1 to 18446744073709551615"
+#define CLI_ARGS_SEED_RANGE "a whole number from 1 to 18446744073709551615, in decimal"
+#define CLI_ARGS_SECONDS_RANGE "a number of seconds from 0.000001 to 86400"
 
-/* v (may be NULL) as a whole unsigned number in C notation (decimal, 0x
- * hex, 0 octal), without a sign, within 64 bits. */
+/* v (may be NULL) as a whole unsigned number in decimal (leading zeros
+ * change nothing), without a sign, within 64 bits. */
 bool cli_args_u64(const char *v, uint64_t *out);
 /* v as a seed: cli_args_u64 and not 0 (--seed). */
 bool cli_args_seed(const char *v, uint64_t *out);

@@ -56,10 +56,10 @@ void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
                "%.1f TFLOP/s FP32 peak\n\n",
                dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_bw_read_gbs,
                dev->peak_fp32_tflops);
-    else if (absent)
-        printf("%s\n%s\n\n", cli_rows_reason(s), absent);
+    else if (absent)    /* a message, not data: standard error */
+        fprintf(stderr, "%s\n%s\n\n", cli_rows_reason(s), absent);
     else
-        printf("%s\n\n", cli_rows_reason(s));
+        fprintf(stderr, "%s\n\n", cli_rows_reason(s));
 }
 
 bool cli_rows_add(cli_rows *s, const run_result *r)

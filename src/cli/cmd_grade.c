@@ -147,7 +147,7 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))
-            return cli_usage_error(c, "grade: --budget needs a positive number of seconds");
+            return cli_usage_error(c, "grade: --budget needs " CLI_ARGS_SECONDS_RANGE);
         return EXIT_OK;
     case OPT_CONFINE:
         a->no_confine = false;

@@ -283,7 +283,7 @@ static int profile_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))
-            return cli_usage_error(c, "profile: --budget needs a positive number of seconds");
+            return cli_usage_error(c, "profile: --budget needs " CLI_ARGS_SECONDS_RANGE);
         return EXIT_OK;
     case OPT_SEED:
         if (!cli_args_seed(v, &a->seed))

@@ -40,11 +40,13 @@ const cli_command cmd_progress_spec = {
 static int progress_option(cli_ctx *c, void *ud, int key, const char *v)
 {
     progress_args *a = ud;
-    (void)c;
     if (key == 'j')
         a->json = true;
     else if (key == OPT_YES)
         a->yes = true;
+    else if (key == OPT_RESET && a->reset)
+        return cli_usage_error(c, "progress: --reset takes one lab at a time ('%s', then '%s')",
+                               a->reset, v);
     else if (key == OPT_RESET)
         a->reset = v;
     return EXIT_OK;

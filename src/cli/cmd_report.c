@@ -132,7 +132,7 @@ static int report_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))
-            return cli_usage_error(c, "report: --budget needs a positive number of seconds");
+            return cli_usage_error(c, "report: --budget needs " CLI_ARGS_SECONDS_RANGE);
         return EXIT_OK;
     default:
         return EXIT_USAGE;

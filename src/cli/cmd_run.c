@@ -277,7 +277,14 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         const problem_spec *spec = lab_exercise_spec(ra->l, ra->x && ra->x->id[0] ? ra->x : NULL);
         problem_dims d;
         cl_err e = {{0}};
-        if (spec && (!v[0] || !problem_parse_size(spec, v, &d, &e)))
+        if (!spec)
+            return cli_usage_error(c, "run: lab '%s' takes no --size: its experiments run at "
+                                      "sizes of their own%s",
+                                   ra->l->id, ra->l->nexercises
+                                                  ? " (an exercise has sizes: --exercise=ID "
+                                                    "--size N)"
+                                                  : "");
+        if (!v[0] || !problem_parse_size(spec, v, &d, &e))
             return cli_usage_error(c, "run: --size '%s' is not a size of %s '%s' (%s): %s", v,
                                    ra->x && ra->x->id[0] ? "exercise" : "lab",
                                    ra->x && ra->x->id[0] ? ra->x->id : ra->l->id,
@@ -293,7 +300,7 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &req->budget_s))
-            return cli_usage_error(c, "run: --budget needs a positive number of seconds");
+            return cli_usage_error(c, "run: --budget needs " CLI_ARGS_SECONDS_RANGE);
         return EXIT_OK;
     default:
         return EXIT_USAGE;
@@ -507,8 +514,12 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     if ((rc = finish_request(l, &req, &ra)) != EXIT_OK)
         goto done;
     if (req.nvariants == 0 && !ra.exercise && !req.cpu && !req.library[0]) {
-        rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
-                             l->nexercises ? " (try --exercise)" : "");
+        if (ra.pick_cpu)
+            rc = cli_usage_error(c, "run: --variant cpu and --no-cpu leave nothing to run: "
+                                    "the CPU rows were the only ones asked for");
+        else
+            rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
+                                 l->nexercises ? " (try --exercise)" : "");
         goto done;
     }
     st->json = ra.json;

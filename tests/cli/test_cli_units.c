@@ -18,7 +18,8 @@ static void test_args(void **state)
     (void)state;
     uint64_t u = 7;
     assert_true(cli_args_u64("42", &u) && u == 42);
-    assert_true(cli_args_u64("0x10", &u) && u == 16);
+    assert_false(cli_args_u64("0x10", &u));                  /* decimal only */
+    assert_true(cli_args_u64("010", &u) && u == 10);
     assert_true(cli_args_u64("18446744073709551615", &u) && u == UINT64_MAX);
     u = 7;
     assert_false(cli_args_u64(NULL, &u));

@@ -373,7 +373,7 @@ static void test_report_without_device(void **state)
         {{"nope", NULL}, "no lab called 'nope'"},
         {{"profiling", "--bogus", NULL}, "unknown option '--bogus'"},
         {{"profiling", "--size", NULL}, "--size needs a number of rows"},
-        {{"profiling", "--budget", "-1", NULL}, "--budget needs a positive number"},
+        {{"profiling", "--budget", "-1", NULL}, "--budget needs a number of seconds from 0.000001"},
     };
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
         report(&c, usage[i].w);

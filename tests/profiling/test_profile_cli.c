@@ -43,14 +43,14 @@ static void test_no_device_exits_3(void **state)
     profile(&c, NULL);
     if (c.status != 3)
         fail_msg("rc %d\nstdout:\n%s\nstderr:\n%s", c.status, c.out, c.err);
-    assert_non_null(strstr(c.out, "no CUDA device found"));
+    assert_non_null(strstr(c.err, "no CUDA device found"));
     assert_non_null(strstr(c.out, "measurement"));
     assert_non_null(strstr(c.out, "transfers"));
     assert_non_null(strstr(c.out, "roofline"));
-    /* The reason is said once, above the table, not under every row. */
-    const char *first = strstr(c.out, "no CUDA device found");
+    /* The reason is said once, on standard error, not under every row. */
+    const char *first = strstr(c.err, "no CUDA device found");
     assert_null(strstr(first + 1, "no CUDA device found"));
-    assert_null(strstr(c.err, "no CUDA device found"));
+    assert_null(strstr(c.out, "no CUDA device found"));
     ts_output_free(&c);
 }
 
