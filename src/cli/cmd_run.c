@@ -551,16 +551,22 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         judge_milestones((lab *)l, &state, !st->json);
     if (state.rec.failed[0])
         fprintf(stderr, "cudalab: %s\n", state.rec.failed);
+    /* A run of none of the learner's code that stops at a row it cannot
+     * name (a CPU baseline, the inputs) is diagnosed as the lab's rows, so
+     * that "your kernel" is never blamed for it. */
+    run_fault shown = st->fault;
+    if (!ra.exercise && !shown.variant[0])
+        snprintf(shown.variant, sizeof shown.variant, "%s", "lab");
     if (st->json) {
         cJSON *doc = record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
                                 st->faulted ? &st->fault : NULL);
         if (doc)
-            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &st->fault : NULL, state.spec,
+            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &shown : NULL, state.spec,
                               limit, st->output);
         cli_print_json(doc);
     } else if (st->faulted) {
         diagnosis d;
-        diag_row(NULL, &st->fault, state.spec, limit, st->output, &d);
+        diag_row(NULL, &shown, state.spec, limit, st->output, &d);
         printf("\nWhat happened:\n");
         cli_diag_print(stdout, &d, "  ");
     }
