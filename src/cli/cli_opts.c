@@ -25,7 +25,7 @@ static const cli_opt global_opts[] = {
     {"workspace", GLOBAL_WORKSPACE, "DIR",
      "where your exercise files live (default ~/cudalab-workspace)", "a folder"},
     {"data", GLOBAL_DATA, "DIR",
-     "where progress and caches are kept (default ~/.local/share/cudalab)", "a folder"},
+     "where progress is kept (default ~/.local/share/cudalab; caches: ~/.cache/cudalab)", "a folder"},
     {"time-limit", GLOBAL_TIME_LIMIT, "SECONDS",
      "limit for one run of the worker (default: the lab's)", "a positive number of seconds"},
     {"no-color", GLOBAL_NO_COLOR, NULL, "monochrome display (also when NO_COLOR is set)", NULL},

@@ -113,12 +113,12 @@ int cmd_list(cli_ctx *c, int argc, char **argv)
         free(txt);
         cJSON_Delete(root);
     } else {
-        printf("%-3s %-14s %-34s %5s %8s %10s\n", "#", "id", "title", "steps", "variants",
-               "milestones");
+        printf("%-3s %-14s %-34s %5s %8s %10s %9s\n", "#", "id", "title", "steps", "variants",
+               "milestones", "exercises");
         for (size_t i = 0; i < set.n; i++) {
             const lab *l = set.v[i];
-            printf("%-3d %-14s %-34.34s %5zu %8zu %10zu\n", l->order, l->id, l->title, l->nsteps,
-                   l->nvariants, l->nmilestones);
+            printf("%-3d %-14s %-34.34s %5zu %8zu %10zu %9zu\n", l->order, l->id, l->title,
+                   l->nsteps, l->nvariants, l->nmilestones, l->nexercises);
         }
     }
     lab_set_free(&set);

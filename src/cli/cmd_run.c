@@ -396,11 +396,13 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
     recorder_milestones(&rs->rec, l, rs->rows.v, rs->rows.n, ev, &newly);
     if (print) {
         printf("\nmilestones (judged on your kernel's row):\n");
+        bool used[4] = {false, false, false, false};
         for (size_t i = 0; i < l->nmilestones; i++) {
             const lab_milestone *m = &l->milestones[i];
             if (m->quiz || lab_milestone_exercise(l, i) != rs->x)
                 continue;
             static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
+            used[ev[i].state] = true;
             printf("  %s %s%s%s", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
                    ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown);
             /* Pending at its judged size: what the other sizes showed. */
@@ -415,6 +417,18 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
                        aside.shown, aside_size, jsize, jsize);
             putchar('\n');
         }
+        /* what each mark shown means */
+        static const char *const legend[] = {"[ ] not judged (its row did not run here)",
+                                             "[x] reached", "[-] missed",
+                                             "[!] its check failed"};
+        const char *sep = "  ";
+        for (int k = 0; k < 4; k++)
+            if (used[k]) {
+                printf("%s%s", sep, legend[k]);
+                sep = "; ";
+            }
+        if (sep[0] == ';')
+            putchar('\n');
         if (newly)
             printf("  (%d reached for the first time: see 'cudalab progress')\n", newly);
     }

@@ -17,7 +17,7 @@ if ! CUDALAB_HOME="$home" "$exe" list > "$work/list.txt" 2> "$work/list.err"; th
     cat "$work/list.err"
     exit 1
 fi
-awk 'NR > 1 && NF >= 6 { t = ""; for (i = 3; i <= NF - 3; i++) t = t (t ? " " : "") $i; print t }' \
+awk 'NR > 1 && NF >= 7 { t = ""; for (i = 3; i <= NF - 4; i++) t = t (t ? " " : "") $i; print t }' \
     "$work/list.txt" > "$work/titles"
 
 cat > "$work/editor" <<'ED'

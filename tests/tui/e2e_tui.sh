@@ -18,9 +18,9 @@ if ! CUDALAB_HOME="$home" "$exe" list > "$work/list.txt" 2> "$work/list.err"; th
     cat "$work/list.err"
     exit 1
 fi
-# "#  id  title...  steps variants milestones": the title is what lies
-# between the id and the three counts.
-awk 'NR > 1 && NF >= 6 { t = ""; for (i = 3; i <= NF - 3; i++) t = t (t ? " " : "") $i; print t }' \
+# "#  id  title...  steps variants milestones exercises": the title is what lies
+# between the id and the four counts.
+awk 'NR > 1 && NF >= 7 { t = ""; for (i = 3; i <= NF - 4; i++) t = t (t ? " " : "") $i; print t }' \
     "$work/list.txt" > "$work/titles"
 nlabs=$(wc -l < "$work/titles" | tr -d ' ')
 if [ "$nlabs" -lt 1 ]; then
@@ -29,7 +29,7 @@ if [ "$nlabs" -lt 1 ]; then
 fi
 title1=$(sed -n 1p "$work/titles")
 title2=$(sed -n 2p "$work/titles")
-nsteps1=$(awk 'NR == 2 { print $(NF - 2) }' "$work/list.txt")
+nsteps1=$(awk 'NR == 2 { print $(NF - 3) }' "$work/list.txt")
 # the second step's title, from the JSON listing ("steps": ["a", "b", ...])
 step2=$(CUDALAB_HOME="$home" "$exe" list --json 2>/dev/null | grep -m1 '"steps":' |
         sed -e 's/^[^[]*\["//' -e 's/"\][^]]*$//' | awk -F'", "' '{ print $2 }')
