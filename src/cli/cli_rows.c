@@ -1,5 +1,6 @@
 #include "cli/cli_rows.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,4 +160,23 @@ void cli_print_json(cJSON *root)
         puts(txt);
     free(txt);
     cJSON_Delete(root);
+}
+
+bool cli_rows_unicode(bool ascii)
+{
+    if (ascii)
+        return false;
+    static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || !v[0])
+            continue;
+        char low[128];
+        size_t k = 0;
+        for (; v[k] && k + 1 < sizeof low; k++)
+            low[k] = (char)tolower((unsigned char)v[k]);
+        low[k] = '\0';
+        return strstr(low, "utf-8") || strstr(low, "utf8");
+    }
+    return false;
 }

@@ -61,6 +61,12 @@ void cli_rows_clear_progress(const cli_rows *s);
 
 /* The worker said there is no usable device. */
 bool cli_rows_no_device(const cli_rows *s);
+
+/* Whether a table may print non-ASCII marks (the "+-" of a spread, a bar):
+ * not with --ascii, and only where LC_ALL, else LC_CTYPE, else LANG names a
+ * UTF-8 character set (the locale itself is left as it is: a decimal comma
+ * would change every number printed). */
+bool cli_rows_unicode(bool ascii);
 /* Why there is none: the worker's reason, or "no CUDA device found". */
 const char *cli_rows_reason(const cli_rows *s);
 /* The exit code of a run: 1 when the worker faulted or a row is wrong or

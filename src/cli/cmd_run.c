@@ -47,6 +47,8 @@ static void fmt_ratio(char *buf, size_t n, double v)
         snprintf(buf, n, "%.2fx", v);
 }
 
+static const char *g_pm = "±";   /* "+-" where the table is plain ASCII */
+
 static void fmt_time(char *buf, size_t n, const run_result *r)
 {
     if (r->samples <= 0) {
@@ -54,11 +56,11 @@ static void fmt_time(char *buf, size_t n, const run_result *r)
         return;
     }
     if (r->median_ms >= 100)
-        snprintf(buf, n, "%.0f ms ±%.1f%%", r->median_ms, 100 * r->spread);
+        snprintf(buf, n, "%.0f ms %s%.1f%%", r->median_ms, g_pm, 100 * r->spread);
     else if (r->median_ms >= 1)
-        snprintf(buf, n, "%.3f ms ±%.1f%%", r->median_ms, 100 * r->spread);
+        snprintf(buf, n, "%.3f ms %s%.1f%%", r->median_ms, g_pm, 100 * r->spread);
     else
-        snprintf(buf, n, "%.1f us ±%.1f%%", r->median_ms * 1000, 100 * r->spread);
+        snprintf(buf, n, "%.1f us %s%.1f%%", r->median_ms * 1000, g_pm, 100 * r->spread);
 }
 
 static void print_header(void)
@@ -459,6 +461,7 @@ static int collect_option(cli_ctx *c, void *ud, int key, const char *v)
 
 int cmd_run(cli_ctx *c, int argc, char **argv)
 {
+    g_pm = cli_rows_unicode(c->ascii) ? "±" : "+-";
     lab_set set = {0};
     lab_diags diags = {0};
     int rc = EXIT_ENV;
@@ -560,7 +563,7 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
     if ((rc = cli_rows_run(st, &req, limit, &cb, &state)) != EXIT_OK)
         goto done;
     if (!st->json && strcmp(req.problem, PIPELINE_PROBLEM) == 0)
-        cli_pipeline_summary(st->v, st->n, c->ascii, stdout);
+        cli_pipeline_summary(st->v, st->n, !cli_rows_unicode(c->ascii), stdout);
     if (ra.exercise)
         judge_milestones((lab *)l, &state, !st->json);
     if (state.rec.failed[0])
