@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/jsoncache.h"
 #include "core/stats.h"
 #include "cpu/cpuinfo.h"
@@ -31,13 +32,6 @@ typedef struct cpu_side {
     engine_cpu_timing t[PREP_NSTEPS + 1];   /* [PREP_NSTEPS]: end to end */
     bool cached;
 } cpu_side;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void key_of(const pipe_size *z, int threads, int step, engine_cpu_key *k)
 {
@@ -105,18 +99,18 @@ static bool timed_runs(pipe_size *z, cpu_side *side, cl_err *e)
     if (!v)
         return err_set(e, "out of host memory for timing samples");
     int n = 0;
-    double t0 = now_s();
-    while (n < CPU_MAX_RUNS && !engine_cpu_should_stop(n, now_s() - t0)) {
-        double a = now_s();
+    double t0 = clock_now_s();
+    while (n < CPU_MAX_RUNS && !engine_cpu_should_stop(n, clock_now_s() - t0)) {
+        double a = clock_now_s();
         for (int s = PREP_LOAD; s <= PREP_GEMM; s++) {
-            double b = now_s();
+            double b = clock_now_s();
             if (!prep_cpu_step(&z->st, (prep_step)s, z->path, side->threads, e)) {
                 free(v);
                 return false;
             }
-            v[s * CPU_MAX_RUNS + n] = (now_s() - b) * 1e3;
+            v[s * CPU_MAX_RUNS + n] = (clock_now_s() - b) * 1e3;
         }
-        v[PREP_NSTEPS * CPU_MAX_RUNS + n] = (now_s() - a) * 1e3;
+        v[PREP_NSTEPS * CPU_MAX_RUNS + n] = (clock_now_s() - a) * 1e3;
         n++;
         progress(z, n, n + 1);
     }

@@ -70,6 +70,13 @@ cleanup:
     return out;
 }
 
+char *proto_encode_quit(void)
+{
+    static proto_msg m;     /* zero but its type: the message has no body */
+    m.type = MSG_QUIT;
+    return proto_encode(&m);
+}
+
 /* ---- decoding ---------------------------------------------------------- */
 
 static bool decode_body(const cJSON *o, proto_msg *m, cl_err *e)

@@ -49,6 +49,8 @@ typedef struct proto_msg {
 
 /* Encodes a message as one JSON line with a trailing '\n' (malloc'd). */
 char *proto_encode(const proto_msg *m);
+/* The quit message as a line (malloc'd; NULL out of memory). */
+char *proto_encode_quit(void);
 /* Decodes one line (without or with its '\n').  false + e on bad input. */
 bool proto_decode(const char *line, proto_msg *m, cl_err *e);
 

@@ -14,6 +14,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/which.h"
+#include "core/paths.h"
 #include "proto/protocol.h"
 #include "catalog/problem_spec.h"
 
@@ -168,9 +169,15 @@ static char *request_text(const sanitize_opts *o, const char *size)
     free(m);
     if (!line)
         return NULL;
+    char *quit = proto_encode_quit();
+    if (!quit) {
+        free(line);
+        return NULL;
+    }
     strbuf all = STRBUF_INIT;
-    strbuf_printf(&all, "%s{\"type\":\"quit\"}\n", line);
+    strbuf_printf(&all, "%s%s", line, quit);
     free(line);
+    free(quit);
     return strbuf_take(&all);
 }
 
@@ -226,16 +233,12 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
         goto cleanup;
     snprintf(out->size, sizeof out->size, "%s", o->sizes[pick]);
 
-    char self[1024];
+    char self[CL_PATH_MAX];
     if (o->self && o->self[0]) {
         snprintf(self, sizeof self, "%s", o->self);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
-            err_set(e, "cannot find the cudalab executable: %s", strerror(errno));
-            goto cleanup;
-        }
-        self[n] = '\0';
+    } else if (!paths_self_exe(self, sizeof self, e)) {
+        err_prefix(e, "cannot find the cudalab executable");
+        goto cleanup;
     }
     char kernel[1024], launcher[1024];
     absolute(o->kernel, kernel, sizeof kernel);

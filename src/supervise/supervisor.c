@@ -79,10 +79,11 @@ void supervisor_free(supervisor *s)
         return;
     if (s->pid > 0 && !s->cur_run && s->in_fd >= 0) {
         /* Idle: ask politely so the engine can shut down, then insist. */
-        static const char quit[] = "{\"type\":\"quit\"}\n";
+        char *quit = proto_encode_quit();
         strbuf_clear(&s->pending);
-        if (supervisor_worker_queue(s, quit, sizeof quit - 1, NULL))
+        if (quit && supervisor_worker_queue(s, quit, strlen(quit), NULL))
             supervisor_worker_flush(s);
+        free(quit);
         supervisor_worker_unwatch(s, &s->in_fd);
         for (int waited = 0; waited < SUP_QUIT_GRACE_MS; waited += 10) {
             if (spawn_exited(s->pid)) {
