@@ -23,6 +23,24 @@ static bool grow(void **v, size_t *cap, size_t n, size_t sz, cl_err *e)
     return true;
 }
 
+/* After a loop of sqlite3_step: true when it ended at the last row; else
+ * (a damaged page, an I/O error) what was read so far is dropped and e says
+ * why, so that a reader never shows part of the record as the whole. */
+static bool read_done(store *s, sqlite3_stmt *st, int rc, void **out, size_t *n, cl_err *e,
+                      const char *what)
+{
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return true;
+    }
+    store_fail(s, e, what);
+    sqlite3_finalize(st);
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return false;
+}
+
 bool store_place_get(store *s, const char *lab, int *step, cl_err *e)
 {
     sqlite3_stmt *st;
@@ -59,7 +77,8 @@ bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *
                        &st, e))
         return false;
     store_bind_text(st, 1, lab);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
             sqlite3_finalize(st);
             return false;
@@ -72,8 +91,7 @@ bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *
         m->run_id = sqlite3_column_int64(st, 3);
         m->row_id = sqlite3_column_int64(st, 4);
     }
-    sqlite3_finalize(st);
-    return true;
+    return read_done(s, st, rc, (void **)out, n, e, "cannot read the milestones reached");
 }
 
 bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_err *e)
@@ -94,7 +112,8 @@ bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_er
                        &st, e))
         return false;
     store_bind_text(st, 1, lab);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
             sqlite3_finalize(st);
             return false;
@@ -109,8 +128,7 @@ bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_er
         q->last_choice = sqlite3_column_int(st, 5);
         q->last_correct = sqlite3_column_int(st, 6) != 0;
     }
-    sqlite3_finalize(st);
-    return true;
+    return read_done(s, st, rc, (void **)out, n, e, "cannot read the quiz answers");
 }
 
 bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e)
@@ -122,15 +140,15 @@ bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e)
     if (!store_prepare(s, "SELECT idx FROM hints WHERE lab = ?1 ORDER BY idx", &st, e))
         return false;
     store_bind_text(st, 1, lab);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
             sqlite3_finalize(st);
             return false;
         }
         (*out)[(*n)++] = sqlite3_column_int(st, 0);
     }
-    sqlite3_finalize(st);
-    return true;
+    return read_done(s, st, rc, (void **)out, n, e, "cannot read the hints shown");
 }
 
 /* Reads the rows a statement selects as (id, run_id, at, kernel_sha,

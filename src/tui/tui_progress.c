@@ -46,6 +46,14 @@ void tui_progress_attach(tui_app *a, struct store *s, const char *why)
                     why && why[0] ? why : "progress is not saved");
 }
 
+/* A read of the record that failed (a damaged page, an I/O error): said,
+ * and nothing more is written into that file this session. */
+static void unreadable(tui_app *a, const cl_err *e)
+{
+    if (e->msg[0])
+        failed(a, e->msg);
+}
+
 static long quiz_index(const lab *l, const char *id)
 {
     for (size_t q = 0; q < l->nquizzes; q++)
@@ -62,7 +70,9 @@ static void restore_answers(tui_app *a, size_t i)
     cl_err e = {{0}};
     store_quiz *qs = NULL;
     size_t n = 0;
-    if (store_quizzes(a->store, l->id, &qs, &n, &e))
+    if (!store_quizzes(a->store, l->id, &qs, &n, &e))
+        unreadable(a, &e);
+    else
         for (size_t k = 0; k < n; k++) {
             long q = quiz_index(l, qs[k].id);
             if (q < 0)
@@ -75,14 +85,18 @@ static void restore_answers(tui_app *a, size_t i)
     int *hints = NULL;
     /* hints are kept for the exercise a lab opens on, its first */
     size_t nhints = l->nexercises ? l->exercises[0].nhints : 0;
-    if (store_hints(a->store, l->id, &hints, &n, &e))
+    if (!store_hints(a->store, l->id, &hints, &n, &e))
+        unreadable(a, &e);
+    else
         for (size_t k = 0; k < n; k++)
             if (hints[k] >= 0 && (size_t)hints[k] + 1 > s->hints_shown &&
                 (size_t)hints[k] < nhints)
                 s->hints_shown = (size_t)hints[k] + 1;
     free(hints);
     store_milestone *ms = NULL;
-    if (store_milestones(a->store, l->id, &ms, &n, &e))
+    if (!store_milestones(a->store, l->id, &ms, &n, &e))
+        unreadable(a, &e);
+    else
         for (size_t k = 0; k < n; k++)
             for (size_t m = 0; m < l->nmilestones; m++)
                 if (strcmp(l->milestones[m].id, ms[k].id) == 0) {
@@ -103,8 +117,10 @@ static void restore_rows(tui_app *a, size_t i)
     cl_err e = {{0}};
     store_row *rows = NULL;
     size_t n = 0;
-    if (!store_latest_exercise_run(a->store, l->id, &rows, &n, &e))
+    if (!store_latest_exercise_run(a->store, l->id, &rows, &n, &e)) {
+        unreadable(a, &e);
         return;
+    }
     for (size_t k = 0; k < n; k++) {
         rows[k].r.run = 0;
         if (!tui_runtable_result(&s->table, &rows[k].r, &e))

@@ -285,6 +285,63 @@ static void test_corrupt(void **state)
     free(was);
 }
 
+/* A damaged page inside a file whose header is sound: reading the
+ * milestones says so, instead of showing the ones before the damage. */
+static void test_damaged_page(void **state)
+{
+    (void)state;
+    char d[CL_PATH_MAX], path[CL_PATH_MAX + 16];
+    fresh(d, sizeof d, "damaged-page");
+    snprintf(path, sizeof path, "%s/%s", d, STORE_FILE);
+    store *s = open_in(d);
+    cl_err e = {{0}};
+    char id[32], shown[200];
+    for (int i = 0; i < 400; i++) {
+        snprintf(id, sizeof id, "m%03d", i);
+        snprintf(shown, sizeof shown, "%0150d", i);    /* rows long enough to fill pages */
+        bool first = false;
+        assert_true(store_milestone_reached(s, "reduction", id, shown, 0, 0, &first, &e));
+    }
+    store_milestone *ms = NULL;
+    size_t n = 0;
+    assert_true(store_milestones(s, "reduction", &ms, &n, &e));
+    assert_int_equal(n, 400);
+    free(ms);
+    store_close(s);
+
+    /* a leaf page of the milestones table, overwritten */
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = "
+                                            "'milestones' AND pagetype = 'leaf'", -1, &st, NULL),
+                     SQLITE_OK);
+    long page = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL), SQLITE_OK);
+    long size = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    assert_true(page > 1 && size > 0);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (page - 1) * size, SEEK_SET), 0);
+    for (long k = 0; k < size; k++)
+        fputc(0xA5, f);
+    fclose(f);
+
+    s = open_in(d);
+    ms = NULL;
+    n = 7;
+    memset(&e, 0, sizeof e);
+    assert_false(store_milestones(s, "reduction", &ms, &n, &e));
+    assert_null(ms);
+    assert_int_equal(n, 0);
+    if (!ts_contains(e.msg, "cannot read the milestones reached"))
+        fail_msg("the message: %s", e.msg);
+    store_close(s);
+}
+
 static void test_newer(void **state)
 {
     (void)state;
@@ -414,6 +471,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),   cmocka_unit_test(test_migrations),
         cmocka_unit_test(test_corrupt),     cmocka_unit_test(test_newer),
+        cmocka_unit_test(test_damaged_page),
         cmocka_unit_test(test_unwritable),  cmocka_unit_test(test_two_writers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
