@@ -98,6 +98,16 @@ static const store_quiz *find_quiz(const lab_progress *p, const char *id)
     return NULL;
 }
 
+/* Runs of the learner's kernel: the history holds a row per size (and per
+ * step, in the pipeline), in run order. */
+static size_t runs_of(const lab_progress *p)
+{
+    size_t runs = 0;
+    for (size_t i = 0; i < p->nhist; i++)
+        runs += i == 0 || p->hist[i].run_id != p->hist[i - 1].run_id;
+    return runs;
+}
+
 /* The learner's fastest correct row at each size, in the order sizes first
  * appear; best[] holds indices into p->hist. */
 static size_t best_per_size(const lab_progress *p, size_t *best, size_t max)
@@ -172,7 +182,8 @@ static void print_text(const lab_progress *p)
         return;
     }
     when(p->hist[p->nhist - 1].at, at, sizeof at);
-    printf("  your kernel: %zu run%s, latest %s\n", p->nhist, p->nhist == 1 ? "" : "s", at);
+    size_t runs = runs_of(p);
+    printf("  your kernel: %zu run%s, latest %s\n", runs, runs == 1 ? "" : "s", at);
     size_t best[16];
     size_t nb = best_per_size(p, best, 16);
     for (size_t k = 0; k < nb; k++) {
@@ -222,7 +233,7 @@ static cJSON *lab_json(const lab_progress *p)
         cJSON_AddNumberToObject(qo, "last_at", p->qs[i].last_at);
         cJSON_AddItemToArray(qs, qo);
     }
-    cJSON_AddNumberToObject(o, "attempts", (double)p->nhist);
+    cJSON_AddNumberToObject(o, "attempts", (double)runs_of(p));
     cJSON *best = cJSON_AddArrayToObject(o, "best");
     size_t idx[16];
     size_t nb = best_per_size(p, idx, 16);

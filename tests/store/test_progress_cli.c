@@ -36,8 +36,13 @@ static int setup(void **state)
     r.median_ms = 1.5;
     r.samples = 12;
     r.speedup_cpu = 180.0;
+    /* one run, two sizes: one attempt */
+    run_result small = r;
+    snprintf(small.size, sizeof small.size, "2^20");
+    small.median_ms = 0.01;
     bool first = false;
-    bool ok = store_run_begin(s, &info, &run, &e) && store_row_add(s, run, &r, NULL, &row, &e) &&
+    bool ok = store_run_begin(s, &info, &run, &e) && store_row_add(s, run, &small, NULL, NULL, &e) &&
+              store_row_add(s, run, &r, NULL, &row, &e) &&
               store_milestone_reached(s, "reduction", "cpu100x", "180x >= 100x", run, row, &first,
                                       &e) &&
               store_quiz_answer(s, "reduction", "divergence", 0, true, &e) &&
@@ -72,6 +77,7 @@ static void test_show(void **state)
     assert_true(ts_contains(o.out, "180x >= 100x"));
     assert_true(ts_contains(o.out, "best at 2^28: 1.5 ms, 180.0x CPU"));
     assert_true(ts_contains(o.out, "left at step 3"));
+    assert_true(ts_contains(o.out, "your kernel: 1 run,"));
 
     assert_int_equal(ts_shell(&o, false, "'%s' progress --json", ts_exe()), 0);
     cJSON *root = cJSON_Parse(o.out);
