@@ -436,6 +436,9 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
 
     rc = cli_rows_exit_code(rows);
     cl_err e;
+    if (a.trace && rc == EXIT_ENV)
+        fprintf(stderr, "cudalab: no timeline can be recorded here, so %s was not written\n",
+                a.trace);
     if (a.trace && rc != EXIT_ENV) {
         if (!st.timeline[0]) {
             fprintf(stderr, "cudalab: no timeline was recorded, so %s was not written\n", a.trace);
