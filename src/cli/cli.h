@@ -18,6 +18,7 @@ enum {
     EXIT_FAIL = 1,     /* check or grade found problems */
     EXIT_USAGE = 2,    /* bad command line */
     EXIT_ENV = 3,      /* environment: no device, missing files, ... */
+    EXIT_INTERRUPTED = 130,  /* SIGINT or SIGTERM: the rows that finished are kept */
 };
 
 #define CLI_MAX_LAB_DIRS 16

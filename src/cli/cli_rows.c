@@ -1,6 +1,7 @@
 #include "cli/cli_rows.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +27,43 @@ void cli_rows_free(cli_rows *s)
     s->output = NULL;
 }
 
+static volatile sig_atomic_t g_stop;
+
+static void on_stop_signal(int sig)
+{
+    g_stop = sig;
+}
+
 int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
                  const supervisor_callbacks *cb, void *ud)
 {
+    /* ^C or a job scheduler's TERM cancels the run and returns, so that the
+     * rows already finished are printed (and flushed into a pipe) and the
+     * worker is stopped, instead of the process dying with them. */
+    struct sigaction stop = {.sa_handler = on_stop_signal}, old_int, old_term;
+    sigemptyset(&stop.sa_mask);
+    g_stop = 0;
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
     supervisor_opts so = {.time_limit_s = time_limit_s, .cb = cb, .ud = ud};
     cl_err e = {{0}};
     supervisor *s = supervisor_new(&so, &e);
     if (!s || !supervisor_submit(s, req, time_limit_s, &e)) {
         fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
         supervisor_free(s);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
         return EXIT_ENV;
     }
-    supervisor_wait(s, req->run);
+    while (supervisor_busy(s) && !g_stop)
+        if (!supervisor_pump(s, 100))
+            break;
+    if (g_stop) {
+        supervisor_cancel(s);
+        rows->interrupted = true;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     char out[16384];
     size_t n = supervisor_output(s, out, sizeof out);
     free(rows->output);
@@ -127,6 +153,10 @@ int cli_rows_exit_code(const cli_rows *s)
 {
     /* Something that ran and failed, or the learner's code that cannot run
      * (it does not compile, its launcher fails): 1, device or not. */
+    if (s->interrupted) {
+        fprintf(stderr, "cudalab: interrupted: the rows above are those that finished\n");
+        return EXIT_INTERRUPTED;
+    }
     if (s->faulted)
         return EXIT_FAIL;
     bool absent = cli_rows_no_device(s);

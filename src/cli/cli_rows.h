@@ -29,6 +29,7 @@ typedef struct cli_rows {
     run_fault fault;
     bool faulted;
     char *output;       /* the end of what the worker printed (device printf, asserts) */
+    bool interrupted;   /* SIGINT or SIGTERM stopped the run (exit code 130) */
 } cli_rows;
 
 /* Empty rows; tty from stderr. */

@@ -213,7 +213,8 @@ void diagnose(const diag_input *in, diagnosis *out)
             diag_timeout(in, out);
         } else if (strcmp(c, "cancelled") == 0) {
             diag_set(out, DIAG_CANCELLED, "You stopped the run");
-            diag_explain(out, "The run was cancelled before it finished; nothing was measured.");
+            diag_explain(out, "The run was cancelled before it finished; the rows that finished before "
+                              "it are kept.");
             diag_suggest(out, "Start it again when ready.");
         } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
             if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
