@@ -160,6 +160,20 @@ bool paths_workspace(char *out, size_t n, cl_err *e)
     return true;
 }
 
+/* Whether p is a symbolic link whose target does not exist (target: the
+ * link's text). */
+static bool dangling_link(const char *p, char *target, size_t n)
+{
+    struct stat st;
+    if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) || stat(p, &st) == 0)
+        return false;
+    ssize_t len = readlink(p, target, n - 1);
+    if (len < 0)
+        len = 0;
+    target[len] = '\0';
+    return true;
+}
+
 bool paths_mkdir_p(const char *dir, cl_err *e)
 {
     char p[CL_PATH_MAX];
@@ -176,8 +190,12 @@ bool paths_mkdir_p(const char *dir, cl_err *e)
     }
     if (mkdir(p, 0755) != 0 && errno != EEXIST)
         return err_set(e, "cannot create %s: %s", p, strerror(errno));
-    if (!paths_is_dir(p))
+    if (!paths_is_dir(p)) {
+        char target[CL_PATH_MAX];
+        if (dangling_link(p, target, sizeof target))
+            return err_set(e, "%s is a link to %s, which does not exist", p, target);
         return err_set(e, "%s exists and is not a folder", p);
+    }
     return true;
 }
 
@@ -223,6 +241,11 @@ paths_dir_state paths_dir_probe(const char *dir, char *why, size_t n)
     }
     if (errno != ENOENT && errno != ENOTDIR) {
         snprintf(why, n, "cannot be created (%s)", strerror(errno));
+        return PATHS_DIR_NOT_WRITABLE;
+    }
+    char target[CL_PATH_MAX];
+    if (dangling_link(dir, target, sizeof target)) {
+        snprintf(why, n, "cannot be created (it is a link to %s, which does not exist)", target);
         return PATHS_DIR_NOT_WRITABLE;
     }
     int w = snprintf(p, sizeof p, "%s", dir);
