@@ -24,6 +24,7 @@ typedef struct compl {
     bool lost;                        /* the command word names no command */
     const char *operands[MAX_OPERANDS];
     int nops;
+    const char *exercise;             /* --exercise=ID among the words, or NULL */
     const char *lab_dirs[CLI_MAX_LAB_DIRS];
     size_t nlab_dirs;
     lab_set labs;
@@ -88,6 +89,36 @@ static void offer_words(const compl *k, const char *const *w)
         offer(k, *w);
 }
 
+/* Whether w is one of the comma-separated items of list[0..n). */
+static bool in_list(const char *list, size_t n, const char *w)
+{
+    size_t len = strlen(w);
+    for (size_t at = 0; at < n;) {
+        const char *end = memchr(list + at, ',', n - at);
+        size_t item = end ? (size_t)(end - (list + at)) : n - at;
+        if (item == len && strncmp(list + at, w, len) == 0)
+            return true;
+        at += item + 1;
+    }
+    return false;
+}
+
+/* A comma-separated list (grade --format json,junit): the words not yet in
+ * it, after what is already written. */
+static void offer_list(compl *k, const char *const *w)
+{
+    const char *comma = strrchr(k->cur, ',');
+    if (!comma) {
+        offer_words(k, w);
+        return;
+    }
+    size_t written = (size_t)(comma + 1 - k->cur);
+    const char *tail = comma + 1;
+    for (; *w; w++)
+        if (!in_list(k->cur, written, *w) && strncmp(*w, tail, strlen(tail)) == 0)
+            printf("%s%.*s%s\n", k->prefix, (int)written, k->cur, *w);
+}
+
 /* The values option o of the current command takes. */
 static void offer_values(compl *k, const cli_opt *o)
 {
@@ -105,6 +136,8 @@ static void offer_values(compl *k, const cli_opt *o)
         const lab *l = operand_lab(k);
         for (size_t i = 0; l && i < l->nvariants; i++)
             offer(k, l->variants[i].id);
+        if (l && l->nexercises > 0)
+            offer(k, "exercise");
         if (l && l->problem && strcmp(l->problem, EXPERIMENTS_PROBLEM) != 0) {
             offer(k, "cpu");
             if (l->library && strcmp(l->library, "copy") != 0)
@@ -112,16 +145,26 @@ static void offer_values(compl *k, const cli_opt *o)
         }
     } else if (strcmp(n, "size") == 0) {
         const lab *l = operand_lab(k);
-        for (size_t i = 0; l && i < l->nsizes; i++)
-            offer(k, l->sizes[i]);
+        const lab_exercise *x = l && k->exercise ? lab_exercise_find(l, k->exercise) : NULL;
+        char *const *sizes = x ? x->sizes : l ? l->sizes : NULL;
+        size_t nsizes = x ? x->nsizes : l ? l->nsizes : 0;
+        for (size_t i = 0; i < nsizes; i++)
+            offer(k, sizes[i]);
+    } else if (strcmp(n, "exercise") == 0) {
+        const lab *l = operand_lab(k);
+        for (size_t i = 0; l && i < l->nexercises; i++)
+            if (l->exercises[i].id[0])
+                offer(k, l->exercises[i].id);
     } else if (strcmp(n, "lab") == 0 || strcmp(n, "remove-backups") == 0) {
         offer_labs(k, false, true);
     } else if (strcmp(n, "reset") == 0) {
         offer_labs(k, false, false);
     } else if (strcmp(n, "sanitize") == 0) {
         offer_words(k, tools);
+    } else if (strcmp(n, "format") == 0 && strcmp(cmd, "grade") == 0) {
+        offer_list(k, grade_formats);
     } else if (strcmp(n, "format") == 0) {
-        offer_words(k, strcmp(cmd, "grade") == 0 ? grade_formats : class_formats);
+        offer_words(k, class_formats);
     } else if (strcmp(n, "sort") == 0) {
         offer_words(k, sorts);
     }
@@ -190,6 +233,11 @@ static const cli_opt *scan(compl *k, char **w, int n)
             const cli_opt *o = find_opt(k->cmd, name, len, is_long ? 0 : s[1]);
             if (!o || !o->arg)
                 continue;
+            if (o->arg[0] == '[') {       /* an optional value: only after '=' */
+                if (eq && strcmp(o->name, "exercise") == 0)
+                    k->exercise = eq + 1;
+                continue;
+            }
             const char *value = eq ? eq + 1 : (!is_long && s[2]) ? s + 2 : NULL;
             if (!value) {
                 if (i + 1 == n)
