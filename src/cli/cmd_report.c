@@ -379,6 +379,11 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     if ((rc = cli_rows_run(&st.w, &req, limit, &cb, &st)) != EXIT_OK)
         goto done;
     cli_rows_clear_progress(&st.w);
+    if (st.w.interrupted) {
+        fprintf(stderr, "cudalab: interrupted: no report was written\n");
+        rc = EXIT_INTERRUPTED;
+        goto done;
+    }
 
     if (cli_rows_no_device(&st.w)) {
         fprintf(stderr, "cudalab: %s\nThe report needs a GPU to measure; nothing was written.\n",
