@@ -1,5 +1,6 @@
 /* cmd_verify.c - `cudalab verify REPORT...`: check grade reports'
  * signatures, each file exactly as cudalab wrote it (grade/sign.h). */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_grade.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_rows.h"
 #include "core/escape.h"
 #include "grade/sign.h"
 
@@ -15,6 +17,8 @@ enum { OPT_KEY = CLI_LONG_ONLY };
 static const cli_opt verify_opts[] = {
     {"key", OPT_KEY, "FILE", "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
      "a key file"},
+    {"json", 'j', NULL, "print one JSON document: [{\"file\", \"verdict\", \"why\"}...]",
+     NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -28,19 +32,27 @@ const cli_command cmd_verify_spec = {
     verify_opts, cmd_verify,
 };
 
+typedef struct verify_args {
+    const char *key_file;
+    bool json;
+} verify_args;
+
 static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
 {
+    verify_args *a = ud;
     (void)c;
     if (key == OPT_KEY)
-        *(const char **)ud = v;
+        a->key_file = v;
+    else if (key == 'j')
+        a->json = true;
     return EXIT_OK;
 }
 
 int cmd_verify(cli_ctx *c, int argc, char **argv)
 {
-    const char *key_file = NULL;
+    verify_args a = {NULL, false};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &key_file, &first);
+    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first >= argc)
@@ -48,20 +60,31 @@ int cmd_verify(cli_ctx *c, int argc, char **argv)
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
-    if (!sign_key_load(key_file, &key, &keylen, &e))
+    if (!sign_key_load(a.key_file, &key, &keylen, &e))
         return cli_usage_error(c, "verify: %s", e.msg);
     if (!key)
         return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
                                   "CUDALAB_GRADE_KEY holding it");
     rc = EXIT_OK;
+    cJSON *all = a.json ? cJSON_CreateArray() : NULL;
     for (int i = first; i < argc; i++) {
         char why[512], path[CL_PATH_MAX], shown[sizeof why];
         sign_verdict v = sign_verify_file(argv[i], key, keylen, why, sizeof why);
-        printf("%s: %s (%s)\n", escape_line(path, sizeof path, argv[i]), sign_verdict_name(v),
-               escape_line(shown, sizeof shown, why));
+        if (all) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "file", argv[i]);
+            cJSON_AddStringToObject(o, "verdict", sign_verdict_name(v));
+            cJSON_AddStringToObject(o, "why", why);
+            cJSON_AddItemToArray(all, o);
+        } else {
+            printf("%s: %s (%s)\n", escape_line(path, sizeof path, argv[i]),
+                   sign_verdict_name(v), escape_line(shown, sizeof shown, why));
+        }
         if (v != SIGN_VALID)
             rc = EXIT_FAIL;
     }
+    if (all)
+        cli_print_json(all);
     memset(key, 0, keylen);
     free(key);
     return rc;
