@@ -7,12 +7,14 @@
  * lab everywhere else.  Then every kernel file of the lab's folder (rungs,
  * reference kernels, starters) is compiled and its launcher loaded, as a
  * run does, without a GPU (cli_ctx.kernel_check). */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
+#include "cli/cli_rows.h"
 #include "lab/probdecl.h"
 
 /* Compiles one kernel file of l's folder with its launcher; a failure
@@ -95,7 +97,33 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
     return 1;
 }
 
-static const cli_opt check_opts[] = {{NULL, 0, NULL, NULL, NULL}};
+static const cli_opt check_opts[] = {
+    {"json", 'j', NULL, "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
+                        "\"line\", \"message\"}...]}",
+     NULL},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+/* {"labs": N, "problems": [{"file", "line", "message"}...]} */
+static void print_json(const lab_diags *d, size_t nlabs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = o ? cJSON_AddArrayToObject(o, "problems") : NULL;
+    if (!arr) {
+        cJSON_Delete(o);
+        fprintf(stderr, "cudalab: out of memory\n");
+        return;
+    }
+    cJSON_AddNumberToObject(o, "labs", (double)nlabs);
+    for (size_t i = 0; i < d->n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "file", d->v[i].file);
+        cJSON_AddNumberToObject(p, "line", d->v[i].line);
+        cJSON_AddStringToObject(p, "message", d->v[i].msg);
+        cJSON_AddItemToArray(arr, p);
+    }
+    cli_print_json(o);
+}
 
 const cli_command cmd_check_spec = {
     "check", "[PATH...]", "validate lab files; prints each problem as file:line: message",
@@ -109,7 +137,8 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
     lab_diags diags = {0};
     size_t nlabs = 0;
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_check_spec, argc, argv, NULL, NULL, &first);
+    bool json = false;
+    int rc = cli_opts_parse(c, &cmd_check_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (c->home_error[0]) {
@@ -133,8 +162,13 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
         for (int i = first; i < argc; i++)
             nlabs += check_path(c, argv[i], &diags);
     }
-    cli_print_diags(&diags, stdout);
     size_t nprob = diags.n;
+    if (json) {
+        print_json(&diags, nlabs);
+        lab_diags_free(&diags);
+        return nprob ? EXIT_FAIL : EXIT_OK;
+    }
+    cli_print_diags(&diags, stdout);
     lab_diags_free(&diags);
     if (nprob) {
         printf("%zu problem%s found\n", nprob, nprob == 1 ? "" : "s");
