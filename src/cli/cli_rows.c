@@ -47,13 +47,12 @@ int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
     sigaction(SIGTERM, &stop, &old_term);
     supervisor_opts so = {.time_limit_s = time_limit_s, .cb = cb, .ud = ud};
     cl_err e = {{0}};
+    int rc = EXIT_OK;
     supervisor *s = supervisor_new(&so, &e);
     if (!s || !supervisor_submit(s, req, time_limit_s, &e)) {
         fprintf(stderr, "cudalab: cannot start the GPU worker: %s\n", e.msg);
-        supervisor_free(s);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        return EXIT_ENV;
+        rc = EXIT_ENV;
+        goto done;
     }
     while (supervisor_busy(s) && !g_stop)
         if (!supervisor_pump(s, 100))
@@ -61,15 +60,17 @@ int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
     if (g_stop) {
         supervisor_cancel(s);
         rows->interrupted = true;
+        fprintf(stderr, "cudalab: interrupted: the rows above are those that finished\n");
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     char out[16384];
     size_t n = supervisor_output(s, out, sizeof out);
     free(rows->output);
     rows->output = n ? strdup(out) : NULL;
+done:
     supervisor_free(s);
-    return EXIT_OK;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
 }
 
 void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
@@ -153,10 +154,8 @@ int cli_rows_exit_code(const cli_rows *s)
 {
     /* Something that ran and failed, or the learner's code that cannot run
      * (it does not compile, its launcher fails): 1, device or not. */
-    if (s->interrupted) {
-        fprintf(stderr, "cudalab: interrupted: the rows above are those that finished\n");
+    if (s->interrupted)
         return EXIT_INTERRUPTED;
-    }
     if (s->faulted)
         return EXIT_FAIL;
     bool absent = cli_rows_no_device(s);

@@ -380,7 +380,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
         goto done;
     cli_rows_clear_progress(&st.w);
     if (st.w.interrupted) {
-        fprintf(stderr, "cudalab: interrupted: no report was written\n");
+        fprintf(stderr, "cudalab: no report was written\n");
         rc = EXIT_INTERRUPTED;
         goto done;
     }
