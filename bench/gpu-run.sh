@@ -11,8 +11,10 @@
 # the benchmark's tables under OUT_DIR/bench (skipped with --no-bench;
 # --quick runs each lab once at its smallest size instead).  --parallel
 # runs the GPU test programs side by side on the one GPU (their checks do
-# not time anything), then test_grade_gpu alone, as its time per lab is a
-# figure; each program's output goes to OUT_DIR/<program>.txt.
+# not compare timings), then, one at a time, the two that do: test_prof_gpu
+# (an overlapped copy must beat a synchronous one, which another program's
+# copies would disturb) and test_grade_gpu (its time per lab is a figure);
+# each program's output goes to OUT_DIR/<program>.txt.
 set -u
 bin=$(cd "$1" && pwd)
 out=$2
@@ -68,11 +70,15 @@ one_test() {
 
 {
     if [ "$parallel" -eq 1 ]; then
+        timed="test_prof_gpu test_grade_gpu"
         for t in "$bin"/test_*; do
-            [ -x "$t" ] && [ "$(basename "$t")" != test_grade_gpu ] && one_test "$t" &
+            case " $timed " in *" $(basename "$t") "*) continue ;; esac
+            [ -x "$t" ] && one_test "$t" &
         done
         wait
-        [ -x "$bin/test_grade_gpu" ] && one_test "$bin/test_grade_gpu"
+        for n in $timed; do
+            [ -x "$bin/$n" ] && one_test "$bin/$n"
+        done
     else
         for t in "$bin"/test_*; do
             [ -x "$t" ] && one_test "$t"
