@@ -9,8 +9,9 @@
 #    2^28, and prints each size's medians and their ratio: the two paths
 #    time alike when the ratio is within 2% of 1.
 # 2. Runs the scan lab (four rungs of its folder) at 2^10 with an empty
-#    NVRTC cache, then again: the second run's wall time is what a learner
-#    waits for when nothing changed.
+#    NVRTC cache, then again, and prints when each run's first row came and
+#    when it ended: the second run's first row is what a learner waits for
+#    when nothing changed.
 set -u
 exe=$1
 rounds=${2:-5}
@@ -41,12 +42,28 @@ for size in ("2^24", "2^26", "2^28"):
     print(f"{size:8} {ms:12.4f} {mf:12.4f} {mf / ms:15.4f}")
 PY
 
+# Each run's stdout is read line by line as it comes (cudalab flushes a row
+# as soon as it is measured): the time to the first row's line is what a
+# learner waits for before anything is shown.
 for run in first second; do
-    start=$(date +%s%N)
-    "$exe" run scan --size 2^10 --no-cpu --budget 0.01 > "$tmp/scan-$run.txt" 2>&1
-    rc=$?
-    ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    echo "scan lab, four folder rungs, $run run (NVRTC cache $( [ $run = first ] && echo empty || echo warm )): exit $rc in $ms ms"
+    python3 - "$exe" "$tmp/scan-$run.txt" "$run" <<'PY'
+import subprocess, sys, time
+exe, path, run = sys.argv[1:4]
+start = time.monotonic()
+first = None
+with open(path, "w") as out:
+    p = subprocess.Popen([exe, "run", "scan", "--size", "2^10", "--no-cpu", "--budget", "0.01"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in p.stdout:
+        if first is None and line.startswith("kogge_stone "):
+            first = time.monotonic() - start
+        out.write(line)
+    rc = p.wait()
+total = time.monotonic() - start
+cache = "empty" if run == "first" else "warm"
+shown = f"{first * 1000:.0f} ms" if first is not None else "never"
+print(f"scan lab, four folder rungs, {run} run (NVRTC cache {cache}): first row after {shown}, exit {rc} in {total * 1000:.0f} ms")
+PY
 done
 start=$(date +%s%N)
 "$exe" run parity --labs "$root/bench/labs" -v shipped --size 2^24 --no-cpu --budget 0.01 > /dev/null 2>&1
