@@ -7,7 +7,7 @@
  * functions have C linkage, so their names read the same on a timeline, in
  * Nsight Systems and in `ncu --kernel-name` (prof_scale, prof_fma,
  * prof_stride, prof_gemv_row, prof_gemv_col, prof_gemv_warp,
- * prof_transpose_naive, prof_transpose_tiled, prof_transpose_padded,
+ * prof_copy_tile, prof_transpose_naive, prof_transpose_tiled, prof_transpose_padded,
  * prof_copy, prof_first).
  *
  * Every launcher enqueues on stream s and returns the launch's error
@@ -62,8 +62,12 @@ cudaError_t profiling_transpose_tiled(const float *in, float *out, int rows, int
 cudaError_t profiling_transpose_padded(const float *in, float *out, int rows, int cols,
                                        cudaStream_t s);
 
-/* out[i] = in[i]: the bandwidth a transpose can hope for. */
+/* out[i] = in[i], one thread per element. */
 cudaError_t profiling_copy(const float *in, float *out, size_t n, cudaStream_t s);
+
+/* out = in (rows x cols, row-major) with the transposes' blocks and four
+ * elements a thread: the bandwidth a transpose can hope for. */
+cudaError_t profiling_copy_tile(const float *in, float *out, int rows, int cols, cudaStream_t s);
 
 /* Writes 1.0f to out[0]; launched by nothing else, so its first launch in
  * a process pays for loading it. */

@@ -149,13 +149,15 @@ return lab {
       conflict**.  Padding the tile to 32x33 shifts each row by one bank
       and the conflict disappears.
 
-      The `transpose` experiment shows a plain copy of the same bytes (one
-      element a thread), then a transpose straight to global memory,
-      through a shared tile, and through the padded tile.  The copy is a
-      yardstick, not a bound: the tiled transposes move four elements a
-      thread, and on an H100 the padded one beats the copy (195 against
-      241 us).  The real ceiling is the device's copy bandwidth, the BW
-      line of the Device pane.  Compare the last two with
+      The `transpose` experiment first copies the same bytes with the
+      same blocks of 32x8 threads, four elements a thread, straight
+      across instead of transposed: both sides coalesced and no barrier,
+      so no transpose of this shape can move data faster.  That row is
+      the bound.  Then come a transpose straight to global memory, one
+      through a shared tile and one through the padded tile.  The naive
+      one loses most of the bandwidth to its scattered stores, the tiled
+      one gets it back but for the bank conflicts, and the padded one
+      comes close to the copy.  Compare the last two with
       `cudalab profile transpose --ncu prof_transpose_tiled` when Nsight
       Compute is installed: it counts the conflicts.
     ]],

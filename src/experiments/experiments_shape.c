@@ -76,7 +76,7 @@ done:
 typedef cudaError_t (*transpose_fn)(const float *, float *, int, int, cudaStream_t);
 
 typedef struct transpose_job {
-    transpose_fn fn;       /* NULL: plain copy */
+    transpose_fn fn;
     const float *in;
     float *out;
     int n;
@@ -85,10 +85,7 @@ typedef struct transpose_job {
 static bool transpose_once(void *ud, cudaStream_t s, cl_err *e)
 {
     const transpose_job *j = ud;
-    if (j->fn)
-        CUDA_CHECK_LAUNCH(e, j->fn(j->in, j->out, j->n, j->n, s));
-    else
-        CUDA_CHECK_LAUNCH(e, profiling_copy(j->in, j->out, (size_t)j->n * (size_t)j->n, s));
+    CUDA_CHECK_LAUNCH(e, j->fn(j->in, j->out, j->n, j->n, s));
     return true;
 }
 
@@ -97,16 +94,18 @@ void experiments_transpose(xctx *x)
     struct {
         const char *id, *label, *note;
         transpose_fn fn;
+        bool copy;         /* out = in, not transposed */
     } v[] = {
-        {"transpose_copy", "copy, one element a thread", "a plain copy of the same bytes, one "
-         "element a thread: a yardstick the four-elements-a-thread transposes can beat", NULL},
+        {"transpose_copy", "copy (the bound)", "the same bytes copied by the same blocks, four "
+         "elements a thread, without transposing: no transpose of this shape moves data faster",
+         profiling_copy_tile, true},
         {"transpose_naive", "naive", "reads rows (coalesced) and writes columns straight to global "
-         "memory: each warp's stores land 32 rows apart", profiling_transpose_naive},
+         "memory: each warp's stores land 32 rows apart", profiling_transpose_naive, false},
         {"transpose_tiled", "shared-memory tile", "stages a 32x32 tile in shared memory so both "
          "global reads and writes are coalesced; reading a tile column hits one bank 32 times",
-         profiling_transpose_tiled},
+         profiling_transpose_tiled, false},
         {"transpose_padded", "padded tile", "the same tile with one extra column: a column's 32 "
-         "floats fall in 32 different banks, no conflicts", profiling_transpose_padded},
+         "floats fall in 32 different banks, no conflicts", profiling_transpose_padded, false},
     };
     const size_t nv = sizeof v / sizeof v[0];
     cl_err e = {{0}};
@@ -132,7 +131,7 @@ void experiments_transpose(xctx *x)
                 goto done;
             continue;
         }
-        experiments_check_exact(&r, io.hout, v[k].fn ? io.want : io.hin, nn);
+        experiments_check_exact(&r, io.hout, v[k].copy ? io.hin : io.want, nn);
         experiments_set_timing(&r, &tr);
         experiments_set_bandwidth(x, &r, (double)(2 * bytes));
         experiments_row_note(&r, "%s", v[k].note);

@@ -22,7 +22,7 @@ static const prof_rows rows[] = {
     {"gemv", "gemv_row", "prof_gemv_row"},
     {"gemv", "gemv_col", "prof_gemv_col"},
     {"blocksize", "block_", "prof_scale"},
-    {"transpose", "transpose_copy", "prof_copy"},
+    {"transpose", "transpose_copy", "prof_copy_tile"},
     {"transpose", "transpose_naive", "prof_transpose_naive"},
     {"transpose", "transpose_tiled", "prof_transpose_tiled"},
     {"transpose", "transpose_padded", "prof_transpose_padded"},

@@ -231,7 +231,18 @@ static void test_every_experiment_checks_out(void **state)
      * lesson shows the learner's own numbers.  What holds everywhere is
      * that a warp reading a row together (coalesced) beats a thread per row. */
     assert_true(row(&rs, "gemv_row_warp")->median_ms < row(&rs, "gemv_row_thread")->median_ms);
-    assert_true(row(&rs, "transpose_padded")->gbps > row(&rs, "transpose_naive")->gbps);
+    /* What the lesson claims of the transposes and launch shapes: the copy
+     * with the transposes' blocks is their bound (2% for noise), padding
+     * beats the bank-conflicted tile, which beats the naive stores; blocks
+     * of 64 threads lose to 256 though both fill the SM on recent GPUs. */
+    const run_result *copy = row(&rs, "transpose_copy"), *padded = row(&rs, "transpose_padded");
+    print_message("transpose: padded %.1f GB/s of the copy's %.1f (%.3f)\n", padded->gbps,
+                  copy->gbps, padded->gbps / copy->gbps);
+    assert_true(padded->gbps <= 1.02 * copy->gbps);
+    assert_true(padded->gbps > row(&rs, "transpose_tiled")->gbps);
+    assert_true(row(&rs, "transpose_tiled")->gbps > row(&rs, "transpose_naive")->gbps);
+    assert_true(row(&rs, "block_64")->median_ms > row(&rs, "block_256")->median_ms);
+    assert_true(row(&rs, "block_32")->median_ms > row(&rs, "block_64")->median_ms);
     assert_true(row(&rs, "timing_host_nosync")->median_ms < row(&rs, "timing_events")->median_ms);
     assert_true(row(&rs, "roof_1024")->tflops > row(&rs, "roof_0")->tflops);
 }
