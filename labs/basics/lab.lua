@@ -95,17 +95,29 @@ return lab {
       how a GPU hides latency: by having other work in flight.
       **Occupancy** is the share of an SM's warp slots that are filled.
 
-      Four limits decide how many blocks an SM holds: its thread slots
-      (2048 on data-centre GPUs such as the V100, A100 and H100; 1536 on
-      the RTX 30 and 40 series, sm_86 and sm_89; 1024 on the RTX 20
-      series, sm_75), its block slots (32 on sm_80 and sm_90, 16 on
-      sm_75, sm_86 and sm_89), its **registers** (64K 32-bit registers,
-      shared by all resident threads) and its **shared memory**.  A
-      kernel that needs 128 registers a thread fits 512 threads, 25% of
-      2048 (fewer still once allocation granularity counts); a kernel of
-      32-thread blocks is held to the block slots, at most 32 x 32 = 1024
-      threads on an H100, half its thread slots.  The CUDA
-      occupancy calculator, and the runtime's
+      Four limits decide how many blocks an SM holds at once, and they
+      differ between GPUs (`cudaGetDeviceProperties` reports yours:
+      `maxThreadsPerMultiProcessor`, `maxBlocksPerMultiProcessor`,
+      `regsPerMultiprocessor`, `sharedMemPerMultiprocessor`):
+
+      | limit | sm_75 | sm_80 | sm_86 | sm_89 | sm_90 |
+      |---|---|---|---|---|---|
+      | threads | 1024 | 2048 | 1536 | 1536 | 2048 |
+      | blocks | 16 | 32 | 16 | 24 | 32 |
+      | registers | 64K | 64K | 64K | 64K | 64K |
+      | shared KiB | 64 | 164 | 100 | 100 | 228 |
+
+      sm_75 is the RTX 20 series, sm_80 the A100, sm_86 the RTX 30,
+      sm_89 the RTX 40, sm_90 the H100 and H200.  The registers are 32-bit
+      and shared by every resident thread; the shared memory is what the
+      SM can give all its blocks together (one block may take 48 KiB, or
+      more if the kernel opts in).  A block fits only whole, so the
+      tightest limit rounds down.  A kernel that needs 128 registers a
+      thread fits at most 65536 / 128 = 512 threads: 25% of an H100's 2048, a third of an RTX 30's 1536, and
+      with blocks of 1024 threads not even one block (the launch fails).
+      A kernel of 32-thread blocks is held to the block slots: 32 x 32 =
+      1024 threads on an H100, half its thread slots, and 16 x 32 = 512 of
+      1536 on an RTX 30.  The CUDA occupancy calculator, and the runtime's
       `cudaOccupancyMaxActiveBlocksPerMultiprocessor`, do this sum for you.
 
       The `occupancy` experiment runs one walk through a small table
@@ -209,25 +221,37 @@ return lab {
       and acquire order, `cuda::atomic_ref`, say the same thing.)
 
       Two more things make such a hand-off work.  The consumer must read
-      the flag through a `volatile` pointer or an atomic (an acquire
-      load): a plain load may be kept in a register or served from the
-      SM's L1, and the loop then spins on a stale value forever.  And
-      blocks that wait for each other must all be resident at once: a
-      waiting block that holds an SM while the block it waits for has no
-      SM to run on never finishes.  Size such a grid from the occupancy
-      (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` times the SMs), or
-      launch it cooperatively.
+      the flag through a `volatile` pointer or an atomic load with acquire
+      order (`cuda::atomic_ref<int>(flag).load(cuda::memory_order_acquire)`):
+      a plain load may be kept in a register, or served from the SM's L1,
+      and the loop then spins on a stale value forever.  And blocks that
+      wait for each other must all be resident at once.  Blocks are
+      started as SM slots free up, in no promised order: a waiting block
+      holds its slot, and when every slot is held by a waiter, the block
+      they wait for is never started (deadlock).  Size such a grid from
+      the occupancy (`cudaOccupancyMaxActiveBlocksPerMultiprocessor` times
+      the SMs) and launch it with `cudaLaunchCooperativeKernel`, which
+      refuses a grid that cannot be resident at once.  How many blocks
+      that is depends on the GPU (the table of the occupancy step), so
+      never hard-code it.
 
-      The `fences` experiment passes such a message between every pair
-      of blocks, all resident at once, over many launches.  `fence_with`
-      fences on both sides and always reads the new payload.
-      `fence_without` drops both fences and counts the reads that saw an
-      old payload.  On an H100 four runs of 40 million reads each counted
-      288, 64, 0 and 32.  A run that counts none proves nothing about the
-      next one, on this GPU or another: only the fence guarantees the
-      order.  The row stays `correct` (it is a demonstration, not a check)
-      and its note gives the counts.  Atomics make one update
-      indivisible; they do not order the other writes around them.
+      The `fences` experiment does all of this.  It launches one block of
+      256 threads an SM, cooperatively, so every block is resident.  Each
+      block writes a payload (every thread one float), fences, meets at
+      `__syncthreads()`, and then one thread sets the block's flag.  Each
+      block then reads the flag of the block half the grid away through a
+      `volatile` pointer, spinning a bounded number of times (a flag that
+      never comes is counted, not waited for), fences, and reads that
+      block's payload, also through `volatile`.  `fence_with` fences on
+      both sides and always reads the new payload.  `fence_without` drops
+      both fences and counts the reads that saw an old payload.  On an
+      H100 four runs of 40 million reads each counted 288, 64, 0 and 32.
+      A run that counts none proves nothing about the next one, on this
+      GPU or another: only the fence guarantees the order.  That row
+      stays `correct` (it is a demonstration, not a check) and its note
+      gives the counts; `fence_with` is `wrong` if it ever reads an old
+      payload.  Atomics make one update indivisible; they do not order
+      the other writes around them.
     ]],
 
     step "Unified memory and page migration" [[
@@ -235,9 +259,17 @@ return lab {
       on the CPU and on the GPU.  The driver moves its pages to whichever
       side touches them.  When a kernel reads a page that sits in host
       memory, the GPU faults and the driver **migrates** the page (or a
-      group of pages) over the link, then the kernel goes on.  No copies
-      in your code, but the page faults are paid inside the kernel, page
-      by page.
+      group of pages) over the link, then the kernel goes on.  From then
+      on the page is in device memory, local to the GPU: a second kernel
+      over the same data pays nothing more, until the CPU touches the page
+      and it moves back.  No copies in your code, but the first touch of
+      each page is paid inside the kernel, page by page.  (Mapped pinned
+      memory, `cudaHostAlloc` with `cudaHostAllocMapped`, is the other
+      way to share a pointer: it never moves, and every GPU access
+      crosses the link.)  This is the behaviour of a discrete GPU on
+      Linux; on Windows, managed memory is moved to the GPU in bulk when a
+      kernel is launched, and where the CPU and GPU share one physical memory (DGX Spark)
+      there is nowhere for a page to move.
 
       Two ways to pay less:
 
@@ -273,8 +305,10 @@ return lab {
       1. **saxpy**: `z = a * x + y` over n floats.  The starter is
          correct and runs on a single block; give it a grid that covers
          the GPU, with a bounds check or a grid-stride loop.
-         Milestones: **correct at the odd size 2^20+3**, and **80% of
-         the device's copy bandwidth** at 2^26+1.
+         Milestones: **correct at the odd size 2^20+3** first, then
+         **80% of the device's copy bandwidth** at 2^26+1, which counts
+         only when that run is correct too: a fast wrong answer scores
+         nothing.
       2. **histogram**: 256 bins over 2^26 bytes.  The starter counts
          with global atomics; privatise the bins in shared memory.
          Milestone: **correct and 5x faster than `hist_global`**.
@@ -282,7 +316,9 @@ return lab {
          starter launches on it as it is; prefetch it, or copy it.
          Milestone: **correct and twice as fast as `um_on_demand`**.
 
-      Your row is `your kernel`, measured like every other row.
+      Your row is `your kernel`, measured like every other row.  Five
+      more milestones are quizzes, on warps, grids, occupancy, spills and
+      atomics: select one in the Milestones pane and press `Enter`.
 
       | key | what it does |
       |---|---|
@@ -377,8 +413,9 @@ return lab {
           keep `args.bins:fill(0)` in the launcher.  Forgetting it shows
           as a wrong result, every bin too large by what the memory held
           before.]],
-        [[Launch one full wave of blocks (`gpu.device().sms` times 8
-          blocks of 256) with a grid-stride loop, so each block's shared
+        [[Launch one full wave of blocks (`gpu.device().sms` times
+          `gpu.device().max_threads_per_sm // 256` blocks of 256: 8 an SM
+          on an H100, 6 on an RTX 30 or 40) with a grid-stride loop, so each block's shared
           counts cover many bytes and its 256 global atomics are few
           beside them.]],
         [[Reading one byte a thread wastes load slots.  The data Buffer
@@ -468,24 +505,24 @@ return lab {
     },
     quiz {
       id = "warp",
-      question = "What is a warp?",
+      question = "A kernel runs in blocks of 256 threads and branches on if (threadIdx.x < 48) "
+              .. "A(); else B();. How many warps of each block diverge, running both A and B?",
       choices = {
-        { text = "Any group of threads the programmer synchronises with __syncthreads().",
-          feedback = "__syncthreads() is a barrier for a whole block, which may hold up to "
-                  .. "1024 threads in many warps. The warp is fixed by the hardware, not by "
-                  .. "the code: 32 consecutive threads of a block." },
-        { text = "All the threads that run on one SM at the same time.",
-          feedback = "An SM holds many warps at once (64 on an A100 or H100, 48 on "
-                  .. "an RTX 30 or 40) and switches "
-                  .. "between them to hide latency. The warp is the smaller unit: 32 threads "
-                  .. "that issue each instruction together." },
-        { text = "32 consecutive threads of a block that issue each instruction together; "
-              .. "when they disagree at a branch, the warp runs both sides with lanes "
-              .. "masked off.",
+        { text = "None: every thread takes exactly one of the two sides.",
+          feedback = "Each thread does take one side, but a warp issues one instruction for "
+                  .. "all 32 lanes. A warp whose lanes disagree runs A with some lanes masked, "
+                  .. "then B with the others: it pays for both." },
+        { text = "One: warp 1 (threads 32-63), whose lanes 32-47 take A and 48-63 take B.",
           correct = true,
-          feedback = "Right. Threads 0-31 of a block are its first warp, 32-63 the second. "
-                  .. "The warp is what is scheduled, so divergence, coalescing and shuffles "
-                  .. "are all about what the 32 lanes of one warp do." },
+          feedback = "Right. Warp 0 (threads 0-31) is all below 48 and runs only A; warps 2 to "
+                  .. "7 (64-255) run only B. Only warp 1 straddles 48. Split at a multiple of "
+                  .. "32, say 64, and no warp diverges." },
+        { text = "Two: warps 0 and 1, the warps that hold the 48 threads taking A.",
+          feedback = "Warp 0 holds threads 0-31, all of them below 48: they agree and warp 0 "
+                  .. "runs A alone. A warp diverges only when its own 32 lanes disagree." },
+        { text = "All eight: a branch on threadIdx.x makes every warp diverge.",
+          feedback = "Divergence depends on the values, not on the variable. In warps 2 to 7 "
+                  .. "every lane is 64 or more, so all of them take B and none diverges." },
       },
     },
     quiz {
@@ -537,6 +574,103 @@ return lab {
                   .. "128 a thread would a single block remain." },
       },
     },
+    quiz {
+      id = "spills",
+      question = "A kernel in blocks of 256 threads compiles (-Xptxas -v) to 'Used 168 registers, "
+              .. "0 bytes spill stores'. With __launch_bounds__(256, 2) it becomes 'Used 128 "
+              .. "registers, 160 bytes spill stores, 160 bytes spill loads' (H100: 65536 "
+              .. "registers, 2048 threads an SM). What did the bound change?",
+      choices = {
+        { text = "Occupancy doubles from 12.5% to 25%, so the kernel runs twice as fast.",
+          feedback = "The occupancy does double: 256 * 168 = 43,008 registers let one block "
+                  .. "fit, 256 * 128 = 32,768 let two. But speed follows only if the kernel "
+                  .. "was short of warps, and the spills now add memory traffic: measure it." },
+        { text = "One block fitted (8 of 64 warps); now two do (16 of 64), and each thread "
+              .. "keeps 160 bytes in local memory: stores and loads that go through L1 and L2, "
+              .. "and to DRAM when they miss.",
+          correct = true,
+          feedback = "Right. 65536 / 43,008 = 1.5, so one block; 65536 / 32,768 = 2. Local "
+                  .. "memory is private to the thread but lives in device memory. Whether 8 "
+                  .. "more warps hide more latency than the spills add is what a run tells." },
+        { text = "The 160 bytes are moved to shared memory, which is as fast as registers.",
+          feedback = "Spills go to local memory, a per-thread area of device memory cached in "
+                  .. "L1 and L2, not to shared memory. Even an L1 hit costs tens of cycles "
+                  .. "where a register costs none." },
+        { text = "Nothing: ptxas only reports the spills; they are not executed.",
+          feedback = "The report describes the code it generated: 160 bytes of stores and "
+                  .. "160 of loads per thread, executed on every pass through that code. "
+                  .. "The occ_spill row of the occupancy experiment shows what they cost." },
+      },
+    },
+    quiz {
+      id = "privatise",
+      question = "Kernel A counts 2^26 bytes into 256 bins; kernel B adds 2^26 values into "
+              .. "2^24 bins picked at random. Both do one global atomicAdd an element. Which "
+              .. "one gains from per-block copies of its bins in shared memory?",
+      choices = {
+        { text = "Both: global atomics are always slow, so privatising always pays.",
+          feedback = "An atomic costs little when no other thread is updating the same "
+                  .. "address. What privatising removes is contention, and B has almost none; "
+                  .. "its 64 MiB of bins would not fit in shared memory anyway." },
+        { text = "A: 2^26 / 256 = 262,144 updates queue on each bin, while B averages 4 an "
+              .. "address spread over 16 million addresses.",
+          correct = true,
+          feedback = "Right. Atomics on one address are done one after another, so A is "
+                  .. "serialised on 256 addresses; 256 shared counters a block (1 KiB) fix it. "
+                  .. "B's bins (2^24 * 4 bytes = 64 MiB) collide rarely and fit no SM." },
+        { text = "B: more bins mean more atomics, so B has more to save.",
+          feedback = "Both do 2^26 atomics. The cost is in the collisions: 262,144 per "
+                  .. "address for A against about 4 for B. And B's 64 MiB of bins cannot be "
+                  .. "copied into a block's shared memory (at most 227 KiB even on an H100)." },
+      },
+    },
+    quiz {
+      id = "coresident",
+      question = "Every block b of a grid of 10,000 blocks spins until block b + 1 sets its "
+              .. "flag (read through volatile); the last block waits for no one. An H100 has "
+              .. "132 SMs and fits 8 of these blocks each. What happens?",
+      choices = {
+        { text = "It finishes: the last block sets its flag, and the chain unwinds backwards.",
+          feedback = "Only 132 * 8 = 1056 blocks are resident at once, and each of them "
+                  .. "waits for a successor. No resident block can finish, so no slot frees "
+                  .. "and the blocks further on, the last one included, never start." },
+        { text = "It hangs: the first 1056 blocks to start all wait, hold every slot, and the "
+              .. "blocks they wait for can never be started.",
+          correct = true,
+          feedback = "Right: blocks that wait on each other must all be resident. Keep the "
+                  .. "grid at most 1056 blocks and launch it with cudaLaunchCooperativeKernel "
+                  .. "(which checks that), or hand out work so that no block waits on one "
+                  .. "that may not have started." },
+        { text = "It works but slowly: spinning blocks yield their SM to the waiting ones.",
+          feedback = "A resident block keeps its slot until it exits; the hardware does not "
+                  .. "swap a spinning block out for one that has not started. Spinning holds "
+                  .. "the SM and wastes its issue slots." },
+      },
+    },
+    quiz {
+      id = "first_touch",
+      question = "The CPU fills a 1 GiB managed array, then the GPU runs three kernels over "
+              .. "it, one after another, on a discrete GPU under Linux. Where is the cost of "
+              .. "moving the data paid?",
+      choices = {
+        { text = "In each of the three kernels: managed memory stays in host memory and every "
+              .. "access crosses the link.",
+          feedback = "That describes mapped pinned (zero-copy) memory. A managed page moves "
+                  .. "to the GPU on its first touch and is local after that, so the second "
+                  .. "and third kernels read device memory." },
+        { text = "In the first kernel, page fault by page fault; the next two read pages "
+              .. "already in device memory.",
+          correct = true,
+          feedback = "Right. The first kernel waits for each fault and migration; the others "
+                  .. "run at device speed. A cudaMemPrefetchAsync before the first kernel "
+                  .. "moves the pages in bulk instead, as um_prefetch does." },
+        { text = "In cudaMallocManaged: the driver copies the array to the GPU when it is "
+              .. "allocated.",
+          feedback = "Allocation moves nothing; the pages are placed where they are first "
+                  .. "touched. Here the CPU touches them first, so they start in host memory "
+                  .. "and the first kernel pays to bring them over." },
+      },
+    },
   },
 
   milestones = {
@@ -560,9 +694,14 @@ return lab {
       text = "Managed-memory SAXPY twice as fast as on-demand page migration",
       check = checks.speedup_over("um_on_demand", 2),
     },
-    milestone { id = "knows_warps", text = "Can explain what a warp is", quiz = "warp" },
+    milestone { id = "knows_warps", text = "Can explain warp execution and divergence",
+                quiz = "warp" },
     milestone { id = "sizes_grids", text = "Can size a grid for n elements", quiz = "grid" },
     milestone { id = "reads_occupancy", text = "Can work out a kernel's occupancy",
                 quiz = "occupancy" },
+    milestone { id = "reads_spills", text = "Can read a register and spill report",
+                quiz = "spills" },
+    milestone { id = "privatises", text = "Knows when an atomic needs privatising",
+                quiz = "privatise" },
   },
 }

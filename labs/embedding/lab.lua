@@ -5,7 +5,7 @@ return lab {
   title = "Embedding lookup",
   summary = "Gather table rows by token id, as nn.Embedding does: a pure data-movement "
          .. "kernel measured against a device copy.",
-  order = 3,
+  order = 5,
   problem = "embedding",
   sizes = { "4096x1024x32000", "16384x4096x32000" },
   time_limit = 120,
@@ -137,16 +137,26 @@ return lab {
       of the Device pane is that copy, measured on your GPU; on an H200 it
       reached 4.1 TB/s, 86% of the datasheet figure.
 
-      A lookup cannot move its bytes faster than that.  Repeated ids
-      let the L2 cache serve a row twice, and they are not rare: 16384 ids
-      drawn uniformly from 32000 rows repeat about one time in five.  But
-      the table is far larger than the L2 (on an H200, 500 MiB against
-      60 MiB) and the repeats are spread over the whole run, so a repeated
-      row has mostly left the L2 by the time it is read again; the lab's
-      ids are uniform, and this gain stays small.  Real token ids follow
-      a Zipf law (a few words are most of the text), and there the rows
-      of frequent tokens do stay in the L2.  A lookup also carries extra
-      work: the ids, and a fresh row address every few kilobytes.  So:
+      A lookup cannot move its bytes faster than that.  Repeated ids are
+      the one way round it, and they are not rare.  Drawn uniformly, n
+      ids over R rows hit R(1 - (1 - 1/R)^n) distinct rows on average: at
+      16384 ids over 32000 rows that is about 12,820, so about 3,560 ids,
+      22%, repeat one seen before (6% at 4096 ids).  Real token ids are
+      far from uniform: they follow a Zipf law (a few words make up much
+      of any text), and repeats are much more common.  For this kernel a
+      repeat is good news: if the row is still in the L2 it is served
+      from there, not from DRAM.  Here the table is far larger than the L2
+      (on an H200, 500 MiB against 60 MiB) and the lab's uniform repeats
+      are spread over the whole run, so most repeated rows have left the
+      L2 by the time they come back, and the gain stays small; the rows
+      of frequent tokens in real text do stay there.  For the backward
+      pass the same repeats are bad news: it adds each token's gradient
+      row into its row of the table's gradient, usually with atomics, and
+      every repeat of an id is another atomic on the same D addresses.
+      Frequent tokens then serialise on their rows, which is why
+      libraries sort the ids and sum each id's gradients first.  A lookup
+      also carries extra work: the ids, and a fresh row address every
+      few kilobytes.  So:
 
       - 50% of the copy is a decent kernel;
       - 90% and more is excellent;
@@ -263,6 +273,48 @@ return lab {
           feedback = "Right. Memory moves in 32-byte sectors; 32 consecutive floats fill 4 "
                   .. "of them and nothing is wasted. That is why the embedding rungs keep "
                   .. "lanes on consecutive columns of a row." },
+      },
+    },
+    quiz {
+      id = "repeats",
+      question = "A batch of 16,384 token ids is drawn uniformly from a table of 32,000 rows. "
+              .. "About how many ids repeat one already seen in the batch?",
+      choices = {
+        { text = "Almost none: 16,384 ids fit in 32,000 rows without repeating.",
+          feedback = "Random draws collide long before the table is full (the birthday "
+                  .. "effect). The expected number of distinct rows is R(1 - (1 - 1/R)^n) = "
+                  .. "32000 * (1 - e^-0.512) = about 12,820, not 16,384." },
+        { text = "About 3,560, 22%: 16,384 minus the 12,820 distinct rows expected.",
+          correct = true,
+          feedback = "Right: (1 - 1/32000)^16384 = e^-0.512 = 0.599, so 32000 * 0.401 = "
+                  .. "12,823 distinct rows. Real ids follow a Zipf law and repeat far more; "
+                  .. "repeats may hit the L2, and make the backward pass's atomics collide." },
+        { text = "About 8,400, 51%: the batch covers 16384 / 32000 of the table.",
+          feedback = "16384 / 32000 is how much of the table the batch could cover with no "
+                  .. "repeats at all. Work out the expected distinct rows, R(1 - (1 - 1/R)^n), "
+                  .. "about 12,820, and subtract them from 16,384." },
+      },
+    },
+    quiz {
+      id = "backward",
+      question = "The backward pass does atomicAdd(&dW[idx[t] * D + d], g[t * D + d]) for every "
+              .. "token t and column d. In a batch of 16,384 real tokens, the most frequent id "
+              .. "makes up 5% of them. What limits this kernel?",
+      choices = {
+        { text = "Nothing new: atomics cost the same as plain stores.",
+          feedback = "An atomic on an address no one else touches is cheap. But 5% of 16,384 "
+                  .. "is 819 tokens adding into the same D addresses, and atomics on one "
+                  .. "address are done one after another." },
+        { text = "The 819 tokens of that id, each adding into the same row: 819 atomics in "
+              .. "turn on each of its D addresses. Sort the ids and sum each id's rows first.",
+          correct = true,
+          feedback = "Right. Under a Zipf law a few ids get most of the updates, and their "
+                  .. "rows serialise. Grouping equal ids (sort, then one sum per id) turns "
+                  .. "819 atomics an address into one write." },
+        { text = "The bandwidth of reading g, as in the forward pass.",
+          feedback = "With distinct ids it would be close to that. Here 819 of the tokens "
+                  .. "update the same row, so their atomics queue up on the same addresses "
+                  .. "and the bytes stop being the limit." },
       },
     },
   },

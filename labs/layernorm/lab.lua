@@ -7,7 +7,7 @@ return lab {
   title = "Layer normalisation",
   summary = "Normalise every row of a matrix: stable variance (two passes, Welford), a block "
          .. "or a warp a row, registers and occupancy, float4, against the copy bound.",
-  order = 5,
+  order = 7,
 
   problem = problem {
     dims = { "rows", "cols" },

@@ -6,7 +6,7 @@ return lab {
   title = "Matrix multiplication",
   summary = "GEMM from one thread per output to shared-memory tiles, register "
          .. "blocking and warp tiles, then tensor cores in TF32 and BF16, against cuBLAS.",
-  order = 2,
+  order = 4,
   problem = "sgemm",
   library = "cublas",
   sizes = { "1024x1024x1024", "2048x2048x2048", "4096x4096x4096" },
@@ -189,9 +189,13 @@ return lab {
       `warptile` adds a level between block and thread.  Each warp owns a
       32x64 part of the 128x128 block tile, and each thread 8x8 outputs
       spread over it, so that a warp's shared-memory reads touch few words
-      and no bank twice.  (With 16-byte loads, `float4`, shared memory
-      serves a warp in four phases of 8 threads, 128 bytes each, and only
-      threads of the same phase can conflict: that is the unit to check.)
+      and no bank twice.  (Bank conflicts are counted per request, and a
+      wide access is split into several: a warp's 16-byte loads, `float4`,
+      are served as four quarter-warps of 8 threads, 128 bytes each, and
+      8-byte loads as two half-warps of 16.  Only threads of the same
+      quarter- or half-warp can conflict: that is the unit to check.  32
+      threads reading 32 consecutive `float4` take four passes and no
+      conflict.)
       And the loads stop waiting:
 
       - `cp.async` copies the next slice of A and B from global to shared
@@ -347,12 +351,20 @@ return lab {
       5e-3 and 3e-2; FP32 rows with 1e-4.
 
       FP16 has 10 fraction bits like TF32 but only 5 exponent bits: its
-      range ends at 65504 above and about 6e-8 below (the smallest
-      subnormal).  The small end is what bites in training: gradients
-      smaller than that flush to zero.  Loss scaling multiplies the loss
-      (and so every gradient) by a large factor before the backward pass
-      and divides it out after, lifting small gradients into range; BF16
-      has FP32's 8 exponent bits and needs none of it.  BF16's price is precision: fine for the
+      largest value is 65504, its smallest normal number 2^-14 (about
+      6.1e-5), and below that it has only subnormals, with fewer bits the
+      smaller they get, down to 2^-24 (about 6e-8); smaller values become
+      zero.  The small end is what bites in training: many gradients are
+      tiny, and in FP16 they lose their precision below 6e-5 and vanish
+      below 6e-8.  **Loss scaling** exists for that: multiply the loss,
+      and so every gradient, by a large factor (say 2^16) before the
+      backward pass and divide the gradients by it before the weights
+      are updated, so that small gradients land in FP16's normal range.  Overflow is the side
+      effect to watch, not the reason: a dynamic scaler halves the factor
+      when a gradient comes out as infinity and skips that step.  BF16
+      keeps FP32's 8 exponent bits, so gradients as small as 1e-38 stay
+      representable, and training in BF16 usually needs no loss scaling.
+      BF16's price is precision (2 to 3 significant digits): fine for the
       weights and activations of a network, not for every computation.
 
       Where do the BF16 inputs come from?  The problem's A and B are FP32;
@@ -409,9 +421,9 @@ return lab {
 
       **Compare `wmma_bf16`, `wmma_async` and `cuBLAS BF16`.**  On Hopper
       the gap that remains is WMMA itself: cuBLAS there uses **wgmma**, a
-      warp-*group* instruction that reads B from shared memory (A from
-      shared memory or from registers) and runs asynchronously, fed by
-      the TMA copy engine.
+      warp-*group* instruction that reads B from shared memory, through a
+      descriptor, and A either from shared memory the same way or from
+      registers; it runs asynchronously, fed by the TMA copy engine.
       WMMA cannot emit it; it compiles to `mma.sync`, the Ampere-style
       instruction, which does not reach Hopper's full tensor-core rate.
       On an A100, where `mma.sync` is the fastest path, the same rung can
@@ -427,11 +439,12 @@ return lab {
         here multiplies a 64x16 piece of A by a 16x256 piece of B, 262144
         multiply-adds: 128 times one `mma.sync`.  The accumulators stay in
         registers, 128 floats a thread.
-      - **Operands from shared memory.**  A and B are not loaded into
-        registers first: the instruction gets two 64-bit **descriptors**
-        (where the tile starts in shared memory, how its rows are laid
-        out, which swizzle) and reads the tiles itself.  No fragment
-        loads, no registers spent on them.
+      - **Operands from shared memory.**  B must be in shared memory,
+        described by a 64-bit **matrix descriptor** (where the tile
+        starts, how its rows are laid out, which swizzle); A may come
+        the same way or from registers.  This rung takes both from shared
+        memory: the instruction gets two descriptors and reads the tiles
+        itself.  No fragment loads, no registers spent on them.
       - **Asynchronous.**  The threads issue the multiplies and go on;
         `wgmma.commit_group` closes a group and `wgmma.wait_group n`
         waits until at most n groups are in flight.  The rung issues the
@@ -488,8 +501,8 @@ return lab {
       have measured; measure at 4096.  On an H200 `vectorized` measured
       0.66x: tiles alone will not reach the line, register blocking and
       wide loads will.
-      The second milestone is the quiz on shared memory: select it in the
-      Milestones pane and press `Enter`.
+      Two more milestones are quizzes, on shared memory and on number
+      formats: select one in the Milestones pane and press `Enter`.
 
       A second exercise, **Tensor cores: a BF16 kernel with WMMA**, starts
       from `wmma_starter.cu`: one warp per 16x16 tile of C, on the tensor
@@ -715,6 +728,72 @@ return lab {
                   .. "global memory: atomics, or a second kernel." },
       },
     },
+    quiz {
+      id = "tile_reuse",
+      question = "In smem_tiled a 32x32 block computes a 32x32 tile of C, taking K in slices "
+              .. "of 32. Per FMA, how many floats come from global memory and how many from "
+              .. "shared memory?",
+      choices = {
+        { text = "2 global and 0 shared, as in the naive kernel.",
+          feedback = "That is the naive kernel: one value of A and one of B loaded from global "
+                  .. "memory per FMA. Tiling is what changes it: each loaded value is read 32 "
+                  .. "times from shared memory." },
+        { text = "1/16 global (2048 floats per 32,768 FMAs a slice) and 2 shared, so the "
+              .. "limit moves to the shared-memory loads.",
+          correct = true,
+          feedback = "Right. A slice loads 32 * 32 values of A and of B, 2048 floats, for 32 "
+                  .. "* 32 * 32 = 32,768 FMAs. But each FMA still reads two floats from shared "
+                  .. "memory; 8x8 register patches cut that to 16 reads per 64 FMAs." },
+        { text = "1/32 global and 1/32 shared: each value is loaded once and used 32 times.",
+          feedback = "The global side is 2048 / 32,768 = 1/16 (two tiles a slice). And the "
+                  .. "inner loop reads As[ty][k] and Bs[k][tx] for every FMA: 2 shared reads, "
+                  .. "which is why the tiled rung gains less than you might expect." },
+      },
+    },
+    quiz {
+      id = "quarter_warp",
+      question = "Each thread of a warp reads one float4 (16 bytes) from shared memory: "
+              .. "thread t reads element t of a float4 array, 512 contiguous bytes. Threads 0, "
+              .. "8, 16 and 24 all start in bank 0. Is this a bank conflict?",
+      choices = {
+        { text = "Yes, 4-way: four threads on bank 0, so four turns.",
+          feedback = "A 16-byte access is served a quarter-warp at a time, 8 threads and 128 "
+                  .. "bytes a pass, and conflicts count within a pass. Threads 0, 8, 16 and 24 "
+                  .. "are in different passes: 4 passes, the least 512 bytes can take." },
+        { text = "No: it takes 4 passes of 8 threads, each covering the 32 banks once, the "
+              .. "minimum for 512 bytes.",
+          correct = true,
+          feedback = "Right. Threads 0-7 read bytes 0-127, all 32 banks once; then 8-15, and "
+                  .. "so on. Only threads of the same quarter-warp can conflict; for 8-byte "
+                  .. "loads the unit is the half-warp." },
+        { text = "Yes, 32-way: every thread reads four banks, so all of them collide.",
+          feedback = "Each thread needs four consecutive banks, and the 8 threads of a "
+                  .. "quarter-warp need 32 different ones between them. No bank is asked for "
+                  .. "two different words within a pass." },
+      },
+    },
+    quiz {
+      id = "formats",
+      question = "You store tensors of 2 bytes a value. They hold gradients as small as 2e-9 "
+              .. "and activations as large as 7e4. Which format keeps both without loss "
+              .. "scaling?",
+      choices = {
+        { text = "FP16: it has 10 fraction bits, more precision than BF16.",
+          feedback = "Precision is not the problem here; range is. FP16 ends at 65504, so 7e4 "
+                  .. "becomes infinity, and its smallest subnormal is about 6e-8, so 2e-9 "
+                  .. "becomes zero." },
+        { text = "BF16: its 8 exponent bits give FP32's range, about 1e-38 to 3e38, at 2 to "
+              .. "3 significant digits.",
+          correct = true,
+          feedback = "Right. Both values are far inside BF16's range; each keeps 2 to 3 "
+                  .. "digits. That is why BF16 training usually needs no loss scaling, and "
+                  .. "FP16 training does." },
+        { text = "TF32: FP32's range with 10 fraction bits, the best of both.",
+          feedback = "TF32 is not a storage format. It is FP32 data, 4 bytes a value, with "
+                  .. "13 fraction bits dropped as it enters the tensor cores; it cannot halve "
+                  .. "what you store." },
+      },
+    },
   },
 
   milestones = {
@@ -738,6 +817,11 @@ return lab {
       id = "shared",
       text = "Understand when to use shared memory",
       quiz = "shared_memory",
+    },
+    milestone {
+      id = "formats",
+      text = "Can choose between FP16, BF16 and TF32",
+      quiz = "formats",
     },
   },
 }

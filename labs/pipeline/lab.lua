@@ -26,7 +26,7 @@ return lab {
   summary = "Fill, filter, transform, standardise, bin, encode and group a table of 16 "
          .. "million trips on the GPU, each step against the CPU, then hand the features "
          .. "to a linear layer without a copy.",
-  order = 4,
+  order = 6,
   problem = "pipeline",
   sizes = { "2^20", "2^24" },
   -- the first run at 2^24 generates the data set and times the CPU pipeline
@@ -320,7 +320,7 @@ return lab {
               .. "but loading the table is not. Why should the steps not copy the table back "
               .. "to the host between them?",
       choices = {
-        { text = "Each copy crosses the link between host and GPU, tens of GB/s at best, while "
+        { text = "Each copy crosses the link between host and GPU, tens of GB/s over PCIe, while "
               .. "the steps read device memory at several TB/s: a round trip per step would "
               .. "cost more than all the kernels.",
           correct = true,
@@ -335,6 +335,26 @@ return lab {
                   .. "(managed) memory moves a page to the GPU on first touch and is local "
                   .. "after that, but the first touch of each page still crosses the link, "
                   .. "and moving the pages back to the host for a CPU step crosses it again." },
+      },
+    },
+    quiz {
+      id = "end_to_end",
+      question = "On the CPU a pipeline takes 2.0 s: 0.4 s to load the table, 1.6 s of steps. "
+              .. "On the GPU the steps run 50x faster, and loading still takes 0.4 s. What is "
+              .. "the speedup end to end?",
+      choices = {
+        { text = "50x: the steps are 50x faster.",
+          feedback = "Only 1.6 s of the 2.0 s got faster. The GPU run is 0.4 + 1.6 / 50 = "
+                  .. "0.432 s, and 2.0 / 0.432 is 4.6x: the unchanged load now dominates." },
+        { text = "About 4.6x: 2.0 / (0.4 + 0.032) s. For 10x the whole run must take 0.2 s, "
+              .. "so the load has to shrink below 0.17 s.",
+          correct = true,
+          feedback = "Right: Amdahl's law. Once the steps take 32 ms, the 400 ms load is 93% "
+                  .. "of the run; faster steps buy nothing more. Read the load row first, and "
+                  .. "keep the data on the device once it is there." },
+        { text = "About 40x: 50x less the overhead of launching the kernels.",
+          feedback = "Launch overhead is microseconds. What the GPU does not speed up is the "
+                  .. "0.4 s load: 2.0 / (0.4 + 0.032) is 4.6x, however fast the steps get." },
       },
     },
   },

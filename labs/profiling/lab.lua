@@ -5,7 +5,7 @@ return lab {
   id = "profiling",
   title = "Profiling and data pipelines",
   summary = "Timelines, transfers, pinned memory, streams, access patterns and honest timing, then the data pipeline's slow starter to profile and fix.",
-  order = 5,
+  order = 1,
   problem = "profiling",
   -- every experiment plus the pipeline at two sizes: generous
   time_limit = 900,
@@ -331,15 +331,131 @@ return lab {
   quizzes = {
     quiz {
       id = "timing",
-      question = "You time a kernel launch with a CPU clock and get 8 microseconds whatever the input size. What is the most likely explanation?",
+      question = "A loop launches the same kernel 100 times between two reads of a CPU clock "
+              .. "and reports 0.5 ms. With cudaDeviceSynchronize() before the second read it "
+              .. "reports 120 ms. How long does one kernel take?",
       choices = {
-        { text = "The launch is asynchronous: the timer measured how long it took to queue the kernel, not to run it.",
+        { text = "5 microseconds: 0.5 ms over 100 launches.",
+          feedback = "Launches are asynchronous: without a synchronisation the clock stops "
+                  .. "as soon as the 100th launch is queued. 5 us is the cost of queueing a "
+                  .. "launch, not of running the kernel." },
+        { text = "About 1.2 ms: 120 ms over 100 runs, once the host waits for the GPU to "
+              .. "finish. CUDA events around the loop would say the same.",
           correct = true,
-          feedback = "Yes. Record CUDA events around the kernel in its stream (or synchronise before stopping the clock) to measure the work itself." },
-        { text = "The GPU is so fast that every size finishes in 8 microseconds.",
-          feedback = "Run time grows with the data: a kernel reading a gigabyte cannot finish in microseconds on any GPU. A constant time is the sign of measuring something else." },
-        { text = "The kernel failed to launch, so nothing ran.",
-          feedback = "Possible, and worth checking with cudaGetLastError, but a failed launch is not what makes a CPU timer around an asynchronous call constant." },
+          feedback = "Right. Synchronising once after the loop counts every kernel and adds "
+                  .. "one wait; events recorded in the stream measure the GPU's own time. "
+                  .. "Warm up first, and repeat for a median." },
+        { text = "120 ms: the first figure is wrong and the second is one kernel.",
+          feedback = "120 ms covers all 100 kernels, run back to back, plus queueing the "
+                  .. "last ones; one kernel is about a hundredth of it, 1.2 ms." },
+      },
+    },
+    quiz {
+      id = "pinned",
+      question = "The same 256 MiB upload takes twice as long from malloc memory as from "
+              .. "cudaHostAlloc memory, and a cudaMemcpyAsync from the malloc buffer never "
+              .. "overlaps a kernel in another stream. Why?",
+      choices = {
+        { text = "malloc memory is pageable: the driver first copies it, with the CPU, "
+              .. "piece by piece into a pinned staging buffer, and the call waits for that.",
+          correct = true,
+          feedback = "Right. The copy engine can only read pages that cannot move. Pageable "
+                  .. "data takes an extra CPU copy and the call returns only once it is "
+                  .. "staged. Pin the buffers you reuse, once, outside the loop." },
+        { text = "malloc memory is slower RAM than cudaHostAlloc memory.",
+          feedback = "Both are the same system memory. The difference is that pinned pages "
+                  .. "cannot be moved by the operating system, so the GPU's copy engine reads "
+                  .. "them directly over the link." },
+        { text = "cudaMemcpyAsync ignores its stream for copies larger than 64 MiB.",
+          feedback = "There is no such limit. From pinned memory a copy of any size runs "
+                  .. "asynchronously in its stream; from pageable memory the host must stage "
+                  .. "the data first, so it cannot overlap." },
+      },
+    },
+    quiz {
+      id = "streams",
+      question = "All host memory is pinned; s1 and s2 come from cudaStreamCreate. Calls in "
+              .. "order: copy A to the GPU on s1; kernel K1 on s1; copy B to the GPU on s2; "
+              .. "kernel K0 on the legacy default stream; kernel K2 on s2. What can overlap?",
+      choices = {
+        { text = "Everything: five operations, five chances to run at once.",
+          feedback = "Work in one stream runs in order: K1 waits for copy A. And the "
+                  .. "legacy default stream waits for all earlier work of blocking streams, "
+                  .. "and their later work waits for it." },
+        { text = "Copy B may overlap K1 (not copy A: one engine copies to the GPU); K0 "
+              .. "waits until A, K1 and B are done; K2 starts only after K0.",
+          correct = true,
+          feedback = "Right. s1 and s2 are independent, so B can run beside s1's work. K0 on "
+                  .. "the legacy default stream is a barrier for blocking streams. Create s1 "
+                  .. "and s2 with cudaStreamNonBlocking, or avoid stream 0, to keep overlap." },
+        { text = "Nothing: with the default stream in the program every call serialises.",
+          feedback = "Only around the default-stream call. Before it, copy B on s2 can "
+                  .. "run while K1 computes on s1; it is K0 that waits for them, and K2 that "
+                  .. "waits for K0." },
+      },
+    },
+    quiz {
+      id = "padding",
+      question = "A warp reads a column of a shared float tile: thread tx reads tile[tx][c]. "
+              .. "Shared memory has 32 banks of 4-byte words. Which declaration makes this "
+              .. "read conflict-free?",
+      choices = {
+        { text = "float tile[32][32]",
+          feedback = "A row is 32 words, so tile[tx][c] is word 32 * tx + c, in bank c for "
+                  .. "every tx: all 32 threads on one bank, a 32-way conflict, 32 turns." },
+        { text = "float tile[32][33]",
+          correct = true,
+          feedback = "Right. Word 33 * tx + c is in bank (tx + c) % 32: a different bank for "
+                  .. "each of the 32 threads. The padded transpose row uses exactly this; the "
+                  .. "extra column costs 128 bytes." },
+        { text = "float tile[32][34]",
+          feedback = "Word 34 * tx + c is in bank (2 * tx + c) % 32, which takes only 16 "
+                  .. "values: two threads a bank, a 2-way conflict. The row length must be odd "
+                  .. "in words." },
+        { text = "float tile[33][32]",
+          feedback = "An extra row changes nothing for this read: rows are still 32 words "
+                  .. "apart, so tile[tx][c] stays in bank c for every thread, 32-way." },
+      },
+    },
+    quiz {
+      id = "stride",
+      question = "Each thread of a warp reads one float, thread i at element 8 * i (a stride "
+              .. "of 8 floats). Memory moves 32-byte sectors. What share of the bytes fetched "
+              .. "is used?",
+      choices = {
+        { text = "100%: the warp still reads 32 floats, 128 bytes.",
+          feedback = "The floats are 32 bytes apart, so each one sits in a sector of its own: "
+                  .. "32 sectors, 1024 bytes fetched for 128 used." },
+        { text = "12.5%: 32 sectors of 32 bytes are fetched for 32 floats of 4 bytes.",
+          correct = true,
+          feedback = "Right: 128 / 1024. At stride 1 the warp fills 4 sectors (100%), at "
+                  .. "stride 2 it needs 8 (50%), at 8 or more one a thread. The stride row "
+                  .. "shows useful bandwidth falling the same way." },
+        { text = "50%: every other sector is skipped.",
+          feedback = "That is stride 2: 32 floats over 256 bytes, 8 sectors. At stride 8 "
+                  .. "each float needs its own sector: 32 sectors, 12.5% used." },
+      },
+    },
+    quiz {
+      id = "timeline",
+      question = "A timeline shows 2000 kernels of 5 us each, with a gap of 20 us after each "
+              .. "while the host waits in cudaStreamSynchronize and then launches the next. "
+              .. "Which change saves the most?",
+      choices = {
+        { text = "Make each kernel twice as fast.",
+          feedback = "That saves 2000 * 2.5 us = 5 ms of a 50 ms run (2000 * 25 us). The "
+                  .. "gaps, 40 ms, are four fifths of the time: the kernels are not where it "
+                  .. "goes." },
+        { text = "Drop the synchronisation after each launch, so launches queue up while "
+              .. "the GPU works: up to 40 of the 50 ms.",
+          correct = true,
+          feedback = "Right. Launches on one stream already run in order; synchronise only "
+                  .. "where the host reads a result. With the launches queued ahead, the "
+                  .. "GPU goes from one kernel to the next; fusing kernels saves more still." },
+        { text = "Use more threads per block so the GPU is better occupied.",
+          feedback = "Occupancy acts inside the 5 us kernels, 10 ms of the run. The GPU is "
+                  .. "idle 40 ms in the gaps, waiting for the host, and no launch shape "
+                  .. "changes that." },
       },
     },
   },

@@ -5,7 +5,7 @@ return lab {
   title = "Parallel reduction",
   summary = "Sum 2^28 floats: from a divergent tree in shared memory to warp shuffles and "
          .. "16-byte loads, against CUB and the CPU.",
-  order = 1,
+  order = 3,
   problem = "reduce_sum",
   sizes = { "2^20", "2^24", "2^28" },
   time_limit = 120,
@@ -206,15 +206,22 @@ return lab {
       reading the input is all the time there is.
 
       One more thing changes from rung to rung: the last bits of the
-      answer.  Floating-point addition is not associative, `(a + b) + c`
-      and `a + (b + c)` round differently, and every rung adds in its own
-      order.  Worse, a sum finished with `atomicAdd`, or by whichever
-      block happens to finish last, adds in an order that changes from run
-      to run: the same kernel on the same input may differ in the last
-      digits.  That is why each row is checked against a double-precision
-      reference with a tolerance, not bit for bit.  Where results must be
-      reproducible, fix the order: partials written to fixed slots and
-      added in one fixed pass.
+      answer.  Floating-point addition is not associative: `(a + b) + c`
+      and `a + (b + c)` round differently, so every order of the same
+      additions gives its own last digits, and every rung adds in its own
+      order.  Most rungs at least keep their order from run to run: each
+      block owns a fixed slice and the passes add the partials by index.
+      Two ways of finishing lose that.  A sum finished with `atomicAdd`
+      into one word adds the partials in whatever order the blocks
+      arrive; and `vectorized` hands its tiles out from a counter, so
+      which block sums which tile, and so every partial, depends on
+      timing.  The same kernel on the same input may then differ in the
+      last digits from one run to the next.  That is why each row is
+      checked against a double-precision reference with a tolerance, not
+      bit for bit.  Where results must be reproducible (a test that
+      compares bits, a training run to replay), fix the order: give each
+      block a fixed slice, write its partial to its own slot, and add the
+      slots in one fixed tree, in a second pass or in the last block.
     ]],
 
     step "Your turn" [[
@@ -326,8 +333,10 @@ return lab {
         second runs a single block of 1024 threads that sums the
         partials into args.output.  Or finish in one: every block
         atomicAdd()s its sum into args.output, after the launcher zeroes
-        it with args.output:fill(0).  Then measure at 2^28 and compare
-        your row with `vectorized` and CUB.]],
+        it with args.output:fill(0) (quicker to write, but the blocks
+        arrive in a different order each run, so the last digits may
+        change between runs).  Then measure at 2^28 and compare your row
+        with `vectorized` and CUB.]],
     },
   },
 
@@ -358,6 +367,115 @@ return lab {
           feedback = "Divergence is legal and the sum stays correct. It only costs time. "
                   .. "What is not allowed is a __syncthreads() that some threads of a "
                   .. "block never reach: that can hang the block." },
+      },
+    },
+    quiz {
+      id = "bank_stride",
+      question = "In the strided rung at s = 2, thread tid of a warp adds into sdata[4 * tid] "
+              .. "(index = 2 * s * tid). Shared memory has 32 banks of 4-byte words. How is "
+              .. "the warp's access served?",
+      choices = {
+        { text = "In one turn: the 32 threads read 32 different words.",
+          feedback = "Different words are not enough: they must sit in different banks. Word "
+                  .. "4 * tid is in bank (4 * tid) % 32, which takes only the 8 values 0, 4, "
+                  .. "..., 28, so the 32 threads share 8 banks." },
+        { text = "In 4 turns: a 4-way bank conflict, four threads on each of 8 banks.",
+          correct = true,
+          feedback = "Right. Words 0, 32, 64 and 96 all sit in bank 0, and so on: 32 threads "
+                  .. "over 8 banks is 4 to a bank, 4 turns. A stride of 2 words gives 2-way, 8 "
+                  .. "gives 8-way; an odd stride gives none." },
+        { text = "In 32 turns: every thread waits for the one before it.",
+          feedback = "That is the worst case, all 32 threads on one bank (a stride of 32 "
+                  .. "words, like a column of a 32x32 float tile). At a stride of 4 words "
+                  .. "the threads spread over 8 banks, so 4 turns." },
+        { text = "In 2 turns: the conflict is counted per half-warp of 16 threads.",
+          feedback = "For 4-byte words the whole warp is one request over 32 banks. (Wider "
+                  .. "accesses are split: 8-byte ones into half-warps, 16-byte ones into "
+                  .. "quarter-warps.) Here it is 4 threads a bank: 4 turns." },
+      },
+    },
+    quiz {
+      id = "roof100x",
+      question = "One CPU thread sums 2^28 floats (1 GiB) in 110 ms. Your GPU copies at 3 TB/s. "
+              .. "The milestone asks for 100x. What must your kernel reach?",
+      choices = {
+        { text = "About 1 TB/s: 1.1 ms for 1.07 GB, a third of the copy bandwidth.",
+          correct = true,
+          feedback = "Right. 110 ms / 100 = 1.1 ms, and 1.07e9 bytes / 1.1e-3 s = 1.0e12 "
+                  .. "B/s. At the full 3 TB/s the sum takes 0.36 ms, 300x: the bar sits a third "
+                  .. "of the way up to the memory roof." },
+        { text = "100x the CPU's FLOP rate, since the milestone is about speed of arithmetic.",
+          feedback = "A sum does one addition per 4 bytes read: it is limited by bandwidth, "
+                  .. "not arithmetic. Work out the time (110 ms / 100 = 1.1 ms) and the bytes "
+                  .. "it must read in that time." },
+        { text = "More than 3 TB/s: 100x is beyond what the memory can deliver.",
+          feedback = "1.07 GB in 1.1 ms is 1 TB/s, well under 3 TB/s. With a much faster CPU "
+                  .. "thread the bar could pass the roof, which is why the lesson says to read "
+                  .. "the rungs' x CPU column first." },
+      },
+    },
+    quiz {
+      id = "reproducible",
+      question = "Your kernel finishes by having each block atomicAdd its partial into one "
+              .. "float. Two runs on the same input print 1234567.8 and 1234567.9. What is "
+              .. "going on?",
+      choices = {
+        { text = "A race: two blocks wrote at once and one partial was lost.",
+          feedback = "atomicAdd loses no update. A lost partial of a few thousand values "
+                  .. "would change the sum by far more than the last digit." },
+        { text = "Float addition is not associative, and the blocks arrive in a different "
+              .. "order each run, so the partials are added in a different order.",
+          correct = true,
+          feedback = "Right. Both answers are within rounding of the exact sum. To get the "
+                  .. "same bits every run, write each partial to its own slot and add the "
+                  .. "slots in a fixed order, in a second pass." },
+        { text = "The GPU computes in lower precision than the CPU and rounds at random.",
+          feedback = "FP32 addition on the GPU is IEEE round-to-nearest, as on the CPU, and "
+                  .. "deterministic for a given order. What changes between runs is the order "
+                  .. "in which the atomics add the partials." },
+      },
+    },
+    quiz {
+      id = "fp32_sum",
+      question = "A single thread adds 1.0f to a float accumulator 2^28 times. What does it "
+              .. "return, and what would fix it?",
+      choices = {
+        { text = "268,435,456 exactly: every partial sum is a whole number.",
+          feedback = "Whole numbers are exact in FP32 only up to 2^24 = 16,777,216. Past it "
+                  .. "the gap between floats is 2, and 2^24 + 1 rounds back to 2^24." },
+        { text = "16,777,216 (2^24): past it adding 1 rounds away. A tree of partial sums, "
+              .. "Kahan compensation or a double accumulator fixes it.",
+          correct = true,
+          feedback = "Right. With a 24-bit significand, 2^24 + 1 is not a float and rounds "
+                  .. "to even, 2^24. A tree keeps the partials small (the GPU kernels do); "
+                  .. "Kahan carries the lost low bits; FP64 is exact to 2^53." },
+        { text = "Infinity: the sum overflows FP32.",
+          feedback = "FP32 reaches about 3.4e38; 2^28 is about 2.7e8. The problem is not "
+                  .. "range but precision: past 2^24 the next float is 2 away, so adding 1 "
+                  .. "changes nothing." },
+      },
+    },
+    quiz {
+      id = "early_exit",
+      question = "A block loads a tile into shared memory, and threads past the end of the "
+              .. "input return early: if (i >= n) return; then the rest meet at "
+              .. "__syncthreads() (cuda.syncthreads() in Numba). What can happen in the last "
+              .. "block?",
+      choices = {
+        { text = "Nothing wrong: threads that returned no longer count at the barrier.",
+          feedback = "A barrier that some threads of the block never reach is undefined "
+                  .. "behaviour. It may seem to work on one GPU and hang or read garbage on "
+                  .. "another; compute-sanitizer synccheck reports it." },
+        { text = "The barrier is reached by only part of the block: undefined behaviour, a "
+              .. "hang or wrong sums. Keep every thread to the barrier and load 0 past the end.",
+          correct = true,
+          feedback = "Right. Let out-of-range threads load the identity of the sum (0) and "
+                  .. "take part in every barrier, as sdata[tid] = i < n ? in[i] : 0 does in "
+                  .. "the rungs; only the final write needs a guard." },
+        { text = "A compile error: the compiler forbids return before __syncthreads().",
+          feedback = "It compiles. Neither nvcc nor Numba can know which threads reach the "
+                  .. "barrier, so the mistake shows only at run time, and only in blocks "
+                  .. "where some threads return." },
       },
     },
   },

@@ -8,7 +8,7 @@ return lab {
   title = "Prefix sum (scan)",
   summary = "Inclusive scan of 2^28 floats: Kogge-Stone, Brent-Kung, registers and shuffles, "
          .. "then one pass with decoupled look-back, against CUB and the copy bound.",
-  order = 3,
+  order = 5,
 
   problem = problem {
     dims = { "n" },

@@ -8,7 +8,7 @@ return lab {
   title = "A 5x5 stencil",
   summary = "Convolve an image with a 5x5 filter: cached loads, the weights, a shared tile "
          .. "with a halo, several pixels a thread, against the copy bound.",
-  order = 4,
+  order = 6,
 
   problem = problem {
     dims = { "rows", "cols" },

@@ -90,9 +90,11 @@ static void test_lab_shape(void **state)
         assert_ptr_equal(lab_milestone_exercise(g_lab, m), ex(ms[i].exercise));
         assert_string_equal(lab_milestone_size(g_lab, m), ms[i].size);
     }
-    static const char *const quizzes[] = {"indexing", "grid", "warp", "bound", "occupancy"};
-    assert_int_equal(g_lab->nquizzes, 5);
-    for (size_t q = 0; q < 5; q++) {
+    static const char *const quizzes[] = {"indexing", "grid",  "warp",      "bound",      "occupancy",
+                                          "spills",   "privatise", "coresident", "first_touch"};
+    const size_t nq = sizeof quizzes / sizeof quizzes[0];
+    assert_int_equal(g_lab->nquizzes, nq);
+    for (size_t q = 0; q < nq; q++) {
         assert_string_equal(g_lab->quizzes[q].id, quizzes[q]);
         size_t right = 0;
         for (size_t c = 0; c < g_lab->quizzes[q].nchoices; c++) {
