@@ -11,6 +11,32 @@ const char *result_status_name(result_status s)
     return "unknown";
 }
 
+const char *result_status_text(result_status s)
+{
+    if ((unsigned)s < RESULT_NSTATUS)
+        return result_status_texts[s];
+    return "unknown";
+}
+
+const char *result_row_label(const char *variant, result_kind kind)
+{
+    static const struct {
+        const char *variant, *label;
+    } libs[] = {
+        {"cub", "CUB"}, {"cublas", "cuBLAS"}, {"cublas_bf16", "cuBLAS BF16"}, {"copy", "device copy"},
+    };
+    if (kind == RK_CPU)
+        return "CPU 1 thread";
+    if (kind == RK_CPU_MT)
+        return "CPU threads";
+    if (kind == RK_EXERCISE)
+        return "your kernel";
+    for (size_t i = 0; variant && i < sizeof libs / sizeof libs[0]; i++)
+        if (strcmp(variant, libs[i].variant) == 0)
+            return libs[i].label;
+    return variant ? variant : "";
+}
+
 const char *result_kind_name(result_kind k)
 {
     if ((unsigned)k < RESULT_NKIND)

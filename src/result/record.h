@@ -140,7 +140,13 @@ typedef struct run_fault {
 #define RUN_SHOWN_ERROR 1e-5
 
 const char *result_status_name(result_status s);   /* "correct", "wrong", ... */
+/* The status in words for people: "wrong answer", "no CUDA device", ... */
+const char *result_status_text(result_status s);
 const char *result_kind_name(result_kind k);       /* "kernel", "library", ... */
+/* A row's label before the engine names it: "CPU 1 thread" for cpu, "CPU
+ * threads" for cpu_mt, "CUB" for cub ..., "your kernel" for the exercise;
+ * other variants are their own label. */
+const char *result_row_label(const char *variant, result_kind kind);
 void run_result_init(run_result *r);               /* zeros; <0 for unknown rates */
 
 #endif

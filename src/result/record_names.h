@@ -13,6 +13,13 @@ static const char *const result_status_names[RESULT_NSTATUS] = {
     [RS_NAN] = "nan", [RS_ERROR] = "error", [RS_FAULT] = "fault", [RS_NO_DEVICE] = "no_device",
 };
 
+static const char *const result_status_texts[RESULT_NSTATUS] = {
+    [RS_CORRECT] = "correct", [RS_WRONG] = "wrong answer",
+    [RS_UNWRITTEN] = "outputs left unwritten", [RS_NAN] = "NaN or Inf in the output",
+    [RS_ERROR] = "could not run", [RS_FAULT] = "the kernel faulted or hung",
+    [RS_NO_DEVICE] = "no CUDA device",
+};
+
 static const char *const result_kind_names[RESULT_NKIND] = {
     [RK_KERNEL] = "kernel", [RK_LIBRARY] = "library", [RK_CPU] = "cpu",
     [RK_CPU_MT] = "cpu_mt", [RK_EXERCISE] = "exercise",

@@ -19,6 +19,7 @@
 #include "tui/tui_panes.h"
 #include "tui/tui_progress.h"
 #include "tui/tui_runview.h"
+#include "tui/tui_term.h"
 #include "tui/tui_theme.h"
 #include "tui/tui_views.h"
 
@@ -360,6 +361,11 @@ int tui_run(const tui_opts *o)
                         "for scripts use 'cudalab list' or 'cudalab run LAB'\n");
         return 2;
     }
+    char why[512];
+    if (!tui_term_usable(why, sizeof why)) {
+        fprintf(stderr, "cudalab: %s\n", why);
+        return 3;   /* cannot run here */
+    }
     if (!lab_set_load(&labs, o->lab_dirs, o->nlab_dirs, o->home, &diags, &e)) {
         fprintf(stderr, "cudalab: %s\n", e.msg);
         goto cleanup;
@@ -401,8 +407,10 @@ int tui_run(const tui_opts *o)
     scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         stop_signals(false, old);
-        fprintf(stderr, "cudalab: cannot use this terminal (TERM=%s)\n",
+        fprintf(stderr, "cudalab: cannot use this terminal (TERM=%s): set TERM to one this "
+                        "machine knows, e.g. TERM=xterm-256color, or use 'cudalab run LAB'\n",
                 getenv("TERM") ? getenv("TERM") : "");
+        rc = 3;
         goto cleanup;
     }
     set_term(scr);

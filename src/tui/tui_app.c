@@ -64,7 +64,7 @@ const char *tui_app_size(const tui_app *a)
 static bool idle_row(tui_labstate *s, const char *variant, result_kind kind, const char *size,
                      cl_err *e)
 {
-    if (!tui_runtable_expect(&s->table, variant, variant, kind, size, e))
+    if (!tui_runtable_expect(&s->table, variant, NULL, kind, size, e))
         return false;
     tui_runtable_find(&s->table, variant, size)->state = ROW_IDLE;
     return true;

@@ -62,7 +62,7 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
         if (row->note[0])
             at = strfmt_append(b, n, at, "%s\n", row->note);
     } else {
-        at = strfmt_append(b, n, at, "Result: %s\n", result_status_name(r->status));
+        at = strfmt_append(b, n, at, "Result: %s\n", result_status_text(r->status));
         if (r->median_ms > 0) {
             at = strfmt_append(b, n, at, "Median %s %s over %d timed runs", tui_fmt_time_ms(r->median_ms, a->ascii, t, sizeof t),
                         tui_fmt_spread(r->spread, a->ascii, x1, sizeof x1), r->samples);

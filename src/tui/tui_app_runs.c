@@ -282,11 +282,11 @@ static void started_profiling(tui_app *a, tui_labstate *s, const run_request *re
     if (req->exercise_kernel[0]) {
         tui_runtable_forget_skipped(&s->table, size);
         if (req->cpu) {
-            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, size, NULL);
+            tui_runtable_expect(&s->table, "cpu", NULL, RK_CPU, size, NULL);
             a->run_rows++;
         }
         tui_runtable_expect(&s->table, "starter", NULL, RK_KERNEL, size, NULL);
-        tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, size, NULL);
+        tui_runtable_expect(&s->table, "exercise", "your pipeline", RK_EXERCISE, size, NULL);
         a->run_rows += 2;
     }
     tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s (Esc cancels)", req->run, req->lab,
@@ -327,11 +327,11 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     for (int z = 0; z < req->nsizes; z++) {
         tui_runtable_forget_skipped(&s->table, req->sizes[z]);
         if (req->cpu) {
-            tui_runtable_expect(&s->table, "cpu", "cpu", RK_CPU, req->sizes[z], NULL);
+            tui_runtable_expect(&s->table, "cpu", NULL, RK_CPU, req->sizes[z], NULL);
             a->run_rows++;
         }
         if (req->library[0]) {
-            tui_runtable_expect(&s->table, req->library, req->library, RK_LIBRARY, req->sizes[z], NULL);
+            tui_runtable_expect(&s->table, req->library, NULL, RK_LIBRARY, req->sizes[z], NULL);
             a->run_rows++;
         }
         for (int v = 0; v < req->nvariants; v++) {
@@ -439,7 +439,7 @@ unsigned tui_app_on_result(tui_app *a, const run_result *r)
         tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
     else if (r->status == RS_ERROR || r->status == RS_FAULT)
         tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
-                    r->message[0] ? r->message : result_status_name(r->status));
+                    r->message[0] ? r->message : result_status_text(r->status));
     tui_app_eval(a, a->run_lab);
     return TUI_F_REDRAW;
 }

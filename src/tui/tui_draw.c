@@ -14,9 +14,16 @@ void tui_draw_box(WINDOW *w, const char *title, const char *note, bool focus, bo
         box(w, 0, 0);
     wattrset(w, 0);
     if (title && title[0] && cols > 6) {
-        int used = 0;
+        int used = 0, tmax = cols - 5;
+        int want = note && note[0] ? tui_text_swidth(note) + 3 : 0;
+        char cut[512];
+        /* The note (a step counter, a count) keeps its room while the
+         * title can still show 8 columns; the title is cut with a mark. */
+        if (want && tmax - want >= 8)
+            tmax -= want;
+        tui_text_clip(title, tmax, tui_glyphs_get(ascii)->ellipsis, cut, sizeof cut);
         mvwaddstr(w, 0, 1, " ");
-        used = tui_draw_text(w, 0, 2, cols - 5, title, focus ? ROLE_FOCUS : ROLE_TITLE);
+        used = tui_draw_text(w, 0, 2, tmax, cut, focus ? ROLE_FOCUS : ROLE_TITLE);
         mvwaddstr(w, 0, 2 + used, " ");
         if (note && note[0]) {
             int room = cols - (used + 4) - 3;

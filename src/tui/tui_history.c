@@ -104,7 +104,7 @@ static void size_block(strbuf *b, const store_row *h, size_t nh, const char *siz
             strbuf_printf(b, "  latest  %.4g ms, %.1fx CPU (%s)\n", h[latest].r.median_ms,
                           h[latest].r.speedup_cpu, at);
         else
-            strbuf_printf(b, "  latest  %s (%s)\n", result_status_name(h[latest].r.status), at);
+            strbuf_printf(b, "  latest  %s (%s)\n", result_status_text(h[latest].r.status), at);
     }
     strbuf_str(b, "  time    ");
     sparkline(b, t, count, ascii);
@@ -124,7 +124,8 @@ static void size_block(strbuf *b, const store_row *h, size_t nh, const char *siz
                 snprintf(xc, sizeof xc, "%.1fx", h[i].r.speedup_cpu);
         }
         strbuf_printf(b, "    %-13s %-13s %6s  %-9s  %-8.8s  %s\n", tm, tt, xc,
-                      result_status_name(h[i].r.status), h[i].kernel_sha, earned);
+                      h[i].r.status == RS_NO_DEVICE ? "no GPU" : result_status_name(h[i].r.status),
+                      h[i].kernel_sha, earned);
         shown++;
     }
     if (skip)

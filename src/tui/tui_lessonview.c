@@ -2,8 +2,10 @@
 
 #include <stdio.h>
 
+#include "core/strfmt.h"
 #include "tui/tui_draw.h"
 #include "tui/tui_md.h"
+#include "tui/tui_text.h"
 
 /* The curses attribute for a set of Markdown style bits. */
 static int style_attr(unsigned style)
@@ -59,12 +61,20 @@ void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
                          "did not load.", ROLE_NORMAL);
         return;
     }
-    snprintf(title, sizeof title, "Lesson: %s", l->title ? l->title : l->id);
     if (l->nsteps > 0)
         snprintf(note, sizeof note, "step %zu/%zu", s->step + 1, l->nsteps);
     else
         snprintf(note, sizeof note, "no steps");
-    tui_draw_box(w, title, note, focus, a->ascii);
+    /* The title reads whole where it can: "Lesson: " goes first when the
+     * border is too narrow, then the step counter moves to the bottom
+     * border. */
+    bool note_below = false;
+    snprintf(title, sizeof title, "Lesson: %s", l->title ? l->title : l->id);
+    if (tui_text_swidth(title) > cols - 5 - (tui_text_swidth(note) + 3)) {
+        snprintf(title, sizeof title, "%s", l->title ? l->title : l->id);
+        note_below = l->nsteps > 0 && tui_text_swidth(title) > cols - 5 - (tui_text_swidth(note) + 3);
+    }
+    tui_draw_box(w, title, note_below ? NULL : note, focus, a->ascii);
     if (l->nsteps == 0)
         return;
     d = tui_app_lesson(a, width);
@@ -76,11 +86,13 @@ void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
     for (int r = 0; r < vis && (size_t)(scroll + r) < d->n; r++)
         tui_lessonview_line(w, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
     foot[0] = '\0';
+    size_t at = note_below ? strfmt_append(foot, sizeof foot, 0, "%s  ", note) : 0;
     if ((int)d->n > vis) {
         int pct = (int)((long)(scroll + vis) * 100 / (long)d->n);
-        snprintf(foot, sizeof foot, "%s %d%%", s->step + 1 < l->nsteps ? "n: next step," : "", pct > 100 ? 100 : pct);
+        strfmt_append(foot, sizeof foot, at, "%s %d%%", s->step + 1 < l->nsteps ? "n: next step," : "",
+                      pct > 100 ? 100 : pct);
     } else if (s->step + 1 < l->nsteps) {
-        snprintf(foot, sizeof foot, "n: next step");
+        strfmt_append(foot, sizeof foot, at, "n: next step");
     }
     tui_draw_footer(w, foot, a->ascii);
 }

@@ -9,6 +9,8 @@
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
 
+#define LAB_WRAP_LINES 4   /* the most lines the selected lab's title takes */
+
 void tui_panes_labs(WINDOW *w, const tui_app *a)
 {
     int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
@@ -21,7 +23,7 @@ void tui_panes_labs(WINDOW *w, const tui_app *a)
         tui_draw_text(w, 1, 1, inner, "no labs found", ROLE_BAD);
         return;
     }
-    for (int r = 0; r < rows - 2; r++) {
+    for (int r = 0, y = 1; y < rows - 1; r++, y++) {
         size_t i = (size_t)(a->labs_scroll + r);
         const lab *l;
         int reached, total, pw = 0;
@@ -37,19 +39,38 @@ void tui_panes_labs(WINDOW *w, const tui_app *a)
             pw = (int)strlen(prog);
         }
         role = sel ? (focus ? ROLE_SELECTED : ROLE_EMPH) : ROLE_NORMAL;
+        const char *name = l->title ? l->title : l->id;
+        int tw = inner - 2 - (pw ? pw + 1 : 0), lines = 1;
+        /* The selected lab's title is shown whole, wrapped over the lines
+         * below it when the pane has room for all of them; else it is cut
+         * here and reads whole in the lesson's border. */
+        size_t at[LAB_WRAP_LINES], len[LAB_WRAP_LINES];
+        if (sel && tw > 0) {
+            size_t need = tui_text_wrap(name, tw, at, len, LAB_WRAP_LINES);
+            if (need <= LAB_WRAP_LINES && (int)need <= rows - 1 - y)
+                lines = (int)need;
+        }
         if (sel)
-            tui_draw_fill(w, 1 + r, 1, inner, role);
-        tui_draw_text(w, 1 + r, 1, 2, sel ? tui_glyphs_get(a->ascii)->arrow : " ", role);
-        {
-            int tw = inner - 2 - (pw ? pw + 1 : 0);
+            for (int k = 0; k < lines; k++)
+                tui_draw_fill(w, y + k, 1, inner, role);
+        tui_draw_text(w, y, 1, 2, sel ? tui_glyphs_get(a->ascii)->arrow : " ", role);
+        if (sel && tw > 0 && lines > 1) {
+            for (int k = 0; k < lines; k++) {
+                char piece[256];
+                size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
+                memcpy(piece, name + at[k], n);
+                piece[n] = '\0';
+                tui_draw_text(w, y + k, 3, tw, piece, role);
+            }
+        } else {
             char cut[256];
-            tui_text_clip(l->title ? l->title : l->id, tw, tui_glyphs_get(a->ascii)->ellipsis, cut,
-                          sizeof cut);
-            tui_draw_text(w, 1 + r, 3, tw, cut, role);
+            tui_text_clip(name, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
+            tui_draw_text(w, y, 3, tw, cut, role);
         }
         if (pw)
-            tui_draw_rtext(w, 1 + r, cols - 1, pw, prog,
+            tui_draw_rtext(w, y, cols - 1, pw, prog,
                            sel && focus ? ROLE_SELECTED : reached == total ? ROLE_OK : ROLE_DIM);
+        y += lines - 1;
     }
     if (a->labs_scroll > 0 || (size_t)(a->labs_scroll + rows - 2) < a->labs->n) {
         char more[24];
@@ -68,6 +89,8 @@ static void ms_mark(const tui_app *a, tui_ms_state st, const char **mark, tui_ro
     default: *mark = g->pending; *role = ROLE_DIM; break;
     }
 }
+
+#define MS_WRAP_LINES 8   /* the most lines the selected milestone's text takes */
 
 void tui_panes_milestones(WINDOW *w, const tui_app *a)
 {
@@ -88,27 +111,49 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
         tui_draw_text(w, 1, 1, inner, "no milestones", ROLE_DIM);
         return;
     }
-    for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y < rows - 1; m++, y += 2) {
+    for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y < rows - 1; m++) {
         const lab_milestone *ms = &l->milestones[m];
         const tui_ms *st = &s->ms[m];
         const char *mark, *text = ms->text ? ms->text : ms->id;
         tui_role role, trole;
         char second[160];
         bool cur = m == s->ms_cursor && focus;
-        int mw;
+        int mw, tw, lines = 1;
         ms_mark(a, st->state, &mark, &role);
         trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
-        if (cur) {
-            tui_draw_fill(w, y, 1, inner, trole);
-            if (y + 1 < rows - 1)
-                tui_draw_fill(w, y + 1, 1, inner, trole);
+        mw = tui_text_swidth(mark);
+        tw = inner - mw - 1;
+        /* The selected milestone is shown whole, wrapped over as many
+         * lines as it needs and the pane has (its line of figures below
+         * it); the others keep one line each. */
+        size_t at[MS_WRAP_LINES], len[MS_WRAP_LINES];
+        if (cur && tw > 0) {
+            size_t need = tui_text_wrap(text, tw, at, len, MS_WRAP_LINES);
+            int room = rows - 2 - y;   /* lines left, the figures' line among them */
+            lines = (int)(need < MS_WRAP_LINES ? need : MS_WRAP_LINES);
+            if (lines > room - 1)
+                lines = room - 1 > 1 ? room - 1 : 1;
+            if (lines < 1)
+                lines = 1;
         }
-        mw = tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
-        {
+        if (cur)
+            for (int k = 0; k <= lines && y + k < rows - 1; k++)
+                tui_draw_fill(w, y + k, 1, inner, trole);
+        tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
+        if (cur && tw > 0) {
+            for (int k = 0; k < lines; k++) {
+                char piece[256];
+                size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
+                memcpy(piece, text + at[k], n);
+                piece[n] = '\0';
+                tui_draw_text(w, y + k, 1 + mw + 1, tw, piece, trole);
+            }
+        } else {
             char cut[256];
-            tui_text_clip(text, inner - mw - 1, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
-            tui_draw_text(w, y, 1 + mw + 1, inner - mw - 1, cut, trole);
+            tui_text_clip(text, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
+            tui_draw_text(w, y, 1 + mw + 1, tw, cut, trole);
         }
+        y += lines - 1;
         if (st->state == TUI_MS_ERROR)
             snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
         else if (st->shown[0])
@@ -128,6 +173,7 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
         if (y + 1 < rows - 1)
             tui_draw_text(w, y + 1, 3, inner - 2, second,
                           cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
+        y += 2;
     }
 }
 

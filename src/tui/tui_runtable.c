@@ -76,7 +76,7 @@ static tui_row *add_row(tui_runtable *t, const char *ex, const char *variant, co
     memset(r, 0, sizeof *r);
     copy_str(r->exercise, sizeof r->exercise, ex);
     copy_str(r->variant, sizeof r->variant, variant);
-    copy_str(r->label, sizeof r->label, label && label[0] ? label : variant);
+    copy_str(r->label, sizeof r->label, label && label[0] ? label : result_row_label(variant, kind));
     copy_str(r->size, sizeof r->size, size);
     r->kind = kind;
     r->state = ROW_IDLE;

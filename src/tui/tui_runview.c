@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/strfmt.h"
 #include "tui/tui_chart.h"
 #include "tui/tui_draw.h"
 #include "tui/tui_fmt.h"
@@ -223,6 +224,21 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
     } else {
         draw_table(w, a, table, idx, n);
     }
-    if (lay->run_chart.h == 0)
-        tui_draw_footer(w, a->chart_swap ? "v: table" : "v: chart", a->ascii);
+    /* The selected row's label is cut in a narrow table: the bottom
+     * border shows it whole. */
+    char foot[160] = "";
+    const tui_labstate *s = &a->ls[a->sel];
+    if (focus && s->run_cursor < n && !a->chart_swap) {
+        tui_colspec cols[RC_COUNT];
+        int nc = tui_runtable_columns(table.w, cols);
+        const tui_row *row = &s->table.v[idx[s->run_cursor]];
+        for (int c = 0; c < nc; c++)
+            if (cols[c].id == RC_VARIANT && tui_text_swidth(row->label) + 2 > cols[c].w)
+                snprintf(foot, sizeof foot, "%s", row->label);
+    }
+    if (lay->run_chart.h == 0 && foot[0])
+        strfmt_append(foot, sizeof foot, strlen(foot), "  v: chart");
+    else if (lay->run_chart.h == 0)
+        snprintf(foot, sizeof foot, "%s", a->chart_swap ? "v: table" : "v: chart");
+    tui_draw_footer(w, foot, a->ascii);
 }

@@ -57,7 +57,7 @@ int tui_san_format(const sanitize_result *r, sanitize_tool tool, char *buf, size
     if (r->have_dev && !r->dev.present)
         at = strfmt_append(buf, n, at, "%s\n", r->dev.reason[0] ? r->dev.reason : "no CUDA device found");
     if (r->have_row)
-        at = strfmt_append(buf, n, at, "Result: %s%s%s\n", result_status_name(r->row.status), r->row.message[0] ? ": " : "",
+        at = strfmt_append(buf, n, at, "Result: %s%s%s\n", result_status_text(r->row.status), r->row.message[0] ? ": " : "",
                   r->row.message);
     if (r->faulted)
         at = strfmt_append(buf, n, at, "The worker failed (%s): %s\n", r->fault.cause, r->fault.message);

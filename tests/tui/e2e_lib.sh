@@ -111,6 +111,15 @@ scan_list() {
 }
 has_listed() { grep -F -q -- "$1" "$list_file"; }
 
+# select_lab_id ID: moves the lab list's cursor to the lab ID, by its position
+# in 'cudalab list' (the order the list shows), from the top ('g').
+select_lab_id() {
+    at=$(CUDALAB_HOME="$home" "$exe" list 2>/dev/null | awk -v id="$1" 'NR > 1 && $2 == id { print NR - 1 }')
+    keys g
+    k=1
+    while [ $k -lt "${at:-1}" ]; do keys j; k=$((k + 1)); done
+}
+
 # start_tui COLS ROWS: a fresh tmux server running cudalab in a COLS x ROWS
 # window, with its data and workspace under $work and $work/editor as the
 # editor; $tui_env, when set, adds NAME='value' settings to its environment

@@ -11,7 +11,7 @@ data="$work/data/cudalab"
 # ---- a quiz and a step, across a restart -------------------------------------------
 start_tui 120 34
 wait_for "step 1/" 20 || fail "the lesson did not show"
-keys j                 # the lab list: from basics down to reduction
+select_lab_id reduction   # the lab list: from basics down to reduction
 wait_for "Lesson: Parallel reduction" 5 && pass "reduction is selected" || fail "j did not select reduction"
 keys n
 keys n
@@ -68,7 +68,7 @@ if [ -n "$inject" ] && [ -x "$inject" ]; then
     start_tui 140 40
     tui_env=
     wait_for "Labs" 20 || fail "judged size: no lab list"
-    keys j
+    select_lab_id reduction
     wait_for "Lesson: Parallel reduction" 5 || fail "judged size: reduction not selected"
     keys BTab          # the milestones pane, on the speed milestone
     keys Enter

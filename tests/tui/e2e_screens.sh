@@ -104,8 +104,7 @@ tui_args=--ascii
 start_tui 100 30
 tui_args=
 wait_for "Labs" 20 || fail "ascii: no lab list"
-keys g
-keys j                 # reduction: a lab with CPU rows
+select_lab_id reduction   # a lab with CPU rows
 keys r
 i=0
 while [ $i -lt 600 ]; do

@@ -182,6 +182,17 @@ if wait_for "cudalab exited with 130" 10; then pass "Ctrl-C ends the UI (130)"; 
 alt=$(T display-message -p -t e2e '#{alternate_on}')
 [ "$alt" = 0 ] && pass "Ctrl-C leaves the terminal clean" || fail "Ctrl-C left the alternate screen on"
 
+# ---- terminals that cannot draw the lab: a message and exit 3 -------------------------
+for t in "dumb:cannot move the cursor" "no-such-terminal-xyz:not a terminal type this machine knows"; do
+    name=${t%%:*}
+    said=${t#*:}
+    tui_env="TERM=$name" start_tui 90 26
+    if wait_for "cudalab exited with 3" 10; then pass "TERM=$name: exit 3"; else fail "TERM=$name: no exit 3"; fi
+    has "$said" && pass "TERM=$name: says why" || fail "TERM=$name: no '$said'"
+    has "TERM=xterm-256color" && pass "TERM=$name: says what to do" || fail "TERM=$name: no advice"
+done
+tui_env=
+
 if [ $failures -gt 0 ]; then
     echo "$failures check(s) failed"
     exit 1

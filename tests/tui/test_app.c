@@ -332,7 +332,7 @@ static void test_run_selected(void **state)
     /* Enter on a row explains it */
     assert_true(key(a, TA_ENTER) & TUI_F_REDRAW);
     assert_int_equal(a->overlay, TUI_OV_DETAILS);
-    assert_string_equal(a->details_title, "exercise at size 2^20");
+    assert_string_equal(a->details_title, "your kernel at size 2^20");
     assert_non_null(strstr(a->details, "not run yet"));
     key(a, TA_DOWN);
     assert_int_equal(a->details_scroll, 1);
@@ -375,7 +375,7 @@ static void test_details_diagnosis(void **state)
     key(a, TA_ENTER);
     assert_int_equal(a->overlay, TUI_OV_DETAILS);
     assert_string_equal(a->details_title, "your kernel at size 2^20");
-    assert_non_null(strstr(a->details, "Result: unwritten"));
+    assert_non_null(strstr(a->details, "Result: outputs left unwritten"));
     assert_non_null(strstr(a->details, "element 17"));
     assert_non_null(strstr(a->details, "never written"));
     assert_non_null(strstr(a->details, "Next: "));   /* the diagnosis names a next step */
@@ -853,7 +853,7 @@ static void test_tools(void **state)
     tui_app_on_job(a, "OK\nNsight Compute, first launch of reduce_sum\n  DRAM throughput   91.3 %\n", 0);
     assert_int_equal(a->job, TUI_JOB_NONE);
     assert_int_equal(a->overlay, TUI_OV_DETAILS);
-    assert_string_equal(a->details_title, "exercise at size 2^20");
+    assert_string_equal(a->details_title, "your kernel at size 2^20");
     assert_non_null(strstr(a->details, "not run yet"));
     assert_non_null(strstr(a->details, "DRAM throughput   91.3 %"));
     key(a, TA_CANCEL);
