@@ -239,6 +239,9 @@ unsigned tui_app_on_job(tui_app *a, const char *out, int status);
 /* The learner saved a file of exercise x of lab i: runs it at the chosen
  * size, now or when the current run ends (when it is the one picked). */
 unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file);
+/* Lab i's exercise x went back to its starter: its rows and compile errors
+ * are forgotten. */
+void tui_app_exercise_reset(tui_app *a, size_t i, const lab_exercise *x);
 /* Paths of the files of exercise x of lab l (NULL: the lab's own) that a
  * run uses: the workspace copies when they exist, else the lab's
  * starters.  false when there is no such exercise. */

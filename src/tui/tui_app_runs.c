@@ -527,3 +527,11 @@ unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, con
     tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
     return tui_app_request_run(a, RUN_EXERCISE);
 }
+
+void tui_app_exercise_reset(tui_app *a, size_t i, const lab_exercise *x)
+{
+    if (!a->labs || i >= a->labs->n || !x)
+        return;
+    tui_runtable_forget_exercise(&a->ls[i].table, x->id);
+    a->ls[i].compile_log[0] = '\0';
+}

@@ -125,6 +125,7 @@ static void reset_exercise(tui_ctx *c, size_t i)
         tui_log_add(&a->log, TUI_LOG_ERROR, "reset failed: %s", e.msg);
         return;
     }
+    tui_app_exercise_reset(a, i, exercise_at(c, i, a->req.ex));
     if (backup[0])
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel is back to the starter; your files are in %s", backup);
     else if (f.kernel_created || f.launcher_created)

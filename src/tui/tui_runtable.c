@@ -177,6 +177,22 @@ void tui_runtable_forget_skipped(tui_runtable *t, const char *size)
     }
 }
 
+void tui_runtable_forget_exercise(tui_runtable *t, const char *ex)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        tui_row *r = &t->v[i];
+        if (r->kind != RK_EXERCISE || strcmp(r->exercise, ex) != 0)
+            continue;
+        r->state = ROW_IDLE;
+        r->has_result = false;
+        r->rep = r->of = 0;
+        r->phase[0] = '\0';
+        r->note[0] = '\0';
+        r->fault_cause[0] = '\0';
+        r->recorded_at = 0;
+    }
+}
+
 static int kind_rank(result_kind k)
 {
     switch (k) {

@@ -91,6 +91,9 @@ void tui_runtable_finish(tui_runtable *t, const char *why);
 /* A new run at size starts: rows an earlier run left "not run" there go
  * back to never run, so no stale note remains. */
 void tui_runtable_forget_skipped(tui_runtable *t, const char *size);
+/* Exercise ex's own rows (its kernel's) back to never run: after a reset
+ * their figures and errors belong to code that is gone. */
+void tui_runtable_forget_exercise(tui_runtable *t, const char *ex);
 /* Indices of the rows at size in display order (CPU, multi-threaded CPU,
  * library, kernels in the order first seen, exercise).  Returns how many. */
 size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max);

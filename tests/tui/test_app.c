@@ -794,7 +794,17 @@ static void test_compile_errors(void **state)
     assert_non_null(strstr(a->details, "Your kernel does not compile"));
     assert_non_null(strstr(a->details, "at starter.cu:12:21"));
     key(a, TA_CANCEL);
+    /* a reset to the starter forgets the row's error and the compiler's
+     * output: they belong to code that is gone */
+    tui_row *row = tui_runtable_find(&a->ls[0].table, "exercise", "2^20");
+    assert_non_null(row);
+    assert_true(row->has_result);
+    tui_app_exercise_reset(a, 0, tui_app_exercise(a));
+    assert_false(row->has_result);
+    assert_int_equal(row->state, ROW_IDLE);
+    assert_string_equal(a->ls[0].compile_log, "");
     /* the next run starts with a clean slate */
+    tui_app_on_log(a, 2, "starter.cu:3:1: error: something");
     key(a, TA_RUN_ALL);
     req = a->req.run;
     req.run = 6;
