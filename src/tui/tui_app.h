@@ -145,6 +145,7 @@ typedef struct tui_app {
     char run_size[RUN_SIZE_MAX];
     char run_ex[RUN_ID_MAX];   /* the exercise the run measures; "" the lab's own rows */
     int run_rows, run_rows_done;
+    int compiler_shown, compiler_hidden;   /* the run's compiler lines in the messages pane, and not */
     size_t rerun_lab;          /* 1 + lab whose exercise was saved during a run; 0 none */
     tui_request req;
 

@@ -314,6 +314,7 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     copy_str(a->run_ex, sizeof a->run_ex, req->exercise);
     a->run_rows = 0;
     a->run_rows_done = 0;
+    a->compiler_shown = a->compiler_hidden = 0;
     s->compile_log[0] = '\0';
     tui_progress_run_started(a, req);
     char scope[RUN_ID_MAX];
@@ -451,6 +452,17 @@ static bool is_diagnostic(const char *msg)
     return c && c > msg && (strstr(msg, ": error: ") || strstr(msg, ": warning: "));
 }
 
+/* True for what the compiler itself printed: a diagnostic, or ptxas's own
+ * lines ("ptxas info    : Used 40 registers", "ptxas warning : ..."). */
+static bool is_compiler_line(const char *msg)
+{
+    return is_diagnostic(msg) || strncmp(msg, "ptxas", 5) == 0;
+}
+
+/* The compiler's lines a run shows in the messages pane; the rest go to
+ * the row's details only, and are counted when the run ends. */
+#define COMPILER_LINES_SHOWN 3
+
 unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
 {
     char path[TUI_TL_PATH_MAX];
@@ -460,11 +472,16 @@ unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
         tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
         return TUI_F_REDRAW;
     }
-    if (a->running && level >= 1 && a->labs && a->run_lab < a->labs->n && is_diagnostic(msg)) {
+    if (a->running && a->labs && a->run_lab < a->labs->n && is_compiler_line(msg)) {
         tui_labstate *s = &a->ls[a->run_lab];
         size_t len = strlen(s->compile_log);
         if (len + strlen(msg) + 2 < sizeof s->compile_log)
             snprintf(s->compile_log + len, sizeof s->compile_log - len, "%s\n", msg);
+        if (a->compiler_shown >= COMPILER_LINES_SHOWN) {
+            a->compiler_hidden++;
+            return TUI_F_REDRAW;
+        }
+        a->compiler_shown++;
     }
     tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
     return TUI_F_REDRAW;
@@ -496,6 +513,11 @@ unsigned tui_app_on_done(tui_app *a, int run)
     if (!s)
         return 0;
     tui_runtable_finish(&s->table, "not run: the run ended first");
+    if (a->compiler_hidden > 0)
+        tui_log_add(&a->log, TUI_LOG_INFO, "%d more line%s from the compiler not shown here: Enter on "
+                    "your kernel's row shows them all", a->compiler_hidden,
+                    a->compiler_hidden == 1 ? "" : "s");
+    a->compiler_shown = a->compiler_hidden = 0;
     a->running = false;
     tui_progress_run_done(a);
     if (a->rerun_lab) {

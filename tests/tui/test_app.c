@@ -812,6 +812,30 @@ static void test_compile_errors(void **state)
     assert_string_equal(a->ls[0].compile_log, "");
 }
 
+/* A compiler that prints a line a kernel fills the messages pane no more
+ * than three lines; the rest are counted, and kept for the row's details. */
+static void test_compiler_flood(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 9;
+    tui_app_run_started(a, &req);
+    size_t before = a->log.n;
+    for (int k = 0; k < 40; k++) {
+        char line[96];
+        snprintf(line, sizeof line, "ptxas info    : Used %d registers, used 0 barriers", k);
+        tui_app_on_log(a, 0, line);
+    }
+    assert_int_equal(a->log.n - before, 3);
+    tui_app_on_done(a, 9);
+    char buf[512];
+    const char *last = tui_log_text(tui_log_recent(&a->log, 0), buf, sizeof buf);
+    assert_non_null(strstr(last, "37 more lines from the compiler"));
+    assert_non_null(strstr(a->ls[0].compile_log, "Used 39 registers"));
+}
+
 static void test_tools(void **state)
 {
     tui_app *a = *state;
@@ -1210,6 +1234,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test_setup_teardown(test_profiling_rows, setup_prof, teardown),
         cmocka_unit_test_setup_teardown(test_timeline_view, setup_prof, teardown),
+        cmocka_unit_test_setup_teardown(test_compiler_flood, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
