@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
+#include "core/strfmt.h"
 
 static cJSON *lab_to_json(const lab *l)
 {
@@ -117,8 +118,10 @@ int cmd_list(cli_ctx *c, int argc, char **argv)
                "milestones", "exercises");
         for (size_t i = 0; i < set.n; i++) {
             const lab *l = set.v[i];
-            printf("%-3d %-14s %-34.34s %5zu %8zu %10zu %9zu\n", l->order, l->id, l->title,
-                   l->nsteps, l->nvariants, l->nmilestones, l->nexercises);
+            char title[34 * 4 + 1];
+            printf("%-3d %-14s %s %5zu %8zu %10zu %9zu\n", l->order, l->id,
+                   strfmt_cell(title, sizeof title, l->title, 34), l->nsteps, l->nvariants,
+                   l->nmilestones, l->nexercises);
         }
     }
     lab_set_free(&set);

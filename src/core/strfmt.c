@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
 {
@@ -10,4 +11,29 @@ size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
     int k = vsnprintf(at < n ? buf + at : NULL, at < n ? n - at : 0, fmt, ap);
     va_end(ap);
     return k < 0 ? at : at + (size_t)k;
+}
+
+const char *strfmt_cell(char *out, size_t n, const char *s, int cols)
+{
+    size_t at = 0;
+    int used = 0;
+    if (n == 0)
+        return out;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && used < cols;) {
+        size_t len = 1;
+        while ((p[len] & 0xC0) == 0x80 && len < 4)
+            len++;
+        if (at + len >= n)
+            break;
+        memcpy(out + at, p, len);
+        at += len;
+        p += len;
+        used++;
+    }
+    while (used < cols && at + 1 < n) {
+        out[at++] = ' ';
+        used++;
+    }
+    out[at] = '\0';
+    return out;
 }

@@ -11,4 +11,10 @@
 size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A table cell of cols characters for a terminal: s cut to at most cols
+ * UTF-8 characters (never inside one) and padded with spaces, into out (n
+ * bytes).  Returns out, for printf.  Each character counts one column,
+ * which holds for the text cudalab prints (no wide CJK glyphs). */
+const char *strfmt_cell(char *out, size_t n, const char *s, int cols);
+
 #endif

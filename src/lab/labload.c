@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/paths.h"
 #include "lab/labcheck.h"
 #include "lab/labproblem.h"
@@ -70,9 +71,13 @@ static void add_problems(lua_State *L, int idx, load_ctx *c)
     }
 }
 
+/* A copy of a lab's string, cleaned (core/escape.h): a control byte (ESC,
+ * BEL, an OSC sequence) or a byte that is not UTF-8 becomes a visible
+ * character, so no text of a lab reaches a terminal or a JSON document as
+ * anything but text.  Tabs and line breaks stay (lessons are Markdown). */
 static char *dup_or_raise(lua_State *L, const char *s)
 {
-    char *p = strdup(s);
+    char *p = escape_dup(s, ESCAPE_WS_LINES);
     if (!p)
         sandbox_raise(L, "out of memory");
     return p;
@@ -130,7 +135,7 @@ static char **str_list(lua_State *L, int list, size_t n)
     char **v = calloc_or_raise(L, n, sizeof *v);
     for (size_t i = 0; i < n; i++) {
         if (lua_rawgeti(L, list, (lua_Integer)i + 1) == LUA_TSTRING) {
-            char *p = strdup(lua_tostring(L, -1));
+            char *p = escape_dup(lua_tostring(L, -1), ESCAPE_WS_LINES);
             if (!p) {
                 for (size_t j = 0; j < i; j++)
                     free(v[j]);

@@ -134,6 +134,18 @@ static void test_strfmt_append(void **state)
     assert_string_equal(buf, "abc1234"); /* nothing written past the end */
 }
 
+static void test_strfmt_cell(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(strfmt_cell(buf, sizeof buf, "ab", 4), "ab  ");
+    /* multi-byte characters count one column each, and are never split */
+    assert_string_equal(strfmt_cell(buf, sizeof buf, "\xE2\x90\x9B]0\xEF\xBF\xBDxyz", 4),
+                        "\xE2\x90\x9B]0\xEF\xBF\xBD");
+    assert_string_equal(strfmt_cell(buf, 5, "\xE2\x90\x9B" "abc", 3), "\xE2\x90\x9B" "a");
+    assert_string_equal(strfmt_cell(buf, sizeof buf, NULL, 2), "  ");
+}
+
 static void test_clock_monotonic(void **state)
 {
     (void)state;
@@ -237,6 +249,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_odd_even),
         cmocka_unit_test(test_strfmt_append),
+        cmocka_unit_test(test_strfmt_cell),
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_units),
