@@ -5,13 +5,24 @@
  * the TUI record them, timing every row's write; then times, on the full
  * store, what the TUI reads from it before drawing its first frame (opening
  * it and, for every lab, the place, quiz answers, hints, milestones and the
- * latest results of the learner's kernel).  Prints the figures; asserts
- * nothing.  usage: storebench [RUNS [DIR]]: with DIR, the store is made
- * there and kept (bench/tui-first-frame.sh opens the TUI on it). */
+ * latest results of the learner's kernel), what `cudalab progress` reads
+ * from it (the store's part of the command, in this process), how long
+ * SQLite's quick_check takes on it (whole, and the small tables only: what
+ * opening checks above STORE_CHECK_MAX_BYTES), and, when the cudalab binary
+ * is found (CUDALAB, or beside this program's folder), the whole `cudalab
+ * progress` command on this store and on an empty one.  Prints the
+ * figures; asserts nothing.  usage: storebench [RUNS [DIR]]: with DIR, the
+ * store is made there and kept (bench/tui-first-frame.sh opens the TUI on
+ * it). */
+#include <fcntl.h>
+#include <spawn.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -46,6 +57,135 @@ static void fill_row(run_result *r, int k, int run)
     r->gbps = 3000.0;
     r->speedup_cpu = 100.0 + run % 50;
     r->seed = (uint64_t)run * 7919u;
+}
+
+/* Best and median of n times (ms), sorted in place. */
+static void report(const char *what, double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    printf("%s: best %.1f ms, median %.1f ms (%d runs)\n", what, t[0], t[n / 2], n);
+}
+
+/* What `cudalab progress` reads of the store, for every lab, once; ms. */
+static double progress_reads(const char *dir)
+{
+    store *s = NULL;
+    char notice[256];
+    cl_err e = {{0}};
+    double a = clock_now_s();
+    if (!store_open(dir, &s, notice, sizeof notice, &e)) {
+        fprintf(stderr, "storebench: %s\n", e.msg);
+        exit(1);
+    }
+    for (size_t l = 0; l < NLABS; l++) {
+        int step = 0;
+        store_milestone *m = NULL;
+        store_quiz *q = NULL;
+        size_t n = 0;
+        store_exercise_summary sum;
+        store_place_get(s, lab_ids[l], &step, &e);
+        if (!store_milestones(s, lab_ids[l], &m, &n, &e) ||
+            !store_quizzes(s, lab_ids[l], &q, &n, &e) ||
+            !store_exercise_summary_get(s, lab_ids[l], &sum, &e)) {
+            fprintf(stderr, "storebench: %s\n", e.msg);
+            exit(1);
+        }
+        free(m);
+        free(q);
+    }
+    store_close(s);
+    return (clock_now_s() - a) * 1e3;
+}
+
+/* Every row of the learner's kernel, decoded from its record, for every
+ * lab (store_exercise_history: how `cudalab progress` read them before the
+ * summary tables); ms. */
+static double history_reads(const char *dir)
+{
+    store *s = NULL;
+    char notice[256];
+    cl_err e = {{0}};
+    if (!store_open(dir, &s, notice, sizeof notice, &e))
+        return -1;
+    double a = clock_now_s();
+    for (size_t l = 0; l < NLABS; l++) {
+        store_row *r = NULL;
+        size_t n = 0;
+        store_exercise_history(s, lab_ids[l], &r, &n, &e);
+        free(r);
+    }
+    double ms = (clock_now_s() - a) * 1e3;
+    store_close(s);
+    return ms;
+}
+
+/* SQLite's quick_check of the store in dir: of the whole file (whole), or
+ * of the small tables only, as opening checks a store above
+ * STORE_CHECK_MAX_BYTES; ms. */
+static double quick_check_ms(const char *dir, bool whole)
+{
+    static const char *const checks[] = {
+        "PRAGMA quick_check(1)",           "PRAGMA quick_check(\"meta\")",
+        "PRAGMA quick_check(\"milestones\")", "PRAGMA quick_check(\"quiz_answers\")",
+        "PRAGMA quick_check(\"hints\")",      "PRAGMA quick_check(\"places\")",
+    };
+    char path[CL_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, STORE_FILE);
+    sqlite3 *db = NULL;
+    double a = clock_now_s();
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+        for (size_t i = whole ? 0 : 1; i < (whole ? 1 : sizeof checks / sizeof checks[0]); i++) {
+            sqlite3_stmt *st = NULL;
+            if (sqlite3_prepare_v2(db, checks[i], -1, &st, NULL) == SQLITE_OK)
+                while (sqlite3_step(st) == SQLITE_ROW) {
+                }
+            sqlite3_finalize(st);
+        }
+    sqlite3_close(db);
+    return (clock_now_s() - a) * 1e3;
+}
+
+/* The cudalab binary: $CUDALAB, or cudalab in the folder above this
+ * program's; false when there is none. */
+static bool find_cudalab(char *out, size_t n)
+{
+    const char *env = getenv("CUDALAB");
+    if (env && env[0]) {
+        snprintf(out, n, "%s", env);
+        return access(out, X_OK) == 0;
+    }
+    char self[CL_PATH_MAX];
+    cl_err e = {{0}};
+    if (!paths_self_exe(self, sizeof self, &e))
+        return false;
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return false;
+        *slash = '\0';
+    }
+    snprintf(out, n, "%s/cudalab", self);
+    return access(out, X_OK) == 0;
+}
+
+/* Runs `exe --data dir progress` with its output thrown away; ms, or -1. */
+static double time_progress(const char *exe, const char *dir)
+{
+    char *argv[] = {(char *)exe, (char *)"--data", (char *)dir, (char *)"progress", NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    extern char **environ;
+    pid_t pid;
+    double a = clock_now_s();
+    int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    return (clock_now_s() - a) * 1e3;
 }
 
 int main(int argc, char **argv)
@@ -149,6 +289,45 @@ int main(int argc, char **argv)
     }
     printf("the TUI's start-up reads on %lld runs (%lld rows): %.1f ms (best of 5)\n",
            (long long)nruns, (long long)nrows, best);
+
+    double t[21];
+    for (int rep = 0; rep < 21; rep++)
+        t[rep] = progress_reads(dir);
+    report("what `cudalab progress` reads of the store (open, then every lab)", t, 21);
+    for (int rep = 0; rep < 5; rep++)
+        t[rep] = history_reads(dir);
+    report("every learner row decoded, as `progress` read them before", t, 5);
+    struct stat st;
+    char path[CL_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, STORE_FILE);
+    double mib = stat(path, &st) == 0 ? (double)st.st_size / (1 << 20) : 0;
+    for (int rep = 0; rep < 5; rep++)
+        t[rep] = quick_check_ms(dir, true);
+    qsort(t, 5, sizeof *t, cmp_double);
+    printf("quick_check of the whole store (%.1f MiB): %.1f ms (best of 5), %.2f ms a MiB\n", mib,
+           t[0], mib > 0 ? t[0] / mib : 0);
+    for (int rep = 0; rep < 5; rep++)
+        t[rep] = quick_check_ms(dir, false);
+    qsort(t, 5, sizeof *t, cmp_double);
+    printf("quick_check of the small tables only: %.1f ms (best of 5)\n", t[0]);
+
+    char exe[CL_PATH_MAX + 16], empty[CL_PATH_MAX + 16];
+    if (find_cudalab(exe, sizeof exe)) {
+        snprintf(empty, sizeof empty, "%s/empty", dir);
+        bool ok = true;
+        for (int rep = 0; rep < 11 && ok; rep++)
+            ok = (t[rep] = time_progress(exe, dir)) >= 0;
+        if (ok)
+            report("`cudalab progress` on this store", t, 11);
+        for (int rep = 0; rep < 11 && ok; rep++)
+            ok = (t[rep] = time_progress(exe, empty)) >= 0;
+        if (ok)
+            report("`cudalab progress` on an empty store (loading the labs)", t, 11);
+        if (!ok)
+            fprintf(stderr, "storebench: %s --data %s progress failed\n", exe, dir);
+    } else {
+        printf("(no cudalab binary found: set CUDALAB to time the command)\n");
+    }
     char cmd[CL_PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (!keep && system(cmd) != 0)

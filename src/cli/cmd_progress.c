@@ -59,8 +59,7 @@ typedef struct lab_progress {
     size_t nms;
     store_quiz *qs;
     size_t nqs;
-    store_row *hist;
-    size_t nhist;
+    store_exercise_summary ex;
     int step;
     bool has_step;
 } lab_progress;
@@ -69,7 +68,6 @@ static void progress_free(lab_progress *p)
 {
     free(p->ms);
     free(p->qs);
-    free(p->hist);
 }
 
 static bool gather(store *s, const lab *l, lab_progress *p, cl_err *e)
@@ -79,7 +77,7 @@ static bool gather(store *s, const lab *l, lab_progress *p, cl_err *e)
     p->has_step = store_place_get(s, l->id, &p->step, e);
     return store_milestones(s, l->id, &p->ms, &p->nms, e) &&
            store_quizzes(s, l->id, &p->qs, &p->nqs, e) &&
-           store_exercise_history(s, l->id, &p->hist, &p->nhist, e);
+           store_exercise_summary_get(s, l->id, &p->ex, e);
 }
 
 static const store_milestone *find_ms(const lab_progress *p, const char *id)
@@ -96,39 +94,6 @@ static const store_quiz *find_quiz(const lab_progress *p, const char *id)
         if (strcmp(p->qs[i].id, id) == 0)
             return &p->qs[i];
     return NULL;
-}
-
-/* Runs of the learner's kernel: the history holds a row per size (and per
- * step, in the pipeline), in run order. */
-static size_t runs_of(const lab_progress *p)
-{
-    size_t runs = 0;
-    for (size_t i = 0; i < p->nhist; i++)
-        runs += i == 0 || p->hist[i].run_id != p->hist[i - 1].run_id;
-    return runs;
-}
-
-/* The learner's fastest correct row at each size, in the order sizes first
- * appear; best[] holds indices into p->hist. */
-static size_t best_per_size(const lab_progress *p, size_t *best, size_t max)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < p->nhist; i++) {
-        const run_result *r = &p->hist[i].r;
-        if (r->status != RS_CORRECT || r->samples <= 0)
-            continue;
-        size_t k = 0;
-        while (k < n && strcmp(p->hist[best[k]].r.size, r->size) != 0)
-            k++;
-        if (k == n) {
-            if (n == max)
-                continue;
-            best[n++] = i;
-        } else if (r->median_ms < p->hist[best[k]].r.median_ms) {
-            best[k] = i;
-        }
-    }
-    return n;
 }
 
 static void when(double t, char *out, size_t n)
@@ -176,23 +141,21 @@ static void print_text(const lab_progress *p)
             printf("    [ ] %s\n", m->text);
         }
     }
-    if (p->nhist == 0) {
+    if (p->ex.runs == 0) {
         if (l->nexercises > 0)
             printf("  your kernel: not run yet\n");
         return;
     }
-    when(p->hist[p->nhist - 1].at, at, sizeof at);
-    size_t runs = runs_of(p);
-    printf("  your kernel: %zu run%s, latest %s\n", runs, runs == 1 ? "" : "s", at);
-    size_t best[16];
-    size_t nb = best_per_size(p, best, 16);
-    for (size_t k = 0; k < nb; k++) {
-        const store_row *b = &p->hist[best[k]];
+    when(p->ex.latest_at, at, sizeof at);
+    printf("  your kernel: %lld run%s, latest %s\n", (long long)p->ex.runs,
+           p->ex.runs == 1 ? "" : "s", at);
+    for (size_t k = 0; k < p->ex.nbest; k++) {
+        const store_best *b = &p->ex.best[k];
         char pct[32] = "";
-        if (b->r.speedup_cpu > 0)
-            snprintf(pct, sizeof pct, ", %.1fx CPU", b->r.speedup_cpu);
+        if (b->speedup_cpu > 0)
+            snprintf(pct, sizeof pct, ", %.1fx CPU", b->speedup_cpu);
         when(b->at, at, sizeof at);
-        printf("    best at %s: %.4g ms%s (%s)\n", b->r.size, b->r.median_ms, pct, at);
+        printf("    best at %s: %.4g ms%s (%s)\n", b->size, b->median_ms, pct, at);
     }
 }
 
@@ -233,17 +196,15 @@ static cJSON *lab_json(const lab_progress *p)
         cJSON_AddNumberToObject(qo, "last_at", p->qs[i].last_at);
         cJSON_AddItemToArray(qs, qo);
     }
-    cJSON_AddNumberToObject(o, "attempts", (double)runs_of(p));
+    cJSON_AddNumberToObject(o, "attempts", (double)p->ex.runs);
     cJSON *best = cJSON_AddArrayToObject(o, "best");
-    size_t idx[16];
-    size_t nb = best_per_size(p, idx, 16);
-    for (size_t k = 0; k < nb; k++) {
-        const store_row *b = &p->hist[idx[k]];
+    for (size_t k = 0; k < p->ex.nbest; k++) {
+        const store_best *b = &p->ex.best[k];
         cJSON *bo = cJSON_CreateObject();
-        cJSON_AddStringToObject(bo, "size", b->r.size);
-        cJSON_AddNumberToObject(bo, "median_ms", b->r.median_ms);
-        if (b->r.speedup_cpu > 0)
-            cJSON_AddNumberToObject(bo, "speedup_cpu", b->r.speedup_cpu);
+        cJSON_AddStringToObject(bo, "size", b->size);
+        cJSON_AddNumberToObject(bo, "median_ms", b->median_ms);
+        if (b->speedup_cpu > 0)
+            cJSON_AddNumberToObject(bo, "speedup_cpu", b->speedup_cpu);
         cJSON_AddNumberToObject(bo, "at", b->at);
         cJSON_AddStringToObject(bo, "kernel_sha256", b->kernel_sha);
         cJSON_AddItemToArray(best, bo);

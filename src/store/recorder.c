@@ -44,6 +44,11 @@ void recorder_begin(recorder *rc, const run_request *req, const device_info *dev
     rc->run_id = 0;
     rc->exercise_row = 0;
     snprintf(rc->lab, sizeof rc->lab, "%s", req->lab);
+    if (rc->s && store_readonly(rc->s) && !rc->stopped) {
+        rc->stopped = true;
+        snprintf(rc->failed, sizeof rc->failed, "this run's results were not recorded: %s",
+                 store_readonly_why(rc->s));
+    }
     if (!active(rc))
         return;
     bool ex = req->exercise_kernel[0] != '\0';

@@ -7,9 +7,12 @@
  * run and the learner's row that earned them.
  *
  * A recorder without a store (it could not be opened) records nothing and
- * says so; the first write that fails (a full disk, a folder gone
- * read-only) stops it and leaves one message in `failed` for the caller to
- * show once.  Nothing here ever stops a run. */
+ * says so; one with a store opened only to read (store_readonly) records
+ * nothing and, when a run begins, leaves "this run's results were not
+ * recorded: why" in `failed`; the first write that fails (a full disk, a
+ * folder gone read-only, the lab forgotten meanwhile) stops it and leaves
+ * one message in `failed` for the caller to show once.  Nothing here ever
+ * stops a run. */
 #ifndef CUDALAB_STORE_RECORDER_H
 #define CUDALAB_STORE_RECORDER_H
 

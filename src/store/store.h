@@ -9,14 +9,30 @@
  *
  * Each logical write is one transaction; rows are written as they arrive,
  * so a crash loses at most the row in flight.  WAL mode and a busy timeout
- * let two cudalab processes record at once.  Opening:
+ * let two cudalab processes record at once.  A write that fails says what
+ * is wrong and where: a full disk names the data folder, a read-only or
+ * damaged file names the file.  Opening:
  *   - a missing database is created, a database of an older schema is
  *     migrated forward, one of a newer schema is refused (never
  *     downgraded), naming both versions;
- *   - a corrupt file is moved aside to progress.db.corrupt-<time> and a new
- *     one started, with a notice saying so;
- *   - a folder that cannot be written is an error: the caller carries on
- *     without a store, in memory, and says that progress is not saved. */
+ *   - the database is marked as cudalab's (PRAGMA application_id); a store
+ *     made by an older cudalab (cudalab's tables, no mark) is adopted and
+ *     marked; any other SQLite file at that path is left byte for byte as
+ *     it is and refused, saying what it is, where, and what to do;
+ *   - a damaged file (a bad header, or a damaged page found by SQLite's
+ *     quick_check, which reads every page of a store up to
+ *     STORE_CHECK_MAX_BYTES and the small tables of a larger one) is moved
+ *     aside with its -wal and -shm files to
+ *     progress.db.corrupt-<time>-<pid>, never over another file, and a new
+ *     one started, with a notice naming where it went.  Processes opening
+ *     at once take turns (a lock file, progress.db.lock), so one of them
+ *     moves the file and the others open the new one;
+ *   - a file or folder that cannot be written is opened only to read
+ *     (nothing is created beside it): the records show, every write is
+ *     refused, and the notice says that progress cannot be saved and why;
+ *   - a folder that cannot be written and holds no store is an error: the
+ *     caller carries on without a store, in memory, and says that progress
+ *     is not saved. */
 #ifndef CUDALAB_STORE_STORE_H
 #define CUDALAB_STORE_STORE_H
 
@@ -29,18 +45,32 @@
 #include "result/record.h"
 
 #define STORE_FILE "progress.db"
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_BUSY_TIMEOUT_MS 2000
 #define STORE_ID_MAX 64
 #define STORE_TEXT_MAX 160
+/* PRAGMA application_id of cudalab's stores ("CLab"). */
+#define STORE_APP_ID 0x434C6162
+/* How long an open waits for another process's open to finish. */
+#define STORE_LOCK_WAIT_S 30
+/* Stores up to this size are checked page by page on every writable open
+ * (SQLite's quick_check reads about a MiB a millisecond: 8 ms at most);
+ * larger ones have their small tables checked, in well under a
+ * millisecond, and their large ones checked as they are read
+ * (bench/storebench prints both times). */
+#define STORE_CHECK_MAX_BYTES ((long long)8 << 20)
+/* The most sizes store_exercise_summary_get reports. */
+#define STORE_BEST_MAX 16
 
 typedef struct store store;
 
 /* Opens (creating, migrating or replacing a corrupt file as above) the
  * database in dir (NULL: the data folder, core/paths.h).  notice receives a
  * line worth telling the learner ("" when none): a corrupt file moved
- * aside, a migration.  false + e when the store cannot be used: a folder
- * that cannot be created or written, a newer schema, a disk error. */
+ * aside, a migration, a store opened only to read (store_readonly).  false
+ * + e when the store cannot be used: a folder that cannot be created or
+ * written and holds none, another program's file, a newer schema, a disk
+ * error; e names the file or folder. */
 bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e);
 /* Whether progress can be kept in data folder dir, changing nothing: false
  * with why set to what store_open would say ("progress is not saved: the
@@ -56,12 +86,19 @@ bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n);
  * the file holds everything and is read as it is (SQLite's immutable
  * mode).  *out is NULL, and true returned, when nothing was recorded: no
  * database, or an empty one.  false + e when the file cannot be read as a
- * database or is of a newer schema. */
+ * database, is another program's, or is of a newer schema. */
 bool store_open_readonly(const char *dir, store **out, cl_err *e);
 /* Opens a database file by path with no repair, for tools and tests:
  * false on any problem. */
 bool store_open_file(const char *path, store **out, cl_err *e);
 void store_close(store *s);
+/* Whether s was opened only to read (a file or folder that cannot be
+ * written): reads work, every write fails with "progress not saved: "
+ * and store_readonly_why. */
+bool store_readonly(const store *s);
+/* Why progress cannot be saved in a read-only store ("" otherwise):
+ * "the data folder D cannot be written (Permission denied)". */
+const char *store_readonly_why(const store *s);
 /* The database's file path. */
 const char *store_path(const store *s);
 /* The schema version of the open database. */
@@ -86,12 +123,15 @@ bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_e
 /* Sets the device of a run begun without one. */
 bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *e);
 /* Records one row of a run (diag_cause: the diagnosis's cause name for a
- * failed learner row, or NULL); *row_id may be NULL.  One transaction. */
+ * failed learner row, or NULL); *row_id may be NULL.  One transaction,
+ * which writes nothing when the run is no longer recorded (its lab was
+ * forgotten while it ran): then false, and e says so. */
 bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
                    int64_t *row_id, cl_err *e);
 /* Records that milestone id of lab was reached, with the value shown
  * ("223x >= 100x at 2^28") and the run and row that earned it; only the
- * first time counts (later calls change nothing).  *first tells which. */
+ * first time counts (later calls change nothing).  *first tells which.
+ * Like a row, nothing is written for a run no longer recorded. */
 bool store_milestone_reached(store *s, const char *lab, const char *id, const char *shown,
                              int64_t run_id, int64_t row_id, bool *first, cl_err *e);
 /* Records one answer to quiz id of lab. */
@@ -152,6 +192,27 @@ bool store_latest_exercise_run(store *s, const char *lab, store_row **out, size_
 bool store_exercise_history(store *s, const char *lab, store_row **out, size_t *n, cl_err *e);
 /* The text of the source whose SHA-256 is sha (malloc'd), or NULL. */
 char *store_source_text(store *s, const char *sha, cl_err *e);
+/* The learner's fastest correct row at one size. */
+typedef struct store_best {
+    char size[RUN_SIZE_MAX];
+    double median_ms;
+    double speedup_cpu;           /* 0 when unknown */
+    double at;                    /* Unix time the row was recorded */
+    char kernel_sha[65];          /* "" when not known */
+} store_best;
+
+/* What `cudalab progress` shows of the learner's kernel in one lab. */
+typedef struct store_exercise_summary {
+    int64_t runs;                 /* runs with a row of the learner's kernel */
+    double latest_at;             /* when the latest such row was recorded; 0: none */
+    size_t nbest;
+    store_best best[STORE_BEST_MAX]; /* per size, in the order sizes first had one */
+} store_exercise_summary;
+
+/* Summarizes the learner's kernel in lab: a few rows of the summary kept
+ * as rows are written, however many runs there are. */
+bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summary *out,
+                                cl_err *e);
 /* How many runs and rows are recorded (all labs). */
 bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e);
 

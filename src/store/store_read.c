@@ -237,6 +237,63 @@ char *store_source_text(store *s, const char *sha, cl_err *e)
     return text;
 }
 
+/* The summary, from the rows themselves: for a store of a schema before
+ * the summary tables that could not be migrated (opened only to read). */
+#define RUNS_FROM_ROWS \
+    "SELECT count(DISTINCT r.run_id), max(r.at) FROM runs u CROSS JOIN rows r" \
+    " ON r.run_id = u.id WHERE u.lab = ?1 AND r.kind = 'exercise'"
+#define BEST_FROM_ROWS \
+    "SELECT size, median_ms, speedup_cpu, at, kernel_sha FROM (" \
+    " SELECT r.size, r.median_ms, r.speedup_cpu, r.at, u.kernel_sha," \
+    "  row_number() OVER (PARTITION BY r.size ORDER BY r.median_ms, r.id) AS k," \
+    "  min(r.id) OVER (PARTITION BY r.size) AS first" \
+    " FROM runs u CROSS JOIN rows r ON r.run_id = u.id" \
+    " WHERE u.lab = ?1 AND r.kind = 'exercise' AND r.status = 'correct'" \
+    "  AND r.median_ms IS NOT NULL)" \
+    " WHERE k = 1 ORDER BY first"
+
+bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summary *out,
+                                cl_err *e)
+{
+    sqlite3_stmt *st;
+    memset(out, 0, sizeof *out);
+    bool kept = !s->readonly || store_schema_version(s) >= 3;
+    if (!store_prepare(s, kept ? "SELECT runs, latest_at FROM exercise_runs WHERE lab = ?1"
+                               : RUNS_FROM_ROWS,
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->runs = sqlite3_column_int64(st, 0);
+        out->latest_at = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_fail(s, e, "cannot read the runs of your kernel");
+    if (!store_prepare(s,
+                       kept ? "SELECT size, median_ms, speedup_cpu, at, kernel_sha"
+                              " FROM exercise_best WHERE lab = ?1 ORDER BY first_row"
+                            : BEST_FROM_ROWS,
+                       &st, e))
+        return false;
+    store_bind_text(st, 1, lab);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->nbest < STORE_BEST_MAX) {
+        store_best *b = &out->best[out->nbest++];
+        store_column_text(st, 0, b->size, sizeof b->size);
+        b->median_ms = sqlite3_column_double(st, 1);
+        b->speedup_cpu = sqlite3_column_double(st, 2);
+        b->at = sqlite3_column_double(st, 3);
+        store_column_text(st, 4, b->kernel_sha, sizeof b->kernel_sha);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        out->nbest = 0;
+        return store_fail(s, e, "cannot read the best figures of your kernel");
+    }
+    return true;
+}
+
 bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e)
 {
     sqlite3_stmt *st;

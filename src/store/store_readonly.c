@@ -38,20 +38,30 @@ static bool exists(const char *path, const char *suffix)
     return paths_is_file(p);
 }
 
-/* The schema version, reading the file's first pages: SQLite's primary
- * result code. */
-static int probe(store *s, int *version)
+store *store_connect_readonly(const char *path, int *rc)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *version = sqlite3_column_int(st, 0);
-        rc = SQLITE_OK;
+    /* Another process has the database open when its -wal and -shm files are
+     * there: read through them.  Otherwise the file holds everything (but a
+     * -wal left without its -shm, which only a writer may replay), and
+     * reading it as immutable makes SQLite create no -wal or -shm file,
+     * which a later writer might not be able to use. */
+    bool live = exists(path, "-wal") && exists(path, "-shm");
+    char *uri = uri_of(path, live ? "mode=ro" : "immutable=1");
+    store *s = calloc(1, sizeof *s);
+    if (!uri || !s) {
+        free(uri);
+        free(s);
+        *rc = SQLITE_NOMEM;
+        return NULL;
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
-    return rc & 0xff;
+    snprintf(s->path, sizeof s->path, "%s", path);
+    *rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (*rc == SQLITE_OK) {
+        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+        sqlite3_extended_result_codes(s->db, 1);
+    }
+    return s;
 }
 
 bool store_open_readonly(const char *dir, store **out, cl_err *e)
@@ -67,40 +77,31 @@ bool store_open_readonly(const char *dir, store **out, cl_err *e)
         return err_set(e, "the data folder's path is too long");
     if (!paths_is_file(path))
         return true;   /* nothing was ever recorded here */
-    /* Another process has the database open when its -wal and -shm files are
-     * there: read through them.  Otherwise the file holds everything, and
-     * reading it as immutable makes SQLite create no -wal or -shm file. */
-    bool live = exists(path, "-wal") && exists(path, "-shm");
-    char *uri = uri_of(path, live ? "mode=ro" : "immutable=1");
-    store *s = calloc(1, sizeof *s);
-    if (!uri || !s) {
-        free(uri);
-        free(s);
+    int rc = SQLITE_OK;
+    store *s = store_connect_readonly(path, &rc);
+    if (!s)
         return err_set(e, "out of memory opening %s", path);
-    }
-    snprintf(s->path, sizeof s->path, "%s", path);
-    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    free(uri);
-    int version = 0;
-    if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
-        rc = probe(s, &version);
-    }
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    s->readonly = true;
+    snprintf(s->why, sizeof s->why, "%s is open only to read", path);
+    store_ident id;
+    char what[160];
+    if (rc == SQLITE_OK)
+        rc = store_identify(s, &id);
     if (rc != SQLITE_OK) {
         err_set(e, "cannot read %s: %s", path, sqlite3_errstr(rc));
-        store_close(s);
-        return false;
-    }
-    if (version > STORE_SCHEMA_VERSION) {
+    } else if (!store_ident_ours(&id, what, sizeof what)) {
+        store_foreign(path, what, e);
+    } else if (id.version > STORE_SCHEMA_VERSION) {
         err_set(e, "%s was written by a newer cudalab (schema %d; this cudalab reads up to %d)",
-                path, version, STORE_SCHEMA_VERSION);
-        store_close(s);
-        return false;
-    }
-    if (version == 0) {   /* created, but nothing recorded in it */
+                path, id.version, STORE_SCHEMA_VERSION);
+    } else if (id.version == 0) {   /* created, but nothing recorded in it */
         store_close(s);
         return true;
+    } else {
+        *out = s;
+        return true;
     }
-    *out = s;
-    return true;
+    store_close(s);
+    return false;
 }

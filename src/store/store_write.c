@@ -37,6 +37,8 @@ bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_e
 {
     char ksha[DIGEST_HEX_LEN + 1], lsha[DIGEST_HEX_LEN + 1], seed[24], cc[16];
     sqlite3_stmt *st = NULL;
+    if (!store_writable(s, e))
+        return false;
     if (!store_begin(s, e))
         return err_prefix(e, "progress not saved");
     if (!keep_source(s, info->kernel_text, ksha, e) ||
@@ -78,6 +80,8 @@ bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *
     char cc[16];
     if (!dev || !dev->present)
         return true;
+    if (!store_writable(s, e))
+        return false;
     if (!store_prepare(s, "UPDATE runs SET device_name = ?1, device_cc = ?2, driver_version = ?3"
                           " WHERE id = ?4",
                        &st, e))
@@ -99,25 +103,83 @@ static void bind_figure(sqlite3_stmt *st, int i, double v, bool zero_unknown)
         sqlite3_bind_double(st, i, v);
 }
 
+/* "progress not saved: run N ... was forgotten" for a run no longer there. */
+static bool run_forgotten(cl_err *e, int64_t run_id)
+{
+    return err_set(e, "progress not saved: run %lld is no longer recorded (its lab was forgotten "
+                      "with 'cudalab progress --reset' while it ran)",
+                   (long long)run_id);
+}
+
+/* Counts the row of the learner's kernel just written (row_id, of run_id)
+ * in its lab's summary: a run more when it is the run's first such row,
+ * and the best at its size when it is correct and faster than the best. */
+static bool summarize(store *s, int64_t run_id, int64_t row_id, const run_result *r, double at,
+                      cl_err *e)
+{
+    sqlite3_stmt *st;
+    if (!store_prepare(s,
+                       "INSERT INTO exercise_runs (lab, runs, latest_at)"
+                       " SELECT lab, 1, ?3 FROM runs WHERE id = ?1"
+                       " ON CONFLICT (lab) DO UPDATE SET latest_at = max(latest_at, ?3),"
+                       "  runs = runs + (NOT EXISTS (SELECT 1 FROM rows WHERE run_id = ?1"
+                       "   AND kind = 'exercise' AND id <> ?2))",
+                       &st, e))
+        return false;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, row_id);
+    sqlite3_bind_double(st, 3, at);
+    if (!store_step_done(s, st, e, "progress not saved"))
+        return false;
+    if (r->status != RS_CORRECT || r->samples <= 0 || r->median_ms < 0 || r->median_ms != r->median_ms)
+        return true;
+    if (!store_prepare(s,
+                       "INSERT INTO exercise_best (lab, size, first_row, row_id, median_ms,"
+                       " speedup_cpu, at, kernel_sha)"
+                       " SELECT lab, ?3, ?2, ?2, ?4, ?5, ?6, kernel_sha FROM runs WHERE id = ?1"
+                       " ON CONFLICT (lab, size) DO UPDATE SET row_id = ?2, median_ms = ?4,"
+                       "  speedup_cpu = ?5, at = ?6, kernel_sha = excluded.kernel_sha"
+                       " WHERE ?4 < median_ms",
+                       &st, e))
+        return false;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, row_id);
+    store_bind_text(st, 3, r->size);
+    sqlite3_bind_double(st, 4, r->median_ms);
+    bind_figure(st, 5, r->speedup_cpu, true);
+    sqlite3_bind_double(st, 6, at);
+    return store_step_done(s, st, e, "progress not saved");
+}
+
 bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
                    int64_t *row_id, cl_err *e)
 {
+    if (!store_writable(s, e))
+        return false;
     cJSON *o = cJSON_CreateObject();
     char *json = NULL;
-    bool ok = false;
+    bool ok = false, begun = false;
     if (!o || !record_put_result(o, r) || !(json = cJSON_PrintUnformatted(o))) {
         err_set(e, "progress not saved: out of memory");
         goto cleanup;
     }
+    if (!(begun = store_begin(s, e))) {
+        err_prefix(e, "progress not saved");
+        goto cleanup;
+    }
+    /* The run is looked for inside the transaction that writes the row: a
+     * run forgotten meanwhile gets no row. */
     sqlite3_stmt *st;
     if (!store_prepare(s,
                        "INSERT INTO rows (run_id, at, variant, kind, size, status, median_ms,"
                        " speedup_cpu, record, diag_cause)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                       " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10"
+                       " WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
                        &st, e))
         goto cleanup;
+    double at = store_now();
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_double(st, 2, store_now());
+    sqlite3_bind_double(st, 2, at);
     store_bind_text(st, 3, r->variant);
     store_bind_text(st, 4, result_kind_name(r->kind));
     store_bind_text(st, 5, r->size);
@@ -126,10 +188,27 @@ bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *di
     bind_figure(st, 8, r->speedup_cpu, true);
     store_bind_text(st, 9, json);
     store_bind_text(st, 10, diag_cause && diag_cause[0] ? diag_cause : NULL);
-    ok = store_step_done(s, st, e, "progress not saved");
-    if (ok && row_id)
-        *row_id = sqlite3_last_insert_rowid(s->db);
+    if (!store_step_done(s, st, e, "progress not saved"))
+        goto cleanup;
+    if (sqlite3_changes(s->db) == 0) {
+        run_forgotten(e, run_id);
+        goto cleanup;
+    }
+    int64_t id = sqlite3_last_insert_rowid(s->db);
+    if (r->kind == RK_EXERCISE && !summarize(s, run_id, id, r, at, e))
+        goto cleanup;
+    if (!store_commit(s, e)) {
+        begun = false;
+        err_prefix(e, "progress not saved");
+        goto cleanup;
+    }
+    begun = false;
+    ok = true;
+    if (row_id)
+        *row_id = id;
 cleanup:
+    if (begun)
+        store_rollback(s);
     cJSON_free(json);
     cJSON_Delete(o);
     return ok;
@@ -141,8 +220,11 @@ bool store_milestone_reached(store *s, const char *lab, const char *id, const ch
     sqlite3_stmt *st;
     if (first)
         *first = false;
+    if (!store_writable(s, e))
+        return false;
     if (!store_prepare(s, "INSERT OR IGNORE INTO milestones (lab, id, shown, at, run_id, row_id)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                          " SELECT ?1, ?2, ?3, ?4, ?5, ?6"
+                          " WHERE ?5 IS NULL OR EXISTS (SELECT 1 FROM runs WHERE id = ?5)",
                        &st, e))
         return false;
     store_bind_text(st, 1, lab);
@@ -155,15 +237,26 @@ bool store_milestone_reached(store *s, const char *lab, const char *id, const ch
         sqlite3_bind_int64(st, 6, row_id);
     if (!store_step_done(s, st, e, "progress not saved"))
         return false;
-    if (first)
-        *first = sqlite3_changes(s->db) > 0;
-    return true;
+    if (sqlite3_changes(s->db) > 0) {
+        if (first)
+            *first = true;
+        return true;
+    }
+    /* Nothing written: reached before, or its run was forgotten. */
+    if (run_id <= 0 || !store_prepare(s, "SELECT 1 FROM runs WHERE id = ?1", &st, e))
+        return true;
+    sqlite3_bind_int64(st, 1, run_id);
+    bool there = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return there || run_forgotten(e, run_id);
 }
 
 bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, bool correct,
                        cl_err *e)
 {
     sqlite3_stmt *st;
+    if (!store_writable(s, e))
+        return false;
     if (!store_prepare(s, "INSERT INTO quiz_answers (lab, quiz, choice, correct, at)"
                           " VALUES (?1, ?2, ?3, ?4, ?5)",
                        &st, e))
@@ -179,6 +272,8 @@ bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, 
 bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e)
 {
     sqlite3_stmt *st;
+    if (!store_writable(s, e))
+        return false;
     if (!store_prepare(s, "INSERT OR IGNORE INTO hints (lab, idx, at) VALUES (?1, ?2, ?3)", &st,
                        e))
         return false;
@@ -191,6 +286,8 @@ bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e)
 bool store_place_set(store *s, const char *lab, int step, cl_err *e)
 {
     sqlite3_stmt *st = NULL;
+    if (!store_writable(s, e))
+        return false;
     if (!store_begin(s, e))
         return err_prefix(e, "progress not saved");
     if (!store_prepare(s, "INSERT INTO places (lab, step, at) VALUES (?1, ?2, ?3)"
@@ -220,14 +317,20 @@ bool store_reset_lab(store *s, const char *lab, cl_err *e)
     static const char *const sql[] = {
         "DELETE FROM rows WHERE run_id IN (SELECT id FROM runs WHERE lab = ?1)",
         "DELETE FROM runs WHERE lab = ?1",
+        /* rows an older cudalab wrote for a run forgotten while it ran */
+        "DELETE FROM rows WHERE run_id NOT IN (SELECT id FROM runs)",
         "DELETE FROM milestones WHERE lab = ?1",
         "DELETE FROM quiz_answers WHERE lab = ?1",
         "DELETE FROM hints WHERE lab = ?1",
         "DELETE FROM places WHERE lab = ?1",
+        "DELETE FROM exercise_runs WHERE lab = ?1",
+        "DELETE FROM exercise_best WHERE lab = ?1",
         "DELETE FROM meta WHERE key = 'last_lab' AND value = ?1",
         "DELETE FROM sources WHERE sha256 NOT IN (SELECT kernel_sha FROM runs WHERE kernel_sha"
         " IS NOT NULL UNION SELECT launcher_sha FROM runs WHERE launcher_sha IS NOT NULL)",
     };
+    if (s->readonly)
+        return err_set(e, "cannot forget lab '%s': %s", lab, s->why);
     if (!store_begin(s, e))
         return false;
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {

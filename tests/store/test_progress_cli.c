@@ -47,6 +47,17 @@ static int setup(void **state)
                                       &e) &&
               store_quiz_answer(s, "reduction", "divergence", 0, true, &e) &&
               store_place_set(s, "matmul", 2, &e);
+    /* Four runs of matmul whose rows interleave (two processes recording
+     * at once): four attempts, not one a row. */
+    store_run_info mm = {.lab = "matmul", .origin = "test"};
+    int64_t runs[4];
+    for (int i = 0; ok && i < 4; i++)
+        ok = store_run_begin(s, &mm, &runs[i], &e);
+    for (int k = 0; ok && k < 12; k++) {
+        run_result x = r;
+        x.median_ms = 2.0 + k;
+        ok = store_row_add(s, runs[k % 4], &x, NULL, NULL, &e);
+    }
     store_close(s);
     return ok ? 0 : -1;
 }
@@ -78,6 +89,8 @@ static void test_show(void **state)
     assert_true(ts_contains(o.out, "best at 2^28: 1.5 ms, 180.0x CPU"));
     assert_true(ts_contains(o.out, "left at step 3"));
     assert_true(ts_contains(o.out, "your kernel: 1 run,"));
+    assert_true(ts_contains(o.out, "your kernel: 4 runs,"));
+    assert_true(ts_contains(o.out, "best at 2^28: 2 ms"));
 
     assert_int_equal(ts_shell(&o, false, "'%s' progress --json", ts_exe()), 0);
     cJSON *root = cJSON_Parse(o.out);
@@ -86,6 +99,10 @@ static void test_show(void **state)
     assert_non_null(red);
     assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(red, "attempts")),
                      1);
+    cJSON *mm = lab_of(root, "matmul");
+    assert_non_null(mm);
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mm, "attempts")),
+                     4);
     int reached = 0;
     cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(red, "milestones"))

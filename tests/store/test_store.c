@@ -286,7 +286,8 @@ static void test_corrupt(void **state)
 }
 
 /* A damaged page inside a file whose header is sound: reading the
- * milestones says so, instead of showing the ones before the damage. */
+ * milestones says so, instead of showing the ones before the damage, and
+ * opening the store moves the file aside. */
 static void test_damaged_page(void **state)
 {
     (void)state;
@@ -330,15 +331,31 @@ static void test_damaged_page(void **state)
         fputc(0xA5, f);
     fclose(f);
 
-    s = open_in(d);
+    /* Read through a connection that skips the check made on opening (as
+     * a process that had the store open before the damage reads it). */
+    s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    assert_int_equal(sqlite3_open(path, &s->db), SQLITE_OK);
     ms = NULL;
     n = 7;
     memset(&e, 0, sizeof e);
     assert_false(store_milestones(s, "reduction", &ms, &n, &e));
     assert_null(ms);
     assert_int_equal(n, 0);
-    if (!ts_contains(e.msg, "cannot read the milestones reached"))
+    if (!ts_contains(e.msg, "cannot read the milestones reached") || !ts_contains(e.msg, path))
         fail_msg("the message: %s", e.msg);
+    store_close(s);
+
+    /* Opening it finds the damage and moves the file aside. */
+    char notice[1024];
+    s = NULL;
+    assert_true(store_open(d, &s, notice, sizeof notice, &e));
+    if (!ts_contains(notice, "was damaged") || !ts_contains(notice, ".corrupt-"))
+        fail_msg("the notice: %s", notice);
+    assert_true(store_milestones(s, "reduction", &ms, &n, &e));
+    assert_int_equal(n, 0);
+    free(ms);
     store_close(s);
 }
 
