@@ -69,18 +69,21 @@ static void print_sanitize_json(const lab *l, const sanitize_result *res)
     cli_print_json(root);
 }
 
-static void print_sanitize_text(const lab *l, const char *tool, const sanitize_result *res)
+static void print_sanitize_text(const lab *l, sanitize_tool t, const sanitize_result *res)
 {
+    const char *tool = sanitize_tool_name(t);
     printf("compute-sanitizer %s: your kernel for lab %s at size %s, one checked run\n", tool,
            l->id, res->size);
     if (res->have_dev && !res->dev.present)
         printf("%s\n", res->dev.reason);
     /* What the tool found leads: the run's error usually follows from it. */
     bool own = res->report.n > 0 && res->report.findings[0].kind != SAN_CUDA_ERROR &&
-               res->report.findings[0].kind != SAN_LEAK;
+               res->report.findings[0].kind != SAN_LEAK &&
+               res->report.findings[0].kind != SAN_UNUSED;
     if (res->report.n == 0) {
-        printf("%s found no problems%s\n", tool,
-               res->have_row && res->row.status == RS_ERROR ? " (but the kernel did not run)" : "");
+        printf("%s found no problems%s (it looks for %s only)\n", tool,
+               res->have_row && res->row.status == RS_ERROR ? " (but the kernel did not run)" : "",
+               sanitize_tool_finds(t));
     } else {
         printf("%s found %zu problem%s:\n", tool, res->report.n, res->report.n == 1 ? "" : "s");
         for (size_t i = 0; i < res->report.n; i++) {
@@ -140,7 +143,7 @@ int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_
     if (json)
         print_sanitize_json(l, &res);
     else
-        print_sanitize_text(l, tool, &res);
+        print_sanitize_text(l, t, &res);
     int rc = EXIT_OK;
     if (res.have_dev && !res.dev.present)
         rc = EXIT_ENV;

@@ -122,7 +122,7 @@ static void offer_list(compl *k, const char *const *w)
 /* The values option o of the current command takes. */
 static void offer_values(compl *k, const cli_opt *o)
 {
-    static const char *const tools[] = {"memcheck", "racecheck", NULL};
+    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck", NULL};
     static const char *const class_formats[] = {"csv", "md", "html", NULL};
     static const char *const grade_formats[] = {"json", "gradescope", "junit", "csv", NULL};
     static const char *const sorts[] = {"learner", "score", "time", NULL};

@@ -7,20 +7,42 @@
 
 /* ---- names ------------------------------------------------------------- */
 
+static const char *const TOOL_NAMES[SANITIZE_TOOLS] = {
+    [SANITIZE_MEMCHECK] = "memcheck",
+    [SANITIZE_RACECHECK] = "racecheck",
+    [SANITIZE_SYNCCHECK] = "synccheck",
+    [SANITIZE_INITCHECK] = "initcheck",
+};
+
 const char *sanitize_tool_name(sanitize_tool t)
 {
-    return t == SANITIZE_RACECHECK ? "racecheck" : "memcheck";
+    return (int)t >= 0 && (int)t < SANITIZE_TOOLS ? TOOL_NAMES[t] : "memcheck";
 }
 
 bool sanitize_tool_from_name(const char *name, sanitize_tool *t)
 {
-    if (name && strcmp(name, "memcheck") == 0)
-        *t = SANITIZE_MEMCHECK;
-    else if (name && strcmp(name, "racecheck") == 0)
-        *t = SANITIZE_RACECHECK;
-    else
-        return false;
-    return true;
+    for (int i = 0; name && i < SANITIZE_TOOLS; i++) {
+        if (strcmp(name, TOOL_NAMES[i]) == 0) {
+            *t = (sanitize_tool)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *sanitize_tool_finds(sanitize_tool t)
+{
+    switch (t) {
+    case SANITIZE_RACECHECK:
+        return "shared-memory races";
+    case SANITIZE_SYNCCHECK:
+        return "barriers not every thread reaches";
+    case SANITIZE_INITCHECK:
+        return "reads of memory nothing wrote";
+    case SANITIZE_MEMCHECK:
+        break;
+    }
+    return "out-of-bounds and misaligned accesses";
 }
 
 const char *sanitize_kind_name(sanitize_kind k)
@@ -38,6 +60,10 @@ const char *sanitize_kind_name(sanitize_kind k)
         return "race hazard";
     case SAN_BARRIER:
         return "barrier error";
+    case SAN_UNINIT:
+        return "uninitialised read";
+    case SAN_UNUSED:
+        return "unused memory";
     case SAN_LEAK:
         return "leak";
     case SAN_CUDA_ERROR:
@@ -46,6 +72,25 @@ const char *sanitize_kind_name(sanitize_kind k)
         break;
     }
     return "error";
+}
+
+void sanitize_finding_explain(sanitize_finding *f)
+{
+    const char *t = f->headline, *why = NULL;
+    if (f->kind == SAN_BARRIER && strstr(t, "Divergent") && strstr(t, "warp"))
+        why = "the threads of one warp did not all reach this barrier together: it sits in a "
+              "branch that splits the warp";
+    else if (f->kind == SAN_BARRIER && strstr(t, "Divergent"))
+        why = "not every thread of the block reached this barrier: a __syncthreads() inside a "
+              "branch that only some threads take";
+    else if (f->kind == SAN_BARRIER && strstr(t, "Invalid argument"))
+        why = "a barrier was given a mask that does not name the threads that reach it "
+              "(__syncwarp(mask) called by threads outside the mask, or missing some in it)";
+    else if (f->kind == SAN_UNINIT)
+        why = "read memory that nothing had written since it was allocated (cudaMalloc does "
+              "not clear memory)";
+    if (why)
+        snprintf(f->detail, sizeof f->detail, "%s", why);
 }
 
 /* ---- one line a finding ------------------------------------------------------- */
@@ -57,14 +102,17 @@ int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
         strbuf_str(&b, "warning: ");
     if (f->kind == SAN_RACE)
         strbuf_printf(&b, "%s%s%s", f->hazard, f->hazard[0] ? " " : "", sanitize_kind_name(f->kind));
-    else if (f->size > 0 && f->kind != SAN_LEAK)
+    else if (f->size > 0 && f->kind != SAN_LEAK && f->kind != SAN_UNUSED)
         strbuf_printf(&b, "%s of %d byte%s", sanitize_kind_name(f->kind), f->size,
                       f->size == 1 ? "" : "s");
     else
         strbuf_str(&b, sanitize_kind_name(f->kind));
     if (f->space[0])
         strbuf_printf(&b, " %s %s memory",
-                      f->kind == SAN_INVALID_WRITE ? "to" : f->kind == SAN_RACE ? "on" : "in",
+                      f->kind == SAN_INVALID_WRITE ? "to"
+                      : f->kind == SAN_RACE        ? "on"
+                      : f->kind == SAN_UNINIT      ? "of"
+                                                   : "in",
                       f->space);
     if (f->kernel[0])
         strbuf_printf(&b, " in %s", f->kernel);
@@ -82,7 +130,8 @@ int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
         strbuf_printf(&b, ", block (%d,%d,%d)", f->block[0], f->block[1], f->block[2]);
     const char *detail = f->detail[0] ? f->detail
                          : (f->kind == SAN_OTHER || f->kind == SAN_CUDA_ERROR ||
-                            f->kind == SAN_LEAK || f->kind == SAN_BARRIER)
+                            f->kind == SAN_LEAK || f->kind == SAN_BARRIER ||
+                            f->kind == SAN_UNUSED)
                              ? f->headline
                              : "";
     if (detail[0])
@@ -100,7 +149,7 @@ int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
 
 static int rank(const sanitize_finding *f)
 {
-    return f->kind == SAN_LEAK ? 2 : f->kind == SAN_CUDA_ERROR ? 1 : 0;
+    return f->kind == SAN_LEAK || f->kind == SAN_UNUSED ? 2 : f->kind == SAN_CUDA_ERROR ? 1 : 0;
 }
 
 /* From "Program hit X (error N) due to "why" on CUDA API call to f.", why

@@ -1,15 +1,20 @@
 /* sanitize.h - the learner's kernel under NVIDIA compute-sanitizer.
  *
- * sanitize_run starts `compute-sanitizer --tool memcheck|racecheck
- * --log-file <tmp> --print-limit 50 [--racecheck-report all] <cudalab>
- * worker`, sends it one check-only request for the exercise (one checked run
- * at the smallest of the given sizes, no timing, no shipped rungs, no CPU
- * baselines), lets the worker quit so the tool writes its summary, and
- * parses the tool's log into findings: invalid or misaligned accesses with
- * the kernel, file:line (learner kernels are compiled with -lineinfo),
- * thread, block, size and address; shared-memory race hazards; barrier
- * errors; leaks; CUDA errors the tool saw.  A race that happened to give the
- * right answer is still a finding.  The parent never touches CUDA. */
+ * sanitize_run starts `compute-sanitizer --tool
+ * memcheck|racecheck|synccheck|initcheck --log-file <tmp> --print-limit 50
+ * [--racecheck-report all] <cudalab> worker`, sends it one check-only
+ * request for the exercise (one checked run at the smallest of the given
+ * sizes, no timing, no shipped rungs, no CPU baselines), lets the worker
+ * quit so the tool writes its summary, and parses the tool's log into
+ * findings: invalid or misaligned accesses with the kernel, file:line
+ * (learner kernels are compiled with -lineinfo), thread, block, size and
+ * address; shared-memory race hazards (racecheck); barriers that not every
+ * thread reached and bad __syncwarp() masks (synccheck); reads of global
+ * memory nothing had written (initcheck); leaks; CUDA errors the tool saw.
+ * A race that happened to give the right answer is still a finding.
+ * initcheck runs without --track-unused-memory: cudalab's own buffers would
+ * be reported beside the learner's, though the parser reads those reports
+ * when a log has them.  The parent never touches CUDA. */
 #ifndef CUDALAB_SUPERVISE_SANITIZE_H
 #define CUDALAB_SUPERVISE_SANITIZE_H
 
@@ -29,7 +34,13 @@ struct problem_spec;
 typedef enum sanitize_tool {
     SANITIZE_MEMCHECK,
     SANITIZE_RACECHECK,
+    SANITIZE_SYNCCHECK,
+    SANITIZE_INITCHECK,
 } sanitize_tool;
+
+#define SANITIZE_TOOLS 4
+/* "memcheck, racecheck, synccheck or initcheck", for messages. */
+#define SANITIZE_TOOL_LIST "memcheck, racecheck, synccheck or initcheck"
 
 typedef enum sanitize_kind {
     SAN_INVALID_READ,
@@ -37,7 +48,9 @@ typedef enum sanitize_kind {
     SAN_INVALID_ATOMIC,
     SAN_MISALIGNED,
     SAN_RACE,            /* hazard says RAW, WAR or WAW */
-    SAN_BARRIER,         /* a barrier not every thread reaches, or misused */
+    SAN_BARRIER,         /* a barrier not every thread reaches, or misused (synccheck) */
+    SAN_UNINIT,          /* a read of global memory nothing had written (initcheck) */
+    SAN_UNUSED,          /* an allocation partly never used (initcheck --track-unused-memory) */
     SAN_LEAK,
     SAN_CUDA_ERROR,      /* a CUDA call failed under the tool ("Program hit ...") */
     SAN_OTHER,           /* anything else the tool reported: see headline */
@@ -61,7 +74,8 @@ typedef struct sanitize_finding {
     long long hazards;          /* races: hazards the tool counted; 0 unknown */
     int count;                  /* reports merged into this one (same kind and place) */
     char headline[256];         /* the report's first line as the tool wrote it */
-    char detail[256];           /* "Access at 0x... is out of bounds; and is 4 bytes after ..." */
+    char detail[256];           /* "Access at 0x... is out of bounds; and is 4 bytes after ...";
+                                 * barriers and uninitialised reads: what it means, in plain words */
 } sanitize_finding;
 
 typedef struct sanitize_report {
@@ -73,7 +87,7 @@ typedef struct sanitize_report {
     int consequences;           /* CUDA errors folded as following from the first finding */
 } sanitize_report;
 
-/* Parses a compute-sanitizer log (memcheck or racecheck, with or without
+/* Parses a compute-sanitizer log (any of the four tools, with or without
  * the "========= " prefix), then arranges the findings as
  * sanitize_report_arrange does.  false only when out of memory. */
 bool sanitize_parse_log(const char *log, sanitize_report *out);
@@ -85,9 +99,15 @@ void sanitize_report_free(sanitize_report *r);
  * call) are folded into one finding, their number in consequences. */
 void sanitize_report_arrange(sanitize_report *r);
 
-const char *sanitize_tool_name(sanitize_tool t);       /* "memcheck", "racecheck" */
+const char *sanitize_tool_name(sanitize_tool t);       /* "memcheck", ..., "initcheck" */
 bool sanitize_tool_from_name(const char *name, sanitize_tool *t);
+/* What the tool finds, in a few words ("shared-memory races"). */
+const char *sanitize_tool_finds(sanitize_tool t);
 const char *sanitize_kind_name(sanitize_kind k);       /* "invalid write", "race", ... */
+/* Sets f's detail to what a synccheck or initcheck report means, in plain
+ * words, from its kind and headline ("not every thread of the block reached
+ * this barrier: ..."); other findings keep theirs. */
+void sanitize_finding_explain(sanitize_finding *f);
 /* One line: "invalid write of 4 bytes to global memory in reduce_sum at
  * starter.cu:12, thread (255,0,0) of block (3,0,0): Access at 0x... is out
  * of bounds (50 reports)".  Returns the length snprintf would have written. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
+
 #define PREFIX "========="
 
 /* ---- small text helpers --------------------------------------------------- */
@@ -20,16 +22,6 @@ static const char *skip_space(const char *s)
     while (*s == ' ' || *s == '\t')
         s++;
     return s;
-}
-
-static void copy_n(char *dst, size_t n, const char *src, size_t len)
-{
-    if (n == 0)
-        return;
-    if (len >= n)
-        len = n - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
 }
 
 static void append(char *dst, size_t n, const char *text)
@@ -122,7 +114,7 @@ static bool read_file_line(const char *s, size_t len, char *file, size_t fn, int
     *line = atoi(s + i);
     const char *slash = memrchr(s, '/', i - 1);
     const char *b = slash ? slash + 1 : s;
-    copy_n(file, fn, b, (size_t)(s + i - 1 - b));
+    strfmt_copy_n(file, fn, b, (size_t)(s + i - 1 - b));
     return true;
 }
 
@@ -139,7 +131,7 @@ static void kernel_name(const char *fn, size_t len, char *out, size_t n)
         end = paren;
     while (end > p && end[-1] == ' ')
         end--;
-    copy_n(out, n, p, (size_t)(end - p));
+    strfmt_copy_n(out, n, p, (size_t)(end - p));
 }
 
 /* "at reduce_sum+0x1b0 in /x/starter.cu:12", "at f(int)+0x40" (no line
@@ -285,7 +277,7 @@ static bool race_headline(parser *ps, const char *t, bool warning)
         return false;
     const char *a = t + strlen("Race reported between ");
     size_t alen = strcspn(a, " ");
-    copy_n(ps->race_first, sizeof ps->race_first, a, alen);
+    strfmt_copy_n(ps->race_first, sizeof ps->race_first, a, alen);
     const char *at = strstr(a, " access at ");
     memset(&ps->race_loc, 0, sizeof ps->race_loc);
     if (at)
@@ -311,7 +303,7 @@ static bool race_partner(parser *ps, const char *t)
         return false;
     const char *b = t + 4;
     char second[8];
-    copy_n(second, sizeof second, b, strcspn(b, " "));
+    strfmt_copy_n(second, sizeof second, b, strcspn(b, " "));
     sanitize_finding *f = add_finding(ps, SAN_RACE, ps->race_warning, ps->race_headline);
     if (!f)
         return true;
@@ -341,7 +333,7 @@ static bool hazard_headline(parser *ps, const char *t, bool warning)
     if (!f)
         return true;
     p += strlen("Potential ");
-    copy_n(f->hazard, sizeof f->hazard, p, strcspn(p, " "));
+    strfmt_copy_n(f->hazard, sizeof f->hazard, p, strcspn(p, " "));
     set_space(f, t);
     const char *at = strstr(t, " detected at ");
     if (at && read_hex(at, &f->address))
@@ -373,6 +365,44 @@ static bool hazard_thread(parser *ps, sanitize_finding *f, const char *t)
         f->line2 = loc.line;
     }
     ps->race_threads++;
+    return true;
+}
+
+/* synccheck: "Barrier error detected. Divergent thread(s) in block." (or
+ * "in warp", or "Invalid arguments"), matched on its stable words. */
+static bool barrier_headline(parser *ps, const char *t, bool warning)
+{
+    if (!starts(t, "Barrier error") && !(starts(t, "Invalid") && strstr(t, "barrier")))
+        return false;
+    sanitize_finding *f = add_finding(ps, SAN_BARRIER, warning, t);
+    if (f)
+        sanitize_finding_explain(f);
+    return true;
+}
+
+/* initcheck: "Uninitialized __global__ memory read of size 4 bytes" (a
+ * kernel's read), "Host API memory access error at host access to 0x... of
+ * size N bytes" (a copy; its "Uninitialized access at ..." line makes it an
+ * uninitialised read), "Unused memory in allocation 0x... of size N bytes"
+ * (with --track-unused-memory). */
+static bool uninit_headline(parser *ps, const char *t, bool warning)
+{
+    int k = starts(t, "Unused memory")                          ? SAN_UNUSED
+            : starts(t, "Uninitialized ") && strstr(t, " read") ? SAN_UNINIT
+            : starts(t, "Host API memory access error")         ? SAN_OTHER
+                                                                : -1;
+    if (k < 0)
+        return false;
+    sanitize_finding *f = add_finding(ps, (sanitize_kind)k, warning, t);
+    if (!f)
+        return true;
+    const char *sz = strstr(t, "of size ");
+    if (sz)
+        f->size = (int)read_number(sz + 8);
+    if (k == SAN_UNUSED && read_hex(t, &f->address))
+        f->has_address = true;
+    set_space(f, t);
+    sanitize_finding_explain(f);
     return true;
 }
 
@@ -408,7 +438,15 @@ static void detail_line(parser *ps, const char *t)
         append(f->detail, sizeof f->detail, t);
         return;
     }
-    if (starts(t, "and is ") || starts(t, "Current Value") || starts(t, "Incoming Value"))
+    if (starts(t, "Uninitialized access")) {
+        f->kind = SAN_UNINIT;
+        if (read_hex(t, &f->address))
+            f->has_address = true;
+        append(f->detail, sizeof f->detail, t);
+        return;
+    }
+    if (starts(t, "and is ") || starts(t, "Current Value") || starts(t, "Incoming Value") ||
+        (f->kind == SAN_UNUSED && (starts(t, "Not written") || strstr(t, "% of allocation"))))
         append(f->detail, sizeof f->detail, t);
 }
 
@@ -429,7 +467,7 @@ static bool tool_status(const char *t)
 static void parse_line(parser *ps, const char *line, size_t len)
 {
     char buf[1024];
-    copy_n(buf, sizeof buf, line, len);
+    strfmt_copy_n(buf, sizeof buf, line, len);
     size_t bl = strlen(buf);
     while (bl > 0 && (buf[bl - 1] == '\r' || buf[bl - 1] == ' '))
         buf[--bl] = '\0';
@@ -447,7 +485,10 @@ static void parse_line(parser *ps, const char *line, size_t len)
     if (starts(t, "COMPUTE-SANITIZER"))
         return;
     if (starts(t, "ERROR SUMMARY:")) {
-        ps->r->errors = (int)read_number(t + strlen("ERROR SUMMARY:"));
+        /* "ERROR SUMMARY: 972 errors were not printed. Use --print-limit ..."
+         * follows the count when the print limit was reached. */
+        if (!strstr(t, "not printed"))
+            ps->r->errors = (int)read_number(t + strlen("ERROR SUMMARY:"));
         return;
     }
     if (starts(t, "RACECHECK SUMMARY:")) {
@@ -502,10 +543,8 @@ static void parse_line(parser *ps, const char *line, size_t len)
             snprintf(f->space, sizeof f->space, "shared/local");
         return;
     }
-    if (starts(t, "Barrier error") || (starts(t, "Invalid") && strstr(t, "barrier"))) {
-        add_finding(ps, SAN_BARRIER, warning, t);
+    if (barrier_headline(ps, t, warning) || uninit_headline(ps, t, warning))
         return;
-    }
     if (starts(t, "Program hit ")) {
         add_finding(ps, SAN_CUDA_ERROR, warning, t);
         return;
@@ -534,7 +573,8 @@ static bool same_place(const sanitize_finding *a, const sanitize_finding *b)
            strcmp(a->file2, b->file2) == 0 && strcmp(a->space, b->space) == 0 &&
            (a->kind != SAN_CUDA_ERROR || strcmp(a->headline, b->headline) == 0) &&
            (a->kind != SAN_OTHER || strcmp(a->headline, b->headline) == 0) &&
-           a->kind != SAN_LEAK;
+           (a->kind != SAN_BARRIER || strcmp(a->headline, b->headline) == 0) &&
+           a->kind != SAN_LEAK && a->kind != SAN_UNUSED;
 }
 
 /* Folds reports of the same kind at the same place into the first one. */

@@ -86,7 +86,7 @@ static bool seed_rows(tui_app *a, size_t i, cl_err *e)
                 return false;
     for (size_t k = 0; k < l->nexercises; k++) {
         const lab_exercise *x = &l->exercises[k];
-        copy_str(s->table.scope, sizeof s->table.scope, x->id);
+        strfmt_copy(s->table.scope, sizeof s->table.scope, x->id);
         for (size_t z = 0; z < x->nsizes; z++) {
             for (size_t v = 0; v < x->nvariants; v++)
                 if (!idle_row(s, x->variants[v].id, RK_KERNEL, x->sizes[z], e))
@@ -95,7 +95,7 @@ static bool seed_rows(tui_app *a, size_t i, cl_err *e)
                 return false;
         }
     }
-    copy_str(s->table.scope, sizeof s->table.scope, l->nexercises ? l->exercises[0].id : "");
+    strfmt_copy(s->table.scope, sizeof s->table.scope, l->nexercises ? l->exercises[0].id : "");
     return true;
 }
 
@@ -304,7 +304,7 @@ static unsigned next_exercise(tui_app *a, const tui_layout *lay)
     s->size_idx = 0;
     s->hints_shown = 0;
     x = tui_app_exercise(a);
-    copy_str(s->table.scope, sizeof s->table.scope, x->id);
+    strfmt_copy(s->table.scope, sizeof s->table.scope, x->id);
     tui_app_run_cursor_move(a, lay, 0);
     tui_log_add(&a->log, TUI_LOG_INFO, "exercise %zu of %zu: %s (e edits it, r runs it)",
                 s->ex_idx + 1, l->nexercises,
@@ -429,6 +429,19 @@ static unsigned pane_key(tui_app *a, const tui_layout *lay, tui_action act)
     }
 }
 
+/* M, C, B, I: the exercise under compute-sanitizer memcheck, racecheck,
+ * synccheck or initcheck.  The request names its tool in args[0]. */
+static unsigned sanitize_key(tui_app *a, tui_action act)
+{
+    unsigned f = tui_app_sanitize_key(a, act == TA_RACECHECK);
+    if ((f & TUI_F_REQUEST) && (act == TA_SYNCCHECK || act == TA_INITCHECK)) {
+        snprintf(a->req.args[0], sizeof a->req.args[0], "%s",
+                 act == TA_SYNCCHECK ? "synccheck" : "initcheck");
+        a->req.nargs = 1;
+    }
+    return f;
+}
+
 static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
 {
     if (act == TA_REFRESH)
@@ -522,7 +535,9 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
         return tui_app_ncu_key(a);
     case TA_MEMCHECK:
     case TA_RACECHECK:
-        return tui_app_sanitize_key(a, act == TA_RACECHECK);
+    case TA_SYNCCHECK:
+    case TA_INITCHECK:
+        return sanitize_key(a, act);
     default:
         return pane_key(a, lay, act);
     }

@@ -90,7 +90,7 @@ static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
         if (tui_prof_lab(a->labs->v[i]))
             id = a->labs->v[i]->id;
     if (a->workspace)
-        copy_str(ws, sizeof ws, a->workspace);
+        strfmt_copy(ws, sizeof ws, a->workspace);
     else if (!paths_workspace(ws, sizeof ws, e))
         return false;
     if (!paths_join(dir, n, ws, id))
@@ -257,7 +257,7 @@ static bool job_busy(tui_app *a)
 static void req_arg(tui_request *r, const char *s)
 {
     if (r->nargs < TUI_REQ_ARGS)
-        copy_str(r->args[r->nargs++], sizeof r->args[0], s);
+        strfmt_copy(r->args[r->nargs++], sizeof r->args[0], s);
 }
 
 /* The regular expression naming the learner's kernels, read from the
@@ -318,7 +318,7 @@ unsigned tui_app_ncu_key(tui_app *a)
                         row->label);
             return TUI_F_REDRAW;
         }
-        copy_str(r->kernel, sizeof r->kernel, kernel);
+        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
         req_arg(r, "profile");
         req_arg(r, x);
     } else if (row->kind == RK_KERNEL) {
@@ -329,7 +329,7 @@ unsigned tui_app_ncu_key(tui_app *a)
             tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
             return TUI_F_REDRAW;
         }
-        copy_str(r->kernel, sizeof r->kernel, kernel);
+        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
         req_arg(r, "run");
         req_arg(r, l->id);
         if (listed)
@@ -363,8 +363,8 @@ unsigned tui_app_ncu_key(tui_app *a)
     req_arg(r, "0.05");
     r->kind = TUI_REQ_NCU;
     r->lab = a->sel;
-    copy_str(r->variant, sizeof r->variant, row->variant);
-    copy_str(r->size, sizeof r->size, row->size);
+    strfmt_copy(r->variant, sizeof r->variant, row->variant);
+    strfmt_copy(r->size, sizeof r->size, row->size);
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
@@ -384,8 +384,19 @@ unsigned tui_app_sanitize_key(tui_app *a, bool racecheck)
     a->req.lab = a->sel;
     a->req.ex = a->ls[a->sel].ex_idx;
     a->req.racecheck = racecheck;
-    copy_str(a->req.variant, sizeof a->req.variant, "exercise");
+    strfmt_copy(a->req.args[0], sizeof a->req.args[0], racecheck ? "racecheck" : "memcheck");
+    a->req.nargs = 1;
+    strfmt_copy(a->req.variant, sizeof a->req.variant, "exercise");
     return TUI_F_REQUEST | TUI_F_REDRAW;
+}
+
+/* The tool a sanitize request names: args[0] ("synccheck"), else memcheck
+ * or racecheck as the flag says. */
+static const char *sanitize_tool_of(const tui_request *r)
+{
+    if (r->nargs > 0 && r->args[0][0])
+        return r->args[0];
+    return r->racecheck ? "racecheck" : "memcheck";
 }
 
 void tui_app_job_started(tui_app *a)
@@ -393,16 +404,16 @@ void tui_app_job_started(tui_app *a)
     const tui_request *r = &a->req;
     a->job = r->kind == TUI_REQ_NCU ? TUI_JOB_NCU : TUI_JOB_SANITIZE;
     a->job_lab = r->lab;
-    copy_str(a->job_variant, sizeof a->job_variant, r->variant);
-    copy_str(a->job_size, sizeof a->job_size, r->size);
+    strfmt_copy(a->job_variant, sizeof a->job_variant, r->variant);
+    strfmt_copy(a->job_size, sizeof a->job_size, r->size);
     if (a->job == TUI_JOB_NCU) {
         snprintf(a->job_what, sizeof a->job_what, "Nsight Compute on %s", r->kernel);
         tui_log_add(&a->log, TUI_LOG_INFO, "profiling with Nsight Compute: the first launch of %s (this takes a "
                     "while; Esc or c stops it)", r->kernel);
     } else {
-        snprintf(a->job_what, sizeof a->job_what, "%s on your kernel", r->racecheck ? "racecheck" : "memcheck");
+        snprintf(a->job_what, sizeof a->job_what, "%s on your kernel", sanitize_tool_of(r));
         tui_log_add(&a->log, TUI_LOG_INFO, "compute-sanitizer %s is checking your kernel once at the smallest "
-                    "size (this takes a while; Esc or c stops it)", r->racecheck ? "racecheck" : "memcheck");
+                    "size (this takes a while; Esc or c stops it)", sanitize_tool_of(r));
     }
     a->req.kind = TUI_REQ_NONE;
 }
@@ -412,8 +423,8 @@ static void show_details(tui_app *a, const char *title, const char *text)
 {
     if (a->overlay != TUI_OV_NONE && a->overlay != TUI_OV_DETAILS)
         return;
-    copy_str(a->details_title, sizeof a->details_title, title);
-    copy_str(a->details, sizeof a->details, text);
+    strfmt_copy(a->details_title, sizeof a->details_title, title);
+    strfmt_copy(a->details, sizeof a->details, text);
     a->details_md = false;
     a->details_scroll = 0;
     a->overlay = TUI_OV_DETAILS;
@@ -445,9 +456,9 @@ unsigned tui_app_on_job(tui_app *a, const char *out, int status)
     if (kind == TUI_JOB_NCU && ok && a->labs && a->job_lab < a->labs->n) {
         tui_labstate *s = &a->ls[a->job_lab];
         tui_row *row;
-        copy_str(s->ncu_variant, sizeof s->ncu_variant, a->job_variant);
-        copy_str(s->ncu_size, sizeof s->ncu_size, a->job_size);
-        copy_str(s->ncu_text, sizeof s->ncu_text, text);
+        strfmt_copy(s->ncu_variant, sizeof s->ncu_variant, a->job_variant);
+        strfmt_copy(s->ncu_size, sizeof s->ncu_size, a->job_size);
+        strfmt_copy(s->ncu_text, sizeof s->ncu_text, text);
         tui_log_add(&a->log, TUI_LOG_INFO, "Nsight Compute: done (Enter on the row shows its metrics)");
         row = tui_runtable_find(&s->table, a->job_variant, a->job_size);
         if (row && a->job_lab == a->sel && (a->overlay == TUI_OV_NONE || a->overlay == TUI_OV_DETAILS)) {

@@ -53,6 +53,8 @@ static const tui_keybind table[] = {
     {'N', TA_NCU, "N"},
     {'M', TA_MEMCHECK, "M"},
     {'C', TA_RACECHECK, "C"},
+    {'B', TA_SYNCCHECK, "B"},
+    {'I', TA_INITCHECK, "I"},
     {'m', TA_MESSAGES, "m"},
     {'?', TA_HELP, "?"},
     {KEY_F(1), TA_HELP, "F1"},
@@ -93,8 +95,14 @@ static const char *const descriptions[TA_COUNT] = {
     [TA_ZOOM_IN] = "timeline: zoom in",
     [TA_ZOOM_OUT] = "timeline: zoom out",
     [TA_NCU] = "Nsight Compute metrics of the selected row's kernel",
-    [TA_MEMCHECK] = "check your kernel with compute-sanitizer memcheck",
-    [TA_RACECHECK] = "check your kernel with compute-sanitizer racecheck",
+    [TA_MEMCHECK] = "check your kernel with compute-sanitizer memcheck (out-of-bounds "
+                    "accesses)",
+    [TA_RACECHECK] = "check your kernel with compute-sanitizer racecheck (shared-memory "
+                     "races)",
+    [TA_SYNCCHECK] = "check your kernel with compute-sanitizer synccheck (a barrier not "
+                     "every thread reaches)",
+    [TA_INITCHECK] = "check your kernel with compute-sanitizer initcheck (reads of memory "
+                     "nothing wrote)",
     [TA_MESSAGES] = "every message, full screen (Up/Down scroll, Esc closes)",
     [TA_HELP] = "this help",
     [TA_REFRESH] = "redraw the screen",

@@ -42,6 +42,8 @@ typedef enum tui_action {
     TA_NCU,
     TA_MEMCHECK,
     TA_RACECHECK,
+    TA_SYNCCHECK,
+    TA_INITCHECK,
     TA_MESSAGES,
     TA_HELP,
     TA_REFRESH,

@@ -232,6 +232,8 @@ static void start_sanitize(tui_ctx *c)
     const lab_exercise *x = exercise_at(c, a->req.lab, a->req.ex);
     tui_requests_prepare(c, a->req.lab);
     j->tool = a->req.racecheck ? SANITIZE_RACECHECK : SANITIZE_MEMCHECK;
+    if (a->req.nargs > 0)    /* the request names its tool: "synccheck", "initcheck", ... */
+        sanitize_tool_from_name(a->req.args[0], &j->tool);
     snprintf(j->problem, sizeof j->problem, "%s", x && x->problem ? x->problem : l->problem);
     snprintf(j->lab, sizeof j->lab, "%s", l->id);
     j->spec = lab_problem_spec(l, j->problem);

@@ -89,7 +89,8 @@ static void test_run_exercise(void **state)
 
     rc = cudalab(&o, "run exlab --sanitize helgrind");
     assert_int_equal(rc, 2);
-    assert_true(ts_contains(o.out, "--sanitize needs a tool: memcheck or racecheck"));
+    assert_true(ts_contains(o.out, "--sanitize needs a tool: memcheck, racecheck, synccheck or "
+                                   "initcheck"));
     ts_output_free(&o);
 }
 
@@ -146,6 +147,22 @@ static void test_run_sanitize(void **state)
     assert_string_equal(
         cJSON_GetObjectItem(cJSON_GetArrayItem(results, 0), "variant")->valuestring, "exercise");
     cJSON_Delete(root);
+
+    /* synccheck: its findings with what they mean */
+    ts_data_path(log, sizeof log, "exercises/sanitizer/synccheck_divergent.log");
+    setenv("FAKE_SANITIZER_LOG", log, 1);
+    rc = cudalab(&o, "run exlab --sanitize synccheck");
+    print_message("%s", o.out);
+    assert_int_equal(rc, 3);
+    assert_true(ts_contains(o.out, "compute-sanitizer synccheck: your kernel for lab exlab"));
+    assert_true(ts_contains(o.out, "synccheck found 3 problems:"));
+    assert_true(ts_contains(o.out, "  2. barrier error in reduce_sum at starter.cu:30, thread "
+                                   "(192,0,0) of block (390,0,0): not every thread of the block "
+                                   "reached this barrier"));
+    noted = ts_read(args);
+    assert_non_null(noted);
+    assert_true(ts_contains(noted, "--tool synccheck"));
+    free(noted);
     ts_output_free(&o);
     setenv("PATH", old ? old : "/usr/bin:/bin", 1);
 }

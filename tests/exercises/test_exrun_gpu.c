@@ -13,9 +13,13 @@
  *     output with an asynchronous fill before atomic adds, cannot free or
  *     keep the problem's Buffers past their size, and a launcher that never
  *     returns is stopped by the sandbox's budget while the next size runs.
- *  4. compute-sanitizer memcheck and racecheck, through sanitize_run, find
- *     the bugs planted in tests/exercises/sanitizer/{oob,race}/ at the line
- *     marked "// PLANTED" (skipped with a message when the tool is missing).
+ *  4. compute-sanitizer memcheck, racecheck, synccheck and initcheck,
+ *     through sanitize_run, find the bugs planted in
+ *     tests/exercises/sanitizer/{oob,race,sync,uninit}/ at the line marked
+ *     "// PLANTED"; each of the debugging lab's four starters under its tool
+ *     reports its bug at the line it is on, and each reference solution
+ *     (tests/exercises/solutions/debugging/) is correct and clean under the
+ *     same tool (skipped with a message when the tool is missing).
  *
  * Each part reports every failing case with what was expected and what came
  * back before failing, so one device run tells everything.  Skips (exit 77)
@@ -386,6 +390,12 @@ static void test_broken_corpus(void **state)
             fail_case(rep, "case assert_fails: where '%s', explanation '%s'", d.where,
                       d.explanation);
         }
+        /* A write past the end of an output: the guard after the buffer saw it. */
+        if (ok && strcmp(bc->folder, "write_past_end") == 0 &&
+            (!row || !strstr(row->message, "wrote past the end of z"))) {
+            fail_case(rep, "case write_past_end: the row does not say the kernel wrote past "
+                           "the end of z: '%s'", row ? row->message : "(no row)");
+        }
         /* A flood of printf: the first lines reach the log, the rest are counted. */
         if (ok && strcmp(bc->folder, "printf_flood") == 0 &&
             (!strstr(sr->c.log, "printed: thread") || !strstr(sr->c.log, "printed lines not shown"))) {
@@ -497,39 +507,80 @@ static int planted_line(const char *path)
     return found;
 }
 
-/* slack: how many lines above the marked one are accepted too (a load under
- * an if may be attributed to the condition's line). */
-static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, const char *size,
-                          sanitize_kind want, int slack)
+/* Line number of the nth (1-based) line of path holding text, or 0. */
+static int line_of(const char *path, const char *text, int nth)
 {
-    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/sanitizer/%s/starter.cu", folder);
-    ts_data_path(lua, sizeof lua, "exercises/sanitizer/%s/starter.lua", folder);
-    int line = planted_line(cu);
-    assert_true(line > 0);
-    const char *sizes[] = {"2^20", size};
+    char *all = ts_read(path);
+    assert_non_null(all);
+    int line = 1, found = 0;
+    for (const char *p = all; *p && !found; line++) {
+        size_t len = strcspn(p, "\n");
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        if (strstr(buf, text) && --nth == 0)
+            found = line;
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    free(all);
+    return found;
+}
+
+/* A kernel and launcher under one tool, and what the tool must report. */
+typedef struct san_case {
+    sanitize_tool tool;
+    const char *what;              /* for messages: "oob", "lab debugging/race" */
+    const char *problem, *lab;
+    const char *cu, *lua;
+    const char *size;              /* the smallest size, the one that runs */
+    const char *kernel;            /* the kernel the finding names */
+    sanitize_kind kinds[2];        /* the finding's kind: one of these */
+    int nkinds;
+    int lines[2];                  /* its line (or its race partner's): one of these */
+    int nlines;
+    int slack;                     /* lines above each accepted too */
+    bool clean;                    /* a fixed kernel: correct, and no finding at all */
+} san_case;
+
+static bool finding_matches(const san_case *k, const sanitize_finding *f)
+{
+    bool kind = false, at = false;
+    for (int i = 0; i < k->nkinds; i++)
+        kind |= f->kind == k->kinds[i];
+    for (int i = 0; i < k->nlines; i++) {
+        int l = k->lines[i];
+        at |= (f->line <= l && f->line >= l - k->slack) ||
+              (f->line2 <= l && f->line2 >= l - k->slack);
+    }
+    return kind && at && strcmp(f->file, "starter.cu") == 0 && strcmp(f->kernel, k->kernel) == 0;
+}
+
+static void sanitize_expect(report *rep, const san_case *k)
+{
+    const char *tool = sanitize_tool_name(k->tool);
+    const char *sizes[] = {"2^20", k->size};
     sanitize_opts o = {
-        .tool = tool,
-        .problem = "reduce_sum",
-        .spec = ts_shipped_spec("reduce_sum"),
-        .lab = "reduction",
+        .tool = k->tool,
+        .problem = k->problem,
+        .spec = ts_shipped_spec(k->problem),
+        .lab = k->lab,
         .sizes = sizes,
         .nsizes = 2,
-        .kernel = cu,
-        .launcher = lua,
+        .kernel = k->cu,
+        .launcher = k->lua,
         .time_limit_s = 300,
         .self = getenv("CUDALAB_EXE"),
     };
     sanitize_result res;
     cl_err e = {{0}};
     if (!sanitize_run(&o, &res, &e)) {
-        fail_case(rep, "%s on %s: could not run: %s", sanitize_tool_name(tool), folder, e.msg);
+        fail_case(rep, "%s on %s: could not run: %s", tool, k->what, e.msg);
         sanitize_result_free(&res);
         return;
     }
-    print_message("  %s on %s (size %s): row %s%s%s; %zu finding(s), tool exit %d\n",
-                  sanitize_tool_name(tool), folder, res.size,
-                  res.have_row ? result_status_name(res.row.status) : "none",
+    print_message("  %s on %s (size %s): row %s%s%s; %zu finding(s), tool exit %d\n", tool,
+                  k->what, res.size, res.have_row ? result_status_name(res.row.status) : "none",
                   res.faulted ? ", fault " : "", res.faulted ? res.fault.message : "",
                   res.report.n, res.exit_status);
     bool found = false;
@@ -538,23 +589,98 @@ static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, c
         char text[1024];
         sanitize_finding_format(f, text, sizeof text);
         print_message("    %s\n", text);
-        bool at_line = (f->line <= line && f->line >= line - slack) ||
-                       (f->line2 <= line && f->line2 >= line - slack);
-        if (f->kind == want && strcmp(f->file, "starter.cu") == 0 && at_line &&
-            strcmp(f->kernel, "reduce_sum") == 0)
-            found = true;
+        found |= !k->clean && finding_matches(k, f);
     }
-    if (strcmp(res.size, size) != 0)
-        fail_case(rep, "%s on %s: ran size %s, expected the smallest, %s", sanitize_tool_name(tool),
-                  folder, res.size, size);
-    if (!found)
+    if (strcmp(res.size, k->size) != 0)
+        fail_case(rep, "%s on %s: ran size %s, expected the smallest, %s", tool, k->what,
+                  res.size, k->size);
+    if (k->clean && (res.report.n > 0 || !res.have_row || res.row.status != RS_CORRECT ||
+                     res.faulted))
         fail_case(rep,
-                  "%s on %s: no %s finding in reduce_sum at starter.cu:%d\n  tool: %s\n  row: "
+                  "%s on %s: expected a correct row and no finding, got row %s (%s), %zu "
+                  "finding(s), fault %s\n  log:\n%s\n  worker log:\n%s",
+                  tool, k->what, res.have_row ? result_status_name(res.row.status) : "none",
+                  res.have_row ? res.row.message : "", res.report.n,
+                  res.faulted ? res.fault.message : "(none)", res.log, res.worker_log);
+    if (!k->clean && !found)
+        fail_case(rep,
+                  "%s on %s: no %s finding in %s at starter.cu:%d%s%.0d\n  tool: %s\n  row: "
                   "%s\n  fault: %s\n  log:\n%s\n  output:\n%s\n  worker log:\n%s",
-                  sanitize_tool_name(tool), folder, sanitize_kind_name(want), line, res.tool_path,
+                  tool, k->what, sanitize_kind_name(k->kinds[0]), k->kernel, k->lines[0],
+                  k->nlines > 1 ? " or :" : "", k->nlines > 1 ? k->lines[1] : 0, res.tool_path,
                   res.have_row ? res.row.message : "(none)",
                   res.faulted ? res.fault.message : "(none)", res.log, res.output, res.worker_log);
     sanitize_result_free(&res);
+}
+
+/* A bug planted in tests/exercises/sanitizer/<folder>/ at the line marked
+ * PLANTED.  slack: how many lines above the marked one are accepted too (a
+ * load under an if may be attributed to the condition's line). */
+static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, const char *size,
+                          sanitize_kind want, int slack, const char *kernel)
+{
+    char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    ts_data_path(cu, sizeof cu, "exercises/sanitizer/%s/starter.cu", folder);
+    ts_data_path(lua, sizeof lua, "exercises/sanitizer/%s/starter.lua", folder);
+    int line = planted_line(cu);
+    assert_true(line > 0);
+    san_case k = {.tool = tool, .what = folder, .problem = "reduce_sum", .lab = "reduction",
+                  .cu = cu, .lua = lua, .size = size, .kernel = kernel,
+                  .kinds = {want}, .nkinds = 1, .lines = {line}, .nlines = 1, .slack = slack};
+    sanitize_expect(rep, &k);
+}
+
+/* The debugging lab (labs/debugging): each exercise's starter under its
+ * tool, the bug at the line it is on (found by its text, so the starters
+ * carry no marker), then the reference solution, clean.  The lab runs the
+ * smallest of its sizes, 100003: odd, so the last block is partly full. */
+static void debugging_lab_cases(report *rep)
+{
+    static const struct {
+        const char *id, *problem, *kernel;
+        sanitize_tool tool;
+        sanitize_kind kinds[2];
+        int nkinds;
+        const char *anchor[2];     /* the text of the accepted lines */
+        int nth[2];                /* which occurrence of it */
+        int nlines;
+    } ex[] = {
+        {"oob", "saxpy", "saxpy", SANITIZE_MEMCHECK, {SAN_INVALID_READ, SAN_INVALID_WRITE}, 2,
+         {"z[i] = a * x[i] + y[i];"}, {1}, 1},
+        {"race", "reduce_sum", "reduce_sum", SANITIZE_RACECHECK, {SAN_RACE}, 1,
+         {"partial[tid] = i <", "partial[tid] += partial[tid + s];"}, {1, 1}, 2},
+        /* the barrier inside the if ("in warp") or the tree's first one,
+         * where the threads past n waited instead ("in block") */
+        {"divergent_barrier", "reduce_sum", "reduce_sum", SANITIZE_SYNCCHECK, {SAN_BARRIER}, 1,
+         {"__syncthreads();", "__syncthreads();"}, {1, 2}, 2},
+        {"uninit", "reduce_sum", "final_sum", SANITIZE_INITCHECK, {SAN_UNINIT}, 1,
+         {"partial[tid] = partials[tid];"}, {1}, 1},
+    };
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        char cu[CL_PATH_MAX], lua[CL_PATH_MAX], what[128];
+        ts_home_path(cu, sizeof cu, "labs/debugging/%s/starter.cu", ex[i].id);
+        ts_home_path(lua, sizeof lua, "labs/debugging/%s/starter.lua", ex[i].id);
+        snprintf(what, sizeof what, "debugging/%s (starter)", ex[i].id);
+        san_case k = {.tool = ex[i].tool, .what = what, .problem = ex[i].problem,
+                      .lab = "debugging", .cu = cu, .lua = lua, .size = "100003",
+                      .kernel = ex[i].kernel, .nkinds = ex[i].nkinds, .nlines = ex[i].nlines};
+        for (int j = 0; j < ex[i].nkinds; j++)
+            k.kinds[j] = ex[i].kinds[j];
+        for (int j = 0; j < ex[i].nlines; j++) {
+            k.lines[j] = line_of(cu, ex[i].anchor[j], ex[i].nth[j]);
+            assert_true(k.lines[j] > 0);
+        }
+        sanitize_expect(rep, &k);
+
+        ts_data_path(cu, sizeof cu, "exercises/solutions/debugging/%s/solution.cu", ex[i].id);
+        ts_data_path(lua, sizeof lua, "exercises/solutions/debugging/%s/solution.lua", ex[i].id);
+        snprintf(what, sizeof what, "debugging/%s (solution)", ex[i].id);
+        k.what = what;
+        k.cu = cu;
+        k.lua = lua;
+        k.clean = true;
+        sanitize_expect(rep, &k);
+    }
 }
 
 static void test_sanitizer_finds_planted_bugs(void **state)
@@ -568,8 +694,15 @@ static void test_sanitizer_finds_planted_bugs(void **state)
     }
     report *rep = calloc(1, sizeof *rep);
     assert_non_null(rep);
-    sanitize_case(rep, SANITIZE_MEMCHECK, "oob", "1000", SAN_INVALID_READ, 1);
-    sanitize_case(rep, SANITIZE_RACECHECK, "race", "4096", SAN_RACE, 0);
+    sanitize_case(rep, SANITIZE_MEMCHECK, "oob", "1000", SAN_INVALID_READ, 1, "reduce_sum");
+    sanitize_case(rep, SANITIZE_RACECHECK, "race", "4096", SAN_RACE, 0, "reduce_sum");
+    /* 4099: n % 256 = 3, so three lanes of the first warp of every block
+     * wait at the planted barrier and the rest do not */
+    sanitize_case(rep, SANITIZE_SYNCCHECK, "sync", "4099", SAN_BARRIER, 0, "reduce_sum");
+    /* 4099 elements are 17 blocks: entries 17 to 255 of the scratch are read
+     * unwritten */
+    sanitize_case(rep, SANITIZE_INITCHECK, "uninit", "4099", SAN_UNINIT, 0, "total");
+    debugging_lab_cases(rep);
     finish(rep, "compute-sanitizer");
     free(rep);
 }

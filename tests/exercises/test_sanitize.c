@@ -1,6 +1,7 @@
 /* compute-sanitizer support without the tool or a GPU: the log parser on
- * recorded memcheck and racecheck logs (compute-sanitizer 2025 format, plus
- * the older location form), merging of repeated reports, the one-line
+ * recorded memcheck, racecheck, synccheck and initcheck logs
+ * (compute-sanitizer 2025 format, plus the older location form), merging
+ * of repeated reports, the one-line
  * format, the choice of the smallest size, the message when the tool is
  * missing, and sanitize_run end to end with a stand-in tool script that
  * runs the real `cudalab worker` (no device: the row says so). */
@@ -236,6 +237,110 @@ static void test_racecheck_analysis_old_form_and_barrier(void **state)
     sanitize_report_free(&r);
 }
 
+/* synccheck_divergent.log follows the report format compute-sanitizer
+ * documents for synccheck (and prints, 2025.3): "Barrier error detected."
+ * with "Divergent thread(s) in warp." or "... in block." or "Invalid
+ * arguments", then the location and the thread.  It is the divergent_barrier
+ * exercise's starter (labs/debugging): the lanes of the last block's split
+ * warp at the barrier inside the branch (line 24), whole warps past n at the
+ * tree's first barrier (line 30); and a __syncwarp mask elsewhere. */
+static void test_synccheck_barriers(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("synccheck_divergent.log", &r);
+    dump(&r);
+    /* the first summary line counts; the "not printed" one does not */
+    assert_int_equal(r.errors, 98);
+    assert_int_equal(r.n, 3);
+    const sanitize_finding *w = &r.findings[0], *b = &r.findings[1], *m = &r.findings[2];
+    assert_int_equal(w->kind, SAN_BARRIER);
+    assert_false(w->warning);
+    assert_string_equal(w->kernel, "reduce_sum");
+    assert_string_equal(w->file, "starter.cu");
+    assert_int_equal(w->line, 24);
+    assert_true(w->has_thread && w->has_block);
+    assert_int_equal(w->thread[0], 160);
+    assert_int_equal(w->block[0], 390);
+    assert_int_equal(w->count, 3);
+    assert_true(ts_contains(w->detail, "split"));
+    assert_int_equal(b->kind, SAN_BARRIER);
+    assert_int_equal(b->line, 30);
+    assert_int_equal(b->thread[0], 192);
+    assert_int_equal(b->count, 2);
+    assert_true(ts_contains(b->detail, "not every thread of the block reached this barrier"));
+    assert_int_equal(m->kind, SAN_BARRIER);
+    assert_string_equal(m->kernel, "warp_total");
+    assert_int_equal(m->line, 12);
+    assert_true(ts_contains(m->detail, "mask"));
+
+    char line[1024];
+    sanitize_finding_format(b, line, sizeof line);
+    assert_string_equal(line, "barrier error in reduce_sum at starter.cu:30, thread (192,0,0) of "
+                              "block (390,0,0): not every thread of the block reached this "
+                              "barrier: a __syncthreads() inside a branch that only some threads "
+                              "take (2 reports)");
+    sanitize_report_free(&r);
+
+    /* Without the trailing period, the prefix or the word "detected". */
+    assert_true(sanitize_parse_log("Barrier error. Divergent thread(s) in block\n"
+                                   "    at k+0x10 in a.cu:7\n",
+                                   &r));
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.findings[0].kind, SAN_BARRIER);
+    assert_int_equal(r.findings[0].line, 7);
+    assert_true(r.findings[0].detail[0] != '\0');
+    sanitize_report_free(&r);
+}
+
+/* initcheck_uninit.log follows the documented initcheck formats: a kernel's
+ * "Uninitialized __global__ memory read of size N bytes" (the uninit
+ * exercise's pass 2 reading partials pass 1 never wrote), a copy to the
+ * host of memory nothing wrote ("Host API memory access error ...
+ * Uninitialized access at ..."), and --track-unused-memory's "Unused memory
+ * in allocation". */
+static void test_initcheck_uninitialised(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse_file("initcheck_uninit.log", &r);
+    dump(&r);
+    assert_int_equal(r.errors, 977);
+    assert_int_equal(r.n, 3);
+    const sanitize_finding *k = &r.findings[0], *h = &r.findings[1], *u = &r.findings[2];
+    assert_int_equal(k->kind, SAN_UNINIT);
+    assert_string_equal(k->space, "global");
+    assert_int_equal(k->size, 4);
+    assert_string_equal(k->kernel, "final_sum");
+    assert_string_equal(k->file, "starter.cu");
+    assert_int_equal(k->line, 47);
+    assert_int_equal(k->thread[0], 49);
+    assert_int_equal(k->count, 3);
+    assert_true(k->has_address);
+    assert_true(k->address == 0x7f8414862cc4ULL);
+    char line[1024];
+    sanitize_finding_format(k, line, sizeof line);
+    assert_true(ts_contains(line, "uninitialised read of 4 bytes of global memory in final_sum at "
+                                  "starter.cu:47, thread (49,0,0) of block (0,0,0): read memory "
+                                  "that nothing had written since it was allocated"));
+    assert_true(ts_contains(line, "(3 reports)"));
+
+    assert_int_equal(h->kind, SAN_UNINIT);
+    assert_int_equal(h->size, 16);
+    assert_true(h->address == 0x7f8414a00008ULL);
+    assert_true(ts_contains(h->detail, "on access by cudaMemcopy source"));
+    assert_string_equal(h->kernel, "");
+
+    /* unused memory is reported last, like a leak */
+    assert_int_equal(u->kind, SAN_UNUSED);
+    assert_true(u->address == 0x7f8414b00000ULL);
+    assert_true(ts_contains(u->detail, "Not written 3,900 bytes"));
+    assert_true(ts_contains(u->detail, "95% of allocation were unused"));
+    sanitize_finding_format(u, line, sizeof line);
+    assert_true(ts_contains(line, "unused memory: Not written"));
+    sanitize_report_free(&r);
+}
+
 static void test_clean_and_empty(void **state)
 {
     (void)state;
@@ -269,8 +374,18 @@ static void test_names_and_sizes(void **state)
     sanitize_tool t;
     assert_true(sanitize_tool_from_name("memcheck", &t) && t == SANITIZE_MEMCHECK);
     assert_true(sanitize_tool_from_name("racecheck", &t) && t == SANITIZE_RACECHECK);
-    assert_false(sanitize_tool_from_name("initcheck", &t));
+    assert_true(sanitize_tool_from_name("synccheck", &t) && t == SANITIZE_SYNCCHECK);
+    assert_true(sanitize_tool_from_name("initcheck", &t) && t == SANITIZE_INITCHECK);
+    assert_false(sanitize_tool_from_name("helgrind", &t));
+    assert_false(sanitize_tool_from_name(NULL, &t));
     assert_string_equal(sanitize_tool_name(SANITIZE_RACECHECK), "racecheck");
+    assert_string_equal(sanitize_tool_name(SANITIZE_SYNCCHECK), "synccheck");
+    assert_string_equal(sanitize_tool_name(SANITIZE_INITCHECK), "initcheck");
+    for (int i = 0; i < SANITIZE_TOOLS; i++) {
+        assert_true(ts_contains(SANITIZE_TOOL_LIST, sanitize_tool_name((sanitize_tool)i)));
+        assert_true(sanitize_tool_finds((sanitize_tool)i)[0] != '\0');
+    }
+    assert_string_equal(sanitize_kind_name(SAN_UNINIT), "uninitialised read");
 
     cl_err e = {{0}};
     const char *reduce[] = {"2^28", "2^20", "2^24"};
@@ -395,6 +510,36 @@ static void test_run_with_stand_in_tool(void **state)
     assert_null(strstr(noted, "--racecheck-report"));
     free(noted);
     sanitize_result_free(&res);
+
+    /* synccheck and initcheck: their own --tool, no racecheck option, and
+     * their logs read into findings. */
+    static const struct {
+        sanitize_tool tool;
+        const char *log;
+        sanitize_kind kind;
+    } more[] = {{SANITIZE_SYNCCHECK, "synccheck_divergent.log", SAN_BARRIER},
+                {SANITIZE_INITCHECK, "initcheck_uninit.log", SAN_UNINIT}};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        ts_data_path(log, sizeof log, "exercises/sanitizer/%s", more[i].log);
+        setenv("FAKE_SANITIZER_LOG", log, 1);
+        o.tool = more[i].tool;
+        o.launcher = lua;
+        ok = sanitize_run(&o, &res, &e);
+        if (!ok)
+            fail_msg("sanitize_run: %s", e.msg);
+        assert_true(res.have_row);
+        assert_int_equal(res.row.status, RS_NO_DEVICE);
+        assert_true(res.report.n > 0);
+        assert_int_equal(res.report.findings[0].kind, more[i].kind);
+        noted = ts_read(args);
+        assert_non_null(noted);
+        char want[64];
+        snprintf(want, sizeof want, "--tool %s\n", sanitize_tool_name(more[i].tool));
+        assert_true(ts_contains(noted, want));
+        assert_null(strstr(noted, "--racecheck-report"));
+        free(noted);
+        sanitize_result_free(&res);
+    }
 }
 
 int main(void)
@@ -406,6 +551,8 @@ int main(void)
         cmocka_unit_test(test_memcheck_misaligned_error_and_leak),
         cmocka_unit_test(test_racecheck_hazards_and_analysis),
         cmocka_unit_test(test_racecheck_analysis_old_form_and_barrier),
+        cmocka_unit_test(test_synccheck_barriers),
+        cmocka_unit_test(test_initcheck_uninitialised),
         cmocka_unit_test(test_clean_and_empty),
         cmocka_unit_test(test_names_and_sizes),
         cmocka_unit_test(test_missing_tool),

@@ -1,0 +1,31 @@
+// starter.cu - a block sum in shared memory with one planted bug (lab
+// "debugging", exercise "race", problem reduce_sum).
+//
+// The contract
+//   in     n floats, uniform in [0, 1); do not modify them.
+//   out    one float, the sum.  cudalab poisons it before every run; the
+//          launcher zeroes it, and every block adds its sum with atomicAdd.
+//   n      100003 or 2^20+3.
+//   check  against a sum in double on the CPU, relative tolerance 1e-5.
+//
+// Each block of 256 threads stages its elements in shared memory, adds them
+// in a tree (128 pairs, then 64, ... then 1) and adds the block's total to
+// the output.  Something here is wrong: run it a few times and watch the
+// row, then find it with the tool hint 1 names.
+
+extern "C" __global__ void reduce_sum(const float *in, float *out, int n)
+{
+    __shared__ float partial[256];
+    const unsigned int tid = threadIdx.x;
+    const unsigned int i = blockIdx.x * blockDim.x + tid;
+
+    partial[tid] = i < (unsigned int)n ? in[i] : 0.0f;
+
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s)
+            partial[tid] += partial[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0)
+        atomicAdd(out, partial[0]);
+}
