@@ -82,6 +82,7 @@ local SPECS = {
     { "kernel", "string" },
     { "file", "string" },
     { "launcher", "string" },
+    { "python", "string" },
     { "why", "string", default = "" },
   },
   milestone = {
@@ -132,8 +133,9 @@ local SPECS = {
   exercise = {
     { "id", "string" },
     { "title", "string" },
-    { "kernel", "string", required = true },
-    { "launcher", "string", required = true },
+    { "kernel", "string" },
+    { "launcher", "string" },
+    { "python", "string" },
     { "hints", "list" },
     { "problem", "problem" },
     { "sizes", "list" },
@@ -609,7 +611,14 @@ local function check_variant(t, i, file, line, prob)
   elseif prob and prob.declared then
     if ok then check_id(v.id, what, file, line) end
     local folder = v.source ~= nil or v.launcher ~= nil
-    if folder and v.kernel ~= nil then
+    if v.python ~= nil then
+      if folder or v.kernel ~= nil then
+        report(file, line, "%s: a Python rung has only 'python' (a .py file of the lab folder), "
+               .. "no kernel, file or launcher", what)
+      elseif type(v.python) ~= "string" or not relative_file(v.python) or not v.python:find("%.py$") then
+        report(file, line, "%s: field 'python' must name a .py file inside the lab folder", what)
+      end
+    elseif folder and v.kernel ~= nil then
       report(file, line, "%s: a rung has either a kernel of cudalab's or a file and a launcher of "
              .. "the lab folder, not both", what)
     elseif folder then
@@ -632,6 +641,10 @@ local function check_variant(t, i, file, line, prob)
   else
     if rawget(t, "kernel") == nil then
       report(file, line, "%s: missing required field 'kernel'", what)
+    end
+    if v.python ~= nil then
+      report(file, line, "%s: python is for the rungs of a problem the lab declares "
+             .. "(lua/problems.md); a shipped problem's rungs are cudalab's kernels", what)
     end
     if v.source ~= nil or v.launcher ~= nil then
       report(file, line, "%s: file and launcher are for the rungs of a problem the lab declares "
@@ -722,7 +735,23 @@ end
 local function check_exercise(t, file, line, what)
   what = what or "exercise"
   local x, ok = check_fields(t, "exercise", what, file, line)
-  for _, f in ipairs({ "kernel", "launcher" }) do
+  if ok and x.python ~= nil then
+    if x.kernel ~= nil or x.launcher ~= nil then
+      report(file, line, "%s: a Python exercise has only 'python' (the learner's .py file), no "
+             .. "kernel or launcher", what)
+    elseif not x.python:find("%.py$") then
+      report(file, line, "%s: field 'python' must name a .py file, got %s", what, quote(x.python))
+    end
+  elseif ok then
+    for _, f in ipairs({ "kernel", "launcher" }) do
+      if x[f] == nil then
+        report(file, line, "%s: missing required field %s (or 'python' for a Python exercise)",
+               what, quote(f))
+        ok = false
+      end
+    end
+  end
+  for _, f in ipairs({ "kernel", "launcher", "python" }) do
     if type(x[f]) == "string" and not relative_file(x[f]) then
       report(file, line, "%s: field %s must name a file inside the lab folder, got %s",
              what, quote(f), quote(x[f]))

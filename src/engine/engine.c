@@ -441,6 +441,8 @@ static bool variant_measure(engine_ctx *c, int i, problem_data *p, const row_rat
 {
     const run_variant *v = &c->req->variants[i];
     variant_row(c, v, r);
+    if (c->py[i])
+        return engine_python_measure(c, c->py[i], p, c->size, x, r);
     if (c->rung_msg[i]) {
         if (!c->rung[i] || exercise_status(c->rung[i], NULL) != EXERCISE_READY) {
             const char *why = NULL;
@@ -557,6 +559,8 @@ static bool run_sizes(engine_ctx *c, bool want_ex)
         alive = run_size(c, c->req->sizes[s]);
     exercise_close(c->ex);
     c->ex = NULL;
+    engine_python_close(c->pyex);
+    c->pyex = NULL;
     nvtxRangePop();
     return alive;
 }

@@ -9,6 +9,7 @@
 #define CUDALAB_ENGINE_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/devinfo.h"
 #include "result/record.h"
@@ -43,5 +44,9 @@ void engine_skip_peak(const char *why);
 bool engine_run(const run_request *req, const engine_sink *sink, run_fault *fault);
 
 void engine_shutdown(void);
+
+/* The folders python3 imports from, for a confined worker to read (see
+ * lab/pyenv.h): each a malloc'd string in out[0..max); returns how many. */
+size_t engine_python_import_dirs(char **out, size_t max);
 
 #endif

@@ -1,7 +1,8 @@
 /* engine_decl.c - a request whose problem the lab declares
  * (engine/engine_internal.h): the lab loaded in the worker, the problem's
  * ops, its reference kernel and the rungs of the lab folder, each compiled
- * with NVRTC inside the lab folder; and the builtin's library row. */
+ * with NVRTC inside the lab folder (a Python rung: engine_python.c); and
+ * the builtin's library row. */
 #include "engine/engine.h"
 
 #include <stdio.h>
@@ -45,6 +46,16 @@ static void open_rungs(engine_ctx *c)
 {
     for (int i = 0; i < c->req->nvariants; i++) {
         const lab_variant *v = lab_variant_find(c->lab, c->req->variants[i].id);
+        if (v && v->python) {
+            char path[CL_PATH_MAX], why[CL_ERR_MAX];
+            if (!in_lab(c->lab, v->python, path, sizeof path))
+                snprintf(why, sizeof why, "%s: the path of its file is too long", v->python);
+            else
+                c->py[i] = engine_python_open(path, v->python, why, sizeof why);
+            if (!c->py[i] && (c->rung_msg[i] = calloc(1, CL_ERR_MAX)))
+                snprintf(c->rung_msg[i], CL_ERR_MAX, "%s", why);
+            continue;
+        }
         if (!v || !v->file)
             continue;
         char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX], what[RUN_ID_MAX + 16];
@@ -109,6 +120,8 @@ void engine_decl_close(engine_ctx *c)
     for (int i = 0; i < RUN_MAX_VARIANTS; i++) {
         exercise_close(c->rung[i]);
         c->rung[i] = NULL;
+        engine_python_close(c->py[i]);
+        c->py[i] = NULL;
         free(c->rung_msg[i]);
         c->rung_msg[i] = NULL;
     }

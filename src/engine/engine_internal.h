@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "engine/exercise.h"
 #include "engine/problem.h"
+#include "engine/pybridge.h"
 #include "result/record.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -60,6 +61,10 @@ typedef struct engine_ctx {
     struct decl_problem *decl;
     exercise *rung[RUN_MAX_VARIANTS];
     char *rung_msg[RUN_MAX_VARIANTS];
+    /* Python rows (engine_python.c): the rungs by variant index, and the
+     * learner's file when the exercise is Python (its .py as the kernel). */
+    pyrow *py[RUN_MAX_VARIANTS];
+    pyrow *pyex;
     char ref_msg[CL_ERR_MAX];
 } engine_ctx;
 
@@ -141,6 +146,16 @@ void engine_decl_close(engine_ctx *c);
  * declared (the builtin's library): into h, emitted later by the caller.
  * false only when the context broke. */
 bool engine_decl_library(engine_ctx *c, problem_data *p, const row_rates *x, run_result *r);
+
+/* ---- engine_python.c: a Python row (a rung or the exercise) ---- */
+
+/* engine_python_open, engine_python_close: engine/pybridge.h */
+/* Measures py at this size into r (made by the caller), as
+ * engine_gpu_measure does; false only when the worker's context broke. */
+bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char *label,
+                           const row_rates *x, run_result *r);
+/* Whether req's exercise is a Python file (its kernel ends in .py). */
+bool engine_python_exercise(const run_request *req);
 
 /* ---- engine_launcher.c: the learner's kernel and the pipeline lab's starter ---- */
 

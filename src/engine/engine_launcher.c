@@ -127,6 +127,13 @@ void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launche
 /* Compiles and loads the learner's kernel and launcher once a request. */
 void engine_launcher_open_exercise(engine_ctx *c)
 {
+    if (engine_python_exercise(c->req)) {
+        /* the learner's Python file: nothing to compile, python3 runs it */
+        c->pyex = engine_python_open(c->req->exercise_kernel,
+                                     paths_base_name(c->req->exercise_kernel), c->ex_msg,
+                                     sizeof c->ex_msg);
+        return;
+    }
     engine_launcher_open(c, c->req->exercise_kernel, c->req->exercise_launcher, NULL, true, "",
                          &c->ex, c->ex_msg, sizeof c->ex_msg);
 }
@@ -203,6 +210,14 @@ void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_
 bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
                                   const row_rates *x)
 {
+    if (c->pyex) {
+        run_result r;
+        engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+        bool alive = engine_python_measure(c, c->pyex, p, label, x, &r);
+        if (alive)
+            engine_emit(c, &r);
+        return alive;
+    }
     if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
         const char *why = NULL;
         bool nodev = c->ex && exercise_status(c->ex, &why) == EXERCISE_NO_DEVICE;

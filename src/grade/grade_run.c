@@ -282,16 +282,18 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
         snprintf(gl->launcher_path, sizeof gl->launcher_path, "%s", f.launcher);
         cl_err ke = {{0}}, le = {{0}}, se = {{0}};
         read_source(f.kernel, &gl->kernel_text, gl->kernel_sha, &ke);
-        read_source(f.launcher, &gl->launcher_text, gl->launcher_sha, &le);
+        /* a Python exercise has its .py alone: no launcher to read */
+        if (f.launcher[0])
+            read_source(f.launcher, &gl->launcher_text, gl->launcher_sha, &le);
         char *starter = NULL, starter_sha[65];
         read_source(f.starter_kernel, &starter, starter_sha, &se);
         gl->kernel_starter = starter && gl->kernel_text && strcmp(starter_sha, gl->kernel_sha) == 0;
         free(starter);
-        if (!gl->kernel_text || !gl->launcher_text) {
+        if (!gl->kernel_text || (f.launcher[0] && !gl->launcher_text)) {
             snprintf(gl->cause, sizeof gl->cause, "missing");
-            snprintf(gl->note, sizeof gl->note, "nothing to grade: %s (the learner's files are "
-                                                "%s and %s)",
-                     !gl->kernel_text ? ke.msg : le.msg, f.kernel, f.launcher);
+            snprintf(gl->note, sizeof gl->note, "nothing to grade: %s (the learner's %s %s%s%s)",
+                     !gl->kernel_text ? ke.msg : le.msg, f.launcher[0] ? "files are" : "file is",
+                     f.kernel, f.launcher[0] ? " and " : "", f.launcher);
         } else {
             measure(s, c, l, x, gl, o, seed);
         }
@@ -320,6 +322,23 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
 
 #define GRADE_MAX_LAB_DIRS 64
 
+/* Whether l has a Python row: an exercise or a rung in python3. */
+static bool has_python(const lab *l)
+{
+    for (size_t i = 0; i < l->nvariants; i++)
+        if (l->variants[i].python)
+            return true;
+    for (size_t i = 0; i < l->nexercises; i++) {
+        const lab_exercise *x = &l->exercises[i];
+        if (x->python)
+            return true;
+        for (size_t k = 0; k < x->nvariants; k++)
+            if (x->variants[k].python)
+                return true;
+    }
+    return false;
+}
+
 /* worker_exe's worker; with o->confine, confined to reading the workspace,
  * the folders of the labs graded and what CUDA and cudalab need
  * (worker/worker.c): the learner's code it runs can then open no other
@@ -342,12 +361,18 @@ static const char *const *worker_command(const lab_set *set, const grade_opts *o
     argv[n++] = "--confine";
     argv[n++] = "--read";
     argv[n++] = ws;
+    bool python = false;
     for (size_t i = 0; i < set->n && i < GRADE_MAX_LAB_DIRS; i++) {
         if (!wanted(o, set->v[i]))
             continue;
         argv[n++] = "--read";
         argv[n++] = set->v[i]->dir;
+        python |= has_python(set->v[i]);
     }
+    /* Python rows: python3 children, which the worker must allow and guard
+     * against (worker/worker.c) */
+    if (python)
+        argv[n++] = "--python";
     argv[n] = NULL;
     return argv;
 }
@@ -374,7 +399,7 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     static collector c;
     memset(&c, 0, sizeof c);
     supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
-    static const char *argv[8 + 2 * GRADE_MAX_LAB_DIRS];
+    static const char *argv[9 + 2 * GRADE_MAX_LAB_DIRS];
     const char *const *worker = o->worker_argv ? o->worker_argv : worker_command(set, o, ws, argv);
     supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
     supervisor *s = supervisor_new(&so, e);

@@ -182,6 +182,7 @@ static void copy_variants(lua_State *L, int t, lab_variant **out, size_t *nout)
         v->kernel = str_field(L, it, "kernel");
         v->file = str_field(L, it, "source");
         v->launcher = str_field(L, it, "launcher");
+        v->python = str_field(L, it, "python");
         v->why = str_field(L, it, "why");
         v->line = (int)int_field(L, it, "line", 0);
         lua_pop(L, 1);
@@ -264,6 +265,15 @@ static void copy_exercise(lua_State *L, lab_exercise *x, load_ctx *c)
     x->title = str_field(L, t, "title");
     x->kernel = str_field(L, t, "kernel");
     x->launcher = str_field(L, t, "launcher");
+    char *py = str_field(L, t, "python");
+    if (py) {
+        /* a Python exercise: its .py takes the kernel's place, with no launcher */
+        free(x->kernel);
+        free(x->launcher);
+        x->kernel = py;
+        x->launcher = NULL;
+        x->python = true;
+    }
     x->problem = str_field(L, t, "problem");
     x->library = str_field(L, t, "library");
     x->line = (int)int_field(L, t, "line", 0);
@@ -510,6 +520,7 @@ static void free_variants(lab_variant *v, size_t n)
         free(v[i].kernel);
         free(v[i].file);
         free(v[i].launcher);
+        free(v[i].python);
         free(v[i].why);
     }
     free(v);

@@ -48,6 +48,8 @@ typedef struct lab_variant {
                            * of the lab folder */
     char *file;           /* a rung of the lab folder: its kernels and its launcher, */
     char *launcher;       /* relative to the lab folder (NULL for a shipped kernel) */
+    char *python;         /* a Python rung: its .py file, relative to the lab folder (NULL for
+                           * the others); run by python3 on the problem's buffers */
     char *why;            /* one line: what changed and why */
     int line;
 } lab_variant;
@@ -92,7 +94,9 @@ typedef struct lab_exercise {
     char *id;             /* "" for the lab's own exercise, else unique in the lab */
     char *title;          /* shown where the learner picks an exercise; "" for none */
     char *kernel;         /* starter .cu, relative to the lab folder */
-    char *launcher;       /* starter .lua, relative to the lab folder */
+    char *launcher;       /* starter .lua, relative to the lab folder; NULL for a Python
+                           * exercise, whose kernel is its starter .py (python set) */
+    bool python;          /* the learner writes Python (lua/exercise.md): kernel is a .py */
     char *problem;        /* what the learner's kernel computes: the lab's problem,
                            * "pipeline" for a "profiling" lab, or the exercise's own */
     char *library;        /* its library row ("copy"), or NULL */

@@ -314,6 +314,10 @@ static void check_rungs(const lab *l, const problem_decl *p, const lab_variant *
         const lab_variant *v = &vs[i];
         char what[96];
         snprintf(what, sizeof what, "variant '%s'", v->id);
+        if (v->python) {
+            check_file(l, v->line, what, v->python, d);
+            continue;
+        }
         if (v->file) {
             check_file(l, v->line, what, v->file, d);
             check_file(l, v->line, what, v->launcher, d);

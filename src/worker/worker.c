@@ -29,16 +29,19 @@ static bool proto_fd_open(void)
 
 #define WORKER_MAX_READS 96
 
-/* `cudalab worker --confine --read DIR...` (grading): from here on this
- * process opens files only in the system's folders, cudalab's own, the
- * folders named (the workspace, the labs) to read, and the GPU's device
- * nodes and cudalab's cache folder to write.  Where the kernel offers no
+/* `cudalab worker --confine --read DIR... [--python]` (grading): from here
+ * on this process opens files only in the system's folders, cudalab's own
+ * and the folders named (the workspace, the labs) to read, and the GPU's
+ * device nodes and cudalab's cache folder to write.  With --python (labs
+ * with Python rows), also python3's import folders outside home folders to
+ * read and /proc to write (CUDA IPC needs it), and the process is made not
+ * dumpable; a python3 child (a Python row) inherits the confinement.  Where the kernel offers no
  * Landlock it runs as it is and says so on stderr. */
-static void confine(const char *const *named, size_t n)
+static void confine(const char *const *named, size_t n, bool python)
 {
     static const char *const system[] = {"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin",
                                          "/etc", "/proc", "/sys", "/opt", "/run", "/var/run"};
-    const char *reads[WORKER_MAX_READS + 48];
+    const char *reads[WORKER_MAX_READS + 48 + 24];
     char home[CL_PATH_MAX] = "", self[CL_PATH_MAX] = "", cache[CL_PATH_MAX] = "";
     static char libdirs[4096];
     size_t nr = 0;
@@ -58,8 +61,16 @@ static void confine(const char *const *named, size_t n)
         reads[nr++] = d;
     for (size_t i = 0; i < n && nr < WORKER_MAX_READS + 40; i++)
         reads[nr++] = named[i];
-    const char *writes[2] = {"/dev", cache};
+    /* python3's own folders, for a lab's Python rows: asked of python3
+     * before confining, system folders only (never a home folder) */
+    static char *py[24];
+    size_t npy = python ? engine_python_import_dirs(py, sizeof py / sizeof py[0]) : 0;
+    for (size_t i = 0; i < npy && nr < WORKER_MAX_READS + 48; i++)
+        reads[nr++] = py[i];
+    const char *writes[3] = {"/dev", NULL, NULL};
+    size_t nw = 1;
     if (paths_cache_dir(cache, sizeof cache, NULL)) {
+        writes[nw++] = cache;
         cl_err e = {{0}};
         (void)paths_mkdir_p(cache, &e);
         /* CUDA's own cache of JIT-compiled code, where the worker may write */
@@ -67,9 +78,18 @@ static void confine(const char *const *named, size_t n)
         snprintf(jit, sizeof jit, "%s/cuda-jit", cache);
         setenv("CUDA_CACHE_PATH", jit, 0);
     }
+    if (python) {
+        /* A python3 child maps the worker's buffers through CUDA IPC, whose
+         * import writes below /proc.  The child runs the learner's Python
+         * as this user: this process is not dumpable (from here on, and
+         * engine/pybridge.h makes sure again), so the child may not attach
+         * to it or open its memory, and Landlock keeps it from every
+         * process outside this sandbox. */
+        writes[nw++] = "/proc";
+        (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
     char why[256];
-    if (landlock_confine(reads, nr, writes, cache[0] ? 2 : 1, why, sizeof why) !=
-        LANDLOCK_APPLIED)
+    if (landlock_confine(reads, nr, writes, nw, why, sizeof why) != LANDLOCK_APPLIED)
         fprintf(stderr, "cudalab worker: not confined: %s\n", why);
 }
 
@@ -77,7 +97,7 @@ int worker_main(int argc, char **argv)
 {
     const char *reads[WORKER_MAX_READS];
     size_t nreads = 0;
-    bool confined = false;
+    bool confined = false, python = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "worker") == 0)
             continue;
@@ -85,12 +105,16 @@ int worker_main(int argc, char **argv)
             confined = true;
             continue;
         }
+        if (strcmp(argv[i], "--python") == 0) {
+            python = true;
+            continue;
+        }
         if (strcmp(argv[i], "--read") == 0 && i + 1 < argc && nreads < WORKER_MAX_READS) {
             reads[nreads++] = argv[++i];
             continue;
         }
         fprintf(stderr, "cudalab worker: unexpected argument '%s'\n"
-                        "usage: cudalab worker [--confine [--read DIR]...]   (started by cudalab "
+                        "usage: cudalab worker [--confine [--read DIR]... [--python]]   (started by cudalab "
                         "itself; reads JSON requests on stdin)\n",
                 argv[i]);
         return 2;
@@ -100,7 +124,7 @@ int worker_main(int argc, char **argv)
          * helper that a confined process could not run. */
         device_info dev;
         engine_probe(&dev);
-        confine(reads, nreads);
+        confine(reads, nreads, python);
     }
 
     int out_fd = STDOUT_FILENO;

@@ -1,0 +1,270 @@
+/* engine_python.c - a lab's Python row (a rung `variant { python = ... }`
+ * or a Python exercise), measured on the worker's own buffers.
+ *
+ * The worker keeps the buffers it allocated, filled and poisons; a python3
+ * child (python/cudalab_bridge.py, lab/pyenv.h for how it is started) maps
+ * them through CUDA IPC handles and calls the row's run(args).  A check is
+ * one call in the child, after which the worker downloads and judges the
+ * outputs with the problem's own judge; timing is the child's, by the
+ * engine's rules (gpu/timing.h) passed in the request, and the worker makes
+ * the row's figures from its samples.  One child a row, kept across the
+ * sizes of a request (the row's module and its compiled kernels stay
+ * loaded), started again after it failed.  Whatever goes wrong in Python
+ * (an exception, a syntax error, a missing package, a hang, a CUDA error
+ * in the child's own context) is the row's error with file:line; the
+ * worker's context is not the child's and carries on.  The child itself
+ * is engine/pybridge.h's. */
+#include "engine/engine.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/stats.h"
+#include "gpu/cudacheck.h"
+#include "lab/pyenv.h"
+#include "engine/engine_internal.h"
+#include "engine/pybridge.h"
+
+#define PY_OPEN_S 180.0        /* importing CuPy and Numba, JIT-compiling the row */
+#define PY_RUN_S 60.0          /* one call of run(args) */
+
+/* The open request: the row's file and this size's buffers as IPC
+ * handles.  NULL with msg when a buffer cannot be shared. */
+static cJSON *open_request(const pyrow *py, const problem_data *p, const char *label, char *msg,
+                           size_t n)
+{
+    static const char *const dtypes[] = {"f32", "i32", "bf16", "f64", "u32", "u8"};
+    problem_arg a[PROBLEM_MAX_ARGS];
+    int na = problem_args(p, a);
+    cJSON *j = pybridge_command("open"), *args = cJSON_CreateArray();
+    int dev = 0;
+    char pci[32] = "";
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(pci, sizeof pci, dev) != cudaSuccess)
+        pci[0] = '\0';
+    if (!j || !args || !cJSON_AddStringToObject(j, "file", pybridge_path(py)) ||
+        !cJSON_AddStringToObject(j, "name", pybridge_shown(py)) ||
+        !cJSON_AddNumberToObject(j, "device", dev) || !cJSON_AddStringToObject(j, "pci", pci) ||
+        !cJSON_AddStringToObject(j, "size", label))
+        goto oom;
+    cJSON_AddItemToObject(j, "args", args);
+    for (int i = 0; i < na; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            goto oom;
+        cJSON_AddItemToArray(args, o);
+        cJSON_AddStringToObject(o, "name", a[i].name);
+        if (!a[i].buf && !a[i].host) {
+            cJSON_AddStringToObject(o, "kind", "scalar");
+            cJSON_AddNumberToObject(o, "value", a[i].is_number ? a[i].number : (double)a[i].value);
+            continue;
+        }
+        if (!a[i].buf || a[i].managed) {
+            snprintf(msg, n, "%s: a Python row needs device buffers; '%s' is %s memory",
+                     pybridge_shown(py),
+                     a[i].name, a[i].managed ? "managed" : "host");
+            cJSON_Delete(j);
+            return NULL;
+        }
+        int dt = a[i].typed ? a[i].dtype : a[i].i32 ? 1 : a[i].bf16 ? 2 : 0;
+        cudaIpcMemHandle_t h;
+        cudaError_t st = cudaIpcGetMemHandle(&h, a[i].buf->ptr);
+        if (st != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(msg, n,
+                     "%s: buffer '%s' cannot be shared with python3 (cudaIpcGetMemHandle: %s)",
+                     pybridge_shown(py), a[i].name, cudaGetErrorString(st));
+            cJSON_Delete(j);
+            return NULL;
+        }
+        char hex[2 * sizeof h.reserved + 1];
+        for (size_t k = 0; k < sizeof h.reserved; k++)
+            snprintf(hex + 2 * k, 3, "%02x", (unsigned char)h.reserved[k]);
+        cJSON_AddStringToObject(o, "kind", "buffer");
+        cJSON_AddStringToObject(o, "dtype", dt >= 0 && dt < 6 ? dtypes[dt] : "f32");
+        cJSON_AddNumberToObject(o, "count", (double)a[i].count);
+        cJSON_AddStringToObject(o, "handle", hex);
+    }
+    return j;
+oom:
+    cJSON_Delete(j);
+    if (!j)
+        cJSON_Delete(args);
+    snprintf(msg, n, "out of memory");
+    return NULL;
+}
+
+/* The timing request: the engine's rules (gpu/timing.h) and, when the
+ * working set is under 4x the L2, a flush buffer of twice the L2. */
+static cJSON *time_request(const engine_ctx *c, const problem_data *p)
+{
+    double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
+    size_t l2 = (size_t)(engine_g.dev.l2_mib * MIB);
+    size_t ws = (size_t)problem_spec_bytes(c->ops->spec, &p->d);
+    cJSON *j = pybridge_command("time");
+    if (!j)
+        return NULL;
+    cJSON_AddNumberToObject(j, "budget_ms", 1e3 * budget_s);
+    cJSON_AddNumberToObject(j, "min", TIMING_MIN_SAMPLES);
+    cJSON_AddNumberToObject(j, "max", TIMING_MAX_SAMPLES);
+    cJSON_AddNumberToObject(j, "spread", TIMING_TARGET_SPREAD);
+    cJSON_AddNumberToObject(j, "warmup_ms", TIMING_WARMUP_MS);
+    cJSON_AddNumberToObject(j, "batch", TIMING_MAX_BATCH);
+    cJSON_AddNumberToObject(j, "wall_factor", TIMING_WALL_FACTOR);
+    cJSON_AddNumberToObject(j, "flush_bytes", l2 > 0 && ws < 4 * l2 ? (double)(2 * l2) : 0.0);
+    return j;
+}
+
+/* What the row printed, to the log. */
+static void flush_output(const engine_ctx *c, pyrow *py)
+{
+    char out[4096], msg[4096 + 320];
+    if (!pybridge_take_output(py, out, sizeof out))
+        return;
+    snprintf(msg, sizeof msg, "%s printed: %s", pybridge_shown(py), out);
+    engine_log_msg(c, 0, msg);
+}
+
+/* Poison the outputs, one call in the child, download and judge. */
+static bool checked_call(pyrow *py, problem_data *p, check_report *rep, bool *gpu_failed,
+                         cl_err *e, char *msg, size_t n)
+{
+    *gpu_failed = true;
+    if (!problem_poison(p, engine_g.stream, e))
+        return false;
+    CUDA_CHECK(e, cudaStreamSynchronize(engine_g.stream));
+    *gpu_failed = false;
+    if (!pybridge_call(py, pybridge_command("run"), PY_RUN_S, NULL, msg, n))
+        return false;
+    *gpu_failed = true;
+    if (!problem_download(p, engine_g.stream, e))
+        return false;
+    *rep = problem_check(p);
+    *gpu_failed = false;
+    return true;
+}
+
+/* The child's samples into r (median, spread); false with msg. */
+static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, run_result *r,
+                     char *msg, size_t n)
+{
+    double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
+    cJSON *rep = NULL;
+    double limit_s = PY_RUN_S + 12.0 * budget_s * TIMING_WALL_FACTOR;
+    if (!pybridge_call(py, time_request(c, p), limit_s, &rep, msg, n))
+        return false;
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(rep, "times"), *t;
+    int k = cJSON_GetArraySize(times), i = 0;
+    double *v = k > 0 ? calloc((size_t)k, sizeof *v) : NULL;
+    if (!v) {
+        snprintf(msg, n, "%s: no timing samples came back", pybridge_shown(py));
+        cJSON_Delete(rep);
+        return false;
+    }
+    cJSON_ArrayForEach(t, times)
+    {
+        if (cJSON_IsNumber(t) && t->valuedouble >= 0.0)
+            v[i++] = t->valuedouble;
+    }
+    stats_summary s = stats_summarise(v, (size_t)i);
+    r->median_ms = s.median;
+    r->min_ms = s.min;
+    r->max_ms = s.max;
+    r->spread = s.spread;
+    r->samples = i;
+    free(v);
+    cJSON_Delete(rep);
+    if (i == 0)
+        snprintf(msg, n, "%s: no timing samples came back", pybridge_shown(py));
+    return i > 0;
+}
+
+bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char *label,
+                           const row_rates *x, run_result *r)
+{
+    cl_err e = {{0}};
+    char msg[CL_ERR_MAX] = "";
+    double t0 = clock_now_ms();
+    bool ok = true, gpu_failed = false;
+    c->variant = r->variant;
+    cudacheck_reset();
+    uint64_t seed = c->seed++;
+    r->seed = seed;
+    c->variant = RUN_FAULT_REFERENCE;
+    engine_progress(c, "reference", 0, 1);
+    bool prepared = problem_prepare(p, seed, &e);
+    c->variant = r->variant;
+    engine_progress(c, "check", 0, 1);
+    if (!prepared) {
+        ok = !engine_reference_fault(c, &e);
+        if (ok)
+            engine_row_error(r, e.msg);
+        goto done;
+    }
+    if (!problem_upload(p, engine_g.stream, &e)) {
+        gpu_failed = true;
+        goto failed;
+    }
+    if (!pybridge_live(py) && !pybridge_start(py, msg, sizeof msg))
+        goto failed;
+    cJSON *open = open_request(py, p, label, msg, sizeof msg);
+    if (!open || !pybridge_call(py, open, PY_OPEN_S, NULL, msg, sizeof msg))
+        goto failed;
+    check_report first = {0}, last = {0};
+    if (!checked_call(py, p, &first, &gpu_failed, &e, msg, sizeof msg))
+        goto failed;
+    engine_progress(c, "check", 1, 1);
+    if (c->req->check_only) {
+        problem_report(&first, r);
+        goto release;
+    }
+    engine_progress(c, "timing", 0, 1);
+    if (!time_row(c, py, p, r, msg, sizeof msg))
+        goto failed;
+    engine_progress(c, "check", 1, 2);
+    if (!checked_call(py, p, &last, &gpu_failed, &e, msg, sizeof msg))
+        goto failed;
+    if (first.status != CHECK_OK) {
+        problem_report(&first, r);
+    } else if (last.status != CHECK_OK) {
+        problem_report(&last, r);
+        char m[sizeof r->message];
+        snprintf(m, sizeof m, "after timing: %s", r->message);
+        snprintf(r->message, sizeof r->message, "%s", m);
+    } else {
+        problem_report(&first, r);
+    }
+    engine_rows_derive(c, p, false, x, &engine_g.dev, r);
+release:
+    if (pybridge_live(py))
+        (void)pybridge_call(py, pybridge_command("release"), PY_RUN_S, NULL, msg, sizeof msg);
+    goto done;
+
+failed:
+    if (gpu_failed)
+        ok = engine_gpu_failed(c, r, &e, false);
+    else
+        engine_row_error(r, msg[0] ? msg : "the Python row failed");
+    /* the child lets go of this size's buffers before they are freed */
+    if (ok && pybridge_live(py))
+        (void)pybridge_call(py, pybridge_command("release"), PY_RUN_S, NULL, msg, sizeof msg);
+done:
+    flush_output(c, py);
+    r->wall_ms = clock_now_ms() - t0;
+    c->variant = NULL;
+    return ok;
+}
+
+size_t engine_python_import_dirs(char **out, size_t max)
+{
+    return pyenv_import_dirs(out, max);
+}
+
+bool engine_python_exercise(const run_request *req)
+{
+    size_t n = strlen(req->exercise_kernel);
+    return n > 3 && strcmp(req->exercise_kernel + n - 3, ".py") == 0 && !req->exercise_launcher[0];
+}

@@ -1,0 +1,304 @@
+#include "lab/pyenv.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/spawn.h"
+#include "core/which.h"
+
+/* Run as `python3 -I -B -c PROBE MODE`: MODE "paths" prints the import
+ * folders, "imports" tries CuPy and numba.cuda.  One JSON line on stdout;
+ * whatever the imports print goes to stderr. */
+static const char PROBE[] =
+    "import sys, json\n"
+    "out = sys.stdout\n"
+    "sys.stdout = sys.stderr\n"
+    "r = {'version': sys.version.split()[0]}\n"
+    "if sys.argv[1] == 'paths':\n"
+    "    r['dirs'] = [sys.prefix, sys.base_prefix, sys.exec_prefix] + [p for p in sys.path if p]\n"
+    "else:\n"
+    "    for key, mod in (('cupy', 'cupy'), ('numba', 'numba.cuda')):\n"
+    "        try:\n"
+    "            __import__(mod)\n"
+    "            r[key] = str(getattr(sys.modules[mod.split('.')[0]], '__version__', '?'))\n"
+    "        except BaseException as ex:\n"
+    "            text = str(ex).splitlines()[0] if str(ex) else ''\n"
+    "            r[key + '_error'] = (type(ex).__name__ + (': ' + text if text else ''))[:200]\n"
+    "out.write(json.dumps(r) + '\\n')\n"
+    "out.flush()\n";
+
+bool pyenv_find(char *out, size_t n, char *why, size_t wn)
+{
+    const char *v = getenv(PYENV_VAR);
+    if (v && v[0]) {
+        if (strchr(v, '/')) {
+            struct stat st;
+            if (stat(v, &st) == 0 && S_ISREG(st.st_mode) && access(v, X_OK) == 0) {
+                snprintf(out, n, "%s", v);
+                return true;
+            }
+            snprintf(why, wn, "%s names %s, which is not an executable file", PYENV_VAR, v);
+            return false;
+        }
+        if (which_tool(v, out, n))
+            return true;
+        snprintf(why, wn, "%s names %s, which is not in PATH", PYENV_VAR, v);
+        return false;
+    }
+    if (which_tool("python3", out, n))
+        return true;
+    snprintf(why, wn, "python3 not found in PATH (set %s to its path)", PYENV_VAR);
+    return false;
+}
+
+/* Runs the probe in mode; its JSON line into a cJSON object (NULL + why). */
+static cJSON *run_probe(const char *python, const char *mode, char *why, size_t wn)
+{
+    const char *tail[] = {"-c", PROBE, mode, NULL};
+    pycmd cmd;
+    cJSON *j = NULL;
+    if (!pycmd_init(&cmd, python, tail)) {
+        snprintf(why, wn, "out of memory");
+        return NULL;
+    }
+    spawn_opts o = {.argv = cmd.argv, .what = "python3", .out = SPAWN_PIPE, .own_group = true};
+    spawn_child c;
+    cl_err e = {{0}};
+    if (!spawn_start(&o, &c, &e)) {
+        snprintf(why, wn, "%s", e.msg);
+        pycmd_free(&cmd);
+        return NULL;
+    }
+    char buf[16384];
+    size_t len = 0;
+    bool eof = false;
+    double deadline = clock_now_s() + PYENV_PROBE_S;
+    while (!eof && clock_now_s() < deadline) {
+        struct pollfd p = {.fd = c.out, .events = POLLIN};
+        int ms = (int)((deadline - clock_now_s()) * 1e3) + 1;
+        if (poll(&p, 1, ms) < 0 && errno != EINTR)
+            break;
+        for (;;) {
+            char tmp[4096];
+            ssize_t r = spawn_read(c.out, tmp, sizeof tmp);
+            if (r < 0)
+                eof = true;
+            if (r <= 0)
+                break;
+            size_t k = (size_t)r < sizeof buf - 1 - len ? (size_t)r : sizeof buf - 1 - len;
+            memcpy(buf + len, tmp, k);
+            len += k;
+        }
+    }
+    buf[len] = '\0';
+    int status = 0;
+    if (!eof) {
+        spawn_kill(c.pid, true);
+        snprintf(why, wn, "%s did not answer within %.0f s", python, PYENV_PROBE_S);
+    }
+    spawn_wait(c.pid, true, &status);
+    spawn_close(&c);
+    pycmd_free(&cmd);
+    if (!eof)
+        return NULL;
+    /* the last line that starts with '{' */
+    char *line = NULL;
+    for (char *s = buf; s && *s;) {
+        if (*s == '{')
+            line = s;
+        s = strchr(s, '\n');
+        s = s ? s + 1 : NULL;
+    }
+    j = line ? cJSON_Parse(line) : NULL;
+    if (!j || !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        snprintf(why, wn, "%s did not run (exit status %d)", python,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return NULL;
+    }
+    return j;
+}
+
+static void copy_str(const cJSON *j, const char *key, char *out, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    if (cJSON_IsString(v) && v->valuestring)
+        snprintf(out, n, "%s", v->valuestring);
+}
+
+void pyenv_probe_into(pyenv *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!pyenv_find(p->python, sizeof p->python, p->why, sizeof p->why))
+        return;
+    cJSON *j = run_probe(p->python, "imports", p->why, sizeof p->why);
+    if (!j)
+        return;
+    p->found = true;
+    copy_str(j, "version", p->version, sizeof p->version);
+    copy_str(j, "cupy", p->cupy_version, sizeof p->cupy_version);
+    copy_str(j, "numba", p->numba_version, sizeof p->numba_version);
+    copy_str(j, "cupy_error", p->cupy_error, sizeof p->cupy_error);
+    copy_str(j, "numba_error", p->numba_error, sizeof p->numba_error);
+    p->cupy = p->cupy_version[0] != '\0';
+    p->numba = p->numba_version[0] != '\0';
+    cJSON_Delete(j);
+}
+
+const pyenv *pyenv_probe(void)
+{
+    static pyenv p;
+    static bool done;
+    static char var[CL_PATH_MAX];
+    /* probed again when CUDALAB_PYTHON changed (tests set it) */
+    const char *v = getenv(PYENV_VAR);
+    if (!done || strcmp(var, v ? v : "") != 0) {
+        pyenv_probe_into(&p);
+        snprintf(var, sizeof var, "%s", v ? v : "");
+        done = true;
+    }
+    return &p;
+}
+
+bool pyenv_unavailable(const pyenv *p, bool needs_numba, char *msg, size_t n)
+{
+    if (!p->found) {
+        snprintf(msg, n, "unavailable: %s; Python rows need python3 with CuPy and Numba (%s)",
+                 p->why, PYENV_INSTALL);
+        return true;
+    }
+    const char *missing = !p->cupy ? "cupy" : needs_numba && !p->numba ? "numba.cuda" : NULL;
+    if (!missing) {
+        if (n)
+            msg[0] = '\0';
+        return false;
+    }
+    const char *err = !p->cupy ? p->cupy_error : p->numba_error;
+    bool plain = strncmp(err, "ModuleNotFoundError", 19) == 0 || !err[0];
+    snprintf(msg, n, "unavailable: python3 cannot import %s (%s)%s%s", missing, PYENV_INSTALL,
+             plain ? "" : ": ", plain ? "" : err);
+    return true;
+}
+
+/* Whether dir may be read by a confined worker: an absolute system folder,
+ * not the root, a home folder or a temporary folder. */
+static bool system_dir(const char *dir)
+{
+    static const char *const refused[] = {"/home", "/root", "/tmp", "/var/tmp", "/dev/shm",
+                                          "/run/user"};
+    if (dir[0] != '/' || strcmp(dir, "/") == 0)
+        return false;
+    const char *home = getenv("HOME");
+    for (int i = -1; i < (int)(sizeof refused / sizeof refused[0]); i++) {
+        const char *r = i < 0 ? home : refused[i];
+        if (!r || !r[0] || strcmp(r, "/") == 0)
+            continue;
+        size_t k = strlen(r);
+        while (k > 1 && r[k - 1] == '/')
+            k--;
+        if (strncmp(dir, r, k) == 0 && (dir[k] == '\0' || dir[k] == '/'))
+            return false;
+    }
+    return paths_is_dir(dir) || paths_is_file(dir);
+}
+
+size_t pyenv_import_dirs(char **out, size_t max)
+{
+    char python[CL_PATH_MAX], why[256];
+    if (!pyenv_find(python, sizeof python, why, sizeof why))
+        return 0;
+    cJSON *j = run_probe(python, "paths", why, sizeof why);
+    if (!j)
+        return 0;
+    size_t n = 0;
+    /* the folder of python3 itself (a virtual environment's bin/) */
+    char bin[CL_PATH_MAX];
+    if (paths_dir_name(python, bin, sizeof bin) && system_dir(bin) && n < max)
+        out[n++] = strdup(bin);
+    const cJSON *dirs = cJSON_GetObjectItemCaseSensitive(j, "dirs"), *d;
+    cJSON_ArrayForEach(d, dirs)
+    {
+        if (n >= max)
+            break;
+        if (cJSON_IsString(d) && d->valuestring && system_dir(d->valuestring))
+            out[n++] = strdup(d->valuestring);
+        if (n > 0 && !out[n - 1])
+            n--;
+    }
+    cJSON_Delete(j);
+    return n;
+}
+
+bool pycmd_init(pycmd *c, const char *python, const char *const *args)
+{
+    static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_DEVICE_ORDER", "CUDA_PATH", "CUDA_HOME",
+                                       "CUDA_CACHE_PATH", "CUDA_MODULE_LOADING", "LANG"};
+    static const char *const fixed[] = {"CUPY_CACHE_IN_MEMORY=1",
+                                        "NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0",
+                                        "PYTHONIOENCODING=utf-8"};
+    memset(c, 0, sizeof *c);
+    size_t n = 0;
+    bool env = access("/usr/bin/env", X_OK) == 0;
+    if (env) {
+        c->argv[n++] = "/usr/bin/env";
+        c->argv[n++] = "-i";
+        for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+            const char *v = getenv(pass[i]);
+            if (!v || !v[0])
+                continue;
+            size_t len = strlen(pass[i]) + strlen(v) + 2;
+            char *s = malloc(len);
+            if (!s) {
+                pycmd_free(c);
+                return false;
+            }
+            snprintf(s, len, "%s=%s", pass[i], v);
+            c->env[c->nenv++] = s;
+            c->argv[n++] = s;
+        }
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            c->argv[n++] = fixed[i];
+        /* a home of its own in cudalab's cache folder (writable when the
+         * worker is confined): CuPy and Numba keep small files under ~ */
+        char home[CL_PATH_MAX];
+        cl_err e = {{0}};
+        if (paths_cache_dir(home, sizeof home, NULL) &&
+            strlen(home) + sizeof "/python" < sizeof home) {
+            strcat(home, "/python");
+            if (paths_mkdir_p(home, &e)) {
+                size_t len = strlen(home) + sizeof "HOME=";
+                char *h = malloc(len);
+                if (!h) {
+                    pycmd_free(c);
+                    return false;
+                }
+                snprintf(h, len, "HOME=%s", home);
+                c->env[c->nenv++] = h;
+                c->argv[n++] = h;
+            }
+        }
+    }
+    c->argv[n++] = python;
+    c->argv[n++] = "-I";
+    c->argv[n++] = "-B";
+    for (size_t i = 0; args && args[i] && i < PYCMD_MAX_ARGS; i++)
+        c->argv[n++] = args[i];
+    c->argv[n] = NULL;
+    return true;
+}
+
+void pycmd_free(pycmd *c)
+{
+    for (size_t i = 0; i < c->nenv; i++)
+        free(c->env[i]);
+    c->nenv = 0;
+}

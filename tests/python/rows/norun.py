@@ -1,0 +1,2 @@
+"""A row without run()."""
+VALUE = 1

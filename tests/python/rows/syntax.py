@@ -1,0 +1,5 @@
+"""A row that does not parse: line 5."""
+
+
+def run(args)
+    pass
