@@ -150,20 +150,33 @@ const char *cli_rows_reason(const cli_rows *s)
     return s->dev.reason[0] ? s->dev.reason : "no CUDA device found";
 }
 
+/* A lab's own row that could not run for want of memory on this machine
+ * (the problem's buffers do not fit: "needs 12 GiB, device has 9.1 GiB
+ * free"): the machine's limit, not anyone's mistake.  The learner's own row
+ * is not one: its launcher chose what to allocate. */
+static bool too_big_here(const run_result *r)
+{
+    return r->kind != RK_EXERCISE && r->status == RS_ERROR &&
+           ((strstr(r->message, "needs ") && strstr(r->message, " free")) ||
+            strstr(r->message, "out of host memory"));
+}
+
 int cli_rows_exit_code(const cli_rows *s)
 {
     /* Something that ran and failed, or the learner's code that cannot run
-     * (it does not compile, its launcher fails): 1, device or not. */
+     * (it does not compile, its launcher fails): 1, device or not.  Rows
+     * that this machine could not hold, with nothing else wrong: 3. */
     if (s->interrupted)
         return EXIT_INTERRUPTED;
     if (s->faulted)
         return EXIT_FAIL;
     bool absent = cli_rows_no_device(s);
     for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].status != RS_CORRECT && s->v[i].status != RS_NO_DEVICE)
+        if (s->v[i].status != RS_CORRECT && s->v[i].status != RS_NO_DEVICE &&
+            !too_big_here(&s->v[i]))
             return EXIT_FAIL;
     for (size_t i = 0; i < s->n; i++)
-        absent |= s->v[i].status == RS_NO_DEVICE;
+        absent |= s->v[i].status == RS_NO_DEVICE || too_big_here(&s->v[i]);
     return absent ? EXIT_ENV : EXIT_OK;
 }
 
@@ -184,6 +197,23 @@ void cli_rows_fmt_pct(char *buf, size_t n, double pct)
 
 void cli_print_json(cJSON *root)
 {
+    /* Every document says which layout of its command it follows, as its
+     * first field; a field that changes meaning or goes away raises it
+     * (docs/cudalab.1, JSON OUTPUT). */
+    if (cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "format_version")) {
+        cJSON *doc = cJSON_CreateObject();
+        if (doc && cJSON_AddNumberToObject(doc, "format_version", CLI_JSON_FORMAT_VERSION)) {
+            cJSON *item;
+            while ((item = root->child) != NULL) {
+                cJSON_DetachItemViaPointer(root, item);
+                cJSON_AddItemToObject(doc, item->string, item);
+            }
+            cJSON_Delete(root);
+            root = doc;
+        } else {
+            cJSON_Delete(doc);
+        }
+    }
     char *txt = root ? cJSON_Print(root) : NULL;
     if (txt)
         puts(txt);

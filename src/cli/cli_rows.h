@@ -82,6 +82,9 @@ void cli_rows_fmt_rate(char *buf, size_t n, double v);
 void cli_rows_fmt_pct(char *buf, size_t n, double pct);
 
 /* Prints root (pretty) on stdout and deletes it; NULL prints nothing. */
+/* The layout version every JSON document of the command line carries as
+ * its first field, "format_version". */
+#define CLI_JSON_FORMAT_VERSION 1
 void cli_print_json(cJSON *root);
 
 #endif

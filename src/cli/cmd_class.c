@@ -1,4 +1,5 @@
 /* cmd_class.c - `cudalab class DIR`: a class's grade reports at a glance. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,15 +8,17 @@
 #include "cli/cli.h"
 #include "cli/cli_grade.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_rows.h"
 #include "core/atomicfile.h"
 #include "core/escape.h"
+#include "core/jsondoc.h"
 #include "grade/classview.h"
 #include "grade/sign.h"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_OUT, OPT_KEY, OPT_SORT, OPT_ASSIGNMENT };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_OUT, OPT_KEY, OPT_SORT, OPT_ASSIGNMENT, OPT_JSON };
 
 typedef struct class_args {
-    const char *format;        /* "csv", "md", "html"; NULL: browse */
+    const char *format;        /* "csv", "md", "html", "json"; NULL: browse */
     const char *out;
     const char *key_file;
     const char *assignment;    /* NULL: the most common one */
@@ -23,8 +26,9 @@ typedef struct class_args {
 } class_args;
 
 static const cli_opt class_opts_table[] = {
-    {"format", OPT_FORMAT, "FMT", "write the table as csv, md or html instead of browsing it",
-     "csv, md or html"},
+    {"format", OPT_FORMAT, "FMT", "write the table as csv, md, html or json instead of browsing it",
+     "csv, md, html or json"},
+    {"json", OPT_JSON, NULL, "the same as --format json: one JSON document on standard output", NULL},
     {"out", OPT_OUT, "FILE", "with --format: the file to write (default: standard output)",
      "a file name"},
     {"key", OPT_KEY, "FILE", "check each report's signature with the instructor's key",
@@ -55,9 +59,13 @@ static int class_option(cli_ctx *c, void *ud, int key, const char *v)
     cl_err e = {{0}};
     switch (key) {
     case OPT_FORMAT:
-        if (strcmp(v, "csv") != 0 && strcmp(v, "md") != 0 && strcmp(v, "html") != 0)
-            return cli_usage_error(c, "class: unknown format '%s' (csv, md or html)", v);
+        if (strcmp(v, "csv") != 0 && strcmp(v, "md") != 0 && strcmp(v, "html") != 0 &&
+            strcmp(v, "json") != 0)
+            return cli_usage_error(c, "class: unknown format '%s' (csv, md, html or json)", v);
         a->format = v;
+        return EXIT_OK;
+    case OPT_JSON:
+        a->format = "json";
         return EXIT_OK;
     case OPT_OUT:
         a->out = v;
@@ -117,11 +125,73 @@ static int nothing_to_show(const class_view *v, const char *dir)
     return EXIT_FAIL;
 }
 
+/* The class as one JSON document: the columns, a learner a row with each
+ * milestone passed (true), failed (false) or not graded (null), and the
+ * files left out with why. */
+static cJSON *class_json(const class_view *v)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "format_version", CLI_JSON_FORMAT_VERSION);
+    cJSON_AddStringToObject(doc, "assignment", v->assignment);
+    cJSON_AddBoolToObject(doc, "signatures_checked", v->checked);
+    cJSON *cols = cJSON_AddArrayToObject(doc, "milestones");
+    for (size_t c = 0; c < v->ncols; c++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "lab", v->cols[c].lab);
+        cJSON_AddStringToObject(o, "id", v->cols[c].id);
+        cJSON_AddStringToObject(o, "text", v->cols[c].text);
+        cJSON_AddNumberToObject(o, "points", v->cols[c].points);
+        cJSON_AddItemToArray(cols, o);
+    }
+    cJSON *rows = cJSON_AddArrayToObject(doc, "learners");
+    for (size_t r = 0; r < v->nrows; r++) {
+        const class_file *f = &v->files[v->rows[r]];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "learner", f->rep.learner);
+        cJSON_AddStringToObject(o, "file", f->path);
+        cJSON_AddStringToObject(o, "created", f->rep.created);
+        cJSON_AddNumberToObject(o, "score", f->rep.score);
+        cJSON_AddNumberToObject(o, "max_score", f->rep.max_score);
+        cJSON_AddStringToObject(o, "error", f->rep.error);
+        cJSON_AddStringToObject(o, "flag", f->note);
+        cJSON *cells = cJSON_AddArrayToObject(o, "passed");
+        for (size_t c = 0; c < v->ncols; c++) {
+            const grade_milestone *m = class_cell(v, f, c);
+            cJSON_AddItemToArray(cells, m ? cJSON_CreateBool(m->passed) : cJSON_CreateNull());
+        }
+        cJSON_AddItemToArray(rows, o);
+    }
+    cJSON *out = cJSON_AddArrayToObject(doc, "left_out");
+    for (size_t i = 0; i < v->nfiles; i++) {
+        const class_file *f = &v->files[i];
+        if (f->usable)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", f->path);
+        cJSON_AddStringToObject(o, "why", f->problem);
+        cJSON_AddItemToArray(out, o);
+    }
+    /* Every string as text: names and notes come from learners' files. */
+    jsondoc_clean_strings(doc, ESCAPE_WS_LINES);
+    return doc;
+}
+
 static int write_table(const class_view *v, const class_args *a)
 {
-    char *text = strcmp(a->format, "csv") == 0 ? class_csv(v)
-               : strcmp(a->format, "md") == 0  ? class_markdown(v)
-                                               : class_html(v);
+    if (strcmp(a->format, "json") == 0 && (!a->out || strcmp(a->out, "-") == 0)) {
+        cli_print_json(class_json(v));
+        return EXIT_OK;
+    }
+    char *text = NULL;
+    if (strcmp(a->format, "json") == 0) {
+        cJSON *doc = class_json(v);
+        text = doc ? jsondoc_file_text(doc) : NULL;
+        cJSON_Delete(doc);
+    } else {
+        text = strcmp(a->format, "csv") == 0 ? class_csv(v)
+             : strcmp(a->format, "md") == 0  ? class_markdown(v)
+                                             : class_html(v);
+    }
     if (!text) {
         fputs("cudalab: out of memory\n", stderr);
         return EXIT_ENV;
@@ -152,9 +222,9 @@ int cmd_class(cli_ctx *c, int argc, char **argv)
     if (first + 1 < argc)
         return cli_usage_error(c, "class: unexpected argument '%s'", argv[first + 1]);
     if (a.out && !a.format)
-        return cli_usage_error(c, "class: --out goes with --format csv|md|html");
+        return cli_usage_error(c, "class: --out goes with --format csv|md|html|json");
     if (!a.format && (!c->browse_class || !isatty(STDOUT_FILENO)))
-        return cli_usage_error(c, "class: not a terminal: give --format csv, md or html");
+        return cli_usage_error(c, "class: not a terminal: give --format csv, md, html or json");
 
     char *key = NULL;
     size_t keylen = 0;

@@ -18,9 +18,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_rows.h"
 #include "cli/cli_opts.h"
 #include "core/which.h"
+#include "lab/pyenv.h"
 #include "store/store.h"
+#include "supervise/sanitize.h"
 #include "supervise/supervisor.h"
 
 #define MAX_FINDINGS 8
@@ -44,6 +47,7 @@ typedef struct doctor_report {
     bool utf8;
     char codeset[64];
     folder_state home, data, workspace;
+    pyenv py;                       /* python3, CuPy and Numba for the labs' Python rows */
     char findings[MAX_FINDINGS][CL_ERR_MAX + 128];
     int nfindings;
 } doctor_report;
@@ -130,6 +134,7 @@ static void gather(const cli_ctx *c, doctor_report *r)
     if (!which_tool("ncu", r->ncu, sizeof r->ncu))
         r->ncu[0] = '\0';
     terminal_probe(r);
+    pyenv_probe_into(&r->py);
 
     home_probe(c, &r->home);
     folder_probe(&r->data, paths_data_dir(r->data.path, sizeof r->data.path, &e), &e);
@@ -165,6 +170,61 @@ static cJSON *folder_json(const folder_state *f)
     if (f->note[0])
         cJSON_AddStringToObject(o, "note", f->note);
     return o;
+}
+
+/* One package of the Python rows: its version, or null and why. */
+static void package_json(cJSON *o, const char *name, bool ok, const char *version,
+                         const char *error)
+{
+    cJSON *p = cJSON_AddObjectToObject(o, name);
+    if (!p)
+        return;
+    cJSON_AddBoolToObject(p, "imports", ok);
+    if (ok)
+        cJSON_AddStringToObject(p, "version", version);
+    else
+        cJSON_AddStringToObject(p, "error", error[0] ? error : "not probed");
+}
+
+static void python_json(cJSON *o, const pyenv *py)
+{
+    if (!o)
+        return;
+    cJSON_AddBoolToObject(o, "found", py->found);
+    if (!py->found) {
+        cJSON_AddStringToObject(o, "reason", py->why);
+    } else {
+        cJSON_AddStringToObject(o, "path", py->python);
+        cJSON_AddStringToObject(o, "version", py->version);
+    }
+    package_json(o, "cupy", py->cupy, py->cupy_version, py->cupy_error);
+    package_json(o, "numba_cuda", py->numba, py->numba_version, py->numba_error);
+    char msg[CL_ERR_MAX];
+    cJSON_AddBoolToObject(o, "rows_can_run", !pyenv_unavailable(py, true, msg, sizeof msg));
+    if (msg[0])
+        cJSON_AddStringToObject(o, "install", PYENV_INSTALL);
+}
+
+/* The Python line: python3, CuPy and Numba, or what is missing and what to
+ * install (the labs' Python rows need them; nothing else does). */
+static void print_python(const pyenv *py)
+{
+    char msg[CL_ERR_MAX];
+    if (!py->found) {
+        printf("Python            %s: the labs' Python rows cannot run\n", py->why);
+        return;
+    }
+    printf("Python            %s (%s)", py->python, py->version);
+    if (py->cupy)
+        printf(", CuPy %s", py->cupy_version);
+    if (py->numba)
+        printf(", Numba %s", py->numba_version);
+    if (pyenv_unavailable(py, true, msg, sizeof msg))
+        printf("\n                  cannot import %s%s%s: the labs' Python rows need %s\n",
+               py->cupy ? "" : "cupy", !py->cupy && !py->numba ? " nor " : "",
+               py->numba ? "" : "numba.cuda", PYENV_INSTALL);
+    else
+        printf(": the labs' Python rows can run\n");
 }
 
 static void print_json(const doctor_report *r)
@@ -209,10 +269,15 @@ static void print_json(const doctor_report *r)
         cJSON_AddStringToObject(tools, "compute_sanitizer", r->sanitizer);
     else
         cJSON_AddNullToObject(tools, "compute_sanitizer");
+    cJSON *san = cJSON_AddArrayToObject(tools, "sanitizer_tools");
+    for (int i = 0; san && r->sanitizer[0] && i < SANITIZE_TOOLS; i++)
+        cJSON_AddItemToArray(san, cJSON_CreateString(sanitize_tool_name((sanitize_tool)i)));
     if (r->ncu[0])
         cJSON_AddStringToObject(tools, "ncu", r->ncu);
     else
         cJSON_AddNullToObject(tools, "ncu");
+    cJSON *py = cJSON_AddObjectToObject(root, "python");
+    python_json(py, &r->py);
     cJSON *t = cJSON_AddObjectToObject(root, "terminal");
     cJSON_AddStringToObject(t, "term", r->term ? r->term : "");
     cJSON_AddNumberToObject(t, "colors", r->colors);
@@ -225,11 +290,7 @@ static void print_json(const doctor_report *r)
     cJSON *fs = cJSON_AddArrayToObject(root, "findings");
     for (int i = 0; i < r->nfindings; i++)
         cJSON_AddItemToArray(fs, cJSON_CreateString(r->findings[i]));
-    char *txt = cJSON_Print(root);
-    if (txt)
-        puts(txt);
-    free(txt);
-    cJSON_Delete(root);
+    cli_print_json(root);
 }
 
 static void print_folder(const char *what, const folder_state *f)
@@ -271,7 +332,13 @@ static void print_text(const doctor_report *r)
     } else {
         printf("Device            %s\n", d->reason[0] ? d->reason : "no CUDA device found");
     }
-    printf("compute-sanitizer %s\n", r->sanitizer[0] ? r->sanitizer : "not found (memcheck and racecheck are unavailable)");
+    if (r->sanitizer[0])
+        printf("compute-sanitizer %s (cudalab run --sanitize: " SANITIZE_TOOL_LIST ")\n",
+               r->sanitizer);
+    else
+        printf("compute-sanitizer not found (memcheck, racecheck, synccheck and initcheck are "
+               "unavailable)\n");
+    print_python(&r->py);
     printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
     printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
            r->utf8 ? "UTF-8" : r->codeset);

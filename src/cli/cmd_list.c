@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_rows.h"
 #include "cli/cli_labs.h"
 #include "core/strfmt.h"
 
@@ -108,11 +109,7 @@ int cmd_list(cli_ctx *c, int argc, char **argv)
                      diags.v[i].msg);
             cJSON_AddItemToArray(probs, cJSON_CreateString(line));
         }
-        char *txt = cJSON_Print(root);
-        if (txt)
-            puts(txt);
-        free(txt);
-        cJSON_Delete(root);
+        cli_print_json(root);
     } else {
         printf("%-3s %-14s %-34s %5s %8s %10s %9s\n", "#", "id", "title", "steps", "variants",
                "milestones", "exercises");

@@ -1,5 +1,6 @@
 /* cmd_run.c - `cudalab run LAB [--variant V]... [--size N]... [--seed S] [--no-cpu]
- *                [--exercise] [--sanitize memcheck|racecheck] [--json]`.
+ *                [--exercise] [--sanitize memcheck|racecheck|synccheck|initcheck]
+ *                [--json]`.
  *
  * Sends one request to the worker and prints a table (or JSON) of the rows
  * it streams back.  --exercise adds the learner's kernel from the workspace
@@ -195,7 +196,10 @@ static const cli_opt run_opts[] = {
      "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
      "an exercise id (see 'cudalab list')"},
     {"sanitize", OPT_SANITIZE, "TOOL",
-     "check your kernel under compute-sanitizer: memcheck or racecheck", "a tool: memcheck or racecheck"},
+     "check your kernel under compute-sanitizer: memcheck (out-of-bounds accesses), racecheck "
+     "(shared-memory races), synccheck (barriers not every thread reaches) or initcheck (reads "
+     "of memory nothing wrote)",
+     "a tool: " SANITIZE_TOOL_LIST},
     {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -269,7 +273,7 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_SANITIZE:
         if (!sanitize_tool_from_name(v, &ra->tool))
-            return cli_usage_error(c, "run: --sanitize needs a tool: memcheck or racecheck");
+            return cli_usage_error(c, "run: --sanitize needs a tool: " SANITIZE_TOOL_LIST);
         ra->sanitize = true;
         ra->exercise = true;
         return EXIT_OK;
@@ -558,6 +562,9 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
                      !(state.spec && state.spec->no_cpu);
     state.time_limit_s = limit;
     db = cli_store_open();
+    if (!db)
+        fputs("cudalab: this run's results are not recorded (the progress store did not open; "
+              "see above)\n", stderr);
     recorder_init(&state.rec, db, "run");
     recorder_begin(&state.rec, &req, NULL);
     if ((rc = cli_rows_run(st, &req, limit, &cb, &state)) != EXIT_OK)

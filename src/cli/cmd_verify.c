@@ -17,7 +17,7 @@ enum { OPT_KEY = CLI_LONG_ONLY };
 static const cli_opt verify_opts[] = {
     {"key", OPT_KEY, "FILE", "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
      "a key file"},
-    {"json", 'j', NULL, "print one JSON document: [{\"file\", \"verdict\", \"why\"}...]",
+    {"json", 'j', NULL, "print one JSON document: {\"reports\": [{\"file\", \"verdict\", \"why\"}...]}",
      NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
@@ -66,7 +66,8 @@ int cmd_verify(cli_ctx *c, int argc, char **argv)
         return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
                                   "CUDALAB_GRADE_KEY holding it");
     rc = EXIT_OK;
-    cJSON *all = a.json ? cJSON_CreateArray() : NULL;
+    cJSON *doc = a.json ? cJSON_CreateObject() : NULL;
+    cJSON *all = doc ? cJSON_AddArrayToObject(doc, "reports") : NULL;
     for (int i = first; i < argc; i++) {
         char why[512], path[CL_PATH_MAX], shown[sizeof why];
         sign_verdict v = sign_verify_file(argv[i], key, keylen, why, sizeof why);
@@ -83,8 +84,8 @@ int cmd_verify(cli_ctx *c, int argc, char **argv)
         if (v != SIGN_VALID)
             rc = EXIT_FAIL;
     }
-    if (all)
-        cli_print_json(all);
+    if (doc)
+        cli_print_json(doc);
     memset(key, 0, keylen);
     free(key);
     return rc;

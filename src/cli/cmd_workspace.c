@@ -1,5 +1,7 @@
 /* cmd_workspace.c - `cudalab workspace [--backups] [--remove-backups LAB
- * [--yes]]`: the learner's exercise files and the backups resets left. */
+ * [--yes]] [--json]`: the learner's exercise files and the backups resets
+ * left. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,13 +9,14 @@
 
 #include "cli/cli_commands.h"
 #include "cli/cli_labs.h"
+#include "cli/cli_rows.h"
 #include "core/units.h"
 #include "lab/workspace.h"
 
-enum { OPT_BACKUPS = CLI_LONG_ONLY, OPT_REMOVE, OPT_YES };
+enum { OPT_BACKUPS = CLI_LONG_ONLY, OPT_REMOVE, OPT_YES, OPT_JSON };
 
 typedef struct ws_args {
-    bool backups, yes;
+    bool backups, yes, json;
     const char *remove;
 } ws_args;
 
@@ -22,6 +25,9 @@ static const cli_opt workspace_opts[] = {
     {"remove-backups", OPT_REMOVE, "LAB",
      "delete lab LAB's backup folders, after a confirmation", "a lab id"},
     {"yes", OPT_YES, NULL, "with --remove-backups: do not ask", NULL},
+    {"json", OPT_JSON, NULL, "print one JSON document: {\"workspace\", \"exists\", \"labs\": "
+     "[{\"id\", \"exercises\": [{\"id\", \"files\": [{\"path\", \"state\"}]}], \"backups\": "
+     "[{\"path\", \"files\", \"bytes\", \"removable\"}]}]}", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -42,16 +48,20 @@ static int workspace_option(cli_ctx *c, void *ud, int key, const char *v)
         a->backups = true;
     else if (key == OPT_YES)
         a->yes = true;
+    else if (key == OPT_JSON)
+        a->json = true;
     else if (key == OPT_REMOVE)
         a->remove = v;
     return EXIT_OK;
 }
 
-static const char *file_state(const char *mine, const char *starter)
+typedef enum file_state_id { FS_MISSING, FS_STARTER, FS_YOURS } file_state_id;
+
+static file_state_id file_state_of(const char *mine, const char *starter)
 {
     struct stat a, b;
     if (stat(mine, &a) != 0)
-        return "not made yet (opening the lab copies the starter)";
+        return FS_MISSING;
     if (stat(starter, &b) == 0 && a.st_size == b.st_size) {
         FILE *fa = fopen(mine, "rb"), *fb = fopen(starter, "rb");
         bool same = fa && fb;
@@ -66,9 +76,28 @@ static const char *file_state(const char *mine, const char *starter)
         if (fb)
             fclose(fb);
         if (same)
-            return "the starter, unchanged";
+            return FS_STARTER;
     }
-    return "yours";
+    return FS_YOURS;
+}
+
+static const char *file_state(const char *mine, const char *starter)
+{
+    static const char *const text[] = {
+        [FS_MISSING] = "not made yet (opening the lab copies the starter)",
+        [FS_STARTER] = "the starter, unchanged",
+        [FS_YOURS] = "yours",
+    };
+    return text[file_state_of(mine, starter)];
+}
+
+/* The token --json gives a file's state. */
+static const char *file_state_token(const char *mine, const char *starter)
+{
+    static const char *const token[] = {
+        [FS_MISSING] = "missing", [FS_STARTER] = "starter", [FS_YOURS] = "yours",
+    };
+    return token[file_state_of(mine, starter)];
 }
 
 /* The backup folders of every exercise of lab l, into *out (caller frees). */
@@ -145,6 +174,57 @@ static void show_files(const lab *l)
     }
 }
 
+static void add_file(cJSON *files, const char *path, const char *starter)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", path);
+    cJSON_AddStringToObject(o, "state", file_state_token(path, starter));
+    cJSON_AddItemToArray(files, o);
+}
+
+/* Lab l's exercises and backups as one object of --json's "labs"; false
+ * when its backups cannot be read (the message is in the object). */
+static bool lab_json(const lab *l, cJSON *labs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", l->id);
+    cJSON *xs = cJSON_AddArrayToObject(o, "exercises");
+    for (size_t k = 0; k < l->nexercises; k++) {
+        const lab_exercise *x = &l->exercises[k];
+        workspace_files f;
+        cl_err e = {{0}};
+        cJSON *xo = cJSON_CreateObject();
+        cJSON_AddStringToObject(xo, "id", x->id);
+        cJSON *files = cJSON_AddArrayToObject(xo, "files");
+        if (!workspace_files_of(NULL, l, x, &f, &e)) {
+            cJSON_AddStringToObject(xo, "error", e.msg);
+        } else {
+            add_file(files, f.kernel, f.starter_kernel);
+            if (f.launcher[0])
+                add_file(files, f.launcher, f.starter_launcher);
+        }
+        cJSON_AddItemToArray(xs, xo);
+    }
+    workspace_backup *b = NULL;
+    size_t n = 0;
+    cl_err e = {{0}};
+    bool ok = all_backups(l, &b, &n, &e);
+    cJSON *bs = cJSON_AddArrayToObject(o, "backups");
+    for (size_t i = 0; i < n; i++) {
+        cJSON *bo = cJSON_CreateObject();
+        cJSON_AddStringToObject(bo, "path", b[i].path);
+        cJSON_AddNumberToObject(bo, "files", b[i].nfiles);
+        cJSON_AddNumberToObject(bo, "bytes", (double)b[i].bytes);
+        cJSON_AddBoolToObject(bo, "removable", b[i].plain);
+        cJSON_AddItemToArray(bs, bo);
+    }
+    if (!ok)
+        cJSON_AddStringToObject(o, "error", e.msg);
+    free(b);
+    cJSON_AddItemToArray(labs, o);
+    return ok;
+}
+
 /* Asks on the terminal; true for an answer starting with y. */
 static bool confirm(const char *lab_id, size_t n, int files)
 {
@@ -216,6 +296,8 @@ int cmd_workspace(cli_ctx *c, int argc, char **argv)
         return cli_usage_error(c, "workspace: --yes goes with --remove-backups LAB");
     if (a.backups && a.remove)
         return cli_usage_error(c, "workspace: --backups and --remove-backups go one at a time");
+    if (a.json && a.remove)
+        return cli_usage_error(c, "workspace: --json lists; it does not go with --remove-backups");
 
     lab_set set = {0};
     lab_diags diags = {0};
@@ -230,6 +312,18 @@ int cmd_workspace(cli_ctx *c, int argc, char **argv)
         goto done;
     if (a.remove) {
         rc = remove_backups(c, &set, &a);
+        goto done;
+    }
+    if (a.json) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "workspace", root);
+        cJSON_AddBoolToObject(doc, "exists", paths_is_dir(root));
+        cJSON *labs = cJSON_AddArrayToObject(doc, "labs");
+        rc = EXIT_OK;
+        for (size_t i = 0; i < set.n; i++)
+            if (set.v[i]->nexercises > 0 && !lab_json(set.v[i], labs))
+                rc = EXIT_ENV;
+        cli_print_json(doc);
         goto done;
     }
     printf("Workspace %s%s\n", root, paths_is_dir(root) ? "" : " (not made yet)");

@@ -89,6 +89,17 @@ static void test_rows_and_exit_code(void **state)
     cli_rows_hello(&s, &dev, "unused");
     assert_false(cli_rows_no_device(&s));
 
+    /* a lab's row whose buffers this machine cannot hold: cannot run here
+     * (3); the learner's own row that asks for too much: their code (1) */
+    s.v[10].status = RS_ERROR;
+    snprintf(s.v[10].message, sizeof s.v[10].message, "needs 96.0 GiB, device has 79.1 GiB free");
+    assert_int_equal(cli_rows_exit_code(&s), EXIT_ENV);
+    s.v[10].kind = RK_EXERCISE;
+    assert_int_equal(cli_rows_exit_code(&s), EXIT_FAIL);
+    s.v[10].kind = RK_KERNEL;
+    s.v[10].status = RS_CORRECT;
+    assert_int_equal(cli_rows_exit_code(&s), EXIT_OK);
+
     run_fault f;
     memset(&f, 0, sizeof f);
     snprintf(f.cause, sizeof f.cause, "timeout");

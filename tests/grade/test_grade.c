@@ -303,6 +303,25 @@ static void test_class(void **state)
     assert_int_equal(ts_shell(&o, false, "'%s' class '%s' --format csv --out '%s/c.csv'", ts_exe(),
                               cls, dir),
                      0);
+    /* --json: one document, its layout version first, a row for bob with
+     * a cell per milestone; a file left out listed with why */
+    assert_int_equal(ts_shell(&o, false, "'%s' class '%s' --json", ts_exe(), cls), 0);
+    cJSON *doc = cJSON_Parse(o.out);
+    assert_non_null(doc);
+    assert_string_equal(doc->child->string, "format_version");
+    cJSON *learners = cJSON_GetObjectItemCaseSensitive(doc, "learners");
+    cJSON *ms = cJSON_GetObjectItemCaseSensitive(doc, "milestones");
+    bool bob = false;
+    cJSON *l;
+    cJSON_ArrayForEach(l, learners) {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(l, "learner")->valuestring, "bob") == 0)
+            bob = true;
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, "passed")),
+                         cJSON_GetArraySize(ms));
+    }
+    assert_true(bob);
+    assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "left_out")) > 0);
+    cJSON_Delete(doc);
     assert_int_equal(ts_shell(&o, false, "'%s' class '%s'", ts_exe(), cls), 2);
     assert_true(ts_contains(o.err, "give --format"));
     ts_output_free(&o);
