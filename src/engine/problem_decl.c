@@ -50,6 +50,8 @@ static bool alloc_host(problem_data *p, cl_err *e)
     if (!dd)
         return err_set(e, "out of host memory");
     p->decl = dd;
+    for (int i = 0; i < DECL_MAX_ARGS; i++)
+        dd->b[i].overrun = -1;
     size_t total = 0;
     for (int i = 0; i < d->nargs; i++) {
         const decl_arg *a = &d->args[i];
@@ -112,7 +114,7 @@ static size_t device_bytes(const problem_data *p, bool copy_buffer)
     for (int i = 0; i < d->nargs; i++) {
         if (!d->args[i].buffer)
             continue;
-        n += p->decl->b[i].count * decl_type_size(d->args[i].type);
+        n += p->decl->b[i].count * decl_type_size(d->args[i].type) + DECL_GUARD_BYTES;
         if (d->args[i].output && d->ref == REF_KERNEL)
             n += p->decl->b[i].count * ref_elem(d, i);
     }
@@ -140,10 +142,13 @@ static bool alloc_device(problem_data *p, bool copy_buffer, cl_err *e)
         const decl_arg *a = &d->args[i];
         if (!a->buffer)
             continue;
-        if (!buffer_alloc(&dd->b[i].dev, dd->b[i].count * decl_type_size(a->type), e) ||
+        size_t bytes = dd->b[i].count * decl_type_size(a->type);
+        if (!buffer_alloc(&dd->b[i].dev, bytes + DECL_GUARD_BYTES, e) ||
             (a->output && d->ref == REF_KERNEL &&
              !buffer_alloc(&dd->b[i].refdev, dd->b[i].count * ref_elem(d, i), e)))
             goto fail;
+        dd->b[i].dev.bytes = bytes;   /* the guard lies past what the buffer is */
+        dd->b[i].overrun = -1;
     }
     size_t scratch = builtin_scratch(p);
     if ((scratch && !buffer_alloc(&dd->scratch, scratch, e)) ||
@@ -155,15 +160,44 @@ fail:
     return false;
 }
 
+/* Fills the guard past buffer b with DECL_GUARD_BYTE. */
+static bool guard_fill(const gpu_buffer *b, cudaStream_t s, cl_err *e)
+{
+    CUDA_CHECK(e, cudaMemsetAsync((char *)b->ptr + b->bytes, DECL_GUARD_BYTE, DECL_GUARD_BYTES, s));
+    return true;
+}
+
+/* Reads the guard past b back: the offset of the first byte a run changed
+ * into *at, or -1. */
+static bool guard_read(const gpu_buffer *b, int64_t *at, cudaStream_t s, cl_err *e)
+{
+    static unsigned char g[DECL_GUARD_BYTES];   /* the worker checks one buffer at a time */
+    CUDA_CHECK(e, cudaMemcpyAsync(g, (const char *)b->ptr + b->bytes, sizeof g,
+                                  cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(e, cudaStreamSynchronize(s));
+    *at = -1;
+    for (size_t k = 0; k < sizeof g; k++)
+        if (g[k] != DECL_GUARD_BYTE) {
+            *at = (int64_t)k;
+            break;
+        }
+    return true;
+}
+
 static bool upload(problem_data *p, cudaStream_t s, cl_err *e)
 {
     const problem_decl *d = decl_of(p);
     decl_data *dd = p->decl;
-    for (int i = 0; i < d->nargs; i++)
-        if (d->args[i].buffer && !d->args[i].output &&
+    for (int i = 0; i < d->nargs; i++) {
+        if (!d->args[i].buffer)
+            continue;
+        if (!d->args[i].output &&
             !buffer_upload(&dd->b[i].dev, dd->b[i].host,
                            dd->b[i].count * decl_type_size(d->args[i].type), s, e))
             return false;
+        if (!guard_fill(&dd->b[i].dev, s, e))
+            return false;
+    }
     return true;
 }
 
@@ -186,12 +220,20 @@ static bool poison(problem_data *p, cudaStream_t s, cl_err *e)
         if (tail)
             CUDA_CHECK(e, cudaMemsetAsync((char *)b->ptr + 4 * words, 0xde, tail, s));
     }
+    /* every guard afresh, so a check sees only this run's stray writes */
+    for (int i = 0; i < d->nargs; i++) {
+        p->decl->b[i].overrun = -1;
+        if (d->args[i].buffer && !guard_fill(&p->decl->b[i].dev, s, e))
+            return false;
+    }
     return true;
 }
 
 static void poison_host(problem_data *p)
 {
     const problem_decl *d = decl_of(p);
+    for (int i = 0; i < d->nargs; i++)
+        p->decl->b[i].overrun = -1;   /* a CPU run has no guards */
     for (int i = 0; i < d->nargs; i++)
         if (d->args[i].output)
             decl_poison_host(p->decl->b[i].host, d->args[i].type, p->decl->b[i].count);
@@ -201,12 +243,41 @@ static bool download(problem_data *p, cudaStream_t s, cl_err *e)
 {
     const problem_decl *d = decl_of(p);
     decl_data *dd = p->decl;
-    for (int i = 0; i < d->nargs; i++)
+    for (int i = 0; i < d->nargs; i++) {
+        if (!d->args[i].buffer)
+            continue;
         if (d->args[i].output &&
             !buffer_download(&dd->b[i].dev, dd->b[i].host,
                              dd->b[i].count * decl_type_size(d->args[i].type), s, e))
             return false;
+        if (!guard_read(&dd->b[i].dev, &dd->b[i].overrun, s, e))
+            return false;
+    }
     return true;
+}
+
+/* The outputs judged, and then the guards: a run that wrote past the end
+ * of any buffer is wrong whatever its outputs hold. */
+static check_report check(const problem_data *p)
+{
+    check_report r = decl_check_outputs(p);
+    const problem_decl *d = decl_of(p);
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_buf *b = &p->decl->b[i];
+        if (!d->args[i].buffer || !b->dev.ptr || b->overrun < 0)
+            continue;
+        size_t es = decl_type_size(d->args[i].type);
+        r.status = CHECK_WRONG;
+        snprintf(r.output, sizeof r.output, "%s", d->args[i].name);
+        snprintf(r.note, sizeof r.note,
+                 "the kernel wrote past the end of %s (%zu elements): byte %lld after its last "
+                 "element changed, which is element %zu; a thread with no element of its own "
+                 "needs the bounds check (if (i < n))",
+                 d->args[i].name, b->count, (long long)b->overrun + 1,
+                 b->count + (size_t)b->overrun / es);
+        break;
+    }
+    return r;
 }
 
 static bool copy_once(problem_data *p, cudaStream_t s, cl_err *e)
@@ -343,7 +414,7 @@ void problem_decl_init(decl_problem *dp, const problem_decl *d)
     o->poison = poison;
     o->poison_host = poison_host;
     o->download = download;
-    o->check = decl_check_outputs;
+    o->check = check;
     o->copy_once = copy_once;
     o->copy_bytes = copy_bytes;
     o->cpu_key = cpu_key;

@@ -33,9 +33,18 @@ typedef struct decl_buf {
     size_t count;            /* elements */
     void *host;              /* inputs as made; outputs as the run wrote them */
     double *ref;             /* outputs: the reference */
-    gpu_buffer dev;
+    gpu_buffer dev;          /* count elements, and DECL_GUARD_BYTES more past them */
     gpu_buffer refdev;       /* outputs, with a reference kernel: what it writes */
+    int64_t overrun;         /* the first guard byte a run changed (its offset), or -1 */
 } decl_buf;
+
+/* Every buffer of a declared problem is followed on the device by this many
+ * bytes filled with DECL_GUARD_BYTE: a kernel that writes past the end of
+ * a buffer (the last block of a grid without its bounds check) changes
+ * them, and the check says so, where the bytes beyond a buffer would
+ * otherwise go unseen. */
+#define DECL_GUARD_BYTES 4096
+#define DECL_GUARD_BYTE 0xa5
 
 typedef struct decl_data {
     decl_buf b[DECL_MAX_ARGS];

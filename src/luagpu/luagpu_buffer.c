@@ -101,6 +101,13 @@ int luagpu_alloc(lua_State *L)
     b->bytes = gb.bytes;
     b->count = count;
     b->dt = d;
+    /* New memory holds whatever was there before, often zeros in a fresh
+     * process: a launcher that reads it before writing it would pass by
+     * luck.  cudalab fills it with 0xFF bytes (a NaN in f32, f64 and bf16,
+     * -1 in i32, the largest u32 and u8), queued before any launch. */
+    cudaError_t st = cudaMemsetAsync(gb.ptr, 0xFF, gb.bytes, luagpu_default_stream(L));
+    if (st != cudaSuccess)
+        return luagpu_cuda_fail(L, "gpu.alloc", st);
     return 1;
 }
 

@@ -84,6 +84,22 @@ static void place_as(const char *ws, const char *path, const char *cu, const cha
     }
 }
 
+/* Copies tests/<from> into <ws>/<path>/<name>. */
+static void place_file(const char *ws, const char *path, const char *from, const char *name)
+{
+    char src[CL_PATH_MAX], dst[CL_PATH_MAX * 2], folder[CL_PATH_MAX + 64];
+    cl_err e = {{0}};
+    snprintf(folder, sizeof folder, "%s/%s", ws, path);
+    assert_true(paths_mkdir_p(folder, &e));
+    ts_data_path(src, sizeof src, "%s", from);
+    snprintf(dst, sizeof dst, "%s/%s", folder, name);
+    char *text = ts_read(src);
+    if (!text)
+        fail_msg("cannot read %s", src);
+    assert_true(ts_write(dst, text));
+    free(text);
+}
+
 static grade_status grade_with(const char *ws, const char *learner, store *st, grade_report *r)
 {
     /* the grading worker as `cudalab grade` starts it: confined */
@@ -227,6 +243,16 @@ static void test_full_score(void **state)
         snprintf(lua, sizeof lua, "basics/solutions/%s/starter.lua", basics[i]);
         place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
     }
+    /* the debugging lab's four bugs fixed, and the Python lab's Numba kernel */
+    static const char *const bugs[] = {"oob", "race", "divergent_barrier", "uninit"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[64], cu[128], lua[128];
+        snprintf(path, sizeof path, "debugging/%s", bugs[i]);
+        snprintf(cu, sizeof cu, "exercises/solutions/debugging/%s/solution.cu", bugs[i]);
+        snprintf(lua, sizeof lua, "exercises/solutions/debugging/%s/solution.lua", bugs[i]);
+        place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
+    }
+    place_file(ws, "python", "python/solution/starter.py", "starter.py");
     /* the profiling report, written by the real command */
     ts_output o = {0};
     int rc = ts_shell(&o, true, "'%s' --workspace '%s' --data '%s' report profiling --size 2^20",
