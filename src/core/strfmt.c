@@ -13,6 +13,21 @@ size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
     return k < 0 ? at : at + (size_t)k;
 }
 
+void strfmt_copy(char *dst, size_t n, const char *src)
+{
+    strfmt_copy_n(dst, n, src ? src : "", src ? strlen(src) : 0);
+}
+
+void strfmt_copy_n(char *dst, size_t n, const char *src, size_t len)
+{
+    if (n == 0)
+        return;
+    if (len >= n)
+        len = n - 1;
+    memmove(dst, src, len);
+    dst[len] = '\0';
+}
+
 const char *strfmt_cell(char *out, size_t n, const char *s, int cols)
 {
     size_t at = 0;

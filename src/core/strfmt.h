@@ -11,6 +11,12 @@
 size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Copies src (NULL: "") into dst (n bytes), cut to fit, always terminated. */
+void strfmt_copy(char *dst, size_t n, const char *src);
+/* Copies the first len bytes of src into dst (n bytes), cut to fit, and
+ * terminates it. */
+void strfmt_copy_n(char *dst, size_t n, const char *src, size_t len);
+
 /* A table cell of cols characters for a terminal: s cut to at most cols
  * UTF-8 characters (never inside one) and padded with spaces, into out (n
  * bytes).  Returns out, for printf.  Each character counts one column,

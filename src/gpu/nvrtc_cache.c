@@ -114,10 +114,10 @@ static bool kernels_deserialize(const char *text, size_t len, nvrtc_output *out)
             return false;
         nvrtc_kernel *k = &out->kernels[out->nkernels++];
         nvrtc_kernel_init(k);
-        copy_text(k->name, sizeof k->name, p, (size_t)(sp - p));
+        strfmt_copy_n(k->name, sizeof k->name, p, (size_t)(sp - p));
         nvrtc_demangle_base(k->name, k->base, sizeof k->base, &k->mangled);
         if (!(nl - sp == 2 && sp[1] == '-')) {
-            copy_text(k->params, sizeof k->params, sp + 1, (size_t)(nl - sp - 1));
+            strfmt_copy_n(k->params, sizeof k->params, sp + 1, (size_t)(nl - sp - 1));
             k->nparams = (int)strlen(k->params);
         }
         p = nl + 1;

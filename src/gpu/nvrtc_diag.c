@@ -63,7 +63,7 @@ int nvrtc_diag_format(const nvrtc_diag *d, char *buf, size_t n)
     } else {
         len = (int)b.len;
         if (n > 0)
-            copy_text(buf, n, b.p, b.len);
+            strfmt_copy_n(buf, n, b.p, b.len);
     }
     strbuf_free(&b);
     return len;

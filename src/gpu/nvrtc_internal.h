@@ -12,6 +12,7 @@
 
 #include "core/err.h"
 #include "core/strbuf.h"
+#include "core/strfmt.h"
 #include "gpu/nvrtc.h"
 #include "gpu/nvrtc_includes.h"
 
@@ -24,15 +25,6 @@ static inline void nvrtc_add_u64(strbuf *b, uint64_t v)
     strbuf_add(b, le, sizeof le);
 }
 
-static inline void copy_text(char *dst, size_t n, const char *src, size_t len)
-{
-    if (n == 0)
-        return;
-    if (len >= n)
-        len = n - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
 
 static inline bool starts_with(const char *s, const char *prefix)
 {

@@ -26,7 +26,7 @@ static bool line_of(const char *text, int line, char *out, size_t n)
     size_t len = strcspn(p, "\r\n");
     if (!*p && line > 1)
         return false;
-    copy_text(out, n, p, len);
+    strfmt_copy_n(out, n, p, len);
     return true;
 }
 
@@ -84,10 +84,10 @@ static bool match_located(const char *s, size_t len, nvrtc_diag *d)
         if (!msg || msg > s + len)
             continue;
         memset(d, 0, sizeof *d);
-        copy_text(d->file, sizeof d->file, s, j - 1);
+        strfmt_copy_n(d->file, sizeof d->file, s, j - 1);
         d->line = atoi(s + j);
         d->severity = sev;
-        copy_text(d->message, sizeof d->message, msg, (size_t)(s + len - msg));
+        strfmt_copy_n(d->message, sizeof d->message, msg, (size_t)(s + len - msg));
         return true;
     }
     return false;
@@ -137,7 +137,7 @@ static bool match_tool(const char *s, size_t len, nvrtc_diag *d)
     if (starts_with(s, "ptxas"))
         snprintf(d->message, sizeof d->message, "ptxas: %.*s", (int)(s + len - q), q);
     else
-        copy_text(d->message, sizeof d->message, q, (size_t)(s + len - q));
+        strfmt_copy_n(d->message, sizeof d->message, q, (size_t)(s + len - q));
     return true;
 }
 
@@ -198,7 +198,7 @@ static bool ptxas_kernel_name(const char *msg, char *name, size_t n)
     size_t len = strcspn(p, "'");
     if (p[len] != '\'')
         return false;
-    copy_text(name, n, p, len);
+    strfmt_copy_n(name, n, p, len);
     return true;
 }
 
@@ -296,7 +296,7 @@ bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main
                 snprintf(cur->message + ml, sizeof cur->message - ml, " (%.*s)",
                          (int)(p + tlen - q), q);
             } else {
-                copy_text(echoed, sizeof echoed, p + skip, tlen - skip);
+                strfmt_copy_n(echoed, sizeof echoed, p + skip, tlen - skip);
             }
         } else if (cur && tlen > 0 && p[0] == ' ') {
             const char *q = p;

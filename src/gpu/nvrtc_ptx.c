@@ -49,7 +49,7 @@ void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled)
     long len = strtol(p, &end, 10);
     if (len <= 0 || (size_t)len > strlen(end))
         return;
-    copy_text(base, n, end, (size_t)len);
+    strfmt_copy_n(base, n, end, (size_t)len);
 }
 
 void nvrtc_kernel_init(nvrtc_kernel *k)
@@ -95,7 +95,7 @@ bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *n)
         }
         nvrtc_kernel *k = &v[(*n)++];
         nvrtc_kernel_init(k);
-        copy_text(k->name, sizeof k->name, p, nl);
+        strfmt_copy_n(k->name, sizeof k->name, p, nl);
         nvrtc_demangle_base(k->name, k->base, sizeof k->base, &k->mangled);
         p += nl;
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
@@ -154,7 +154,7 @@ void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t n)
     char line[1024];
     for (const char *p = log; *p;) {
         size_t len = strcspn(p, "\n");
-        copy_text(line, sizeof line, p, len);
+        strfmt_copy_n(line, sizeof line, p, len);
         p += len;
         if (*p == '\n')
             p++;
@@ -168,10 +168,10 @@ void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t n)
             char kname[NVRTC_NAME_MAX];
             if (name && starts_with(fn, "Compiling")) {
                 name++;
-                copy_text(kname, sizeof kname, name, strcspn(name, "'"));
+                strfmt_copy_n(kname, sizeof kname, name, strcspn(name, "'"));
             } else {
                 name = fn + strlen("Function properties for ");
-                copy_text(kname, sizeof kname, name, strcspn(name, " \r"));
+                strfmt_copy_n(kname, sizeof kname, name, strcspn(name, " \r"));
             }
             cur = kernel_named(kernels, n, kname);
             continue;

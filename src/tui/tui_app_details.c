@@ -104,6 +104,9 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
         if (row->state == ROW_FAULT) {
             in.fault_cause = row->fault_cause[0] ? row->fault_cause : "exit";
             in.fault_message = row->note;
+            /* the row the fault struck: a time limit on a lab's own row or a
+             * CPU baseline is not the learner's kernel's doing */
+            in.fault_variant = row->kind == RK_EXERCISE ? "exercise" : row->variant;
         }
         const lab_exercise *ex = row->exercise[0] ? lab_exercise_find(l, row->exercise) : NULL;
         in.spec = lab_problem_spec(l, ex ? ex->problem : l->problem);

@@ -14,11 +14,6 @@
 
 #define VIEW_MAX 256
 
-static inline void copy_str(char *dst, size_t n, const char *src)
-{
-    snprintf(dst, n, "%s", src ? src : "");
-}
-
 /* ---- lesson, milestones and quizzes (tui_app_lesson.c) ---- */
 
 /* Lesson lines the lesson pane shows at lay. */

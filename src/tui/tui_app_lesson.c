@@ -174,9 +174,9 @@ unsigned tui_app_quiz_answer(tui_app *a)
         s->quiz_ok[a->quiz_q] = true;
     tui_progress_quiz(a, a->quiz_q, a->quiz_cursor, correct);
     if (fb && fb[0])
-        copy_str(a->quiz_feedback, sizeof a->quiz_feedback, fb);
+        strfmt_copy(a->quiz_feedback, sizeof a->quiz_feedback, fb);
     else
-        copy_str(a->quiz_feedback, sizeof a->quiz_feedback,
+        strfmt_copy(a->quiz_feedback, sizeof a->quiz_feedback,
                  correct ? "Correct." : "Not quite; try another answer.");
     tui_app_eval(a, a->sel);
     return TUI_F_REDRAW;

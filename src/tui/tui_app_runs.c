@@ -138,8 +138,8 @@ bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *
     if (!workspace_files_of(a->workspace, l, x, &f, NULL))
         return false;
     mine = is_file(f.kernel);
-    copy_str(kernel, n, mine ? f.kernel : f.starter_kernel);
-    copy_str(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
+    strfmt_copy(kernel, n, mine ? f.kernel : f.starter_kernel);
+    strfmt_copy(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
     return true;
 }
 
@@ -149,7 +149,7 @@ bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *
 static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, run_request *req)
 {
     lab_request_problem(l, x, req);
-    copy_str(req->exercise, sizeof req->exercise, x->id);
+    strfmt_copy(req->exercise, sizeof req->exercise, x->id);
     for (size_t v = 0; v < x->nvariants; v++)
         lab_request_add_variant(req, &x->variants[v]);
     if (!tui_app_exercise_paths(a, l, x, req->exercise_kernel, req->exercise_launcher,
@@ -179,10 +179,10 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
         return TUI_F_REDRAW;
     }
     memset(&a->req, 0, sizeof a->req);
-    copy_str(req->lab, sizeof req->lab, l->id);
+    strfmt_copy(req->lab, sizeof req->lab, l->id);
     lab_request_problem(l, NULL, req);
     req->nsizes = 1;
-    copy_str(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
+    strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;
     req->cpu = true;
     if (x && x->id[0] &&
@@ -310,19 +310,19 @@ void tui_app_run_started(tui_app *a, const run_request *req)
     a->running = true;
     a->run_id = req->run;
     a->run_lab = li;
-    copy_str(a->run_size, sizeof a->run_size, size);
-    copy_str(a->run_ex, sizeof a->run_ex, req->exercise);
+    strfmt_copy(a->run_size, sizeof a->run_size, size);
+    strfmt_copy(a->run_ex, sizeof a->run_ex, req->exercise);
     a->run_rows = 0;
     a->run_rows_done = 0;
     a->compiler_shown = a->compiler_hidden = 0;
     s->compile_log[0] = '\0';
     tui_progress_run_started(a, req);
     char scope[RUN_ID_MAX];
-    copy_str(scope, sizeof scope, s->table.scope);
-    copy_str(s->table.scope, sizeof s->table.scope, req->exercise);
+    strfmt_copy(scope, sizeof scope, s->table.scope);
+    strfmt_copy(s->table.scope, sizeof s->table.scope, req->exercise);
     if (tui_prof_lab(a->labs->v[li]) && strcmp(req->problem, a->labs->v[li]->problem) == 0) {
         started_profiling(a, s, req);
-        copy_str(s->table.scope, sizeof s->table.scope, scope);
+        strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
         return;
     }
     for (int z = 0; z < req->nsizes; z++) {
@@ -344,7 +344,7 @@ void tui_app_run_started(tui_app *a, const run_request *req)
             a->run_rows++;
         }
     }
-    copy_str(s->table.scope, sizeof s->table.scope, scope);
+    strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
     tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
                 req->lab, req->exercise[0] ? ", exercise " : "", req->exercise, size);
 }
@@ -360,7 +360,7 @@ unsigned tui_app_on_worker_lost(tui_app *a, const char *why)
     a->dev_known = true;
     a->dev_lost = true;
     memset(&a->dev, 0, sizeof a->dev);
-    copy_str(a->dev.reason, sizeof a->dev.reason, why);
+    strfmt_copy(a->dev.reason, sizeof a->dev.reason, why);
     tui_log_add(&a->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
     return TUI_F_REDRAW;
 }
@@ -467,7 +467,7 @@ unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
 {
     char path[TUI_TL_PATH_MAX];
     if (experiments_timeline_path(msg, path, sizeof path)) {
-        copy_str(a->tl_path, sizeof a->tl_path, path);
+        strfmt_copy(a->tl_path, sizeof a->tl_path, path);
         a->tl_stale = true;
         tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
         return TUI_F_REDRAW;
@@ -498,10 +498,10 @@ unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
     }
     if (s && strcmp(f->cause, "cancelled") != 0) {
         char scope[RUN_ID_MAX];
-        copy_str(scope, sizeof scope, s->table.scope);
-        copy_str(s->table.scope, sizeof s->table.scope, a->run_ex);
+        strfmt_copy(scope, sizeof scope, s->table.scope);
+        strfmt_copy(s->table.scope, sizeof s->table.scope, a->run_ex);
         tui_runtable_fault(&s->table, f, a->run_size);
-        copy_str(s->table.scope, sizeof s->table.scope, scope);
+        strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
     }
     return TUI_F_REDRAW;
 }

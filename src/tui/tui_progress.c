@@ -39,7 +39,9 @@ bool tui_progress_saving(const tui_app *a)
 void tui_progress_attach(tui_app *a, struct store *s, const char *why)
 {
     a->store = s;
-    a->store_failed = false;
+    /* a store opened read-only (a folder or file that cannot be written):
+     * the status bar says "progress not saved" from the start */
+    a->store_failed = s && store_readonly(s);
     recorder_init(&a->rec, s, "tui");
     if (!s)
         tui_log_add(&a->log, TUI_LOG_WARN, "%s; your work this session is kept until you quit",

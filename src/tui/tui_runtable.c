@@ -4,14 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "core/units.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
-
-static void copy_str(char *dst, size_t n, const char *src)
-{
-    snprintf(dst, n, "%s", src ? src : "");
-}
 
 void tui_runtable_free(tui_runtable *t)
 {
@@ -74,10 +70,10 @@ static tui_row *add_row(tui_runtable *t, const char *ex, const char *variant, co
     }
     r = &t->v[t->n++];
     memset(r, 0, sizeof *r);
-    copy_str(r->exercise, sizeof r->exercise, ex);
-    copy_str(r->variant, sizeof r->variant, variant);
-    copy_str(r->label, sizeof r->label, label && label[0] ? label : result_row_label(variant, kind));
-    copy_str(r->size, sizeof r->size, size);
+    strfmt_copy(r->exercise, sizeof r->exercise, ex);
+    strfmt_copy(r->variant, sizeof r->variant, variant);
+    strfmt_copy(r->label, sizeof r->label, label && label[0] ? label : result_row_label(variant, kind));
+    strfmt_copy(r->size, sizeof r->size, size);
     r->kind = kind;
     r->state = ROW_IDLE;
     r->seq = t->next_seq++;
@@ -91,7 +87,7 @@ bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label
     if (!r && !(r = add_row(t, t->scope, variant, label, kind, size, e)))
         return false;
     if (label && label[0])
-        copy_str(r->label, sizeof r->label, label);
+        strfmt_copy(r->label, sizeof r->label, label);
     r->kind = kind;
     r->state = ROW_QUEUED;
     r->has_result = false;
@@ -115,7 +111,7 @@ bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *l
     r->state = ROW_RUNNING;
     r->rep = p->rep;
     r->of = p->of;
-    copy_str(r->phase, sizeof r->phase, p->phase);
+    strfmt_copy(r->phase, sizeof r->phase, p->phase);
     return true;
 }
 
@@ -125,14 +121,14 @@ bool tui_runtable_result(tui_runtable *t, const run_result *res, cl_err *e)
     if (!r && !(r = add_row(t, res->exercise, res->variant, res->label, res->kind, res->size, e)))
         return false;
     if (res->label[0])
-        copy_str(r->label, sizeof r->label, res->label);
+        strfmt_copy(r->label, sizeof r->label, res->label);
     r->kind = res->kind;
     r->r = *res;
     r->has_result = true;
     r->recorded_at = 0;
     r->state = res->status == RS_FAULT ? ROW_FAULT : ROW_DONE;
     if (res->status == RS_FAULT || res->status == RS_ERROR)
-        copy_str(r->note, sizeof r->note, res->message);
+        strfmt_copy(r->note, sizeof r->note, res->message);
     else
         r->note[0] = '\0';
     return true;
@@ -150,8 +146,8 @@ void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size)
         return;
     hit->state = ROW_FAULT;
     hit->has_result = false;
-    copy_str(hit->fault_cause, sizeof hit->fault_cause, f->cause);
-    copy_str(hit->note, sizeof hit->note, f->message[0] ? f->message : f->cause);
+    strfmt_copy(hit->fault_cause, sizeof hit->fault_cause, f->cause);
+    strfmt_copy(hit->note, sizeof hit->note, f->message[0] ? f->message : f->cause);
 }
 
 void tui_runtable_finish(tui_runtable *t, const char *why)
@@ -160,7 +156,7 @@ void tui_runtable_finish(tui_runtable *t, const char *why)
         tui_row *r = &t->v[i];
         if (r->state == ROW_QUEUED || r->state == ROW_RUNNING) {
             r->state = ROW_SKIPPED;
-            copy_str(r->note, sizeof r->note, why ? why : "not run");
+            strfmt_copy(r->note, sizeof r->note, why ? why : "not run");
         }
     }
 }

@@ -219,11 +219,12 @@ static void test_set_finds_every_lab(void **state)
     assert_true(lab_set_load(&set, dirs, 1, g_home, &d, &e));
     print_diags(&d);
     assert_int_equal(d.n, 0);
-    static const char *const order[] = {"basics", "profiling", "reduction", "matmul",
-                                        "embedding", "scan",   "pipeline",  "stencil",
-                                        "layernorm"};
-    assert_int_equal(set.n, 9);
-    for (size_t i = 0; i < 9; i++)
+    static const char *const order[] = {"basics", "profiling", "debugging", "python",
+                                        "reduction", "matmul", "embedding", "scan",
+                                        "pipeline", "stencil", "layernorm"};
+    const size_t nlabs = sizeof order / sizeof order[0];
+    assert_int_equal(set.n, nlabs);
+    for (size_t i = 0; i < nlabs; i++)
         assert_string_equal(set.v[i]->id, order[i]);
     assert_non_null(lab_set_find(&set, "matmul"));
     assert_null(lab_set_find(&set, "nope"));
@@ -232,8 +233,8 @@ static void test_set_finds_every_lab(void **state)
     /* The same folder twice: every lab is a duplicate the second time. */
     const char *twice[] = {dir, dir};
     assert_true(lab_set_load(&set, twice, 2, g_home, &d, &e));
-    assert_int_equal(set.n, 9);
-    assert_int_equal(d.n, 9);
+    assert_int_equal(set.n, nlabs);
+    assert_int_equal(d.n, nlabs);
     for (size_t i = 0; i < d.n; i++)
         assert_non_null(strstr(d.v[i].msg, "is already defined in"));
     lab_set_free(&set);
@@ -242,7 +243,7 @@ static void test_set_finds_every_lab(void **state)
     const char *missing[] = {"/nonexistent/labs", dir};
     assert_false(lab_set_load(&set, missing, 2, g_home, &d, &e));
     assert_non_null(strstr(e.msg, "cannot read lab folder /nonexistent/labs"));
-    assert_int_equal(set.n, 9);
+    assert_int_equal(set.n, nlabs);
     lab_set_free(&set);
     lab_diags_free(&d);
 }

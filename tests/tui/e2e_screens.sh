@@ -127,21 +127,20 @@ snapshot ascii-run
 # ---- after a resize the selected row stays in sight ------------------------------------------
 start_tui 100 30
 wait_for "Labs" 20 || fail "resize: no lab list"
-keys g
-keys j
-first=$(CUDALAB_HOME="$home" "$exe" __complete run "$(awk 'NR == 3 { print $2 }' "$work/list.txt")" --variant "" | head -1)
+select_lab_id reduction
+first=$(CUDALAB_HOME="$home" "$exe" __complete run reduction --variant "" | head -1)
 keys Tab
 keys Tab
 keys End
 T resize-window -t e2e -x 100 -y 18; sleep 0.7
 capture
-has "exercise" && pass "resize to 18 rows: the selected last row is shown" || fail "resize to 18 rows: the selected row scrolled away"
+has "your kernel" && pass "resize to 18 rows: the selected last row is shown" || fail "resize to 18 rows: the selected row scrolled away"
 T resize-window -t e2e -x 100 -y 45; sleep 0.7
 capture
-if has "exercise" && has "│  $first "; then
-    pass "resize to 45 rows: every row shows again, '$first' to 'exercise'"
+if has "your kernel" && has "│  $first "; then
+    pass "resize to 45 rows: every row shows again, '$first' to 'your kernel'"
 else
-    fail "resize to 45 rows: the table did not scroll back ('$first' .. 'exercise')"
+    fail "resize to 45 rows: the table did not scroll back ('$first' .. 'your kernel')"
 fi
 
 # ---- the shipped timeline says what it is ---------------------------------------------------------

@@ -836,6 +836,38 @@ static void test_compiler_flood(void **state)
     assert_non_null(strstr(a->ls[0].compile_log, "Used 39 registers"));
 }
 
+/* A time limit that strikes a lab's own row blames the run, not the
+ * learner's kernel, which had not run. */
+static void test_timeout_on_a_lab_row(void **state)
+{
+    tui_app *a = *state;
+    run_request req;
+    key(a, TA_RUN_ALL);
+    req = a->req.run;
+    req.run = 11;
+    tui_app_run_started(a, &req);
+    run_fault flt;
+    memset(&flt, 0, sizeof flt);
+    flt.run = 11;
+    snprintf(flt.cause, sizeof flt.cause, "timeout");
+    snprintf(flt.variant, sizeof flt.variant, "interleaved");
+    snprintf(flt.message, sizeof flt.message, "the worker ran past the time limit of 1 s");
+    tui_app_on_fault(a, &flt);
+    tui_app_on_done(a, 11);
+    tui_row *row = tui_runtable_find(&a->ls[0].table, "interleaved", "2^20");
+    assert_non_null(row);
+    assert_int_equal(row->state, ROW_FAULT);
+    a->focus = TUI_P_RUN;
+    size_t idx[16], n = tui_runtable_view(&a->ls[0].table, "2^20", idx, 16);
+    for (size_t k = 0; k < n; k++)
+        if (&a->ls[0].table.v[idx[k]] == row)
+            a->ls[0].run_cursor = k;
+    key(a, TA_ENTER);
+    assert_int_equal(a->overlay, TUI_OV_DETAILS);
+    assert_non_null(strstr(a->details, "The run did not finish in time"));
+    assert_null(strstr(a->details, "Your kernel did not finish"));
+}
+
 static void test_tools(void **state)
 {
     tui_app *a = *state;
@@ -1235,6 +1267,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_profiling_rows, setup_prof, teardown),
         cmocka_unit_test_setup_teardown(test_timeline_view, setup_prof, teardown),
         cmocka_unit_test_setup_teardown(test_compiler_flood, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_on_a_lab_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
