@@ -29,6 +29,12 @@ void engine_probe(device_info *out);
 /* Makes the next engine_probe skip the copy-bandwidth measurement, noting
  * why (a worker under compute-sanitizer, whose timings mean nothing). */
 void engine_skip_peak(const char *why);
+/* The worker runs under compute-sanitizer: no guard bytes after a
+ * problem's buffers and no fill of the Buffers a launcher allocates, which
+ * would hide from memcheck and initcheck the very accesses they report. */
+void engine_under_sanitizer(void);
+/* Whether engine_under_sanitizer was called. */
+bool engine_is_under_sanitizer(void);
 
 /* Runs every variant x size of req, emitting one result per row (CPU
  * baselines and the library too; the learner's kernel, when req names one,

@@ -9,11 +9,25 @@
 #include "gpu/buffer.h"
 #include "gpu/device.h"
 #include "gpu/peak.h"
+#include "luagpu/luagpu.h"
 #include "kernels.h"
 #include "engine/engine_internal.h"
 
 engine_state engine_g;
 static char skip_peak_why[128];
+
+static bool under_sanitizer;
+
+void engine_under_sanitizer(void)
+{
+    under_sanitizer = true;
+    luagpu_fill_new_buffers(false);
+}
+
+bool engine_is_under_sanitizer(void)
+{
+    return under_sanitizer;
+}
 
 void engine_skip_peak(const char *why)
 {

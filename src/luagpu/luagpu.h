@@ -68,5 +68,8 @@ long long luagpu_own_launches(struct lua_State *L);
 /* The stream gpu.launch and event:record use when none is given (a
  * cudaStream_t; NULL: the legacy default stream). */
 void luagpu_set_stream(struct lua_State *L, void *stream);
+/* Whether gpu.alloc fills new Buffers with 0xFF bytes (the default: yes);
+ * off under compute-sanitizer, whose initcheck must see them unwritten. */
+void luagpu_fill_new_buffers(bool on);
 
 #endif

@@ -82,6 +82,13 @@ static bool parse_dtype(const char *dt, dtype *d)
 
 #define DTYPES "'f32', 'f64', 'i32', 'u32', 'u8' or 'bf16'"
 
+static bool fill_new = true;
+
+void luagpu_fill_new_buffers(bool on)
+{
+    fill_new = on;
+}
+
 int luagpu_alloc(lua_State *L)
 {
     luagpu_need_device(L);
@@ -105,9 +112,11 @@ int luagpu_alloc(lua_State *L)
      * process: a launcher that reads it before writing it would pass by
      * luck.  cudalab fills it with 0xFF bytes (a NaN in f32, f64 and bf16,
      * -1 in i32, the largest u32 and u8), queued before any launch. */
-    cudaError_t st = cudaMemsetAsync(gb.ptr, 0xFF, gb.bytes, luagpu_default_stream(L));
-    if (st != cudaSuccess)
-        return luagpu_cuda_fail(L, "gpu.alloc", st);
+    if (fill_new) {
+        cudaError_t st = cudaMemsetAsync(gb.ptr, 0xFF, gb.bytes, luagpu_default_stream(L));
+        if (st != cudaSuccess)
+            return luagpu_cuda_fail(L, "gpu.alloc", st);
+    }
     return 1;
 }
 

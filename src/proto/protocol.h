@@ -28,6 +28,11 @@
 /* Set to 1 in a worker's environment: skip the copy-bandwidth measurement
  * (a worker under compute-sanitizer, whose timings mean nothing). */
 #define PROTO_NO_PEAK_ENV "CUDALAB_NO_PEAK"
+/* Set for a worker that runs under compute-sanitizer: memory is left as the
+ * tool needs to see it (no guard bytes after a problem's buffers, new
+ * Buffers not filled), so each stray or unwritten access is the tool's to
+ * report. */
+#define PROTO_UNDER_SANITIZER_ENV "CUDALAB_UNDER_SANITIZER"
 
 typedef enum msg_type {
     MSG_INVALID, MSG_HELLO, MSG_RUN, MSG_QUIT, MSG_PROGRESS, MSG_RESULT,

@@ -281,7 +281,8 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     argv[a++] = "worker";
     argv[a] = NULL;
 
-    static const char *const no_peak[] = {PROTO_NO_PEAK_ENV "=1", NULL};
+    static const char *const no_peak[] = {PROTO_NO_PEAK_ENV "=1", PROTO_UNDER_SANITIZER_ENV "=1",
+                                          NULL};
     spawn_opts so = {.argv = argv, .in = SPAWN_PIPE, .out = SPAWN_PIPE, .err = SPAWN_TO_OUT,
                      .extra_fd = PROTO_FD, .own_group = true, .env = no_peak};
     if (!spawn_start(&so, &child, e))

@@ -142,6 +142,9 @@ int worker_main(int argc, char **argv)
     const char *no_peak = getenv(PROTO_NO_PEAK_ENV);
     if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0)
         engine_skip_peak(PROTO_NO_PEAK_ENV " is set");
+    const char *san = getenv(PROTO_UNDER_SANITIZER_ENV);
+    if (san && san[0] && strcmp(san, "0") != 0)
+        engine_under_sanitizer();
 
     const workerloop_engine eng = {engine_probe, dispatch_run, engine_shutdown};
     return workerloop_serve(&eng, STDIN_FILENO, out_fd);
