@@ -131,10 +131,15 @@ return lab {
       ```
 
       The kernel is the same source the `cuda_c` row runs, with the same
-      grid, and the two rows agree (on an H200, 232.6 and 232.5 us at
-      2^26).  What differs is the launch: Python code that builds an
-      argument tuple and calls CuPy, instead of a Lua launcher calling the
-      CUDA runtime (the next steps say when that matters).
+      grid.  On an H200 the two rows agree (232.6 and 232.5 us at 2^26);
+      on an H100 they did not (439 against 293 us at 2^26, level at the
+      smaller sizes), though nothing in the kernel or its launch differs:
+      the Python rows run in a second process, on the arrays cudalab
+      shares with it, and on that GPU at that size the second process
+      got a third less bandwidth.  Compare your own GPU's rows before
+      blaming the language.  The launch itself is Python code that builds
+      an argument tuple and calls CuPy, instead of a Lua launcher calling
+      the CUDA runtime (the next steps say when that matters).
 
       **Arguments must match the C types.**  CuPy passes a Python int as
       a 64-bit integer and a Python float as a `double`; the kernel
@@ -209,8 +214,17 @@ return lab {
       | 2^20+3 | 8.2 us | 8.4 us | 8.4 us | 16.9 us |
       | 2^26 | 232.5 us | 232.6 us | 234.4 us | 638.9 us |
 
+      And one on an H100:
+
+      | n | `cuda_c` | `cupy_rawkernel` | `numba_jit` | `cupy_array` |
+      |---|---|---|---|---|
+      | 2^12 | 4.2 us | 4.4 us | 4.6 us | 7.0 us |
+      | 2^20+3 | 9.7 us | 9.9 us | 9.9 us | 17.1 us |
+      | 2^26 | 293.0 us | 439.3 us | 439.1 us | 774.6 us |
+
       Even at 2^12, where the kernel is a few microseconds of work, the
-      three one-kernel rows agree.  The events time what the GPU does from
+      three one-kernel rows agree on both GPUs (the H100's gap at 2^26 is
+      the one the RawKernel step describes, not launch cost).  The events time what the GPU does from
       the start of a run to its end, and before each run the GPU is busy
       with the L2 flush, long enough for Python to queue the launch: the
       kernel never waits for Python.  What sets the array row apart is its
