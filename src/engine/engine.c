@@ -82,19 +82,6 @@ void engine_row_no_device(run_result *r, const char *why)
     snprintf(r->message, sizeof r->message, "%s", why);
 }
 
-static const char *library_label(const char *lib)
-{
-    if (strcmp(lib, "cub") == 0)
-        return "CUB";
-    if (strcmp(lib, "cublas") == 0)
-        return "cuBLAS";
-    if (strcmp(lib, "cublas_bf16") == 0)
-        return "cuBLAS BF16";
-    if (strcmp(lib, "copy") == 0)
-        return "device copy";
-    return lib;
-}
-
 /* ---- one size --------------------------------------------------------- */
 
 typedef struct size_rows {
@@ -130,7 +117,7 @@ static void emit_all_errors(engine_ctx *c, const char *msg)
         engine_emit(c, &r);
     }
     if (c->req->library[0]) {
-        engine_row_init(c, &r, c->req->library, library_label(c->req->library), RK_LIBRARY);
+        engine_row_init(c, &r, c->req->library, result_row_label(c->req->library, RK_LIBRARY), RK_LIBRARY);
         engine_row_error(&r, msg);
         engine_emit(c, &r);
     }
@@ -285,7 +272,7 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
         }
         const gemm_precision *g = gemm_precision_find(k->precision);
         char label[RUN_ID_MAX];
-        snprintf(label, sizeof label, "%s %s", library_label(req->library), g ? g->label : "");
+        snprintf(label, sizeof label, "%s %s", result_row_label(req->library, RK_LIBRARY), g ? g->label : "");
         run_result r;
         engine_row_init(c, &r, lib->name, label, RK_LIBRARY);
         if (kernel_usable(c, lib->name, lib, &r)) {
@@ -337,7 +324,7 @@ static void plan_library(const engine_ctx *c, lib_plan *lp)
     if (!req->library[0])
         return;
     snprintf(lp->id, sizeof lp->id, "%s", req->library);
-    snprintf(lp->label, sizeof lp->label, "%s", library_label(req->library));
+    snprintf(lp->label, sizeof lp->label, "%s", result_row_label(req->library, RK_LIBRARY));
     const builtin_desc *b = c->decl && c->decl->bi ? c->decl->bi->desc : NULL;
     if (c->decl && strcmp(req->library, "copy") != 0) {
         for (int i = 0; i < req->nvariants; i++)
@@ -388,7 +375,14 @@ static void rows_not_run(engine_ctx *c, size_rows *h, const lib_plan *lp, const 
     }
     for (int i = 0; i < c->req->nvariants; i++) {
         variant_row(c, &c->req->variants[i], &r);
-        if (compiled_only && c->rung_msg[i] && c->rung_msg[i][0])
+        bool unavailable = c->rung_msg[i] && strncmp(c->rung_msg[i], "unavailable: ", 13) == 0;
+        if (compiled_only && unavailable && no_device) {
+            /* a Python rung whose packages are missing: the device's
+             * absence first, what python3 lacks beside it */
+            char both[CL_ERR_MAX * 2];
+            snprintf(both, sizeof both, "%s; and this row is %s", msg, c->rung_msg[i]);
+            engine_row_no_device(&r, both);
+        } else if (compiled_only && c->rung_msg[i] && c->rung_msg[i][0])
             engine_row_error(&r, c->rung_msg[i]);   /* a rung that does not compile */
         else if (no_device)
             engine_row_no_device(&r, msg);
