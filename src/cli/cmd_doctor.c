@@ -114,6 +114,21 @@ static void terminal_probe(doctor_report *r)
     r->utf8 = strcmp(r->codeset, "UTF-8") == 0;
 }
 
+/* The progress database itself, when there is one: opened only to read
+ * (nothing on disk changes), so that another program's file at its path
+ * or a damaged one is a finding here, not a surprise at the next run. */
+static void store_probe(doctor_report *r)
+{
+    char db[CL_PATH_MAX];
+    if (!paths_join(db, sizeof db, r->data.path, STORE_FILE) || access(db, F_OK) != 0)
+        return;
+    store *s = NULL;
+    cl_err e = {{0}};
+    if (!store_open_readonly(r->data.path, &s, &e))
+        finding(r, "the progress database cannot be read: %s", e.msg);
+    store_close(s);
+}
+
 static void gather(const cli_ctx *c, doctor_report *r)
 {
     cl_err e = {{0}};
@@ -150,6 +165,8 @@ static void gather(const cli_ctx *c, doctor_report *r)
         finding(r, "progress is not saved: %s", r->data.note);
     else if (!store_dir_usable(r->data.path, NULL, why, sizeof why))
         finding(r, "%s", why);
+    else
+        store_probe(r);
     if (strcmp(r->workspace.state, "not_writable") == 0)
         finding(r, "your copies of the exercises cannot be made: the workspace %s %s",
                 r->workspace.path, r->workspace.note);
