@@ -333,87 +333,10 @@ static void open_progress(tui_ctx *c)
     tui_progress_restore(&c->app);
 }
 
-int tui_run(const tui_opts *o)
+/* The terminal's modes for the lab: keys one at a time and unechoed, the
+ * keypad and mouse decoded, reads that never block, no cursor, colours. */
+static void screen_modes(bool colour)
 {
-    static tui_ctx ctx;
-    tui_ctx *c = &ctx;
-    lab_set labs = {NULL, 0};
-    lab_diags diags = {NULL, 0, 0};
-    struct sigaction old[4];
-    supervisor_callbacks cb = {cb_hello, cb_progress, cb_result, cb_log, cb_fault, cb_done};
-    supervisor_opts so;
-    SCREEN *scr = NULL;
-    bool ascii;
-    cl_err e;
-    int rc = 1;
-    const char *cs;
-
-    memset(c, 0, sizeof *c);
-    tui_job_init(&c->job);
-    c->opts = o;
-    err_clear(&e);
-    stop_signal = 0;
-    setlocale(LC_ALL, "");
-    cs = nl_langinfo(CODESET);
-    ascii = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "cudalab: the interactive lab needs a terminal; "
-                        "for scripts use 'cudalab list' or 'cudalab run LAB'\n");
-        return 2;
-    }
-    char why[512];
-    if (!tui_term_usable(why, sizeof why)) {
-        fprintf(stderr, "cudalab: %s\n", why);
-        return 3;   /* cannot run here */
-    }
-    if (!lab_set_load(&labs, o->lab_dirs, o->nlab_dirs, o->home, &diags, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        goto cleanup;
-    }
-    if (!tui_app_init(&c->app, &labs, ascii, &e)) {
-        fprintf(stderr, "cudalab: %s\n", e.msg);
-        goto cleanup;
-    }
-    c->app.time_limit_s = o->time_limit_s;
-    c->app.ms_eval = tui_milestones_eval;
-    timeline_fallback(&c->app, o->home);
-    if (paths_workspace(c->workspace, sizeof c->workspace, NULL))
-        c->app.workspace = c->workspace;
-    c->prepared = calloc(labs.n + 1, sizeof *c->prepared);
-    if (!c->prepared) {
-        fprintf(stderr, "cudalab: out of memory\n");
-        goto cleanup;
-    }
-    c->watch = watch_new(0, &e);
-    if (!c->watch)
-        tui_log_add(&c->app.log, TUI_LOG_WARN, "saving your kernel will not start a run: %s", e.msg);
-    tui_requests_prepare(c, 0);
-    add_diags(&c->app, &diags);
-    for (size_t i = 0; i < labs.n; i++)
-        tui_app_eval(&c->app, i);
-    open_progress(c);
-
-    memset(&so, 0, sizeof so);
-    so.cb = &cb;
-    so.ud = c;
-    so.time_limit_s = o->time_limit_s;
-    c->sup = supervisor_new(&so, &e);
-    if (!c->sup) {
-        snprintf(c->sup_error, sizeof c->sup_error, "cannot start the worker: %s", e.msg);
-        tui_log_add(&c->app.log, TUI_LOG_ERROR, "%s", c->sup_error);
-    }
-
-    stop_signals(true, old);
-    scr = newterm(NULL, stdout, stdin);
-    if (!scr) {
-        stop_signals(false, old);
-        fprintf(stderr, "cudalab: cannot use this terminal (TERM=%s): set TERM to one this "
-                        "machine knows, e.g. TERM=xterm-256color, or use 'cudalab run LAB'\n",
-                getenv("TERM") ? getenv("TERM") : "");
-        rc = 3;
-        goto cleanup;
-    }
-    set_term(scr);
     cbreak();
     noecho();
     nonl();
@@ -436,12 +359,120 @@ int tui_run(const tui_opts *o)
 #endif
               , NULL);
     mouseinterval(0);
-    tui_theme_init(want_colour(o));
+    tui_theme_init(colour);
+}
+
+/* What tui_run leaves behind, whatever got made. */
+static void free_run(tui_ctx *c, lab_set *labs, lab_diags *diags)
+{
+    tui_job_clear(&c->job);
+    if (c->sup)
+        supervisor_free(c->sup);
+    c->sup = NULL;
+    if (c->watch)
+        watch_free(c->watch);
+    c->watch = NULL;
+    free(c->prepared);
+    c->prepared = NULL;
+    store_close(c->app.store);
+    tui_app_free(&c->app);
+    lab_set_free(labs);
+    lab_diags_free(diags);
+}
+
+/* Everything the lab needs before the screen: the labs, the app's state,
+ * the workspace watch, the progress store and the worker.  false (with a
+ * message on stderr) when the lab cannot open at all. */
+static bool start_app(tui_ctx *c, const tui_opts *o, lab_set *labs, lab_diags *diags)
+{
+    static const supervisor_callbacks cb = {cb_hello, cb_progress, cb_result,
+                                            cb_log,   cb_fault,    cb_done};
+    cl_err e = {{0}};
+    const char *cs = nl_langinfo(CODESET);
+    bool ascii = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
+    if (!lab_set_load(labs, o->lab_dirs, o->nlab_dirs, o->home, diags, &e) ||
+        !tui_app_init(&c->app, labs, ascii, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);
+        return false;
+    }
+    c->app.time_limit_s = o->time_limit_s;
+    c->app.ms_eval = tui_milestones_eval;
+    timeline_fallback(&c->app, o->home);
+    if (paths_workspace(c->workspace, sizeof c->workspace, NULL))
+        c->app.workspace = c->workspace;
+    c->prepared = calloc(labs->n + 1, sizeof *c->prepared);
+    if (!c->prepared) {
+        fprintf(stderr, "cudalab: out of memory\n");
+        return false;
+    }
+    c->watch = watch_new(0, &e);
+    if (!c->watch)
+        tui_log_add(&c->app.log, TUI_LOG_WARN, "saving your kernel will not start a run: %s", e.msg);
+    tui_requests_prepare(c, 0);
+    add_diags(&c->app, diags);
+    for (size_t i = 0; i < labs->n; i++)
+        tui_app_eval(&c->app, i);
+    open_progress(c);
+
+    supervisor_opts so;
+    memset(&so, 0, sizeof so);
+    so.cb = &cb;
+    so.ud = c;
+    so.time_limit_s = o->time_limit_s;
+    err_clear(&e);
+    c->sup = supervisor_new(&so, &e);
+    if (!c->sup) {
+        snprintf(c->sup_error, sizeof c->sup_error, "cannot start the worker: %s", e.msg);
+        tui_log_add(&c->app.log, TUI_LOG_ERROR, "%s", c->sup_error);
+    }
+    return true;
+}
+
+int tui_run(const tui_opts *o)
+{
+    static tui_ctx ctx;
+    tui_ctx *c = &ctx;
+    lab_set labs = {NULL, 0};
+    lab_diags diags = {NULL, 0, 0};
+    struct sigaction old[4];
+    SCREEN *scr = NULL;
+    int rc = 1;
+
+    memset(c, 0, sizeof *c);
+    tui_job_init(&c->job);
+    c->opts = o;
+    stop_signal = 0;
+    setlocale(LC_ALL, "");
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "cudalab: the interactive lab needs a terminal; "
+                        "for scripts use 'cudalab list' or 'cudalab run LAB'\n");
+        return 2;
+    }
+    char why[512];
+    if (!tui_term_usable(why, sizeof why)) {
+        fprintf(stderr, "cudalab: %s\n", why);
+        return 3;   /* cannot run here */
+    }
+    if (!start_app(c, o, &labs, &diags))
+        goto cleanup;
+
+    stop_signals(true, old);
+    scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        stop_signals(false, old);
+        fprintf(stderr, "cudalab: cannot use this terminal (TERM=%s): set TERM to one this "
+                        "machine knows, e.g. TERM=xterm-256color, or use 'cudalab run LAB'\n",
+                getenv("TERM") ? getenv("TERM") : "");
+        rc = 3;
+        goto cleanup;
+    }
+    set_term(scr);
+    screen_modes(want_colour(o));
     windows_build(c);
     draw(c);
 
     if (c->sup) {
-        err_clear(&e);
+        cl_err e = {{0}};
         if (!supervisor_hello(c->sup, 0, NULL, &e) && supervisor_fd(c->sup) < 0)
             tui_app_on_worker_lost(&c->app, e.msg);
     }
@@ -454,18 +485,6 @@ int tui_run(const tui_opts *o)
     stop_signals(false, old);
 
 cleanup:
-    tui_job_clear(&c->job);
-    if (c->sup)
-        supervisor_free(c->sup);
-    c->sup = NULL;
-    if (c->watch)
-        watch_free(c->watch);
-    c->watch = NULL;
-    free(c->prepared);
-    c->prepared = NULL;
-    store_close(c->app.store);
-    tui_app_free(&c->app);
-    lab_set_free(&labs);
-    lab_diags_free(&diags);
+    free_run(c, &labs, &diags);
     return rc;
 }
