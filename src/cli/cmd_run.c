@@ -463,92 +463,74 @@ static int collect_option(cli_ctx *c, void *ud, int key, const char *v)
     return EXIT_OK;
 }
 
-int cmd_run(cli_ctx *c, int argc, char **argv)
+/* The options, the lab, the exercise and the rows asked for, into *ra and
+ * its request, the lab into *out: EXIT_OK, or the exit code of what is
+ * wrong (said already).  Options come first: --labs may name the folder
+ * that holds LAB; variants are checked against the lab once it is known. */
+static int build_request(cli_ctx *c, int argc, char **argv, lab_set *set, lab_diags *diags,
+                         run_args *ra, const lab **out)
 {
-    g_pm = cli_rows_unicode(c->ascii) ? "±" : "+-";
-    lab_set set = {0};
-    lab_diags diags = {0};
-    int rc = EXIT_ENV;
-    static run_request req;
-    static run_state state;
-    cli_rows *st = &state.rows;
-    cli_rows_init(st, false);
-    store *db = NULL;
-    run_args ra = {.req = &req};
-
-    /* Options first: --labs may name the folder that holds LAB; variants
-     * are checked against the lab once it is known. */
-    memset(&req, 0, sizeof req);
-    req.cpu = true;
-    req.budget_s = 0.5;
+    run_request *req = ra->req;
+    memset(req, 0, sizeof *req);
+    req->cpu = true;
+    req->budget_s = 0.5;
     static collected col;
     memset(&col, 0, sizeof col);
-    col.ra = &ra;
+    col.ra = ra;
     int first = 0;
-    rc = cli_opts_parse(c, &cmd_run_spec, argc, argv, collect_option, &col, &first);
-    if (rc != EXIT_OK) {
-        rc = rc == CLI_HELPED ? EXIT_OK : rc;
-        goto done;
-    }
-    if (first >= argc) {
-        rc = cli_usage_error(c, "run: which lab? (see 'cudalab list')");
-        goto done;
-    }
-    rc = EXIT_ENV;
-    if (!cli_load_labs(c, &set, &diags))
-        goto done;
-    const lab *l = lab_set_find(&set, argv[first]);
-    if (!l) {
-        rc = cli_usage_error(c, "run: no lab called '%s' (see 'cudalab list'%s)", argv[first],
-                             diags.n ? "; some labs failed to load: see 'cudalab check'" : "");
-        goto done;
-    }
+    int rc = cli_opts_parse(c, &cmd_run_spec, argc, argv, collect_option, &col, &first);
+    if (rc != EXIT_OK)
+        return rc == CLI_HELPED ? CLI_HELPED : rc;
+    if (first >= argc)
+        return cli_usage_error(c, "run: which lab? (see 'cudalab list')");
+    if (!cli_load_labs(c, set, diags))
+        return EXIT_ENV;
+    const lab *l = lab_set_find(set, argv[first]);
+    if (!l)
+        return cli_usage_error(c, "run: no lab called '%s' (see 'cudalab list'%s)", argv[first],
+                               diags->n ? "; some labs failed to load: see 'cudalab check'" : "");
     if (first + 1 < argc) {
         bool names_one = lab_exercise_find(l, argv[first + 1]) && argv[first + 1][0];
-        rc = cli_usage_error(c, "run: unexpected argument '%s'%s%s%s", argv[first + 1],
-                             names_one ? " (name an exercise with --exercise=" : "",
-                             names_one ? argv[first + 1] : "", names_one ? ")" : "");
-        goto done;
+        return cli_usage_error(c, "run: unexpected argument '%s'%s%s%s", argv[first + 1],
+                               names_one ? " (name an exercise with --exercise=" : "",
+                               names_one ? argv[first + 1] : "", names_one ? ")" : "");
     }
-    if (ra.exercise && !(ra.x = pick_exercise(c, l, ra.exercise_id))) {
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    state.x = ra.x;
-    if (!l->problem) {
-        rc = cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
-        goto done;
-    }
-    ra.l = l;
-    snprintf(req.lab, sizeof req.lab, "%s", l->id);
-    lab_request_problem(l, NULL, &req);
-    if (!ra.x)
+    if (ra->exercise && !(ra->x = pick_exercise(c, l, ra->exercise_id)))
+        return EXIT_USAGE;
+    if (!l->problem)
+        return cli_usage_error(c, "run: lab '%s' has no kernels to run", l->id);
+    ra->l = l;
+    snprintf(req->lab, sizeof req->lab, "%s", l->id);
+    lab_request_problem(l, NULL, req);
+    if (!ra->x)
         for (int i = 0; i < col.n; i++)
             if (col.keys[i] == 'v' && !find_variant(l, NULL, col.values[i])) {
-                state.x = ra.x = rungs_owner(l, col.values[i]);
+                ra->x = rungs_owner(l, col.values[i]);
                 break;
             }
     for (int i = 0; i < col.n; i++)
-        if ((rc = run_option(c, &ra, col.keys[i], col.values[i])) != EXIT_OK)
-            goto done;
-    state.x = ra.x;
-    if ((rc = finish_request(l, &req, &ra)) != EXIT_OK)
-        goto done;
-    if (req.nvariants == 0 && !ra.exercise && !req.cpu && !req.library[0]) {
-        if (ra.pick_cpu)
-            rc = cli_usage_error(c, "run: --variant cpu and --no-cpu leave nothing to run: "
-                                    "the CPU rows were the only ones asked for");
-        else
-            rc = cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
-                                 l->nexercises ? " (try --exercise)" : "");
-        goto done;
+        if ((rc = run_option(c, ra, col.keys[i], col.values[i])) != EXIT_OK)
+            return rc;
+    if ((rc = finish_request(l, req, ra)) != EXIT_OK)
+        return rc;
+    if (req->nvariants == 0 && !ra->exercise && !req->cpu && !req->library[0]) {
+        if (ra->pick_cpu)
+            return cli_usage_error(c, "run: --variant cpu and --no-cpu leave nothing to run: "
+                                      "the CPU rows were the only ones asked for");
+        return cli_usage_error(c, "run: lab '%s' has no kernels to run%s", l->id,
+                               l->nexercises ? " (try --exercise)" : "");
     }
-    st->json = ra.json;
-    if (ra.sanitize) {
-        rc = cli_run_sanitize(c, l, &req, ra.tool, ra.json);
-        goto done;
-    }
+    *out = l;
+    return EXIT_OK;
+}
 
+/* Runs the request, records it, and prints its rows, the learner's
+ * milestones and what happened (or one JSON document); the exit code. */
+static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_state *state,
+                          store **db)
+{
+    run_request *req = ra->req;
+    cli_rows *st = &state->rows;
     supervisor_callbacks cb = {
         .on_hello = on_hello,
         .on_progress = on_progress,
@@ -557,47 +539,71 @@ int cmd_run(cli_ctx *c, int argc, char **argv)
         .on_fault = on_fault,
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
-    state.spec = lab_problem_spec(l, req.problem);
-    state.cpu_rows = req.cpu && (!experiments_problem(req.problem) || ra.exercise) &&
-                     !(state.spec && state.spec->no_cpu);
-    state.time_limit_s = limit;
-    db = cli_store_open();
-    if (!db)
+    state->spec = lab_problem_spec(l, req->problem);
+    state->cpu_rows = req->cpu && (!experiments_problem(req->problem) || ra->exercise) &&
+                      !(state->spec && state->spec->no_cpu);
+    state->time_limit_s = limit;
+    *db = cli_store_open();
+    if (!*db)
         fputs("cudalab: this run's results are not recorded (the progress store did not open; "
               "see above)\n", stderr);
-    recorder_init(&state.rec, db, "run");
-    recorder_begin(&state.rec, &req, NULL);
-    if ((rc = cli_rows_run(st, &req, limit, &cb, &state)) != EXIT_OK)
-        goto done;
-    if (!st->json && strcmp(req.problem, PIPELINE_PROBLEM) == 0)
+    recorder_init(&state->rec, *db, "run");
+    recorder_begin(&state->rec, req, NULL);
+    int rc = cli_rows_run(st, req, limit, &cb, state);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!st->json && strcmp(req->problem, PIPELINE_PROBLEM) == 0)
         cli_pipeline_summary(st->v, st->n, !cli_rows_unicode(c->ascii), stdout);
-    if (ra.exercise)
-        judge_milestones((lab *)l, &state, !st->json);
-    if (state.rec.failed[0])
-        fprintf(stderr, "cudalab: %s\n", state.rec.failed);
+    if (ra->exercise)
+        judge_milestones((lab *)l, state, !st->json);
+    if (state->rec.failed[0])
+        fprintf(stderr, "cudalab: %s\n", state->rec.failed);
     /* A run of none of the learner's code that stops at a row it cannot
      * name (a CPU baseline, the inputs) is diagnosed as the lab's rows, so
      * that "your kernel" is never blamed for it. */
     run_fault shown = st->fault;
-    if (!ra.exercise && !shown.variant[0])
+    if (!ra->exercise && !shown.variant[0])
         snprintf(shown.variant, sizeof shown.variant, "%s", "lab");
     if (st->json) {
         cJSON *doc = record_doc(l->id, st->have_dev ? &st->dev : NULL, st->v, st->n,
                                 st->faulted ? &st->fault : NULL);
         if (doc)
-            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &shown : NULL, state.spec,
+            cli_diag_annotate(doc, st->v, st->n, st->faulted ? &shown : NULL, state->spec,
                               limit, st->output);
         cli_print_json(doc);
     } else if (st->faulted) {
         diagnosis d;
-        diag_row(NULL, &shown, state.spec, limit, st->output, &d);
+        diag_row(NULL, &shown, state->spec, limit, st->output, &d);
         printf("\nWhat happened:\n");
         cli_diag_print(stdout, &d, "  ");
     }
-    rc = cli_rows_exit_code(st);
-done:
+    return cli_rows_exit_code(st);
+}
+
+int cmd_run(cli_ctx *c, int argc, char **argv)
+{
+    g_pm = cli_rows_unicode(c->ascii) ? "±" : "+-";
+    lab_set set = {0};
+    lab_diags diags = {0};
+    static run_request req;
+    static run_state state;
+    cli_rows_init(&state.rows, false);
+    store *db = NULL;
+    run_args ra = {.req = &req};
+    const lab *l = NULL;
+    int rc = build_request(c, argc, argv, &set, &diags, &ra, &l);
+    state.x = ra.x;
+    if (rc == CLI_HELPED)
+        rc = EXIT_OK;
+    else if (rc == EXIT_OK) {
+        state.rows.json = ra.json;
+        if (ra.sanitize)
+            rc = cli_run_sanitize(c, l, &req, ra.tool, ra.json);
+        else
+            rc = run_and_report(c, l, &ra, &state, &db);
+    }
     store_close(db);
-    cli_rows_free(st);
+    cli_rows_free(&state.rows);
     lab_set_free(&set);
     lab_diags_free(&diags);
     return rc;
