@@ -278,7 +278,7 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
         if (kernel_usable(c, lib->name, lib, &r)) {
             row_arith(p, lib);
             shipped_call sc = {lib, p};
-            gpu_target t = {engine_gpu_shipped_once, &sc, p, false, true, false};
+            gpu_target t = {.once = engine_gpu_shipped_once, .ud = &sc, .p = p, .library = true};
             bool ok = engine_gpu_measure(c, &t, x, &r);
             row_arith(p, NULL);
             if (!ok)

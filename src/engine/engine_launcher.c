@@ -178,7 +178,8 @@ bool engine_launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const 
     if (!exercise_begin_size(x, p, label, &e)) {
         engine_row_error(r, e.msg);
     } else {
-        gpu_target t = {exercise_call, x, p, false, false, c->ops->spec->managed};
+        gpu_target t = {.once = exercise_call, .ud = x, .p = p,
+                        .sync_device = c->ops->spec->managed};
         alive = engine_gpu_measure(c, &t, rates, r);
         if (alive && r->status == RS_ERROR)
             engine_launcher_log_trace(c, x);
