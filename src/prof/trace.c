@@ -278,6 +278,102 @@ static bool meta_name(const cJSON *ev, const char **name)
     return *name != NULL;
 }
 
+/* A metadata event ("M"): a process_name or thread_name with its ids and
+ * name, recorded in named. */
+static bool check_meta(const cJSON *ev, int idx, name_set *named, cl_err *e)
+{
+    const char *what = event_label(ev);
+    bool proc = strcmp(what, "process_name") == 0;
+    bool thr = strcmp(what, "thread_name") == 0;
+    if (!proc && !thr)
+        return true;
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    const char *nm = NULL;
+    if (!is_finite_number(pid) || (thr && !is_finite_number(tid)))
+        return err_set(e, "event %d (%s) lacks a numeric %s", idx, what,
+                       is_finite_number(pid) ? "tid" : "pid");
+    if (!meta_name(ev, &nm) || !nm[0])
+        return err_set(e, "event %d (%s) has no args.name", idx, what);
+    if (!names_add(named, (long long)pid->valuedouble, thr ? (long long)tid->valuedouble : -1))
+        return err_set(e, "out of memory validating the trace");
+    return true;
+}
+
+/* Any other event: a name, numeric ids (recorded in used), and for a
+ * complete event ("X") a time and a duration that is not negative. */
+static bool check_event(const cJSON *ev, const char *ph, int idx, name_set *used, cl_err *e)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    if (!cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name")))
+        return err_set(e, "event %d has no name", idx);
+    if (!is_finite_number(pid) || !is_finite_number(tid))
+        return err_set(e, "event %d (\"%s\") lacks a numeric pid or tid", idx, event_label(ev));
+    long long p = (long long)pid->valuedouble, t = (long long)tid->valuedouble;
+    if (!names_has(used, p, t) && !names_add(used, p, t))
+        return err_set(e, "out of memory validating the trace");
+    if (strcmp(ph, "X") != 0)
+        return true;
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(ev, "dur");
+    if (!is_finite_number(ts))
+        return err_set(e, "event %d (\"%s\") has no numeric ts", idx, event_label(ev));
+    if (!is_finite_number(dur))
+        return err_set(e, "event %d (\"%s\") has no numeric dur", idx, event_label(ev));
+    if (dur->valuedouble < 0.0)
+        return err_set(e, "event %d (\"%s\") has a negative duration (%g us)", idx,
+                       event_label(ev), dur->valuedouble);
+    return true;
+}
+
+/* Events in time order: ev's ts, when it has one, is a number no earlier
+ * than *last_ts, which it then becomes. */
+static bool check_order(const cJSON *ev, int idx, double *last_ts, cl_err *e)
+{
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+    if (!ts)
+        return true;
+    if (!is_finite_number(ts))
+        return err_set(e, "event %d (\"%s\") has a ts that is not a number", idx, event_label(ev));
+    if (ts->valuedouble < *last_ts)
+        return err_set(e, "event %d (\"%s\") at ts %.3f us comes after one at %.3f us: events "
+                          "are not sorted by time",
+                       idx, event_label(ev), ts->valuedouble, *last_ts);
+    *last_ts = ts->valuedouble;
+    return true;
+}
+
+/* Every process and thread with events has its name. */
+static bool check_names(const name_set *named, const name_set *used, cl_err *e)
+{
+    for (size_t i = 0; i < used->n; i++) {
+        if (!names_has(named, used->pid[i], -1))
+            return err_set(e, "process %lld has events but no process_name", used->pid[i]);
+        if (!names_has(named, used->pid[i], used->tid[i]))
+            return err_set(e, "thread %lld of process %lld has events but no thread_name",
+                           used->tid[i], used->pid[i]);
+    }
+    return true;
+}
+
+/* The document's frame: a traceEvents array, and a known time unit. */
+static const cJSON *check_frame(const cJSON *root, cl_err *e)
+{
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!cJSON_IsArray(events)) {
+        err_set(e, "the trace has no traceEvents array");
+        return NULL;
+    }
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(root, "displayTimeUnit");
+    if (unit && (!cJSON_IsString(unit) ||
+                 (strcmp(unit->valuestring, "ns") != 0 && strcmp(unit->valuestring, "ms") != 0))) {
+        err_set(e, "displayTimeUnit must be \"ns\" or \"ms\"");
+        return NULL;
+    }
+    return events;
+}
+
 bool trace_validate(const char *json, cl_err *e)
 {
     if (!json)
@@ -285,116 +381,29 @@ bool trace_validate(const char *json, cl_err *e)
     cJSON *root = cJSON_Parse(json);
     if (!root)
         return err_set(e, "the trace is not valid JSON");
-    bool ok = false;
     name_set named = {0}, used = {0};
-    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
-    if (!cJSON_IsArray(events)) {
-        err_set(e, "the trace has no traceEvents array");
-        goto cleanup;
-    }
-    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(root, "displayTimeUnit");
-    if (unit && (!cJSON_IsString(unit) ||
-                 (strcmp(unit->valuestring, "ns") != 0 && strcmp(unit->valuestring, "ms") != 0))) {
-        err_set(e, "displayTimeUnit must be \"ns\" or \"ms\"");
-        goto cleanup;
-    }
-
+    const cJSON *events = check_frame(root, e);
+    bool ok = events != NULL;
     double last_ts = -INFINITY;
     int idx = 0;
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events) {
-        if (!cJSON_IsObject(ev)) {
-            err_set(e, "event %d is not an object", idx);
-            goto cleanup;
-        }
-        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
-        if (!ph) {
-            err_set(e, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
-            goto cleanup;
-        }
-        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
-        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
-        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
-        if (strcmp(ph, "M") == 0) {
-            const char *what = event_label(ev);
-            const char *nm = NULL;
-            bool proc = strcmp(what, "process_name") == 0;
-            bool thr = strcmp(what, "thread_name") == 0;
-            if (proc || thr) {
-                if (!is_finite_number(pid) || (thr && !is_finite_number(tid))) {
-                    err_set(e, "event %d (%s) lacks a numeric %s", idx, what,
-                            is_finite_number(pid) ? "tid" : "pid");
-                    goto cleanup;
-                }
-                if (!meta_name(ev, &nm) || !nm[0]) {
-                    err_set(e, "event %d (%s) has no args.name", idx, what);
-                    goto cleanup;
-                }
-                if (!names_add(&named, (long long)pid->valuedouble,
-                               thr ? (long long)tid->valuedouble : -1)) {
-                    err_set(e, "out of memory validating the trace");
-                    goto cleanup;
-                }
-            }
-        } else {
-            if (!cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"))) {
-                err_set(e, "event %d has no name", idx);
-                goto cleanup;
-            }
-            if (!is_finite_number(pid) || !is_finite_number(tid)) {
-                err_set(e, "event %d (\"%s\") lacks a numeric pid or tid", idx, event_label(ev));
-                goto cleanup;
-            }
-            if (!names_has(&used, (long long)pid->valuedouble, (long long)tid->valuedouble) &&
-                !names_add(&used, (long long)pid->valuedouble, (long long)tid->valuedouble)) {
-                err_set(e, "out of memory validating the trace");
-                goto cleanup;
-            }
-            if (strcmp(ph, "X") == 0) {
-                const cJSON *dur = cJSON_GetObjectItemCaseSensitive(ev, "dur");
-                if (!is_finite_number(ts)) {
-                    err_set(e, "event %d (\"%s\") has no numeric ts", idx, event_label(ev));
-                    goto cleanup;
-                }
-                if (!is_finite_number(dur)) {
-                    err_set(e, "event %d (\"%s\") has no numeric dur", idx, event_label(ev));
-                    goto cleanup;
-                }
-                if (dur->valuedouble < 0.0) {
-                    err_set(e, "event %d (\"%s\") has a negative duration (%g us)", idx,
-                            event_label(ev), dur->valuedouble);
-                    goto cleanup;
-                }
-            }
-        }
-        if (ts) {
-            if (!is_finite_number(ts)) {
-                err_set(e, "event %d (\"%s\") has a ts that is not a number", idx, event_label(ev));
-                goto cleanup;
-            }
-            if (ts->valuedouble < last_ts) {
-                err_set(e, "event %d (\"%s\") at ts %.3f us comes after one at %.3f us: events "
-                           "are not sorted by time",
-                        idx, event_label(ev), ts->valuedouble, last_ts);
-                goto cleanup;
-            }
-            last_ts = ts->valuedouble;
-        }
+        if (!ok)
+            break;
+        const char *ph = cJSON_IsObject(ev)
+                             ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"))
+                             : NULL;
+        if (!cJSON_IsObject(ev))
+            ok = err_set(e, "event %d is not an object", idx);
+        else if (!ph)
+            ok = err_set(e, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
+        else
+            ok = (strcmp(ph, "M") == 0 ? check_meta(ev, idx, &named, e)
+                                       : check_event(ev, ph, idx, &used, e)) &&
+                 check_order(ev, idx, &last_ts, e);
         idx++;
     }
-    for (size_t i = 0; i < used.n; i++) {
-        if (!names_has(&named, used.pid[i], -1)) {
-            err_set(e, "process %lld has events but no process_name", used.pid[i]);
-            goto cleanup;
-        }
-        if (!names_has(&named, used.pid[i], used.tid[i])) {
-            err_set(e, "thread %lld of process %lld has events but no thread_name", used.tid[i],
-                    used.pid[i]);
-            goto cleanup;
-        }
-    }
-    ok = true;
-cleanup:
+    ok = ok && check_names(&named, &used, e);
     names_free(&named);
     names_free(&used);
     cJSON_Delete(root);
