@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/grow.h"
 #include "core/units.h"
 
 void cli_rows_init(cli_rows *s, bool json)
@@ -92,14 +93,8 @@ void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
 
 bool cli_rows_add(cli_rows *s, const run_result *r)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        run_result *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (!grow_one((void **)&s->v, &s->cap, s->n, sizeof *s->v, 32))
+        return false;
     s->v[s->n++] = *r;
     return true;
 }

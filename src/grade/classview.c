@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
 {
     for (size_t i = 0; i < r->nlabs; i++) {
@@ -19,14 +21,8 @@ static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
                        strcmp(v->cols[c].id, g->id) == 0;
             if (seen)
                 continue;
-            if (v->ncols == *cap) {
-                size_t nc = *cap ? *cap * 2 : 16;
-                class_column *cols = realloc(v->cols, nc * sizeof *cols);
-                if (!cols)
-                    return false;
-                v->cols = cols;
-                *cap = nc;
-            }
+            if (!grow_one((void **)&v->cols, cap, v->ncols, sizeof *v->cols, 16))
+                return false;
             class_column *col = &v->cols[v->ncols++];
             snprintf(col->lab, sizeof col->lab, "%s", r->labs[i].id);
             snprintf(col->id, sizeof col->id, "%s", g->id);

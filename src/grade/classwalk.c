@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/atomicfile.h"
+#include "core/grow.h"
 #include "core/jsondoc.h"
 #include "grade/report.h"
 
@@ -30,14 +31,8 @@ typedef struct walker {
 
 class_file *class_add_file(class_view *v, size_t *cap, const char *path)
 {
-    if (v->nfiles == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        class_file *f = realloc(v->files, c * sizeof *f);
-        if (!f)
-            return NULL;
-        v->files = f;
-        *cap = c;
-    }
+    if (!grow_one((void **)&v->files, cap, v->nfiles, sizeof *v->files, 64))
+        return NULL;
     class_file *f = &v->files[v->nfiles++];
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);

@@ -4,16 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/grow.h"
+
 void lab_diags_add(lab_diags *d, const char *file, int line, const char *fmt, ...)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        lab_diag *v = realloc(d->v, cap * sizeof *v);
-        if (!v)
-            return;
-        d->v = v;
-        d->cap = cap;
-    }
+    if (!grow_one((void **)&d->v, &d->cap, d->n, sizeof *d->v, 8))
+        return;
     lab_diag *g = &d->v[d->n++];
     snprintf(g->file, sizeof g->file, "%s", file ? file : "");
     g->line = line > 0 ? line : 0;

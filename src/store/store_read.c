@@ -7,19 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "result/record_json.h"
 
 /* A growing array of n_items items of size sz. */
 static bool grow(void **v, size_t *cap, size_t n, size_t sz, cl_err *e)
 {
-    if (n < *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, c * sz);
-    if (!p)
+    if (!grow_one(v, cap, n, sz, 16))
         return err_set(e, "out of memory reading the progress store");
-    *v = p;
-    *cap = c;
     return true;
 }
 

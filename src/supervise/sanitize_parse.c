@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/strfmt.h"
 
 #define PREFIX "========="
@@ -210,16 +211,10 @@ static sanitize_finding *add_finding(parser *ps, sanitize_kind kind, bool warnin
                                      const char *headline)
 {
     sanitize_report *r = ps->r;
-    if (r->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 16;
-        sanitize_finding *nv = realloc(r->findings, cap * sizeof *nv);
-        if (!nv) {
-            ps->oom = true;
-            ps->cur = -1;
-            return NULL;
-        }
-        r->findings = nv;
-        ps->cap = cap;
+    if (!grow_one((void **)&r->findings, &ps->cap, r->n, sizeof *r->findings, 16)) {
+        ps->oom = true;
+        ps->cur = -1;
+        return NULL;
     }
     sanitize_finding *f = &r->findings[r->n];
     memset(f, 0, sizeof *f);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/strfmt.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
@@ -58,15 +59,9 @@ static tui_row *add_row(tui_runtable *t, const char *ex, const char *variant, co
                         result_kind kind, const char *size, cl_err *e)
 {
     tui_row *r;
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 16;
-        tui_row *nv = realloc(t->v, ncap * sizeof *nv);
-        if (!nv) {
-            err_set(e, "out of memory for the run table");
-            return NULL;
-        }
-        t->v = nv;
-        t->cap = ncap;
+    if (!grow_one((void **)&t->v, &t->cap, t->n, sizeof *t->v, 16)) {
+        err_set(e, "out of memory for the run table");
+        return NULL;
     }
     r = &t->v[t->n++];
     memset(r, 0, sizeof *r);

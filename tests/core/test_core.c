@@ -14,6 +14,7 @@
 
 #include "core/atomicfile.h"
 #include "core/clock.h"
+#include "core/grow.h"
 #include "core/paths.h"
 #include "core/stats.h"
 #include "core/strbuf.h"
@@ -146,6 +147,24 @@ static void test_strfmt_cell(void **state)
     assert_string_equal(strfmt_cell(buf, sizeof buf, NULL, 2), "  ");
 }
 
+static void test_grow_one(void **state)
+{
+    (void)state;
+    int *v = NULL;
+    size_t cap = 0, n = 0;
+    for (int i = 0; i < 100; i++) {
+        assert_true(grow_one((void **)&v, &cap, n, sizeof *v, 4));
+        v[n++] = i;
+    }
+    assert_int_equal(cap, 128);   /* 4, 8, ... doubling */
+    assert_int_equal(v[99], 99);
+    /* a size past the address space is refused, the array kept */
+    size_t huge = (size_t)-1 / 2 + 1;
+    assert_false(grow_one((void **)&v, &huge, huge, 4, 4));
+    assert_int_equal(v[0], 0);
+    free(v);
+}
+
 static void test_clock_monotonic(void **state)
 {
     (void)state;
@@ -250,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_stats_odd_even),
         cmocka_unit_test(test_strfmt_append),
         cmocka_unit_test(test_strfmt_cell),
+        cmocka_unit_test(test_grow_one),
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_units),
