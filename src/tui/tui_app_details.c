@@ -10,6 +10,7 @@
 #include "lab/labproblem.h"
 #include "tui/tui_fmt.h"
 #include "tui/tui_app_internal.h"
+#include "supervise/diag_row.h"
 #include "supervise/diagnose.h"
 
 static bool row_failed(const tui_row *row)
@@ -19,31 +20,20 @@ static bool row_failed(const tui_row *row)
 }
 
 /* True when row is the learner's kernel and its message is a compiler's
- * "file:line:col: error: message [(and N more errors)]"; fills the compile
- * fields of in (when not NULL; the strings live in file, 256 bytes, and
- * in a static buffer). */
-static bool compile_failure(const tui_row *row, diag_input *in, char *file)
+ * "file:line:col: error: message [(and N more errors)]" (diag_row_compile);
+ * fills the compile fields of in when not NULL, the strings in text. */
+static bool compile_failure(const tui_row *row, diag_input *in, char *text, size_t n)
 {
-    static char msg[512];
-    char f[256];
-    int line = 0, col = 0, off = 0, more = 0;
-    char *tail;
-    if (row->kind != RK_EXERCISE || !row->has_result || row->r.status != RS_ERROR ||
-        sscanf(row->r.message, "%255[^:\n]:%d:%d: error: %n", f, &line, &col, &off) != 3 || off <= 0)
+    diag_input scratch;
+    char spare[768];
+    if (!row->has_result)
         return false;
-    if (!in)
-        return true;
-    snprintf(msg, sizeof msg, "%s", row->r.message + off);
-    tail = strstr(msg, " (and ");
-    if (tail && sscanf(tail, " (and %d more error", &more) == 1)
-        *tail = '\0';
-    snprintf(file, 256, "%s", f);
-    in->compile_errors = 1 + more;
-    in->compile_file = file;
-    in->compile_line = line;
-    in->compile_col = col;
-    in->compile_message = msg;
-    return true;
+    if (!in) {
+        in = &scratch;
+        text = spare;
+        n = sizeof spare;
+    }
+    return diag_row_compile(&row->r, in, text, n);
 }
 
 /* The details overlay's text for a row: every figure, then what went wrong
@@ -90,13 +80,13 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
                         r->mismatches[k].got, r->mismatches[k].expected);
         if (r->seed)
             at = strfmt_append(b, n, at, "Inputs from seed %llu\n", (unsigned long long)r->seed);
-        if (r->message[0] && !compile_failure(row, NULL, NULL))
+        if (r->message[0] && !compile_failure(row, NULL, NULL, 0))
             at = strfmt_append(b, n, at, "%s\n", r->message);
     }
     if (row_failed(row)) {
         diag_input in;
         diagnosis d;
-        char cfile[256];
+        char cfile[768];
         const char *log = a->ls[a->sel].compile_log;
         diag_input_init(&in);
         if (row->has_result)
@@ -111,7 +101,7 @@ void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
         const lab_exercise *ex = row->exercise[0] ? lab_exercise_find(l, row->exercise) : NULL;
         in.spec = lab_problem_spec(l, ex ? ex->problem : l->problem);
         in.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
-        compile_failure(row, &in, cfile);
+        compile_failure(row, &in, cfile, sizeof cfile);
         diagnose(&in, &d);
         if (d.cause != DIAG_NONE) {
             at = strfmt_append(b, n, at, "\n%s\n", d.title);
