@@ -44,22 +44,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The names in folder d, sorted, one a line (malloc'd). */
-static char *listing(const char *d)
-{
-    struct dirent **names = NULL;
-    int n = scandir(d, &names, NULL, alphasort);
-    strbuf b;
-    strbuf_init(&b, 0);
-    strbuf_str(&b, "");
-    for (int i = 0; i < n; i++) {
-        strbuf_printf(&b, "%s\n", names[i]->d_name);
-        free(names[i]);
-    }
-    free(names);
-    return strbuf_take(&b);
-}
-
 static run_result row_of(const char *size, double ms, result_status status)
 {
     run_result r;
@@ -143,7 +127,7 @@ static void learner_folder(char *d, size_t n, const char *name)
  * run is said not to be recorded, and nothing appears in the folder. */
 static void reads_only(const char *d)
 {
-    char *before = listing(d);
+    char *before = ts_listing(d);
     store *s = NULL;
     char notice[1024], path[CL_PATH_MAX + 32];
     cl_err e = {{0}};
@@ -176,7 +160,7 @@ static void reads_only(const char *d)
     recorder_begin(&rc, &req, NULL);
     check(strstr(rc.failed, "not recorded") && strstr(rc.failed, d), "the run: %s", rc.failed);
     store_close(s);
-    char *after = listing(d);
+    char *after = ts_listing(d);
     check(strcmp(before, after) == 0, "the folder held\n%sand now holds\n%s", before, after);
     free(before);
     free(after);

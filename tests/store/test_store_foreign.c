@@ -35,22 +35,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The names in folder d, sorted, one a line (malloc'd). */
-static char *listing(const char *d)
-{
-    struct dirent **names = NULL;
-    int n = scandir(d, &names, NULL, alphasort);
-    strbuf b;
-    strbuf_init(&b, 0);
-    strbuf_str(&b, "");
-    for (int i = 0; i < n; i++) {
-        strbuf_printf(&b, "%s\n", names[i]->d_name);
-        free(names[i]);
-    }
-    free(names);
-    return strbuf_take(&b);
-}
-
 static void sql(const char *path, const char *text)
 {
     sqlite3 *db = NULL;
@@ -101,7 +85,7 @@ static void test_left_as_it_is(void **state)
         sql(path, f->sql);
         ts_output o = {0};
         assert_int_equal(ts_shell(&o, false, "cp '%s' '%s'", path, copy), 0);
-        char *before = listing(d);
+        char *before = ts_listing(d);
 
         /* The TUI and the CLI open with store_open. */
         store *s = NULL;
@@ -128,7 +112,7 @@ static void test_left_as_it_is(void **state)
         if (!ts_same_file(path, copy))
             fail_msg("%s: %s changed", f->name, path);
         /* Nothing beside it but the lock every writable open takes. */
-        char *after = listing(d);
+        char *after = ts_listing(d);
         char *lock = strstr(after, STORE_FILE ".lock\n");
         if (lock)
             memmove(lock, lock + strlen(STORE_FILE ".lock\n"),

@@ -31,22 +31,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The names in folder d, sorted, one a line (malloc'd). */
-static char *listing(const char *d)
-{
-    struct dirent **names = NULL;
-    int n = scandir(d, &names, NULL, alphasort);
-    strbuf b;
-    strbuf_init(&b, 0);
-    strbuf_str(&b, "");
-    for (int i = 0; i < n; i++) {
-        strbuf_printf(&b, "%s\n", names[i]->d_name);
-        free(names[i]);
-    }
-    free(names);
-    return strbuf_take(&b);
-}
-
 /* A store in a fresh folder d with one quiz answered right, closed. */
 static void recorded(char *d, size_t n, const char *name)
 {
@@ -81,7 +65,7 @@ static void test_reads_and_changes_nothing(void **state)
     ts_output o = {0};
     assert_int_equal(ts_shell(&o, false, "cp '%s' '%s'", db, copy), 0);
     ts_output_free(&o);
-    char *before = listing(d);
+    char *before = ts_listing(d);
     store *s = NULL;
     cl_err e = {{0}};
     assert_true(store_open_readonly(d, &s, &e));
@@ -90,7 +74,7 @@ static void test_reads_and_changes_nothing(void **state)
     /* Writing is refused: the connection is read-only. */
     assert_false(store_quiz_answer(s, "reduction", "warps", 1, false, &e));
     store_close(s);
-    char *after = listing(d);
+    char *after = ts_listing(d);
     assert_string_equal(after, before);
     assert_true(ts_same_file(db, copy));
     free(before);
@@ -115,7 +99,7 @@ static void test_nothing_recorded(void **state)
     assert_true(ts_write(db, ""));
     assert_true(store_open_readonly(d, &s, &e));
     assert_null(s);
-    char *l = listing(d);
+    char *l = ts_listing(d);
     assert_string_equal(l, ".\n..\n" STORE_FILE "\n");
     free(l);
 }
@@ -132,14 +116,14 @@ static void test_while_open_elsewhere(void **state)
     cl_err e = {{0}};
     assert_true(store_open(d, &w, notice, sizeof notice, &e));
     assert_true(store_quiz_answer(w, "reduction", "warps", 1, false, &e));
-    char *before = listing(d);
+    char *before = ts_listing(d);
     assert_true(ts_contains(before, STORE_FILE "-wal"));
     store *s = NULL;
     assert_true(store_open_readonly(d, &s, &e));
     assert_non_null(s);
     assert_int_equal(quiz_attempts(s), 2);
     store_close(s);
-    char *after = listing(d);
+    char *after = ts_listing(d);
     assert_string_equal(after, before);
     free(before);
     free(after);
@@ -166,7 +150,7 @@ static void test_refusals(void **state)
     assert_true(ts_write(db, "this is not a database, not even close to one......"));
     assert_false(store_open_readonly(d, &s, &e));
     assert_true(ts_contains(e.msg, "cannot read"));
-    char *l = listing(d);
+    char *l = ts_listing(d);
     assert_string_equal(l, ".\n..\n" STORE_FILE "\n");   /* not moved aside, nothing added */
     free(l);
 }

@@ -50,6 +50,8 @@ const char *ts_exe(void);
 /* Makes a fresh folder cudalab-<tag>-XXXXXX under $TMPDIR (/tmp when unset)
  * and writes its path into out; false when it cannot be made. */
 bool ts_tmpdir(char *out, size_t n, const char *tag);
+/* The names in folder d (with . and ..), sorted, one a line (malloc'd). */
+char *ts_listing(const char *d);
 /* Points the data and the cache folders at dir (XDG_DATA_HOME and
  * XDG_CACHE_HOME; CUDALAB_DATA and CUDALAB_CACHE unset): 0, or -1 when the
  * environment cannot be set. */

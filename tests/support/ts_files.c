@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/strbuf.h"
 
 #define TS_FILE_MAX ((size_t)64 << 20)
 
@@ -122,4 +124,19 @@ bool ts_same_file(const char *a, const char *b)
     free(x);
     free(y);
     return same;
+}
+
+char *ts_listing(const char *d)
+{
+    struct dirent **names = NULL;
+    int n = scandir(d, &names, NULL, alphasort);
+    strbuf b;
+    strbuf_init(&b, 0);
+    strbuf_str(&b, "");
+    for (int i = 0; i < n; i++) {
+        strbuf_printf(&b, "%s\n", names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+    return strbuf_take(&b);
 }
