@@ -197,7 +197,13 @@ void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_
         return;
     run_result r;
     engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    if (c->ex_msg[0])
+    if (no_device && strncmp(c->ex_msg, "unavailable: ", 13) == 0) {
+        /* a Python exercise whose packages are missing, on a machine with
+         * no device either: the device first, as for every GPU row */
+        char both[sizeof c->ex_msg + CL_ERR_MAX];
+        snprintf(both, sizeof both, "%s; and this row is %s", msg, c->ex_msg);
+        engine_row_no_device(&r, both);
+    } else if (c->ex_msg[0])
         engine_row_error(&r, c->ex_msg);
     else if (no_device)
         engine_row_no_device(&r, msg);

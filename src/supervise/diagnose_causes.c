@@ -550,6 +550,18 @@ void diag_lab(const diag_input *in, diagnosis *d)
 
 void diag_other(const char *text, diagnosis *d)
 {
+    if (!diag_empty(text) && strncmp(text, "unavailable: ", 13) == 0 && strstr(text, "python3")) {
+        /* a Python row whose python3 lacks CuPy or Numba: nothing to fix
+         * in the code, something to install */
+        diag_set(d, DIAG_OTHER, "Python cannot run this row here");
+        diag_explain(d, "%s", text + 13);
+        diag_explain(d, "  The row is a Python file (CuPy or Numba), which cudalab runs with "
+                        "python3; that python3 lacks a package it needs.");
+        diag_suggest(d, "Install what the message names into the python3 cudalab uses "
+                        "(cudalab doctor shows which one and what it has; CUDALAB_PYTHON "
+                        "picks another), then run again.");
+        return;
+    }
     diag_set(d, DIAG_OTHER, "Something went wrong");
     diag_explain(d, "%s", diag_empty(text) ? "No details were given." : text);
     diag_suggest(d, "Read the message above; run again to see "

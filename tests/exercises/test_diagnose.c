@@ -74,6 +74,20 @@ static diagnosis from_result(result_status st, const char *msg, const char *prob
     return d;
 }
 
+/* A Python exercise whose python3 lacks its packages: what to install, not
+ * "something went wrong". */
+static void test_python_unavailable(void **state)
+{
+    (void)state;
+    diagnosis d = from_result(RS_ERROR,
+                              "unavailable: python3 cannot import cupy (pip install cupy-cuda13x "
+                              "'numba-cuda[cu13]')",
+                              NULL);
+    assert_string_equal(d.title, "Python cannot run this row here");
+    assert_non_null(strstr(d.explanation, "pip install cupy-cuda13x"));
+    assert_non_null(strstr(d.next_step, "cudalab doctor"));
+}
+
 static void test_compile_error(void **state)
 {
     (void)state;
@@ -599,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_launcher_error),
         cmocka_unit_test(test_no_device_crash_cancel_other),
         cmocka_unit_test(test_correct_and_nothing),
+        cmocka_unit_test(test_python_unavailable),
         cmocka_unit_test(test_codes_and_not_own),
         cmocka_unit_test(test_names_and_format),
     };
