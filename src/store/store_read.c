@@ -126,12 +126,29 @@ bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_er
     return read_done(s, st, rc, (void **)out, n, e, "cannot read the quiz answers");
 }
 
+/* Whether the database has table name: a store of an older schema opened
+ * only to read is not migrated, and may lack the newer tables. */
+static bool has_table(store *s, const char *name)
+{
+    sqlite3_stmt *st;
+    cl_err ignored = {{0}};
+    if (!store_prepare(s, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &st,
+                       &ignored))
+        return true;   /* let the read itself say what is wrong */
+    store_bind_text(st, 1, name);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
 bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e)
 {
     sqlite3_stmt *st;
     size_t cap = 0;
     *out = NULL;
     *n = 0;
+    if (s->readonly && !has_table(s, "hints"))
+        return true;   /* schema 1, read as it is: no hint was recorded */
     if (!store_prepare(s, "SELECT idx FROM hints WHERE lab = ?1 ORDER BY idx", &st, e))
         return false;
     store_bind_text(st, 1, lab);
