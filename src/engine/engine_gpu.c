@@ -48,6 +48,26 @@ bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool
     return true;
 }
 
+bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *alive)
+{
+    cl_err e = {{0}};
+    uint64_t seed = c->seed++;
+    r->seed = seed;
+    /* While the reference runs, a hang or a fault is the lab's. */
+    c->variant = RUN_FAULT_REFERENCE;
+    engine_progress(c, "reference", 0, 1);
+    bool prepared = problem_prepare(p, seed, &e);
+    c->variant = r->variant;
+    engine_progress(c, "check", 0, 1);
+    if (!prepared) {
+        /* The lab's reference broke the context: the fault is the lab's. */
+        *alive = !engine_reference_fault(c, &e);
+        if (*alive)
+            engine_row_error(r, e.msg);
+    }
+    return prepared;
+}
+
 bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
 {
     cudaError_t code = cudacheck_last();
@@ -190,21 +210,8 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     nvtxRangePushA(r->variant);
     bool ok = false;
 
-    uint64_t seed = c->seed++;
-    r->seed = seed;
-    /* While the reference runs, a hang or a fault is the lab's. */
-    c->variant = RUN_FAULT_REFERENCE;
-    engine_progress(c, "reference", 0, 1);
-    bool prepared = problem_prepare(p, seed, &e);
-    c->variant = r->variant;
-    engine_progress(c, "check", 0, 1);
-    if (!prepared) {
-        /* The lab's reference broke the context: the fault is the lab's. */
-        ok = !engine_reference_fault(c, &e);
-        if (ok)
-            engine_row_error(r, e.msg);
+    if (!engine_row_prepare(c, p, r, &ok))
         goto done;
-    }
     check_report first = {0}, last = {0};
     double first_ms = 0.0;
     if (!problem_upload(p, engine_g.stream, &e))

@@ -123,6 +123,11 @@ bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool
 /* After a failed problem_prepare: true with the fault filled (variant
  * RUN_FAULT_REFERENCE, e's message) when the reference broke the context. */
 bool engine_reference_fault(const engine_ctx *c, const cl_err *e);
+/* Fresh inputs and their reference for row r (its seed recorded), with a
+ * hang or a fault meanwhile the lab's, not the row's.  true when they are
+ * ready; else *alive says whether the context survived (r then holds the
+ * error) or broke (the fault is filled). */
+bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *alive);
 /* Check with fresh inputs, time, recheck; false only when the context
  * broke (fault filled). */
 bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r);

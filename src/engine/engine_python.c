@@ -191,19 +191,8 @@ bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char
     bool ok = true, gpu_failed = false;
     c->variant = r->variant;
     cudacheck_reset();
-    uint64_t seed = c->seed++;
-    r->seed = seed;
-    c->variant = RUN_FAULT_REFERENCE;
-    engine_progress(c, "reference", 0, 1);
-    bool prepared = problem_prepare(p, seed, &e);
-    c->variant = r->variant;
-    engine_progress(c, "check", 0, 1);
-    if (!prepared) {
-        ok = !engine_reference_fault(c, &e);
-        if (ok)
-            engine_row_error(r, e.msg);
+    if (!engine_row_prepare(c, p, r, &ok))
         goto done;
-    }
     if (!problem_upload(p, engine_g.stream, &e)) {
         gpu_failed = true;
         goto failed;
