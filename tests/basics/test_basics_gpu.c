@@ -220,11 +220,8 @@ static int setup(void **state)
 {
     if (ts_tmp_setup(state) != 0)
         return -1;
-    char path[CL_PATH_MAX];
-    ts_home_path(path, sizeof path, "labs/basics/lab.lua");
-    size_t nd = 0;
-    g_lab = ts_lab_load(path, getenv("CUDALAB_HOME"), &nd);
-    return g_lab && nd == 0 ? 0 : -1;
+    g_lab = ts_lab_shipped("basics");
+    return g_lab ? 0 : -1;
 }
 
 static int teardown(void **state)

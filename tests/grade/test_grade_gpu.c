@@ -393,25 +393,10 @@ static void test_planted_secret(void **state)
     ts_output_free(&o);
 }
 
-/* Whether the worker finds a device (asked the way grade_run asks). */
-static bool have_device(char *why, size_t n)
-{
-    const char *argv[] = {ts_exe(), "worker", NULL};
-    supervisor_opts so = {.argv = argv, .time_limit_s = 120};
-    cl_err e = {{0}};
-    device_info dev;
-    memset(&dev, 0, sizeof dev);
-    supervisor *s = supervisor_new(&so, &e);
-    bool ok = s && supervisor_hello(s, 120000, &dev, &e);
-    supervisor_free(s);
-    snprintf(why, n, "%s", !ok ? e.msg : dev.reason);
-    return ok && dev.present;
-}
-
 int main(void)
 {
     char why[512];
-    if (!have_device(why, sizeof why)) {
+    if (!ts_worker_has_device(why, sizeof why)) {
         printf("SKIP: %s\n", why);
         return 77;
     }

@@ -154,6 +154,9 @@ struct lab;
  * stderr as "  file:line: message"; *ndiags (may be NULL) gets how many
  * there were.  NULL when it did not load. */
 struct lab *ts_lab_load(const char *path, const char *home, size_t *ndiags);
+/* The shipped lab labs/<id>/lab.lua of the source tree, loaded as
+ * ts_lab_load does; NULL when it did not load or had any diagnostic. */
+struct lab *ts_lab_shipped(const char *id);
 
 struct problem_spec;
 /* The spec of a problem of lua/problems/ (or, failing that, of the C
@@ -172,6 +175,9 @@ bool ts_lua_run(lab_state *s, const char *dir, const char *name, const char *cod
  * stdin, to file descriptor 3 when the supervisor opened it as a pipe or a
  * socket, else to stdout.  Returns the worker's exit status. */
 int ts_serve_worker(const workerloop_engine *eng);
+/* Whether `cudalab worker` (ts_exe) finds a CUDA device, asked as grading
+ * asks; why (n bytes) says what it found, or why it could not ask. */
+bool ts_worker_has_device(char *why, size_t n);
 
 /* ---- timelines ------------------------------------------------------------------ */
 

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,6 +23,19 @@ lab *ts_lab_load(const char *path, const char *home, size_t *ndiags)
     if (ndiags)
         *ndiags = d.n;
     lab_diags_free(&d);
+    return l;
+}
+
+lab *ts_lab_shipped(const char *id)
+{
+    char path[CL_PATH_MAX];
+    ts_home_path(path, sizeof path, "labs/%s/lab.lua", id);
+    size_t nd = 0;
+    lab *l = ts_lab_load(path, getenv("CUDALAB_HOME"), &nd);
+    if (l && nd > 0) {
+        lab_free(l);
+        return NULL;
+    }
     return l;
 }
 
