@@ -16,6 +16,7 @@ struct store {
     char dir[CL_PATH_MAX];         /* the folder holding it, for messages */
     bool readonly;                 /* opened only to read: every write is refused */
     char why[CL_ERR_MAX];          /* when readonly, why progress cannot be saved */
+    char snapshot[CL_PATH_MAX];    /* a private folder holding the copy read, removed at close */
 };
 
 /* The migrations, oldest first: migration k (1-based) takes a database of
@@ -55,6 +56,9 @@ typedef struct store_ident {
     char names[160];               /* the first few tables' names */
 } store_ident;
 
+/* An integer PRAGMA's value (sql is "PRAGMA name") into *v; SQLite's
+ * result code. */
+int store_pragma_int(store *s, const char *sql, int *v);
 /* Reads id from the open file: SQLite's primary result code (NOTADB or
  * CORRUPT for a damaged file). */
 int store_identify(store *s, store_ident *id);

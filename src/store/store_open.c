@@ -1,6 +1,5 @@
 /* store_open.c - opening the database: creating, migrating, refusing a
- * newer one, moving a corrupt one aside; and the helpers the other store
- * files share. */
+ * newer one, moving a corrupt one aside. */
 #include "store/store.h"
 #include "store/store_internal.h"
 
@@ -11,160 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-double store_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void store_explain(int rc, int errno_, const char *path, char *out, size_t n)
-{
-    char dir[CL_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir)
-        *slash = '\0';
-    int primary = rc & 0xff;
-    if (primary == SQLITE_FULL || errno_ == ENOSPC || errno_ == EDQUOT)
-        snprintf(out, n, "the disk is full (the data folder %s, holding %s)", dir, path);
-    else if (rc == SQLITE_READONLY_DBMOVED)
-        snprintf(out, n, "%s was moved away while this cudalab had it open", path);
-    else if (primary == SQLITE_READONLY || primary == SQLITE_PERM || errno_ == EROFS)
-        snprintf(out, n, "%s cannot be written (%s)", path,
-                 errno_ ? strerror(errno_) : "read-only");
-    else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
-        snprintf(out, n, "%s is damaged (%s)", path, sqlite3_errstr(rc));
-    else if (primary == SQLITE_IOERR)
-        snprintf(out, n, "a disk I/O error on %s%s%s", path, errno_ ? ": " : "",
-                 errno_ ? strerror(errno_) : "");
-    else if (primary == SQLITE_CANTOPEN)
-        snprintf(out, n, "%s cannot be opened%s%s", path, errno_ ? ": " : "",
-                 errno_ ? strerror(errno_) : "");
-    else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-        snprintf(out, n, "%s is busy: another process kept it locked for over %d s", path,
-                 STORE_BUSY_TIMEOUT_MS / 1000);
-    else if (primary == SQLITE_NOMEM)
-        snprintf(out, n, "out of memory reading %s", path);
-    else
-        snprintf(out, n, "%s: %s", path, sqlite3_errstr(rc));
-}
-
-bool store_fail(store *s, cl_err *e, const char *what)
-{
-    if (!s || !s->db)
-        return err_set(e, "%s: no database", what);
-    int rc = sqlite3_extended_errcode(s->db);
-    char words[CL_ERR_MAX];
-    if ((rc & 0xff) == SQLITE_ERROR || (rc & 0xff) == SQLITE_CONSTRAINT)
-        snprintf(words, sizeof words, "%s: %s", s->path, sqlite3_errmsg(s->db));
-    else
-        store_explain(rc, sqlite3_system_errno(s->db), s->path, words, sizeof words);
-    return err_set(e, "%s: %s", what, words);
-}
-
-bool store_writable(store *s, cl_err *e)
-{
-    if (!s->readonly)
-        return true;
-    return err_set(e, "progress not saved: %s", s->why);
-}
-
-bool store_exec(store *s, const char *sql, cl_err *e)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        err_set(e, "%s", msg ? msg : sqlite3_errmsg(s->db));
-        sqlite3_free(msg);
-        return false;
-    }
-    return true;
-}
-
-bool store_prepare(store *s, const char *sql, sqlite3_stmt **st, cl_err *e)
-{
-    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
-        *st = NULL;
-        return store_fail(s, e, "progress store");
-    }
-    return true;
-}
-
-bool store_step_done(store *s, sqlite3_stmt *st, cl_err *e, const char *what)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return store_fail(s, e, what);
-    return true;
-}
-
-bool store_begin(store *s, cl_err *e)
-{
-    return store_exec(s, "BEGIN IMMEDIATE", e);
-}
-
-bool store_commit(store *s, cl_err *e)
-{
-    if (store_exec(s, "COMMIT", e))
-        return true;
-    store_rollback(s);
-    return false;
-}
-
-void store_rollback(store *s)
-{
-    if (!sqlite3_get_autocommit(s->db))
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-int store_bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-    if (!v)
-        return sqlite3_bind_null(st, i);
-    return sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-}
-
-void store_column_text(sqlite3_stmt *st, int i, char *out, size_t n)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(out, n, "%s", t ? (const char *)t : "");
-}
-
-const char *store_path(const store *s)
-{
-    return s->path;
-}
-
-int store_schema_version(store *s)
-{
-    sqlite3_stmt *st = NULL;
-    int v = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-void store_close(store *s)
-{
-    if (!s)
-        return;
-    sqlite3_close(s->db);
-    free(s);
-}
-
-bool store_readonly(const store *s)
-{
-    return s && s->readonly;
-}
-
-const char *store_readonly_why(const store *s)
-{
-    return s && s->readonly ? s->why : "";
-}
 
 /* While a file is being looked at (it may be damaged, or another
  * program's), closing the connection must leave it and its -wal file as
@@ -194,73 +39,6 @@ static store *connect(const char *path, bool create, int *rc)
         keep_as_found(s, true);
     }
     return s;
-}
-
-/* An integer PRAGMA's value; SQLite's result code. */
-static int pragma_int(store *s, const char *sql, int *v)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *v = sqlite3_column_int(st, 0);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int store_identify(store *s, store_ident *id)
-{
-    memset(id, 0, sizeof *id);
-    int rc = pragma_int(s, "PRAGMA application_id", &id->app_id);
-    if (rc == SQLITE_OK)
-        rc = pragma_int(s, "PRAGMA user_version", &id->version);
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(s->db,
-                                "SELECT name, name IN ('meta', 'sources', 'runs', 'rows',"
-                                " 'milestones', 'quiz_answers', 'places') FROM sqlite_master"
-                                " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
-                                -1, &st, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        id->ours += sqlite3_column_int(st, 1);
-        size_t used = strlen(id->names);
-        if (id->tables++ < 4)
-            snprintf(id->names + used, sizeof id->names - used, "%s%s", used ? ", " : "",
-                     name ? name : "?");
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc & 0xff;
-}
-
-bool store_ident_ours(const store_ident *id, char *what, size_t n)
-{
-    if (id->app_id == STORE_APP_ID)
-        return true;
-    if (id->app_id != 0) {
-        snprintf(what, n, "an SQLite database of another program (application_id 0x%08X)",
-                 (unsigned)id->app_id);
-        return false;
-    }
-    if (id->tables == 0 && id->version == 0)
-        return true;   /* empty: a new store, or one whose first transaction never ended */
-    if (id->ours == 7)
-        return true;   /* made by a cudalab from before the mark */
-    if (id->tables == 0)
-        snprintf(what, n, "an SQLite database with no tables and user_version %d", id->version);
-    else
-        snprintf(what, n, "an SQLite database with tables cudalab does not make (%s%s)",
-                 id->names, id->tables > 4 ? ", ..." : "");
-    return false;
-}
-
-bool store_foreign(const char *path, const char *what, cl_err *e)
-{
-    return err_set(e, "%s is not cudalab's progress store: it is %s, and was left as it is; "
-                      "move it away, or keep your progress in another folder with --data DIR",
-                   path, what);
 }
 
 /* The application_id in the header of the SQLite file at path, without
@@ -293,8 +71,8 @@ static bool migrate(store *s, cl_err *e)
 {
     for (;;) {
         int v = -1, app = 0;
-        if (pragma_int(s, "PRAGMA user_version", &v) != SQLITE_OK ||
-            pragma_int(s, "PRAGMA application_id", &app) != SQLITE_OK)
+        if (store_pragma_int(s, "PRAGMA user_version", &v) != SQLITE_OK ||
+            store_pragma_int(s, "PRAGMA application_id", &app) != SQLITE_OK)
             return store_fail(s, e, "cannot read the schema version");
         if (v > STORE_SCHEMA_VERSION)
             return newer(s->path, v, e);
@@ -303,8 +81,8 @@ static bool migrate(store *s, cl_err *e)
         if (!store_begin(s, e))
             return err_prefix(e, "cannot update %s", s->path);
         int again = -1, app_again = 0;
-        if (pragma_int(s, "PRAGMA user_version", &again) != SQLITE_OK ||
-            pragma_int(s, "PRAGMA application_id", &app_again) != SQLITE_OK || again != v ||
+        if (store_pragma_int(s, "PRAGMA user_version", &again) != SQLITE_OK ||
+            store_pragma_int(s, "PRAGMA application_id", &app_again) != SQLITE_OK || again != v ||
             app_again != app) {
             store_rollback(s);
             continue;

@@ -1,7 +1,8 @@
 /* test_store_readonly.c - store_open_readonly reads the progress store and
  * changes nothing on disk: no database, -wal or -shm file created, no
  * folder made, the file's bytes the same; it reads through the -wal file
- * while another process has the store open, and refuses a newer schema. */
+ * while another process has the store open, and from a private copy when a
+ * -wal file was left without its -shm; it refuses a newer schema. */
 #include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -130,6 +131,46 @@ static void test_while_open_elsewhere(void **state)
     store_close(w);
 }
 
+/* A -wal file left without its -shm (a writer killed, its -shm removed
+ * since): the records only the -wal holds are read, from a private copy,
+ * and the folder is left byte for byte. */
+static void test_wal_without_shm(void **state)
+{
+    (void)state;
+    char d[CL_PATH_MAX + 16], left[CL_PATH_MAX + 16];
+    recorded(d, sizeof d, "walonly-src");
+    store *w = NULL;
+    char notice[256];
+    cl_err e = {{0}};
+    assert_true(store_open(d, &w, notice, sizeof notice, &e));
+    assert_true(store_quiz_answer(w, "reduction", "warps", 1, false, &e));
+    snprintf(left, sizeof left, "%s/walonly", dir);
+    assert_int_equal(mkdir(left, 0700), 0);
+    ts_output o = {0};
+    assert_int_equal(ts_shell(&o, false, "cp '%s/%s' '%s/%s-wal' '%s/'", d, STORE_FILE, d,
+                              STORE_FILE, left), 0);
+    ts_output_free(&o);
+    store_close(w);
+    char *before = ts_listing(left);
+    assert_string_equal(before, ".\n..\n" STORE_FILE "\n" STORE_FILE "-wal\n");
+    char db[CL_PATH_MAX + 32], copy[CL_PATH_MAX + 32];
+    snprintf(db, sizeof db, "%s/%s-wal", left, STORE_FILE);
+    snprintf(copy, sizeof copy, "%s/wal-before", dir);
+    assert_int_equal(ts_shell(&o, false, "cp '%s' '%s'", db, copy), 0);
+    ts_output_free(&o);
+    store *s = NULL;
+    assert_true(store_open_readonly(left, &s, &e));
+    assert_non_null(s);
+    assert_int_equal(quiz_attempts(s), 2);   /* the second answer is only in the -wal */
+    assert_false(store_quiz_answer(s, "reduction", "warps", 1, false, &e));
+    store_close(s);
+    char *after = ts_listing(left);
+    assert_string_equal(after, before);
+    assert_true(ts_same_file(db, copy));
+    free(before);
+    free(after);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -161,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_reads_and_changes_nothing),
         cmocka_unit_test(test_nothing_recorded),
         cmocka_unit_test(test_while_open_elsewhere),
+        cmocka_unit_test(test_wal_without_shm),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,182 @@
+/* store_conn.c - a connection's small pieces every store file uses: words
+ * for SQLite's errors, statements run and stepped, transactions, and the
+ * open store's accessors and close. */
+#include "store/store.h"
+#include "store/store_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double store_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void store_explain(int rc, int errno_, const char *path, char *out, size_t n)
+{
+    char dir[CL_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    int primary = rc & 0xff;
+    if (primary == SQLITE_FULL || errno_ == ENOSPC || errno_ == EDQUOT)
+        snprintf(out, n, "the disk is full (the data folder %s, holding %s)", dir, path);
+    else if (rc == SQLITE_READONLY_DBMOVED)
+        snprintf(out, n, "%s was moved away while this cudalab had it open", path);
+    else if (primary == SQLITE_READONLY || primary == SQLITE_PERM || errno_ == EROFS)
+        snprintf(out, n, "%s cannot be written (%s)", path,
+                 errno_ ? strerror(errno_) : "read-only");
+    else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+        snprintf(out, n, "%s is damaged (%s)", path, sqlite3_errstr(rc));
+    else if (primary == SQLITE_IOERR)
+        snprintf(out, n, "a disk I/O error on %s%s%s", path, errno_ ? ": " : "",
+                 errno_ ? strerror(errno_) : "");
+    else if (primary == SQLITE_CANTOPEN)
+        snprintf(out, n, "%s cannot be opened%s%s", path, errno_ ? ": " : "",
+                 errno_ ? strerror(errno_) : "");
+    else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+        snprintf(out, n, "%s is busy: another process kept it locked for over %d s", path,
+                 STORE_BUSY_TIMEOUT_MS / 1000);
+    else if (primary == SQLITE_NOMEM)
+        snprintf(out, n, "out of memory reading %s", path);
+    else
+        snprintf(out, n, "%s: %s", path, sqlite3_errstr(rc));
+}
+
+bool store_fail(store *s, cl_err *e, const char *what)
+{
+    if (!s || !s->db)
+        return err_set(e, "%s: no database", what);
+    int rc = sqlite3_extended_errcode(s->db);
+    char words[CL_ERR_MAX];
+    if ((rc & 0xff) == SQLITE_ERROR || (rc & 0xff) == SQLITE_CONSTRAINT)
+        snprintf(words, sizeof words, "%s: %s", s->path, sqlite3_errmsg(s->db));
+    else
+        store_explain(rc, sqlite3_system_errno(s->db), s->path, words, sizeof words);
+    return err_set(e, "%s: %s", what, words);
+}
+
+bool store_writable(store *s, cl_err *e)
+{
+    if (!s->readonly)
+        return true;
+    return err_set(e, "progress not saved: %s", s->why);
+}
+
+bool store_exec(store *s, const char *sql, cl_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(e, "%s", msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return false;
+    }
+    return true;
+}
+
+bool store_prepare(store *s, const char *sql, sqlite3_stmt **st, cl_err *e)
+{
+    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+        *st = NULL;
+        return store_fail(s, e, "progress store");
+    }
+    return true;
+}
+
+bool store_step_done(store *s, sqlite3_stmt *st, cl_err *e, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return store_fail(s, e, what);
+    return true;
+}
+
+bool store_begin(store *s, cl_err *e)
+{
+    return store_exec(s, "BEGIN IMMEDIATE", e);
+}
+
+bool store_commit(store *s, cl_err *e)
+{
+    if (store_exec(s, "COMMIT", e))
+        return true;
+    store_rollback(s);
+    return false;
+}
+
+void store_rollback(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (!v)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+void store_column_text(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(out, n, "%s", t ? (const char *)t : "");
+}
+
+const char *store_path(const store *s)
+{
+    return s->path;
+}
+
+int store_schema_version(store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Removes the private folder a read-only store's copy was read from
+ * (store_readonly.c), with whatever SQLite left beside the copy. */
+static void snapshot_remove(const char *dir)
+{
+    static const char *const names[] = {STORE_FILE, STORE_FILE "-wal", STORE_FILE "-shm",
+                                        STORE_FILE "-journal"};
+    char p[CL_PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    sqlite3_close(s->db);
+    if (s->snapshot[0])
+        snapshot_remove(s->snapshot);
+    free(s);
+}
+
+bool store_readonly(const store *s)
+{
+    return s && s->readonly;
+}
+
+const char *store_readonly_why(const store *s)
+{
+    return s && s->readonly ? s->why : "";
+}
