@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/landlock.h"
+#include "core/nonet.h"
 #include "core/paths.h"
 #include "engine/engine.h"
 #include "proto/protocol.h"
@@ -35,8 +36,10 @@ static bool proto_fd_open(void)
  * device nodes and cudalab's cache folder to write.  With --python (labs
  * with Python rows), also python3's import folders outside home folders to
  * read and /proc to write (CUDA IPC needs it), and the process is made not
- * dumpable; a python3 child (a Python row) inherits the confinement.  Where the kernel offers no
- * Landlock it runs as it is and says so on stderr. */
+ * dumpable; a python3 child (a Python row) inherits the confinement.  No
+ * socket but a local one opens (core/nonet.h): nothing graded reaches the
+ * network.  Where the kernel offers no Landlock it runs as it is and says
+ * so on stderr. */
 static void confine(const char *const *named, size_t n, bool python)
 {
     static const char *const system[] = {"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin",
@@ -91,6 +94,8 @@ static void confine(const char *const *named, size_t n, bool python)
     char why[256];
     if (landlock_confine(reads, nr, writes, nw, why, sizeof why) != LANDLOCK_APPLIED)
         fprintf(stderr, "cudalab worker: not confined: %s\n", why);
+    if (!nonet_apply(why, sizeof why))
+        fprintf(stderr, "cudalab worker: network not closed: %s\n", why);
 }
 
 int worker_main(int argc, char **argv)

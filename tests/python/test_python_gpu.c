@@ -168,8 +168,9 @@ static void test_grade_solution(void **state)
 }
 
 /* A learner's starter.py, graded in a confined worker, tries to read the
- * grading key beside the workspace, the worker's memory, and to attach to
- * the worker: each is refused (the row's error lists what it tried). */
+ * grading key beside the workspace, the worker's memory, to attach to the
+ * worker and to open network sockets: each is refused (the row's error
+ * lists what it tried). */
 static void test_confined_python(void **state)
 {
     (void)state;
@@ -187,7 +188,7 @@ static void test_confined_python(void **state)
     assert_true(paths_mkdir_p(dir, &e));
     snprintf(file, sizeof file, "%s/starter.py", dir);
     snprintf(text, sizeof text,
-             "import ctypes, os\n"
+             "import ctypes, os, socket\n"
              "def attempt(what, fn):\n"
              "    try:\n"
              "        fn()\n"
@@ -201,6 +202,10 @@ static void test_confined_python(void **state)
              "    attach = libc.ptrace(16, ppid, 0, 0) == 0\n"
              "    res = [attempt('read key', lambda: open('%s').read()),\n"
              "           attempt('read worker memory', lambda: open(mem, 'rb').read(1)),\n"
+             "           attempt('open a TCP socket', lambda: socket.socket(socket.AF_INET,"
+             " socket.SOCK_STREAM)),\n"
+             "           attempt('open a UDP socket', lambda: socket.socket(socket.AF_INET6,"
+             " socket.SOCK_DGRAM)),\n"
              "           'attach to worker: ' + ('ALLOWED' if attach else 'refused')]\n"
              "    raise RuntimeError(' | '.join(res))\n",
              key);
@@ -221,6 +226,8 @@ static void test_confined_python(void **state)
     assert_true(ts_contains(why, "read key: refused"));
     assert_true(ts_contains(why, "read worker memory: refused"));
     assert_true(ts_contains(why, "attach to worker: refused"));
+    assert_true(ts_contains(why, "open a TCP socket: refused"));
+    assert_true(ts_contains(why, "open a UDP socket: refused"));
     assert_false(ts_contains(why, "ALLOWED"));
     assert_false(ts_contains(why, "SECRET-python-probe"));
     grade_report_free(&r);
