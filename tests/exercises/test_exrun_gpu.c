@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/paths.h"
 #include "core/which.h"
 #include "gpu/nvrtc.h"
@@ -715,6 +716,38 @@ static void test_sanitizer_finds_planted_bugs(void **state)
     free(rep);
 }
 
+/* printf debugging as a learner starts it: every one of 2^20 threads prints
+ * a line, run from the command line.  The run ends within 5 s (not at the
+ * time limit), shows the first lines, counts the rest, and blames nothing:
+ * the sum is right and the exit status 0. */
+static void test_printf_flood_cli(void **state)
+{
+    (void)state;
+    char ws[CL_PATH_MAX + 32], dir[CL_PATH_MAX + 48], cu[CL_PATH_MAX], lua[CL_PATH_MAX];
+    snprintf(ws, sizeof ws, "%s/ws-printf", g_tmp);
+    snprintf(dir, sizeof dir, "%s/reduction", ws);
+    cl_err e = {{0}};
+    assert_true(paths_mkdir_p(dir, &e));
+    ts_data_path(cu, sizeof cu, "exercises/broken/printf_flood/starter.cu");
+    ts_data_path(lua, sizeof lua, "exercises/broken/printf_flood/starter.lua");
+    ts_output o = {0};
+    assert_int_equal(ts_shell(&o, false, "cp '%s' '%s' '%s/'", cu, lua, dir), 0);
+    ts_output_free(&o);
+    double t0 = clock_now_s();
+    int rc = ts_shell(&o, true, "'%s' --workspace '%s' run reduction --exercise --size 2^20 "
+                      "--no-cpu --variant exercise", ts_exe(), ws);
+    double took = clock_now_s() - t0;
+    print_message("  printf from 2^20 threads: exit %d in %.2f s\n%s\n", rc, took,
+                  o.out ? o.out : "");
+    assert_int_equal(rc, 0);
+    assert_true(took < 5.0);
+    assert_true(ts_contains(o.out, "thread "));
+    assert_true(ts_contains(o.out, "more printed lines not shown"));
+    assert_false(ts_contains(o.out, "deadlock"));
+    assert_false(ts_contains(o.out, "loop forever"));
+    ts_output_free(&o);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -744,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_broken_corpus),
         cmocka_unit_test(test_launcher_api),
         cmocka_unit_test(test_sanitizer_finds_planted_bugs),
+        cmocka_unit_test(test_printf_flood_cli),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     engine_shutdown();
