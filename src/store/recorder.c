@@ -9,10 +9,10 @@
 
 #define SOURCE_MAX ((size_t)4 << 20)
 
-void recorder_init(recorder *rc, store *s, const char *origin)
+void recorder_init(recorder *rc, store *db, const char *origin)
 {
     memset(rc, 0, sizeof *rc);
-    rc->s = s;
+    rc->s = db;
     rc->origin = origin;
 }
 
@@ -78,37 +78,37 @@ void recorder_device(recorder *rc, const device_info *dev)
         stop(rc, &e);
 }
 
-void recorder_row(recorder *rc, const run_result *r, const char *diag_cause)
+void recorder_row(recorder *rc, const run_result *row, const char *diag_cause)
 {
     cl_err e = {{0}};
     int64_t id = 0;
     if (!active(rc) || !rc->run_id)
         return;
-    if (!store_row_add(rc->s, rc->run_id, r, diag_cause, &id, &e)) {
+    if (!store_row_add(rc->s, rc->run_id, row, diag_cause, &id, &e)) {
         stop(rc, &e);
         return;
     }
-    if (r->kind == RK_EXERCISE)
+    if (row->kind == RK_EXERCISE)
         rc->exercise_row = id;
 }
 
-void recorder_milestones(recorder *rc, lab *l, const run_result *rows, size_t n, ms_eval *evals,
+void recorder_milestones(recorder *rc, lab *the_lab, const run_result *rows, size_t cap, ms_eval *evals,
                          int *newly)
 {
     if (newly)
         *newly = 0;
-    for (size_t i = 0; i < l->nmilestones; i++) {
+    for (size_t i = 0; i < the_lab->nmilestones; i++) {
         ms_eval ev;
         memset(&ev, 0, sizeof ev);
-        if (!l->milestones[i].quiz)
-            lab_milestone_eval_judged(l, i, rows, n, &ev);
+        if (!the_lab->milestones[i].quiz)
+            lab_milestone_eval_judged(the_lab, i, rows, cap, &ev);
         if (evals)
             evals[i] = ev;
         if (ev.state != MS_REACHED || !active(rc) || !rc->run_id)
             continue;
         bool first = false;
         cl_err e = {{0}};
-        if (!store_milestone_reached(rc->s, rc->lab, l->milestones[i].id, ev.shown, rc->run_id,
+        if (!store_milestone_reached(rc->s, rc->lab, the_lab->milestones[i].id, ev.shown, rc->run_id,
                                      rc->exercise_row, &first, &e)) {
             stop(rc, &e);
             continue;

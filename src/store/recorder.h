@@ -38,17 +38,17 @@ typedef struct recorder {
 } recorder;
 
 /* s may be NULL (then every call is a no-op). */
-void recorder_init(recorder *rc, store *s, const char *origin);
+void recorder_init(recorder *rc, store *db, const char *origin);
 /* Starts recording req's run (dev may be NULL, set later). */
 void recorder_begin(recorder *rc, const run_request *req, const device_info *dev);
 void recorder_device(recorder *rc, const device_info *dev);
 /* Records one row; diag_cause names the diagnosis of a failed learner row
  * (supervise/diagnose.h) or is NULL. */
-void recorder_row(recorder *rc, const run_result *r, const char *diag_cause);
+void recorder_row(recorder *rc, const run_result *row, const char *diag_cause);
 /* Judges l's measured milestones on rows (all rows of the run) into evals
  * (l->nmilestones entries, may be NULL) and records each one reached.
  * *newly counts the milestones reached for the first time ever. */
-void recorder_milestones(recorder *rc, lab *l, const run_result *rows, size_t n, ms_eval *evals,
+void recorder_milestones(recorder *rc, lab *the_lab, const run_result *rows, size_t cap, ms_eval *evals,
                          int *newly);
 
 #endif

@@ -71,13 +71,13 @@ typedef struct store store;
  * + e when the store cannot be used: a folder that cannot be created or
  * written and holds none, another program's file, a newer schema, a disk
  * error; e names the file or folder. */
-bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e);
+bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *err);
 /* Whether progress can be kept in data folder dir, changing nothing: false
  * with why set to what store_open would say ("progress is not saved: the
  * data folder D cannot be created (E is not a folder)"); true when dir is
  * writable or can be made (then *missing says whether it is still to be
  * made; may be NULL). */
-bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n);
+bool store_dir_usable(const char *dir, bool *missing, char *why, size_t cap);
 /* Opens the database of data folder dir (NULL: the data folder) only to
  * read it (`cudalab grade`), changing nothing on disk: no file or folder is
  * created (neither the database nor its -wal and -shm files), no journal
@@ -87,22 +87,22 @@ bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n);
  * mode).  *out is NULL, and true returned, when nothing was recorded: no
  * database, or an empty one.  false + e when the file cannot be read as a
  * database, is another program's, or is of a newer schema. */
-bool store_open_readonly(const char *dir, store **out, cl_err *e);
+bool store_open_readonly(const char *dir, store **out, cl_err *err);
 /* Opens a database file by path with no repair, for tools and tests:
  * false on any problem. */
-bool store_open_file(const char *path, store **out, cl_err *e);
-void store_close(store *s);
+bool store_open_file(const char *path, store **out, cl_err *err);
+void store_close(store *db);
 /* Whether s was opened only to read (a file or folder that cannot be
  * written): reads work, every write fails with "progress not saved: "
  * and store_readonly_why. */
-bool store_readonly(const store *s);
+bool store_readonly(const store *db);
 /* Why progress cannot be saved in a read-only store ("" otherwise):
  * "the data folder D cannot be written (Permission denied)". */
-const char *store_readonly_why(const store *s);
+const char *store_readonly_why(const store *db);
 /* The database's file path. */
-const char *store_path(const store *s);
+const char *store_path(const store *db);
 /* The schema version of the open database. */
-int store_schema_version(store *s);
+int store_schema_version(store *db);
 
 /* ---- writing ------------------------------------------------------------- */
 
@@ -119,32 +119,32 @@ typedef struct store_run_info {
 } store_run_info;
 
 /* Starts a run; *run_id names it for the rows.  One transaction. */
-bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_err *e);
+bool store_run_begin(store *db, const store_run_info *info, int64_t *run_id, cl_err *err);
 /* Sets the device of a run begun without one. */
-bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *e);
+bool store_run_device(store *db, int64_t run_id, const device_info *dev, cl_err *err);
 /* Records one row of a run (diag_cause: the diagnosis's cause name for a
  * failed learner row, or NULL); *row_id may be NULL.  One transaction,
  * which writes nothing when the run is no longer recorded (its lab was
  * forgotten while it ran): then false, and e says so. */
-bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
-                   int64_t *row_id, cl_err *e);
+bool store_row_add(store *db, int64_t run_id, const run_result *row, const char *diag_cause,
+                   int64_t *row_id, cl_err *err);
 /* Records that milestone id of lab was reached, with the value shown
  * ("223x >= 100x at 2^28") and the run and row that earned it; only the
  * first time counts (later calls change nothing).  *first tells which.
  * Like a row, nothing is written for a run no longer recorded. */
-bool store_milestone_reached(store *s, const char *lab, const char *id, const char *shown,
-                             int64_t run_id, int64_t row_id, bool *first, cl_err *e);
+bool store_milestone_reached(store *db, const char *lab, const char *id, const char *shown,
+                             int64_t run_id, int64_t row_id, bool *first, cl_err *err);
 /* Records one answer to quiz id of lab. */
-bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, bool correct,
-                       cl_err *e);
+bool store_quiz_answer(store *db, const char *lab, const char *quiz, int choice, bool correct,
+                       cl_err *err);
 /* Records that hint index (0-based) of lab was shown. */
-bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e);
+bool store_hint_revealed(store *db, const char *lab, int index, cl_err *err);
 /* Where the learner left lab (its lesson step), and that it was the last
  * lab open. */
-bool store_place_set(store *s, const char *lab, int step, cl_err *e);
+bool store_place_set(store *db, const char *lab, int step, cl_err *err);
 /* Forgets everything about lab (its runs, rows, milestones, answers,
  * hints and place); the sources no run refers to any longer go too. */
-bool store_reset_lab(store *s, const char *lab, cl_err *e);
+bool store_reset_lab(store *db, const char *lab, cl_err *err);
 
 /* ---- reading ------------------------------------------------------------- */
 
@@ -174,24 +174,24 @@ typedef struct store_row {
 } store_row;
 
 /* The lesson step lab was left at; false when never opened. */
-bool store_place_get(store *s, const char *lab, int *step, cl_err *e);
+bool store_place_get(store *db, const char *lab, int *step, cl_err *err);
 /* The last lab open (id into out); false when none. */
-bool store_last_lab(store *s, char *out, size_t n, cl_err *e);
+bool store_last_lab(store *db, char *out, size_t cap, cl_err *err);
 /* The milestones of lab reached so far, oldest first (malloc'd; *n). */
-bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *n, cl_err *e);
+bool store_milestones(store *db, const char *lab, store_milestone **out, size_t *count, cl_err *err);
 /* Each quiz of lab answered at least once (malloc'd; *n). */
-bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_err *e);
+bool store_quizzes(store *db, const char *lab, store_quiz **out, size_t *count, cl_err *err);
 /* The hints of lab revealed (0-based indices, malloc'd; *n). */
-bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e);
+bool store_hints(store *db, const char *lab, int **out, size_t *count, cl_err *err);
 /* The rows of lab's latest run that had an exercise row (the learner's
  * latest results with the baselines beside them), in the order recorded
  * (malloc'd; *n, 0 when none). */
-bool store_latest_exercise_run(store *s, const char *lab, store_row **out, size_t *n,
-                               cl_err *e);
+bool store_latest_exercise_run(store *db, const char *lab, store_row **out, size_t *count,
+                               cl_err *err);
 /* Every row of the learner's kernel in lab, oldest first (malloc'd; *n). */
-bool store_exercise_history(store *s, const char *lab, store_row **out, size_t *n, cl_err *e);
+bool store_exercise_history(store *db, const char *lab, store_row **out, size_t *count, cl_err *err);
 /* The text of the source whose SHA-256 is sha (malloc'd), or NULL. */
-char *store_source_text(store *s, const char *sha, cl_err *e);
+char *store_source_text(store *db, const char *sha, cl_err *err);
 /* The learner's fastest correct row at one size. */
 typedef struct store_best {
     char size[RUN_SIZE_MAX];
@@ -211,9 +211,9 @@ typedef struct store_exercise_summary {
 
 /* Summarizes the learner's kernel in lab: a few rows of the summary kept
  * as rows are written, however many runs there are. */
-bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summary *out,
-                                cl_err *e);
+bool store_exercise_summary_get(store *db, const char *lab, store_exercise_summary *out,
+                                cl_err *err);
 /* How many runs and rows are recorded (all labs). */
-bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e);
+bool store_counts(store *db, int64_t *runs, int64_t *rows, cl_err *err);
 
 #endif

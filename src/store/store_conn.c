@@ -18,7 +18,7 @@ double store_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void store_explain(int rc, int errno_, const char *path, char *out, size_t n)
+void store_explain(int rc, int errno_, const char *path, char *out, size_t cap)
 {
     char dir[CL_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
@@ -27,120 +27,120 @@ void store_explain(int rc, int errno_, const char *path, char *out, size_t n)
         *slash = '\0';
     int primary = rc & 0xff;
     if (primary == SQLITE_FULL || errno_ == ENOSPC || errno_ == EDQUOT)
-        snprintf(out, n, "the disk is full (the data folder %s, holding %s)", dir, path);
+        snprintf(out, cap, "the disk is full (the data folder %s, holding %s)", dir, path);
     else if (rc == SQLITE_READONLY_DBMOVED)
-        snprintf(out, n, "%s was moved away while this cudalab had it open", path);
+        snprintf(out, cap, "%s was moved away while this cudalab had it open", path);
     else if (primary == SQLITE_READONLY || primary == SQLITE_PERM || errno_ == EROFS)
-        snprintf(out, n, "%s cannot be written (%s)", path,
+        snprintf(out, cap, "%s cannot be written (%s)", path,
                  errno_ ? strerror(errno_) : "read-only");
     else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
-        snprintf(out, n, "%s is damaged (%s)", path, sqlite3_errstr(rc));
+        snprintf(out, cap, "%s is damaged (%s)", path, sqlite3_errstr(rc));
     else if (primary == SQLITE_IOERR)
-        snprintf(out, n, "a disk I/O error on %s%s%s", path, errno_ ? ": " : "",
+        snprintf(out, cap, "a disk I/O error on %s%s%s", path, errno_ ? ": " : "",
                  errno_ ? strerror(errno_) : "");
     else if (primary == SQLITE_CANTOPEN)
-        snprintf(out, n, "%s cannot be opened%s%s", path, errno_ ? ": " : "",
+        snprintf(out, cap, "%s cannot be opened%s%s", path, errno_ ? ": " : "",
                  errno_ ? strerror(errno_) : "");
     else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-        snprintf(out, n, "%s is busy: another process kept it locked for over %d s", path,
+        snprintf(out, cap, "%s is busy: another process kept it locked for over %d s", path,
                  STORE_BUSY_TIMEOUT_MS / 1000);
     else if (primary == SQLITE_NOMEM)
-        snprintf(out, n, "out of memory reading %s", path);
+        snprintf(out, cap, "out of memory reading %s", path);
     else
-        snprintf(out, n, "%s: %s", path, sqlite3_errstr(rc));
+        snprintf(out, cap, "%s: %s", path, sqlite3_errstr(rc));
 }
 
-bool store_fail(store *s, cl_err *e, const char *what)
+bool store_fail(store *db, cl_err *err, const char *what)
 {
-    if (!s || !s->db)
-        return err_set(e, "%s: no database", what);
-    int rc = sqlite3_extended_errcode(s->db);
+    if (!db || !db->db)
+        return err_set(err, "%s: no database", what);
+    int rc = sqlite3_extended_errcode(db->db);
     char words[CL_ERR_MAX];
     if ((rc & 0xff) == SQLITE_ERROR || (rc & 0xff) == SQLITE_CONSTRAINT)
-        snprintf(words, sizeof words, "%s: %s", s->path, sqlite3_errmsg(s->db));
+        snprintf(words, sizeof words, "%s: %s", db->path, sqlite3_errmsg(db->db));
     else
-        store_explain(rc, sqlite3_system_errno(s->db), s->path, words, sizeof words);
-    return err_set(e, "%s: %s", what, words);
+        store_explain(rc, sqlite3_system_errno(db->db), db->path, words, sizeof words);
+    return err_set(err, "%s: %s", what, words);
 }
 
-bool store_writable(store *s, cl_err *e)
+bool store_writable(store *db, cl_err *err)
 {
-    if (!s->readonly)
+    if (!db->readonly)
         return true;
-    return err_set(e, "progress not saved: %s", s->why);
+    return err_set(err, "progress not saved: %s", db->why);
 }
 
-bool store_exec(store *s, const char *sql, cl_err *e)
+bool store_exec(store *db, const char *sql, cl_err *err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        err_set(e, "%s", msg ? msg : sqlite3_errmsg(s->db));
+    if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(err, "%s", msg ? msg : sqlite3_errmsg(db->db));
         sqlite3_free(msg);
         return false;
     }
     return true;
 }
 
-bool store_prepare(store *s, const char *sql, sqlite3_stmt **st, cl_err *e)
+bool store_prepare(store *db, const char *sql, sqlite3_stmt **st, cl_err *err)
 {
-    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db->db, sql, -1, st, NULL) != SQLITE_OK) {
         *st = NULL;
-        return store_fail(s, e, "progress store");
+        return store_fail(db, err, "progress store");
     }
     return true;
 }
 
-bool store_step_done(store *s, sqlite3_stmt *st, cl_err *e, const char *what)
+bool store_step_done(store *db, sqlite3_stmt *st, cl_err *err, const char *what)
 {
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return store_fail(s, e, what);
+        return store_fail(db, err, what);
     return true;
 }
 
-bool store_begin(store *s, cl_err *e)
+bool store_begin(store *db, cl_err *err)
 {
-    return store_exec(s, "BEGIN IMMEDIATE", e);
+    return store_exec(db, "BEGIN IMMEDIATE", err);
 }
 
-bool store_commit(store *s, cl_err *e)
+bool store_commit(store *db, cl_err *err)
 {
-    if (store_exec(s, "COMMIT", e))
+    if (store_exec(db, "COMMIT", err))
         return true;
-    store_rollback(s);
+    store_rollback(db);
     return false;
 }
 
-void store_rollback(store *s)
+void store_rollback(store *db)
 {
-    if (!sqlite3_get_autocommit(s->db))
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    if (!sqlite3_get_autocommit(db->db))
+        sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int store_bind_text(sqlite3_stmt *st, int i, const char *v)
+int store_bind_text(sqlite3_stmt *st, int col, const char *text)
 {
-    if (!v)
-        return sqlite3_bind_null(st, i);
-    return sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    if (!text)
+        return sqlite3_bind_null(st, col);
+    return sqlite3_bind_text(st, col, text, -1, SQLITE_TRANSIENT);
 }
 
-void store_column_text(sqlite3_stmt *st, int i, char *out, size_t n)
+void store_column_text(sqlite3_stmt *st, int col, char *out, size_t cap)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(out, n, "%s", t ? (const char *)t : "");
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(out, cap, "%s", t ? (const char *)t : "");
 }
 
-const char *store_path(const store *s)
+const char *store_path(const store *db)
 {
-    return s->path;
+    return db->path;
 }
 
-int store_schema_version(store *s)
+int store_schema_version(store *db)
 {
     sqlite3_stmt *st = NULL;
     int v = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -161,22 +161,22 @@ static void snapshot_remove(const char *dir)
     rmdir(dir);
 }
 
-void store_close(store *s)
+void store_close(store *db)
 {
-    if (!s)
+    if (!db)
         return;
-    sqlite3_close(s->db);
-    if (s->snapshot[0])
-        snapshot_remove(s->snapshot);
-    free(s);
+    sqlite3_close(db->db);
+    if (db->snapshot[0])
+        snapshot_remove(db->snapshot);
+    free(db);
 }
 
-bool store_readonly(const store *s)
+bool store_readonly(const store *db)
 {
-    return s && s->readonly;
+    return db && db->readonly;
 }
 
-const char *store_readonly_why(const store *s)
+const char *store_readonly_why(const store *db)
 {
-    return s && s->readonly ? s->why : "";
+    return db && db->readonly ? db->why : "";
 }

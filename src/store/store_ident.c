@@ -7,27 +7,27 @@
 #include <string.h>
 
 /* An integer PRAGMA's value; SQLite's result code. */
-int store_pragma_int(store *s, const char *sql, int *v)
+int store_pragma_int(store *db, const char *sql, int *value)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(db->db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *v = sqlite3_column_int(st, 0);
+        *value = sqlite3_column_int(st, 0);
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
     return rc;
 }
 
-int store_identify(store *s, store_ident *id)
+int store_identify(store *db, store_ident *id)
 {
     memset(id, 0, sizeof *id);
-    int rc = store_pragma_int(s, "PRAGMA application_id", &id->app_id);
+    int rc = store_pragma_int(db, "PRAGMA application_id", &id->app_id);
     if (rc == SQLITE_OK)
-        rc = store_pragma_int(s, "PRAGMA user_version", &id->version);
+        rc = store_pragma_int(db, "PRAGMA user_version", &id->version);
     sqlite3_stmt *st = NULL;
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(s->db,
+        rc = sqlite3_prepare_v2(db->db,
                                 "SELECT name, name IN ('meta', 'sources', 'runs', 'rows',"
                                 " 'milestones', 'quiz_answers', 'places') FROM sqlite_master"
                                 " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
@@ -45,12 +45,12 @@ int store_identify(store *s, store_ident *id)
     return rc == SQLITE_DONE ? SQLITE_OK : rc & 0xff;
 }
 
-bool store_ident_ours(const store_ident *id, char *what, size_t n)
+bool store_ident_ours(const store_ident *id, char *what, size_t cap)
 {
     if (id->app_id == STORE_APP_ID)
         return true;
     if (id->app_id != 0) {
-        snprintf(what, n, "an SQLite database of another program (application_id 0x%08X)",
+        snprintf(what, cap, "an SQLite database of another program (application_id 0x%08X)",
                  (unsigned)id->app_id);
         return false;
     }
@@ -59,16 +59,16 @@ bool store_ident_ours(const store_ident *id, char *what, size_t n)
     if (id->ours == 7)
         return true;   /* made by a cudalab from before the mark */
     if (id->tables == 0)
-        snprintf(what, n, "an SQLite database with no tables and user_version %d", id->version);
+        snprintf(what, cap, "an SQLite database with no tables and user_version %d", id->version);
     else
-        snprintf(what, n, "an SQLite database with tables cudalab does not make (%s%s)",
+        snprintf(what, cap, "an SQLite database with tables cudalab does not make (%s%s)",
                  id->names, id->tables > 4 ? ", ..." : "");
     return false;
 }
 
-bool store_foreign(const char *path, const char *what, cl_err *e)
+bool store_foreign(const char *path, const char *what, cl_err *err)
 {
-    return err_set(e, "%s is not cudalab's progress store: it is %s, and was left as it is; "
+    return err_set(err, "%s is not cudalab's progress store: it is %s, and was left as it is; "
                       "move it away, or keep your progress in another folder with --data DIR",
                    path, what);
 }

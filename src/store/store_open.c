@@ -191,7 +191,7 @@ static opened open_as_is(const char *path, const char *dir, store **out, int *fr
     return how;
 }
 
-bool store_open_file(const char *path, store **out, cl_err *e)
+bool store_open_file(const char *path, store **out, cl_err *err)
 {
     int from = 0;
     *out = NULL;
@@ -200,13 +200,13 @@ bool store_open_file(const char *path, store **out, cl_err *e)
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    opened how = open_as_is(path, slash ? dir : ".", out, &from, e);
+    opened how = open_as_is(path, slash ? dir : ".", out, &from, err);
     if (how == OPEN_READONLY)
-        err_set(e, "%s cannot be written (read-only)", path);
+        err_set(err, "%s cannot be written (read-only)", path);
     return how == OPENED;
 }
 
-bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n)
+bool store_dir_usable(const char *dir, bool *missing, char *why, size_t cap)
 {
     char reason[CL_ERR_MAX];
     paths_dir_state st = paths_dir_probe(dir, reason, sizeof reason);
@@ -214,7 +214,7 @@ bool store_dir_usable(const char *dir, bool *missing, char *why, size_t n)
         *missing = st == PATHS_DIR_MISSING;
     if (st != PATHS_DIR_NOT_WRITABLE)
         return true;
-    snprintf(why, n, "progress is not saved: the data folder %s %s", dir, reason);
+    snprintf(why, cap, "progress is not saved: the data folder %s %s", dir, reason);
     return false;
 }
 
@@ -286,42 +286,42 @@ static bool open_locked(const char *path, const char *dir, store **out, char *no
     return true;
 }
 
-bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *e)
+bool store_open(const char *dir, store **out, char *notice, size_t notice_n, cl_err *err)
 {
     char data[CL_PATH_MAX], path[CL_PATH_MAX], why[CL_ERR_MAX], reason[CL_ERR_MAX];
     *out = NULL;
     if (notice_n)
         notice[0] = '\0';
     if (!dir) {
-        if (!paths_data_dir(data, sizeof data, e))
+        if (!paths_data_dir(data, sizeof data, err))
             return false;
         dir = data;
     }
     if (!paths_join(path, sizeof path, dir, STORE_FILE))
-        return err_set(e, "the data folder's path is too long");
+        return err_set(err, "the data folder's path is too long");
     if (paths_dir_probe(dir, reason, sizeof reason) == PATHS_DIR_NOT_WRITABLE) {
         snprintf(why, sizeof why, "the data folder %s %s", dir, reason);
         if (paths_is_file(path))
-            return open_to_read(path, dir, why, out, notice, notice_n, e);
-        return err_set(e, "progress is not saved: %s", why);
+            return open_to_read(path, dir, why, out, notice, notice_n, err);
+        return err_set(err, "progress is not saved: %s", why);
     }
-    if (!paths_mkdir_p(dir, e))
-        return err_prefix(e, "progress is not saved: the data folder %s cannot be created", dir);
+    if (!paths_mkdir_p(dir, err))
+        return err_prefix(err, "progress is not saved: the data folder %s cannot be created", dir);
     if (!store_dir_usable(dir, NULL, why, sizeof why))
-        return err_set(e, "%s", why);
+        return err_set(err, "%s", why);
     /* Everything below looks at the file with the lock held: another
      * process may be moving it aside or making it. */
     int lock = -1;
-    if (!store_lock(path, &lock, e))
+    if (!store_lock(path, &lock, err))
         return false;
     bool ok;
     if (access(path, W_OK) != 0 && errno != ENOENT) {
         snprintf(why, sizeof why, "%s cannot be written (%s)", path, strerror(errno));
-        ok = open_to_read(path, dir, why, out, notice, notice_n, e);
+        ok = open_to_read(path, dir, why, out, notice, notice_n, err);
     } else if (!store_side_files_writable(path, why, sizeof why)) {
-        ok = open_to_read(path, dir, why, out, notice, notice_n, e);
+        ok = open_to_read(path, dir, why, out, notice, notice_n, err);
     } else {
-        ok = open_locked(path, dir, out, notice, notice_n, e);
+        ok = open_locked(path, dir, out, notice, notice_n, err);
     }
     store_unlock(lock);
     return ok;

@@ -36,10 +36,10 @@ static bool read_done(store *s, sqlite3_stmt *st, int rc, void **out, size_t *n,
     return false;
 }
 
-bool store_place_get(store *s, const char *lab, int *step, cl_err *e)
+bool store_place_get(store *db, const char *lab, int *step, cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_prepare(s, "SELECT step FROM places WHERE lab = ?1", &st, e))
+    if (!store_prepare(db, "SELECT step FROM places WHERE lab = ?1", &st, err))
         return false;
     store_bind_text(st, 1, lab);
     bool found = sqlite3_step(st) == SQLITE_ROW;
@@ -49,36 +49,36 @@ bool store_place_get(store *s, const char *lab, int *step, cl_err *e)
     return found;
 }
 
-bool store_last_lab(store *s, char *out, size_t n, cl_err *e)
+bool store_last_lab(store *db, char *out, size_t cap, cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_prepare(s, "SELECT value FROM meta WHERE key = 'last_lab'", &st, e))
+    if (!store_prepare(db, "SELECT value FROM meta WHERE key = 'last_lab'", &st, err))
         return false;
     bool found = sqlite3_step(st) == SQLITE_ROW;
     if (found)
-        store_column_text(st, 0, out, n);
+        store_column_text(st, 0, out, cap);
     sqlite3_finalize(st);
     return found;
 }
 
-bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *n, cl_err *e)
+bool store_milestones(store *db, const char *lab, store_milestone **out, size_t *count, cl_err *err)
 {
     sqlite3_stmt *st;
     size_t cap = 0;
     *out = NULL;
-    *n = 0;
-    if (!store_prepare(s, "SELECT id, shown, at, run_id, row_id FROM milestones WHERE lab = ?1"
+    *count = 0;
+    if (!store_prepare(db, "SELECT id, shown, at, run_id, row_id FROM milestones WHERE lab = ?1"
                           " ORDER BY at",
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+        if (!grow((void **)out, &cap, *count, sizeof **out, err)) {
             sqlite3_finalize(st);
             return false;
         }
-        store_milestone *m = &(*out)[(*n)++];
+        store_milestone *m = &(*out)[(*count)++];
         memset(m, 0, sizeof *m);
         store_column_text(st, 0, m->id, sizeof m->id);
         store_column_text(st, 1, m->shown, sizeof m->shown);
@@ -86,34 +86,34 @@ bool store_milestones(store *s, const char *lab, store_milestone **out, size_t *
         m->run_id = sqlite3_column_int64(st, 3);
         m->row_id = sqlite3_column_int64(st, 4);
     }
-    return read_done(s, st, rc, (void **)out, n, e, "cannot read the milestones reached");
+    return read_done(db, st, rc, (void **)out, count, err, "cannot read the milestones reached");
 }
 
-bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_err *e)
+bool store_quizzes(store *db, const char *lab, store_quiz **out, size_t *count, cl_err *err)
 {
     sqlite3_stmt *st;
     size_t cap = 0;
     *out = NULL;
-    *n = 0;
+    *count = 0;
     /* Per quiz: attempts, any right, first and last time, and the latest
      * answer (the row of the highest id). */
-    if (!store_prepare(s,
+    if (!store_prepare(db,
                        "SELECT q.quiz, count(*), max(q.correct), min(q.at), max(q.at),"
                        " (SELECT choice FROM quiz_answers WHERE lab = ?1 AND quiz = q.quiz"
                        "  ORDER BY id DESC LIMIT 1),"
                        " (SELECT correct FROM quiz_answers WHERE lab = ?1 AND quiz = q.quiz"
                        "  ORDER BY id DESC LIMIT 1)"
                        " FROM quiz_answers q WHERE q.lab = ?1 GROUP BY q.quiz ORDER BY min(q.id)",
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+        if (!grow((void **)out, &cap, *count, sizeof **out, err)) {
             sqlite3_finalize(st);
             return false;
         }
-        store_quiz *q = &(*out)[(*n)++];
+        store_quiz *q = &(*out)[(*count)++];
         memset(q, 0, sizeof *q);
         store_column_text(st, 0, q->id, sizeof q->id);
         q->attempts = sqlite3_column_int(st, 1);
@@ -123,7 +123,7 @@ bool store_quizzes(store *s, const char *lab, store_quiz **out, size_t *n, cl_er
         q->last_choice = sqlite3_column_int(st, 5);
         q->last_correct = sqlite3_column_int(st, 6) != 0;
     }
-    return read_done(s, st, rc, (void **)out, n, e, "cannot read the quiz answers");
+    return read_done(db, st, rc, (void **)out, count, err, "cannot read the quiz answers");
 }
 
 /* Whether the database has table name: a store of an older schema opened
@@ -141,26 +141,26 @@ static bool has_table(store *s, const char *name)
     return found;
 }
 
-bool store_hints(store *s, const char *lab, int **out, size_t *n, cl_err *e)
+bool store_hints(store *db, const char *lab, int **out, size_t *count, cl_err *err)
 {
     sqlite3_stmt *st;
     size_t cap = 0;
     *out = NULL;
-    *n = 0;
-    if (s->readonly && !has_table(s, "hints"))
+    *count = 0;
+    if (db->readonly && !has_table(db, "hints"))
         return true;   /* schema 1, read as it is: no hint was recorded */
-    if (!store_prepare(s, "SELECT idx FROM hints WHERE lab = ?1 ORDER BY idx", &st, e))
+    if (!store_prepare(db, "SELECT idx FROM hints WHERE lab = ?1 ORDER BY idx", &st, err))
         return false;
     store_bind_text(st, 1, lab);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!grow((void **)out, &cap, *n, sizeof **out, e)) {
+        if (!grow((void **)out, &cap, *count, sizeof **out, err)) {
             sqlite3_finalize(st);
             return false;
         }
-        (*out)[(*n)++] = sqlite3_column_int(st, 0);
+        (*out)[(*count)++] = sqlite3_column_int(st, 0);
     }
-    return read_done(s, st, rc, (void **)out, n, e, "cannot read the hints shown");
+    return read_done(db, st, rc, (void **)out, count, err, "cannot read the hints shown");
 }
 
 /* Reads the rows a statement selects as (id, run_id, at, kernel_sha,
@@ -207,43 +207,43 @@ static bool read_rows(store *s, sqlite3_stmt *st, store_row **out, size_t *n, cl
     "SELECT r.id, r.run_id, r.at, u.kernel_sha, r.diag_cause, r.record FROM rows r" \
     " JOIN runs u ON u.id = r.run_id"
 
-bool store_latest_exercise_run(store *s, const char *lab, store_row **out, size_t *n,
-                               cl_err *e)
+bool store_latest_exercise_run(store *db, const char *lab, store_row **out, size_t *count,
+                               cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_prepare(s,
+    if (!store_prepare(db,
                        ROW_COLUMNS " WHERE r.run_id = (SELECT max(x.run_id) FROM rows x"
                                    " JOIN runs y ON y.id = x.run_id"
                                    " WHERE y.lab = ?1 AND x.kind = 'exercise')"
                                    " ORDER BY r.id",
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
-    return read_rows(s, st, out, n, e);
+    return read_rows(db, st, out, count, err);
 }
 
-bool store_exercise_history(store *s, const char *lab, store_row **out, size_t *n, cl_err *e)
+bool store_exercise_history(store *db, const char *lab, store_row **out, size_t *count, cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_prepare(s, ROW_COLUMNS " WHERE u.lab = ?1 AND r.kind = 'exercise' ORDER BY r.id",
-                       &st, e))
+    if (!store_prepare(db, ROW_COLUMNS " WHERE u.lab = ?1 AND r.kind = 'exercise' ORDER BY r.id",
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
-    return read_rows(s, st, out, n, e);
+    return read_rows(db, st, out, count, err);
 }
 
-char *store_source_text(store *s, const char *sha, cl_err *e)
+char *store_source_text(store *db, const char *sha, cl_err *err)
 {
     sqlite3_stmt *st;
     char *text = NULL;
-    if (!store_prepare(s, "SELECT text FROM sources WHERE sha256 = ?1", &st, e))
+    if (!store_prepare(db, "SELECT text FROM sources WHERE sha256 = ?1", &st, err))
         return NULL;
     store_bind_text(st, 1, sha);
     if (sqlite3_step(st) == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
         text = strdup(t ? t : "");
         if (!text)
-            err_set(e, "out of memory");
+            err_set(err, "out of memory");
     }
     sqlite3_finalize(st);
     return text;
@@ -264,15 +264,15 @@ char *store_source_text(store *s, const char *sha, cl_err *e)
     "  AND r.median_ms IS NOT NULL)" \
     " WHERE k = 1 ORDER BY first"
 
-bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summary *out,
-                                cl_err *e)
+bool store_exercise_summary_get(store *db, const char *lab, store_exercise_summary *out,
+                                cl_err *err)
 {
     sqlite3_stmt *st;
     memset(out, 0, sizeof *out);
-    bool kept = !s->readonly || store_schema_version(s) >= 3;
-    if (!store_prepare(s, kept ? "SELECT runs, latest_at FROM exercise_runs WHERE lab = ?1"
+    bool kept = !db->readonly || store_schema_version(db) >= 3;
+    if (!store_prepare(db, kept ? "SELECT runs, latest_at FROM exercise_runs WHERE lab = ?1"
                                : RUNS_FROM_ROWS,
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     int rc = sqlite3_step(st);
@@ -282,12 +282,12 @@ bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summar
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_fail(s, e, "cannot read the runs of your kernel");
-    if (!store_prepare(s,
+        return store_fail(db, err, "cannot read the runs of your kernel");
+    if (!store_prepare(db,
                        kept ? "SELECT size, median_ms, speedup_cpu, at, kernel_sha"
                               " FROM exercise_best WHERE lab = ?1 ORDER BY first_row"
                             : BEST_FROM_ROWS,
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->nbest < STORE_BEST_MAX) {
@@ -301,16 +301,16 @@ bool store_exercise_summary_get(store *s, const char *lab, store_exercise_summar
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
         out->nbest = 0;
-        return store_fail(s, e, "cannot read the best figures of your kernel");
+        return store_fail(db, err, "cannot read the best figures of your kernel");
     }
     return true;
 }
 
-bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e)
+bool store_counts(store *db, int64_t *runs, int64_t *rows, cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_prepare(s, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM rows)", &st,
-                       e))
+    if (!store_prepare(db, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM rows)", &st,
+                       err))
         return false;
     bool ok = sqlite3_step(st) == SQLITE_ROW;
     if (ok) {
@@ -318,5 +318,5 @@ bool store_counts(store *s, int64_t *runs, int64_t *rows, cl_err *e)
         *rows = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
-    return ok || store_fail(s, e, "cannot count the records");
+    return ok || store_fail(db, err, "cannot count the records");
 }

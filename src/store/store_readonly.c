@@ -133,23 +133,23 @@ store *store_connect_readonly(const char *path, int *rc)
     return s;
 }
 
-bool store_open_readonly(const char *dir, store **out, cl_err *e)
+bool store_open_readonly(const char *dir, store **out, cl_err *err)
 {
     char data[CL_PATH_MAX], path[CL_PATH_MAX];
     *out = NULL;
     if (!dir) {
-        if (!paths_data_dir(data, sizeof data, e))
+        if (!paths_data_dir(data, sizeof data, err))
             return false;
         dir = data;
     }
     if (!paths_join(path, sizeof path, dir, STORE_FILE))
-        return err_set(e, "the data folder's path is too long");
+        return err_set(err, "the data folder's path is too long");
     if (!paths_is_file(path))
         return true;   /* nothing was ever recorded here */
     int rc = SQLITE_OK;
     store *s = store_connect_readonly(path, &rc);
     if (!s)
-        return err_set(e, "out of memory opening %s", path);
+        return err_set(err, "out of memory opening %s", path);
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     s->readonly = true;
     snprintf(s->why, sizeof s->why, "%s is open only to read", path);
@@ -158,11 +158,11 @@ bool store_open_readonly(const char *dir, store **out, cl_err *e)
     if (rc == SQLITE_OK)
         rc = store_identify(s, &id);
     if (rc != SQLITE_OK) {
-        err_set(e, "cannot read %s: %s", path, sqlite3_errstr(rc));
+        err_set(err, "cannot read %s: %s", path, sqlite3_errstr(rc));
     } else if (!store_ident_ours(&id, what, sizeof what)) {
-        store_foreign(path, what, e);
+        store_foreign(path, what, err);
     } else if (id.version > STORE_SCHEMA_VERSION) {
-        err_set(e, "%s was written by a newer cudalab (schema %d; this cudalab reads up to %d)",
+        err_set(err, "%s was written by a newer cudalab (schema %d; this cudalab reads up to %d)",
                 path, id.version, STORE_SCHEMA_VERSION);
     } else if (id.version == 0) {   /* created, but nothing recorded in it */
         store_close(s);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-bool store_lock(const char *path, int *fd, cl_err *e)
+bool store_lock(const char *path, int *fd, cl_err *err)
 {
     char lock[CL_PATH_MAX + 8];
     snprintf(lock, sizeof lock, "%s.lock", path);
@@ -22,14 +22,14 @@ bool store_lock(const char *path, int *fd, cl_err *e)
     if (*fd < 0 && (errno == EACCES || errno == EPERM))
         return true;   /* another user's, unreadable: open as before there was one */
     if (*fd < 0)
-        return err_set(e, "cannot open the lock file %s: %s", lock, strerror(errno));
+        return err_set(err, "cannot open the lock file %s: %s", lock, strerror(errno));
     struct timespec pause = {0, 5 * 1000 * 1000};
     bool ok = true;
     for (long waited = 0; ok && flock(*fd, LOCK_EX | LOCK_NB) != 0; waited++) {
         if (errno != EWOULDBLOCK && errno != EINTR)
-            ok = err_set(e, "cannot lock %s: %s", lock, strerror(errno));
+            ok = err_set(err, "cannot lock %s: %s", lock, strerror(errno));
         else if (waited * 5 >= STORE_LOCK_WAIT_S * 1000L)
-            ok = err_set(e, "another cudalab process has held %s for %d s while opening %s; "
+            ok = err_set(err, "another cudalab process has held %s for %d s while opening %s; "
                             "try again when it is done",
                          lock, STORE_LOCK_WAIT_S, path);
         else
@@ -70,7 +70,7 @@ static int move_to(const char *from, const char *to)
     return rename(from, to);
 }
 
-bool store_move_aside(const char *path, char *moved, size_t n, cl_err *e)
+bool store_move_aside(const char *path, char *moved, size_t cap, cl_err *err)
 {
     static const char *const sides[] = {"-wal", "-shm"};
     struct timespec ts;
@@ -83,7 +83,7 @@ bool store_move_aside(const char *path, char *moved, size_t n, cl_err *e)
         char tail[24] = "";
         if (k)
             snprintf(tail, sizeof tail, "-%d", k);
-        snprintf(moved, n, "%s.corrupt-%s.%09ld-%ld%s", path, stamp, (long)ts.tv_nsec,
+        snprintf(moved, cap, "%s.corrupt-%s.%09ld-%ld%s", path, stamp, (long)ts.tv_nsec,
                  (long)getpid(), tail);
         char a[CL_PATH_MAX + 128], b[CL_PATH_MAX + 128];
         snprintf(a, sizeof a, "%s-wal", moved);
@@ -93,19 +93,19 @@ bool store_move_aside(const char *path, char *moved, size_t n, cl_err *e)
         if (move_to(path, moved) != 0) {
             if (errno == EEXIST)
                 continue;
-            return err_set(e, "cannot move the damaged %s aside to %s: %s", path, moved,
+            return err_set(err, "cannot move the damaged %s aside to %s: %s", path, moved,
                            strerror(errno));
         }
         for (size_t i = 0; i < 2; i++) {
             snprintf(a, sizeof a, "%s%s", path, sides[i]);
             snprintf(b, sizeof b, "%s%s", moved, sides[i]);
             if (taken(a) && move_to(a, b) != 0 && unlink(a) != 0 && errno != ENOENT)
-                return err_set(e, "moved the damaged %s aside to %s, but %s stays: %s", path,
+                return err_set(err, "moved the damaged %s aside to %s, but %s stays: %s", path,
                                moved, a, strerror(errno));
         }
         return true;
     }
-    return err_set(e, "cannot move the damaged %s aside: every name tried is taken", path);
+    return err_set(err, "cannot move the damaged %s aside: every name tried is taken", path);
 }
 
 /* Runs a quick_check statement; SQLITE_OK when it says "ok". */
@@ -124,10 +124,10 @@ static int quick_check(store *s, const char *sql)
     return rc;
 }
 
-int store_check_pages(store *s, long long size)
+int store_check_pages(store *db, long long size)
 {
     if (size <= STORE_CHECK_MAX_BYTES)
-        return quick_check(s, "PRAGMA quick_check(1)");
+        return quick_check(db, "PRAGMA quick_check(1)");
     /* A large store: every table but the three that grow with the runs
      * (and the schema, which SQLite reads anyway). */
     static const char *const small[] = {"meta", "milestones", "quiz_answers", "hints",
@@ -135,14 +135,14 @@ int store_check_pages(store *s, long long size)
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         char sql[64];
         snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", small[i]);
-        int rc = quick_check(s, sql);
+        int rc = quick_check(db, sql);
         if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_ERROR)   /* ERROR: no such table yet */
             return rc;
     }
     return SQLITE_OK;
 }
 
-bool store_side_files_writable(const char *path, char *why, size_t n)
+bool store_side_files_writable(const char *path, char *why, size_t cap)
 {
     static const char *const sides[] = {"-shm", "-wal"};
     struct stat db;
@@ -163,7 +163,7 @@ bool store_side_files_writable(const char *path, char *why, size_t n)
             continue;
         if (errno == ENOENT)
             continue;
-        snprintf(why, n,
+        snprintf(why, cap,
                  "%s cannot be written (%s; it belongs to user %ld): remove it when no cudalab "
                  "is running",
                  p, strerror(EACCES), (long)st.st_uid);

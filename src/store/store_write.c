@@ -33,22 +33,22 @@ static void device_cc(const device_info *d, char *out, size_t n)
     snprintf(out, n, "%d.%d", d->cc_major, d->cc_minor);
 }
 
-bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_err *e)
+bool store_run_begin(store *db, const store_run_info *info, int64_t *run_id, cl_err *err)
 {
     char ksha[DIGEST_HEX_LEN + 1], lsha[DIGEST_HEX_LEN + 1], seed[24], cc[16];
     sqlite3_stmt *st = NULL;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_begin(s, e))
-        return err_prefix(e, "progress not saved");
-    if (!keep_source(s, info->kernel_text, ksha, e) ||
-        !keep_source(s, info->launcher_text, lsha, e))
+    if (!store_begin(db, err))
+        return err_prefix(err, "progress not saved");
+    if (!keep_source(db, info->kernel_text, ksha, err) ||
+        !keep_source(db, info->launcher_text, lsha, err))
         goto fail;
-    if (!store_prepare(s,
+    if (!store_prepare(db,
                        "INSERT INTO runs (started_at, lab, origin, seed, device_name, device_cc,"
                        " driver_version, kernel_path, kernel_sha, launcher_path, launcher_sha)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                       &st, e))
+                       &st, err))
         goto fail;
     snprintf(seed, sizeof seed, "%" PRIu64, info->seed);
     sqlite3_bind_double(st, 1, store_now());
@@ -65,33 +65,33 @@ bool store_run_begin(store *s, const store_run_info *info, int64_t *run_id, cl_e
     store_bind_text(st, 9, ksha[0] ? ksha : NULL);
     store_bind_text(st, 10, info->launcher_text ? info->launcher_path : NULL);
     store_bind_text(st, 11, lsha[0] ? lsha : NULL);
-    if (!store_step_done(s, st, e, "cannot record a run"))
+    if (!store_step_done(db, st, err, "cannot record a run"))
         goto fail;
-    *run_id = sqlite3_last_insert_rowid(s->db);
-    return store_commit(s, e) || err_prefix(e, "progress not saved");
+    *run_id = sqlite3_last_insert_rowid(db->db);
+    return store_commit(db, err) || err_prefix(err, "progress not saved");
 fail:
-    store_rollback(s);
-    return err_prefix(e, "progress not saved");
+    store_rollback(db);
+    return err_prefix(err, "progress not saved");
 }
 
-bool store_run_device(store *s, int64_t run_id, const device_info *dev, cl_err *e)
+bool store_run_device(store *db, int64_t run_id, const device_info *dev, cl_err *err)
 {
     sqlite3_stmt *st;
     char cc[16];
     if (!dev || !dev->present)
         return true;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_prepare(s, "UPDATE runs SET device_name = ?1, device_cc = ?2, driver_version = ?3"
+    if (!store_prepare(db, "UPDATE runs SET device_name = ?1, device_cc = ?2, driver_version = ?3"
                           " WHERE id = ?4",
-                       &st, e))
+                       &st, err))
         return false;
     device_cc(dev, cc, sizeof cc);
     store_bind_text(st, 1, dev->name);
     store_bind_text(st, 2, cc);
     sqlite3_bind_int(st, 3, dev->driver_version);
     sqlite3_bind_int64(st, 4, run_id);
-    return store_step_done(s, st, e, "progress not saved");
+    return store_step_done(db, st, err, "progress not saved");
 }
 
 /* A double column: NULL for "unknown" (negative rates, zero speedups). */
@@ -151,55 +151,55 @@ static bool summarize(store *s, int64_t run_id, int64_t row_id, const run_result
     return store_step_done(s, st, e, "progress not saved");
 }
 
-bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *diag_cause,
-                   int64_t *row_id, cl_err *e)
+bool store_row_add(store *db, int64_t run_id, const run_result *row, const char *diag_cause,
+                   int64_t *row_id, cl_err *err)
 {
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
     cJSON *o = cJSON_CreateObject();
     char *json = NULL;
     bool ok = false, begun = false;
-    if (!o || !record_put_result(o, r) || !(json = cJSON_PrintUnformatted(o))) {
-        err_set(e, "progress not saved: out of memory");
+    if (!o || !record_put_result(o, row) || !(json = cJSON_PrintUnformatted(o))) {
+        err_set(err, "progress not saved: out of memory");
         goto cleanup;
     }
-    if (!(begun = store_begin(s, e))) {
-        err_prefix(e, "progress not saved");
+    if (!(begun = store_begin(db, err))) {
+        err_prefix(err, "progress not saved");
         goto cleanup;
     }
     /* The run is looked for inside the transaction that writes the row: a
      * run forgotten meanwhile gets no row. */
     sqlite3_stmt *st;
-    if (!store_prepare(s,
+    if (!store_prepare(db,
                        "INSERT INTO rows (run_id, at, variant, kind, size, status, median_ms,"
                        " speedup_cpu, record, diag_cause)"
                        " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10"
                        " WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
-                       &st, e))
+                       &st, err))
         goto cleanup;
     double at = store_now();
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_double(st, 2, at);
-    store_bind_text(st, 3, r->variant);
-    store_bind_text(st, 4, result_kind_name(r->kind));
-    store_bind_text(st, 5, r->size);
-    store_bind_text(st, 6, result_status_name(r->status));
-    bind_figure(st, 7, r->samples > 0 ? r->median_ms : -1, false);
-    bind_figure(st, 8, r->speedup_cpu, true);
+    store_bind_text(st, 3, row->variant);
+    store_bind_text(st, 4, result_kind_name(row->kind));
+    store_bind_text(st, 5, row->size);
+    store_bind_text(st, 6, result_status_name(row->status));
+    bind_figure(st, 7, row->samples > 0 ? row->median_ms : -1, false);
+    bind_figure(st, 8, row->speedup_cpu, true);
     store_bind_text(st, 9, json);
     store_bind_text(st, 10, diag_cause && diag_cause[0] ? diag_cause : NULL);
-    if (!store_step_done(s, st, e, "progress not saved"))
+    if (!store_step_done(db, st, err, "progress not saved"))
         goto cleanup;
-    if (sqlite3_changes(s->db) == 0) {
-        run_forgotten(e, run_id);
+    if (sqlite3_changes(db->db) == 0) {
+        run_forgotten(err, run_id);
         goto cleanup;
     }
-    int64_t id = sqlite3_last_insert_rowid(s->db);
-    if (r->kind == RK_EXERCISE && !summarize(s, run_id, id, r, at, e))
+    int64_t id = sqlite3_last_insert_rowid(db->db);
+    if (row->kind == RK_EXERCISE && !summarize(db, run_id, id, row, at, err))
         goto cleanup;
-    if (!store_commit(s, e)) {
+    if (!store_commit(db, err)) {
         begun = false;
-        err_prefix(e, "progress not saved");
+        err_prefix(err, "progress not saved");
         goto cleanup;
     }
     begun = false;
@@ -208,24 +208,24 @@ bool store_row_add(store *s, int64_t run_id, const run_result *r, const char *di
         *row_id = id;
 cleanup:
     if (begun)
-        store_rollback(s);
+        store_rollback(db);
     cJSON_free(json);
     cJSON_Delete(o);
     return ok;
 }
 
-bool store_milestone_reached(store *s, const char *lab, const char *id, const char *shown,
-                             int64_t run_id, int64_t row_id, bool *first, cl_err *e)
+bool store_milestone_reached(store *db, const char *lab, const char *id, const char *shown,
+                             int64_t run_id, int64_t row_id, bool *first, cl_err *err)
 {
     sqlite3_stmt *st;
     if (first)
         *first = false;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_prepare(s, "INSERT OR IGNORE INTO milestones (lab, id, shown, at, run_id, row_id)"
+    if (!store_prepare(db, "INSERT OR IGNORE INTO milestones (lab, id, shown, at, run_id, row_id)"
                           " SELECT ?1, ?2, ?3, ?4, ?5, ?6"
                           " WHERE ?5 IS NULL OR EXISTS (SELECT 1 FROM runs WHERE id = ?5)",
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     store_bind_text(st, 2, id);
@@ -235,84 +235,84 @@ bool store_milestone_reached(store *s, const char *lab, const char *id, const ch
         sqlite3_bind_int64(st, 5, run_id);
     if (row_id > 0)
         sqlite3_bind_int64(st, 6, row_id);
-    if (!store_step_done(s, st, e, "progress not saved"))
+    if (!store_step_done(db, st, err, "progress not saved"))
         return false;
-    if (sqlite3_changes(s->db) > 0) {
+    if (sqlite3_changes(db->db) > 0) {
         if (first)
             *first = true;
         return true;
     }
     /* Nothing written: reached before, or its run was forgotten. */
-    if (run_id <= 0 || !store_prepare(s, "SELECT 1 FROM runs WHERE id = ?1", &st, e))
+    if (run_id <= 0 || !store_prepare(db, "SELECT 1 FROM runs WHERE id = ?1", &st, err))
         return true;
     sqlite3_bind_int64(st, 1, run_id);
     bool there = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
-    return there || run_forgotten(e, run_id);
+    return there || run_forgotten(err, run_id);
 }
 
-bool store_quiz_answer(store *s, const char *lab, const char *quiz, int choice, bool correct,
-                       cl_err *e)
+bool store_quiz_answer(store *db, const char *lab, const char *quiz, int choice, bool correct,
+                       cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_prepare(s, "INSERT INTO quiz_answers (lab, quiz, choice, correct, at)"
+    if (!store_prepare(db, "INSERT INTO quiz_answers (lab, quiz, choice, correct, at)"
                           " VALUES (?1, ?2, ?3, ?4, ?5)",
-                       &st, e))
+                       &st, err))
         return false;
     store_bind_text(st, 1, lab);
     store_bind_text(st, 2, quiz);
     sqlite3_bind_int(st, 3, choice);
     sqlite3_bind_int(st, 4, correct ? 1 : 0);
     sqlite3_bind_double(st, 5, store_now());
-    return store_step_done(s, st, e, "progress not saved");
+    return store_step_done(db, st, err, "progress not saved");
 }
 
-bool store_hint_revealed(store *s, const char *lab, int index, cl_err *e)
+bool store_hint_revealed(store *db, const char *lab, int index, cl_err *err)
 {
     sqlite3_stmt *st;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_prepare(s, "INSERT OR IGNORE INTO hints (lab, idx, at) VALUES (?1, ?2, ?3)", &st,
-                       e))
+    if (!store_prepare(db, "INSERT OR IGNORE INTO hints (lab, idx, at) VALUES (?1, ?2, ?3)", &st,
+                       err))
         return false;
     store_bind_text(st, 1, lab);
     sqlite3_bind_int(st, 2, index);
     sqlite3_bind_double(st, 3, store_now());
-    return store_step_done(s, st, e, "progress not saved");
+    return store_step_done(db, st, err, "progress not saved");
 }
 
-bool store_place_set(store *s, const char *lab, int step, cl_err *e)
+bool store_place_set(store *db, const char *lab, int step, cl_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (!store_writable(s, e))
+    if (!store_writable(db, err))
         return false;
-    if (!store_begin(s, e))
-        return err_prefix(e, "progress not saved");
-    if (!store_prepare(s, "INSERT INTO places (lab, step, at) VALUES (?1, ?2, ?3)"
+    if (!store_begin(db, err))
+        return err_prefix(err, "progress not saved");
+    if (!store_prepare(db, "INSERT INTO places (lab, step, at) VALUES (?1, ?2, ?3)"
                           " ON CONFLICT (lab) DO UPDATE SET step = ?2, at = ?3",
-                       &st, e))
+                       &st, err))
         goto fail;
     store_bind_text(st, 1, lab);
     sqlite3_bind_int(st, 2, step);
     sqlite3_bind_double(st, 3, store_now());
-    if (!store_step_done(s, st, e, "progress not saved"))
+    if (!store_step_done(db, st, err, "progress not saved"))
         goto fail;
-    if (!store_prepare(s, "INSERT INTO meta (key, value) VALUES ('last_lab', ?1)"
+    if (!store_prepare(db, "INSERT INTO meta (key, value) VALUES ('last_lab', ?1)"
                           " ON CONFLICT (key) DO UPDATE SET value = ?1",
-                       &st, e))
+                       &st, err))
         goto fail;
     store_bind_text(st, 1, lab);
-    if (!store_step_done(s, st, e, "progress not saved"))
+    if (!store_step_done(db, st, err, "progress not saved"))
         goto fail;
-    return store_commit(s, e);
+    return store_commit(db, err);
 fail:
-    store_rollback(s);
+    store_rollback(db);
     return false;
 }
 
-bool store_reset_lab(store *s, const char *lab, cl_err *e)
+bool store_reset_lab(store *db, const char *lab, cl_err *err)
 {
     static const char *const sql[] = {
         "DELETE FROM rows WHERE run_id IN (SELECT id FROM runs WHERE lab = ?1)",
@@ -329,22 +329,22 @@ bool store_reset_lab(store *s, const char *lab, cl_err *e)
         "DELETE FROM sources WHERE sha256 NOT IN (SELECT kernel_sha FROM runs WHERE kernel_sha"
         " IS NOT NULL UNION SELECT launcher_sha FROM runs WHERE launcher_sha IS NOT NULL)",
     };
-    if (s->readonly)
-        return err_set(e, "cannot forget lab '%s': %s", lab, s->why);
-    if (!store_begin(s, e))
+    if (db->readonly)
+        return err_set(err, "cannot forget lab '%s': %s", lab, db->why);
+    if (!store_begin(db, err))
         return false;
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
         sqlite3_stmt *st;
-        if (!store_prepare(s, sql[i], &st, e)) {
-            store_rollback(s);
+        if (!store_prepare(db, sql[i], &st, err)) {
+            store_rollback(db);
             return false;
         }
         if (sqlite3_bind_parameter_count(st) > 0)
             store_bind_text(st, 1, lab);
-        if (!store_step_done(s, st, e, "cannot forget the lab")) {
-            store_rollback(s);
+        if (!store_step_done(db, st, err, "cannot forget the lab")) {
+            store_rollback(db);
             return false;
         }
     }
-    return store_commit(s, e);
+    return store_commit(db, err);
 }

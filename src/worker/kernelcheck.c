@@ -7,13 +7,13 @@
 #include "engine/exercise.h"
 
 bool worker_kernel_check(const char *kernel, const char *launcher, const char *root, char *msg,
-                         size_t n)
+                         size_t cap)
 {
     exercise_opts o = {.kernel = kernel, .launcher = launcher, .root = root, .device = false};
     cl_err e = {{0}};
     exercise *x = exercise_open(&o, &e);
     if (!x) {
-        snprintf(msg, n, "%s", e.msg);
+        snprintf(msg, cap, "%s", e.msg);
         return false;
     }
     exercise_stage st = exercise_status(x, NULL);
@@ -21,7 +21,7 @@ bool worker_kernel_check(const char *kernel, const char *launcher, const char *r
     if (ok)
         msg[0] = '\0';
     else
-        exercise_why(x, root, msg, n);
+        exercise_why(x, root, msg, cap);
     exercise_close(x);
     return ok;
 }

@@ -12,6 +12,6 @@
  * compile error as "rel/path.cu:line:col: error: ..." (the path from root,
  * "and N more errors" after it), or the launcher's error. */
 bool worker_kernel_check(const char *kernel, const char *launcher, const char *root, char *msg,
-                         size_t n);
+                         size_t cap);
 
 #endif
