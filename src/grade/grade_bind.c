@@ -1,5 +1,6 @@
 /* grade_bind.c - what binds a report to one submission: the learner, the
- * assignment, the machine and the time (grade/grade.h). */
+ * assignment, the machine and the time (grade/grade.h); and the report's
+ * end, graded or not. */
 #include "grade/grade.h"
 
 #include <pwd.h>
@@ -82,4 +83,16 @@ void grade_report_not_graded(grade_report *r, const char *why)
     r->score = 0;
     r->max_score = 0;
     escape_line(r->error, sizeof r->error, why[0] ? why : "grading could not happen");
+}
+
+void grade_report_free(grade_report *r)
+{
+    for (size_t i = 0; i < r->nlabs; i++) {
+        free(r->labs[i].kernel_text);
+        free(r->labs[i].launcher_text);
+        free(r->labs[i].rows);
+        free(r->labs[i].ms);
+    }
+    free(r->labs);
+    memset(r, 0, sizeof *r);
 }

@@ -447,15 +447,3 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     out->seconds = clock_now_s() - t0;
     return status;
 }
-
-void grade_report_free(grade_report *r)
-{
-    for (size_t i = 0; i < r->nlabs; i++) {
-        free(r->labs[i].kernel_text);
-        free(r->labs[i].launcher_text);
-        free(r->labs[i].rows);
-        free(r->labs[i].ms);
-    }
-    free(r->labs);
-    memset(r, 0, sizeof *r);
-}
