@@ -115,6 +115,23 @@ void supervisor_free(supervisor *s)
     free(s);
 }
 
+/* Notices a worker that exited on its own: reads its last words, then
+ * reports (supervisor_faults_exited).  Returns false when the worker
+ * exited or was replaced meanwhile. */
+static bool check_exit(supervisor *s)
+{
+    if (!spawn_exited(s->pid))
+        return true;
+
+    unsigned gen = s->gen;
+    int run_before = s->cur_run;
+    supervisor_worker_drain_output(s, 1024);
+    if (!supervisor_messages_read(s, 1024) || s->gen != gen)
+        return false;
+    supervisor_faults_exited(s, supervisor_worker_reap_exited(s), run_before);
+    return false;
+}
+
 bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_err *e)
 {
     if (s->cur_run)
@@ -139,7 +156,7 @@ bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_
 
     /* A worker that died while idle, or can no longer hear or answer, is
      * replaced before it is given the run. */
-    supervisor_faults_check_exit(s);
+    check_exit(s);
     if (s->pid > 0 && (s->in_fd < 0 || s->proto_fd < 0))
         supervisor_worker_stop(s);
     if (s->pid <= 0 && !supervisor_worker_start(s, e)) {
@@ -200,7 +217,7 @@ bool supervisor_pump(supervisor *s, int timeout_ms)
     if (!supervisor_messages_read(s, SUP_READS_PER_PUMP) || s->gen != gen)
         return true;
     supervisor_worker_flush(s);
-    if (!supervisor_faults_check_exit(s) || s->gen != gen)
+    if (!check_exit(s) || s->gen != gen)
         return true;
     supervisor_faults_check_deadline(s);
     return true;
@@ -235,7 +252,7 @@ int supervisor_fd(const supervisor *s)
 
 bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e)
 {
-    supervisor_faults_check_exit(s);
+    check_exit(s);
     if (s->pid <= 0) {
         s->last_stop[0] = '\0';
         if (!supervisor_worker_start(s, e))

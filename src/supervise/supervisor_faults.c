@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 
 #include "core/clock.h"
-#include "core/spawn.h"
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 #define SUP_HAVE_SIGABBREV 1
@@ -147,18 +146,8 @@ void supervisor_faults_protocol(supervisor *s, const char *what)
     supervisor_faults_kill_and_fail(s, "protocol", msg);
 }
 
-bool supervisor_faults_check_exit(supervisor *s)
+void supervisor_faults_exited(supervisor *s, int status, int run_before)
 {
-    if (!spawn_exited(s->pid))
-        return true;
-
-    unsigned gen = s->gen;
-    int run_before = s->cur_run;
-    supervisor_worker_drain_output(s, 1024);
-    if (!supervisor_messages_read(s, 1024) || s->gen != gen)
-        return false;
-    int status = supervisor_worker_reap_exited(s);
-
     char cause[32], msg[512];
     bool had_hello = s->have_hello;
     describe_exit(s, status, had_hello ? "" : " before saying hello", cause, sizeof cause, msg,
@@ -172,16 +161,15 @@ bool supervisor_faults_check_exit(supervisor *s)
             supervisor_faults_fail_run(s, "exit", err.msg);
         else if (s->last_req && supervisor_worker_queue(s, s->last_req, s->last_req_len, NULL))
             supervisor_worker_flush(s);
-        return false;
+        return;
     }
     if (s->cur_run) {
         supervisor_faults_fail_run(s, cause, msg);
-        return false;
+        return;
     }
     snprintf(s->last_stop, sizeof s->last_stop, "%s", msg);
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && s->cb.on_log)
         s->cb.on_log(s->ud, had_hello ? 1 : 2, s->last_stop);
-    return false;
 }
 
 void supervisor_faults_check_deadline(supervisor *s)

@@ -2,7 +2,9 @@
  * state, and the calls between starting and stopping the worker
  * (supervisor_worker.c), reading its messages (supervisor_messages.c) and
  * turning deaths, time limits and broken promises into faults
- * (supervisor_faults.c).  Private to src/supervise/supervisor*.c. */
+ * (supervisor_faults.c).  supervisor.c calls them all; the messages call
+ * the faults, the faults the worker, and none of them calls back.
+ * Private to src/supervise/supervisor*.c. */
 #ifndef CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
 #define CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
 
@@ -134,9 +136,10 @@ void supervisor_faults_fail_run(supervisor *s, const char *cause, const char *me
 void supervisor_faults_kill_and_fail(supervisor *s, const char *cause, const char *message);
 /* A worker that broke the protocol: what it did, in words. */
 void supervisor_faults_protocol(supervisor *s, const char *what);
-/* Notices a worker that exited on its own: reads its last words, then
- * reports.  Returns false when the worker was replaced meanwhile. */
-bool supervisor_faults_check_exit(supervisor *s);
+/* Reports a worker that exited on its own with wait status status, after
+ * its last words were read: fails the run, or logs the exit when idle; a
+ * run submitted since run_before (by a callback) goes to a fresh worker. */
+void supervisor_faults_exited(supervisor *s, int status, int run_before);
 /* Fails the current run when it ran past its time limit. */
 void supervisor_faults_check_deadline(supervisor *s);
 
