@@ -20,13 +20,11 @@ const cli_command *const *cli_commands(size_t *n)
     return listed;
 }
 
-const cli_command *cli_command_find(const char *name)
+const cli_command *cli_command_listed(const char *name)
 {
     for (size_t i = 0; i < NLISTED; i++)
         if (strcmp(name, listed[i]->name) == 0)
             return listed[i];
-    if (strcmp(name, cmd_complete_spec.name) == 0)
-        return &cmd_complete_spec;
     return NULL;
 }
 
@@ -82,8 +80,8 @@ int cmd_help(cli_ctx *c, int argc, char **argv)
     }
     if (first + 1 < argc)
         return cli_usage_error(c, "help: unexpected argument '%s'", argv[first + 1]);
-    const cli_command *cmd = cli_command_find(argv[first]);
-    if (!cmd || cmd == &cmd_complete_spec)
+    const cli_command *cmd = cli_command_listed(argv[first]);
+    if (!cmd)
         return cli_usage_error(c, "help: no command called '%s' (see 'cudalab help')",
                                argv[first]);
     cli_opts_help(cmd, stdout);

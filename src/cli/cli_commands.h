@@ -15,7 +15,10 @@
 
 /* The listed commands, in the order the help shows them. */
 const cli_command *const *cli_commands(size_t *n);
-/* The command called name, listed or hidden; NULL when there is none. */
+/* The listed command called name; NULL when there is none. */
+const cli_command *cli_command_listed(const char *name);
+/* The command called name, listed or hidden (cli_dispatch.c); NULL when
+ * there is none. */
 const cli_command *cli_command_find(const char *name);
 
 /* The global help: usage, the commands, the global options, exit codes. */

@@ -247,7 +247,9 @@ static const cli_opt *scan(compl *k, char **w, int n)
             if (strcmp(o->name, "labs") == 0 && k->nlab_dirs < CLI_MAX_LAB_DIRS)
                 k->lab_dirs[k->nlab_dirs++] = value;
         } else if (!k->cmd) {
-            k->cmd = cli_command_find(s);
+            /* any command main.c dispatches: the listed ones and this one */
+            k->cmd = strcmp(s, cmd_complete_spec.name) == 0 ? &cmd_complete_spec
+                                                            : cli_command_listed(s);
             if (!k->cmd) {
                 k->lost = true;
                 return NULL;
