@@ -1,7 +1,14 @@
 /* tui_app_internal.h - what the pieces of the app model share: the lesson
  * and milestone panes, the run table and runs, the timeline, roofline and
  * tool jobs, all called from the input handlers in tui_app.c.
- * Private to src/tui/tui_app*.c. */
+ *
+ * The calls run one way, from input down to the model: tui_app.c calls
+ * every piece; tui_app_tools.c calls the details and the runs;
+ * tui_app_details.c the runs; tui_app_lesson.c and tui_app_runs.c the
+ * progress store (tui_progress.c); it calls the milestones
+ * (tui_app_milestones.c); and all of them read the selection
+ * (tui_app_model.c), which calls none of them.
+ * Private to src/tui/tui_app*.c and tui_progress.c. */
 #ifndef CUDALAB_TUI_APP_INTERNAL_H
 #define CUDALAB_TUI_APP_INTERNAL_H
 
@@ -13,6 +20,11 @@
 #include "tui/tui_app.h"
 
 #define VIEW_MAX 256
+
+/* ---- milestones (tui_app_milestones.c) ---- */
+
+/* The index of l's quiz called id; -1 when it has none (or id is NULL). */
+long tui_app_quiz_index(const lab *l, const char *id);
 
 /* ---- lesson, milestones and quizzes (tui_app_lesson.c) ---- */
 

@@ -124,14 +124,6 @@ unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
 
 /* ---- quizzes ------------------------------------------------------------- */
 
-static long quiz_index(const lab *l, const char *id)
-{
-    for (size_t q = 0; q < l->nquizzes; q++)
-        if (id && l->quizzes[q].id && strcmp(l->quizzes[q].id, id) == 0)
-            return (long)q;
-    return -1;
-}
-
 unsigned tui_app_quiz_open(tui_app *a, size_t m)
 {
     const lab *l = tui_app_lab(a);
@@ -139,7 +131,7 @@ unsigned tui_app_quiz_open(tui_app *a, size_t m)
     long q;
     if (!l || !s || m >= l->nmilestones)
         return 0;
-    q = quiz_index(l, l->milestones[m].quiz);
+    q = tui_app_quiz_index(l, l->milestones[m].quiz);
     if (q < 0) {
         tui_log_add(&a->log, TUI_LOG_ERROR, "milestone '%s' names quiz '%s', which the lab does not have",
                     l->milestones[m].id, l->milestones[m].quiz ? l->milestones[m].quiz : "");
@@ -183,66 +175,6 @@ unsigned tui_app_quiz_answer(tui_app *a)
 }
 
 /* ---- milestones ----------------------------------------------------------- */
-
-void tui_app_eval(tui_app *a, size_t i)
-{
-    lab *l;
-    tui_labstate *s;
-    run_result *rs = NULL;
-    size_t n = 0;
-    if (!a->labs || i >= a->labs->n)
-        return;
-    l = a->labs->v[i];
-    s = &a->ls[i];
-    if (s->table.n > 0 && a->ms_eval) {
-        rs = malloc(s->table.n * sizeof *rs);
-        if (rs)
-            n = tui_runtable_results(&s->table, rs, s->table.n);
-    }
-    for (size_t m = 0; m < l->nmilestones; m++) {
-        tui_ms *o = &s->ms[m];
-        if (l->milestones[m].quiz) {
-            long q = quiz_index(l, l->milestones[m].quiz);
-            memset(o, 0, sizeof *o);
-            if (q < 0)
-                o->state = TUI_MS_ERROR;
-            else if (s->quiz_ok[q])
-                o->state = TUI_MS_REACHED;
-            else if (s->quiz_pick[q] >= 0)
-                o->state = TUI_MS_MISSED;
-            else
-                o->state = TUI_MS_PENDING;
-            continue;
-        }
-        if (a->ms_eval && rs && n > 0) {
-            tui_ms kept = *o;
-            a->ms_eval(l, m, rs, n, o);
-            o->earned = kept.earned;
-            o->earned_at = kept.earned_at;
-            snprintf(o->earned_shown, sizeof o->earned_shown, "%s", kept.earned_shown);
-        }
-        /* Reached in an earlier run: it stays reached, with what earned it. */
-        if (o->earned && o->state != TUI_MS_REACHED) {
-            o->state = TUI_MS_REACHED;
-            tui_progress_earned_text(o, o->shown, sizeof o->shown);
-        }
-    }
-    free(rs);
-}
-
-void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total)
-{
-    const lab *l;
-    *reached = 0;
-    *total = 0;
-    if (!a->labs || i >= a->labs->n)
-        return;
-    l = a->labs->v[i];
-    *total = (int)l->nmilestones;
-    for (size_t m = 0; m < l->nmilestones; m++)
-        if (a->ls[i].ms[m].state == TUI_MS_REACHED)
-            (*reached)++;
-}
 
 unsigned tui_app_ms_details(tui_app *a)
 {

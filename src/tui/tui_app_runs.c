@@ -157,13 +157,82 @@ static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, ru
         req->exercise_kernel[0] = '\0';
 }
 
+/* The profiling lab's rows a run of mode asks for, into req: every
+ * experiment, the one of the row under the cursor, or the learner's
+ * pipeline alone; true when the pipeline (own) runs too. */
+static bool pick_experiments(const lab *l, const lab_exercise *own, run_mode mode,
+                             const tui_row *row, run_request *req)
+{
+    const char *xp = NULL;
+    bool exercise = false;
+    if (mode == RUN_ALL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            lab_request_add_variant(req, &l->variants[v]);
+        exercise = own != NULL;
+    } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            if (strcmp(l->variants[v].id, xp) == 0)
+                lab_request_add_variant(req, &l->variants[v]);
+    } else {
+        exercise = own != NULL;
+    }
+    req->cpu = exercise;
+    req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
+    return exercise;
+}
+
+/* The lab's variant under the cursor (else its first) into req; true when
+ * there is none and the lab's own exercise (own) runs instead. */
+static bool pick_variant(const lab *l, const lab_exercise *own, const tui_row *row,
+                         run_request *req)
+{
+    const lab_variant *pick = NULL;
+    for (size_t v = 0; row && v < l->nvariants; v++)
+        if (strcmp(l->variants[v].id, row->variant) == 0)
+            pick = &l->variants[v];
+    if (!pick && l->nvariants > 0)
+        pick = &l->variants[0];
+    if (pick)
+        lab_request_add_variant(req, pick);
+    else
+        return own != NULL;
+    return false;
+}
+
+/* The rows a run of mode asks for, into req: the picked exercise's, the
+ * profiling lab's experiments, all the lab's variants or the row under the
+ * cursor; true when the learner's kernel runs too. */
+static bool pick_rows(tui_app *a, const lab *l, run_mode mode, const tui_row *row,
+                      run_request *req)
+{
+    const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
+    if (x && x->id[0] &&
+        (mode == RUN_EXERCISE || (mode == RUN_ALL && !tui_prof_lab(l)) ||
+         (mode == RUN_SELECTED && row && row->exercise[0]))) {
+        exercise_request(a, l, x, req);
+        return req->exercise_kernel[0] != '\0';
+    }
+    if (tui_prof_lab(l))
+        return pick_experiments(l, own, mode, row, req);
+    if (mode == RUN_ALL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            lab_request_add_variant(req, &l->variants[v]);
+        return own != NULL;
+    }
+    if (mode == RUN_EXERCISE)
+        return own != NULL;
+    if (row && row->kind == RK_EXERCISE && own)
+        return true;
+    return pick_variant(l, own, row, req);
+}
+
 unsigned tui_app_request_run(tui_app *a, run_mode mode)
 {
     const lab *l = tui_app_lab(a);
     const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
     run_request *req = &a->req.run;
     const tui_row *row = tui_app_cursor_row(a);
-    bool exercise = false;
+    bool exercise;
     if (!l)
         return 0;
     if (a->running) {
@@ -185,46 +254,7 @@ unsigned tui_app_request_run(tui_app *a, run_mode mode)
     strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
     req->budget_s = 0.5;
     req->cpu = true;
-    if (x && x->id[0] &&
-        (mode == RUN_EXERCISE || (mode == RUN_ALL && !tui_prof_lab(l)) ||
-         (mode == RUN_SELECTED && row && row->exercise[0]))) {
-        exercise_request(a, l, x, req);
-        exercise = req->exercise_kernel[0] != '\0';
-    } else if (tui_prof_lab(l)) {
-        const char *xp = NULL;
-        if (mode == RUN_ALL) {
-            for (size_t v = 0; v < l->nvariants; v++)
-                lab_request_add_variant(req, &l->variants[v]);
-            exercise = own != NULL;
-        } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
-            for (size_t v = 0; v < l->nvariants; v++)
-                if (strcmp(l->variants[v].id, xp) == 0)
-                    lab_request_add_variant(req, &l->variants[v]);
-        } else {
-            exercise = own != NULL;
-        }
-        req->cpu = exercise;
-        req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
-    } else if (mode == RUN_ALL) {
-        for (size_t v = 0; v < l->nvariants; v++)
-            lab_request_add_variant(req, &l->variants[v]);
-        exercise = own != NULL;
-    } else if (mode == RUN_EXERCISE) {
-        exercise = own != NULL;
-    } else if (row && row->kind == RK_EXERCISE && own) {
-        exercise = true;
-    } else {
-        const lab_variant *pick = NULL;
-        for (size_t v = 0; row && v < l->nvariants; v++)
-            if (strcmp(l->variants[v].id, row->variant) == 0)
-                pick = &l->variants[v];
-        if (!pick && l->nvariants > 0)
-            pick = &l->variants[0];
-        if (pick)
-            lab_request_add_variant(req, pick);
-        else
-            exercise = own != NULL;
-    }
+    exercise = pick_rows(a, l, mode, row, req);
     if (exercise && !req->exercise[0] &&
         !tui_app_exercise_paths(a, l, own, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
         exercise = false;
@@ -476,7 +506,7 @@ unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
         tui_labstate *s = &a->ls[a->run_lab];
         size_t len = strlen(s->compile_log);
         if (len + strlen(msg) + 2 < sizeof s->compile_log)
-            snprintf(s->compile_log + len, sizeof s->compile_log - len, "%s\n", msg);
+            strfmt_append(s->compile_log, sizeof s->compile_log, len, "%s\n", msg);
         if (a->compiler_shown >= COMPILER_LINES_SHOWN) {
             a->compiler_hidden++;
             return TUI_F_REDRAW;

@@ -283,14 +283,96 @@ static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
     return ok;
 }
 
+/* The kernels an Nsight Compute job on a row chooses from: the picked
+ * exercise's when the row is one of its rows, else the lab's. */
+typedef struct ncu_scope {
+    bool listed;               /* the row is a row of the picked exercise */
+    const lab_variant *vs;
+    size_t nv;
+    char exarg[RUN_ID_MAX];    /* "--exercise", or "--exercise=ID" when listed */
+} ncu_scope;
+
+/* The profiling lab's experiment row: `cudalab profile EXPERIMENT`, looking
+ * at its kernel; false (logged) when the row has none. */
+static bool ncu_experiment(tui_app *a, const lab *l, const tui_row *row)
+{
+    tui_request *r = &a->req;
+    const char *x = tui_prof_experiment(row->variant), *kernel;
+    if (!x) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
+                                           "for your pipeline, the timeline (t) and `cudalab report %s` "
+                                           "show where its time goes", l->id);
+        return false;
+    }
+    kernel = tui_prof_kernel(row->variant);
+    if (!kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
+                    row->label);
+        return false;
+    }
+    strfmt_copy(r->kernel, sizeof r->kernel, kernel);
+    req_arg(r, "profile");
+    req_arg(r, x);
+    return true;
+}
+
+/* A shipped kernel's row: `cudalab run` of that variant alone; false
+ * (logged) when it names no kernel. */
+static bool ncu_shipped(tui_app *a, const lab *l, const tui_row *row, const ncu_scope *sc)
+{
+    tui_request *r = &a->req;
+    const char *kernel = NULL;
+    for (size_t v = 0; v < sc->nv; v++)
+        if (strcmp(sc->vs[v].id, row->variant) == 0)
+            kernel = sc->vs[v].kernel;
+    if (!kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
+        return false;
+    }
+    strfmt_copy(r->kernel, sizeof r->kernel, kernel);
+    req_arg(r, "run");
+    req_arg(r, l->id);
+    if (sc->listed)
+        req_arg(r, sc->exarg);
+    req_arg(r, "--variant");
+    req_arg(r, row->variant);
+    req_arg(r, "--size");
+    req_arg(r, row->size);
+    req_arg(r, "--no-cpu");
+    return true;
+}
+
+/* The learner's kernel's row: `cudalab run --exercise` with one variant,
+ * looking at the kernels its file defines; false (logged) when it defines
+ * none. */
+static bool ncu_exercise(tui_app *a, const lab *l, const tui_row *row, const ncu_scope *sc)
+{
+    tui_request *r = &a->req;
+    if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
+        return false;
+    }
+    req_arg(r, "run");
+    req_arg(r, l->id);
+    req_arg(r, sc->exarg);
+    if (sc->nv > 0) {
+        req_arg(r, "--variant");
+        req_arg(r, sc->vs[0].id);
+    }
+    req_arg(r, "--size");
+    req_arg(r, row->size);
+    req_arg(r, "--no-cpu");
+    return true;
+}
+
 unsigned tui_app_ncu_key(tui_app *a)
 {
     const lab *l = tui_app_lab(a);
     const tui_row *row = tui_app_cursor_row(a);
     const lab_exercise *ex = tui_app_exercise(a);
     tui_request *r = &a->req;
-    const char *kernel = NULL;
-    char exarg[RUN_ID_MAX];
+    ncu_scope sc;
+    bool ok;
     if (!l)
         return 0;
     if (!row) {
@@ -300,65 +382,24 @@ unsigned tui_app_ncu_key(tui_app *a)
     if (job_busy(a))
         return TUI_F_REDRAW;
     memset(r, 0, sizeof *r);
-    bool listed = row->exercise[0] && ex && ex->id[0];
-    const lab_variant *vs = listed ? ex->variants : l->variants;
-    size_t nv = listed ? ex->nvariants : l->nvariants;
-    snprintf(exarg, sizeof exarg, "--exercise%s%s", listed ? "=" : "", listed ? ex->id : "");
+    sc.listed = row->exercise[0] && ex && ex->id[0];
+    sc.vs = sc.listed ? ex->variants : l->variants;
+    sc.nv = sc.listed ? ex->nvariants : l->nvariants;
+    snprintf(sc.exarg, sizeof sc.exarg, "--exercise%s%s", sc.listed ? "=" : "",
+             sc.listed ? ex->id : "");
     if (tui_prof_lab(l) && !row->exercise[0]) {
-        const char *x = tui_prof_experiment(row->variant);
-        if (!x) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
-                                               "for your pipeline, the timeline (t) and `cudalab report %s` "
-                                               "show where its time goes", l->id);
-            return TUI_F_REDRAW;
-        }
-        kernel = tui_prof_kernel(row->variant);
-        if (!kernel) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
-                        row->label);
-            return TUI_F_REDRAW;
-        }
-        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
-        req_arg(r, "profile");
-        req_arg(r, x);
+        ok = ncu_experiment(a, l, row);
     } else if (row->kind == RK_KERNEL) {
-        for (size_t v = 0; v < nv; v++)
-            if (strcmp(vs[v].id, row->variant) == 0)
-                kernel = vs[v].kernel;
-        if (!kernel) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
-            return TUI_F_REDRAW;
-        }
-        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
-        req_arg(r, "run");
-        req_arg(r, l->id);
-        if (listed)
-            req_arg(r, exarg);
-        req_arg(r, "--variant");
-        req_arg(r, row->variant);
-        req_arg(r, "--size");
-        req_arg(r, row->size);
-        req_arg(r, "--no-cpu");
+        ok = ncu_shipped(a, l, row, &sc);
     } else if (row->kind == RK_EXERCISE) {
-        if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
-            return TUI_F_REDRAW;
-        }
-        req_arg(r, "run");
-        req_arg(r, l->id);
-        req_arg(r, exarg);
-        if (nv > 0) {
-            req_arg(r, "--variant");
-            req_arg(r, vs[0].id);
-        }
-        req_arg(r, "--size");
-        req_arg(r, row->size);
-        req_arg(r, "--no-cpu");
+        ok = ncu_exercise(a, l, row, &sc);
     } else {
         tui_log_add(&a->log, TUI_LOG_WARN, "%s runs no kernel of cudalab's: select a shipped kernel or "
                                            "your kernel", row->label);
-        return TUI_F_REDRAW;
+        ok = false;
     }
+    if (!ok)
+        return TUI_F_REDRAW;
     req_arg(r, "--budget");
     req_arg(r, "0.05");
     r->kind = TUI_REQ_NCU;

@@ -8,14 +8,7 @@
 #include "store/recorder.h"
 #include "store/store.h"
 #include "supervise/diag_row.h"
-
-static void when(double t, char *out, size_t n)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    localtime_r(&s, &tm);
-    strftime(out, n, "%Y-%m-%d %H:%M", &tm);
-}
+#include "tui/tui_app_internal.h"
 
 /* Stops saving after a failed write, saying so once. */
 static void failed(tui_app *a, const char *why)
@@ -56,14 +49,6 @@ static void unreadable(tui_app *a, const cl_err *e)
         failed(a, e->msg);
 }
 
-static long quiz_index(const lab *l, const char *id)
-{
-    for (size_t q = 0; q < l->nquizzes; q++)
-        if (strcmp(l->quizzes[q].id, id) == 0)
-            return (long)q;
-    return -1;
-}
-
 /* The quizzes, hints and milestones recorded for lab i. */
 static void restore_answers(tui_app *a, size_t i)
 {
@@ -76,7 +61,7 @@ static void restore_answers(tui_app *a, size_t i)
         unreadable(a, &e);
     else
         for (size_t k = 0; k < n; k++) {
-            long q = quiz_index(l, qs[k].id);
+            long q = tui_app_quiz_index(l, qs[k].id);
             if (q < 0)
                 continue;
             s->quiz_ok[q] = qs[k].answered_right;
@@ -253,12 +238,4 @@ void tui_progress_run_done(tui_app *a)
     if (a->rec.failed[0])
         failed(a, a->rec.failed);
     tui_app_eval(a, a->run_lab);
-}
-
-/* The text a milestone reached in an earlier run shows. */
-void tui_progress_earned_text(const tui_ms *m, char *out, size_t n)
-{
-    char at[32];
-    when(m->earned_at, at, sizeof at);
-    snprintf(out, n, "%s%sreached %s", m->earned_shown, m->earned_shown[0] ? ", " : "", at);
 }

@@ -30,8 +30,6 @@ void tui_progress_run_started(tui_app *a, const run_request *req);
 void tui_progress_device(tui_app *a, const device_info *dev);
 void tui_progress_row(tui_app *a, const run_result *r);
 void tui_progress_run_done(tui_app *a);
-/* "223x >= 100x, reached 2026-11-24 10:31": a milestone reached before. */
-void tui_progress_earned_text(const tui_ms *m, char *out, size_t n);
 /* Whether progress is being saved (for the status bar). */
 bool tui_progress_saving(const tui_app *a);
 
