@@ -91,6 +91,71 @@ static void ms_mark(const tui_app *a, tui_ms_state st, const char **mark, tui_ro
 }
 
 #define MS_WRAP_LINES 8   /* the most lines the selected milestone's text takes */
+#define MS_FIGURES_MAX 160
+
+/* A milestone's first line(s) at row y: its mark, then its text; the
+ * selected one (cur) shown whole, wrapped over as many lines as it needs
+ * and the pane has (its line of figures below it), the others on one line
+ * each.  Returns the lines the text took. */
+static int ms_title(WINDOW *w, const tui_app *a, int y, const char *mark, tui_role role,
+                    const char *text, bool cur)
+{
+    int rows = getmaxy(w), inner = getmaxx(w) - 2;
+    tui_role trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
+    int mw = tui_text_swidth(mark), tw = inner - mw - 1, lines = 1;
+    size_t at[MS_WRAP_LINES], len[MS_WRAP_LINES];
+    if (cur && tw > 0) {
+        size_t need = tui_text_wrap(text, tw, at, len, MS_WRAP_LINES);
+        int room = rows - 2 - y;   /* lines left, the figures' line among them */
+        lines = (int)(need < MS_WRAP_LINES ? need : MS_WRAP_LINES);
+        if (lines > room - 1)
+            lines = room - 1 > 1 ? room - 1 : 1;
+        if (lines < 1)
+            lines = 1;
+    }
+    if (cur)
+        for (int k = 0; k <= lines && y + k < rows - 1; k++)
+            tui_draw_fill(w, y + k, 1, inner, trole);
+    tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
+    if (cur && tw > 0) {
+        for (int k = 0; k < lines; k++) {
+            char piece[256];
+            size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
+            memcpy(piece, text + at[k], n);
+            piece[n] = '\0';
+            tui_draw_text(w, y + k, 1 + mw + 1, tw, piece, trole);
+        }
+    } else {
+        char cut[256];
+        tui_text_clip(text, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
+        tui_draw_text(w, y, 1 + mw + 1, tw, cut, trole);
+    }
+    return lines;
+}
+
+/* A milestone's line of figures: its error, the value measured against the
+ * target, the target, or the quiz's state; with math symbols unless
+ * ascii. */
+static void ms_figures(const tui_app *a, const lab_milestone *ms, const tui_ms *st,
+                       char second[MS_FIGURES_MAX])
+{
+    if (st->state == TUI_MS_ERROR)
+        snprintf(second, MS_FIGURES_MAX, "%s", st->error[0] ? st->error : "check failed");
+    else if (st->shown[0])
+        snprintf(second, MS_FIGURES_MAX, "%s", st->shown);
+    else if (ms->target)
+        snprintf(second, MS_FIGURES_MAX, "target %s", ms->target);
+    else if (ms->quiz)
+        snprintf(second, MS_FIGURES_MAX, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
+                                              "quiz: Enter to answer");
+    else
+        second[0] = '\0';
+    if (!a->ascii) {
+        char pretty[MS_FIGURES_MAX * 2];
+        tui_text_math(second, pretty, sizeof pretty);
+        snprintf(second, MS_FIGURES_MAX, "%s", pretty);
+    }
+}
 
 void tui_panes_milestones(WINDOW *w, const tui_app *a)
 {
@@ -114,65 +179,16 @@ void tui_panes_milestones(WINDOW *w, const tui_app *a)
     for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y < rows - 1; m++) {
         const lab_milestone *ms = &l->milestones[m];
         const tui_ms *st = &s->ms[m];
-        const char *mark, *text = ms->text ? ms->text : ms->id;
-        tui_role role, trole;
-        char second[160];
+        const char *mark;
+        tui_role role;
+        char second[MS_FIGURES_MAX];
         bool cur = m == s->ms_cursor && focus;
-        int mw, tw, lines = 1;
         ms_mark(a, st->state, &mark, &role);
-        trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
-        mw = tui_text_swidth(mark);
-        tw = inner - mw - 1;
-        /* The selected milestone is shown whole, wrapped over as many
-         * lines as it needs and the pane has (its line of figures below
-         * it); the others keep one line each. */
-        size_t at[MS_WRAP_LINES], len[MS_WRAP_LINES];
-        if (cur && tw > 0) {
-            size_t need = tui_text_wrap(text, tw, at, len, MS_WRAP_LINES);
-            int room = rows - 2 - y;   /* lines left, the figures' line among them */
-            lines = (int)(need < MS_WRAP_LINES ? need : MS_WRAP_LINES);
-            if (lines > room - 1)
-                lines = room - 1 > 1 ? room - 1 : 1;
-            if (lines < 1)
-                lines = 1;
-        }
-        if (cur)
-            for (int k = 0; k <= lines && y + k < rows - 1; k++)
-                tui_draw_fill(w, y + k, 1, inner, trole);
-        tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
-        if (cur && tw > 0) {
-            for (int k = 0; k < lines; k++) {
-                char piece[256];
-                size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
-                memcpy(piece, text + at[k], n);
-                piece[n] = '\0';
-                tui_draw_text(w, y + k, 1 + mw + 1, tw, piece, trole);
-            }
-        } else {
-            char cut[256];
-            tui_text_clip(text, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
-            tui_draw_text(w, y, 1 + mw + 1, tw, cut, trole);
-        }
-        y += lines - 1;
-        if (st->state == TUI_MS_ERROR)
-            snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
-        else if (st->shown[0])
-            snprintf(second, sizeof second, "%s", st->shown);
-        else if (ms->target)
-            snprintf(second, sizeof second, "target %s", ms->target);
-        else if (ms->quiz)
-            snprintf(second, sizeof second, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
-                                                  "quiz: Enter to answer");
-        else
-            second[0] = '\0';
-        if (!a->ascii) {
-            char pretty[sizeof second * 2];
-            tui_text_math(second, pretty, sizeof pretty);
-            snprintf(second, sizeof second, "%s", pretty);
-        }
+        y += ms_title(w, a, y, mark, role, ms->text ? ms->text : ms->id, cur) - 1;
+        ms_figures(a, ms, st, second);
         if (y + 1 < rows - 1)
             tui_draw_text(w, y + 1, 3, inner - 2, second,
-                          cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
+                          cur ? ROLE_SELECTED : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
         y += 2;
     }
 }
