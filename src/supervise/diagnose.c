@@ -1,6 +1,7 @@
 /* Naming the cause: which report wins (a compile error, then a fault, then
  * the launcher's error, then the row's status) and which words in a
- * message point to which cause; the paragraphs are diagnose_causes.c's. */
+ * message point to which cause; the paragraphs are diagnose_causes.c's
+ * (a refused launch's diagnose_launch.c's). */
 #include "supervise/diagnose.h"
 
 #include <stdio.h>
@@ -198,53 +199,50 @@ void diag_input_from_fault(diag_input *in, const run_fault *f)
     in->fault_variant = f->variant;
 }
 
-void diagnose(const diag_input *in, diagnosis *out)
+/* A fault that ended the run: the lab's reference, the time limit, a
+ * cancel, the words of its message, or a crash. */
+static void diagnose_fault(const diag_input *in, diagnosis *out)
 {
-    memset(out, 0, sizeof *out);
-    if (in->compile_errors > 0) {
-        diag_compile(in, out);
-        return;
+    const char *c = in->fault_cause;
+    if (in->fault_variant && strcmp(in->fault_variant, RUN_FAULT_REFERENCE) == 0) {
+        diag_lab(in, out);
+    } else if (strcmp(c, "timeout") == 0) {
+        diag_timeout(in, out);
+    } else if (strcmp(c, "cancelled") == 0) {
+        diag_set(out, DIAG_CANCELLED, "You stopped the run");
+        diag_explain(out, "The run was cancelled before it finished; the rows that finished before "
+                          "it are kept.");
+        diag_suggest(out, "Start it again when ready.");
+    } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
+        if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
+            diag_crash(in, out);
+        else
+            diag_other(in->fault_message, out);
     }
-    if (!diag_empty(in->fault_cause)) {
-        const char *c = in->fault_cause;
-        if (in->fault_variant && strcmp(in->fault_variant, RUN_FAULT_REFERENCE) == 0) {
-            diag_lab(in, out);
-        } else if (strcmp(c, "timeout") == 0) {
-            diag_timeout(in, out);
-        } else if (strcmp(c, "cancelled") == 0) {
-            diag_set(out, DIAG_CANCELLED, "You stopped the run");
-            diag_explain(out, "The run was cancelled before it finished; the rows that finished before "
-                              "it are kept.");
-            diag_suggest(out, "Start it again when ready.");
-        } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
-            if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
-                diag_crash(in, out);
-            else
-                diag_other(in->fault_message, out);
-        }
-        return;
-    }
-    if (!diag_empty(in->launcher_error)) {
-        if (diag_text(in, 0, in->launcher_error, out)) {
-            if (!out->where[0] && out->cause != DIAG_KERNEL_MISSING) {
-                const char *msg;
-                diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
-            }
-            return;
-        }
-        if (launch_out_of_range(in)) {
-            diag_launch(in, in->launcher_error, NULL, out);
-            const char *msg;
+}
+
+/* The launcher's error: the words of its message, a launch out of range,
+ * or the launcher's own mistake, at the launcher's line. */
+static void diagnose_launcher(const diag_input *in, diagnosis *out)
+{
+    const char *msg;
+    if (diag_text(in, 0, in->launcher_error, out)) {
+        if (!out->where[0] && out->cause != DIAG_KERNEL_MISSING)
             diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
-            return;
-        }
-        diag_launcher(in->launcher_error, out);
         return;
     }
-    if (!in->has_result) {
-        diag_set(out, DIAG_NONE, "Nothing to report");
+    if (launch_out_of_range(in)) {
+        diag_launch(in, in->launcher_error, NULL, out);
+        diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
         return;
     }
+    diag_launcher(in->launcher_error, out);
+}
+
+/* A row's status: correct, wrong, unwritten, NaN, no device, or an error
+ * read from its message. */
+static void diagnose_status(const diag_input *in, diagnosis *out)
+{
     switch (in->status) {
     case RS_CORRECT:
         diag_set(out, DIAG_NONE, "Your kernel is correct");
@@ -280,6 +278,21 @@ void diagnose(const diag_input *in, diagnosis *out)
         return;
     }
     diag_other(in->message, out);
+}
+
+void diagnose(const diag_input *in, diagnosis *out)
+{
+    memset(out, 0, sizeof *out);
+    if (in->compile_errors > 0)
+        diag_compile(in, out);
+    else if (!diag_empty(in->fault_cause))
+        diagnose_fault(in, out);
+    else if (!diag_empty(in->launcher_error))
+        diagnose_launcher(in, out);
+    else if (!in->has_result)
+        diag_set(out, DIAG_NONE, "Nothing to report");
+    else
+        diagnose_status(in, out);
 }
 
 const char *diag_cause_name(diag_cause c)

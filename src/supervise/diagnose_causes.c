@@ -12,15 +12,6 @@
 #include "catalog/problem_spec.h"
 #include "core/paths.h"
 
-typedef enum launch_kind {
-    LK_UNKNOWN,
-    LK_THREADS,      /* too many threads in a block */
-    LK_SHARED,       /* too much shared memory */
-    LK_RESOURCES,    /* registers x threads do not fit */
-    LK_GRID,         /* grid too large */
-    LK_ZERO,         /* zero or negative grid or block */
-} launch_kind;
-
 /* ---- text helpers --------------------------------------------------------- */
 
 const char *diag_find(const char *hay, const char *needle)
@@ -189,122 +180,6 @@ void diag_not_own(const diag_input *in, const char *text, diagnosis *d)
                     "yours.");
     diag_suggest(d, "Launch your kernel with gpu.launch(k.<name>, ...) and let it compute the "
                     "output.");
-}
-
-void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *d)
-{
-    diag_set(d, DIAG_LAUNCH_CONFIG, "The GPU refused your launch configuration");
-    int max_threads = in->max_threads_per_block > 0 ? in->max_threads_per_block
-                                                    : DEFAULT_MAX_THREADS;
-    long long max_shared = in->max_shared_per_block > 0 ? in->max_shared_per_block
-                                                        : DEFAULT_MAX_SHARED;
-    int regs_sm = in->regs_per_sm > 0 ? in->regs_per_sm : DEFAULT_REGS_PER_SM;
-    long long threads = in->has_launch ? in->block_threads : diag_number_after(text, "block of");
-    long long limit = diag_number_after(text, "the limit is");
-    long long shared = in->has_launch ? in->shared_bytes : diag_number_after(text, "shared memory of");
-    long long regs = in->regs_per_thread > 0 ? in->regs_per_thread : diag_number_after(text, "it uses");
-    long long grid = in->has_launch ? in->grid_blocks : -1;
-    if (grid <= 0 && !in->has_launch)
-        grid = diag_number_after(text, "grid.x of");
-    if (grid <= 0 && !in->has_launch)
-        grid = diag_number_after(text, "grid.y of");
-    if (grid <= 0 && !in->has_launch)
-        grid = diag_number_after(text, "grid.z of");
-    launch_kind k = LK_UNKNOWN;
-    if (diag_find(text, "must be a positive integer") ||
-        (in->has_launch && (in->block_threads <= 0 || in->grid_blocks <= 0)))
-        k = LK_ZERO;
-    else if (diag_find(text, "too many resources") || diag_find(text, "LaunchOutOfResources") ||
-             diag_find(text, "can run at most"))
-        k = LK_RESOURCES;
-    else if (diag_find(text, "shared memory") || shared > max_shared)
-        k = LK_SHARED;
-    else if (diag_find(text, "grid.") || diag_find(text, "blocks: the limit") || grid > 2147483647LL)
-        k = LK_GRID;
-    else if (diag_find(text, "threads") || diag_find(text, "block.") || threads > max_threads)
-        k = LK_THREADS;
-
-    switch (k) {
-    case LK_THREADS:
-        if (threads > 0)
-            diag_explain(d, "You asked for %lld threads in one block; a block may hold at most %lld "
-                            "threads on this GPU.",
-                         threads, limit > 0 ? limit : (long long)max_threads);
-        else
-            diag_explain(d, "The block has more threads than the GPU allows: at most %d in one block "
-                            "(x*y*z together), and at most 64 along z.",
-                         max_threads);
-        diag_suggest(d, "Use a block of 128 to 512 threads (a multiple of 32, the warp size) and "
-                        "more blocks: grid = (n + block - 1) / block.");
-        break;
-    case LK_SHARED:
-        if (shared > 0)
-            diag_explain(d, "Your launch asks for %lld bytes of shared memory per block; this GPU gives "
-                            "a block at most %lld bytes.",
-                         shared, limit > 0 ? limit : max_shared);
-        else
-            diag_explain(d, "Your launch asks for more shared memory per block than the GPU has (%lld "
-                            "bytes unless the kernel opts in to more).",
-                         max_shared);
-        diag_explain(d, " The 'shared' value of gpu.launch is in bytes: a block of 256 floats needs "
-                        "256 * 4 = 1024.");
-        diag_suggest(d, "Ask for block * 4 bytes (one float a thread) or whatever your kernel's "
-                        "extern __shared__ array really needs, not a number of elements times 1024.");
-        break;
-    case LK_RESOURCES: {
-        long long fit = diag_number_after(text, "can run at most");
-        if (fit <= 0 && regs > 0)
-            fit = (regs_sm / regs) / 32 * 32;
-        if (regs > 0 && threads > 0)
-            diag_explain(d,
-                "Each thread of your kernel uses %lld registers: %lld threads x %lld = %lld "
-                "registers, more than the %d a multiprocessor has, so at most %lld threads fit "
-                "in a block.",
-                regs, threads, regs, threads * regs, regs_sm, fit);
-        else if (regs > 0)
-            diag_explain(d,
-                "Each thread of your kernel uses %lld registers, and a multiprocessor has %d, "
-                "so at most %lld threads fit in a block.",
-                regs, regs_sm, fit);
-        else
-            diag_explain(d, "The launch needs more registers or shared memory than one multiprocessor "
-                            "has: the block's threads times the registers each uses must fit in %d "
-                            "registers.",
-                         regs_sm);
-        diag_suggest(d, "Launch smaller blocks (256 threads), or add __launch_bounds__(256) before "
-                        "the kernel so the compiler keeps it within the register budget.");
-        break;
-    }
-    case LK_GRID:
-        if (grid > 0)
-            diag_explain(d, "Your grid has %lld blocks along one axis; the limit is %lld (2147483647 "
-                            "along x, 65535 along y and z).",
-                         grid, limit > 0 ? limit : 2147483647LL);
-        else
-            diag_explain(d, "The grid is larger than the GPU allows: up to 2147483647 blocks along x, "
-                            "65535 along y and z.");
-        diag_suggest(d, "Cap the grid (for example at a few blocks per multiprocessor) and let each "
-                        "thread loop over several elements with a grid-stride loop: for (i = ...; "
-                        "i < n; i += blockDim.x * gridDim.x).");
-        break;
-    case LK_ZERO:
-        diag_explain(d, "A grid or a block with 0 (or a negative number of) threads is not a launch.  "
-                        "This usually comes from integer division rounding down to zero, e.g. grid = "
-                        "n / block when n < block.");
-        diag_suggest(d, "Round up: grid = (n + block - 1) // block in the launcher (Lua's // is "
-                        "integer division).");
-        break;
-    case LK_UNKNOWN:
-        diag_explain(d, "CUDA reported %s: the grid, the block or the shared memory of the launch is "
-                        "outside what this GPU allows (at most %d threads a block, %lld bytes of shared "
-                        "memory, 65535 blocks along y and z).",
-                     what ? what : "an invalid launch configuration", max_threads, max_shared);
-        diag_suggest(d, "Print the numbers your launcher computes (print() shows in the log) and "
-                        "compare them with these limits.");
-        break;
-    }
-    if (!diag_empty(text))
-        diag_explain(d, "  (Reported: %s)", text);
 }
 
 void diag_memory(const diag_input *in, const char *what, diagnosis *d)

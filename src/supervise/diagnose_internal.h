@@ -1,6 +1,7 @@
-/* diagnose_internal.h - what the two halves of diagnose share: the
- * helpers that write a diagnosis, and one paragraph a cause
- * (diagnose_causes.c) for the classification (diagnose.c) to pick.
+/* diagnose_internal.h - what the parts of diagnose share: the helpers
+ * that write a diagnosis, and one paragraph a cause (diagnose_causes.c,
+ * the launch configuration's in diagnose_launch.c) for the classification
+ * (diagnose.c) to pick.
  * Private to src/supervise/diagnose*.c. */
 #ifndef CUDALAB_SUPERVISE_DIAGNOSE_INTERNAL_H
 #define CUDALAB_SUPERVISE_DIAGNOSE_INTERNAL_H
@@ -39,6 +40,7 @@ void diag_lua_location(const char *err, char *where, size_t n, const char **msg)
 void diag_compile(const diag_input *in, diagnosis *d);
 void diag_missing(const char *text, diagnosis *d);
 void diag_not_own(const diag_input *in, const char *text, diagnosis *d);
+/* A refused launch configuration (diagnose_launch.c). */
 void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *d);
 void diag_memory(const diag_input *in, const char *what, diagnosis *d);
 void diag_kernel_fault(const diag_input *in, const char *what, const char *text, diagnosis *d);
