@@ -176,6 +176,48 @@ void ncu_report_free(ncu_report *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Where the fixed columns are in the header; -1 when absent. */
+typedef struct ncu_columns {
+    int id, name, block, grid, device, cc;
+} ncu_columns;
+
+/* Appends the kernel of one row of the table to out: its fixed columns,
+ * then each metric with its unit (from the units row, NULL when the table
+ * has none). */
+static bool add_kernel(ncu_report *out, const csv_row *head, const csv_row *units,
+                       const csv_row *row, const ncu_columns *c, size_t nmetric, cl_err *e)
+{
+    ncu_kernel *nk = realloc(out->kernels, (out->nkernels + 1) * sizeof *nk);
+    if (!nk)
+        return err_set(e, "out of memory reading the Nsight Compute table");
+    out->kernels = nk;
+    ncu_kernel *k = &out->kernels[out->nkernels++];
+    memset(k, 0, sizeof *k);
+    double id = -1;
+    k->id = c->id >= 0 && parse_number(row->f[c->id], &id) ? (int)id : (int)out->nkernels - 1;
+    copy_field(k->name, sizeof k->name, row, c->name);
+    copy_field(k->block, sizeof k->block, row, c->block);
+    copy_field(k->grid, sizeof k->grid, row, c->grid);
+    copy_field(k->device, sizeof k->device, row, c->device);
+    copy_field(k->cc, sizeof k->cc, row, c->cc);
+    if (nmetric) {
+        k->metrics = calloc(nmetric, sizeof *k->metrics);
+        if (!k->metrics)
+            return err_set(e, "out of memory reading the Nsight Compute table");
+    }
+    for (size_t i = 0; i < head->n; i++) {
+        if (is_fixed(head->f[i]))
+            continue;
+        ncu_metric *m = &k->metrics[k->nmetrics++];
+        snprintf(m->name, sizeof m->name, "%s", head->f[i]);
+        if (units && i < units->n)
+            snprintf(m->unit, sizeof m->unit, "%s", units->f[i]);
+        snprintf(m->text, sizeof m->text, "%s", row->f[i]);
+        m->has_value = parse_number(row->f[i], &m->value);
+    }
+    return true;
+}
+
 bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -189,10 +231,12 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
         err_set(e, "out of memory reading the Nsight Compute table");
         goto cleanup;
     }
-    int c_id = column(&head, "ID"), c_name = column(&head, "Kernel Name");
-    int c_block = column(&head, "Block Size"), c_grid = column(&head, "Grid Size");
-    int c_dev = column(&head, "Device"), c_cc = column(&head, "CC");
-    if (c_name < 0) {
+    ncu_columns c = {
+        .id = column(&head, "ID"), .name = column(&head, "Kernel Name"),
+        .block = column(&head, "Block Size"), .grid = column(&head, "Grid Size"),
+        .device = column(&head, "Device"), .cc = column(&head, "CC"),
+    };
+    if (c.name < 0) {
         err_set(e, "the Nsight Compute table has no \"Kernel Name\" column");
         goto cleanup;
     }
@@ -218,7 +262,7 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
                     row.n, head.n);
             goto cleanup;
         }
-        if (!have_units && out->nkernels == 0 && c_id >= 0 && row.f[c_id][0] == '\0') {
+        if (!have_units && out->nkernels == 0 && c.id >= 0 && row.f[c.id][0] == '\0') {
             csv_row t = units;
             units = row;
             row = t;
@@ -226,38 +270,8 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
             line++;
             continue;
         }
-        ncu_kernel *nk = realloc(out->kernels, (out->nkernels + 1) * sizeof *nk);
-        if (!nk) {
-            err_set(e, "out of memory reading the Nsight Compute table");
+        if (!add_kernel(out, &head, have_units ? &units : NULL, &row, &c, nmetric, e))
             goto cleanup;
-        }
-        out->kernels = nk;
-        ncu_kernel *k = &out->kernels[out->nkernels++];
-        memset(k, 0, sizeof *k);
-        double id = -1;
-        k->id = c_id >= 0 && parse_number(row.f[c_id], &id) ? (int)id : (int)out->nkernels - 1;
-        copy_field(k->name, sizeof k->name, &row, c_name);
-        copy_field(k->block, sizeof k->block, &row, c_block);
-        copy_field(k->grid, sizeof k->grid, &row, c_grid);
-        copy_field(k->device, sizeof k->device, &row, c_dev);
-        copy_field(k->cc, sizeof k->cc, &row, c_cc);
-        if (nmetric) {
-            k->metrics = calloc(nmetric, sizeof *k->metrics);
-            if (!k->metrics) {
-                err_set(e, "out of memory reading the Nsight Compute table");
-                goto cleanup;
-            }
-        }
-        for (size_t i = 0; i < head.n; i++) {
-            if (is_fixed(head.f[i]))
-                continue;
-            ncu_metric *m = &k->metrics[k->nmetrics++];
-            snprintf(m->name, sizeof m->name, "%s", head.f[i]);
-            if (have_units && i < units.n)
-                snprintf(m->unit, sizeof m->unit, "%s", units.f[i]);
-            snprintf(m->text, sizeof m->text, "%s", row.f[i]);
-            m->has_value = parse_number(row.f[i], &m->value);
-        }
         line++;
     }
     if (out->nkernels == 0) {
