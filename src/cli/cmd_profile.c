@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
@@ -238,8 +239,7 @@ static int known_list(char *out, size_t n)
         size_t k = 0;
         const char *const *ids = experiments_ids_of(problems[p], &k);
         for (size_t i = 0; i < k; i++)
-            len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%s%s", len ? ", " : "",
-                                    ids[i]);
+            len = strfmt_append(out, n, len, "%s%s", len ? ", " : "", ids[i]);
     }
     return (int)len;
 }

@@ -13,6 +13,7 @@
 #include "core/fsguard.h"
 #include "core/digest.h"
 #include "core/strbuf.h"
+#include "core/strfmt.h"
 #include "store/store.h"
 
 #define MAX_SIZES 8
@@ -67,10 +68,8 @@ static void earned_by(const store_milestone *ms, size_t nms, int64_t row_id, cha
     size_t at = 0;
     out[0] = '\0';
     for (size_t i = 0; i < nms && at < n; i++)
-        if (ms[i].row_id == row_id) {
-            int w = snprintf(out + at, n - at, "%s%s", at ? ", " : "", ms[i].id);
-            at += w > 0 ? (size_t)w : 0;
-        }
+        if (ms[i].row_id == row_id)
+            at = strfmt_append(out, n, at, "%s%s", at ? ", " : "", ms[i].id);
 }
 
 static void size_block(strbuf *b, const store_row *h, size_t nh, const char *size,

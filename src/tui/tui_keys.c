@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/strfmt.h"
+
 #define CTRL_KEY(c) ((c) & 0x1f)
 #define ESC_KEY 27
 
@@ -145,8 +147,7 @@ size_t tui_keys_help(char *lines, size_t width, size_t max)
         for (size_t j = i; j < nt; j++) {
             if (table[j].action != a || !table[j].name)
                 continue;
-            kl += (size_t)snprintf(keys + kl, sizeof keys - (kl < sizeof keys ? kl : sizeof keys),
-                                   "%s%s", kl ? ", " : "", table[j].name);
+            kl = strfmt_append(keys, sizeof keys, kl, "%s%s", kl ? ", " : "", table[j].name);
             if (kl >= sizeof keys)
                 kl = sizeof keys - 1;
         }

@@ -1,4 +1,3 @@
-#include "core/strfmt.h"
 #include "tui/tui_ncu.h"
 
 #include <ctype.h>
@@ -7,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "tui/tui_job.h"
 
 static const char *const main_metrics[] = {
@@ -162,7 +162,7 @@ int tui_ncu_kernel_regex(const char *source, char *out, size_t n)
                 snprintf(probe, sizeof probe, "%s|", name);
                 dup = at > 0 && (strstr(out, probe) != NULL);
                 if (!dup && at + strlen(name) + 8 < n) {
-                    at += (size_t)snprintf(out + at, n - at, "%s|", name);
+                    at = strfmt_append(out, n, at, "%s|", name);
                     found++;
                 }
             }
