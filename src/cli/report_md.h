@@ -4,7 +4,7 @@
  * and the learner's pipeline, records a timeline of one call of each,
  * summarises both (prof/tlsummary.h) and hands everything here.  The
  * report has, in order: a title line with PIPELINE_REPORT_MARK (what the
- * engine looks for, engine/pipeline.h), a before-and-after table (time,
+ * engine looks for, catalog/pipeline_files.h), a before-and-after table (time,
  * GB/s, x CPU, x starter, correctness, with the CPU rows), the two
  * timelines side by side and lane by lane, "What changed" derived from the
  * two timelines, and the learner's own section: everything after the
