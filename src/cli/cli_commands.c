@@ -64,8 +64,10 @@ void cli_usage(FILE *out)
 /* ---- cudalab help [COMMAND] ------------------------------------------------ */
 
 const cli_command cmd_help_spec = {
-    "help", "[COMMAND]", "the global help, or one command's (as 'cudalab COMMAND --help')",
-    NULL, NULL, cmd_help,
+    .name = "help",
+    .operands = "[COMMAND]",
+    .summary = "the global help, or one command's (as 'cudalab COMMAND --help')",
+    .run = cmd_help,
 };
 
 int cmd_help(cli_ctx *c, int argc, char **argv)

@@ -21,16 +21,22 @@ enum {
 };
 
 static const cli_opt global_opts[] = {
-    {"labs", GLOBAL_LABS, "DIR", "add a folder of labs (repeatable)", "a folder"},
-    {"workspace", GLOBAL_WORKSPACE, "DIR",
-     "where your exercise files live (default ~/cudalab-workspace)", "a folder"},
-    {"data", GLOBAL_DATA, "DIR",
-     "where progress is kept (default ~/.local/share/cudalab; caches: ~/.cache/cudalab)", "a folder"},
-    {"time-limit", GLOBAL_TIME_LIMIT, "SECONDS",
-     "limit for one run of the worker (default: the lab's)", "a positive number of seconds"},
-    {"no-color", GLOBAL_NO_COLOR, NULL, "monochrome display (also when NO_COLOR is set)", NULL},
-    {"ascii", GLOBAL_ASCII, NULL, "ASCII marks and borders instead of Unicode", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "labs", .key = GLOBAL_LABS, .arg = "DIR",
+     .help = "add a folder of labs (repeatable)",
+     .need = "a folder"},
+    {.name = "workspace", .key = GLOBAL_WORKSPACE, .arg = "DIR",
+     .help = "where your exercise files live (default ~/cudalab-workspace)",
+     .need = "a folder"},
+    {.name = "data", .key = GLOBAL_DATA, .arg = "DIR",
+     .help = "where progress is kept (default ~/.local/share/cudalab; caches: ~/.cache/cudalab)",
+     .need = "a folder"},
+    {.name = "time-limit", .key = GLOBAL_TIME_LIMIT, .arg = "SECONDS",
+     .help = "limit for one run of the worker (default: the lab's)",
+     .need = "a positive number of seconds"},
+    {.name = "no-color", .key = GLOBAL_NO_COLOR,
+     .help = "monochrome display (also when NO_COLOR is set)"},
+    {.name = "ascii", .key = GLOBAL_ASCII, .help = "ASCII marks and borders instead of Unicode"},
+    {.name = NULL},
 };
 
 #define MAX_OPTS 48
@@ -103,7 +109,7 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
             CL_ASSERT(n + 3 < MAX_OPTS && s + 3 < nshort);
             int has = !o->arg ? no_argument : o->arg[0] == '[' ? optional_argument
                                                                 : required_argument;
-            lo[n++] = (struct option){o->name, has, NULL, o->key};
+            lo[n++] = (struct option){.name = o->name, .has_arg = has, .val = o->key};
             if (o->key > 0 && o->key < CLI_LONG_ONLY) {
                 shorts[s++] = (char)o->key;
                 if (o->arg)
@@ -113,10 +119,10 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
             }
         }
     }
-    lo[n++] = (struct option){"help", no_argument, NULL, GLOBAL_HELP};
+    lo[n++] = (struct option){.name = "help", .has_arg = no_argument, .val = GLOBAL_HELP};
     if (version)
-        lo[n++] = (struct option){"version", no_argument, NULL, GLOBAL_VERSION};
-    lo[n] = (struct option){NULL, 0, NULL, 0};
+        lo[n++] = (struct option){.name = "version", .has_arg = no_argument, .val = GLOBAL_VERSION};
+    lo[n] = (struct option){.name = NULL};
     shorts[s] = '\0';
 }
 

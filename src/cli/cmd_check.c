@@ -98,10 +98,10 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
 }
 
 static const cli_opt check_opts[] = {
-    {"json", 'j', NULL, "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
-                        "\"line\", \"message\"}...]}",
-     NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j',
+     .help = "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
+             "\"line\", \"message\"}...]}"},
+    {.name = NULL},
 };
 
 /* {"labs": N, "problems": [{"file", "line", "message"}...]} */
@@ -126,10 +126,13 @@ static void print_json(const lab_diags *d, size_t nlabs)
 }
 
 const cli_command cmd_check_spec = {
-    "check", "[PATH...]", "validate lab files; prints each problem as file:line: message",
-    "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
-    "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
-    check_opts, cmd_check,
+    .name = "check",
+    .operands = "[PATH...]",
+    .summary = "validate lab files; prints each problem as file:line: message",
+    .details = "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
+               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
+    .opts = check_opts,
+    .run = cmd_check,
 };
 
 int cmd_check(cli_ctx *c, int argc, char **argv)

@@ -262,8 +262,10 @@ static const cli_opt *scan(compl *k, char **w, int n)
 }
 
 const cli_command cmd_complete_spec = {
-    "__complete", "WORD...", "completion candidates for the shell (used by the scripts)",
-    NULL, NULL, cmd_complete,
+    .name = "__complete",
+    .operands = "WORD...",
+    .summary = "completion candidates for the shell (used by the scripts)",
+    .run = cmd_complete,
 };
 
 int cmd_complete(cli_ctx *c, int argc, char **argv)

@@ -73,13 +73,16 @@ static cJSON *lab_to_json(const lab *l)
 }
 
 static const cli_opt list_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of a table"},
+    {.name = NULL},
 };
 
 const cli_command cmd_list_spec = {
-    "list", "", "list the labs: id, title, order, steps, variants, milestones, exercises", NULL,
-    list_opts, cmd_list,
+    .name = "list",
+    .operands = "",
+    .summary = "list the labs: id, title, order, steps, variants, milestones, exercises",
+    .opts = list_opts,
+    .run = cmd_list,
 };
 
 int cmd_list(cli_ctx *c, int argc, char **argv)

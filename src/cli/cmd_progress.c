@@ -22,19 +22,22 @@ typedef struct progress_args {
 } progress_args;
 
 static const cli_opt progress_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
-    {"reset", OPT_RESET, "LAB", "forget everything recorded about one lab, after a confirmation",
-     "a lab id"},
-    {"yes", OPT_YES, NULL, "with --reset: do not ask", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of text"},
+    {.name = "reset", .key = OPT_RESET, .arg = "LAB",
+     .help = "forget everything recorded about one lab, after a confirmation",
+     .need = "a lab id"},
+    {.name = "yes", .key = OPT_YES, .help = "with --reset: do not ask"},
+    {.name = NULL},
 };
 
 const cli_command cmd_progress_spec = {
-    "progress", "",
-    "what you have reached in each lab: milestones, quizzes, attempts, best figures",
-    "Read from the progress store in the data folder (--data DIR).  --reset LAB forgets one\n"
-    "lab after asking (or at once with --yes); nothing else deletes records.",
-    progress_opts, cmd_progress,
+    .name = "progress",
+    .operands = "",
+    .summary = "what you have reached in each lab: milestones, quizzes, attempts, best figures",
+    .details = "Read from the progress store in the data folder (--data DIR).  --reset LAB forgets one\n"
+               "lab after asking (or at once with --yes); nothing else deletes records.",
+    .opts = progress_opts,
+    .run = cmd_progress,
 };
 
 static int progress_option(cli_ctx *c, void *ud, int key, const char *v)

@@ -123,36 +123,45 @@ typedef struct run_args {
 enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
 
 static const cli_opt run_opts[] = {
-    {"variant", 'v', "V",
-     "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
-     "exercise (your kernel with the baselines its milestones need); an exercise's rung runs "
-     "as that exercise",
-     "a variant id (see 'cudalab list'), cpu, the library or exercise"},
-    {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)", "a whole number from 1 to 2^64-1"},
-    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
-    {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
-    {"exercise", OPT_EXERCISE, "[=ID]",
-     "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
-     "an exercise id (see 'cudalab list')"},
-    {"sanitize", OPT_SANITIZE, "TOOL",
-     "check your kernel under compute-sanitizer: memcheck (out-of-bounds accesses), racecheck "
-     "(shared-memory races), synccheck (barriers not every thread reaches) or initcheck (reads "
-     "of memory nothing wrote)",
-     "a tool: " SANITIZE_TOOL_LIST},
-    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "variant", .key = 'v', .arg = "V",
+     .help = "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
+             "exercise (your kernel with the baselines its milestones need); an exercise's rung runs "
+             "as that exercise",
+     .need = "a variant id (see 'cudalab list'), cpu, the library or exercise"},
+    {.name = "size", .key = 's', .arg = "N",
+     .help = "run at this size only (repeatable; default: the lab's sizes)",
+     .need = "a size such as 2^24 or 1024x1024x1024"},
+    {.name = "seed", .key = OPT_SEED, .arg = "S",
+     .help = "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)",
+     .need = "a whole number from 1 to 2^64-1"},
+    {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
+     .help = "GPU time to spend timing each row (default 0.5)",
+     .need = "a positive number of seconds"},
+    {.name = "no-cpu", .key = OPT_NO_CPU, .help = "skip the CPU baselines"},
+    {.name = "exercise", .key = OPT_EXERCISE, .arg = "[=ID]",
+     .help = "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
+     .need = "an exercise id (see 'cudalab list')"},
+    {.name = "sanitize", .key = OPT_SANITIZE, .arg = "TOOL",
+     .help = "check your kernel under compute-sanitizer: memcheck (out-of-bounds accesses), racecheck "
+             "(shared-memory races), synccheck (barriers not every thread reaches) or initcheck (reads "
+             "of memory nothing wrote)",
+     .need = "a tool: " SANITIZE_TOOL_LIST},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of a table"},
+    {.name = NULL},
 };
 
 const cli_command cmd_run_spec = {
-    "run", "LAB", "run a lab's kernels and print a table of results",
-    "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
-    "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
-    "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
-    "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
-    "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
-    "CUDA device was found (the CPU rows still print); 2 for usage errors.",
-    run_opts, cmd_run,
+    .name = "run",
+    .operands = "LAB",
+    .summary = "run a lab's kernels and print a table of results",
+    .details = "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
+               "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
+               "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
+               "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
+               "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
+               "CUDA device was found (the CPU rows still print); 2 for usage errors.",
+    .opts = run_opts,
+    .run = cmd_run,
 };
 
 static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id);

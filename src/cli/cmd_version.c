@@ -21,14 +21,17 @@ void cli_version_print(FILE *out)
 }
 
 static const cli_opt version_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of text"},
+    {.name = NULL},
 };
 
 const cli_command cmd_version_spec = {
-    "version", "", "the version, the commit it was built from and the CUDA runtime",
-    "'cudalab doctor' says which driver and device this machine has.", version_opts,
-    cmd_version,
+    .name = "version",
+    .operands = "",
+    .summary = "the version, the commit it was built from and the CUDA runtime",
+    .details = "'cudalab doctor' says which driver and device this machine has.",
+    .opts = version_opts,
+    .run = cmd_version,
 };
 
 /* {"version", "commit", "cuda_runtime", "archs"} */

@@ -21,23 +21,29 @@ typedef struct ws_args {
 } ws_args;
 
 static const cli_opt workspace_opts[] = {
-    {"backups", OPT_BACKUPS, NULL, "list the backup folders that resets left, per lab", NULL},
-    {"remove-backups", OPT_REMOVE, "LAB",
-     "delete lab LAB's backup folders, after a confirmation", "a lab id"},
-    {"yes", OPT_YES, NULL, "with --remove-backups: do not ask", NULL},
-    {"json", OPT_JSON, NULL, "print one JSON document: {\"workspace\", \"exists\", \"labs\": "
-     "[{\"id\", \"exercises\": [{\"id\", \"files\": [{\"path\", \"state\"}]}], \"backups\": "
-     "[{\"path\", \"files\", \"bytes\", \"removable\"}]}]}", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "backups", .key = OPT_BACKUPS,
+     .help = "list the backup folders that resets left, per lab"},
+    {.name = "remove-backups", .key = OPT_REMOVE, .arg = "LAB",
+     .help = "delete lab LAB's backup folders, after a confirmation",
+     .need = "a lab id"},
+    {.name = "yes", .key = OPT_YES, .help = "with --remove-backups: do not ask"},
+    {.name = "json", .key = OPT_JSON,
+     .help = "print one JSON document: {\"workspace\", \"exists\", \"labs\": "
+             "[{\"id\", \"exercises\": [{\"id\", \"files\": [{\"path\", \"state\"}]}], \"backups\": "
+             "[{\"path\", \"files\", \"bytes\", \"removable\"}]}]}"},
+    {.name = NULL},
 };
 
 const cli_command cmd_workspace_spec = {
-    "workspace", "", "your exercise files, and the backups that resets left",
-    "Without options, lists each lab's exercise files in the workspace (--workspace DIR)\n"
-    "and whether they still are the starters.  A reset (X in the lab) moves changed files\n"
-    "into <lab>/backup-<time>/; --backups lists those folders, --remove-backups LAB\n"
-    "deletes them after asking (or at once with --yes).",
-    workspace_opts, cmd_workspace,
+    .name = "workspace",
+    .operands = "",
+    .summary = "your exercise files, and the backups that resets left",
+    .details = "Without options, lists each lab's exercise files in the workspace (--workspace DIR)\n"
+               "and whether they still are the starters.  A reset (X in the lab) moves changed files\n"
+               "into <lab>/backup-<time>/; --backups lists those folders, --remove-backups LAB\n"
+               "deletes them after asking (or at once with --yes).",
+    .opts = workspace_opts,
+    .run = cmd_workspace,
 };
 
 static int workspace_option(cli_ctx *c, void *ud, int key, const char *v)

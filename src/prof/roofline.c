@@ -35,10 +35,10 @@ const char *roofline_side_name(roofline_side s)
 
 double roofline_pct_of_roof(const roofline *r, const roofline_point *p)
 {
-    double roof = roofline_attainable(r, p->ai);
-    if (roof <= 0.0 || !(p->gflops >= 0.0))
+    double attainable = roofline_attainable(r, p->ai);
+    if (attainable <= 0.0 || !(p->gflops >= 0.0))
         return -1.0;
-    return 100.0 * p->gflops / roof;
+    return 100.0 * p->gflops / attainable;
 }
 
 bool roofline_point_from_rates(double gbps, double tflops, roofline_point *p)
@@ -120,10 +120,10 @@ double roofline_row_gflops(const roofline_grid *g, int row)
 
 int roofline_roof_row(const roofline_grid *g, const roofline *r, int col)
 {
-    double roof = roofline_attainable(r, roofline_col_ai(g, col));
-    if (!(roof > 0.0))
+    double attainable = roofline_attainable(r, roofline_col_ai(g, col));
+    if (!(attainable > 0.0))
         return -1;
-    int fromb = cell_of(log10(roof), g->y_lo, g->y_hi, g->h);
+    int fromb = cell_of(log10(attainable), g->y_lo, g->y_hi, g->h);
     if (fromb < 0)
         return -1;
     if (fromb >= g->h)

@@ -385,8 +385,14 @@ static void free_run(tui_ctx *c, lab_set *labs, lab_diags *diags)
  * message on stderr) when the lab cannot open at all. */
 static bool start_app(tui_ctx *c, const tui_opts *o, lab_set *labs, lab_diags *diags)
 {
-    static const supervisor_callbacks cb = {cb_hello, cb_progress, cb_result,
-                                            cb_log,   cb_fault,    cb_done};
+    static const supervisor_callbacks cb = {
+        .on_hello = cb_hello,
+        .on_progress = cb_progress,
+        .on_result = cb_result,
+        .on_log = cb_log,
+        .on_fault = cb_fault,
+        .on_done = cb_done,
+    };
     cl_err e = {{0}};
     const char *cs = nl_langinfo(CODESET);
     bool ascii = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;

@@ -19,7 +19,7 @@ static int clampi(int v, int lo, int hi)
 
 static tui_rect rect(int y, int x, int h, int w)
 {
-    tui_rect r = {y, x, h, w};
+    tui_rect r = {.y = y, .x = x, .h = h, .w = w};
     if (h <= 0 || w <= 0) {
         r.h = 0;
         r.w = 0;

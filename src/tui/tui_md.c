@@ -298,8 +298,15 @@ static char *dedent(const char *src, size_t *len)
 bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *e)
 {
     mdparse p;
-    MD_PARSER parser = {0, LESSON_DIALECT, on_enter_block, on_leave_block, on_enter_span,
-                        on_leave_span, on_text, NULL, NULL};
+    MD_PARSER parser = {
+        .abi_version = 0,
+        .flags = LESSON_DIALECT,
+        .enter_block = on_enter_block,
+        .leave_block = on_leave_block,
+        .enter_span = on_enter_span,
+        .leave_span = on_leave_span,
+        .text = on_text,
+    };
     size_t n = 0;
     char *text = dedent(src ? src : "", &n);
 

@@ -61,9 +61,10 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
         size_t len = strlen(t), st[8], ln[8], k = tui_text_wrap(body, key ? dw : cols - 4, st, ln, 8);
         bool heading = !key && len > 0 && t[len - 1] == ':';
         if (k == 0)
-            hr[nr++] = (help_row){key ? t : NULL, "", 0, key, false};
+            hr[nr++] = (help_row){.keys = key ? t : NULL, .text = "", .len = 0, .key = key};
         for (size_t j = 0; j < k && j < 8 && nr < sizeof hr / sizeof hr[0]; j++)
-            hr[nr++] = (help_row){key && j == 0 ? t : NULL, body + st[j], ln[j], key, heading};
+            hr[nr++] = (help_row){.keys = key && j == 0 ? t : NULL, .text = body + st[j],
+                                  .len = ln[j], .key = key, .heading = heading};
     }
     if (scroll > (int)nr - vis)
         scroll = (int)nr - vis;

@@ -278,13 +278,14 @@ typedef struct colinfo {
 } colinfo;
 
 static const colinfo cols[RC_COUNT] = {
-    [RC_VARIANT] = {14, 18, false, "variant"},
-    [RC_TIME] = {13, 14, true, "median"},   /* "50.7 us +-3.2%": 14 in ASCII */
-    [RC_RATE] = {12, 12, true, "rate"},
-    [RC_PEAK] = {6, 6, true, "%peak"},
-    [RC_XCPU] = {7, 7, true, "x CPU"},
-    [RC_XLIB] = {6, 6, true, "x lib"},
-    [RC_CHECK] = {3, 11, false, "check"},
+    [RC_VARIANT] = {.min = 14, .ideal = 18, .right = false, .name = "variant"},
+    /* "50.7 us +-3.2%": 14 in ASCII */
+    [RC_TIME] = {.min = 13, .ideal = 14, .right = true, .name = "median"},
+    [RC_RATE] = {.min = 12, .ideal = 12, .right = true, .name = "rate"},
+    [RC_PEAK] = {.min = 6, .ideal = 6, .right = true, .name = "%peak"},
+    [RC_XCPU] = {.min = 7, .ideal = 7, .right = true, .name = "x CPU"},
+    [RC_XLIB] = {.min = 6, .ideal = 6, .right = true, .name = "x lib"},
+    [RC_CHECK] = {.min = 3, .ideal = 11, .right = false, .name = "check"},
 };
 
 const char *tui_runtable_colname(tui_runcol c, int w)
@@ -314,7 +315,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
     if (!on[RC_VARIANT]) {
         if (width <= 0)
             return 0;
-        out[0] = (tui_colspec){RC_VARIANT, 0, width, false};
+        out[0] = (tui_colspec){.id = RC_VARIANT, .x = 0, .w = width, .right = false};
         return 1;
     }
     extra = width - used;
@@ -337,7 +338,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
     for (int c = 0; c < RC_COUNT; c++) {
         if (!on[c])
             continue;
-        out[n++] = (tui_colspec){(tui_runcol)c, x, w[c], cols[c].right};
+        out[n++] = (tui_colspec){.id = (tui_runcol)c, .x = x, .w = w[c], .right = cols[c].right};
         x += w[c] + 1;
     }
     return n;

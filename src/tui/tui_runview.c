@@ -18,7 +18,8 @@ typedef struct area {
 
 static area rel(const tui_layout *lay, tui_rect r)
 {
-    area a = {r.y - lay->pane[TUI_P_RUN].y, r.x - lay->pane[TUI_P_RUN].x, r.h, r.w};
+    area a = {.y = r.y - lay->pane[TUI_P_RUN].y, .x = r.x - lay->pane[TUI_P_RUN].x, .h = r.h,
+              .w = r.w};
     return a;
 }
 
@@ -219,7 +220,7 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
         bool beside = lay->run_chart.y == lay->run_table.y;
         draw_chart(w, a, chart, idx, n, beside ? 2 : 1, beside ? a->ls[a->sel].run_scroll : 0);
     } else if (a->chart_swap) {
-        area rest = {table.y + 1, table.x, table.h - 1, table.w};
+        area rest = {.y = table.y + 1, .x = table.x, .h = table.h - 1, .w = table.w};
         draw_chart(w, a, rest, idx, n, 1, 0);
     } else {
         draw_table(w, a, table, idx, n);

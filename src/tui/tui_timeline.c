@@ -432,15 +432,15 @@ typedef struct mark_info {
 } mark_info;
 
 static const mark_info marks[TLM_COUNT] = {
-    [TLM_NONE] = {" ", " ", "nothing", ROLE_NORMAL},
-    [TLM_IDLE] = {"\xC2\xB7", ".", "GPU idle", ROLE_DIM},
-    [TLM_KERNEL] = {"\xE2\x96\x88", "#", "kernel", ROLE_KERNEL},
-    [TLM_PINNED] = {"\xE2\x96\x93", "=", "pinned copy", ROLE_COPY},
-    [TLM_PAGEABLE] = {"\xE2\x96\x91", "~", "pageable copy", ROLE_PAGEABLE},
-    [TLM_COPY] = {"\xE2\x96\x92", "+", "copy", ROLE_COPY},
-    [TLM_MEMSET] = {"\xE2\x96\x9A", "m", "memset", ROLE_MEMSET},
-    [TLM_API] = {"\xE2\x94\x81", "-", "runtime call", ROLE_HOST},
-    [TLM_RANGE] = {"\xE2\x95\x90", "^", "NVTX range", ROLE_RANGE},
+    [TLM_NONE] = {.utf8 = " ", .ascii = " ", .name = "nothing", .role = ROLE_NORMAL},
+    [TLM_IDLE] = {.utf8 = "\xC2\xB7", .ascii = ".", .name = "GPU idle", .role = ROLE_DIM},
+    [TLM_KERNEL] = {.utf8 = "\xE2\x96\x88", .ascii = "#", .name = "kernel", .role = ROLE_KERNEL},
+    [TLM_PINNED] = {.utf8 = "\xE2\x96\x93", .ascii = "=", .name = "pinned copy", .role = ROLE_COPY},
+    [TLM_PAGEABLE] = {.utf8 = "\xE2\x96\x91", .ascii = "~", .name = "pageable copy", .role = ROLE_PAGEABLE},
+    [TLM_COPY] = {.utf8 = "\xE2\x96\x92", .ascii = "+", .name = "copy", .role = ROLE_COPY},
+    [TLM_MEMSET] = {.utf8 = "\xE2\x96\x9A", .ascii = "m", .name = "memset", .role = ROLE_MEMSET},
+    [TLM_API] = {.utf8 = "\xE2\x94\x81", .ascii = "-", .name = "runtime call", .role = ROLE_HOST},
+    [TLM_RANGE] = {.utf8 = "\xE2\x95\x90", .ascii = "^", .name = "NVTX range", .role = ROLE_RANGE},
 };
 
 const char *tui_timeline_glyph(tui_tlmark m, bool ascii, tui_role *role)
