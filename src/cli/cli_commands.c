@@ -14,9 +14,9 @@ static const cli_command *const listed[] = {
 };
 #define NLISTED (sizeof listed / sizeof listed[0])
 
-const cli_command *const *cli_commands(size_t *n)
+const cli_command *const *cli_commands(size_t *count)
 {
-    *n = NLISTED;
+    *count = NLISTED;
     return listed;
 }
 
@@ -70,10 +70,10 @@ const cli_command cmd_help_spec = {
     .run = cmd_help,
 };
 
-int cmd_help(cli_ctx *c, int argc, char **argv)
+int cmd_help(cli_ctx *ctx, int argc, char **argv)
 {
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_help_spec, argc, argv, NULL, NULL, &first);
+    int rc = cli_opts_parse(ctx, &cmd_help_spec, argc, argv, NULL, NULL, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first == argc) {
@@ -81,10 +81,10 @@ int cmd_help(cli_ctx *c, int argc, char **argv)
         return EXIT_OK;
     }
     if (first + 1 < argc)
-        return cli_usage_error(c, "help: unexpected argument '%s'", argv[first + 1]);
+        return cli_usage_error(ctx, "help: unexpected argument '%s'", argv[first + 1]);
     const cli_command *cmd = cli_command_listed(argv[first]);
     if (!cmd)
-        return cli_usage_error(c, "help: no command called '%s' (see 'cudalab help')",
+        return cli_usage_error(ctx, "help: no command called '%s' (see 'cudalab help')",
                                argv[first]);
     cli_opts_help(cmd, stdout);
     return EXIT_OK;

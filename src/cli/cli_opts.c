@@ -41,15 +41,15 @@ static const cli_opt global_opts[] = {
 
 #define MAX_OPTS 48
 
-int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
+int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     fputs("cudalab: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    if (c && c->command)
-        fprintf(stderr, "\nTry 'cudalab %s --help' for more information.\n", c->command);
+    if (ctx && ctx->command)
+        fprintf(stderr, "\nTry 'cudalab %s --help' for more information.\n", ctx->command);
     else
         fputs("\nTry 'cudalab --help' for more information.\n", stderr);
     return EXIT_USAGE;
@@ -162,16 +162,16 @@ static int bad_option(cli_ctx *c, const cli_opt *opts, int ch, char **argv, cons
     return cli_usage_error(c, "%sunknown option '%s'", who, name);
 }
 
-int cli_opts_set_flag(cli_ctx *c, void *ud, int key, const char *value)
+int cli_opts_set_flag(cli_ctx *ctx, void *ud, int key, const char *value)
 {
-    (void)c;
+    (void)ctx;
     (void)key;
     (void)value;
     *(bool *)ud = true;
     return EXIT_OK;
 }
 
-int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
+int cli_opts_parse(cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
                    void *ud, int *first)
 {
     struct option lo[MAX_OPTS];
@@ -179,19 +179,19 @@ int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cl
     char who[64];
     build_tables(cmd->opts, false, lo, shorts, sizeof shorts);
     snprintf(who, sizeof who, "%s: ", cmd->name);
-    c->command = cmd->name;
+    ctx->command = cmd->name;
     opterr = 0;
     optind = 0;   /* glibc: start afresh, GNU argument order */
     int ch;
     while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (ch == '?' || ch == ':')
-            return bad_option(c, cmd->opts, ch, argv, who);
+            return bad_option(ctx, cmd->opts, ch, argv, who);
         if (ch == 'h' || ch == GLOBAL_HELP) {
             cli_opts_help(cmd, stdout);
             return CLI_HELPED;
         }
-        int rc = is_global(ch) ? apply_global(c, ch, optarg, who)
-                 : fn ? fn(c, ud, ch, optarg) : EXIT_USAGE;
+        int rc = is_global(ch) ? apply_global(ctx, ch, optarg, who)
+                 : fn ? fn(ctx, ud, ch, optarg) : EXIT_USAGE;
         if (rc != EXIT_OK)
             return rc;
     }
@@ -199,7 +199,7 @@ int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cl
     return EXIT_OK;
 }
 
-int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, bool *version)
+int cli_opts_global(cli_ctx *ctx, int argc, char **argv, int *first, bool *help, bool *version)
 {
     struct option lo[MAX_OPTS];
     char shorts[2 * MAX_OPTS + 4];
@@ -213,13 +213,13 @@ int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, b
     int ch;
     while ((ch = getopt_long(argc, argv, plus, lo, NULL)) != -1) {
         if (ch == '?' || ch == ':')
-            return bad_option(c, NULL, ch, argv, "");
+            return bad_option(ctx, NULL, ch, argv, "");
         if (ch == 'h' || ch == GLOBAL_HELP) {
             *help = true;
         } else if (ch == 'V' || ch == GLOBAL_VERSION) {
             *version = true;
         } else {
-            int rc = apply_global(c, ch, optarg, "");
+            int rc = apply_global(ctx, ch, optarg, "");
             if (rc != EXIT_OK)
                 return rc;
         }

@@ -45,27 +45,28 @@ static bool no_device_row(const run_result *r)
     return r->status == RS_NO_DEVICE;
 }
 
-void cli_runtable_row(const run_result *r, bool unicode)
+void cli_runtable_row(const run_result *result, bool unicode)
 {
     char t[48], bw[32], fl[32], pk[16], c1[16], cm[16], lib[16];
-    fmt_time(t, sizeof t, r, unicode ? "±" : "+-");
-    cli_rows_fmt_rate(bw, sizeof bw, r->gbps);
-    cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
-    cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
-    fmt_ratio(c1, sizeof c1, r->speedup_cpu);
-    fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
-    fmt_ratio(lib, sizeof lib, r->speedup_lib);
+    fmt_time(t, sizeof t, result, unicode ? "±" : "+-");
+    cli_rows_fmt_rate(bw, sizeof bw, result->gbps);
+    cli_rows_fmt_rate(fl, sizeof fl, result->tflops);
+    cli_rows_fmt_pct(pk, sizeof pk, result->pct_peak_measured);
+    fmt_ratio(c1, sizeof c1, result->speedup_cpu);
+    fmt_ratio(cm, sizeof cm, result->speedup_cpu_mt);
+    fmt_ratio(lib, sizeof lib, result->speedup_lib);
     char res[48];
-    if (no_device_row(r))
+    if (no_device_row(result))
         snprintf(res, sizeof res, "no device");
-    else if (r->status == RS_CORRECT && r->rel_err >= RUN_SHOWN_ERROR)
-        snprintf(res, sizeof res, "correct, error %.1e", r->rel_err);
+    else if (result->status == RS_CORRECT && result->rel_err >= RUN_SHOWN_ERROR)
+        snprintf(res, sizeof res, "correct, error %.1e", result->rel_err);
     else
-        snprintf(res, sizeof res, "%s", result_status_name(r->status));
-    printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
-           fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : res);
+        snprintf(res, sizeof res, "%s", result_status_name(result->status));
+    printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", result->variant, result->size,
+           t, bw, fl, pk, c1, cm, lib, no_device_row(result) ? "no device" : res);
     /* The learner's row is explained in full below it (cli_diag). */
-    if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r) && !cli_diag_wanted(r))
-        printf("    %s\n", r->message);
+    if (result->status != RS_CORRECT && result->message[0] && !no_device_row(result) &&
+        !cli_diag_wanted(result))
+        printf("    %s\n", result->message);
     fflush(stdout);
 }

@@ -12,6 +12,6 @@ void cli_runtable_header(void);
 /* One row's line (and its message under it when it failed and the
  * diagnosis does not explain it); "±" before the spread when unicode,
  * else "+-". */
-void cli_runtable_row(const run_result *r, bool unicode);
+void cli_runtable_row(const run_result *result, bool unicode);
 
 #endif

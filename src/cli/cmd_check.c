@@ -135,23 +135,23 @@ const cli_command cmd_check_spec = {
     .run = cmd_check,
 };
 
-int cmd_check(cli_ctx *c, int argc, char **argv)
+int cmd_check(cli_ctx *ctx, int argc, char **argv)
 {
     lab_diags diags = {0};
     size_t nlabs = 0;
     int first = 0;
     bool json = false;
-    int rc = cli_opts_parse(c, &cmd_check_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_check_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
-    if (c->home_error[0]) {
-        fprintf(stderr, "cudalab: %s\n", c->home_error);
+    if (ctx->home_error[0]) {
+        fprintf(stderr, "cudalab: %s\n", ctx->home_error);
         return EXIT_ENV;
     }
     if (first == argc) {
         lab_set set = {0};
         cl_err e;
-        if (!lab_set_load(&set, c->lab_dirs, c->nlab_dirs, c->home, &diags, &e)) {
+        if (!lab_set_load(&set, ctx->lab_dirs, ctx->nlab_dirs, ctx->home, &diags, &e)) {
             fprintf(stderr, "cudalab: %s\n", e.msg);
             lab_set_free(&set);
             lab_diags_free(&diags);
@@ -159,11 +159,11 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
         }
         nlabs = set.n + diags.n;
         for (size_t i = 0; i < set.n; i++)
-            check_kernels(c, set.v[i], &diags);
+            check_kernels(ctx, set.v[i], &diags);
         lab_set_free(&set);
     } else {
         for (int i = first; i < argc; i++)
-            nlabs += check_path(c, argv[i], &diags);
+            nlabs += check_path(ctx, argv[i], &diags);
     }
     size_t nprob = diags.n;
     if (json) {

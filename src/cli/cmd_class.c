@@ -220,27 +220,27 @@ static int write_table(const class_view *v, const class_args *a)
     return rc;
 }
 
-int cmd_class(cli_ctx *c, int argc, char **argv)
+int cmd_class(cli_ctx *ctx, int argc, char **argv)
 {
     class_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_class_spec, argc, argv, class_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_class_spec, argc, argv, class_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first >= argc)
-        return cli_usage_error(c, "class: which folder? (cudalab class DIR)");
+        return cli_usage_error(ctx, "class: which folder? (cudalab class DIR)");
     if (first + 1 < argc)
-        return cli_usage_error(c, "class: unexpected argument '%s'", argv[first + 1]);
+        return cli_usage_error(ctx, "class: unexpected argument '%s'", argv[first + 1]);
     if (a.out && !a.format)
-        return cli_usage_error(c, "class: --out goes with --format csv|md|html|json");
-    if (!a.format && (!c->browse_class || !isatty(STDOUT_FILENO)))
-        return cli_usage_error(c, "class: not a terminal: give --format csv, md, html or json");
+        return cli_usage_error(ctx, "class: --out goes with --format csv|md|html|json");
+    if (!a.format && (!ctx->browse_class || !isatty(STDOUT_FILENO)))
+        return cli_usage_error(ctx, "class: not a terminal: give --format csv, md, html or json");
 
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "class: %s", e.msg);
+        return cli_usage_error(ctx, "class: %s", e.msg);
     static class_view v;
     class_opts o = {.key = key, .keylen = keylen, .assignment = a.assignment};
     rc = EXIT_ENV;
@@ -257,7 +257,7 @@ int cmd_class(cli_ctx *c, int argc, char **argv)
         list_problems(&v);
         rc = write_table(&v, &a);
     } else {
-        rc = c->browse_class(&v, c->ascii, c->no_color);
+        rc = ctx->browse_class(&v, ctx->ascii, ctx->no_color);
         list_problems(&v);
     }
 done:

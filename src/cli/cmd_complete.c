@@ -268,14 +268,14 @@ const cli_command cmd_complete_spec = {
     .run = cmd_complete,
 };
 
-int cmd_complete(cli_ctx *c, int argc, char **argv)
+int cmd_complete(cli_ctx *ctx, int argc, char **argv)
 {
     static compl k;
     memset(&k, 0, sizeof k);
-    k.home = c->home;
+    k.home = ctx->home;
     k.prefix = "";
-    for (size_t i = 0; i < c->nlab_dirs && k.nlab_dirs < CLI_MAX_LAB_DIRS; i++)
-        k.lab_dirs[k.nlab_dirs++] = c->lab_dirs[i];
+    for (size_t i = 0; i < ctx->nlab_dirs && k.nlab_dirs < CLI_MAX_LAB_DIRS; i++)
+        k.lab_dirs[k.nlab_dirs++] = ctx->lab_dirs[i];
     int n = argc - 1;
     char **w = argv + 1;
     k.cur = n > 0 ? w[n - 1] : "";

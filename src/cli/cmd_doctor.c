@@ -388,18 +388,18 @@ const cli_command cmd_doctor_spec = {
     .run = cmd_doctor,
 };
 
-int cmd_doctor(cli_ctx *c, int argc, char **argv)
+int cmd_doctor(cli_ctx *ctx, int argc, char **argv)
 {
     bool json = false;
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_doctor_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_doctor_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "doctor: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "doctor: unexpected argument '%s'", argv[first]);
     static doctor_report r;
     memset(&r, 0, sizeof r);
-    gather(c, &r);
+    gather(ctx, &r);
     if (json)
         print_json(&r);
     else

@@ -277,16 +277,16 @@ static void with_gradescope(grade_args *a)
     a->kinds[a->nkinds++] = REPORT_GRADESCOPE;
 }
 
-int cmd_grade(cli_ctx *c, int argc, char **argv)
+int cmd_grade(cli_ctx *ctx, int argc, char **argv)
 {
     static grade_args a;
     memset(&a, 0, sizeof a);
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_grade_spec, argc, argv, grade_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_grade_spec, argc, argv, grade_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "grade: unexpected argument '%s' (the workspace is given with "
+        return cli_usage_error(ctx, "grade: unexpected argument '%s' (the workspace is given with "
                                   "--workspace DIR)",
                                argv[first]);
     if (a.nkinds == 0)
@@ -299,17 +299,17 @@ int cmd_grade(cli_ctx *c, int argc, char **argv)
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "grade: %s", e.msg);
+        return cli_usage_error(ctx, "grade: %s", e.msg);
     if (key && !a.assignment) {
         memset(key, 0, keylen);
         free(key);
-        return cli_usage_error(c, "grade: --assignment ID is required when the reports are "
+        return cli_usage_error(ctx, "grade: --assignment ID is required when the reports are "
                                   "signed (--key or %s): it binds each report to one "
                                   "assignment",
                                SIGN_KEY_ENV);
     }
     static grade_report rep;
-    rc = run_grading(c, &a, &rep);
+    rc = run_grading(ctx, &a, &rep);
     if (rep.error[0])
         with_gradescope(&a);
     if (rc != EXIT_USAGE) {

@@ -391,14 +391,14 @@ static int run_ncu(cli_ctx *c, const prof_args *a)
 
 /* ---- the command --------------------------------------------------------------- */
 
-int cmd_profile(cli_ctx *c, int argc, char **argv)
+int cmd_profile(cli_ctx *ctx, int argc, char **argv)
 {
     prof_args a;
-    int rc = parse_args(c, argc, argv, &a);
+    int rc = parse_args(ctx, argc, argv, &a);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (a.ncu_regex)
-        return run_ncu(c, &a);
+        return run_ncu(ctx, &a);
 
     static run_request req;
     memset(&req, 0, sizeof req);
@@ -422,7 +422,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
         .on_log = on_log,
         .on_fault = on_fault,
     };
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
+    double limit = ctx->time_limit_s > 0 ? ctx->time_limit_s : PROFILE_TIME_LIMIT_S;
     if (cli_rows_run(rows, &req, limit, &cb, &st) != EXIT_OK) {
         cli_rows_free(rows);
         return EXIT_ENV;

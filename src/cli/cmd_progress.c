@@ -243,29 +243,29 @@ static int do_reset(cli_ctx *c, store *s, const progress_args *a, const lab_set 
     return EXIT_OK;
 }
 
-int cmd_progress(cli_ctx *c, int argc, char **argv)
+int cmd_progress(cli_ctx *ctx, int argc, char **argv)
 {
     progress_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_progress_spec, argc, argv, progress_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_progress_spec, argc, argv, progress_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "progress: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "progress: unexpected argument '%s'", argv[first]);
     if (a.yes && !a.reset)
-        return cli_usage_error(c, "progress: --yes goes with --reset LAB");
+        return cli_usage_error(ctx, "progress: --yes goes with --reset LAB");
 
     lab_set set = {0};
     lab_diags diags = {0};
     store *s = NULL;
     cl_err e = {{0}};
     rc = EXIT_ENV;
-    if (!cli_load_labs(c, &set, &diags))
+    if (!cli_load_labs(ctx, &set, &diags))
         goto done;
     if (!(s = cli_store_open()))
         goto done;
     if (a.reset) {
-        rc = do_reset(c, s, &a, &set);
+        rc = do_reset(ctx, s, &a, &set);
         goto done;
     }
     cJSON *root = a.json ? cJSON_CreateObject() : NULL;

@@ -358,11 +358,11 @@ cleanup:
     return rc;
 }
 
-int cmd_report(cli_ctx *c, int argc, char **argv)
+int cmd_report(cli_ctx *ctx, int argc, char **argv)
 {
     report_args a;
     const char *lab_id = NULL;
-    int rc = parse_args(c, argc, argv, &a, &lab_id);
+    int rc = parse_args(ctx, argc, argv, &a, &lab_id);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     lab_set set = {0};
@@ -373,7 +373,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     cli_rows_init(&st.w, false);
     const lab *l = NULL;
     static workspace_files f;
-    if ((rc = find_lab(c, lab_id, &set, &diags, &l, &f)) != EXIT_OK || !l)
+    if ((rc = find_lab(ctx, lab_id, &set, &diags, &l, &f)) != EXIT_OK || !l)
         goto done;
     build_request(l, &a, &f, &req);
 
@@ -384,7 +384,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
         .on_log = on_log,
         .on_fault = on_fault,
     };
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
+    double limit = ctx->time_limit_s > 0 ? ctx->time_limit_s : l->time_limit_s;
     fprintf(stderr, "Timing the starter and your pipeline at %s, then recording a timeline of "
                     "each...\n",
             req.sizes[0]);

@@ -528,27 +528,27 @@ static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_stat
     return cli_rows_exit_code(st);
 }
 
-int cmd_run(cli_ctx *c, int argc, char **argv)
+int cmd_run(cli_ctx *ctx, int argc, char **argv)
 {
     lab_set set = {0};
     lab_diags diags = {0};
     static run_request req;
     static run_state state;
     cli_rows_init(&state.rows, false);
-    state.unicode = cli_rows_unicode(c->ascii);
+    state.unicode = cli_rows_unicode(ctx->ascii);
     store *db = NULL;
     run_args ra = {.req = &req};
     const lab *l = NULL;
-    int rc = build_request(c, argc, argv, &set, &diags, &ra, &l);
+    int rc = build_request(ctx, argc, argv, &set, &diags, &ra, &l);
     state.x = ra.x;
     if (rc == CLI_HELPED)
         rc = EXIT_OK;
     else if (rc == EXIT_OK) {
         state.rows.json = ra.json;
         if (ra.sanitize)
-            rc = cli_run_sanitize(c, l, &req, ra.tool, ra.json);
+            rc = cli_run_sanitize(ctx, l, &req, ra.tool, ra.json);
         else
-            rc = run_and_report(c, l, &ra, &state, &db);
+            rc = run_and_report(ctx, l, &ra, &state, &db);
     }
     store_close(db);
     cli_rows_free(&state.rows);

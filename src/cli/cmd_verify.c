@@ -52,22 +52,22 @@ static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
     return EXIT_OK;
 }
 
-int cmd_verify(cli_ctx *c, int argc, char **argv)
+int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     verify_args a = {NULL, false};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_verify_spec, argc, argv, verify_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first >= argc)
-        return cli_usage_error(c, "verify: which reports? (cudalab verify report.json ...)");
+        return cli_usage_error(ctx, "verify: which reports? (cudalab verify report.json ...)");
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "verify: %s", e.msg);
+        return cli_usage_error(ctx, "verify: %s", e.msg);
     if (!key)
-        return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
+        return cli_usage_error(ctx, "verify: needs the instructor's key: --key FILE, or "
                                   "CUDALAB_GRADE_KEY holding it");
     rc = EXIT_OK;
     cJSON *doc = a.json ? cJSON_CreateObject() : NULL;

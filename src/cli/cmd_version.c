@@ -52,15 +52,15 @@ static void print_json(void)
     fprintf(stderr, "cudalab: out of memory\n");
 }
 
-int cmd_version(cli_ctx *c, int argc, char **argv)
+int cmd_version(cli_ctx *ctx, int argc, char **argv)
 {
     int first = 0;
     bool json = false;
-    int rc = cli_opts_parse(c, &cmd_version_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_version_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "version: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "version: unexpected argument '%s'", argv[first]);
     if (json)
         print_json();
     else

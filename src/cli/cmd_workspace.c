@@ -289,21 +289,22 @@ static int remove_backups(cli_ctx *c, const lab_set *set, const ws_args *a)
     return rc;
 }
 
-int cmd_workspace(cli_ctx *c, int argc, char **argv)
+int cmd_workspace(cli_ctx *ctx, int argc, char **argv)
 {
     ws_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_workspace_spec, argc, argv, workspace_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_workspace_spec, argc, argv, workspace_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "workspace: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "workspace: unexpected argument '%s'", argv[first]);
     if (a.yes && !a.remove)
-        return cli_usage_error(c, "workspace: --yes goes with --remove-backups LAB");
+        return cli_usage_error(ctx, "workspace: --yes goes with --remove-backups LAB");
     if (a.backups && a.remove)
-        return cli_usage_error(c, "workspace: --backups and --remove-backups go one at a time");
+        return cli_usage_error(ctx, "workspace: --backups and --remove-backups go one at a time");
     if (a.json && a.remove)
-        return cli_usage_error(c, "workspace: --json lists; it does not go with --remove-backups");
+        return cli_usage_error(ctx,
+                               "workspace: --json lists; it does not go with --remove-backups");
 
     lab_set set = {0};
     lab_diags diags = {0};
@@ -314,10 +315,10 @@ int cmd_workspace(cli_ctx *c, int argc, char **argv)
         fprintf(stderr, "cudalab: %s\n", e.msg);
         goto done;
     }
-    if (!cli_load_labs(c, &set, &diags))
+    if (!cli_load_labs(ctx, &set, &diags))
         goto done;
     if (a.remove) {
-        rc = remove_backups(c, &set, &a);
+        rc = remove_backups(ctx, &set, &a);
         goto done;
     }
     if (a.json) {

@@ -47,7 +47,7 @@ char *report_md_notes(const char *old);
  * Returns the length written into out (always NUL-terminated). */
 size_t report_md_changes(const tl_summary *before, const tl_summary *after,
                          const run_result *before_row, const run_result *after_row, char *out,
-                         size_t n);
+                         size_t out_size);
 
 /* The whole report (malloc'd, NULL when out of memory); notes NULL: a
  * prompt for the learner's first notes. */

@@ -168,12 +168,12 @@ static const char *find_header(const char *text)
     return NULL;
 }
 
-void ncu_report_free(ncu_report *r)
+void ncu_report_free(ncu_report *report)
 {
-    for (size_t i = 0; i < r->nkernels; i++)
-        free(r->kernels[i].metrics);
-    free(r->kernels);
-    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < report->nkernels; i++)
+        free(report->kernels[i].metrics);
+    free(report->kernels);
+    memset(report, 0, sizeof *report);
 }
 
 /* Where the fixed columns are in the header; -1 when absent. */
@@ -218,17 +218,17 @@ static bool add_kernel(ncu_report *out, const csv_row *head, const csv_row *unit
     return true;
 }
 
-bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
+bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     const char *p = text ? find_header(text) : NULL;
     if (!p)
-        return err_set(e, "no Nsight Compute table in the output (no header row starting "
+        return err_set(err, "no Nsight Compute table in the output (no header row starting "
                           "with \"ID\",\"Process ID\")");
     csv_row head = {0}, units = {0}, row = {0};
     bool ok = false, have_units = false;
     if (!csv_read(&p, &head)) {
-        err_set(e, "out of memory reading the Nsight Compute table");
+        err_set(err, "out of memory reading the Nsight Compute table");
         goto cleanup;
     }
     ncu_columns c = {
@@ -237,7 +237,7 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
         .device = column(&head, "Device"), .cc = column(&head, "CC"),
     };
     if (c.name < 0) {
-        err_set(e, "the Nsight Compute table has no \"Kernel Name\" column");
+        err_set(err, "the Nsight Compute table has no \"Kernel Name\" column");
         goto cleanup;
     }
     size_t nmetric = 0;
@@ -254,11 +254,11 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
         if (*p == '=')
             break;
         if (!csv_read(&p, &row)) {
-            err_set(e, "out of memory reading the Nsight Compute table");
+            err_set(err, "out of memory reading the Nsight Compute table");
             goto cleanup;
         }
         if (row.n != head.n) {
-            err_set(e, "row %d of the Nsight Compute table has %zu fields, the header %zu", line,
+            err_set(err, "row %d of the Nsight Compute table has %zu fields, the header %zu", line,
                     row.n, head.n);
             goto cleanup;
         }
@@ -270,12 +270,12 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
             line++;
             continue;
         }
-        if (!add_kernel(out, &head, have_units ? &units : NULL, &row, &c, nmetric, e))
+        if (!add_kernel(out, &head, have_units ? &units : NULL, &row, &c, nmetric, err))
             goto cleanup;
         line++;
     }
     if (out->nkernels == 0) {
-        err_set(e, "the Nsight Compute table lists no kernel");
+        err_set(err, "the Nsight Compute table lists no kernel");
         goto cleanup;
     }
     ok = true;
@@ -288,11 +288,11 @@ cleanup:
     return ok;
 }
 
-const ncu_metric *ncu_metric_find(const ncu_kernel *k, const char *name)
+const ncu_metric *ncu_metric_find(const ncu_kernel *kernel, const char *name)
 {
-    for (size_t i = 0; i < k->nmetrics; i++)
-        if (strcmp(k->metrics[i].name, name) == 0)
-            return &k->metrics[i];
+    for (size_t i = 0; i < kernel->nmetrics; i++)
+        if (strcmp(kernel->metrics[i].name, name) == 0)
+            return &kernel->metrics[i];
     return NULL;
 }
 
@@ -346,9 +346,9 @@ const char *ncu_metric_label(const char *name)
     return name;
 }
 
-bool ncu_find(char *path, size_t n)
+bool ncu_find(char *path, size_t path_size)
 {
-    return which_tool("ncu", path, n);
+    return which_tool("ncu", path, path_size);
 }
 
 const char *ncu_install_hint(void)
@@ -362,10 +362,10 @@ const char *ncu_install_hint(void)
 /* ---- running ---------------------------------------------------------------- */
 
 char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_list,
-                const char *const *cmd, cl_err *e)
+                const char *const *cmd, cl_err *err)
 {
     if (!cmd || !cmd[0] || !cmd[0][0]) {
-        err_set(e, "ncu needs a command to profile");
+        err_set(err, "ncu needs a command to profile");
         return NULL;
     }
     if (!metrics_list || !metrics_list[0])
@@ -386,7 +386,7 @@ char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_l
     size_t nptr = nfixed + ncmd + 1;
     char **argv = malloc(nptr * sizeof *argv + bytes);
     if (!argv) {
-        err_set(e, "out of memory building the ncu command");
+        err_set(err, "out of memory building the ncu command");
         return NULL;
     }
     char *s = (char *)(argv + nptr);
@@ -402,25 +402,25 @@ char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_l
     return argv;
 }
 
-void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
+void ncu_explain(const char *output, const char *kernel_regex, cl_err *err)
 {
     if (!output)
         output = "";
     if (strstr(output, "ERR_NVGPUCTRPERM")) {
-        err_set(e, "ncu may not read this GPU's performance counters: run it as root, or let "
+        err_set(err, "ncu may not read this GPU's performance counters: run it as root, or let "
                    "every user profile (NVIDIA driver option NVreg_RestrictProfilingToAdminUsers=0; "
                    "see https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
         return;
     }
     if (strstr(output, "No kernels were profiled")) {
-        err_set(e, "ncu profiled no kernel: none matched the name '%s'",
+        err_set(err, "ncu profiled no kernel: none matched the name '%s'",
                 kernel_regex && kernel_regex[0] ? kernel_regex : ".");
         return;
     }
     const char *bad = strstr(output, "Failed to find metric");
     if (bad) {
         const char *end = strchr(bad, '\n');
-        err_set(e, "this ncu does not know a requested metric: %.*s",
+        err_set(err, "this ncu does not know a requested metric: %.*s",
                 (int)(end ? (size_t)(end - bad) : strlen(bad)), bad);
         return;
     }
@@ -431,10 +431,10 @@ void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
     }
     if (last) {
         const char *end = strchr(last, '\n');
-        err_set(e, "ncu: %.*s", (int)(end ? (size_t)(end - last) : strlen(last)), last);
+        err_set(err, "ncu: %.*s", (int)(end ? (size_t)(end - last) : strlen(last)), last);
         return;
     }
-    err_set(e, "ncu printed no table of results");
+    err_set(err, "ncu printed no table of results");
 }
 
 /* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated);
@@ -481,28 +481,28 @@ static char *run_capture(char *const *argv, double timeout_s, bool *timed_out, c
 }
 
 bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list,
-             const char *const *cmd, double timeout_s, ncu_report *out, char **output, cl_err *e)
+             const char *const *cmd, double timeout_s, ncu_report *out, char **output, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (output)
         *output = NULL;
-    char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, e);
+    char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, err);
     if (!argv)
         return false;
     bool timed_out = false;
-    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, e);
+    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, err);
     free(argv);
     if (!text)
         return false;
     bool ok = false;
     if (timed_out) {
-        err_set(e, "ncu did not finish within %.0f s and was stopped",
+        err_set(err, "ncu did not finish within %.0f s and was stopped",
                 timeout_s > 0 ? timeout_s : 600.0);
     } else {
         cl_err pe;
         ok = ncu_parse_csv(text, out, &pe);
         if (!ok)
-            ncu_explain(text, kernel_regex, e);
+            ncu_explain(text, kernel_regex, err);
     }
     if (output)
         *output = text;

@@ -168,15 +168,15 @@ static const cJSON *check_frame(const cJSON *root, cl_err *e)
     return events;
 }
 
-bool trace_validate(const char *json, cl_err *e)
+bool trace_validate(const char *json, cl_err *err)
 {
     if (!json)
-        return err_set(e, "no trace text");
+        return err_set(err, "no trace text");
     cJSON *root = cJSON_Parse(json);
     if (!root)
-        return err_set(e, "the trace is not valid JSON");
+        return err_set(err, "the trace is not valid JSON");
     name_set named = {0}, used = {0};
-    const cJSON *events = check_frame(root, e);
+    const cJSON *events = check_frame(root, err);
     bool ok = events != NULL;
     double last_ts = -INFINITY;
     int idx = 0;
@@ -188,16 +188,16 @@ bool trace_validate(const char *json, cl_err *e)
                              ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"))
                              : NULL;
         if (!cJSON_IsObject(ev))
-            ok = err_set(e, "event %d is not an object", idx);
+            ok = err_set(err, "event %d is not an object", idx);
         else if (!ph)
-            ok = err_set(e, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
+            ok = err_set(err, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
         else
-            ok = (strcmp(ph, "M") == 0 ? check_meta(ev, idx, &named, e)
-                                       : check_event(ev, ph, idx, &used, e)) &&
-                 check_order(ev, idx, &last_ts, e);
+            ok = (strcmp(ph, "M") == 0 ? check_meta(ev, idx, &named, err)
+                                       : check_event(ev, ph, idx, &used, err)) &&
+                 check_order(ev, idx, &last_ts, err);
         idx++;
     }
-    ok = ok && check_names(&named, &used, e);
+    ok = ok && check_names(&named, &used, err);
     names_free(&named);
     names_free(&used);
     cJSON_Delete(root);
@@ -327,75 +327,75 @@ static bool parse_item(timeline *t, lane_map *m, const cJSON *ev, cl_err *e)
     return timeline_add(t, &it, e);
 }
 
-bool trace_parse(const char *json, timeline *t, cl_err *e)
+bool trace_parse(const char *json, timeline *tl, cl_err *err)
 {
-    timeline_init(t);
+    timeline_init(tl);
     if (!json)
-        return err_set(e, "no trace text");
+        return err_set(err, "no trace text");
     cJSON *root = cJSON_Parse(json);
     if (!root)
-        return err_set(e, "the trace is not valid JSON");
+        return err_set(err, "the trace is not valid JSON");
     bool ok = false;
     lane_map m = {0};
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     if (!cJSON_IsArray(events)) {
-        err_set(e, "the trace has no traceEvents array");
+        err_set(err, "the trace has no traceEvents array");
         goto cleanup;
     }
     const cJSON *other = cJSON_GetObjectItemCaseSensitive(root, "otherData");
     const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "device"));
     if (dev)
-        snprintf(t->title, sizeof t->title, "%s", dev);
+        snprintf(tl->title, sizeof tl->title, "%s", dev);
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "note"));
     if (note)
-        snprintf(t->note, sizeof t->note, "%s", note);
+        snprintf(tl->note, sizeof tl->note, "%s", note);
     const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(other, "dropped");
     if (is_finite_number(dropped) && dropped->valuedouble > 0)
-        t->dropped = (uint64_t)dropped->valuedouble;
+        tl->dropped = (uint64_t)dropped->valuedouble;
 
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events) {
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
         if (ph && strcmp(ph, "M") == 0 && strcmp(event_label(ev), "thread_name") == 0 &&
-            !parse_lane(t, &m, ev, e))
+            !parse_lane(tl, &m, ev, err))
             goto cleanup;
     }
     cJSON_ArrayForEach(ev, events) {
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
-        if (ph && strcmp(ph, "X") == 0 && !parse_item(t, &m, ev, e))
+        if (ph && strcmp(ph, "X") == 0 && !parse_item(tl, &m, ev, err))
             goto cleanup;
     }
-    timeline_sort(t);
+    timeline_sort(tl);
     ok = true;
 cleanup:
     free(m.v);
     cJSON_Delete(root);
     if (!ok)
-        timeline_free(t);
+        timeline_free(tl);
     return ok;
 }
 
-bool trace_load(const char *path, timeline *t, cl_err *e)
+bool trace_load(const char *path, timeline *tl, cl_err *err)
 {
     size_t len = 0;
-    timeline_init(t);
-    char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, e);
+    timeline_init(tl);
+    char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, err);
     if (!txt)
         return false;
-    bool ok = trace_parse(txt, t, e);
+    bool ok = trace_parse(txt, tl, err);
     free(txt);
     if (!ok)
-        err_prefix(e, "%s", path);
+        err_prefix(err, "%s", path);
     return ok;
 }
 
-bool trace_copy(const char *from, const char *to, cl_err *e)
+bool trace_copy(const char *from, const char *to, cl_err *err)
 {
     size_t len = 0;
-    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, err);
     if (!txt)
         return false;
-    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    bool ok = trace_validate(txt, err) && atomicfile_write(to, txt, len, err);
     free(txt);
     return ok;
 }

@@ -149,23 +149,23 @@ static void sort_indices(size_t *v, size_t *tmp, size_t n, const timeline *t)
     memcpy(v, tmp, n * sizeof *v);
 }
 
-char *trace_json(const timeline *t, cl_err *e)
+char *trace_json(const timeline *tl, cl_err *err)
 {
     strbuf b = STRBUF_INIT;
     bool first = true;
     size_t *order = NULL, *tmp = NULL;
-    if (t->nitems) {
-        order = malloc(t->nitems * sizeof *order);
-        tmp = malloc(t->nitems * sizeof *tmp);
+    if (tl->nitems) {
+        order = malloc(tl->nitems * sizeof *order);
+        tmp = malloc(tl->nitems * sizeof *tmp);
         if (!order || !tmp) {
             free(order);
             free(tmp);
-            err_set(e, "out of memory writing the trace");
+            err_set(err, "out of memory writing the trace");
             return NULL;
         }
-        for (size_t i = 0; i < t->nitems; i++)
+        for (size_t i = 0; i < tl->nitems; i++)
             order[i] = i;
-        sort_indices(order, tmp, t->nitems, t);
+        sort_indices(order, tmp, tl->nitems, tl);
         free(tmp);
     }
 
@@ -173,10 +173,10 @@ char *trace_json(const timeline *t, cl_err *e)
     cJSON *other = cJSON_CreateObject();
     if (other) {
         cJSON_AddStringToObject(other, "tool", "cudalab");
-        cJSON_AddStringToObject(other, "device", t->title);
-        cJSON_AddNumberToObject(other, "dropped", (double)t->dropped);
-        if (t->note[0])
-            cJSON_AddStringToObject(other, "note", t->note);
+        cJSON_AddStringToObject(other, "device", tl->title);
+        cJSON_AddNumberToObject(other, "dropped", (double)tl->dropped);
+        if (tl->note[0])
+            cJSON_AddStringToObject(other, "note", tl->note);
     }
     char *otxt = other ? cJSON_PrintUnformatted(other) : NULL;
     cJSON_Delete(other);
@@ -188,33 +188,33 @@ char *trace_json(const timeline *t, cl_err *e)
     strbuf_str(&b, ",\"traceEvents\":[");
 
     char gpu_name[TL_TITLE_MAX + 8];
-    snprintf(gpu_name, sizeof gpu_name, "GPU%s%s", t->title[0] ? ": " : "", t->title);
+    snprintf(gpu_name, sizeof gpu_name, "GPU%s%s", tl->title[0] ? ": " : "", tl->title);
     add_event(&b, process_name_event(TRACE_PID_GPU, gpu_name), &first);
     add_event(&b, sort_index_event("process_sort_index", TRACE_PID_GPU, 0, false, 1), &first);
     add_event(&b, process_name_event(TRACE_PID_HOST, "host"), &first);
     add_event(&b, sort_index_event("process_sort_index", TRACE_PID_HOST, 0, false, 2), &first);
-    for (size_t i = 0; i < t->nlanes; i++) {
-        const tl_lane *l = &t->lanes[i];
+    for (size_t i = 0; i < tl->nlanes; i++) {
+        const tl_lane *l = &tl->lanes[i];
         add_event(&b, thread_name_event(l, (int)i + 1), &first);
         add_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
                   &first);
     }
-    for (size_t i = 0; i < t->nitems; i++)
-        add_event(&b, item_event(t, &t->items[order[i]]), &first);
+    for (size_t i = 0; i < tl->nitems; i++)
+        add_event(&b, item_event(tl, &tl->items[order[i]]), &first);
     strbuf_str(&b, "\n]}\n");
     free(order);
     char *text = strbuf_take(&b);
     if (!text)
-        err_set(e, "out of memory writing the trace");
+        err_set(err, "out of memory writing the trace");
     return text;
 }
 
-bool trace_write(const timeline *t, const char *path, cl_err *e)
+bool trace_write(const timeline *tl, const char *path, cl_err *err)
 {
-    char *txt = trace_json(t, e);
+    char *txt = trace_json(tl, err);
     if (!txt)
         return false;
-    bool ok = atomicfile_write(path, txt, strlen(txt), e);
+    bool ok = atomicfile_write(path, txt, strlen(txt), err);
     free(txt);
     return ok;
 }

@@ -177,26 +177,26 @@ void diag_input_init(diag_input *in)
     memset(in, 0, sizeof *in);
 }
 
-void diag_input_from_result(diag_input *in, const run_result *r)
+void diag_input_from_result(diag_input *in, const run_result *result)
 {
     in->has_result = true;
-    in->status = r->status;
-    in->message = r->message;
-    in->code = r->code;
-    in->rel_err = r->rel_err;
-    in->nmismatch = r->nmismatch < DIAG_MAX_MISMATCH ? r->nmismatch : DIAG_MAX_MISMATCH;
+    in->status = result->status;
+    in->message = result->message;
+    in->code = result->code;
+    in->rel_err = result->rel_err;
+    in->nmismatch = result->nmismatch < DIAG_MAX_MISMATCH ? result->nmismatch : DIAG_MAX_MISMATCH;
     if (in->nmismatch < 0)
         in->nmismatch = 0;
     for (int i = 0; i < in->nmismatch; i++)
-        in->mismatches[i] = r->mismatches[i];
+        in->mismatches[i] = result->mismatches[i];
 }
 
-void diag_input_from_fault(diag_input *in, const run_fault *f)
+void diag_input_from_fault(diag_input *in, const run_fault *fault)
 {
-    in->fault_cause = f->cause;
-    in->fault_message = f->message;
-    in->fault_code = f->code;
-    in->fault_variant = f->variant;
+    in->fault_cause = fault->cause;
+    in->fault_message = fault->message;
+    in->fault_code = fault->code;
+    in->fault_variant = fault->variant;
 }
 
 /* A fault that ended the run: the lab's reference, the time limit, a
@@ -295,9 +295,9 @@ void diagnose(const diag_input *in, diagnosis *out)
         diagnose_status(in, out);
 }
 
-const char *diag_cause_name(diag_cause c)
+const char *diag_cause_name(diag_cause cause)
 {
-    switch (c) {
+    switch (cause) {
     case DIAG_NONE:
         return "none";
     case DIAG_COMPILE:
@@ -338,10 +338,11 @@ const char *diag_cause_name(diag_cause c)
     return "other";
 }
 
-int diagnosis_format(const diagnosis *d, char *buf, size_t n)
+int diagnosis_format(const diagnosis *diag, char *buf, size_t buf_size)
 {
-    if (d->where[0])
-        return snprintf(buf, n, "%s\n  at %s\n%s\nNext: %s\n", d->title, d->where,
-                        d->explanation, d->next_step);
-    return snprintf(buf, n, "%s\n%s\nNext: %s\n", d->title, d->explanation, d->next_step);
+    if (diag->where[0])
+        return snprintf(buf, buf_size, "%s\n  at %s\n%s\nNext: %s\n", diag->title, diag->where,
+                        diag->explanation, diag->next_step);
+    return snprintf(buf, buf_size, "%s\n%s\nNext: %s\n", diag->title, diag->explanation,
+                    diag->next_step);
 }

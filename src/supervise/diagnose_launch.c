@@ -134,39 +134,43 @@ static void explain_grid(diagnosis *d, const launch_figures *f)
                     "i < n; i += blockDim.x * gridDim.x).");
 }
 
-void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *d)
+void diag_launch(const diag_input *in, const char *text, const char *what, diagnosis *diag)
 {
-    diag_set(d, DIAG_LAUNCH_CONFIG, "The GPU refused your launch configuration");
+    diag_set(diag, DIAG_LAUNCH_CONFIG, "The GPU refused your launch configuration");
     launch_figures f = launch_figures_of(in, text);
     switch (launch_kind_of(in, text, &f)) {
     case LK_THREADS:
-        explain_threads(d, &f);
+        explain_threads(diag, &f);
         break;
     case LK_SHARED:
-        explain_shared(d, &f);
+        explain_shared(diag, &f);
         break;
     case LK_RESOURCES:
-        explain_resources(d, &f, text);
+        explain_resources(diag, &f, text);
         break;
     case LK_GRID:
-        explain_grid(d, &f);
+        explain_grid(diag, &f);
         break;
     case LK_ZERO:
-        diag_explain(d, "A grid or a block with 0 (or a negative number of) threads is not a launch.  "
-                        "This usually comes from integer division rounding down to zero, e.g. grid = "
-                        "n / block when n < block.");
-        diag_suggest(d, "Round up: grid = (n + block - 1) // block in the launcher (Lua's // is "
+        diag_explain(diag,
+                     "A grid or a block with 0 (or a negative number of) threads is not a launch.  "
+                     "This usually comes from integer division rounding down to zero, e.g. grid = "
+                     "n / block when n < block.");
+        diag_suggest(diag, "Round up: grid = (n + block - 1) // block in the launcher (Lua's // is "
                         "integer division).");
         break;
     case LK_UNKNOWN:
-        diag_explain(d, "CUDA reported %s: the grid, the block or the shared memory of the launch is "
-                        "outside what this GPU allows (at most %d threads a block, %lld bytes of shared "
-                        "memory, 65535 blocks along y and z).",
-                     what ? what : "an invalid launch configuration", f.max_threads, f.max_shared);
-        diag_suggest(d, "Print the numbers your launcher computes (print() shows in the log) and "
-                        "compare them with these limits.");
+        diag_explain(
+            diag,
+            "CUDA reported %s: the grid, the block or the shared memory of the launch is "
+            "outside what this GPU allows (at most %d threads a block, %lld bytes of shared "
+            "memory, 65535 blocks along y and z).",
+            what ? what : "an invalid launch configuration", f.max_threads, f.max_shared);
+        diag_suggest(diag,
+                     "Print the numbers your launcher computes (print() shows in the log) and "
+                     "compare them with these limits.");
         break;
     }
     if (!diag_empty(text))
-        diag_explain(d, "  (Reported: %s)", text);
+        diag_explain(diag, "  (Reported: %s)", text);
 }

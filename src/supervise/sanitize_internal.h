@@ -16,32 +16,32 @@ typedef struct sanitize_location {
     int line;
 } sanitize_location;
 
-/* Whether s begins with prefix. */
-static inline bool sanitize_starts(const char *s, const char *prefix)
+/* Whether text begins with prefix. */
+static inline bool sanitize_starts(const char *text, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-/* s past its spaces and tabs. */
-static inline const char *sanitize_skip_space(const char *s)
+/* text past its spaces and tabs. */
+static inline const char *sanitize_skip_space(const char *text)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    return s;
+    while (*text == ' ' || *text == '\t')
+        text++;
+    return text;
 }
 
-/* "(1,2,3)" or "(1, 2, 3)", the first after s, into xyz; true when read. */
-bool sanitize_read_triple(const char *s, int xyz[3]);
-/* The first "0x..." in s into value; true when read. */
-bool sanitize_read_hex(const char *s, uint64_t *value);
-/* The number at s, which may carry thousands separators
+/* "(1,2,3)" or "(1, 2, 3)", the first after text, into xyz; true when read. */
+bool sanitize_read_triple(const char *text, int xyz[3]);
+/* The first "0x..." in text into value; true when read. */
+bool sanitize_read_hex(const char *text, uint64_t *value);
+/* The number at text, which may carry thousands separators
  * ("33,036,889,217"); -1 when there is none. */
-long long sanitize_read_number(const char *s);
+long long sanitize_read_number(const char *text);
 /* "at reduce_sum+0x1b0 in /x/starter.cu:12", "at f(int)+0x40" (no line
  * information), or the older "at 0x1b0 in /x/starter.cu:12:reduce_sum",
  * into loc; true when a kernel or a place was read. */
-bool sanitize_read_location(const char *s, sanitize_location *loc);
-/* The N of a trailing "[N hazards]" in s; 0 when there is none. */
-long long sanitize_read_hazards(const char *s);
+bool sanitize_read_location(const char *text, sanitize_location *loc);
+/* The N of a trailing "[N hazards]" in text; 0 when there is none. */
+long long sanitize_read_hazards(const char *text);
 
 #endif

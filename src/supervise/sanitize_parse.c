@@ -476,11 +476,11 @@ bool sanitize_parse_log(const char *log, sanitize_report *out)
     return true;
 }
 
-void sanitize_report_free(sanitize_report *r)
+void sanitize_report_free(sanitize_report *report)
 {
-    if (!r)
+    if (!report)
         return;
-    free(r->findings);
-    r->findings = NULL;
-    r->n = 0;
+    free(report->findings);
+    report->findings = NULL;
+    report->n = 0;
 }

@@ -11,10 +11,10 @@
 
 #include "core/strfmt.h"
 
-/* "(1,2,3)" or "(1, 2, 3)" at s into xyz; true when read. */
-bool sanitize_read_triple(const char *s, int xyz[3])
+/* "(1,2,3)" or "(1, 2, 3)" at text into xyz; true when read. */
+bool sanitize_read_triple(const char *text, int xyz[3])
 {
-    const char *p = strchr(s, '(');
+    const char *p = strchr(text, '(');
     if (!p)
         return false;
     p++;
@@ -35,10 +35,10 @@ bool sanitize_read_triple(const char *s, int xyz[3])
     return *p == ')';
 }
 
-/* The first "0x..." in s. */
-bool sanitize_read_hex(const char *s, uint64_t *value)
+/* The first "0x..." in text. */
+bool sanitize_read_hex(const char *text, uint64_t *value)
 {
-    const char *p = strstr(s, "0x");
+    const char *p = strstr(text, "0x");
     if (!p)
         return false;
     char *end;
@@ -50,16 +50,16 @@ bool sanitize_read_hex(const char *s, uint64_t *value)
 }
 
 /* A number that may carry thousands separators ("33,036,889,217"). */
-long long sanitize_read_number(const char *s)
+long long sanitize_read_number(const char *text)
 {
     long long v = 0;
     bool any = false;
-    s = sanitize_skip_space(s);
-    for (; *s; s++) {
-        if (isdigit((unsigned char)*s)) {
-            v = v * 10 + (*s - '0');
+    text = sanitize_skip_space(text);
+    for (; *text; text++) {
+        if (isdigit((unsigned char)*text)) {
+            v = v * 10 + (*text - '0');
             any = true;
-        } else if (*s != ',' || !any || !isdigit((unsigned char)s[1])) {
+        } else if (*text != ',' || !any || !isdigit((unsigned char)text[1])) {
             break;
         }
     }
@@ -107,23 +107,23 @@ static void kernel_name(const char *fn, size_t len, char *out, size_t n)
 
 /* "at reduce_sum+0x1b0 in /x/starter.cu:12", "at f(int)+0x40" (no line
  * information), or the older "at 0x1b0 in /x/starter.cu:12:reduce_sum". */
-bool sanitize_read_location(const char *s, sanitize_location *loc)
+bool sanitize_read_location(const char *text, sanitize_location *loc)
 {
     memset(loc, 0, sizeof *loc);
-    s = sanitize_skip_space(s);
-    if (sanitize_starts(s, "at "))
-        s += 3;
-    s = sanitize_skip_space(s);
-    size_t len = strcspn(s, "\r\n");
+    text = sanitize_skip_space(text);
+    if (sanitize_starts(text, "at "))
+        text += 3;
+    text = sanitize_skip_space(text);
+    size_t len = strcspn(text, "\r\n");
     const char *in = NULL;
-    for (const char *q = s; q + 4 <= s + len; q++)
+    for (const char *q = text; q + 4 <= text + len; q++)
         if (memcmp(q, " in ", 4) == 0)
             in = q;
-    if (sanitize_starts(s, "0x")) {
+    if (sanitize_starts(text, "0x")) {
         if (!in)
             return false;
         const char *f = in + 4;
-        size_t flen = len - (size_t)(f - s);
+        size_t flen = len - (size_t)(f - text);
         /* FILE:LINE:FUNC */
         for (size_t i = 0; i + 1 < flen; i++) {
             if (f[i] != ':' || !isdigit((unsigned char)f[i + 1]))
@@ -141,20 +141,20 @@ bool sanitize_read_location(const char *s, sanitize_location *loc)
         return read_file_line(f, flen, loc->file, sizeof loc->file, &loc->line);
     }
     const char *plus = NULL;
-    const char *limit = in ? in : s + len;
-    for (const char *q = s; q + 3 <= limit; q++)
+    const char *limit = in ? in : text + len;
+    for (const char *q = text; q + 3 <= limit; q++)
         if (memcmp(q, "+0x", 3) == 0)
             plus = q;
-    kernel_name(s, (size_t)((plus ? plus : limit) - s), loc->kernel, sizeof loc->kernel);
+    kernel_name(text, (size_t)((plus ? plus : limit) - text), loc->kernel, sizeof loc->kernel);
     if (in)
-        read_file_line(in + 4, len - (size_t)(in + 4 - s), loc->file, sizeof loc->file,
+        read_file_line(in + 4, len - (size_t)(in + 4 - text), loc->file, sizeof loc->file,
                        &loc->line);
     return loc->kernel[0] != '\0';
 }
 
-long long sanitize_read_hazards(const char *s)
+long long sanitize_read_hazards(const char *text)
 {
-    const char *br = strrchr(s, '[');
+    const char *br = strrchr(text, '[');
     if (!br || !strstr(br, "hazard"))
         return 0;
     long long v = sanitize_read_number(br + 1);

@@ -29,16 +29,17 @@
 
 /* ---- the size to run ---------------------------------------------------------- */
 
-int sanitize_smallest_size(const problem_spec *ops, const char *const *sizes, int n, cl_err *e)
+int sanitize_smallest_size(const problem_spec *ops, const char *const *sizes, int nsizes,
+                           cl_err *err)
 {
     if (!ops) {
-        err_set(e, "unknown problem");
+        err_set(err, "unknown problem");
         return -1;
     }
     int best = -1;
     double best_w = 0.0;
     cl_err first = {{0}};
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < nsizes; i++) {
         problem_dims d;
         cl_err pe = {{0}};
         if (!problem_parse_size(ops, sizes[i], &d, &pe)) {
@@ -54,9 +55,9 @@ int sanitize_smallest_size(const problem_spec *ops, const char *const *sizes, in
     }
     if (best < 0) {
         if (first.msg[0])
-            err_set(e, "%s", first.msg);
+            err_set(err, "%s", first.msg);
         else
-            err_set(e, "no size to run");
+            err_set(err, "no size to run");
     }
     return best;
 }
@@ -408,7 +409,7 @@ static void job_end(san_job *j, sanitize_result *out)
     free(j->s_proto);
 }
 
-bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
+bool sanitize_run(const sanitize_opts *opts, sanitize_result *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     out->exit_status = -1;
@@ -419,7 +420,7 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     j.s_out = calloc(1, sizeof *j.s_out);
     j.s_proto = calloc(1, sizeof *j.s_proto);
     if (!j.st || !j.s_out || !j.s_proto) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         goto cleanup;
     }
     j.s_out->fd = j.s_proto->fd = -1;
@@ -427,20 +428,20 @@ bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e)
     strbuf_init(&j.st->output, OUTPUT_MAX);
     strbuf_init(&j.st->logs, OUTPUT_MAX);
 
-    if (!find_tool(o, out, e) || !prepare(o, out, &j, e) || !make_log_dir(o->tool, &j, e) ||
-        !start_tool(o, out, &j, e))
+    if (!find_tool(opts, out, err) || !prepare(opts, out, &j, err) ||
+        !make_log_dir(opts->tool, &j, err) || !start_tool(opts, out, &j, err))
         goto cleanup;
-    double limit_s = o->time_limit_s > 0 ? o->time_limit_s : SANITIZE_DEFAULT_LIMIT_S;
-    if (!read_until_end(&j, clock_now_s() + limit_s, &timed_out, e))
+    double limit_s = opts->time_limit_s > 0 ? opts->time_limit_s : SANITIZE_DEFAULT_LIMIT_S;
+    if (!read_until_end(&j, clock_now_s() + limit_s, &timed_out, err))
         goto cleanup;
-    wait_tool(o, out, &j, timed_out, limit_s);
+    wait_tool(opts, out, &j, timed_out, limit_s);
 
     size_t llen = 0;
     out->log = file_read_all(j.log_path, LOG_MAX, &llen, NULL);
     if (!out->log)
         out->log = strdup("");
     if (!out->log || !sanitize_parse_log(out->log, &out->report)) {
-        err_set(e, "out of memory reading the tool's log");
+        err_set(err, "out of memory reading the tool's log");
         goto cleanup;
     }
     ok = true;
@@ -450,13 +451,13 @@ cleanup:
     return ok;
 }
 
-void sanitize_result_free(sanitize_result *r)
+void sanitize_result_free(sanitize_result *result)
 {
-    if (!r)
+    if (!result)
         return;
-    sanitize_report_free(&r->report);
-    free(r->log);
-    free(r->output);
-    free(r->worker_log);
-    r->log = r->output = r->worker_log = NULL;
+    sanitize_report_free(&result->report);
+    free(result->log);
+    free(result->output);
+    free(result->worker_log);
+    result->log = result->output = result->worker_log = NULL;
 }

@@ -434,7 +434,7 @@ static bool start_app(tui_ctx *c, const tui_opts *o, lab_set *labs, lab_diags *d
     return true;
 }
 
-int tui_run(const tui_opts *o)
+int tui_run(const tui_opts *opts)
 {
     static tui_ctx ctx;
     tui_ctx *c = &ctx;
@@ -446,7 +446,7 @@ int tui_run(const tui_opts *o)
 
     memset(c, 0, sizeof *c);
     tui_job_init(&c->job);
-    c->opts = o;
+    c->opts = opts;
     stop_signal = 0;
     setlocale(LC_ALL, "");
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -459,7 +459,7 @@ int tui_run(const tui_opts *o)
         fprintf(stderr, "cudalab: %s\n", why);
         return 3;   /* cannot run here */
     }
-    if (!start_app(c, o, &labs, &diags))
+    if (!start_app(c, opts, &labs, &diags))
         goto cleanup;
 
     stop_signals(true, old);
@@ -473,7 +473,7 @@ int tui_run(const tui_opts *o)
         goto cleanup;
     }
     set_term(scr);
-    screen_modes(want_colour(o));
+    screen_modes(want_colour(opts));
     windows_build(c);
     draw(c);
 

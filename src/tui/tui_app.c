@@ -42,17 +42,17 @@ static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
     return TUI_F_REDRAW;
 }
 
-void tui_app_relayout(tui_app *a, const tui_layout *lay)
+void tui_app_relayout(tui_app *app, const tui_layout *lay)
 {
-    tui_labstate *s = tui_app_state(a);
+    tui_labstate *s = tui_app_state(app);
     if (!s || lay->too_small)
         return;
-    labs_follow(a, lay);
-    tui_app_run_cursor_move(a, lay, (long)s->run_cursor);
-    tui_app_ms_cursor_move(a, lay, (long)s->ms_cursor);
-    tui_app_lesson_scroll(a, lay, 0, false);
-    if (a->overlay == TUI_OV_MESSAGES)
-        tui_app_messages_key(a, lay, TA_NONE);
+    labs_follow(app, lay);
+    tui_app_run_cursor_move(app, lay, (long)s->run_cursor);
+    tui_app_ms_cursor_move(app, lay, (long)s->ms_cursor);
+    tui_app_lesson_scroll(app, lay, 0, false);
+    if (app->overlay == TUI_OV_MESSAGES)
+        tui_app_messages_key(app, lay, TA_NONE);
 }
 
 /* ---- input ----------------------------------------------------------------- */
@@ -489,16 +489,16 @@ static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_m
 
 /* Every key and click may move the learner to another lab or step: the
  * place is recorded after each. */
-unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
+unsigned tui_app_key(tui_app *app, const tui_layout *lay, tui_action act)
 {
-    unsigned f = app_key(a, lay, act);
-    tui_progress_place(a);
+    unsigned f = app_key(app, lay, act);
+    tui_progress_place(app);
     return f;
 }
 
-unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
+unsigned tui_app_mouse(tui_app *app, const tui_layout *lay, int row, int col, tui_mouse mouse)
 {
-    unsigned f = app_mouse(a, lay, y, x, m);
-    tui_progress_place(a);
+    unsigned f = app_mouse(app, lay, row, col, mouse);
+    tui_progress_place(app);
     return f;
 }

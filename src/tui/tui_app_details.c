@@ -125,37 +125,37 @@ static size_t describe_failure(const tui_app *a, const lab *l, const tui_row *ro
 
 /* The details overlay's text for a row: every figure, then what went wrong
  * in plain words when something did. */
-void tui_app_describe_row(tui_app *a, const lab *l, const tui_row *row)
+void tui_app_describe_row(tui_app *app, const lab *the_lab, const tui_row *row)
 {
     static const char *const states[] = {"not run yet: press r to run it", "queued", "running",
                                          "done", "the worker failed on it", "not run"};
-    char *b = a->details;
-    size_t n = sizeof a->details, at = 0;
-    snprintf(a->details_title, sizeof a->details_title, "%s at size %s", row->label, row->size);
+    char *b = app->details;
+    size_t n = sizeof app->details, at = 0;
+    snprintf(app->details_title, sizeof app->details_title, "%s at size %s", row->label, row->size);
     if (!row->has_result) {
         at = strfmt_append(b, n, at, "%s\n", states[row->state]);
         if (row->note[0])
             at = strfmt_append(b, n, at, "%s\n", row->note);
     } else {
-        at = describe_result(a->ascii, row, b, n, at);
+        at = describe_result(app->ascii, row, b, n, at);
     }
     if (row_failed(row))
-        at = describe_failure(a, l, row, b, n, at);
-    if (a->ls[a->sel].ncu_text[0] && strcmp(a->ls[a->sel].ncu_variant, row->variant) == 0 &&
-        strcmp(a->ls[a->sel].ncu_size, row->size) == 0)
-        at = strfmt_append(b, n, at, "\n%s", a->ls[a->sel].ncu_text);
+        at = describe_failure(app, the_lab, row, b, n, at);
+    if (app->ls[app->sel].ncu_text[0] && strcmp(app->ls[app->sel].ncu_variant, row->variant) == 0 &&
+        strcmp(app->ls[app->sel].ncu_size, row->size) == 0)
+        at = strfmt_append(b, n, at, "\n%s", app->ls[app->sel].ncu_text);
     (void)at;
 }
 
-unsigned tui_app_row_details(tui_app *a)
+unsigned tui_app_row_details(tui_app *app)
 {
-    const tui_row *row = tui_app_cursor_row(a);
-    const lab *l = tui_app_lab(a);
+    const tui_row *row = tui_app_cursor_row(app);
+    const lab *l = tui_app_lab(app);
     if (!row || !l)
         return 0;
-    tui_app_describe_row(a, l, row);
-    a->details_md = false;
-    a->details_scroll = 0;
-    a->overlay = TUI_OV_DETAILS;
+    tui_app_describe_row(app, l, row);
+    app->details_md = false;
+    app->details_scroll = 0;
+    app->overlay = TUI_OV_DETAILS;
     return TUI_F_REDRAW;
 }

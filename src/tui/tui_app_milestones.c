@@ -11,10 +11,10 @@
 
 #include "tui/tui_app_internal.h"
 
-long tui_app_quiz_index(const lab *l, const char *id)
+long tui_app_quiz_index(const lab *the_lab, const char *id)
 {
-    for (size_t q = 0; q < l->nquizzes; q++)
-        if (id && l->quizzes[q].id && strcmp(l->quizzes[q].id, id) == 0)
+    for (size_t q = 0; q < the_lab->nquizzes; q++)
+        if (id && the_lab->quizzes[q].id && strcmp(the_lab->quizzes[q].id, id) == 0)
             return (long)q;
     return -1;
 }
@@ -36,17 +36,17 @@ static void earned_text(const tui_ms *m, char *out, size_t n)
     snprintf(out, n, "%s%sreached %s", m->earned_shown, m->earned_shown[0] ? ", " : "", at);
 }
 
-void tui_app_eval(tui_app *a, size_t i)
+void tui_app_eval(tui_app *app, size_t lab_index)
 {
     lab *l;
     tui_labstate *s;
     run_result *rs = NULL;
     size_t n = 0;
-    if (!a->labs || i >= a->labs->n)
+    if (!app->labs || lab_index >= app->labs->n)
         return;
-    l = a->labs->v[i];
-    s = &a->ls[i];
-    if (s->table.n > 0 && a->ms_eval) {
+    l = app->labs->v[lab_index];
+    s = &app->ls[lab_index];
+    if (s->table.n > 0 && app->ms_eval) {
         rs = malloc(s->table.n * sizeof *rs);
         if (rs)
             n = tui_runtable_results(&s->table, rs, s->table.n);
@@ -66,9 +66,9 @@ void tui_app_eval(tui_app *a, size_t i)
                 o->state = TUI_MS_PENDING;
             continue;
         }
-        if (a->ms_eval && rs && n > 0) {
+        if (app->ms_eval && rs && n > 0) {
             tui_ms kept = *o;
-            a->ms_eval(l, m, rs, n, o);
+            app->ms_eval(l, m, rs, n, o);
             o->earned = kept.earned;
             o->earned_at = kept.earned_at;
             snprintf(o->earned_shown, sizeof o->earned_shown, "%s", kept.earned_shown);
@@ -82,16 +82,16 @@ void tui_app_eval(tui_app *a, size_t i)
     free(rs);
 }
 
-void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total)
+void tui_app_progress(const tui_app *app, size_t lab_index, int *reached, int *total)
 {
     const lab *l;
     *reached = 0;
     *total = 0;
-    if (!a->labs || i >= a->labs->n)
+    if (!app->labs || lab_index >= app->labs->n)
         return;
-    l = a->labs->v[i];
+    l = app->labs->v[lab_index];
     *total = (int)l->nmilestones;
     for (size_t m = 0; m < l->nmilestones; m++)
-        if (a->ls[i].ms[m].state == TUI_MS_REACHED)
+        if (app->ls[lab_index].ms[m].state == TUI_MS_REACHED)
             (*reached)++;
 }

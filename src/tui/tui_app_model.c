@@ -10,18 +10,18 @@
 #include "core/strfmt.h"
 #include "tui/tui_prof.h"
 
-const lab *tui_app_lab(const tui_app *a)
+const lab *tui_app_lab(const tui_app *app)
 {
-    if (!a->labs || a->sel >= a->labs->n)
+    if (!app->labs || app->sel >= app->labs->n)
         return NULL;
-    return a->labs->v[a->sel];
+    return app->labs->v[app->sel];
 }
 
-tui_labstate *tui_app_state(tui_app *a)
+tui_labstate *tui_app_state(tui_app *app)
 {
-    if (!a->labs || a->sel >= a->labs->n)
+    if (!app->labs || app->sel >= app->labs->n)
         return NULL;
-    return &a->ls[a->sel];
+    return &app->ls[app->sel];
 }
 
 static const lab_exercise *picked(const tui_app *a, size_t i)
@@ -32,16 +32,16 @@ static const lab_exercise *picked(const tui_app *a, size_t i)
     return &l->exercises[a->ls[i].ex_idx < l->nexercises ? a->ls[i].ex_idx : 0];
 }
 
-const lab_exercise *tui_app_exercise(const tui_app *a)
+const lab_exercise *tui_app_exercise(const tui_app *app)
 {
-    return tui_app_lab(a) ? picked(a, a->sel) : NULL;
+    return tui_app_lab(app) ? picked(app, app->sel) : NULL;
 }
 
-char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n)
+char *const *tui_app_sizes(const tui_app *app, size_t lab_index, size_t *count)
 {
-    const lab_exercise *x = picked(a, i);
-    *n = x ? x->nsizes : a->labs->v[i]->nsizes;
-    return x ? x->sizes : a->labs->v[i]->sizes;
+    const lab_exercise *x = picked(app, lab_index);
+    *count = x ? x->nsizes : app->labs->v[lab_index]->nsizes;
+    return x ? x->sizes : app->labs->v[lab_index]->sizes;
 }
 
 static const char *size_of(const tui_app *a, size_t i)
@@ -53,11 +53,11 @@ static const char *size_of(const tui_app *a, size_t i)
     return sizes[a->ls[i].size_idx < n ? a->ls[i].size_idx : 0];
 }
 
-const char *tui_app_size(const tui_app *a)
+const char *tui_app_size(const tui_app *app)
 {
-    if (!tui_app_lab(a))
+    if (!tui_app_lab(app))
         return "";
-    return size_of(a, a->sel);
+    return size_of(app, app->sel);
 }
 
 /* A never-run row for (variant, size) in the table's scope. */
@@ -99,52 +99,52 @@ static bool seed_rows(tui_app *a, size_t i, cl_err *e)
     return true;
 }
 
-bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e)
+bool tui_app_init(tui_app *app, lab_set *labs, bool ascii, cl_err *err)
 {
-    memset(a, 0, sizeof *a);
-    a->tl.item = -1;
-    a->labs = labs;
-    a->ascii = ascii;
-    a->focus = TUI_P_LABS;
-    a->quiz_answered = -1;
+    memset(app, 0, sizeof *app);
+    app->tl.item = -1;
+    app->labs = labs;
+    app->ascii = ascii;
+    app->focus = TUI_P_LABS;
+    app->quiz_answered = -1;
     if (!labs || labs->n == 0)
         return true;
-    a->ls = calloc(labs->n, sizeof *a->ls);
-    if (!a->ls)
-        return err_set(e, "out of memory");
+    app->ls = calloc(labs->n, sizeof *app->ls);
+    if (!app->ls)
+        return err_set(err, "out of memory");
     for (size_t i = 0; i < labs->n; i++) {
         const lab *l = labs->v[i];
-        tui_labstate *s = &a->ls[i];
+        tui_labstate *s = &app->ls[i];
         s->quiz_pick = calloc(l->nquizzes + 1, sizeof *s->quiz_pick);
         s->quiz_ok = calloc(l->nquizzes + 1, sizeof *s->quiz_ok);
         s->ms = calloc(l->nmilestones + 1, sizeof *s->ms);
         if (!s->quiz_pick || !s->quiz_ok || !s->ms) {
-            tui_app_free(a);
-            return err_set(e, "out of memory");
+            tui_app_free(app);
+            return err_set(err, "out of memory");
         }
         for (size_t q = 0; q < l->nquizzes; q++)
             s->quiz_pick[q] = -1;
-        if (!seed_rows(a, i, e)) {
-            tui_app_free(a);
+        if (!seed_rows(app, i, err)) {
+            tui_app_free(app);
             return false;
         }
     }
     return true;
 }
 
-void tui_app_free(tui_app *a)
+void tui_app_free(tui_app *app)
 {
-    if (a->ls) {
-        for (size_t i = 0; a->labs && i < a->labs->n; i++) {
-            free(a->ls[i].quiz_pick);
-            free(a->ls[i].quiz_ok);
-            free(a->ls[i].ms);
-            tui_runtable_free(&a->ls[i].table);
+    if (app->ls) {
+        for (size_t i = 0; app->labs && i < app->labs->n; i++) {
+            free(app->ls[i].quiz_pick);
+            free(app->ls[i].quiz_ok);
+            free(app->ls[i].ms);
+            tui_runtable_free(&app->ls[i].table);
         }
-        free(a->ls);
+        free(app->ls);
     }
-    tui_md_free(&a->lesson);
-    tui_timeline_free(&a->tl);
-    free(a->prog_rows);
-    memset(a, 0, sizeof *a);
+    tui_md_free(&app->lesson);
+    tui_timeline_free(&app->tl);
+    free(app->prog_rows);
+    memset(app, 0, sizeof *app);
 }

@@ -24,20 +24,20 @@ static size_t experiment_rank(const lab *l, const tui_row *r)
     return l->nvariants;
 }
 
-size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
+size_t tui_app_rows(const tui_app *app, size_t *idx, size_t max)
 {
-    const lab *l = tui_app_lab(a);
+    const lab *l = tui_app_lab(app);
     const tui_labstate *s;
     if (!l)
         return 0;
-    s = &a->ls[a->sel];
+    s = &app->ls[app->sel];
     if (tui_prof_lab(l)) {
         size_t nown = 0;
-        char *const *own = tui_app_sizes(a, a->sel, &nown);
-        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)own, nown,
-                                         idx, max);
+        char *const *own = tui_app_sizes(app, app->sel, &nown);
+        size_t n = tui_runtable_view_own(&s->table, tui_app_size(app), (const char *const *)own,
+                                         nown, idx, max);
         size_t k = 0;
-        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(a)) != 0)
+        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(app)) != 0)
             k++;
         for (size_t i = 1; i < k; i++)
             for (size_t j = i; j > 0 && experiment_rank(l, &s->table.v[idx[j]]) <
@@ -48,7 +48,7 @@ size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
             }
         return n;
     }
-    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+    return tui_runtable_view(&s->table, tui_app_size(app), idx, max);
 }
 
 static size_t run_rows(tui_app *a, size_t *idx, size_t max)
@@ -86,39 +86,39 @@ static void run_follow(tui_app *a, const tui_layout *lay)
         s->run_scroll = 0;
 }
 
-unsigned tui_app_run_cursor_move(tui_app *a, const tui_layout *lay, long to)
+unsigned tui_app_run_cursor_move(tui_app *app, const tui_layout *lay, long to)
 {
-    tui_labstate *s = tui_app_state(a);
-    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    tui_labstate *s = tui_app_state(app);
+    size_t idx[VIEW_MAX], n = run_rows(app, idx, VIEW_MAX);
     if (!s || n == 0)
         return 0;
     s->run_cursor = (size_t)(to < 0 ? 0 : to >= (long)n ? (long)n - 1 : to);
-    run_follow(a, lay);
+    run_follow(app, lay);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_size_move(tui_app *a, const tui_layout *lay, int delta)
+unsigned tui_app_size_move(tui_app *app, const tui_layout *lay, int delta)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     size_t nsizes = 0;
     long ns;
-    if (!l || !s || (tui_app_sizes(a, a->sel, &nsizes), nsizes < 2))
+    if (!l || !s || (tui_app_sizes(app, app->sel, &nsizes), nsizes < 2))
         return 0;
     ns = (long)s->size_idx + delta;
     if (ns < 0 || ns >= (long)nsizes)
         return 0;
     s->size_idx = (size_t)ns;
-    run_follow(a, lay);
+    run_follow(app, lay);
     return TUI_F_REDRAW;
 }
 
 /* ---- runs ------------------------------------------------------------------ */
 
-const tui_row *tui_app_cursor_row(tui_app *a)
+const tui_row *tui_app_cursor_row(tui_app *app)
 {
-    tui_labstate *s = tui_app_state(a);
-    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    tui_labstate *s = tui_app_state(app);
+    size_t idx[VIEW_MAX], n = run_rows(app, idx, VIEW_MAX);
     if (!s || n == 0)
         return NULL;
     return &s->table.v[idx[s->run_cursor < n ? s->run_cursor : n - 1]];
@@ -130,16 +130,17 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *x, char *kernel,
-                            char *launcher, size_t n)
+bool tui_app_exercise_paths(const tui_app *app, const lab *the_lab, const lab_exercise *exercise,
+                            char *kernel, char *launcher, size_t path_size)
 {
     workspace_files f;
     bool mine;
-    if (!workspace_files_of(a->workspace, l, x, &f, NULL))
+    if (!workspace_files_of(app->workspace, the_lab, exercise, &f, NULL))
         return false;
     mine = is_file(f.kernel);
-    strfmt_copy(kernel, n, mine ? f.kernel : f.starter_kernel);
-    strfmt_copy(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
+    strfmt_copy(kernel, path_size, mine ? f.kernel : f.starter_kernel);
+    strfmt_copy(launcher, path_size,
+                mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
     return true;
 }
 
@@ -226,63 +227,65 @@ static bool pick_rows(tui_app *a, const lab *l, run_mode mode, const tui_row *ro
     return pick_variant(l, own, row, req);
 }
 
-unsigned tui_app_request_run(tui_app *a, run_mode mode)
+unsigned tui_app_request_run(tui_app *app, run_mode mode)
 {
-    const lab *l = tui_app_lab(a);
-    const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
-    run_request *req = &a->req.run;
-    const tui_row *row = tui_app_cursor_row(a);
+    const lab *l = tui_app_lab(app);
+    const lab_exercise *x = tui_app_exercise(app), *own = lab_own_exercise(l);
+    run_request *req = &app->req.run;
+    const tui_row *row = tui_app_cursor_row(app);
     bool exercise;
     if (!l)
         return 0;
-    if (a->running) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
+    if (app->running) {
+        tui_log_add(&app->log, TUI_LOG_WARN,
+                    "a run is in progress: wait for it, or cancel it with Esc or c");
         return TUI_F_REDRAW;
     }
     if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
         return TUI_F_REDRAW;
     }
-    if (!tui_app_size(a)[0] && !tui_prof_lab(l)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
+    if (!tui_app_size(app)[0] && !tui_prof_lab(l)) {
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
         return TUI_F_REDRAW;
     }
-    memset(&a->req, 0, sizeof a->req);
+    memset(&app->req, 0, sizeof app->req);
     strfmt_copy(req->lab, sizeof req->lab, l->id);
     lab_request_problem(l, NULL, req);
     req->nsizes = 1;
-    strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
+    strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(app));
     req->budget_s = 0.5;
     req->cpu = true;
-    exercise = pick_rows(a, l, mode, row, req);
+    exercise = pick_rows(app, l, mode, row, req);
     if (exercise && !req->exercise[0] &&
-        !tui_app_exercise_paths(a, l, own, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
+        !tui_app_exercise_paths(app, l, own, req->exercise_kernel, req->exercise_launcher,
+                                RUN_PATH_MAX))
         exercise = false;
     if (!exercise)
         req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
     else if (!tui_prof_lab(l))
         lab_request_needs(l, req->exercise[0] ? x : own, req);   /* its milestones' rungs */
     if (req->nvariants == 0 && !exercise) {
-        memset(&a->req, 0, sizeof a->req);
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
+        memset(&app->req, 0, sizeof app->req);
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
         return TUI_F_REDRAW;
     }
-    a->req.kind = TUI_REQ_RUN;
-    a->req.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+    app->req.kind = TUI_REQ_RUN;
+    app->req.time_limit_s = app->time_limit_s > 0 ? app->time_limit_s : l->time_limit_s;
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
-unsigned tui_app_request_cancel(tui_app *a)
+unsigned tui_app_request_cancel(tui_app *app)
 {
-    if (!a->running && a->job != TUI_JOB_NONE) {
-        memset(&a->req, 0, sizeof a->req);
-        a->req.kind = TUI_REQ_CANCEL_JOB;
+    if (!app->running && app->job != TUI_JOB_NONE) {
+        memset(&app->req, 0, sizeof app->req);
+        app->req.kind = TUI_REQ_CANCEL_JOB;
         return TUI_F_REQUEST | TUI_F_REDRAW;
     }
-    if (!a->running)
+    if (!app->running)
         return 0;
-    memset(&a->req, 0, sizeof a->req);
-    a->req.kind = TUI_REQ_CANCEL;
+    memset(&app->req, 0, sizeof app->req);
+    app->req.kind = TUI_REQ_CANCEL;
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
@@ -325,33 +328,33 @@ static void started_profiling(tui_app *a, tui_labstate *s, const run_request *re
                 req->exercise_kernel[0] ? size : "");
 }
 
-void tui_app_run_started(tui_app *a, const run_request *req)
+void tui_app_run_started(tui_app *app, const run_request *req)
 {
     tui_labstate *s;
     const char *size = req->nsizes > 0 ? req->sizes[0] : "";
-    size_t li = a->sel;
-    a->req.kind = TUI_REQ_NONE;
-    for (size_t i = 0; a->labs && i < a->labs->n; i++)
-        if (strcmp(a->labs->v[i]->id, req->lab) == 0)
+    size_t li = app->sel;
+    app->req.kind = TUI_REQ_NONE;
+    for (size_t i = 0; app->labs && i < app->labs->n; i++)
+        if (strcmp(app->labs->v[i]->id, req->lab) == 0)
             li = i;
-    if (!a->labs || li >= a->labs->n)
+    if (!app->labs || li >= app->labs->n)
         return;
-    s = &a->ls[li];
-    a->running = true;
-    a->run_id = req->run;
-    a->run_lab = li;
-    strfmt_copy(a->run_size, sizeof a->run_size, size);
-    strfmt_copy(a->run_ex, sizeof a->run_ex, req->exercise);
-    a->run_rows = 0;
-    a->run_rows_done = 0;
-    a->compiler_shown = a->compiler_hidden = 0;
+    s = &app->ls[li];
+    app->running = true;
+    app->run_id = req->run;
+    app->run_lab = li;
+    strfmt_copy(app->run_size, sizeof app->run_size, size);
+    strfmt_copy(app->run_ex, sizeof app->run_ex, req->exercise);
+    app->run_rows = 0;
+    app->run_rows_done = 0;
+    app->compiler_shown = app->compiler_hidden = 0;
     s->compile_log[0] = '\0';
-    tui_progress_run_started(a, req);
+    tui_progress_run_started(app, req);
     char scope[RUN_ID_MAX];
     strfmt_copy(scope, sizeof scope, s->table.scope);
     strfmt_copy(s->table.scope, sizeof s->table.scope, req->exercise);
-    if (tui_prof_lab(a->labs->v[li]) && strcmp(req->problem, a->labs->v[li]->problem) == 0) {
-        started_profiling(a, s, req);
+    if (tui_prof_lab(app->labs->v[li]) && strcmp(req->problem, app->labs->v[li]->problem) == 0) {
+        started_profiling(app, s, req);
         strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
         return;
     }
@@ -359,56 +362,57 @@ void tui_app_run_started(tui_app *a, const run_request *req)
         tui_runtable_forget_skipped(&s->table, req->sizes[z]);
         if (req->cpu) {
             tui_runtable_expect(&s->table, "cpu", NULL, RK_CPU, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         if (req->library[0]) {
             tui_runtable_expect(&s->table, req->library, NULL, RK_LIBRARY, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         for (int v = 0; v < req->nvariants; v++) {
             tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         if (req->exercise_kernel[0]) {
             tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
     }
     strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
-    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
+    tui_log_add(&app->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
                 req->lab, req->exercise[0] ? ", exercise " : "", req->exercise, size);
 }
 
-void tui_app_run_failed(tui_app *a, const char *why)
+void tui_app_run_failed(tui_app *app, const char *why)
 {
-    a->req.kind = TUI_REQ_NONE;
-    tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
+    app->req.kind = TUI_REQ_NONE;
+    tui_log_add(&app->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
 }
 
-unsigned tui_app_on_worker_lost(tui_app *a, const char *why)
+unsigned tui_app_on_worker_lost(tui_app *app, const char *why)
 {
-    a->dev_known = true;
-    a->dev_lost = true;
-    memset(&a->dev, 0, sizeof a->dev);
-    strfmt_copy(a->dev.reason, sizeof a->dev.reason, why);
-    tui_log_add(&a->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
+    app->dev_known = true;
+    app->dev_lost = true;
+    memset(&app->dev, 0, sizeof app->dev);
+    strfmt_copy(app->dev.reason, sizeof app->dev.reason, why);
+    tui_log_add(&app->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
+unsigned tui_app_on_hello(tui_app *app, const device_info *dev)
 {
-    bool first = !a->dev_known || a->dev_lost;
-    a->dev_known = true;
-    a->dev_lost = false;
-    a->dev = *dev;
-    if (a->running)
-        tui_progress_device(a, dev);
+    bool first = !app->dev_known || app->dev_lost;
+    app->dev_known = true;
+    app->dev_lost = false;
+    app->dev = *dev;
+    if (app->running)
+        tui_progress_device(app, dev);
     if (first && !dev->present) {
         const char *r = dev->reason;
         if (strncmp(r, "no CUDA device found", 20) == 0)
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s", r);
+            tui_log_add(&app->log, TUI_LOG_WARN, "%s", r);
         else
-            tui_log_add(&a->log, TUI_LOG_WARN, "no CUDA device found: %s", r[0] ? r : "reason unknown");
+            tui_log_add(&app->log, TUI_LOG_WARN, "no CUDA device found: %s",
+                        r[0] ? r : "reason unknown");
     }
     return TUI_F_REDRAW;
 }
@@ -443,35 +447,36 @@ static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant)
     tui_runtable_remove(&s->table, x, "");
 }
 
-unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
+unsigned tui_app_on_progress(tui_app *app, const run_progress *progress)
 {
-    tui_labstate *s = run_state(a, p->run);
+    tui_labstate *s = run_state(app, progress->run);
     if (!s)
         return 0;
-    drop_placeholder(a, s, p->variant);
-    if (!awaited(s, p->exercise, p->variant, p->size))
-        a->run_rows++;
-    tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
+    drop_placeholder(app, s, progress->variant);
+    if (!awaited(s, progress->exercise, progress->variant, progress->size))
+        app->run_rows++;
+    tui_runtable_progress(&s->table, progress, app->labs->v[app->run_lab]->library, NULL);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_on_result(tui_app *a, const run_result *r)
+unsigned tui_app_on_result(tui_app *app, const run_result *result)
 {
-    tui_labstate *s = run_state(a, r->run);
+    tui_labstate *s = run_state(app, result->run);
     if (!s)
         return 0;
-    drop_placeholder(a, s, r->variant);
-    if (!awaited(s, r->exercise, r->variant, r->size))
-        a->run_rows++;
-    tui_runtable_result(&s->table, r, NULL);
-    tui_progress_row(a, r);
-    a->run_rows_done++;
-    if (r->status == RS_NO_DEVICE)
-        tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
-    else if (r->status == RS_ERROR || r->status == RS_FAULT)
-        tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
-                    r->message[0] ? r->message : result_status_text(r->status));
-    tui_app_eval(a, a->run_lab);
+    drop_placeholder(app, s, result->variant);
+    if (!awaited(s, result->exercise, result->variant, result->size))
+        app->run_rows++;
+    tui_runtable_result(&s->table, result, NULL);
+    tui_progress_row(app, result);
+    app->run_rows_done++;
+    if (result->status == RS_NO_DEVICE)
+        tui_log_add(&app->log, TUI_LOG_WARN, "%s", result->message);   /* once, counted */
+    else if (result->status == RS_ERROR || result->status == RS_FAULT)
+        tui_log_add(&app->log, TUI_LOG_ERROR, "%s: %s",
+                    result->label[0] ? result->label : result->variant,
+                    result->message[0] ? result->message : result_status_text(result->status));
+    tui_app_eval(app, app->run_lab);
     return TUI_F_REDRAW;
 }
 
@@ -493,97 +498,105 @@ static bool is_compiler_line(const char *msg)
  * the row's details only, and are counted when the run ends. */
 #define COMPILER_LINES_SHOWN 3
 
-unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
+unsigned tui_app_on_log(tui_app *app, int level, const char *msg)
 {
     char path[TUI_TL_PATH_MAX];
     if (experiments_timeline_path(msg, path, sizeof path)) {
-        strfmt_copy(a->tl_path, sizeof a->tl_path, path);
-        a->tl_stale = true;
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
+        strfmt_copy(app->tl_path, sizeof app->tl_path, path);
+        app->tl_stale = true;
+        tui_log_add(&app->log, TUI_LOG_INFO, "%s (t shows it)", msg);
         return TUI_F_REDRAW;
     }
-    if (a->running && a->labs && a->run_lab < a->labs->n && is_compiler_line(msg)) {
-        tui_labstate *s = &a->ls[a->run_lab];
+    if (app->running && app->labs && app->run_lab < app->labs->n && is_compiler_line(msg)) {
+        tui_labstate *s = &app->ls[app->run_lab];
         size_t len = strlen(s->compile_log);
         if (len + strlen(msg) + 2 < sizeof s->compile_log)
             strfmt_append(s->compile_log, sizeof s->compile_log, len, "%s\n", msg);
-        if (a->compiler_shown >= COMPILER_LINES_SHOWN) {
-            a->compiler_hidden++;
+        if (app->compiler_shown >= COMPILER_LINES_SHOWN) {
+            app->compiler_hidden++;
             return TUI_F_REDRAW;
         }
-        a->compiler_shown++;
+        app->compiler_shown++;
     }
-    tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
+    tui_log_add(&app->log,
+                level >= 2   ? TUI_LOG_ERROR
+                : level == 1 ? TUI_LOG_WARN
+                             : TUI_LOG_INFO,
+                "%s", msg);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
+unsigned tui_app_on_fault(tui_app *app, const run_fault *fault)
 {
-    tui_labstate *s = run_state(a, f->run);
-    if (strcmp(f->cause, "cancelled") == 0) {
-        tui_log_add(&a->log, TUI_LOG_INFO, "run %d cancelled", f->run);
+    tui_labstate *s = run_state(app, fault->run);
+    if (strcmp(fault->cause, "cancelled") == 0) {
+        tui_log_add(&app->log, TUI_LOG_INFO, "run %d cancelled", fault->run);
     } else {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "worker fault (%s)%s%s: %s; the next run starts a fresh worker",
-                    f->cause, f->variant[0] ? " in " : "", f->variant, f->message);
+        tui_log_add(&app->log, TUI_LOG_ERROR,
+                    "worker fault (%s)%s%s: %s; the next run starts a fresh worker", fault->cause,
+                    fault->variant[0] ? " in " : "", fault->variant, fault->message);
     }
-    if (s && strcmp(f->cause, "cancelled") != 0) {
+    if (s && strcmp(fault->cause, "cancelled") != 0) {
         char scope[RUN_ID_MAX];
         strfmt_copy(scope, sizeof scope, s->table.scope);
-        strfmt_copy(s->table.scope, sizeof s->table.scope, a->run_ex);
-        tui_runtable_fault(&s->table, f, a->run_size);
+        strfmt_copy(s->table.scope, sizeof s->table.scope, app->run_ex);
+        tui_runtable_fault(&s->table, fault, app->run_size);
         strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
     }
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_on_done(tui_app *a, int run)
+unsigned tui_app_on_done(tui_app *app, int run)
 {
-    tui_labstate *s = run_state(a, run);
+    tui_labstate *s = run_state(app, run);
     unsigned f = TUI_F_REDRAW;
     if (!s)
         return 0;
     tui_runtable_finish(&s->table, "not run: the run ended first");
-    if (a->compiler_hidden > 0)
-        tui_log_add(&a->log, TUI_LOG_INFO, "%d more line%s from the compiler not shown here: Enter on "
-                    "your kernel's row shows them all", a->compiler_hidden,
-                    a->compiler_hidden == 1 ? "" : "s");
-    a->compiler_shown = a->compiler_hidden = 0;
-    a->running = false;
-    tui_progress_run_done(a);
-    if (a->rerun_lab) {
-        size_t i = a->rerun_lab - 1;
-        a->rerun_lab = 0;
-        if (i == a->sel)
-            f |= tui_app_request_run(a, RUN_EXERCISE);
+    if (app->compiler_hidden > 0)
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "%d more line%s from the compiler not shown here: Enter on "
+                    "your kernel's row shows them all",
+                    app->compiler_hidden, app->compiler_hidden == 1 ? "" : "s");
+    app->compiler_shown = app->compiler_hidden = 0;
+    app->running = false;
+    tui_progress_run_done(app);
+    if (app->rerun_lab) {
+        size_t i = app->rerun_lab - 1;
+        app->rerun_lab = 0;
+        if (i == app->sel)
+            f |= tui_app_request_run(app, RUN_EXERCISE);
     }
     return f;
 }
 
-unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file)
+unsigned tui_app_exercise_saved(tui_app *app, size_t lab_index, const lab_exercise *exercise,
+                                const char *file)
 {
     const char *base;
-    if (!a->labs || i >= a->labs->n || !x)
+    if (!app->labs || lab_index >= app->labs->n || !exercise)
         return 0;
     base = paths_base_name(file);
-    if (i != a->sel || x != tui_app_exercise(a)) {
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s%s%s): select it%s and press r to run it",
-                    base, a->labs->v[i]->id, x->id[0] ? ", exercise " : "", x->id,
-                    x->id[0] ? " (x picks the exercise)" : "");
+    if (lab_index != app->sel || exercise != tui_app_exercise(app)) {
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "%s saved (lab %s%s%s): select it%s and press r to run it", base,
+                    app->labs->v[lab_index]->id, exercise->id[0] ? ", exercise " : "", exercise->id,
+                    exercise->id[0] ? " (x picks the exercise)" : "");
         return TUI_F_REDRAW;
     }
-    if (a->running) {
-        a->rerun_lab = i + 1;
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
+    if (app->running) {
+        app->rerun_lab = lab_index + 1;
+        tui_log_add(&app->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
         return TUI_F_REDRAW;
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
-    return tui_app_request_run(a, RUN_EXERCISE);
+    tui_log_add(&app->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
+    return tui_app_request_run(app, RUN_EXERCISE);
 }
 
-void tui_app_exercise_reset(tui_app *a, size_t i, const lab_exercise *x)
+void tui_app_exercise_reset(tui_app *app, size_t lab_index, const lab_exercise *exercise)
 {
-    if (!a->labs || i >= a->labs->n || !x)
+    if (!app->labs || lab_index >= app->labs->n || !exercise)
         return;
-    tui_runtable_forget_exercise(&a->ls[i].table, x->id);
-    a->ls[i].compile_log[0] = '\0';
+    tui_runtable_forget_exercise(&app->ls[lab_index].table, exercise->id);
+    app->ls[lab_index].compile_log[0] = '\0';
 }

@@ -164,21 +164,21 @@ static void sources(strbuf *b, const lab *l, const store_milestone *ms, size_t n
     }
 }
 
-bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bool ascii,
-                      char **out, char *why, size_t n)
+bool tui_history_text(const lab *the_lab, struct store *db, const char *kernel_path, bool ascii,
+                      char **out, char *why, size_t why_size)
 {
     *out = NULL;
-    if (!s) {
-        snprintf(why, n, "progress is not saved, so there is no history to show");
+    if (!db) {
+        snprintf(why, why_size, "progress is not saved, so there is no history to show");
         return false;
     }
     store_row *h = NULL;
     store_milestone *ms = NULL;
     size_t nh = 0, nms = 0;
     cl_err e = {{0}};
-    if (!store_exercise_history(s, l->id, &h, &nh, &e) ||
-        !store_milestones(s, l->id, &ms, &nms, &e)) {
-        snprintf(why, n, "the progress store could not be read: %s", e.msg);
+    if (!store_exercise_history(db, the_lab->id, &h, &nh, &e) ||
+        !store_milestones(db, the_lab->id, &ms, &nms, &e)) {
+        snprintf(why, why_size, "the progress store could not be read: %s", e.msg);
         free(h);
         return false;
     }
@@ -191,7 +191,8 @@ bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bo
 
     strbuf b;
     strbuf_init(&b, 0);
-    strbuf_printf(&b, "Your kernel in %s: %zu recorded run%s\n\n", l->id, nh, nh == 1 ? "" : "s");
+    strbuf_printf(&b, "Your kernel in %s: %zu recorded run%s\n\n", the_lab->id, nh,
+                  nh == 1 ? "" : "s");
     const char *sizes[MAX_SIZES];
     size_t nsizes = 0;
     for (size_t i = 0; i < nh; i++) {
@@ -205,12 +206,12 @@ bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bo
         size_block(&b, h, nh, sizes[k], ms, nms, ascii);
     if (nh == 0)
         strbuf_str(&b, "No run of your kernel is recorded yet: press r to run it.\n\n");
-    sources(&b, l, ms, nms, h, nh, current);
+    sources(&b, the_lab, ms, nms, h, nh, current);
     free(h);
     free(ms);
     if (b.failed) {
         strbuf_free(&b);
-        snprintf(why, n, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return false;
     }
     *out = strbuf_take(&b);

@@ -112,9 +112,9 @@ static const char *const descriptions[TA_COUNT] = {
     [TA_QUIT] = "quit",
 };
 
-const tui_keybind *tui_keys_table(size_t *n)
+const tui_keybind *tui_keys_table(size_t *count)
 {
-    *n = sizeof table / sizeof table[0];
+    *count = sizeof table / sizeof table[0];
     return table;
 }
 
@@ -126,11 +126,11 @@ tui_action tui_keys_lookup(int key)
     return TA_NONE;
 }
 
-const char *tui_keys_describe(tui_action a)
+const char *tui_keys_describe(tui_action act)
 {
-    if ((int)a < 0 || a >= TA_COUNT || !descriptions[a])
+    if ((int)act < 0 || act >= TA_COUNT || !descriptions[act])
         return "";
-    return descriptions[a];
+    return descriptions[act];
 }
 
 size_t tui_keys_help(char *lines, size_t width, size_t max)

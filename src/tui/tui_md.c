@@ -295,7 +295,7 @@ static char *dedent(const char *src, size_t *len)
     return out;
 }
 
-bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *e)
+bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *err)
 {
     mdparse p;
     MD_PARSER parser = {
@@ -330,17 +330,17 @@ bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *
     tui_mdout_free(&p.code);
     if (p.o.oom) {
         tui_md_free(out);
-        return err_set(e, "out of memory laying out the lesson");
+        return err_set(err, "out of memory laying out the lesson");
     }
     return true;
 }
 
-void tui_md_free(md_doc *d)
+void tui_md_free(md_doc *doc)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->v[i].text);
-        free(d->v[i].style);
+    for (size_t i = 0; i < doc->n; i++) {
+        free(doc->v[i].text);
+        free(doc->v[i].style);
     }
-    free(d->v);
-    memset(d, 0, sizeof *d);
+    free(doc->v);
+    memset(doc, 0, sizeof *doc);
 }

@@ -136,32 +136,32 @@ static void timeline_bottom(WINDOW *w, const tui_app *a)
     legend(w, rows - 2, 1, inner, v, a->ascii);
 }
 
-void tui_views_timeline(WINDOW *w, const tui_app *a)
+void tui_views_timeline(WINDOW *win, const tui_app *app)
 {
-    const tui_timeline *v = &a->tl;
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
+    const tui_timeline *v = &app->tl;
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, y = 1;
     int pw = tui_timeline_plot_width(cols), px = 1 + TUI_TL_LABEL_W + 1;
     char title[TL_TITLE_MAX + 64], note[96], line[1024];
-    werase(w);
+    werase(win);
     tui_timeline_window(v, note, sizeof note);
     snprintf(title, sizeof title, "Timeline: %s%s", v->t.title[0] ? v->t.title : "GPU",
              v->t.note[0] ? " (sample shipped with cudalab, not your GPU)" : "");
-    tui_draw_box(w, title, note, true, a->ascii);
+    tui_draw_box(win, title, note, true, app->ascii);
     if (!v->loaded) {
-        tui_draw_text(w, 1, 1, inner, "no timeline read", ROLE_DIM);
+        tui_draw_text(win, 1, 1, inner, "no timeline read", ROLE_DIM);
         return;
     }
-    tui_draw_footer(w, "T export  f roofline  Esc closes", a->ascii);
+    tui_draw_footer(win, "T export  f roofline  Esc closes", app->ascii);
     if (rows < 10 || pw < 8) {
-        tui_draw_text(w, 1, 1, inner, "the window is too small for the timeline", ROLE_BAD);
+        tui_draw_text(win, 1, 1, inner, "the window is too small for the timeline", ROLE_BAD);
         return;
     }
     tui_timeline_summary(v, line, sizeof line);
-    y += tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_NORMAL);
-    y = timeline_axis(w, v, y, px, pw, a->ascii);
-    if (!timeline_lanes(w, a, y, px, pw))
+    y += tui_draw_wrapped(win, y, 1, inner, 2, line, ROLE_NORMAL);
+    y = timeline_axis(win, v, y, px, pw, app->ascii);
+    if (!timeline_lanes(win, app, y, px, pw))
         return;
-    timeline_bottom(w, a);
+    timeline_bottom(win, app);
 }
 
 /* ---- roofline -------------------------------------------------------------------- */
@@ -272,10 +272,10 @@ static size_t roof_points(const tui_app *a, tui_roofpt *pts)
     return tui_roof_points(res, nres, pts, TUI_ROOF_MAX_POINTS);
 }
 
-void tui_views_roofline(WINDOW *w, const tui_app *a)
+void tui_views_roofline(WINDOW *win, const tui_app *app)
 {
-    const lab *l = tui_app_lab(a);
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y0 = 2;
+    const lab *l = tui_app_lab(app);
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, y0 = 2;
     size_t np;
     tui_roofpt pts[TUI_ROOF_MAX_POINTS];
     roofline roof;
@@ -284,31 +284,35 @@ void tui_views_roofline(WINDOW *w, const tui_app *a)
     char title[128], line[512];
     bool measured;
     cl_err e;
-    werase(w);
+    werase(win);
     snprintf(title, sizeof title, "Roofline: %s (log-log)", l ? l->id : "");
-    tui_draw_box(w, title, "Esc closes", true, a->ascii);
+    tui_draw_box(win, title, "Esc closes", true, app->ascii);
     if (!l)
         return;
-    if (!a->dev_known || !a->dev.present) {
-        roof_message(w, a->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
-                                       "(its FP32 rate and measured copy bandwidth)"
-                                     : "waiting for the GPU worker to report the device",
-                     "On a machine with a GPU, run the lab (R); in the profiling lab the roofline experiment "
-                     "places one kernel at rising FLOPs per byte.");
+    if (!app->dev_known || !app->dev.present) {
+        roof_message(
+            win,
+            app->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
+                             "(its FP32 rate and measured copy bandwidth)"
+                           : "waiting for the GPU worker to report the device",
+            "On a machine with a GPU, run the lab (R); in the profiling lab the roofline experiment "
+            "places one kernel at rising FLOPs per byte.");
         return;
     }
-    np = roof_points(a, pts);
-    measured = a->dev.peak_bw_measured_gbs > 0;
-    roof.peak_gflops = a->dev.peak_fp32_tflops * 1e3;
-    roof.peak_gbs = measured ? a->dev.peak_bw_measured_gbs : a->dev.peak_bw_theory_gbs;
+    np = roof_points(app, pts);
+    measured = app->dev.peak_bw_measured_gbs > 0;
+    roof.peak_gflops = app->dev.peak_fp32_tflops * 1e3;
+    roof.peak_gbs = measured ? app->dev.peak_bw_measured_gbs : app->dev.peak_bw_theory_gbs;
     if (!roofline_valid(&roof)) {
-        roof_message(w, "the device reported no FP32 peak or bandwidth, so there is no roof to draw", NULL);
+        roof_message(win,
+                     "the device reported no FP32 peak or bandwidth, so there is no roof to draw",
+                     NULL);
         return;
     }
     tui_roof_header(&roof, measured, line, sizeof line);
-    tui_draw_text(w, 1, 1, inner, line, ROLE_NORMAL);
+    tui_draw_text(win, 1, 1, inner, line, ROLE_NORMAL);
     if (np == 0) {
-        roof_message(w, "nothing measured here with both a FLOP rate and a bandwidth yet",
+        roof_message(win, "nothing measured here with both a FLOP rate and a bandwidth yet",
                      "Run the lab (R) at this size; in the profiling lab the roofline experiment places one "
                      "kernel at rising FLOPs per byte.");
         return;
@@ -317,34 +321,34 @@ void tui_views_roofline(WINDOW *w, const tui_app *a)
     err_clear(&e);
     if (!tui_roof_plot(&roof, pts, np, pl.plot_w, pl.plot_h - 1, &p, &e)) {
         tui_roof_free(&p);
-        roof_message(w, e.msg, NULL);
+        roof_message(win, e.msg, NULL);
         return;
     }
-    roof_grid(w, &p, y0, a->ascii);
+    roof_grid(win, &p, y0, app->ascii);
     tui_roof_free(&p);
-    roof_legend(w, a, &roof, pts, np, pl);
+    roof_legend(win, app, &roof, pts, np, pl);
 }
 
 /* ---- messages ------------------------------------------------------------------ */
 
-void tui_views_messages(WINDOW *w, const tui_app *a)
+void tui_views_messages(WINDOW *win, const tui_app *app)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), width = cols - 4, vis = rows - 2, line = 0;
+    int rows = getmaxy(win), cols = getmaxx(win), width = cols - 4, vis = rows - 2, line = 0;
     char note[48], text[TUI_LOG_TEXT + 16];
-    werase(w);
-    snprintf(note, sizeof note, "%zu message%s", a->log.n, a->log.n == 1 ? "" : "s");
-    tui_draw_box(w, "Messages", note, true, a->ascii);
-    if (a->log.n == 0)
-        tui_draw_text(w, 1, 2, width, "no messages yet", ROLE_DIM);
-    for (size_t i = a->log.n; i > 0 && line < a->msg_scroll + vis; i--) {
-        const tui_log_entry *e = tui_log_recent(&a->log, i - 1);
+    werase(win);
+    snprintf(note, sizeof note, "%zu message%s", app->log.n, app->log.n == 1 ? "" : "s");
+    tui_draw_box(win, "Messages", note, true, app->ascii);
+    if (app->log.n == 0)
+        tui_draw_text(win, 1, 2, width, "no messages yet", ROLE_DIM);
+    for (size_t i = app->log.n; i > 0 && line < app->msg_scroll + vis; i--) {
+        const tui_log_entry *e = tui_log_recent(&app->log, i - 1);
         size_t st[64], ln[64], nl = tui_text_wrap(tui_log_text(e, text, sizeof text), width, st, ln, 64);
         tui_role role = e->level == TUI_LOG_ERROR ? ROLE_BAD : e->level == TUI_LOG_WARN ? ROLE_WARN
                                                                                        : ROLE_NORMAL;
         for (size_t k = 0; k < nl && k < 64; k++, line++)
-            if (line >= a->msg_scroll && line < a->msg_scroll + vis)
-                tui_draw_nstr(w, 1 + line - a->msg_scroll, 2, width, text + st[k], ln[k],
+            if (line >= app->msg_scroll && line < app->msg_scroll + vis)
+                tui_draw_nstr(win, 1 + line - app->msg_scroll, 2, width, text + st[k], ln[k],
                               tui_theme_attr(role));
     }
-    tui_draw_footer(w, "Up/Down/PgUp/PgDn scroll  Esc closes", a->ascii);
+    tui_draw_footer(win, "Up/Down/PgUp/PgDn scroll  Esc closes", app->ascii);
 }
