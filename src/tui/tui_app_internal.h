@@ -4,10 +4,11 @@
  *
  * The calls run one way, from input down to the model: tui_app.c calls
  * every piece; tui_app_tools.c calls the details and the runs;
- * tui_app_details.c the runs; tui_app_lesson.c and tui_app_runs.c the
- * progress store (tui_progress.c); it calls the milestones
- * (tui_app_milestones.c); and all of them read the selection
- * (tui_app_model.c), which calls none of them.
+ * tui_app_details.c and the worker's events (tui_app_events.c) the runs;
+ * tui_app_lesson.c, tui_app_runs.c and the events the progress store
+ * (tui_progress.c); it calls the milestones (tui_app_milestones.c); and
+ * all of them read the selection (tui_app_model.c), which calls none of
+ * them.
  * Private to src/tui/tui_app*.c and tui_progress.c. */
 #ifndef CUDALAB_TUI_APP_INTERNAL_H
 #define CUDALAB_TUI_APP_INTERNAL_H

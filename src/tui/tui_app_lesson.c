@@ -1,3 +1,6 @@
+/* tui_app_lesson.c - the lesson pane (the step laid out and cached, its
+ * scroll, moving between steps), the milestone pane's cursor and details,
+ * and the quizzes: opening one and answering it. */
 #include "tui/tui_app.h"
 
 #include <stdio.h>
