@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/digest.h"
 #include "core/fsguard.h"
+#include "core/grow.h"
 #include "core/paths.h"
 #include "grade/grade_internal.h"
 #include "lab/labneeds.h"
@@ -33,15 +34,9 @@ typedef struct collector {
 static void on_result(void *ud, const run_result *r)
 {
     collector *c = ud;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        run_result *v = realloc(c->rows, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return;
-        }
-        c->rows = v;
-        c->cap = cap;
+    if (!grow_one((void **)&c->rows, &c->cap, c->n, sizeof *c->rows, 16)) {
+        c->oom = true;
+        return;
     }
     c->rows[c->n++] = *r;
 }

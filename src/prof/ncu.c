@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/grow.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/strfmt.h"
@@ -39,14 +40,8 @@ static void row_free(csv_row *r)
 
 static bool row_push(csv_row *r, const char *s, size_t len)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 32;
-        char **nf = realloc(r->f, cap * sizeof *nf);
-        if (!nf)
-            return false;
-        r->f = nf;
-        r->cap = cap;
-    }
+    if (!grow_one((void **)&r->f, &r->cap, r->n, sizeof *r->f, 32))
+        return false;
     char *c = malloc(len + 1);
     if (!c)
         return false;

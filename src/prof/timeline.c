@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 void timeline_init(timeline *tl)
 {
     memset(tl, 0, sizeof *tl);
@@ -90,15 +92,9 @@ static void default_lane_name(tl_lane_kind kind, uint32_t stream, char *out, siz
 int timeline_lane_named(timeline *tl, tl_lane_kind kind, uint32_t stream, const char *name,
                         cl_err *err)
 {
-    if (tl->nlanes == tl->lanes_cap) {
-        size_t cap = tl->lanes_cap ? 2 * tl->lanes_cap : 8;
-        tl_lane *nv = realloc(tl->lanes, cap * sizeof *nv);
-        if (!nv) {
-            err_set(err, "out of memory adding a timeline lane");
-            return -1;
-        }
-        tl->lanes = nv;
-        tl->lanes_cap = cap;
+    if (!grow_one((void **)&tl->lanes, &tl->lanes_cap, tl->nlanes, sizeof *tl->lanes, 8)) {
+        err_set(err, "out of memory adding a timeline lane");
+        return -1;
     }
     tl_lane *l = &tl->lanes[tl->nlanes];
     memset(l, 0, sizeof *l);
@@ -130,14 +126,8 @@ bool timeline_add(timeline *tl, const tl_item *it, cl_err *err)
         tl->dropped++;
         return true;
     }
-    if (tl->nitems == tl->items_cap) {
-        size_t cap = tl->items_cap ? 2 * tl->items_cap : 256;
-        tl_item *nv = realloc(tl->items, cap * sizeof *nv);
-        if (!nv)
-            return err_set(err, "out of memory adding a timeline item");
-        tl->items = nv;
-        tl->items_cap = cap;
-    }
+    if (!grow_one((void **)&tl->items, &tl->items_cap, tl->nitems, sizeof *tl->items, 256))
+        return err_set(err, "out of memory adding a timeline item");
     tl->items[tl->nitems++] = *it;
     return true;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/grow.h"
 #include "core/strbuf.h"
 
 /* ---- validating --------------------------------------------------------- */
@@ -226,14 +227,8 @@ static int map_find(const lane_map *m, long long pid, long long tid)
 
 static bool map_add(lane_map *m, long long pid, long long tid, int lane)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 16;
-        lane_key *nv = realloc(m->v, cap * sizeof *nv);
-        if (!nv)
-            return false;
-        m->v = nv;
-        m->cap = cap;
-    }
+    if (!grow_one((void **)&m->v, &m->cap, m->n, sizeof *m->v, 16))
+        return false;
     m->v[m->n++] = (lane_key){pid, tid, lane};
     return true;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 #include "tui/tui_text.h"
 
 #define GLYPH(o, utf8, plain) ((o)->ascii ? (plain) : (utf8))
@@ -70,12 +72,8 @@ static void emit(md_out *o, md_str *r, bool text)
         tui_mdout_put(o, r, " ", 1, 0);
         r->len = 0;
     }
-    if (!o->oom && d->n == d->cap) {
-        md_line *nv = realloc(d->v, (d->cap ? d->cap * 2 : 64) * sizeof *nv);
-        d->cap = nv ? (d->cap ? d->cap * 2 : 64) : d->cap;
-        d->v = nv ? nv : d->v;
-        o->oom = !nv;
-    }
+    if (!o->oom && !grow_one((void **)&d->v, &d->cap, d->n, sizeof *d->v, 64))
+        o->oom = true;
     if (o->oom)
         return;
     r->t[r->len] = '\0';

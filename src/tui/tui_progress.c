@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/grow.h"
+
 #include "store/recorder.h"
 #include "store/store.h"
 #include "supervise/diag_row.h"
@@ -202,14 +204,9 @@ void tui_progress_row(tui_app *app, const run_result *result)
         cause = diag_cause_name(d.cause);
     }
     recorder_row(&app->rec, result, cause);
-    if (app->prog_n == app->prog_cap) {
-        size_t cap = app->prog_cap ? 2 * app->prog_cap : 32;
-        run_result *v = realloc(app->prog_rows, cap * sizeof *v);
-        if (!v)
-            return;
-        app->prog_rows = v;
-        app->prog_cap = cap;
-    }
+    if (!grow_one((void **)&app->prog_rows, &app->prog_cap, app->prog_n,
+                  sizeof *app->prog_rows, 32))
+        return;
     app->prog_rows[app->prog_n++] = *result;
 }
 
