@@ -35,25 +35,25 @@ typedef struct cli_ctx {
     char home_error[CL_ERR_MAX];              /* why home is unknown; "" when it is known */
     /* Browses a class table in the terminal (set by main.c: the TUI's);
      * returns an exit code. */
-    int (*browse_class)(struct class_view *v, bool ascii, bool no_color);
+    int (*browse_class)(struct class_view *table, bool ascii, bool no_color);
     /* Compiles a lab's kernel file and loads its launcher, as a run would,
      * without a GPU (set by main.c: worker/kernelcheck.h); false with msg
      * when either is broken.  NULL: `check` compiles nothing. */
     bool (*kernel_check)(const char *kernel, const char *launcher, const char *root, char *msg,
-                         size_t n);
+                         size_t msg_size);
 } cli_ctx;
 
 /* Prints "cudalab: <msg>" and where to read the command's help to stderr;
  * returns EXIT_USAGE. */
-int cli_usage_error(const cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The subcommands: each parses its own argv (argv[0] is its name) and
  * returns the exit code; each has its table (cli/cli_opts.h). */
-int cmd_list(cli_ctx *c, int argc, char **argv);
-int cmd_check(cli_ctx *c, int argc, char **argv);
-int cmd_doctor(cli_ctx *c, int argc, char **argv);
-int cmd_run(cli_ctx *c, int argc, char **argv);
-int cmd_progress(cli_ctx *c, int argc, char **argv);
+int cmd_list(cli_ctx *ctx, int argc, char **argv);
+int cmd_check(cli_ctx *ctx, int argc, char **argv);
+int cmd_doctor(cli_ctx *ctx, int argc, char **argv);
+int cmd_run(cli_ctx *ctx, int argc, char **argv);
+int cmd_progress(cli_ctx *ctx, int argc, char **argv);
 extern const struct cli_command cmd_list_spec, cmd_check_spec, cmd_doctor_spec, cmd_run_spec,
     cmd_progress_spec;
 

@@ -14,19 +14,17 @@ static const cli_command *const listed[] = {
 };
 #define NLISTED (sizeof listed / sizeof listed[0])
 
-const cli_command *const *cli_commands(size_t *n)
+const cli_command *const *cli_commands(size_t *count)
 {
-    *n = NLISTED;
+    *count = NLISTED;
     return listed;
 }
 
-const cli_command *cli_command_find(const char *name)
+const cli_command *cli_command_listed(const char *name)
 {
     for (size_t i = 0; i < NLISTED; i++)
         if (strcmp(name, listed[i]->name) == 0)
             return listed[i];
-    if (strcmp(name, cmd_complete_spec.name) == 0)
-        return &cmd_complete_spec;
     return NULL;
 }
 
@@ -66,14 +64,16 @@ void cli_usage(FILE *out)
 /* ---- cudalab help [COMMAND] ------------------------------------------------ */
 
 const cli_command cmd_help_spec = {
-    "help", "[COMMAND]", "the global help, or one command's (as 'cudalab COMMAND --help')",
-    NULL, NULL, cmd_help,
+    .name = "help",
+    .operands = "[COMMAND]",
+    .summary = "the global help, or one command's (as 'cudalab COMMAND --help')",
+    .run = cmd_help,
 };
 
-int cmd_help(cli_ctx *c, int argc, char **argv)
+int cmd_help(cli_ctx *ctx, int argc, char **argv)
 {
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_help_spec, argc, argv, NULL, NULL, &first);
+    int rc = cli_opts_parse(ctx, &cmd_help_spec, argc, argv, NULL, NULL, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first == argc) {
@@ -81,10 +81,10 @@ int cmd_help(cli_ctx *c, int argc, char **argv)
         return EXIT_OK;
     }
     if (first + 1 < argc)
-        return cli_usage_error(c, "help: unexpected argument '%s'", argv[first + 1]);
-    const cli_command *cmd = cli_command_find(argv[first]);
-    if (!cmd || cmd == &cmd_complete_spec)
-        return cli_usage_error(c, "help: no command called '%s' (see 'cudalab help')",
+        return cli_usage_error(ctx, "help: unexpected argument '%s'", argv[first + 1]);
+    const cli_command *cmd = cli_command_listed(argv[first]);
+    if (!cmd)
+        return cli_usage_error(ctx, "help: no command called '%s' (see 'cudalab help')",
                                argv[first]);
     cli_opts_help(cmd, stdout);
     return EXIT_OK;

@@ -14,8 +14,11 @@
 #include "cli/cli_opts.h"
 
 /* The listed commands, in the order the help shows them. */
-const cli_command *const *cli_commands(size_t *n);
-/* The command called name, listed or hidden; NULL when there is none. */
+const cli_command *const *cli_commands(size_t *count);
+/* The listed command called name; NULL when there is none. */
+const cli_command *cli_command_listed(const char *name);
+/* The command called name, listed or hidden (cli_dispatch.c); NULL when
+ * there is none. */
 const cli_command *cli_command_find(const char *name);
 
 /* The global help: usage, the commands, the global options, exit codes. */
@@ -24,10 +27,10 @@ void cli_usage(FILE *out);
  * architectures, one line each. */
 void cli_version_print(FILE *out);
 
-int cmd_help(cli_ctx *c, int argc, char **argv);
-int cmd_version(cli_ctx *c, int argc, char **argv);
-int cmd_complete(cli_ctx *c, int argc, char **argv);
-int cmd_workspace(cli_ctx *c, int argc, char **argv);
+int cmd_help(cli_ctx *ctx, int argc, char **argv);
+int cmd_version(cli_ctx *ctx, int argc, char **argv);
+int cmd_complete(cli_ctx *ctx, int argc, char **argv);
+int cmd_workspace(cli_ctx *ctx, int argc, char **argv);
 extern const cli_command cmd_help_spec, cmd_version_spec, cmd_complete_spec,
     cmd_workspace_spec;
 

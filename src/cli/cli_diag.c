@@ -7,9 +7,10 @@
 
 #define WRAP 78
 
-bool cli_diag_wanted(const run_result *r)
+bool cli_diag_wanted(const run_result *result)
 {
-    return r->kind == RK_EXERCISE && r->status != RS_CORRECT && r->status != RS_NO_DEVICE;
+    return result->kind == RK_EXERCISE && result->status != RS_CORRECT &&
+           result->status != RS_NO_DEVICE;
 }
 
 /* Writes text word-wrapped: lines of at most WRAP columns after indent. */
@@ -37,39 +38,39 @@ static void wrapped(FILE *f, const char *indent, const char *text)
     }
 }
 
-void cli_diag_print(FILE *f, const diagnosis *d, const char *indent)
+void cli_diag_print(FILE *out, const diagnosis *diag, const char *indent)
 {
-    fprintf(f, "%s%s%s%s%s\n", indent, d->title, d->where[0] ? " (" : "", d->where,
-            d->where[0] ? ")" : "");
+    fprintf(out, "%s%s%s%s%s\n", indent, diag->title, diag->where[0] ? " (" : "", diag->where,
+            diag->where[0] ? ")" : "");
     char deeper[32];
     snprintf(deeper, sizeof deeper, "%s  ", indent);
-    wrapped(f, deeper, d->explanation);
-    if (d->next_step[0]) {
-        char next[sizeof d->next_step + 16];
-        snprintf(next, sizeof next, "Next step: %s", d->next_step);
-        wrapped(f, deeper, next);
+    wrapped(out, deeper, diag->explanation);
+    if (diag->next_step[0]) {
+        char next[sizeof diag->next_step + 16];
+        snprintf(next, sizeof next, "Next step: %s", diag->next_step);
+        wrapped(out, deeper, next);
     }
 }
 
-cJSON *cli_diag_json(const diagnosis *d)
+cJSON *cli_diag_json(const diagnosis *diag)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "cause", diag_cause_name(d->cause));
-    cJSON_AddStringToObject(o, "title", d->title);
-    cJSON_AddStringToObject(o, "where", d->where);
-    cJSON_AddStringToObject(o, "explanation", d->explanation);
-    cJSON_AddStringToObject(o, "next_step", d->next_step);
+    cJSON_AddStringToObject(o, "cause", diag_cause_name(diag->cause));
+    cJSON_AddStringToObject(o, "title", diag->title);
+    cJSON_AddStringToObject(o, "where", diag->where);
+    cJSON_AddStringToObject(o, "explanation", diag->explanation);
+    cJSON_AddStringToObject(o, "next_step", diag->next_step);
     return o;
 }
 
-void cli_diag_annotate(cJSON *doc, const run_result *rows, size_t n, const run_fault *fault,
+void cli_diag_annotate(cJSON *doc, const run_result *rows, size_t nrows, const run_fault *fault,
                        const problem_spec *spec, double time_limit_s, const char *output)
 {
     diagnosis d;
     cJSON *res = cJSON_GetObjectItemCaseSensitive(doc, "results");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nrows; i++) {
         if (!cli_diag_wanted(&rows[i]))
             continue;
         diag_row(&rows[i], NULL, spec, time_limit_s, output, &d);

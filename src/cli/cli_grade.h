@@ -4,9 +4,9 @@
 
 #include "cli/cli.h"
 
-int cmd_grade(cli_ctx *c, int argc, char **argv);
-int cmd_verify(cli_ctx *c, int argc, char **argv);
-int cmd_class(cli_ctx *c, int argc, char **argv);
+int cmd_grade(cli_ctx *ctx, int argc, char **argv);
+int cmd_verify(cli_ctx *ctx, int argc, char **argv);
+int cmd_class(cli_ctx *ctx, int argc, char **argv);
 extern const struct cli_command cmd_grade_spec, cmd_verify_spec, cmd_class_spec;
 
 #endif

@@ -5,14 +5,14 @@
 
 #include "result/record.h"
 
-bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
+bool cli_load_labs(const cli_ctx *ctx, lab_set *set, lab_diags *diags)
 {
     cl_err e;
-    if (c->home_error[0]) {
-        fprintf(stderr, "cudalab: %s\n", c->home_error);
+    if (ctx->home_error[0]) {
+        fprintf(stderr, "cudalab: %s\n", ctx->home_error);
         return false;
     }
-    if (!lab_set_load(set, c->lab_dirs, c->nlab_dirs, c->home, diags, &e)) {
+    if (!lab_set_load(set, ctx->lab_dirs, ctx->nlab_dirs, ctx->home, diags, &e)) {
         fprintf(stderr, "cudalab: %s\n", e.msg);
         return false;
     }
@@ -25,28 +25,28 @@ bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags)
     return true;
 }
 
-void cli_print_diags(const lab_diags *d, FILE *f)
+void cli_print_diags(const lab_diags *diags, FILE *out)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        const lab_diag *g = &d->v[i];
+    for (size_t i = 0; i < diags->n; i++) {
+        const lab_diag *g = &diags->v[i];
         if (g->line > 0)
-            fprintf(f, "%s:%d: %s\n", g->file, g->line, g->msg);
+            fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg);
         else
-            fprintf(f, "%s: %s\n", g->file, g->msg);
+            fprintf(out, "%s: %s\n", g->file, g->msg);
     }
 }
 
-int cli_prepare_workspace(const lab *l, const lab_exercise *x, workspace_files *f)
+int cli_prepare_workspace(const lab *the_lab, const lab_exercise *exercise, workspace_files *files)
 {
     cl_err e = {{0}};
-    if (!workspace_prepare(NULL, l, x, f, &e)) {
+    if (!workspace_prepare(NULL, the_lab, exercise, files, &e)) {
         fprintf(stderr, "cudalab: cannot prepare your exercise files: %s\n", e.msg);
         return EXIT_ENV;
     }
-    if (f->kernel_created || f->launcher_created)
-        fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", f->dir);
-    if (strlen(f->kernel) >= RUN_PATH_MAX || strlen(f->launcher) >= RUN_PATH_MAX) {
-        fprintf(stderr, "cudalab: the workspace path %s is too long\n", f->dir);
+    if (files->kernel_created || files->launcher_created)
+        fprintf(stderr, "cudalab: copied the lab's starter files into %s\n", files->dir);
+    if (strlen(files->kernel) >= RUN_PATH_MAX || strlen(files->launcher) >= RUN_PATH_MAX) {
+        fprintf(stderr, "cudalab: the workspace path %s is too long\n", files->dir);
         return EXIT_ENV;
     }
     return EXIT_OK;

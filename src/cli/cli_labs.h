@@ -13,13 +13,13 @@
  * when a folder cannot be read.  Problems with single labs go to diags and
  * are printed on stderr as "file:line: message", the words `cudalab check`
  * uses: a lab that check rejects is left out, and says why, everywhere. */
-bool cli_load_labs(const cli_ctx *c, lab_set *set, lab_diags *diags);
+bool cli_load_labs(const cli_ctx *ctx, lab_set *set, lab_diags *diags);
 /* One "file:line: message" per diagnostic. */
-void cli_print_diags(const lab_diags *d, FILE *f);
-/* Makes the files of l's exercise x (NULL: the lab's own) ready in the
+void cli_print_diags(const lab_diags *diags, FILE *out);
+/* Makes the files of the_lab's exercise (NULL: the lab's own) ready in the
  * workspace, copying the lab's starters there when missing (said on
  * stderr).  EXIT_OK, or EXIT_ENV after saying why on stderr, also when a
  * path is too long for a run request. */
-int cli_prepare_workspace(const lab *l, const lab_exercise *x, workspace_files *f);
+int cli_prepare_workspace(const lab *the_lab, const lab_exercise *exercise, workspace_files *files);
 
 #endif

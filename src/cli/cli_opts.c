@@ -21,29 +21,35 @@ enum {
 };
 
 static const cli_opt global_opts[] = {
-    {"labs", GLOBAL_LABS, "DIR", "add a folder of labs (repeatable)", "a folder"},
-    {"workspace", GLOBAL_WORKSPACE, "DIR",
-     "where your exercise files live (default ~/cudalab-workspace)", "a folder"},
-    {"data", GLOBAL_DATA, "DIR",
-     "where progress is kept (default ~/.local/share/cudalab; caches: ~/.cache/cudalab)", "a folder"},
-    {"time-limit", GLOBAL_TIME_LIMIT, "SECONDS",
-     "limit for one run of the worker (default: the lab's)", "a positive number of seconds"},
-    {"no-color", GLOBAL_NO_COLOR, NULL, "monochrome display (also when NO_COLOR is set)", NULL},
-    {"ascii", GLOBAL_ASCII, NULL, "ASCII marks and borders instead of Unicode", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "labs", .key = GLOBAL_LABS, .arg = "DIR",
+     .help = "add a folder of labs (repeatable)",
+     .need = "a folder"},
+    {.name = "workspace", .key = GLOBAL_WORKSPACE, .arg = "DIR",
+     .help = "where your exercise files live (default ~/cudalab-workspace)",
+     .need = "a folder"},
+    {.name = "data", .key = GLOBAL_DATA, .arg = "DIR",
+     .help = "where progress is kept (default ~/.local/share/cudalab; caches: ~/.cache/cudalab)",
+     .need = "a folder"},
+    {.name = "time-limit", .key = GLOBAL_TIME_LIMIT, .arg = "SECONDS",
+     .help = "limit for one run of the worker (default: the lab's)",
+     .need = "a positive number of seconds"},
+    {.name = "no-color", .key = GLOBAL_NO_COLOR,
+     .help = "monochrome display (also when NO_COLOR is set)"},
+    {.name = "ascii", .key = GLOBAL_ASCII, .help = "ASCII marks and borders instead of Unicode"},
+    {.name = NULL},
 };
 
 #define MAX_OPTS 48
 
-int cli_usage_error(const cli_ctx *c, const char *fmt, ...)
+int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     fputs("cudalab: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    if (c && c->command)
-        fprintf(stderr, "\nTry 'cudalab %s --help' for more information.\n", c->command);
+    if (ctx && ctx->command)
+        fprintf(stderr, "\nTry 'cudalab %s --help' for more information.\n", ctx->command);
     else
         fputs("\nTry 'cudalab --help' for more information.\n", stderr);
     return EXIT_USAGE;
@@ -103,7 +109,7 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
             CL_ASSERT(n + 3 < MAX_OPTS && s + 3 < nshort);
             int has = !o->arg ? no_argument : o->arg[0] == '[' ? optional_argument
                                                                 : required_argument;
-            lo[n++] = (struct option){o->name, has, NULL, o->key};
+            lo[n++] = (struct option){.name = o->name, .has_arg = has, .val = o->key};
             if (o->key > 0 && o->key < CLI_LONG_ONLY) {
                 shorts[s++] = (char)o->key;
                 if (o->arg)
@@ -113,10 +119,10 @@ static void build_tables(const cli_opt *opts, bool version, struct option *lo, c
             }
         }
     }
-    lo[n++] = (struct option){"help", no_argument, NULL, GLOBAL_HELP};
+    lo[n++] = (struct option){.name = "help", .has_arg = no_argument, .val = GLOBAL_HELP};
     if (version)
-        lo[n++] = (struct option){"version", no_argument, NULL, GLOBAL_VERSION};
-    lo[n] = (struct option){NULL, 0, NULL, 0};
+        lo[n++] = (struct option){.name = "version", .has_arg = no_argument, .val = GLOBAL_VERSION};
+    lo[n] = (struct option){.name = NULL};
     shorts[s] = '\0';
 }
 
@@ -156,16 +162,16 @@ static int bad_option(cli_ctx *c, const cli_opt *opts, int ch, char **argv, cons
     return cli_usage_error(c, "%sunknown option '%s'", who, name);
 }
 
-int cli_opts_set_flag(cli_ctx *c, void *ud, int key, const char *value)
+int cli_opts_set_flag(cli_ctx *ctx, void *ud, int key, const char *value)
 {
-    (void)c;
+    (void)ctx;
     (void)key;
     (void)value;
     *(bool *)ud = true;
     return EXIT_OK;
 }
 
-int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
+int cli_opts_parse(cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
                    void *ud, int *first)
 {
     struct option lo[MAX_OPTS];
@@ -173,19 +179,19 @@ int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cl
     char who[64];
     build_tables(cmd->opts, false, lo, shorts, sizeof shorts);
     snprintf(who, sizeof who, "%s: ", cmd->name);
-    c->command = cmd->name;
+    ctx->command = cmd->name;
     opterr = 0;
     optind = 0;   /* glibc: start afresh, GNU argument order */
     int ch;
     while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (ch == '?' || ch == ':')
-            return bad_option(c, cmd->opts, ch, argv, who);
+            return bad_option(ctx, cmd->opts, ch, argv, who);
         if (ch == 'h' || ch == GLOBAL_HELP) {
             cli_opts_help(cmd, stdout);
             return CLI_HELPED;
         }
-        int rc = is_global(ch) ? apply_global(c, ch, optarg, who)
-                 : fn ? fn(c, ud, ch, optarg) : EXIT_USAGE;
+        int rc = is_global(ch) ? apply_global(ctx, ch, optarg, who)
+                 : fn ? fn(ctx, ud, ch, optarg) : EXIT_USAGE;
         if (rc != EXIT_OK)
             return rc;
     }
@@ -193,7 +199,7 @@ int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cl
     return EXIT_OK;
 }
 
-int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, bool *version)
+int cli_opts_global(cli_ctx *ctx, int argc, char **argv, int *first, bool *help, bool *version)
 {
     struct option lo[MAX_OPTS];
     char shorts[2 * MAX_OPTS + 4];
@@ -207,13 +213,13 @@ int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, b
     int ch;
     while ((ch = getopt_long(argc, argv, plus, lo, NULL)) != -1) {
         if (ch == '?' || ch == ':')
-            return bad_option(c, NULL, ch, argv, "");
+            return bad_option(ctx, NULL, ch, argv, "");
         if (ch == 'h' || ch == GLOBAL_HELP) {
             *help = true;
         } else if (ch == 'V' || ch == GLOBAL_VERSION) {
             *version = true;
         } else {
-            int rc = apply_global(c, ch, optarg, "");
+            int rc = apply_global(ctx, ch, optarg, "");
             if (rc != EXIT_OK)
                 return rc;
         }

@@ -35,16 +35,16 @@ typedef struct cli_command {
     const char *summary;     /* one line for the list of commands */
     const char *details;     /* a paragraph for its --help, or NULL */
     const cli_opt *opts;     /* ends with a {NULL} entry */
-    int (*run)(cli_ctx *c, int argc, char **argv);
+    int (*run)(cli_ctx *ctx, int argc, char **argv);
 } cli_command;
 
 /* Receives one parsed option of the command (never a global one); returns
  * EXIT_OK, or an exit code (after printing why) to stop. */
-typedef int (*cli_opt_fn)(cli_ctx *c, void *ud, int key, const char *value);
+typedef int (*cli_opt_fn)(cli_ctx *ctx, void *ud, int key, const char *value);
 
 /* A cli_opt_fn for a command whose options are all flags of one meaning
  * ("--json"): sets *(bool *)ud. */
-int cli_opts_set_flag(cli_ctx *c, void *ud, int key, const char *value);
+int cli_opts_set_flag(cli_ctx *ctx, void *ud, int key, const char *value);
 
 /* Returned by cli_opts_parse after printing the command's help. */
 #define CLI_HELPED (-1)
@@ -55,14 +55,14 @@ int cli_opts_set_flag(cli_ctx *c, void *ud, int key, const char *value);
  * naming the command and the option; fn may be NULL when cmd has no options
  * of its own.  --help prints cmd's help on stdout
  * and returns CLI_HELPED. */
-int cli_opts_parse(cli_ctx *c, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
+int cli_opts_parse(cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, cli_opt_fn fn,
                    void *ud, int *first);
 
 /* The global options, for main.c: parses argv up to the command word (the
- * first operand), applying them to c; -h/--help and -V/--version set
+ * first operand), applying them to ctx; -h/--help and -V/--version set
  * *help or *version.  Returns EXIT_OK with *first the command word's index
  * (argc when none), or EXIT_USAGE. */
-int cli_opts_global(cli_ctx *c, int argc, char **argv, int *first, bool *help, bool *version);
+int cli_opts_global(cli_ctx *ctx, int argc, char **argv, int *first, bool *help, bool *version);
 
 /* "usage: cudalab NAME OPERANDS [options]", the summary, details and one
  * line per option. */

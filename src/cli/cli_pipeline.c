@@ -137,11 +137,11 @@ static void one_size(const run_result *rows, size_t n, const char *size, bool as
     shares(out, "GPU, your steps", side[2], ascii);
 }
 
-void cli_pipeline_summary(const run_result *rows, size_t n, bool ascii, FILE *out)
+void cli_pipeline_summary(const run_result *rows, size_t nrows, bool ascii, FILE *out)
 {
     const char *sizes[MAX_SIZES];
     int nsizes = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nrows; i++) {
         const char *v = rows[i].variant;
         bool ours = strncmp(v, "cpu" PIPELINE_STEP_SEP, 4) == 0 || strcmp(v, "cpu") == 0 ||
                     strcmp(v, PIPELINE_VARIANT_E2E) == 0 ||
@@ -155,5 +155,5 @@ void cli_pipeline_summary(const run_result *rows, size_t n, bool ascii, FILE *ou
             sizes[nsizes++] = rows[i].size;
     }
     for (int k = 0; k < nsizes; k++)
-        one_size(rows, n, sizes[k], ascii, out);
+        one_size(rows, nrows, sizes[k], ascii, out);
 }

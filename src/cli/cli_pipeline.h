@@ -16,6 +16,6 @@
 #include "result/record.h"
 
 /* The summary for every size that has pipeline rows; nothing when none. */
-void cli_pipeline_summary(const run_result *rows, size_t n, bool ascii, FILE *out);
+void cli_pipeline_summary(const run_result *rows, size_t nrows, bool ascii, FILE *out);
 
 #endif

@@ -18,14 +18,14 @@ store *cli_store_open(void)
     return s;
 }
 
-const char *cli_diag_cause(const run_result *r)
+const char *cli_diag_cause(const run_result *result)
 {
-    if (r->status == RS_CORRECT)
+    if (result->status == RS_CORRECT)
         return "";
     diag_input in;
     diagnosis d;
     diag_input_init(&in);
-    diag_input_from_result(&in, r);
+    diag_input_from_result(&in, result);
     diagnose(&in, &d);
     return diag_cause_name(d.cause);
 }

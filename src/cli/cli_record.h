@@ -12,6 +12,6 @@
 store *cli_store_open(void);
 /* The cause name ("compile", "memory_access", ...) of a learner row that
  * is not correct, "" for a correct one. */
-const char *cli_diag_cause(const run_result *r);
+const char *cli_diag_cause(const run_result *result);
 
 #endif

@@ -12,20 +12,20 @@
 #include "core/grow.h"
 #include "core/units.h"
 
-void cli_rows_init(cli_rows *s, bool json)
+void cli_rows_init(cli_rows *rows, bool json)
 {
-    memset(s, 0, sizeof *s);
-    s->json = json;
-    s->tty = isatty(STDERR_FILENO) != 0;
+    memset(rows, 0, sizeof *rows);
+    rows->json = json;
+    rows->tty = isatty(STDERR_FILENO) != 0;
 }
 
-void cli_rows_free(cli_rows *s)
+void cli_rows_free(cli_rows *rows)
 {
-    free(s->v);
-    s->v = NULL;
-    s->n = s->cap = 0;
-    free(s->output);
-    s->output = NULL;
+    free(rows->v);
+    rows->v = NULL;
+    rows->n = rows->cap = 0;
+    free(rows->output);
+    rows->output = NULL;
 }
 
 static volatile sig_atomic_t g_stop;
@@ -74,11 +74,11 @@ done:
     return rc;
 }
 
-void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
+void cli_rows_hello(cli_rows *rows, const device_info *dev, const char *absent)
 {
-    s->dev = *dev;
-    s->have_dev = true;
-    if (s->json)
+    rows->dev = *dev;
+    rows->have_dev = true;
+    if (rows->json)
         return;
     if (dev->present)
         printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth (%.0f GB/s reading only), "
@@ -86,39 +86,39 @@ void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent)
                dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_bw_read_gbs,
                dev->peak_fp32_tflops);
     else if (absent)    /* a message, not data: standard error */
-        fprintf(stderr, "%s\n%s\n\n", cli_rows_reason(s), absent);
+        fprintf(stderr, "%s\n%s\n\n", cli_rows_reason(rows), absent);
     else
-        fprintf(stderr, "%s\n\n", cli_rows_reason(s));
+        fprintf(stderr, "%s\n\n", cli_rows_reason(rows));
 }
 
-bool cli_rows_add(cli_rows *s, const run_result *r)
+bool cli_rows_add(cli_rows *rows, const run_result *result)
 {
-    if (!grow_one((void **)&s->v, &s->cap, s->n, sizeof *s->v, 32))
+    if (!grow_one((void **)&rows->v, &rows->cap, rows->n, sizeof *rows->v, 32))
         return false;
-    s->v[s->n++] = *r;
+    rows->v[rows->n++] = *result;
     return true;
 }
 
-void cli_rows_fault(cli_rows *s, const run_fault *f)
+void cli_rows_fault(cli_rows *rows, const run_fault *fault)
 {
-    s->fault = *f;
-    s->faulted = true;
-    cli_rows_clear_progress(s);
-    fprintf(stderr, "fault (%s)%s%s: %s\n", f->cause, f->variant[0] ? " in " : "", f->variant,
-            f->message);
+    rows->fault = *fault;
+    rows->faulted = true;
+    cli_rows_clear_progress(rows);
+    fprintf(stderr, "fault (%s)%s%s: %s\n", fault->cause, fault->variant[0] ? " in " : "",
+            fault->variant, fault->message);
 }
 
-void cli_rows_log(const cli_rows *s, int level, const char *msg)
+void cli_rows_log(const cli_rows *rows, int level, const char *msg)
 {
-    if (level == 0 && s->json)
+    if (level == 0 && rows->json)
         return;
-    cli_rows_clear_progress(s);
+    cli_rows_clear_progress(rows);
     fprintf(stderr, "%s%s\n", level >= 2 ? "error: " : level == 1 ? "warning: " : "", msg);
 }
 
-void cli_rows_progress(const cli_rows *s, const char *fmt, ...)
+void cli_rows_progress(const cli_rows *rows, const char *fmt, ...)
 {
-    if (s->json || !s->tty)
+    if (rows->json || !rows->tty)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -129,20 +129,20 @@ void cli_rows_progress(const cli_rows *s, const char *fmt, ...)
     fflush(stderr);
 }
 
-void cli_rows_clear_progress(const cli_rows *s)
+void cli_rows_clear_progress(const cli_rows *rows)
 {
-    if (s->tty && !s->json)
+    if (rows->tty && !rows->json)
         fputs("\r\033[K", stderr);
 }
 
-bool cli_rows_no_device(const cli_rows *s)
+bool cli_rows_no_device(const cli_rows *rows)
 {
-    return s->have_dev && !s->dev.present;
+    return rows->have_dev && !rows->dev.present;
 }
 
-const char *cli_rows_reason(const cli_rows *s)
+const char *cli_rows_reason(const cli_rows *rows)
 {
-    return s->dev.reason[0] ? s->dev.reason : "no CUDA device found";
+    return rows->dev.reason[0] ? rows->dev.reason : "no CUDA device found";
 }
 
 /* A lab's own row that could not run for want of memory on this machine
@@ -156,38 +156,38 @@ static bool too_big_here(const run_result *r)
             strstr(r->message, "out of host memory"));
 }
 
-int cli_rows_exit_code(const cli_rows *s)
+int cli_rows_exit_code(const cli_rows *rows)
 {
     /* Something that ran and failed, or the learner's code that cannot run
      * (it does not compile, its launcher fails): 1, device or not.  Rows
      * that this machine could not hold, with nothing else wrong: 3. */
-    if (s->interrupted)
+    if (rows->interrupted)
         return EXIT_INTERRUPTED;
-    if (s->faulted)
+    if (rows->faulted)
         return EXIT_FAIL;
-    bool absent = cli_rows_no_device(s);
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].status != RS_CORRECT && s->v[i].status != RS_NO_DEVICE &&
-            !too_big_here(&s->v[i]))
+    bool absent = cli_rows_no_device(rows);
+    for (size_t i = 0; i < rows->n; i++)
+        if (rows->v[i].status != RS_CORRECT && rows->v[i].status != RS_NO_DEVICE &&
+            !too_big_here(&rows->v[i]))
             return EXIT_FAIL;
-    for (size_t i = 0; i < s->n; i++)
-        absent |= s->v[i].status == RS_NO_DEVICE || too_big_here(&s->v[i]);
+    for (size_t i = 0; i < rows->n; i++)
+        absent |= rows->v[i].status == RS_NO_DEVICE || too_big_here(&rows->v[i]);
     return absent ? EXIT_ENV : EXIT_OK;
 }
 
-void cli_rows_fmt_rate(char *buf, size_t n, double v)
+void cli_rows_fmt_rate(char *buf, size_t buf_size, double value)
 {
-    if (v < 0)
-        snprintf(buf, n, "-");
-    else if (v >= 100)
-        snprintf(buf, n, "%.0f", v);
+    if (value < 0)
+        snprintf(buf, buf_size, "-");
+    else if (value >= 100)
+        snprintf(buf, buf_size, "%.0f", value);
     else
-        snprintf(buf, n, "%.2f", v);
+        snprintf(buf, buf_size, "%.2f", value);
 }
 
-void cli_rows_fmt_pct(char *buf, size_t n, double pct)
+void cli_rows_fmt_pct(char *buf, size_t buf_size, double pct)
 {
-    units_pct(pct, buf, n);
+    units_pct(pct, buf, buf_size);
 }
 
 void cli_print_json(cJSON *root)

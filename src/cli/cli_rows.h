@@ -33,8 +33,8 @@ typedef struct cli_rows {
 } cli_rows;
 
 /* Empty rows; tty from stderr. */
-void cli_rows_init(cli_rows *s, bool json);
-void cli_rows_free(cli_rows *s);
+void cli_rows_init(cli_rows *rows, bool json);
+void cli_rows_free(cli_rows *rows);
 
 /* Starts a worker, submits req (its run id assigned) and waits until the
  * run ends, callbacks getting ud; keeps the end of what the worker printed
@@ -45,23 +45,23 @@ int cli_rows_run(cli_rows *rows, run_request *req, double time_limit_s,
 
 /* Records the worker's device.  Unless JSON, prints a line with its name,
  * SMs and peaks, or the reason none was found followed by absent. */
-void cli_rows_hello(cli_rows *s, const device_info *dev, const char *absent);
-/* Appends a copy of r; false (r dropped) when out of memory. */
-bool cli_rows_add(cli_rows *s, const run_result *r);
+void cli_rows_hello(cli_rows *rows, const device_info *dev, const char *absent);
+/* Appends a copy of result; false (result dropped) when out of memory. */
+bool cli_rows_add(cli_rows *rows, const run_result *result);
 /* Records the fault and says "fault (cause) in variant: message" on stderr. */
-void cli_rows_fault(cli_rows *s, const run_fault *f);
+void cli_rows_fault(cli_rows *rows, const run_fault *fault);
 /* A worker log line on stderr ("warning: " for level 1, "error: " for 2
  * and up); info lines (level 0) are left out in JSON mode. */
-void cli_rows_log(const cli_rows *s, int level, const char *msg);
+void cli_rows_log(const cli_rows *rows, int level, const char *msg);
 
 /* On a terminal, not in JSON mode: redraws the progress line on stderr. */
-void cli_rows_progress(const cli_rows *s, const char *fmt, ...)
+void cli_rows_progress(const cli_rows *rows, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Erases the progress line, if one is drawn. */
-void cli_rows_clear_progress(const cli_rows *s);
+void cli_rows_clear_progress(const cli_rows *rows);
 
 /* The worker said there is no usable device. */
-bool cli_rows_no_device(const cli_rows *s);
+bool cli_rows_no_device(const cli_rows *rows);
 
 /* Whether a table may print non-ASCII marks (the "+-" of a spread, a bar):
  * not with --ascii, and only where LC_ALL, else LC_CTYPE, else LANG names a
@@ -69,17 +69,17 @@ bool cli_rows_no_device(const cli_rows *s);
  * would change every number printed). */
 bool cli_rows_unicode(bool ascii);
 /* Why there is none: the worker's reason, or "no CUDA device found". */
-const char *cli_rows_reason(const cli_rows *s);
+const char *cli_rows_reason(const cli_rows *rows);
 /* The exit code of a run: 1 when the worker faulted or a row is wrong or
  * could not run for a reason of its own (the learner's compile or launcher
  * error included), with a device or without; else 3 when rows could not
  * run for want of a device; else 0. */
-int cli_rows_exit_code(const cli_rows *s);
+int cli_rows_exit_code(const cli_rows *rows);
 
 /* A rate cell: "-" when negative, "1234" from 100 up, else "12.34". */
-void cli_rows_fmt_rate(char *buf, size_t n, double v);
+void cli_rows_fmt_rate(char *buf, size_t buf_size, double value);
 /* A percent-of-peak cell, as units_pct writes it: "87%", "5.2%", "-". */
-void cli_rows_fmt_pct(char *buf, size_t n, double pct);
+void cli_rows_fmt_pct(char *buf, size_t buf_size, double pct);
 
 /* Prints root (pretty) on stdout and deletes it; NULL prints nothing. */
 /* The layout version every JSON document of the command line carries as

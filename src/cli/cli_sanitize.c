@@ -109,18 +109,18 @@ static void print_sanitize_text(const lab *l, sanitize_tool t, const sanitize_re
     fflush(stdout);
 }
 
-int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_tool t,
-                     bool json)
+int cli_run_sanitize(cli_ctx *ctx, const lab *the_lab, const run_request *req,
+                     sanitize_tool san_tool, bool json)
 {
     const char *sizes[RUN_MAX_SIZES];
     for (int i = 0; i < req->nsizes; i++)
         sizes[i] = req->sizes[i];
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : 0.0;
+    double limit = ctx->time_limit_s > 0 ? ctx->time_limit_s : 0.0;
     sanitize_opts o = {
-        .tool = t,
+        .tool = san_tool,
         .problem = req->problem,
-        .spec = lab_problem_spec(l, req->problem),
-        .lab = l->id,
+        .spec = lab_problem_spec(the_lab, req->problem),
+        .lab = the_lab->id,
         .lab_file = req->lab_file[0] ? req->lab_file : NULL,
         .sizes = sizes,
         .nsizes = req->nsizes,
@@ -129,7 +129,7 @@ int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_
         .seed = req->seed,
         .time_limit_s = limit,
     };
-    const char *tool = sanitize_tool_name(t);
+    const char *tool = sanitize_tool_name(san_tool);
     if (!json)
         fprintf(stderr, "running your kernel under compute-sanitizer %s (this is slow)...\n",
                 tool);
@@ -141,9 +141,9 @@ int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_
         return EXIT_ENV;
     }
     if (json)
-        print_sanitize_json(l, &res);
+        print_sanitize_json(the_lab, &res);
     else
-        print_sanitize_text(l, t, &res);
+        print_sanitize_text(the_lab, san_tool, &res);
     int rc = EXIT_OK;
     if (res.have_dev && !res.dev.present)
         rc = EXIT_ENV;

@@ -11,8 +11,9 @@
 #include "result/record.h"
 #include "supervise/sanitize.h"
 
-/* Runs req's exercise under tool t; returns the exit code (0 clean, 1 a
+/* Runs req's exercise under tool san_tool; returns the exit code (0 clean, 1 a
  * finding or a failed row, 3 no device or no tool). */
-int cli_run_sanitize(cli_ctx *c, const lab *l, const run_request *req, sanitize_tool t, bool json);
+int cli_run_sanitize(cli_ctx *ctx, const lab *the_lab, const run_request *req,
+                     sanitize_tool san_tool, bool json);
 
 #endif

@@ -98,10 +98,10 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
 }
 
 static const cli_opt check_opts[] = {
-    {"json", 'j', NULL, "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
-                        "\"line\", \"message\"}...]}",
-     NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j',
+     .help = "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
+             "\"line\", \"message\"}...]}"},
+    {.name = NULL},
 };
 
 /* {"labs": N, "problems": [{"file", "line", "message"}...]} */
@@ -126,29 +126,32 @@ static void print_json(const lab_diags *d, size_t nlabs)
 }
 
 const cli_command cmd_check_spec = {
-    "check", "[PATH...]", "validate lab files; prints each problem as file:line: message",
-    "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
-    "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
-    check_opts, cmd_check,
+    .name = "check",
+    .operands = "[PATH...]",
+    .summary = "validate lab files; prints each problem as file:line: message",
+    .details = "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
+               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
+    .opts = check_opts,
+    .run = cmd_check,
 };
 
-int cmd_check(cli_ctx *c, int argc, char **argv)
+int cmd_check(cli_ctx *ctx, int argc, char **argv)
 {
     lab_diags diags = {0};
     size_t nlabs = 0;
     int first = 0;
     bool json = false;
-    int rc = cli_opts_parse(c, &cmd_check_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_check_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
-    if (c->home_error[0]) {
-        fprintf(stderr, "cudalab: %s\n", c->home_error);
+    if (ctx->home_error[0]) {
+        fprintf(stderr, "cudalab: %s\n", ctx->home_error);
         return EXIT_ENV;
     }
     if (first == argc) {
         lab_set set = {0};
         cl_err e;
-        if (!lab_set_load(&set, c->lab_dirs, c->nlab_dirs, c->home, &diags, &e)) {
+        if (!lab_set_load(&set, ctx->lab_dirs, ctx->nlab_dirs, ctx->home, &diags, &e)) {
             fprintf(stderr, "cudalab: %s\n", e.msg);
             lab_set_free(&set);
             lab_diags_free(&diags);
@@ -156,11 +159,11 @@ int cmd_check(cli_ctx *c, int argc, char **argv)
         }
         nlabs = set.n + diags.n;
         for (size_t i = 0; i < set.n; i++)
-            check_kernels(c, set.v[i], &diags);
+            check_kernels(ctx, set.v[i], &diags);
         lab_set_free(&set);
     } else {
         for (int i = first; i < argc; i++)
-            nlabs += check_path(c, argv[i], &diags);
+            nlabs += check_path(ctx, argv[i], &diags);
     }
     size_t nprob = diags.n;
     if (json) {

@@ -26,31 +26,41 @@ typedef struct class_args {
 } class_args;
 
 static const cli_opt class_opts_table[] = {
-    {"format", OPT_FORMAT, "FMT", "write the table as csv, md, html or json instead of browsing it",
-     "csv, md, html or json"},
-    {"json", OPT_JSON, NULL, "the same as --format json: one JSON document on standard output", NULL},
-    {"out", OPT_OUT, "FILE", "with --format: the file to write (default: standard output)",
-     "a file name"},
-    {"key", OPT_KEY, "FILE", "check each report's signature with the instructor's key",
-     "a key file"},
-    {"assignment", OPT_ASSIGNMENT, "ID",
-     "show this assignment's reports (default: the most common one's)", "an assignment id"},
-    {"sort", OPT_SORT, "BY", "learner (default), score or time", "learner, score or time"},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "format", .key = OPT_FORMAT, .arg = "FMT",
+     .help = "write the table as csv, md, html or json instead of browsing it",
+     .need = "csv, md, html or json"},
+    {.name = "json", .key = OPT_JSON,
+     .help = "the same as --format json: one JSON document on standard output"},
+    {.name = "out", .key = OPT_OUT, .arg = "FILE",
+     .help = "with --format: the file to write (default: standard output)",
+     .need = "a file name"},
+    {.name = "key", .key = OPT_KEY, .arg = "FILE",
+     .help = "check each report's signature with the instructor's key",
+     .need = "a key file"},
+    {.name = "assignment", .key = OPT_ASSIGNMENT, .arg = "ID",
+     .help = "show this assignment's reports (default: the most common one's)",
+     .need = "an assignment id"},
+    {.name = "sort", .key = OPT_SORT, .arg = "BY",
+     .help = "learner (default), score or time",
+     .need = "learner, score or time"},
+    {.name = NULL},
 };
 
 const cli_command cmd_class_spec = {
-    "class", "DIR", "a class at a glance: learner x milestone from a folder of grade reports",
-    "Reads every report.json under DIR (nested folders too, each once).  Left out of the\n"
-    "table, each with a line on standard error saying why: files that are not grade\n"
-    "reports, cannot be read, or are not exactly as cudalab wrote them; with --key (or\n"
-    "CUDALAB_GRADE_KEY) reports whose signature does not hold; reports of another\n"
-    "assignment (--assignment ID, else the most common one); a learner's older reports\n"
-    "(the newest by its time of grading is kept); links that loop.  Flagged in the table:\n"
-    "the same graded kernel under several learners, reports that could not be graded.\n"
-    "Without --format the table opens in the terminal: arrows scroll, s changes the order,\n"
-    "q quits.  Exits 3 when DIR holds no report, 1 when none passed the checks.",
-    class_opts_table, cmd_class,
+    .name = "class",
+    .operands = "DIR",
+    .summary = "a class at a glance: learner x milestone from a folder of grade reports",
+    .details = "Reads every report.json under DIR (nested folders too, each once).  Left out of the\n"
+               "table, each with a line on standard error saying why: files that are not grade\n"
+               "reports, cannot be read, or are not exactly as cudalab wrote them; with --key (or\n"
+               "CUDALAB_GRADE_KEY) reports whose signature does not hold; reports of another\n"
+               "assignment (--assignment ID, else the most common one); a learner's older reports\n"
+               "(the newest by its time of grading is kept); links that loop.  Flagged in the table:\n"
+               "the same graded kernel under several learners, reports that could not be graded.\n"
+               "Without --format the table opens in the terminal: arrows scroll, s changes the order,\n"
+               "q quits.  Exits 3 when DIR holds no report, 1 when none passed the checks.",
+    .opts = class_opts_table,
+    .run = cmd_class,
 };
 
 static int class_option(cli_ctx *c, void *ud, int key, const char *v)
@@ -210,27 +220,27 @@ static int write_table(const class_view *v, const class_args *a)
     return rc;
 }
 
-int cmd_class(cli_ctx *c, int argc, char **argv)
+int cmd_class(cli_ctx *ctx, int argc, char **argv)
 {
     class_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_class_spec, argc, argv, class_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_class_spec, argc, argv, class_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first >= argc)
-        return cli_usage_error(c, "class: which folder? (cudalab class DIR)");
+        return cli_usage_error(ctx, "class: which folder? (cudalab class DIR)");
     if (first + 1 < argc)
-        return cli_usage_error(c, "class: unexpected argument '%s'", argv[first + 1]);
+        return cli_usage_error(ctx, "class: unexpected argument '%s'", argv[first + 1]);
     if (a.out && !a.format)
-        return cli_usage_error(c, "class: --out goes with --format csv|md|html|json");
-    if (!a.format && (!c->browse_class || !isatty(STDOUT_FILENO)))
-        return cli_usage_error(c, "class: not a terminal: give --format csv, md, html or json");
+        return cli_usage_error(ctx, "class: --out goes with --format csv|md|html|json");
+    if (!a.format && (!ctx->browse_class || !isatty(STDOUT_FILENO)))
+        return cli_usage_error(ctx, "class: not a terminal: give --format csv, md, html or json");
 
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "class: %s", e.msg);
+        return cli_usage_error(ctx, "class: %s", e.msg);
     static class_view v;
     class_opts o = {.key = key, .keylen = keylen, .assignment = a.assignment};
     rc = EXIT_ENV;
@@ -247,7 +257,7 @@ int cmd_class(cli_ctx *c, int argc, char **argv)
         list_problems(&v);
         rc = write_table(&v, &a);
     } else {
-        rc = c->browse_class(&v, c->ascii, c->no_color);
+        rc = ctx->browse_class(&v, ctx->ascii, ctx->no_color);
         list_problems(&v);
     }
 done:

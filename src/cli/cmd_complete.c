@@ -247,7 +247,9 @@ static const cli_opt *scan(compl *k, char **w, int n)
             if (strcmp(o->name, "labs") == 0 && k->nlab_dirs < CLI_MAX_LAB_DIRS)
                 k->lab_dirs[k->nlab_dirs++] = value;
         } else if (!k->cmd) {
-            k->cmd = cli_command_find(s);
+            /* any command main.c dispatches: the listed ones and this one */
+            k->cmd = strcmp(s, cmd_complete_spec.name) == 0 ? &cmd_complete_spec
+                                                            : cli_command_listed(s);
             if (!k->cmd) {
                 k->lost = true;
                 return NULL;
@@ -260,18 +262,20 @@ static const cli_opt *scan(compl *k, char **w, int n)
 }
 
 const cli_command cmd_complete_spec = {
-    "__complete", "WORD...", "completion candidates for the shell (used by the scripts)",
-    NULL, NULL, cmd_complete,
+    .name = "__complete",
+    .operands = "WORD...",
+    .summary = "completion candidates for the shell (used by the scripts)",
+    .run = cmd_complete,
 };
 
-int cmd_complete(cli_ctx *c, int argc, char **argv)
+int cmd_complete(cli_ctx *ctx, int argc, char **argv)
 {
     static compl k;
     memset(&k, 0, sizeof k);
-    k.home = c->home;
+    k.home = ctx->home;
     k.prefix = "";
-    for (size_t i = 0; i < c->nlab_dirs && k.nlab_dirs < CLI_MAX_LAB_DIRS; i++)
-        k.lab_dirs[k.nlab_dirs++] = c->lab_dirs[i];
+    for (size_t i = 0; i < ctx->nlab_dirs && k.nlab_dirs < CLI_MAX_LAB_DIRS; i++)
+        k.lab_dirs[k.nlab_dirs++] = ctx->lab_dirs[i];
     int n = argc - 1;
     char **w = argv + 1;
     k.cur = n > 0 ? w[n - 1] : "";

@@ -372,32 +372,34 @@ static void print_text(const doctor_report *r)
 }
 
 static const cli_opt doctor_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of text"},
+    {.name = NULL},
 };
 
 const cli_command cmd_doctor_spec = {
-    "doctor", "",
-    "what this machine offers: CUDA toolkit, NVRTC, driver and devices, tools, terminal, "
-    "folders",
-    "Reports all it can also when something is broken, and lists last what stops cudalab\n"
-    "from working here: no CUDA device, labs not found, a data folder or workspace that\n"
-    "cannot be made or written.  Exits 0 when nothing does, 3 otherwise.",
-    doctor_opts, cmd_doctor,
+    .name = "doctor",
+    .operands = "",
+    .summary = "what this machine offers: CUDA toolkit, NVRTC, driver and devices, tools, terminal, "
+               "folders",
+    .details = "Reports all it can also when something is broken, and lists last what stops cudalab\n"
+               "from working here: no CUDA device, labs not found, a data folder or workspace that\n"
+               "cannot be made or written.  Exits 0 when nothing does, 3 otherwise.",
+    .opts = doctor_opts,
+    .run = cmd_doctor,
 };
 
-int cmd_doctor(cli_ctx *c, int argc, char **argv)
+int cmd_doctor(cli_ctx *ctx, int argc, char **argv)
 {
     bool json = false;
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_doctor_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_doctor_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "doctor: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "doctor: unexpected argument '%s'", argv[first]);
     static doctor_report r;
     memset(&r, 0, sizeof r);
-    gather(c, &r);
+    gather(ctx, &r);
     if (json)
         print_json(&r);
     else

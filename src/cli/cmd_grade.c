@@ -44,52 +44,61 @@ typedef struct grade_args {
 } grade_args;
 
 static const cli_opt grade_opts_table[] = {
-    {"lab", OPT_LAB, "ID", "grade this lab only (repeatable; default: every lab with an exercise)",
-     "a lab id"},
-    {"out", OPT_OUT, "DIR", "where the reports go (default ./cudalab-grade)", "a folder"},
-    {"format", OPT_FORMAT, "LIST",
-     "which reports: json, gradescope, junit, csv, comma-separated (default: all)",
-     "a list of formats: json,gradescope,junit,csv"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one each time)",
-     "a number"},
-    {"key", OPT_KEY, "FILE", "sign the reports with the instructor's key in FILE (needs "
-                             "--assignment)",
-     "a key file"},
-    {"assignment", OPT_ASSIGNMENT, "ID",
-     "the assignment the reports are for (required with a key; letters, digits, . _ -)",
-     "an assignment id"},
-    {"learner", OPT_LEARNER, "NAME", "the learner's name in the reports (default: the owner "
-                                     "of the workspace)",
-     "a name"},
-    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.25)",
-     "a positive number of seconds"},
-    {"confine", OPT_CONFINE, NULL, "run the learner's code in a worker that Landlock confines to "
-                                   "the workspace, the labs and what CUDA needs (the default)",
-     NULL},
-    {"no-confine", OPT_NO_CONFINE, NULL, "run the learner's code in a worker that is not confined "
-                                         "(where confinement gets in CUDA's way)",
-     NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "lab", .key = OPT_LAB, .arg = "ID",
+     .help = "grade this lab only (repeatable; default: every lab with an exercise)",
+     .need = "a lab id"},
+    {.name = "out", .key = OPT_OUT, .arg = "DIR",
+     .help = "where the reports go (default ./cudalab-grade)",
+     .need = "a folder"},
+    {.name = "format", .key = OPT_FORMAT, .arg = "LIST",
+     .help = "which reports: json, gradescope, junit, csv, comma-separated (default: all)",
+     .need = "a list of formats: json,gradescope,junit,csv"},
+    {.name = "seed", .key = OPT_SEED, .arg = "S",
+     .help = "the inputs' random seed (default: a fresh one each time)",
+     .need = "a number"},
+    {.name = "key", .key = OPT_KEY, .arg = "FILE",
+     .help = "sign the reports with the instructor's key in FILE (needs "
+             "--assignment)",
+     .need = "a key file"},
+    {.name = "assignment", .key = OPT_ASSIGNMENT, .arg = "ID",
+     .help = "the assignment the reports are for (required with a key; letters, digits, . _ -)",
+     .need = "an assignment id"},
+    {.name = "learner", .key = OPT_LEARNER, .arg = "NAME",
+     .help = "the learner's name in the reports (default: the owner "
+             "of the workspace)",
+     .need = "a name"},
+    {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
+     .help = "GPU time to spend timing each row (default 0.25)",
+     .need = "a positive number of seconds"},
+    {.name = "confine", .key = OPT_CONFINE,
+     .help = "run the learner's code in a worker that Landlock confines to "
+             "the workspace, the labs and what CUDA needs (the default)"},
+    {.name = "no-confine", .key = OPT_NO_CONFINE,
+     .help = "run the learner's code in a worker that is not confined "
+             "(where confinement gets in CUDA's way)"},
+    {.name = NULL},
 };
 
 const cli_command cmd_grade_spec = {
-    "grade", "",
-    "grade a learner's workspace: re-measure their kernels and write signed reports",
-    "Recompiles each lab's starter.cu and starter.lua from the workspace (--workspace DIR)\n"
-    "and measures them afresh in the GPU worker, with only the CPU baseline and the vendor\n"
-    "library beside them, then judges every milestone; quizzes come from the progress\n"
-    "store (--data DIR), which is only read: grading creates and changes nothing there.\n"
-    "Writes report.json, results.json (Gradescope), junit.xml and grades.csv, each bound\n"
-    "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
-    "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
-    "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
-    "Where the kernel offers Landlock, the worker running the learner's code can open no\n"
-    "file but the workspace's, the labs', cudalab's, the system's and its cache's.\n"
-    "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
-    "could not (no CUDA device, the worker would not start): then the reports still say\n"
-    "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
-    "asked for, so that an autograder always finds it.",
-    grade_opts_table, cmd_grade,
+    .name = "grade",
+    .operands = "",
+    .summary = "grade a learner's workspace: re-measure their kernels and write signed reports",
+    .details = "Recompiles each lab's starter.cu and starter.lua from the workspace (--workspace DIR)\n"
+               "and measures them afresh in the GPU worker, with only the CPU baseline and the vendor\n"
+               "library beside them, then judges every milestone; quizzes come from the progress\n"
+               "store (--data DIR), which is only read: grading creates and changes nothing there.\n"
+               "Writes report.json, results.json (Gradescope), junit.xml and grades.csv, each bound\n"
+               "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
+               "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
+               "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
+               "Where the kernel offers Landlock, the worker running the learner's code can open no\n"
+               "file but the workspace's, the labs', cudalab's, the system's and its cache's.\n"
+               "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
+               "could not (no CUDA device, the worker would not start): then the reports still say\n"
+               "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
+               "asked for, so that an autograder always finds it.",
+    .opts = grade_opts_table,
+    .run = cmd_grade,
 };
 
 /* Parses "json,junit" into a's kinds. */
@@ -268,16 +277,16 @@ static void with_gradescope(grade_args *a)
     a->kinds[a->nkinds++] = REPORT_GRADESCOPE;
 }
 
-int cmd_grade(cli_ctx *c, int argc, char **argv)
+int cmd_grade(cli_ctx *ctx, int argc, char **argv)
 {
     static grade_args a;
     memset(&a, 0, sizeof a);
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_grade_spec, argc, argv, grade_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_grade_spec, argc, argv, grade_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "grade: unexpected argument '%s' (the workspace is given with "
+        return cli_usage_error(ctx, "grade: unexpected argument '%s' (the workspace is given with "
                                   "--workspace DIR)",
                                argv[first]);
     if (a.nkinds == 0)
@@ -290,17 +299,17 @@ int cmd_grade(cli_ctx *c, int argc, char **argv)
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "grade: %s", e.msg);
+        return cli_usage_error(ctx, "grade: %s", e.msg);
     if (key && !a.assignment) {
         memset(key, 0, keylen);
         free(key);
-        return cli_usage_error(c, "grade: --assignment ID is required when the reports are "
+        return cli_usage_error(ctx, "grade: --assignment ID is required when the reports are "
                                   "signed (--key or %s): it binds each report to one "
                                   "assignment",
                                SIGN_KEY_ENV);
     }
     static grade_report rep;
-    rc = run_grading(c, &a, &rep);
+    rc = run_grading(ctx, &a, &rep);
     if (rep.error[0])
         with_gradescope(&a);
     if (rc != EXIT_USAGE) {

@@ -73,27 +73,30 @@ static cJSON *lab_to_json(const lab *l)
 }
 
 static const cli_opt list_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of a table"},
+    {.name = NULL},
 };
 
 const cli_command cmd_list_spec = {
-    "list", "", "list the labs: id, title, order, steps, variants, milestones, exercises", NULL,
-    list_opts, cmd_list,
+    .name = "list",
+    .operands = "",
+    .summary = "list the labs: id, title, order, steps, variants, milestones, exercises",
+    .opts = list_opts,
+    .run = cmd_list,
 };
 
-int cmd_list(cli_ctx *c, int argc, char **argv)
+int cmd_list(cli_ctx *ctx, int argc, char **argv)
 {
     bool json = false;
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_list_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_list_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "list: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "list: unexpected argument '%s'", argv[first]);
     lab_set set = {0};
     lab_diags diags = {0};
-    if (!cli_load_labs(c, &set, &diags)) {
+    if (!cli_load_labs(ctx, &set, &diags)) {
         lab_diags_free(&diags);
         return EXIT_ENV;
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "cli/cli_args.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
@@ -238,8 +239,7 @@ static int known_list(char *out, size_t n)
         size_t k = 0;
         const char *const *ids = experiments_ids_of(problems[p], &k);
         for (size_t i = 0; i < k; i++)
-            len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%s%s", len ? ", " : "",
-                                    ids[i]);
+            len = strfmt_append(out, n, len, "%s%s", len ? ", " : "", ids[i]);
     }
     return (int)len;
 }
@@ -247,22 +247,31 @@ static int known_list(char *out, size_t n)
 enum { OPT_TRACE = CLI_LONG_ONLY, OPT_NCU, OPT_BUDGET, OPT_SEED };
 
 static const cli_opt profile_opts[] = {
-    {"trace", OPT_TRACE, "FILE", "also write the timeline as a Chrome trace (ui.perfetto.dev)", "a file name"},
-    {"ncu", OPT_NCU, "KERNEL_REGEX",
-     "run the experiments under Nsight Compute and print its metrics for these kernels", "a kernel name or regular expression (for example prof_transpose_tiled)"},
-    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each measurement", "a positive number of seconds"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one)", "a whole number from 1 to 2^64-1"},
-    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "trace", .key = OPT_TRACE, .arg = "FILE",
+     .help = "also write the timeline as a Chrome trace (ui.perfetto.dev)",
+     .need = "a file name"},
+    {.name = "ncu", .key = OPT_NCU, .arg = "KERNEL_REGEX",
+     .help = "run the experiments under Nsight Compute and print its metrics for these kernels",
+     .need = "a kernel name or regular expression (for example prof_transpose_tiled)"},
+    {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
+     .help = "GPU time to spend timing each measurement",
+     .need = "a positive number of seconds"},
+    {.name = "seed", .key = OPT_SEED, .arg = "S",
+     .help = "the inputs' random seed (default: a fresh one)",
+     .need = "a whole number from 1 to 2^64-1"},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of a table"},
+    {.name = NULL},
 };
 
 const cli_command cmd_profile_spec = {
-    "profile", "[EXPERIMENT...]",
-    "the profiling lab's experiments, with a CUPTI timeline of what the GPU did",
-    "Experiments: transfers, overlap, stride, gemv, blocksize, transpose, timing, roofline\n"
-    "(none named: all of them, in that order); the basics lab's: divergence, occupancy,\n"
-    "hierarchy, fences (named one by one, not with the profiling lab's).",
-    profile_opts, cmd_profile,
+    .name = "profile",
+    .operands = "[EXPERIMENT...]",
+    .summary = "the profiling lab's experiments, with a CUPTI timeline of what the GPU did",
+    .details = "Experiments: transfers, overlap, stride, gemv, blocksize, transpose, timing, roofline\n"
+               "(none named: all of them, in that order); the basics lab's: divergence, occupancy,\n"
+               "hierarchy, fences (named one by one, not with the profiling lab's).",
+    .opts = profile_opts,
+    .run = cmd_profile,
 };
 
 static int profile_option(cli_ctx *c, void *ud, int key, const char *v)
@@ -382,14 +391,14 @@ static int run_ncu(cli_ctx *c, const prof_args *a)
 
 /* ---- the command --------------------------------------------------------------- */
 
-int cmd_profile(cli_ctx *c, int argc, char **argv)
+int cmd_profile(cli_ctx *ctx, int argc, char **argv)
 {
     prof_args a;
-    int rc = parse_args(c, argc, argv, &a);
+    int rc = parse_args(ctx, argc, argv, &a);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (a.ncu_regex)
-        return run_ncu(c, &a);
+        return run_ncu(ctx, &a);
 
     static run_request req;
     memset(&req, 0, sizeof req);
@@ -413,7 +422,7 @@ int cmd_profile(cli_ctx *c, int argc, char **argv)
         .on_log = on_log,
         .on_fault = on_fault,
     };
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : PROFILE_TIME_LIMIT_S;
+    double limit = ctx->time_limit_s > 0 ? ctx->time_limit_s : PROFILE_TIME_LIMIT_S;
     if (cli_rows_run(rows, &req, limit, &cb, &st) != EXIT_OK) {
         cli_rows_free(rows);
         return EXIT_ENV;

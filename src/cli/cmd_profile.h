@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 
-int cmd_profile(cli_ctx *c, int argc, char **argv);
+int cmd_profile(cli_ctx *ctx, int argc, char **argv);
 extern const struct cli_command cmd_profile_spec;
 
 #endif

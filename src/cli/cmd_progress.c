@@ -22,19 +22,22 @@ typedef struct progress_args {
 } progress_args;
 
 static const cli_opt progress_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
-    {"reset", OPT_RESET, "LAB", "forget everything recorded about one lab, after a confirmation",
-     "a lab id"},
-    {"yes", OPT_YES, NULL, "with --reset: do not ask", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of text"},
+    {.name = "reset", .key = OPT_RESET, .arg = "LAB",
+     .help = "forget everything recorded about one lab, after a confirmation",
+     .need = "a lab id"},
+    {.name = "yes", .key = OPT_YES, .help = "with --reset: do not ask"},
+    {.name = NULL},
 };
 
 const cli_command cmd_progress_spec = {
-    "progress", "",
-    "what you have reached in each lab: milestones, quizzes, attempts, best figures",
-    "Read from the progress store in the data folder (--data DIR).  --reset LAB forgets one\n"
-    "lab after asking (or at once with --yes); nothing else deletes records.",
-    progress_opts, cmd_progress,
+    .name = "progress",
+    .operands = "",
+    .summary = "what you have reached in each lab: milestones, quizzes, attempts, best figures",
+    .details = "Read from the progress store in the data folder (--data DIR).  --reset LAB forgets one\n"
+               "lab after asking (or at once with --yes); nothing else deletes records.",
+    .opts = progress_opts,
+    .run = cmd_progress,
 };
 
 static int progress_option(cli_ctx *c, void *ud, int key, const char *v)
@@ -240,29 +243,29 @@ static int do_reset(cli_ctx *c, store *s, const progress_args *a, const lab_set 
     return EXIT_OK;
 }
 
-int cmd_progress(cli_ctx *c, int argc, char **argv)
+int cmd_progress(cli_ctx *ctx, int argc, char **argv)
 {
     progress_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_progress_spec, argc, argv, progress_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_progress_spec, argc, argv, progress_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "progress: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "progress: unexpected argument '%s'", argv[first]);
     if (a.yes && !a.reset)
-        return cli_usage_error(c, "progress: --yes goes with --reset LAB");
+        return cli_usage_error(ctx, "progress: --yes goes with --reset LAB");
 
     lab_set set = {0};
     lab_diags diags = {0};
     store *s = NULL;
     cl_err e = {{0}};
     rc = EXIT_ENV;
-    if (!cli_load_labs(c, &set, &diags))
+    if (!cli_load_labs(ctx, &set, &diags))
         goto done;
     if (!(s = cli_store_open()))
         goto done;
     if (a.reset) {
-        rc = do_reset(c, s, &a, &set);
+        rc = do_reset(ctx, s, &a, &set);
         goto done;
     }
     cJSON *root = a.json ? cJSON_CreateObject() : NULL;

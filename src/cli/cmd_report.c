@@ -99,17 +99,25 @@ static void on_fault(void *ud, const run_fault *f)
 enum { OPT_SEED = CLI_LONG_ONLY, OPT_BUDGET };
 
 static const cli_opt report_opts[] = {
-    {"size", 's', "ROWS", "the table's rows (default: the lab's first size)", "a number of rows such as 2^20"},
-    {"seed", OPT_SEED, "S", "the data set's seed (default: the lab's fixed data set)", "a whole number from 1 to 2^64-1"},
-    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each pipeline", "a positive number of seconds"},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "size", .key = 's', .arg = "ROWS",
+     .help = "the table's rows (default: the lab's first size)",
+     .need = "a number of rows such as 2^20"},
+    {.name = "seed", .key = OPT_SEED, .arg = "S",
+     .help = "the data set's seed (default: the lab's fixed data set)",
+     .need = "a whole number from 1 to 2^64-1"},
+    {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
+     .help = "GPU time to spend timing each pipeline",
+     .need = "a positive number of seconds"},
+    {.name = NULL},
 };
 
 const cli_command cmd_report_spec = {
-    "report", "profiling",
-    "time the slow starter pipeline and yours, record a timeline of each, and write\n"
-    "profiling/report.md in your workspace",
-    NULL, report_opts, cmd_report,
+    .name = "report",
+    .operands = "profiling",
+    .summary = "time the slow starter pipeline and yours, record a timeline of each, and write\n"
+               "profiling/report.md in your workspace",
+    .opts = report_opts,
+    .run = cmd_report,
 };
 
 static int report_option(cli_ctx *c, void *ud, int key, const char *v)
@@ -325,10 +333,14 @@ static int write_report(const report_state *st, const char *size, const workspac
         .when = when,
         .cpu = st->have_cpu ? &st->cpu : NULL,
         .cpu_mt = st->have_cpu_mt ? &st->cpu_mt : NULL,
-        .starter = {st->have_starter ? &st->starter : NULL, have_b ? &before : NULL,
-                    have_b ? REPORT_STARTER_TRACE : NULL, have_b ? NULL : why_b},
-        .mine = {st->have_mine ? &st->mine : NULL, have_a ? &after : NULL,
-                 have_a ? REPORT_PIPELINE_TRACE : NULL, have_a ? NULL : why_a},
+        .starter = {.row = st->have_starter ? &st->starter : NULL,
+                    .tl = have_b ? &before : NULL,
+                    .trace = have_b ? REPORT_STARTER_TRACE : NULL,
+                    .why_no_tl = have_b ? NULL : why_b},
+        .mine = {.row = st->have_mine ? &st->mine : NULL,
+                 .tl = have_a ? &after : NULL,
+                 .trace = have_a ? REPORT_PIPELINE_TRACE : NULL,
+                 .why_no_tl = have_a ? NULL : why_a},
     };
     char *md = report_md_build(&in, notes);
     free(notes);
@@ -346,11 +358,11 @@ cleanup:
     return rc;
 }
 
-int cmd_report(cli_ctx *c, int argc, char **argv)
+int cmd_report(cli_ctx *ctx, int argc, char **argv)
 {
     report_args a;
     const char *lab_id = NULL;
-    int rc = parse_args(c, argc, argv, &a, &lab_id);
+    int rc = parse_args(ctx, argc, argv, &a, &lab_id);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     lab_set set = {0};
@@ -361,7 +373,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
     cli_rows_init(&st.w, false);
     const lab *l = NULL;
     static workspace_files f;
-    if ((rc = find_lab(c, lab_id, &set, &diags, &l, &f)) != EXIT_OK || !l)
+    if ((rc = find_lab(ctx, lab_id, &set, &diags, &l, &f)) != EXIT_OK || !l)
         goto done;
     build_request(l, &a, &f, &req);
 
@@ -372,7 +384,7 @@ int cmd_report(cli_ctx *c, int argc, char **argv)
         .on_log = on_log,
         .on_fault = on_fault,
     };
-    double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
+    double limit = ctx->time_limit_s > 0 ? ctx->time_limit_s : l->time_limit_s;
     fprintf(stderr, "Timing the starter and your pipeline at %s, then recording a timeline of "
                     "each...\n",
             req.sizes[0]);

@@ -26,7 +26,7 @@
 #define REPORT_PIPELINE_TRACE "pipeline-timeline.json"
 #define REPORT_GAP_MIN_NS 10000u   /* idle stretches shorter than 10 us are not counted as gaps */
 
-int cmd_report(cli_ctx *c, int argc, char **argv);
+int cmd_report(cli_ctx *ctx, int argc, char **argv);
 extern const struct cli_command cmd_report_spec;
 
 #endif

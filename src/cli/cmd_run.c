@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "cli/cli.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_args.h"
@@ -28,6 +29,7 @@
 #include "catalog/experiments_list.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
+#include "cli/cli_runtable.h"
 #include "cli/cli_sanitize.h"
 #include "lab/labneeds.h"
 #include "lab/labproblem.h"
@@ -38,69 +40,6 @@
 #include "supervise/sanitize.h"
 #include "supervise/supervisor.h"
 
-static void fmt_ratio(char *buf, size_t n, double v)
-{
-    if (v <= 0)
-        snprintf(buf, n, "-");
-    else if (v >= 100)
-        snprintf(buf, n, "%.0fx", v);
-    else
-        snprintf(buf, n, "%.2fx", v);
-}
-
-static const char *g_pm = "±";   /* "+-" where the table is plain ASCII */
-
-static void fmt_time(char *buf, size_t n, const run_result *r)
-{
-    if (r->samples <= 0) {
-        snprintf(buf, n, "-");
-        return;
-    }
-    if (r->median_ms >= 100)
-        snprintf(buf, n, "%.0f ms %s%.1f%%", r->median_ms, g_pm, 100 * r->spread);
-    else if (r->median_ms >= 1)
-        snprintf(buf, n, "%.3f ms %s%.1f%%", r->median_ms, g_pm, 100 * r->spread);
-    else
-        snprintf(buf, n, "%.1f us %s%.1f%%", r->median_ms * 1000, g_pm, 100 * r->spread);
-}
-
-static void print_header(void)
-{
-    printf("%-14s %-18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", "variant", "size", "median",
-           "GB/s", "TFLOP/s", "%peak", "x CPU", "x CPU-mt", "x lib", "result");
-}
-
-/* Rows that could not run for want of a device say so once, in the header. */
-static bool no_device_row(const run_result *r)
-{
-    return r->status == RS_NO_DEVICE;
-}
-
-static void print_row(const run_result *r)
-{
-    char t[48], bw[32], fl[32], pk[16], c1[16], cm[16], lib[16];
-    fmt_time(t, sizeof t, r);
-    cli_rows_fmt_rate(bw, sizeof bw, r->gbps);
-    cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
-    cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
-    fmt_ratio(c1, sizeof c1, r->speedup_cpu);
-    fmt_ratio(cm, sizeof cm, r->speedup_cpu_mt);
-    fmt_ratio(lib, sizeof lib, r->speedup_lib);
-    char res[48];
-    if (no_device_row(r))
-        snprintf(res, sizeof res, "no device");
-    else if (r->status == RS_CORRECT && r->rel_err >= RUN_SHOWN_ERROR)
-        snprintf(res, sizeof res, "correct, error %.1e", r->rel_err);
-    else
-        snprintf(res, sizeof res, "%s", result_status_name(r->status));
-    printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", r->variant, r->size, t, bw,
-           fl, pk, c1, cm, lib, no_device_row(r) ? "no device" : res);
-    /* The learner's row is explained in full below it (cli_diag). */
-    if (r->status != RS_CORRECT && r->message[0] && !no_device_row(r) && !cli_diag_wanted(r))
-        printf("    %s\n", r->message);
-    fflush(stdout);
-}
-
 /* What the callbacks share: the rows (first, so the cli_rows calls take
  * the state itself) and the run's record in the progress store. */
 typedef struct run_state {
@@ -110,6 +49,7 @@ typedef struct run_state {
     const problem_spec *spec;   /* for the diagnosis of the learner's row */
     double time_limit_s;
     const lab_exercise *x;   /* the exercise run, or NULL */
+    bool unicode;            /* the table may use "±" */
 } run_state;
 
 static void on_hello(void *ud, const device_info *dev)
@@ -120,7 +60,7 @@ static void on_hello(void *ud, const device_info *dev)
     cli_rows_hello(st, dev, rs->cpu_rows ? "GPU rows cannot run here; the CPU baselines still do."
                                          : NULL);
     if (!st->json)
-        print_header();
+        cli_runtable_header();
 }
 
 static void on_progress(void *ud, const run_progress *p)
@@ -137,7 +77,7 @@ static void on_result(void *ud, const run_result *r)
     if (!cli_rows_add(st, r) || st->json)
         return;
     cli_rows_clear_progress(st);
-    print_row(r);
+    cli_runtable_row(r, rs->unicode);
     if (cli_diag_wanted(r)) {
         diagnosis d;
         diag_row(r, NULL, rs->spec, rs->time_limit_s, NULL, &d);
@@ -183,36 +123,45 @@ typedef struct run_args {
 enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
 
 static const cli_opt run_opts[] = {
-    {"variant", 'v', "V",
-     "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
-     "exercise (your kernel with the baselines its milestones need); an exercise's rung runs "
-     "as that exercise",
-     "a variant id (see 'cudalab list'), cpu, the library or exercise"},
-    {"size", 's', "N", "run at this size only (repeatable; default: the lab's sizes)", "a size such as 2^24 or 1024x1024x1024"},
-    {"seed", OPT_SEED, "S", "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)", "a whole number from 1 to 2^64-1"},
-    {"budget", OPT_BUDGET, "SEC", "GPU time to spend timing each row (default 0.5)", "a positive number of seconds"},
-    {"no-cpu", OPT_NO_CPU, NULL, "skip the CPU baselines", NULL},
-    {"exercise", OPT_EXERCISE, "[=ID]",
-     "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
-     "an exercise id (see 'cudalab list')"},
-    {"sanitize", OPT_SANITIZE, "TOOL",
-     "check your kernel under compute-sanitizer: memcheck (out-of-bounds accesses), racecheck "
-     "(shared-memory races), synccheck (barriers not every thread reaches) or initcheck (reads "
-     "of memory nothing wrote)",
-     "a tool: " SANITIZE_TOOL_LIST},
-    {"json", 'j', NULL, "print one JSON document instead of a table", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "variant", .key = 'v', .arg = "V",
+     .help = "run only this row (repeatable): a variant id, cpu, the library (cub, cublas, copy), or "
+             "exercise (your kernel with the baselines its milestones need); an exercise's rung runs "
+             "as that exercise",
+     .need = "a variant id (see 'cudalab list'), cpu, the library or exercise"},
+    {.name = "size", .key = 's', .arg = "N",
+     .help = "run at this size only (repeatable; default: the lab's sizes)",
+     .need = "a size such as 2^24 or 1024x1024x1024"},
+    {.name = "seed", .key = OPT_SEED, .arg = "S",
+     .help = "the inputs' random seed (default: a fresh one; the pipeline lab's data set is fixed)",
+     .need = "a whole number from 1 to 2^64-1"},
+    {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
+     .help = "GPU time to spend timing each row (default 0.5)",
+     .need = "a positive number of seconds"},
+    {.name = "no-cpu", .key = OPT_NO_CPU, .help = "skip the CPU baselines"},
+    {.name = "exercise", .key = OPT_EXERCISE, .arg = "[=ID]",
+     .help = "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
+     .need = "an exercise id (see 'cudalab list')"},
+    {.name = "sanitize", .key = OPT_SANITIZE, .arg = "TOOL",
+     .help = "check your kernel under compute-sanitizer: memcheck (out-of-bounds accesses), racecheck "
+             "(shared-memory races), synccheck (barriers not every thread reaches) or initcheck (reads "
+             "of memory nothing wrote)",
+     .need = "a tool: " SANITIZE_TOOL_LIST},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of a table"},
+    {.name = NULL},
 };
 
 const cli_command cmd_run_spec = {
-    "run", "LAB", "run a lab's kernels and print a table of results",
-    "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
-    "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
-    "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
-    "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
-    "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
-    "CUDA device was found (the CPU rows still print); 2 for usage errors.",
-    run_opts, cmd_run,
+    .name = "run",
+    .operands = "LAB",
+    .summary = "run a lab's kernels and print a table of results",
+    .details = "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
+               "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
+               "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
+               "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
+               "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
+               "CUDA device was found (the CPU rows still print); 2 for usage errors.",
+    .opts = run_opts,
+    .run = cmd_run,
 };
 
 static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id);
@@ -334,8 +283,7 @@ static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *i
     size_t at = 0;
     for (size_t i = 0; i < l->nexercises && at < sizeof ids; i++)
         if (l->exercises[i].id[0])
-            at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%s", at ? ", " : "",
-                                   l->exercises[i].id);
+            at = strfmt_append(ids, sizeof ids, at, "%s%s", at ? ", " : "", l->exercises[i].id);
     if (l->nexercises == 0)
         cli_usage_error(c, "run: lab '%s' has no exercise", l->id);
     else if (!id[0])
@@ -580,27 +528,27 @@ static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_stat
     return cli_rows_exit_code(st);
 }
 
-int cmd_run(cli_ctx *c, int argc, char **argv)
+int cmd_run(cli_ctx *ctx, int argc, char **argv)
 {
-    g_pm = cli_rows_unicode(c->ascii) ? "±" : "+-";
     lab_set set = {0};
     lab_diags diags = {0};
     static run_request req;
     static run_state state;
     cli_rows_init(&state.rows, false);
+    state.unicode = cli_rows_unicode(ctx->ascii);
     store *db = NULL;
     run_args ra = {.req = &req};
     const lab *l = NULL;
-    int rc = build_request(c, argc, argv, &set, &diags, &ra, &l);
+    int rc = build_request(ctx, argc, argv, &set, &diags, &ra, &l);
     state.x = ra.x;
     if (rc == CLI_HELPED)
         rc = EXIT_OK;
     else if (rc == EXIT_OK) {
         state.rows.json = ra.json;
         if (ra.sanitize)
-            rc = cli_run_sanitize(c, l, &req, ra.tool, ra.json);
+            rc = cli_run_sanitize(ctx, l, &req, ra.tool, ra.json);
         else
-            rc = run_and_report(c, l, &ra, &state, &db);
+            rc = run_and_report(ctx, l, &ra, &state, &db);
     }
     store_close(db);
     cli_rows_free(&state.rows);

@@ -15,21 +15,25 @@
 enum { OPT_KEY = CLI_LONG_ONLY };
 
 static const cli_opt verify_opts[] = {
-    {"key", OPT_KEY, "FILE", "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
-     "a key file"},
-    {"json", 'j', NULL, "print one JSON document: {\"reports\": [{\"file\", \"verdict\", \"why\"}...]}",
-     NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "key", .key = OPT_KEY, .arg = "FILE",
+     .help = "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
+     .need = "a key file"},
+    {.name = "json", .key = 'j',
+     .help = "print one JSON document: {\"reports\": [{\"file\", \"verdict\", \"why\"}...]}"},
+    {.name = NULL},
 };
 
 const cli_command cmd_verify_spec = {
-    "verify", "REPORT...", "check the signatures of grade reports: valid or tampered, per file",
-    "Each file (report.json, results.json, junit.xml, or grades.csv with grades.csv.sig\n"
-    "beside it) must be exactly what cudalab wrote, byte for byte, and its signature must\n"
-    "hold under the key: a byte added before or after the report, a key written twice or\n"
-    "a second signature makes it 'tampered'.  Exits 0 when every report is signed and\n"
-    "unchanged, 1 otherwise.",
-    verify_opts, cmd_verify,
+    .name = "verify",
+    .operands = "REPORT...",
+    .summary = "check the signatures of grade reports: valid or tampered, per file",
+    .details = "Each file (report.json, results.json, junit.xml, or grades.csv with grades.csv.sig\n"
+               "beside it) must be exactly what cudalab wrote, byte for byte, and its signature must\n"
+               "hold under the key: a byte added before or after the report, a key written twice or\n"
+               "a second signature makes it 'tampered'.  Exits 0 when every report is signed and\n"
+               "unchanged, 1 otherwise.",
+    .opts = verify_opts,
+    .run = cmd_verify,
 };
 
 typedef struct verify_args {
@@ -48,22 +52,22 @@ static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
     return EXIT_OK;
 }
 
-int cmd_verify(cli_ctx *c, int argc, char **argv)
+int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     verify_args a = {NULL, false};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_verify_spec, argc, argv, verify_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_verify_spec, argc, argv, verify_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first >= argc)
-        return cli_usage_error(c, "verify: which reports? (cudalab verify report.json ...)");
+        return cli_usage_error(ctx, "verify: which reports? (cudalab verify report.json ...)");
     char *key = NULL;
     size_t keylen = 0;
     cl_err e = {{0}};
     if (!sign_key_load(a.key_file, &key, &keylen, &e))
-        return cli_usage_error(c, "verify: %s", e.msg);
+        return cli_usage_error(ctx, "verify: %s", e.msg);
     if (!key)
-        return cli_usage_error(c, "verify: needs the instructor's key: --key FILE, or "
+        return cli_usage_error(ctx, "verify: needs the instructor's key: --key FILE, or "
                                   "CUDALAB_GRADE_KEY holding it");
     rc = EXIT_OK;
     cJSON *doc = a.json ? cJSON_CreateObject() : NULL;

@@ -21,14 +21,17 @@ void cli_version_print(FILE *out)
 }
 
 static const cli_opt version_opts[] = {
-    {"json", 'j', NULL, "print one JSON document instead of text", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "json", .key = 'j', .help = "print one JSON document instead of text"},
+    {.name = NULL},
 };
 
 const cli_command cmd_version_spec = {
-    "version", "", "the version, the commit it was built from and the CUDA runtime",
-    "'cudalab doctor' says which driver and device this machine has.", version_opts,
-    cmd_version,
+    .name = "version",
+    .operands = "",
+    .summary = "the version, the commit it was built from and the CUDA runtime",
+    .details = "'cudalab doctor' says which driver and device this machine has.",
+    .opts = version_opts,
+    .run = cmd_version,
 };
 
 /* {"version", "commit", "cuda_runtime", "archs"} */
@@ -49,15 +52,15 @@ static void print_json(void)
     fprintf(stderr, "cudalab: out of memory\n");
 }
 
-int cmd_version(cli_ctx *c, int argc, char **argv)
+int cmd_version(cli_ctx *ctx, int argc, char **argv)
 {
     int first = 0;
     bool json = false;
-    int rc = cli_opts_parse(c, &cmd_version_spec, argc, argv, cli_opts_set_flag, &json, &first);
+    int rc = cli_opts_parse(ctx, &cmd_version_spec, argc, argv, cli_opts_set_flag, &json, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "version: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "version: unexpected argument '%s'", argv[first]);
     if (json)
         print_json();
     else

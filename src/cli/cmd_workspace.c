@@ -21,23 +21,29 @@ typedef struct ws_args {
 } ws_args;
 
 static const cli_opt workspace_opts[] = {
-    {"backups", OPT_BACKUPS, NULL, "list the backup folders that resets left, per lab", NULL},
-    {"remove-backups", OPT_REMOVE, "LAB",
-     "delete lab LAB's backup folders, after a confirmation", "a lab id"},
-    {"yes", OPT_YES, NULL, "with --remove-backups: do not ask", NULL},
-    {"json", OPT_JSON, NULL, "print one JSON document: {\"workspace\", \"exists\", \"labs\": "
-     "[{\"id\", \"exercises\": [{\"id\", \"files\": [{\"path\", \"state\"}]}], \"backups\": "
-     "[{\"path\", \"files\", \"bytes\", \"removable\"}]}]}", NULL},
-    {NULL, 0, NULL, NULL, NULL},
+    {.name = "backups", .key = OPT_BACKUPS,
+     .help = "list the backup folders that resets left, per lab"},
+    {.name = "remove-backups", .key = OPT_REMOVE, .arg = "LAB",
+     .help = "delete lab LAB's backup folders, after a confirmation",
+     .need = "a lab id"},
+    {.name = "yes", .key = OPT_YES, .help = "with --remove-backups: do not ask"},
+    {.name = "json", .key = OPT_JSON,
+     .help = "print one JSON document: {\"workspace\", \"exists\", \"labs\": "
+             "[{\"id\", \"exercises\": [{\"id\", \"files\": [{\"path\", \"state\"}]}], \"backups\": "
+             "[{\"path\", \"files\", \"bytes\", \"removable\"}]}]}"},
+    {.name = NULL},
 };
 
 const cli_command cmd_workspace_spec = {
-    "workspace", "", "your exercise files, and the backups that resets left",
-    "Without options, lists each lab's exercise files in the workspace (--workspace DIR)\n"
-    "and whether they still are the starters.  A reset (X in the lab) moves changed files\n"
-    "into <lab>/backup-<time>/; --backups lists those folders, --remove-backups LAB\n"
-    "deletes them after asking (or at once with --yes).",
-    workspace_opts, cmd_workspace,
+    .name = "workspace",
+    .operands = "",
+    .summary = "your exercise files, and the backups that resets left",
+    .details = "Without options, lists each lab's exercise files in the workspace (--workspace DIR)\n"
+               "and whether they still are the starters.  A reset (X in the lab) moves changed files\n"
+               "into <lab>/backup-<time>/; --backups lists those folders, --remove-backups LAB\n"
+               "deletes them after asking (or at once with --yes).",
+    .opts = workspace_opts,
+    .run = cmd_workspace,
 };
 
 static int workspace_option(cli_ctx *c, void *ud, int key, const char *v)
@@ -283,21 +289,22 @@ static int remove_backups(cli_ctx *c, const lab_set *set, const ws_args *a)
     return rc;
 }
 
-int cmd_workspace(cli_ctx *c, int argc, char **argv)
+int cmd_workspace(cli_ctx *ctx, int argc, char **argv)
 {
     ws_args a = {0};
     int first = 0;
-    int rc = cli_opts_parse(c, &cmd_workspace_spec, argc, argv, workspace_option, &a, &first);
+    int rc = cli_opts_parse(ctx, &cmd_workspace_spec, argc, argv, workspace_option, &a, &first);
     if (rc != EXIT_OK)
         return rc == CLI_HELPED ? EXIT_OK : rc;
     if (first < argc)
-        return cli_usage_error(c, "workspace: unexpected argument '%s'", argv[first]);
+        return cli_usage_error(ctx, "workspace: unexpected argument '%s'", argv[first]);
     if (a.yes && !a.remove)
-        return cli_usage_error(c, "workspace: --yes goes with --remove-backups LAB");
+        return cli_usage_error(ctx, "workspace: --yes goes with --remove-backups LAB");
     if (a.backups && a.remove)
-        return cli_usage_error(c, "workspace: --backups and --remove-backups go one at a time");
+        return cli_usage_error(ctx, "workspace: --backups and --remove-backups go one at a time");
     if (a.json && a.remove)
-        return cli_usage_error(c, "workspace: --json lists; it does not go with --remove-backups");
+        return cli_usage_error(ctx,
+                               "workspace: --json lists; it does not go with --remove-backups");
 
     lab_set set = {0};
     lab_diags diags = {0};
@@ -308,10 +315,10 @@ int cmd_workspace(cli_ctx *c, int argc, char **argv)
         fprintf(stderr, "cudalab: %s\n", e.msg);
         goto done;
     }
-    if (!cli_load_labs(c, &set, &diags))
+    if (!cli_load_labs(ctx, &set, &diags))
         goto done;
     if (a.remove) {
-        rc = remove_backups(c, &set, &a);
+        rc = remove_backups(ctx, &set, &a);
         goto done;
     }
     if (a.json) {

@@ -357,13 +357,13 @@ static void add_changes(strbuf *b, const tl_summary *before, const tl_summary *a
 
 size_t report_md_changes(const tl_summary *before, const tl_summary *after,
                          const run_result *before_row, const run_result *after_row, char *out,
-                         size_t n)
+                         size_t out_size)
 {
     strbuf b = STRBUF_INIT;
     add_changes(&b, before, after, before_row, after_row);
     size_t len = 0;
-    if (n) {
-        len = b.failed ? 0 : b.len < n ? b.len : n - 1;
+    if (out_size) {
+        len = b.failed ? 0 : b.len < out_size ? b.len : out_size - 1;
         if (len)
             memcpy(out, b.p, len);
         out[len] = '\0';

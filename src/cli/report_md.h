@@ -4,7 +4,7 @@
  * and the learner's pipeline, records a timeline of one call of each,
  * summarises both (prof/tlsummary.h) and hands everything here.  The
  * report has, in order: a title line with PIPELINE_REPORT_MARK (what the
- * engine looks for, engine/pipeline.h), a before-and-after table (time,
+ * engine looks for, catalog/pipeline_files.h), a before-and-after table (time,
  * GB/s, x CPU, x starter, correctness, with the CPU rows), the two
  * timelines side by side and lane by lane, "What changed" derived from the
  * two timelines, and the learner's own section: everything after the
@@ -47,7 +47,7 @@ char *report_md_notes(const char *old);
  * Returns the length written into out (always NUL-terminated). */
 size_t report_md_changes(const tl_summary *before, const tl_summary *after,
                          const run_result *before_row, const run_result *after_row, char *out,
-                         size_t n);
+                         size_t out_size);
 
 /* The whole report (malloc'd, NULL when out of memory); notes NULL: a
  * prompt for the learner's first notes. */

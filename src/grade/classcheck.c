@@ -221,18 +221,18 @@ static bool shared_kernels(class_view *v)
     return true;
 }
 
-bool class_check(class_view *v, const class_opts *o)
+bool class_check(class_view *view, const class_opts *opts)
 {
-    if (!one_assignment(v, o) || !one_per_learner(v) || !shared_kernels(v))
+    if (!one_assignment(view, opts) || !one_per_learner(view) || !shared_kernels(view))
         return false;
-    for (size_t i = 0; i < v->nfiles; i++) {
-        class_file *f = &v->files[i];
+    for (size_t i = 0; i < view->nfiles; i++) {
+        class_file *f = &view->files[i];
         if (f->usable && f->rep.error[0]) {
             size_t at = strlen(f->note);
             strfmt_append(f->note, sizeof f->note, at, "%snot graded: %s", at ? "; " : "",
                           f->rep.error);
         }
-        v->nflagged += f->usable && f->note[0];
+        view->nflagged += f->usable && f->note[0];
     }
     return true;
 }

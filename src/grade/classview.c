@@ -33,49 +33,49 @@ static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
     return true;
 }
 
-bool class_load(const char *dir, const class_opts *o, class_view *out, cl_err *e)
+bool class_load(const char *dir, const class_opts *opts, class_view *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
-    out->checked = o->key != NULL;
+    out->checked = opts->key != NULL;
     size_t cap = 0, ccap = 0;
-    if (!class_walk(out, &cap, dir, o, e))
+    if (!class_walk(out, &cap, dir, opts, err))
         return false;
-    if (!class_check(out, o))
-        return err_set(e, "out of memory checking the reports of %s", dir);
+    if (!class_check(out, opts))
+        return err_set(err, "out of memory checking the reports of %s", dir);
     out->rows = calloc(out->nfiles ? out->nfiles : 1, sizeof *out->rows);
     if (!out->rows)
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
     for (size_t i = 0; i < out->nfiles; i++) {
         out->nreports += out->files[i].report;
         if (!out->files[i].usable)
             continue;
         out->rows[out->nrows++] = i;
         if (!add_columns(out, &ccap, &out->files[i].rep))
-            return err_set(e, "out of memory");
+            return err_set(err, "out of memory");
     }
     class_order(out, CLASS_BY_LEARNER);
     return true;
 }
 
-void class_free(class_view *v)
+void class_free(class_view *view)
 {
-    for (size_t i = 0; i < v->nfiles; i++)
-        grade_report_free(&v->files[i].rep);
-    free(v->files);
-    free(v->rows);
-    free(v->cols);
-    memset(v, 0, sizeof *v);
+    for (size_t i = 0; i < view->nfiles; i++)
+        grade_report_free(&view->files[i].rep);
+    free(view->files);
+    free(view->rows);
+    free(view->cols);
+    memset(view, 0, sizeof *view);
 }
 
-const grade_milestone *class_cell(const class_view *v, const class_file *f, size_t c)
+const grade_milestone *class_cell(const class_view *view, const class_file *file, size_t column)
 {
-    const class_column *col = &v->cols[c];
-    for (size_t i = 0; i < f->rep.nlabs; i++) {
-        if (strcmp(f->rep.labs[i].id, col->lab) != 0)
+    const class_column *col = &view->cols[column];
+    for (size_t i = 0; i < file->rep.nlabs; i++) {
+        if (strcmp(file->rep.labs[i].id, col->lab) != 0)
             continue;
-        for (size_t k = 0; k < f->rep.labs[i].nms; k++)
-            if (strcmp(f->rep.labs[i].ms[k].id, col->id) == 0)
-                return &f->rep.labs[i].ms[k];
+        for (size_t k = 0; k < file->rep.labs[i].nms; k++)
+            if (strcmp(file->rep.labs[i].ms[k].id, col->id) == 0)
+                return &file->rep.labs[i].ms[k];
     }
     return NULL;
 }
@@ -110,9 +110,9 @@ static int cmp_rows(const void *pa, const void *pb)
     return c;
 }
 
-void class_order(class_view *v, class_sort by)
+void class_order(class_view *view, class_sort by)
 {
-    g_sort_view = v;
+    g_sort_view = view;
     g_sort_by = by;
-    qsort(v->rows, v->nrows, sizeof *v->rows, cmp_rows);
+    qsort(view->rows, view->nrows, sizeof *view->rows, cmp_rows);
 }

@@ -78,19 +78,19 @@ typedef enum class_sort {
     CLASS_BY_TIME,             /* the first lab's best time, fastest first */
 } class_sort;
 
-/* Loads dir.  false + e only when dir itself cannot be read. */
-bool class_load(const char *dir, const class_opts *o, class_view *out, cl_err *e);
-void class_free(class_view *v);
-void class_order(class_view *v, class_sort by);
+/* Loads dir.  false + err only when dir itself cannot be read. */
+bool class_load(const char *dir, const class_opts *opts, class_view *out, cl_err *err);
+void class_free(class_view *view);
+void class_order(class_view *view, class_sort by);
 
-/* The milestone of column c in file f's report, or NULL (not graded). */
-const grade_milestone *class_cell(const class_view *v, const class_file *f, size_t c);
+/* The milestone of the column in file's report, or NULL (not graded). */
+const grade_milestone *class_cell(const class_view *view, const class_file *file, size_t column);
 
 /* The table as text (malloc'd): CSV (RFC 4180), Markdown, or an HTML page,
  * each cell escaped for its reader (core/escape.h); the notes in a column,
  * the files left out listed after the table (Markdown, HTML). */
-char *class_csv(const class_view *v);
-char *class_markdown(const class_view *v);
-char *class_html(const class_view *v);
+char *class_csv(const class_view *view);
+char *class_markdown(const class_view *view);
+char *class_html(const class_view *view);
 
 #endif

@@ -183,17 +183,17 @@ static char *render(const class_view *v, table_fmt fmt)
     return strbuf_take(&sb);
 }
 
-char *class_csv(const class_view *v)
+char *class_csv(const class_view *view)
 {
-    return render(v, FMT_CSV);
+    return render(view, FMT_CSV);
 }
 
-char *class_markdown(const class_view *v)
+char *class_markdown(const class_view *view)
 {
-    return render(v, FMT_MD);
+    return render(view, FMT_MD);
 }
 
-char *class_html(const class_view *v)
+char *class_html(const class_view *view)
 {
-    return render(v, FMT_HTML);
+    return render(view, FMT_HTML);
 }

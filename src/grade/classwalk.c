@@ -29,11 +29,11 @@ typedef struct walker {
     bool full;                       /* MAX_FILES reached (said once) */
 } walker;
 
-class_file *class_add_file(class_view *v, size_t *cap, const char *path)
+class_file *class_add_file(class_view *view, size_t *cap, const char *path)
 {
-    if (!grow_one((void **)&v->files, cap, v->nfiles, sizeof *v->files, 64))
+    if (!grow_one((void **)&view->files, cap, view->nfiles, sizeof *view->files, 64))
         return NULL;
-    class_file *f = &v->files[v->nfiles++];
+    class_file *f = &view->files[view->nfiles++];
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
     f->verdict = SIGN_UNSIGNED;
@@ -244,17 +244,17 @@ static bool same_files(class_view *v)
     return true;
 }
 
-bool class_walk(class_view *v, size_t *cap, const char *dir, const class_opts *o, cl_err *e)
+bool class_walk(class_view *view, size_t *cap, const char *dir, const class_opts *opts, cl_err *err)
 {
-    walker w = {.v = v, .cap = cap, .o = o};
+    walker w = {.v = view, .cap = cap, .o = opts};
     if (stat(dir, &w.up[0]) != 0 || !S_ISDIR(w.up[0].st_mode))
-        return err_set(e, "%s is not a folder", dir);
-    if (!walk(&w, dir, e)) {
-        if (!e->msg[0])
-            return err_set(e, "out of memory reading %s", dir);
-        return err_prefix(e, "%s", dir);
+        return err_set(err, "%s is not a folder", dir);
+    if (!walk(&w, dir, err)) {
+        if (!err->msg[0])
+            return err_set(err, "out of memory reading %s", dir);
+        return err_prefix(err, "%s", dir);
     }
-    if (!same_files(v))
-        return err_set(e, "out of memory reading %s", dir);
+    if (!same_files(view))
+        return err_set(err, "out of memory reading %s", dir);
     return true;
 }

@@ -113,27 +113,27 @@ typedef enum grade_status {
                           * worker would not start, out of memory): e says why */
 } grade_status;
 
-/* Grades the labs of set (only those in o->only when given) into out; the
- * quizzes' answers come from st (NULL: none recorded; o->quiz_note says
+/* Grades the labs of set (only those in opts->only when given) into out; the
+ * quizzes' answers come from st (NULL: none recorded; opts->quiz_note says
  * why).  out's binding (grade_report_start) is filled whatever the status;
  * free it with grade_report_free. */
-grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
-                       cl_err *e);
-void grade_report_free(grade_report *r);
+grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_report *out,
+                       cl_err *err);
+void grade_report_free(grade_report *report);
 
 /* ---- binding a report to its submission (grade_bind.c) ---------------------- */
 
 /* Whether id can name an assignment: 1 to GRADE_ASSIGNMENT_MAX letters,
- * digits, '.', '_' or '-'.  false + e saying what is wrong. */
-bool grade_assignment_check(const char *id, cl_err *e);
-/* Starts out (zeroed first): the learner (o->learner, else the owner of the
+ * digits, '.', '_' or '-'.  false + err saying what is wrong. */
+bool grade_assignment_check(const char *id, cl_err *err);
+/* Starts out (zeroed first): the learner (opts->learner, else the owner of the
  * workspace, else $USER; cleaned for display, core/escape.h), the
  * assignment, this machine's name, the time, cudalab's version, the
- * workspace and the seed.  false + e when the workspace is not known (the
+ * workspace and the seed.  false + err when the workspace is not known (the
  * rest is filled). */
-bool grade_report_start(grade_report *out, const grade_opts *o, cl_err *e);
-/* Marks r as not graded, for the reason why (its labs are dropped): the
+bool grade_report_start(grade_report *out, const grade_opts *opts, cl_err *err);
+/* Marks report as not graded, for the reason why (its labs are dropped): the
  * reports written from it score 0 and say why. */
-void grade_report_not_graded(grade_report *r, const char *why);
+void grade_report_not_graded(grade_report *report, const char *why);
 
 #endif

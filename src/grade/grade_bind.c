@@ -1,5 +1,6 @@
 /* grade_bind.c - what binds a report to one submission: the learner, the
- * assignment, the machine and the time (grade/grade.h). */
+ * assignment, the machine and the time (grade/grade.h); and the report's
+ * end, graded or not. */
 #include "grade/grade.h"
 
 #include <pwd.h>
@@ -13,13 +14,13 @@
 #include "core/escape.h"
 #include "core/rng.h"
 
-bool grade_assignment_check(const char *id, cl_err *e)
+bool grade_assignment_check(const char *id, cl_err *err)
 {
     size_t n = strlen(id);
     if (n == 0)
-        return err_set(e, "the assignment id is empty");
+        return err_set(err, "the assignment id is empty");
     if (n > GRADE_ASSIGNMENT_MAX)
-        return err_set(e, "the assignment id is %zu characters long; at most %d", n,
+        return err_set(err, "the assignment id is %zu characters long; at most %d", n,
                        GRADE_ASSIGNMENT_MAX);
     size_t ok = strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
     if (ok < n) {
@@ -29,7 +30,7 @@ bool grade_assignment_check(const char *id, cl_err *e)
             snprintf(shown, sizeof shown, "'%c'", c);
         else
             snprintf(shown, sizeof shown, "byte 0x%02X", c);
-        return err_set(e, "the assignment id may hold letters, digits, '.', '_' and '-' "
+        return err_set(err, "the assignment id may hold letters, digits, '.', '_' and '-' "
                           "only, not %s (at character %zu)",
                        shown, ok + 1);
     }
@@ -49,16 +50,17 @@ static void learner_name(const grade_opts *o, const char *ws, char *out, size_t 
     escape_line(out, n, name);
 }
 
-bool grade_report_start(grade_report *out, const grade_opts *o, cl_err *e)
+bool grade_report_start(grade_report *out, const grade_opts *opts, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     bool ok = true;
-    if (o->workspace)
-        snprintf(out->workspace, sizeof out->workspace, "%s", o->workspace);
+    if (opts->workspace)
+        snprintf(out->workspace, sizeof out->workspace, "%s", opts->workspace);
     else
-        ok = paths_workspace(out->workspace, sizeof out->workspace, e);
-    learner_name(o, ok ? out->workspace : "", out->learner, sizeof out->learner);
-    snprintf(out->assignment, sizeof out->assignment, "%s", o->assignment ? o->assignment : "");
+        ok = paths_workspace(out->workspace, sizeof out->workspace, err);
+    learner_name(opts, ok ? out->workspace : "", out->learner, sizeof out->learner);
+    snprintf(out->assignment, sizeof out->assignment, "%s",
+             opts->assignment ? opts->assignment : "");
     char host[GRADE_HOST_MAX] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown");
@@ -68,18 +70,30 @@ bool grade_report_start(grade_report *out, const grade_opts *o, cl_err *e)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(out->created, sizeof out->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    out->seed = o->seed ? o->seed : rng_fresh_seed();
+    out->seed = opts->seed ? opts->seed : rng_fresh_seed();
     return ok;
 }
 
-void grade_report_not_graded(grade_report *r, const char *why)
+void grade_report_not_graded(grade_report *report, const char *why)
 {
-    grade_report kept = *r;
+    grade_report kept = *report;
     kept.labs = NULL;
     kept.nlabs = 0;
-    grade_report_free(r);
-    *r = kept;
-    r->score = 0;
-    r->max_score = 0;
-    escape_line(r->error, sizeof r->error, why[0] ? why : "grading could not happen");
+    grade_report_free(report);
+    *report = kept;
+    report->score = 0;
+    report->max_score = 0;
+    escape_line(report->error, sizeof report->error, why[0] ? why : "grading could not happen");
+}
+
+void grade_report_free(grade_report *report)
+{
+    for (size_t i = 0; i < report->nlabs; i++) {
+        free(report->labs[i].kernel_text);
+        free(report->labs[i].launcher_text);
+        free(report->labs[i].rows);
+        free(report->labs[i].ms);
+    }
+    free(report->labs);
+    memset(report, 0, sizeof *report);
 }

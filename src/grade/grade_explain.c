@@ -12,20 +12,20 @@ static void explain(const diagnosis *d, char *why, size_t wn)
              d->where[0] ? ")" : "", d->explanation, d->next_step);
 }
 
-void grade_explain_row(const run_result *r, const problem_spec *spec, char *cause, size_t cn,
+void grade_explain_row(const run_result *result, const problem_spec *spec, char *cause, size_t cn,
                        char *why, size_t wn)
 {
     diagnosis d;
-    diag_row(r, NULL, spec, 0, NULL, &d);
+    diag_row(result, NULL, spec, 0, NULL, &d);
     snprintf(cause, cn, "%s", diag_cause_name(d.cause));
     explain(&d, why, wn);
 }
 
-void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, size_t cn,
+void grade_explain_fault(const run_fault *fault, double time_limit_s, char *cause, size_t cn,
                          char *why, size_t wn)
 {
     diagnosis d;
-    diag_row(NULL, f, NULL, time_limit_s, NULL, &d);
+    diag_row(NULL, fault, NULL, time_limit_s, NULL, &d);
     snprintf(cause, cn, "%s", diag_cause_name(d.cause));
     explain(&d, why, wn);
 }

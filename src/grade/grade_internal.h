@@ -10,10 +10,10 @@ struct problem_spec;
 
 /* A failed learner row in plain words: the diagnosis's cause name into
  * cause, "title (where): explanation  Next step: ..." into why. */
-void grade_explain_row(const run_result *r, const struct problem_spec *spec, char *cause,
+void grade_explain_row(const run_result *result, const struct problem_spec *spec, char *cause,
                        size_t cn, char *why, size_t wn);
 /* The same for a fault that ended a run. */
-void grade_explain_fault(const run_fault *f, double time_limit_s, char *cause, size_t cn,
+void grade_explain_fault(const run_fault *fault, double time_limit_s, char *cause, size_t cn,
                          char *why, size_t wn);
 
 #endif

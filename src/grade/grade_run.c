@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/digest.h"
 #include "core/fsguard.h"
+#include "core/grow.h"
 #include "core/paths.h"
 #include "grade/grade_internal.h"
 #include "lab/labneeds.h"
@@ -33,15 +34,9 @@ typedef struct collector {
 static void on_result(void *ud, const run_result *r)
 {
     collector *c = ud;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        run_result *v = realloc(c->rows, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return;
-        }
-        c->rows = v;
-        c->cap = cap;
+    if (!grow_one((void **)&c->rows, &c->cap, c->n, sizeof *c->rows, 16)) {
+        c->oom = true;
+        return;
     }
     c->rows[c->n++] = *r;
 }
@@ -377,68 +372,69 @@ static const char *const *worker_command(const lab_set *set, const grade_opts *o
     return argv;
 }
 
-grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_report *out,
-                       cl_err *e)
+grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_report *out,
+                       cl_err *err)
 {
     double t0 = clock_now_s();
-    if (!grade_report_start(out, o, e))
+    if (!grade_report_start(out, opts, err))
         return GRADE_FAILED;
     const char *ws = out->workspace;
 
-    for (size_t i = 0; i < o->nonly; i++)
-        if (!lab_set_find(set, o->only[i]))
-            return err_set(e, "no lab called '%s' (see 'cudalab list')", o->only[i]),
+    for (size_t i = 0; i < opts->nonly; i++)
+        if (!lab_set_find(set, opts->only[i]))
+            return err_set(err, "no lab called '%s' (see 'cudalab list')", opts->only[i]),
                    GRADE_UNKNOWN_LAB;
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++)
-        n += wanted(o, set->v[i]) ? set->v[i]->nexercises : 0;
+        n += wanted(opts, set->v[i]) ? set->v[i]->nexercises : 0;
     if (n == 0)
-        return err_set(e, "no lab to grade: none of the labs asked for has an exercise"),
+        return err_set(err, "no lab to grade: none of the labs asked for has an exercise"),
                GRADE_FAILED;
 
     static collector c;
     memset(&c, 0, sizeof c);
     supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
     static const char *argv[9 + 2 * GRADE_MAX_LAB_DIRS];
-    const char *const *worker = o->worker_argv ? o->worker_argv : worker_command(set, o, ws, argv);
+    const char *const *worker =
+        opts->worker_argv ? opts->worker_argv : worker_command(set, opts, ws, argv);
     supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
-    supervisor *s = supervisor_new(&so, e);
+    supervisor *s = supervisor_new(&so, err);
     if (!s)
         return GRADE_FAILED;
-    say(o, "starting the GPU worker");
-    if (!supervisor_hello(s, 120000, &out->dev, e)) {
-        err_prefix(e, "cannot start the GPU worker");
+    say(opts, "starting the GPU worker");
+    if (!supervisor_hello(s, 120000, &out->dev, err)) {
+        err_prefix(err, "cannot start the GPU worker");
         supervisor_free(s);
         out->seconds = clock_now_s() - t0;
         return GRADE_FAILED;
     }
     if (!out->dev.present) {
-        err_set(e, "cannot grade: %s", out->dev.reason);
+        err_set(err, "cannot grade: %s", out->dev.reason);
         supervisor_free(s);
         out->seconds = clock_now_s() - t0;
         return GRADE_NO_DEVICE;
     }
-    say(o, "device: %s; seed %llu", out->dev.name, (unsigned long long)out->seed);
+    say(opts, "device: %s; seed %llu", out->dev.name, (unsigned long long)out->seed);
     out->labs = calloc(n, sizeof *out->labs);
     if (!out->labs) {
         supervisor_free(s);
-        return err_set(e, "out of memory"), GRADE_FAILED;
+        return err_set(err, "out of memory"), GRADE_FAILED;
     }
     grade_status status = GRADE_OK;
     for (size_t i = 0; i < set->n && status == GRADE_OK; i++) {
         lab *l = set->v[i];
-        if (!wanted(o, l))
+        if (!wanted(opts, l))
             continue;
         for (size_t k = 0; k < l->nexercises && status == GRADE_OK; k++) {
             grade_lab *gl = &out->labs[out->nlabs++];
             const lab_exercise *x = &l->exercises[k];
-            say(o, "grading %s%s%s: compiling and measuring the learner's kernel", l->id,
+            say(opts, "grading %s%s%s: compiling and measuring the learner's kernel", l->id,
                 x->id[0] ? "/" : "", x->id);
-            if (!grade_lab_run(s, &c, l, x, ws, o, st, out->seed, gl, e))
+            if (!grade_lab_run(s, &c, l, x, ws, opts, st, out->seed, gl, err))
                 status = GRADE_FAILED;
             out->score += gl->score;
             out->max_score += gl->max_score;
-            say(o, "graded %s: %g of %g points in %.1f s%s%s", gl->id, gl->score, gl->max_score,
+            say(opts, "graded %s: %g of %g points in %.1f s%s%s", gl->id, gl->score, gl->max_score,
                 gl->seconds, gl->note[0] ? "; " : "", gl->note);
         }
     }
@@ -446,16 +442,4 @@ grade_status grade_run(lab_set *set, const grade_opts *o, store *st, grade_repor
     supervisor_free(s);
     out->seconds = clock_now_s() - t0;
     return status;
-}
-
-void grade_report_free(grade_report *r)
-{
-    for (size_t i = 0; i < r->nlabs; i++) {
-        free(r->labs[i].kernel_text);
-        free(r->labs[i].launcher_text);
-        free(r->labs[i].rows);
-        free(r->labs[i].ms);
-    }
-    free(r->labs);
-    memset(r, 0, sizeof *r);
 }

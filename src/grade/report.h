@@ -39,27 +39,27 @@ typedef enum report_kind {
 } report_kind;
 
 /* "json", "gradescope", "junit", "csv". */
-const char *report_kind_name(report_kind k);
+const char *report_kind_name(report_kind kind);
 /* The kind a name means; false when none. */
-bool report_kind_from_name(const char *name, report_kind *k);
+bool report_kind_from_name(const char *name, report_kind *kind);
 /* "report.json", "results.json", "junit.xml", "grades.csv". */
-const char *report_file_name(report_kind k);
+const char *report_file_name(report_kind kind);
 
 /* The documents (NULL when out of memory; text is malloc'd). */
-cJSON *report_json(const grade_report *r);
-cJSON *report_gradescope(const grade_report *r);
-char *report_junit(const grade_report *r);
-char *report_csv(const grade_report *r);
+cJSON *report_json(const grade_report *report);
+cJSON *report_gradescope(const grade_report *report);
+char *report_junit(const grade_report *report);
+char *report_csv(const grade_report *report);
 
 /* Reads a report.json back (for the class view); the rows and the sources'
- * text are not read.  false + e naming what is wrong; a report of an older
+ * text are not read.  false + err naming what is wrong; a report of an older
  * format (not bound to an assignment) is refused. */
-bool report_read_json(const cJSON *o, grade_report *r, cl_err *e);
+bool report_read_json(const cJSON *doc, grade_report *report, cl_err *err);
 
 /* Writes each of kinds[0..n) into dir (made when missing), each file
  * atomically, signed when keylen > 0 (a CSV's signature beside it, in
  * grades.csv.sig; an unsigned CSV's older signature is removed). */
-bool report_write(const grade_report *r, const char *dir, const report_kind *kinds, size_t n,
-                  const void *key, size_t keylen, cl_err *e);
+bool report_write(const grade_report *report, const char *dir, const report_kind *kinds,
+                  size_t nkinds, const void *key, size_t keylen, cl_err *err);
 
 #endif

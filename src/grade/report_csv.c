@@ -40,21 +40,21 @@ static void milestone_row(strbuf *f, const grade_report *r, const grade_lab *gl,
     row(f, cells);
 }
 
-char *report_csv(const grade_report *r)
+char *report_csv(const grade_report *report)
 {
     strbuf sb;
     strbuf_init(&sb, 0);
     row(&sb, head);
-    if (r->error[0]) {
+    if (report->error[0]) {
         const char *cells[NCOLS] = {
-            r->learner, "", "", "", "0", "0", "false", r->error, "", "not_graded",
-            r->dev.name, r->created, r->assignment, r->hostname, "",
+            report->learner, "", "", "", "0", "0", "false", report->error, "", "not_graded",
+            report->dev.name, report->created, report->assignment, report->hostname, "",
         };
         row(&sb, cells);
     }
-    for (size_t i = 0; i < r->nlabs && !r->error[0]; i++)
-        for (size_t k = 0; k < r->labs[i].nms; k++)
-            milestone_row(&sb, r, &r->labs[i], &r->labs[i].ms[k]);
+    for (size_t i = 0; i < report->nlabs && !report->error[0]; i++)
+        for (size_t k = 0; k < report->labs[i].nms; k++)
+            milestone_row(&sb, report, &report->labs[i], &report->labs[i].ms[k]);
     if (sb.failed) {
         strbuf_free(&sb);
         return NULL;

@@ -19,21 +19,21 @@ static const struct {
     [REPORT_CSV] = {"csv", "grades.csv"},
 };
 
-const char *report_kind_name(report_kind k)
+const char *report_kind_name(report_kind kind)
 {
-    return (unsigned)k < REPORT_NKINDS ? kinds[k].name : "unknown";
+    return (unsigned)kind < REPORT_NKINDS ? kinds[kind].name : "unknown";
 }
 
-const char *report_file_name(report_kind k)
+const char *report_file_name(report_kind kind)
 {
-    return (unsigned)k < REPORT_NKINDS ? kinds[k].file : "unknown";
+    return (unsigned)kind < REPORT_NKINDS ? kinds[kind].file : "unknown";
 }
 
-bool report_kind_from_name(const char *name, report_kind *k)
+bool report_kind_from_name(const char *name, report_kind *kind)
 {
     for (int i = 0; i < REPORT_NKINDS; i++) {
         if (strcmp(name, kinds[i].name) == 0) {
-            *k = (report_kind)i;
+            *kind = (report_kind)i;
             return true;
         }
     }
@@ -69,29 +69,29 @@ static char *render(const grade_report *r, report_kind k, const void *key, size_
     return text;
 }
 
-bool report_write(const grade_report *r, const char *dir, const report_kind *which, size_t n,
-                  const void *key, size_t keylen, cl_err *e)
+bool report_write(const grade_report *report, const char *dir, const report_kind *which,
+                  size_t nkinds, const void *key, size_t keylen, cl_err *err)
 {
-    if (!paths_mkdir_p(dir, e))
-        return err_prefix(e, "cannot make the report folder");
-    for (size_t i = 0; i < n; i++) {
+    if (!paths_mkdir_p(dir, err))
+        return err_prefix(err, "cannot make the report folder");
+    for (size_t i = 0; i < nkinds; i++) {
         char path[CL_PATH_MAX], side[CL_PATH_MAX + 8];
         if (!paths_join(path, sizeof path, dir, report_file_name(which[i])))
-            return err_set(e, "the report folder's path is too long");
+            return err_set(err, "the report folder's path is too long");
         char *sidecar = NULL;
-        char *text = render(r, which[i], key, keylen, &sidecar, e);
+        char *text = render(report, which[i], key, keylen, &sidecar, err);
         if (!text)
             return false;
-        bool ok = atomicfile_write(path, text, strlen(text), e);
+        bool ok = atomicfile_write(path, text, strlen(text), err);
         free(text);
         snprintf(side, sizeof side, "%s%s", path, SIGN_SIDECAR);
         if (ok && sidecar)
-            ok = atomicfile_write(side, sidecar, strlen(sidecar), e);
+            ok = atomicfile_write(side, sidecar, strlen(sidecar), err);
         else if (ok && which[i] == REPORT_CSV)
             remove(side);   /* an unsigned CSV must not keep an older signature */
         free(sidecar);
         if (!ok)
-            return err_prefix(e, "cannot write %s", path);
+            return err_prefix(err, "cannot write %s", path);
     }
     return true;
 }

@@ -89,36 +89,37 @@ static void put_leaderboard(cJSON *o, const grade_report *r)
     }
 }
 
-cJSON *report_gradescope(const grade_report *r)
+cJSON *report_gradescope(const grade_report *report)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     char text[2048];
-    if (r->error[0])
+    if (report->error[0])
         snprintf(text, sizeof text, "cudalab %s could not grade this submission of %s: %s",
-                 r->version, r->learner, r->error);
+                 report->version, report->learner, report->error);
     else
         snprintf(text, sizeof text,
                  "cudalab %s graded %s on %s (seed %llu): %g of %g points. Every milestone "
                  "was measured again from the submitted source.",
-                 r->version, r->learner, r->dev.name[0] ? r->dev.name : "no device",
-                 (unsigned long long)r->seed, r->score, r->max_score);
-    jsonf_put_double(o, "score", r->error[0] ? 0.0 : r->score);
-    jsonf_put_int(o, "execution_time", ceil(r->seconds));
+                 report->version, report->learner,
+                 report->dev.name[0] ? report->dev.name : "no device",
+                 (unsigned long long)report->seed, report->score, report->max_score);
+    jsonf_put_double(o, "score", report->error[0] ? 0.0 : report->score);
+    jsonf_put_int(o, "execution_time", ceil(report->seconds));
     jsonf_put_str(o, "output", text);
     jsonf_put_str(o, "output_format", GS_TEXT);
     jsonf_put_str(o, "test_output_format", GS_TEXT);
     jsonf_put_str(o, "test_name_format", GS_TEXT);
     jsonf_put_str(o, "visibility", "visible");
     cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-    for (size_t i = 0; tests && i < r->nlabs; i++)
-        for (size_t k = 0; k < r->labs[i].nms; k++)
-            cJSON_AddItemToArray(tests, gs_test(&r->labs[i], &r->labs[i].ms[k]));
-    put_leaderboard(o, r);
+    for (size_t i = 0; tests && i < report->nlabs; i++)
+        for (size_t k = 0; k < report->labs[i].nms; k++)
+            cJSON_AddItemToArray(tests, gs_test(&report->labs[i], &report->labs[i].ms[k]));
+    put_leaderboard(o, report);
     cJSON *extra = cJSON_AddObjectToObject(o, "extra_data");
     if (extra)
-        put_binding(extra, r);
+        put_binding(extra, report);
     /* Plain text for a browser: valid UTF-8, no control character but tabs
      * and line feeds. */
     if (!jsondoc_clean_strings(o, ESCAPE_WS_LINES)) {

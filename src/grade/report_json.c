@@ -96,33 +96,33 @@ static cJSON *lab_json(const grade_lab *gl)
     return o;
 }
 
-cJSON *report_json(const grade_report *r)
+cJSON *report_json(const grade_report *report)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     jsonf_put_str(o, "format", REPORT_FORMAT);
     jsonf_put_int(o, "format_version", REPORT_FORMAT_VERSION);
-    jsonf_put_str(o, "cudalab", r->version);
-    jsonf_put_str(o, "learner", r->learner);
-    jsonf_put_str(o, "assignment", r->assignment);
-    jsonf_put_str(o, "hostname", r->hostname);
-    jsonf_put_str(o, "workspace", r->workspace);
-    jsonf_put_str(o, "created", r->created);
-    if (r->error[0])
-        jsonf_put_str(o, "error", r->error);
+    jsonf_put_str(o, "cudalab", report->version);
+    jsonf_put_str(o, "learner", report->learner);
+    jsonf_put_str(o, "assignment", report->assignment);
+    jsonf_put_str(o, "hostname", report->hostname);
+    jsonf_put_str(o, "workspace", report->workspace);
+    jsonf_put_str(o, "created", report->created);
+    if (report->error[0])
+        jsonf_put_str(o, "error", report->error);
     else
         cJSON_AddNullToObject(o, "error");
-    jsonf_put_u64(o, "seed", r->seed);
-    jsonf_put_double(o, "seconds", r->seconds);
-    jsonf_put_double(o, "score", r->score);
-    jsonf_put_double(o, "max_score", r->max_score);
+    jsonf_put_u64(o, "seed", report->seed);
+    jsonf_put_double(o, "seconds", report->seconds);
+    jsonf_put_double(o, "score", report->score);
+    jsonf_put_double(o, "max_score", report->max_score);
     cJSON *d = cJSON_AddObjectToObject(o, "device");
     if (d)
-        record_put_device(d, &r->dev);
+        record_put_device(d, &report->dev);
     cJSON *labs = cJSON_AddArrayToObject(o, "labs");
-    for (size_t i = 0; labs && i < r->nlabs; i++)
-        cJSON_AddItemToArray(labs, lab_json(&r->labs[i]));
+    for (size_t i = 0; labs && i < report->nlabs; i++)
+        cJSON_AddItemToArray(labs, lab_json(&report->labs[i]));
     /* Every string valid UTF-8, no control character but tab and line
      * breaks (which JSON escapes): the learner's text included. */
     if (!jsondoc_clean_strings(o, ESCAPE_WS_KEEP)) {
@@ -208,59 +208,59 @@ static bool read_lab(const cJSON *o, grade_lab *gl, cl_err *e)
     return true;
 }
 
-bool report_read_json(const cJSON *o, grade_report *r, cl_err *e)
+bool report_read_json(const cJSON *doc, grade_report *report, cl_err *err)
 {
     char format[64] = "";
     int version = 0;
     bool ok = true;
-    memset(r, 0, sizeof *r);
-    if (!cJSON_IsObject(o))
-        return err_set(e, "not a JSON object");
-    if (!jsonf_get_str(o, "format", format, sizeof format, e) ||
+    memset(report, 0, sizeof *report);
+    if (!cJSON_IsObject(doc))
+        return err_set(err, "not a JSON object");
+    if (!jsonf_get_str(doc, "format", format, sizeof format, err) ||
         strcmp(format, REPORT_FORMAT) != 0)
-        return err_set(e, "not a cudalab grade report (no \"format\": \"%s\")", REPORT_FORMAT);
-    if (!jsonf_get_int(o, "format_version", &version, e))
+        return err_set(err, "not a cudalab grade report (no \"format\": \"%s\")", REPORT_FORMAT);
+    if (!jsonf_get_int(doc, "format_version", &version, err))
         return false;
     if (version > REPORT_FORMAT_VERSION)
-        return err_set(e, "a grade report of a newer format (%d; this cudalab reads up to %d)",
+        return err_set(err, "a grade report of a newer format (%d; this cudalab reads up to %d)",
                        version, REPORT_FORMAT_VERSION);
     if (version < REPORT_FORMAT_VERSION)
-        return err_set(e, "a grade report of an older format (%d), bound to no assignment: "
+        return err_set(err, "a grade report of an older format (%d), bound to no assignment: "
                           "grade again with this cudalab",
                        version);
-    if (!(jsonf_get_str(o, "cudalab", r->version, sizeof r->version, e) &&
-          jsonf_get_str(o, "learner", r->learner, sizeof r->learner, e) &&
-          jsonf_get_str(o, "assignment", r->assignment, sizeof r->assignment, e) &&
-          jsonf_get_str(o, "hostname", r->hostname, sizeof r->hostname, e) &&
-          jsonf_get_str(o, "error", r->error, sizeof r->error, e) &&
-          jsonf_get_str(o, "workspace", r->workspace, sizeof r->workspace, e) &&
-          jsonf_get_str(o, "created", r->created, sizeof r->created, e) &&
-          jsonf_get_u64(o, "seed", &r->seed, e) &&
-          jsonf_get_double(o, "seconds", &r->seconds, 0, e) &&
-          jsonf_get_double(o, "score", &r->score, 0, e) &&
-          jsonf_get_double(o, "max_score", &r->max_score, 0, e)))
+    if (!(jsonf_get_str(doc, "cudalab", report->version, sizeof report->version, err) &&
+          jsonf_get_str(doc, "learner", report->learner, sizeof report->learner, err) &&
+          jsonf_get_str(doc, "assignment", report->assignment, sizeof report->assignment, err) &&
+          jsonf_get_str(doc, "hostname", report->hostname, sizeof report->hostname, err) &&
+          jsonf_get_str(doc, "error", report->error, sizeof report->error, err) &&
+          jsonf_get_str(doc, "workspace", report->workspace, sizeof report->workspace, err) &&
+          jsonf_get_str(doc, "created", report->created, sizeof report->created, err) &&
+          jsonf_get_u64(doc, "seed", &report->seed, err) &&
+          jsonf_get_double(doc, "seconds", &report->seconds, 0, err) &&
+          jsonf_get_double(doc, "score", &report->score, 0, err) &&
+          jsonf_get_double(doc, "max_score", &report->max_score, 0, err)))
         return false;
     cl_err ae = {{0}};
-    const char *as = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "assignment"));
+    const char *as = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "assignment"));
     if (as && as[0] && !grade_assignment_check(as, &ae))
-        return err_set(e, "field 'assignment': %s", ae.msg);
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "device");
-    if (d && !record_get_device(d, &r->dev, e))
+        return err_set(err, "field 'assignment': %s", ae.msg);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(doc, "device");
+    if (d && !record_get_device(d, &report->dev, err))
         return false;
-    const cJSON *labs = jsonf_get_array(o, "labs", 256, e, &ok);
+    const cJSON *labs = jsonf_get_array(doc, "labs", 256, err, &ok);
     if (!ok)
         return false;
     int n = cJSON_GetArraySize(labs);
-    r->labs = calloc(n > 0 ? (size_t)n : 1, sizeof *r->labs);
-    if (!r->labs)
-        return err_set(e, "out of memory");
+    report->labs = calloc(n > 0 ? (size_t)n : 1, sizeof *report->labs);
+    if (!report->labs)
+        return err_set(err, "out of memory");
     const cJSON *l;
     cJSON_ArrayForEach(l, labs) {
-        if (!read_lab(l, &r->labs[r->nlabs], e)) {
-            r->nlabs++;
+        if (!read_lab(l, &report->labs[report->nlabs], err)) {
+            report->nlabs++;
             return false;
         }
-        r->nlabs++;
+        report->nlabs++;
     }
     return true;
 }

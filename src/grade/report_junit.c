@@ -113,26 +113,26 @@ static void not_graded_suite(strbuf *f, const grade_report *r)
     strbuf_str(f, "</error>\n    </testcase>\n  </testsuite>\n");
 }
 
-char *report_junit(const grade_report *r)
+char *report_junit(const grade_report *report)
 {
     strbuf sb;
     strbuf_init(&sb, 0);
     strbuf *f = &sb;
-    size_t tests = 0, fails = 0, errors = r->error[0] ? 1 : 0;
-    for (size_t i = 0; i < r->nlabs; i++) {
-        tests += r->labs[i].nms;
-        fails += failures_of(&r->labs[i]);
+    size_t tests = 0, fails = 0, errors = report->error[0] ? 1 : 0;
+    for (size_t i = 0; i < report->nlabs; i++) {
+        tests += report->labs[i].nms;
+        fails += failures_of(&report->labs[i]);
     }
-    char name[sizeof r->learner + 32];
-    snprintf(name, sizeof name, "cudalab grade: %s", r->learner);
+    char name[sizeof report->learner + 32];
+    snprintf(name, sizeof name, "cudalab grade: %s", report->learner);
     strbuf_str(f, REPORT_XML_DECLARATION "<testsuites");
     attr(f, "name", name);
     strbuf_printf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
-                  tests + errors, fails, errors, r->seconds);
-    if (r->error[0])
-        not_graded_suite(f, r);
-    for (size_t i = 0; i < r->nlabs && !r->error[0]; i++)
-        suite(f, r, &r->labs[i]);
+                  tests + errors, fails, errors, report->seconds);
+    if (report->error[0])
+        not_graded_suite(f, report);
+    for (size_t i = 0; i < report->nlabs && !report->error[0]; i++)
+        suite(f, report, &report->labs[i]);
     strbuf_str(f, "</testsuites>\n");
     if (sb.failed) {
         strbuf_free(&sb);

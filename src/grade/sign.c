@@ -10,20 +10,20 @@
 #include "core/digest.h"
 #include "core/jsondoc.h"
 
-bool sign_key_load(const char *file, char **key, size_t *len, cl_err *e)
+bool sign_key_load(const char *file, char **key, size_t *len, cl_err *err)
 {
     *key = NULL;
     *len = 0;
     if (file) {
         size_t n = 0;
-        char *k = file_read_all(file, 1 << 16, &n, e);
+        char *k = file_read_all(file, 1 << 16, &n, err);
         if (!k)
-            return err_prefix(e, "cannot read the key file");
+            return err_prefix(err, "cannot read the key file");
         while (n > 0 && (k[n - 1] == '\n' || k[n - 1] == '\r'))
             k[--n] = '\0';
         if (n == 0) {
             free(k);
-            return err_set(e, "the key file %s is empty", file);
+            return err_set(err, "the key file %s is empty", file);
         }
         *key = k;
         *len = n;
@@ -33,10 +33,10 @@ bool sign_key_load(const char *file, char **key, size_t *len, cl_err *e)
     if (!env)
         return true;
     if (!env[0])
-        return err_set(e, "%s is set but empty", SIGN_KEY_ENV);
+        return err_set(err, "%s is set but empty", SIGN_KEY_ENV);
     *key = strdup(env);
     if (!*key)
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
     *len = strlen(env);
     return true;
 }
@@ -60,14 +60,14 @@ static cJSON *signature_object(const char *hex)
     return s;
 }
 
-bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_err *e)
+bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_err *err)
 {
     char hex[SIGN_HEX_LEN + 1];
     if (!sign_json_mac(doc, key, keylen, hex))
-        return err_set(e, "cannot sign the report (out of memory or libcrypto failed)");
+        return err_set(err, "cannot sign the report (out of memory or libcrypto failed)");
     cJSON *sig = signature_object(hex);
     if (!sig)
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
     cJSON *where = doc;
     if (gradescope) {
         where = cJSON_GetObjectItemCaseSensitive(doc, SIGN_GS_EXTRA);
@@ -76,34 +76,34 @@ bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_e
     }
     if (!where || !cJSON_AddItemToObject(where, gradescope ? SIGN_GS_KEY : SIGN_JSON_KEY, sig)) {
         cJSON_Delete(sig);
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
     }
     return true;
 }
 
-char *sign_xml(const char *text, const void *key, size_t keylen, cl_err *e)
+char *sign_xml(const char *text, const void *key, size_t keylen, cl_err *err)
 {
     char hex[SIGN_HEX_LEN + 1];
     size_t n = strlen(text);
     if (!digest_hmac_sha256_hex(key, keylen, text, n, hex)) {
-        err_set(e, "cannot sign the report (libcrypto failed)");
+        err_set(err, "cannot sign the report (libcrypto failed)");
         return NULL;
     }
     size_t total = n + strlen(SIGN_XML_MARK) + SIGN_HEX_LEN + strlen(SIGN_XML_END) + 1;
     char *out = malloc(total);
     if (!out) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         return NULL;
     }
     snprintf(out, total, "%s" SIGN_XML_MARK "%s" SIGN_XML_END, text, hex);
     return out;
 }
 
-char *sign_sidecar(const char *data, size_t n, const void *key, size_t keylen, cl_err *e)
+char *sign_sidecar(const char *data, size_t data_len, const void *key, size_t keylen, cl_err *err)
 {
     char hex[SIGN_HEX_LEN + 1];
-    if (!digest_hmac_sha256_hex(key, keylen, data, n, hex)) {
-        err_set(e, "cannot sign the report (libcrypto failed)");
+    if (!digest_hmac_sha256_hex(key, keylen, data, data_len, hex)) {
+        err_set(err, "cannot sign the report (libcrypto failed)");
         return NULL;
     }
     size_t total = strlen(SIGN_ALG) + SIGN_HEX_LEN + 3;
@@ -111,6 +111,6 @@ char *sign_sidecar(const char *data, size_t n, const void *key, size_t keylen, c
     if (out)
         snprintf(out, total, "%s %s\n", SIGN_ALG, hex);
     else
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
     return out;
 }

@@ -41,27 +41,27 @@ typedef enum sign_verdict {
 } sign_verdict;
 
 /* "valid", "tampered", "unsigned", "unreadable". */
-const char *sign_verdict_name(sign_verdict v);
+const char *sign_verdict_name(sign_verdict verdict);
 
 /* The key: the bytes of file (a trailing newline dropped) when file is not
  * NULL, else $CUDALAB_GRADE_KEY's text; *key NULL and *len 0 when neither
- * is given.  false + e when the file cannot be read or the key is empty. */
-bool sign_key_load(const char *file, char **key, size_t *len, cl_err *e);
+ * is given.  false + err when the file cannot be read or the key is empty. */
+bool sign_key_load(const char *file, char **key, size_t *len, cl_err *err);
 
 /* Adds the signature to a JSON report (gradescope: in extra_data). */
-bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_err *e);
+bool sign_json(cJSON *doc, bool gradescope, const void *key, size_t keylen, cl_err *err);
 /* text with the signature line appended (malloc'd). */
-char *sign_xml(const char *text, const void *key, size_t keylen, cl_err *e);
+char *sign_xml(const char *text, const void *key, size_t keylen, cl_err *err);
 /* The sidecar's content for data (malloc'd). */
-char *sign_sidecar(const char *data, size_t n, const void *key, size_t keylen, cl_err *e);
+char *sign_sidecar(const char *data, size_t data_len, const void *key, size_t keylen, cl_err *err);
 
 /* Checks the report at path (JSON, XML, or CSV with its sidecar) under the
  * key; why receives a line saying what was found. */
 sign_verdict sign_verify_file(const char *path, const void *key, size_t keylen, char *why,
-                              size_t n);
+                              size_t why_size);
 /* The same for the report's text (len bytes) already read from path (which
  * names the sidecar and, when the text does not say, the format). */
 sign_verdict sign_verify_text(const char *path, const char *text, size_t len, const void *key,
-                              size_t keylen, char *why, size_t n);
+                              size_t keylen, char *why, size_t why_size);
 
 #endif

@@ -22,10 +22,10 @@
     "the content does not match its signature (changed after signing, or signed with "       \
     "another key)"
 
-const char *sign_verdict_name(sign_verdict v)
+const char *sign_verdict_name(sign_verdict verdict)
 {
     static const char *const names[] = {"valid", "tampered", "unsigned", "unreadable"};
-    return (unsigned)v < 4 ? names[v] : "unknown";
+    return (unsigned)verdict < 4 ? names[verdict] : "unknown";
 }
 
 static sign_verdict say(sign_verdict v, char *why, size_t n, const char *fmt, ...)
@@ -191,27 +191,27 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 sign_verdict sign_verify_text(const char *path, const char *text, size_t len, const void *key,
-                              size_t keylen, char *why, size_t n)
+                              size_t keylen, char *why, size_t why_size)
 {
     if (strlen(text) != len)
-        return say(SIGN_UNREADABLE, why, n, "%s", "a binary file, not a report");
+        return say(SIGN_UNREADABLE, why, why_size, "%s", "a binary file, not a report");
     const char *p = text + strspn(text, " \t\r\n");
     if (*p == '{' || (*p != '<' && ends_with(path, ".json")))
-        return verify_json(text, len, key, keylen, why, n);
+        return verify_json(text, len, key, keylen, why, why_size);
     if (*p == '<' || ends_with(path, ".xml"))
-        return verify_xml(text, len, key, keylen, why, n);
-    return verify_sidecar(path, text, len, key, keylen, why, n);
+        return verify_xml(text, len, key, keylen, why, why_size);
+    return verify_sidecar(path, text, len, key, keylen, why, why_size);
 }
 
 sign_verdict sign_verify_file(const char *path, const void *key, size_t keylen, char *why,
-                              size_t n)
+                              size_t why_size)
 {
     size_t len = 0;
     cl_err e = {{0}};
     char *text = file_read_all(path, REPORT_MAX, &len, &e);
     if (!text)
-        return say(SIGN_UNREADABLE, why, n, "%s", e.msg);
-    sign_verdict v = sign_verify_text(path, text, len, key, keylen, why, n);
+        return say(SIGN_UNREADABLE, why, why_size, "%s", e.msg);
+    sign_verdict v = sign_verify_text(path, text, len, key, keylen, why, why_size);
     free(text);
     return v;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/grow.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/strfmt.h"
@@ -39,14 +40,8 @@ static void row_free(csv_row *r)
 
 static bool row_push(csv_row *r, const char *s, size_t len)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 32;
-        char **nf = realloc(r->f, cap * sizeof *nf);
-        if (!nf)
-            return false;
-        r->f = nf;
-        r->cap = cap;
-    }
+    if (!grow_one((void **)&r->f, &r->cap, r->n, sizeof *r->f, 32))
+        return false;
     char *c = malloc(len + 1);
     if (!c)
         return false;
@@ -168,32 +163,76 @@ static const char *find_header(const char *text)
     return NULL;
 }
 
-void ncu_report_free(ncu_report *r)
+void ncu_report_free(ncu_report *report)
 {
-    for (size_t i = 0; i < r->nkernels; i++)
-        free(r->kernels[i].metrics);
-    free(r->kernels);
-    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < report->nkernels; i++)
+        free(report->kernels[i].metrics);
+    free(report->kernels);
+    memset(report, 0, sizeof *report);
 }
 
-bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
+/* Where the fixed columns are in the header; -1 when absent. */
+typedef struct ncu_columns {
+    int id, name, block, grid, device, cc;
+} ncu_columns;
+
+/* Appends the kernel of one row of the table to out: its fixed columns,
+ * then each metric with its unit (from the units row, NULL when the table
+ * has none). */
+static bool add_kernel(ncu_report *out, const csv_row *head, const csv_row *units,
+                       const csv_row *row, const ncu_columns *c, size_t nmetric, cl_err *e)
+{
+    ncu_kernel *nk = realloc(out->kernels, (out->nkernels + 1) * sizeof *nk);
+    if (!nk)
+        return err_set(e, "out of memory reading the Nsight Compute table");
+    out->kernels = nk;
+    ncu_kernel *k = &out->kernels[out->nkernels++];
+    memset(k, 0, sizeof *k);
+    double id = -1;
+    k->id = c->id >= 0 && parse_number(row->f[c->id], &id) ? (int)id : (int)out->nkernels - 1;
+    copy_field(k->name, sizeof k->name, row, c->name);
+    copy_field(k->block, sizeof k->block, row, c->block);
+    copy_field(k->grid, sizeof k->grid, row, c->grid);
+    copy_field(k->device, sizeof k->device, row, c->device);
+    copy_field(k->cc, sizeof k->cc, row, c->cc);
+    if (nmetric) {
+        k->metrics = calloc(nmetric, sizeof *k->metrics);
+        if (!k->metrics)
+            return err_set(e, "out of memory reading the Nsight Compute table");
+    }
+    for (size_t i = 0; i < head->n; i++) {
+        if (is_fixed(head->f[i]))
+            continue;
+        ncu_metric *m = &k->metrics[k->nmetrics++];
+        snprintf(m->name, sizeof m->name, "%s", head->f[i]);
+        if (units && i < units->n)
+            snprintf(m->unit, sizeof m->unit, "%s", units->f[i]);
+        snprintf(m->text, sizeof m->text, "%s", row->f[i]);
+        m->has_value = parse_number(row->f[i], &m->value);
+    }
+    return true;
+}
+
+bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     const char *p = text ? find_header(text) : NULL;
     if (!p)
-        return err_set(e, "no Nsight Compute table in the output (no header row starting "
+        return err_set(err, "no Nsight Compute table in the output (no header row starting "
                           "with \"ID\",\"Process ID\")");
     csv_row head = {0}, units = {0}, row = {0};
     bool ok = false, have_units = false;
     if (!csv_read(&p, &head)) {
-        err_set(e, "out of memory reading the Nsight Compute table");
+        err_set(err, "out of memory reading the Nsight Compute table");
         goto cleanup;
     }
-    int c_id = column(&head, "ID"), c_name = column(&head, "Kernel Name");
-    int c_block = column(&head, "Block Size"), c_grid = column(&head, "Grid Size");
-    int c_dev = column(&head, "Device"), c_cc = column(&head, "CC");
-    if (c_name < 0) {
-        err_set(e, "the Nsight Compute table has no \"Kernel Name\" column");
+    ncu_columns c = {
+        .id = column(&head, "ID"), .name = column(&head, "Kernel Name"),
+        .block = column(&head, "Block Size"), .grid = column(&head, "Grid Size"),
+        .device = column(&head, "Device"), .cc = column(&head, "CC"),
+    };
+    if (c.name < 0) {
+        err_set(err, "the Nsight Compute table has no \"Kernel Name\" column");
         goto cleanup;
     }
     size_t nmetric = 0;
@@ -210,15 +249,15 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
         if (*p == '=')
             break;
         if (!csv_read(&p, &row)) {
-            err_set(e, "out of memory reading the Nsight Compute table");
+            err_set(err, "out of memory reading the Nsight Compute table");
             goto cleanup;
         }
         if (row.n != head.n) {
-            err_set(e, "row %d of the Nsight Compute table has %zu fields, the header %zu", line,
+            err_set(err, "row %d of the Nsight Compute table has %zu fields, the header %zu", line,
                     row.n, head.n);
             goto cleanup;
         }
-        if (!have_units && out->nkernels == 0 && c_id >= 0 && row.f[c_id][0] == '\0') {
+        if (!have_units && out->nkernels == 0 && c.id >= 0 && row.f[c.id][0] == '\0') {
             csv_row t = units;
             units = row;
             row = t;
@@ -226,42 +265,12 @@ bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e)
             line++;
             continue;
         }
-        ncu_kernel *nk = realloc(out->kernels, (out->nkernels + 1) * sizeof *nk);
-        if (!nk) {
-            err_set(e, "out of memory reading the Nsight Compute table");
+        if (!add_kernel(out, &head, have_units ? &units : NULL, &row, &c, nmetric, err))
             goto cleanup;
-        }
-        out->kernels = nk;
-        ncu_kernel *k = &out->kernels[out->nkernels++];
-        memset(k, 0, sizeof *k);
-        double id = -1;
-        k->id = c_id >= 0 && parse_number(row.f[c_id], &id) ? (int)id : (int)out->nkernels - 1;
-        copy_field(k->name, sizeof k->name, &row, c_name);
-        copy_field(k->block, sizeof k->block, &row, c_block);
-        copy_field(k->grid, sizeof k->grid, &row, c_grid);
-        copy_field(k->device, sizeof k->device, &row, c_dev);
-        copy_field(k->cc, sizeof k->cc, &row, c_cc);
-        if (nmetric) {
-            k->metrics = calloc(nmetric, sizeof *k->metrics);
-            if (!k->metrics) {
-                err_set(e, "out of memory reading the Nsight Compute table");
-                goto cleanup;
-            }
-        }
-        for (size_t i = 0; i < head.n; i++) {
-            if (is_fixed(head.f[i]))
-                continue;
-            ncu_metric *m = &k->metrics[k->nmetrics++];
-            snprintf(m->name, sizeof m->name, "%s", head.f[i]);
-            if (have_units && i < units.n)
-                snprintf(m->unit, sizeof m->unit, "%s", units.f[i]);
-            snprintf(m->text, sizeof m->text, "%s", row.f[i]);
-            m->has_value = parse_number(row.f[i], &m->value);
-        }
         line++;
     }
     if (out->nkernels == 0) {
-        err_set(e, "the Nsight Compute table lists no kernel");
+        err_set(err, "the Nsight Compute table lists no kernel");
         goto cleanup;
     }
     ok = true;
@@ -274,11 +283,11 @@ cleanup:
     return ok;
 }
 
-const ncu_metric *ncu_metric_find(const ncu_kernel *k, const char *name)
+const ncu_metric *ncu_metric_find(const ncu_kernel *kernel, const char *name)
 {
-    for (size_t i = 0; i < k->nmetrics; i++)
-        if (strcmp(k->metrics[i].name, name) == 0)
-            return &k->metrics[i];
+    for (size_t i = 0; i < kernel->nmetrics; i++)
+        if (strcmp(kernel->metrics[i].name, name) == 0)
+            return &kernel->metrics[i];
     return NULL;
 }
 
@@ -332,9 +341,9 @@ const char *ncu_metric_label(const char *name)
     return name;
 }
 
-bool ncu_find(char *path, size_t n)
+bool ncu_find(char *path, size_t path_size)
 {
-    return which_tool("ncu", path, n);
+    return which_tool("ncu", path, path_size);
 }
 
 const char *ncu_install_hint(void)
@@ -348,10 +357,10 @@ const char *ncu_install_hint(void)
 /* ---- running ---------------------------------------------------------------- */
 
 char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_list,
-                const char *const *cmd, cl_err *e)
+                const char *const *cmd, cl_err *err)
 {
     if (!cmd || !cmd[0] || !cmd[0][0]) {
-        err_set(e, "ncu needs a command to profile");
+        err_set(err, "ncu needs a command to profile");
         return NULL;
     }
     if (!metrics_list || !metrics_list[0])
@@ -372,7 +381,7 @@ char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_l
     size_t nptr = nfixed + ncmd + 1;
     char **argv = malloc(nptr * sizeof *argv + bytes);
     if (!argv) {
-        err_set(e, "out of memory building the ncu command");
+        err_set(err, "out of memory building the ncu command");
         return NULL;
     }
     char *s = (char *)(argv + nptr);
@@ -388,25 +397,25 @@ char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics_l
     return argv;
 }
 
-void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
+void ncu_explain(const char *output, const char *kernel_regex, cl_err *err)
 {
     if (!output)
         output = "";
     if (strstr(output, "ERR_NVGPUCTRPERM")) {
-        err_set(e, "ncu may not read this GPU's performance counters: run it as root, or let "
+        err_set(err, "ncu may not read this GPU's performance counters: run it as root, or let "
                    "every user profile (NVIDIA driver option NVreg_RestrictProfilingToAdminUsers=0; "
                    "see https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
         return;
     }
     if (strstr(output, "No kernels were profiled")) {
-        err_set(e, "ncu profiled no kernel: none matched the name '%s'",
+        err_set(err, "ncu profiled no kernel: none matched the name '%s'",
                 kernel_regex && kernel_regex[0] ? kernel_regex : ".");
         return;
     }
     const char *bad = strstr(output, "Failed to find metric");
     if (bad) {
         const char *end = strchr(bad, '\n');
-        err_set(e, "this ncu does not know a requested metric: %.*s",
+        err_set(err, "this ncu does not know a requested metric: %.*s",
                 (int)(end ? (size_t)(end - bad) : strlen(bad)), bad);
         return;
     }
@@ -417,10 +426,10 @@ void ncu_explain(const char *output, const char *kernel_regex, cl_err *e)
     }
     if (last) {
         const char *end = strchr(last, '\n');
-        err_set(e, "ncu: %.*s", (int)(end ? (size_t)(end - last) : strlen(last)), last);
+        err_set(err, "ncu: %.*s", (int)(end ? (size_t)(end - last) : strlen(last)), last);
         return;
     }
-    err_set(e, "ncu printed no table of results");
+    err_set(err, "ncu printed no table of results");
 }
 
 /* Runs argv with stdout and stderr into one buffer (malloc'd, NUL-terminated);
@@ -467,28 +476,28 @@ static char *run_capture(char *const *argv, double timeout_s, bool *timed_out, c
 }
 
 bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics_list,
-             const char *const *cmd, double timeout_s, ncu_report *out, char **output, cl_err *e)
+             const char *const *cmd, double timeout_s, ncu_report *out, char **output, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (output)
         *output = NULL;
-    char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, e);
+    char **argv = ncu_argv(ncu, kernel_regex, metrics_list, cmd, err);
     if (!argv)
         return false;
     bool timed_out = false;
-    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, e);
+    char *text = run_capture(argv, timeout_s > 0 ? timeout_s : 600.0, &timed_out, err);
     free(argv);
     if (!text)
         return false;
     bool ok = false;
     if (timed_out) {
-        err_set(e, "ncu did not finish within %.0f s and was stopped",
+        err_set(err, "ncu did not finish within %.0f s and was stopped",
                 timeout_s > 0 ? timeout_s : 600.0);
     } else {
         cl_err pe;
         ok = ncu_parse_csv(text, out, &pe);
         if (!ok)
-            ncu_explain(text, kernel_regex, e);
+            ncu_explain(text, kernel_regex, err);
     }
     if (output)
         *output = text;

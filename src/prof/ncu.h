@@ -37,10 +37,10 @@ typedef struct ncu_report {
 } ncu_report;
 
 /* Parses ncu's raw-page CSV out of text (lines before the header are
- * skipped).  false + e when no header is found or a row is malformed. */
-bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *e);
-void ncu_report_free(ncu_report *r);
-const ncu_metric *ncu_metric_find(const ncu_kernel *k, const char *name);
+ * skipped).  false + err when no header is found or a row is malformed. */
+bool ncu_parse_csv(const char *text, ncu_report *out, cl_err *err);
+void ncu_report_free(ncu_report *report);
+const ncu_metric *ncu_metric_find(const ncu_kernel *kernel, const char *name);
 
 /* The metrics cudalab asks for, comma-separated: DRAM and SM throughput,
  * achieved occupancy, L1 and L2 hit rates, duration, and the main warp
@@ -51,7 +51,7 @@ const char *ncu_default_metrics(void);
 const char *ncu_metric_label(const char *name);
 
 /* Finds ncu (core/which.h); path receives its location. */
-bool ncu_find(char *path, size_t n);
+bool ncu_find(char *path, size_t path_size);
 /* How to get Nsight Compute, in one paragraph. */
 const char *ncu_install_hint(void);
 
@@ -60,20 +60,20 @@ const char *ncu_install_hint(void);
  *   ncu --csv --page raw --target-processes all --clock-control none
  *       --kernel-name regex:<kernel_regex> --launch-count 1
  *       --metrics <metrics> <cmd...>
- * metrics NULL means ncu_default_metrics().  NULL + e for an empty command. */
+ * metrics NULL means ncu_default_metrics().  NULL + err for an empty command. */
 char **ncu_argv(const char *ncu, const char *kernel_regex, const char *metrics,
-                const char *const *cmd, cl_err *e);
+                const char *const *cmd, cl_err *err);
 
 /* Runs ncu on cmd (argv of the program to profile), waits at most
  * timeout_s seconds (0: 600), parses the table into out.  *output (may be
  * NULL) receives everything ncu and the program printed (malloc'd).  On a
- * failure e says why in plain words (see ncu_explain). */
+ * failure err says why in plain words (see ncu_explain). */
 bool ncu_run(const char *ncu, const char *kernel_regex, const char *metrics,
              const char *const *cmd, double timeout_s, ncu_report *out, char **output,
-             cl_err *e);
-/* Turns ncu's complaints in output into one sentence in e: missing
+             cl_err *err);
+/* Turns ncu's complaints in output into one sentence in err: missing
  * permission to read the performance counters, no kernel matching the
  * name, an unknown metric, or the last ==ERROR== line. */
-void ncu_explain(const char *output, const char *kernel_regex, cl_err *e);
+void ncu_explain(const char *output, const char *kernel_regex, cl_err *err);
 
 #endif

@@ -4,63 +4,63 @@
 
 #define ROOFLINE_MARGIN 16.0
 
-bool roofline_valid(const roofline *r)
+bool roofline_valid(const roofline *roof)
 {
-    return r && isfinite(r->peak_gflops) && isfinite(r->peak_gbs) && r->peak_gflops > 0.0 &&
-           r->peak_gbs > 0.0;
+    return roof && isfinite(roof->peak_gflops) && isfinite(roof->peak_gbs) &&
+           roof->peak_gflops > 0.0 && roof->peak_gbs > 0.0;
 }
 
-double roofline_ridge(const roofline *r)
+double roofline_ridge(const roofline *roof)
 {
-    return roofline_valid(r) ? r->peak_gflops / r->peak_gbs : 0.0;
+    return roofline_valid(roof) ? roof->peak_gflops / roof->peak_gbs : 0.0;
 }
 
-double roofline_attainable(const roofline *r, double ai)
+double roofline_attainable(const roofline *roof, double ai)
 {
-    if (!roofline_valid(r) || !(ai > 0.0))
+    if (!roofline_valid(roof) || !(ai > 0.0))
         return 0.0;
-    double mem = ai * r->peak_gbs;
-    return mem < r->peak_gflops ? mem : r->peak_gflops;
+    double mem = ai * roof->peak_gbs;
+    return mem < roof->peak_gflops ? mem : roof->peak_gflops;
 }
 
-roofline_side roofline_side_of(const roofline *r, double ai)
+roofline_side roofline_side_of(const roofline *roof, double ai)
 {
-    return ai < roofline_ridge(r) ? ROOFLINE_MEMORY_BOUND : ROOFLINE_COMPUTE_BOUND;
+    return ai < roofline_ridge(roof) ? ROOFLINE_MEMORY_BOUND : ROOFLINE_COMPUTE_BOUND;
 }
 
-const char *roofline_side_name(roofline_side s)
+const char *roofline_side_name(roofline_side side)
 {
-    return s == ROOFLINE_MEMORY_BOUND ? "memory-bound" : "compute-bound";
+    return side == ROOFLINE_MEMORY_BOUND ? "memory-bound" : "compute-bound";
 }
 
-double roofline_pct_of_roof(const roofline *r, const roofline_point *p)
+double roofline_pct_of_roof(const roofline *roof, const roofline_point *point)
 {
-    double roof = roofline_attainable(r, p->ai);
-    if (roof <= 0.0 || !(p->gflops >= 0.0))
+    double attainable = roofline_attainable(roof, point->ai);
+    if (attainable <= 0.0 || !(point->gflops >= 0.0))
         return -1.0;
-    return 100.0 * p->gflops / roof;
+    return 100.0 * point->gflops / attainable;
 }
 
-bool roofline_point_from_rates(double gbps, double tflops, roofline_point *p)
+bool roofline_point_from_rates(double gbps, double tflops, roofline_point *point)
 {
     if (!(gbps > 0.0) || !(tflops > 0.0) || !isfinite(gbps) || !isfinite(tflops))
         return false;
-    p->gflops = tflops * 1e3;
-    p->ai = p->gflops / gbps;
+    point->gflops = tflops * 1e3;
+    point->ai = point->gflops / gbps;
     return true;
 }
 
-bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
-                       const roofline_point *pts, size_t n, cl_err *e)
+bool roofline_grid_fit(roofline_grid *grid, int width, int height, const roofline *roof,
+                       const roofline_point *pts, size_t npts, cl_err *err)
 {
-    if (!roofline_valid(r))
-        return err_set(e, "the roofline needs a positive FP32 peak and memory bandwidth");
-    if (w < 8 || h < 4)
-        return err_set(e, "a roofline needs at least 8 x 4 cells (got %d x %d)", w, h);
-    double ridge = roofline_ridge(r);
+    if (!roofline_valid(roof))
+        return err_set(err, "the roofline needs a positive FP32 peak and memory bandwidth");
+    if (width < 8 || height < 4)
+        return err_set(err, "a roofline needs at least 8 x 4 cells (got %d x %d)", width, height);
+    double ridge = roofline_ridge(roof);
     double ai_lo = ridge / ROOFLINE_MARGIN, ai_hi = ridge * ROOFLINE_MARGIN;
-    double gf_hi = r->peak_gflops * 1.25;
-    for (size_t i = 0; i < n; i++) {
+    double gf_hi = roof->peak_gflops * 1.25;
+    for (size_t i = 0; i < npts; i++) {
         if (!(pts[i].ai > 0.0) || !(pts[i].gflops > 0.0) || !isfinite(pts[i].ai) ||
             !isfinite(pts[i].gflops))
             continue;
@@ -71,21 +71,21 @@ bool roofline_grid_fit(roofline_grid *g, int w, int h, const roofline *r,
         if (pts[i].gflops * 1.25 > gf_hi)
             gf_hi = pts[i].gflops * 1.25;
     }
-    double gf_lo = roofline_attainable(r, ai_lo);
-    for (size_t i = 0; i < n; i++)
+    double gf_lo = roofline_attainable(roof, ai_lo);
+    for (size_t i = 0; i < npts; i++)
         if (pts[i].ai > 0.0 && pts[i].gflops > 0.0 && isfinite(pts[i].gflops) &&
             pts[i].gflops < gf_lo)
             gf_lo = pts[i].gflops;
-    g->w = w;
-    g->h = h;
-    g->x_lo = floor(log10(ai_lo));
-    g->x_hi = ceil(log10(ai_hi));
-    if (g->x_hi <= g->x_lo)
-        g->x_hi = g->x_lo + 1.0;
-    g->y_lo = floor(log10(gf_lo));
-    g->y_hi = log10(gf_hi);
-    if (g->y_hi <= g->y_lo)
-        g->y_hi = g->y_lo + 1.0;
+    grid->w = width;
+    grid->h = height;
+    grid->x_lo = floor(log10(ai_lo));
+    grid->x_hi = ceil(log10(ai_hi));
+    if (grid->x_hi <= grid->x_lo)
+        grid->x_hi = grid->x_lo + 1.0;
+    grid->y_lo = floor(log10(gf_lo));
+    grid->y_hi = log10(gf_hi);
+    if (grid->y_hi <= grid->y_lo)
+        grid->y_hi = grid->y_lo + 1.0;
     return true;
 }
 
@@ -94,48 +94,50 @@ static int cell_of(double v, double lo, double hi, int cells)
     return (int)floor((v - lo) / (hi - lo) * (double)cells);
 }
 
-bool roofline_place(const roofline_grid *g, double ai, double gflops, int *col, int *row)
+bool roofline_place(const roofline_grid *grid, double ai, double gflops, int *col, int *row)
 {
     if (!(ai > 0.0) || !(gflops > 0.0) || !isfinite(ai) || !isfinite(gflops))
         return false;
-    int c = cell_of(log10(ai), g->x_lo, g->x_hi, g->w);
-    int fromb = cell_of(log10(gflops), g->y_lo, g->y_hi, g->h);
-    if (c < 0 || c >= g->w || fromb < 0 || fromb >= g->h)
+    int c = cell_of(log10(ai), grid->x_lo, grid->x_hi, grid->w);
+    int fromb = cell_of(log10(gflops), grid->y_lo, grid->y_hi, grid->h);
+    if (c < 0 || c >= grid->w || fromb < 0 || fromb >= grid->h)
         return false;
     *col = c;
-    *row = g->h - 1 - fromb;
+    *row = grid->h - 1 - fromb;
     return true;
 }
 
-double roofline_col_ai(const roofline_grid *g, int col)
+double roofline_col_ai(const roofline_grid *grid, int col)
 {
-    return pow(10.0, g->x_lo + ((double)col + 0.5) * (g->x_hi - g->x_lo) / (double)g->w);
+    return pow(10.0,
+               grid->x_lo + ((double)col + 0.5) * (grid->x_hi - grid->x_lo) / (double)grid->w);
 }
 
-double roofline_row_gflops(const roofline_grid *g, int row)
+double roofline_row_gflops(const roofline_grid *grid, int row)
 {
-    int fromb = g->h - 1 - row;
-    return pow(10.0, g->y_lo + ((double)fromb + 0.5) * (g->y_hi - g->y_lo) / (double)g->h);
+    int fromb = grid->h - 1 - row;
+    return pow(10.0,
+               grid->y_lo + ((double)fromb + 0.5) * (grid->y_hi - grid->y_lo) / (double)grid->h);
 }
 
-int roofline_roof_row(const roofline_grid *g, const roofline *r, int col)
+int roofline_roof_row(const roofline_grid *grid, const roofline *roof, int col)
 {
-    double roof = roofline_attainable(r, roofline_col_ai(g, col));
-    if (!(roof > 0.0))
+    double attainable = roofline_attainable(roof, roofline_col_ai(grid, col));
+    if (!(attainable > 0.0))
         return -1;
-    int fromb = cell_of(log10(roof), g->y_lo, g->y_hi, g->h);
+    int fromb = cell_of(log10(attainable), grid->y_lo, grid->y_hi, grid->h);
     if (fromb < 0)
         return -1;
-    if (fromb >= g->h)
-        fromb = g->h - 1;
-    return g->h - 1 - fromb;
+    if (fromb >= grid->h)
+        fromb = grid->h - 1;
+    return grid->h - 1 - fromb;
 }
 
-int roofline_ridge_col(const roofline_grid *g, const roofline *r)
+int roofline_ridge_col(const roofline_grid *grid, const roofline *roof)
 {
-    double ridge = roofline_ridge(r);
+    double ridge = roofline_ridge(roof);
     if (!(ridge > 0.0))
         return -1;
-    int c = cell_of(log10(ridge), g->x_lo, g->x_hi, g->w);
-    return c >= 0 && c < g->w ? c : -1;
+    int c = cell_of(log10(ridge), grid->x_lo, grid->x_hi, grid->w);
+    return c >= 0 && c < grid->w ? c : -1;
 }

@@ -5,59 +5,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-void timeline_init(timeline *t)
+#include "core/grow.h"
+
+void timeline_init(timeline *tl)
 {
-    memset(t, 0, sizeof *t);
+    memset(tl, 0, sizeof *tl);
 }
 
-void timeline_free(timeline *t)
+void timeline_free(timeline *tl)
 {
-    free(t->lanes);
-    free(t->items);
-    timeline_init(t);
+    free(tl->lanes);
+    free(tl->items);
+    timeline_init(tl);
 }
 
 static const char *const lane_kind_names[] = {"stream", "h2d", "d2h", "d2d", "copy", "api", "nvtx"};
 static const char *const kind_names[] = {"kernel", "memcpy", "memset", "runtime", "nvtx"};
 
-const char *timeline_lane_kind_name(tl_lane_kind k)
+const char *timeline_lane_kind_name(tl_lane_kind kind)
 {
-    if ((unsigned)k < sizeof lane_kind_names / sizeof lane_kind_names[0])
-        return lane_kind_names[k];
+    if ((unsigned)kind < sizeof lane_kind_names / sizeof lane_kind_names[0])
+        return lane_kind_names[kind];
     return "stream";
 }
 
-bool timeline_lane_kind_parse(const char *s, tl_lane_kind *k)
+bool timeline_lane_kind_parse(const char *text, tl_lane_kind *kind)
 {
-    for (size_t i = 0; s && i < sizeof lane_kind_names / sizeof lane_kind_names[0]; i++)
-        if (strcmp(s, lane_kind_names[i]) == 0) {
-            *k = (tl_lane_kind)i;
+    for (size_t i = 0; text && i < sizeof lane_kind_names / sizeof lane_kind_names[0]; i++)
+        if (strcmp(text, lane_kind_names[i]) == 0) {
+            *kind = (tl_lane_kind)i;
             return true;
         }
     return false;
 }
 
-const char *timeline_kind_name(tl_kind k)
+const char *timeline_kind_name(tl_kind kind)
 {
-    if ((unsigned)k < sizeof kind_names / sizeof kind_names[0])
-        return kind_names[k];
+    if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0])
+        return kind_names[kind];
     return "kernel";
 }
 
-bool timeline_kind_parse(const char *s, tl_kind *k)
+bool timeline_kind_parse(const char *text, tl_kind *kind)
 {
-    for (size_t i = 0; s && i < sizeof kind_names / sizeof kind_names[0]; i++)
-        if (strcmp(s, kind_names[i]) == 0) {
-            *k = (tl_kind)i;
+    for (size_t i = 0; text && i < sizeof kind_names / sizeof kind_names[0]; i++)
+        if (strcmp(text, kind_names[i]) == 0) {
+            *kind = (tl_kind)i;
             return true;
         }
     return false;
 }
 
-bool timeline_lane_is_gpu(tl_lane_kind k)
+bool timeline_lane_is_gpu(tl_lane_kind kind)
 {
-    return k == TL_LANE_STREAM || k == TL_LANE_H2D || k == TL_LANE_D2H || k == TL_LANE_D2D ||
-           k == TL_LANE_COPY;
+    return kind == TL_LANE_STREAM || kind == TL_LANE_H2D || kind == TL_LANE_D2H ||
+           kind == TL_LANE_D2D || kind == TL_LANE_COPY;
 }
 
 static void default_lane_name(tl_lane_kind kind, uint32_t stream, char *out, size_t n)
@@ -87,20 +89,14 @@ static void default_lane_name(tl_lane_kind kind, uint32_t stream, char *out, siz
     }
 }
 
-int timeline_lane_named(timeline *t, tl_lane_kind kind, uint32_t stream, const char *name,
-                        cl_err *e)
+int timeline_lane_named(timeline *tl, tl_lane_kind kind, uint32_t stream, const char *name,
+                        cl_err *err)
 {
-    if (t->nlanes == t->lanes_cap) {
-        size_t cap = t->lanes_cap ? 2 * t->lanes_cap : 8;
-        tl_lane *nv = realloc(t->lanes, cap * sizeof *nv);
-        if (!nv) {
-            err_set(e, "out of memory adding a timeline lane");
-            return -1;
-        }
-        t->lanes = nv;
-        t->lanes_cap = cap;
+    if (!grow_one((void **)&tl->lanes, &tl->lanes_cap, tl->nlanes, sizeof *tl->lanes, 8)) {
+        err_set(err, "out of memory adding a timeline lane");
+        return -1;
     }
-    tl_lane *l = &t->lanes[t->nlanes];
+    tl_lane *l = &tl->lanes[tl->nlanes];
     memset(l, 0, sizeof *l);
     l->kind = kind;
     l->stream = kind == TL_LANE_STREAM ? stream : 0;
@@ -108,37 +104,31 @@ int timeline_lane_named(timeline *t, tl_lane_kind kind, uint32_t stream, const c
         snprintf(l->name, sizeof l->name, "%s", name);
     else
         default_lane_name(kind, l->stream, l->name, sizeof l->name);
-    return (int)t->nlanes++;
+    return (int)tl->nlanes++;
 }
 
-int timeline_lane(timeline *t, tl_lane_kind kind, uint32_t stream, cl_err *e)
+int timeline_lane(timeline *tl, tl_lane_kind kind, uint32_t stream, cl_err *err)
 {
-    for (size_t i = 0; i < t->nlanes; i++)
-        if (t->lanes[i].kind == kind && (kind != TL_LANE_STREAM || t->lanes[i].stream == stream))
+    for (size_t i = 0; i < tl->nlanes; i++)
+        if (tl->lanes[i].kind == kind && (kind != TL_LANE_STREAM || tl->lanes[i].stream == stream))
             return (int)i;
-    return timeline_lane_named(t, kind, stream, NULL, e);
+    return timeline_lane_named(tl, kind, stream, NULL, err);
 }
 
-bool timeline_add(timeline *t, const tl_item *it, cl_err *e)
+bool timeline_add(timeline *tl, const tl_item *it, cl_err *err)
 {
-    if (it->lane < 0 || (size_t)it->lane >= t->nlanes)
-        return err_set(e, "timeline item '%s' names lane %d, which does not exist", it->name,
+    if (it->lane < 0 || (size_t)it->lane >= tl->nlanes)
+        return err_set(err, "timeline item '%s' names lane %d, which does not exist", it->name,
                        it->lane);
     if (it->end_ns < it->start_ns)
-        return err_set(e, "timeline item '%s' ends before it starts", it->name);
-    if (t->nitems >= TL_MAX_ITEMS) {
-        t->dropped++;
+        return err_set(err, "timeline item '%s' ends before it starts", it->name);
+    if (tl->nitems >= TL_MAX_ITEMS) {
+        tl->dropped++;
         return true;
     }
-    if (t->nitems == t->items_cap) {
-        size_t cap = t->items_cap ? 2 * t->items_cap : 256;
-        tl_item *nv = realloc(t->items, cap * sizeof *nv);
-        if (!nv)
-            return err_set(e, "out of memory adding a timeline item");
-        t->items = nv;
-        t->items_cap = cap;
-    }
-    t->items[t->nitems++] = *it;
+    if (!grow_one((void **)&tl->items, &tl->items_cap, tl->nitems, sizeof *tl->items, 256))
+        return err_set(err, "out of memory adding a timeline item");
+    tl->items[tl->nitems++] = *it;
     return true;
 }
 
@@ -152,10 +142,10 @@ static int item_cmp(const void *pa, const void *pb)
     return (a->lane > b->lane) - (a->lane < b->lane);
 }
 
-void timeline_sort(timeline *t)
+void timeline_sort(timeline *tl)
 {
-    if (t->nitems > 1)
-        qsort(t->items, t->nitems, sizeof *t->items, item_cmp);
+    if (tl->nitems > 1)
+        qsort(tl->items, tl->nitems, sizeof *tl->items, item_cmp);
 }
 
 static int lane_rank(tl_lane_kind k)
@@ -187,11 +177,11 @@ static int lane_cmp(const tl_lane *a, const tl_lane *b)
     return (a->stream > b->stream) - (a->stream < b->stream);
 }
 
-bool timeline_order_lanes(timeline *t, cl_err *e)
+bool timeline_order_lanes(timeline *tl, cl_err *err)
 {
-    if (t->nlanes < 2)
+    if (tl->nlanes < 2)
         return true;
-    size_t n = t->nlanes;
+    size_t n = tl->nlanes;
     size_t *order = malloc(n * sizeof *order);
     int *newidx = malloc(n * sizeof *newidx);
     tl_lane *lanes = malloc(n * sizeof *lanes);
@@ -199,53 +189,53 @@ bool timeline_order_lanes(timeline *t, cl_err *e)
         free(order);
         free(newidx);
         free(lanes);
-        return err_set(e, "out of memory ordering timeline lanes");
+        return err_set(err, "out of memory ordering timeline lanes");
     }
     for (size_t i = 0; i < n; i++)
         order[i] = i;
     for (size_t i = 1; i < n; i++) {
         size_t v = order[i], j = i;
-        while (j > 0 && lane_cmp(&t->lanes[order[j - 1]], &t->lanes[v]) > 0) {
+        while (j > 0 && lane_cmp(&tl->lanes[order[j - 1]], &tl->lanes[v]) > 0) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = v;
     }
     for (size_t i = 0; i < n; i++) {
-        lanes[i] = t->lanes[order[i]];
+        lanes[i] = tl->lanes[order[i]];
         newidx[order[i]] = (int)i;
     }
-    for (size_t i = 0; i < t->nitems; i++)
-        t->items[i].lane = newidx[t->items[i].lane];
-    memcpy(t->lanes, lanes, n * sizeof *lanes);
+    for (size_t i = 0; i < tl->nitems; i++)
+        tl->items[i].lane = newidx[tl->items[i].lane];
+    memcpy(tl->lanes, lanes, n * sizeof *lanes);
     free(order);
     free(newidx);
     free(lanes);
     return true;
 }
 
-uint64_t timeline_normalise(timeline *t)
+uint64_t timeline_normalise(timeline *tl)
 {
     uint64_t t0 = 0, t1 = 0;
-    if (!timeline_span(t, &t0, &t1))
+    if (!timeline_span(tl, &t0, &t1))
         return 0;
-    for (size_t i = 0; i < t->nitems; i++) {
-        t->items[i].start_ns -= t0;
-        t->items[i].end_ns -= t0;
+    for (size_t i = 0; i < tl->nitems; i++) {
+        tl->items[i].start_ns -= t0;
+        tl->items[i].end_ns -= t0;
     }
     return t0;
 }
 
-bool timeline_span(const timeline *t, uint64_t *t0, uint64_t *t1)
+bool timeline_span(const timeline *tl, uint64_t *t0, uint64_t *t1)
 {
-    if (t->nitems == 0)
+    if (tl->nitems == 0)
         return false;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < t->nitems; i++) {
-        if (t->items[i].start_ns < lo)
-            lo = t->items[i].start_ns;
-        if (t->items[i].end_ns > hi)
-            hi = t->items[i].end_ns;
+    for (size_t i = 0; i < tl->nitems; i++) {
+        if (tl->items[i].start_ns < lo)
+            lo = tl->items[i].start_ns;
+        if (tl->items[i].end_ns > hi)
+            hi = tl->items[i].end_ns;
     }
     *t0 = lo;
     *t1 = hi;
@@ -276,14 +266,14 @@ static bool lane_selected(const timeline *t, int lane, int want)
     return lane == want;
 }
 
-bool timeline_gaps(const timeline *t, int lane, uint64_t min_ns, tl_gaps *out, cl_err *e)
+bool timeline_gaps(const timeline *tl, int lane, uint64_t min_ns, tl_gaps *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (lane != TL_GPU_LANES && (lane < 0 || (size_t)lane >= t->nlanes))
-        return err_set(e, "no timeline lane %d", lane);
+    if (lane != TL_GPU_LANES && (lane < 0 || (size_t)lane >= tl->nlanes))
+        return err_set(err, "no timeline lane %d", lane);
     size_t n = 0;
-    for (size_t i = 0; i < t->nitems; i++)
-        if (lane_selected(t, t->items[i].lane, lane))
+    for (size_t i = 0; i < tl->nitems; i++)
+        if (lane_selected(tl, tl->items[i].lane, lane))
             n++;
     if (n == 0)
         return true;
@@ -292,13 +282,13 @@ bool timeline_gaps(const timeline *t, int lane, uint64_t min_ns, tl_gaps *out, c
     if (!iv || !gaps) {
         free(iv);
         free(gaps);
-        return err_set(e, "out of memory finding idle gaps");
+        return err_set(err, "out of memory finding idle gaps");
     }
     size_t k = 0;
-    for (size_t i = 0; i < t->nitems; i++)
-        if (lane_selected(t, t->items[i].lane, lane)) {
-            iv[k].start_ns = t->items[i].start_ns;
-            iv[k].end_ns = t->items[i].end_ns;
+    for (size_t i = 0; i < tl->nitems; i++)
+        if (lane_selected(tl, tl->items[i].lane, lane)) {
+            iv[k].start_ns = tl->items[i].start_ns;
+            iv[k].end_ns = tl->items[i].end_ns;
             k++;
         }
     qsort(iv, n, sizeof *iv, gap_cmp);
@@ -334,10 +324,10 @@ bool timeline_gaps(const timeline *t, int lane, uint64_t min_ns, tl_gaps *out, c
     return true;
 }
 
-void timeline_gaps_free(tl_gaps *g)
+void timeline_gaps_free(tl_gaps *gaps)
 {
-    free(g->v);
-    memset(g, 0, sizeof *g);
+    free(gaps->v);
+    memset(gaps, 0, sizeof *gaps);
 }
 
 /* ---- views ---------------------------------------------------------------- */
@@ -375,7 +365,7 @@ tl_view timeline_view(uint64_t lo, uint64_t hi, double zoom, double center)
     return clamp_view(mid - span / 2.0, span, lo, hi);
 }
 
-tl_view timeline_view_zoom(const tl_view *v, uint64_t lo, uint64_t hi, double factor, int width,
+tl_view timeline_view_zoom(const tl_view *view, uint64_t lo, uint64_t hi, double factor, int width,
                            int col)
 {
     if (width < 1)
@@ -386,30 +376,30 @@ tl_view timeline_view_zoom(const tl_view *v, uint64_t lo, uint64_t hi, double fa
         col = 0;
     if (col >= width)
         col = width - 1;
-    double span = (double)(v->t1 - v->t0);
+    double span = (double)(view->t1 - view->t0);
     double frac = ((double)col + 0.5) / (double)width;
-    double anchor = (double)v->t0 + frac * span;
+    double anchor = (double)view->t0 + frac * span;
     double nspan = span / factor;
     if (nspan < (double)width)
         nspan = (double)width;
     return clamp_view(anchor - frac * nspan, nspan, lo, hi);
 }
 
-tl_view timeline_view_pan(const tl_view *v, uint64_t lo, uint64_t hi, int cols, int width)
+tl_view timeline_view_pan(const tl_view *view, uint64_t lo, uint64_t hi, int cols, int width)
 {
     if (width < 1)
         width = 1;
-    double span = (double)(v->t1 - v->t0);
-    double t0 = (double)v->t0 + (double)cols * span / (double)width;
+    double span = (double)(view->t1 - view->t0);
+    double t0 = (double)view->t0 + (double)cols * span / (double)width;
     return clamp_view(t0, span, lo, hi);
 }
 
-uint64_t timeline_view_time(const tl_view *v, int width, int col)
+uint64_t timeline_view_time(const tl_view *view, int width, int col)
 {
     if (width < 1)
         width = 1;
-    double span = (double)(v->t1 - v->t0);
-    double t = (double)v->t0 + (double)col * span / (double)width;
+    double span = (double)(view->t1 - view->t0);
+    double t = (double)view->t0 + (double)col * span / (double)width;
     if (t < 0.0)
         return 0;
     return (uint64_t)llround(t);
@@ -423,16 +413,17 @@ static long col_of(const tl_view *v, int width, uint64_t ns)
     return (long)floor(x);
 }
 
-bool timeline_view_cols(const tl_view *v, int width, uint64_t s, uint64_t e, int *c0, int *c1)
+bool timeline_view_cols(const tl_view *view, int width, uint64_t start, uint64_t end, int *c0,
+                        int *c1)
 {
-    if (width < 1 || v->t1 <= v->t0)
+    if (width < 1 || view->t1 <= view->t0)
         return false;
-    if (e < s)
-        e = s;
-    if (s >= v->t1 || e < v->t0 || (e == v->t0 && s < e))
+    if (end < start)
+        end = start;
+    if (start >= view->t1 || end < view->t0 || (end == view->t0 && start < end))
         return false;
-    long a = col_of(v, width, s);
-    long b = e > s ? col_of(v, width, e - 1) : a;
+    long a = col_of(view, width, start);
+    long b = end > start ? col_of(view, width, end - 1) : a;
     if (a < 0)
         a = 0;
     if (b >= width)
@@ -444,7 +435,7 @@ bool timeline_view_cols(const tl_view *v, int width, uint64_t s, uint64_t e, int
     return true;
 }
 
-void timeline_layout_row(const timeline *t, int lane, const tl_view *v, int width, tl_cell *row)
+void timeline_layout_row(const timeline *tl, int lane, const tl_view *view, int width, tl_cell *row)
 {
     if (width < 1)
         return;
@@ -453,14 +444,15 @@ void timeline_layout_row(const timeline *t, int lane, const tl_view *v, int widt
         row[c].item = -1;
         row[c].count = 0;
     }
-    for (size_t i = 0; i < t->nitems; i++) {
-        const tl_item *it = &t->items[i];
+    for (size_t i = 0; i < tl->nitems; i++) {
+        const tl_item *it = &tl->items[i];
         int c0, c1;
-        if (it->lane != lane || !timeline_view_cols(v, width, it->start_ns, it->end_ns, &c0, &c1))
+        if (it->lane != lane ||
+            !timeline_view_cols(view, width, it->start_ns, it->end_ns, &c0, &c1))
             continue;
         for (int c = c0; c <= c1; c++) {
-            double cs = (double)timeline_view_time(v, width, c);
-            double ce = (double)timeline_view_time(v, width, c + 1);
+            double cs = (double)timeline_view_time(view, width, c);
+            double ce = (double)timeline_view_time(view, width, c + 1);
             double s = (double)it->start_ns > cs ? (double)it->start_ns : cs;
             double e = (double)it->end_ns < ce ? (double)it->end_ns : ce;
             double cover = e - s;
@@ -477,13 +469,13 @@ void timeline_layout_row(const timeline *t, int lane, const tl_view *v, int widt
     free(best);
 }
 
-uint64_t timeline_tick_ns(const tl_view *v, int width, int min_cols)
+uint64_t timeline_tick_ns(const tl_view *view, int width, int min_cols)
 {
     if (width < 1)
         width = 1;
     if (min_cols < 1)
         min_cols = 1;
-    double span = (double)(v->t1 > v->t0 ? v->t1 - v->t0 : 1);
+    double span = (double)(view->t1 > view->t0 ? view->t1 - view->t0 : 1);
     double want = span * (double)min_cols / (double)width;
     uint64_t step = 1;
     for (;;) {
@@ -497,15 +489,15 @@ uint64_t timeline_tick_ns(const tl_view *v, int width, int min_cols)
     }
 }
 
-void timeline_format_ns(double ns, char *out, size_t n)
+void timeline_format_ns(double ns, char *out, size_t out_size)
 {
     double a = fabs(ns);
     if (a < 1e3)
-        snprintf(out, n, "%.0f ns", ns);
+        snprintf(out, out_size, "%.0f ns", ns);
     else if (a < 1e6)
-        snprintf(out, n, "%.*f us", a < 1e4 ? 2 : a < 1e5 ? 1 : 0, ns / 1e3);
+        snprintf(out, out_size, "%.*f us", a < 1e4 ? 2 : a < 1e5 ? 1 : 0, ns / 1e3);
     else if (a < 1e9)
-        snprintf(out, n, "%.*f ms", a < 1e7 ? 2 : a < 1e8 ? 1 : 0, ns / 1e6);
+        snprintf(out, out_size, "%.*f ms", a < 1e7 ? 2 : a < 1e8 ? 1 : 0, ns / 1e6);
     else
-        snprintf(out, n, "%.3f s", ns / 1e9);
+        snprintf(out, out_size, "%.3f s", ns / 1e9);
 }

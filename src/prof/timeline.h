@@ -75,46 +75,46 @@ typedef struct timeline {
     uint64_t dropped;              /* records lost: CUPTI buffers, the item cap */
 } timeline;
 
-void timeline_init(timeline *t);
-void timeline_free(timeline *t);   /* leaves t empty and usable */
+void timeline_init(timeline *tl);
+void timeline_free(timeline *tl);   /* leaves tl empty and usable */
 
 /* Index of the lane of this kind (and stream, for TL_LANE_STREAM), added
- * with its default name when missing; -1 + e when out of memory. */
-int timeline_lane(timeline *t, tl_lane_kind kind, uint32_t stream, cl_err *e);
-/* Adds a lane with an explicit name (for traces read back); -1 + e on failure. */
-int timeline_lane_named(timeline *t, tl_lane_kind kind, uint32_t stream, const char *name,
-                        cl_err *e);
+ * with its default name when missing; -1 + err when out of memory. */
+int timeline_lane(timeline *tl, tl_lane_kind kind, uint32_t stream, cl_err *err);
+/* Adds a lane with an explicit name (for traces read back); -1 + err on failure. */
+int timeline_lane_named(timeline *tl, tl_lane_kind kind, uint32_t stream, const char *name,
+                        cl_err *err);
 
-/* Appends a copy of it.  false + e when its lane does not exist or it ends
+/* Appends a copy of it.  false + err when its lane does not exist or it ends
  * before it starts; past TL_MAX_ITEMS the item is counted in dropped and
  * true is returned. */
-bool timeline_add(timeline *t, const tl_item *it, cl_err *e);
+bool timeline_add(timeline *tl, const tl_item *it, cl_err *err);
 
 /* Sorts items by start, longer first on ties (an enclosing range before
  * what it encloses), then by lane. */
-void timeline_sort(timeline *t);
+void timeline_sort(timeline *tl);
 /* Puts the lanes in reading order - NVTX, runtime API, H2D copies, the
  * streams by id, D2H, D2D and other copies - and renumbers the items'
- * lanes to match.  false + e when out of memory (t unchanged). */
-bool timeline_order_lanes(timeline *t, cl_err *e);
+ * lanes to match.  false + err when out of memory (tl unchanged). */
+bool timeline_order_lanes(timeline *tl, cl_err *err);
 /* Shifts every item so that the earliest starts at 0; returns the shift. */
-uint64_t timeline_normalise(timeline *t);
+uint64_t timeline_normalise(timeline *tl);
 /* Earliest start and latest end; false when there are no items. */
-bool timeline_span(const timeline *t, uint64_t *t0, uint64_t *t1);
+bool timeline_span(const timeline *tl, uint64_t *t0, uint64_t *t1);
 
 /* Bytes moved per nanosecond (GB/s) of a copy or memset; -1 when the item
  * moves no bytes or takes no time. */
 double timeline_item_gbps(const tl_item *it);
 /* True for lanes whose items run on the GPU (streams and copies). */
-bool timeline_lane_is_gpu(tl_lane_kind k);
+bool timeline_lane_is_gpu(tl_lane_kind kind);
 
 /* Stable names used in traces ("stream", "h2d", "d2h", "d2d", "copy",
  * "api", "nvtx"; "kernel", "memcpy", "memset", "runtime", "nvtx") and their
  * inverses (false for an unknown name). */
-const char *timeline_lane_kind_name(tl_lane_kind k);
-bool timeline_lane_kind_parse(const char *s, tl_lane_kind *k);
-const char *timeline_kind_name(tl_kind k);
-bool timeline_kind_parse(const char *s, tl_kind *k);
+const char *timeline_lane_kind_name(tl_lane_kind kind);
+bool timeline_lane_kind_parse(const char *text, tl_lane_kind *kind);
+const char *timeline_kind_name(tl_kind kind);
+bool timeline_kind_parse(const char *text, tl_kind *kind);
 
 /* ---- idle gaps ---------------------------------------------------------- */
 
@@ -132,10 +132,10 @@ typedef struct tl_gaps {
 
 /* The stretches where nothing ran on lane (TL_GPU_LANES: on any stream or
  * copy lane, i.e. where the whole GPU idled) between its first and its last
- * item.  Overlapping items are merged.  false + e when out of memory or the
+ * item.  Overlapping items are merged.  false + err when out of memory or the
  * lane does not exist; out is then empty. */
-bool timeline_gaps(const timeline *t, int lane, uint64_t min_ns, tl_gaps *out, cl_err *e);
-void timeline_gaps_free(tl_gaps *g);
+bool timeline_gaps(const timeline *tl, int lane, uint64_t min_ns, tl_gaps *out, cl_err *err);
+void timeline_gaps_free(tl_gaps *gaps);
 
 /* ---- layout: items to character columns ------------------------------- */
 
@@ -149,29 +149,31 @@ typedef struct tl_view {
 tl_view timeline_view(uint64_t lo, uint64_t hi, double zoom, double center);
 /* Multiplies the zoom by factor (> 1 zooms in) keeping the time under
  * column col where it is; clamped to [lo, hi], never narrower than width ns. */
-tl_view timeline_view_zoom(const tl_view *v, uint64_t lo, uint64_t hi, double factor, int width,
+tl_view timeline_view_zoom(const tl_view *view, uint64_t lo, uint64_t hi, double factor, int width,
                            int col);
 /* Moves the window by cols columns (negative: earlier), clamped to [lo, hi]. */
-tl_view timeline_view_pan(const tl_view *v, uint64_t lo, uint64_t hi, int cols, int width);
+tl_view timeline_view_pan(const tl_view *view, uint64_t lo, uint64_t hi, int cols, int width);
 
 /* Time at the left edge of column col. */
-uint64_t timeline_view_time(const tl_view *v, int width, int col);
-/* Columns [*c0, *c1] (inclusive) that [s, e) touches, at least one column
+uint64_t timeline_view_time(const tl_view *view, int width, int col);
+/* Columns [*c0, *c1] (inclusive) that [start, end) touches, at least one column
  * for a visible item however short; false when it lies outside the view. */
-bool timeline_view_cols(const tl_view *v, int width, uint64_t s, uint64_t e, int *c0, int *c1);
+bool timeline_view_cols(const tl_view *view, int width, uint64_t start, uint64_t end, int *c0,
+                        int *c1);
 
 typedef struct tl_cell {
     int item;    /* index of the item covering most of this column; -1: idle */
     int count;   /* items touching the column */
 } tl_cell;
 
-/* Fills row[0..width) for one lane in view v. */
-void timeline_layout_row(const timeline *t, int lane, const tl_view *v, int width, tl_cell *row);
+/* Fills row[0..width) for one lane in the view. */
+void timeline_layout_row(const timeline *tl, int lane, const tl_view *view, int width,
+                         tl_cell *row);
 
 /* A round tick spacing (1, 2 or 5 x 10^k ns) leaving at least min_cols
  * columns between ticks. */
-uint64_t timeline_tick_ns(const tl_view *v, int width, int min_cols);
+uint64_t timeline_tick_ns(const tl_view *view, int width, int min_cols);
 /* "12 ns", "3.40 us", "1.25 ms", "2.000 s". */
-void timeline_format_ns(double ns, char *out, size_t n);
+void timeline_format_ns(double ns, char *out, size_t out_size);
 
 #endif

@@ -57,15 +57,15 @@ static uint64_t intersect(const tl_gap *a, size_t na, const tl_gap *b, size_t nb
     return t;
 }
 
-uint64_t tlsummary_union(tl_gap *v, size_t n)
+uint64_t tlsummary_union(tl_gap *gaps, size_t ngaps)
 {
-    return length(v, merge(v, n));
+    return length(gaps, merge(gaps, ngaps));
 }
 
-uint64_t tlsummary_both(tl_gap *a, size_t na, tl_gap *b, size_t nb)
+uint64_t tlsummary_both(tl_gap *first, size_t na, tl_gap *second, size_t nb)
 {
-    size_t ma = merge(a, na), mb = merge(b, nb);
-    return intersect(a, ma, b, mb);
+    size_t ma = merge(first, na), mb = merge(second, nb);
+    return intersect(first, ma, second, mb);
 }
 
 static int u32_cmp(const void *a, const void *b)
@@ -179,19 +179,19 @@ static bool lane_gaps(const timeline *t, uint64_t gap_min_ns, tl_summary *out, c
     return true;
 }
 
-bool tlsummary_make(const timeline *t, uint64_t gap_min_ns, tl_summary *out, cl_err *e)
+bool tlsummary_make(const timeline *tl, uint64_t gap_min_ns, tl_summary *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     out->gap_min_ns = gap_min_ns;
-    out->dropped = t->dropped;
+    out->dropped = tl->dropped;
     tls_sets x;
     memset(&x, 0, sizeof x);
     size_t ngpu = 0;
-    for (size_t i = 0; i < t->nitems; i++) {
-        const tl_item *it = &t->items[i];
-        if (it->lane < 0 || (size_t)it->lane >= t->nlanes)
+    for (size_t i = 0; i < tl->nitems; i++) {
+        const tl_item *it = &tl->items[i];
+        if (it->lane < 0 || (size_t)it->lane >= tl->nlanes)
             continue;
-        if (is_gpu_item(t, it))
+        if (is_gpu_item(tl, it))
             ngpu++;
         else if (it->kind == TL_API) {
             out->api_calls++;
@@ -204,26 +204,26 @@ bool tlsummary_make(const timeline *t, uint64_t gap_min_ns, tl_summary *out, cl_
     x.up = malloc(cap * sizeof *x.up);
     x.down = malloc(cap * sizeof *x.down);
     x.streams = malloc(cap * sizeof *x.streams);
-    x.lane_of = malloc((t->nlanes ? t->nlanes : 1) * sizeof *x.lane_of);
-    out->lanes = calloc(t->nlanes ? t->nlanes : 1, sizeof *out->lanes);
+    x.lane_of = malloc((tl->nlanes ? tl->nlanes : 1) * sizeof *x.lane_of);
+    out->lanes = calloc(tl->nlanes ? tl->nlanes : 1, sizeof *out->lanes);
     if (!x.kern || !x.copy || !x.up || !x.down || !x.streams || !x.lane_of || !out->lanes) {
         sets_free(&x);
         tlsummary_free(out);
-        return err_set(e, "out of memory summarising the timeline");
+        return err_set(err, "out of memory summarising the timeline");
     }
-    for (size_t l = 0; l < t->nlanes; l++) {
+    for (size_t l = 0; l < tl->nlanes; l++) {
         x.lane_of[l] = -1;
-        if (!timeline_lane_is_gpu(t->lanes[l].kind))
+        if (!timeline_lane_is_gpu(tl->lanes[l].kind))
             continue;
         tls_lane *ln = &out->lanes[out->nlanes];
-        snprintf(ln->name, sizeof ln->name, "%s", t->lanes[l].name);
-        ln->kind = t->lanes[l].kind;
+        snprintf(ln->name, sizeof ln->name, "%s", tl->lanes[l].name);
+        ln->kind = tl->lanes[l].kind;
         x.lane_of[l] = (int)out->nlanes++;
     }
-    for (size_t i = 0; i < t->nitems; i++) {
-        const tl_item *it = &t->items[i];
-        if (it->lane >= 0 && (size_t)it->lane < t->nlanes && is_gpu_item(t, it))
-            tally(t, it, out, &x);
+    for (size_t i = 0; i < tl->nitems; i++) {
+        const tl_item *it = &tl->items[i];
+        if (it->lane >= 0 && (size_t)it->lane < tl->nlanes && is_gpu_item(tl, it))
+            tally(tl, it, out, &x);
     }
     qsort(x.streams, x.nstreams, sizeof *x.streams, u32_cmp);
     for (size_t i = 0; i < x.nstreams; i++)
@@ -234,15 +234,15 @@ bool tlsummary_make(const timeline *t, uint64_t gap_min_ns, tl_summary *out, cl_
     out->copy_busy_ns = length(x.copy, mc);
     out->overlap_ns = intersect(x.kern, mk, x.copy, mc);
     out->updown_ns = intersect(x.up, mu, x.down, md);
-    bool ok = ngpu == 0 || lane_gaps(t, gap_min_ns, out, &x, e);
+    bool ok = ngpu == 0 || lane_gaps(tl, gap_min_ns, out, &x, err);
     sets_free(&x);
     if (!ok)
         tlsummary_free(out);
     return ok;
 }
 
-void tlsummary_free(tl_summary *s)
+void tlsummary_free(tl_summary *summary)
 {
-    free(s->lanes);
-    memset(s, 0, sizeof *s);
+    free(summary->lanes);
+    memset(summary, 0, sizeof *summary);
 }

@@ -54,17 +54,18 @@ typedef struct tl_summary {
     size_t nlanes;
 } tl_summary;
 
-/* Summarises t; gaps shorter than gap_min_ns are not counted (their time
+/* Summarises tl; gaps shorter than gap_min_ns are not counted (their time
  * still is, in idle_ns).  A timeline without GPU items gives zeros.  false
- * + e when out of memory (out is then empty). */
-bool tlsummary_make(const timeline *t, uint64_t gap_min_ns, tl_summary *out, cl_err *e);
-void tlsummary_free(tl_summary *s);
+ * + err when out of memory (out is then empty). */
+bool tlsummary_make(const timeline *tl, uint64_t gap_min_ns, tl_summary *out, cl_err *err);
+void tlsummary_free(tl_summary *summary);
 
-/* Total time covered by the n intervals v[i] = [start_ns, end_ns); v is
+/* Total time covered by the ngaps intervals gaps[i] = [start_ns, end_ns); gaps is
  * sorted and merged in place (its first returned-count entries hold the
  * disjoint union afterwards). */
-uint64_t tlsummary_union(tl_gap *v, size_t n);
-/* Time covered both by a's intervals and by b's (both merged in place). */
-uint64_t tlsummary_both(tl_gap *a, size_t na, tl_gap *b, size_t nb);
+uint64_t tlsummary_union(tl_gap *gaps, size_t ngaps);
+/* Time covered both by first's intervals and by second's (both merged in
+ * place). */
+uint64_t tlsummary_both(tl_gap *first, size_t na, tl_gap *second, size_t nb);
 
 #endif

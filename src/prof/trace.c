@@ -1,3 +1,6 @@
+/* trace.c - Chrome trace JSON checked (trace_validate) and read back into
+ * a timeline (trace_parse, trace_load), and a trace file copied once it
+ * passes (trace.h); writing one is trace_write.c's. */
 #include "prof/trace.h"
 
 #include <cjson/cJSON.h>
@@ -7,216 +10,8 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/grow.h"
 #include "core/strbuf.h"
-
-/* ---- writing ------------------------------------------------------------ */
-
-/* Appends one event (consumed) as compact JSON, comma-separated from the
- * previous one. */
-static void add_event(strbuf *b, cJSON *ev, bool *first)
-{
-    char *txt = ev ? cJSON_PrintUnformatted(ev) : NULL;
-    cJSON_Delete(ev);
-    if (!txt) {
-        b->failed = true;
-        return;
-    }
-    strbuf_str(b, *first ? "\n" : ",\n");
-    strbuf_str(b, txt);
-    *first = false;
-    free(txt);
-}
-
-static int lane_pid(const tl_lane *l)
-{
-    return timeline_lane_is_gpu(l->kind) ? TRACE_PID_GPU : TRACE_PID_HOST;
-}
-
-static cJSON *meta_event(const char *name, int pid, int tid, bool with_tid)
-{
-    cJSON *ev = cJSON_CreateObject();
-    if (!ev)
-        return NULL;
-    cJSON_AddStringToObject(ev, "name", name);
-    cJSON_AddStringToObject(ev, "ph", "M");
-    cJSON_AddNumberToObject(ev, "pid", pid);
-    if (with_tid)
-        cJSON_AddNumberToObject(ev, "tid", tid);
-    return ev;
-}
-
-static cJSON *process_name_event(int pid, const char *name)
-{
-    cJSON *ev = meta_event("process_name", pid, 0, false);
-    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
-    if (args)
-        cJSON_AddStringToObject(args, "name", name);
-    return ev;
-}
-
-static cJSON *sort_index_event(const char *what, int pid, int tid, bool with_tid, int index)
-{
-    cJSON *ev = meta_event(what, pid, tid, with_tid);
-    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
-    if (args)
-        cJSON_AddNumberToObject(args, "sort_index", index);
-    return ev;
-}
-
-static cJSON *thread_name_event(const tl_lane *l, int tid)
-{
-    cJSON *ev = meta_event("thread_name", lane_pid(l), tid, true);
-    cJSON *args = ev ? cJSON_AddObjectToObject(ev, "args") : NULL;
-    if (args) {
-        cJSON_AddStringToObject(args, "name", l->name);
-        cJSON_AddStringToObject(args, "lane", timeline_lane_kind_name(l->kind));
-        if (l->kind == TL_LANE_STREAM)
-            cJSON_AddNumberToObject(args, "stream", l->stream);
-    }
-    return ev;
-}
-
-static const char *memory_name(unsigned flags)
-{
-    if (flags & TL_PINNED)
-        return "pinned";
-    if (flags & TL_PAGEABLE)
-        return "pageable";
-    if (flags & TL_MANAGED)
-        return "managed";
-    return NULL;
-}
-
-static cJSON *item_event(const timeline *t, const tl_item *it)
-{
-    const tl_lane *l = &t->lanes[it->lane];
-    cJSON *ev = cJSON_CreateObject();
-    if (!ev)
-        return NULL;
-    cJSON_AddStringToObject(ev, "name", it->name);
-    cJSON_AddStringToObject(ev, "cat", timeline_kind_name(it->kind));
-    cJSON_AddStringToObject(ev, "ph", "X");
-    cJSON_AddNumberToObject(ev, "ts", (double)it->start_ns / 1e3);
-    cJSON_AddNumberToObject(ev, "dur", (double)(it->end_ns - it->start_ns) / 1e3);
-    cJSON_AddNumberToObject(ev, "pid", lane_pid(l));
-    cJSON_AddNumberToObject(ev, "tid", it->lane + 1);
-    cJSON *args = cJSON_AddObjectToObject(ev, "args");
-    if (!args)
-        return ev;
-    if (it->bytes) {
-        cJSON_AddNumberToObject(args, "bytes", (double)it->bytes);
-        double gbps = timeline_item_gbps(it);
-        if (gbps > 0.0)
-            cJSON_AddNumberToObject(args, "GB/s", round(gbps * 1000.0) / 1000.0);
-    }
-    const char *mem = memory_name(it->flags);
-    if (mem)
-        cJSON_AddStringToObject(args, "memory", mem);
-    if (timeline_lane_is_gpu(l->kind))
-        cJSON_AddNumberToObject(args, "stream", it->stream);
-    if (it->corr)
-        cJSON_AddNumberToObject(args, "correlation", it->corr);
-    return ev;
-}
-
-static int index_cmp(const void *pa, const void *pb, const timeline *t)
-{
-    const tl_item *a = &t->items[*(const size_t *)pa];
-    const tl_item *b = &t->items[*(const size_t *)pb];
-    if (a->start_ns != b->start_ns)
-        return a->start_ns < b->start_ns ? -1 : 1;
-    if (a->end_ns != b->end_ns)
-        return a->end_ns > b->end_ns ? -1 : 1;
-    return (a->lane > b->lane) - (a->lane < b->lane);
-}
-
-/* Merge sort of item indices by time (qsort has no context argument in C11). */
-static void sort_indices(size_t *v, size_t *tmp, size_t n, const timeline *t)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_indices(v, tmp, h, t);
-    sort_indices(v + h, tmp, n - h, t);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = index_cmp(&v[j], &v[i], t) < 0 ? v[j++] : v[i++];
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
-
-char *trace_json(const timeline *t, cl_err *e)
-{
-    strbuf b = STRBUF_INIT;
-    bool first = true;
-    size_t *order = NULL, *tmp = NULL;
-    if (t->nitems) {
-        order = malloc(t->nitems * sizeof *order);
-        tmp = malloc(t->nitems * sizeof *tmp);
-        if (!order || !tmp) {
-            free(order);
-            free(tmp);
-            err_set(e, "out of memory writing the trace");
-            return NULL;
-        }
-        for (size_t i = 0; i < t->nitems; i++)
-            order[i] = i;
-        sort_indices(order, tmp, t->nitems, t);
-        free(tmp);
-    }
-
-    strbuf_str(&b, "{\"displayTimeUnit\":\"ns\",\"otherData\":");
-    cJSON *other = cJSON_CreateObject();
-    if (other) {
-        cJSON_AddStringToObject(other, "tool", "cudalab");
-        cJSON_AddStringToObject(other, "device", t->title);
-        cJSON_AddNumberToObject(other, "dropped", (double)t->dropped);
-        if (t->note[0])
-            cJSON_AddStringToObject(other, "note", t->note);
-    }
-    char *otxt = other ? cJSON_PrintUnformatted(other) : NULL;
-    cJSON_Delete(other);
-    if (!otxt)
-        b.failed = true;
-    else
-        strbuf_str(&b, otxt);
-    free(otxt);
-    strbuf_str(&b, ",\"traceEvents\":[");
-
-    char gpu_name[TL_TITLE_MAX + 8];
-    snprintf(gpu_name, sizeof gpu_name, "GPU%s%s", t->title[0] ? ": " : "", t->title);
-    add_event(&b, process_name_event(TRACE_PID_GPU, gpu_name), &first);
-    add_event(&b, sort_index_event("process_sort_index", TRACE_PID_GPU, 0, false, 1), &first);
-    add_event(&b, process_name_event(TRACE_PID_HOST, "host"), &first);
-    add_event(&b, sort_index_event("process_sort_index", TRACE_PID_HOST, 0, false, 2), &first);
-    for (size_t i = 0; i < t->nlanes; i++) {
-        const tl_lane *l = &t->lanes[i];
-        add_event(&b, thread_name_event(l, (int)i + 1), &first);
-        add_event(&b, sort_index_event("thread_sort_index", lane_pid(l), (int)i + 1, true, (int)i),
-                  &first);
-    }
-    for (size_t i = 0; i < t->nitems; i++)
-        add_event(&b, item_event(t, &t->items[order[i]]), &first);
-    strbuf_str(&b, "\n]}\n");
-    free(order);
-    char *text = strbuf_take(&b);
-    if (!text)
-        err_set(e, "out of memory writing the trace");
-    return text;
-}
-
-bool trace_write(const timeline *t, const char *path, cl_err *e)
-{
-    char *txt = trace_json(t, e);
-    if (!txt)
-        return false;
-    bool ok = atomicfile_write(path, txt, strlen(txt), e);
-    free(txt);
-    return ok;
-}
 
 /* ---- validating --------------------------------------------------------- */
 
@@ -374,15 +169,15 @@ static const cJSON *check_frame(const cJSON *root, cl_err *e)
     return events;
 }
 
-bool trace_validate(const char *json, cl_err *e)
+bool trace_validate(const char *json, cl_err *err)
 {
     if (!json)
-        return err_set(e, "no trace text");
+        return err_set(err, "no trace text");
     cJSON *root = cJSON_Parse(json);
     if (!root)
-        return err_set(e, "the trace is not valid JSON");
+        return err_set(err, "the trace is not valid JSON");
     name_set named = {0}, used = {0};
-    const cJSON *events = check_frame(root, e);
+    const cJSON *events = check_frame(root, err);
     bool ok = events != NULL;
     double last_ts = -INFINITY;
     int idx = 0;
@@ -394,16 +189,16 @@ bool trace_validate(const char *json, cl_err *e)
                              ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"))
                              : NULL;
         if (!cJSON_IsObject(ev))
-            ok = err_set(e, "event %d is not an object", idx);
+            ok = err_set(err, "event %d is not an object", idx);
         else if (!ph)
-            ok = err_set(e, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
+            ok = err_set(err, "event %d (\"%s\") has no phase (ph)", idx, event_label(ev));
         else
-            ok = (strcmp(ph, "M") == 0 ? check_meta(ev, idx, &named, e)
-                                       : check_event(ev, ph, idx, &used, e)) &&
-                 check_order(ev, idx, &last_ts, e);
+            ok = (strcmp(ph, "M") == 0 ? check_meta(ev, idx, &named, err)
+                                       : check_event(ev, ph, idx, &used, err)) &&
+                 check_order(ev, idx, &last_ts, err);
         idx++;
     }
-    ok = ok && check_names(&named, &used, e);
+    ok = ok && check_names(&named, &used, err);
     names_free(&named);
     names_free(&used);
     cJSON_Delete(root);
@@ -432,14 +227,8 @@ static int map_find(const lane_map *m, long long pid, long long tid)
 
 static bool map_add(lane_map *m, long long pid, long long tid, int lane)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 16;
-        lane_key *nv = realloc(m->v, cap * sizeof *nv);
-        if (!nv)
-            return false;
-        m->v = nv;
-        m->cap = cap;
-    }
+    if (!grow_one((void **)&m->v, &m->cap, m->n, sizeof *m->v, 16))
+        return false;
     m->v[m->n++] = (lane_key){pid, tid, lane};
     return true;
 }
@@ -533,75 +322,75 @@ static bool parse_item(timeline *t, lane_map *m, const cJSON *ev, cl_err *e)
     return timeline_add(t, &it, e);
 }
 
-bool trace_parse(const char *json, timeline *t, cl_err *e)
+bool trace_parse(const char *json, timeline *tl, cl_err *err)
 {
-    timeline_init(t);
+    timeline_init(tl);
     if (!json)
-        return err_set(e, "no trace text");
+        return err_set(err, "no trace text");
     cJSON *root = cJSON_Parse(json);
     if (!root)
-        return err_set(e, "the trace is not valid JSON");
+        return err_set(err, "the trace is not valid JSON");
     bool ok = false;
     lane_map m = {0};
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     if (!cJSON_IsArray(events)) {
-        err_set(e, "the trace has no traceEvents array");
+        err_set(err, "the trace has no traceEvents array");
         goto cleanup;
     }
     const cJSON *other = cJSON_GetObjectItemCaseSensitive(root, "otherData");
     const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "device"));
     if (dev)
-        snprintf(t->title, sizeof t->title, "%s", dev);
+        snprintf(tl->title, sizeof tl->title, "%s", dev);
     const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(other, "note"));
     if (note)
-        snprintf(t->note, sizeof t->note, "%s", note);
+        snprintf(tl->note, sizeof tl->note, "%s", note);
     const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(other, "dropped");
     if (is_finite_number(dropped) && dropped->valuedouble > 0)
-        t->dropped = (uint64_t)dropped->valuedouble;
+        tl->dropped = (uint64_t)dropped->valuedouble;
 
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events) {
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
         if (ph && strcmp(ph, "M") == 0 && strcmp(event_label(ev), "thread_name") == 0 &&
-            !parse_lane(t, &m, ev, e))
+            !parse_lane(tl, &m, ev, err))
             goto cleanup;
     }
     cJSON_ArrayForEach(ev, events) {
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
-        if (ph && strcmp(ph, "X") == 0 && !parse_item(t, &m, ev, e))
+        if (ph && strcmp(ph, "X") == 0 && !parse_item(tl, &m, ev, err))
             goto cleanup;
     }
-    timeline_sort(t);
+    timeline_sort(tl);
     ok = true;
 cleanup:
     free(m.v);
     cJSON_Delete(root);
     if (!ok)
-        timeline_free(t);
+        timeline_free(tl);
     return ok;
 }
 
-bool trace_load(const char *path, timeline *t, cl_err *e)
+bool trace_load(const char *path, timeline *tl, cl_err *err)
 {
     size_t len = 0;
-    timeline_init(t);
-    char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, e);
+    timeline_init(tl);
+    char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, err);
     if (!txt)
         return false;
-    bool ok = trace_parse(txt, t, e);
+    bool ok = trace_parse(txt, tl, err);
     free(txt);
     if (!ok)
-        err_prefix(e, "%s", path);
+        err_prefix(err, "%s", path);
     return ok;
 }
 
-bool trace_copy(const char *from, const char *to, cl_err *e)
+bool trace_copy(const char *from, const char *to, cl_err *err)
 {
     size_t len = 0;
-    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, e);
+    char *txt = file_read_all(from, TRACE_MAX_BYTES, &len, err);
     if (!txt)
         return false;
-    bool ok = trace_validate(txt, e) && atomicfile_write(to, txt, len, e);
+    bool ok = trace_validate(txt, err) && atomicfile_write(to, txt, len, err);
     free(txt);
     return ok;
 }

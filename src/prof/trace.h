@@ -25,27 +25,27 @@
 #define TRACE_PID_HOST 2
 #define TRACE_MAX_BYTES (512u << 20)   /* largest trace file read back */
 
-/* The trace of t as a NUL-terminated JSON text (malloc'd); NULL + e when
+/* The trace of tl as a NUL-terminated JSON text (malloc'd); NULL + err when
  * out of memory. */
-char *trace_json(const timeline *t, cl_err *e);
-/* Writes the trace of t to path atomically (core/atomicfile.h). */
-bool trace_write(const timeline *t, const char *path, cl_err *e);
+char *trace_json(const timeline *tl, cl_err *err);
+/* Writes the trace of tl to path atomically (core/atomicfile.h). */
+bool trace_write(const timeline *tl, const char *path, cl_err *err);
 
 /* Checks a trace text: it parses, has a traceEvents array, every complete
  * event has a name, numeric ts, pid and tid and a non-negative dur, events
  * with a ts come in non-decreasing ts order, and every pid and (pid, tid)
  * used by an event is named by a process_name / thread_name metadata event.
- * false + e naming the first offending event otherwise. */
-bool trace_validate(const char *json, cl_err *e);
+ * false + err naming the first offending event otherwise. */
+bool trace_validate(const char *json, cl_err *err);
 
 /* Reads a trace (one written by trace_write, or any trace whose lanes are
- * named) back into t, which is initialised here; lanes without cudalab's
+ * named) back into tl, which is initialised here; lanes without cudalab's
  * extra args become stream lanes, or host lanes when under a process other
  * than the GPU's.  Items come back sorted, in nanoseconds. */
-bool trace_parse(const char *json, timeline *t, cl_err *e);
-bool trace_load(const char *path, timeline *t, cl_err *e);
+bool trace_parse(const char *json, timeline *tl, cl_err *err);
+bool trace_load(const char *path, timeline *tl, cl_err *err);
 /* Copies the trace file at from to to (atomically) after checking it with
  * trace_validate; nothing is written when it does not pass. */
-bool trace_copy(const char *from, const char *to, cl_err *e);
+bool trace_copy(const char *from, const char *to, cl_err *err);
 
 #endif

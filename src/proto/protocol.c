@@ -44,15 +44,15 @@ static bool encode_body(cJSON *o, const proto_msg *m)
     return false;
 }
 
-char *proto_encode(const proto_msg *m)
+char *proto_encode(const proto_msg *msg)
 {
-    if (m->type == MSG_INVALID || (unsigned)m->type >= COUNT(type_names))
+    if (msg->type == MSG_INVALID || (unsigned)msg->type >= COUNT(type_names))
         return NULL;
     char *out = NULL;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    if (!jsonf_put_str(o, "type", type_names[m->type]) || !encode_body(o, m))
+    if (!jsonf_put_str(o, "type", type_names[msg->type]) || !encode_body(o, msg))
         goto cleanup;
     char *text = cJSON_PrintUnformatted(o);
     if (!text)
@@ -137,46 +137,46 @@ static void excerpt(char *dst, size_t n, const char *s)
     dst[j] = '\0';
 }
 
-bool proto_decode(const char *line, proto_msg *m, cl_err *e)
+bool proto_decode(const char *line, proto_msg *msg, cl_err *err)
 {
     bool ok = false;
     const char *end = NULL;
     char quote[64];
 
-    m->type = MSG_INVALID;
+    msg->type = MSG_INVALID;
     if (!line)
-        return err_set(e, "no message");
+        return err_set(err, "no message");
     cJSON *o = cJSON_ParseWithOpts(line, &end, false);
     if (!o) {
         excerpt(quote, sizeof quote, line);
-        return err_set(e, "not a JSON message: '%s'", quote);
+        return err_set(err, "not a JSON message: '%s'", quote);
     }
     if (end && end[strspn(end, " \t\r\n")] != '\0') {
         excerpt(quote, sizeof quote, end);
-        err_set(e, "text after the JSON message: '%s'", quote);
+        err_set(err, "text after the JSON message: '%s'", quote);
         goto cleanup;
     }
     if (!cJSON_IsObject(o)) {
-        err_set(e, "a message must be a JSON object");
+        err_set(err, "a message must be a JSON object");
         goto cleanup;
     }
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
     if (!t || !cJSON_IsString(t) || !t->valuestring) {
-        err_set(e, "message without a 'type'");
+        err_set(err, "message without a 'type'");
         goto cleanup;
     }
     for (size_t i = 1; i < COUNT(type_names); i++)
         if (strcmp(type_names[i], t->valuestring) == 0)
-            m->type = (msg_type)i;
-    if (m->type == MSG_INVALID) {
+            msg->type = (msg_type)i;
+    if (msg->type == MSG_INVALID) {
         excerpt(quote, sizeof quote, t->valuestring);
-        err_set(e, "unknown message type '%s'", quote);
+        err_set(err, "unknown message type '%s'", quote);
         goto cleanup;
     }
-    ok = decode_body(o, m, e);
+    ok = decode_body(o, msg, err);
     if (!ok) {
-        err_prefix(e, "bad '%s' message", type_names[m->type]);
-        m->type = MSG_INVALID;
+        err_prefix(err, "bad '%s' message", type_names[msg->type]);
+        msg->type = MSG_INVALID;
     }
 cleanup:
     cJSON_Delete(o);

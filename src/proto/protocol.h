@@ -53,10 +53,10 @@ typedef struct proto_msg {
 } proto_msg;
 
 /* Encodes a message as one JSON line with a trailing '\n' (malloc'd). */
-char *proto_encode(const proto_msg *m);
+char *proto_encode(const proto_msg *msg);
 /* The quit message as a line (malloc'd; NULL out of memory). */
 char *proto_encode_quit(void);
-/* Decodes one line (without or with its '\n').  false + e on bad input. */
-bool proto_decode(const char *line, proto_msg *m, cl_err *e);
+/* Decodes one line (without or with its '\n').  false + err on bad input. */
+bool proto_decode(const char *line, proto_msg *msg, cl_err *err);
 
 #endif

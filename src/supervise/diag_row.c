@@ -5,19 +5,20 @@
 
 #include "catalog/problem_spec.h"
 
-bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
+bool diag_row_compile(const run_result *result, diag_input *in, char *text, size_t text_size)
 {
     char file[256];
     int line = 0, col = 0, off = 0, more = 0;
-    if (r->kind != RK_EXERCISE || r->status != RS_ERROR ||
-        sscanf(r->message, "%255[^:\n]:%d:%d: error: %n", file, &line, &col, &off) != 3 || off <= 0)
+    if (result->kind != RK_EXERCISE || result->status != RS_ERROR ||
+        sscanf(result->message, "%255[^:\n]:%d:%d: error: %n", file, &line, &col, &off) != 3 ||
+        off <= 0)
         return false;
     /* text holds the file name, then the message without its count. */
-    int fl = snprintf(text, n, "%s", file);
-    if (fl < 0 || (size_t)fl + 2 >= n)
+    int fl = snprintf(text, text_size, "%s", file);
+    if (fl < 0 || (size_t)fl + 2 >= text_size)
         return false;
     char *msg = text + fl + 1;
-    snprintf(msg, n - (size_t)fl - 1, "%s", r->message + off);
+    snprintf(msg, text_size - (size_t)fl - 1, "%s", result->message + off);
     char *tail = strstr(msg, " (and ");
     if (tail && sscanf(tail, " (and %d more error", &more) == 1)
         *tail = '\0';
@@ -29,8 +30,8 @@ bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n)
     return true;
 }
 
-void diag_row(const run_result *r, const run_fault *f, const problem_spec *spec, double time_limit_s,
-              const char *output, diagnosis *out)
+void diag_row(const run_result *result, const run_fault *fault, const problem_spec *spec,
+              double time_limit_s, const char *output, diagnosis *out)
 {
     diag_input in;
     char text[768];
@@ -38,11 +39,11 @@ void diag_row(const run_result *r, const run_fault *f, const problem_spec *spec,
     in.spec = spec;
     in.time_limit_s = time_limit_s;
     in.device_output = output;
-    if (r) {
-        diag_input_from_result(&in, r);
-        diag_row_compile(r, &in, text, sizeof text);
+    if (result) {
+        diag_input_from_result(&in, result);
+        diag_row_compile(result, &in, text, sizeof text);
     }
-    if (f)
-        diag_input_from_fault(&in, f);
+    if (fault)
+        diag_input_from_fault(&in, fault);
     diagnose(&in, out);
 }

@@ -15,14 +15,15 @@
 
 struct problem_spec;
 
-/* Diagnoses row r (NULL: no row came) with fault f (NULL: none) of a run
- * whose time limit was time_limit_s (0: unknown); output is the end of what
- * the worker printed (NULL: unknown), where a failed device assert shows. */
-void diag_row(const run_result *r, const run_fault *f, const struct problem_spec *spec,
+/* Diagnoses the row result (NULL: no row came) with its fault (NULL: none)
+ * of a run whose time limit was time_limit_s (0: unknown); output is the end
+ * of what the worker printed (NULL: unknown), where a failed device assert
+ * shows. */
+void diag_row(const run_result *result, const run_fault *fault, const struct problem_spec *spec,
               double time_limit_s, const char *output, diagnosis *out);
-/* When r is a learner row whose message is a compiler's "file:line:col:
+/* When result is a learner row whose message is a compiler's "file:line:col:
  * error: message [(and N more errors)]", fills the compile fields of in
- * (the strings live in r and in text, of size n) and returns true. */
-bool diag_row_compile(const run_result *r, diag_input *in, char *text, size_t n);
+ * (the strings live in result and in text, of size text_size) and returns true. */
+bool diag_row_compile(const run_result *result, diag_input *in, char *text, size_t text_size);
 
 #endif

@@ -1,6 +1,7 @@
 /* Naming the cause: which report wins (a compile error, then a fault, then
  * the launcher's error, then the row's status) and which words in a
- * message point to which cause; the paragraphs are diagnose_causes.c's. */
+ * message point to which cause; the paragraphs are diagnose_causes.c's
+ * (a refused launch's diagnose_launch.c's). */
 #include "supervise/diagnose.h"
 
 #include <stdio.h>
@@ -176,75 +177,72 @@ void diag_input_init(diag_input *in)
     memset(in, 0, sizeof *in);
 }
 
-void diag_input_from_result(diag_input *in, const run_result *r)
+void diag_input_from_result(diag_input *in, const run_result *result)
 {
     in->has_result = true;
-    in->status = r->status;
-    in->message = r->message;
-    in->code = r->code;
-    in->rel_err = r->rel_err;
-    in->nmismatch = r->nmismatch < DIAG_MAX_MISMATCH ? r->nmismatch : DIAG_MAX_MISMATCH;
+    in->status = result->status;
+    in->message = result->message;
+    in->code = result->code;
+    in->rel_err = result->rel_err;
+    in->nmismatch = result->nmismatch < DIAG_MAX_MISMATCH ? result->nmismatch : DIAG_MAX_MISMATCH;
     if (in->nmismatch < 0)
         in->nmismatch = 0;
     for (int i = 0; i < in->nmismatch; i++)
-        in->mismatches[i] = r->mismatches[i];
+        in->mismatches[i] = result->mismatches[i];
 }
 
-void diag_input_from_fault(diag_input *in, const run_fault *f)
+void diag_input_from_fault(diag_input *in, const run_fault *fault)
 {
-    in->fault_cause = f->cause;
-    in->fault_message = f->message;
-    in->fault_code = f->code;
-    in->fault_variant = f->variant;
+    in->fault_cause = fault->cause;
+    in->fault_message = fault->message;
+    in->fault_code = fault->code;
+    in->fault_variant = fault->variant;
 }
 
-void diagnose(const diag_input *in, diagnosis *out)
+/* A fault that ended the run: the lab's reference, the time limit, a
+ * cancel, the words of its message, or a crash. */
+static void diagnose_fault(const diag_input *in, diagnosis *out)
 {
-    memset(out, 0, sizeof *out);
-    if (in->compile_errors > 0) {
-        diag_compile(in, out);
-        return;
+    const char *c = in->fault_cause;
+    if (in->fault_variant && strcmp(in->fault_variant, RUN_FAULT_REFERENCE) == 0) {
+        diag_lab(in, out);
+    } else if (strcmp(c, "timeout") == 0) {
+        diag_timeout(in, out);
+    } else if (strcmp(c, "cancelled") == 0) {
+        diag_set(out, DIAG_CANCELLED, "You stopped the run");
+        diag_explain(out, "The run was cancelled before it finished; the rows that finished before "
+                          "it are kept.");
+        diag_suggest(out, "Start it again when ready.");
+    } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
+        if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
+            diag_crash(in, out);
+        else
+            diag_other(in->fault_message, out);
     }
-    if (!diag_empty(in->fault_cause)) {
-        const char *c = in->fault_cause;
-        if (in->fault_variant && strcmp(in->fault_variant, RUN_FAULT_REFERENCE) == 0) {
-            diag_lab(in, out);
-        } else if (strcmp(c, "timeout") == 0) {
-            diag_timeout(in, out);
-        } else if (strcmp(c, "cancelled") == 0) {
-            diag_set(out, DIAG_CANCELLED, "You stopped the run");
-            diag_explain(out, "The run was cancelled before it finished; the rows that finished before "
-                              "it are kept.");
-            diag_suggest(out, "Start it again when ready.");
-        } else if (!diag_text(in, in->fault_code, in->fault_message, out)) {
-            if (strcmp(c, "signal") == 0 || strcmp(c, "exit") == 0)
-                diag_crash(in, out);
-            else
-                diag_other(in->fault_message, out);
-        }
-        return;
-    }
-    if (!diag_empty(in->launcher_error)) {
-        if (diag_text(in, 0, in->launcher_error, out)) {
-            if (!out->where[0] && out->cause != DIAG_KERNEL_MISSING) {
-                const char *msg;
-                diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
-            }
-            return;
-        }
-        if (launch_out_of_range(in)) {
-            diag_launch(in, in->launcher_error, NULL, out);
-            const char *msg;
+}
+
+/* The launcher's error: the words of its message, a launch out of range,
+ * or the launcher's own mistake, at the launcher's line. */
+static void diagnose_launcher(const diag_input *in, diagnosis *out)
+{
+    const char *msg;
+    if (diag_text(in, 0, in->launcher_error, out)) {
+        if (!out->where[0] && out->cause != DIAG_KERNEL_MISSING)
             diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
-            return;
-        }
-        diag_launcher(in->launcher_error, out);
         return;
     }
-    if (!in->has_result) {
-        diag_set(out, DIAG_NONE, "Nothing to report");
+    if (launch_out_of_range(in)) {
+        diag_launch(in, in->launcher_error, NULL, out);
+        diag_lua_location(in->launcher_error, out->where, sizeof out->where, &msg);
         return;
     }
+    diag_launcher(in->launcher_error, out);
+}
+
+/* A row's status: correct, wrong, unwritten, NaN, no device, or an error
+ * read from its message. */
+static void diagnose_status(const diag_input *in, diagnosis *out)
+{
     switch (in->status) {
     case RS_CORRECT:
         diag_set(out, DIAG_NONE, "Your kernel is correct");
@@ -282,9 +280,24 @@ void diagnose(const diag_input *in, diagnosis *out)
     diag_other(in->message, out);
 }
 
-const char *diag_cause_name(diag_cause c)
+void diagnose(const diag_input *in, diagnosis *out)
 {
-    switch (c) {
+    memset(out, 0, sizeof *out);
+    if (in->compile_errors > 0)
+        diag_compile(in, out);
+    else if (!diag_empty(in->fault_cause))
+        diagnose_fault(in, out);
+    else if (!diag_empty(in->launcher_error))
+        diagnose_launcher(in, out);
+    else if (!in->has_result)
+        diag_set(out, DIAG_NONE, "Nothing to report");
+    else
+        diagnose_status(in, out);
+}
+
+const char *diag_cause_name(diag_cause cause)
+{
+    switch (cause) {
     case DIAG_NONE:
         return "none";
     case DIAG_COMPILE:
@@ -325,10 +338,11 @@ const char *diag_cause_name(diag_cause c)
     return "other";
 }
 
-int diagnosis_format(const diagnosis *d, char *buf, size_t n)
+int diagnosis_format(const diagnosis *diag, char *buf, size_t buf_size)
 {
-    if (d->where[0])
-        return snprintf(buf, n, "%s\n  at %s\n%s\nNext: %s\n", d->title, d->where,
-                        d->explanation, d->next_step);
-    return snprintf(buf, n, "%s\n%s\nNext: %s\n", d->title, d->explanation, d->next_step);
+    if (diag->where[0])
+        return snprintf(buf, buf_size, "%s\n  at %s\n%s\nNext: %s\n", diag->title, diag->where,
+                        diag->explanation, diag->next_step);
+    return snprintf(buf, buf_size, "%s\n%s\nNext: %s\n", diag->title, diag->explanation,
+                    diag->next_step);
 }

@@ -96,10 +96,10 @@ typedef struct diagnosis {
 
 /* Zeroes in (no result, no fault, no compile error). */
 void diag_input_init(diag_input *in);
-/* Fills the row fields of in from r. */
-void diag_input_from_result(diag_input *in, const run_result *r);
-/* Fills the fault fields of in from f. */
-void diag_input_from_fault(diag_input *in, const run_fault *f);
+/* Fills the row fields of in from result. */
+void diag_input_from_result(diag_input *in, const run_result *result);
+/* Fills the fault fields of in from fault. */
+void diag_input_from_fault(diag_input *in, const run_fault *fault);
 
 /* From text a device printed, the last failed assert: "file:line" into
  * where and its expression into expr; false when there is none. */
@@ -110,9 +110,9 @@ bool diag_device_assert(const char *text, char *where, size_t wn, char *expr, si
 void diagnose(const diag_input *in, diagnosis *out);
 
 /* "compile", "launch_config", ... */
-const char *diag_cause_name(diag_cause c);
+const char *diag_cause_name(diag_cause cause);
 /* The diagnosis as text: title, where, explanation and next step on their
  * own lines.  Returns the length snprintf would have written. */
-int diagnosis_format(const diagnosis *d, char *buf, size_t n);
+int diagnosis_format(const diagnosis *diag, char *buf, size_t buf_size);
 
 #endif

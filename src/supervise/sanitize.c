@@ -14,25 +14,25 @@ static const char *const TOOL_NAMES[SANITIZE_TOOLS] = {
     [SANITIZE_INITCHECK] = "initcheck",
 };
 
-const char *sanitize_tool_name(sanitize_tool t)
+const char *sanitize_tool_name(sanitize_tool tool)
 {
-    return (int)t >= 0 && (int)t < SANITIZE_TOOLS ? TOOL_NAMES[t] : "memcheck";
+    return (int)tool >= 0 && (int)tool < SANITIZE_TOOLS ? TOOL_NAMES[tool] : "memcheck";
 }
 
-bool sanitize_tool_from_name(const char *name, sanitize_tool *t)
+bool sanitize_tool_from_name(const char *name, sanitize_tool *tool)
 {
     for (int i = 0; name && i < SANITIZE_TOOLS; i++) {
         if (strcmp(name, TOOL_NAMES[i]) == 0) {
-            *t = (sanitize_tool)i;
+            *tool = (sanitize_tool)i;
             return true;
         }
     }
     return false;
 }
 
-const char *sanitize_tool_finds(sanitize_tool t)
+const char *sanitize_tool_finds(sanitize_tool tool)
 {
-    switch (t) {
+    switch (tool) {
     case SANITIZE_RACECHECK:
         return "shared-memory races";
     case SANITIZE_SYNCCHECK:
@@ -45,9 +45,9 @@ const char *sanitize_tool_finds(sanitize_tool t)
     return "out-of-bounds and misaligned accesses";
 }
 
-const char *sanitize_kind_name(sanitize_kind k)
+const char *sanitize_kind_name(sanitize_kind kind)
 {
-    switch (k) {
+    switch (kind) {
     case SAN_INVALID_READ:
         return "invalid read";
     case SAN_INVALID_WRITE:
@@ -74,73 +74,78 @@ const char *sanitize_kind_name(sanitize_kind k)
     return "error";
 }
 
-void sanitize_finding_explain(sanitize_finding *f)
+void sanitize_finding_explain(sanitize_finding *finding)
 {
-    const char *t = f->headline, *why = NULL;
-    if (f->kind == SAN_BARRIER && strstr(t, "Divergent") && strstr(t, "warp"))
+    const char *t = finding->headline, *why = NULL;
+    if (finding->kind == SAN_BARRIER && strstr(t, "Divergent") && strstr(t, "warp"))
         why = "the threads of one warp did not all reach this barrier together: it sits in a "
               "branch that splits the warp";
-    else if (f->kind == SAN_BARRIER && strstr(t, "Divergent"))
+    else if (finding->kind == SAN_BARRIER && strstr(t, "Divergent"))
         why = "not every thread of the block reached this barrier: a __syncthreads() inside a "
               "branch that only some threads take";
-    else if (f->kind == SAN_BARRIER && strstr(t, "Invalid argument"))
+    else if (finding->kind == SAN_BARRIER && strstr(t, "Invalid argument"))
         why = "a barrier was given a mask that does not name the threads that reach it "
               "(__syncwarp(mask) called by threads outside the mask, or missing some in it)";
-    else if (f->kind == SAN_UNINIT)
+    else if (finding->kind == SAN_UNINIT)
         why = "read memory that nothing had written since it was allocated (cudaMalloc does "
               "not clear memory)";
     if (why)
-        snprintf(f->detail, sizeof f->detail, "%s", why);
+        snprintf(finding->detail, sizeof finding->detail, "%s", why);
 }
 
 /* ---- one line a finding ------------------------------------------------------- */
 
-int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n)
+int sanitize_finding_format(const sanitize_finding *finding, char *buf, size_t buf_size)
 {
     strbuf b = STRBUF_INIT;
-    if (f->warning)
+    if (finding->warning)
         strbuf_str(&b, "warning: ");
-    if (f->kind == SAN_RACE)
-        strbuf_printf(&b, "%s%s%s", f->hazard, f->hazard[0] ? " " : "", sanitize_kind_name(f->kind));
-    else if (f->size > 0 && f->kind != SAN_LEAK && f->kind != SAN_UNUSED)
-        strbuf_printf(&b, "%s of %d byte%s", sanitize_kind_name(f->kind), f->size,
-                      f->size == 1 ? "" : "s");
+    if (finding->kind == SAN_RACE)
+        strbuf_printf(&b, "%s%s%s", finding->hazard, finding->hazard[0] ? " " : "",
+                      sanitize_kind_name(finding->kind));
+    else if (finding->size > 0 && finding->kind != SAN_LEAK && finding->kind != SAN_UNUSED)
+        strbuf_printf(&b, "%s of %d byte%s", sanitize_kind_name(finding->kind), finding->size,
+                      finding->size == 1 ? "" : "s");
     else
-        strbuf_str(&b, sanitize_kind_name(f->kind));
-    if (f->space[0])
+        strbuf_str(&b, sanitize_kind_name(finding->kind));
+    if (finding->space[0])
         strbuf_printf(&b, " %s %s memory",
-                      f->kind == SAN_INVALID_WRITE ? "to"
-                      : f->kind == SAN_RACE        ? "on"
-                      : f->kind == SAN_UNINIT      ? "of"
+                      finding->kind == SAN_INVALID_WRITE ? "to"
+                      : finding->kind == SAN_RACE        ? "on"
+                      : finding->kind == SAN_UNINIT      ? "of"
                                                    : "in",
-                      f->space);
-    if (f->kernel[0])
-        strbuf_printf(&b, " in %s", f->kernel);
-    bool pair = f->file[0] && f->line > 0 && f->kind == SAN_RACE && f->file2[0];
-    if (pair && strcmp(f->file, f->file2) == 0 && f->line == f->line2)
-        strbuf_printf(&b, " at %s:%d (both accesses)", f->file, f->line);
+                      finding->space);
+    if (finding->kernel[0])
+        strbuf_printf(&b, " in %s", finding->kernel);
+    bool pair =
+        finding->file[0] && finding->line > 0 && finding->kind == SAN_RACE && finding->file2[0];
+    if (pair && strcmp(finding->file, finding->file2) == 0 && finding->line == finding->line2)
+        strbuf_printf(&b, " at %s:%d (both accesses)", finding->file, finding->line);
     else if (pair)
-        strbuf_printf(&b, " between %s:%d and %s:%d", f->file, f->line, f->file2, f->line2);
-    else if (f->file[0] && f->line > 0)
-        strbuf_printf(&b, " at %s:%d", f->file, f->line);
-    if (f->has_thread && f->has_block)
-        strbuf_printf(&b, ", thread (%d,%d,%d) of block (%d,%d,%d)", f->thread[0], f->thread[1],
-                      f->thread[2], f->block[0], f->block[1], f->block[2]);
-    else if (f->has_block)
-        strbuf_printf(&b, ", block (%d,%d,%d)", f->block[0], f->block[1], f->block[2]);
-    const char *detail = f->detail[0] ? f->detail
-                         : (f->kind == SAN_OTHER || f->kind == SAN_CUDA_ERROR ||
-                            f->kind == SAN_LEAK || f->kind == SAN_BARRIER ||
-                            f->kind == SAN_UNUSED)
-                             ? f->headline
+        strbuf_printf(&b, " between %s:%d and %s:%d", finding->file, finding->line, finding->file2,
+                      finding->line2);
+    else if (finding->file[0] && finding->line > 0)
+        strbuf_printf(&b, " at %s:%d", finding->file, finding->line);
+    if (finding->has_thread && finding->has_block)
+        strbuf_printf(&b, ", thread (%d,%d,%d) of block (%d,%d,%d)", finding->thread[0],
+                      finding->thread[1], finding->thread[2], finding->block[0], finding->block[1],
+                      finding->block[2]);
+    else if (finding->has_block)
+        strbuf_printf(&b, ", block (%d,%d,%d)", finding->block[0], finding->block[1],
+                      finding->block[2]);
+    const char *detail = finding->detail[0] ? finding->detail
+                         : (finding->kind == SAN_OTHER || finding->kind == SAN_CUDA_ERROR ||
+                            finding->kind == SAN_LEAK || finding->kind == SAN_BARRIER ||
+                            finding->kind == SAN_UNUSED)
+                             ? finding->headline
                              : "";
     if (detail[0])
         strbuf_printf(&b, ": %s", detail);
-    if (f->kind == SAN_RACE && f->hazards > 0)
-        strbuf_printf(&b, " (%lld hazard%s)", f->hazards, f->hazards == 1 ? "" : "s");
-    else if (f->count > 1)
-        strbuf_printf(&b, " (%d reports)", f->count);
-    int len = snprintf(buf, n, "%s", strbuf_text(&b));
+    if (finding->kind == SAN_RACE && finding->hazards > 0)
+        strbuf_printf(&b, " (%lld hazard%s)", finding->hazards, finding->hazards == 1 ? "" : "s");
+    else if (finding->count > 1)
+        strbuf_printf(&b, " (%d reports)", finding->count);
+    int len = snprintf(buf, buf_size, "%s", strbuf_text(&b));
     strbuf_free(&b);
     return len;
 }
@@ -171,28 +176,28 @@ static void failure_words(const char *headline, char *out, size_t n)
     }
 }
 
-void sanitize_report_arrange(sanitize_report *r)
+void sanitize_report_arrange(sanitize_report *report)
 {
     /* CUDA errors after the kernel's own first problem follow from it: one
      * finding stands for them all. */
-    size_t out = 0, folded = r->n;
+    size_t out = 0, folded = report->n;
     bool own = false;
-    r->consequences = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        sanitize_finding *f = &r->findings[i];
+    report->consequences = 0;
+    for (size_t i = 0; i < report->n; i++) {
+        sanitize_finding *f = &report->findings[i];
         if (rank(f) == 0)
             own = true;
         if (own && f->kind == SAN_CUDA_ERROR) {
-            r->consequences += f->count > 0 ? f->count : 1;
-            if (folded != r->n)
+            report->consequences += f->count > 0 ? f->count : 1;
+            if (folded != report->n)
                 continue;
             folded = out;
         }
-        r->findings[out++] = *f;
+        report->findings[out++] = *f;
     }
-    r->n = out;
-    if (r->consequences > 0) {
-        sanitize_finding *c = &r->findings[folded];
+    report->n = out;
+    if (report->consequences > 0) {
+        sanitize_finding *c = &report->findings[folded];
         char words[200];
         failure_words(c->headline, words, sizeof words);
         c->count = 1;
@@ -200,17 +205,17 @@ void sanitize_report_arrange(sanitize_report *r)
         snprintf(c->detail, sizeof c->detail,
                  "%d later CUDA call%s failed (%s): a consequence of the problem above, "
                  "not a problem of its own",
-                 r->consequences, r->consequences == 1 ? "" : "s", words);
+                 report->consequences, report->consequences == 1 ? "" : "s", words);
     }
     /* The kernel's own problems first, in log order; a stable sort, as the
      * lists are short. */
-    for (size_t i = 1; i < r->n; i++) {
-        sanitize_finding f = r->findings[i];
+    for (size_t i = 1; i < report->n; i++) {
+        sanitize_finding f = report->findings[i];
         size_t j = i;
-        while (j > 0 && rank(&r->findings[j - 1]) > rank(&f)) {
-            r->findings[j] = r->findings[j - 1];
+        while (j > 0 && rank(&report->findings[j - 1]) > rank(&f)) {
+            report->findings[j] = report->findings[j - 1];
             j--;
         }
-        r->findings[j] = f;
+        report->findings[j] = f;
     }
 }

@@ -91,32 +91,32 @@ typedef struct sanitize_report {
  * the "========= " prefix), then arranges the findings as
  * sanitize_report_arrange does.  false only when out of memory. */
 bool sanitize_parse_log(const char *log, sanitize_report *out);
-void sanitize_report_free(sanitize_report *r);
+void sanitize_report_free(sanitize_report *report);
 /* The learner's own problems first (accesses, races, barriers, in log
  * order), then the CUDA errors the tool saw, then leaks.  When there is a
  * problem of the kernel's own, the CUDA errors that follow from it ("Program
  * hit cudaErrorLaunchFailure ... unspecified launch failure" on every later
  * call) are folded into one finding, their number in consequences. */
-void sanitize_report_arrange(sanitize_report *r);
+void sanitize_report_arrange(sanitize_report *report);
 
-const char *sanitize_tool_name(sanitize_tool t);       /* "memcheck", ..., "initcheck" */
-bool sanitize_tool_from_name(const char *name, sanitize_tool *t);
+const char *sanitize_tool_name(sanitize_tool tool);       /* "memcheck", ..., "initcheck" */
+bool sanitize_tool_from_name(const char *name, sanitize_tool *tool);
 /* What the tool finds, in a few words ("shared-memory races"). */
-const char *sanitize_tool_finds(sanitize_tool t);
-const char *sanitize_kind_name(sanitize_kind k);       /* "invalid write", "race", ... */
-/* Sets f's detail to what a synccheck or initcheck report means, in plain
+const char *sanitize_tool_finds(sanitize_tool tool);
+const char *sanitize_kind_name(sanitize_kind kind);       /* "invalid write", "race", ... */
+/* Sets finding's detail to what a synccheck or initcheck report means, in plain
  * words, from its kind and headline ("not every thread of the block reached
  * this barrier: ..."); other findings keep theirs. */
-void sanitize_finding_explain(sanitize_finding *f);
+void sanitize_finding_explain(sanitize_finding *finding);
 /* One line: "invalid write of 4 bytes to global memory in reduce_sum at
  * starter.cu:12, thread (255,0,0) of block (3,0,0): Access at 0x... is out
  * of bounds (50 reports)".  Returns the length snprintf would have written. */
-int sanitize_finding_format(const sanitize_finding *f, char *buf, size_t n);
+int sanitize_finding_format(const sanitize_finding *finding, char *buf, size_t buf_size);
 
 /* Index of the size in sizes[0..n) of spec whose problem data is smallest
- * (parsed without CUDA), or -1 with e when none parses. */
-int sanitize_smallest_size(const struct problem_spec *spec, const char *const *sizes, int n,
-                           cl_err *e);
+ * (parsed without CUDA), or -1 with err when none parses. */
+int sanitize_smallest_size(const struct problem_spec *spec, const char *const *sizes, int nsizes,
+                           cl_err *err);
 
 typedef struct sanitize_opts {
     sanitize_tool tool;
@@ -150,12 +150,12 @@ typedef struct sanitize_result {
     char *worker_log;                 /* the worker's log messages, one a line (malloc'd) */
 } sanitize_result;
 
-/* Runs the exercise once under the tool.  false + e when it could not run
+/* Runs the exercise once under the tool.  false + err when it could not run
  * at all: the tool is not installed (the message says how to get it), no
  * size parses, the worker cannot be started.  true otherwise, whatever the
  * kernel did: out holds the row or the fault and the findings.  Free out
  * with sanitize_result_free in both cases. */
-bool sanitize_run(const sanitize_opts *o, sanitize_result *out, cl_err *e);
-void sanitize_result_free(sanitize_result *r);
+bool sanitize_run(const sanitize_opts *opts, sanitize_result *out, cl_err *err);
+void sanitize_result_free(sanitize_result *result);
 
 #endif

@@ -1,194 +1,29 @@
-#define _GNU_SOURCE   /* memrchr */
+/* sanitize_parse.c - compute-sanitizer's log read into findings: each
+ * report's headline names its kind, the lines under it fill in the place,
+ * thread, block and address; the summaries give the counts; then reports
+ * at the same place are merged (sanitize.h). */
 #include "supervise/sanitize.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/grow.h"
 #include "core/strfmt.h"
+#include "supervise/sanitize_internal.h"
 
 #define PREFIX "========="
 
 /* ---- small text helpers --------------------------------------------------- */
 
-static bool starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static const char *skip_space(const char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    return s;
-}
-
+/* Appends text to dst (n bytes), after "; " when dst has some already;
+ * nothing when dst is full. */
 static void append(char *dst, size_t n, const char *text)
 {
     size_t len = strlen(dst);
     if (len + 1 >= n)
         return;
-    snprintf(dst + len, n - len, "%s%s", len ? "; " : "", text);
-}
-
-/* "(1,2,3)" or "(1, 2, 3)" at s into v; true when read. */
-static bool read_triple(const char *s, int v[3])
-{
-    const char *p = strchr(s, '(');
-    if (!p)
-        return false;
-    p++;
-    for (int i = 0; i < 3; i++) {
-        p = skip_space(p);
-        char *end;
-        long x = strtol(p, &end, 10);
-        if (end == p)
-            return false;
-        v[i] = (int)x;
-        p = skip_space(end);
-        if (i < 2) {
-            if (*p != ',')
-                return false;
-            p++;
-        }
-    }
-    return *p == ')';
-}
-
-/* The first "0x..." in s. */
-static bool read_hex(const char *s, uint64_t *v)
-{
-    const char *p = strstr(s, "0x");
-    if (!p)
-        return false;
-    char *end;
-    unsigned long long x = strtoull(p + 2, &end, 16);
-    if (end == p + 2)
-        return false;
-    *v = (uint64_t)x;
-    return true;
-}
-
-/* A number that may carry thousands separators ("33,036,889,217"). */
-static long long read_number(const char *s)
-{
-    long long v = 0;
-    bool any = false;
-    s = skip_space(s);
-    for (; *s; s++) {
-        if (isdigit((unsigned char)*s)) {
-            v = v * 10 + (*s - '0');
-            any = true;
-        } else if (*s != ',' || !any || !isdigit((unsigned char)s[1])) {
-            break;
-        }
-    }
-    return any ? v : -1;
-}
-
-/* ---- locations -------------------------------------------------------------- */
-
-typedef struct location {
-    char kernel[128];
-    char file[256];
-    int line;
-} location;
-
-/* Reads "FILE:LINE" from s[0..len) (a trailing " [N hazards]" allowed). */
-static bool read_file_line(const char *s, size_t len, char *file, size_t fn, int *line)
-{
-    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\r'))
-        len--;
-    const char *br = memchr(s, '[', len);
-    if (br) {
-        len = (size_t)(br - s);
-        while (len > 0 && s[len - 1] == ' ')
-            len--;
-    }
-    size_t i = len;
-    while (i > 0 && isdigit((unsigned char)s[i - 1]))
-        i--;
-    if (i == len || i == 0 || s[i - 1] != ':')
-        return false;
-    *line = atoi(s + i);
-    const char *slash = memrchr(s, '/', i - 1);
-    const char *b = slash ? slash + 1 : s;
-    strfmt_copy_n(file, fn, b, (size_t)(s + i - 1 - b));
-    return true;
-}
-
-/* The kernel's name from a function as the tool prints it: "reduce_sum",
- * "reduce(const float *, float *, int)", "void f<int>(int)". */
-static void kernel_name(const char *fn, size_t len, char *out, size_t n)
-{
-    const char *p = fn;
-    const char *end = fn + len;
-    if (len > 5 && strncmp(p, "void ", 5) == 0)
-        p += 5;
-    const char *paren = memchr(p, '(', (size_t)(end - p));
-    if (paren && paren > p)
-        end = paren;
-    while (end > p && end[-1] == ' ')
-        end--;
-    strfmt_copy_n(out, n, p, (size_t)(end - p));
-}
-
-/* "at reduce_sum+0x1b0 in /x/starter.cu:12", "at f(int)+0x40" (no line
- * information), or the older "at 0x1b0 in /x/starter.cu:12:reduce_sum". */
-static bool read_location(const char *s, location *loc)
-{
-    memset(loc, 0, sizeof *loc);
-    s = skip_space(s);
-    if (starts(s, "at "))
-        s += 3;
-    s = skip_space(s);
-    size_t len = strcspn(s, "\r\n");
-    const char *in = NULL;
-    for (const char *q = s; q + 4 <= s + len; q++)
-        if (memcmp(q, " in ", 4) == 0)
-            in = q;
-    if (starts(s, "0x")) {
-        if (!in)
-            return false;
-        const char *f = in + 4;
-        size_t flen = len - (size_t)(f - s);
-        /* FILE:LINE:FUNC */
-        for (size_t i = 0; i + 1 < flen; i++) {
-            if (f[i] != ':' || !isdigit((unsigned char)f[i + 1]))
-                continue;
-            size_t j = i + 1;
-            while (j < flen && isdigit((unsigned char)f[j]))
-                j++;
-            if (j < flen && f[j] == ':') {
-                if (!read_file_line(f, j, loc->file, sizeof loc->file, &loc->line))
-                    return false;
-                kernel_name(f + j + 1, flen - j - 1, loc->kernel, sizeof loc->kernel);
-                return true;
-            }
-        }
-        return read_file_line(f, flen, loc->file, sizeof loc->file, &loc->line);
-    }
-    const char *plus = NULL;
-    const char *limit = in ? in : s + len;
-    for (const char *q = s; q + 3 <= limit; q++)
-        if (memcmp(q, "+0x", 3) == 0)
-            plus = q;
-    kernel_name(s, (size_t)((plus ? plus : limit) - s), loc->kernel, sizeof loc->kernel);
-    if (in)
-        read_file_line(in + 4, len - (size_t)(in + 4 - s), loc->file, sizeof loc->file,
-                       &loc->line);
-    return loc->kernel[0] != '\0';
-}
-
-static long long hazards_of(const char *s)
-{
-    const char *br = strrchr(s, '[');
-    if (!br || !strstr(br, "hazard"))
-        return 0;
-    long long v = read_number(br + 1);
-    return v > 0 ? v : 0;
+    strfmt_append(dst, n, len, "%s%s", len ? "; " : "", text);
 }
 
 /* ---- the parser ------------------------------------------------------------- */
@@ -201,7 +36,7 @@ typedef struct parser {
     bool in_frames;           /* inside a backtrace */
     int race_threads;         /* hazard mode: thread lines seen */
     char race_first[8];       /* analysis mode: "Write" or "Read" of the headline */
-    location race_loc;        /* analysis mode: the headline's access */
+    sanitize_location race_loc;        /* analysis mode: the headline's access */
     bool race_warning;
     bool race_open;           /* an analysis headline waits for its "and" lines */
     char race_headline[256];
@@ -246,7 +81,7 @@ static void set_space(sanitize_finding *f, const char *s)
 /* Headline of a memory access report: "Invalid __global__ write of size 4 bytes". */
 static bool invalid_access(parser *ps, const char *t, bool warning)
 {
-    if (!starts(t, "Invalid "))
+    if (!sanitize_starts(t, "Invalid "))
         return false;
     sanitize_kind k = SAN_OTHER;
     if (strstr(t, " read "))
@@ -261,14 +96,14 @@ static bool invalid_access(parser *ps, const char *t, bool warning)
     set_space(f, t);
     const char *sz = strstr(t, "of size ");
     if (sz)
-        f->size = (int)read_number(sz + 8);
+        f->size = (int)sanitize_read_number(sz + 8);
     return true;
 }
 
 /* "Race reported between Write access at LOC" (analysis mode). */
 static bool race_headline(parser *ps, const char *t, bool warning)
 {
-    if (!starts(t, "Race reported between "))
+    if (!sanitize_starts(t, "Race reported between "))
         return false;
     const char *a = t + strlen("Race reported between ");
     size_t alen = strcspn(a, " ");
@@ -276,7 +111,7 @@ static bool race_headline(parser *ps, const char *t, bool warning)
     const char *at = strstr(a, " access at ");
     memset(&ps->race_loc, 0, sizeof ps->race_loc);
     if (at)
-        read_location(at + strlen(" access at "), &ps->race_loc);
+        sanitize_read_location(at + strlen(" access at "), &ps->race_loc);
     ps->race_warning = warning;
     ps->race_open = true;
     snprintf(ps->race_headline, sizeof ps->race_headline, "%s", t);
@@ -287,14 +122,14 @@ static bool race_headline(parser *ps, const char *t, bool warning)
 
 static void race_hazard_name(const char *first, const char *second, char *out, size_t n)
 {
-    bool w1 = starts(first, "Write"), w2 = starts(second, "Write");
+    bool w1 = sanitize_starts(first, "Write"), w2 = sanitize_starts(second, "Write");
     snprintf(out, n, "%s", w1 && w2 ? "WAW" : w1 ? "RAW" : w2 ? "WAR" : "");
 }
 
 /* "and Read access at LOC [N hazards]" after an analysis headline. */
 static bool race_partner(parser *ps, const char *t)
 {
-    if (!ps->race_open || !starts(t, "and ") || !strstr(t, " access at "))
+    if (!ps->race_open || !sanitize_starts(t, "and ") || !strstr(t, " access at "))
         return false;
     const char *b = t + 4;
     char second[8];
@@ -307,14 +142,14 @@ static bool race_partner(parser *ps, const char *t)
     snprintf(f->kernel, sizeof f->kernel, "%s", ps->race_loc.kernel);
     snprintf(f->file, sizeof f->file, "%s", ps->race_loc.file);
     f->line = ps->race_loc.line;
-    location loc;
-    if (read_location(strstr(b, " access at ") + strlen(" access at "), &loc)) {
+    sanitize_location loc;
+    if (sanitize_read_location(strstr(b, " access at ") + strlen(" access at "), &loc)) {
         snprintf(f->file2, sizeof f->file2, "%s", loc.file);
         f->line2 = loc.line;
         if (!f->kernel[0])
             snprintf(f->kernel, sizeof f->kernel, "%s", loc.kernel);
     }
-    f->hazards = hazards_of(t);
+    f->hazards = sanitize_read_hazards(t);
     return true;
 }
 
@@ -331,10 +166,10 @@ static bool hazard_headline(parser *ps, const char *t, bool warning)
     strfmt_copy_n(f->hazard, sizeof f->hazard, p, strcspn(p, " "));
     set_space(f, t);
     const char *at = strstr(t, " detected at ");
-    if (at && read_hex(at, &f->address))
+    if (at && sanitize_read_hex(at, &f->address))
         f->has_address = true;
     const char *blk = strstr(t, "in block");
-    if (blk && read_triple(blk, f->block))
+    if (blk && sanitize_read_triple(blk, f->block))
         f->has_block = true;
     return true;
 }
@@ -343,13 +178,13 @@ static bool hazard_headline(parser *ps, const char *t, bool warning)
 static bool hazard_thread(parser *ps, sanitize_finding *f, const char *t)
 {
     if (!f || f->kind != SAN_RACE || !strstr(t, "Thread (") ||
-        !(starts(t, "Write") || starts(t, "Read") || starts(t, "Atomic")))
+        !(sanitize_starts(t, "Write") || sanitize_starts(t, "Read") || sanitize_starts(t, "Atomic")))
         return false;
-    location loc;
+    sanitize_location loc;
     const char *at = strstr(t, ") at ");
-    bool have = at && read_location(at + 2, &loc);
+    bool have = at && sanitize_read_location(at + 2, &loc);
     if (ps->race_threads == 0) {
-        f->has_thread = read_triple(strstr(t, "Thread ("), f->thread);
+        f->has_thread = sanitize_read_triple(strstr(t, "Thread ("), f->thread);
         if (have) {
             snprintf(f->kernel, sizeof f->kernel, "%s", loc.kernel);
             snprintf(f->file, sizeof f->file, "%s", loc.file);
@@ -367,7 +202,7 @@ static bool hazard_thread(parser *ps, sanitize_finding *f, const char *t)
  * "in warp", or "Invalid arguments"), matched on its stable words. */
 static bool barrier_headline(parser *ps, const char *t, bool warning)
 {
-    if (!starts(t, "Barrier error") && !(starts(t, "Invalid") && strstr(t, "barrier")))
+    if (!sanitize_starts(t, "Barrier error") && !(sanitize_starts(t, "Invalid") && strstr(t, "barrier")))
         return false;
     sanitize_finding *f = add_finding(ps, SAN_BARRIER, warning, t);
     if (f)
@@ -382,9 +217,9 @@ static bool barrier_headline(parser *ps, const char *t, bool warning)
  * (with --track-unused-memory). */
 static bool uninit_headline(parser *ps, const char *t, bool warning)
 {
-    int k = starts(t, "Unused memory")                          ? SAN_UNUSED
-            : starts(t, "Uninitialized ") && strstr(t, " read") ? SAN_UNINIT
-            : starts(t, "Host API memory access error")         ? SAN_OTHER
+    int k = sanitize_starts(t, "Unused memory")                          ? SAN_UNUSED
+            : sanitize_starts(t, "Uninitialized ") && strstr(t, " read") ? SAN_UNINIT
+            : sanitize_starts(t, "Host API memory access error")         ? SAN_OTHER
                                                                 : -1;
     if (k < 0)
         return false;
@@ -393,8 +228,8 @@ static bool uninit_headline(parser *ps, const char *t, bool warning)
         return true;
     const char *sz = strstr(t, "of size ");
     if (sz)
-        f->size = (int)read_number(sz + 8);
-    if (k == SAN_UNUSED && read_hex(t, &f->address))
+        f->size = (int)sanitize_read_number(sz + 8);
+    if (k == SAN_UNUSED && sanitize_read_hex(t, &f->address))
         f->has_address = true;
     set_space(f, t);
     sanitize_finding_explain(f);
@@ -409,39 +244,39 @@ static void detail_line(parser *ps, const char *t)
         return;
     if (hazard_thread(ps, f, t))
         return;
-    if (starts(t, "at ")) {
-        location loc;
-        if (!f->kernel[0] && read_location(t, &loc)) {
+    if (sanitize_starts(t, "at ")) {
+        sanitize_location loc;
+        if (!f->kernel[0] && sanitize_read_location(t, &loc)) {
             snprintf(f->kernel, sizeof f->kernel, "%s", loc.kernel);
             snprintf(f->file, sizeof f->file, "%s", loc.file);
             f->line = loc.line;
         }
         return;
     }
-    if (starts(t, "by thread")) {
-        f->has_thread = read_triple(t, f->thread);
+    if (sanitize_starts(t, "by thread")) {
+        f->has_thread = sanitize_read_triple(t, f->thread);
         const char *b = strstr(t, "in block");
         if (b)
-            f->has_block = read_triple(b, f->block);
+            f->has_block = sanitize_read_triple(b, f->block);
         return;
     }
-    if (starts(t, "Address ") || starts(t, "Access at ") || starts(t, "Access to ")) {
-        if (read_hex(t, &f->address))
+    if (sanitize_starts(t, "Address ") || sanitize_starts(t, "Access at ") || sanitize_starts(t, "Access to ")) {
+        if (sanitize_read_hex(t, &f->address))
             f->has_address = true;
         if (strstr(t, "misaligned"))
             f->kind = SAN_MISALIGNED;
         append(f->detail, sizeof f->detail, t);
         return;
     }
-    if (starts(t, "Uninitialized access")) {
+    if (sanitize_starts(t, "Uninitialized access")) {
         f->kind = SAN_UNINIT;
-        if (read_hex(t, &f->address))
+        if (sanitize_read_hex(t, &f->address))
             f->has_address = true;
         append(f->detail, sizeof f->detail, t);
         return;
     }
-    if (starts(t, "and is ") || starts(t, "Current Value") || starts(t, "Incoming Value") ||
-        (f->kind == SAN_UNUSED && (starts(t, "Not written") || strstr(t, "% of allocation"))))
+    if (sanitize_starts(t, "and is ") || sanitize_starts(t, "Current Value") || sanitize_starts(t, "Incoming Value") ||
+        (f->kind == SAN_UNUSED && (sanitize_starts(t, "Not written") || strstr(t, "% of allocation"))))
         append(f->detail, sizeof f->detail, t);
 }
 
@@ -454,8 +289,97 @@ static bool tool_status(const char *t)
         "Not all",
     };
     for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
-        if (starts(t, quiet[i]))
+        if (sanitize_starts(t, quiet[i]))
             return true;
+    return false;
+}
+
+/* The tool's own lines: its banner, the summaries (their counts into the
+ * report) and host or device backtraces; true when t is one. */
+static bool summary_line(parser *ps, const char *t)
+{
+    if (sanitize_starts(t, "COMPUTE-SANITIZER"))
+        return true;
+    if (sanitize_starts(t, "ERROR SUMMARY:")) {
+        /* "ERROR SUMMARY: 972 errors were not printed. Use --print-limit ..."
+         * follows the count when the print limit was reached. */
+        if (!strstr(t, "not printed"))
+            ps->r->errors = (int)sanitize_read_number(t + strlen("ERROR SUMMARY:"));
+        return true;
+    }
+    if (sanitize_starts(t, "RACECHECK SUMMARY:")) {
+        const char *open = strchr(t, '(');
+        if (open) {
+            ps->r->errors = (int)sanitize_read_number(open + 1);
+            const char *comma = strchr(open, ',');
+            if (comma)
+                ps->r->warnings = (int)sanitize_read_number(comma + 1);
+        }
+        return true;
+    }
+    if (sanitize_starts(t, "LEAK SUMMARY:")) {
+        long long v = sanitize_read_number(t + strlen("LEAK SUMMARY:"));
+        ps->r->leaked_bytes = v > 0 ? v : 0;
+        return true;
+    }
+    if (sanitize_starts(t, "Saved host backtrace") || sanitize_starts(t, "Host Frame:") ||
+        sanitize_starts(t, "Device Frame:") || (ps->in_frames && sanitize_starts(t, "in "))) {
+        ps->in_frames = true;
+        return true;
+    }
+    return false;
+}
+
+/* Skips a severity prefix ("Error: ", "Warning: ", "WARN:(racecheck)") at
+ * *t; true when there was one, *warning when it says warning. */
+static bool severity_prefix(const char **t, bool *warning)
+{
+    bool severity = false;
+    *warning = false;
+    if (sanitize_starts(*t, "Error: ") || sanitize_starts(*t, "ERROR: ")) {
+        *t += 7;
+        severity = true;
+    } else if (sanitize_starts(*t, "Warning: ")) {
+        *t += 9;
+        *warning = severity = true;
+    } else if (sanitize_starts(*t, "WARN:")) {
+        *t += 5;
+        if (**t == '(') {
+            const char *close = strchr(*t, ')');
+            if (close)
+                *t = close + 1;
+        }
+        *warning = severity = true;
+    }
+    *t = sanitize_skip_space(*t);
+    return severity;
+}
+
+/* The headlines with nothing to read beyond their kind: misaligned and
+ * out-of-range shared or local addresses, CUDA errors, leaks; true when t
+ * is one. */
+static bool plain_headline(parser *ps, const char *t, bool warning)
+{
+    if (sanitize_starts(t, "Misaligned Shared or Local Address")) {
+        add_finding(ps, SAN_MISALIGNED, warning, t);
+        return true;
+    }
+    if (sanitize_starts(t, "Out-of-range Shared or Local Address")) {
+        sanitize_finding *f = add_finding(ps, SAN_OTHER, warning, t);
+        if (f)
+            snprintf(f->space, sizeof f->space, "shared/local");
+        return true;
+    }
+    if (sanitize_starts(t, "Program hit ")) {
+        add_finding(ps, SAN_CUDA_ERROR, warning, t);
+        return true;
+    }
+    if (sanitize_starts(t, "Leaked ")) {
+        sanitize_finding *f = add_finding(ps, SAN_LEAK, warning, t);
+        if (f && sanitize_read_hex(t, &f->address))
+            f->has_address = true;
+        return true;
+    }
     return false;
 }
 
@@ -466,10 +390,10 @@ static void parse_line(parser *ps, const char *line, size_t len)
     size_t bl = strlen(buf);
     while (bl > 0 && (buf[bl - 1] == '\r' || buf[bl - 1] == ' '))
         buf[--bl] = '\0';
-    const char *t = skip_space(buf);
-    if (starts(t, PREFIX)) {
+    const char *t = sanitize_skip_space(buf);
+    if (sanitize_starts(t, PREFIX)) {
         t += strlen(PREFIX);
-        t = skip_space(t);
+        t = sanitize_skip_space(t);
     }
     if (!*t) {
         ps->cur = -1;
@@ -477,79 +401,17 @@ static void parse_line(parser *ps, const char *line, size_t len)
         ps->in_frames = false;
         return;
     }
-    if (starts(t, "COMPUTE-SANITIZER"))
+    if (summary_line(ps, t))
         return;
-    if (starts(t, "ERROR SUMMARY:")) {
-        /* "ERROR SUMMARY: 972 errors were not printed. Use --print-limit ..."
-         * follows the count when the print limit was reached. */
-        if (!strstr(t, "not printed"))
-            ps->r->errors = (int)read_number(t + strlen("ERROR SUMMARY:"));
-        return;
-    }
-    if (starts(t, "RACECHECK SUMMARY:")) {
-        const char *open = strchr(t, '(');
-        if (open) {
-            ps->r->errors = (int)read_number(open + 1);
-            const char *comma = strchr(open, ',');
-            if (comma)
-                ps->r->warnings = (int)read_number(comma + 1);
-        }
-        return;
-    }
-    if (starts(t, "LEAK SUMMARY:")) {
-        long long v = read_number(t + strlen("LEAK SUMMARY:"));
-        ps->r->leaked_bytes = v > 0 ? v : 0;
-        return;
-    }
-    if (starts(t, "Saved host backtrace") || starts(t, "Host Frame:") ||
-        starts(t, "Device Frame:") || (ps->in_frames && starts(t, "in "))) {
-        ps->in_frames = true;
-        return;
-    }
 
-    bool warning = false, severity = false;
-    if (starts(t, "Error: ") || starts(t, "ERROR: ")) {
-        t += 7;
-        severity = true;
-    } else if (starts(t, "Warning: ")) {
-        t += 9;
-        warning = severity = true;
-    } else if (starts(t, "WARN:")) {
-        t += 5;
-        if (*t == '(') {
-            const char *close = strchr(t, ')');
-            if (close)
-                t = close + 1;
-        }
-        warning = severity = true;
-    }
-    t = skip_space(t);
-
+    bool warning;
+    bool severity = severity_prefix(&t, &warning);
     if (invalid_access(ps, t, warning) || race_headline(ps, t, warning) ||
         hazard_headline(ps, t, warning) || race_partner(ps, t))
         return;
-    if (starts(t, "Misaligned Shared or Local Address")) {
-        add_finding(ps, SAN_MISALIGNED, warning, t);
+    if (plain_headline(ps, t, warning) || barrier_headline(ps, t, warning) ||
+        uninit_headline(ps, t, warning))
         return;
-    }
-    if (starts(t, "Out-of-range Shared or Local Address")) {
-        sanitize_finding *f = add_finding(ps, SAN_OTHER, warning, t);
-        if (f)
-            snprintf(f->space, sizeof f->space, "shared/local");
-        return;
-    }
-    if (barrier_headline(ps, t, warning) || uninit_headline(ps, t, warning))
-        return;
-    if (starts(t, "Program hit ")) {
-        add_finding(ps, SAN_CUDA_ERROR, warning, t);
-        return;
-    }
-    if (starts(t, "Leaked ")) {
-        sanitize_finding *f = add_finding(ps, SAN_LEAK, warning, t);
-        if (f && read_hex(t, &f->address))
-            f->has_address = true;
-        return;
-    }
     if (severity) {
         if (!tool_status(t))
             add_finding(ps, SAN_OTHER, warning, t);
@@ -614,11 +476,11 @@ bool sanitize_parse_log(const char *log, sanitize_report *out)
     return true;
 }
 
-void sanitize_report_free(sanitize_report *r)
+void sanitize_report_free(sanitize_report *report)
 {
-    if (!r)
+    if (!report)
         return;
-    free(r->findings);
-    r->findings = NULL;
-    r->n = 0;
+    free(report->findings);
+    report->findings = NULL;
+    report->n = 0;
 }

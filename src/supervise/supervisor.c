@@ -42,30 +42,30 @@ static bool copy_command(supervisor *s, const supervisor_opts *o, cl_err *e)
     return true;
 }
 
-supervisor *supervisor_new(const supervisor_opts *o, cl_err *e)
+supervisor *supervisor_new(const supervisor_opts *opts, cl_err *err)
 {
     supervisor *s = calloc(1, sizeof *s);
     if (!s) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         return NULL;
     }
     s->epfd = s->timerfd = s->pidfd = s->in_fd = s->proto_fd = s->out_fd = -1;
     s->next_run = 1;
-    s->limit_s = o && o->time_limit_s > 0 ? o->time_limit_s : SUP_DEFAULT_LIMIT_S;
-    if (o && o->cb)
-        s->cb = *o->cb;
-    s->ud = o ? o->ud : NULL;
+    s->limit_s = opts && opts->time_limit_s > 0 ? opts->time_limit_s : SUP_DEFAULT_LIMIT_S;
+    if (opts && opts->cb)
+        s->cb = *opts->cb;
+    s->ud = opts ? opts->ud : NULL;
 
-    if (!copy_command(s, o, e))
+    if (!copy_command(s, opts, err))
         goto fail;
     s->line = malloc(PROTO_LINE_MAX + 1);
     s->tail = malloc(SUP_TAIL_MAX);
     s->chunk = malloc(SUP_CHUNK);
     if (!s->line || !s->tail || !s->chunk) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         goto fail;
     }
-    if (!supervisor_worker_open(s, e))
+    if (!supervisor_worker_open(s, err))
         goto fail;
     return s;
 fail:
@@ -73,188 +73,207 @@ fail:
     return NULL;
 }
 
-void supervisor_free(supervisor *s)
+void supervisor_free(supervisor *sup)
 {
-    if (!s)
+    if (!sup)
         return;
-    if (s->pid > 0 && !s->cur_run && s->in_fd >= 0) {
+    if (sup->pid > 0 && !sup->cur_run && sup->in_fd >= 0) {
         /* Idle: ask politely so the engine can shut down, then insist. */
         char *quit = proto_encode_quit();
-        strbuf_clear(&s->pending);
-        if (quit && supervisor_worker_queue(s, quit, strlen(quit), NULL))
-            supervisor_worker_flush(s);
+        strbuf_clear(&sup->pending);
+        if (quit && supervisor_worker_queue(sup, quit, strlen(quit), NULL))
+            supervisor_worker_flush(sup);
         free(quit);
-        supervisor_worker_unwatch(s, &s->in_fd);
+        supervisor_worker_unwatch(sup, &sup->in_fd);
         for (int waited = 0; waited < SUP_QUIT_GRACE_MS; waited += 10) {
-            if (spawn_exited(s->pid)) {
-                supervisor_worker_reap_exited(s);
+            if (spawn_exited(sup->pid)) {
+                supervisor_worker_reap_exited(sup);
                 break;
             }
-            supervisor_worker_drain_output(s, 4);
+            supervisor_worker_drain_output(sup, 4);
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
     }
-    if (s->pid > 0) {
-        spawn_kill(s->pid, true);
-        spawn_wait(s->pid, true, NULL);
-        s->pid = 0;
+    if (sup->pid > 0) {
+        spawn_kill(sup->pid, true);
+        spawn_wait(sup->pid, true, NULL);
+        sup->pid = 0;
     }
-    supervisor_worker_stop(s);
-    supervisor_worker_reap_dying(s, true);
-    supervisor_worker_close(s);
-    if (s->argv)
-        for (size_t i = 0; s->argv[i]; i++)
-            free(s->argv[i]);
-    free(s->argv);
-    free(s->line);
-    free(s->tail);
-    free(s->chunk);
-    strbuf_free(&s->pending);
-    free(s->last_req);
-    free(s);
+    supervisor_worker_stop(sup);
+    supervisor_worker_reap_dying(sup, true);
+    supervisor_worker_close(sup);
+    if (sup->argv)
+        for (size_t i = 0; sup->argv[i]; i++)
+            free(sup->argv[i]);
+    free(sup->argv);
+    free(sup->line);
+    free(sup->tail);
+    free(sup->chunk);
+    strbuf_free(&sup->pending);
+    free(sup->last_req);
+    free(sup);
 }
 
-bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_err *e)
+/* Notices a worker that exited on its own: reads its last words, then
+ * reports (supervisor_faults_exited).  Returns false when the worker
+ * exited or was replaced meanwhile. */
+static bool check_exit(supervisor *s)
 {
-    if (s->cur_run)
-        return err_set(e, "the worker is busy with run %d", s->cur_run);
+    if (!spawn_exited(s->pid))
+        return true;
 
-    int run = s->next_run;
+    unsigned gen = s->gen;
+    int run_before = s->cur_run;
+    supervisor_worker_drain_output(s, 1024);
+    if (!supervisor_messages_read(s, 1024) || s->gen != gen)
+        return false;
+    supervisor_faults_exited(s, supervisor_worker_reap_exited(s), run_before);
+    return false;
+}
+
+bool supervisor_submit(supervisor *sup, run_request *req, double time_limit_s, cl_err *err)
+{
+    if (sup->cur_run)
+        return err_set(err, "the worker is busy with run %d", sup->cur_run);
+
+    int run = sup->next_run;
     proto_msg *m = malloc(sizeof *m);
     if (!m)
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
     m->type = MSG_RUN;
     m->u.run = *req;
     m->u.run.run = run;
     char *text = proto_encode(m);
     free(m);
     if (!text)
-        return err_set(e, "cannot encode the request");
+        return err_set(err, "cannot encode the request");
     size_t len = strlen(text);
     if (len > PROTO_LINE_MAX) {
         free(text);
-        return err_set(e, "the request is longer than 64 KiB");
+        return err_set(err, "the request is longer than 64 KiB");
     }
 
     /* A worker that died while idle, or can no longer hear or answer, is
      * replaced before it is given the run. */
-    supervisor_faults_check_exit(s);
-    if (s->pid > 0 && (s->in_fd < 0 || s->proto_fd < 0))
-        supervisor_worker_stop(s);
-    if (s->pid <= 0 && !supervisor_worker_start(s, e)) {
+    check_exit(sup);
+    if (sup->pid > 0 && (sup->in_fd < 0 || sup->proto_fd < 0))
+        supervisor_worker_stop(sup);
+    if (sup->pid <= 0 && !supervisor_worker_start(sup, err)) {
         free(text);
         return false;
     }
-    free(s->last_req);
-    s->last_req = text;
-    s->last_req_len = len;
-    strbuf_clear(&s->pending);
-    if (!supervisor_worker_queue(s, text, len, e))
+    free(sup->last_req);
+    sup->last_req = text;
+    sup->last_req_len = len;
+    strbuf_clear(&sup->pending);
+    if (!supervisor_worker_queue(sup, text, len, err))
         return false;
     req->run = run;
-    s->next_run = run == INT_MAX ? 1 : run + 1;
+    sup->next_run = run == INT_MAX ? 1 : run + 1;
 
-    s->cur_run = req->run;
-    supervisor_printed_begin(s);
-    s->cur_variant[0] = s->cur_size[0] = s->cur_phase[0] = '\0';
-    s->cur_limit_s = time_limit_s > 0 ? time_limit_s : s->limit_s;
-    s->deadline = clock_now_s() + s->cur_limit_s;
-    supervisor_worker_arm_timer(s, s->cur_limit_s);
-    supervisor_worker_flush(s);
+    sup->cur_run = req->run;
+    supervisor_printed_begin(sup);
+    sup->cur_variant[0] = sup->cur_size[0] = sup->cur_phase[0] = '\0';
+    sup->cur_limit_s = time_limit_s > 0 ? time_limit_s : sup->limit_s;
+    sup->deadline = clock_now_s() + sup->cur_limit_s;
+    supervisor_worker_arm_timer(sup, sup->cur_limit_s);
+    supervisor_worker_flush(sup);
     return true;
 }
 
-bool supervisor_pump(supervisor *s, int timeout_ms)
+bool supervisor_pump(supervisor *sup, int timeout_ms)
 {
-    supervisor_worker_reap_dying(s, false);
-    if (s->pid <= 0)
+    supervisor_worker_reap_dying(sup, false);
+    if (sup->pid <= 0)
         return true;
 
     int wait = timeout_ms < 0 ? -1 : timeout_ms;
-    if (s->pidfd < 0 && (wait < 0 || wait > SUP_POLL_SLICE_MS))
+    if (sup->pidfd < 0 && (wait < 0 || wait > SUP_POLL_SLICE_MS))
         wait = SUP_POLL_SLICE_MS;
-    if (s->cur_run) {
-        double left_ms = (s->deadline - clock_now_s()) * 1e3;
+    if (sup->cur_run) {
+        double left_ms = (sup->deadline - clock_now_s()) * 1e3;
         int left = left_ms <= 0 ? 0 : left_ms > INT_MAX - 1 ? INT_MAX - 1 : (int)left_ms + 1;
         if (wait < 0 || left < wait)
             wait = left;
     }
 
     struct epoll_event evs[8];
-    int n = epoll_wait(s->epfd, evs, 8, wait);
+    int n = epoll_wait(sup->epfd, evs, 8, wait);
     if (n < 0 && errno != EINTR)
         return false;
     for (int i = 0; i < n; i++) {
         if (evs[i].data.u32 == SUP_TAG_INPUT && (evs[i].events & (EPOLLERR | EPOLLHUP))) {
-            strbuf_clear(&s->pending);
-            supervisor_worker_unwatch(s, &s->in_fd);
+            strbuf_clear(&sup->pending);
+            supervisor_worker_unwatch(sup, &sup->in_fd);
         }
     }
     uint64_t expirations;
-    while (read(s->timerfd, &expirations, sizeof expirations) > 0)
+    while (read(sup->timerfd, &expirations, sizeof expirations) > 0)
         ;
 
-    unsigned gen = s->gen;
-    supervisor_worker_drain_output(s, SUP_READS_PER_PUMP);
-    if (!supervisor_messages_read(s, SUP_READS_PER_PUMP) || s->gen != gen)
+    unsigned gen = sup->gen;
+    supervisor_worker_drain_output(sup, SUP_READS_PER_PUMP);
+    if (!supervisor_messages_read(sup, SUP_READS_PER_PUMP) || sup->gen != gen)
         return true;
-    supervisor_worker_flush(s);
-    if (!supervisor_faults_check_exit(s) || s->gen != gen)
+    supervisor_worker_flush(sup);
+    if (!check_exit(sup) || sup->gen != gen)
         return true;
-    supervisor_faults_check_deadline(s);
+    supervisor_faults_check_deadline(sup);
     return true;
 }
 
-bool supervisor_wait(supervisor *s, int run)
+bool supervisor_wait(supervisor *sup, int run)
 {
-    while (s->cur_run && s->cur_run == run)
-        if (!supervisor_pump(s, 100))
+    while (sup->cur_run && sup->cur_run == run)
+        if (!supervisor_pump(sup, 100))
             return false;
     return true;
 }
 
-void supervisor_cancel(supervisor *s)
+void supervisor_cancel(supervisor *sup)
 {
-    if (s->pid <= 0 && !s->cur_run)
+    if (sup->pid <= 0 && !sup->cur_run)
         return;
-    supervisor_worker_stop(s);
-    if (s->cur_run)
-        supervisor_faults_fail_run(s, "cancelled", "the run was cancelled");
+    supervisor_worker_stop(sup);
+    if (sup->cur_run)
+        supervisor_faults_fail_run(sup, "cancelled", "the run was cancelled");
 }
 
-bool supervisor_busy(const supervisor *s)
+bool supervisor_busy(const supervisor *sup)
 {
-    return s->cur_run != 0;
+    return sup->cur_run != 0;
 }
 
-int supervisor_fd(const supervisor *s)
+int supervisor_fd(const supervisor *sup)
 {
-    return s->pid > 0 ? s->epfd : -1;
+    return sup->pid > 0 ? sup->epfd : -1;
 }
 
-bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e)
+bool supervisor_hello(supervisor *sup, int timeout_ms, device_info *out, cl_err *err)
 {
-    supervisor_faults_check_exit(s);
-    if (s->pid <= 0) {
-        s->last_stop[0] = '\0';
-        if (!supervisor_worker_start(s, e))
+    check_exit(sup);
+    if (sup->pid <= 0) {
+        sup->last_stop[0] = '\0';
+        if (!supervisor_worker_start(sup, err))
             return false;
     }
     double until = clock_now_s() + (timeout_ms > 0 ? timeout_ms : 0) * 1e-3;
-    while (!s->have_hello && s->pid > 0) {
+    while (!sup->have_hello && sup->pid > 0) {
         double left = (until - clock_now_s()) * 1e3;
         if (left <= 0)
             break;
-        if (!supervisor_pump(s, (int)left + 1))
-            return err_set(e, "waiting for the worker: %s", strerror(errno));
+        if (!supervisor_pump(sup, (int)left + 1))
+            return err_set(err, "waiting for the worker: %s", strerror(errno));
     }
-    if (s->have_hello) {
+    if (sup->have_hello) {
         if (out)
-            *out = s->dev;
+            *out = sup->dev;
         return true;
     }
-    if (s->pid <= 0)
-        return err_set(e, "%s", s->last_stop[0] ? s->last_stop : "the worker stopped before saying hello");
-    return err_set(e, "the worker did not say hello within %d ms", timeout_ms);
+    if (sup->pid <= 0)
+        return err_set(err, "%s",
+                       sup->last_stop[0] ? sup->last_stop
+                                         : "the worker stopped before saying hello");
+    return err_set(err, "the worker did not say hello within %d ms", timeout_ms);
 }

@@ -24,10 +24,10 @@ typedef struct supervisor supervisor;
  * call supervisor_submit and supervisor_cancel, never pump, wait or free. */
 typedef struct supervisor_callbacks {
     void (*on_hello)(void *ud, const device_info *dev);
-    void (*on_progress)(void *ud, const run_progress *p);
-    void (*on_result)(void *ud, const run_result *r);
+    void (*on_progress)(void *ud, const run_progress *progress);
+    void (*on_result)(void *ud, const run_result *result);
     void (*on_log)(void *ud, int level, const char *msg);
-    void (*on_fault)(void *ud, const run_fault *f);
+    void (*on_fault)(void *ud, const run_fault *fault);
     void (*on_done)(void *ud, int run);     /* after a fault too */
 } supervisor_callbacks;
 
@@ -38,25 +38,25 @@ typedef struct supervisor_opts {
     void *ud;
 } supervisor_opts;
 
-supervisor *supervisor_new(const supervisor_opts *o, cl_err *e);
-void supervisor_free(supervisor *s);          /* kills the worker if running */
+supervisor *supervisor_new(const supervisor_opts *opts, cl_err *err);
+void supervisor_free(supervisor *sup);          /* kills the worker if running */
 
 /* Starts the worker if needed and sends the request; assigns req->run. */
-bool supervisor_submit(supervisor *s, run_request *req, double time_limit_s, cl_err *e);
+bool supervisor_submit(supervisor *sup, run_request *req, double time_limit_s, cl_err *err);
 /* Reads what is available (waiting up to timeout_ms), dispatches callbacks,
  * enforces the time limit.  Returns false only on an internal error. */
-bool supervisor_pump(supervisor *s, int timeout_ms);
+bool supervisor_pump(supervisor *sup, int timeout_ms);
 /* Pumps until run is done (or faulted). */
-bool supervisor_wait(supervisor *s, int run);
+bool supervisor_wait(supervisor *sup, int run);
 /* Kills the worker; the current run ends with a "cancelled" fault. */
-void supervisor_cancel(supervisor *s);
-bool supervisor_busy(const supervisor *s);
-int supervisor_fd(const supervisor *s);       /* -1 when no worker runs */
+void supervisor_cancel(supervisor *sup);
+bool supervisor_busy(const supervisor *sup);
+int supervisor_fd(const supervisor *sup);       /* -1 when no worker runs */
 /* Starts the worker (if not running) and waits up to timeout_ms for hello. */
-bool supervisor_hello(supervisor *s, int timeout_ms, device_info *out, cl_err *e);
+bool supervisor_hello(supervisor *sup, int timeout_ms, device_info *out, cl_err *err);
 /* Copies the end of what the worker printed on stdout/stderr (at most the
- * last 16 KiB, NUL-terminated) into buf of size n; returns the length.  The
+ * last 16 KiB, NUL-terminated) into buf of size buf_size; returns the length.  The
  * text stays available after the worker stopped, until the next one starts. */
-size_t supervisor_output(const supervisor *s, char *buf, size_t n);
+size_t supervisor_output(const supervisor *sup, char *buf, size_t buf_size);
 
 #endif

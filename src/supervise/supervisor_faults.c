@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 
 #include "core/clock.h"
-#include "core/spawn.h"
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 #define SUP_HAVE_SIGABBREV 1
@@ -105,117 +104,107 @@ static void describe_exit(const supervisor *s, int status, const char *when, cha
         snprintf(msg, nmsg, "%s", head);
 }
 
-void supervisor_faults_end_run(supervisor *s, run_fault *f, int idle_level)
+void supervisor_faults_end_run(supervisor *sup, run_fault *fault, int idle_level)
 {
-    snprintf(s->last_stop, sizeof s->last_stop, "%s", f->message);
-    int run = s->cur_run;
-    f->run = run;
+    snprintf(sup->last_stop, sizeof sup->last_stop, "%s", fault->message);
+    int run = sup->cur_run;
+    fault->run = run;
     if (!run) {
-        if (s->cb.on_log)
-            s->cb.on_log(s->ud, idle_level, f->message);
+        if (sup->cb.on_log)
+            sup->cb.on_log(sup->ud, idle_level, fault->message);
         return;
     }
-    supervisor_printed_end(s);
-    s->cur_run = 0;
-    supervisor_worker_arm_timer(s, 0);
-    if (s->cb.on_fault)
-        s->cb.on_fault(s->ud, f);
-    if (s->cb.on_done)
-        s->cb.on_done(s->ud, run);
+    supervisor_printed_end(sup);
+    sup->cur_run = 0;
+    supervisor_worker_arm_timer(sup, 0);
+    if (sup->cb.on_fault)
+        sup->cb.on_fault(sup->ud, fault);
+    if (sup->cb.on_done)
+        sup->cb.on_done(sup->ud, run);
 }
 
-void supervisor_faults_fail_run(supervisor *s, const char *cause, const char *message)
+void supervisor_faults_fail_run(supervisor *sup, const char *cause, const char *message)
 {
     run_fault f;
     memset(&f, 0, sizeof f);
-    snprintf(f.variant, sizeof f.variant, "%s", s->cur_variant);
+    snprintf(f.variant, sizeof f.variant, "%s", sup->cur_variant);
     snprintf(f.cause, sizeof f.cause, "%s", cause);
     snprintf(f.message, sizeof f.message, "%s", message);
-    supervisor_faults_end_run(s, &f, 1);
+    supervisor_faults_end_run(sup, &f, 1);
 }
 
-void supervisor_faults_kill_and_fail(supervisor *s, const char *cause, const char *message)
+void supervisor_faults_kill_and_fail(supervisor *sup, const char *cause, const char *message)
 {
-    supervisor_worker_stop(s);
-    supervisor_faults_fail_run(s, cause, message);
+    supervisor_worker_stop(sup);
+    supervisor_faults_fail_run(sup, cause, message);
 }
 
-void supervisor_faults_protocol(supervisor *s, const char *what)
+void supervisor_faults_protocol(supervisor *sup, const char *what)
 {
     char msg[512];
     snprintf(msg, sizeof msg, "the worker broke the protocol: %s", what);
-    supervisor_faults_kill_and_fail(s, "protocol", msg);
+    supervisor_faults_kill_and_fail(sup, "protocol", msg);
 }
 
-bool supervisor_faults_check_exit(supervisor *s)
+void supervisor_faults_exited(supervisor *sup, int status, int run_before)
 {
-    if (!spawn_exited(s->pid))
-        return true;
-
-    unsigned gen = s->gen;
-    int run_before = s->cur_run;
-    supervisor_worker_drain_output(s, 1024);
-    if (!supervisor_messages_read(s, 1024) || s->gen != gen)
-        return false;
-    int status = supervisor_worker_reap_exited(s);
-
     char cause[32], msg[512];
-    bool had_hello = s->have_hello;
-    describe_exit(s, status, had_hello ? "" : " before saying hello", cause, sizeof cause, msg,
+    bool had_hello = sup->have_hello;
+    describe_exit(sup, status, had_hello ? "" : " before saying hello", cause, sizeof cause, msg,
                   sizeof msg);
-    supervisor_worker_stop(s);
-    if (s->cur_run && s->cur_run != run_before) {
+    supervisor_worker_stop(sup);
+    if (sup->cur_run && sup->cur_run != run_before) {
         /* A callback submitted a new run to the worker as it was exiting:
          * give that run to a fresh worker. */
         cl_err err;
-        if (!supervisor_worker_start(s, &err))
-            supervisor_faults_fail_run(s, "exit", err.msg);
-        else if (s->last_req && supervisor_worker_queue(s, s->last_req, s->last_req_len, NULL))
-            supervisor_worker_flush(s);
-        return false;
+        if (!supervisor_worker_start(sup, &err))
+            supervisor_faults_fail_run(sup, "exit", err.msg);
+        else if (sup->last_req &&
+                 supervisor_worker_queue(sup, sup->last_req, sup->last_req_len, NULL))
+            supervisor_worker_flush(sup);
+        return;
     }
-    if (s->cur_run) {
-        supervisor_faults_fail_run(s, cause, msg);
-        return false;
+    if (sup->cur_run) {
+        supervisor_faults_fail_run(sup, cause, msg);
+        return;
     }
-    snprintf(s->last_stop, sizeof s->last_stop, "%s", msg);
-    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && s->cb.on_log)
-        s->cb.on_log(s->ud, had_hello ? 1 : 2, s->last_stop);
-    return false;
+    snprintf(sup->last_stop, sizeof sup->last_stop, "%s", msg);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && sup->cb.on_log)
+        sup->cb.on_log(sup->ud, had_hello ? 1 : 2, sup->last_stop);
 }
 
-void supervisor_faults_check_deadline(supervisor *s)
+void supervisor_faults_check_deadline(supervisor *sup)
 {
-    if (!s->cur_run || clock_now_s() < s->deadline)
+    if (!sup->cur_run || clock_now_s() < sup->deadline)
         return;
     char msg[512], at[RUN_SIZE_MAX + 16] = "";
-    const char *v = s->cur_variant;
-    if (s->cur_size[0])
-        snprintf(at, sizeof at, " at size %s", s->cur_size);
+    const char *v = sup->cur_variant;
+    if (sup->cur_size[0])
+        snprintf(at, sizeof at, " at size %s", sup->cur_size);
     if (!v[0])
         snprintf(msg, sizeof msg,
                  "the run took longer than %g s before any row started (starting the GPU "
                  "worker or preparing the inputs)",
-                 s->cur_limit_s);
+                 sup->cur_limit_s);
     else if (strncmp(v, "exercise", 8) == 0)
         snprintf(msg, sizeof msg,
                  "your kernel%s was still running after %g s%s%s: it may loop forever or "
                  "deadlock at a barrier",
-                 at, s->cur_limit_s, s->cur_phase[0] ? ", while " : "", s->cur_phase);
+                 at, sup->cur_limit_s, sup->cur_phase[0] ? ", while " : "", sup->cur_phase);
     else if (strcmp(v, RUN_FAULT_REFERENCE) == 0)
         snprintf(msg, sizeof msg,
                  "the lab's reference%s was still running after %g s, before your kernel "
                  "ran: give the run more time (--time-limit) or pick a smaller size",
-                 at, s->cur_limit_s);
+                 at, sup->cur_limit_s);
     else if (strncmp(v, "cpu", 3) == 0)
         snprintf(msg, sizeof msg,
                  "the CPU baseline (%s)%s was still running after %g s: give the run more time "
                  "(--time-limit) or pick a smaller size",
-                 v, at, s->cur_limit_s);
+                 v, at, sup->cur_limit_s);
     else
         snprintf(msg, sizeof msg,
                  "the row %s%s was still running after %g s%s%s: give the run more time "
                  "(--time-limit) or pick a smaller size",
-                 v, at, s->cur_limit_s, s->cur_phase[0] ? ", while " : "", s->cur_phase);
-    supervisor_faults_kill_and_fail(s, "timeout", msg);
+                 v, at, sup->cur_limit_s, sup->cur_phase[0] ? ", while " : "", sup->cur_phase);
+    supervisor_faults_kill_and_fail(sup, "timeout", msg);
 }

@@ -2,7 +2,9 @@
  * state, and the calls between starting and stopping the worker
  * (supervisor_worker.c), reading its messages (supervisor_messages.c) and
  * turning deaths, time limits and broken promises into faults
- * (supervisor_faults.c).  Private to src/supervise/supervisor*.c. */
+ * (supervisor_faults.c).  supervisor.c calls them all; the messages call
+ * the faults, the faults the worker, and none of them calls back.
+ * Private to src/supervise/supervisor*.c. */
 #ifndef CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
 #define CUDALAB_SUPERVISE_SUPERVISOR_INTERNAL_H
 
@@ -82,62 +84,63 @@ struct supervisor {
 /* Passes what the worker printed to the log, a line at a time, at most
  * SUP_PRINTED_LINES lines a run; begin at a run's start, end at its end
  * (the last partial line, and how many lines were left out). */
-void supervisor_printed_add(supervisor *s, const char *data, size_t n);
-void supervisor_printed_begin(supervisor *s);
-void supervisor_printed_end(supervisor *s);
+void supervisor_printed_add(supervisor *sup, const char *data, size_t len);
+void supervisor_printed_begin(supervisor *sup);
+void supervisor_printed_end(supervisor *sup);
 
 /* ---- the worker process (supervisor_worker.c) ---------------------------- */
 
-/* Makes the epoll set and the run's timer; false + e when it cannot. */
-bool supervisor_worker_open(supervisor *s, cl_err *e);
+/* Makes the epoll set and the run's timer; false + err when it cannot. */
+bool supervisor_worker_open(supervisor *sup, cl_err *err);
 /* Closes what supervisor_worker_open made (after the worker is gone). */
-void supervisor_worker_close(supervisor *s);
-/* Starts the worker and watches its pipes; false + e when it cannot. */
-bool supervisor_worker_start(supervisor *s, cl_err *e);
+void supervisor_worker_close(supervisor *sup);
+/* Starts the worker and watches its pipes; false + err when it cannot. */
+bool supervisor_worker_start(supervisor *sup, cl_err *err);
 /* Kills the worker's process group (the worker and anything it started)
  * and forgets the worker; reaping happens without blocking, later if
  * needed. */
-void supervisor_worker_stop(supervisor *s);
+void supervisor_worker_stop(supervisor *sup);
 /* Reaps the workers killed earlier (waiting for them when block). */
-void supervisor_worker_reap_dying(supervisor *s, bool block);
+void supervisor_worker_reap_dying(supervisor *sup, bool block);
 /* Reaps a worker known to have exited and returns its wait status.  The
  * leader is still a zombie, so its process group id cannot have been
  * reused: what it left behind is killed first. */
-int supervisor_worker_reap_exited(supervisor *s);
+int supervisor_worker_reap_exited(supervisor *sup);
 /* Arms the run's timer to fire after seconds (0: disarms it). */
-void supervisor_worker_arm_timer(supervisor *s, double seconds);
+void supervisor_worker_arm_timer(supervisor *sup, double seconds);
 /* Stops watching fd and closes it. */
-void supervisor_worker_unwatch(supervisor *s, int *fd);
-/* Queues request bytes for the worker's stdin; false + e when out of memory. */
-bool supervisor_worker_queue(supervisor *s, const char *text, size_t len, cl_err *e);
+void supervisor_worker_unwatch(supervisor *sup, int *fd);
+/* Queues request bytes for the worker's stdin; false + err when out of memory. */
+bool supervisor_worker_queue(supervisor *sup, const char *text, size_t len, cl_err *err);
 /* Writes queued bytes without blocking; a worker that stopped reading loses
  * its stdin (its exit is noticed by the pump). */
-void supervisor_worker_flush(supervisor *s);
+void supervisor_worker_flush(supervisor *sup);
 /* Reads what the worker printed, at most max_reads chunks. */
-void supervisor_worker_drain_output(supervisor *s, int max_reads);
+void supervisor_worker_drain_output(supervisor *sup, int max_reads);
 
 /* ---- its messages (supervisor_messages.c) --------------------------------- */
 
 /* Reads protocol lines, at most max_reads chunks, and dispatches them.
  * Returns false when the worker was replaced meanwhile. */
-bool supervisor_messages_read(supervisor *s, int max_reads);
+bool supervisor_messages_read(supervisor *sup, int max_reads);
 
 /* ---- faults (supervisor_faults.c) ------------------------------------------ */
 
-/* Ends the current run with f (the worker is gone already), or, with no
- * run, logs f's message at level idle_level.  f->run is set here. */
-void supervisor_faults_end_run(supervisor *s, run_fault *f, int idle_level);
+/* Ends the current run with fault (the worker is gone already), or, with no
+ * run, logs fault's message at level idle_level.  fault->run is set here. */
+void supervisor_faults_end_run(supervisor *sup, run_fault *fault, int idle_level);
 /* Ends the current run (if any) with a fault of cause and message, after
  * the worker is gone. */
-void supervisor_faults_fail_run(supervisor *s, const char *cause, const char *message);
+void supervisor_faults_fail_run(supervisor *sup, const char *cause, const char *message);
 /* Stops the worker, then fails the run. */
-void supervisor_faults_kill_and_fail(supervisor *s, const char *cause, const char *message);
+void supervisor_faults_kill_and_fail(supervisor *sup, const char *cause, const char *message);
 /* A worker that broke the protocol: what it did, in words. */
-void supervisor_faults_protocol(supervisor *s, const char *what);
-/* Notices a worker that exited on its own: reads its last words, then
- * reports.  Returns false when the worker was replaced meanwhile. */
-bool supervisor_faults_check_exit(supervisor *s);
+void supervisor_faults_protocol(supervisor *sup, const char *what);
+/* Reports a worker that exited on its own with wait status status, after
+ * its last words were read: fails the run, or logs the exit when idle; a
+ * run submitted since run_before (by a callback) goes to a fresh worker. */
+void supervisor_faults_exited(supervisor *sup, int status, int run_before);
 /* Fails the current run when it ran past its time limit. */
-void supervisor_faults_check_deadline(supervisor *s);
+void supervisor_faults_check_deadline(supervisor *sup);
 
 #endif

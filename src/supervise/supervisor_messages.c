@@ -96,18 +96,19 @@ static bool handle_lines(supervisor *s)
     return true;
 }
 
-bool supervisor_messages_read(supervisor *s, int max_reads)
+bool supervisor_messages_read(supervisor *sup, int max_reads)
 {
-    for (int i = 0; i < max_reads && s->proto_fd >= 0; i++) {
-        ssize_t n = spawn_read(s->proto_fd, s->line + s->line_len, PROTO_LINE_MAX - s->line_len);
+    for (int i = 0; i < max_reads && sup->proto_fd >= 0; i++) {
+        ssize_t n =
+            spawn_read(sup->proto_fd, sup->line + sup->line_len, PROTO_LINE_MAX - sup->line_len);
         if (n > 0) {
-            s->line_len += (size_t)n;
-            if (!handle_lines(s))
+            sup->line_len += (size_t)n;
+            if (!handle_lines(sup))
                 return false;
             continue;
         }
         if (n < 0)
-            supervisor_worker_unwatch(s, &s->proto_fd);
+            supervisor_worker_unwatch(sup, &sup->proto_fd);
         break;
     }
     return true;

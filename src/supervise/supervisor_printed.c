@@ -30,44 +30,44 @@ static void emit_line(supervisor *s)
     s->printed_cut = false;
 }
 
-void supervisor_printed_add(supervisor *s, const char *data, size_t n)
+void supervisor_printed_add(supervisor *sup, const char *data, size_t len)
 {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < len; i++) {
         char c = data[i];
         if (c == '\n') {
-            emit_line(s);
+            emit_line(sup);
             continue;
         }
-        if (s->printed_len < SUP_PRINTED_WIDTH) {
+        if (sup->printed_len < SUP_PRINTED_WIDTH) {
             unsigned char u = (unsigned char)c;
-            s->printed[s->printed_len++] = u < 0x20 && c != '\t' ? '?' : c;
+            sup->printed[sup->printed_len++] = u < 0x20 && c != '\t' ? '?' : c;
         } else {
-            s->printed_cut = true;
+            sup->printed_cut = true;
         }
     }
 }
 
-void supervisor_printed_begin(supervisor *s)
+void supervisor_printed_begin(supervisor *sup)
 {
-    s->printed_len = 0;
-    s->printed_shown = 0;
-    s->printed_dropped = 0;
-    s->printed_cut = false;
+    sup->printed_len = 0;
+    sup->printed_shown = 0;
+    sup->printed_dropped = 0;
+    sup->printed_cut = false;
 }
 
-void supervisor_printed_end(supervisor *s)
+void supervisor_printed_end(supervisor *sup)
 {
-    if (s->printed_len > 0)
-        emit_line(s);
-    if (s->printed_dropped > 0 && s->cb.on_log) {
+    if (sup->printed_len > 0)
+        emit_line(sup);
+    if (sup->printed_dropped > 0 && sup->cb.on_log) {
         char msg[320];
         snprintf(msg, sizeof msg,
                  "%lu more printed line%s not shown (the log keeps the first %d of a run; "
                  "the GPU itself keeps about 1 MB of printf per launch and drops the rest): "
                  "print from one thread, e.g. if (i == 0)",
-                 s->printed_dropped, s->printed_dropped == 1 ? "" : "s", SUP_PRINTED_LINES);
-        s->cb.on_log(s->ud, 1, msg);
+                 sup->printed_dropped, sup->printed_dropped == 1 ? "" : "s", SUP_PRINTED_LINES);
+        sup->cb.on_log(sup->ud, 1, msg);
     }
-    s->printed_dropped = 0;
-    s->printed_shown = 0;
+    sup->printed_dropped = 0;
+    sup->printed_shown = 0;
 }

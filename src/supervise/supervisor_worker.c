@@ -26,16 +26,16 @@ static void rewatch(supervisor *s, int fd, uint32_t events, int tag)
     (void)epoll_ctl(s->epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
-void supervisor_worker_unwatch(supervisor *s, int *fd)
+void supervisor_worker_unwatch(supervisor *sup, int *fd)
 {
     if (*fd >= 0) {
-        (void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, *fd, NULL);
+        (void)epoll_ctl(sup->epfd, EPOLL_CTL_DEL, *fd, NULL);
         close(*fd);
         *fd = -1;
     }
 }
 
-void supervisor_worker_arm_timer(supervisor *s, double seconds)
+void supervisor_worker_arm_timer(supervisor *sup, double seconds)
 {
     struct itimerspec its;
     memset(&its, 0, sizeof its);
@@ -46,27 +46,27 @@ void supervisor_worker_arm_timer(supervisor *s, double seconds)
         if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
             its.it_value.tv_nsec = 1;
     }
-    (void)timerfd_settime(s->timerfd, 0, &its, NULL);
+    (void)timerfd_settime(sup->timerfd, 0, &its, NULL);
 }
 
-bool supervisor_worker_open(supervisor *s, cl_err *e)
+bool supervisor_worker_open(supervisor *sup, cl_err *err)
 {
-    s->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (s->epfd < 0)
-        return err_set(e, "epoll_create1: %s", strerror(errno));
-    s->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (s->timerfd < 0 || !watch(s, s->timerfd, EPOLLIN, SUP_TAG_TIMER))
-        return err_set(e, "timerfd: %s", strerror(errno));
+    sup->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (sup->epfd < 0)
+        return err_set(err, "epoll_create1: %s", strerror(errno));
+    sup->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (sup->timerfd < 0 || !watch(sup, sup->timerfd, EPOLLIN, SUP_TAG_TIMER))
+        return err_set(err, "timerfd: %s", strerror(errno));
     return true;
 }
 
-void supervisor_worker_close(supervisor *s)
+void supervisor_worker_close(supervisor *sup)
 {
-    if (s->timerfd >= 0)
-        close(s->timerfd);
-    if (s->epfd >= 0)
-        close(s->epfd);
-    s->timerfd = s->epfd = -1;
+    if (sup->timerfd >= 0)
+        close(sup->timerfd);
+    if (sup->epfd >= 0)
+        close(sup->epfd);
+    sup->timerfd = sup->epfd = -1;
 }
 
 /* ---- what the worker prints ---------------------------------------------- */
@@ -88,125 +88,126 @@ static void tail_append(supervisor *s, const char *data, size_t n)
     }
 }
 
-size_t supervisor_output(const supervisor *s, char *buf, size_t n)
+size_t supervisor_output(const supervisor *sup, char *buf, size_t buf_size)
 {
-    if (n == 0)
+    if (buf_size == 0)
         return 0;
-    size_t len = s->tail_len < n - 1 ? s->tail_len : n - 1;
-    size_t start = (s->tail_head + SUP_TAIL_MAX - len) % SUP_TAIL_MAX;
+    size_t len = sup->tail_len < buf_size - 1 ? sup->tail_len : buf_size - 1;
+    size_t start = (sup->tail_head + SUP_TAIL_MAX - len) % SUP_TAIL_MAX;
     size_t first = SUP_TAIL_MAX - start < len ? SUP_TAIL_MAX - start : len;
-    memcpy(buf, s->tail + start, first);
-    memcpy(buf + first, s->tail, len - first);
+    memcpy(buf, sup->tail + start, first);
+    memcpy(buf + first, sup->tail, len - first);
     buf[len] = '\0';
     return len;
 }
 
-void supervisor_worker_drain_output(supervisor *s, int max_reads)
+void supervisor_worker_drain_output(supervisor *sup, int max_reads)
 {
-    for (int i = 0; i < max_reads && s->out_fd >= 0; i++) {
-        ssize_t n = spawn_read(s->out_fd, s->chunk, SUP_CHUNK);
+    for (int i = 0; i < max_reads && sup->out_fd >= 0; i++) {
+        ssize_t n = spawn_read(sup->out_fd, sup->chunk, SUP_CHUNK);
         if (n > 0) {
-            tail_append(s, s->chunk, (size_t)n);
-            supervisor_printed_add(s, s->chunk, (size_t)n);
+            tail_append(sup, sup->chunk, (size_t)n);
+            supervisor_printed_add(sup, sup->chunk, (size_t)n);
             continue;
         }
         if (n < 0)
-            supervisor_worker_unwatch(s, &s->out_fd);
+            supervisor_worker_unwatch(sup, &sup->out_fd);
         break;
     }
 }
 
 /* ---- starting and stopping ------------------------------------------------- */
 
-void supervisor_worker_reap_dying(supervisor *s, bool block)
+void supervisor_worker_reap_dying(supervisor *sup, bool block)
 {
     int keep = 0;
-    for (int i = 0; i < s->ndying; i++)
-        if (spawn_wait(s->dying[i], block, NULL) == 0)
-            s->dying[keep++] = s->dying[i];
-    s->ndying = keep;
+    for (int i = 0; i < sup->ndying; i++)
+        if (spawn_wait(sup->dying[i], block, NULL) == 0)
+            sup->dying[keep++] = sup->dying[i];
+    sup->ndying = keep;
 }
 
-void supervisor_worker_stop(supervisor *s)
+void supervisor_worker_stop(supervisor *sup)
 {
-    if (s->pid > 0) {
-        spawn_kill(s->pid, true);
-        if (spawn_wait(s->pid, false, NULL) == 0) {
-            if (s->ndying == SUP_MAX_DYING)
-                supervisor_worker_reap_dying(s, true);
-            s->dying[s->ndying++] = s->pid;
+    if (sup->pid > 0) {
+        spawn_kill(sup->pid, true);
+        if (spawn_wait(sup->pid, false, NULL) == 0) {
+            if (sup->ndying == SUP_MAX_DYING)
+                supervisor_worker_reap_dying(sup, true);
+            sup->dying[sup->ndying++] = sup->pid;
         }
     }
-    s->pid = 0;
-    supervisor_worker_unwatch(s, &s->pidfd);
-    supervisor_worker_unwatch(s, &s->in_fd);
-    supervisor_worker_unwatch(s, &s->proto_fd);
-    supervisor_worker_unwatch(s, &s->out_fd);
-    s->line_len = 0;
-    strbuf_clear(&s->pending);
-    s->have_hello = false;
-    s->gen++;
+    sup->pid = 0;
+    supervisor_worker_unwatch(sup, &sup->pidfd);
+    supervisor_worker_unwatch(sup, &sup->in_fd);
+    supervisor_worker_unwatch(sup, &sup->proto_fd);
+    supervisor_worker_unwatch(sup, &sup->out_fd);
+    sup->line_len = 0;
+    strbuf_clear(&sup->pending);
+    sup->have_hello = false;
+    sup->gen++;
 }
 
-int supervisor_worker_reap_exited(supervisor *s)
+int supervisor_worker_reap_exited(supervisor *sup)
 {
     int status = 0;
-    spawn_kill(s->pid, true);
-    spawn_wait(s->pid, true, &status);
-    s->pid = 0;
+    spawn_kill(sup->pid, true);
+    spawn_wait(sup->pid, true, &status);
+    sup->pid = 0;
     return status;
 }
 
-bool supervisor_worker_start(supervisor *s, cl_err *e)
+bool supervisor_worker_start(supervisor *sup, cl_err *err)
 {
-    supervisor_worker_reap_dying(s, false);
-    spawn_opts o = {.argv = (const char *const *)s->argv, .what = s->what, .in = SPAWN_PIPE,
+    supervisor_worker_reap_dying(sup, false);
+    spawn_opts o = {.argv = (const char *const *)sup->argv, .what = sup->what, .in = SPAWN_PIPE,
                     .out = SPAWN_PIPE, .err = SPAWN_TO_OUT, .extra_fd = PROTO_FD,
                     .own_group = true};
     spawn_child c;
-    if (!spawn_start(&o, &c, e))
+    if (!spawn_start(&o, &c, err))
         return false;
-    s->pid = c.pid;
-    s->in_fd = c.in;
-    s->proto_fd = c.extra;
-    s->out_fd = c.out;
-    s->pidfd = spawn_pidfd(c.pid);
-    if (!watch(s, s->proto_fd, EPOLLIN, SUP_TAG_PROTO)
-        || !watch(s, s->out_fd, EPOLLIN, SUP_TAG_OUTPUT) || !watch(s, s->in_fd, 0, SUP_TAG_INPUT)
-        || (s->pidfd >= 0 && !watch(s, s->pidfd, EPOLLIN, SUP_TAG_PID))) {
-        err_set(e, "cannot watch the worker: epoll: %s", strerror(errno));
-        supervisor_worker_stop(s);
+    sup->pid = c.pid;
+    sup->in_fd = c.in;
+    sup->proto_fd = c.extra;
+    sup->out_fd = c.out;
+    sup->pidfd = spawn_pidfd(c.pid);
+    if (!watch(sup, sup->proto_fd, EPOLLIN, SUP_TAG_PROTO) ||
+        !watch(sup, sup->out_fd, EPOLLIN, SUP_TAG_OUTPUT) ||
+        !watch(sup, sup->in_fd, 0, SUP_TAG_INPUT) ||
+        (sup->pidfd >= 0 && !watch(sup, sup->pidfd, EPOLLIN, SUP_TAG_PID))) {
+        err_set(err, "cannot watch the worker: epoll: %s", strerror(errno));
+        supervisor_worker_stop(sup);
         return false;
     }
-    s->have_hello = false;
-    s->line_len = 0;
-    strbuf_clear(&s->pending);
-    s->tail_len = s->tail_head = 0;
-    s->gen++;
+    sup->have_hello = false;
+    sup->line_len = 0;
+    strbuf_clear(&sup->pending);
+    sup->tail_len = sup->tail_head = 0;
+    sup->gen++;
     return true;
 }
 
 /* ---- writing requests -------------------------------------------------------- */
 
-void supervisor_worker_flush(supervisor *s)
+void supervisor_worker_flush(supervisor *sup)
 {
-    if (s->in_fd < 0 || s->pending.len == 0)
+    if (sup->in_fd < 0 || sup->pending.len == 0)
         return;
-    ssize_t n = spawn_write(s->in_fd, s->pending.p, s->pending.len);
+    ssize_t n = spawn_write(sup->in_fd, sup->pending.p, sup->pending.len);
     if (n < 0) {
-        strbuf_clear(&s->pending);
-        supervisor_worker_unwatch(s, &s->in_fd);
+        strbuf_clear(&sup->pending);
+        supervisor_worker_unwatch(sup, &sup->in_fd);
         return;
     }
-    strbuf_cut(&s->pending, (size_t)n);
-    rewatch(s, s->in_fd, s->pending.len > 0 ? EPOLLOUT : 0, SUP_TAG_INPUT);
+    strbuf_cut(&sup->pending, (size_t)n);
+    rewatch(sup, sup->in_fd, sup->pending.len > 0 ? EPOLLOUT : 0, SUP_TAG_INPUT);
 }
 
-bool supervisor_worker_queue(supervisor *s, const char *text, size_t len, cl_err *e)
+bool supervisor_worker_queue(supervisor *sup, const char *text, size_t len, cl_err *err)
 {
-    if (!strbuf_add(&s->pending, text, len)) {
-        strbuf_clear(&s->pending);
-        return err_set(e, "out of memory");
+    if (!strbuf_add(&sup->pending, text, len)) {
+        strbuf_clear(&sup->pending);
+        return err_set(err, "out of memory");
     }
     return true;
 }

@@ -385,8 +385,14 @@ static void free_run(tui_ctx *c, lab_set *labs, lab_diags *diags)
  * message on stderr) when the lab cannot open at all. */
 static bool start_app(tui_ctx *c, const tui_opts *o, lab_set *labs, lab_diags *diags)
 {
-    static const supervisor_callbacks cb = {cb_hello, cb_progress, cb_result,
-                                            cb_log,   cb_fault,    cb_done};
+    static const supervisor_callbacks cb = {
+        .on_hello = cb_hello,
+        .on_progress = cb_progress,
+        .on_result = cb_result,
+        .on_log = cb_log,
+        .on_fault = cb_fault,
+        .on_done = cb_done,
+    };
     cl_err e = {{0}};
     const char *cs = nl_langinfo(CODESET);
     bool ascii = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
@@ -428,7 +434,7 @@ static bool start_app(tui_ctx *c, const tui_opts *o, lab_set *labs, lab_diags *d
     return true;
 }
 
-int tui_run(const tui_opts *o)
+int tui_run(const tui_opts *opts)
 {
     static tui_ctx ctx;
     tui_ctx *c = &ctx;
@@ -440,7 +446,7 @@ int tui_run(const tui_opts *o)
 
     memset(c, 0, sizeof *c);
     tui_job_init(&c->job);
-    c->opts = o;
+    c->opts = opts;
     stop_signal = 0;
     setlocale(LC_ALL, "");
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -453,7 +459,7 @@ int tui_run(const tui_opts *o)
         fprintf(stderr, "cudalab: %s\n", why);
         return 3;   /* cannot run here */
     }
-    if (!start_app(c, o, &labs, &diags))
+    if (!start_app(c, opts, &labs, &diags))
         goto cleanup;
 
     stop_signals(true, old);
@@ -467,7 +473,7 @@ int tui_run(const tui_opts *o)
         goto cleanup;
     }
     set_term(scr);
-    screen_modes(want_colour(o));
+    screen_modes(want_colour(opts));
     windows_build(c);
     draw(c);
 

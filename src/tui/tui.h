@@ -15,6 +15,6 @@ typedef struct tui_opts {
 
 /* Runs the interactive lab until the learner quits or a signal asks to stop.
  * Always restores the terminal. Returns the process exit code. */
-int tui_run(const tui_opts *o);
+int tui_run(const tui_opts *opts);
 
 #endif

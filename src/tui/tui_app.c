@@ -1,3 +1,7 @@
+/* tui_app.c - what input does to the app model: each key and click, by the
+ * open overlay and the focused pane, handed down to the lesson, the run
+ * table, the milestones and the tools (tui_app_*.c); the learner's place
+ * is recorded after each. */
 #include "tui/tui_app.h"
 
 #include <stdio.h>
@@ -6,148 +10,8 @@
 
 #include "core/paths.h"
 #include "tui/tui_app_internal.h"
-#include "tui/tui_prof.h"
 #include "tui/tui_history.h"
 #include "tui/tui_progress.h"
-
-const lab *tui_app_lab(const tui_app *a)
-{
-    if (!a->labs || a->sel >= a->labs->n)
-        return NULL;
-    return a->labs->v[a->sel];
-}
-
-tui_labstate *tui_app_state(tui_app *a)
-{
-    if (!a->labs || a->sel >= a->labs->n)
-        return NULL;
-    return &a->ls[a->sel];
-}
-
-static const lab_exercise *picked(const tui_app *a, size_t i)
-{
-    const lab *l = a->labs->v[i];
-    if (l->nexercises == 0)
-        return NULL;
-    return &l->exercises[a->ls[i].ex_idx < l->nexercises ? a->ls[i].ex_idx : 0];
-}
-
-const lab_exercise *tui_app_exercise(const tui_app *a)
-{
-    return tui_app_lab(a) ? picked(a, a->sel) : NULL;
-}
-
-char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n)
-{
-    const lab_exercise *x = picked(a, i);
-    *n = x ? x->nsizes : a->labs->v[i]->nsizes;
-    return x ? x->sizes : a->labs->v[i]->sizes;
-}
-
-static const char *size_of(const tui_app *a, size_t i)
-{
-    size_t n = 0;
-    char *const *sizes = tui_app_sizes(a, i, &n);
-    if (n == 0)
-        return "";
-    return sizes[a->ls[i].size_idx < n ? a->ls[i].size_idx : 0];
-}
-
-const char *tui_app_size(const tui_app *a)
-{
-    if (!tui_app_lab(a))
-        return "";
-    return size_of(a, a->sel);
-}
-
-/* A never-run row for (variant, size) in the table's scope. */
-static bool idle_row(tui_labstate *s, const char *variant, result_kind kind, const char *size,
-                     cl_err *e)
-{
-    if (!tui_runtable_expect(&s->table, variant, NULL, kind, size, e))
-        return false;
-    tui_runtable_find(&s->table, variant, size)->state = ROW_IDLE;
-    return true;
-}
-
-/* Rows the lab shows before anything ran: its variants (or experiments) at
- * its sizes, and each exercise's own rungs and kernel at the exercise's. */
-static bool seed_rows(tui_app *a, size_t i, cl_err *e)
-{
-    const lab *l = a->labs->v[i];
-    tui_labstate *s = &a->ls[i];
-    bool prof = tui_prof_lab(l);
-    for (size_t v = 0; prof && v < l->nvariants; v++)
-        if (!idle_row(s, l->variants[v].id, RK_KERNEL, "", e))
-            return false;
-    for (size_t z = 0; !prof && z < l->nsizes; z++)
-        for (size_t v = 0; v < l->nvariants; v++)
-            if (!idle_row(s, l->variants[v].id, RK_KERNEL, l->sizes[z], e))
-                return false;
-    for (size_t k = 0; k < l->nexercises; k++) {
-        const lab_exercise *x = &l->exercises[k];
-        strfmt_copy(s->table.scope, sizeof s->table.scope, x->id);
-        for (size_t z = 0; z < x->nsizes; z++) {
-            for (size_t v = 0; v < x->nvariants; v++)
-                if (!idle_row(s, x->variants[v].id, RK_KERNEL, x->sizes[z], e))
-                    return false;
-            if (!idle_row(s, "exercise", RK_EXERCISE, x->sizes[z], e))
-                return false;
-        }
-    }
-    strfmt_copy(s->table.scope, sizeof s->table.scope, l->nexercises ? l->exercises[0].id : "");
-    return true;
-}
-
-bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e)
-{
-    memset(a, 0, sizeof *a);
-    a->tl.item = -1;
-    a->labs = labs;
-    a->ascii = ascii;
-    a->focus = TUI_P_LABS;
-    a->quiz_answered = -1;
-    if (!labs || labs->n == 0)
-        return true;
-    a->ls = calloc(labs->n, sizeof *a->ls);
-    if (!a->ls)
-        return err_set(e, "out of memory");
-    for (size_t i = 0; i < labs->n; i++) {
-        const lab *l = labs->v[i];
-        tui_labstate *s = &a->ls[i];
-        s->quiz_pick = calloc(l->nquizzes + 1, sizeof *s->quiz_pick);
-        s->quiz_ok = calloc(l->nquizzes + 1, sizeof *s->quiz_ok);
-        s->ms = calloc(l->nmilestones + 1, sizeof *s->ms);
-        if (!s->quiz_pick || !s->quiz_ok || !s->ms) {
-            tui_app_free(a);
-            return err_set(e, "out of memory");
-        }
-        for (size_t q = 0; q < l->nquizzes; q++)
-            s->quiz_pick[q] = -1;
-        if (!seed_rows(a, i, e)) {
-            tui_app_free(a);
-            return false;
-        }
-    }
-    return true;
-}
-
-void tui_app_free(tui_app *a)
-{
-    if (a->ls) {
-        for (size_t i = 0; a->labs && i < a->labs->n; i++) {
-            free(a->ls[i].quiz_pick);
-            free(a->ls[i].quiz_ok);
-            free(a->ls[i].ms);
-            tui_runtable_free(&a->ls[i].table);
-        }
-        free(a->ls);
-    }
-    tui_md_free(&a->lesson);
-    tui_timeline_free(&a->tl);
-    free(a->prog_rows);
-    memset(a, 0, sizeof *a);
-}
 
 /* ---- lists -------------------------------------------------------------- */
 
@@ -178,17 +42,17 @@ static unsigned lab_select(tui_app *a, const tui_layout *lay, long to)
     return TUI_F_REDRAW;
 }
 
-void tui_app_relayout(tui_app *a, const tui_layout *lay)
+void tui_app_relayout(tui_app *app, const tui_layout *lay)
 {
-    tui_labstate *s = tui_app_state(a);
+    tui_labstate *s = tui_app_state(app);
     if (!s || lay->too_small)
         return;
-    labs_follow(a, lay);
-    tui_app_run_cursor_move(a, lay, (long)s->run_cursor);
-    tui_app_ms_cursor_move(a, lay, (long)s->ms_cursor);
-    tui_app_lesson_scroll(a, lay, 0, false);
-    if (a->overlay == TUI_OV_MESSAGES)
-        tui_app_messages_key(a, lay, TA_NONE);
+    labs_follow(app, lay);
+    tui_app_run_cursor_move(app, lay, (long)s->run_cursor);
+    tui_app_ms_cursor_move(app, lay, (long)s->ms_cursor);
+    tui_app_lesson_scroll(app, lay, 0, false);
+    if (app->overlay == TUI_OV_MESSAGES)
+        tui_app_messages_key(app, lay, TA_NONE);
 }
 
 /* ---- input ----------------------------------------------------------------- */
@@ -442,10 +306,9 @@ static unsigned sanitize_key(tui_app *a, tui_action act)
     return f;
 }
 
-static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
+/* A key while an overlay is open: it goes to that overlay. */
+static unsigned overlay_key(tui_app *a, const tui_layout *lay, tui_action act)
 {
-    if (act == TA_REFRESH)
-        return TUI_F_REPAINT | TUI_F_REDRAW;
     switch (a->overlay) {
     case TUI_OV_HELP:
         return help_key(a, lay, act);
@@ -477,6 +340,15 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TUI_OV_NONE:
         break;
     }
+    return 0;
+}
+
+static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
+{
+    if (act == TA_REFRESH)
+        return TUI_F_REPAINT | TUI_F_REDRAW;
+    if (a->overlay != TUI_OV_NONE)
+        return overlay_key(a, lay, act);
     if (lay->too_small)
         return act == TA_QUIT ? TUI_F_QUIT : 0;
     switch (act) {
@@ -617,16 +489,16 @@ static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_m
 
 /* Every key and click may move the learner to another lab or step: the
  * place is recorded after each. */
-unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act)
+unsigned tui_app_key(tui_app *app, const tui_layout *lay, tui_action act)
 {
-    unsigned f = app_key(a, lay, act);
-    tui_progress_place(a);
+    unsigned f = app_key(app, lay, act);
+    tui_progress_place(app);
     return f;
 }
 
-unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m)
+unsigned tui_app_mouse(tui_app *app, const tui_layout *lay, int row, int col, tui_mouse mouse)
 {
-    unsigned f = app_mouse(a, lay, y, x, m);
-    tui_progress_place(a);
+    unsigned f = app_mouse(app, lay, row, col, mouse);
+    tui_progress_place(app);
     return f;
 }

@@ -96,8 +96,10 @@ typedef struct tui_labstate {
     char ncu_text[TUI_NCU_TEXT];        /* its metrics, as lines */
 } tui_labstate;
 
-/* Evaluates milestone i of l against results; fills out. */
-typedef void (*tui_ms_eval_fn)(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *out);
+/* Evaluates milestone number milestone of the_lab against the results
+ * rs[0..count); fills out. */
+typedef void (*tui_ms_eval_fn)(lab *the_lab, size_t milestone, const run_result *rs, size_t count,
+                               tui_ms *out);
 
 typedef struct tui_request {
     tui_req_kind kind;
@@ -182,76 +184,77 @@ typedef struct tui_app {
     int lesson_width;
 } tui_app;
 
-bool tui_app_init(tui_app *a, lab_set *labs, bool ascii, cl_err *e);
-void tui_app_free(tui_app *a);
+bool tui_app_init(tui_app *app, lab_set *labs, bool ascii, cl_err *err);
+void tui_app_free(tui_app *app);
 
-const lab *tui_app_lab(const tui_app *a);           /* selected lab or NULL */
-tui_labstate *tui_app_state(tui_app *a);            /* its state or NULL */
+const lab *tui_app_lab(const tui_app *app);           /* selected lab or NULL */
+tui_labstate *tui_app_state(tui_app *app);            /* its state or NULL */
 /* The selected lab's size label, or "" when it has none. */
-const char *tui_app_size(const tui_app *a);
+const char *tui_app_size(const tui_app *app);
 /* The picked exercise of the selected lab, or NULL when it has none. */
-const lab_exercise *tui_app_exercise(const tui_app *a);
-/* The sizes lab i shows: its picked exercise's, else the lab's. */
-char *const *tui_app_sizes(const tui_app *a, size_t i, size_t *n);
+const lab_exercise *tui_app_exercise(const tui_app *app);
+/* The sizes lab lab_index shows: its picked exercise's, else the lab's. */
+char *const *tui_app_sizes(const tui_app *app, size_t lab_index, size_t *count);
 
 /* Handles one action under layout lay; returns TUI_F_* flags. */
-unsigned tui_app_key(tui_app *a, const tui_layout *lay, tui_action act);
+unsigned tui_app_key(tui_app *app, const tui_layout *lay, tui_action act);
 /* The terminal's size changed to lay: every list of the selected lab
  * scrolls so that its selection and as many rows as fit are shown. */
-void tui_app_relayout(tui_app *a, const tui_layout *lay);
+void tui_app_relayout(tui_app *app, const tui_layout *lay);
 /* Text width and lines of the messages view at lay. */
 int tui_app_messages_width(const tui_layout *lay);
 int tui_app_messages_visible(const tui_layout *lay);
 
 typedef enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN } tui_mouse;
-unsigned tui_app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_mouse m);
+unsigned tui_app_mouse(tui_app *app, const tui_layout *lay, int row, int col, tui_mouse mouse);
 
 /* Indices into the selected lab's table of the rows shown at its chosen
  * size, in display order (the profiling lab's experiment rows first). */
-size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max);
+size_t tui_app_rows(const tui_app *app, size_t *idx, size_t max);
 
 /* The lesson of the selected step laid out for width columns (cached). */
-const md_doc *tui_app_lesson(tui_app *a, int width);
+const md_doc *tui_app_lesson(tui_app *app, int width);
 /* Text width of the lesson inside its pane. */
 int tui_app_lesson_width(const tui_layout *lay);
 
 /* The main loop reports what it did with a request. */
-void tui_app_run_started(tui_app *a, const run_request *req);
-void tui_app_run_failed(tui_app *a, const char *why);
+void tui_app_run_started(tui_app *app, const run_request *req);
+void tui_app_run_failed(tui_app *app, const char *why);
 
 /* Worker events; each returns TUI_F_* flags. */
-unsigned tui_app_on_hello(tui_app *a, const device_info *dev);
+unsigned tui_app_on_hello(tui_app *app, const device_info *dev);
 /* The worker could not start or died before its hello; why says how. */
-unsigned tui_app_on_worker_lost(tui_app *a, const char *why);
-unsigned tui_app_on_progress(tui_app *a, const run_progress *p);
-unsigned tui_app_on_result(tui_app *a, const run_result *r);
-unsigned tui_app_on_log(tui_app *a, int level, const char *msg);
-unsigned tui_app_on_fault(tui_app *a, const run_fault *f);
-unsigned tui_app_on_done(tui_app *a, int run);
+unsigned tui_app_on_worker_lost(tui_app *app, const char *why);
+unsigned tui_app_on_progress(tui_app *app, const run_progress *progress);
+unsigned tui_app_on_result(tui_app *app, const run_result *result);
+unsigned tui_app_on_log(tui_app *app, int level, const char *msg);
+unsigned tui_app_on_fault(tui_app *app, const run_fault *fault);
+unsigned tui_app_on_done(tui_app *app, int run);
 
 /* The main loop started the job a TUI_REQ_NCU or TUI_REQ_SANITIZE asked
  * for, or could not (why says why, e.g. ncu is not installed). */
-void tui_app_job_started(tui_app *a);
-unsigned tui_app_job_failed(tui_app *a, const char *why);
+void tui_app_job_started(tui_app *app);
+unsigned tui_app_job_failed(tui_app *app, const char *why);
 /* The job ended: out is what it wrote ("OK\n" or "ERR\n", then text),
  * status its exit status.  Shows the findings or the metrics. */
-unsigned tui_app_on_job(tui_app *a, const char *out, int status);
+unsigned tui_app_on_job(tui_app *app, const char *out, int status);
 
-/* The learner saved a file of exercise x of lab i: runs it at the chosen
- * size, now or when the current run ends (when it is the one picked). */
-unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file);
-/* Lab i's exercise x went back to its starter: its rows and compile errors
- * are forgotten. */
-void tui_app_exercise_reset(tui_app *a, size_t i, const lab_exercise *x);
-/* Paths of the files of exercise x of lab l (NULL: the lab's own) that a
- * run uses: the workspace copies when they exist, else the lab's
+/* The learner saved a file of exercise of lab lab_index: runs it at the
+ * chosen size, now or when the current run ends (when it is the one picked). */
+unsigned tui_app_exercise_saved(tui_app *app, size_t lab_index, const lab_exercise *exercise,
+                                const char *file);
+/* Lab lab_index's exercise went back to its starter: its rows and compile
+ * errors are forgotten. */
+void tui_app_exercise_reset(tui_app *app, size_t lab_index, const lab_exercise *exercise);
+/* Paths of the files of exercise of lab the_lab (NULL: the lab's own)
+ * that a run uses: the workspace copies when they exist, else the lab's
  * starters.  false when there is no such exercise. */
-bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *x, char *kernel,
-                            char *launcher, size_t n);
+bool tui_app_exercise_paths(const tui_app *app, const lab *the_lab, const lab_exercise *exercise,
+                            char *kernel, char *launcher, size_t path_size);
 
-/* Re-evaluates the milestones of lab i from its results and quiz answers. */
-void tui_app_eval(tui_app *a, size_t i);
-/* Milestones reached out of the total, for lab i. */
-void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total);
+/* Re-evaluates the milestones of lab lab_index from its results and quiz answers. */
+void tui_app_eval(tui_app *app, size_t lab_index);
+/* Milestones reached out of the total, for lab lab_index. */
+void tui_app_progress(const tui_app *app, size_t lab_index, int *reached, int *total);
 
 #endif

@@ -1,3 +1,6 @@
+/* tui_app_lesson.c - the lesson pane (the step laid out and cached, its
+ * scroll, moving between steps), the milestone pane's cursor and details,
+ * and the quizzes: opening one and answering it. */
 #include "tui/tui_app.h"
 
 #include <stdio.h>
@@ -29,37 +32,37 @@ int tui_app_lesson_width(const tui_layout *lay)
     return w < 8 ? 8 : w;
 }
 
-const md_doc *tui_app_lesson(tui_app *a, int width)
+const md_doc *tui_app_lesson(tui_app *app, int width)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     char *src;
     size_t n;
     const lab_step *st;
     if (!l || !s || l->nsteps == 0) {
-        tui_md_free(&a->lesson);
-        a->lesson_valid = false;
-        return &a->lesson;
+        tui_md_free(&app->lesson);
+        app->lesson_valid = false;
+        return &app->lesson;
     }
-    if (a->lesson_valid && a->lesson_lab == a->sel && a->lesson_step == s->step &&
-        a->lesson_width == width)
-        return &a->lesson;
-    tui_md_free(&a->lesson);
-    a->lesson_valid = false;
+    if (app->lesson_valid && app->lesson_lab == app->sel && app->lesson_step == s->step &&
+        app->lesson_width == width)
+        return &app->lesson;
+    tui_md_free(&app->lesson);
+    app->lesson_valid = false;
     st = &l->steps[s->step < l->nsteps ? s->step : 0];
     n = strlen(st->title ? st->title : "") + strlen(st->body ? st->body : "") + 8;
     src = malloc(n);
     if (!src)
-        return &a->lesson;
+        return &app->lesson;
     snprintf(src, n, "# %s\n\n%s", st->title ? st->title : "", st->body ? st->body : "");
-    if (tui_md_render(src, width, a->ascii, &a->lesson, NULL)) {
-        a->lesson_valid = true;
-        a->lesson_lab = a->sel;
-        a->lesson_step = s->step;
-        a->lesson_width = width;
+    if (tui_md_render(src, width, app->ascii, &app->lesson, NULL)) {
+        app->lesson_valid = true;
+        app->lesson_lab = app->sel;
+        app->lesson_step = s->step;
+        app->lesson_width = width;
     }
     free(src);
-    return &a->lesson;
+    return &app->lesson;
 }
 
 int tui_app_lesson_visible(const tui_layout *lay)
@@ -68,24 +71,24 @@ int tui_app_lesson_visible(const tui_layout *lay)
     return h < 1 ? 1 : h;
 }
 
-void tui_app_lesson_scroll(tui_app *a, const tui_layout *lay, int delta, bool absolute)
+void tui_app_lesson_scroll(tui_app *app, const tui_layout *lay, int delta, bool absolute)
 {
-    tui_labstate *s = tui_app_state(a);
+    tui_labstate *s = tui_app_state(app);
     const md_doc *d;
     int max;
     if (!s)
         return;
-    d = tui_app_lesson(a, tui_app_lesson_width(lay));
+    d = tui_app_lesson(app, tui_app_lesson_width(lay));
     max = (int)d->n - tui_app_lesson_visible(lay);
     if (max < 0)
         max = 0;
     s->lesson_scroll = clampi(absolute ? delta : s->lesson_scroll + delta, 0, max);
 }
 
-unsigned tui_app_step_move(tui_app *a, int delta)
+unsigned tui_app_step_move(tui_app *app, int delta)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     long ns;
     if (!l || !s || l->nsteps == 0)
         return 0;
@@ -103,10 +106,10 @@ int tui_app_ms_visible(const tui_layout *lay)
     return h < 1 ? 1 : h;
 }
 
-unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
+unsigned tui_app_ms_cursor_move(tui_app *app, const tui_layout *lay, long to)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     int vis = tui_app_ms_visible(lay);
     if (!l || !s || l->nmilestones == 0)
         return 0;
@@ -124,130 +127,64 @@ unsigned tui_app_ms_cursor_move(tui_app *a, const tui_layout *lay, long to)
 
 /* ---- quizzes ------------------------------------------------------------- */
 
-static long quiz_index(const lab *l, const char *id)
+unsigned tui_app_quiz_open(tui_app *app, size_t milestone)
 {
-    for (size_t q = 0; q < l->nquizzes; q++)
-        if (id && l->quizzes[q].id && strcmp(l->quizzes[q].id, id) == 0)
-            return (long)q;
-    return -1;
-}
-
-unsigned tui_app_quiz_open(tui_app *a, size_t m)
-{
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     long q;
-    if (!l || !s || m >= l->nmilestones)
+    if (!l || !s || milestone >= l->nmilestones)
         return 0;
-    q = quiz_index(l, l->milestones[m].quiz);
+    q = tui_app_quiz_index(l, l->milestones[milestone].quiz);
     if (q < 0) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "milestone '%s' names quiz '%s', which the lab does not have",
-                    l->milestones[m].id, l->milestones[m].quiz ? l->milestones[m].quiz : "");
+        tui_log_add(&app->log, TUI_LOG_ERROR,
+                    "milestone '%s' names quiz '%s', which the lab does not have",
+                    l->milestones[milestone].id,
+                    l->milestones[milestone].quiz ? l->milestones[milestone].quiz : "");
         return TUI_F_REDRAW;
     }
-    a->overlay = TUI_OV_QUIZ;
-    a->quiz_ms = m;
-    a->quiz_q = (size_t)q;
-    a->quiz_cursor = s->quiz_pick[q] >= 0 ? (size_t)s->quiz_pick[q] : 0;
-    a->quiz_answered = -1;
-    a->quiz_feedback[0] = '\0';
+    app->overlay = TUI_OV_QUIZ;
+    app->quiz_ms = milestone;
+    app->quiz_q = (size_t)q;
+    app->quiz_cursor = s->quiz_pick[q] >= 0 ? (size_t)s->quiz_pick[q] : 0;
+    app->quiz_answered = -1;
+    app->quiz_feedback[0] = '\0';
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_quiz_answer(tui_app *a)
+unsigned tui_app_quiz_answer(tui_app *app)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     const lab_quiz *qz;
     const char *fb;
     bool correct = false;
-    if (!l || !s || a->quiz_q >= l->nquizzes)
+    if (!l || !s || app->quiz_q >= l->nquizzes)
         return 0;
-    qz = &l->quizzes[a->quiz_q];
-    if (a->quiz_cursor >= qz->nchoices)
+    qz = &l->quizzes[app->quiz_q];
+    if (app->quiz_cursor >= qz->nchoices)
         return 0;
-    fb = lab_quiz_answer(l, a->quiz_q, a->quiz_cursor, &correct);
-    a->quiz_answered = (int)a->quiz_cursor;
-    a->quiz_correct = correct;
-    s->quiz_pick[a->quiz_q] = (int)a->quiz_cursor;
+    fb = lab_quiz_answer(l, app->quiz_q, app->quiz_cursor, &correct);
+    app->quiz_answered = (int)app->quiz_cursor;
+    app->quiz_correct = correct;
+    s->quiz_pick[app->quiz_q] = (int)app->quiz_cursor;
     if (correct)
-        s->quiz_ok[a->quiz_q] = true;
-    tui_progress_quiz(a, a->quiz_q, a->quiz_cursor, correct);
+        s->quiz_ok[app->quiz_q] = true;
+    tui_progress_quiz(app, app->quiz_q, app->quiz_cursor, correct);
     if (fb && fb[0])
-        strfmt_copy(a->quiz_feedback, sizeof a->quiz_feedback, fb);
+        strfmt_copy(app->quiz_feedback, sizeof app->quiz_feedback, fb);
     else
-        strfmt_copy(a->quiz_feedback, sizeof a->quiz_feedback,
+        strfmt_copy(app->quiz_feedback, sizeof app->quiz_feedback,
                  correct ? "Correct." : "Not quite; try another answer.");
-    tui_app_eval(a, a->sel);
+    tui_app_eval(app, app->sel);
     return TUI_F_REDRAW;
 }
 
 /* ---- milestones ----------------------------------------------------------- */
 
-void tui_app_eval(tui_app *a, size_t i)
+unsigned tui_app_ms_details(tui_app *app)
 {
-    lab *l;
-    tui_labstate *s;
-    run_result *rs = NULL;
-    size_t n = 0;
-    if (!a->labs || i >= a->labs->n)
-        return;
-    l = a->labs->v[i];
-    s = &a->ls[i];
-    if (s->table.n > 0 && a->ms_eval) {
-        rs = malloc(s->table.n * sizeof *rs);
-        if (rs)
-            n = tui_runtable_results(&s->table, rs, s->table.n);
-    }
-    for (size_t m = 0; m < l->nmilestones; m++) {
-        tui_ms *o = &s->ms[m];
-        if (l->milestones[m].quiz) {
-            long q = quiz_index(l, l->milestones[m].quiz);
-            memset(o, 0, sizeof *o);
-            if (q < 0)
-                o->state = TUI_MS_ERROR;
-            else if (s->quiz_ok[q])
-                o->state = TUI_MS_REACHED;
-            else if (s->quiz_pick[q] >= 0)
-                o->state = TUI_MS_MISSED;
-            else
-                o->state = TUI_MS_PENDING;
-            continue;
-        }
-        if (a->ms_eval && rs && n > 0) {
-            tui_ms kept = *o;
-            a->ms_eval(l, m, rs, n, o);
-            o->earned = kept.earned;
-            o->earned_at = kept.earned_at;
-            snprintf(o->earned_shown, sizeof o->earned_shown, "%s", kept.earned_shown);
-        }
-        /* Reached in an earlier run: it stays reached, with what earned it. */
-        if (o->earned && o->state != TUI_MS_REACHED) {
-            o->state = TUI_MS_REACHED;
-            tui_progress_earned_text(o, o->shown, sizeof o->shown);
-        }
-    }
-    free(rs);
-}
-
-void tui_app_progress(const tui_app *a, size_t i, int *reached, int *total)
-{
-    const lab *l;
-    *reached = 0;
-    *total = 0;
-    if (!a->labs || i >= a->labs->n)
-        return;
-    l = a->labs->v[i];
-    *total = (int)l->nmilestones;
-    for (size_t m = 0; m < l->nmilestones; m++)
-        if (a->ls[i].ms[m].state == TUI_MS_REACHED)
-            (*reached)++;
-}
-
-unsigned tui_app_ms_details(tui_app *a)
-{
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     const lab_milestone *m;
     const tui_ms *st;
     static const char *const names[] = {"not reached yet", "reached", "not reached", "error"};
@@ -255,23 +192,23 @@ unsigned tui_app_ms_details(tui_app *a)
         return 0;
     m = &l->milestones[s->ms_cursor];
     if (m->quiz)
-        return tui_app_quiz_open(a, s->ms_cursor);
+        return tui_app_quiz_open(app, s->ms_cursor);
     st = &s->ms[s->ms_cursor];
-    tui_log_add(&a->log, st->state == TUI_MS_ERROR ? TUI_LOG_ERROR : TUI_LOG_INFO,
+    tui_log_add(&app->log, st->state == TUI_MS_ERROR ? TUI_LOG_ERROR : TUI_LOG_INFO,
                 "%s: %s%s%s%s%s", m->text ? m->text : m->id, names[st->state],
                 st->shown[0] ? " (" : "", st->shown, st->shown[0] ? ")" : "",
                 st->state == TUI_MS_ERROR ? st->error : "");
     if (st->state == TUI_MS_PENDING && m->target)
-        tui_log_add(&a->log, TUI_LOG_INFO, "target: %s; run the lab (R) to measure", m->target);
+        tui_log_add(&app->log, TUI_LOG_INFO, "target: %s; run the lab (R) to measure", m->target);
     /* A measured milestone is judged at one size: take the learner there. */
     const char *judged = lab_milestone_size(l, s->ms_cursor);
     if (st->state != TUI_MS_REACHED && judged && l->nsizes > 1 &&
-        !lab_same_size(l, tui_app_size(a), judged)) {
+        !lab_same_size(l, tui_app_size(app), judged)) {
         for (size_t k = 0; k < l->nsizes; k++)
             if (lab_same_size(l, l->sizes[k], judged)) {
                 s->size_idx = k;
                 s->run_cursor = 0;
-                tui_log_add(&a->log, TUI_LOG_INFO,
+                tui_log_add(&app->log, TUI_LOG_INFO,
                             "size set to %s, where this milestone is judged; press r to run it",
                             l->sizes[k]);
                 break;

@@ -1,3 +1,7 @@
+/* tui_app_runs.c - the run table and runs: the rows shown at the chosen
+ * size, the cursor and the size, the learner's files a run uses, a run
+ * request built for what was asked, the rows a starting run queues, and an
+ * exercise saved or reset. */
 #include "tui/tui_app.h"
 
 #include <stdio.h>
@@ -12,7 +16,6 @@
 #include "tui/tui_prof.h"
 #include "tui/tui_app_internal.h"
 #include "tui/tui_progress.h"
-#include "catalog/experiments_list.h"
 
 /* Where a profiling row's experiment comes among the lab's variants. */
 static size_t experiment_rank(const lab *l, const tui_row *r)
@@ -24,20 +27,20 @@ static size_t experiment_rank(const lab *l, const tui_row *r)
     return l->nvariants;
 }
 
-size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
+size_t tui_app_rows(const tui_app *app, size_t *idx, size_t max)
 {
-    const lab *l = tui_app_lab(a);
+    const lab *l = tui_app_lab(app);
     const tui_labstate *s;
     if (!l)
         return 0;
-    s = &a->ls[a->sel];
+    s = &app->ls[app->sel];
     if (tui_prof_lab(l)) {
         size_t nown = 0;
-        char *const *own = tui_app_sizes(a, a->sel, &nown);
-        size_t n = tui_runtable_view_own(&s->table, tui_app_size(a), (const char *const *)own, nown,
-                                         idx, max);
+        char *const *own = tui_app_sizes(app, app->sel, &nown);
+        size_t n = tui_runtable_view_own(&s->table, tui_app_size(app), (const char *const *)own,
+                                         nown, idx, max);
         size_t k = 0;
-        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(a)) != 0)
+        while (k < n && strcmp(s->table.v[idx[k]].size, tui_app_size(app)) != 0)
             k++;
         for (size_t i = 1; i < k; i++)
             for (size_t j = i; j > 0 && experiment_rank(l, &s->table.v[idx[j]]) <
@@ -48,7 +51,7 @@ size_t tui_app_rows(const tui_app *a, size_t *idx, size_t max)
             }
         return n;
     }
-    return tui_runtable_view(&s->table, tui_app_size(a), idx, max);
+    return tui_runtable_view(&s->table, tui_app_size(app), idx, max);
 }
 
 static size_t run_rows(tui_app *a, size_t *idx, size_t max)
@@ -86,39 +89,39 @@ static void run_follow(tui_app *a, const tui_layout *lay)
         s->run_scroll = 0;
 }
 
-unsigned tui_app_run_cursor_move(tui_app *a, const tui_layout *lay, long to)
+unsigned tui_app_run_cursor_move(tui_app *app, const tui_layout *lay, long to)
 {
-    tui_labstate *s = tui_app_state(a);
-    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    tui_labstate *s = tui_app_state(app);
+    size_t idx[VIEW_MAX], n = run_rows(app, idx, VIEW_MAX);
     if (!s || n == 0)
         return 0;
     s->run_cursor = (size_t)(to < 0 ? 0 : to >= (long)n ? (long)n - 1 : to);
-    run_follow(a, lay);
+    run_follow(app, lay);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_size_move(tui_app *a, const tui_layout *lay, int delta)
+unsigned tui_app_size_move(tui_app *app, const tui_layout *lay, int delta)
 {
-    const lab *l = tui_app_lab(a);
-    tui_labstate *s = tui_app_state(a);
+    const lab *l = tui_app_lab(app);
+    tui_labstate *s = tui_app_state(app);
     size_t nsizes = 0;
     long ns;
-    if (!l || !s || (tui_app_sizes(a, a->sel, &nsizes), nsizes < 2))
+    if (!l || !s || (tui_app_sizes(app, app->sel, &nsizes), nsizes < 2))
         return 0;
     ns = (long)s->size_idx + delta;
     if (ns < 0 || ns >= (long)nsizes)
         return 0;
     s->size_idx = (size_t)ns;
-    run_follow(a, lay);
+    run_follow(app, lay);
     return TUI_F_REDRAW;
 }
 
 /* ---- runs ------------------------------------------------------------------ */
 
-const tui_row *tui_app_cursor_row(tui_app *a)
+const tui_row *tui_app_cursor_row(tui_app *app)
 {
-    tui_labstate *s = tui_app_state(a);
-    size_t idx[VIEW_MAX], n = run_rows(a, idx, VIEW_MAX);
+    tui_labstate *s = tui_app_state(app);
+    size_t idx[VIEW_MAX], n = run_rows(app, idx, VIEW_MAX);
     if (!s || n == 0)
         return NULL;
     return &s->table.v[idx[s->run_cursor < n ? s->run_cursor : n - 1]];
@@ -130,16 +133,17 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool tui_app_exercise_paths(const tui_app *a, const lab *l, const lab_exercise *x, char *kernel,
-                            char *launcher, size_t n)
+bool tui_app_exercise_paths(const tui_app *app, const lab *the_lab, const lab_exercise *exercise,
+                            char *kernel, char *launcher, size_t path_size)
 {
     workspace_files f;
     bool mine;
-    if (!workspace_files_of(a->workspace, l, x, &f, NULL))
+    if (!workspace_files_of(app->workspace, the_lab, exercise, &f, NULL))
         return false;
     mine = is_file(f.kernel);
-    strfmt_copy(kernel, n, mine ? f.kernel : f.starter_kernel);
-    strfmt_copy(launcher, n, mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
+    strfmt_copy(kernel, path_size, mine ? f.kernel : f.starter_kernel);
+    strfmt_copy(launcher, path_size,
+                mine && f.launcher[0] && is_file(f.launcher) ? f.launcher : f.starter_launcher);
     return true;
 }
 
@@ -157,102 +161,134 @@ static void exercise_request(tui_app *a, const lab *l, const lab_exercise *x, ru
         req->exercise_kernel[0] = '\0';
 }
 
-unsigned tui_app_request_run(tui_app *a, run_mode mode)
+/* The profiling lab's rows a run of mode asks for, into req: every
+ * experiment, the one of the row under the cursor, or the learner's
+ * pipeline alone; true when the pipeline (own) runs too. */
+static bool pick_experiments(const lab *l, const lab_exercise *own, run_mode mode,
+                             const tui_row *row, run_request *req)
 {
-    const lab *l = tui_app_lab(a);
-    const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
-    run_request *req = &a->req.run;
-    const tui_row *row = tui_app_cursor_row(a);
+    const char *xp = NULL;
     bool exercise = false;
-    if (!l)
-        return 0;
-    if (a->running) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "a run is in progress: wait for it, or cancel it with Esc or c");
-        return TUI_F_REDRAW;
+    if (mode == RUN_ALL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            lab_request_add_variant(req, &l->variants[v]);
+        exercise = own != NULL;
+    } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
+        for (size_t v = 0; v < l->nvariants; v++)
+            if (strcmp(l->variants[v].id, xp) == 0)
+                lab_request_add_variant(req, &l->variants[v]);
+    } else {
+        exercise = own != NULL;
     }
-    if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
-        return TUI_F_REDRAW;
-    }
-    if (!tui_app_size(a)[0] && !tui_prof_lab(l)) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
-        return TUI_F_REDRAW;
-    }
-    memset(&a->req, 0, sizeof a->req);
-    strfmt_copy(req->lab, sizeof req->lab, l->id);
-    lab_request_problem(l, NULL, req);
-    req->nsizes = 1;
-    strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(a));
-    req->budget_s = 0.5;
-    req->cpu = true;
+    req->cpu = exercise;
+    req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
+    return exercise;
+}
+
+/* The lab's variant under the cursor (else its first) into req; true when
+ * there is none and the lab's own exercise (own) runs instead. */
+static bool pick_variant(const lab *l, const lab_exercise *own, const tui_row *row,
+                         run_request *req)
+{
+    const lab_variant *pick = NULL;
+    for (size_t v = 0; row && v < l->nvariants; v++)
+        if (strcmp(l->variants[v].id, row->variant) == 0)
+            pick = &l->variants[v];
+    if (!pick && l->nvariants > 0)
+        pick = &l->variants[0];
+    if (pick)
+        lab_request_add_variant(req, pick);
+    else
+        return own != NULL;
+    return false;
+}
+
+/* The rows a run of mode asks for, into req: the picked exercise's, the
+ * profiling lab's experiments, all the lab's variants or the row under the
+ * cursor; true when the learner's kernel runs too. */
+static bool pick_rows(tui_app *a, const lab *l, run_mode mode, const tui_row *row,
+                      run_request *req)
+{
+    const lab_exercise *x = tui_app_exercise(a), *own = lab_own_exercise(l);
     if (x && x->id[0] &&
         (mode == RUN_EXERCISE || (mode == RUN_ALL && !tui_prof_lab(l)) ||
          (mode == RUN_SELECTED && row && row->exercise[0]))) {
         exercise_request(a, l, x, req);
-        exercise = req->exercise_kernel[0] != '\0';
-    } else if (tui_prof_lab(l)) {
-        const char *xp = NULL;
-        if (mode == RUN_ALL) {
-            for (size_t v = 0; v < l->nvariants; v++)
-                lab_request_add_variant(req, &l->variants[v]);
-            exercise = own != NULL;
-        } else if (mode == RUN_SELECTED && row && (xp = tui_prof_experiment(row->variant)) != NULL) {
-            for (size_t v = 0; v < l->nvariants; v++)
-                if (strcmp(l->variants[v].id, xp) == 0)
-                    lab_request_add_variant(req, &l->variants[v]);
-        } else {
-            exercise = own != NULL;
-        }
-        req->cpu = exercise;
-        req->budget_s = 0;     /* each part's own default, as `cudalab profile` has it */
-    } else if (mode == RUN_ALL) {
+        return req->exercise_kernel[0] != '\0';
+    }
+    if (tui_prof_lab(l))
+        return pick_experiments(l, own, mode, row, req);
+    if (mode == RUN_ALL) {
         for (size_t v = 0; v < l->nvariants; v++)
             lab_request_add_variant(req, &l->variants[v]);
-        exercise = own != NULL;
-    } else if (mode == RUN_EXERCISE) {
-        exercise = own != NULL;
-    } else if (row && row->kind == RK_EXERCISE && own) {
-        exercise = true;
-    } else {
-        const lab_variant *pick = NULL;
-        for (size_t v = 0; row && v < l->nvariants; v++)
-            if (strcmp(l->variants[v].id, row->variant) == 0)
-                pick = &l->variants[v];
-        if (!pick && l->nvariants > 0)
-            pick = &l->variants[0];
-        if (pick)
-            lab_request_add_variant(req, pick);
-        else
-            exercise = own != NULL;
+        return own != NULL;
     }
+    if (mode == RUN_EXERCISE)
+        return own != NULL;
+    if (row && row->kind == RK_EXERCISE && own)
+        return true;
+    return pick_variant(l, own, row, req);
+}
+
+unsigned tui_app_request_run(tui_app *app, run_mode mode)
+{
+    const lab *l = tui_app_lab(app);
+    const lab_exercise *x = tui_app_exercise(app), *own = lab_own_exercise(l);
+    run_request *req = &app->req.run;
+    const tui_row *row = tui_app_cursor_row(app);
+    bool exercise;
+    if (!l)
+        return 0;
+    if (app->running) {
+        tui_log_add(&app->log, TUI_LOG_WARN,
+                    "a run is in progress: wait for it, or cancel it with Esc or c");
+        return TUI_F_REDRAW;
+    }
+    if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s' has no kernels to run", l->id);
+        return TUI_F_REDRAW;
+    }
+    if (!tui_app_size(app)[0] && !tui_prof_lab(l)) {
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s' declares no problem sizes", l->id);
+        return TUI_F_REDRAW;
+    }
+    memset(&app->req, 0, sizeof app->req);
+    strfmt_copy(req->lab, sizeof req->lab, l->id);
+    lab_request_problem(l, NULL, req);
+    req->nsizes = 1;
+    strfmt_copy(req->sizes[0], sizeof req->sizes[0], tui_app_size(app));
+    req->budget_s = 0.5;
+    req->cpu = true;
+    exercise = pick_rows(app, l, mode, row, req);
     if (exercise && !req->exercise[0] &&
-        !tui_app_exercise_paths(a, l, own, req->exercise_kernel, req->exercise_launcher, RUN_PATH_MAX))
+        !tui_app_exercise_paths(app, l, own, req->exercise_kernel, req->exercise_launcher,
+                                RUN_PATH_MAX))
         exercise = false;
     if (!exercise)
         req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
     else if (!tui_prof_lab(l))
         lab_request_needs(l, req->exercise[0] ? x : own, req);   /* its milestones' rungs */
     if (req->nvariants == 0 && !exercise) {
-        memset(&a->req, 0, sizeof a->req);
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
+        memset(&app->req, 0, sizeof app->req);
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s': nothing to run", l->id);
         return TUI_F_REDRAW;
     }
-    a->req.kind = TUI_REQ_RUN;
-    a->req.time_limit_s = a->time_limit_s > 0 ? a->time_limit_s : l->time_limit_s;
+    app->req.kind = TUI_REQ_RUN;
+    app->req.time_limit_s = app->time_limit_s > 0 ? app->time_limit_s : l->time_limit_s;
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
-unsigned tui_app_request_cancel(tui_app *a)
+unsigned tui_app_request_cancel(tui_app *app)
 {
-    if (!a->running && a->job != TUI_JOB_NONE) {
-        memset(&a->req, 0, sizeof a->req);
-        a->req.kind = TUI_REQ_CANCEL_JOB;
+    if (!app->running && app->job != TUI_JOB_NONE) {
+        memset(&app->req, 0, sizeof app->req);
+        app->req.kind = TUI_REQ_CANCEL_JOB;
         return TUI_F_REQUEST | TUI_F_REDRAW;
     }
-    if (!a->running)
+    if (!app->running)
         return 0;
-    memset(&a->req, 0, sizeof a->req);
-    a->req.kind = TUI_REQ_CANCEL;
+    memset(&app->req, 0, sizeof app->req);
+    app->req.kind = TUI_REQ_CANCEL;
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
@@ -295,33 +331,33 @@ static void started_profiling(tui_app *a, tui_labstate *s, const run_request *re
                 req->exercise_kernel[0] ? size : "");
 }
 
-void tui_app_run_started(tui_app *a, const run_request *req)
+void tui_app_run_started(tui_app *app, const run_request *req)
 {
     tui_labstate *s;
     const char *size = req->nsizes > 0 ? req->sizes[0] : "";
-    size_t li = a->sel;
-    a->req.kind = TUI_REQ_NONE;
-    for (size_t i = 0; a->labs && i < a->labs->n; i++)
-        if (strcmp(a->labs->v[i]->id, req->lab) == 0)
+    size_t li = app->sel;
+    app->req.kind = TUI_REQ_NONE;
+    for (size_t i = 0; app->labs && i < app->labs->n; i++)
+        if (strcmp(app->labs->v[i]->id, req->lab) == 0)
             li = i;
-    if (!a->labs || li >= a->labs->n)
+    if (!app->labs || li >= app->labs->n)
         return;
-    s = &a->ls[li];
-    a->running = true;
-    a->run_id = req->run;
-    a->run_lab = li;
-    strfmt_copy(a->run_size, sizeof a->run_size, size);
-    strfmt_copy(a->run_ex, sizeof a->run_ex, req->exercise);
-    a->run_rows = 0;
-    a->run_rows_done = 0;
-    a->compiler_shown = a->compiler_hidden = 0;
+    s = &app->ls[li];
+    app->running = true;
+    app->run_id = req->run;
+    app->run_lab = li;
+    strfmt_copy(app->run_size, sizeof app->run_size, size);
+    strfmt_copy(app->run_ex, sizeof app->run_ex, req->exercise);
+    app->run_rows = 0;
+    app->run_rows_done = 0;
+    app->compiler_shown = app->compiler_hidden = 0;
     s->compile_log[0] = '\0';
-    tui_progress_run_started(a, req);
+    tui_progress_run_started(app, req);
     char scope[RUN_ID_MAX];
     strfmt_copy(scope, sizeof scope, s->table.scope);
     strfmt_copy(s->table.scope, sizeof s->table.scope, req->exercise);
-    if (tui_prof_lab(a->labs->v[li]) && strcmp(req->problem, a->labs->v[li]->problem) == 0) {
-        started_profiling(a, s, req);
+    if (tui_prof_lab(app->labs->v[li]) && strcmp(req->problem, app->labs->v[li]->problem) == 0) {
+        started_profiling(app, s, req);
         strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
         return;
     }
@@ -329,231 +365,59 @@ void tui_app_run_started(tui_app *a, const run_request *req)
         tui_runtable_forget_skipped(&s->table, req->sizes[z]);
         if (req->cpu) {
             tui_runtable_expect(&s->table, "cpu", NULL, RK_CPU, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         if (req->library[0]) {
             tui_runtable_expect(&s->table, req->library, NULL, RK_LIBRARY, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         for (int v = 0; v < req->nvariants; v++) {
             tui_runtable_expect(&s->table, req->variants[v].id, NULL, RK_KERNEL, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
         if (req->exercise_kernel[0]) {
             tui_runtable_expect(&s->table, "exercise", NULL, RK_EXERCISE, req->sizes[z], NULL);
-            a->run_rows++;
+            app->run_rows++;
         }
     }
     strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
-    tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
+    tui_log_add(&app->log, TUI_LOG_INFO, "run %d: %s%s%s at size %s (Esc cancels)", req->run,
                 req->lab, req->exercise[0] ? ", exercise " : "", req->exercise, size);
 }
 
-void tui_app_run_failed(tui_app *a, const char *why)
+void tui_app_run_failed(tui_app *app, const char *why)
 {
-    a->req.kind = TUI_REQ_NONE;
-    tui_log_add(&a->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
+    app->req.kind = TUI_REQ_NONE;
+    tui_log_add(&app->log, TUI_LOG_ERROR, "cannot start the run: %s", why);
 }
 
-unsigned tui_app_on_worker_lost(tui_app *a, const char *why)
-{
-    a->dev_known = true;
-    a->dev_lost = true;
-    memset(&a->dev, 0, sizeof a->dev);
-    strfmt_copy(a->dev.reason, sizeof a->dev.reason, why);
-    tui_log_add(&a->log, TUI_LOG_ERROR, "the GPU worker is not running: %s", why);
-    return TUI_F_REDRAW;
-}
-
-unsigned tui_app_on_hello(tui_app *a, const device_info *dev)
-{
-    bool first = !a->dev_known || a->dev_lost;
-    a->dev_known = true;
-    a->dev_lost = false;
-    a->dev = *dev;
-    if (a->running)
-        tui_progress_device(a, dev);
-    if (first && !dev->present) {
-        const char *r = dev->reason;
-        if (strncmp(r, "no CUDA device found", 20) == 0)
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s", r);
-        else
-            tui_log_add(&a->log, TUI_LOG_WARN, "no CUDA device found: %s", r[0] ? r : "reason unknown");
-    }
-    return TUI_F_REDRAW;
-}
-
-static tui_labstate *run_state(tui_app *a, int run)
-{
-    if (!a->running || run != a->run_id || !a->labs || a->run_lab >= a->labs->n)
-        return NULL;
-    return &a->ls[a->run_lab];
-}
-
-/* Whether the run already counts this row (announced or running). */
-static bool awaited(tui_labstate *s, const char *ex, const char *variant, const char *size)
-{
-    const tui_row *row = tui_runtable_find_in(&s->table, ex, variant, size);
-    return row && (row->state == ROW_QUEUED || row->state == ROW_RUNNING);
-}
-
-/* In the profiling lab a measurement's row takes the place of its
- * experiment's own row. */
-static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant)
-{
-    const char *x;
-    tui_row *ph;
-    if (!tui_prof_lab(a->labs->v[a->run_lab]) || !(x = tui_prof_experiment(variant)) || strcmp(x, variant) == 0)
-        return;
-    ph = tui_runtable_find(&s->table, x, "");
-    if (!ph)
-        return;
-    if ((ph->state == ROW_QUEUED || ph->state == ROW_RUNNING) && a->run_rows > 0)
-        a->run_rows--;
-    tui_runtable_remove(&s->table, x, "");
-}
-
-unsigned tui_app_on_progress(tui_app *a, const run_progress *p)
-{
-    tui_labstate *s = run_state(a, p->run);
-    if (!s)
-        return 0;
-    drop_placeholder(a, s, p->variant);
-    if (!awaited(s, p->exercise, p->variant, p->size))
-        a->run_rows++;
-    tui_runtable_progress(&s->table, p, a->labs->v[a->run_lab]->library, NULL);
-    return TUI_F_REDRAW;
-}
-
-unsigned tui_app_on_result(tui_app *a, const run_result *r)
-{
-    tui_labstate *s = run_state(a, r->run);
-    if (!s)
-        return 0;
-    drop_placeholder(a, s, r->variant);
-    if (!awaited(s, r->exercise, r->variant, r->size))
-        a->run_rows++;
-    tui_runtable_result(&s->table, r, NULL);
-    tui_progress_row(a, r);
-    a->run_rows_done++;
-    if (r->status == RS_NO_DEVICE)
-        tui_log_add(&a->log, TUI_LOG_WARN, "%s", r->message);   /* once, counted */
-    else if (r->status == RS_ERROR || r->status == RS_FAULT)
-        tui_log_add(&a->log, TUI_LOG_ERROR, "%s: %s", r->label[0] ? r->label : r->variant,
-                    r->message[0] ? r->message : result_status_text(r->status));
-    tui_app_eval(a, a->run_lab);
-    return TUI_F_REDRAW;
-}
-
-/* True for a compiler's "file:line:col: error: ..." diagnostic. */
-static bool is_diagnostic(const char *msg)
-{
-    const char *c = strchr(msg, ':');
-    return c && c > msg && (strstr(msg, ": error: ") || strstr(msg, ": warning: "));
-}
-
-/* True for what the compiler itself printed: a diagnostic, or ptxas's own
- * lines ("ptxas info    : Used 40 registers", "ptxas warning : ..."). */
-static bool is_compiler_line(const char *msg)
-{
-    return is_diagnostic(msg) || strncmp(msg, "ptxas", 5) == 0;
-}
-
-/* The compiler's lines a run shows in the messages pane; the rest go to
- * the row's details only, and are counted when the run ends. */
-#define COMPILER_LINES_SHOWN 3
-
-unsigned tui_app_on_log(tui_app *a, int level, const char *msg)
-{
-    char path[TUI_TL_PATH_MAX];
-    if (experiments_timeline_path(msg, path, sizeof path)) {
-        strfmt_copy(a->tl_path, sizeof a->tl_path, path);
-        a->tl_stale = true;
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s (t shows it)", msg);
-        return TUI_F_REDRAW;
-    }
-    if (a->running && a->labs && a->run_lab < a->labs->n && is_compiler_line(msg)) {
-        tui_labstate *s = &a->ls[a->run_lab];
-        size_t len = strlen(s->compile_log);
-        if (len + strlen(msg) + 2 < sizeof s->compile_log)
-            snprintf(s->compile_log + len, sizeof s->compile_log - len, "%s\n", msg);
-        if (a->compiler_shown >= COMPILER_LINES_SHOWN) {
-            a->compiler_hidden++;
-            return TUI_F_REDRAW;
-        }
-        a->compiler_shown++;
-    }
-    tui_log_add(&a->log, level >= 2 ? TUI_LOG_ERROR : level == 1 ? TUI_LOG_WARN : TUI_LOG_INFO, "%s", msg);
-    return TUI_F_REDRAW;
-}
-
-unsigned tui_app_on_fault(tui_app *a, const run_fault *f)
-{
-    tui_labstate *s = run_state(a, f->run);
-    if (strcmp(f->cause, "cancelled") == 0) {
-        tui_log_add(&a->log, TUI_LOG_INFO, "run %d cancelled", f->run);
-    } else {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "worker fault (%s)%s%s: %s; the next run starts a fresh worker",
-                    f->cause, f->variant[0] ? " in " : "", f->variant, f->message);
-    }
-    if (s && strcmp(f->cause, "cancelled") != 0) {
-        char scope[RUN_ID_MAX];
-        strfmt_copy(scope, sizeof scope, s->table.scope);
-        strfmt_copy(s->table.scope, sizeof s->table.scope, a->run_ex);
-        tui_runtable_fault(&s->table, f, a->run_size);
-        strfmt_copy(s->table.scope, sizeof s->table.scope, scope);
-    }
-    return TUI_F_REDRAW;
-}
-
-unsigned tui_app_on_done(tui_app *a, int run)
-{
-    tui_labstate *s = run_state(a, run);
-    unsigned f = TUI_F_REDRAW;
-    if (!s)
-        return 0;
-    tui_runtable_finish(&s->table, "not run: the run ended first");
-    if (a->compiler_hidden > 0)
-        tui_log_add(&a->log, TUI_LOG_INFO, "%d more line%s from the compiler not shown here: Enter on "
-                    "your kernel's row shows them all", a->compiler_hidden,
-                    a->compiler_hidden == 1 ? "" : "s");
-    a->compiler_shown = a->compiler_hidden = 0;
-    a->running = false;
-    tui_progress_run_done(a);
-    if (a->rerun_lab) {
-        size_t i = a->rerun_lab - 1;
-        a->rerun_lab = 0;
-        if (i == a->sel)
-            f |= tui_app_request_run(a, RUN_EXERCISE);
-    }
-    return f;
-}
-
-unsigned tui_app_exercise_saved(tui_app *a, size_t i, const lab_exercise *x, const char *file)
+unsigned tui_app_exercise_saved(tui_app *app, size_t lab_index, const lab_exercise *exercise,
+                                const char *file)
 {
     const char *base;
-    if (!a->labs || i >= a->labs->n || !x)
+    if (!app->labs || lab_index >= app->labs->n || !exercise)
         return 0;
     base = paths_base_name(file);
-    if (i != a->sel || x != tui_app_exercise(a)) {
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved (lab %s%s%s): select it%s and press r to run it",
-                    base, a->labs->v[i]->id, x->id[0] ? ", exercise " : "", x->id,
-                    x->id[0] ? " (x picks the exercise)" : "");
+    if (lab_index != app->sel || exercise != tui_app_exercise(app)) {
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "%s saved (lab %s%s%s): select it%s and press r to run it", base,
+                    app->labs->v[lab_index]->id, exercise->id[0] ? ", exercise " : "", exercise->id,
+                    exercise->id[0] ? " (x picks the exercise)" : "");
         return TUI_F_REDRAW;
     }
-    if (a->running) {
-        a->rerun_lab = i + 1;
-        tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
+    if (app->running) {
+        app->rerun_lab = lab_index + 1;
+        tui_log_add(&app->log, TUI_LOG_INFO, "%s saved: your kernel runs when this run ends", base);
         return TUI_F_REDRAW;
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
-    return tui_app_request_run(a, RUN_EXERCISE);
+    tui_log_add(&app->log, TUI_LOG_INFO, "%s saved: compiling and running your kernel", base);
+    return tui_app_request_run(app, RUN_EXERCISE);
 }
 
-void tui_app_exercise_reset(tui_app *a, size_t i, const lab_exercise *x)
+void tui_app_exercise_reset(tui_app *app, size_t lab_index, const lab_exercise *exercise)
 {
-    if (!a->labs || i >= a->labs->n || !x)
+    if (!app->labs || lab_index >= app->labs->n || !exercise)
         return;
-    tui_runtable_forget_exercise(&a->ls[i].table, x->id);
-    a->ls[i].compile_log[0] = '\0';
+    tui_runtable_forget_exercise(&app->ls[lab_index].table, exercise->id);
+    app->ls[lab_index].compile_log[0] = '\0';
 }

@@ -71,12 +71,12 @@ static void export_name(const tui_app *a, const char *stamp, char *out, size_t n
         snprintf(out, n, "timeline-sample-%s%s%s", dev, k ? "-" : "", stamp);
 }
 
-unsigned tui_app_timeline_open(tui_app *a)
+unsigned tui_app_timeline_open(tui_app *app)
 {
-    if (!timeline_ready(a))
+    if (!timeline_ready(app))
         return TUI_F_REDRAW;
-    a->overlay = TUI_OV_TIMELINE;
-    a->tl_serial = a->log.serial;
+    app->overlay = TUI_OV_TIMELINE;
+    app->tl_serial = app->log.serial;
     return TUI_F_REDRAW;
 }
 
@@ -98,63 +98,63 @@ static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
     return true;
 }
 
-unsigned tui_app_timeline_export(tui_app *a)
+unsigned tui_app_timeline_export(tui_app *app)
 {
     char dir[CL_PATH_MAX], path[CL_PATH_MAX + 160], stamp[32], name[128];
     time_t now = time(NULL);
     struct tm tmv;
     struct stat st;
     cl_err e;
-    if (!timeline_ready(a))
+    if (!timeline_ready(app))
         return TUI_F_REDRAW;
     err_clear(&e);
-    if (!export_dir(a, dir, sizeof dir, &e) || !paths_mkdir_p(dir, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+    if (!export_dir(app, dir, sizeof dir, &e) || !paths_mkdir_p(dir, &e)) {
+        tui_log_add(&app->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
         return TUI_F_REDRAW;
     }
     localtime_r(&now, &tmv);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
-    export_name(a, stamp, name, sizeof name);
+    export_name(app, stamp, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s.json", dir, name);
     for (int k = 2; stat(path, &st) == 0 && k < 100; k++)
         snprintf(path, sizeof path, "%s/%s-%d.json", dir, name, k);
-    if (!trace_write(&a->tl.t, path, &e)) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
+    if (!trace_write(&app->tl.t, path, &e)) {
+        tui_log_add(&app->log, TUI_LOG_ERROR, "cannot write the trace: %s", e.msg);
         return TUI_F_REDRAW;
     }
-    tui_log_add(&a->log, TUI_LOG_INFO, "trace%s written to %s: open it in ui.perfetto.dev or "
-                "chrome://tracing", a->tl.t.note[0] ? " of the shipped sample" : "", path);
+    tui_log_add(&app->log, TUI_LOG_INFO, "trace%s written to %s: open it in ui.perfetto.dev or "
+                "chrome://tracing", app->tl.t.note[0] ? " of the shipped sample" : "", path);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_timeline_key(tui_app *a, const tui_layout *lay, tui_action act)
+unsigned tui_app_timeline_key(tui_app *app, const tui_layout *lay, tui_action act)
 {
     int w = tui_timeline_plot_width(lay->view.w);
     switch (act) {
-    case TA_ZOOM_IN: tui_timeline_zoom(&a->tl, 2.0, w); break;
-    case TA_ZOOM_OUT: tui_timeline_zoom(&a->tl, 0.5, w); break;
-    case TA_LEFT: tui_timeline_pan(&a->tl, -(w / 8 > 1 ? w / 8 : 1), w); break;
-    case TA_RIGHT: tui_timeline_pan(&a->tl, w / 8 > 1 ? w / 8 : 1, w); break;
-    case TA_PAGE_UP: tui_timeline_pan(&a->tl, -w, w); break;
-    case TA_PAGE_DOWN: tui_timeline_pan(&a->tl, w, w); break;
-    case TA_UP: tui_timeline_lane(&a->tl, -1, w); break;
-    case TA_DOWN: tui_timeline_lane(&a->tl, 1, w); break;
-    case TA_NEXT_PANE: tui_timeline_step(&a->tl, 1, w); break;
-    case TA_PREV_PANE: tui_timeline_step(&a->tl, -1, w); break;
-    case TA_ENTER: tui_timeline_focus(&a->tl, w); break;
-    case TA_HOME: case TA_END: tui_timeline_reset(&a->tl); break;
-    case TA_EXPORT: return tui_app_timeline_export(a);
+    case TA_ZOOM_IN: tui_timeline_zoom(&app->tl, 2.0, w); break;
+    case TA_ZOOM_OUT: tui_timeline_zoom(&app->tl, 0.5, w); break;
+    case TA_LEFT: tui_timeline_pan(&app->tl, -(w / 8 > 1 ? w / 8 : 1), w); break;
+    case TA_RIGHT: tui_timeline_pan(&app->tl, w / 8 > 1 ? w / 8 : 1, w); break;
+    case TA_PAGE_UP: tui_timeline_pan(&app->tl, -w, w); break;
+    case TA_PAGE_DOWN: tui_timeline_pan(&app->tl, w, w); break;
+    case TA_UP: tui_timeline_lane(&app->tl, -1, w); break;
+    case TA_DOWN: tui_timeline_lane(&app->tl, 1, w); break;
+    case TA_NEXT_PANE: tui_timeline_step(&app->tl, 1, w); break;
+    case TA_PREV_PANE: tui_timeline_step(&app->tl, -1, w); break;
+    case TA_ENTER: tui_timeline_focus(&app->tl, w); break;
+    case TA_HOME: case TA_END: tui_timeline_reset(&app->tl); break;
+    case TA_EXPORT: return tui_app_timeline_export(app);
     case TA_ROOFLINE:
-        a->overlay = TUI_OV_ROOFLINE;
-        a->roof_scroll = 0;
+        app->overlay = TUI_OV_ROOFLINE;
+        app->roof_scroll = 0;
         break;
     case TA_HELP:
-        a->help_back = TUI_OV_TIMELINE;
-        a->overlay = TUI_OV_HELP;
-        a->help_scroll = 0;
+        app->help_back = TUI_OV_TIMELINE;
+        app->overlay = TUI_OV_HELP;
+        app->help_scroll = 0;
         break;
     case TA_CANCEL: case TA_QUIT: case TA_TIMELINE:
-        a->overlay = TUI_OV_NONE;
+        app->overlay = TUI_OV_NONE;
         break;
     default:
         return 0;
@@ -182,60 +182,60 @@ static int messages_last(const tui_app *a, const tui_layout *lay)
     return last > 0 ? last : 0;
 }
 
-unsigned tui_app_messages_open(tui_app *a, const tui_layout *lay)
+unsigned tui_app_messages_open(tui_app *app, const tui_layout *lay)
 {
-    a->overlay = TUI_OV_MESSAGES;
-    a->msg_scroll = messages_last(a, lay);
+    app->overlay = TUI_OV_MESSAGES;
+    app->msg_scroll = messages_last(app, lay);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_messages_key(tui_app *a, const tui_layout *lay, tui_action act)
+unsigned tui_app_messages_key(tui_app *app, const tui_layout *lay, tui_action act)
 {
-    int page = tui_app_messages_visible(lay) - 1, last = messages_last(a, lay);
+    int page = tui_app_messages_visible(lay) - 1, last = messages_last(app, lay);
     switch (act) {
-    case TA_UP: a->msg_scroll--; break;
-    case TA_DOWN: a->msg_scroll++; break;
-    case TA_PAGE_UP: a->msg_scroll -= page > 0 ? page : 1; break;
-    case TA_PAGE_DOWN: a->msg_scroll += page > 0 ? page : 1; break;
-    case TA_HOME: a->msg_scroll = 0; break;
-    case TA_END: a->msg_scroll = last; break;
+    case TA_UP: app->msg_scroll--; break;
+    case TA_DOWN: app->msg_scroll++; break;
+    case TA_PAGE_UP: app->msg_scroll -= page > 0 ? page : 1; break;
+    case TA_PAGE_DOWN: app->msg_scroll += page > 0 ? page : 1; break;
+    case TA_HOME: app->msg_scroll = 0; break;
+    case TA_END: app->msg_scroll = last; break;
     case TA_CANCEL: case TA_QUIT: case TA_MESSAGES: case TA_ENTER:
-        a->overlay = TUI_OV_NONE;
+        app->overlay = TUI_OV_NONE;
         return TUI_F_REDRAW;
     case TA_NONE: break;          /* the size changed: stay in range */
     default:
         return 0;
     }
-    if (a->msg_scroll > last)
-        a->msg_scroll = last;
-    if (a->msg_scroll < 0)
-        a->msg_scroll = 0;
+    if (app->msg_scroll > last)
+        app->msg_scroll = last;
+    if (app->msg_scroll < 0)
+        app->msg_scroll = 0;
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_roofline_key(tui_app *a, tui_action act)
+unsigned tui_app_roofline_key(tui_app *app, tui_action act)
 {
     switch (act) {
-    case TA_UP: a->roof_scroll--; break;
-    case TA_DOWN: a->roof_scroll++; break;
-    case TA_PAGE_UP: a->roof_scroll -= 5; break;
-    case TA_PAGE_DOWN: a->roof_scroll += 5; break;
-    case TA_HOME: a->roof_scroll = 0; break;
-    case TA_TIMELINE: return tui_app_timeline_open(a);
-    case TA_EXPORT: return tui_app_timeline_export(a);
+    case TA_UP: app->roof_scroll--; break;
+    case TA_DOWN: app->roof_scroll++; break;
+    case TA_PAGE_UP: app->roof_scroll -= 5; break;
+    case TA_PAGE_DOWN: app->roof_scroll += 5; break;
+    case TA_HOME: app->roof_scroll = 0; break;
+    case TA_TIMELINE: return tui_app_timeline_open(app);
+    case TA_EXPORT: return tui_app_timeline_export(app);
     case TA_HELP:
-        a->help_back = TUI_OV_ROOFLINE;
-        a->overlay = TUI_OV_HELP;
-        a->help_scroll = 0;
+        app->help_back = TUI_OV_ROOFLINE;
+        app->overlay = TUI_OV_HELP;
+        app->help_scroll = 0;
         break;
     case TA_CANCEL: case TA_QUIT: case TA_ROOFLINE: case TA_ENTER:
-        a->overlay = TUI_OV_NONE;
+        app->overlay = TUI_OV_NONE;
         break;
     default:
         return 0;
     }
-    if (a->roof_scroll < 0)
-        a->roof_scroll = 0;
+    if (app->roof_scroll < 0)
+        app->roof_scroll = 0;
     return TUI_F_REDRAW;
 }
 
@@ -283,110 +283,154 @@ static bool exercise_regex(const tui_app *a, const lab *l, char *out, size_t n)
     return ok;
 }
 
-unsigned tui_app_ncu_key(tui_app *a)
+/* The kernels an Nsight Compute job on a row chooses from: the picked
+ * exercise's when the row is one of its rows, else the lab's. */
+typedef struct ncu_scope {
+    bool listed;               /* the row is a row of the picked exercise */
+    const lab_variant *vs;
+    size_t nv;
+    char exarg[RUN_ID_MAX];    /* "--exercise", or "--exercise=ID" when listed */
+} ncu_scope;
+
+/* The profiling lab's experiment row: `cudalab profile EXPERIMENT`, looking
+ * at its kernel; false (logged) when the row has none. */
+static bool ncu_experiment(tui_app *a, const lab *l, const tui_row *row)
 {
-    const lab *l = tui_app_lab(a);
-    const tui_row *row = tui_app_cursor_row(a);
-    const lab_exercise *ex = tui_app_exercise(a);
+    tui_request *r = &a->req;
+    const char *x = tui_prof_experiment(row->variant), *kernel;
+    if (!x) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
+                                           "for your pipeline, the timeline (t) and `cudalab report %s` "
+                                           "show where its time goes", l->id);
+        return false;
+    }
+    kernel = tui_prof_kernel(row->variant);
+    if (!kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
+                    row->label);
+        return false;
+    }
+    strfmt_copy(r->kernel, sizeof r->kernel, kernel);
+    req_arg(r, "profile");
+    req_arg(r, x);
+    return true;
+}
+
+/* A shipped kernel's row: `cudalab run` of that variant alone; false
+ * (logged) when it names no kernel. */
+static bool ncu_shipped(tui_app *a, const lab *l, const tui_row *row, const ncu_scope *sc)
+{
     tui_request *r = &a->req;
     const char *kernel = NULL;
-    char exarg[RUN_ID_MAX];
+    for (size_t v = 0; v < sc->nv; v++)
+        if (strcmp(sc->vs[v].id, row->variant) == 0)
+            kernel = sc->vs[v].kernel;
+    if (!kernel) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
+        return false;
+    }
+    strfmt_copy(r->kernel, sizeof r->kernel, kernel);
+    req_arg(r, "run");
+    req_arg(r, l->id);
+    if (sc->listed)
+        req_arg(r, sc->exarg);
+    req_arg(r, "--variant");
+    req_arg(r, row->variant);
+    req_arg(r, "--size");
+    req_arg(r, row->size);
+    req_arg(r, "--no-cpu");
+    return true;
+}
+
+/* The learner's kernel's row: `cudalab run --exercise` with one variant,
+ * looking at the kernels its file defines; false (logged) when it defines
+ * none. */
+static bool ncu_exercise(tui_app *a, const lab *l, const tui_row *row, const ncu_scope *sc)
+{
+    tui_request *r = &a->req;
+    if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
+        tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
+        return false;
+    }
+    req_arg(r, "run");
+    req_arg(r, l->id);
+    req_arg(r, sc->exarg);
+    if (sc->nv > 0) {
+        req_arg(r, "--variant");
+        req_arg(r, sc->vs[0].id);
+    }
+    req_arg(r, "--size");
+    req_arg(r, row->size);
+    req_arg(r, "--no-cpu");
+    return true;
+}
+
+unsigned tui_app_ncu_key(tui_app *app)
+{
+    const lab *l = tui_app_lab(app);
+    const tui_row *row = tui_app_cursor_row(app);
+    const lab_exercise *ex = tui_app_exercise(app);
+    tui_request *r = &app->req;
+    ncu_scope sc;
+    bool ok;
     if (!l)
         return 0;
     if (!row) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "select a row of the run table first (Tab moves there)");
+        tui_log_add(&app->log, TUI_LOG_WARN,
+                    "select a row of the run table first (Tab moves there)");
         return TUI_F_REDRAW;
     }
-    if (job_busy(a))
+    if (job_busy(app))
         return TUI_F_REDRAW;
     memset(r, 0, sizeof *r);
-    bool listed = row->exercise[0] && ex && ex->id[0];
-    const lab_variant *vs = listed ? ex->variants : l->variants;
-    size_t nv = listed ? ex->nvariants : l->nvariants;
-    snprintf(exarg, sizeof exarg, "--exercise%s%s", listed ? "=" : "", listed ? ex->id : "");
+    sc.listed = row->exercise[0] && ex && ex->id[0];
+    sc.vs = sc.listed ? ex->variants : l->variants;
+    sc.nv = sc.listed ? ex->nvariants : l->nvariants;
+    snprintf(sc.exarg, sizeof sc.exarg, "--exercise%s%s", sc.listed ? "=" : "",
+             sc.listed ? ex->id : "");
     if (tui_prof_lab(l) && !row->exercise[0]) {
-        const char *x = tui_prof_experiment(row->variant);
-        if (!x) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "Nsight Compute here looks inside the experiments' kernels; "
-                                               "for your pipeline, the timeline (t) and `cudalab report %s` "
-                                               "show where its time goes", l->id);
-            return TUI_F_REDRAW;
-        }
-        kernel = tui_prof_kernel(row->variant);
-        if (!kernel) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s times copies, not a kernel: the timeline (t) shows them",
-                        row->label);
-            return TUI_F_REDRAW;
-        }
-        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
-        req_arg(r, "profile");
-        req_arg(r, x);
+        ok = ncu_experiment(app, l, row);
     } else if (row->kind == RK_KERNEL) {
-        for (size_t v = 0; v < nv; v++)
-            if (strcmp(vs[v].id, row->variant) == 0)
-                kernel = vs[v].kernel;
-        if (!kernel) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "%s names no shipped kernel", row->label);
-            return TUI_F_REDRAW;
-        }
-        strfmt_copy(r->kernel, sizeof r->kernel, kernel);
-        req_arg(r, "run");
-        req_arg(r, l->id);
-        if (listed)
-            req_arg(r, exarg);
-        req_arg(r, "--variant");
-        req_arg(r, row->variant);
-        req_arg(r, "--size");
-        req_arg(r, row->size);
-        req_arg(r, "--no-cpu");
+        ok = ncu_shipped(app, l, row, &sc);
     } else if (row->kind == RK_EXERCISE) {
-        if (!exercise_regex(a, l, r->kernel, sizeof r->kernel)) {
-            tui_log_add(&a->log, TUI_LOG_WARN, "no __global__ function found in your kernel file (e edits it)");
-            return TUI_F_REDRAW;
-        }
-        req_arg(r, "run");
-        req_arg(r, l->id);
-        req_arg(r, exarg);
-        if (nv > 0) {
-            req_arg(r, "--variant");
-            req_arg(r, vs[0].id);
-        }
-        req_arg(r, "--size");
-        req_arg(r, row->size);
-        req_arg(r, "--no-cpu");
+        ok = ncu_exercise(app, l, row, &sc);
     } else {
-        tui_log_add(&a->log, TUI_LOG_WARN, "%s runs no kernel of cudalab's: select a shipped kernel or "
-                                           "your kernel", row->label);
-        return TUI_F_REDRAW;
+        tui_log_add(&app->log, TUI_LOG_WARN,
+                    "%s runs no kernel of cudalab's: select a shipped kernel or "
+                    "your kernel",
+                    row->label);
+        ok = false;
     }
+    if (!ok)
+        return TUI_F_REDRAW;
     req_arg(r, "--budget");
     req_arg(r, "0.05");
     r->kind = TUI_REQ_NCU;
-    r->lab = a->sel;
+    r->lab = app->sel;
     strfmt_copy(r->variant, sizeof r->variant, row->variant);
     strfmt_copy(r->size, sizeof r->size, row->size);
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
-unsigned tui_app_sanitize_key(tui_app *a, bool racecheck)
+unsigned tui_app_sanitize_key(tui_app *app, bool racecheck)
 {
-    const lab *l = tui_app_lab(a);
+    const lab *l = tui_app_lab(app);
     if (!l)
         return 0;
     if (l->nexercises == 0) {
-        tui_log_add(&a->log, TUI_LOG_WARN, "lab '%s' has no exercise to check", l->id);
+        tui_log_add(&app->log, TUI_LOG_WARN, "lab '%s' has no exercise to check", l->id);
         return TUI_F_REDRAW;
     }
-    if (job_busy(a))
+    if (job_busy(app))
         return TUI_F_REDRAW;
-    memset(&a->req, 0, sizeof a->req);
-    a->req.kind = TUI_REQ_SANITIZE;
-    a->req.lab = a->sel;
-    a->req.ex = a->ls[a->sel].ex_idx;
-    a->req.racecheck = racecheck;
-    strfmt_copy(a->req.args[0], sizeof a->req.args[0], racecheck ? "racecheck" : "memcheck");
-    a->req.nargs = 1;
-    strfmt_copy(a->req.variant, sizeof a->req.variant, "exercise");
+    memset(&app->req, 0, sizeof app->req);
+    app->req.kind = TUI_REQ_SANITIZE;
+    app->req.lab = app->sel;
+    app->req.ex = app->ls[app->sel].ex_idx;
+    app->req.racecheck = racecheck;
+    strfmt_copy(app->req.args[0], sizeof app->req.args[0], racecheck ? "racecheck" : "memcheck");
+    app->req.nargs = 1;
+    strfmt_copy(app->req.variant, sizeof app->req.variant, "exercise");
     return TUI_F_REQUEST | TUI_F_REDRAW;
 }
 
@@ -399,23 +443,27 @@ static const char *sanitize_tool_of(const tui_request *r)
     return r->racecheck ? "racecheck" : "memcheck";
 }
 
-void tui_app_job_started(tui_app *a)
+void tui_app_job_started(tui_app *app)
 {
-    const tui_request *r = &a->req;
-    a->job = r->kind == TUI_REQ_NCU ? TUI_JOB_NCU : TUI_JOB_SANITIZE;
-    a->job_lab = r->lab;
-    strfmt_copy(a->job_variant, sizeof a->job_variant, r->variant);
-    strfmt_copy(a->job_size, sizeof a->job_size, r->size);
-    if (a->job == TUI_JOB_NCU) {
-        snprintf(a->job_what, sizeof a->job_what, "Nsight Compute on %s", r->kernel);
-        tui_log_add(&a->log, TUI_LOG_INFO, "profiling with Nsight Compute: the first launch of %s (this takes a "
-                    "while; Esc or c stops it)", r->kernel);
+    const tui_request *r = &app->req;
+    app->job = r->kind == TUI_REQ_NCU ? TUI_JOB_NCU : TUI_JOB_SANITIZE;
+    app->job_lab = r->lab;
+    strfmt_copy(app->job_variant, sizeof app->job_variant, r->variant);
+    strfmt_copy(app->job_size, sizeof app->job_size, r->size);
+    if (app->job == TUI_JOB_NCU) {
+        snprintf(app->job_what, sizeof app->job_what, "Nsight Compute on %s", r->kernel);
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "profiling with Nsight Compute: the first launch of %s (this takes a "
+                    "while; Esc or c stops it)",
+                    r->kernel);
     } else {
-        snprintf(a->job_what, sizeof a->job_what, "%s on your kernel", sanitize_tool_of(r));
-        tui_log_add(&a->log, TUI_LOG_INFO, "compute-sanitizer %s is checking your kernel once at the smallest "
-                    "size (this takes a while; Esc or c stops it)", sanitize_tool_of(r));
+        snprintf(app->job_what, sizeof app->job_what, "%s on your kernel", sanitize_tool_of(r));
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "compute-sanitizer %s is checking your kernel once at the smallest "
+                    "size (this takes a while; Esc or c stops it)",
+                    sanitize_tool_of(r));
     }
-    a->req.kind = TUI_REQ_NONE;
+    app->req.kind = TUI_REQ_NONE;
 }
 
 /* Shows text in the details window unless another window is open. */
@@ -430,53 +478,55 @@ static void show_details(tui_app *a, const char *title, const char *text)
     a->overlay = TUI_OV_DETAILS;
 }
 
-unsigned tui_app_job_failed(tui_app *a, const char *why)
+unsigned tui_app_job_failed(tui_app *app, const char *why)
 {
-    bool ncu = a->req.kind == TUI_REQ_NCU;
-    a->req.kind = TUI_REQ_NONE;
-    tui_log_add(&a->log, TUI_LOG_ERROR, "%s", why);
-    show_details(a, ncu ? "Nsight Compute" : "compute-sanitizer", why);
+    bool ncu = app->req.kind == TUI_REQ_NCU;
+    app->req.kind = TUI_REQ_NONE;
+    tui_log_add(&app->log, TUI_LOG_ERROR, "%s", why);
+    show_details(app, ncu ? "Nsight Compute" : "compute-sanitizer", why);
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_on_job(tui_app *a, const char *out, int status)
+unsigned tui_app_on_job(tui_app *app, const char *out, int status)
 {
-    tui_job_kind kind = a->job;
+    tui_job_kind kind = app->job;
     bool ok = strncmp(out, "OK\n", 3) == 0;
     const char *text = ok || strncmp(out, "ERR\n", 4) == 0 ? out + (ok ? 3 : 4) : out;
     char title[160], line[256];
-    a->job = TUI_JOB_NONE;
+    app->job = TUI_JOB_NONE;
     if (kind == TUI_JOB_NONE)
         return 0;
     if (!ok && !text[0]) {
-        snprintf(line, sizeof line, "%s stopped before it answered (%s %d)", a->job_what,
+        snprintf(line, sizeof line, "%s stopped before it answered (%s %d)", app->job_what,
                  status > 128 ? "signal" : "exit status", status > 128 ? status - 128 : status);
         text = line;
     }
-    if (kind == TUI_JOB_NCU && ok && a->labs && a->job_lab < a->labs->n) {
-        tui_labstate *s = &a->ls[a->job_lab];
+    if (kind == TUI_JOB_NCU && ok && app->labs && app->job_lab < app->labs->n) {
+        tui_labstate *s = &app->ls[app->job_lab];
         tui_row *row;
-        strfmt_copy(s->ncu_variant, sizeof s->ncu_variant, a->job_variant);
-        strfmt_copy(s->ncu_size, sizeof s->ncu_size, a->job_size);
+        strfmt_copy(s->ncu_variant, sizeof s->ncu_variant, app->job_variant);
+        strfmt_copy(s->ncu_size, sizeof s->ncu_size, app->job_size);
         strfmt_copy(s->ncu_text, sizeof s->ncu_text, text);
-        tui_log_add(&a->log, TUI_LOG_INFO, "Nsight Compute: done (Enter on the row shows its metrics)");
-        row = tui_runtable_find(&s->table, a->job_variant, a->job_size);
-        if (row && a->job_lab == a->sel && (a->overlay == TUI_OV_NONE || a->overlay == TUI_OV_DETAILS)) {
-            tui_app_describe_row(a, a->labs->v[a->job_lab], row);
-            a->details_md = false;
-            a->details_scroll = 0;
-            a->overlay = TUI_OV_DETAILS;
+        tui_log_add(&app->log, TUI_LOG_INFO,
+                    "Nsight Compute: done (Enter on the row shows its metrics)");
+        row = tui_runtable_find(&s->table, app->job_variant, app->job_size);
+        if (row && app->job_lab == app->sel &&
+            (app->overlay == TUI_OV_NONE || app->overlay == TUI_OV_DETAILS)) {
+            tui_app_describe_row(app, app->labs->v[app->job_lab], row);
+            app->details_md = false;
+            app->details_scroll = 0;
+            app->overlay = TUI_OV_DETAILS;
         } else {
-            show_details(a, "Nsight Compute", text);
+            show_details(app, "Nsight Compute", text);
         }
         return TUI_F_REDRAW;
     }
     if (kind == TUI_JOB_NCU) {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "Nsight Compute: %s", text);
-        show_details(a, "Nsight Compute", text);
+        tui_log_add(&app->log, TUI_LOG_ERROR, "Nsight Compute: %s", text);
+        show_details(app, "Nsight Compute", text);
         return TUI_F_REDRAW;
     }
-    snprintf(title, sizeof title, "%s", a->job_what);
+    snprintf(title, sizeof title, "%s", app->job_what);
     if (ok) {
         const char *nl = strchr(text, '\n');
         const char *found = strstr(text, "\n\n");
@@ -484,10 +534,11 @@ unsigned tui_app_on_job(tui_app *a, const char *out, int status)
         found = found ? found + 2 : (nl ? nl + 1 : text);
         len = strcspn(found, "\n");
         snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), found);
-        tui_log_add(&a->log, strstr(line, "no problems") ? TUI_LOG_INFO : TUI_LOG_WARN, "%s", line);
+        tui_log_add(&app->log, strstr(line, "no problems") ? TUI_LOG_INFO : TUI_LOG_WARN, "%s",
+                    line);
     } else {
-        tui_log_add(&a->log, TUI_LOG_ERROR, "%s", text);
+        tui_log_add(&app->log, TUI_LOG_ERROR, "%s", text);
     }
-    show_details(a, title, text);
+    show_details(app, title, text);
     return TUI_F_REDRAW;
 }

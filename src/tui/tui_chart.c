@@ -4,19 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
-bool tui_chart_scale_for(const double *v, size_t n, int width, tui_chart_scale *s)
+bool tui_chart_scale_for(const double *values, size_t nvalues, int width, tui_chart_scale *scale)
 {
     double mn = 1.0, mx = 10.0;
-    memset(s, 0, sizeof *s);
+    memset(scale, 0, sizeof *scale);
     if (width < 2)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(v[i]) || v[i] <= 0)
+    for (size_t i = 0; i < nvalues; i++) {
+        if (!isfinite(values[i]) || values[i] <= 0)
             continue;
-        if (v[i] < mn)
-            mn = v[i];
-        if (v[i] > mx)
-            mx = v[i];
+        if (values[i] < mn)
+            mn = values[i];
+        if (values[i] > mx)
+            mx = values[i];
     }
     /* The lowest decade lies strictly below the smallest value, so that a
      * 1x bar (the CPU itself) still has a length. */
@@ -27,10 +27,10 @@ bool tui_chart_scale_for(const double *v, size_t n, int width, tui_chart_scale *
         ehi = 9;
     if (ehi <= elo)
         ehi = elo + 1;
-    s->lo = pow(10.0, elo);
-    s->hi = pow(10.0, ehi);
-    s->decades = (int)(ehi - elo);
-    s->width = width;
+    scale->lo = pow(10.0, elo);
+    scale->hi = pow(10.0, ehi);
+    scale->decades = (int)(ehi - elo);
+    scale->width = width;
     return true;
 }
 
@@ -39,31 +39,31 @@ static double frac(const tui_chart_scale *s, double v)
     return (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
 }
 
-int tui_chart_eighths(const tui_chart_scale *s, double v)
+int tui_chart_eighths(const tui_chart_scale *scale, double value)
 {
     double f;
     int e;
-    if (s->width <= 0 || !isfinite(v) || v <= s->lo)
+    if (scale->width <= 0 || !isfinite(value) || value <= scale->lo)
         return 0;
-    f = frac(s, v);
+    f = frac(scale, value);
     if (f > 1.0)
         f = 1.0;
-    e = (int)lround(f * s->width * 8);
+    e = (int)lround(f * scale->width * 8);
     if (e < 1)
         e = 1;
     return e;
 }
 
-int tui_chart_tick_col(const tui_chart_scale *s, double t)
+int tui_chart_tick_col(const tui_chart_scale *scale, double value)
 {
     double f;
     int c;
-    if (s->width <= 0 || !(t >= s->lo * 0.999) || t > s->hi * 1.001)
+    if (scale->width <= 0 || !(value >= scale->lo * 0.999) || value > scale->hi * 1.001)
         return -1;
-    f = frac(s, t);
-    c = (int)lround(f * s->width);
-    if (c > s->width - 1)
-        c = s->width - 1;
+    f = frac(scale, value);
+    c = (int)lround(f * scale->width);
+    if (c > scale->width - 1)
+        c = scale->width - 1;
     if (c < 0)
         c = 0;
     return c;
@@ -77,21 +77,21 @@ static void decade_label(double t, char *buf, size_t n)
         snprintf(buf, n, "%gx", t);
 }
 
-void tui_chart_axis(const tui_chart_scale *s, char *out, size_t n)
+void tui_chart_axis(const tui_chart_scale *scale, char *out, size_t out_size)
 {
-    int w = s->width, next_free = 0;
-    if (n == 0)
+    int w = scale->width, next_free = 0;
+    if (out_size == 0)
         return;
-    if (w > (int)n - 1)
-        w = (int)n - 1;
+    if (w > (int)out_size - 1)
+        w = (int)out_size - 1;
     if (w < 0)
         w = 0;
     memset(out, ' ', (size_t)w);
     out[w] = '\0';
-    for (int d = 0; d <= s->decades; d++) {
-        double t = s->lo * pow(10.0, d);
+    for (int d = 0; d <= scale->decades; d++) {
+        double t = scale->lo * pow(10.0, d);
         char lab[24];
-        int col = tui_chart_tick_col(s, t), len, at;
+        int col = tui_chart_tick_col(scale, t), len, at;
         if (col < 0)
             continue;
         decade_label(t, lab, sizeof lab);

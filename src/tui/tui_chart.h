@@ -16,17 +16,17 @@ typedef struct tui_chart_scale {
     int decades;
 } tui_chart_scale;
 
-/* Builds a scale for the positive finite values among v[0..n) (others are
+/* Builds a scale for the positive finite values among values[0..n) (others are
  * ignored) over width columns.  false when width < 2. */
-bool tui_chart_scale_for(const double *v, size_t n, int width, tui_chart_scale *s);
-/* Bar length of v in eighths of a column, 0 .. width*8 (0 for v <= lo or
+bool tui_chart_scale_for(const double *values, size_t nvalues, int width, tui_chart_scale *scale);
+/* Bar length of value in eighths of a column, 0 .. width*8 (0 for value <= lo or
  * unknown values). */
-int tui_chart_eighths(const tui_chart_scale *s, double v);
-/* Column (0 .. width-1) of the tick for value t, or -1 when off scale. */
-int tui_chart_tick_col(const tui_chart_scale *s, double t);
+int tui_chart_eighths(const tui_chart_scale *scale, double value);
+/* Column (0 .. width-1) of the tick for value, or -1 when off scale. */
+int tui_chart_tick_col(const tui_chart_scale *scale, double value);
 /* Writes an axis line of width columns with decade labels ("1x", "10x",
  * "100x", ...) placed where they fit without overlapping.  out needs
  * width+1 bytes. */
-void tui_chart_axis(const tui_chart_scale *s, char *out, size_t n);
+void tui_chart_axis(const tui_chart_scale *scale, char *out, size_t out_size);
 
 #endif

@@ -125,7 +125,7 @@ static bool key(view *s, int ch)
     return true;
 }
 
-int tui_class_browse(struct class_view *v, bool ascii, bool no_color)
+int tui_class_browse(struct class_view *table, bool ascii, bool no_color)
 {
     setlocale(LC_ALL, "");
     SCREEN *scr = newterm(NULL, stdout, stdin);
@@ -139,8 +139,8 @@ int tui_class_browse(struct class_view *v, bool ascii, bool no_color)
     keypad(stdscr, TRUE);
     curs_set(0);
     tui_theme_init(!no_color && has_colors());
-    view s = {.v = v, .ascii = ascii, .sort = CLASS_BY_LEARNER};
-    class_order(v, s.sort);
+    view s = {.v = table, .ascii = ascii, .sort = CLASS_BY_LEARNER};
+    class_order(table, s.sort);
     draw(&s);
     for (;;) {
         int ch = getch();

@@ -6,8 +6,8 @@
 
 #include "grade/classview.h"
 
-/* Shows v full screen until the user quits; returns an exit code (0, or 3
+/* Shows table full screen until the user quits; returns an exit code (0, or 3
  * when the terminal cannot be used).  The order changes with `s`. */
-int tui_class_browse(struct class_view *v, bool ascii, bool no_color);
+int tui_class_browse(struct class_view *table, bool ascii, bool no_color);
 
 #endif

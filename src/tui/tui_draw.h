@@ -14,19 +14,20 @@
 
 /* A border with a title at the left and an optional note at the right of
  * the top line; the focused pane's border uses ROLE_FOCUS. */
-void tui_draw_box(WINDOW *w, const char *title, const char *note, bool focus, bool ascii);
+void tui_draw_box(WINDOW *win, const char *title, const char *note, bool focus, bool ascii);
 /* A note on the bottom border, right-aligned. */
-void tui_draw_footer(WINDOW *w, const char *note, bool ascii);
-/* Writes at most maxw columns of s[0..len) at (y, x) with attribute attr;
+void tui_draw_footer(WINDOW *win, const char *note, bool ascii);
+/* Writes at most maxw columns of text[0..len) at (row, col) with attribute attr;
  * returns the columns written. */
-int tui_draw_nstr(WINDOW *w, int y, int x, int maxw, const char *s, size_t len, int attr);
+int tui_draw_nstr(WINDOW *win, int row, int col, int maxw, const char *text, size_t len, int attr);
 /* Same for a NUL-terminated string, in a role. */
-int tui_draw_text(WINDOW *w, int y, int x, int maxw, const char *s, tui_role role);
+int tui_draw_text(WINDOW *win, int row, int col, int maxw, const char *text, tui_role role);
 /* Right-aligned so that it ends just before column xend. */
-int tui_draw_rtext(WINDOW *w, int y, int xend, int maxw, const char *s, tui_role role);
-/* n spaces in a role. */
-void tui_draw_fill(WINDOW *w, int y, int x, int n, tui_role role);
-/* Word-wrapped text from line y, at most maxlines lines; returns lines used. */
-int tui_draw_wrapped(WINDOW *w, int y, int x, int width, int maxlines, const char *s, tui_role role);
+int tui_draw_rtext(WINDOW *win, int row, int xend, int maxw, const char *text, tui_role role);
+/* cells spaces in a role. */
+void tui_draw_fill(WINDOW *win, int row, int col, int cells, tui_role role);
+/* Word-wrapped text from line row, at most maxlines lines; returns lines used. */
+int tui_draw_wrapped(WINDOW *win, int row, int col, int width, int maxlines, const char *text,
+                     tui_role role);
 
 #endif

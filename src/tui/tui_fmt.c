@@ -5,7 +5,7 @@
 
 #include "core/units.h"
 
-char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n)
+char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t buf_size)
 {
     static const char *const units_utf8[] = {"ns", "\xC2\xB5s", "ms", "s"};
     static const char *const units_ascii[] = {"ns", "us", "ms", "s"};
@@ -14,51 +14,51 @@ char *tui_fmt_time_ms(double ms, bool ascii, char *buf, size_t n)
     double v = ms * 1e6;
     int u = 0;
     if (!isfinite(ms) || ms < 0) {
-        snprintf(buf, n, "-");
+        snprintf(buf, buf_size, "-");
         return buf;
     }
     while (u < 3 && v >= 999.5) {
         v /= 1000.0;
         u++;
     }
-    snprintf(buf, n, "%s %s", units_sig3(v, num, sizeof num), units[u]);
+    snprintf(buf, buf_size, "%s %s", units_sig3(v, num, sizeof num), units[u]);
     return buf;
 }
 
-char *tui_fmt_spread(double spread, bool ascii, char *buf, size_t n)
+char *tui_fmt_spread(double spread, bool ascii, char *buf, size_t buf_size)
 {
     double p = spread * 100.0;
     if (!isfinite(spread) || spread < 0) {
-        snprintf(buf, n, "-");
+        snprintf(buf, buf_size, "-");
         return buf;
     }
     if (p >= 9.95)
-        snprintf(buf, n, "%s%.0f%%", ascii ? "+-" : "\xC2\xB1", p);
+        snprintf(buf, buf_size, "%s%.0f%%", ascii ? "+-" : "\xC2\xB1", p);
     else
-        snprintf(buf, n, "%s%.1f%%", ascii ? "+-" : "\xC2\xB1", p);
+        snprintf(buf, buf_size, "%s%.1f%%", ascii ? "+-" : "\xC2\xB1", p);
     return buf;
 }
 
-char *tui_fmt_speedup(double x, char *buf, size_t n)
+char *tui_fmt_speedup(double value, char *buf, size_t buf_size)
 {
     char num[TUI_FMT_MAX];
-    if (!isfinite(x) || x <= 0) {
-        snprintf(buf, n, "-");
+    if (!isfinite(value) || value <= 0) {
+        snprintf(buf, buf_size, "-");
         return buf;
     }
-    if (x < 0.0095) {
-        snprintf(buf, n, "<0.01x");
+    if (value < 0.0095) {
+        snprintf(buf, buf_size, "<0.01x");
         return buf;
     }
-    if (x < 0.0995) {
-        snprintf(buf, n, "%.3fx", x);
+    if (value < 0.0995) {
+        snprintf(buf, buf_size, "%.3fx", value);
         return buf;
     }
-    snprintf(buf, n, "%sx", units_sig3(x, num, sizeof num));
+    snprintf(buf, buf_size, "%sx", units_sig3(value, num, sizeof num));
     return buf;
 }
 
-char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n)
+char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t buf_size)
 {
     char num[TUI_FMT_MAX];
     bool have_bw = isfinite(gbps) && gbps >= 0;
@@ -67,15 +67,15 @@ char *tui_fmt_rate(double gbps, double tflops, char *buf, size_t n)
      * intensity (FLOPs per byte moved). */
     if (have_fl && (!have_bw || (gbps > 0 && tflops * 1000.0 / gbps >= TUI_FMT_FLOPS_INTENSITY))) {
         if (tflops >= 0.9995)
-            snprintf(buf, n, "%s TFLOP/s", units_sig3(tflops, num, sizeof num));
+            snprintf(buf, buf_size, "%s TFLOP/s", units_sig3(tflops, num, sizeof num));
         else
-            snprintf(buf, n, "%s GFLOP/s", units_sig3(tflops * 1000.0, num, sizeof num));
+            snprintf(buf, buf_size, "%s GFLOP/s", units_sig3(tflops * 1000.0, num, sizeof num));
         return buf;
     }
     if (have_bw) {
-        snprintf(buf, n, "%s GB/s", units_sig3(gbps, num, sizeof num));
+        snprintf(buf, buf_size, "%s GB/s", units_sig3(gbps, num, sizeof num));
         return buf;
     }
-    snprintf(buf, n, "-");
+    snprintf(buf, buf_size, "-");
     return buf;
 }

@@ -13,6 +13,7 @@
 #include "core/fsguard.h"
 #include "core/digest.h"
 #include "core/strbuf.h"
+#include "core/strfmt.h"
 #include "store/store.h"
 
 #define MAX_SIZES 8
@@ -67,10 +68,8 @@ static void earned_by(const store_milestone *ms, size_t nms, int64_t row_id, cha
     size_t at = 0;
     out[0] = '\0';
     for (size_t i = 0; i < nms && at < n; i++)
-        if (ms[i].row_id == row_id) {
-            int w = snprintf(out + at, n - at, "%s%s", at ? ", " : "", ms[i].id);
-            at += w > 0 ? (size_t)w : 0;
-        }
+        if (ms[i].row_id == row_id)
+            at = strfmt_append(out, n, at, "%s%s", at ? ", " : "", ms[i].id);
 }
 
 static void size_block(strbuf *b, const store_row *h, size_t nh, const char *size,
@@ -165,21 +164,21 @@ static void sources(strbuf *b, const lab *l, const store_milestone *ms, size_t n
     }
 }
 
-bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bool ascii,
-                      char **out, char *why, size_t n)
+bool tui_history_text(const lab *the_lab, struct store *db, const char *kernel_path, bool ascii,
+                      char **out, char *why, size_t why_size)
 {
     *out = NULL;
-    if (!s) {
-        snprintf(why, n, "progress is not saved, so there is no history to show");
+    if (!db) {
+        snprintf(why, why_size, "progress is not saved, so there is no history to show");
         return false;
     }
     store_row *h = NULL;
     store_milestone *ms = NULL;
     size_t nh = 0, nms = 0;
     cl_err e = {{0}};
-    if (!store_exercise_history(s, l->id, &h, &nh, &e) ||
-        !store_milestones(s, l->id, &ms, &nms, &e)) {
-        snprintf(why, n, "the progress store could not be read: %s", e.msg);
+    if (!store_exercise_history(db, the_lab->id, &h, &nh, &e) ||
+        !store_milestones(db, the_lab->id, &ms, &nms, &e)) {
+        snprintf(why, why_size, "the progress store could not be read: %s", e.msg);
         free(h);
         return false;
     }
@@ -192,7 +191,8 @@ bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bo
 
     strbuf b;
     strbuf_init(&b, 0);
-    strbuf_printf(&b, "Your kernel in %s: %zu recorded run%s\n\n", l->id, nh, nh == 1 ? "" : "s");
+    strbuf_printf(&b, "Your kernel in %s: %zu recorded run%s\n\n", the_lab->id, nh,
+                  nh == 1 ? "" : "s");
     const char *sizes[MAX_SIZES];
     size_t nsizes = 0;
     for (size_t i = 0; i < nh; i++) {
@@ -206,12 +206,12 @@ bool tui_history_text(const lab *l, struct store *s, const char *kernel_path, bo
         size_block(&b, h, nh, sizes[k], ms, nms, ascii);
     if (nh == 0)
         strbuf_str(&b, "No run of your kernel is recorded yet: press r to run it.\n\n");
-    sources(&b, l, ms, nms, h, nh, current);
+    sources(&b, the_lab, ms, nms, h, nh, current);
     free(h);
     free(ms);
     if (b.failed) {
         strbuf_free(&b);
-        snprintf(why, n, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return false;
     }
     *out = strbuf_take(&b);

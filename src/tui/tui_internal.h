@@ -35,11 +35,11 @@ typedef struct tui_ctx {
 
 /* Carries out the request the app left in app.req: a run or its cancel
  * (through the worker), an edit, a reset, a tool job or its cancel. */
-void tui_requests_handle(tui_ctx *c);
-/* Makes the workspace copies of lab i's exercise (the first time the lab
+void tui_requests_handle(tui_ctx *ctx);
+/* Makes the workspace copies of lab lab_index's exercise (the first time the lab
  * is opened) and starts watching them for saves. */
-void tui_requests_prepare(tui_ctx *c, size_t i);
+void tui_requests_prepare(tui_ctx *ctx, size_t lab_index);
 /* Saves noticed by the watch: each one in a lab's workspace runs it. */
-unsigned tui_requests_saves(tui_ctx *c);
+unsigned tui_requests_saves(tui_ctx *ctx);
 
 #endif

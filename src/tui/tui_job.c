@@ -9,35 +9,35 @@
 
 #define CHILD_FD 3
 
-void tui_job_init(tui_job *j)
+void tui_job_init(tui_job *job)
 {
-    memset(j, 0, sizeof *j);
-    strbuf_init(&j->got, TUI_JOB_OUT_MAX);
-    j->fd = -1;
+    memset(job, 0, sizeof *job);
+    strbuf_init(&job->got, TUI_JOB_OUT_MAX);
+    job->fd = -1;
 }
 
-bool tui_job_start(tui_job *j, tui_job_fn fn, void *ud, cl_err *e)
+bool tui_job_start(tui_job *job, tui_job_fn fn, void *ud, cl_err *err)
 {
-    tui_job_clear(j);
+    tui_job_clear(job);
     spawn_opts o = {.fn = fn, .ud = ud, .what = "a background job", .extra_fd = CHILD_FD,
                     .own_group = true};
     spawn_child c;
-    if (!spawn_start(&o, &c, e))
+    if (!spawn_start(&o, &c, err))
         return false;
-    j->pid = c.pid;
-    j->fd = c.extra;
-    j->done = false;
+    job->pid = c.pid;
+    job->fd = c.extra;
+    job->done = false;
     return true;
 }
 
-bool tui_job_active(const tui_job *j)
+bool tui_job_active(const tui_job *job)
 {
-    return j->pid > 0 || j->fd >= 0;
+    return job->pid > 0 || job->fd >= 0;
 }
 
-int tui_job_fd(const tui_job *j)
+int tui_job_fd(const tui_job *job)
 {
-    return j->fd;
+    return job->fd;
 }
 
 static void reap(tui_job *j, bool block)
@@ -56,49 +56,49 @@ static void reap(tui_job *j, bool block)
     j->pid = 0;
 }
 
-bool tui_job_pump(tui_job *j)
+bool tui_job_pump(tui_job *job)
 {
     char buf[4096];
-    if (j->done)
+    if (job->done)
         return true;
-    while (j->fd >= 0) {
-        ssize_t k = spawn_read(j->fd, buf, sizeof buf);
+    while (job->fd >= 0) {
+        ssize_t k = spawn_read(job->fd, buf, sizeof buf);
         if (k > 0) {
-            strbuf_add(&j->got, buf, (size_t)k);
+            strbuf_add(&job->got, buf, (size_t)k);
             continue;
         }
         if (k == 0)
             return false;
-        close(j->fd);
-        j->fd = -1;
+        close(job->fd);
+        job->fd = -1;
     }
-    reap(j, true);
-    j->out = strbuf_take(&j->got);
-    j->done = true;
+    reap(job, true);
+    job->out = strbuf_take(&job->got);
+    job->done = true;
     return true;
 }
 
-void tui_job_cancel(tui_job *j)
+void tui_job_cancel(tui_job *job)
 {
-    if (j->pid > 0) {
-        spawn_kill_tree(j->pid);
-        reap(j, true);
+    if (job->pid > 0) {
+        spawn_kill_tree(job->pid);
+        reap(job, true);
     }
-    if (j->fd >= 0)
-        close(j->fd);
-    j->fd = -1;
-    j->done = true;
+    if (job->fd >= 0)
+        close(job->fd);
+    job->fd = -1;
+    job->done = true;
 }
 
-void tui_job_clear(tui_job *j)
+void tui_job_clear(tui_job *job)
 {
-    tui_job_cancel(j);
-    strbuf_free(&j->got);
-    free(j->out);
-    tui_job_init(j);
+    tui_job_cancel(job);
+    strbuf_free(&job->got);
+    free(job->out);
+    tui_job_init(job);
 }
 
-bool tui_job_write(int fd, const char *s)
+bool tui_job_write(int fd, const char *text)
 {
-    return spawn_write_all(fd, s, strlen(s));
+    return spawn_write_all(fd, text, strlen(text));
 }

@@ -32,22 +32,22 @@ typedef struct tui_job {
     int status;                /* exit status; 128 + signal when killed */
 } tui_job;
 
-void tui_job_init(tui_job *j);
-/* Starts fn(ud, fd) in a child.  false + e when the pipe or fork failed. */
-bool tui_job_start(tui_job *j, tui_job_fn fn, void *ud, cl_err *e);
+void tui_job_init(tui_job *job);
+/* Starts fn(ud, fd) in a child.  false + err when the pipe or fork failed. */
+bool tui_job_start(tui_job *job, tui_job_fn fn, void *ud, cl_err *err);
 /* True while a child runs or its answer is unread. */
-bool tui_job_active(const tui_job *j);
+bool tui_job_active(const tui_job *job);
 /* The descriptor to poll, -1 when there is none. */
-int tui_job_fd(const tui_job *j);
+int tui_job_fd(const tui_job *job);
 /* Reads what is waiting without blocking; true once the child has closed
  * the pipe and been reaped (out and status are then complete). */
-bool tui_job_pump(tui_job *j);
+bool tui_job_pump(tui_job *job);
 /* Kills the child and every process below it (the tools it starts may
  * sit in process groups of their own), and reaps it. */
-void tui_job_cancel(tui_job *j);
+void tui_job_cancel(tui_job *job);
 /* Frees the answer and forgets the job (cancelling it if it runs). */
-void tui_job_clear(tui_job *j);
-/* Writes all of s to fd, retrying short writes; false on an error. */
-bool tui_job_write(int fd, const char *s);
+void tui_job_clear(tui_job *job);
+/* Writes all of text to fd, retrying short writes; false on an error. */
+bool tui_job_write(int fd, const char *text);
 
 #endif

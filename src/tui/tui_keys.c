@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/strfmt.h"
+
 #define CTRL_KEY(c) ((c) & 0x1f)
 #define ESC_KEY 27
 
@@ -110,9 +112,9 @@ static const char *const descriptions[TA_COUNT] = {
     [TA_QUIT] = "quit",
 };
 
-const tui_keybind *tui_keys_table(size_t *n)
+const tui_keybind *tui_keys_table(size_t *count)
 {
-    *n = sizeof table / sizeof table[0];
+    *count = sizeof table / sizeof table[0];
     return table;
 }
 
@@ -124,11 +126,11 @@ tui_action tui_keys_lookup(int key)
     return TA_NONE;
 }
 
-const char *tui_keys_describe(tui_action a)
+const char *tui_keys_describe(tui_action act)
 {
-    if ((int)a < 0 || a >= TA_COUNT || !descriptions[a])
+    if ((int)act < 0 || act >= TA_COUNT || !descriptions[act])
         return "";
-    return descriptions[a];
+    return descriptions[act];
 }
 
 size_t tui_keys_help(char *lines, size_t width, size_t max)
@@ -145,8 +147,7 @@ size_t tui_keys_help(char *lines, size_t width, size_t max)
         for (size_t j = i; j < nt; j++) {
             if (table[j].action != a || !table[j].name)
                 continue;
-            kl += (size_t)snprintf(keys + kl, sizeof keys - (kl < sizeof keys ? kl : sizeof keys),
-                                   "%s%s", kl ? ", " : "", table[j].name);
+            kl = strfmt_append(keys, sizeof keys, kl, "%s%s", kl ? ", " : "", table[j].name);
             if (kl >= sizeof keys)
                 kl = sizeof keys - 1;
         }

@@ -59,11 +59,11 @@ typedef struct tui_keybind {
 } tui_keybind;
 
 /* The whole table, in the order help shows it. */
-const tui_keybind *tui_keys_table(size_t *n);
+const tui_keybind *tui_keys_table(size_t *count);
 /* The action bound to key, or TA_NONE. */
 tui_action tui_keys_lookup(int key);
 /* What an action does, in a few words ("run the selected variant"). */
-const char *tui_keys_describe(tui_action a);
+const char *tui_keys_describe(tui_action act);
 /* One help line per action that has keys: "k, Up  move up".  Writes at
  * most max lines of up to width bytes each into lines[i*width]; returns
  * the number of lines. */

@@ -19,7 +19,7 @@ static int clampi(int v, int lo, int hi)
 
 static tui_rect rect(int y, int x, int h, int w)
 {
-    tui_rect r = {y, x, h, w};
+    tui_rect r = {.y = y, .x = x, .h = h, .w = w};
     if (h <= 0 || w <= 0) {
         r.h = 0;
         r.w = 0;
@@ -36,24 +36,26 @@ static tui_rect centred(int rows, int cols, int h, int w)
     return rect((rows - h) / 2, (cols - w) / 2, h, w);
 }
 
-bool tui_rect_empty(tui_rect r)
+bool tui_rect_empty(tui_rect rect)
 {
-    return r.h <= 0 || r.w <= 0;
+    return rect.h <= 0 || rect.w <= 0;
 }
 
-bool tui_rect_contains(tui_rect r, int y, int x)
+bool tui_rect_contains(tui_rect rect, int row, int col)
 {
-    return !tui_rect_empty(r) && y >= r.y && y < r.y + r.h && x >= r.x && x < r.x + r.w;
+    return !tui_rect_empty(rect) && row >= rect.y && row < rect.y + rect.h && col >= rect.x &&
+           col < rect.x + rect.w;
 }
 
-bool tui_rect_overlap(tui_rect a, tui_rect b)
+bool tui_rect_overlap(tui_rect first, tui_rect second)
 {
-    if (tui_rect_empty(a) || tui_rect_empty(b))
+    if (tui_rect_empty(first) || tui_rect_empty(second))
         return false;
-    return a.y < b.y + b.h && b.y < a.y + a.h && a.x < b.x + b.w && b.x < a.x + a.w;
+    return first.y < second.y + second.h && second.y < first.y + first.h &&
+           first.x < second.x + second.w && second.x < first.x + first.w;
 }
 
-void tui_layout_min(tui_pane_id p, int *h, int *w)
+void tui_layout_min(tui_pane_id pane, int *height, int *width)
 {
     static const int mins[TUI_P_COUNT][2] = {
         [TUI_P_LABS] = {3, 16},       [TUI_P_LESSON] = {5, 36},
@@ -61,8 +63,8 @@ void tui_layout_min(tui_pane_id p, int *h, int *w)
         [TUI_P_DEVICE] = {7, 16},     [TUI_P_LOG] = {1, 40},
         [TUI_P_STATUS] = {1, 40},
     };
-    *h = mins[p][0];
-    *w = mins[p][1];
+    *height = mins[pane][0];
+    *width = mins[pane][1];
 }
 
 static void beside(tui_layout *l, int iy, int ix, int ih, int iw)
@@ -159,12 +161,12 @@ void tui_layout_compute(int rows, int cols, int nlabs, tui_layout *out)
     out->view = rect(0, 0, rows - 1, cols);
 }
 
-int tui_layout_hit(const tui_layout *l, int y, int x)
+int tui_layout_hit(const tui_layout *lay, int row, int col)
 {
-    if (l->too_small)
+    if (lay->too_small)
         return -1;
     for (int p = 0; p < TUI_P_COUNT; p++)
-        if (tui_rect_contains(l->pane[p], y, x))
+        if (tui_rect_contains(lay->pane[p], row, col))
             return p;
     return -1;
 }

@@ -54,11 +54,11 @@ typedef struct tui_layout {
 /* Fills out for a terminal of rows x cols; nlabs sizes the lab list. */
 void tui_layout_compute(int rows, int cols, int nlabs, tui_layout *out);
 /* Smallest size a shown pane may have (border included). */
-void tui_layout_min(tui_pane_id p, int *h, int *w);
-/* The pane under screen cell (y, x), or -1. */
-int tui_layout_hit(const tui_layout *l, int y, int x);
-bool tui_rect_contains(tui_rect r, int y, int x);
-bool tui_rect_empty(tui_rect r);
-bool tui_rect_overlap(tui_rect a, tui_rect b);
+void tui_layout_min(tui_pane_id pane, int *height, int *width);
+/* The pane under screen cell (row, col), or -1. */
+int tui_layout_hit(const tui_layout *lay, int row, int col);
+bool tui_rect_contains(tui_rect rect, int row, int col);
+bool tui_rect_empty(tui_rect rect);
+bool tui_rect_overlap(tui_rect first, tui_rect second);
 
 #endif

@@ -28,34 +28,34 @@ static int style_attr(unsigned style)
     return attr;
 }
 
-void tui_lessonview_line(WINDOW *w, int y, int x, int width, const md_line *l)
+void tui_lessonview_line(WINDOW *win, int row, int at_col, int width, const md_line *line)
 {
     size_t i = 0;
     int col = 0;
-    while (i < l->len && col < width) {
+    while (i < line->len && col < width) {
         size_t j = i + 1;
-        while (j < l->len && l->style[j] == l->style[i])
+        while (j < line->len && line->style[j] == line->style[i])
             j++;
-        col += tui_draw_nstr(w, y, x + col, width - col, l->text + i, j - i,
-                             style_attr(l->style[i]));
+        col += tui_draw_nstr(win, row, at_col + col, width - col, line->text + i, j - i,
+                             style_attr(line->style[i]));
         i = j;
     }
 }
 
-void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
+void tui_lessonview_draw(WINDOW *win, tui_app *app, const tui_layout *lay)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), width = tui_app_lesson_width(lay);
-    const lab *l = tui_app_lab(a);
-    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
+    int rows = getmaxy(win), cols = getmaxx(win), width = tui_app_lesson_width(lay);
+    const lab *l = tui_app_lab(app);
+    const tui_labstate *s = l ? &app->ls[app->sel] : NULL;
     const md_doc *d;
     char title[160], note[48], foot[48];
-    bool focus = a->focus == TUI_P_LESSON;
+    bool focus = app->focus == TUI_P_LESSON;
     int vis = rows - 2, x = 2, scroll;
 
-    werase(w);
+    werase(win);
     if (!l) {
-        tui_draw_box(w, "Lesson", NULL, focus, a->ascii);
-        tui_draw_wrapped(w, 1, 2, cols - 4, rows - 2,
+        tui_draw_box(win, "Lesson", NULL, focus, app->ascii);
+        tui_draw_wrapped(win, 1, 2, cols - 4, rows - 2,
                          "No labs were found. Labs live in folders named labs/<id>/lab.lua; "
                          "add more with --labs DIR, and run 'cudalab check' to see why a lab "
                          "did not load.", ROLE_NORMAL);
@@ -74,17 +74,17 @@ void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
         snprintf(title, sizeof title, "%s", l->title ? l->title : l->id);
         note_below = l->nsteps > 0 && tui_text_swidth(title) > cols - 5 - (tui_text_swidth(note) + 3);
     }
-    tui_draw_box(w, title, note_below ? NULL : note, focus, a->ascii);
+    tui_draw_box(win, title, note_below ? NULL : note, focus, app->ascii);
     if (l->nsteps == 0)
         return;
-    d = tui_app_lesson(a, width);
+    d = tui_app_lesson(app, width);
     scroll = s->lesson_scroll;
     if (scroll > (int)d->n - vis)
         scroll = (int)d->n - vis;
     if (scroll < 0)
         scroll = 0;
     for (int r = 0; r < vis && (size_t)(scroll + r) < d->n; r++)
-        tui_lessonview_line(w, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
+        tui_lessonview_line(win, 1 + r, x, cols - 1 - x, &d->v[scroll + r]);
     foot[0] = '\0';
     size_t at = note_below ? strfmt_append(foot, sizeof foot, 0, "%s  ", note) : 0;
     if ((int)d->n > vis) {
@@ -94,5 +94,5 @@ void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay)
     } else if (s->step + 1 < l->nsteps) {
         strfmt_append(foot, sizeof foot, at, "n: next step");
     }
-    tui_draw_footer(w, foot, a->ascii);
+    tui_draw_footer(win, foot, app->ascii);
 }

@@ -9,10 +9,10 @@
 #include "tui/tui_layout.h"
 #include "tui/tui_md.h"
 
-/* Draws the lesson into w (the pane's window).  Renders through the app's
+/* Draws the lesson into win (the pane's window).  Renders through the app's
  * lesson cache, which is its only effect on the app. */
-void tui_lessonview_draw(WINDOW *w, tui_app *a, const tui_layout *lay);
-/* Draws one laid-out Markdown line at (y, x), at most width columns. */
-void tui_lessonview_line(WINDOW *w, int y, int x, int width, const md_line *l);
+void tui_lessonview_draw(WINDOW *win, tui_app *app, const tui_layout *lay);
+/* Draws one laid-out Markdown line at (row, at_col), at most width columns. */
+void tui_lessonview_line(WINDOW *win, int row, int at_col, int width, const md_line *line);
 
 #endif

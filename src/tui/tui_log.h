@@ -24,14 +24,14 @@ typedef struct tui_log {
     unsigned serial;          /* changes whenever something is added */
 } tui_log;
 
-void tui_log_add(tui_log *l, tui_log_level level, const char *fmt, ...)
+void tui_log_add(tui_log *log, tui_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The i-th newest entry (0: newest), or NULL. */
-const tui_log_entry *tui_log_recent(const tui_log *l, size_t i);
-/* Entry e's text as shown: with " (xN)" when it came N times.  Returns buf. */
-const char *tui_log_text(const tui_log_entry *e, char *buf, size_t n);
+/* The entry back places before the newest (0: the newest), or NULL. */
+const tui_log_entry *tui_log_recent(const tui_log *log, size_t back);
+/* The entry's text as shown: with " (xN)" when it came N times.  Returns buf. */
+const char *tui_log_text(const tui_log_entry *entry, char *buf, size_t buf_size);
 /* Lines the whole log takes word-wrapped to width columns (the messages
  * view scrolls over them, oldest first). */
-size_t tui_log_lines(const tui_log *l, int width);
+size_t tui_log_lines(const tui_log *log, int width);
 
 #endif

@@ -295,11 +295,18 @@ static char *dedent(const char *src, size_t *len)
     return out;
 }
 
-bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *e)
+bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *err)
 {
     mdparse p;
-    MD_PARSER parser = {0, LESSON_DIALECT, on_enter_block, on_leave_block, on_enter_span,
-                        on_leave_span, on_text, NULL, NULL};
+    MD_PARSER parser = {
+        .abi_version = 0,
+        .flags = LESSON_DIALECT,
+        .enter_block = on_enter_block,
+        .leave_block = on_leave_block,
+        .enter_span = on_enter_span,
+        .leave_span = on_leave_span,
+        .text = on_text,
+    };
     size_t n = 0;
     char *text = dedent(src ? src : "", &n);
 
@@ -323,17 +330,17 @@ bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *
     tui_mdout_free(&p.code);
     if (p.o.oom) {
         tui_md_free(out);
-        return err_set(e, "out of memory laying out the lesson");
+        return err_set(err, "out of memory laying out the lesson");
     }
     return true;
 }
 
-void tui_md_free(md_doc *d)
+void tui_md_free(md_doc *doc)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->v[i].text);
-        free(d->v[i].style);
+    for (size_t i = 0; i < doc->n; i++) {
+        free(doc->v[i].text);
+        free(doc->v[i].style);
     }
-    free(d->v);
-    memset(d, 0, sizeof *d);
+    free(doc->v);
+    memset(doc, 0, sizeof *doc);
 }

@@ -40,9 +40,9 @@ typedef struct md_doc {
 } md_doc;
 
 /* Lays out src for a pane width columns wide (at least 8).  ascii picks
- * plain marks ("-", "|") instead of "•", "│", "─".  false + e when out of
+ * plain marks ("-", "|") instead of "•", "│", "─".  false + err when out of
  * memory; out is empty then. */
-bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *e);
-void tui_md_free(md_doc *d);
+bool tui_md_render(const char *src, int width, bool ascii, md_doc *out, cl_err *err);
+void tui_md_free(md_doc *doc);
 
 #endif

@@ -4,45 +4,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 #include "tui/tui_text.h"
 
 #define GLYPH(o, utf8, plain) ((o)->ascii ? (plain) : (utf8))
 
-void tui_mdout_put(md_out *o, md_str *r, const char *p, size_t n, unsigned char st)
+void tui_mdout_put(md_out *out, md_str *str, const char *text, size_t len, unsigned char st)
 {
-    if (n == 0 || o->oom)
+    if (len == 0 || out->oom)
         return;
-    if (r->len + n + 1 > r->cap) {
-        size_t ncap = r->cap ? r->cap : 64;
+    if (str->len + len + 1 > str->cap) {
+        size_t ncap = str->cap ? str->cap : 64;
         char *t;
         unsigned char *s;
-        while (ncap < r->len + n + 1)
+        while (ncap < str->len + len + 1)
             ncap *= 2;
-        if ((t = realloc(r->t, ncap)) != NULL)
-            r->t = t;
-        if (!t || !(s = realloc(r->s, ncap))) {
-            o->oom = true;
+        if ((t = realloc(str->t, ncap)) != NULL)
+            str->t = t;
+        if (!t || !(s = realloc(str->s, ncap))) {
+            out->oom = true;
             return;
         }
-        r->s = s;
-        r->cap = ncap;
+        str->s = s;
+        str->cap = ncap;
     }
-    memcpy(r->t + r->len, p, n);
-    memset(r->s + r->len, st, n);
-    r->len += n;
-    r->t[r->len] = '\0';
+    memcpy(str->t + str->len, text, len);
+    memset(str->s + str->len, st, len);
+    str->len += len;
+    str->t[str->len] = '\0';
 }
 
-void tui_mdout_puts(md_out *o, md_str *r, const char *p, unsigned char st)
+void tui_mdout_puts(md_out *out, md_str *str, const char *text, unsigned char st)
 {
-    tui_mdout_put(o, r, p, strlen(p), st);
+    tui_mdout_put(out, str, text, strlen(text), st);
 }
 
-void tui_mdout_free(md_str *r)
+void tui_mdout_free(md_str *str)
 {
-    free(r->t);
-    free(r->s);
-    memset(r, 0, sizeof *r);
+    free(str->t);
+    free(str->s);
+    memset(str, 0, sizeof *str);
 }
 
 static void repeat(md_out *o, md_str *r, const char *g, int times, unsigned char st)
@@ -70,12 +72,8 @@ static void emit(md_out *o, md_str *r, bool text)
         tui_mdout_put(o, r, " ", 1, 0);
         r->len = 0;
     }
-    if (!o->oom && d->n == d->cap) {
-        md_line *nv = realloc(d->v, (d->cap ? d->cap * 2 : 64) * sizeof *nv);
-        d->cap = nv ? (d->cap ? d->cap * 2 : 64) : d->cap;
-        d->v = nv ? nv : d->v;
-        o->oom = !nv;
-    }
+    if (!o->oom && !grow_one((void **)&d->v, &d->cap, d->n, sizeof *d->v, 64))
+        o->oom = true;
     if (o->oom)
         return;
     r->t[r->len] = '\0';
@@ -110,78 +108,79 @@ static int prefix(md_out *o, md_str *line, bool cont)
     return col;
 }
 
-void tui_mdout_gap(md_out *o)
+void tui_mdout_gap(md_out *out)
 {
     md_str line = {0};
-    if (o->gap && o->doc->n > 0 && !o->blank) {
-        prefix(o, &line, true);
-        emit(o, &line, false);
+    if (out->gap && out->doc->n > 0 && !out->blank) {
+        prefix(out, &line, true);
+        emit(out, &line, false);
         tui_mdout_free(&line);
     }
-    o->gap = false;
+    out->gap = false;
 }
 
-void tui_mdout_push(md_out *o, const char *mark)
+void tui_mdout_push(md_out *out, const char *mark)
 {
-    if (o->depth < MD_MAX_DEPTH) {
-        snprintf(o->lv[o->depth].mark, sizeof o->lv[0].mark, "%s", mark ? mark : "");
-        o->lv[o->depth].used = false;
+    if (out->depth < MD_MAX_DEPTH) {
+        snprintf(out->lv[out->depth].mark, sizeof out->lv[0].mark, "%s", mark ? mark : "");
+        out->lv[out->depth].used = false;
     }
-    o->depth++;
+    out->depth++;
 }
 
-void tui_mdout_pop(md_out *o)
+void tui_mdout_pop(md_out *out)
 {
     md_str line = {0};
-    if (o->depth == 0)
+    if (out->depth == 0)
         return;
-    if (o->depth <= MD_MAX_DEPTH && !o->lv[o->depth - 1].used) {
-        prefix(o, &line, false);
-        emit(o, &line, true);
+    if (out->depth <= MD_MAX_DEPTH && !out->lv[out->depth - 1].used) {
+        prefix(out, &line, false);
+        emit(out, &line, true);
         tui_mdout_free(&line);
     }
-    o->depth--;
+    out->depth--;
 }
 
 /* ---- paragraphs, code and rules -------------------------------------------- */
 
-void tui_mdout_wrap(md_out *o, const md_str *txt)
+void tui_mdout_wrap(md_out *out, const md_str *txt)
 {
     md_str line = {0};
-    int base = prefix(o, &line, false), col = base;
+    int base = prefix(out, &line, false), col = base;
     size_t i = 0, j;
 
-    while (i < txt->len && !o->oom) {
+    while (i < txt->len && !out->oom) {
         while (i < txt->len && txt->t[i] == ' ')
             i++;
         for (j = i; j < txt->len && txt->t[j] != ' ' && txt->t[j] != '\n'; j++)
             ;
-        if (i < txt->len && (txt->t[i] == '\n' ||
-                             (col > base && col + 1 + tui_text_width(txt->t + i, j - i) > o->width))) {
-            emit(o, &line, true);
-            col = base = prefix(o, &line, false);
+        if (i < txt->len &&
+            (txt->t[i] == '\n' ||
+             (col > base && col + 1 + tui_text_width(txt->t + i, j - i) > out->width))) {
+            emit(out, &line, true);
+            col = base = prefix(out, &line, false);
             i += txt->t[i] == '\n';
             continue;
         }
         if (col > base && i < j) {
-            tui_mdout_put(o, &line, " ", 1, txt->s[i - 1]);
+            tui_mdout_put(out, &line, " ", 1, txt->s[i - 1]);
             col++;
         }
         /* a word wider than the line is cut where the line ends */
         for (size_t e; i < j; i = e) {
             int w;
             e = tui_text_next(txt->t, j, i, &w);
-            if (col + w > o->width && col > base) {
-                emit(o, &line, true);
-                col = base = prefix(o, &line, false);
+            if (col + w > out->width && col > base) {
+                emit(out, &line, true);
+                col = base = prefix(out, &line, false);
             }
             for (size_t k = i; k < e; k++)
-                tui_mdout_put(o, &line, txt->t + k, 1, txt->s[k]);
+                tui_mdout_put(out, &line, txt->t + k, 1, txt->s[k]);
             col += w;
         }
     }
     if (col > base)
-        emit(o, &line, true);
+        emit(out, &line, true);
     tui_mdout_free(&line);
 }
 
@@ -193,37 +192,37 @@ static int code_start(md_out *o, md_str *line)
     return col + 2;
 }
 
-void tui_mdout_code(md_out *o, const char *p, size_t n)
+void tui_mdout_code(md_out *out, const char *text, size_t len)
 {
     md_str r = {0};
-    int base = code_start(o, &r), col = base;
-    for (size_t i = 0; i < n && !o->oom;) {
+    int base = code_start(out, &r), col = base;
+    for (size_t i = 0; i < len && !out->oom;) {
         int w = 4 - ((col - base) % 4);
-        size_t j = p[i] == '\t' || p[i] == '\n' ? i + 1 : tui_text_next(p, n, i, &w);
-        if (p[i] == '\n' || (col + w > o->width && col > base)) {
-            emit(o, &r, true);
-            col = code_start(o, &r);
-            i += p[i] == '\n';
+        size_t j = text[i] == '\t' || text[i] == '\n' ? i + 1 : tui_text_next(text, len, i, &w);
+        if (text[i] == '\n' || (col + w > out->width && col > base)) {
+            emit(out, &r, true);
+            col = code_start(out, &r);
+            i += text[i] == '\n';
             continue;
         }
-        if (p[i] == '\t')
-            repeat(o, &r, " ", w, MD_BLOCK);
+        if (text[i] == '\t')
+            repeat(out, &r, " ", w, MD_BLOCK);
         else
-            tui_mdout_put(o, &r, p + i, j - i, MD_BLOCK);
+            tui_mdout_put(out, &r, text + i, j - i, MD_BLOCK);
         col += w;
         i = j;
     }
-    if (n > 0 && p[n - 1] != '\n')
-        emit(o, &r, true);
+    if (len > 0 && text[len - 1] != '\n')
+        emit(out, &r, true);
     tui_mdout_free(&r);
 }
 
-void tui_mdout_rule(md_out *o)
+void tui_mdout_rule(md_out *out)
 {
     md_str r = {0};
-    int col = prefix(o, &r, false);
-    repeat(o, &r, GLYPH(o, "\xE2\x94\x80", "-"), o->width - col, MD_MARK);
-    emit(o, &r, true);
+    int col = prefix(out, &r, false);
+    repeat(out, &r, GLYPH(out, "\xE2\x94\x80", "-"), out->width - col, MD_MARK);
+    emit(out, &r, true);
     tui_mdout_free(&r);
 }
 
@@ -273,29 +272,32 @@ static void table_cell(md_out *o, md_str *line, const md_table *t, int j, const 
         repeat(o, line, " ", pad - before, 0);
 }
 
-void tui_mdout_table(md_out *o, const md_table *t)
+void tui_mdout_table(md_out *out, const md_table *table)
 {
     int widths[MD_MAX_COLS];
     md_str line = {0};
 
-    if (t->ncols == 0 || t->nrows == 0)
+    if (table->ncols == 0 || table->nrows == 0)
         return;
-    table_widths(t, o->width - prefix(o, &line, true), widths);
+    table_widths(table, out->width - prefix(out, &line, true), widths);
     /* the header, a rule under it, then the body rows */
-    for (size_t r = 0; r <= t->nrows && !o->oom; r++) {
-        prefix(o, &line, false);
-        for (int j = 0; j < t->ncols; j++) {
+    for (size_t r = 0; r <= table->nrows && !out->oom; r++) {
+        prefix(out, &line, false);
+        for (int j = 0; j < table->ncols; j++) {
             if (j > 0)
-                tui_mdout_puts(o, &line, r == 1 ? GLYPH(o, "\xE2\x94\x80\xE2\x94\xBC\xE2\x94\x80", "-+-")
-                                                : GLYPH(o, " \xE2\x94\x82 ", " | "), MD_MARK);
+                tui_mdout_puts(out, &line,
+                               r == 1 ? GLYPH(out, "\xE2\x94\x80\xE2\x94\xBC\xE2\x94\x80", "-+-")
+                                      : GLYPH(out, " \xE2\x94\x82 ", " | "),
+                               MD_MARK);
             if (r == 1)
-                repeat(o, &line, GLYPH(o, "\xE2\x94\x80", "-"), widths[j], MD_MARK);
+                repeat(out, &line, GLYPH(out, "\xE2\x94\x80", "-"), widths[j], MD_MARK);
             else
-                table_cell(o, &line, t, j, &t->row[r ? r - 1 : 0][j], widths[j], r ? 0 : MD_BOLD);
+                table_cell(out, &line, table, j, &table->row[r ? r - 1 : 0][j], widths[j],
+                           r ? 0 : MD_BOLD);
         }
-        if (width_of(&line) > o->width)
-            line.len = tui_text_fit(line.t, line.len, o->width, NULL);
-        emit(o, &line, true);
+        if (width_of(&line) > out->width)
+            line.len = tui_text_fit(line.t, line.len, out->width, NULL);
+        emit(out, &line, true);
     }
     tui_mdout_free(&line);
 }

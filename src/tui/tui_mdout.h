@@ -37,25 +37,25 @@ typedef struct md_out {
     bool blank;                /* the last line out is a blank one */
 } md_out;
 
-/* Appends n bytes of p to r, each with style st. */
-void tui_mdout_put(md_out *o, md_str *r, const char *p, size_t n, unsigned char st);
-void tui_mdout_puts(md_out *o, md_str *r, const char *p, unsigned char st);
-void tui_mdout_free(md_str *r);
+/* Appends len bytes of text to str, each with style st. */
+void tui_mdout_put(md_out *out, md_str *str, const char *text, size_t len, unsigned char st);
+void tui_mdout_puts(md_out *out, md_str *str, const char *text, unsigned char st);
+void tui_mdout_free(md_str *str);
 /* Opens a quote (mark NULL: a bar on every line) or a list item (its mark
  * on the first line, the text hanging under it after that). */
-void tui_mdout_push(md_out *o, const char *mark);
+void tui_mdout_push(md_out *out, const char *mark);
 /* Closes the innermost level; an item with no line yet shows its marker. */
-void tui_mdout_pop(md_out *o);
-/* Puts out the blank line that is due before a block (o->gap), if any. */
-void tui_mdout_gap(md_out *o);
+void tui_mdout_pop(md_out *out);
+/* Puts out the blank line that is due before a block (out->gap), if any. */
+void tui_mdout_gap(md_out *out);
 /* Word-wraps txt under the open levels; a '\n' in txt breaks the line. */
-void tui_mdout_wrap(md_out *o, const md_str *txt);
+void tui_mdout_wrap(md_out *out, const md_str *txt);
 /* A code block's lines (each ending in '\n'), indented two columns and cut
  * (not at words) where too long; tabs stop every four columns. */
-void tui_mdout_code(md_out *o, const char *p, size_t n);
-void tui_mdout_rule(md_out *o);
+void tui_mdout_code(md_out *out, const char *text, size_t len);
+void tui_mdout_rule(md_out *out);
 /* Columns as wide as their widest cell, the widest narrowed until the row
  * fits, cut cells ending in "…"; the header bold above a rule. */
-void tui_mdout_table(md_out *o, const md_table *t);
+void tui_mdout_table(md_out *out, const md_table *table);
 
 #endif

@@ -5,8 +5,9 @@
 
 #include "tui/tui_app.h"
 
-/* Evaluates milestone i of l against the results rs[0..n) into out (a
- * tui_ms_eval_fn). */
-void tui_milestones_eval(lab *l, size_t i, const run_result *rs, size_t n, tui_ms *out);
+/* Evaluates milestone number milestone of the_lab against the results
+ * rs[0..count) into out (a tui_ms_eval_fn). */
+void tui_milestones_eval(lab *the_lab, size_t milestone, const run_result *rs, size_t count,
+                         tui_ms *out);
 
 #endif

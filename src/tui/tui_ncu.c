@@ -1,4 +1,3 @@
-#include "core/strfmt.h"
 #include "tui/tui_ncu.h"
 
 #include <ctype.h>
@@ -7,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strfmt.h"
 #include "tui/tui_job.h"
 
 static const char *const main_metrics[] = {
@@ -41,25 +41,25 @@ static size_t add_metric(char *buf, size_t n, size_t at, const char *label, cons
     return strfmt_append(buf, n, at, "  %-44s %10s %s\n", label, m->text, short_unit(m->unit));
 }
 
-int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n)
+int tui_ncu_format(const ncu_kernel *kernel, int max_stalls, char *buf, size_t buf_size)
 {
     size_t at = 0;
     const ncu_metric *stalls[64];
     int ns = 0;
-    if (n > 0)
+    if (buf_size > 0)
         buf[0] = '\0';
-    at = strfmt_append(buf, n, at, "Nsight Compute, first launch of %s", k->name);
-    if (k->grid[0] || k->block[0])
-        at = strfmt_append(buf, n, at, ": grid %s, block %s", k->grid, k->block);
-    at = strfmt_append(buf, n, at, "\n");
+    at = strfmt_append(buf, buf_size, at, "Nsight Compute, first launch of %s", kernel->name);
+    if (kernel->grid[0] || kernel->block[0])
+        at = strfmt_append(buf, buf_size, at, ": grid %s, block %s", kernel->grid, kernel->block);
+    at = strfmt_append(buf, buf_size, at, "\n");
     for (size_t i = 0; i < sizeof main_metrics / sizeof main_metrics[0]; i++) {
-        const ncu_metric *m = ncu_metric_find(k, main_metrics[i]);
+        const ncu_metric *m = ncu_metric_find(kernel, main_metrics[i]);
         if (m)
-            at = add_metric(buf, n, at, ncu_metric_label(m->name), m);
+            at = add_metric(buf, buf_size, at, ncu_metric_label(m->name), m);
     }
-    for (size_t i = 0; i < k->nmetrics && ns < 64; i++)
-        if (strstr(k->metrics[i].name, STALL_MARK) && k->metrics[i].has_value)
-            stalls[ns++] = &k->metrics[i];
+    for (size_t i = 0; i < kernel->nmetrics && ns < 64; i++)
+        if (strstr(kernel->metrics[i].name, STALL_MARK) && kernel->metrics[i].has_value)
+            stalls[ns++] = &kernel->metrics[i];
     for (int a = 1; a < ns; a++)
         for (int b = a; b > 0 && stalls[b]->value > stalls[b - 1]->value; b--) {
             const ncu_metric *t = stalls[b];
@@ -69,19 +69,21 @@ int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n)
     if (ns > max_stalls)
         ns = max_stalls;
     if (ns > 0)
-        at = strfmt_append(buf, n, at, "Top stall reasons (cycles a warp waits per instruction issued):\n");
+        at = strfmt_append(buf, buf_size, at,
+                           "Top stall reasons (cycles a warp waits per instruction issued):\n");
     for (int i = 0; i < ns; i++) {
         const char *label = ncu_metric_label(stalls[i]->name);
         if (strncmp(label, "stall: ", 7) == 0)
             label += 7;
-        at = add_metric(buf, n, at, label, stalls[i]);
+        at = add_metric(buf, buf_size, at, label, stalls[i]);
     }
-    for (size_t i = 0; i < k->nmetrics; i++) {
-        bool listed = strstr(k->metrics[i].name, STALL_MARK) != NULL;
+    for (size_t i = 0; i < kernel->nmetrics; i++) {
+        bool listed = strstr(kernel->metrics[i].name, STALL_MARK) != NULL;
         for (size_t j = 0; j < sizeof main_metrics / sizeof main_metrics[0]; j++)
-            listed |= strcmp(k->metrics[i].name, main_metrics[j]) == 0;
+            listed |= strcmp(kernel->metrics[i].name, main_metrics[j]) == 0;
         if (!listed)
-            at = add_metric(buf, n, at, ncu_metric_label(k->metrics[i].name), &k->metrics[i]);
+            at = add_metric(buf, buf_size, at, ncu_metric_label(kernel->metrics[i].name),
+                            &kernel->metrics[i]);
     }
     return (int)at;
 }
@@ -144,12 +146,12 @@ static bool declared_name(const char *p, char *name, size_t n)
     return false;
 }
 
-int tui_ncu_kernel_regex(const char *source, char *out, size_t n)
+int tui_ncu_kernel_regex(const char *source, char *out, size_t out_size)
 {
     const char *p = source;
     size_t at = 0;
     int found = 0;
-    if (n > 0)
+    if (out_size > 0)
         out[0] = '\0';
     while (p && *p) {
         char name[128];
@@ -161,8 +163,8 @@ int tui_ncu_kernel_regex(const char *source, char *out, size_t n)
                 char probe[140];
                 snprintf(probe, sizeof probe, "%s|", name);
                 dup = at > 0 && (strstr(out, probe) != NULL);
-                if (!dup && at + strlen(name) + 8 < n) {
-                    at += (size_t)snprintf(out + at, n - at, "%s|", name);
+                if (!dup && at + strlen(name) + 8 < out_size) {
+                    at = strfmt_append(out, out_size, at, "%s|", name);
                     found++;
                 }
             }
@@ -187,7 +189,7 @@ int tui_ncu_kernel_regex(const char *source, char *out, size_t n)
     {
         char body[1024];
         snprintf(body, sizeof body, "%s", out);
-        snprintf(out, n, "^(%s)$", body);
+        snprintf(out, out_size, "^(%s)$", body);
     }
     return found;
 }

@@ -23,14 +23,14 @@ typedef struct tui_ncu_job {
     double timeout_s;
 } tui_ncu_job;
 
-/* The metrics of k as lines: what ran (grid, block), then duration,
+/* The metrics of kernel as lines: what ran (grid, block), then duration,
  * throughputs, occupancy and hit rates, then the max_stalls largest stall
  * reasons.  Returns the length snprintf would have written. */
-int tui_ncu_format(const ncu_kernel *k, int max_stalls, char *buf, size_t n);
+int tui_ncu_format(const ncu_kernel *kernel, int max_stalls, char *buf, size_t buf_size);
 /* The names of the __global__ functions in a CUDA source, as a regular
  * expression for ncu ("^(reduce_sum|finish)$"); comments are skipped.
  * Returns how many were found (0: out is ""). */
-int tui_ncu_kernel_regex(const char *source, char *out, size_t n);
+int tui_ncu_kernel_regex(const char *source, char *out, size_t out_size);
 /* The child's work (a tui_job_fn): ud is a tui_ncu_job. */
 int tui_ncu_child(void *ud, int fd);
 

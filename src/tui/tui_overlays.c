@@ -43,16 +43,16 @@ typedef struct help_row {
     bool heading;
 } help_row;
 
-void tui_overlays_help(WINDOW *w, const tui_app *a)
+void tui_overlays_help(WINDOW *win, const tui_app *app)
 {
     static char lines[HELP_MAX][HELP_W];
     static help_row hr[HELP_MAX * 4];
-    int rows = getmaxy(w), cols = getmaxx(w), vis = rows - 2, scroll = a->help_scroll;
+    int rows = getmaxy(win), cols = getmaxx(win), vis = rows - 2, scroll = app->help_scroll;
     int dw = cols - 21 > 8 ? cols - 21 : 8;
-    size_t nkeys, n = tui_overlays_help_lines(a->ascii, &lines[0][0], HELP_W, HELP_MAX, &nkeys);
+    size_t nkeys, n = tui_overlays_help_lines(app->ascii, &lines[0][0], HELP_W, HELP_MAX, &nkeys);
     size_t nr = 0;
-    werase(w);
-    tui_draw_box(w, "Help", "Esc closes", true, a->ascii);
+    werase(win);
+    tui_draw_box(win, "Help", "Esc closes", true, app->ascii);
     /* descriptions wrap under themselves, so every key's whole text shows */
     for (size_t i = 0; i < n && nr < sizeof hr / sizeof hr[0]; i++) {
         const char *t = lines[i];
@@ -61,9 +61,10 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
         size_t len = strlen(t), st[8], ln[8], k = tui_text_wrap(body, key ? dw : cols - 4, st, ln, 8);
         bool heading = !key && len > 0 && t[len - 1] == ':';
         if (k == 0)
-            hr[nr++] = (help_row){key ? t : NULL, "", 0, key, false};
+            hr[nr++] = (help_row){.keys = key ? t : NULL, .text = "", .len = 0, .key = key};
         for (size_t j = 0; j < k && j < 8 && nr < sizeof hr / sizeof hr[0]; j++)
-            hr[nr++] = (help_row){key && j == 0 ? t : NULL, body + st[j], ln[j], key, heading};
+            hr[nr++] = (help_row){.keys = key && j == 0 ? t : NULL, .text = body + st[j],
+                                  .len = ln[j], .key = key, .heading = heading};
     }
     if (scroll > (int)nr - vis)
         scroll = (int)nr - vis;
@@ -74,13 +75,13 @@ void tui_overlays_help(WINDOW *w, const tui_app *a)
         if (h->keys) {
             char keys[17];
             snprintf(keys, sizeof keys, "%.16s", h->keys);
-            tui_draw_text(w, 1 + r, 2, 16, keys, ROLE_EMPH);
+            tui_draw_text(win, 1 + r, 2, 16, keys, ROLE_EMPH);
         }
-        tui_draw_nstr(w, 1 + r, h->key ? 19 : 2, h->key ? dw : cols - 4, h->text, h->len,
+        tui_draw_nstr(win, 1 + r, h->key ? 19 : 2, h->key ? dw : cols - 4, h->text, h->len,
                       tui_theme_attr(h->heading ? ROLE_TITLE : ROLE_NORMAL));
     }
     if ((int)nr > vis)
-        tui_draw_footer(w, "Up/Down scroll", a->ascii);
+        tui_draw_footer(win, "Up/Down scroll", app->ascii);
 }
 
 /* Draws src as Markdown from line `skip` of its layout; returns the lines
@@ -100,23 +101,23 @@ static int draw_md(WINDOW *w, int y, int x, int width, int maxy, const char *src
     return used;
 }
 
-void tui_overlays_quiz(WINDOW *w, const tui_app *a)
+void tui_overlays_quiz(WINDOW *win, const tui_app *app)
 {
-    const lab *l = tui_app_lab(a);
-    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
-    const tui_glyphs *g = tui_glyphs_get(a->ascii);
+    const lab *l = tui_app_lab(app);
+    const tui_labstate *s = l ? &app->ls[app->sel] : NULL;
+    const tui_glyphs *g = tui_glyphs_get(app->ascii);
     const lab_quiz *q;
-    int rows = getmaxy(w), cols = getmaxx(w), y = 1, inner = cols - 4;
-    werase(w);
-    tui_draw_box(w, "Quiz", "Enter answers, Esc closes", true, a->ascii);
-    if (!l || a->quiz_q >= l->nquizzes)
+    int rows = getmaxy(win), cols = getmaxx(win), y = 1, inner = cols - 4;
+    werase(win);
+    tui_draw_box(win, "Quiz", "Enter answers, Esc closes", true, app->ascii);
+    if (!l || app->quiz_q >= l->nquizzes)
         return;
-    q = &l->quizzes[a->quiz_q];
-    y += draw_md(w, y, 2, inner, rows - 1, q->question ? q->question : "", a->ascii, 0, NULL);
+    q = &l->quizzes[app->quiz_q];
+    y += draw_md(win, y, 2, inner, rows - 1, q->question ? q->question : "", app->ascii, 0, NULL);
     y++;
     for (size_t c = 0; c < q->nchoices && y < rows - 1; c++) {
-        bool cur = c == a->quiz_cursor;
-        bool picked = a->quiz_answered == (int)c;
+        bool cur = c == app->quiz_cursor;
+        bool picked = app->quiz_answered == (int)c;
         char head[16];
         const char *mark = " ";
         tui_role mrole = ROLE_NORMAL;
@@ -126,7 +127,7 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
         if (picked) {
             mark = q->choices[c].correct ? g->ok : g->bad;
             mrole = q->choices[c].correct ? ROLE_OK : ROLE_BAD;
-        } else if (s->quiz_ok[a->quiz_q] && q->choices[c].correct) {
+        } else if (s->quiz_ok[app->quiz_q] && q->choices[c].correct) {
             mark = g->ok;
             mrole = ROLE_OK;
         }
@@ -137,36 +138,36 @@ void tui_overlays_quiz(WINDOW *w, const tui_app *a)
             nl = 8;
         for (size_t k = 0; k < nl && y < rows - 1; k++, y++) {
             if (cur)
-                tui_draw_fill(w, y, 2, inner, ROLE_SELECTED);
+                tui_draw_fill(win, y, 2, inner, ROLE_SELECTED);
             if (k == 0) {
-                tui_draw_text(w, y, 2, 2, mark, cur ? ROLE_SELECTED : mrole);
-                tui_draw_text(w, y, 4, hw, head, cur ? ROLE_SELECTED : ROLE_EMPH);
+                tui_draw_text(win, y, 2, 2, mark, cur ? ROLE_SELECTED : mrole);
+                tui_draw_text(win, y, 4, hw, head, cur ? ROLE_SELECTED : ROLE_EMPH);
             }
-            tui_draw_nstr(w, y, 4 + hw, inner - 2 - hw, text + st[k], ln[k],
+            tui_draw_nstr(win, y, 4 + hw, inner - 2 - hw, text + st[k], ln[k],
                           tui_theme_attr(cur ? ROLE_SELECTED : ROLE_NORMAL));
         }
     }
-    if (a->quiz_answered >= 0 && a->quiz_feedback[0] && y + 1 < rows - 1) {
+    if (app->quiz_answered >= 0 && app->quiz_feedback[0] && y + 1 < rows - 1) {
         y++;
-        tui_draw_wrapped(w, y, 2, inner, rows - 1 - y, a->quiz_feedback,
-                         a->quiz_correct ? ROLE_OK : ROLE_BAD);
+        tui_draw_wrapped(win, y, 2, inner, rows - 1 - y, app->quiz_feedback,
+                         app->quiz_correct ? ROLE_OK : ROLE_BAD);
     }
 }
 
-void tui_overlays_confirm(WINDOW *w, const tui_app *a)
+void tui_overlays_confirm(WINDOW *win, const tui_app *app)
 {
-    int cols = getmaxx(w);
-    werase(w);
-    tui_draw_box(w, "Quit?", NULL, true, a->ascii);
-    tui_draw_text(w, 1, 2, cols - 4, "A run is in progress. Quit anyway?", ROLE_NORMAL);
-    tui_draw_text(w, 3, 2, cols - 4, "y: quit   any other key: stay", ROLE_DIM);
+    int cols = getmaxx(win);
+    werase(win);
+    tui_draw_box(win, "Quit?", NULL, true, app->ascii);
+    tui_draw_text(win, 1, 2, cols - 4, "A run is in progress. Quit anyway?", ROLE_NORMAL);
+    tui_draw_text(win, 3, 2, cols - 4, "y: quit   any other key: stay", ROLE_DIM);
 }
 
-void tui_overlays_too_small(WINDOW *w, int rows, int cols)
+void tui_overlays_too_small(WINDOW *win, int rows, int cols)
 {
     char text[128];
     size_t st[16], ln[16], n;
-    werase(w);
+    werase(win);
     if (rows <= 0 || cols <= 0)
         return;
     /* Word-wrapped and centred, so it reads whole in any terminal it is
@@ -180,30 +181,30 @@ void tui_overlays_too_small(WINDOW *w, int rows, int cols)
         n = (size_t)rows;
     for (size_t i = 0; i < n; i++) {
         int width = tui_text_width(text + st[i], ln[i]);
-        tui_draw_nstr(w, (rows - (int)n) / 2 + (int)i, (cols - width) / 2, cols, text + st[i], ln[i],
-                      tui_theme_attr(i == 0 ? ROLE_BAD : ROLE_DIM));
+        tui_draw_nstr(win, (rows - (int)n) / 2 + (int)i, (cols - width) / 2, cols, text + st[i],
+                      ln[i], tui_theme_attr(i == 0 ? ROLE_BAD : ROLE_DIM));
     }
 }
 
-void tui_overlays_details(WINDOW *w, const tui_app *a)
+void tui_overlays_details(WINDOW *win, const tui_app *app)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 4, vis = rows - 2, line = 0, y = 1;
-    const char *p = a->details;
-    int scroll = a->details_scroll;
-    werase(w);
-    tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
-    if (a->details_md) {
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 4, vis = rows - 2, line = 0, y = 1;
+    const char *p = app->details;
+    int scroll = app->details_scroll;
+    werase(win);
+    tui_draw_box(win, app->details_title, "Esc closes", true, app->ascii);
+    if (app->details_md) {
         int total = 0;
         if (scroll > 0) {
-            draw_md(w, 1, 2, inner, 1, p, a->ascii, 0, &total);
+            draw_md(win, 1, 2, inner, 1, p, app->ascii, 0, &total);
             if (scroll > total - vis)
                 scroll = total - vis > 0 ? total - vis : 0;
-            werase(w);
-            tui_draw_box(w, a->details_title, "Esc closes", true, a->ascii);
+            werase(win);
+            tui_draw_box(win, app->details_title, "Esc closes", true, app->ascii);
         }
-        draw_md(w, 1, 2, inner, rows - 1, p, a->ascii, scroll, &total);
+        draw_md(win, 1, 2, inner, rows - 1, p, app->ascii, scroll, &total);
         if (total > vis)
-            tui_draw_footer(w, "Up/Down scroll", a->ascii);
+            tui_draw_footer(win, "Up/Down scroll", app->ascii);
         return;
     }
     while (*p && y < rows - 1) {
@@ -220,22 +221,22 @@ void tui_overlays_details(WINDOW *w, const tui_app *a)
             if (line < scroll)
                 continue;
             if (len > 0)
-                tui_draw_nstr(w, y, 2 + indent, inner - indent, para + st[k], ln[k],
+                tui_draw_nstr(win, y, 2 + indent, inner - indent, para + st[k], ln[k],
                               tui_theme_attr(strncmp(para, "Next:", 5) == 0 ? ROLE_EMPH : ROLE_NORMAL));
             y++;
         }
         p = e ? e + 1 : p + len;
     }
     if (*p || scroll > 0)
-        tui_draw_footer(w, "Up/Down scroll", a->ascii);
+        tui_draw_footer(win, "Up/Down scroll", app->ascii);
 }
 
-void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a)
+void tui_overlays_confirm_reset(WINDOW *win, const tui_app *app)
 {
-    int cols = getmaxx(w);
-    werase(w);
-    tui_draw_box(w, "Reset your kernel?", NULL, true, a->ascii);
-    tui_draw_text(w, 1, 2, cols - 4, "Files you changed move to a backup folder", ROLE_NORMAL);
-    tui_draw_text(w, 2, 2, cols - 4, "and fresh starters take their place.", ROLE_NORMAL);
-    tui_draw_text(w, 3, 2, cols - 4, "y: reset   any other key: keep", ROLE_DIM);
+    int cols = getmaxx(win);
+    werase(win);
+    tui_draw_box(win, "Reset your kernel?", NULL, true, app->ascii);
+    tui_draw_text(win, 1, 2, cols - 4, "Files you changed move to a backup folder", ROLE_NORMAL);
+    tui_draw_text(win, 2, 2, cols - 4, "and fresh starters take their place.", ROLE_NORMAL);
+    tui_draw_text(win, 3, 2, cols - 4, "y: reset   any other key: keep", ROLE_DIM);
 }

@@ -11,11 +11,11 @@
 /* Lines of the help text: one a key from the key table (their number goes
  * to *nkeys), then a legend.  Returns the number of lines. */
 size_t tui_overlays_help_lines(bool ascii, char *lines, size_t width, size_t max, size_t *nkeys);
-void tui_overlays_help(WINDOW *w, const tui_app *a);
-void tui_overlays_quiz(WINDOW *w, const tui_app *a);
-void tui_overlays_details(WINDOW *w, const tui_app *a);
-void tui_overlays_confirm(WINDOW *w, const tui_app *a);
-void tui_overlays_confirm_reset(WINDOW *w, const tui_app *a);
-void tui_overlays_too_small(WINDOW *w, int rows, int cols);
+void tui_overlays_help(WINDOW *win, const tui_app *app);
+void tui_overlays_quiz(WINDOW *win, const tui_app *app);
+void tui_overlays_details(WINDOW *win, const tui_app *app);
+void tui_overlays_confirm(WINDOW *win, const tui_app *app);
+void tui_overlays_confirm_reset(WINDOW *win, const tui_app *app);
+void tui_overlays_too_small(WINDOW *win, int rows, int cols);
 
 #endif

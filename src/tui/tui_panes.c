@@ -11,29 +11,29 @@
 
 #define LAB_WRAP_LINES 4   /* the most lines the selected lab's title takes */
 
-void tui_panes_labs(WINDOW *w, const tui_app *a)
+void tui_panes_labs(WINDOW *win, const tui_app *app)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
-    bool focus = a->focus == TUI_P_LABS;
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2;
+    bool focus = app->focus == TUI_P_LABS;
     char title[32];
-    werase(w);
+    werase(win);
     snprintf(title, sizeof title, "Labs");
-    tui_draw_box(w, title, NULL, focus, a->ascii);
-    if (!a->labs || a->labs->n == 0) {
-        tui_draw_text(w, 1, 1, inner, "no labs found", ROLE_BAD);
+    tui_draw_box(win, title, NULL, focus, app->ascii);
+    if (!app->labs || app->labs->n == 0) {
+        tui_draw_text(win, 1, 1, inner, "no labs found", ROLE_BAD);
         return;
     }
     for (int r = 0, y = 1; y < rows - 1; r++, y++) {
-        size_t i = (size_t)(a->labs_scroll + r);
+        size_t i = (size_t)(app->labs_scroll + r);
         const lab *l;
         int reached, total, pw = 0;
         char prog[16] = "";
-        bool sel = i == a->sel;
+        bool sel = i == app->sel;
         tui_role role;
-        if (i >= a->labs->n)
+        if (i >= app->labs->n)
             break;
-        l = a->labs->v[i];
-        tui_app_progress(a, i, &reached, &total);
+        l = app->labs->v[i];
+        tui_app_progress(app, i, &reached, &total);
         if (total > 0) {
             snprintf(prog, sizeof prog, "%d/%d", reached, total);
             pw = (int)strlen(prog);
@@ -52,30 +52,30 @@ void tui_panes_labs(WINDOW *w, const tui_app *a)
         }
         if (sel)
             for (int k = 0; k < lines; k++)
-                tui_draw_fill(w, y + k, 1, inner, role);
-        tui_draw_text(w, y, 1, 2, sel ? tui_glyphs_get(a->ascii)->arrow : " ", role);
+                tui_draw_fill(win, y + k, 1, inner, role);
+        tui_draw_text(win, y, 1, 2, sel ? tui_glyphs_get(app->ascii)->arrow : " ", role);
         if (sel && tw > 0 && lines > 1) {
             for (int k = 0; k < lines; k++) {
                 char piece[256];
                 size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
                 memcpy(piece, name + at[k], n);
                 piece[n] = '\0';
-                tui_draw_text(w, y + k, 3, tw, piece, role);
+                tui_draw_text(win, y + k, 3, tw, piece, role);
             }
         } else {
             char cut[256];
-            tui_text_clip(name, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
-            tui_draw_text(w, y, 3, tw, cut, role);
+            tui_text_clip(name, tw, tui_glyphs_get(app->ascii)->ellipsis, cut, sizeof cut);
+            tui_draw_text(win, y, 3, tw, cut, role);
         }
         if (pw)
-            tui_draw_rtext(w, y, cols - 1, pw, prog,
+            tui_draw_rtext(win, y, cols - 1, pw, prog,
                            sel && focus ? ROLE_SELECTED : reached == total ? ROLE_OK : ROLE_DIM);
         y += lines - 1;
     }
-    if (a->labs_scroll > 0 || (size_t)(a->labs_scroll + rows - 2) < a->labs->n) {
+    if (app->labs_scroll > 0 || (size_t)(app->labs_scroll + rows - 2) < app->labs->n) {
         char more[24];
-        snprintf(more, sizeof more, "%zu/%zu", a->sel + 1, a->labs->n);
-        tui_draw_footer(w, more, a->ascii);
+        snprintf(more, sizeof more, "%zu/%zu", app->sel + 1, app->labs->n);
+        tui_draw_footer(win, more, app->ascii);
     }
 }
 
@@ -91,102 +91,118 @@ static void ms_mark(const tui_app *a, tui_ms_state st, const char **mark, tui_ro
 }
 
 #define MS_WRAP_LINES 8   /* the most lines the selected milestone's text takes */
+#define MS_FIGURES_MAX 160
 
-void tui_panes_milestones(WINDOW *w, const tui_app *a)
+/* A milestone's first line(s) at row y: its mark, then its text; the
+ * selected one (cur) shown whole, wrapped over as many lines as it needs
+ * and the pane has (its line of figures below it), the others on one line
+ * each.  Returns the lines the text took. */
+static int ms_title(WINDOW *w, const tui_app *a, int y, const char *mark, tui_role role,
+                    const char *text, bool cur)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
-    bool focus = a->focus == TUI_P_MILESTONES;
-    const lab *l = tui_app_lab(a);
-    const tui_labstate *s = l ? &a->ls[a->sel] : NULL;
+    int rows = getmaxy(w), inner = getmaxx(w) - 2;
+    tui_role trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
+    int mw = tui_text_swidth(mark), tw = inner - mw - 1, lines = 1;
+    size_t at[MS_WRAP_LINES], len[MS_WRAP_LINES];
+    if (cur && tw > 0) {
+        size_t need = tui_text_wrap(text, tw, at, len, MS_WRAP_LINES);
+        int room = rows - 2 - y;   /* lines left, the figures' line among them */
+        lines = (int)(need < MS_WRAP_LINES ? need : MS_WRAP_LINES);
+        if (lines > room - 1)
+            lines = room - 1 > 1 ? room - 1 : 1;
+        if (lines < 1)
+            lines = 1;
+    }
+    if (cur)
+        for (int k = 0; k <= lines && y + k < rows - 1; k++)
+            tui_draw_fill(w, y + k, 1, inner, trole);
+    tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
+    if (cur && tw > 0) {
+        for (int k = 0; k < lines; k++) {
+            char piece[256];
+            size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
+            memcpy(piece, text + at[k], n);
+            piece[n] = '\0';
+            tui_draw_text(w, y + k, 1 + mw + 1, tw, piece, trole);
+        }
+    } else {
+        char cut[256];
+        tui_text_clip(text, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
+        tui_draw_text(w, y, 1 + mw + 1, tw, cut, trole);
+    }
+    return lines;
+}
+
+/* A milestone's line of figures: its error, the value measured against the
+ * target, the target, or the quiz's state; with math symbols unless
+ * ascii. */
+static void ms_figures(const tui_app *a, const lab_milestone *ms, const tui_ms *st,
+                       char second[MS_FIGURES_MAX])
+{
+    if (st->state == TUI_MS_ERROR)
+        snprintf(second, MS_FIGURES_MAX, "%s", st->error[0] ? st->error : "check failed");
+    else if (st->shown[0])
+        snprintf(second, MS_FIGURES_MAX, "%s", st->shown);
+    else if (ms->target)
+        snprintf(second, MS_FIGURES_MAX, "target %s", ms->target);
+    else if (ms->quiz)
+        snprintf(second, MS_FIGURES_MAX, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
+                                              "quiz: Enter to answer");
+    else
+        second[0] = '\0';
+    if (!a->ascii) {
+        char pretty[MS_FIGURES_MAX * 2];
+        tui_text_math(second, pretty, sizeof pretty);
+        snprintf(second, MS_FIGURES_MAX, "%s", pretty);
+    }
+}
+
+void tui_panes_milestones(WINDOW *win, const tui_app *app)
+{
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2;
+    bool focus = app->focus == TUI_P_MILESTONES;
+    const lab *l = tui_app_lab(app);
+    const tui_labstate *s = l ? &app->ls[app->sel] : NULL;
     char note[16] = "";
     int reached, total, y = 1;
-    werase(w);
+    werase(win);
     if (l) {
-        tui_app_progress(a, a->sel, &reached, &total);
+        tui_app_progress(app, app->sel, &reached, &total);
         if (total > 0)
             snprintf(note, sizeof note, "%d/%d", reached, total);
     }
-    tui_draw_box(w, "Milestones", note, focus, a->ascii);
+    tui_draw_box(win, "Milestones", note, focus, app->ascii);
     if (!l || l->nmilestones == 0) {
-        tui_draw_text(w, 1, 1, inner, "no milestones", ROLE_DIM);
+        tui_draw_text(win, 1, 1, inner, "no milestones", ROLE_DIM);
         return;
     }
     for (size_t m = (size_t)s->ms_scroll; m < l->nmilestones && y < rows - 1; m++) {
         const lab_milestone *ms = &l->milestones[m];
         const tui_ms *st = &s->ms[m];
-        const char *mark, *text = ms->text ? ms->text : ms->id;
-        tui_role role, trole;
-        char second[160];
+        const char *mark;
+        tui_role role;
+        char second[MS_FIGURES_MAX];
         bool cur = m == s->ms_cursor && focus;
-        int mw, tw, lines = 1;
-        ms_mark(a, st->state, &mark, &role);
-        trole = cur ? ROLE_SELECTED : ROLE_NORMAL;
-        mw = tui_text_swidth(mark);
-        tw = inner - mw - 1;
-        /* The selected milestone is shown whole, wrapped over as many
-         * lines as it needs and the pane has (its line of figures below
-         * it); the others keep one line each. */
-        size_t at[MS_WRAP_LINES], len[MS_WRAP_LINES];
-        if (cur && tw > 0) {
-            size_t need = tui_text_wrap(text, tw, at, len, MS_WRAP_LINES);
-            int room = rows - 2 - y;   /* lines left, the figures' line among them */
-            lines = (int)(need < MS_WRAP_LINES ? need : MS_WRAP_LINES);
-            if (lines > room - 1)
-                lines = room - 1 > 1 ? room - 1 : 1;
-            if (lines < 1)
-                lines = 1;
-        }
-        if (cur)
-            for (int k = 0; k <= lines && y + k < rows - 1; k++)
-                tui_draw_fill(w, y + k, 1, inner, trole);
-        tui_draw_text(w, y, 1, inner, mark, cur ? trole : role);
-        if (cur && tw > 0) {
-            for (int k = 0; k < lines; k++) {
-                char piece[256];
-                size_t n = len[k] < sizeof piece - 1 ? len[k] : sizeof piece - 1;
-                memcpy(piece, text + at[k], n);
-                piece[n] = '\0';
-                tui_draw_text(w, y + k, 1 + mw + 1, tw, piece, trole);
-            }
-        } else {
-            char cut[256];
-            tui_text_clip(text, tw, tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut);
-            tui_draw_text(w, y, 1 + mw + 1, tw, cut, trole);
-        }
-        y += lines - 1;
-        if (st->state == TUI_MS_ERROR)
-            snprintf(second, sizeof second, "%s", st->error[0] ? st->error : "check failed");
-        else if (st->shown[0])
-            snprintf(second, sizeof second, "%s", st->shown);
-        else if (ms->target)
-            snprintf(second, sizeof second, "target %s", ms->target);
-        else if (ms->quiz)
-            snprintf(second, sizeof second, "%s", st->state == TUI_MS_REACHED ? "quiz answered" :
-                                                  "quiz: Enter to answer");
-        else
-            second[0] = '\0';
-        if (!a->ascii) {
-            char pretty[sizeof second * 2];
-            tui_text_math(second, pretty, sizeof pretty);
-            snprintf(second, sizeof second, "%s", pretty);
-        }
+        ms_mark(app, st->state, &mark, &role);
+        y += ms_title(win, app, y, mark, role, ms->text ? ms->text : ms->id, cur) - 1;
+        ms_figures(app, ms, st, second);
         if (y + 1 < rows - 1)
-            tui_draw_text(w, y + 1, 3, inner - 2, second,
-                          cur ? trole : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
+            tui_draw_text(win, y + 1, 3, inner - 2, second,
+                          cur ? ROLE_SELECTED : st->state == TUI_MS_ERROR ? ROLE_BAD : ROLE_DIM);
         y += 2;
     }
 }
 
-const char *tui_panes_device_short(const tui_app *a, char *buf, size_t n)
+const char *tui_panes_device_short(const tui_app *app, char *buf, size_t buf_size)
 {
-    if (!a->dev_known)
-        snprintf(buf, n, "probing the GPU");
-    else if (a->dev_lost)
-        snprintf(buf, n, "GPU worker not running");
-    else if (!a->dev.present)
-        snprintf(buf, n, "no CUDA device found");
+    if (!app->dev_known)
+        snprintf(buf, buf_size, "probing the GPU");
+    else if (app->dev_lost)
+        snprintf(buf, buf_size, "GPU worker not running");
+    else if (!app->dev.present)
+        snprintf(buf, buf_size, "no CUDA device found");
     else
-        snprintf(buf, n, "%s", a->dev.name);
+        snprintf(buf, buf_size, "%s", app->dev.name);
     return buf;
 }
 
@@ -201,40 +217,40 @@ static const char *strip_prefix(const char *reason)
     return reason;
 }
 
-void tui_panes_device(WINDOW *w, const tui_app *a)
+void tui_panes_device(WINDOW *win, const tui_app *app)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
-    const device_info *d = &a->dev;
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, y = 1;
+    const device_info *d = &app->dev;
     char line[160], x[TUI_FMT_MAX], z[TUI_FMT_MAX];
-    werase(w);
-    tui_draw_box(w, "Device", NULL, false, a->ascii);
-    if (!a->dev_known) {
-        tui_draw_text(w, 1, 1, inner, "probing the GPU...", ROLE_DIM);
+    werase(win);
+    tui_draw_box(win, "Device", NULL, false, app->ascii);
+    if (!app->dev_known) {
+        tui_draw_text(win, 1, 1, inner, "probing the GPU...", ROLE_DIM);
         return;
     }
-    if (a->dev_lost) {
-        y += tui_draw_wrapped(w, y, 1, inner, rows - 2, "GPU worker not running", ROLE_BAD);
+    if (app->dev_lost) {
+        y += tui_draw_wrapped(win, y, 1, inner, rows - 2, "GPU worker not running", ROLE_BAD);
         if (y < rows - 1)
-            tui_draw_wrapped(w, y, 1, inner, rows - 1 - y, d->reason, ROLE_DIM);
+            tui_draw_wrapped(win, y, 1, inner, rows - 1 - y, d->reason, ROLE_DIM);
         return;
     }
     if (!d->present) {
         const char *why = strip_prefix(d->reason);
-        y += tui_draw_wrapped(w, y, 1, inner, rows - 2, "no CUDA device found", ROLE_BAD);
+        y += tui_draw_wrapped(win, y, 1, inner, rows - 2, "no CUDA device found", ROLE_BAD);
         if (why[0] && y < rows - 1)
-            tui_draw_wrapped(w, y, 1, inner, rows - 1 - y, why, ROLE_DIM);
+            tui_draw_wrapped(win, y, 1, inner, rows - 1 - y, why, ROLE_DIM);
         return;
     }
-    tui_draw_text(w, y++, 1, inner, d->name, ROLE_EMPH);
+    tui_draw_text(win, y++, 1, inner, d->name, ROLE_EMPH);
     if (y < rows - 1) {
         snprintf(line, sizeof line, "%d SMs, sm_%d%d", d->sm_count, d->cc_major, d->cc_minor);
-        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+        tui_draw_text(win, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
         snprintf(line, sizeof line, "%s, L2 %s",
                  units_bytes(d->mem_total_gib * 1073741824.0, x, sizeof x),
                  units_bytes(d->l2_mib * 1048576.0, z, sizeof z));
-        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+        tui_draw_text(win, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
         if (d->peak_bw_measured_gbs > 0)
@@ -242,16 +258,16 @@ void tui_panes_device(WINDOW *w, const tui_app *a)
                      tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
         else
             snprintf(line, sizeof line, "BW %s peak", tui_fmt_rate(d->peak_bw_theory_gbs, -1, z, sizeof z));
-        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+        tui_draw_text(win, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
         snprintf(line, sizeof line, "FP32 %s", tui_fmt_rate(-1, d->peak_fp32_tflops, x, sizeof x));
-        tui_draw_text(w, y++, 1, inner, line, ROLE_NORMAL);
+        tui_draw_text(win, y++, 1, inner, line, ROLE_NORMAL);
     }
     if (y < rows - 1) {
         snprintf(line, sizeof line, "driver %d.%d, runtime %d.%d", d->driver_version / 1000,
                  (d->driver_version % 1000) / 10, d->runtime_version / 1000, (d->runtime_version % 1000) / 10);
-        tui_draw_text(w, y++, 1, inner, line, ROLE_DIM);
+        tui_draw_text(win, y++, 1, inner, line, ROLE_DIM);
     }
 }
 
@@ -260,30 +276,30 @@ static tui_role level_role(tui_log_level l)
     return l == TUI_LOG_ERROR ? ROLE_BAD : l == TUI_LOG_WARN ? ROLE_WARN : ROLE_NORMAL;
 }
 
-void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
+void tui_panes_log(WINDOW *win, const tui_app *app, bool boxed)
 {
-    int rows = getmaxy(w), cols = getmaxx(w);
+    int rows = getmaxy(win), cols = getmaxx(win);
     char text[TUI_LOG_TEXT + 16];
-    werase(w);
+    werase(win);
     if (!boxed) {
         /* one line: the newest message, cut with an ellipsis; m shows all */
-        const tui_log_entry *e = tui_log_recent(&a->log, 0);
+        const tui_log_entry *e = tui_log_recent(&app->log, 0);
         char cut[TUI_LOG_TEXT + 32];
         if (e)
-            tui_draw_text(w, 0, 1, cols - 2,
+            tui_draw_text(win, 0, 1, cols - 2,
                           tui_text_clip(tui_log_text(e, text, sizeof text), cols - 2,
-                                        tui_glyphs_get(a->ascii)->ellipsis, cut, sizeof cut),
+                                        tui_glyphs_get(app->ascii)->ellipsis, cut, sizeof cut),
                           level_role(e->level));
         return;
     }
     char note[32] = "";
-    if (a->log.n > 0)
-        snprintf(note, sizeof note, "m: all %zu", a->log.n);
-    tui_draw_box(w, "Messages", note, false, a->ascii);
+    if (app->log.n > 0)
+        snprintf(note, sizeof note, "m: all %zu", app->log.n);
+    tui_draw_box(win, "Messages", note, false, app->ascii);
     {
         int inner = cols - 2, y = rows - 2;
         for (size_t i = 0; y >= 1; i++) {
-            const tui_log_entry *e = tui_log_recent(&a->log, i);
+            const tui_log_entry *e = tui_log_recent(&app->log, i);
             size_t st[16], ln[16], nl;
             if (!e)
                 break;
@@ -292,7 +308,7 @@ void tui_panes_log(WINDOW *w, const tui_app *a, bool boxed)
             if (nl > 16)
                 nl = 16;
             for (size_t k = nl; k > 0 && y >= 1; k--, y--)
-                tui_draw_nstr(w, y, 1, inner, text + st[k - 1], ln[k - 1],
+                tui_draw_nstr(win, y, 1, inner, text + st[k - 1], ln[k - 1],
                               tui_theme_attr(level_role(e->level)));
         }
     }
@@ -347,33 +363,35 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
     return n;
 }
 
-void tui_panes_status(WINDOW *w, const tui_app *a)
+void tui_panes_status(WINDOW *win, const tui_app *app)
 {
     status_key keys[24];
-    size_t nk = status_keys(a, keys, 24);
-    int cols = getmaxx(w), x = 0, rw;
+    size_t nk = status_keys(app, keys, 24);
+    int cols = getmaxx(win), x = 0, rw;
     char right[192], dev[128];
-    const tui_glyphs *g = tui_glyphs_get(a->ascii);
-    werase(w);
-    tui_draw_fill(w, 0, 0, cols, ROLE_STATUS);
-    if (a->running)
-        snprintf(right, sizeof right, "%s running %d/%d ", g->spinner[a->spin % (unsigned)g->nspinner],
-                 a->run_rows_done, a->run_rows);
-    else if (a->job != TUI_JOB_NONE)
-        snprintf(right, sizeof right, "%s %s ", g->spinner[a->spin % (unsigned)g->nspinner], a->job_what);
+    const tui_glyphs *g = tui_glyphs_get(app->ascii);
+    werase(win);
+    tui_draw_fill(win, 0, 0, cols, ROLE_STATUS);
+    if (app->running)
+        snprintf(right, sizeof right, "%s running %d/%d ",
+                 g->spinner[app->spin % (unsigned)g->nspinner], app->run_rows_done, app->run_rows);
+    else if (app->job != TUI_JOB_NONE)
+        snprintf(right, sizeof right, "%s %s ", g->spinner[app->spin % (unsigned)g->nspinner],
+                 app->job_what);
     else
-        snprintf(right, sizeof right, "%s%s ", tui_progress_saving(a) ? "" : "progress not saved | ",
-                 tui_panes_device_short(a, dev, sizeof dev));
+        snprintf(right, sizeof right, "%s%s ",
+                 tui_progress_saving(app) ? "" : "progress not saved | ",
+                 tui_panes_device_short(app, dev, sizeof dev));
     rw = tui_text_swidth(right);
     for (size_t i = 0; i < nk; i++) {
         int need = tui_text_swidth(keys[i].key) + 1 + tui_text_swidth(keys[i].what) + 2;
         if (x + need > cols - rw - 1)
             break;
-        x += tui_draw_text(w, 0, x, cols - x, keys[i].key, ROLE_KEY);
-        x += tui_draw_text(w, 0, x, cols - x, " ", ROLE_STATUS);
-        x += tui_draw_text(w, 0, x, cols - x, keys[i].what, ROLE_STATUS);
+        x += tui_draw_text(win, 0, x, cols - x, keys[i].key, ROLE_KEY);
+        x += tui_draw_text(win, 0, x, cols - x, " ", ROLE_STATUS);
+        x += tui_draw_text(win, 0, x, cols - x, keys[i].what, ROLE_STATUS);
         x += 2;
     }
     if (rw < cols)
-        tui_draw_text(w, 0, cols - rw, rw, right, ROLE_STATUS);
+        tui_draw_text(win, 0, cols - rw, rw, right, ROLE_STATUS);
 }

@@ -41,9 +41,9 @@ static const prof_rows rows[] = {
     {"fences", "fence_", "bx_fence"},
 };
 
-bool tui_prof_lab(const lab *l)
+bool tui_prof_lab(const lab *the_lab)
 {
-    return l && experiments_problem(l->problem);
+    return the_lab && experiments_problem(the_lab->problem);
 }
 
 static const prof_rows *find(const char *variant)

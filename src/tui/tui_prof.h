@@ -14,8 +14,8 @@
 
 #include "lab/labmodel.h"
 
-/* True when l runs experiments (the profiling or the basics lab's). */
-bool tui_prof_lab(const lab *l);
+/* True when the_lab runs experiments (the profiling or the basics lab's). */
+bool tui_prof_lab(const lab *the_lab);
 /* The experiment a row belongs to: the id itself for an experiment's own
  * row ("stride"), the experiment of a measurement ("stride" for
  * "stride_8"), NULL for any other row (cpu, starter, exercise). */

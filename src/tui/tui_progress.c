@@ -5,17 +5,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/grow.h"
+
 #include "store/recorder.h"
 #include "store/store.h"
 #include "supervise/diag_row.h"
-
-static void when(double t, char *out, size_t n)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    localtime_r(&s, &tm);
-    strftime(out, n, "%Y-%m-%d %H:%M", &tm);
-}
+#include "tui/tui_app_internal.h"
 
 /* Stops saving after a failed write, saying so once. */
 static void failed(tui_app *a, const char *why)
@@ -31,20 +26,20 @@ static bool saving(const tui_app *a)
     return a->store && !a->store_failed;
 }
 
-bool tui_progress_saving(const tui_app *a)
+bool tui_progress_saving(const tui_app *app)
 {
-    return saving(a);
+    return saving(app);
 }
 
-void tui_progress_attach(tui_app *a, struct store *s, const char *why)
+void tui_progress_attach(tui_app *app, struct store *db, const char *why)
 {
-    a->store = s;
+    app->store = db;
     /* a store opened read-only (a folder or file that cannot be written):
      * the status bar says "progress not saved" from the start */
-    a->store_failed = s && store_readonly(s);
-    recorder_init(&a->rec, s, "tui");
-    if (!s)
-        tui_log_add(&a->log, TUI_LOG_WARN, "%s; your work this session is kept until you quit",
+    app->store_failed = db && store_readonly(db);
+    recorder_init(&app->rec, db, "tui");
+    if (!db)
+        tui_log_add(&app->log, TUI_LOG_WARN, "%s; your work this session is kept until you quit",
                     why && why[0] ? why : "progress is not saved");
 }
 
@@ -54,14 +49,6 @@ static void unreadable(tui_app *a, const cl_err *e)
 {
     if (e->msg[0])
         failed(a, e->msg);
-}
-
-static long quiz_index(const lab *l, const char *id)
-{
-    for (size_t q = 0; q < l->nquizzes; q++)
-        if (strcmp(l->quizzes[q].id, id) == 0)
-            return (long)q;
-    return -1;
 }
 
 /* The quizzes, hints and milestones recorded for lab i. */
@@ -76,7 +63,7 @@ static void restore_answers(tui_app *a, size_t i)
         unreadable(a, &e);
     else
         for (size_t k = 0; k < n; k++) {
-            long q = quiz_index(l, qs[k].id);
+            long q = tui_app_quiz_index(l, qs[k].id);
             if (q < 0)
                 continue;
             s->quiz_ok[q] = qs[k].answered_right;
@@ -140,125 +127,112 @@ static void restore_rows(tui_app *a, size_t i)
     free(rows);
 }
 
-void tui_progress_restore(tui_app *a)
+void tui_progress_restore(tui_app *app)
 {
-    if (!a->store || !a->labs)
+    if (!app->store || !app->labs)
         return;
     cl_err e = {{0}};
     char last[RUN_ID_MAX];
-    for (size_t i = 0; i < a->labs->n; i++) {
-        const lab *l = a->labs->v[i];
+    for (size_t i = 0; i < app->labs->n; i++) {
+        const lab *l = app->labs->v[i];
         int step = 0;
-        if (store_place_get(a->store, l->id, &step, &e) && step >= 0 && (size_t)step < l->nsteps)
-            a->ls[i].step = (size_t)step;
-        restore_answers(a, i);
-        restore_rows(a, i);
-        tui_app_eval(a, i);
+        if (store_place_get(app->store, l->id, &step, &e) && step >= 0 && (size_t)step < l->nsteps)
+            app->ls[i].step = (size_t)step;
+        restore_answers(app, i);
+        restore_rows(app, i);
+        tui_app_eval(app, i);
     }
-    if (store_last_lab(a->store, last, sizeof last, &e))
-        for (size_t i = 0; i < a->labs->n; i++)
-            if (strcmp(a->labs->v[i]->id, last) == 0)
-                a->sel = i;
-    a->placed = true;
-    a->placed_lab = a->sel;
-    a->placed_step = a->labs->n ? a->ls[a->sel].step : 0;
+    if (store_last_lab(app->store, last, sizeof last, &e))
+        for (size_t i = 0; i < app->labs->n; i++)
+            if (strcmp(app->labs->v[i]->id, last) == 0)
+                app->sel = i;
+    app->placed = true;
+    app->placed_lab = app->sel;
+    app->placed_step = app->labs->n ? app->ls[app->sel].step : 0;
 }
 
-void tui_progress_place(tui_app *a)
+void tui_progress_place(tui_app *app)
 {
-    const lab *l = tui_app_lab(a);
-    if (!l || !saving(a))
+    const lab *l = tui_app_lab(app);
+    if (!l || !saving(app))
         return;
-    size_t step = a->ls[a->sel].step;
-    if (a->placed && a->placed_lab == a->sel && a->placed_step == step)
+    size_t step = app->ls[app->sel].step;
+    if (app->placed && app->placed_lab == app->sel && app->placed_step == step)
         return;
     cl_err e = {{0}};
-    if (!store_place_set(a->store, l->id, (int)step, &e))
-        failed(a, e.msg);
-    a->placed = true;
-    a->placed_lab = a->sel;
-    a->placed_step = step;
+    if (!store_place_set(app->store, l->id, (int)step, &e))
+        failed(app, e.msg);
+    app->placed = true;
+    app->placed_lab = app->sel;
+    app->placed_step = step;
 }
 
-void tui_progress_quiz(tui_app *a, size_t q, size_t choice, bool correct)
+void tui_progress_quiz(tui_app *app, size_t quiz, size_t choice, bool correct)
 {
-    const lab *l = tui_app_lab(a);
+    const lab *l = tui_app_lab(app);
     cl_err e = {{0}};
-    if (l && saving(a) && q < l->nquizzes &&
-        !store_quiz_answer(a->store, l->id, l->quizzes[q].id, (int)choice, correct, &e))
-        failed(a, e.msg);
+    if (l && saving(app) && quiz < l->nquizzes &&
+        !store_quiz_answer(app->store, l->id, l->quizzes[quiz].id, (int)choice, correct, &e))
+        failed(app, e.msg);
 }
 
-void tui_progress_hint(tui_app *a, size_t index)
+void tui_progress_hint(tui_app *app, size_t index)
 {
-    const lab *l = tui_app_lab(a);
+    const lab *l = tui_app_lab(app);
     cl_err e = {{0}};
-    if (l && saving(a) && !store_hint_revealed(a->store, l->id, (int)index, &e))
-        failed(a, e.msg);
+    if (l && saving(app) && !store_hint_revealed(app->store, l->id, (int)index, &e))
+        failed(app, e.msg);
 }
 
-void tui_progress_run_started(tui_app *a, const run_request *req)
+void tui_progress_run_started(tui_app *app, const run_request *req)
 {
-    a->prog_n = 0;
-    recorder_begin(&a->rec, req, a->dev_known ? &a->dev : NULL);
+    app->prog_n = 0;
+    recorder_begin(&app->rec, req, app->dev_known ? &app->dev : NULL);
 }
 
-void tui_progress_device(tui_app *a, const device_info *dev)
+void tui_progress_device(tui_app *app, const device_info *dev)
 {
-    recorder_device(&a->rec, dev);
+    recorder_device(&app->rec, dev);
 }
 
-void tui_progress_row(tui_app *a, const run_result *r)
+void tui_progress_row(tui_app *app, const run_result *result)
 {
     const char *cause = NULL;
     diagnosis d;
-    if (r->kind == RK_EXERCISE && r->status != RS_CORRECT) {
-        diag_row(r, NULL, NULL, 0, NULL, &d);
+    if (result->kind == RK_EXERCISE && result->status != RS_CORRECT) {
+        diag_row(result, NULL, NULL, 0, NULL, &d);
         cause = diag_cause_name(d.cause);
     }
-    recorder_row(&a->rec, r, cause);
-    if (a->prog_n == a->prog_cap) {
-        size_t cap = a->prog_cap ? 2 * a->prog_cap : 32;
-        run_result *v = realloc(a->prog_rows, cap * sizeof *v);
-        if (!v)
-            return;
-        a->prog_rows = v;
-        a->prog_cap = cap;
-    }
-    a->prog_rows[a->prog_n++] = *r;
+    recorder_row(&app->rec, result, cause);
+    if (!grow_one((void **)&app->prog_rows, &app->prog_cap, app->prog_n,
+                  sizeof *app->prog_rows, 32))
+        return;
+    app->prog_rows[app->prog_n++] = *result;
 }
 
-void tui_progress_run_done(tui_app *a)
+void tui_progress_run_done(tui_app *app)
 {
-    if (!a->labs || a->run_lab >= a->labs->n)
+    if (!app->labs || app->run_lab >= app->labs->n)
         return;
-    lab *l = a->labs->v[a->run_lab];
-    tui_labstate *s = &a->ls[a->run_lab];
+    lab *l = app->labs->v[app->run_lab];
+    tui_labstate *s = &app->ls[app->run_lab];
     ms_eval *ev = l->nmilestones ? calloc(l->nmilestones, sizeof *ev) : NULL;
     int newly = 0;
-    if (ev && a->prog_n > 0) {
-        recorder_milestones(&a->rec, l, a->prog_rows, a->prog_n, ev, &newly);
+    if (ev && app->prog_n > 0) {
+        recorder_milestones(&app->rec, l, app->prog_rows, app->prog_n, ev, &newly);
         for (size_t m = 0; m < l->nmilestones; m++) {
             if (ev[m].state != MS_REACHED || s->ms[m].earned)
                 continue;
             s->ms[m].earned = true;
             s->ms[m].earned_at = (double)time(NULL);
             snprintf(s->ms[m].earned_shown, sizeof s->ms[m].earned_shown, "%s", ev[m].shown);
-            tui_log_add(&a->log, TUI_LOG_INFO, "milestone reached: %s (%s)",
+            tui_log_add(&app->log, TUI_LOG_INFO, "milestone reached: %s (%s)",
                         l->milestones[m].text, ev[m].shown);
         }
     }
     free(ev);
-    a->prog_n = 0;
-    if (a->rec.failed[0])
-        failed(a, a->rec.failed);
-    tui_app_eval(a, a->run_lab);
-}
-
-/* The text a milestone reached in an earlier run shows. */
-void tui_progress_earned_text(const tui_ms *m, char *out, size_t n)
-{
-    char at[32];
-    when(m->earned_at, at, sizeof at);
-    snprintf(out, n, "%s%sreached %s", m->earned_shown, m->earned_shown[0] ? ", " : "", at);
+    app->prog_n = 0;
+    if (app->rec.failed[0])
+        failed(app, app->rec.failed);
+    tui_app_eval(app, app->run_lab);
 }

@@ -17,22 +17,20 @@
 
 #include "tui/tui_app.h"
 
-/* Gives a the store (NULL: none; why says why, logged once). */
-void tui_progress_attach(tui_app *a, struct store *s, const char *why);
+/* Gives app the store (NULL: none; why says why, logged once). */
+void tui_progress_attach(tui_app *app, struct store *db, const char *why);
 /* Reads back what the store holds; call once the labs are loaded. */
-void tui_progress_restore(tui_app *a);
+void tui_progress_restore(tui_app *app);
 /* Records the selected lab and step when they changed since last time. */
-void tui_progress_place(tui_app *a);
-void tui_progress_quiz(tui_app *a, size_t q, size_t choice, bool correct);
-void tui_progress_hint(tui_app *a, size_t index);
+void tui_progress_place(tui_app *app);
+void tui_progress_quiz(tui_app *app, size_t quiz, size_t choice, bool correct);
+void tui_progress_hint(tui_app *app, size_t index);
 /* A run's life: started, the device, each row, its end. */
-void tui_progress_run_started(tui_app *a, const run_request *req);
-void tui_progress_device(tui_app *a, const device_info *dev);
-void tui_progress_row(tui_app *a, const run_result *r);
-void tui_progress_run_done(tui_app *a);
-/* "223x >= 100x, reached 2026-11-24 10:31": a milestone reached before. */
-void tui_progress_earned_text(const tui_ms *m, char *out, size_t n);
+void tui_progress_run_started(tui_app *app, const run_request *req);
+void tui_progress_device(tui_app *app, const device_info *dev);
+void tui_progress_row(tui_app *app, const run_result *result);
+void tui_progress_run_done(tui_app *app);
 /* Whether progress is being saved (for the status bar). */
-bool tui_progress_saving(const tui_app *a);
+bool tui_progress_saving(const tui_app *app);
 
 #endif

@@ -20,26 +20,26 @@ static const char *ws_of(const tui_ctx *c)
     return c->workspace[0] ? c->workspace : NULL;
 }
 
-void tui_requests_prepare(tui_ctx *c, size_t i)
+void tui_requests_prepare(tui_ctx *ctx, size_t lab_index)
 {
-    tui_app *a = &c->app;
+    tui_app *a = &ctx->app;
     const lab *l;
     workspace_files f;
     cl_err e;
-    if (!a->labs || i >= a->labs->n || c->prepared[i])
+    if (!a->labs || lab_index >= a->labs->n || ctx->prepared[lab_index])
         return;
-    l = a->labs->v[i];
-    c->prepared[i] = true;
+    l = a->labs->v[lab_index];
+    ctx->prepared[lab_index] = true;
     for (size_t k = 0; k < l->nexercises; k++) {
         const lab_exercise *x = &l->exercises[k];
         err_clear(&e);
-        if (!workspace_prepare(ws_of(c), l, x, &f, &e)) {
+        if (!workspace_prepare(ws_of(ctx), l, x, &f, &e)) {
             tui_log_add(&a->log, TUI_LOG_WARN, "your copy of the exercise could not be made: %s", e.msg);
             continue;
         }
         tui_log_add(&a->log, TUI_LOG_INFO, "your kernel for %s%s%s: %s%s", l->id, x->id[0] ? "/" : "",
                     x->id, f.kernel, f.kernel_created || f.launcher_created ? " (e edits it; saving runs it)" : "");
-        if (c->watch && !watch_add(c->watch, f.dir, &e))
+        if (ctx->watch && !watch_add(ctx->watch, f.dir, &e))
             tui_log_add(&a->log, TUI_LOG_WARN, "saves in %s will not start runs: %s", f.dir, e.msg);
     }
 }
@@ -135,26 +135,26 @@ static void reset_exercise(tui_ctx *c, size_t i)
                     "no backup made");
 }
 
-unsigned tui_requests_saves(tui_ctx *c)
+unsigned tui_requests_saves(tui_ctx *ctx)
 {
     watch_change ch[8];
     unsigned flags = 0;
     int n;
     cl_err e;
-    if (!c->watch)
+    if (!ctx->watch)
         return 0;
     err_clear(&e);
-    n = watch_poll(c->watch, ch, 8, &e);
+    n = watch_poll(ctx->watch, ch, 8, &e);
     for (int k = 0; k < n; k++) {
-        for (size_t i = 0; c->app.labs && i < c->app.labs->n; i++) {
-            const lab *l = c->app.labs->v[i];
-            for (size_t x = 0; c->prepared[i] && x < l->nexercises; x++) {
+        for (size_t i = 0; ctx->app.labs && i < ctx->app.labs->n; i++) {
+            const lab *l = ctx->app.labs->v[i];
+            for (size_t x = 0; ctx->prepared[i] && x < l->nexercises; x++) {
                 workspace_files f;
                 const char *p = ch[k].path;
-                if (!workspace_files_of(ws_of(c), l, &l->exercises[x], &f, NULL))
+                if (!workspace_files_of(ws_of(ctx), l, &l->exercises[x], &f, NULL))
                     continue;
                 if (strcmp(p, f.kernel) == 0 || (f.launcher[0] && strcmp(p, f.launcher) == 0))
-                    flags |= tui_app_exercise_saved(&c->app, i, &l->exercises[x], p);
+                    flags |= tui_app_exercise_saved(&ctx->app, i, &l->exercises[x], p);
             }
         }
     }
@@ -254,16 +254,16 @@ static void start_sanitize(tui_ctx *c)
 
 /* ---- requests ------------------------------------------------------------ */
 
-void tui_requests_handle(tui_ctx *c)
+void tui_requests_handle(tui_ctx *ctx)
 {
-    tui_app *a = &c->app;
+    tui_app *a = &ctx->app;
     cl_err e;
     err_clear(&e);
     switch (a->req.kind) {
     case TUI_REQ_RUN:
-        if (!c->sup) {
-            tui_app_run_failed(a, c->sup_error);
-        } else if (supervisor_submit(c->sup, &a->req.run, a->req.time_limit_s, &e)) {
+        if (!ctx->sup) {
+            tui_app_run_failed(a, ctx->sup_error);
+        } else if (supervisor_submit(ctx->sup, &a->req.run, a->req.time_limit_s, &e)) {
             run_request started = a->req.run;
             tui_app_run_started(a, &started);
         } else {
@@ -272,27 +272,27 @@ void tui_requests_handle(tui_ctx *c)
         break;
     case TUI_REQ_CANCEL:
         a->req.kind = TUI_REQ_NONE;
-        if (c->sup)
-            supervisor_cancel(c->sup);
+        if (ctx->sup)
+            supervisor_cancel(ctx->sup);
         break;
     case TUI_REQ_EDIT:
         a->req.kind = TUI_REQ_NONE;
-        edit_exercise(c, a->req.lab);
+        edit_exercise(ctx, a->req.lab);
         break;
     case TUI_REQ_RESET:
         a->req.kind = TUI_REQ_NONE;
-        reset_exercise(c, a->req.lab);
+        reset_exercise(ctx, a->req.lab);
         break;
     case TUI_REQ_NCU:
-        start_ncu(c);
+        start_ncu(ctx);
         break;
     case TUI_REQ_SANITIZE:
-        start_sanitize(c);
+        start_sanitize(ctx);
         break;
     case TUI_REQ_CANCEL_JOB:
         a->req.kind = TUI_REQ_NONE;
-        if (tui_job_active(&c->job)) {
-            tui_job_clear(&c->job);
+        if (tui_job_active(&ctx->job)) {
+            tui_job_clear(&ctx->job);
             tui_log_add(&a->log, TUI_LOG_INFO, "%s stopped", a->job_what);
         }
         a->job = TUI_JOB_NONE;

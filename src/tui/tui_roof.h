@@ -52,26 +52,27 @@ typedef struct tui_roofplot {
 /* The points of the GPU rows (not the CPU's) that ran correctly with both
  * a bandwidth and a FLOP rate, the learner's first: at most max into out;
  * returns how many. */
-size_t tui_roof_points(const run_result *rows, size_t n, tui_roofpt *out, size_t max);
-/* Lays out the roofline and the points in w x h cells (the y labels are
- * extra, to the left).  false + e for an invalid roofline or a grid
+size_t tui_roof_points(const run_result *rows, size_t nrows, tui_roofpt *out, size_t max);
+/* Lays out the roofline and the points in width x height cells (the y labels are
+ * extra, to the left).  false + err for an invalid roofline or a grid
  * smaller than 8 x 4; free out with tui_roof_free either way. */
-bool tui_roof_plot(const roofline *r, const tui_roofpt *pts, size_t n, int w, int h, tui_roofplot *out,
-                   cl_err *e);
-void tui_roof_free(tui_roofplot *p);
+bool tui_roof_plot(const roofline *roof, const tui_roofpt *pts, size_t npts, int width, int height,
+                   tui_roofplot *out, cl_err *err);
+void tui_roof_free(tui_roofplot *plot);
 /* The cell at (row, col). */
-const tui_roofcell *tui_roof_cell(const tui_roofplot *p, int row, int col);
+const tui_roofcell *tui_roof_cell(const tui_roofplot *plot, int row, int col);
 /* The y label of a row ("10T", "100G") or "" when no decade falls on it. */
-const char *tui_roof_ylabel(const tui_roofplot *p, int row, char *buf, size_t n);
-/* The letter of point i: A..Z, then a..z. */
-char tui_roof_letter(size_t i);
+const char *tui_roof_ylabel(const tui_roofplot *plot, int row, char *buf, size_t buf_size);
+/* The letter of point number index: A..Z, then a..z. */
+char tui_roof_letter(size_t index);
 /* The glyph of a mark and the role to draw it in. */
-const char *tui_roof_glyph(tui_roofmark m, bool ascii, tui_role *role);
+const char *tui_roof_glyph(tui_roofmark mark, bool ascii, tui_role *role);
 /* The roofs in one line: "memory roof 3.02 TB/s (measured copy), FP32 roof
  * 66.9 TFLOP/s, ridge at 22.1 FLOP/B". */
-void tui_roof_header(const roofline *r, bool measured, char *buf, size_t n);
+void tui_roof_header(const roofline *roof, bool measured, char *buf, size_t buf_size);
 /* A point's legend line: "A roof 4: 1.23 TFLOP/s at 4.75 FLOP/B,
  * memory-bound, 87% of its roof". */
-void tui_roof_describe(const roofline *r, const tui_roofpt *p, char letter, char *buf, size_t n);
+void tui_roof_describe(const roofline *roof, const tui_roofpt *point, char letter, char *buf,
+                       size_t buf_size);
 
 #endif

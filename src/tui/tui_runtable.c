@@ -10,10 +10,10 @@
 #include "tui/tui_fmt.h"
 #include "tui/tui_text.h"
 
-void tui_runtable_free(tui_runtable *t)
+void tui_runtable_free(tui_runtable *table)
 {
-    free(t->v);
-    memset(t, 0, sizeof *t);
+    free(table->v);
+    memset(table, 0, sizeof *table);
 }
 
 result_kind tui_runtable_kind_of(const char *variant, const char *library)
@@ -37,20 +37,21 @@ static bool in_scope(const tui_row *r, const char *scope)
     return strcmp(r->exercise, scope) == 0 || (!r->exercise[0] && r->kind == RK_KERNEL);
 }
 
-tui_row *tui_runtable_find_in(tui_runtable *t, const char *ex, const char *variant,
+tui_row *tui_runtable_find_in(tui_runtable *table, const char *ex, const char *variant,
                               const char *size)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i].exercise, ex) == 0 && strcmp(t->v[i].variant, variant) == 0 &&
-            strcmp(t->v[i].size, size) == 0)
-            return &t->v[i];
+    for (size_t i = 0; i < table->n; i++)
+        if (strcmp(table->v[i].exercise, ex) == 0 && strcmp(table->v[i].variant, variant) == 0 &&
+            strcmp(table->v[i].size, size) == 0)
+            return &table->v[i];
     return NULL;
 }
 
-tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size)
+tui_row *tui_runtable_find(tui_runtable *table, const char *variant, const char *size)
 {
-    tui_row *r = tui_runtable_find_in(t, t->scope, variant, size);
-    if (!r && t->scope[0] && (r = tui_runtable_find_in(t, "", variant, size)) != NULL && r->kind != RK_KERNEL)
+    tui_row *r = tui_runtable_find_in(table, table->scope, variant, size);
+    if (!r && table->scope[0] && (r = tui_runtable_find_in(table, "", variant, size)) != NULL &&
+        r->kind != RK_KERNEL)
         r = NULL;
     return r;
 }
@@ -75,11 +76,11 @@ static tui_row *add_row(tui_runtable *t, const char *ex, const char *variant, co
     return r;
 }
 
-bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
-                         result_kind kind, const char *size, cl_err *e)
+bool tui_runtable_expect(tui_runtable *table, const char *variant, const char *label,
+                         result_kind kind, const char *size, cl_err *err)
 {
-    tui_row *r = tui_runtable_find_in(t, t->scope, variant, size);
-    if (!r && !(r = add_row(t, t->scope, variant, label, kind, size, e)))
+    tui_row *r = tui_runtable_find_in(table, table->scope, variant, size);
+    if (!r && !(r = add_row(table, table->scope, variant, label, kind, size, err)))
         return false;
     if (label && label[0])
         strfmt_copy(r->label, sizeof r->label, label);
@@ -94,61 +95,63 @@ bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label
     return true;
 }
 
-bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e)
+bool tui_runtable_progress(tui_runtable *table, const run_progress *progress, const char *library,
+                           cl_err *err)
 {
-    tui_row *r = tui_runtable_find_in(t, p->exercise, p->variant, p->size);
-    if (!r && !(r = add_row(t, p->exercise, p->variant, NULL,
-                            tui_runtable_kind_of(p->variant, library), p->size, e)))
+    tui_row *r = tui_runtable_find_in(table, progress->exercise, progress->variant, progress->size);
+    if (!r && !(r = add_row(table, progress->exercise, progress->variant, NULL,
+                            tui_runtable_kind_of(progress->variant, library), progress->size, err)))
         return false;
-    for (size_t i = 0; i < t->n; i++)
-        if (&t->v[i] != r && t->v[i].state == ROW_RUNNING)
-            t->v[i].state = t->v[i].has_result ? ROW_DONE : ROW_QUEUED;
+    for (size_t i = 0; i < table->n; i++)
+        if (&table->v[i] != r && table->v[i].state == ROW_RUNNING)
+            table->v[i].state = table->v[i].has_result ? ROW_DONE : ROW_QUEUED;
     r->state = ROW_RUNNING;
-    r->rep = p->rep;
-    r->of = p->of;
-    strfmt_copy(r->phase, sizeof r->phase, p->phase);
+    r->rep = progress->rep;
+    r->of = progress->of;
+    strfmt_copy(r->phase, sizeof r->phase, progress->phase);
     return true;
 }
 
-bool tui_runtable_result(tui_runtable *t, const run_result *res, cl_err *e)
+bool tui_runtable_result(tui_runtable *table, const run_result *result, cl_err *err)
 {
-    tui_row *r = tui_runtable_find_in(t, res->exercise, res->variant, res->size);
-    if (!r && !(r = add_row(t, res->exercise, res->variant, res->label, res->kind, res->size, e)))
+    tui_row *r = tui_runtable_find_in(table, result->exercise, result->variant, result->size);
+    if (!r && !(r = add_row(table, result->exercise, result->variant, result->label, result->kind,
+                            result->size, err)))
         return false;
-    if (res->label[0])
-        strfmt_copy(r->label, sizeof r->label, res->label);
-    r->kind = res->kind;
-    r->r = *res;
+    if (result->label[0])
+        strfmt_copy(r->label, sizeof r->label, result->label);
+    r->kind = result->kind;
+    r->r = *result;
     r->has_result = true;
     r->recorded_at = 0;
-    r->state = res->status == RS_FAULT ? ROW_FAULT : ROW_DONE;
-    if (res->status == RS_FAULT || res->status == RS_ERROR)
-        strfmt_copy(r->note, sizeof r->note, res->message);
+    r->state = result->status == RS_FAULT ? ROW_FAULT : ROW_DONE;
+    if (result->status == RS_FAULT || result->status == RS_ERROR)
+        strfmt_copy(r->note, sizeof r->note, result->message);
     else
         r->note[0] = '\0';
     return true;
 }
 
-void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size)
+void tui_runtable_fault(tui_runtable *table, const run_fault *fault, const char *size)
 {
     tui_row *hit = NULL;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->v[i].state == ROW_RUNNING)
-            hit = &t->v[i];
-    if (!hit && f->variant[0] && size)
-        hit = tui_runtable_find(t, f->variant, size);
+    for (size_t i = 0; i < table->n; i++)
+        if (table->v[i].state == ROW_RUNNING)
+            hit = &table->v[i];
+    if (!hit && fault->variant[0] && size)
+        hit = tui_runtable_find(table, fault->variant, size);
     if (!hit)
         return;
     hit->state = ROW_FAULT;
     hit->has_result = false;
-    strfmt_copy(hit->fault_cause, sizeof hit->fault_cause, f->cause);
-    strfmt_copy(hit->note, sizeof hit->note, f->message[0] ? f->message : f->cause);
+    strfmt_copy(hit->fault_cause, sizeof hit->fault_cause, fault->cause);
+    strfmt_copy(hit->note, sizeof hit->note, fault->message[0] ? fault->message : fault->cause);
 }
 
-void tui_runtable_finish(tui_runtable *t, const char *why)
+void tui_runtable_finish(tui_runtable *table, const char *why)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        tui_row *r = &t->v[i];
+    for (size_t i = 0; i < table->n; i++) {
+        tui_row *r = &table->v[i];
         if (r->state == ROW_QUEUED || r->state == ROW_RUNNING) {
             r->state = ROW_SKIPPED;
             strfmt_copy(r->note, sizeof r->note, why ? why : "not run");
@@ -156,22 +159,22 @@ void tui_runtable_finish(tui_runtable *t, const char *why)
     }
 }
 
-void tui_runtable_forget_skipped(tui_runtable *t, const char *size)
+void tui_runtable_forget_skipped(tui_runtable *table, const char *size)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        tui_row *r = &t->v[i];
+    for (size_t i = 0; i < table->n; i++) {
+        tui_row *r = &table->v[i];
         if (r->state == ROW_SKIPPED && strcmp(r->size, size) == 0 &&
-            strcmp(r->exercise, t->scope) == 0) {
+            strcmp(r->exercise, table->scope) == 0) {
             r->state = ROW_IDLE;
             r->note[0] = '\0';
         }
     }
 }
 
-void tui_runtable_forget_exercise(tui_runtable *t, const char *ex)
+void tui_runtable_forget_exercise(tui_runtable *table, const char *ex)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        tui_row *r = &t->v[i];
+    for (size_t i = 0; i < table->n; i++) {
+        tui_row *r = &table->v[i];
         if (r->kind != RK_EXERCISE || strcmp(r->exercise, ex) != 0)
             continue;
         r->state = ROW_IDLE;
@@ -204,15 +207,15 @@ static bool row_before(const tui_row *a, const tui_row *b)
     return a->seq < b->seq;
 }
 
-size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max)
+size_t tui_runtable_view(const tui_runtable *table, const char *size, size_t *idx, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->n && n < max; i++) {
+    for (size_t i = 0; i < table->n && n < max; i++) {
         size_t k;
-        if ((size && strcmp(t->v[i].size, size) != 0) || !in_scope(&t->v[i], t->scope))
+        if ((size && strcmp(table->v[i].size, size) != 0) || !in_scope(&table->v[i], table->scope))
             continue;
         k = n;
-        while (k > 0 && row_before(&t->v[i], &t->v[idx[k - 1]])) {
+        while (k > 0 && row_before(&table->v[i], &table->v[idx[k - 1]])) {
             idx[k] = idx[k - 1];
             k--;
         }
@@ -230,42 +233,42 @@ static bool size_in(const char *size, const char *const *own, size_t nown)
     return false;
 }
 
-size_t tui_runtable_view_own(const tui_runtable *t, const char *size, const char *const *own,
+size_t tui_runtable_view_own(const tui_runtable *table, const char *size, const char *const *own,
                              size_t nown, size_t *idx, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->n && n < max; i++)
-        if (!size_in(t->v[i].size, own, nown) && in_scope(&t->v[i], t->scope))
+    for (size_t i = 0; i < table->n && n < max; i++)
+        if (!size_in(table->v[i].size, own, nown) && in_scope(&table->v[i], table->scope))
             idx[n++] = i;
     for (size_t a = 1; a < n; a++)
-        for (size_t b = a; b > 0 && t->v[idx[b]].seq < t->v[idx[b - 1]].seq; b--) {
+        for (size_t b = a; b > 0 && table->v[idx[b]].seq < table->v[idx[b - 1]].seq; b--) {
             size_t tmp = idx[b];
             idx[b] = idx[b - 1];
             idx[b - 1] = tmp;
         }
     if (size && size_in(size, own, nown))
-        n += tui_runtable_view(t, size, idx + n, max - n);
+        n += tui_runtable_view(table, size, idx + n, max - n);
     return n;
 }
 
-bool tui_runtable_remove(tui_runtable *t, const char *variant, const char *size)
+bool tui_runtable_remove(tui_runtable *table, const char *variant, const char *size)
 {
-    tui_row *r = tui_runtable_find(t, variant, size);
+    tui_row *r = tui_runtable_find(table, variant, size);
     size_t i;
     if (!r)
         return false;
-    i = (size_t)(r - t->v);
-    memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof *t->v);
-    t->n--;
+    i = (size_t)(r - table->v);
+    memmove(&table->v[i], &table->v[i + 1], (table->n - i - 1) * sizeof *table->v);
+    table->n--;
     return true;
 }
 
-size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max)
+size_t tui_runtable_results(const tui_runtable *table, run_result *out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->n && n < max; i++)
-        if (t->v[i].has_result)
-            out[n++] = t->v[i].r;
+    for (size_t i = 0; i < table->n && n < max; i++)
+        if (table->v[i].has_result)
+            out[n++] = table->v[i].r;
     return n;
 }
 
@@ -278,22 +281,23 @@ typedef struct colinfo {
 } colinfo;
 
 static const colinfo cols[RC_COUNT] = {
-    [RC_VARIANT] = {14, 18, false, "variant"},
-    [RC_TIME] = {13, 14, true, "median"},   /* "50.7 us +-3.2%": 14 in ASCII */
-    [RC_RATE] = {12, 12, true, "rate"},
-    [RC_PEAK] = {6, 6, true, "%peak"},
-    [RC_XCPU] = {7, 7, true, "x CPU"},
-    [RC_XLIB] = {6, 6, true, "x lib"},
-    [RC_CHECK] = {3, 11, false, "check"},
+    [RC_VARIANT] = {.min = 14, .ideal = 18, .right = false, .name = "variant"},
+    /* "50.7 us +-3.2%": 14 in ASCII */
+    [RC_TIME] = {.min = 13, .ideal = 14, .right = true, .name = "median"},
+    [RC_RATE] = {.min = 12, .ideal = 12, .right = true, .name = "rate"},
+    [RC_PEAK] = {.min = 6, .ideal = 6, .right = true, .name = "%peak"},
+    [RC_XCPU] = {.min = 7, .ideal = 7, .right = true, .name = "x CPU"},
+    [RC_XLIB] = {.min = 6, .ideal = 6, .right = true, .name = "x lib"},
+    [RC_CHECK] = {.min = 3, .ideal = 11, .right = false, .name = "check"},
 };
 
-const char *tui_runtable_colname(tui_runcol c, int w)
+const char *tui_runtable_colname(tui_runcol col, int width)
 {
-    if ((int)c < 0 || c >= RC_COUNT)
+    if ((int)col < 0 || col >= RC_COUNT)
         return "";
-    if (c == RC_CHECK && w < (int)strlen(cols[c].name))
+    if (col == RC_CHECK && width < (int)strlen(cols[col].name))
         return "ok";
-    return cols[c].name;
+    return cols[col].name;
 }
 
 int tui_runtable_columns(int width, tui_colspec *out)
@@ -314,7 +318,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
     if (!on[RC_VARIANT]) {
         if (width <= 0)
             return 0;
-        out[0] = (tui_colspec){RC_VARIANT, 0, width, false};
+        out[0] = (tui_colspec){.id = RC_VARIANT, .x = 0, .w = width, .right = false};
         return 1;
     }
     extra = width - used;
@@ -337,7 +341,7 @@ int tui_runtable_columns(int width, tui_colspec *out)
     for (int c = 0; c < RC_COUNT; c++) {
         if (!on[c])
             continue;
-        out[n++] = (tui_colspec){(tui_runcol)c, x, w[c], cols[c].right};
+        out[n++] = (tui_colspec){.id = (tui_runcol)c, .x = x, .w = w[c], .right = cols[c].right};
         x += w[c] + 1;
     }
     return n;
@@ -423,8 +427,8 @@ static void check_text(const tui_row *row, int w, const tui_glyphs *g, char *buf
         snprintf(buf, n, "%s", mark);
 }
 
-void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin,
-                       char *buf, size_t n, tui_role *role)
+void tui_runtable_cell(const tui_row *row, tui_runcol col, int width, bool ascii, unsigned spin,
+                       char *buf, size_t buf_size, tui_role *role)
 {
     const tui_glyphs *g = tui_glyphs_get(ascii);
     const run_result *r = &row->r;
@@ -432,7 +436,7 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
     bool measured = row->has_result && !row_failed(row) && r->median_ms > 0;
     *role = ROLE_NORMAL;
     tmp[0] = '\0';
-    switch (c) {
+    switch (col) {
     case RC_VARIANT:
         snprintf(tmp, sizeof tmp, "%s %s",
                  row->state == ROW_RUNNING ? g->spinner[spin % (unsigned)g->nspinner] : " ",
@@ -442,7 +446,7 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
         break;
     case RC_TIME:
         if (row->state == ROW_RUNNING) {
-            progress_text(row, w, g, tmp, sizeof tmp);
+            progress_text(row, width, g, tmp, sizeof tmp);
             *role = ROLE_BAR;
         } else if (row->state == ROW_QUEUED) {
             snprintf(tmp, sizeof tmp, "queued");
@@ -460,7 +464,7 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
             /* the spread only when it fits whole: a median is never cut */
             tui_fmt_time_ms(r->median_ms, ascii, a, sizeof a);
             tui_fmt_spread(r->spread, ascii, b, sizeof b);
-            if (r->spread > 0 && tui_text_swidth(a) + 1 + tui_text_swidth(b) <= w)
+            if (r->spread > 0 && tui_text_swidth(a) + 1 + tui_text_swidth(b) <= width)
                 snprintf(tmp, sizeof tmp, "%s %s", a, b);
             else
                 snprintf(tmp, sizeof tmp, "%s", a);
@@ -490,10 +494,10 @@ void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsi
         }
         break;
     case RC_CHECK:
-        check_text(row, w, g, tmp, sizeof tmp, role);
+        check_text(row, width, g, tmp, sizeof tmp, role);
         break;
     case RC_COUNT:
         break;
     }
-    tui_text_clip(tmp, w, g->ellipsis, buf, n);
+    tui_text_clip(tmp, width, g->ellipsis, buf, buf_size);
 }

@@ -65,56 +65,57 @@ typedef struct tui_colspec {
     bool right;              /* right-aligned */
 } tui_colspec;
 
-void tui_runtable_free(tui_runtable *t);
+void tui_runtable_free(tui_runtable *table);
 /* The kind a row id implies: "cpu", "cpu_mt", "exercise", a library name
  * ("cub", "cublas", "copy"), else a shipped kernel. */
 result_kind tui_runtable_kind_of(const char *variant, const char *library);
 /* Finds the row for (variant, size) in scope, or NULL. */
-tui_row *tui_runtable_find(tui_runtable *t, const char *variant, const char *size);
+tui_row *tui_runtable_find(tui_runtable *table, const char *variant, const char *size);
 /* The row of exercise ex for (variant, size), or NULL. */
-tui_row *tui_runtable_find_in(tui_runtable *t, const char *ex, const char *variant,
+tui_row *tui_runtable_find_in(tui_runtable *table, const char *ex, const char *variant,
                               const char *size);
 /* Marks (variant, size) queued, adding the row if new; a previous result is
- * dropped.  false + e when out of memory. */
-bool tui_runtable_expect(tui_runtable *t, const char *variant, const char *label,
-                         result_kind kind, const char *size, cl_err *e);
+ * dropped.  false + err when out of memory. */
+bool tui_runtable_expect(tui_runtable *table, const char *variant, const char *label,
+                         result_kind kind, const char *size, cl_err *err);
 /* Applies a progress message: that row (of the message's exercise) runs;
  * adds it when unknown. */
-bool tui_runtable_progress(tui_runtable *t, const run_progress *p, const char *library, cl_err *e);
+bool tui_runtable_progress(tui_runtable *table, const run_progress *progress, const char *library,
+                           cl_err *err);
 /* Stores a result in its row (of the result's exercise; added when unknown). */
-bool tui_runtable_result(tui_runtable *t, const run_result *r, cl_err *e);
+bool tui_runtable_result(tui_runtable *table, const run_result *result, cl_err *err);
 /* A fault ends the running row (or, with no running row, the row named by
  * the fault at size) with the fault's message. */
-void tui_runtable_fault(tui_runtable *t, const run_fault *f, const char *size);
+void tui_runtable_fault(tui_runtable *table, const run_fault *fault, const char *size);
 /* The run ended: rows still queued or running become "not run". */
-void tui_runtable_finish(tui_runtable *t, const char *why);
+void tui_runtable_finish(tui_runtable *table, const char *why);
 /* A new run at size starts: rows an earlier run left "not run" there go
  * back to never run, so no stale note remains. */
-void tui_runtable_forget_skipped(tui_runtable *t, const char *size);
+void tui_runtable_forget_skipped(tui_runtable *table, const char *size);
 /* Exercise ex's own rows (its kernel's) back to never run: after a reset
  * their figures and errors belong to code that is gone. */
-void tui_runtable_forget_exercise(tui_runtable *t, const char *ex);
+void tui_runtable_forget_exercise(tui_runtable *table, const char *ex);
 /* Indices of the rows at size in display order (CPU, multi-threaded CPU,
  * library, kernels in the order first seen, exercise).  Returns how many. */
-size_t tui_runtable_view(const tui_runtable *t, const char *size, size_t *idx, size_t max);
+size_t tui_runtable_view(const tui_runtable *table, const char *size, size_t *idx, size_t max);
 /* The rows at size as tui_runtable_view orders them, after the rows whose
  * size is none of own[0..nown) (measurements with sizes of their own, such
  * as the profiling experiments'), which come in the order first seen. */
-size_t tui_runtable_view_own(const tui_runtable *t, const char *size, const char *const *own,
+size_t tui_runtable_view_own(const tui_runtable *table, const char *size, const char *const *own,
                              size_t nown, size_t *idx, size_t max);
 /* Drops the row for (variant, size); false when there was none. */
-bool tui_runtable_remove(tui_runtable *t, const char *variant, const char *size);
+bool tui_runtable_remove(tui_runtable *table, const char *variant, const char *size);
 /* Copies every row that has a result into out; returns how many. */
-size_t tui_runtable_results(const tui_runtable *t, run_result *out, size_t max);
+size_t tui_runtable_results(const tui_runtable *table, run_result *out, size_t max);
 
 /* Picks the columns that fit in width (narrowest first to go: x lib, % peak,
  * rate) with their positions; returns how many, in display order. */
 int tui_runtable_columns(int width, tui_colspec *out);
-/* The column's heading, shortened to fit w columns where needed. */
-const char *tui_runtable_colname(tui_runcol c, int w);
-/* The text of one cell (w columns wide at most) and the role to draw it
+/* The column's heading, shortened to fit width columns where needed. */
+const char *tui_runtable_colname(tui_runcol col, int width);
+/* The text of one cell (width columns wide at most) and the role to draw it
  * in.  spin is the animation frame for the running row. */
-void tui_runtable_cell(const tui_row *row, tui_runcol c, int w, bool ascii, unsigned spin,
-                       char *buf, size_t n, tui_role *role);
+void tui_runtable_cell(const tui_row *row, tui_runcol col, int width, bool ascii, unsigned spin,
+                       char *buf, size_t buf_size, tui_role *role);
 
 #endif

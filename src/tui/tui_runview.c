@@ -18,7 +18,8 @@ typedef struct area {
 
 static area rel(const tui_layout *lay, tui_rect r)
 {
-    area a = {r.y - lay->pane[TUI_P_RUN].y, r.x - lay->pane[TUI_P_RUN].x, r.h, r.w};
+    area a = {.y = r.y - lay->pane[TUI_P_RUN].y, .x = r.x - lay->pane[TUI_P_RUN].x, .h = r.h,
+              .w = r.w};
     return a;
 }
 
@@ -175,60 +176,62 @@ static void draw_chart(WINDOW *w, const tui_app *a, area ar, const size_t *idx, 
     }
 }
 
-void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
+void tui_runview_draw(WINDOW *win, const tui_app *app, const tui_layout *lay)
 {
-    const lab *l = tui_app_lab(a);
-    bool focus = a->focus == TUI_P_RUN;
+    const lab *l = tui_app_lab(app);
+    bool focus = app->focus == TUI_P_RUN;
     size_t idx[VIEW_MAX], n = 0;
     char title[128], note[64];
     area table = rel(lay, lay->run_table), chart = rel(lay, lay->run_chart);
-    werase(w);
+    werase(win);
     if (!l) {
-        tui_draw_box(w, "Run", NULL, focus, a->ascii);
+        tui_draw_box(win, "Run", NULL, focus, app->ascii);
         return;
     }
     snprintf(title, sizeof title, "Run: %s", l->id);
     note[0] = '\0';
-    if (a->running && a->run_lab == a->sel)
+    if (app->running && app->run_lab == app->sel)
         snprintf(note, sizeof note, "%s %d/%d rows",
-                 tui_glyphs_get(a->ascii)->spinner[a->spin % (unsigned)tui_glyphs_get(a->ascii)->nspinner],
-                 a->run_rows_done, a->run_rows);
-    else if (a->running)
-        snprintf(note, sizeof note, "running %s", a->labs->v[a->run_lab]->id);
-    n = tui_app_rows(a, idx, VIEW_MAX);
+                 tui_glyphs_get(app->ascii)
+                     ->spinner[app->spin % (unsigned)tui_glyphs_get(app->ascii)->nspinner],
+                 app->run_rows_done, app->run_rows);
+    else if (app->running)
+        snprintf(note, sizeof note, "running %s", app->labs->v[app->run_lab]->id);
+    n = tui_app_rows(app, idx, VIEW_MAX);
     double recorded = 0;
     for (size_t i = 0; i < n; i++)
-        if (a->ls[a->sel].table.v[idx[i]].recorded_at > recorded)
-            recorded = a->ls[a->sel].table.v[idx[i]].recorded_at;
+        if (app->ls[app->sel].table.v[idx[i]].recorded_at > recorded)
+            recorded = app->ls[app->sel].table.v[idx[i]].recorded_at;
     if (!note[0] && recorded > 0) {
         time_t t = (time_t)recorded;
         struct tm tm;
         localtime_r(&t, &tm);
         strftime(note, sizeof note, "results of %Y-%m-%d %H:%M", &tm);
     }
-    tui_draw_box(w, title, note, focus, a->ascii);
+    tui_draw_box(win, title, note, focus, app->ascii);
     if (table.h < 1 || table.w < 4)
         return;
     if (!l->problem || (l->nvariants == 0 && l->nexercises == 0)) {
-        tui_draw_text(w, table.y, table.x, table.w, "this lab has nothing to run", ROLE_DIM);
+        tui_draw_text(win, table.y, table.x, table.w, "this lab has nothing to run", ROLE_DIM);
         return;
     }
-    draw_sizes(w, a, table);
+    draw_sizes(win, app, table);
     if (lay->run_chart.h > 0) {
-        draw_table(w, a, table, idx, n);
+        draw_table(win, app, table, idx, n);
         bool beside = lay->run_chart.y == lay->run_table.y;
-        draw_chart(w, a, chart, idx, n, beside ? 2 : 1, beside ? a->ls[a->sel].run_scroll : 0);
-    } else if (a->chart_swap) {
-        area rest = {table.y + 1, table.x, table.h - 1, table.w};
-        draw_chart(w, a, rest, idx, n, 1, 0);
+        draw_chart(win, app, chart, idx, n, beside ? 2 : 1,
+                   beside ? app->ls[app->sel].run_scroll : 0);
+    } else if (app->chart_swap) {
+        area rest = {.y = table.y + 1, .x = table.x, .h = table.h - 1, .w = table.w};
+        draw_chart(win, app, rest, idx, n, 1, 0);
     } else {
-        draw_table(w, a, table, idx, n);
+        draw_table(win, app, table, idx, n);
     }
     /* The selected row's label is cut in a narrow table: the bottom
      * border shows it whole. */
     char foot[160] = "";
-    const tui_labstate *s = &a->ls[a->sel];
-    if (focus && s->run_cursor < n && !a->chart_swap) {
+    const tui_labstate *s = &app->ls[app->sel];
+    if (focus && s->run_cursor < n && !app->chart_swap) {
         tui_colspec cols[RC_COUNT];
         int nc = tui_runtable_columns(table.w, cols);
         const tui_row *row = &s->table.v[idx[s->run_cursor]];
@@ -239,6 +242,6 @@ void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay)
     if (lay->run_chart.h == 0 && foot[0])
         strfmt_append(foot, sizeof foot, strlen(foot), "  v: chart");
     else if (lay->run_chart.h == 0)
-        snprintf(foot, sizeof foot, "%s", a->chart_swap ? "v: table" : "v: chart");
-    tui_draw_footer(w, foot, a->ascii);
+        snprintf(foot, sizeof foot, "%s", app->chart_swap ? "v: table" : "v: chart");
+    tui_draw_footer(win, foot, app->ascii);
 }

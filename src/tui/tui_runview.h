@@ -8,7 +8,7 @@
 #include "tui/tui_app.h"
 #include "tui/tui_layout.h"
 
-/* Draws the run pane into w, which covers lay->pane[TUI_P_RUN]. */
-void tui_runview_draw(WINDOW *w, const tui_app *a, const tui_layout *lay);
+/* Draws the run pane into win, which covers lay->pane[TUI_P_RUN]. */
+void tui_runview_draw(WINDOW *win, const tui_app *app, const tui_layout *lay);
 
 #endif

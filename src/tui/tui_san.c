@@ -45,42 +45,51 @@ static size_t finding(char *buf, size_t n, size_t at, size_t i, const sanitize_f
     return at;
 }
 
-int tui_san_format(const sanitize_result *r, sanitize_tool tool, char *buf, size_t n)
+int tui_san_format(const sanitize_result *result, sanitize_tool tool, char *buf, size_t buf_size)
 {
     const char *name = sanitize_tool_name(tool);
     size_t at = 0;
     bool races = false;
-    if (n > 0)
+    if (buf_size > 0)
         buf[0] = '\0';
-    at = strfmt_append(buf, n, at, "compute-sanitizer %s ran your kernel once%s%s (checked, not timed).\n", name,
-              r->size[0] ? " at size " : "", r->size);
-    if (r->have_dev && !r->dev.present)
-        at = strfmt_append(buf, n, at, "%s\n", r->dev.reason[0] ? r->dev.reason : "no CUDA device found");
-    if (r->have_row)
-        at = strfmt_append(buf, n, at, "Result: %s%s%s\n", result_status_text(r->row.status), r->row.message[0] ? ": " : "",
-                  r->row.message);
-    if (r->faulted)
-        at = strfmt_append(buf, n, at, "The worker failed (%s): %s\n", r->fault.cause, r->fault.message);
-    for (size_t i = 0; i < r->report.n; i++)
-        races |= r->report.findings[i].kind == SAN_RACE;
-    if (r->report.n == 0) {
-        bool ran = r->have_row && r->row.status != RS_ERROR && !r->faulted;
-        at = strfmt_append(buf, n, at, "\n%s found no problems%s\n", name,
+    at = strfmt_append(buf, buf_size, at,
+                       "compute-sanitizer %s ran your kernel once%s%s (checked, not timed).\n",
+                       name, result->size[0] ? " at size " : "", result->size);
+    if (result->have_dev && !result->dev.present)
+        at = strfmt_append(buf, buf_size, at, "%s\n",
+                           result->dev.reason[0] ? result->dev.reason : "no CUDA device found");
+    if (result->have_row)
+        at = strfmt_append(buf, buf_size, at, "Result: %s%s%s\n",
+                           result_status_text(result->row.status),
+                           result->row.message[0] ? ": " : "", result->row.message);
+    if (result->faulted)
+        at = strfmt_append(buf, buf_size, at, "The worker failed (%s): %s\n", result->fault.cause,
+                           result->fault.message);
+    for (size_t i = 0; i < result->report.n; i++)
+        races |= result->report.findings[i].kind == SAN_RACE;
+    if (result->report.n == 0) {
+        bool ran = result->have_row && result->row.status != RS_ERROR && !result->faulted;
+        at = strfmt_append(buf, buf_size, at, "\n%s found no problems%s\n", name,
                   ran ? "." : ", but the kernel did not run, so there was nothing to check.");
     } else {
-        at = strfmt_append(buf, n, at, "\n%s found %zu problem%s:\n\n", name, r->report.n, r->report.n == 1 ? "" : "s");
-        for (size_t i = 0; i < r->report.n; i++) {
-            at = finding(buf, n, at, i, &r->report.findings[i]);
-            at = strfmt_append(buf, n, at, "\n");
+        at = strfmt_append(buf, buf_size, at, "\n%s found %zu problem%s:\n\n", name,
+                           result->report.n, result->report.n == 1 ? "" : "s");
+        for (size_t i = 0; i < result->report.n; i++) {
+            at = finding(buf, buf_size, at, i, &result->report.findings[i]);
+            at = strfmt_append(buf, buf_size, at, "\n");
         }
     }
-    if (races && r->have_row && r->row.status == RS_CORRECT)
-        at = strfmt_append(buf, n, at, "The result was correct this time. A race that happens to give the right "
-                              "answer is still a race: the next run, size or GPU may not be as lucky.\n");
-    if (r->report.errors > 0)
-        at = strfmt_append(buf, n, at, "The tool counted %d error%s.\n", r->report.errors, r->report.errors == 1 ? "" : "s");
-    if (r->report.leaked_bytes > 0)
-        at = strfmt_append(buf, n, at, "%lld bytes were never freed.\n", r->report.leaked_bytes);
+    if (races && result->have_row && result->row.status == RS_CORRECT)
+        at = strfmt_append(
+            buf, buf_size, at,
+            "The result was correct this time. A race that happens to give the right "
+            "answer is still a race: the next run, size or GPU may not be as lucky.\n");
+    if (result->report.errors > 0)
+        at = strfmt_append(buf, buf_size, at, "The tool counted %d error%s.\n",
+                           result->report.errors, result->report.errors == 1 ? "" : "s");
+    if (result->report.leaked_bytes > 0)
+        at = strfmt_append(buf, buf_size, at, "%lld bytes were never freed.\n",
+                           result->report.leaked_bytes);
     return (int)at;
 }
 

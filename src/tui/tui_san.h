@@ -29,7 +29,7 @@ typedef struct tui_san_job {
  * one block per finding (what, in which kernel; file:line, thread and
  * block; the tool's message).  Returns the length snprintf would have
  * written. */
-int tui_san_format(const sanitize_result *r, sanitize_tool tool, char *buf, size_t n);
+int tui_san_format(const sanitize_result *result, sanitize_tool tool, char *buf, size_t buf_size);
 /* The child's work (a tui_job_fn): ud is a tui_san_job. */
 int tui_san_child(void *ud, int fd);
 

@@ -8,6 +8,6 @@
 
 /* True when TERM names a terminfo entry that can address the cursor.
  * Otherwise writes to why one line saying what is wrong and what to do. */
-bool tui_term_usable(char *why, size_t n);
+bool tui_term_usable(char *why, size_t why_size);
 
 #endif

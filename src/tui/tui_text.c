@@ -42,10 +42,10 @@ static size_t utf8_decode(const unsigned char *s, size_t len, size_t i, unsigned
     return i + need + 1;
 }
 
-size_t tui_text_next(const char *s, size_t len, size_t i, int *w)
+size_t tui_text_next(const char *text, size_t len, size_t index, int *width)
 {
     unsigned cp;
-    size_t j = utf8_decode((const unsigned char *)s, len, i, &cp);
+    size_t j = utf8_decode((const unsigned char *)text, len, index, &cp);
     int cw;
     if (cp < 0x80) {
         cw = (cp >= 0x20 && cp != 0x7F) ? 1 : 0;
@@ -56,35 +56,35 @@ size_t tui_text_next(const char *s, size_t len, size_t i, int *w)
         if (cw < 0)
             cw = 1;
     }
-    if (w)
-        *w = cw;
+    if (width)
+        *width = cw;
     return j;
 }
 
-int tui_text_width(const char *s, size_t len)
+int tui_text_width(const char *text, size_t len)
 {
     int total = 0;
     size_t i = 0;
     while (i < len) {
         int w;
-        i = tui_text_next(s, len, i, &w);
+        i = tui_text_next(text, len, i, &w);
         total += w;
     }
     return total;
 }
 
-int tui_text_swidth(const char *s)
+int tui_text_swidth(const char *text)
 {
-    return s ? tui_text_width(s, strlen(s)) : 0;
+    return text ? tui_text_width(text, strlen(text)) : 0;
 }
 
-size_t tui_text_fit(const char *s, size_t len, int cols, int *used)
+size_t tui_text_fit(const char *text, size_t len, int cols, int *used)
 {
     int total = 0;
     size_t i = 0;
     while (i < len) {
         int w;
-        size_t j = tui_text_next(s, len, i, &w);
+        size_t j = tui_text_next(text, len, i, &w);
         if (total + w > cols)
             break;
         total += w;
@@ -95,20 +95,20 @@ size_t tui_text_fit(const char *s, size_t len, int cols, int *used)
     return i;
 }
 
-char *tui_text_clip(const char *s, int cols, const char *ellipsis, char *out, size_t n)
+char *tui_text_clip(const char *text, int cols, const char *ellipsis, char *out, size_t out_size)
 {
-    size_t len = s ? strlen(s) : 0;
+    size_t len = text ? strlen(text) : 0;
     size_t take;
-    if (n == 0)
+    if (out_size == 0)
         return out;
     out[0] = '\0';
-    if (!s || cols <= 0)
+    if (!text || cols <= 0)
         return out;
-    if (tui_text_width(s, len) <= cols) {
-        take = len < n - 1 ? len : n - 1;
-        while (take > 0 && take < len && ((unsigned char)s[take] & 0xC0) == 0x80)
+    if (tui_text_width(text, len) <= cols) {
+        take = len < out_size - 1 ? len : out_size - 1;
+        while (take > 0 && take < len && ((unsigned char)text[take] & 0xC0) == 0x80)
             take--;
-        memcpy(out, s, take);
+        memcpy(out, text, take);
         out[take] = '\0';
         return out;
     }
@@ -118,28 +118,28 @@ char *tui_text_clip(const char *s, int cols, const char *ellipsis, char *out, si
         ew = 0;
         elen = 0;
     }
-    take = tui_text_fit(s, len, cols - ew, NULL);
-    if (take + elen > n - 1)
-        take = tui_text_fit(s, n - 1 > elen ? n - 1 - elen : 0, cols - ew, NULL);
-    while (take > 0 && ((unsigned char)s[take] & 0xC0) == 0x80)
+    take = tui_text_fit(text, len, cols - ew, NULL);
+    if (take + elen > out_size - 1)
+        take = tui_text_fit(text, out_size - 1 > elen ? out_size - 1 - elen : 0, cols - ew, NULL);
+    while (take > 0 && ((unsigned char)text[take] & 0xC0) == 0x80)
         take--;
-    memcpy(out, s, take);
+    memcpy(out, text, take);
     if (elen)
         memcpy(out + take, ellipsis, elen);
     out[take + elen] = '\0';
     return out;
 }
 
-size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_t max)
+size_t tui_text_wrap(const char *text, int width, size_t *start, size_t *len, size_t max)
 {
-    size_t n = strlen(s), i = 0, lines = 0;
+    size_t n = strlen(text), i = 0, lines = 0;
     if (width < 1)
         width = 1;
     while (i < n) {
         size_t ls, le, last_break = 0;
         int col = 0;
         bool have_break = false;
-        while (i < n && s[i] == ' ')
+        while (i < n && text[i] == ' ')
             i++;
         if (i >= n)
             break;
@@ -147,8 +147,8 @@ size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_
         le = i;
         while (le < n) {
             int w;
-            size_t j = tui_text_next(s, n, le, &w);
-            if (s[le] == ' ') {
+            size_t j = tui_text_next(text, n, le, &w);
+            if (text[le] == ' ') {
                 last_break = le;
                 have_break = true;
             }
@@ -157,13 +157,13 @@ size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_
             col += w;
             le = j;
         }
-        if (le < n && s[le] != ' ' && have_break)
+        if (le < n && text[le] != ' ' && have_break)
             le = last_break;
         if (le == ls)
-            le = tui_text_next(s, n, ls, NULL);
+            le = tui_text_next(text, n, ls, NULL);
         if (lines < max) {
             size_t e = le;
-            while (e > ls && s[e - 1] == ' ')
+            while (e > ls && text[e - 1] == ' ')
                 e--;
             start[lines] = ls;
             len[lines] = e - ls;
@@ -174,23 +174,23 @@ size_t tui_text_wrap(const char *s, int width, size_t *start, size_t *len, size_
     return lines;
 }
 
-char *tui_text_math(const char *s, char *out, size_t n)
+char *tui_text_math(const char *text, char *out, size_t out_size)
 {
     size_t o = 0;
-    if (n == 0)
+    if (out_size == 0)
         return out;
-    for (size_t i = 0; s && s[i] && o + 1 < n; i++) {
+    for (size_t i = 0; text && text[i] && o + 1 < out_size; i++) {
         const char *rep = NULL;
-        if (s[i + 1] == '=' && (s[i] == '>' || s[i] == '<'))
-            rep = s[i] == '>' ? "\xE2\x89\xA5" : "\xE2\x89\xA4";
+        if (text[i + 1] == '=' && (text[i] == '>' || text[i] == '<'))
+            rep = text[i] == '>' ? "\xE2\x89\xA5" : "\xE2\x89\xA4";
         if (rep) {
-            if (o + 3 >= n)
+            if (o + 3 >= out_size)
                 break;
             memcpy(out + o, rep, 3);
             o += 3;
             i++;
         } else {
-            out[o++] = s[i];
+            out[o++] = text[i];
         }
     }
     out[o] = '\0';

@@ -108,9 +108,9 @@ bool tui_theme_init(bool color)
     return false;
 }
 
-int tui_theme_attr(tui_role r)
+int tui_theme_attr(tui_role role)
 {
-    if ((int)r < 0 || r >= ROLE_COUNT)
+    if ((int)role < 0 || role >= ROLE_COUNT)
         return 0;
-    return role_attr[r];
+    return role_attr[role];
 }

@@ -52,6 +52,6 @@ const tui_glyphs *tui_glyphs_get(bool ascii);
  * colours (call after initscr).  Returns true when colours are in use. */
 bool tui_theme_init(bool color);
 /* The curses attribute for a role under the chosen scheme. */
-int tui_theme_attr(tui_role r);
+int tui_theme_attr(tui_role role);
 
 #endif

@@ -53,43 +53,31 @@ static void legend(WINDOW *w, int y, int x, int width, const tui_timeline *v, bo
     }
 }
 
-void tui_views_timeline(WINDOW *w, const tui_app *a)
+/* The time axis at row y: its labels, then a rule with a tick at each;
+ * returns the row below it. */
+static int timeline_axis(WINDOW *w, const tui_timeline *v, int y, int px, int pw, bool ascii)
 {
-    const tui_timeline *v = &a->tl;
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2, y = 1;
-    int pw = tui_timeline_plot_width(cols), px = 1 + TUI_TL_LABEL_W + 1;
-    int lanes_h, top, ticks[64], nt, tall;
-    char title[TL_TITLE_MAX + 64], note[96], line[1024];
-    tui_tlcell *cells;
-    bool *idle;
-    werase(w);
-    tui_timeline_window(v, note, sizeof note);
-    snprintf(title, sizeof title, "Timeline: %s%s", v->t.title[0] ? v->t.title : "GPU",
-             v->t.note[0] ? " (sample shipped with cudalab, not your GPU)" : "");
-    tui_draw_box(w, title, note, true, a->ascii);
-    if (!v->loaded) {
-        tui_draw_text(w, 1, 1, inner, "no timeline read", ROLE_DIM);
-        return;
-    }
-    tui_draw_footer(w, "T export  f roofline  Esc closes", a->ascii);
-    if (rows < 10 || pw < 8) {
-        tui_draw_text(w, 1, 1, inner, "the window is too small for the timeline", ROLE_BAD);
-        return;
-    }
-    tui_timeline_summary(v, line, sizeof line);
-    y += tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_NORMAL);
-
-    nt = tui_timeline_axis(v, pw, line, sizeof line, ticks, 64);
+    char line[1024];
+    int ticks[64];
+    int nt = tui_timeline_axis(v, pw, line, sizeof line, ticks, 64);
     tui_draw_text(w, y, px, pw, line, ROLE_DIM);
     tui_draw_text(w, y, 1, TUI_TL_LABEL_W, "time", ROLE_DIM);
     y++;
     for (int c = 0; c < pw; c++)
-        glyph(w, y, px + c, a->ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+        glyph(w, y, px + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
     for (int k = 0; k < nt; k++)
-        glyph(w, y, px + ticks[k], a->ascii ? "+" : "\xE2\x94\xAC", ROLE_DIM);
-    y++;
+        glyph(w, y, px + ticks[k], ascii ? "+" : "\xE2\x94\xAC", ROLE_DIM);
+    return y + 1;
+}
 
-    lanes_h = rows - 1 - y - 6;
+/* The lanes that fit from row y (the selected one in view, each one to
+ * three rows tall), then the GPU's idle row; false when out of memory. */
+static bool timeline_lanes(WINDOW *w, const tui_app *a, int y, int px, int pw)
+{
+    const tui_timeline *v = &a->tl;
+    int lanes_h = getmaxy(w) - 1 - y - 6, tall, top;
+    tui_tlcell *cells;
+    bool *idle;
     if (lanes_h < 1)
         lanes_h = 1;
     tall = v->t.nlanes > 0 ? lanes_h / (int)v->t.nlanes : 1;
@@ -101,7 +89,7 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
     if (!cells || !idle) {
         free(cells);
         free(idle);
-        return;
+        return false;
     }
     for (int k = 0; k < lanes_h && (size_t)(top + k) < v->t.nlanes; k++, y += tall) {
         int lane = top + k;
@@ -122,23 +110,58 @@ void tui_views_timeline(WINDOW *w, const tui_app *a)
     for (int c = 0; c < pw; c++)
         if (idle[c])
             glyph(w, y, px + c, a->ascii ? "!" : "\xE2\x96\x80", ROLE_IDLE);
-    y++;
     free(cells);
     free(idle);
+    return true;
+}
 
+/* The bottom of the timeline window: the newest message since it opened,
+ * the selected item (or how to move), and the legend. */
+static void timeline_bottom(WINDOW *w, const tui_app *a)
+{
+    const tui_timeline *v = &a->tl;
+    int rows = getmaxy(w), inner = getmaxx(w) - 2;
+    char line[1024];
     if (a->log.serial != a->tl_serial && tui_log_recent(&a->log, 0)) {
         const tui_log_entry *m = tui_log_recent(&a->log, 0);
         tui_draw_text(w, rows - 3, 1, inner, m->text,
                       m->level == TUI_LOG_ERROR ? ROLE_BAD : m->level == TUI_LOG_WARN ? ROLE_WARN : ROLE_OK);
     }
-    y = rows - 5;
     tui_timeline_detail(v, a->ascii, line, sizeof line);
     if (line[0])
-        tui_draw_wrapped(w, y, 1, inner, 2, line, ROLE_EMPH);
+        tui_draw_wrapped(w, rows - 5, 1, inner, 2, line, ROLE_EMPH);
     else
-        tui_draw_wrapped(w, y, 1, inner, 2, "Tab selects the next item on the lane, j/k another lane; +/- zoom, h/l pan, "
+        tui_draw_wrapped(w, rows - 5, 1, inner, 2, "Tab selects the next item on the lane, j/k another lane; +/- zoom, h/l pan, "
                                       "Enter zooms to the item, g shows everything", ROLE_DIM);
     legend(w, rows - 2, 1, inner, v, a->ascii);
+}
+
+void tui_views_timeline(WINDOW *win, const tui_app *app)
+{
+    const tui_timeline *v = &app->tl;
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, y = 1;
+    int pw = tui_timeline_plot_width(cols), px = 1 + TUI_TL_LABEL_W + 1;
+    char title[TL_TITLE_MAX + 64], note[96], line[1024];
+    werase(win);
+    tui_timeline_window(v, note, sizeof note);
+    snprintf(title, sizeof title, "Timeline: %s%s", v->t.title[0] ? v->t.title : "GPU",
+             v->t.note[0] ? " (sample shipped with cudalab, not your GPU)" : "");
+    tui_draw_box(win, title, note, true, app->ascii);
+    if (!v->loaded) {
+        tui_draw_text(win, 1, 1, inner, "no timeline read", ROLE_DIM);
+        return;
+    }
+    tui_draw_footer(win, "T export  f roofline  Esc closes", app->ascii);
+    if (rows < 10 || pw < 8) {
+        tui_draw_text(win, 1, 1, inner, "the window is too small for the timeline", ROLE_BAD);
+        return;
+    }
+    tui_timeline_summary(v, line, sizeof line);
+    y += tui_draw_wrapped(win, y, 1, inner, 2, line, ROLE_NORMAL);
+    y = timeline_axis(win, v, y, px, pw, app->ascii);
+    if (!timeline_lanes(win, app, y, px, pw))
+        return;
+    timeline_bottom(win, app);
 }
 
 /* ---- roofline -------------------------------------------------------------------- */
@@ -151,87 +174,53 @@ static void roof_message(WINDOW *w, const char *a, const char *b)
         tui_draw_wrapped(w, y + 1, 2, cols - 4, rows - 3 - y, b, ROLE_DIM);
 }
 
-void tui_views_roofline(WINDOW *w, const tui_app *a)
+/* Where the plot and the legend of points go: the legend beside the plot
+ * on a wide window, else under it. */
+typedef struct roof_place {
+    bool beside;
+    int plot_w, plot_h;
+    int leg_x, leg_y, leg_h;
+} roof_place;
+
+static roof_place roof_layout(int rows, int cols, size_t np, int y0)
 {
-    const lab *l = tui_app_lab(a);
-    int rows = getmaxy(w), cols = getmaxx(w), inner = cols - 2;
-    size_t idx[VIEW_MAX], n, np, nres;
-    static run_result res[VIEW_MAX];
-    tui_roofpt pts[TUI_ROOF_MAX_POINTS];
-    roofline roof;
-    tui_roofplot p;
-    char title[128], line[512];
-    int plot_w, plot_h, leg_x, leg_y, leg_h, y0 = 2, gx;
-    bool beside, measured;
-    cl_err e;
-    werase(w);
-    snprintf(title, sizeof title, "Roofline: %s (log-log)", l ? l->id : "");
-    tui_draw_box(w, title, "Esc closes", true, a->ascii);
-    if (!l)
-        return;
-    if (!a->dev_known || !a->dev.present) {
-        roof_message(w, a->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
-                                       "(its FP32 rate and measured copy bandwidth)"
-                                     : "waiting for the GPU worker to report the device",
-                     "On a machine with a GPU, run the lab (R); in the profiling lab the roofline experiment "
-                     "places one kernel at rising FLOPs per byte.");
-        return;
-    }
-    n = tui_app_rows(a, idx, VIEW_MAX);
-    nres = 0;
-    for (size_t k = 0; k < n; k++)
-        if (a->ls[a->sel].table.v[idx[k]].has_result)
-            res[nres++] = a->ls[a->sel].table.v[idx[k]].r;
-    np = tui_roof_points(res, nres, pts, TUI_ROOF_MAX_POINTS);
-    measured = a->dev.peak_bw_measured_gbs > 0;
-    roof.peak_gflops = a->dev.peak_fp32_tflops * 1e3;
-    roof.peak_gbs = measured ? a->dev.peak_bw_measured_gbs : a->dev.peak_bw_theory_gbs;
-    if (!roofline_valid(&roof)) {
-        roof_message(w, "the device reported no FP32 peak or bandwidth, so there is no roof to draw", NULL);
-        return;
-    }
-    tui_roof_header(&roof, measured, line, sizeof line);
-    tui_draw_text(w, 1, 1, inner, line, ROLE_NORMAL);
-    if (np == 0) {
-        roof_message(w, "nothing measured here with both a FLOP rate and a bandwidth yet",
-                     "Run the lab (R) at this size; in the profiling lab the roofline experiment places one "
-                     "kernel at rising FLOPs per byte.");
-        return;
-    }
-    beside = cols >= 110;
-    if (beside) {
-        plot_w = inner - TUI_ROOF_YLABEL_W - 2 - 52;
-        plot_h = rows - 2 - y0 - 1;
-        leg_x = 1 + TUI_ROOF_YLABEL_W + 2 + plot_w + 2;
-        leg_y = y0;
-        leg_h = rows - 1 - y0;
+    int inner = cols - 2;
+    roof_place pl = {.beside = cols >= 110};
+    if (pl.beside) {
+        pl.plot_w = inner - TUI_ROOF_YLABEL_W - 2 - 52;
+        pl.plot_h = rows - 2 - y0 - 1;
+        pl.leg_x = 1 + TUI_ROOF_YLABEL_W + 2 + pl.plot_w + 2;
+        pl.leg_y = y0;
+        pl.leg_h = rows - 1 - y0;
     } else {
         int avail = rows - 2 - y0 - 1;
-        leg_h = (int)np < avail / 3 ? (int)np : avail / 3;
-        if (leg_h < 1)
-            leg_h = 1;
-        plot_w = inner - TUI_ROOF_YLABEL_W - 2;
-        plot_h = avail - leg_h - 1;
-        leg_x = 1;
-        leg_y = y0 + plot_h + 2;
+        pl.leg_h = (int)np < avail / 3 ? (int)np : avail / 3;
+        if (pl.leg_h < 1)
+            pl.leg_h = 1;
+        pl.plot_w = inner - TUI_ROOF_YLABEL_W - 2;
+        pl.plot_h = avail - pl.leg_h - 1;
+        pl.leg_x = 1;
+        pl.leg_y = y0 + pl.plot_h + 2;
     }
-    err_clear(&e);
-    if (!tui_roof_plot(&roof, pts, np, plot_w, plot_h - 1, &p, &e)) {
-        tui_roof_free(&p);
-        roof_message(w, e.msg, NULL);
-        return;
-    }
-    gx = 1 + TUI_ROOF_YLABEL_W + 1;
+    return pl;
+}
+
+/* The plotted grid p from row y0: the FLOP/s labels and axis, the roofs
+ * and the points (the learner's in the OK colour), the FLOP/B axis. */
+static void roof_grid(WINDOW *w, const tui_roofplot *p, int y0, bool ascii)
+{
+    int gx = 1 + TUI_ROOF_YLABEL_W + 1, inner = getmaxx(w) - 2;
+    char line[512];
     tui_draw_text(w, y0, 1, TUI_ROOF_YLABEL_W + 1, "FLOP/s", ROLE_DIM);
-    for (int r = 0; r < p.h; r++) {
+    for (int r = 0; r < p->h; r++) {
         char ylab[16];
-        tui_roof_ylabel(&p, r, ylab, sizeof ylab);
+        tui_roof_ylabel(p, r, ylab, sizeof ylab);
         tui_draw_rtext(w, y0 + 1 + r, 1 + TUI_ROOF_YLABEL_W, TUI_ROOF_YLABEL_W, ylab, ROLE_DIM);
-        glyph(w, y0 + 1 + r, gx, a->ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
-        for (int c = 0; c < p.w; c++) {
-            const tui_roofcell *cell = tui_roof_cell(&p, r, c);
+        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
+        for (int c = 0; c < p->w; c++) {
+            const tui_roofcell *cell = tui_roof_cell(p, r, c);
             tui_role role;
-            const char *g = tui_roof_glyph(cell->mark, a->ascii, &role);
+            const char *g = tui_roof_glyph(cell->mark, ascii, &role);
             char letter[2] = {cell->letter, '\0'};
             if (cell->mark == RFM_NONE)
                 continue;
@@ -241,52 +230,125 @@ void tui_views_roofline(WINDOW *w, const tui_app *a)
                 glyph(w, y0 + 1 + r, gx + 1 + c, g, role);
         }
     }
-    glyph(w, y0 + 1 + p.h, gx, a->ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
-    for (int c = 0; c < p.w; c++)
-        glyph(w, y0 + 1 + p.h, gx + 1 + c, a->ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
-    snprintf(line, sizeof line, "%s  FLOP/B", p.xaxis);
-    tui_draw_text(w, y0 + 2 + p.h, gx + 1, inner - gx, line, ROLE_DIM);
-    tui_roof_free(&p);
-    {
-        int scroll = a->roof_scroll;
-        int width = beside ? cols - 1 - leg_x : inner;
-        if (scroll > (int)np - leg_h)
-            scroll = (int)np - leg_h > 0 ? (int)np - leg_h : 0;
-        if (beside)
-            leg_h = rows - 1 - leg_y;
-        for (int k = 0; k < leg_h && (size_t)(scroll + k) < np; k++) {
-            size_t i = (size_t)(scroll + k);
-            tui_roof_describe(&roof, &pts[i], tui_roof_letter(i), line, sizeof line);
-            if (beside)
-                tui_draw_wrapped(w, leg_y + k, leg_x, width, 1, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
-            else
-                tui_draw_text(w, leg_y + k, leg_x, width, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
-        }
-        if ((int)np > leg_h)
-            tui_draw_footer(w, "Up/Down scroll the points  Esc closes", a->ascii);
+    glyph(w, y0 + 1 + p->h, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
+    for (int c = 0; c < p->w; c++)
+        glyph(w, y0 + 1 + p->h, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+    snprintf(line, sizeof line, "%s  FLOP/B", p->xaxis);
+    tui_draw_text(w, y0 + 2 + p->h, gx + 1, inner - gx, line, ROLE_DIM);
+}
+
+/* The legend: each point's letter and figures, from the scrolled one. */
+static void roof_legend(WINDOW *w, const tui_app *a, const roofline *roof, const tui_roofpt *pts,
+                        size_t np, roof_place pl)
+{
+    int rows = getmaxy(w), cols = getmaxx(w);
+    int scroll = a->roof_scroll;
+    int width = pl.beside ? cols - 1 - pl.leg_x : cols - 2;
+    char line[512];
+    if (scroll > (int)np - pl.leg_h)
+        scroll = (int)np - pl.leg_h > 0 ? (int)np - pl.leg_h : 0;
+    if (pl.beside)
+        pl.leg_h = rows - 1 - pl.leg_y;
+    for (int k = 0; k < pl.leg_h && (size_t)(scroll + k) < np; k++) {
+        size_t i = (size_t)(scroll + k);
+        tui_roof_describe(roof, &pts[i], tui_roof_letter(i), line, sizeof line);
+        if (pl.beside)
+            tui_draw_wrapped(w, pl.leg_y + k, pl.leg_x, width, 1, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
+        else
+            tui_draw_text(w, pl.leg_y + k, pl.leg_x, width, line, pts[i].mine ? ROLE_OK : ROLE_NORMAL);
     }
+    if ((int)np > pl.leg_h)
+        tui_draw_footer(w, "Up/Down scroll the points  Esc closes", a->ascii);
+}
+
+/* The points of the rows shown with a result, into pts; returns how many. */
+static size_t roof_points(const tui_app *a, tui_roofpt *pts)
+{
+    static run_result res[VIEW_MAX];
+    size_t idx[VIEW_MAX], n = tui_app_rows(a, idx, VIEW_MAX), nres = 0;
+    for (size_t k = 0; k < n; k++)
+        if (a->ls[a->sel].table.v[idx[k]].has_result)
+            res[nres++] = a->ls[a->sel].table.v[idx[k]].r;
+    return tui_roof_points(res, nres, pts, TUI_ROOF_MAX_POINTS);
+}
+
+void tui_views_roofline(WINDOW *win, const tui_app *app)
+{
+    const lab *l = tui_app_lab(app);
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, y0 = 2;
+    size_t np;
+    tui_roofpt pts[TUI_ROOF_MAX_POINTS];
+    roofline roof;
+    tui_roofplot p;
+    roof_place pl;
+    char title[128], line[512];
+    bool measured;
+    cl_err e;
+    werase(win);
+    snprintf(title, sizeof title, "Roofline: %s (log-log)", l ? l->id : "");
+    tui_draw_box(win, title, "Esc closes", true, app->ascii);
+    if (!l)
+        return;
+    if (!app->dev_known || !app->dev.present) {
+        roof_message(
+            win,
+            app->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
+                             "(its FP32 rate and measured copy bandwidth)"
+                           : "waiting for the GPU worker to report the device",
+            "On a machine with a GPU, run the lab (R); in the profiling lab the roofline experiment "
+            "places one kernel at rising FLOPs per byte.");
+        return;
+    }
+    np = roof_points(app, pts);
+    measured = app->dev.peak_bw_measured_gbs > 0;
+    roof.peak_gflops = app->dev.peak_fp32_tflops * 1e3;
+    roof.peak_gbs = measured ? app->dev.peak_bw_measured_gbs : app->dev.peak_bw_theory_gbs;
+    if (!roofline_valid(&roof)) {
+        roof_message(win,
+                     "the device reported no FP32 peak or bandwidth, so there is no roof to draw",
+                     NULL);
+        return;
+    }
+    tui_roof_header(&roof, measured, line, sizeof line);
+    tui_draw_text(win, 1, 1, inner, line, ROLE_NORMAL);
+    if (np == 0) {
+        roof_message(win, "nothing measured here with both a FLOP rate and a bandwidth yet",
+                     "Run the lab (R) at this size; in the profiling lab the roofline experiment places one "
+                     "kernel at rising FLOPs per byte.");
+        return;
+    }
+    pl = roof_layout(rows, cols, np, y0);
+    err_clear(&e);
+    if (!tui_roof_plot(&roof, pts, np, pl.plot_w, pl.plot_h - 1, &p, &e)) {
+        tui_roof_free(&p);
+        roof_message(win, e.msg, NULL);
+        return;
+    }
+    roof_grid(win, &p, y0, app->ascii);
+    tui_roof_free(&p);
+    roof_legend(win, app, &roof, pts, np, pl);
 }
 
 /* ---- messages ------------------------------------------------------------------ */
 
-void tui_views_messages(WINDOW *w, const tui_app *a)
+void tui_views_messages(WINDOW *win, const tui_app *app)
 {
-    int rows = getmaxy(w), cols = getmaxx(w), width = cols - 4, vis = rows - 2, line = 0;
+    int rows = getmaxy(win), cols = getmaxx(win), width = cols - 4, vis = rows - 2, line = 0;
     char note[48], text[TUI_LOG_TEXT + 16];
-    werase(w);
-    snprintf(note, sizeof note, "%zu message%s", a->log.n, a->log.n == 1 ? "" : "s");
-    tui_draw_box(w, "Messages", note, true, a->ascii);
-    if (a->log.n == 0)
-        tui_draw_text(w, 1, 2, width, "no messages yet", ROLE_DIM);
-    for (size_t i = a->log.n; i > 0 && line < a->msg_scroll + vis; i--) {
-        const tui_log_entry *e = tui_log_recent(&a->log, i - 1);
+    werase(win);
+    snprintf(note, sizeof note, "%zu message%s", app->log.n, app->log.n == 1 ? "" : "s");
+    tui_draw_box(win, "Messages", note, true, app->ascii);
+    if (app->log.n == 0)
+        tui_draw_text(win, 1, 2, width, "no messages yet", ROLE_DIM);
+    for (size_t i = app->log.n; i > 0 && line < app->msg_scroll + vis; i--) {
+        const tui_log_entry *e = tui_log_recent(&app->log, i - 1);
         size_t st[64], ln[64], nl = tui_text_wrap(tui_log_text(e, text, sizeof text), width, st, ln, 64);
         tui_role role = e->level == TUI_LOG_ERROR ? ROLE_BAD : e->level == TUI_LOG_WARN ? ROLE_WARN
                                                                                        : ROLE_NORMAL;
         for (size_t k = 0; k < nl && k < 64; k++, line++)
-            if (line >= a->msg_scroll && line < a->msg_scroll + vis)
-                tui_draw_nstr(w, 1 + line - a->msg_scroll, 2, width, text + st[k], ln[k],
+            if (line >= app->msg_scroll && line < app->msg_scroll + vis)
+                tui_draw_nstr(win, 1 + line - app->msg_scroll, 2, width, text + st[k], ln[k],
                               tui_theme_attr(role));
     }
-    tui_draw_footer(w, "Up/Down/PgUp/PgDn scroll  Esc closes", a->ascii);
+    tui_draw_footer(win, "Up/Down/PgUp/PgDn scroll  Esc closes", app->ascii);
 }

@@ -9,8 +9,8 @@
 
 #include "tui/tui_app.h"
 
-void tui_views_timeline(WINDOW *w, const tui_app *a);
-void tui_views_roofline(WINDOW *w, const tui_app *a);
-void tui_views_messages(WINDOW *w, const tui_app *a);
+void tui_views_timeline(WINDOW *win, const tui_app *app);
+void tui_views_roofline(WINDOW *win, const tui_app *app);
+void tui_views_messages(WINDOW *win, const tui_app *app);
 
 #endif
