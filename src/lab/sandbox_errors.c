@@ -4,16 +4,8 @@
 #include "lab/sandbox_internal.h"
 
 #include <lauxlib.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "core/invariant.h"
-
-const char *sandbox_display_source(const lua_Debug *ar)
-{
-    return ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
-}
 
 /* Lua shortens long chunk names to "...tail"; writes msg into out with the
  * whole path put back when full or a function on the stack explains the
@@ -134,18 +126,4 @@ bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name
 bool sandbox_pcall(lab_state *s, int nargs, int nresults, cl_err *e)
 {
     return sandbox_pcall_named(s, nargs, nresults, NULL, e);
-}
-
-void sandbox_raise(lua_State *L, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    lua_error(L);
-    CL_UNREACHABLE();
 }
