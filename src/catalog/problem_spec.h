@@ -74,6 +74,12 @@ const problem_spec *problem_spec_find(const char *name);
  * pipeline for "profiling", else problem_spec_find(lab_problem). */
 const problem_spec *problem_spec_of_exercise(const char *lab_problem);
 
+/* Bytes one run moves and FLOPs it does (< 0: none) at d, for any problem. */
+double problem_spec_bytes(const problem_spec *spec, const problem_dims *d);
+double problem_spec_flops(const problem_spec *spec, const problem_dims *d);
+
+/* ---- reading sizes (problem_parse.c) ---- */
+
 /* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
  * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The
  * result must lie in [1, max]. */
@@ -84,8 +90,5 @@ bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, i
                         cl_err *e);
 /* spec->parse with the problem's name and accepted forms in the message. */
 bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e);
-/* Bytes one run moves and FLOPs it does (< 0: none) at d, for any problem. */
-double problem_spec_bytes(const problem_spec *spec, const problem_dims *d);
-double problem_spec_flops(const problem_spec *spec, const problem_dims *d);
 
 #endif
