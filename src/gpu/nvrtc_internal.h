@@ -1,5 +1,6 @@
 /* nvrtc_internal.h - what the pieces of the NVRTC module share: a growing
- * byte buffer, small text helpers, kernel records and the compile cache.
+ * byte buffer, small text helpers, kernel records, where an include leads
+ * and the compile cache.
  * Private to src/gpu/nvrtc*.c. */
 #ifndef CUDALAB_GPU_NVRTC_INTERNAL_H
 #define CUDALAB_GPU_NVRTC_INTERNAL_H
@@ -37,6 +38,21 @@ void nvrtc_kernel_init(nvrtc_kernel *k);
 /* Plain name of a mangled global function "_Z<len><name>..." into base (name
  * itself when not mangled); *mangled says whether it was. */
 void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled);
+
+/* Where an included name leads. */
+typedef enum nvrtc_found {
+    NVRTC_FOUND_NOWHERE,    /* in no folder: left to NVRTC */
+    NVRTC_FOUND_LOCAL,      /* a file of the kernel's folder */
+    NVRTC_FOUND_TRUSTED,    /* a header of the shipped include set */
+} nvrtc_found;
+
+/* Where the compiler would find name, included (with quotes when quoted,
+ * else angle brackets) from a file in dir, for a kernel whose main file is
+ * in main_dir: *found, and for a local file its real path in real.  false,
+ * why set, when the kernel may not include it (nvrtc_resolve.c). */
+bool nvrtc_resolve_include(const nvrtc_includes *inc, const char *main_dir, const char *name,
+                           bool quoted, const char *dir, nvrtc_found *found, char *real,
+                           size_t real_size, char *why, size_t why_size);
 
 /* Adds the path and text of every local header of inc (the ones the
  * source includes, checked by nvrtc_includes_check) to the cache key. */
