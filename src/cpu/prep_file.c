@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/paths.h"
 #include "cpu/parallel.h"
 #include "cpu/prep_data.h"
@@ -350,13 +351,6 @@ static void trust(const char *path)
     pthread_mutex_unlock(&trusted_lock);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Removes the data sets of n rows made for other seeds than keep and the
  * default one: each (rows, seed) has a file, and a grader's fresh seeds
  * would otherwise pile up. */
@@ -405,7 +399,7 @@ bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *
         *filled = true;
         return true;
     }
-    double t0 = now_s();
+    double t0 = clock_now_s();
     prep_cols c;
     prep_cols_in(block, n, &c);
     prep_generate(&c, n, seed, threads);
@@ -415,6 +409,6 @@ bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *
     prune(path, n, seed);
     trust(path);
     snprintf(note, nlen, "the data set file %s was %s: generated %lld rows (seed %llu) in %.2f s",
-             path, why.msg, (long long)n, (unsigned long long)seed, now_s() - t0);
+             path, why.msg, (long long)n, (unsigned long long)seed, clock_now_s() - t0);
     return true;
 }
