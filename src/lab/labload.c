@@ -1,3 +1,5 @@
+/* labload.c - loading a lab file (lab/labmodel.h): running it through the
+ * DSL in lua/lab.lua and copying what C needs into the lab model. */
 #include "lab/labmodel.h"
 
 #include <lauxlib.h>
