@@ -34,7 +34,7 @@ static void saxpy_part(void *ctx, int part, int nparts)
 void cpu_saxpy_mt(size_t n, float a, const float *x, const float *y, float *z, int threads)
 {
     threads = parallel_threads(threads, (double)n, BASICS_MIN_PER_THREAD);
-    saxpy_job j = {n, a, x, y, z};
+    saxpy_job j = {.n = n, .a = a, .x = x, .y = y, .z = z};
     parallel_run(threads, saxpy_part, &j);
 }
 

@@ -56,6 +56,6 @@ void cpu_embedding_mt(const float *W, const int32_t *idx, float *out, int T, int
     threads = parallel_threads(threads, bytes, EMBEDDING_MIN_BYTES_PER_THREAD);
     if (threads > T)
         threads = T;
-    embedding_job j = {W, idx, out, T, D};
+    embedding_job j = {.W = W, .idx = idx, .out = out, .T = T, .D = D};
     parallel_run(threads, embedding_part, &j);
 }

@@ -112,7 +112,7 @@ uint32_t *prep_radix_sort(uint32_t *keys, uint32_t *tmp, size_t n, int threads)
     if (!hist)
         parts = 1;
     size_t one[RADIX_BINS];
-    radix_job j = {keys, tmp, n, 0, hist ? hist : one};
+    radix_job j = {.src = keys, .dst = tmp, .n = n, .shift = 0, .hist = hist ? hist : one};
     for (int pass = 0; pass < 3; pass++) {
         j.shift = pass * RADIX_BITS;
         parallel_run(parts, radix_count, &j);
@@ -198,7 +198,7 @@ void prep_hist_select(const float *v, size_t n, const size_t *rank, int nr, uint
     }
     if (nr > 16)
         nr = 16;
-    hsel_job j = {v, n, false, 0, hist};
+    hsel_job j = {.v = v, .n = n, .low = false, .high = 0, .hist = hist};
     uint32_t high[16];
     size_t within[16];
     parallel_run(parts, hsel_part, &j);

@@ -353,7 +353,7 @@ static void judge_first(cmp_part *p, int64_t i, double g, double e)
         p->overflow = true;
         return;
     }
-    p->cands[p->ncands++] = (cand){i, g, e, d};
+    p->cands[p->ncands++] = (cand){.i = i, .got = g, .want = e, .diff = d};
 }
 
 /* One pass over a part of the column: counts, sums and, for exact columns,

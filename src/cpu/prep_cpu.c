@@ -376,7 +376,9 @@ static void encode_part(void *ctx, int part, int nparts)
 void prep_cpu_encode(prep_state *st, int threads)
 {
     int parts = parts_for(threads, st->m);
-    zone_job j = {st, parts, malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)), NULL, false};
+    zone_job j = {.st = st, .parts = parts,
+                  .count = malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)), .sum = NULL,
+                  .second = false};
     if (!j.count)
         return;
     parallel_run(parts, encode_part, &j);
@@ -417,8 +419,9 @@ static void groupby_part(void *ctx, int part, int nparts)
 void prep_cpu_groupby(prep_state *st, int threads)
 {
     int parts = parts_for(threads, st->m);
-    zone_job j = {st, parts, malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)),
-                  malloc((size_t)parts * PREP_ZONES * sizeof(double)), false};
+    zone_job j = {.st = st, .parts = parts,
+                  .count = malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)),
+                  .sum = malloc((size_t)parts * PREP_ZONES * sizeof(double)), .second = false};
     if (!j.count || !j.sum) {
         free(j.count);
         free(j.sum);

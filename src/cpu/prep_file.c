@@ -104,7 +104,7 @@ uint64_t prep_checksum(const void *body, size_t bytes, int threads)
         }
         return f;
     }
-    sum_job j = {body, bytes, nchunks, hs};
+    sum_job j = {.p = body, .bytes = bytes, .nchunks = nchunks, .out = hs};
     parallel_run(parallel_threads(threads, (double)nchunks, 8.0), sum_part, &j);
     for (size_t c = 0; c < nchunks; c++)
         f = mix64(f ^ (hs[c] + c));

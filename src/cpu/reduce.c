@@ -192,7 +192,7 @@ float cpu_reduce_sum_mt(const float *x, size_t n, int threads)
     double *part = calloc((size_t)threads, sizeof *part);
     if (!part)
         return (float)fn(x, n);
-    reduce_job j = {x, n, fn, part};
+    reduce_job j = {.x = x, .n = n, .fn = fn, .part = part};
     parallel_run(threads, reduce_part, &j);
     double total = 0.0;
     for (int t = 0; t < threads; t++)

@@ -195,11 +195,15 @@ __attribute__((target("avx512f"))) static void micro_avx512(int kc, const float 
 
 static const gemm_impl *gemm_pick(void)
 {
-    static const gemm_impl scalar = {4, 4, 64, 256, 1024, micro_scalar};
+    static const gemm_impl scalar = {.mr = 4, .nr = 4, .mc = 64, .kc = 256, .nc = 1024,
+                                     .micro = micro_scalar};
 #if defined(__x86_64__)
-    static const gemm_impl sse2 = {6, 8, 120, 256, 2048, micro_sse2};
-    static const gemm_impl avx2 = {6, 16, 120, 256, 4096, micro_avx2};
-    static const gemm_impl avx512 = {12, 32, 144, 256, 4096, micro_avx512};
+    static const gemm_impl sse2 = {.mr = 6, .nr = 8, .mc = 120, .kc = 256, .nc = 2048,
+                                   .micro = micro_sse2};
+    static const gemm_impl avx2 = {.mr = 6, .nr = 16, .mc = 120, .kc = 256, .nc = 4096,
+                                   .micro = micro_avx2};
+    static const gemm_impl avx512 = {.mr = 12, .nr = 32, .mc = 144, .kc = 256, .nc = 4096,
+                                     .micro = micro_avx512};
     switch (cpu_simd_level()) {
     case CPU_SIMD_AVX512:
         return &avx512;
@@ -380,7 +384,7 @@ void cpu_sgemm_mt(int M, int N, int K, const float *A, const float *B, float *C,
     int units = by_rows ? row_units : col_units;
     if (threads > units)
         threads = units;
-    gemm_job j = {g, M, N, K, A, B, C, by_rows};
+    gemm_job j = {.g = g, .M = M, .N = N, .K = K, .A = A, .B = B, .C = C, .by_rows = by_rows};
     parallel_run(threads, gemm_part, &j);
 }
 

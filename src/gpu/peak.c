@@ -176,7 +176,7 @@ bool peak_measure(cudaStream_t s, size_t l2_bytes, peak_figures *f, cl_err *e)
     o.budget_s = 0.15;
     f->read_gbs = 0.0;
     for (int k = 0; k < peak_read_kinds(); k++) {
-        read_job rj = {a.ptr, 2 * bytes / 16, sink.ptr, k};
+        read_job rj = {.src = a.ptr, .n4 = 2 * bytes / 16, .sink = sink.ptr, .kind = k};
         double gbs = 0.0;
         if (!time_gbs(&o, read_once, &rj, (double)(2 * bytes / 16 * 16), &gbs, e)) {
             err_prefix(e, "the read-only stream");
