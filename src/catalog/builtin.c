@@ -76,9 +76,9 @@ const builtin_desc *builtin_find(const char *name)
     return NULL;
 }
 
-const builtin_desc *builtin_all(size_t *n)
+const builtin_desc *builtin_all(size_t *count)
 {
-    *n = sizeof all / sizeof all[0];
+    *count = sizeof all / sizeof all[0];
     return all;
 }
 

@@ -78,37 +78,37 @@ static bool read_power(const char **p, int64_t *r, bool *over)
     return true;
 }
 
-bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e)
+bool problem_parse_count(const char *text, int64_t max, int64_t *value, cl_err *err)
 {
-    const char *p = s;
+    const char *p = text;
     int64_t r = 0, k = 0;
     bool over = false;
     if (!read_power(&p, &r, &over))
-        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+        return err_set(err, "'%s' is not a count (" COUNT_FORMS ")", text);
     if (*p == '+' || *p == '-') {
         char op = *p++;
         if (!read_int(&p, &k))
-            return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+            return err_set(err, "'%s' is not a count (" COUNT_FORMS ")", text);
         if (!over)
             r = op == '+' ? r + k : r - k;
     }
     if (*p)
-        return err_set(e, "'%s' is not a count (" COUNT_FORMS ")", s);
+        return err_set(err, "'%s' is not a count (" COUNT_FORMS ")", text);
     if (over || r > max)
-        return err_set(e, "%s is larger than the limit %lld", s, (long long)max);
+        return err_set(err, "%s is larger than the limit %lld", text, (long long)max);
     if (r < 1)
-        return err_set(e, "%s must be at least 1", s);
-    *v = r;
+        return err_set(err, "%s must be at least 1", text);
+    *value = r;
     return true;
 }
 
-bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
-                        cl_err *e)
+bool problem_parse_dims(const char *text, int max, int64_t limit, int64_t *parts, int *nparts,
+                        cl_err *err)
 {
     char buf[RUN_SIZE_MAX * 2];
-    if (strlen(s) >= sizeof buf)
-        return err_set(e, "size '%s' is too long", s);
-    snprintf(buf, sizeof buf, "%s", s);
+    if (strlen(text) >= sizeof buf)
+        return err_set(err, "size '%s' is too long", text);
+    snprintf(buf, sizeof buf, "%s", text);
     int n = 0;
     char *p = buf;
     for (;;) {
@@ -118,10 +118,10 @@ bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, i
         bool last = *x == '\0';
         *x = '\0';
         if (n == max)
-            return err_set(e, "size '%s' has more than %d dimensions", s, max);
+            return err_set(err, "size '%s' has more than %d dimensions", text, max);
         if (!p[strspn(p, " ")])
-            return err_set(e, "size '%s' has an empty dimension", s);
-        if (!problem_parse_count(p, limit, &parts[n], e))
+            return err_set(err, "size '%s' has an empty dimension", text);
+        if (!problem_parse_count(p, limit, &parts[n], err))
             return false;
         n++;
         if (last)
@@ -132,13 +132,15 @@ bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, i
     return true;
 }
 
-bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e)
+bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *dims,
+                        cl_err *err)
 {
-    memset(d, 0, sizeof *d);
+    memset(dims, 0, sizeof *dims);
     if (!label || !*skip_space(label))
-        return err_set(e, "%s: empty size (use %s)", spec->name, spec->size_help);
-    bool ok = spec->parse_ctx ? spec->parse_ctx(spec->ctx, label, d, e) : spec->parse(label, d, e);
+        return err_set(err, "%s: empty size (use %s)", spec->name, spec->size_help);
+    bool ok = spec->parse_ctx ? spec->parse_ctx(spec->ctx, label, dims, err)
+                              : spec->parse(label, dims, err);
     if (!ok)
-        return err_prefix(e, "%s size '%s'", spec->name, label);
+        return err_prefix(err, "%s size '%s'", spec->name, label);
     return true;
 }

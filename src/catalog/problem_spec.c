@@ -10,14 +10,14 @@
 #define SGEMM_MAX_DIM ((int64_t)1 << 16)
 #define SGEMM_MAX_ELEMS ((int64_t)1 << 30)
 
-double problem_spec_bytes(const problem_spec *spec, const problem_dims *d)
+double problem_spec_bytes(const problem_spec *spec, const problem_dims *dims)
 {
-    return spec->bytes_ctx ? spec->bytes_ctx(spec->ctx, d) : spec->bytes(d);
+    return spec->bytes_ctx ? spec->bytes_ctx(spec->ctx, dims) : spec->bytes(dims);
 }
 
-double problem_spec_flops(const problem_spec *spec, const problem_dims *d)
+double problem_spec_flops(const problem_spec *spec, const problem_dims *dims)
 {
-    return spec->flops_ctx ? spec->flops_ctx(spec->ctx, d) : spec->flops(d);
+    return spec->flops_ctx ? spec->flops_ctx(spec->ctx, dims) : spec->flops(dims);
 }
 
 /* ---- the problems ------------------------------------------------------------- */

@@ -26,9 +26,9 @@ static void rows_of(int64_t n, int part, int nparts, int64_t *a, int64_t *b)
     *b = n * (part + 1) / nparts;
 }
 
-bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *e)
+bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *err)
 {
-    return prep_file_read(path, st->raw_block, st->n, threads, e);
+    return prep_file_read(path, st->raw_block, st->n, threads, err);
 }
 
 /* ---- fill ------------------------------------------------------------------------ */
@@ -458,10 +458,10 @@ void prep_cpu_gemm(prep_state *st, int threads)
     parallel_run(parts_for(threads, st->m), gemm_part, st);
 }
 
-bool prep_cpu_step(prep_state *st, prep_step s, const char *path, int threads, cl_err *e)
+bool prep_cpu_step(prep_state *st, prep_step step, const char *path, int threads, cl_err *err)
 {
-    switch (s) {
-    case PREP_LOAD: return prep_cpu_load(st, path, threads, e);
+    switch (step) {
+    case PREP_LOAD: return prep_cpu_load(st, path, threads, err);
     case PREP_FILL: prep_cpu_fill(st, threads); return true;
     case PREP_FILTER: prep_cpu_filter(st, threads); return true;
     case PREP_TRANSFORM: prep_cpu_transform(st, threads); return true;
@@ -470,6 +470,6 @@ bool prep_cpu_step(prep_state *st, prep_step s, const char *path, int threads, c
     case PREP_ENCODE: prep_cpu_encode(st, threads); return true;
     case PREP_GROUPBY: prep_cpu_groupby(st, threads); return true;
     case PREP_GEMM: prep_cpu_gemm(st, threads); return true;
-    default: return err_set(e, "no step %d", (int)s);
+    default: return err_set(err, "no step %d", (int)step);
     }
 }

@@ -53,11 +53,11 @@ double device_fp32_peak_tflops(int sm_count, int lanes, double sm_clock_khz)
     return (double)sm_count * (double)lanes * 2.0 * sm_clock_khz * 1e3 / 1e12;
 }
 
-bool device_pci_bus_id(int ordinal, char *out, size_t n, cl_err *e)
+bool device_pci_bus_id(int ordinal, char *out, size_t out_size, cl_err *err)
 {
     char buf[64];
-    CUDA_CHECK(e, cudaDeviceGetPCIBusId(buf, (int)sizeof buf, ordinal));
-    snprintf(out, n, "%s", buf);
+    CUDA_CHECK(err, cudaDeviceGetPCIBusId(buf, (int)sizeof buf, ordinal));
+    snprintf(out, out_size, "%s", buf);
     return true;
 }
 

@@ -17,27 +17,27 @@
 #include "gpu/nvrtc.h"
 #include "gpu/nvrtc_includes.h"
 
-/* Appends v as 8 little-endian bytes. */
-static inline void nvrtc_add_u64(strbuf *b, uint64_t v)
+/* Appends value as 8 little-endian bytes. */
+static inline void nvrtc_add_u64(strbuf *buf, uint64_t value)
 {
     unsigned char le[8];
     for (int i = 0; i < 8; i++)
-        le[i] = (unsigned char)(v >> (8 * i));
-    strbuf_add(b, le, sizeof le);
+        le[i] = (unsigned char)(value >> (8 * i));
+    strbuf_add(buf, le, sizeof le);
 }
 
 
-static inline bool starts_with(const char *s, const char *prefix)
+static inline bool starts_with(const char *text, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
 /* A zeroed kernel record whose resource figures read -1 (unknown). */
-void nvrtc_kernel_init(nvrtc_kernel *k);
+void nvrtc_kernel_init(nvrtc_kernel *kernel);
 
 /* Plain name of a mangled global function "_Z<len><name>..." into base (name
  * itself when not mangled); *mangled says whether it was. */
-void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled);
+void nvrtc_demangle_base(const char *name, char *base, size_t base_size, bool *mangled);
 
 /* Where an included name leads. */
 typedef enum nvrtc_found {
@@ -61,11 +61,13 @@ void nvrtc_cache_key_add_includes(strbuf *key, const nvrtc_includes *inc);
 /* nvrtc_parse_log quoting source lines of main_path (from main_text) and
  * of inc's local headers (from disk) only; inc may be NULL. */
 bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main_text,
-                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *n);
+                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *count);
 
-/* The cache file for key: its hash under o->cache_dir, or under
- * nvrtc-cache in the user's data folder; false + e when no path can be made. */
-bool nvrtc_cache_file(const nvrtc_opts *o, const strbuf *key, char *out, size_t n, cl_err *e);
+/* The cache file for key: its hash under opts->cache_dir, or under
+ * nvrtc-cache in the user's data folder; false + err when no path can be
+ * made. */
+bool nvrtc_cache_file(const nvrtc_opts *opts, const strbuf *key, char *out, size_t out_size,
+                      cl_err *err);
 
 /* Fills out from the cache file when it holds exactly key; false otherwise. */
 bool nvrtc_cache_load(const char *file, const strbuf *key, nvrtc_output *out);

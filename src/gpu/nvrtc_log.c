@@ -234,9 +234,9 @@ static void attach_source(nvrtc_diag *d, const char *main_path, const char *main
 }
 
 bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_text,
-                     nvrtc_diag **diags, size_t *n)
+                     nvrtc_diag **diags, size_t *count)
 {
-    return nvrtc_parse_log_in(log, main_path, main_text, NULL, diags, n);
+    return nvrtc_parse_log_in(log, main_path, main_text, NULL, diags, count);
 }
 
 /* The diagnostics read so far, and what the lines after one add to it. */
@@ -318,10 +318,10 @@ static void continue_diag(log_parse *lp, const char *p, size_t tlen)
 }
 
 bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main_text,
-                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *n)
+                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *count)
 {
     *diags = NULL;
-    *n = 0;
+    *count = 0;
     if (!log)
         return true;
     log_parse lp = {.main_path = main_path, .main_text = main_text};
@@ -336,7 +336,7 @@ bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main
         if (located || match_tool(p, tlen, &d)) {
             if (!add_diag(&lp, &d, located)) {
                 free(lp.v);
-                *n = lp.n;
+                *count = lp.n;
                 return false;
             }
         } else {
@@ -349,6 +349,6 @@ bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main
     for (size_t i = 0; i < lp.n; i++)
         attach_source(&lp.v[i], main_path, main_text, inc);
     *diags = lp.v;
-    *n = lp.n;
+    *count = lp.n;
     return true;
 }

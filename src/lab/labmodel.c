@@ -32,58 +32,58 @@ static void free_variants(lab_variant *v, size_t n)
     free(v);
 }
 
-const lab_exercise *lab_exercise_find(const lab *l, const char *id)
+const lab_exercise *lab_exercise_find(const lab *model, const char *id)
 {
-    for (size_t i = 0; l && i < l->nexercises; i++)
-        if (strcmp(l->exercises[i].id, id ? id : "") == 0)
-            return &l->exercises[i];
+    for (size_t i = 0; model && i < model->nexercises; i++)
+        if (strcmp(model->exercises[i].id, id ? id : "") == 0)
+            return &model->exercises[i];
     return NULL;
 }
 
-const lab_exercise *lab_own_exercise(const lab *l)
+const lab_exercise *lab_own_exercise(const lab *model)
 {
-    return lab_exercise_find(l, "");
+    return lab_exercise_find(model, "");
 }
 
-const char *lab_exercise_name(const lab_exercise *x, char *buf, size_t n)
+const char *lab_exercise_name(const lab_exercise *exercise, char *buf, size_t buf_size)
 {
-    if (!x || !x->id[0])
-        snprintf(buf, n, "the exercise");
+    if (!exercise || !exercise->id[0])
+        snprintf(buf, buf_size, "the exercise");
     else
-        snprintf(buf, n, "exercise '%s'", x->id);
+        snprintf(buf, buf_size, "exercise '%s'", exercise->id);
     return buf;
 }
 
-void lab_free(lab *l)
+void lab_free(lab *model)
 {
-    if (!l)
+    if (!model)
         return;
-    free(l->id);
-    free(l->title);
-    free(l->summary);
-    free(l->path);
-    free(l->dir);
-    free(l->problem);
-    free(l->library);
-    free_strv(l->sizes, l->nsizes);
-    for (size_t i = 0; l->steps && i < l->nsteps; i++) {
-        free(l->steps[i].title);
-        free(l->steps[i].body);
+    free(model->id);
+    free(model->title);
+    free(model->summary);
+    free(model->path);
+    free(model->dir);
+    free(model->problem);
+    free(model->library);
+    free_strv(model->sizes, model->nsizes);
+    for (size_t i = 0; model->steps && i < model->nsteps; i++) {
+        free(model->steps[i].title);
+        free(model->steps[i].body);
     }
-    free(l->steps);
-    free_variants(l->variants, l->nvariants);
-    for (size_t i = 0; l->milestones && i < l->nmilestones; i++) {
-        free(l->milestones[i].id);
-        free(l->milestones[i].text);
-        free(l->milestones[i].size);
-        free(l->milestones[i].exercise);
-        free(l->milestones[i].quiz);
-        free(l->milestones[i].target);
-        free_strv(l->milestones[i].needs, l->milestones[i].nneeds);
+    free(model->steps);
+    free_variants(model->variants, model->nvariants);
+    for (size_t i = 0; model->milestones && i < model->nmilestones; i++) {
+        free(model->milestones[i].id);
+        free(model->milestones[i].text);
+        free(model->milestones[i].size);
+        free(model->milestones[i].exercise);
+        free(model->milestones[i].quiz);
+        free(model->milestones[i].target);
+        free_strv(model->milestones[i].needs, model->milestones[i].nneeds);
     }
-    free(l->milestones);
-    for (size_t i = 0; l->quizzes && i < l->nquizzes; i++) {
-        lab_quiz *q = &l->quizzes[i];
+    free(model->milestones);
+    for (size_t i = 0; model->quizzes && i < model->nquizzes; i++) {
+        lab_quiz *q = &model->quizzes[i];
         free(q->id);
         free(q->question);
         for (size_t c = 0; q->choices && c < q->nchoices; c++) {
@@ -92,9 +92,9 @@ void lab_free(lab *l)
         }
         free(q->choices);
     }
-    free(l->quizzes);
-    for (size_t i = 0; l->exercises && i < l->nexercises; i++) {
-        lab_exercise *x = &l->exercises[i];
+    free(model->quizzes);
+    for (size_t i = 0; model->exercises && i < model->nexercises; i++) {
+        lab_exercise *x = &model->exercises[i];
         free(x->id);
         free(x->title);
         free(x->kernel);
@@ -105,10 +105,10 @@ void lab_free(lab *l)
         free_variants(x->variants, x->nvariants);
         free_strv(x->hints, x->nhints);
     }
-    free(l->exercises);
-    for (size_t i = 0; l->decls && l->ls && i < l->ndecls; i++)
-        probdecl_release(sandbox_lua(l->ls), &l->decls[i]);
-    free(l->decls);
-    sandbox_free(l->ls);
-    free(l);
+    free(model->exercises);
+    for (size_t i = 0; model->decls && model->ls && i < model->ndecls; i++)
+        probdecl_release(sandbox_lua(model->ls), &model->decls[i]);
+    free(model->decls);
+    sandbox_free(model->ls);
+    free(model);
 }

@@ -133,19 +133,19 @@ static int sb_setup(lua_State *L)
     return 0;
 }
 
-int sandbox_set_budget(lab_state *s, int ms)
+int sandbox_set_budget(lab_state *sandbox, int ms)
 {
-    int before = s->budget_ms;
+    int before = sandbox->budget_ms;
     if (ms > 0)
-        s->budget_ms = ms;
+        sandbox->budget_ms = ms;
     return before;
 }
 
-lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e)
+lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *err)
 {
     lab_state *s = calloc(1, sizeof *s);
     if (!s) {
-        err_set(e, "out of memory creating a Lua state");
+        err_set(err, "out of memory creating a Lua state");
         return NULL;
     }
     s->limit = mem_limit ? mem_limit : SANDBOX_DEFAULT_MEM;
@@ -153,33 +153,33 @@ lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e)
     s->L = lua_newstate(sandbox_alloc, s);
     if (!s->L) {
         free(s);
-        err_set(e, "cannot create a Lua state (memory limit too small?)");
+        err_set(err, "cannot create a Lua state (memory limit too small?)");
         return NULL;
     }
     lua_sethook(s->L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);
     lua_pushcfunction(s->L, sb_setup);
-    if (!sandbox_pcall(s, 0, 0, e)) {
-        err_prefix(e, "cannot set up the Lua sandbox");
+    if (!sandbox_pcall(s, 0, 0, err)) {
+        err_prefix(err, "cannot set up the Lua sandbox");
         sandbox_free(s);
         return NULL;
     }
     return s;
 }
 
-void sandbox_free(lab_state *s)
+void sandbox_free(lab_state *sandbox)
 {
-    if (!s)
+    if (!sandbox)
         return;
-    if (s->L) {
-        s->depth = 1;
-        s->time_hit = false;
-        sandbox_arm_deadline(s);
-        lua_close(s->L);
+    if (sandbox->L) {
+        sandbox->depth = 1;
+        sandbox->time_hit = false;
+        sandbox_arm_deadline(sandbox);
+        lua_close(sandbox->L);
     }
-    free(s);
+    free(sandbox);
 }
 
-struct lua_State *sandbox_lua(lab_state *s)
+struct lua_State *sandbox_lua(lab_state *sandbox)
 {
-    return s->L;
+    return sandbox->L;
 }

@@ -237,7 +237,7 @@ int sandbox_located(lua_State *L)
     return 1;
 }
 
-void sandbox_replace_base(lua_State *L, int g, int loaded, int api)
+void sandbox_replace_base(lua_State *L, int globals, int loaded, int api)
 {
     lua_pushcfunction(L, sb_print);
     lua_setfield(L, api, "print");
@@ -247,10 +247,10 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api)
     lua_setfield(L, api, "xpcall");
     lua_pushcfunction(L, sb_setmetatable);
     lua_setfield(L, api, "setmetatable");
-    lua_getfield(L, g, "load");
+    lua_getfield(L, globals, "load");
     lua_pushcclosure(L, sb_load, 1);
     lua_setfield(L, api, "load");
-    lua_getfield(L, g, "collectgarbage");
+    lua_getfield(L, globals, "collectgarbage");
     lua_pushcclosure(L, sb_collectgarbage, 1);
     lua_setfield(L, api, "collectgarbage");
 

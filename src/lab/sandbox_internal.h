@@ -67,18 +67,20 @@ void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* The count hook: raises the time-limit error once the budget is spent. */
 void sandbox_hook(lua_State *L, lua_Debug *ar);
 /* The memory limit as text ("64 MiB"). */
-void sandbox_limit_text(const lab_state *s, char *out, size_t n);
+void sandbox_limit_text(const lab_state *sandbox, char *out, size_t out_size);
 /* Starts the time budget of a call into Lua. */
-void sandbox_arm_deadline(lab_state *s);
+void sandbox_arm_deadline(lab_state *sandbox);
 
 /* ---- messages and the protected call (sandbox_errors.c) ---- */
 
 /* Writes msg into out; a chunk name Lua shortened to "...tail" gets its
  * whole path back when full or a function on the stack explains it. */
-void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out, size_t n);
+void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out,
+                            size_t out_size);
 /* sandbox_pcall, naming the call `name` in messages that have no line
  * (NULL: the called function's source). */
-bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name, cl_err *e);
+bool sandbox_pcall_named(lab_state *sandbox, int nargs, int nresults, const char *name,
+                         cl_err *err);
 
 /* ---- base functions (sandbox_base.c) ---- */
 
@@ -88,10 +90,10 @@ void sandbox_push_private_env(lua_State *L);
 int sandbox_located(lua_State *L);
 /* Puts the sandbox's print, rawset, xpcall, setmetatable, load and
  * collectgarbage into the table at api (load and collectgarbage wrap the
- * originals in the global table at g), and in the loaded libraries (the
+ * originals in the global table at globals), and in the loaded libraries (the
  * table at loaded) removes string.dump and guards string.rep and
  * table.insert, remove and move.  The stack is left as it was. */
-void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
+void sandbox_replace_base(lua_State *L, int globals, int loaded, int api);
 
 /* ---- pattern matching (sandbox_patterns.c) ---- */
 

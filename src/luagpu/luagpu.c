@@ -122,13 +122,13 @@ static int open_protected(lua_State *L)
     return 1;
 }
 
-bool luagpu_install(lab_state *s, cl_err *e)
+bool luagpu_install(lab_state *sandbox, cl_err *err)
 {
-    lua_State *L = sandbox_lua(s);
+    lua_State *L = sandbox_lua(sandbox);
     if (!lua_checkstack(L, 8))
-        return err_set(e, "Lua stack overflow");
+        return err_set(err, "Lua stack overflow");
     lua_pushcfunction(L, open_protected);
-    if (!sandbox_pcall(s, 0, 1, e))
-        return err_prefix(e, "cannot register the gpu table");
-    return sandbox_set_global(s, "gpu", e);
+    if (!sandbox_pcall(sandbox, 0, 1, err))
+        return err_prefix(err, "cannot register the gpu table");
+    return sandbox_set_global(sandbox, "gpu", err);
 }

@@ -103,15 +103,15 @@ int luagpu_device(lua_State *L);
 
 /* ---- luagpu_buffer.c: Buffers, host buffers, gpu.copy ---- */
 
-const char *luagpu_mem_name(memkind m);          /* "device", "pinned", "pageable", "managed" */
+const char *luagpu_mem_name(memkind mem);        /* "device", "pinned", "pageable", "managed" */
 /* Host memory that kernels cannot take (pinned or pageable); managed memory
  * is not: the device reaches it, and cudaMemcpy moves it either way. */
-static inline bool luagpu_on_host(memkind m)
+static inline bool luagpu_on_host(memkind mem)
 {
-    return m == MEM_PINNED || m == MEM_PAGEABLE;
+    return mem == MEM_PINNED || mem == MEM_PAGEABLE;
 }
 int luagpu_prefetch(lua_State *L);
-void *luagpu_buf_ptr(const lbuffer *b);          /* NULL once freed */
+void *luagpu_buf_ptr(const lbuffer *buf);        /* NULL once freed */
 int luagpu_alloc(lua_State *L);
 int luagpu_host_alloc(lua_State *L);
 int luagpu_copy(lua_State *L);
