@@ -7,9 +7,9 @@ static const builtin_desc all[] = {
     {
         .name = "sum",
         .summary = "the sum of n floats into one",
-        .roles = {{"input", true, false, "f32", "n"},
-                  {"output", true, true, "f32", "1"},
-                  {"n", false, false, "i64", NULL}},
+        .roles = {{.name = "input", .buffer = true, .type = "f32", .shape = "n"},
+                  {.name = "output", .buffer = true, .output = true, .type = "f32", .shape = "1"},
+                  {.name = "n", .type = "i64"}},
         .nroles = 3,
         .cpu = true,
         .library = "cub",
@@ -19,9 +19,9 @@ static const builtin_desc all[] = {
     {
         .name = "scan",
         .summary = "the inclusive prefix sum of n floats",
-        .roles = {{"input", true, false, "f32", "n"},
-                  {"output", true, true, "f32", "n"},
-                  {"n", false, false, "i64", NULL}},
+        .roles = {{.name = "input", .buffer = true, .type = "f32", .shape = "n"},
+                  {.name = "output", .buffer = true, .output = true, .type = "f32", .shape = "n"},
+                  {.name = "n", .type = "i64"}},
         .nroles = 3,
         .cpu = true,
         .library = "cub_scan",
@@ -31,11 +31,11 @@ static const builtin_desc all[] = {
     {
         .name = "saxpy",
         .summary = "z = a x + y over n floats",
-        .roles = {{"x", true, false, "f32", "n"},
-                  {"y", true, false, "f32", "n"},
-                  {"z", true, true, "f32", "n"},
-                  {"a", false, false, "f32", NULL},
-                  {"n", false, false, "i64", NULL}},
+        .roles = {{.name = "x", .buffer = true, .type = "f32", .shape = "n"},
+                  {.name = "y", .buffer = true, .type = "f32", .shape = "n"},
+                  {.name = "z", .buffer = true, .output = true, .type = "f32", .shape = "n"},
+                  {.name = "a", .type = "f32"},
+                  {.name = "n", .type = "i64"}},
         .nroles = 5,
         .cpu = true,
         .library = NULL,
@@ -44,9 +44,9 @@ static const builtin_desc all[] = {
     {
         .name = "histogram",
         .summary = "256 counts of the values of n bytes",
-        .roles = {{"data", true, false, "u8", "n"},
-                  {"bins", true, true, "u32", "256"},
-                  {"n", false, false, "i64", NULL}},
+        .roles = {{.name = "data", .buffer = true, .type = "u8", .shape = "n"},
+                  {.name = "bins", .buffer = true, .output = true, .type = "u32", .shape = "256"},
+                  {.name = "n", .type = "i64"}},
         .nroles = 3,
         .cpu = true,
         .library = NULL,
@@ -55,12 +55,12 @@ static const builtin_desc all[] = {
     {
         .name = "gather",
         .summary = "T rows of D floats picked from a table of V rows",
-        .roles = {{"W", true, false, "f32", "V*D"},
-                  {"idx", true, false, "i32", "T"},
-                  {"out", true, true, "f32", "T*D"},
-                  {"T", false, false, "i64", NULL},
-                  {"D", false, false, "i64", NULL},
-                  {"V", false, false, "i64", NULL}},
+        .roles = {{.name = "W", .buffer = true, .type = "f32", .shape = "V*D"},
+                  {.name = "idx", .buffer = true, .type = "i32", .shape = "T"},
+                  {.name = "out", .buffer = true, .output = true, .type = "f32", .shape = "T*D"},
+                  {.name = "T", .type = "i64"},
+                  {.name = "D", .type = "i64"},
+                  {.name = "V", .type = "i64"}},
         .nroles = 6,
         .cpu = true,
         .library = NULL,
@@ -76,9 +76,9 @@ const builtin_desc *builtin_find(const char *name)
     return NULL;
 }
 
-const builtin_desc *builtin_all(size_t *n)
+const builtin_desc *builtin_all(size_t *count)
 {
-    *n = sizeof all / sizeof all[0];
+    *count = sizeof all / sizeof all[0];
     return all;
 }
 

@@ -39,8 +39,8 @@ typedef struct builtin_desc {
 
 /* The entry called name, or NULL. */
 const builtin_desc *builtin_find(const char *name);
-/* Every entry, *n of them. */
-const builtin_desc *builtin_all(size_t *n);
+/* Every entry, *count of them. */
+const builtin_desc *builtin_all(size_t *count);
 /* The names of every entry, comma-separated, for messages. */
 const char *builtin_names(void);
 

@@ -39,20 +39,20 @@ static const experiment_entry *entry_find(const char *id)
     return NULL;
 }
 
-const char *const *experiments_ids_of(const char *problem, size_t *n)
+const char *const *experiments_ids_of(const char *problem, size_t *count)
 {
     static const char *ids[2][NENTRY];
     int which = problem && strcmp(problem, B) == 0;
-    *n = 0;
+    *count = 0;
     for (size_t i = 0; problem && i < NENTRY; i++)
         if (strcmp(entries[i].problem, problem) == 0)
-            ids[which][(*n)++] = entries[i].id;
+            ids[which][(*count)++] = entries[i].id;
     return ids[which];
 }
 
-const char *const *experiments_ids(size_t *n)
+const char *const *experiments_ids(size_t *count)
 {
-    return experiments_ids_of(P, n);
+    return experiments_ids_of(P, count);
 }
 
 bool experiments_problem(const char *problem)
@@ -77,7 +77,7 @@ bool experiments_known(const char *id)
     return entry_find(id) != NULL;
 }
 
-bool experiments_timeline_path(const char *msg, char *path, size_t n)
+bool experiments_timeline_path(const char *msg, char *path, size_t path_size)
 {
     size_t plen = strlen(EXPERIMENTS_TIMELINE_LOG);
     if (!msg || strncmp(msg, EXPERIMENTS_TIMELINE_LOG, plen) != 0 || !msg[plen])
@@ -85,21 +85,21 @@ bool experiments_timeline_path(const char *msg, char *path, size_t n)
     const char *p = msg + plen;
     const char *end = strstr(p, " (");
     size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == 0 || len >= n)
+    if (len == 0 || len >= path_size)
         return false;
     memcpy(path, p, len);
     path[len] = '\0';
     return true;
 }
 
-bool experiments_timeline_file(char *out, size_t n, cl_err *e)
+bool experiments_timeline_file(char *out, size_t out_size, cl_err *err)
 {
     char data[CL_PATH_MAX];
-    if (!paths_data_dir(data, sizeof data, e))
+    if (!paths_data_dir(data, sizeof data, err))
         return false;
-    int w = snprintf(out, n, "%s/timelines/last.json", data);
-    if (w < 0 || (size_t)w >= n)
-        return err_set(e, "the timeline path is too long");
+    int w = snprintf(out, out_size, "%s/timelines/last.json", data);
+    if (w < 0 || (size_t)w >= out_size)
+        return err_set(err, "the timeline path is too long");
     return true;
 }
 

@@ -20,10 +20,10 @@
 #define EXPERIMENTS_TIMELINE_LOG "timeline: "
 
 /* The profiling lab's experiment ids in teaching order. */
-const char *const *experiments_ids(size_t *n);
-/* The ids of problem's experiments in teaching order (n 0 for a problem
+const char *const *experiments_ids(size_t *count);
+/* The ids of problem's experiments in teaching order (count 0 for a problem
  * that has none). */
-const char *const *experiments_ids_of(const char *problem, size_t *n);
+const char *const *experiments_ids_of(const char *problem, size_t *count);
 /* True for a problem whose variants are experiments. */
 bool experiments_problem(const char *problem);
 /* The problem experiment id belongs to, or NULL for an unknown id. */
@@ -34,8 +34,8 @@ const char *experiments_title(const char *id);
 
 /* Parent side: true when msg is the log line announcing a timeline, with
  * its path copied to path. */
-bool experiments_timeline_path(const char *msg, char *path, size_t n);
+bool experiments_timeline_path(const char *msg, char *path, size_t path_size);
 /* <data folder>/timelines/last.json (the folder is not created here). */
-bool experiments_timeline_file(char *out, size_t n, cl_err *e);
+bool experiments_timeline_file(char *out, size_t out_size, cl_err *err);
 
 #endif

@@ -10,14 +10,14 @@
 
 #define REPORT_MAX_BYTES (4u << 20)
 
-const char *pipeline_step_name(int k)
+const char *pipeline_step_name(int step)
 {
-    return prep_step_id((prep_step)k);
+    return prep_step_id((prep_step)step);
 }
 
-bool pipeline_step_own(int k)
+bool pipeline_step_own(int step)
 {
-    return k >= PREP_FIRST_OWN && k <= PREP_LAST_OWN;
+    return step >= PREP_FIRST_OWN && step <= PREP_LAST_OWN;
 }
 
 bool pipeline_variant_known(const char *id)
@@ -25,26 +25,26 @@ bool pipeline_variant_known(const char *id)
     return id && (strcmp(id, PIPELINE_VARIANT_E2E) == 0 || prep_step_find(id) >= 0);
 }
 
-bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *e)
+bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *err)
 {
     char home[CL_PATH_MAX], dir[CL_PATH_MAX];
-    if (!paths_home(home, sizeof home, e))
+    if (!paths_home(home, sizeof home, err))
         return false;
     if (!paths_join(dir, sizeof dir, home, "labs/" PIPELINE_LAB) ||
         !paths_join(kernel, kn, dir, "starter.cu") || !paths_join(launcher, ln, dir, "starter.lua"))
-        return err_set(e, "the path of the lab's starter is too long");
+        return err_set(err, "the path of the lab's starter is too long");
     if (!paths_is_file(kernel) || !paths_is_file(launcher))
-        return err_set(e, "the lab's starter (%s/starter.cu and starter.lua) was not found", dir);
+        return err_set(err, "the lab's starter (%s/starter.cu and starter.lua) was not found", dir);
     return true;
 }
 
-bool pipeline_report_path(const char *kernel_path, char *out, size_t n)
+bool pipeline_report_path(const char *kernel_path, char *out, size_t out_size)
 {
     const char *slash = strrchr(kernel_path, '/');
-    int w = slash ? snprintf(out, n, "%.*s/%s", (int)(slash - kernel_path), kernel_path,
+    int w = slash ? snprintf(out, out_size, "%.*s/%s", (int)(slash - kernel_path), kernel_path,
                              PIPELINE_REPORT_FILE)
-                  : snprintf(out, n, "%s", PIPELINE_REPORT_FILE);
-    return w > 0 && (size_t)w < n;
+                  : snprintf(out, out_size, "%s", PIPELINE_REPORT_FILE);
+    return w > 0 && (size_t)w < out_size;
 }
 
 bool pipeline_report_exists(const char *kernel_path)
@@ -60,14 +60,14 @@ bool pipeline_report_exists(const char *kernel_path)
     return ok;
 }
 
-bool pipeline_timeline_file(const char *which, char *out, size_t n, cl_err *e)
+bool pipeline_timeline_file(const char *which, char *out, size_t out_size, cl_err *err)
 {
     char data[CL_PATH_MAX];
-    if (!paths_data_dir(data, sizeof data, e))
+    if (!paths_data_dir(data, sizeof data, err))
         return false;
-    int w = snprintf(out, n, "%s/timelines/pipeline-%s.json", data, which);
-    if (w < 0 || (size_t)w >= n)
-        return err_set(e, "the timeline path is too long");
+    int w = snprintf(out, out_size, "%s/timelines/pipeline-%s.json", data, which);
+    if (w < 0 || (size_t)w >= out_size)
+        return err_set(err, "the timeline path is too long");
     return true;
 }
 

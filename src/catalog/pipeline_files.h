@@ -29,27 +29,27 @@
 #define PIPELINE_REPORT_MARK "<!-- cudalab report profiling -->"
 #define PIPELINE_TIMELINE_LOG "pipeline timeline "
 
-/* The pipeline's steps in order, "load" .. "gemm" (cpu/prep_state.h), k
- * from 0; NULL past the last.  pipeline_step_own: whether a learner's
- * launcher implements step k (fill .. groupby). */
-const char *pipeline_step_name(int k);
-bool pipeline_step_own(int k);
+/* The name of the pipeline's step at index step, in order, "load" ..
+ * "gemm" (cpu/prep_state.h), from 0; NULL past the last.  pipeline_step_own: whether a learner's
+ * launcher implements that step (fill .. groupby). */
+const char *pipeline_step_name(int step);
+bool pipeline_step_own(int step);
 
 /* Whether id names a row of the shipped pipeline a lab's variant may ask
  * for: a step ("load" .. "gemm", cpu/prep_state.h) or "pipeline". */
 bool pipeline_variant_known(const char *id);
 
-/* <home>/labs/pipeline/starter.cu and starter.lua; false + e when the
+/* <home>/labs/pipeline/starter.cu and starter.lua; false + err when the
  * home folder is unknown or either file is missing. */
-bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *e);
+bool pipeline_starter_files(char *kernel, size_t kn, char *launcher, size_t ln, cl_err *err);
 
 /* <folder of kernel_path>/report.md. */
-bool pipeline_report_path(const char *kernel_path, char *out, size_t n);
+bool pipeline_report_path(const char *kernel_path, char *out, size_t out_size);
 /* True when that report exists and carries PIPELINE_REPORT_MARK. */
 bool pipeline_report_exists(const char *kernel_path);
 
 /* <data>/timelines/pipeline-<which>.json (the folder is not created). */
-bool pipeline_timeline_file(const char *which, char *out, size_t n, cl_err *e);
+bool pipeline_timeline_file(const char *which, char *out, size_t out_size, cl_err *err);
 
 /* Parent side: true when msg announces a pipeline timeline; which
  * ("starter", "exercise") and path are copied out. */

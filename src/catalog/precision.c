@@ -11,15 +11,15 @@
  * tests/cpu/test_gemm_precision.c measures the errors by emulating the
  * rounding. */
 static const gemm_precision precisions[] = {
-    {"fp32", "FP32", 23, 1e-4,
-     "FP32 products summed in FP32: the error grows with the sum's length, about 1e-6 at "
-     "k = 4096"},
-    {"tf32", "TF32", 10, 5e-3,
-     "inputs rounded to TF32 (11 significant bits) cost about 3e-4 of a result; ten times "
-     "that, rounded up"},
-    {"bf16", "BF16", 7, 3e-2,
-     "inputs rounded to BF16 (8 significant bits) cost about 2e-3 of a result; ten times "
-     "that, rounded up"},
+    {.name = "fp32", .label = "FP32", .fraction_bits = 23, .tolerance = 1e-4,
+     .why = "FP32 products summed in FP32: the error grows with the sum's length, about 1e-6 at "
+            "k = 4096"},
+    {.name = "tf32", .label = "TF32", .fraction_bits = 10, .tolerance = 5e-3,
+     .why = "inputs rounded to TF32 (11 significant bits) cost about 3e-4 of a result; ten times "
+            "that, rounded up"},
+    {.name = "bf16", .label = "BF16", .fraction_bits = 7, .tolerance = 3e-2,
+     .why = "inputs rounded to BF16 (8 significant bits) cost about 2e-3 of a result; ten times "
+            "that, rounded up"},
 };
 
 const gemm_precision *gemm_precision_find(const char *name)

@@ -39,9 +39,9 @@ typedef struct problem_spec {
     bool managed;                /* inputs live in managed memory, written by the CPU
                                   * before every run (page migration is timed) */
     double tolerance;            /* relative, for the checker */
-    bool (*parse)(const char *label, problem_dims *d, cl_err *e);
-    double (*bytes)(const problem_dims *d);
-    double (*flops)(const problem_dims *d);      /* < 0: none */
+    bool (*parse)(const char *label, problem_dims *dims, cl_err *err);
+    double (*bytes)(const problem_dims *dims);
+    double (*flops)(const problem_dims *dims);   /* < 0: none */
     /* A problem that runs another problem's shipped kernels at a reduced
      * precision (gemm_bf16: the sgemm kernels in BF16): that problem's
      * name, and the precision ("bf16") its kernels and the learner's
@@ -56,9 +56,9 @@ typedef struct problem_spec {
      * exactly 1"), the usual mistake behind a wrong result, and behind NaN. */
     const char *buffers_hint, *wrong_hint, *nan_hint;
     const void *ctx;
-    bool (*parse_ctx)(const void *ctx, const char *label, problem_dims *d, cl_err *e);
-    double (*bytes_ctx)(const void *ctx, const problem_dims *d);
-    double (*flops_ctx)(const void *ctx, const problem_dims *d);
+    bool (*parse_ctx)(const void *ctx, const char *label, problem_dims *dims, cl_err *err);
+    double (*bytes_ctx)(const void *ctx, const problem_dims *dims);
+    double (*flops_ctx)(const void *ctx, const problem_dims *dims);
 } problem_spec;
 
 extern const problem_spec problem_spec_sgemm;
@@ -74,18 +74,22 @@ const problem_spec *problem_spec_find(const char *name);
  * pipeline for "profiling", else problem_spec_find(lab_problem). */
 const problem_spec *problem_spec_of_exercise(const char *lab_problem);
 
+/* Bytes one run moves and FLOPs it does (< 0: none) at dims, for any problem. */
+double problem_spec_bytes(const problem_spec *spec, const problem_dims *dims);
+double problem_spec_flops(const problem_spec *spec, const problem_dims *dims);
+
+/* ---- reading sizes (problem_parse.c) ---- */
+
 /* Reads a count: "268435456", "2^28" or "1<<28", optionally followed by
  * "+k" or "-k" ("2^20+3"); spaces are allowed around the operators.  The
  * result must lie in [1, max]. */
-bool problem_parse_count(const char *s, int64_t max, int64_t *v, cl_err *e);
+bool problem_parse_count(const char *text, int64_t max, int64_t *value, cl_err *err);
 /* Splits "AxBxC" (x or X) into up to max parts, each read by
  * problem_parse_count(..., limit); *nparts receives how many there were. */
-bool problem_parse_dims(const char *s, int max, int64_t limit, int64_t *parts, int *nparts,
-                        cl_err *e);
+bool problem_parse_dims(const char *text, int max, int64_t limit, int64_t *parts, int *nparts,
+                        cl_err *err);
 /* spec->parse with the problem's name and accepted forms in the message. */
-bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *d, cl_err *e);
-/* Bytes one run moves and FLOPs it does (< 0: none) at d, for any problem. */
-double problem_spec_bytes(const problem_spec *spec, const problem_dims *d);
-double problem_spec_flops(const problem_spec *spec, const problem_dims *d);
+bool problem_parse_size(const problem_spec *spec, const char *label, problem_dims *dims,
+                        cl_err *err);
 
 #endif

@@ -9,11 +9,11 @@
 /* Fewer elements than this per thread do not pay for the thread. */
 #define BASICS_MIN_PER_THREAD 262144.0
 
-void cpu_saxpy(size_t n, float a, const float *x, const float *y, float *z)
+void cpu_saxpy(size_t count, float alpha, const float *x_in, const float *y_in, float *z_out)
 {
     /* restrict-free but simple enough for the compiler to vectorise */
-    for (size_t i = 0; i < n; i++)
-        z[i] = a * x[i] + y[i];
+    for (size_t i = 0; i < count; i++)
+        z_out[i] = alpha * x_in[i] + y_in[i];
 }
 
 typedef struct saxpy_job {
@@ -31,33 +31,34 @@ static void saxpy_part(void *ctx, int part, int nparts)
     cpu_saxpy(i1 - i0, j->a, j->x + i0, j->y + i0, j->z + i0);
 }
 
-void cpu_saxpy_mt(size_t n, float a, const float *x, const float *y, float *z, int threads)
+void cpu_saxpy_mt(size_t count, float alpha, const float *x_in, const float *y_in, float *z_out,
+                  int threads)
 {
-    threads = parallel_threads(threads, (double)n, BASICS_MIN_PER_THREAD);
-    saxpy_job j = {n, a, x, y, z};
+    threads = parallel_threads(threads, (double)count, BASICS_MIN_PER_THREAD);
+    saxpy_job j = {.n = count, .a = alpha, .x = x_in, .y = y_in, .z = z_out};
     parallel_run(threads, saxpy_part, &j);
 }
 
-void ref_saxpy(size_t n, float a, const float *x, const float *y, double *out)
+void ref_saxpy(size_t count, float alpha, const float *x_in, const float *y_in, double *out)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = (double)a * (double)x[i] + (double)y[i];
+    for (size_t i = 0; i < count; i++)
+        out[i] = (double)alpha * (double)x_in[i] + (double)y_in[i];
 }
 
-void cpu_histogram(const uint8_t *data, size_t n, uint32_t bins[BASICS_BINS])
+void cpu_histogram(const uint8_t *data, size_t count, uint32_t bins[BASICS_BINS])
 {
     /* four sets of counters, so that runs of equal bytes do not wait on
      * one counter's previous increment */
     uint32_t c[4][BASICS_BINS];
     memset(c, 0, sizeof c);
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    for (; i + 4 <= count; i += 4) {
         c[0][data[i]]++;
         c[1][data[i + 1]]++;
         c[2][data[i + 2]]++;
         c[3][data[i + 3]]++;
     }
-    for (; i < n; i++)
+    for (; i < count; i++)
         c[0][data[i]]++;
     for (int b = 0; b < BASICS_BINS; b++)
         bins[b] = c[0][b] + c[1][b] + c[2][b] + c[3][b];
@@ -79,17 +80,17 @@ static void hist_part(void *ctx, int part, int nparts)
     cpu_histogram(j->data + i0, i1 - i0, j->part_bins[part]);
 }
 
-void cpu_histogram_mt(const uint8_t *data, size_t n, uint32_t bins[BASICS_BINS], int threads)
+void cpu_histogram_mt(const uint8_t *data, size_t count, uint32_t bins[BASICS_BINS], int threads)
 {
-    threads = parallel_threads(threads, (double)n, BASICS_MIN_PER_THREAD);
+    threads = parallel_threads(threads, (double)count, BASICS_MIN_PER_THREAD);
     if (threads > HIST_MAX_THREADS)
         threads = HIST_MAX_THREADS;
     uint32_t (*part_bins)[BASICS_BINS] = malloc((size_t)threads * sizeof *part_bins);
     if (!part_bins) {
-        cpu_histogram(data, n, bins);
+        cpu_histogram(data, count, bins);
         return;
     }
-    hist_job j = {data, n, part_bins};
+    hist_job j = {data, count, part_bins};
     parallel_run(threads, hist_part, &j);
     memset(bins, 0, BASICS_BINS * sizeof *bins);
     for (int t = 0; t < threads; t++)
@@ -98,17 +99,17 @@ void cpu_histogram_mt(const uint8_t *data, size_t n, uint32_t bins[BASICS_BINS],
     free(part_bins);
 }
 
-void basics_fill_bytes(uint8_t *data, size_t n, uint64_t seed)
+void basics_fill_bytes(uint8_t *data, size_t count, uint64_t seed)
 {
     rng r;
     rng_seed(&r, seed ^ 0x6a09e667f3bcc908ull);
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i + 8 <= count; i += 8) {
         uint64_t v = rng_next(&r);
         memcpy(data + i, &v, 8);
     }
-    if (i < n) {
+    if (i < count) {
         uint64_t v = rng_next(&r);
-        memcpy(data + i, &v, n - i);
+        memcpy(data + i, &v, count - i);
     }
 }

@@ -9,19 +9,23 @@
 
 #define BASICS_BINS 256
 
-/* z[i] = a * x[i] + y[i] for i < n, in float, vectorised on one thread. */
-void cpu_saxpy(size_t n, float a, const float *x, const float *y, float *z);
+/* z_out[i] = alpha * x_in[i] + y_in[i] for i < count, in float, vectorised
+ * on one thread. */
+void cpu_saxpy(size_t count, float alpha, const float *x_in, const float *y_in, float *z_out);
 /* Same, split over `threads` pthreads (threads <= 0: cpu_thread_count()). */
-void cpu_saxpy_mt(size_t n, float a, const float *x, const float *y, float *z, int threads);
-/* The reference: out[i] = (double)a * x[i] + y[i], exact in double. */
-void ref_saxpy(size_t n, float a, const float *x, const float *y, double *out);
+void cpu_saxpy_mt(size_t count, float alpha, const float *x_in, const float *y_in, float *z_out,
+                  int threads);
+/* The reference: out[i] = (double)alpha * x_in[i] + y_in[i], exact in
+ * double. */
+void ref_saxpy(size_t count, float alpha, const float *x_in, const float *y_in, double *out);
 
-/* bins[b] = how many of data[0..n) equal b, on one thread. */
-void cpu_histogram(const uint8_t *data, size_t n, uint32_t bins[BASICS_BINS]);
+/* bins[b] = how many of data[0..count) equal b, on one thread. */
+void cpu_histogram(const uint8_t *data, size_t count, uint32_t bins[BASICS_BINS]);
 /* Same, each thread counting its share into bins of its own, then summed. */
-void cpu_histogram_mt(const uint8_t *data, size_t n, uint32_t bins[BASICS_BINS], int threads);
+void cpu_histogram_mt(const uint8_t *data, size_t count, uint32_t bins[BASICS_BINS], int threads);
 
-/* n random bytes from seed, every value equally likely (deterministic). */
-void basics_fill_bytes(uint8_t *data, size_t n, uint64_t seed);
+/* Fills data with count random bytes from seed, every value equally likely
+ * (deterministic). */
+void basics_fill_bytes(uint8_t *data, size_t count, uint64_t seed);
 
 #endif

@@ -4,25 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
-void check_poison(float *x, size_t n)
+void check_poison(float *data, size_t count)
 {
     uint32_t bits = CHECK_POISON_BITS;
     float v;
     memcpy(&v, &bits, sizeof v);
-    for (size_t i = 0; i < n; i++)
-        x[i] = v;
+    for (size_t i = 0; i < count; i++)
+        data[i] = v;
 }
 
-bool check_is_poison(float v)
+bool check_is_poison(float value)
 {
     uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
+    memcpy(&bits, &value, sizeof bits);
     return bits == (uint32_t)CHECK_POISON_BITS;
 }
 
-const char *check_status_name(check_status s)
+const char *check_status_name(check_status status)
 {
-    switch (s) {
+    switch (status) {
     case CHECK_OK:
         return "ok";
     case CHECK_WRONG:
@@ -44,29 +44,29 @@ static void check_note(check_report *r, int64_t index, double got, double expect
         r->mismatch[r->nmismatch++] = (check_mismatch){index, got, expected};
 }
 
-check_report check_compare(const float *got, size_t n, const double *ref, const int64_t *idx,
+check_report check_compare(const float *got, size_t count, const double *ref, const int64_t *idx,
                            size_t nref, double tol)
 {
     check_report r;
     memset(&r, 0, sizeof r);
-    if (!idx && nref > n)
-        nref = n;
+    if (!idx && nref > count)
+        nref = count;
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < count; i++) {
         if (check_is_poison(got[i])) {
             r.unwritten++;
             check_note(&r, (int64_t)i, (double)got[i], (!idx && i < nref) ? ref[i] : (double)NAN);
         }
     }
     if (r.unwritten == 0) {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < count; i++) {
             if (!isfinite(got[i])) {
                 r.nonfinite++;
                 check_note(&r, (int64_t)i, (double)got[i], (!idx && i < nref) ? ref[i] : (double)NAN);
             }
         }
     } else {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < count; i++)
             if (!isfinite(got[i]) && !check_is_poison(got[i]))
                 r.nonfinite++;
     }
@@ -80,7 +80,7 @@ check_report check_compare(const float *got, size_t n, const double *ref, const 
     double diff2 = 0.0;
     for (size_t k = 0; k < nref; k++) {
         int64_t i = idx ? idx[k] : (int64_t)k;
-        if (i < 0 || (size_t)i >= n) {
+        if (i < 0 || (size_t)i >= count) {
             r.compared++;
             r.differing++;
             if (record)
@@ -117,17 +117,17 @@ check_report check_compare(const float *got, size_t n, const double *ref, const 
 /* The summary without the output's name. */
 static void describe(const check_report *r, char *buf, size_t len);
 
-void check_describe(const check_report *r, char *buf, size_t len)
+void check_describe(const check_report *report, char *buf, size_t len)
 {
     if (!buf || len == 0)
         return;
-    if (!r->output[0]) {
-        describe(r, buf, len);
+    if (!report->output[0]) {
+        describe(report, buf, len);
         return;
     }
-    int w = snprintf(buf, len, "output '%s': ", r->output);
+    int w = snprintf(buf, len, "output '%s': ", report->output);
     if (w > 0 && (size_t)w < len)
-        describe(r, buf + w, len - (size_t)w);
+        describe(report, buf + w, len - (size_t)w);
 }
 
 static void describe(const check_report *r, char *buf, size_t len)

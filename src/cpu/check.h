@@ -10,10 +10,10 @@
  * so an element the kernel never wrote is recognised. */
 #define CHECK_POISON_BITS 0x7fc0dead
 
-/* Fills x[0..n) with the poison pattern. */
-void check_poison(float *x, size_t n);
-/* True when v carries exactly the poison bits. */
-bool check_is_poison(float v);
+/* Fills data[0..count) with the poison pattern. */
+void check_poison(float *data, size_t count);
+/* True when value carries exactly the poison bits. */
+bool check_is_poison(float value);
 
 typedef enum {
     CHECK_OK, CHECK_WRONG, CHECK_UNWRITTEN, CHECK_NONFINITE,
@@ -38,19 +38,20 @@ typedef struct check_report {
     char note[256];          /* a judge's own words on a wrong output, or why judging failed */
 } check_report;
 
-/* Compares got[idx[k]] with ref[k] for k < nref (idx NULL: got[k] vs ref[k], nref == n).
- * The whole got[0..n) is scanned for poison and non-finite values first
- * (unwritten wins, then nonfinite; then mismatch[] lists the first offending
- * elements, and rel_err still covers the finite ones).  An element mismatches
- * when |got-ref| > tol * max(|ref|, rms(ref)); status is WRONG when
- * rel_err > tol or any element mismatches.  An index outside [0,n) counts as
- * a mismatch.  When ||ref|| is 0, rel_err is the absolute norm ||got - ref||. */
-check_report check_compare(const float *got, size_t n, const double *ref, const int64_t *idx,
+/* Compares got[idx[k]] with ref[k] for k < nref (idx NULL: got[k] vs ref[k],
+ * nref == count).  The whole got[0..count) is scanned for poison and
+ * non-finite values first (unwritten wins, then nonfinite; then mismatch[]
+ * lists the first offending elements, and rel_err still covers the finite
+ * ones).  An element mismatches when |got-ref| > tol * max(|ref|, rms(ref));
+ * status is WRONG when rel_err > tol or any element mismatches.  An index
+ * outside [0,count) counts as a mismatch.  When ||ref|| is 0, rel_err is the
+ * absolute norm ||got - ref||. */
+check_report check_compare(const float *got, size_t count, const double *ref, const int64_t *idx,
                            size_t nref, double tol);
 /* One-line human summary, e.g.
  * "wrong: 3 of 1024 checked differ; first at [17]: got 1.5, expected 2". */
-void check_describe(const check_report *r, char *buf, size_t len);
+void check_describe(const check_report *report, char *buf, size_t len);
 /* "ok", "wrong", "unwritten" or "nonfinite". */
-const char *check_status_name(check_status s);
+const char *check_status_name(check_status status);
 
 #endif

@@ -26,9 +26,9 @@ int cpu_thread_count(void)
     return n >= 1 ? (int)n : 1;
 }
 
-bool cpu_simd_supported(cpu_simd s)
+bool cpu_simd_supported(cpu_simd simd)
 {
-    switch (s) {
+    switch (simd) {
     case CPU_SIMD_SCALAR:
         return true;
 #if defined(__x86_64__)
@@ -61,17 +61,17 @@ cpu_simd cpu_simd_level(void)
     return f >= 0 ? (cpu_simd)f : cpu_simd_best();
 }
 
-bool cpu_simd_force(cpu_simd s)
+bool cpu_simd_force(cpu_simd simd)
 {
-    if (!cpu_simd_supported(s))
+    if (!cpu_simd_supported(simd))
         return false;
-    atomic_store(&cpuinfo_forced, (int)s);
+    atomic_store(&cpuinfo_forced, (int)simd);
     return true;
 }
 
-const char *cpu_simd_name(cpu_simd s)
+const char *cpu_simd_name(cpu_simd simd)
 {
-    switch (s) {
+    switch (simd) {
     case CPU_SIMD_SSE2:
         return "sse2";
     case CPU_SIMD_AVX2:

@@ -23,11 +23,11 @@ typedef enum cpu_simd {
 cpu_simd cpu_simd_level(void);
 /* The best path this CPU (and OS) supports. */
 cpu_simd cpu_simd_best(void);
-bool cpu_simd_supported(cpu_simd s);
-/* Makes the baselines use path s (for tests and comparisons); false, and no
+bool cpu_simd_supported(cpu_simd simd);
+/* Makes the baselines use path simd (for tests and comparisons); false, and no
  * change, when this CPU does not support it. */
-bool cpu_simd_force(cpu_simd s);
+bool cpu_simd_force(cpu_simd simd);
 /* "scalar", "sse2", "avx2+fma", "avx512f". */
-const char *cpu_simd_name(cpu_simd s);
+const char *cpu_simd_name(cpu_simd simd);
 
 #endif

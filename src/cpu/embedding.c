@@ -7,10 +7,10 @@
 /* Fewer bytes than this per thread do not pay for the thread. */
 #define EMBEDDING_MIN_BYTES_PER_THREAD 1048576.0
 
-bool embedding_validate(const int32_t *idx, int T, int V, int64_t *bad_t)
+bool embedding_validate(const int32_t *idx, int tokens, int vocab, int64_t *bad_t)
 {
-    for (int t = 0; t < T; t++) {
-        if (idx[t] < 0 || idx[t] >= V) {
+    for (int t = 0; t < tokens; t++) {
+        if (idx[t] < 0 || idx[t] >= vocab) {
             if (bad_t)
                 *bad_t = t;
             return false;
@@ -26,11 +26,11 @@ static void embedding_rows(const float *W, const int32_t *idx, float *out, int t
         memcpy(out + (int64_t)t * D, W + (int64_t)idx[t] * D, row);
 }
 
-void cpu_embedding(const float *W, const int32_t *idx, float *out, int T, int D)
+void cpu_embedding(const float *table, const int32_t *idx, float *out, int tokens, int dim)
 {
-    if (T <= 0 || D <= 0)
+    if (tokens <= 0 || dim <= 0)
         return;
-    embedding_rows(W, idx, out, 0, T, D);
+    embedding_rows(table, idx, out, 0, tokens, dim);
 }
 
 typedef struct embedding_job {
@@ -48,14 +48,15 @@ static void embedding_part(void *ctx, int part, int nparts)
     embedding_rows(j->W, j->idx, j->out, t0, t1, j->D);
 }
 
-void cpu_embedding_mt(const float *W, const int32_t *idx, float *out, int T, int D, int threads)
+void cpu_embedding_mt(const float *table, const int32_t *idx, float *out, int tokens, int dim,
+                      int threads)
 {
-    if (T <= 0 || D <= 0)
+    if (tokens <= 0 || dim <= 0)
         return;
-    double bytes = (double)T * (double)D * (double)sizeof(float);
+    double bytes = (double)tokens * (double)dim * (double)sizeof(float);
     threads = parallel_threads(threads, bytes, EMBEDDING_MIN_BYTES_PER_THREAD);
-    if (threads > T)
-        threads = T;
-    embedding_job j = {W, idx, out, T, D};
+    if (threads > tokens)
+        threads = tokens;
+    embedding_job j = {.W = table, .idx = idx, .out = out, .T = tokens, .D = dim};
     parallel_run(threads, embedding_part, &j);
 }

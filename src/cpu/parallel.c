@@ -34,7 +34,7 @@ void parallel_run(int nparts, parallel_fn fn, void *ctx)
         goto cleanup;
     }
     for (int p = 1; p < nparts; p++) {
-        jobs[p] = (parallel_job){fn, ctx, p, nparts};
+        jobs[p] = (parallel_job){.fn = fn, .ctx = ctx, .part = p, .nparts = nparts};
         started[p] = pthread_create(&tids[p], NULL, parallel_trampoline, &jobs[p]) == 0;
     }
     fn(ctx, 0, nparts);

@@ -28,44 +28,44 @@ static int cmp32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-uint32_t prep_select(uint32_t *v, size_t n, size_t k)
+uint32_t prep_select(uint32_t *keys, size_t count, size_t rank)
 {
-    size_t lo = 0, hi = n - 1;
+    size_t lo = 0, hi = count - 1;
     int rounds = 0;
     while (hi - lo > 16) {
         if (++rounds > 64) {            /* a bad run of pivots: finish by sorting */
-            qsort(v + lo, hi - lo + 1, sizeof *v, cmp32);
-            return v[k];
+            qsort(keys + lo, hi - lo + 1, sizeof *keys, cmp32);
+            return keys[rank];
         }
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < v[lo])
-            swap32(&v[mid], &v[lo]);
-        if (v[hi] < v[lo])
-            swap32(&v[hi], &v[lo]);
-        if (v[hi] < v[mid])
-            swap32(&v[hi], &v[mid]);
-        uint32_t p = v[mid];
+        if (keys[mid] < keys[lo])
+            swap32(&keys[mid], &keys[lo]);
+        if (keys[hi] < keys[lo])
+            swap32(&keys[hi], &keys[lo]);
+        if (keys[hi] < keys[mid])
+            swap32(&keys[hi], &keys[mid]);
+        uint32_t p = keys[mid];
         size_t i = lo, j = hi;
         for (;;) {                      /* Hoare: [lo, j] <= p <= [j + 1, hi] */
-            while (v[i] < p)
+            while (keys[i] < p)
                 i++;
-            while (v[j] > p)
+            while (keys[j] > p)
                 j--;
             if (i >= j)
                 break;
-            swap32(&v[i], &v[j]);
+            swap32(&keys[i], &keys[j]);
             i++;
             j--;
         }
-        if (k <= j)
+        if (rank <= j)
             hi = j;
         else
             lo = j + 1;
     }
     for (size_t i = lo + 1; i <= hi; i++)
-        for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
-            swap32(&v[j - 1], &v[j]);
-    return v[k];
+        for (size_t j = i; j > lo && keys[j - 1] > keys[j]; j--)
+            swap32(&keys[j - 1], &keys[j]);
+    return keys[rank];
 }
 
 /* ---- radix sort ------------------------------------------------------------------ */
@@ -105,14 +105,14 @@ static void radix_scatter(void *ctx, int part, int nparts)
     }
 }
 
-uint32_t *prep_radix_sort(uint32_t *keys, uint32_t *tmp, size_t n, int threads)
+uint32_t *prep_radix_sort(uint32_t *keys, uint32_t *tmp, size_t count, int threads)
 {
-    int parts = parallel_threads(threads, (double)n, RADIX_MIN_PER_THREAD);
+    int parts = parallel_threads(threads, (double)count, RADIX_MIN_PER_THREAD);
     size_t *hist = malloc((size_t)parts * RADIX_BINS * sizeof *hist);
     if (!hist)
         parts = 1;
     size_t one[RADIX_BINS];
-    radix_job j = {keys, tmp, n, 0, hist ? hist : one};
+    radix_job j = {.src = keys, .dst = tmp, .n = count, .shift = 0, .hist = hist ? hist : one};
     for (int pass = 0; pass < 3; pass++) {
         j.shift = pass * RADIX_BITS;
         parallel_run(parts, radix_count, &j);
@@ -185,10 +185,10 @@ static void hsel_find(const uint32_t *hist, size_t r, uint32_t *bin, size_t *wit
     *within = 0;
 }
 
-void prep_hist_select(const float *v, size_t n, const size_t *rank, int nr, uint32_t *out,
+void prep_hist_select(const float *values, size_t count, const size_t *rank, int nr, uint32_t *out,
                       int threads)
 {
-    int parts = parallel_threads(threads, (double)n, RADIX_MIN_PER_THREAD);
+    int parts = parallel_threads(threads, (double)count, RADIX_MIN_PER_THREAD);
     uint32_t *hist = malloc((size_t)parts * HIST_BINS * sizeof *hist);
     if (!hist) {
         parts = 1;
@@ -198,7 +198,7 @@ void prep_hist_select(const float *v, size_t n, const size_t *rank, int nr, uint
     }
     if (nr > 16)
         nr = 16;
-    hsel_job j = {v, n, false, 0, hist};
+    hsel_job j = {.v = values, .n = count, .low = false, .high = 0, .hist = hist};
     uint32_t high[16];
     size_t within[16];
     parallel_run(parts, hsel_part, &j);
@@ -325,29 +325,30 @@ PREP_GEMM_FN(gemm_avx2, __attribute__((target("avx2,fma"))), v8sf, 8)
 PREP_GEMM_FN(gemm_avx512, __attribute__((target("avx512f"))), v16sf, 16)
 #endif
 
-void prep_log1p_clip(const float *x, float *y, size_t n, float hi)
+void prep_log1p_clip(const float *in, float *out, size_t count, float hi)
 {
     switch (cpu_simd_level()) {
 #if defined(__x86_64__)
-    case CPU_SIMD_AVX512: log1p_avx512(x, y, n, hi); return;
-    case CPU_SIMD_AVX2: log1p_avx2(x, y, n, hi); return;
-    case CPU_SIMD_SSE2: log1p_sse2(x, y, n, hi); return;
+    case CPU_SIMD_AVX512: log1p_avx512(in, out, count, hi); return;
+    case CPU_SIMD_AVX2: log1p_avx2(in, out, count, hi); return;
+    case CPU_SIMD_SSE2: log1p_sse2(in, out, count, hi); return;
 #endif
     default:
-        for (size_t i = 0; i < n; i++)
-            y[i] = log1p_clip1(x[i], hi);
+        for (size_t i = 0; i < count; i++)
+            out[i] = log1p_clip1(in[i], hi);
         return;
     }
 }
 
-void prep_gemm_rows(const float *X, int64_t ld, const float *w, float *Y, int64_t r0, int64_t r1)
+void prep_gemm_rows(const float *features, int64_t ld, const float *weights, float *hidden,
+                    int64_t r0, int64_t r1)
 {
     switch (cpu_simd_level()) {
 #if defined(__x86_64__)
-    case CPU_SIMD_AVX512: gemm_avx512(X, ld, w, Y, r0, r1); return;
-    case CPU_SIMD_AVX2: gemm_avx2(X, ld, w, Y, r0, r1); return;
-    case CPU_SIMD_SSE2: gemm_sse2(X, ld, w, Y, r0, r1); return;
+    case CPU_SIMD_AVX512: gemm_avx512(features, ld, weights, hidden, r0, r1); return;
+    case CPU_SIMD_AVX2: gemm_avx2(features, ld, weights, hidden, r0, r1); return;
+    case CPU_SIMD_SSE2: gemm_sse2(features, ld, weights, hidden, r0, r1); return;
 #endif
-    default: gemm_scalar(X, ld, w, Y, r0, r1); return;
+    default: gemm_scalar(features, ld, weights, hidden, r0, r1); return;
     }
 }

@@ -12,42 +12,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint32_t prep_key(float f)
+static inline uint32_t prep_key(float value)
 {
     uint32_t u;
-    __builtin_memcpy(&u, &f, 4);
+    __builtin_memcpy(&u, &value, 4);
     return u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
 }
 
-static inline float prep_unkey(uint32_t k)
+static inline float prep_unkey(uint32_t key)
 {
-    uint32_t u = k ^ ((k >> 31) ? 0x80000000u : 0xffffffffu);
+    uint32_t u = key ^ ((key >> 31) ? 0x80000000u : 0xffffffffu);
     float f;
     __builtin_memcpy(&f, &u, 4);
     return f;
 }
 
-/* The k-th smallest (from 0) of v[0..n), k < n; v is reordered. */
-uint32_t prep_select(uint32_t *v, size_t n, size_t k);
+/* The rank-th smallest (from 0) of keys[0..count), rank < count; keys is
+ * reordered. */
+uint32_t prep_select(uint32_t *keys, size_t count, size_t rank);
 
-/* Sorts keys[0..n) ascending (LSD radix, three passes of 11 bits) using tmp
- * (n more); returns where the sorted keys are (tmp).  threads > 1: each
- * pass counted and scattered by that many threads. */
-uint32_t *prep_radix_sort(uint32_t *keys, uint32_t *tmp, size_t n, int threads);
+/* Sorts keys[0..count) ascending (LSD radix, three passes of 11 bits) using
+ * tmp (count more); returns where the sorted keys are (tmp).  threads > 1:
+ * each pass counted and scattered by that many threads. */
+uint32_t *prep_radix_sort(uint32_t *keys, uint32_t *tmp, size_t count, int threads);
 
-/* Keys of rank[0..nr) (each < the count of non-NaN values) among the
- * non-NaN floats of v[0..n), by two passes of 16-bit histograms on
- * threads threads.  nr <= 16.  The reference's selection. */
-void prep_hist_select(const float *v, size_t n, const size_t *rank, int nr, uint32_t *out,
+/* Keys of rank[0..nr) (each < the count of non-NaN values) among the non-NaN
+ * floats of values[0..count), by two passes of 16-bit histograms on threads
+ * threads.  nr <= 16.  The reference's selection. */
+void prep_hist_select(const float *values, size_t count, const size_t *rank, int nr, uint32_t *out,
                       int threads);
 
-/* y[i] = min(max(log1p(x[i]), 0), hi) for x[i] > -1, vectorised (a
+/* out[i] = min(max(log1p(in[i]), 0), hi) for in[i] > -1, vectorised (a
  * polynomial logarithm, within 2 units in the last place). */
-void prep_log1p_clip(const float *x, float *y, size_t n, float hi);
+void prep_log1p_clip(const float *in, float *out, size_t count, float hi);
 
-/* Rows [r0, r1) of Y = X W: X has PREP_FEATURES columns and Y
- * PREP_HIDDEN, both column-major with leading dimension ld; w as
- * prep_weights.  Eight rows at a time in vector registers. */
-void prep_gemm_rows(const float *X, int64_t ld, const float *w, float *Y, int64_t r0, int64_t r1);
+/* Rows [r0, r1) of hidden = features weights: features has PREP_FEATURES
+ * columns and hidden PREP_HIDDEN, both column-major with leading dimension
+ * ld; weights as prep_weights.  Eight rows at a time in vector registers. */
+void prep_gemm_rows(const float *features, int64_t ld, const float *weights, float *hidden,
+                    int64_t r0, int64_t r1);
 
 #endif

@@ -12,10 +12,10 @@
 
 /* ---- the outputs ------------------------------------------------------------------- */
 
-int prep_step_outputs(prep_step s, prep_col *out)
+int prep_step_outputs(prep_step step, prep_col *out)
 {
     int n = 0;
-    switch (s) {
+    switch (step) {
     case PREP_FILL:
         out[n++] = (prep_col){PO_MEDIAN, 0};
         for (int c = 0; c < PREP_NUM; c++)
@@ -65,73 +65,73 @@ int prep_step_outputs(prep_step s, prep_col *out)
     return n;
 }
 
-size_t prep_check_buf_bytes(int64_t n)
+size_t prep_check_buf_bytes(int64_t rows)
 {
-    int64_t s = prep_stride(n);
+    int64_t s = prep_stride(rows);
     return 4 * (size_t)(s > PREP_ZONES ? s : PREP_ZONES);
 }
 
-bool prep_out_is_int(prep_out w)
+bool prep_out_is_int(prep_out out)
 {
-    return w == PO_COUNT || w == PO_KEPT_TS || w == PO_KEPT_PAY || w == PO_KEPT_ZONE ||
-           w == PO_COUNTS;
+    return out == PO_COUNT || out == PO_KEPT_TS || out == PO_KEPT_PAY || out == PO_KEPT_ZONE ||
+           out == PO_COUNTS;
 }
 
-int64_t prep_out_count(prep_out w, int64_t n, int64_t m)
+int64_t prep_out_count(prep_out out, int64_t rows, int64_t kept)
 {
-    switch (w) {
+    switch (out) {
     case PO_MEDIAN: return PREP_NUM;
-    case PO_FILLED: return n;
+    case PO_FILLED: return rows;
     case PO_COUNT: return 1;
     case PO_STATS: return 2 * PREP_NUM;
     case PO_EDGES: return PREP_EDGES;
     case PO_COUNTS:
     case PO_GMEAN: return PREP_ZONES;
-    default: return m;
+    default: return kept;
     }
 }
 
-void prep_col_name(prep_col c, char *buf, size_t n)
+void prep_col_name(prep_col col, char *buf, size_t buf_size)
 {
-    switch (c.what) {
-    case PO_MEDIAN: snprintf(buf, n, "median"); return;
-    case PO_FILLED: snprintf(buf, n, "filled[%s]", prep_num_name(c.col)); return;
-    case PO_COUNT: snprintf(buf, n, "count"); return;
-    case PO_KEPT_NUM: snprintf(buf, n, "kept_num[%s]", prep_num_name(c.col)); return;
-    case PO_KEPT_TS: snprintf(buf, n, "kept_ts"); return;
-    case PO_KEPT_PAY: snprintf(buf, n, "kept_pay"); return;
-    case PO_KEPT_ZONE: snprintf(buf, n, "kept_zone"); return;
-    case PO_KEPT_LABEL: snprintf(buf, n, "kept_label"); return;
-    case PO_T: snprintf(buf, n, "t[%s]", prep_num_name(c.col)); return;
-    case PO_STATS: snprintf(buf, n, "stats"); return;
-    case PO_EDGES: snprintf(buf, n, "edges"); return;
-    case PO_COUNTS: snprintf(buf, n, "counts"); return;
-    case PO_GMEAN: snprintf(buf, n, "gmean"); return;
-    case PO_X: snprintf(buf, n, "X[%s]", prep_feature_name(c.col)); return;
-    case PO_Y: snprintf(buf, n, "Y[%d]", c.col); return;
-    default: snprintf(buf, n, "?"); return;
+    switch (col.what) {
+    case PO_MEDIAN: snprintf(buf, buf_size, "median"); return;
+    case PO_FILLED: snprintf(buf, buf_size, "filled[%s]", prep_num_name(col.col)); return;
+    case PO_COUNT: snprintf(buf, buf_size, "count"); return;
+    case PO_KEPT_NUM: snprintf(buf, buf_size, "kept_num[%s]", prep_num_name(col.col)); return;
+    case PO_KEPT_TS: snprintf(buf, buf_size, "kept_ts"); return;
+    case PO_KEPT_PAY: snprintf(buf, buf_size, "kept_pay"); return;
+    case PO_KEPT_ZONE: snprintf(buf, buf_size, "kept_zone"); return;
+    case PO_KEPT_LABEL: snprintf(buf, buf_size, "kept_label"); return;
+    case PO_T: snprintf(buf, buf_size, "t[%s]", prep_num_name(col.col)); return;
+    case PO_STATS: snprintf(buf, buf_size, "stats"); return;
+    case PO_EDGES: snprintf(buf, buf_size, "edges"); return;
+    case PO_COUNTS: snprintf(buf, buf_size, "counts"); return;
+    case PO_GMEAN: snprintf(buf, buf_size, "gmean"); return;
+    case PO_X: snprintf(buf, buf_size, "X[%s]", prep_feature_name(col.col)); return;
+    case PO_Y: snprintf(buf, buf_size, "Y[%d]", col.col); return;
+    default: snprintf(buf, buf_size, "?"); return;
     }
 }
 
-void *prep_state_col(const prep_state *st, prep_col c)
+void *prep_state_col(const prep_state *st, prep_col col)
 {
     int64_t s = st->stride;
-    switch (c.what) {
+    switch (col.what) {
     case PO_MEDIAN: return (void *)st->median;
-    case PO_FILLED: return st->filled + c.col * s;
+    case PO_FILLED: return st->filled + col.col * s;
     case PO_COUNT: return NULL;
-    case PO_KEPT_NUM: return st->kept.num + c.col * s;
+    case PO_KEPT_NUM: return st->kept.num + col.col * s;
     case PO_KEPT_TS: return st->kept.ts;
     case PO_KEPT_PAY: return st->kept.pay;
     case PO_KEPT_ZONE: return st->kept.zone;
     case PO_KEPT_LABEL: return st->kept.label;
-    case PO_T: return st->t + c.col * s;
+    case PO_T: return st->t + col.col * s;
     case PO_STATS: return (void *)st->stats;
     case PO_EDGES: return (void *)st->edges;
     case PO_COUNTS: return st->counts;
     case PO_GMEAN: return st->gmean;
-    case PO_X: return st->X + c.col * s;
-    case PO_Y: return st->Y + c.col * s;
+    case PO_X: return st->X + col.col * s;
+    case PO_Y: return st->Y + col.col * s;
     default: return NULL;
     }
 }
@@ -154,11 +154,11 @@ prep_src prep_src_state(const prep_state *st)
     return (prep_src){state_get, (void *)st};
 }
 
-void prep_poison_state(prep_state *st, prep_step s)
+void prep_poison_state(prep_state *st, prep_step which_step)
 {
     prep_col cols[PREP_MAX_OUTS];
     for (int step = 0; step < PREP_NSTEPS; step++) {
-        if (s != PREP_NSTEPS && step != (int)s)
+        if (which_step != PREP_NSTEPS && step != (int)which_step)
             continue;
         int k = prep_step_outputs((prep_step)step, cols);
         for (int i = 0; i < k; i++) {
@@ -353,7 +353,7 @@ static void judge_first(cmp_part *p, int64_t i, double g, double e)
         p->overflow = true;
         return;
     }
-    p->cands[p->ncands++] = (cand){i, g, e, d};
+    p->cands[p->ncands++] = (cand){.i = i, .got = g, .want = e, .diff = d};
 }
 
 /* One pass over a part of the column: counts, sums and, for exact columns,
@@ -508,37 +508,38 @@ static bool check_cols(const prep_ref *r, const prep_state *in, const prep_col *
     return true;
 }
 
-bool prep_check_step(const prep_ref *r, const prep_state *in, prep_step s, const prep_src *src,
-                     void *buf, int threads, prep_report *out, cl_err *e)
+bool prep_check_step(const prep_ref *ref, const prep_state *in, prep_step step, const prep_src *src,
+                     void *buf, int threads, prep_report *out, cl_err *err)
 {
     prep_col cols[PREP_MAX_OUTS];
-    int k = prep_step_outputs(s, cols);
-    return check_cols(r, in, cols, k, src, buf, threads, out, e);
+    int k = prep_step_outputs(step, cols);
+    return check_cols(ref, in, cols, k, src, buf, threads, out, err);
 }
 
-bool prep_check_all(const prep_ref *r, const prep_state *in, const prep_src *src, void *buf,
-                    int threads, prep_report *out, cl_err *e)
+bool prep_check_all(const prep_ref *ref, const prep_state *in, const prep_src *src, void *buf,
+                    int threads, prep_report *out, cl_err *err)
 {
     prep_col cols[PREP_MAX_OUTS * PREP_NSTEPS];
     int k = 0;
     for (int s = PREP_FILL; s <= PREP_GEMM; s++)
         k += prep_step_outputs((prep_step)s, cols + k);
-    return check_cols(r, in, cols, k, src, buf, threads, out, e);
+    return check_cols(ref, in, cols, k, src, buf, threads, out, err);
 }
 
-void prep_report_describe(const prep_report *r, char *buf, size_t n)
+void prep_report_describe(const prep_report *report, char *buf, size_t buf_size)
 {
-    if (r->c.status == CHECK_OK) {
-        snprintf(buf, n, "ok: %lld values in %d outputs checked, largest rel err %.3g%s%s%s",
-                 (long long)r->total, r->columns, r->c.rel_err, r->column[0] ? " (" : "",
-                 r->column, r->column[0] ? ")" : "");
+    if (report->c.status == CHECK_OK) {
+        snprintf(buf, buf_size, "ok: %lld values in %d outputs checked, largest rel err %.3g%s%s%s",
+                 (long long)report->total, report->columns, report->c.rel_err,
+                 report->column[0] ? " (" : "", report->column, report->column[0] ? ")" : "");
         return;
     }
     char base[512];
-    check_describe(&r->c, base, sizeof base);
+    check_describe(&report->c, base, sizeof base);
     const char *colon = strchr(base, ':');
-    if (colon && r->column[0])
-        snprintf(buf, n, "%.*s: %s:%s", (int)(colon - base), base, r->column, colon + 1);
+    if (colon && report->column[0])
+        snprintf(buf, buf_size, "%.*s: %s:%s", (int)(colon - base), base, report->column,
+                 colon + 1);
     else
-        snprintf(buf, n, "%s", base);
+        snprintf(buf, buf_size, "%s", base);
 }

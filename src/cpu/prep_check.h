@@ -58,23 +58,23 @@ typedef struct prep_col {
 
 #define PREP_MAX_OUTS 40
 
-/* The outputs of step s (none for load), in the order they are checked;
- * returns how many. */
-int prep_step_outputs(prep_step s, prep_col *out);
+/* The outputs of step (none for load), in the order they are checked; returns
+ * how many. */
+int prep_step_outputs(prep_step step, prep_col *out);
 /* Whether an output holds ints (else floats), and how many elements it
  * has for n rows of which m are kept. */
-bool prep_out_is_int(prep_out w);
-int64_t prep_out_count(prep_out w, int64_t n, int64_t m);
+bool prep_out_is_int(prep_out out);
+int64_t prep_out_count(prep_out out, int64_t rows, int64_t kept);
 /* Its name in messages: "median", "filled[fare]", "kept_zone", "X[z_tip]", "Y[3]", ... */
-void prep_col_name(prep_col c, char *buf, size_t n);
-/* Where output c lies in a host state (and its first element). */
-void *prep_state_col(const prep_state *st, prep_col c);
+void prep_col_name(prep_col col, char *buf, size_t buf_size);
+/* Where output col lies in a host state (and its first element). */
+void *prep_state_col(const prep_state *st, prep_col col);
 
 /* Where a check reads the outputs: get returns a pointer to count
  * elements of c (it may copy them into buf, room for count elements),
  * or NULL with e set. */
 typedef struct prep_src {
-    const void *(*get)(void *ud, prep_col c, int64_t count, void *buf, cl_err *e);
+    const void *(*get)(void *ud, prep_col col, int64_t count, void *buf, cl_err *err);
     void *ud;
 } prep_src;
 /* A source reading a host state. */
@@ -92,21 +92,23 @@ typedef struct prep_report {
 
 /* Bytes of the buffer a check reads one output into (the longest output:
  * a column, or the per-zone arrays). */
-size_t prep_check_buf_bytes(int64_t n);
-/* Checks step s's outputs read from src against the reference r and the
- * inputs in in; buf has prep_check_buf_bytes(n) bytes.  The report is about the first column that is wrong (or, when
- * all are right, the largest relative error).  false + e when src failed. */
-bool prep_check_step(const prep_ref *r, const prep_state *in, prep_step s, const prep_src *src,
-                     void *buf, int threads, prep_report *out, cl_err *e);
+size_t prep_check_buf_bytes(int64_t rows);
+/* Checks the outputs of step read from src against the reference ref and the
+ * inputs in in; buf has prep_check_buf_bytes(n) bytes.  The report is about
+ * the first column that is wrong (or, when all are right, the largest
+ * relative error).  false + err when src failed. */
+bool prep_check_step(const prep_ref *ref, const prep_state *in, prep_step step, const prep_src *src,
+                     void *buf, int threads, prep_report *out, cl_err *err);
 /* Every output of fill to gemm, as after a whole run of the pipeline. */
-bool prep_check_all(const prep_ref *r, const prep_state *in, const prep_src *src, void *buf,
-                    int threads, prep_report *out, cl_err *e);
+bool prep_check_all(const prep_ref *ref, const prep_state *in, const prep_src *src, void *buf,
+                    int threads, prep_report *out, cl_err *err);
 /* "wrong: X[z_tip]: 12 of 1000000 checked differ; first at [17]: got 0.51,
  * expected 0.52 (rel err ...)", or "ok: 3086 values in 10 outputs checked,
  * largest rel err 2.1e-08 (X[z_tip])". */
-void prep_report_describe(const prep_report *r, char *buf, size_t n);
+void prep_report_describe(const prep_report *report, char *buf, size_t buf_size);
 
-/* Poisons the outputs of step s in a host state (PREP_NSTEPS: every step's). */
-void prep_poison_state(prep_state *st, prep_step s);
+/* Poisons the outputs of step which_step in a host state (PREP_NSTEPS:
+ * every step's). */
+void prep_poison_state(prep_state *st, prep_step which_step);
 
 #endif

@@ -26,9 +26,9 @@ static void rows_of(int64_t n, int part, int nparts, int64_t *a, int64_t *b)
     *b = n * (part + 1) / nparts;
 }
 
-bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *e)
+bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *err)
 {
-    return prep_file_read(path, st->raw_block, st->n, threads, e);
+    return prep_file_read(path, st->raw_block, st->n, threads, err);
 }
 
 /* ---- fill ------------------------------------------------------------------------ */
@@ -376,7 +376,9 @@ static void encode_part(void *ctx, int part, int nparts)
 void prep_cpu_encode(prep_state *st, int threads)
 {
     int parts = parts_for(threads, st->m);
-    zone_job j = {st, parts, malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)), NULL, false};
+    zone_job j = {.st = st, .parts = parts,
+                  .count = malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)), .sum = NULL,
+                  .second = false};
     if (!j.count)
         return;
     parallel_run(parts, encode_part, &j);
@@ -417,8 +419,9 @@ static void groupby_part(void *ctx, int part, int nparts)
 void prep_cpu_groupby(prep_state *st, int threads)
 {
     int parts = parts_for(threads, st->m);
-    zone_job j = {st, parts, malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)),
-                  malloc((size_t)parts * PREP_ZONES * sizeof(double)), false};
+    zone_job j = {.st = st, .parts = parts,
+                  .count = malloc((size_t)parts * PREP_ZONES * sizeof(int32_t)),
+                  .sum = malloc((size_t)parts * PREP_ZONES * sizeof(double)), .second = false};
     if (!j.count || !j.sum) {
         free(j.count);
         free(j.sum);
@@ -455,10 +458,10 @@ void prep_cpu_gemm(prep_state *st, int threads)
     parallel_run(parts_for(threads, st->m), gemm_part, st);
 }
 
-bool prep_cpu_step(prep_state *st, prep_step s, const char *path, int threads, cl_err *e)
+bool prep_cpu_step(prep_state *st, prep_step step, const char *path, int threads, cl_err *err)
 {
-    switch (s) {
-    case PREP_LOAD: return prep_cpu_load(st, path, threads, e);
+    switch (step) {
+    case PREP_LOAD: return prep_cpu_load(st, path, threads, err);
     case PREP_FILL: prep_cpu_fill(st, threads); return true;
     case PREP_FILTER: prep_cpu_filter(st, threads); return true;
     case PREP_TRANSFORM: prep_cpu_transform(st, threads); return true;
@@ -467,6 +470,6 @@ bool prep_cpu_step(prep_state *st, prep_step s, const char *path, int threads, c
     case PREP_ENCODE: prep_cpu_encode(st, threads); return true;
     case PREP_GROUPBY: prep_cpu_groupby(st, threads); return true;
     case PREP_GEMM: prep_cpu_gemm(st, threads); return true;
-    default: return err_set(e, "no step %d", (int)s);
+    default: return err_set(err, "no step %d", (int)step);
     }
 }

@@ -18,7 +18,7 @@
 #include "cpu/prep_state.h"
 
 /* The table from path (prep_file.h) into st->raw_block. */
-bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *e);
+bool prep_cpu_load(prep_state *st, const char *path, int threads, cl_err *err);
 void prep_cpu_fill(prep_state *st, int threads);
 void prep_cpu_filter(prep_state *st, int threads);
 void prep_cpu_transform(prep_state *st, int threads);
@@ -28,8 +28,8 @@ void prep_cpu_encode(prep_state *st, int threads);
 void prep_cpu_groupby(prep_state *st, int threads);
 void prep_cpu_gemm(prep_state *st, int threads);
 
-/* Step s (path: the table's file, for load).  false + e only when load
+/* Runs step (path: the table's file, for load).  false + err only when load
  * cannot read the file. */
-bool prep_cpu_step(prep_state *st, prep_step s, const char *path, int threads, cl_err *e);
+bool prep_cpu_step(prep_state *st, prep_step step, const char *path, int threads, cl_err *err);
 
 #endif

@@ -22,12 +22,12 @@ static const char *const num_names[PREP_NUM] = {
 /* Probability (in 1/10000) that each numeric column is missing. */
 static const uint32_t missing_bp[PREP_NUM] = {200, 150, 100, 300, 50, 400, 600, 200};
 
-const char *prep_num_name(int c)
+const char *prep_num_name(int col)
 {
-    return c >= 0 && c < PREP_NUM ? num_names[c] : "?";
+    return col >= 0 && col < PREP_NUM ? num_names[col] : "?";
 }
 
-const char *prep_feature_name(int j)
+const char *prep_feature_name(int feature)
 {
     static const char *const z[PREP_NUM] = {
         "z_fare", "z_distance_km", "z_duration_min", "z_tip",
@@ -35,11 +35,11 @@ const char *prep_feature_name(int j)
     };
     static const char *const pay[PREP_PAY] = {"pay_0", "pay_1", "pay_2",
                                               "pay_3", "pay_4", "pay_5"};
-    if (j >= PREP_X_Z && j < PREP_X_Z + PREP_NUM)
-        return z[j - PREP_X_Z];
-    if (j >= PREP_X_PAY && j < PREP_X_PAY + PREP_PAY)
-        return pay[j - PREP_X_PAY];
-    switch (j) {
+    if (feature >= PREP_X_Z && feature < PREP_X_Z + PREP_NUM)
+        return z[feature - PREP_X_Z];
+    if (feature >= PREP_X_PAY && feature < PREP_X_PAY + PREP_PAY)
+        return pay[feature - PREP_X_PAY];
+    switch (feature) {
     case PREP_X_HOUR: return "hour";
     case PREP_X_DOW: return "dow";
     case PREP_X_BIN: return "fare_bin";
@@ -49,29 +49,29 @@ const char *prep_feature_name(int j)
     }
 }
 
-int64_t prep_stride(int64_t n)
+int64_t prep_stride(int64_t rows)
 {
-    if (n < 1)
-        n = 1;
-    int64_t s = (n + PREP_ALIGN_ROWS - 1) / PREP_ALIGN_ROWS * PREP_ALIGN_ROWS;
+    if (rows < 1)
+        rows = 1;
+    int64_t s = (rows + PREP_ALIGN_ROWS - 1) / PREP_ALIGN_ROWS * PREP_ALIGN_ROWS;
     /* columns a multiple of 4 KiB apart would share cache sets */
     return s % 1024 == 0 ? s + PREP_ALIGN_ROWS : s;
 }
 
-size_t prep_table_bytes(int64_t n)
+size_t prep_table_bytes(int64_t rows)
 {
-    return (size_t)(PREP_NUM + 4) * 4u * (size_t)prep_stride(n);
+    return (size_t)(PREP_NUM + 4) * 4u * (size_t)prep_stride(rows);
 }
 
-void prep_cols_in(void *block, int64_t n, prep_cols *c)
+void prep_cols_in(void *block, int64_t rows, prep_cols *cols)
 {
-    size_t s = (size_t)prep_stride(n);
+    size_t s = (size_t)prep_stride(rows);
     float *f = block;
-    c->num = f;
-    c->ts = (int32_t *)(f + PREP_NUM * s);
-    c->pay = c->ts + s;
-    c->zone = c->pay + s;
-    c->label = (float *)(c->zone + s);
+    cols->num = f;
+    cols->ts = (int32_t *)(f + PREP_NUM * s);
+    cols->pay = cols->ts + s;
+    cols->zone = cols->pay + s;
+    cols->label = (float *)(cols->zone + s);
 }
 
 /* ---- counter-based random numbers --------------------------------------- */
@@ -186,11 +186,11 @@ static void gen_row(const prep_cols *c, int64_t s, uint64_t seed, int64_t r)
     c->label[r] = (float)label;
 }
 
-void prep_generate_rows(const prep_cols *c, int64_t n, uint64_t seed, int64_t r0, int64_t r1)
+void prep_generate_rows(const prep_cols *cols, int64_t rows, uint64_t seed, int64_t r0, int64_t r1)
 {
-    int64_t s = prep_stride(n);
-    for (int64_t r = r0; r < r1 && r < n; r++)
-        gen_row(c, s, seed, r);
+    int64_t s = prep_stride(rows);
+    for (int64_t r = r0; r < r1 && r < rows; r++)
+        gen_row(cols, s, seed, r);
 }
 
 typedef struct gen_job {
@@ -206,21 +206,21 @@ static void gen_part(void *ctx, int part, int nparts)
     prep_generate_rows(j->c, j->n, j->seed, r0, r1);
 }
 
-void prep_generate(const prep_cols *c, int64_t n, uint64_t seed, int threads)
+void prep_generate(const prep_cols *cols, int64_t rows, uint64_t seed, int threads)
 {
-    int64_t s = prep_stride(n);
-    for (int64_t r = n; r < s; r++) {
+    int64_t s = prep_stride(rows);
+    for (int64_t r = rows; r < s; r++) {
         for (int k = 0; k < PREP_NUM; k++)
-            c->num[(int64_t)k * s + r] = 0.0f;
-        c->ts[r] = c->pay[r] = c->zone[r] = 0;
-        c->label[r] = 0.0f;
+            cols->num[(int64_t)k * s + r] = 0.0f;
+        cols->ts[r] = cols->pay[r] = cols->zone[r] = 0;
+        cols->label[r] = 0.0f;
     }
-    gen_job j = {c, n, seed};
-    parallel_run(parallel_threads(threads, (double)n, GEN_MIN_ROWS), gen_part, &j);
+    gen_job j = {cols, rows, seed};
+    parallel_run(parallel_threads(threads, (double)rows, GEN_MIN_ROWS), gen_part, &j);
 }
 
-void prep_weights(float *w, uint64_t seed)
+void prep_weights(float *weights, uint64_t seed)
 {
     for (int k = 0; k < PREP_FEATURES * PREP_HIDDEN; k++)
-        w[k] = (float)(unif(seed, S_WEIGHT, (uint64_t)k) - 0.5);
+        weights[k] = (float)(unif(seed, S_WEIGHT, (uint64_t)k) - 0.5);
 }

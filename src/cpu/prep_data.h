@@ -80,21 +80,22 @@ typedef struct prep_cols {
 /* Names of the numeric columns ("fare", ...) and of X's columns
  * ("z_fare", ..., "hour", "dow", "fare_bin", "zone_freq", "pay_0", ...,
  * "zone_mean_label"). */
-const char *prep_num_name(int c);
-const char *prep_feature_name(int j);
+const char *prep_num_name(int col);
+const char *prep_feature_name(int feature);
 
-/* The column stride for n rows (see above; at least PREP_ALIGN_ROWS). */
-int64_t prep_stride(int64_t n);
-/* Bytes of one table of n rows as stored (and as loaded onto the device):
- * 12 columns of prep_stride(n) four-byte values. */
-size_t prep_table_bytes(int64_t n);
-/* Points c at the columns inside block (prep_table_bytes(n) bytes). */
-void prep_cols_in(void *block, int64_t n, prep_cols *c);
+/* The column stride for a table of rows (see above; at least
+ * PREP_ALIGN_ROWS). */
+int64_t prep_stride(int64_t rows);
+/* Bytes of one table of rows as stored (and as loaded onto the device): 12
+ * columns of prep_stride(rows) four-byte values. */
+size_t prep_table_bytes(int64_t rows);
+/* Points cols at the columns inside block (prep_table_bytes(rows) bytes). */
+void prep_cols_in(void *block, int64_t rows, prep_cols *cols);
 
-/* Fills rows [r0, r1) of the table c (stride from n) for seed. */
-void prep_generate_rows(const prep_cols *c, int64_t n, uint64_t seed, int64_t r0, int64_t r1);
+/* Fills rows [r0, r1) of the table at cols (stride from rows) for seed. */
+void prep_generate_rows(const prep_cols *cols, int64_t rows, uint64_t seed, int64_t r0, int64_t r1);
 /* The whole table on threads threads (<= 0: all); zeroes the padding. */
-void prep_generate(const prep_cols *c, int64_t n, uint64_t seed, int threads);
+void prep_generate(const prep_cols *cols, int64_t rows, uint64_t seed, int threads);
 
 /* The filter's predicate on one row, after missing values are filled:
  * fare > 0, 0 < distance <= 100, 0 < duration <= 300 and a trip before
@@ -105,9 +106,9 @@ static inline bool prep_keep(float fare, float dist, float dur, int32_t ts)
            ts < PREP_CUTOFF_DAY * PREP_DAY;
 }
 
-/* The weights of the linear layer, X (PREP_FEATURES) -> PREP_HIDDEN, column-major
- * (w[k + j * PREP_FEATURES] multiplies feature k into output j), uniform in
- * [-0.5, 0.5) from seed. */
-void prep_weights(float *w, uint64_t seed);
+/* The weights of the linear layer, X (PREP_FEATURES) -> PREP_HIDDEN,
+ * column-major (weights[k + j * PREP_FEATURES] multiplies feature k into
+ * output j), uniform in [-0.5, 0.5) from seed. */
+void prep_weights(float *weights, uint64_t seed);
 
 #endif

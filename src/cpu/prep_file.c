@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/paths.h"
 #include "cpu/parallel.h"
 #include "cpu/prep_data.h"
@@ -22,20 +23,20 @@
 #define DIR_ENTRY 48
 #define NCOLS (PREP_NUM + 4)
 
-size_t prep_file_bytes(int64_t n)
+size_t prep_file_bytes(int64_t rows)
 {
-    return PREP_FILE_HEADER + prep_table_bytes(n);
+    return PREP_FILE_HEADER + prep_table_bytes(rows);
 }
 
-bool prep_file_path(int64_t n, uint64_t seed, char *out, size_t len, cl_err *e)
+bool prep_file_path(int64_t rows, uint64_t seed, char *out, size_t len, cl_err *err)
 {
     char dir[CL_PATH_MAX];
-    if (!paths_cache_dir(dir, sizeof dir, e))
+    if (!paths_cache_dir(dir, sizeof dir, err))
         return false;
-    int w = snprintf(out, len, "%s/pipeline/trips-%lld-%llu.bin", dir, (long long)n,
+    int w = snprintf(out, len, "%s/pipeline/trips-%lld-%llu.bin", dir, (long long)rows,
                      (unsigned long long)seed);
     if (w < 0 || (size_t)w >= len)
-        return err_set(e, "the data set's path is too long");
+        return err_set(err, "the data set's path is too long");
     return true;
 }
 
@@ -103,7 +104,7 @@ uint64_t prep_checksum(const void *body, size_t bytes, int threads)
         }
         return f;
     }
-    sum_job j = {body, bytes, nchunks, hs};
+    sum_job j = {.p = body, .bytes = bytes, .nchunks = nchunks, .out = hs};
     parallel_run(parallel_threads(threads, (double)nchunks, 8.0), sum_part, &j);
     for (size_t c = 0; c < nchunks; c++)
         f = mix64(f ^ (hs[c] + c));
@@ -179,45 +180,45 @@ static bool write_all(int fd, const void *p, size_t len, const char *path, cl_er
     return true;
 }
 
-bool prep_file_write(const char *path, const void *block, int64_t n, uint64_t seed, cl_err *e)
+bool prep_file_write(const char *path, const void *block, int64_t rows, uint64_t seed, cl_err *err)
 {
     char dir[CL_PATH_MAX], tmp[CL_PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (slash && !paths_mkdir_p(dir, e))
-        return err_prefix(e, "the data set's folder (set CUDALAB_CACHE to use another)");
+    if (slash && !paths_mkdir_p(dir, err))
+        return err_prefix(err, "the data set's folder (set CUDALAB_CACHE to use another)");
     struct statvfs fs;
-    size_t need = prep_file_bytes(n);
+    size_t need = prep_file_bytes(rows);
     if (slash && statvfs(dir, &fs) == 0) {
         double avail = (double)fs.f_bavail * (double)fs.f_frsize;
         if (avail < (double)need) {
             char a[32], b[32];
             format_bytes((double)need, a, sizeof a);
             format_bytes(avail, b, sizeof b);
-            return err_set(e, "the data set needs %s in %s, which has %s free (set "
+            return err_set(err, "the data set needs %s in %s, which has %s free (set "
                               "CUDALAB_CACHE to use another folder)",
                            a, dir, b);
         }
     }
     unsigned char *h = malloc(PREP_FILE_HEADER);
     if (!h)
-        return err_set(e, "out of memory");
-    make_header(h, n, seed, prep_checksum(block, prep_table_bytes(n), 0));
+        return err_set(err, "out of memory");
+    make_header(h, rows, seed, prep_checksum(block, prep_table_bytes(rows), 0));
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         free(h);
-        return err_set(e, "cannot create %s: %s", tmp, strerror(errno));
+        return err_set(err, "cannot create %s: %s", tmp, strerror(errno));
     }
-    bool ok = write_all(fd, h, PREP_FILE_HEADER, tmp, e) &&
-              write_all(fd, block, prep_table_bytes(n), tmp, e);
+    bool ok = write_all(fd, h, PREP_FILE_HEADER, tmp, err) &&
+              write_all(fd, block, prep_table_bytes(rows), tmp, err);
     free(h);
     if (close(fd) != 0 && ok)
-        ok = err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+        ok = err_set(err, "cannot write %s: %s", tmp, strerror(errno));
     if (ok && rename(tmp, path) != 0)
-        ok = err_set(e, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        ok = err_set(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
     if (!ok)
         unlink(tmp);
     return ok;
@@ -254,52 +255,53 @@ static void read_part(void *ctx, int part, int nparts)
     }
 }
 
-bool prep_file_read(const char *path, void *block, int64_t n, int threads, cl_err *e)
+bool prep_file_read(const char *path, void *block, int64_t rows, int threads, cl_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return err_set(e, "cannot open %s: %s", path, strerror(errno));
-    read_job j = {.fd = fd, .dst = block, .bytes = prep_table_bytes(n)};
+        return err_set(err, "cannot open %s: %s", path, strerror(errno));
+    read_job j = {.fd = fd, .dst = block, .bytes = prep_table_bytes(rows)};
     pthread_mutex_init(&j.lock, NULL);
     parallel_run(parallel_threads(threads, (double)j.bytes, (double)IO_BYTES), read_part, &j);
     pthread_mutex_destroy(&j.lock);
     close(fd);
     if (j.failed_errno)
-        return err_set(e, "cannot read %s: %s", path,
+        return err_set(err, "cannot read %s: %s", path,
                        j.failed_errno == EIO ? "the file is shorter than its header says"
                                              : strerror(j.failed_errno));
     return true;
 }
 
-bool prep_file_check(const char *path, int64_t n, uint64_t seed, void *block, int threads,
-                     cl_err *e)
+bool prep_file_check(const char *path, int64_t rows, uint64_t seed, void *block, int threads,
+                     cl_err *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return err_set(e, "missing");
-    if ((size_t)st.st_size != prep_file_bytes(n))
-        return err_set(e, "%lld bytes instead of %zu", (long long)st.st_size, prep_file_bytes(n));
+        return err_set(err, "missing");
+    if ((size_t)st.st_size != prep_file_bytes(rows))
+        return err_set(err, "%lld bytes instead of %zu", (long long)st.st_size,
+                       prep_file_bytes(rows));
     unsigned char h[64];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return err_set(e, "cannot be opened: %s", strerror(errno));
+        return err_set(err, "cannot be opened: %s", strerror(errno));
     ssize_t r = pread(fd, h, sizeof h, 0);
     close(fd);
     if (r != (ssize_t)sizeof h)
-        return err_set(e, "its header cannot be read");
+        return err_set(err, "its header cannot be read");
     if (memcmp(h, PREP_FILE_MAGIC, 8) != 0)
-        return err_set(e, "not a cudalab data set (no %s at its start)", PREP_FILE_MAGIC);
+        return err_set(err, "not a cudalab data set (no %s at its start)", PREP_FILE_MAGIC);
     if (get32(h, 8) != PREP_FILE_VERSION || get32(h, 12) != PREP_FILE_HEADER)
-        return err_set(e, "written by another version of cudalab (format %u)", get32(h, 8));
-    if (get64(h, 16) != (uint64_t)n || get64(h, 24) != seed ||
-        get64(h, 32) != (uint64_t)prep_stride(n) || get64(h, 40) != prep_table_bytes(n))
-        return err_set(e, "its header describes another table");
-    void *body = block ? block : malloc(prep_table_bytes(n));
+        return err_set(err, "written by another version of cudalab (format %u)", get32(h, 8));
+    if (get64(h, 16) != (uint64_t)rows || get64(h, 24) != seed ||
+        get64(h, 32) != (uint64_t)prep_stride(rows) || get64(h, 40) != prep_table_bytes(rows))
+        return err_set(err, "its header describes another table");
+    void *body = block ? block : malloc(prep_table_bytes(rows));
     if (!body)
-        return err_set(e, "out of host memory to check it");
-    bool ok = prep_file_read(path, body, n, threads, e);
-    if (ok && prep_checksum(body, prep_table_bytes(n), threads) != get64(h, 48))
-        ok = err_set(e, "damaged: its checksum does not match");
+        return err_set(err, "out of host memory to check it");
+    bool ok = prep_file_read(path, body, rows, threads, err);
+    if (ok && prep_checksum(body, prep_table_bytes(rows), threads) != get64(h, 48))
+        ok = err_set(err, "damaged: its checksum does not match");
     if (!block)
         free(body);
     return ok;
@@ -350,13 +352,6 @@ static void trust(const char *path)
     pthread_mutex_unlock(&trusted_lock);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Removes the data sets of n rows made for other seeds than keep and the
  * default one: each (rows, seed) has a file, and a grader's fresh seeds
  * would otherwise pile up. */
@@ -389,32 +384,32 @@ static void prune(const char *path, int64_t n, uint64_t keep)
     closedir(d);
 }
 
-bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *path,
-                      size_t plen, bool *filled, char *note, size_t nlen, cl_err *e)
+bool prep_file_ensure(int64_t rows, uint64_t seed, void *block, int threads, char *path,
+                      size_t plen, bool *filled, char *note, size_t nlen, cl_err *err)
 {
     *filled = false;
     if (nlen)
         note[0] = '\0';
-    if (!prep_file_path(n, seed, path, plen, e))
+    if (!prep_file_path(rows, seed, path, plen, err))
         return false;
     if (is_trusted(path))
         return true;
     cl_err why = {{0}};
-    if (prep_file_check(path, n, seed, block, threads, &why)) {
+    if (prep_file_check(path, rows, seed, block, threads, &why)) {
         trust(path);
         *filled = true;
         return true;
     }
-    double t0 = now_s();
+    double t0 = clock_now_s();
     prep_cols c;
-    prep_cols_in(block, n, &c);
-    prep_generate(&c, n, seed, threads);
+    prep_cols_in(block, rows, &c);
+    prep_generate(&c, rows, seed, threads);
     *filled = true;
-    if (!prep_file_write(path, block, n, seed, e))
+    if (!prep_file_write(path, block, rows, seed, err))
         return false;
-    prune(path, n, seed);
+    prune(path, rows, seed);
     trust(path);
     snprintf(note, nlen, "the data set file %s was %s: generated %lld rows (seed %llu) in %.2f s",
-             path, why.msg, (long long)n, (unsigned long long)seed, now_s() - t0);
+             path, why.msg, (long long)rows, (unsigned long long)seed, clock_now_s() - t0);
     return true;
 }

@@ -30,39 +30,39 @@
 #define PREP_FILE_VERSION 1u
 #define PREP_FILE_HEADER 4096
 
-/* Bytes of the whole file for n rows. */
-size_t prep_file_bytes(int64_t n);
-/* <cache>/pipeline/trips-<n>-<seed>.bin */
-bool prep_file_path(int64_t n, uint64_t seed, char *out, size_t len, cl_err *e);
+/* Bytes of the whole file for a table of rows. */
+size_t prep_file_bytes(int64_t rows);
+/* <cache>/pipeline/trips-<rows>-<seed>.bin */
+bool prep_file_path(int64_t rows, uint64_t seed, char *out, size_t len, cl_err *err);
 
 /* A checksum of bytes (a multiple of 8) of body: 1 MiB chunks hashed on
  * threads threads (<= 0: all), combined in order; the same for every
  * thread count. */
 uint64_t prep_checksum(const void *body, size_t bytes, int threads);
 
-/* Writes the table block (prep_table_bytes(n) bytes) for (n, seed) to
+/* Writes the table block (prep_table_bytes(rows) bytes) for (rows, seed) to
  * path: a temporary file beside it, then a rename.  Checks the free space
  * first ("needs 768.0 MiB in <folder>, 120.0 MiB free"). */
-bool prep_file_write(const char *path, const void *block, int64_t n, uint64_t seed, cl_err *e);
-/* Whether path holds the table for (n, seed): its size, header and
- * checksum, reading the body into block (prep_table_bytes(n) bytes; NULL:
- * memory of its own).  false + e saying what is wrong ("missing", "its
- * header describes another table", "damaged: its checksum does not
- * match", ...). */
-bool prep_file_check(const char *path, int64_t n, uint64_t seed, void *block, int threads,
-                     cl_err *e);
+bool prep_file_write(const char *path, const void *block, int64_t rows, uint64_t seed, cl_err *err);
+/* Whether path holds the table for (rows, seed): its size, header and
+ * checksum, reading the body into block (prep_table_bytes(rows) bytes; NULL:
+ * memory of its own).  false + err saying what is wrong ("missing", "its
+ * header describes another table", "damaged: its checksum does not match",
+ * ...). */
+bool prep_file_check(const char *path, int64_t rows, uint64_t seed, void *block, int threads,
+                     cl_err *err);
 /* Reads the body of path into block, threads threads reading slices of it
  * at once (pread); the header is not read. */
-bool prep_file_read(const char *path, void *block, int64_t n, int threads, cl_err *e);
+bool prep_file_read(const char *path, void *block, int64_t rows, int threads, cl_err *err);
 
-/* Makes sure path (prep_file_path) holds a good file for (n, seed).  A
+/* Makes sure path (prep_file_path) holds a good file for (rows, seed).  A
  * file already checked by this process (same size and time) is trusted
- * and not read; another is read into block (prep_table_bytes(n) bytes)
+ * and not read; another is read into block (prep_table_bytes(rows) bytes)
  * and checked, and when missing or bad the table is generated into block
  * and written.  *filled tells whether block now holds the table; note
  * receives what happened when the file was made ("the data set file ...
  * was missing: generated 16777216 rows (seed 2024) in 1.20 s"), else "". */
-bool prep_file_ensure(int64_t n, uint64_t seed, void *block, int threads, char *path,
-                      size_t plen, bool *filled, char *note, size_t nlen, cl_err *e);
+bool prep_file_ensure(int64_t rows, uint64_t seed, void *block, int threads, char *path,
+                      size_t plen, bool *filled, char *note, size_t nlen, cl_err *err);
 
 #endif

@@ -6,26 +6,26 @@
 
 #include "cpu/prep_algo.h"
 
-bool prep_ref_new(prep_ref *r, int64_t n, cl_err *e)
+bool prep_ref_new(prep_ref *ref, int64_t rows, cl_err *err)
 {
-    memset(r, 0, sizeof *r);
-    r->n = n;
-    r->idx = malloc((size_t)prep_stride(n) * sizeof *r->idx);
-    r->counts = malloc(PREP_ZONES * sizeof *r->counts);
-    r->gmean = malloc(PREP_ZONES * sizeof *r->gmean);
-    if (!r->idx || !r->counts || !r->gmean) {
-        prep_ref_free(r);
-        return err_set(e, "out of host memory for the reference");
+    memset(ref, 0, sizeof *ref);
+    ref->n = rows;
+    ref->idx = malloc((size_t)prep_stride(rows) * sizeof *ref->idx);
+    ref->counts = malloc(PREP_ZONES * sizeof *ref->counts);
+    ref->gmean = malloc(PREP_ZONES * sizeof *ref->gmean);
+    if (!ref->idx || !ref->counts || !ref->gmean) {
+        prep_ref_free(ref);
+        return err_set(err, "out of host memory for the reference");
     }
     return true;
 }
 
-void prep_ref_free(prep_ref *r)
+void prep_ref_free(prep_ref *ref)
 {
-    free(r->idx);
-    free(r->counts);
-    free(r->gmean);
-    memset(r, 0, sizeof *r);
+    free(ref->idx);
+    free(ref->counts);
+    free(ref->gmean);
+    memset(ref, 0, sizeof *ref);
 }
 
 static void ref_fill(prep_ref *r, const prep_state *in, int threads)
@@ -117,21 +117,21 @@ static void ref_groupby(prep_ref *r, const prep_state *in)
     free(cnt);
 }
 
-void prep_ref_step(prep_ref *r, const prep_state *in, prep_step s, int threads)
+void prep_ref_step(prep_ref *ref, const prep_state *in, prep_step step, int threads)
 {
-    switch (s) {
-    case PREP_FILL: ref_fill(r, in, threads); break;
-    case PREP_FILTER: ref_filter(r, in); break;
-    case PREP_STANDARDIZE: ref_standardize(r, in); break;
-    case PREP_BINNING: ref_binning(r, in, threads); break;
-    case PREP_ENCODE: ref_encode(r, in); break;
-    case PREP_GROUPBY: ref_groupby(r, in); break;
+    switch (step) {
+    case PREP_FILL: ref_fill(ref, in, threads); break;
+    case PREP_FILTER: ref_filter(ref, in); break;
+    case PREP_STANDARDIZE: ref_standardize(ref, in); break;
+    case PREP_BINNING: ref_binning(ref, in, threads); break;
+    case PREP_ENCODE: ref_encode(ref, in); break;
+    case PREP_GROUPBY: ref_groupby(ref, in); break;
     default: break;
     }
 }
 
-void prep_ref_all(prep_ref *r, const prep_state *in, int threads)
+void prep_ref_all(prep_ref *ref, const prep_state *in, int threads)
 {
     for (int s = 0; s < PREP_NSTEPS; s++)
-        prep_ref_step(r, in, (prep_step)s, threads);
+        prep_ref_step(ref, in, (prep_step)s, threads);
 }

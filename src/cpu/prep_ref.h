@@ -27,13 +27,13 @@ typedef struct prep_ref {
     double *gmean;                    /* groupby: PREP_ZONES */
 } prep_ref;
 
-bool prep_ref_new(prep_ref *r, int64_t n, cl_err *e);
-void prep_ref_free(prep_ref *r);
+bool prep_ref_new(prep_ref *ref, int64_t rows, cl_err *err);
+void prep_ref_free(prep_ref *ref);
 
-/* The reference of step s from the inputs of s in in (load, transform and
- * gemm need none: their outputs follow from their inputs alone). */
-void prep_ref_step(prep_ref *r, const prep_state *in, prep_step s, int threads);
+/* The reference of step from its inputs in in (load, transform and gemm need
+ * none: their outputs follow from their inputs alone). */
+void prep_ref_step(prep_ref *ref, const prep_state *in, prep_step step, int threads);
 /* Every step's, in order. */
-void prep_ref_all(prep_ref *r, const prep_state *in, int threads);
+void prep_ref_all(prep_ref *ref, const prep_state *in, int threads);
 
 #endif

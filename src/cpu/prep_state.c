@@ -20,14 +20,14 @@ static const char *const step_titles[PREP_NSTEPS] = {
     "hand-off: the linear layer Y = X W",
 };
 
-const char *prep_step_id(prep_step s)
+const char *prep_step_id(prep_step step)
 {
-    return (int)s >= 0 && s < PREP_NSTEPS ? step_ids[s] : NULL;
+    return (int)step >= 0 && step < PREP_NSTEPS ? step_ids[step] : NULL;
 }
 
-const char *prep_step_title(prep_step s)
+const char *prep_step_title(prep_step step)
 {
-    return (int)s >= 0 && s < PREP_NSTEPS ? step_titles[s] : NULL;
+    return (int)step >= 0 && step < PREP_NSTEPS ? step_titles[step] : NULL;
 }
 
 int prep_step_find(const char *id)
@@ -38,19 +38,19 @@ int prep_step_find(const char *id)
     return -1;
 }
 
-size_t prep_state_bytes(int64_t n)
+size_t prep_state_bytes(int64_t rows)
 {
-    size_t s = (size_t)prep_stride(n);
+    size_t s = (size_t)prep_stride(rows);
     size_t cols = 2 * (PREP_NUM + 4) /* raw, kept */ + PREP_NUM /* filled */ + PREP_NUM /* t */ +
                   PREP_FEATURES + PREP_HIDDEN + 3 /* scratch */;
     return cols * 4 * s + 2 * 4 * PREP_ZONES;
 }
 
-double prep_step_bytes(prep_step st, int64_t n, int64_t m)
+double prep_step_bytes(prep_step step, int64_t rows, int64_t kept)
 {
-    double N = (double)n, M = (double)m;
-    switch (st) {
-    case PREP_LOAD: return (double)prep_table_bytes(n);
+    double N = (double)rows, M = (double)kept;
+    switch (step) {
+    case PREP_LOAD: return (double)prep_table_bytes(rows);
     case PREP_FILL: return 4.0 * (2 * PREP_NUM) * N;
     case PREP_FILTER: return 4.0 * (PREP_NUM + 4) * (N + M);
     case PREP_TRANSFORM: return 4.0 * (PREP_NUM + 1 + PREP_NUM + 2) * M;
@@ -86,7 +86,7 @@ static double mem_available(void)
     return kib < 0 ? -1.0 : kib * 1024.0;
 }
 
-bool prep_host_fits(size_t need, int64_t n, cl_err *e)
+bool prep_host_fits(size_t need, int64_t rows, cl_err *err)
 {
     double avail = mem_available();
     if (avail < 0 || (double)need <= avail)
@@ -94,23 +94,23 @@ bool prep_host_fits(size_t need, int64_t n, cl_err *e)
     char a[32], b[32];
     format_gib((double)need, a, sizeof a);
     format_gib(avail, b, sizeof b);
-    return err_set(e, "needs %s of host memory for the pipeline at %lld rows; %s is available", a,
-                   (long long)n, b);
+    return err_set(err, "needs %s of host memory for the pipeline at %lld rows; %s is available", a,
+                   (long long)rows, b);
 }
 
-bool prep_state_new(prep_state *st, int64_t n, uint64_t seed, cl_err *e)
+bool prep_state_new(prep_state *st, int64_t rows, uint64_t seed, cl_err *err)
 {
     memset(st, 0, sizeof *st);
-    if (n < 1 || n > PREP_MAX_ROWS)
-        return err_set(e, "%lld rows: the pipeline takes 1 to %lld", (long long)n,
+    if (rows < 1 || rows > PREP_MAX_ROWS)
+        return err_set(err, "%lld rows: the pipeline takes 1 to %lld", (long long)rows,
                        (long long)PREP_MAX_ROWS);
-    if (!prep_host_fits(prep_state_bytes(n), n, e))
+    if (!prep_host_fits(prep_state_bytes(rows), rows, err))
         return false;
-    size_t s = (size_t)prep_stride(n);
-    st->n = n;
+    size_t s = (size_t)prep_stride(rows);
+    st->n = rows;
     st->stride = (int64_t)s;
-    st->raw_block = malloc(prep_table_bytes(n));
-    st->kept_block = malloc(prep_table_bytes(n));
+    st->raw_block = malloc(prep_table_bytes(rows));
+    st->kept_block = malloc(prep_table_bytes(rows));
     st->filled = malloc(PREP_NUM * s * sizeof(float));
     st->t = malloc(PREP_NUM * s * sizeof(float));
     st->X = malloc(PREP_FEATURES * s * sizeof(float));
@@ -121,13 +121,13 @@ bool prep_state_new(prep_state *st, int64_t n, uint64_t seed, cl_err *e)
     if (!st->raw_block || !st->kept_block || !st->filled || !st->t || !st->X || !st->Y ||
         !st->counts || !st->gmean || !st->scratch) {
         char a[32];
-        format_gib((double)prep_state_bytes(n), a, sizeof a);
+        format_gib((double)prep_state_bytes(rows), a, sizeof a);
         prep_state_free(st);
-        return err_set(e, "out of host memory: the pipeline at %lld rows needs %s", (long long)n,
-                       a);
+        return err_set(err, "out of host memory: the pipeline at %lld rows needs %s",
+                       (long long)rows, a);
     }
-    prep_cols_in(st->raw_block, n, &st->raw);
-    prep_cols_in(st->kept_block, n, &st->kept);
+    prep_cols_in(st->raw_block, rows, &st->raw);
+    prep_cols_in(st->kept_block, rows, &st->kept);
     prep_weights(st->W, seed);
     return true;
 }

@@ -55,9 +55,9 @@ typedef enum prep_step {
 #define PREP_LAST_OWN PREP_GROUPBY
 
 /* "load", "fill", ..., "gemm"; NULL out of range. */
-const char *prep_step_id(prep_step s);
+const char *prep_step_id(prep_step step);
 /* A few words: "fill missing values with medians". */
-const char *prep_step_title(prep_step s);
+const char *prep_step_title(prep_step step);
 /* The step called id, or -1. */
 int prep_step_find(const char *id);
 
@@ -81,19 +81,20 @@ typedef struct prep_state {
     void *scratch;                    /* for the CPU steps: 3 * stride * 4 bytes */
 } prep_state;
 
-/* Bytes of host memory a state of n rows takes. */
-size_t prep_state_bytes(int64_t n);
-/* Bytes the steps read and write at least (what their GB/s counts): the
- * table for load, then each step's input and output columns; m rows kept. */
-double prep_step_bytes(prep_step s, int64_t n, int64_t m);
+/* Bytes of host memory a state for a table of rows takes. */
+size_t prep_state_bytes(int64_t rows);
+/* Bytes the steps read and write at least (what their GB/s counts): the table
+ * for load, then each step's input and output columns; kept: the rows the
+ * filter kept. */
+double prep_step_bytes(prep_step step, int64_t rows, int64_t kept);
 
 /* Checks that need bytes of host memory are available (MemAvailable of
  * /proc/meminfo): false + "needs 42.0 GiB of host memory for the pipeline
  * at 134217728 rows; 20.1 GiB is available". */
-bool prep_host_fits(size_t need, int64_t n, cl_err *e);
-/* A state for n rows (1 to PREP_MAX_ROWS) after prep_host_fits, with the
- * weights for seed; the table itself is not filled. */
-bool prep_state_new(prep_state *st, int64_t n, uint64_t seed, cl_err *e);
+bool prep_host_fits(size_t need, int64_t rows, cl_err *err);
+/* A state for a table of rows (1 to PREP_MAX_ROWS) after prep_host_fits, with
+ * the weights for seed; the table itself is not filled. */
+bool prep_state_new(prep_state *st, int64_t rows, uint64_t seed, cl_err *err);
 void prep_state_free(prep_state *st);
 
 #endif

@@ -160,9 +160,9 @@ static reduce_range_fn reduce_pick(void)
     }
 }
 
-float cpu_reduce_sum(const float *x, size_t n)
+float cpu_reduce_sum(const float *values, size_t count)
 {
-    return (float)reduce_pick()(x, n);
+    return (float)reduce_pick()(values, count);
 }
 
 typedef struct reduce_job {
@@ -183,16 +183,16 @@ static void reduce_part(void *ctx, int part, int nparts)
     j->part[part] = i1 > i0 ? j->fn(j->x + i0, i1 - i0) : 0.0;
 }
 
-float cpu_reduce_sum_mt(const float *x, size_t n, int threads)
+float cpu_reduce_sum_mt(const float *values, size_t count, int threads)
 {
-    threads = parallel_threads(threads, (double)n, REDUCE_MIN_PER_THREAD);
+    threads = parallel_threads(threads, (double)count, REDUCE_MIN_PER_THREAD);
     reduce_range_fn fn = reduce_pick();
     if (threads <= 1)
-        return (float)fn(x, n);
+        return (float)fn(values, count);
     double *part = calloc((size_t)threads, sizeof *part);
     if (!part)
-        return (float)fn(x, n);
-    reduce_job j = {x, n, fn, part};
+        return (float)fn(values, count);
+    reduce_job j = {.x = values, .n = count, .fn = fn, .part = part};
     parallel_run(threads, reduce_part, &j);
     double total = 0.0;
     for (int t = 0; t < threads; t++)
@@ -208,15 +208,15 @@ static void ref_two_sum(double *sum, double *comp, double x)
     *sum = t;
 }
 
-double ref_reduce_sum(const float *x, size_t n)
+double ref_reduce_sum(const float *values, size_t count)
 {
     double s[REF_LANES] = {0.0}, c[REF_LANES] = {0.0};
     size_t i = 0;
-    for (; i + REF_LANES <= n; i += REF_LANES)
+    for (; i + REF_LANES <= count; i += REF_LANES)
         for (int l = 0; l < REF_LANES; l++)
-            ref_two_sum(&s[l], &c[l], (double)x[i + (size_t)l]);
-    for (; i < n; i++)
-        ref_two_sum(&s[0], &c[0], (double)x[i]);
+            ref_two_sum(&s[l], &c[l], (double)values[i + (size_t)l]);
+    for (; i < count; i++)
+        ref_two_sum(&s[0], &c[0], (double)values[i]);
     double sum = 0.0, comp = 0.0;
     for (int l = 0; l < REF_LANES; l++) {
         ref_two_sum(&sum, &comp, s[l]);

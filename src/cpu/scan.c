@@ -11,20 +11,20 @@
 #define SCAN_MIN_PER_THREAD ((size_t)1 << 18)
 #define SCAN_MAX_PARTS 256
 
-void cpu_scan(const float *x, float *out, size_t n)
+void cpu_scan(const float *in, float *out, size_t count)
 {
     double s = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        s += (double)x[i];
+    for (size_t i = 0; i < count; i++) {
+        s += (double)in[i];
         out[i] = (float)s;
     }
 }
 
-void ref_scan(const float *x, double *out, size_t n)
+void ref_scan(const float *in, double *out, size_t count)
 {
     double s = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        s += (double)x[i];
+    for (size_t i = 0; i < count; i++) {
+        s += (double)in[i];
         out[i] = s;
     }
 }
@@ -62,20 +62,20 @@ static void scan_part(void *ctx, int part, int nparts)
     }
 }
 
-void cpu_scan_mt(const float *x, float *out, size_t n, int threads)
+void cpu_scan_mt(const float *in, float *out, size_t count, int threads)
 {
     if (threads <= 0)
         threads = cpu_thread_count();
-    size_t most = n / SCAN_MIN_PER_THREAD;
+    size_t most = count / SCAN_MIN_PER_THREAD;
     if ((size_t)threads > most)
         threads = most > 0 ? (int)most : 1;
     if (threads > SCAN_MAX_PARTS)
         threads = SCAN_MAX_PARTS;
     if (threads <= 1) {
-        cpu_scan(x, out, n);
+        cpu_scan(in, out, count);
         return;
     }
-    scan_job j = {.x = x, .out = out, .n = n, .pass = 0};
+    scan_job j = {.x = in, .out = out, .n = count, .pass = 0};
     parallel_run(threads, scan_part, &j);
     double carry = 0.0;
     for (int p = 0; p < threads; p++) {

@@ -5,14 +5,14 @@
 
 #include <stddef.h>
 
-/* out[i] = x[0] + ... + x[i], stored in float and summed in double, on one
+/* out[i] = in[0] + ... + in[i], stored in float and summed in double, on one
  * thread. */
-void cpu_scan(const float *x, float *out, size_t n);
+void cpu_scan(const float *in, float *out, size_t count);
 /* The same over `threads` threads (threads <= 0: cpu_thread_count()):
  * each sums its slice, the slice totals are scanned, then each scans its
  * slice from its offset. */
-void cpu_scan_mt(const float *x, float *out, size_t n, int threads);
-/* The reference: out[i] = x[0] + ... + x[i] summed in double. */
-void ref_scan(const float *x, double *out, size_t n);
+void cpu_scan_mt(const float *in, float *out, size_t count, int threads);
+/* The reference: out[i] = in[0] + ... + in[i] summed in double. */
+void ref_scan(const float *in, double *out, size_t count);
 
 #endif

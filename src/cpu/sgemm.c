@@ -195,11 +195,15 @@ __attribute__((target("avx512f"))) static void micro_avx512(int kc, const float 
 
 static const gemm_impl *gemm_pick(void)
 {
-    static const gemm_impl scalar = {4, 4, 64, 256, 1024, micro_scalar};
+    static const gemm_impl scalar = {.mr = 4, .nr = 4, .mc = 64, .kc = 256, .nc = 1024,
+                                     .micro = micro_scalar};
 #if defined(__x86_64__)
-    static const gemm_impl sse2 = {6, 8, 120, 256, 2048, micro_sse2};
-    static const gemm_impl avx2 = {6, 16, 120, 256, 4096, micro_avx2};
-    static const gemm_impl avx512 = {12, 32, 144, 256, 4096, micro_avx512};
+    static const gemm_impl sse2 = {.mr = 6, .nr = 8, .mc = 120, .kc = 256, .nc = 2048,
+                                   .micro = micro_sse2};
+    static const gemm_impl avx2 = {.mr = 6, .nr = 16, .mc = 120, .kc = 256, .nc = 4096,
+                                   .micro = micro_avx2};
+    static const gemm_impl avx512 = {.mr = 12, .nr = 32, .mc = 144, .kc = 256, .nc = 4096,
+                                     .micro = micro_avx512};
     switch (cpu_simd_level()) {
     case CPU_SIMD_AVX512:
         return &avx512;
@@ -336,9 +340,9 @@ cleanup:
     free(bp);
 }
 
-void cpu_sgemm(int M, int N, int K, const float *A, const float *B, float *C)
+void cpu_sgemm(int rows, int cols, int inner, const float *lhs, const float *rhs, float *out)
 {
-    gemm_blocked(gemm_pick(), M, N, K, A, K, B, N, C, N);
+    gemm_blocked(gemm_pick(), rows, cols, inner, lhs, inner, rhs, cols, out, cols);
 }
 
 typedef struct gemm_job {
@@ -368,47 +372,50 @@ static void gemm_part(void *ctx, int part, int nparts)
         gemm_blocked(j->g, j->M, hi - lo, j->K, j->A, j->K, j->B + lo, j->N, j->C + lo, j->N);
 }
 
-void cpu_sgemm_mt(int M, int N, int K, const float *A, const float *B, float *C, int threads)
+void cpu_sgemm_mt(int rows, int cols, int inner, const float *lhs, const float *rhs, float *out,
+                  int threads)
 {
-    if (M <= 0 || N <= 0)
+    if (rows <= 0 || cols <= 0)
         return;
     const gemm_impl *g = gemm_pick();
-    double flops = 2.0 * (double)M * (double)N * (double)(K > 0 ? K : 1);
+    double flops = 2.0 * (double)rows * (double)cols * (double)(inner > 0 ? inner : 1);
     threads = parallel_threads(threads, flops, GEMM_MIN_FLOPS_PER_THREAD);
-    int row_units = (M + g->mr - 1) / g->mr, col_units = (N + g->nr - 1) / g->nr;
+    int row_units = (rows + g->mr - 1) / g->mr, col_units = (cols + g->nr - 1) / g->nr;
     bool by_rows = row_units >= threads || row_units >= col_units;
     int units = by_rows ? row_units : col_units;
     if (threads > units)
         threads = units;
-    gemm_job j = {g, M, N, K, A, B, C, by_rows};
+    gemm_job j = {.g = g, .M = rows, .N = cols, .K = inner, .A = lhs, .B = rhs, .C = out,
+                  .by_rows = by_rows};
     parallel_run(threads, gemm_part, &j);
 }
 
-double ref_sgemm_at(int M, int N, int K, const float *A, const float *B, int64_t i, int64_t j)
+double ref_sgemm_at(int rows, int cols, int inner, const float *lhs, const float *rhs, int64_t row,
+                    int64_t col)
 {
-    if (i < 0 || i >= M || j < 0 || j >= N)
+    if (row < 0 || row >= rows || col < 0 || col >= cols)
         return (double)NAN;
     double s = 0.0;
-    for (int64_t p = 0; p < K; p++)
-        s += (double)A[i * K + p] * (double)B[p * N + j];
+    for (int64_t p = 0; p < inner; p++)
+        s += (double)lhs[row * inner + p] * (double)rhs[p * cols + col];
     return s;
 }
 
-void ref_sgemm_rows(int M, int N, int K, const float *A, const float *B, int64_t r0, int64_t r1,
-                    double *C)
+void ref_sgemm_rows(int rows, int cols, int inner, const float *lhs, const float *rhs, int64_t r0,
+                    int64_t r1, double *out)
 {
     if (r0 < 0)
         r0 = 0;
-    if (r1 > M)
-        r1 = M;
+    if (r1 > rows)
+        r1 = rows;
     for (int64_t i = r0; i < r1; i++) {
-        double *c = C + (i - r0) * (int64_t)N;
-        for (int64_t j = 0; j < N; j++)
+        double *c = out + (i - r0) * (int64_t)cols;
+        for (int64_t j = 0; j < cols; j++)
             c[j] = 0.0;
-        for (int64_t p = 0; p < K; p++) {
-            const double a = (double)A[i * K + p];
-            const float *b = B + p * (int64_t)N;
-            for (int64_t j = 0; j < N; j++)
+        for (int64_t p = 0; p < inner; p++) {
+            const double a = (double)lhs[i * inner + p];
+            const float *b = rhs + p * (int64_t)cols;
+            for (int64_t j = 0; j < cols; j++)
                 c[j] += a * (double)b[j];
         }
     }

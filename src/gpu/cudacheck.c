@@ -4,11 +4,11 @@
 
 static cudaError_t g_last = cudaSuccess;
 
-bool cudacheck_fail(cl_err *e, cudaError_t st, const char *call, const char *file, int line)
+bool cudacheck_fail(cl_err *err, cudaError_t st, const char *call, const char *file, int line)
 {
     g_last = st;
     const char *base = strrchr(file, '/');
-    return err_set(e, "%s (%s failed at %s:%d)", cudaGetErrorString(st), call,
+    return err_set(err, "%s (%s failed at %s:%d)", cudaGetErrorString(st), call,
                    base ? base + 1 : file, line);
 }
 

@@ -17,8 +17,8 @@
 
 #include "core/err.h"
 
-/* Records a failed call into e and remembers its code; returns false. */
-bool cudacheck_fail(cl_err *e, cudaError_t st, const char *call, const char *file, int line);
+/* Records a failed call into err and remembers its code; returns false. */
+bool cudacheck_fail(cl_err *err, cudaError_t st, const char *call, const char *file, int line);
 
 /* The code of the last failure cudacheck_fail saw (cudaSuccess after reset). */
 cudaError_t cudacheck_last(void);

@@ -35,18 +35,18 @@ struct cupti_rec {
 
 /* ---- names -------------------------------------------------------------- */
 
-void cupti_api_name(const char *raw, char *out, size_t n)
+void cupti_api_name(const char *raw, char *out, size_t out_size)
 {
-    snprintf(out, n, "%s", raw ? raw : "?");
+    snprintf(out, out_size, "%s", raw ? raw : "?");
     char *v = strrchr(out, '_');
     if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
         *v = '\0';
 }
 
-void cupti_kernel_name(const char *raw, char *out, size_t n)
+void cupti_kernel_name(const char *raw, char *out, size_t out_size)
 {
     if (!raw || !raw[0]) {
-        snprintf(out, n, "kernel");
+        snprintf(out, out_size, "kernel");
         return;
     }
     int status = -1;
@@ -64,7 +64,7 @@ void cupti_kernel_name(const char *raw, char *out, size_t n)
         len -= (size_t)(sp + 1 - s);
         s = sp + 1;
     }
-    snprintf(out, n, "%.*s", (int)len, s);
+    snprintf(out, out_size, "%.*s", (int)len, s);
     free(dem);
 }
 
@@ -80,19 +80,19 @@ cupti_rec *cupti_rec_new(const char *title)
     return r;
 }
 
-void cupti_rec_free(cupti_rec *r)
+void cupti_rec_free(cupti_rec *rec)
 {
-    if (!r)
+    if (!rec)
         return;
-    timeline_free(&r->tl);
-    free(r->markers);
-    free(r->ranges);
-    free(r);
+    timeline_free(&rec->tl);
+    free(rec->markers);
+    free(rec->ranges);
+    free(rec);
 }
 
-void cupti_rec_dropped(cupti_rec *r, uint64_t n)
+void cupti_rec_dropped(cupti_rec *rec, uint64_t count)
 {
-    r->tl.dropped += n;
+    rec->tl.dropped += count;
 }
 
 static unsigned memory_flags(uint8_t kind)
@@ -227,38 +227,38 @@ static bool add_marker(cupti_rec *r, const CUpti_ActivityMarker2 *m, cl_err *e)
     return true;
 }
 
-bool cupti_rec_add(cupti_rec *r, const CUpti_Activity *a, cl_err *e)
+bool cupti_rec_add(cupti_rec *rec, const CUpti_Activity *activity, cl_err *err)
 {
-    const void *p = a;
-    switch (a->kind) {
+    const void *p = activity;
+    switch (activity->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        return add_kernel(r, p, e);
+        return add_kernel(rec, p, err);
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-        return add_memcpy(r, p, e);
+        return add_memcpy(rec, p, err);
     case CUPTI_ACTIVITY_KIND_MEMSET:
-        return add_memset(r, p, e);
+        return add_memset(rec, p, err);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-        return add_api(r, p, e);
+        return add_api(rec, p, err);
     case CUPTI_ACTIVITY_KIND_MARKER:
-        return add_marker(r, p, e);
+        return add_marker(rec, p, err);
     default:
         return true;
     }
 }
 
-bool cupti_rec_range(cupti_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns,
-                     cl_err *e)
+bool cupti_rec_range(cupti_rec *rec, const char *name, uint64_t start_ns, uint64_t end_ns,
+                     cl_err *err)
 {
-    if (r->nranges == r->ranges_cap) {
-        size_t cap = r->ranges_cap ? 2 * r->ranges_cap : 64;
-        host_range *nv = realloc(r->ranges, cap * sizeof *nv);
+    if (rec->nranges == rec->ranges_cap) {
+        size_t cap = rec->ranges_cap ? 2 * rec->ranges_cap : 64;
+        host_range *nv = realloc(rec->ranges, cap * sizeof *nv);
         if (!nv)
-            return err_set(e, "out of memory recording ranges");
-        r->ranges = nv;
-        r->ranges_cap = cap;
+            return err_set(err, "out of memory recording ranges");
+        rec->ranges = nv;
+        rec->ranges_cap = cap;
     }
-    host_range *h = &r->ranges[r->nranges++];
+    host_range *h = &rec->ranges[rec->nranges++];
     snprintf(h->name, sizeof h->name, "%s", name ? name : "");
     h->start_ns = start_ns;
     h->end_ns = end_ns < start_ns ? start_ns : end_ns;
@@ -303,24 +303,25 @@ static bool pair_markers(cupti_rec *r, size_t *paired, cl_err *e)
     return true;
 }
 
-bool cupti_rec_finish(cupti_rec *r, timeline *out, cl_err *e)
+bool cupti_rec_finish(cupti_rec *rec, timeline *out, cl_err *err)
 {
     timeline_init(out);
     size_t paired = 0;
-    if (!pair_markers(r, &paired, e))
+    if (!pair_markers(rec, &paired, err))
         return false;
     if (paired == 0)
-        for (size_t i = 0; i < r->nranges; i++)
-            if (!add_range(r, r->ranges[i].name, r->ranges[i].start_ns, r->ranges[i].end_ns, e))
+        for (size_t i = 0; i < rec->nranges; i++)
+            if (!add_range(rec, rec->ranges[i].name, rec->ranges[i].start_ns, rec->ranges[i].end_ns,
+                           err))
                 return false;
-    if (!timeline_order_lanes(&r->tl, e))
+    if (!timeline_order_lanes(&rec->tl, err))
         return false;
-    timeline_normalise(&r->tl);
-    timeline_sort(&r->tl);
-    *out = r->tl;
-    timeline_init(&r->tl);
-    r->nmarkers = 0;
-    r->nranges = 0;
+    timeline_normalise(&rec->tl);
+    timeline_sort(&rec->tl);
+    *out = rec->tl;
+    timeline_init(&rec->tl);
+    rec->nmarkers = 0;
+    rec->nranges = 0;
     return true;
 }
 
@@ -448,24 +449,24 @@ static bool enable_kinds(cl_err *e)
     return true;
 }
 
-bool cupti_start(const char *title, cl_err *e)
+bool cupti_start(const char *title, cl_err *err)
 {
     int count = 0;
     cudaError_t cst = cudaGetDeviceCount(&count);
     if (cst != cudaSuccess || count <= 0) {
         cudaGetLastError();
-        return err_set(e, "no CUDA device found: %s",
+        return err_set(err, "no CUDA device found: %s",
                        cst != cudaSuccess ? cudaGetErrorString(cst) : "no device is visible");
     }
     pthread_mutex_lock(&g.mu);
     bool busy = g.active;
     pthread_mutex_unlock(&g.mu);
     if (busy)
-        return err_set(e, "the timeline is already being recorded");
+        return err_set(err, "the timeline is already being recorded");
 
     cupti_rec *r = cupti_rec_new(title);
     if (!r)
-        return err_set(e, "out of memory starting the timeline");
+        return err_set(err, "out of memory starting the timeline");
     pthread_mutex_lock(&g.mu);
     g.rec = r;
     g.failed = false;
@@ -494,21 +495,21 @@ bool cupti_start(const char *title, cl_err *e)
     pthread_mutex_unlock(&g.mu);
     if (!ok) {
         cupti_rec_free(r);
-        if (e)
-            *e = local;
+        if (err)
+            *err = local;
         return false;
     }
     return true;
 }
 
-bool cupti_stop(timeline *out, cl_err *e)
+bool cupti_stop(timeline *out, cl_err *err)
 {
     timeline_init(out);
     pthread_mutex_lock(&g.mu);
     bool on = g.active;
     pthread_mutex_unlock(&g.mu);
     if (!on)
-        return err_set(e, "no timeline is being recorded");
+        return err_set(err, "no timeline is being recorded");
 
     cl_err local;
     err_clear(&local);
@@ -542,8 +543,8 @@ bool cupti_stop(timeline *out, cl_err *e)
     cupti_rec_free(r);
     if (!ok) {
         timeline_free(out);
-        if (e)
-            *e = local;
+        if (err)
+            *err = local;
     }
     return ok;
 }

@@ -26,13 +26,13 @@
 #include "core/err.h"
 #include "prof/timeline.h"
 
-/* Starts recording; title names the device in the timeline.  false + e
+/* Starts recording; title names the device in the timeline.  false + err
  * when there is no device, recording is already on, or CUPTI refuses. */
-bool cupti_start(const char *title, cl_err *e);
+bool cupti_start(const char *title, cl_err *err);
 /* Waits for the device, flushes CUPTI's buffers, stops recording and moves
- * what was recorded into out (initialised here).  false + e when nothing
+ * what was recorded into out (initialised here).  false + err when nothing
  * was being recorded or CUPTI failed; out is then empty. */
-bool cupti_stop(timeline *out, cl_err *e);
+bool cupti_stop(timeline *out, cl_err *err);
 bool cupti_recording(void);
 /* Warnings gathered while recording (records dropped, a kind that would
  * not switch off); empty when none.  Valid until the next cupti_start. */
@@ -48,25 +48,25 @@ void cupti_range_end(void);
 typedef struct cupti_rec cupti_rec;
 
 cupti_rec *cupti_rec_new(const char *title);
-void cupti_rec_free(cupti_rec *r);
+void cupti_rec_free(cupti_rec *rec);
 /* Converts one activity record; kinds other than kernels, copies,
- * memsets, runtime calls and markers are ignored.  false + e when out of
+ * memsets, runtime calls and markers are ignored.  false + err when out of
  * memory. */
-bool cupti_rec_add(cupti_rec *r, const CUpti_Activity *a, cl_err *e);
+bool cupti_rec_add(cupti_rec *rec, const CUpti_Activity *activity, cl_err *err);
 /* A host range [start_ns, end_ns] in CUPTI's clock. */
-bool cupti_rec_range(cupti_rec *r, const char *name, uint64_t start_ns, uint64_t end_ns,
-                     cl_err *e);
+bool cupti_rec_range(cupti_rec *rec, const char *name, uint64_t start_ns, uint64_t end_ns,
+                     cl_err *err);
 /* Counts records CUPTI reported lost. */
-void cupti_rec_dropped(cupti_rec *r, uint64_t n);
+void cupti_rec_dropped(cupti_rec *rec, uint64_t count);
 /* Pairs marker starts with their ends into NVTX ranges (or uses the host
  * ranges when no marker arrived), orders the lanes, normalises times to
- * the first event, sorts, and moves the result into out.  r stays valid
+ * the first event, sorts, and moves the result into out.  rec stays valid
  * (and empty) until freed. */
-bool cupti_rec_finish(cupti_rec *r, timeline *out, cl_err *e);
+bool cupti_rec_finish(cupti_rec *rec, timeline *out, cl_err *err);
 
 /* "cudaMemcpyAsync_v3020" -> "cudaMemcpyAsync"; a demangled kernel name
  * without its parameter list ("_Z5saxpyifPKfPf" -> "saxpy"). */
-void cupti_api_name(const char *raw, char *out, size_t n);
-void cupti_kernel_name(const char *raw, char *out, size_t n);
+void cupti_api_name(const char *raw, char *out, size_t out_size);
+void cupti_kernel_name(const char *raw, char *out, size_t out_size);
 
 #endif

@@ -23,6 +23,6 @@ double device_bw_theory_gbs(double mem_clock_khz, int bus_width_bits);
 /* SMs x lanes x 2 (FMA) x SM clock, in TFLOP/s; 0 when unknown. */
 double device_fp32_peak_tflops(int sm_count, int lanes, double sm_clock_khz);
 /* PCI address of device `ordinal` ("0000:65:00.0"). */
-bool device_pci_bus_id(int ordinal, char *out, size_t n, cl_err *e);
+bool device_pci_bus_id(int ordinal, char *out, size_t out_size, cl_err *err);
 
 #endif

@@ -7,21 +7,21 @@ static size_t g_nextra;
 static const raw_kernel *g_extra_raw[KERNREG_MAX];
 static size_t g_nextra_raw;
 
-bool kernreg_add(const shipped_kernel *k, size_t n)
+bool kernreg_add(const shipped_kernel *kernels, size_t count)
 {
-    if (n > KERNREG_MAX - g_nextra)
+    if (count > KERNREG_MAX - g_nextra)
         return false;
-    for (size_t i = 0; i < n; i++)
-        g_extra[g_nextra++] = &k[i];
+    for (size_t i = 0; i < count; i++)
+        g_extra[g_nextra++] = &kernels[i];
     return true;
 }
 
-bool kernreg_add_raw(const raw_kernel *k, size_t n)
+bool kernreg_add_raw(const raw_kernel *kernels, size_t count)
 {
-    if (n > KERNREG_MAX - g_nextra_raw)
+    if (count > KERNREG_MAX - g_nextra_raw)
         return false;
-    for (size_t i = 0; i < n; i++)
-        g_extra_raw[g_nextra_raw++] = &k[i];
+    for (size_t i = 0; i < count; i++)
+        g_extra_raw[g_nextra_raw++] = &kernels[i];
     return true;
 }
 

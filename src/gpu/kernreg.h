@@ -14,9 +14,9 @@
 
 #define KERNREG_MAX 32
 
-/* Adds n launchers; false when the table is full (none added then). */
-bool kernreg_add(const shipped_kernel *k, size_t n);
-bool kernreg_add_raw(const raw_kernel *k, size_t n);
+/* Adds count launchers; false when the table is full (none added then). */
+bool kernreg_add(const shipped_kernel *kernels, size_t count);
+bool kernreg_add_raw(const raw_kernel *kernels, size_t count);
 void kernreg_clear(void);
 
 const shipped_kernel *kernreg_find(const char *name);

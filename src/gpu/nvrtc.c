@@ -35,13 +35,13 @@
         }                                                                           \
     } while (0)
 
-bool nvrtc_version_text(char *buf, size_t n, cl_err *e)
+bool nvrtc_version_text(char *buf, size_t buf_size, cl_err *err)
 {
     int major = 0, minor = 0;
     nvrtcResult st = nvrtcVersion(&major, &minor);
     if (st != NVRTC_SUCCESS)
-        return err_set(e, "NVRTC: nvrtcVersion failed: %s", nvrtcGetErrorString(st));
-    snprintf(buf, n, "%d.%d", major, minor);
+        return err_set(err, "NVRTC: nvrtcVersion failed: %s", nvrtcGetErrorString(st));
+    snprintf(buf, buf_size, "%d.%d", major, minor);
     return true;
 }
 
@@ -335,10 +335,10 @@ static bool run_confined(const char *text, const compile_opts *co, const nvrtc_i
 
 /* ---- the steps of a compile ---------------------------------------------------- */
 
-bool nvrtc_compile(const char *path, const char *arch, nvrtc_output *out, cl_err *e)
+bool nvrtc_compile(const char *path, const char *arch, nvrtc_output *out, cl_err *err)
 {
     nvrtc_opts o = {.arch = arch};
-    return nvrtc_compile_opts(path, &o, out, e);
+    return nvrtc_compile_opts(path, &o, out, err);
 }
 
 /* The cache key: NVRTC's version, the path, the options, the source and
@@ -452,13 +452,13 @@ static bool kernel_folders(const char *path, const nvrtc_opts *o, nvrtc_includes
     return fsguard_resolve(path, inc->root, real, n, e);
 }
 
-bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out, cl_err *e)
+bool nvrtc_compile_opts(const char *path, const nvrtc_opts *opts, nvrtc_output *out, cl_err *err)
 {
     static const nvrtc_opts defaults = {0};
-    if (!o)
-        o = &defaults;
+    if (!opts)
+        opts = &defaults;
     memset(out, 0, sizeof *out);
-    const char *arch = o->arch && o->arch[0] ? o->arch : NVRTC_DEFAULT_ARCH;
+    const char *arch = opts->arch && opts->arch[0] ? opts->arch : NVRTC_DEFAULT_ARCH;
     snprintf(out->arch, sizeof out->arch, "%s", arch);
     bool ok = false;
     char *text = NULL;
@@ -466,40 +466,40 @@ bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out
     char cache_path[CL_PATH_MAX] = "";
     nvrtc_includes *inc = calloc(1, sizeof *inc);
     if (!inc)
-        return err_set(e, "out of memory");
+        return err_set(err, "out of memory");
 
     char real[PATH_MAX];
-    if (!kernel_folders(path, o, inc, real, sizeof real, e) || !check_arch(arch, e))
+    if (!kernel_folders(path, opts, inc, real, sizeof real, err) || !check_arch(arch, err))
         goto cleanup;
     snprintf(out->path, sizeof out->path, "%s", real);
     size_t len = 0;
-    if (!(text = file_read_all(real, NVRTC_SOURCE_MAX, &len, e)))
+    if (!(text = file_read_all(real, NVRTC_SOURCE_MAX, &len, err)))
         goto cleanup;
     if (strlen(text) != len) {
-        err_set(e, "%s is not a text file (it holds a NUL byte)", path);
+        err_set(err, "%s is not a text file (it holds a NUL byte)", path);
         goto cleanup;
     }
     nvrtc_diag refusal;
     if (!nvrtc_includes_check(real, text, inc, &refusal)) {
-        refused(out, &refusal, e);
+        refused(out, &refusal, err);
         goto cleanup;
     }
     char src_dir[CL_PATH_MAX];
     paths_dir_name(real, src_dir, sizeof src_dir);
-    if (!o->no_cache) {
+    if (!opts->no_cache) {
         compile_opts co;
         build_opts(&co, arch, src_dir, inc, true);
-        if (!cache_key(&key, real, &co, text, len, inc, e))
+        if (!cache_key(&key, real, &co, text, len, inc, err))
             goto cleanup;
-        if (nvrtc_cache_file(o, &key, cache_path, sizeof cache_path, NULL) &&
+        if (nvrtc_cache_file(opts, &key, cache_path, sizeof cache_path, NULL) &&
             nvrtc_cache_load(cache_path, &key, out)) {
             out->cache_hit = true;
             nvrtc_parse_usage(out->log, out->kernels, out->nkernels);
-            ok = parse_diags(out, text, inc, e);
+            ok = parse_diags(out, text, inc, err);
             goto cleanup;
         }
     }
-    if (!compile_text(text, arch, src_dir, inc, out, e))
+    if (!compile_text(text, arch, src_dir, inc, out, err))
         goto cleanup;
     if (cache_path[0])
         nvrtc_cache_store(cache_path, &key, out);

@@ -101,37 +101,38 @@ typedef struct nvrtc_opts {
 
 /* Compiles the file at path for arch (NULL: the caller found no device, so
  * NVRTC_DEFAULT_ARCH) into out (zeroed first; free with nvrtc_output_free
- * whatever the result).  true: out->cubin holds the program.  false: e says
- * why; when out->compile_error is set the source itself is at fault, e holds
- * the first error as "file:line:col: error: message" and out->diags all of
- * them; otherwise the file could not be read or NVRTC could not run. */
-bool nvrtc_compile(const char *path, const char *arch, nvrtc_output *out, cl_err *e);
-/* nvrtc_compile with options (o may be NULL). */
-bool nvrtc_compile_opts(const char *path, const nvrtc_opts *o, nvrtc_output *out, cl_err *e);
+ * whatever the result).  true: out->cubin holds the program.  false: err says
+ * why; when out->compile_error is set the source itself is at fault, err
+ * holds the first error as "file:line:col: error: message" and out->diags all
+ * of them; otherwise the file could not be read or NVRTC could not run. */
+bool nvrtc_compile(const char *path, const char *arch, nvrtc_output *out, cl_err *err);
+/* nvrtc_compile with options (opts may be NULL). */
+bool nvrtc_compile_opts(const char *path, const nvrtc_opts *opts, nvrtc_output *out, cl_err *err);
 void nvrtc_output_free(nvrtc_output *out);
 
 /* Parses an NVRTC log into diagnostics (malloc'd array in *diags, count in
- * *n; both 0/NULL when the log has none).  main_path is the program name the
- * log was produced under and main_text that file's text (may be NULL): they
- * supply the source line of each diagnostic and the line of a kernel ptxas
- * complains about; no other file is read.  false only when out of memory. */
+ * *count; both 0/NULL when the log has none).  main_path is the program name
+ * the log was produced under and main_text that file's text (may be NULL):
+ * they supply the source line of each diagnostic and the line of a kernel
+ * ptxas complains about; no other file is read.  false only when out of
+ * memory. */
 bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_text,
-                     nvrtc_diag **diags, size_t *n);
+                     nvrtc_diag **diags, size_t *count);
 /* Fills registers, barriers, shared, stack and spill figures of kernels from
  * the "ptxas info" lines of a log compiled with ptxas -v. */
-void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t n);
-/* Lists the entry points of a PTX text (malloc'd array, count in *n).  false
- * only when out of memory. */
-bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *n);
+void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t nkernels);
+/* Lists the entry points of a PTX text (malloc'd array, how many in
+ * *count).  false only when out of memory. */
+bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *count);
 
-/* Writes d as a compiler does: "file:line:col: severity: message", then the
- * source line and a caret under the column when known, each line ending in
- * '\n'.  The file is shown by its base name.  Returns the length snprintf
+/* Writes diag as a compiler does: "file:line:col: severity: message", then
+ * the source line and a caret under the column when known, each line ending
+ * in '\n'.  The file is shown by its base name.  Returns the length snprintf
  * would have written. */
-int nvrtc_diag_format(const nvrtc_diag *d, char *buf, size_t n);
+int nvrtc_diag_format(const nvrtc_diag *diag, char *buf, size_t buf_size);
 /* Just the first line of nvrtc_diag_format, without the newline. */
-int nvrtc_diag_headline(const nvrtc_diag *d, char *buf, size_t n);
-const char *nvrtc_severity_name(nvrtc_severity s);   /* "error", "warning", "remark" */
+int nvrtc_diag_headline(const nvrtc_diag *diag, char *buf, size_t buf_size);
+const char *nvrtc_severity_name(nvrtc_severity severity);   /* "error", "warning", "remark" */
 /* The first error among out's diagnostics, or NULL. */
 const nvrtc_diag *nvrtc_first_error(const nvrtc_output *out);
 
@@ -140,9 +141,9 @@ const nvrtc_kernel *nvrtc_find_kernel(const nvrtc_output *out, const char *name)
 /* Explains why name is not among out's kernels, in words a learner can act
  * on: a mangled kernel of that name (extern "C" missing), or the names that
  * do exist. */
-void nvrtc_kernel_missing(const nvrtc_output *out, const char *name, char *buf, size_t n);
+void nvrtc_kernel_missing(const nvrtc_output *out, const char *name, char *buf, size_t buf_size);
 
-/* NVRTC's version as "13.0"; false + e when NVRTC cannot be asked. */
-bool nvrtc_version_text(char *buf, size_t n, cl_err *e);
+/* NVRTC's version as "13.0"; false + err when NVRTC cannot be asked. */
+bool nvrtc_version_text(char *buf, size_t buf_size, cl_err *err);
 
 #endif

@@ -42,22 +42,23 @@ static uint64_t fnv1a64(const void *data, size_t n)
     return h;
 }
 
-bool nvrtc_cache_file(const nvrtc_opts *o, const strbuf *key, char *out, size_t n, cl_err *e)
+bool nvrtc_cache_file(const nvrtc_opts *opts, const strbuf *key, char *out, size_t out_size,
+                      cl_err *err)
 {
     char dir[CL_PATH_MAX];
-    if (o->cache_dir) {
-        snprintf(dir, sizeof dir, "%s", o->cache_dir);
+    if (opts->cache_dir) {
+        snprintf(dir, sizeof dir, "%s", opts->cache_dir);
     } else {
         char cache[CL_PATH_MAX];
-        if (!paths_cache_dir(cache, sizeof cache, e))
+        if (!paths_cache_dir(cache, sizeof cache, err))
             return false;
         if (!paths_join(dir, sizeof dir, cache, "nvrtc-cache"))
-            return err_set(e, "cache path too long");
+            return err_set(err, "cache path too long");
     }
     char name[32];
     snprintf(name, sizeof name, "%016llx.bin", (unsigned long long)fnv1a64(key->p, key->len));
-    if (!paths_join(out, n, dir, name))
-        return err_set(e, "cache path too long");
+    if (!paths_join(out, out_size, dir, name))
+        return err_set(err, "cache path too long");
     return true;
 }
 

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/fsguard.h"
+#include "gpu/nvrtc_internal.h"
 
 #define NAME_MAX_SCAN 48   /* longer identifiers cannot be one of the watched names */
 
@@ -351,66 +351,7 @@ static bool name_in(const char *name, const char *const *set)
     return false;
 }
 
-/* ---- resolving a name ------------------------------------------------------------ */
-
-typedef enum found { FOUND_NOWHERE, FOUND_LOCAL, FOUND_TRUSTED } found;
-
-/* Where the compiler would find name included from a file in dir, or why
- * it may not be included (false, why set). */
-static bool resolve(const scanner *sc, const char *name, bool quoted, const char *dir,
-                    found *w, char *real, size_t rn, char *why, size_t wn)
-{
-    *w = FOUND_NOWHERE;
-    if (name[0] == '/') {
-        snprintf(why, wn, "absolute paths are not allowed: a kernel may include only files "
-                          "of its own folder and the CUDA headers");
-        return false;
-    }
-    for (const char *p = name; *p;) {
-        size_t len = strcspn(p, "/");
-        if (len == 2 && p[0] == '.' && p[1] == '.') {
-            snprintf(why, wn, "'..' is not allowed in an include: a kernel may include only "
-                              "files of its own folder and the CUDA headers");
-            return false;
-        }
-        p += len;
-        while (*p == '/')
-            p++;
-    }
-    const char *local[2] = {quoted ? dir : sc->main_dir, sc->main_dir};
-    size_t nlocal = quoted && strcmp(dir, sc->main_dir) != 0 ? 2 : 1;
-    for (size_t k = 0; k < nlocal; k++) {
-        char path[PATH_MAX];
-        struct stat st;
-        if (!paths_join(path, sizeof path, local[k], name) || lstat(path, &st) != 0)
-            continue;
-        char full[PATH_MAX];
-        if (!realpath(path, full)) {
-            snprintf(why, wn, "that file is a link that leads nowhere");
-            return false;
-        }
-        if (!fsguard_below(full, sc->inc->root)) {
-            snprintf(why, wn, "that file is a link to somewhere outside the kernel's folder");
-            return false;
-        }
-        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
-            snprintf(why, wn, "that is not a regular file (a folder, a FIFO or a device)");
-            return false;
-        }
-        snprintf(real, rn, "%s", full);
-        *w = FOUND_LOCAL;
-        return true;
-    }
-    for (size_t k = 0; k < sc->inc->ntrusted; k++) {
-        char path[PATH_MAX];
-        struct stat st;
-        if (paths_join(path, sizeof path, sc->inc->trusted[k], name) && stat(path, &st) == 0) {
-            *w = FOUND_TRUSTED;
-            return true;
-        }
-    }
-    return true;
-}
+/* ---- the header names of directives ------------------------------------------- */
 
 static bool known(const nvrtc_includes *inc, const char *main_real, const char *real)
 {
@@ -438,10 +379,11 @@ static bool header_name(scanner *sc, lexer *lx, size_t off, const char *what, co
     name[len] = '\0';
     lx->i = end + 1;
     char real[PATH_MAX], why[256];
-    found w;
-    if (!resolve(sc, name, open == '"', dir, &w, real, sizeof real, why, sizeof why))
+    nvrtc_found w;
+    if (!nvrtc_resolve_include(sc->inc, sc->main_dir, name, open == '"', dir, &w, real,
+                               sizeof real, why, sizeof why))
         REFUSE(sc, lx, off, "%s %c%s%c: %s", what, open, name, close, why);
-    if (w != FOUND_LOCAL || !queue || known(sc->inc, main_real, real))
+    if (w != NVRTC_FOUND_LOCAL || !queue || known(sc->inc, main_real, real))
         return true;
     if (sc->inc->nfiles == NVRTC_INCLUDES_MAX)
         REFUSE(sc, lx, off, "more than %d local headers are included", NVRTC_INCLUDES_MAX);

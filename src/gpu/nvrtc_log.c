@@ -1,3 +1,5 @@
+/* nvrtc_log.c - reading NVRTC's and ptxas's log into diagnostics: file,
+ * line, column, severity, message and the source line they point at. */
 #include "gpu/nvrtc.h"
 
 #include <ctype.h>
@@ -8,6 +10,7 @@
 
 #include "core/atomicfile.h"
 #include "core/fsguard.h"
+#include "core/grow.h"
 #include "core/paths.h"
 #include "gpu/nvrtc_internal.h"
 
@@ -231,26 +234,99 @@ static void attach_source(nvrtc_diag *d, const char *main_path, const char *main
 }
 
 bool nvrtc_parse_log(const char *log, const char *main_path, const char *main_text,
-                     nvrtc_diag **diags, size_t *n)
+                     nvrtc_diag **diags, size_t *count)
 {
-    return nvrtc_parse_log_in(log, main_path, main_text, NULL, diags, n);
+    return nvrtc_parse_log_in(log, main_path, main_text, NULL, diags, count);
+}
+
+/* The diagnostics read so far, and what the lines after one add to it. */
+typedef struct log_parse {
+    nvrtc_diag *v;
+    size_t n, cap;
+    size_t cur_i;                  /* the diagnostic the lines below belong to */
+    bool have_cur;                 /* ... when it has a file and line */
+    char echoed[NVRTC_TEXT_MAX];   /* the source line the log echoed below it */
+    const char *main_path, *main_text;
+} log_parse;
+
+/* Adds d, a new diagnostic (located: with a file and line); a ptxas message
+ * about a kernel points at the kernel's definition in the main file.  false
+ * when out of memory. */
+static bool add_diag(log_parse *lp, nvrtc_diag *d, bool located)
+{
+    if (!grow_one((void **)&lp->v, &lp->cap, lp->n, sizeof *lp->v, 8))
+        return false;
+    char kname[NVRTC_NAME_MAX];
+    if (!located && starts_with(d->message, "ptxas") &&
+        ptxas_kernel_name(d->message, kname, sizeof kname) && lp->main_path) {
+        snprintf(d->file, sizeof d->file, "%s", lp->main_path);
+        d->line = locate_kernel(lp->main_text, kname);
+    }
+    lp->v[lp->n] = *d;
+    lp->have_cur = located;
+    lp->cur_i = lp->n;
+    lp->n++;
+    lp->echoed[0] = '\0';
+    return true;
+}
+
+/* Whether q (an indented line's text) names the template instantiation
+ * the diagnostic above happened in. */
+static bool is_context(const char *q)
+{
+    return starts_with(q, "detected during") || starts_with(q, "instantiation of");
+}
+
+/* Appends " (<q up to end>)" to cur's message. */
+static void add_context(nvrtc_diag *cur, const char *q, const char *end)
+{
+    size_t ml = strlen(cur->message);
+    snprintf(cur->message + ml, sizeof cur->message - ml, " (%.*s)", (int)(end - q), q);
+}
+
+/* A line of the log that is no diagnostic, [p, p+tlen): the caret under
+ * the column, the source line echoed above it, or the instantiation
+ * context; an empty line forgets the echoed line. */
+static void continue_diag(log_parse *lp, const char *p, size_t tlen)
+{
+    nvrtc_diag *cur = lp->have_cur ? &lp->v[lp->cur_i] : NULL;
+    if (cur && is_caret_line(p, tlen)) {
+        const char *caret = memchr(p, '^', tlen);
+        size_t idx = (size_t)(caret - p);
+        cur->col = idx >= 2 ? (int)(idx - 2) + 1 : 1;
+        if (!cur->source[0] && lp->echoed[0])
+            snprintf(cur->source, sizeof cur->source, "%s", lp->echoed);
+    } else if (cur && tlen >= 2 && p[0] == ' ' && p[1] == ' ' && !cur->col &&
+               !lp->echoed[0]) {
+        size_t skip = 2;
+        const char *q = p + skip;
+        while (q < p + tlen && *q == ' ')
+            q++;
+        if (is_context(q))
+            add_context(cur, q, p + tlen);
+        else
+            strfmt_copy_n(lp->echoed, sizeof lp->echoed, p + skip, tlen - skip);
+    } else if (cur && tlen > 0 && p[0] == ' ') {
+        const char *q = p;
+        while (q < p + tlen && *q == ' ')
+            q++;
+        if (is_context(q))
+            add_context(cur, q, p + tlen);
+    } else if (tlen == 0) {
+        lp->echoed[0] = '\0';
+    }
 }
 
 bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main_text,
-                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *n)
+                        const nvrtc_includes *inc, nvrtc_diag **diags, size_t *count)
 {
     *diags = NULL;
-    *n = 0;
+    *count = 0;
     if (!log)
         return true;
-    size_t cap = 0;
-    nvrtc_diag *v = NULL;
-    size_t cur_i = 0;
-    bool have_cur = false;
-    char echoed[NVRTC_TEXT_MAX] = "";
+    log_parse lp = {.main_path = main_path, .main_text = main_text};
     const char *p = log;
     while (*p) {
-        nvrtc_diag *cur = have_cur ? &v[cur_i] : NULL;
         size_t len = strcspn(p, "\n");
         size_t tlen = len;
         while (tlen > 0 && p[tlen - 1] == '\r')
@@ -258,64 +334,21 @@ bool nvrtc_parse_log_in(const char *log, const char *main_path, const char *main
         nvrtc_diag d;
         bool located = match_located(p, tlen, &d);
         if (located || match_tool(p, tlen, &d)) {
-            if (*n == cap) {
-                size_t ncap = cap ? cap * 2 : 8;
-                nvrtc_diag *nv = realloc(v, ncap * sizeof *nv);
-                if (!nv) {
-                    free(v);
-                    return false;
-                }
-                v = nv;
-                cap = ncap;
+            if (!add_diag(&lp, &d, located)) {
+                free(lp.v);
+                *count = lp.n;
+                return false;
             }
-            char kname[NVRTC_NAME_MAX];
-            if (!located && starts_with(d.message, "ptxas") &&
-                ptxas_kernel_name(d.message, kname, sizeof kname) && main_path) {
-                snprintf(d.file, sizeof d.file, "%s", main_path);
-                d.line = locate_kernel(main_text, kname);
-            }
-            v[*n] = d;
-            have_cur = located;
-            cur_i = *n;
-            (*n)++;
-            echoed[0] = '\0';
-        } else if (cur && is_caret_line(p, tlen)) {
-            const char *caret = memchr(p, '^', tlen);
-            size_t idx = (size_t)(caret - p);
-            cur->col = idx >= 2 ? (int)(idx - 2) + 1 : 1;
-            if (!cur->source[0] && echoed[0])
-                snprintf(cur->source, sizeof cur->source, "%s", echoed);
-        } else if (cur && tlen >= 2 && p[0] == ' ' && p[1] == ' ' && !cur->col &&
-                   !echoed[0]) {
-            size_t skip = 2;
-            const char *q = p + skip;
-            while (q < p + tlen && *q == ' ')
-                q++;
-            if (starts_with(q, "detected during") || starts_with(q, "instantiation of")) {
-                size_t ml = strlen(cur->message);
-                snprintf(cur->message + ml, sizeof cur->message - ml, " (%.*s)",
-                         (int)(p + tlen - q), q);
-            } else {
-                strfmt_copy_n(echoed, sizeof echoed, p + skip, tlen - skip);
-            }
-        } else if (cur && tlen > 0 && p[0] == ' ') {
-            const char *q = p;
-            while (q < p + tlen && *q == ' ')
-                q++;
-            if (starts_with(q, "detected during") || starts_with(q, "instantiation of")) {
-                size_t ml = strlen(cur->message);
-                snprintf(cur->message + ml, sizeof cur->message - ml, " (%.*s)",
-                         (int)(p + tlen - q), q);
-            }
-        } else if (tlen == 0) {
-            echoed[0] = '\0';
+        } else {
+            continue_diag(&lp, p, tlen);
         }
         p += len;
         if (*p == '\n')
             p++;
     }
-    for (size_t i = 0; i < *n; i++)
-        attach_source(&v[i], main_path, main_text, inc);
-    *diags = v;
+    for (size_t i = 0; i < lp.n; i++)
+        attach_source(&lp.v[i], main_path, main_text, inc);
+    *diags = lp.v;
+    *count = lp.n;
     return true;
 }

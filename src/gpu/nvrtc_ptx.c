@@ -35,10 +35,10 @@ static char param_letter(const char *p, size_t len)
 }
 
 /* Plain name of a mangled global function "_Z<len><name>...". */
-void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled)
+void nvrtc_demangle_base(const char *name, char *base, size_t base_size, bool *mangled)
 {
     *mangled = false;
-    snprintf(base, n, "%s", name);
+    snprintf(base, base_size, "%s", name);
     if (!starts_with(name, "_Z"))
         return;
     *mangled = true;
@@ -49,20 +49,20 @@ void nvrtc_demangle_base(const char *name, char *base, size_t n, bool *mangled)
     long len = strtol(p, &end, 10);
     if (len <= 0 || (size_t)len > strlen(end))
         return;
-    strfmt_copy_n(base, n, end, (size_t)len);
+    strfmt_copy_n(base, base_size, end, (size_t)len);
 }
 
-void nvrtc_kernel_init(nvrtc_kernel *k)
+void nvrtc_kernel_init(nvrtc_kernel *kernel)
 {
-    memset(k, 0, sizeof *k);
-    k->registers = k->barriers = k->shared_bytes = -1;
-    k->stack_bytes = k->spill_stores = k->spill_loads = -1;
+    memset(kernel, 0, sizeof *kernel);
+    kernel->registers = kernel->barriers = kernel->shared_bytes = -1;
+    kernel->stack_bytes = kernel->spill_stores = kernel->spill_loads = -1;
 }
 
-bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *n)
+bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *count)
 {
     *kernels = NULL;
-    *n = 0;
+    *count = 0;
     size_t cap = 0;
     nvrtc_kernel *v = NULL;
     for (const char *p = ptx ? strstr(ptx, ".entry ") : NULL; p; p = strstr(p, ".entry ")) {
@@ -83,7 +83,7 @@ bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *n)
         size_t nl = strcspn(p, "( \t\r\n");
         if (nl == 0)
             continue;
-        if (*n == cap) {
+        if (*count == cap) {
             size_t ncap = cap ? cap * 2 : 4;
             nvrtc_kernel *nv = realloc(v, ncap * sizeof *nv);
             if (!nv) {
@@ -93,7 +93,7 @@ bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *n)
             v = nv;
             cap = ncap;
         }
-        nvrtc_kernel *k = &v[(*n)++];
+        nvrtc_kernel *k = &v[(*count)++];
         nvrtc_kernel_init(k);
         strfmt_copy_n(k->name, sizeof k->name, p, nl);
         nvrtc_demangle_base(k->name, k->base, sizeof k->base, &k->mangled);
@@ -146,7 +146,7 @@ static int number_before(const char *s, const char *word)
     return atoi(p);
 }
 
-void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t n)
+void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t nkernels)
 {
     if (!log)
         return;
@@ -173,7 +173,7 @@ void nvrtc_parse_usage(const char *log, nvrtc_kernel *kernels, size_t n)
                 name = fn + strlen("Function properties for ");
                 strfmt_copy_n(kname, sizeof kname, name, strcspn(name, " \r"));
             }
-            cur = kernel_named(kernels, n, kname);
+            cur = kernel_named(kernels, nkernels, kname);
             continue;
         }
         if (!cur)

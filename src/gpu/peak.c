@@ -42,12 +42,12 @@ static bool take_entry(const cJSON *it, void *ud)
     return true;
 }
 
-bool peak_cache_lookup(const char *json, const peak_key *k, peak_figures *f)
+bool peak_cache_lookup(const char *json, const peak_key *key, peak_figures *figures)
 {
-    peak_find pf = {k, {0.0, 0.0}};
+    peak_find pf = {key, {0.0, 0.0}};
     if (!jsoncache_find(json, PEAK_CACHE_LIST, take_entry, &pf))
         return false;
-    *f = pf.f;
+    *figures = pf.f;
     return true;
 }
 
@@ -74,10 +74,10 @@ static bool fill_entry(cJSON *ent, void *ud)
            cJSON_AddNumberToObject(ent, "measured_at", (double)p->when);
 }
 
-char *peak_cache_update(const char *json, const peak_key *k, const peak_figures *f,
+char *peak_cache_update(const char *json, const peak_key *key, const peak_figures *figures,
                         long long when)
 {
-    peak_new p = {k, *f, when};
+    peak_new p = {key, *figures, when};
     return jsoncache_replace(json, PEAK_CACHE_LIST, same_slot, fill_entry, &p);
 }
 
@@ -88,9 +88,9 @@ static char *with_peak(const char *json, void *ud)
     return peak_cache_update(json, p->k, &p->f, p->when);
 }
 
-bool peak_cache_path(char *out, size_t n, cl_err *e)
+bool peak_cache_path(char *out, size_t out_size, cl_err *err)
 {
-    return jsoncache_path(PEAK_CACHE_FILE, out, n, e);
+    return jsoncache_path(PEAK_CACHE_FILE, out, out_size, err);
 }
 
 size_t peak_copy_bytes(size_t free_bytes, size_t l2_bytes)
@@ -144,46 +144,46 @@ static bool time_gbs(const timing_opts *o, timing_fn fn, void *job, double bytes
     return true;
 }
 
-bool peak_measure(cudaStream_t s, size_t l2_bytes, peak_figures *f, cl_err *e)
+bool peak_measure(cudaStream_t stream, size_t l2_bytes, peak_figures *figures, cl_err *err)
 {
     bool ok = false;
     gpu_buffer a = {0}, b = {0}, sink = {0};
     size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(e, cudaMemGetInfo(&free_b, &total_b));
+    CUDA_CHECK(err, cudaMemGetInfo(&free_b, &total_b));
     size_t bytes = peak_copy_bytes(free_b, l2_bytes);
-    if (!buffer_alloc(&a, bytes, e) || !buffer_alloc(&b, bytes, e) ||
-        !buffer_alloc(&sink, peak_read_sink_floats() * sizeof(float), e))
+    if (!buffer_alloc(&a, bytes, err) || !buffer_alloc(&b, bytes, err) ||
+        !buffer_alloc(&sink, peak_read_sink_floats() * sizeof(float), err))
         goto cleanup;
-    CUDA_CHECK_GOTO(e, cudaMemsetAsync(a.ptr, 1, bytes, s), cleanup);
-    CUDA_CHECK_GOTO(e, cudaMemsetAsync(b.ptr, 0, bytes, s), cleanup);
-    timing_opts o = {.stream = s, .budget_s = 0.3, .working_set = 2 * bytes,
+    CUDA_CHECK_GOTO(err, cudaMemsetAsync(a.ptr, 1, bytes, stream), cleanup);
+    CUDA_CHECK_GOTO(err, cudaMemsetAsync(b.ptr, 0, bytes, stream), cleanup);
+    timing_opts o = {.stream = stream, .budget_s = 0.3, .working_set = 2 * bytes,
                      .l2_bytes = l2_bytes, .min_samples = 10, .max_samples = 200,
                      .target_spread = 0.01};
     copy_job cj = {b.ptr, a.ptr, bytes};
-    if (!time_gbs(&o, copy_once, &cj, 2.0 * (double)bytes, &f->copy_gbs, e)) {
-        err_prefix(e, "the copy");
+    if (!time_gbs(&o, copy_once, &cj, 2.0 * (double)bytes, &figures->copy_gbs, err)) {
+        err_prefix(err, "the copy");
         goto cleanup;
     }
     /* The stream reads one buffer as large as both copy buffers, so its
      * start and its tail weigh as little as they can. */
     buffer_free(&a);
     buffer_free(&b);
-    if (!buffer_alloc(&a, 2 * bytes, e))
+    if (!buffer_alloc(&a, 2 * bytes, err))
         goto cleanup;
-    CUDA_CHECK_GOTO(e, cudaMemsetAsync(a.ptr, 1, 2 * bytes, s), cleanup);
+    CUDA_CHECK_GOTO(err, cudaMemsetAsync(a.ptr, 1, 2 * bytes, stream), cleanup);
     o.working_set = 2 * bytes;
     /* Several ways of reading; the fastest is what the device can do. */
     o.budget_s = 0.15;
-    f->read_gbs = 0.0;
+    figures->read_gbs = 0.0;
     for (int k = 0; k < peak_read_kinds(); k++) {
-        read_job rj = {a.ptr, 2 * bytes / 16, sink.ptr, k};
+        read_job rj = {.src = a.ptr, .n4 = 2 * bytes / 16, .sink = sink.ptr, .kind = k};
         double gbs = 0.0;
-        if (!time_gbs(&o, read_once, &rj, (double)(2 * bytes / 16 * 16), &gbs, e)) {
-            err_prefix(e, "the read-only stream");
+        if (!time_gbs(&o, read_once, &rj, (double)(2 * bytes / 16 * 16), &gbs, err)) {
+            err_prefix(err, "the read-only stream");
             goto cleanup;
         }
-        if (gbs > f->read_gbs)
-            f->read_gbs = gbs;
+        if (gbs > figures->read_gbs)
+            figures->read_gbs = gbs;
     }
     ok = true;
 cleanup:
@@ -191,17 +191,17 @@ cleanup:
     buffer_free(&b);
     buffer_free(&sink);
     if (!ok)
-        err_prefix(e, "measuring the memory bandwidth");
+        err_prefix(err, "measuring the memory bandwidth");
     return ok;
 }
 
-bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
+bool peak_get(device_info *info, cudaStream_t stream, bool force, cl_err *err)
 {
     peak_key k;
     memset(&k, 0, sizeof k);
     snprintf(k.name, sizeof k.name, "%s", info->name);
     k.driver = info->driver_version;
-    if (!device_pci_bus_id(info->ordinal, k.pci, sizeof k.pci, e))
+    if (!device_pci_bus_id(info->ordinal, k.pci, sizeof k.pci, err))
         return false;
 
     char path[CL_PATH_MAX];
@@ -215,7 +215,7 @@ bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e)
         free(json);
         return true;
     }
-    if (!peak_measure(s, (size_t)(info->l2_mib * 1024.0 * 1024.0), &f, e)) {
+    if (!peak_measure(stream, (size_t)(info->l2_mib * 1024.0 * 1024.0), &f, err)) {
         free(json);
         return false;
     }

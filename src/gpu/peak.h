@@ -28,28 +28,28 @@ typedef struct peak_figures {
     double read_gbs;             /* read-only stream */
 } peak_figures;
 
-/* Pure: finds key in the cache document json (may be NULL or malformed:
- * then nothing is found).  true and *f when an entry matches exactly and
+/* Pure: finds key in the cache document json (may be NULL or malformed: then
+ * nothing is found).  true and *figures when an entry matches exactly and
  * holds both figures. */
-bool peak_cache_lookup(const char *json, const peak_key *k, peak_figures *f);
-/* Pure: returns a new cache document (malloc'd) holding json's entries
- * except any for the same PCI slot, plus {k, f, when}.  NULL when out of
+bool peak_cache_lookup(const char *json, const peak_key *key, peak_figures *figures);
+/* Pure: returns a new cache document (malloc'd) holding json's entries except
+ * any for the same PCI slot, plus {key, figures, when}.  NULL when out of
  * memory. */
-char *peak_cache_update(const char *json, const peak_key *k, const peak_figures *f,
+char *peak_cache_update(const char *json, const peak_key *key, const peak_figures *figures,
                         long long when);
 /* <data folder>/peak_bandwidth.json */
-bool peak_cache_path(char *out, size_t n, cl_err *e);
+bool peak_cache_path(char *out, size_t out_size, cl_err *err);
 
 /* Bytes for each of the two copy buffers: min(512 MiB, a quarter of
  * free_bytes), at least 8 x L2 when free memory allows, rounded to 1 MiB. */
 size_t peak_copy_bytes(size_t free_bytes, size_t l2_bytes);
 /* Measures the device-to-device copy and the read-only stream bandwidth on
- * stream s in GB/s. */
-bool peak_measure(cudaStream_t s, size_t l2_bytes, peak_figures *f, cl_err *e);
+ * stream in GB/s. */
+bool peak_measure(cudaStream_t stream, size_t l2_bytes, peak_figures *figures, cl_err *err);
 
 /* Fills info->peak_bw_measured_gbs and peak_bw_read_gbs from the cache or
  * by measuring (force: always measure) and stores a new measurement.  A cache that cannot be
  * written is not an error; a failed measurement is. */
-bool peak_get(device_info *info, cudaStream_t s, bool force, cl_err *e);
+bool peak_get(device_info *info, cudaStream_t stream, bool force, cl_err *err);
 
 #endif

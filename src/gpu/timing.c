@@ -22,28 +22,28 @@ static double opt_budget_ms(const timing_opts *o)
     return 1e3 * (o->budget_s > 0.0 ? o->budget_s : TIMING_DEFAULT_BUDGET_S);
 }
 
-bool timing_needs_flush(const timing_opts *o)
+bool timing_needs_flush(const timing_opts *opts)
 {
-    return o->flush && o->flush_bytes > 0 && o->l2_bytes > 0 &&
-           o->working_set < 4 * o->l2_bytes;
+    return opts->flush && opts->flush_bytes > 0 && opts->l2_bytes > 0 &&
+           opts->working_set < 4 * opts->l2_bytes;
 }
 
-bool timing_should_stop(const double *v, int n, double spent_ms, double wall_ms,
-                        const timing_opts *o, bool *converged)
+bool timing_should_stop(const double *samples, int nsamples, double spent_ms, double wall_ms,
+                        const timing_opts *opts, bool *converged)
 {
     if (converged)
         *converged = false;
-    if (n >= opt_max(o))
+    if (nsamples >= opt_max(opts))
         return true;
-    double budget = opt_budget_ms(o);
-    if (n >= opt_min(o)) {
-        double *tmp = malloc((size_t)n * sizeof *tmp);
+    double budget = opt_budget_ms(opts);
+    if (nsamples >= opt_min(opts)) {
+        double *tmp = malloc((size_t)nsamples * sizeof *tmp);
         if (!tmp)
             return true;
-        memcpy(tmp, v, (size_t)n * sizeof *tmp);
-        stats_summary s = stats_summarise(tmp, (size_t)n);
+        memcpy(tmp, samples, (size_t)nsamples * sizeof *tmp);
+        stats_summary s = stats_summarise(tmp, (size_t)nsamples);
         free(tmp);
-        double target = o->target_spread > 0.0 ? o->target_spread : TIMING_TARGET_SPREAD;
+        double target = opts->target_spread > 0.0 ? opts->target_spread : TIMING_TARGET_SPREAD;
         if (s.spread < target) {
             if (converged)
                 *converged = true;
@@ -52,11 +52,11 @@ bool timing_should_stop(const double *v, int n, double spent_ms, double wall_ms,
     }
     /* Past the budget, three samples give a median; a single run far longer
      * than the budget is all that can be afforded. */
-    if (spent_ms >= budget && n >= 3)
+    if (spent_ms >= budget && nsamples >= 3)
         return true;
-    if (spent_ms >= 5.0 * budget && n >= 1)
+    if (spent_ms >= 5.0 * budget && nsamples >= 1)
         return true;
-    return n >= opt_min(o) && wall_ms >= TIMING_WALL_FACTOR * budget;
+    return nsamples >= opt_min(opts) && wall_ms >= TIMING_WALL_FACTOR * budget;
 }
 
 typedef struct timing_events {
@@ -118,32 +118,32 @@ static int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out, cl_err *e)
+bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *out, cl_err *err)
 {
     memset(out, 0, sizeof *out);
     bool ok = false;
-    int cap = opt_max(o);
-    double budget = opt_budget_ms(o);
-    double warm_target = o->warmup_ms > 0.0 ? o->warmup_ms : TIMING_WARMUP_MS;
-    bool flush = timing_needs_flush(o);
+    int cap = opt_max(opts);
+    double budget = opt_budget_ms(opts);
+    double warm_target = opts->warmup_ms > 0.0 ? opts->warmup_ms : TIMING_WARMUP_MS;
+    bool flush = timing_needs_flush(opts);
     double *v = malloc((size_t)cap * sizeof *v);
     timing_events ev = {0};
     if (!v)
-        return err_set(e, "out of memory for timing samples");
-    if (!events_create(&ev, e))
+        return err_set(err, "out of memory for timing samples");
+    if (!events_create(&ev, err))
         goto cleanup;
 
     double warm_ms = 0.0, last = 0.0;
     int warm = 0;
     while (warm < 1 || (warm_ms < warm_target && warm_ms < budget && warm < 1000)) {
         double t = 0.0;
-        if (!run_batch(o, fn, ud, &ev, 1, false, warm, &t, e))
+        if (!run_batch(opts, fn, ud, &ev, 1, false, warm, &t, err))
             goto cleanup;
         warm_ms += t;
         last = t;
         warm++;
-        if (o->progress)
-            o->progress(o->progress_ud, "warmup", warm, 0);
+        if (opts->progress)
+            opts->progress(opts->progress_ud, "warmup", warm, 0);
     }
     out->warmups = warm;
     out->flushed = flush;
@@ -153,16 +153,16 @@ bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out
     int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
     for (;;) {
         int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
-        k = clampi(o->before ? 1 : k, 1, cap - n);
-        if (!run_batch(o, fn, ud, &ev, k, flush, n, v + n, e))
+        k = clampi(opts->before ? 1 : k, 1, cap - n);
+        if (!run_batch(opts, fn, ud, &ev, k, flush, n, v + n, err))
             goto cleanup;
         for (int i = 0; i < k; i++)
             spent += v[n + i];
         last = v[n + k - 1];
         n += k;
-        if (o->progress)
-            o->progress(o->progress_ud, "timing", n, est > n ? est : n);
-        if (timing_should_stop(v, n, spent, clock_now_ms() - t0, o, &out->converged))
+        if (opts->progress)
+            opts->progress(opts->progress_ud, "timing", n, est > n ? est : n);
+        if (timing_should_stop(v, n, spent, clock_now_ms() - t0, opts, &out->converged))
             break;
     }
     out->gpu_ms = spent;

@@ -21,8 +21,8 @@
 #include "core/err.h"
 #include "core/stats.h"
 
-/* Enqueues one run on s; false + e when it could not (launch error). */
-typedef bool (*timing_fn)(void *ud, cudaStream_t s, cl_err *e);
+/* Enqueues one run on stream; false + err when it could not (launch error). */
+typedef bool (*timing_fn)(void *ud, cudaStream_t stream, cl_err *err);
 /* phase: "warmup" or "timing"; rep of (of is an estimate). */
 typedef void (*timing_progress_fn)(void *ud, const char *phase, int rep, int of);
 
@@ -52,7 +52,7 @@ typedef struct timing_opts {
      * work's data back in the state each run starts from (the managed
      * problem writes its inputs on the CPU again).  With it, runs go one at
      * a time instead of in batches.  NULL: none. */
-    bool (*before)(void *ud, cl_err *e);
+    bool (*before)(void *ud, cl_err *err);
     void *before_ud;
 } timing_opts;
 
@@ -64,17 +64,18 @@ typedef struct timing_result {
     bool converged;           /* stopped on the spread rule, not budget or cap */
 } timing_result;
 
-/* True when the L2 should be flushed between repetitions of o's work. */
-bool timing_needs_flush(const timing_opts *o);
+/* True when the L2 should be flushed between repetitions of the work opts
+ * describes. */
+bool timing_needs_flush(const timing_opts *opts);
 
-/* The stopping rule over the samples so far (v[0..n), not modified), the
- * GPU time spent and the time passed on the clock since the first timed
- * repetition: *converged is set when the spread rule fired. */
-bool timing_should_stop(const double *v, int n, double spent_ms, double wall_ms,
-                        const timing_opts *o, bool *converged);
+/* The stopping rule over the samples so far (samples[0..nsamples), not
+ * modified), the GPU time spent and the time passed on the clock since the
+ * first timed repetition: *converged is set when the spread rule fired. */
+bool timing_should_stop(const double *samples, int nsamples, double spent_ms, double wall_ms,
+                        const timing_opts *opts, bool *converged);
 
 /* Times fn as described above.  A failure of fn or of any CUDA call
- * returns false with e set; cudacheck_last() then holds the CUDA code. */
-bool timing_run(const timing_opts *o, timing_fn fn, void *ud, timing_result *out, cl_err *e);
+ * returns false with err set; cudacheck_last() then holds the CUDA code. */
+bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *out, cl_err *err);
 
 #endif

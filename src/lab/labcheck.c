@@ -74,34 +74,35 @@ static void check_kernels(const lab *l, const lab_variant *vs, size_t n, const c
     }
 }
 
-void lab_check_engine(lab *l, lab_diags *d)
+void lab_check_engine(lab *model, lab_diags *diags)
 {
-    bool experiments = l->problem && experiments_problem(l->problem);
-    lab_check_decls(l, d);
-    if (l->problem && !experiments && !lab_problem_spec(l, l->problem))
-        lab_diags_add(d, l->path, l->line,
+    bool experiments = model->problem && experiments_problem(model->problem);
+    lab_check_decls(model, diags);
+    if (model->problem && !experiments && !lab_problem_spec(model, model->problem))
+        lab_diags_add(diags, model->path, model->line,
                       "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, gemm_bf16, embedding, "
                       "pipeline, saxpy, histogram, managed, profiling, basics)",
-                      l->id, l->problem);
+                      model->id, model->problem);
     if (!experiments)
-        check_sizes(l, l->sizes, l->nsizes, l->problem, d);
-    if (l->library && !lab_problem_decl(l, l->problem) && !in_list(l->library, known_libraries, 4))
-        lab_diags_add(d, l->path, l->line,
+        check_sizes(model, model->sizes, model->nsizes, model->problem, diags);
+    if (model->library && !lab_problem_decl(model, model->problem)
+        && !in_list(model->library, known_libraries, 4))
+        lab_diags_add(diags, model->path, model->line,
                       "lab '%s': unknown library '%s' (known: cub, cublas, cublas_bf16, copy)",
-                      l->id, l->library);
-    for (size_t i = 0; experiments && i < l->nvariants; i++) {
-        const char *of = experiments_problem_of(l->variants[i].id);
-        if (!of || strcmp(of, l->problem) != 0)
-            lab_diags_add(d, l->path, l->variants[i].line,
-                          "variant '%s': no experiment of that name", l->variants[i].id);
+                      model->id, model->library);
+    for (size_t i = 0; experiments && i < model->nvariants; i++) {
+        const char *of = experiments_problem_of(model->variants[i].id);
+        if (!of || strcmp(of, model->problem) != 0)
+            lab_diags_add(diags, model->path, model->variants[i].line,
+                          "variant '%s': no experiment of that name", model->variants[i].id);
     }
     if (!experiments)
-        check_kernels(l, l->variants, l->nvariants, l->problem, d);
-    for (size_t k = 0; k < l->nexercises; k++) {
-        const lab_exercise *x = &l->exercises[k];
+        check_kernels(model, model->variants, model->nvariants, model->problem, diags);
+    for (size_t k = 0; k < model->nexercises; k++) {
+        const lab_exercise *x = &model->exercises[k];
         if (!x->id[0] && !experiments)
             continue;   /* the lab's own: its sizes and rungs are the lab's, checked above */
-        check_sizes(l, x->sizes, x->nsizes, x->problem, d);
-        check_kernels(l, x->variants, x->nvariants, x->problem, d);
+        check_sizes(model, x->sizes, x->nsizes, x->problem, diags);
+        check_kernels(model, x->variants, x->nvariants, x->problem, diags);
     }
 }

@@ -11,6 +11,6 @@
 #include "lab/labmodel.h"
 
 /* Adds one diagnostic, at the line it belongs to, for each problem. */
-void lab_check_engine(lab *l, lab_diags *d);
+void lab_check_engine(lab *model, lab_diags *diags);
 
 #endif

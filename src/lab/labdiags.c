@@ -6,11 +6,11 @@
 
 #include "core/grow.h"
 
-void lab_diags_add(lab_diags *d, const char *file, int line, const char *fmt, ...)
+void lab_diags_add(lab_diags *diags, const char *file, int line, const char *fmt, ...)
 {
-    if (!grow_one((void **)&d->v, &d->cap, d->n, sizeof *d->v, 8))
+    if (!grow_one((void **)&diags->v, &diags->cap, diags->n, sizeof *diags->v, 8))
         return;
-    lab_diag *g = &d->v[d->n++];
+    lab_diag *g = &diags->v[diags->n++];
     snprintf(g->file, sizeof g->file, "%s", file ? file : "");
     g->line = line > 0 ? line : 0;
     va_list ap;
@@ -19,9 +19,9 @@ void lab_diags_add(lab_diags *d, const char *file, int line, const char *fmt, ..
     va_end(ap);
 }
 
-void lab_diags_free(lab_diags *d)
+void lab_diags_free(lab_diags *diags)
 {
-    free(d->v);
-    d->v = NULL;
-    d->n = d->cap = 0;
+    free(diags->v);
+    diags->v = NULL;
+    diags->n = diags->cap = 0;
 }

@@ -31,9 +31,9 @@ typedef struct lab_diags {
     size_t n, cap;
 } lab_diags;
 
-void lab_diags_add(lab_diags *d, const char *file, int line, const char *fmt, ...)
+void lab_diags_add(lab_diags *diags, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void lab_diags_free(lab_diags *d);
+void lab_diags_free(lab_diags *diags);
 
 typedef struct lab_step {
     char *title;
@@ -134,26 +134,26 @@ typedef struct lab {
 
 /* The problem name as the lab knows it: one the lab declares (its spec)
  * or a shipped one (problem_spec_find); NULL when neither.  name NULL: NULL. */
-const struct problem_spec *lab_problem_spec(const lab *l, const char *name);
+const struct problem_spec *lab_problem_spec(const lab *model, const char *name);
 /* The declaration of problem name when the lab declares it, else NULL. */
-const struct problem_decl *lab_problem_decl(const lab *l, const char *name);
-/* The spec of what exercise x computes (NULL: the lab's own exercise, or
+const struct problem_decl *lab_problem_decl(const lab *model, const char *name);
+/* The spec of what exercise computes (NULL: the lab's own exercise, or
  * the lab's problem when it has none): the pipeline for a profiling lab. */
-const struct problem_spec *lab_exercise_spec(const lab *l, const lab_exercise *x);
+const struct problem_spec *lab_exercise_spec(const lab *model, const lab_exercise *exercise);
 /* The variant called id among the lab's and its exercises' variants. */
-const lab_variant *lab_variant_find(const lab *l, const char *id);
+const lab_variant *lab_variant_find(const lab *model, const char *id);
 
 /* The exercise called id ("" or NULL: the lab's own), or NULL. */
-const lab_exercise *lab_exercise_find(const lab *l, const char *id);
+const lab_exercise *lab_exercise_find(const lab *model, const char *id);
 /* The lab's own exercise (id ""), or NULL when it has none. */
-const lab_exercise *lab_own_exercise(const lab *l);
+const lab_exercise *lab_own_exercise(const lab *model);
 /* "the exercise" for the lab's own, "exercise 'id'" otherwise. */
-const char *lab_exercise_name(const lab_exercise *x, char *buf, size_t n);
+const char *lab_exercise_name(const lab_exercise *exercise, char *buf, size_t buf_size);
 
 /* Loads and validates one lab file.  Returns NULL on any problem, each one
  * added to diags.  home is the folder holding lua/ (see core/paths.h). */
 lab *lab_load(const char *path, const char *home, lab_diags *diags);
-void lab_free(lab *l);
+void lab_free(lab *model);
 
 typedef struct lab_set {
     lab **v;
@@ -166,7 +166,7 @@ typedef struct lab_set {
  * duplicate lab id across folders is a diagnostic too.  Returns false only
  * when a folder cannot be read. */
 bool lab_set_load(lab_set *set, const char *const *dirs, size_t ndirs,
-                  const char *home, lab_diags *diags, cl_err *e);
+                  const char *home, lab_diags *diags, cl_err *err);
 void lab_set_free(lab_set *set);
 const lab *lab_set_find(const lab_set *set, const char *id);
 

@@ -8,11 +8,12 @@
 
 struct run_request;
 
-/* Appends rung v to req unless req holds it already or is full. */
-void lab_request_add_variant(struct run_request *req, const lab_variant *v);
-/* Adds to req each rung of x (the lab's own exercise when x is NULL or has
- * the id "") that a milestone judged on x's rows needs.  Rows that are not
- * rungs (the CPU, a library) come with every run of the learner's kernel. */
-void lab_request_needs(const lab *l, const lab_exercise *x, struct run_request *req);
+/* Appends rung variant to req unless req holds it already or is full. */
+void lab_request_add_variant(struct run_request *req, const lab_variant *variant);
+/* Adds to req each rung of exercise (the lab's own exercise when it is NULL
+ * or has the id "") that a milestone judged on exercise's rows needs.  Rows
+ * that are not rungs (the CPU, a library) come with every run of the
+ * learner's kernel. */
+void lab_request_needs(const lab *model, const lab_exercise *exercise, struct run_request *req);
 
 #endif

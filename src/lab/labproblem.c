@@ -20,74 +20,74 @@
 #include "lab/sandbox.h"
 #include "result/record.h"
 
-void lab_copy_decls(lua_State *L, int t, lab *l, lab_diags *d)
+void lab_copy_decls(lua_State *L, int table, lab *model, lab_diags *diags)
 {
-    if (lua_getfield(L, t, "decls") != LUA_TTABLE) {
+    if (lua_getfield(L, table, "decls") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
     int list = lua_gettop(L);
     size_t n = (size_t)lua_rawlen(L, list);
-    l->decls = n ? calloc(n, sizeof *l->decls) : NULL;
-    if (n && !l->decls) {
-        lab_diags_add(d, l->path, l->line, "out of memory");
+    model->decls = n ? calloc(n, sizeof *model->decls) : NULL;
+    if (n && !model->decls) {
+        lab_diags_add(diags, model->path, model->line, "out of memory");
         lua_pop(L, 1);
         return;
     }
     for (size_t i = 0; i < n; i++) {
         cl_err e = {{0}};
         lua_rawgeti(L, list, (lua_Integer)i + 1);
-        if (probdecl_copy(L, -1, l, &l->decls[l->ndecls], &e))
-            l->ndecls++;
+        if (probdecl_copy(L, -1, model, &model->decls[model->ndecls], &e))
+            model->ndecls++;
         else
-            lab_diags_add(d, l->path, l->line, "%s", e.msg);
+            lab_diags_add(diags, model->path, model->line, "%s", e.msg);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
 }
 
-const problem_decl *lab_problem_decl(const lab *l, const char *name)
+const problem_decl *lab_problem_decl(const lab *model, const char *name)
 {
-    for (size_t i = 0; l && name && i < l->ndecls; i++)
-        if (strcmp(l->decls[i].name, name) == 0)
-            return &l->decls[i];
+    for (size_t i = 0; model && name && i < model->ndecls; i++)
+        if (strcmp(model->decls[i].name, name) == 0)
+            return &model->decls[i];
     return NULL;
 }
 
-const problem_spec *lab_problem_spec(const lab *l, const char *name)
+const problem_spec *lab_problem_spec(const lab *model, const char *name)
 {
-    const problem_decl *d = lab_problem_decl(l, name);
+    const problem_decl *d = lab_problem_decl(model, name);
     return d ? &d->spec : name ? problem_spec_find(name) : NULL;
 }
 
-const problem_spec *lab_exercise_spec(const lab *l, const lab_exercise *x)
+const problem_spec *lab_exercise_spec(const lab *model, const lab_exercise *exercise)
 {
-    const char *name = x && x->problem ? x->problem : l->problem;
-    const problem_decl *d = lab_problem_decl(l, name);
+    const char *name = exercise && exercise->problem ? exercise->problem : model->problem;
+    const problem_decl *d = lab_problem_decl(model, name);
     return d ? &d->spec : problem_spec_of_exercise(name);
 }
 
-const lab_variant *lab_variant_find(const lab *l, const char *id)
+const lab_variant *lab_variant_find(const lab *model, const char *id)
 {
-    for (size_t i = 0; l && id && i < l->nvariants; i++)
-        if (strcmp(l->variants[i].id, id) == 0)
-            return &l->variants[i];
-    for (size_t k = 0; l && id && k < l->nexercises; k++)
-        for (size_t i = 0; i < l->exercises[k].nvariants; i++)
-            if (strcmp(l->exercises[k].variants[i].id, id) == 0)
-                return &l->exercises[k].variants[i];
+    for (size_t i = 0; model && id && i < model->nvariants; i++)
+        if (strcmp(model->variants[i].id, id) == 0)
+            return &model->variants[i];
+    for (size_t k = 0; model && id && k < model->nexercises; k++)
+        for (size_t i = 0; i < model->exercises[k].nvariants; i++)
+            if (strcmp(model->exercises[k].variants[i].id, id) == 0)
+                return &model->exercises[k].variants[i];
     return NULL;
 }
 
-void lab_request_problem(const lab *l, const lab_exercise *x, run_request *req)
+void lab_request_problem(const lab *model, const lab_exercise *exercise, run_request *req)
 {
-    bool listed = x && x->id[0];
-    const char *problem = listed ? x->problem : l->problem;
-    const char *library = listed ? x->library : l->library;
+    bool listed = exercise && exercise->id[0];
+    const char *problem = listed ? exercise->problem : model->problem;
+    const char *library = listed ? exercise->library : model->library;
     snprintf(req->problem, sizeof req->problem, "%s", problem ? problem : "");
     snprintf(req->library, sizeof req->library, "%s", library ? library : "");
-    if (lab_problem_decl(l, problem))
-        snprintf(req->lab_file, sizeof req->lab_file, "%s", l->path);
+    if (lab_problem_decl(model, problem))
+        snprintf(req->lab_file, sizeof req->lab_file, "%s", model->path);
     else
         req->lab_file[0] = '\0';
 }
@@ -119,9 +119,9 @@ static size_t shipped_names(const char *dir, char **names)
     return n;
 }
 
-bool lab_load_shipped_problems(lab_state *s, int priv, const char *dsl, lab_diags *d)
+bool lab_load_shipped_problems(lab_state *sandbox, int priv, const char *dsl, lab_diags *diags)
 {
-    lua_State *L = sandbox_lua(s);
+    lua_State *L = sandbox_lua(sandbox);
     char lua_dir[CL_PATH_MAX], dir[CL_PATH_MAX], *names[SHIPPED_MAX];
     if (!paths_dir_name(dsl, lua_dir, sizeof lua_dir) ||
         !paths_join(dir, sizeof dir, lua_dir, "problems"))
@@ -137,13 +137,13 @@ bool lab_load_shipped_problems(lab_state *s, int priv, const char *dsl, lab_diag
         } else {
             strcat(path, ".lua");
             lua_getfield(L, priv, "shipped");
-            if (!sandbox_dofile(s, path, 1, &e)) {
-                lab_diags_add(d, path, 0, "%s", e.msg);
+            if (!sandbox_dofile(sandbox, path, 1, &e)) {
+                lab_diags_add(diags, path, 0, "%s", e.msg);
                 ok = false;
             } else {
                 lua_pushstring(L, names[i]);
-                if (!sandbox_pcall(s, 2, 0, &e)) {
-                    lab_diags_add(d, path, 0, "%s", e.msg);
+                if (!sandbox_pcall(sandbox, 2, 0, &e)) {
+                    lab_diags_add(diags, path, 0, "%s", e.msg);
                     ok = false;
                 }
             }
@@ -198,7 +198,7 @@ static int load_problem_main(lua_State *L)
     return 0;
 }
 
-lab *lab_load_problem(const char *name, const char *home, lab_diags *d)
+lab *lab_load_problem(const char *name, const char *home, lab_diags *diags)
 {
     char dsl[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX];
     cl_err e = {{0}};
@@ -213,28 +213,28 @@ lab *lab_load_problem(const char *name, const char *home, lab_diags *d)
             at = w > 0 && (size_t)w < sizeof list - at ? at + (size_t)w : at;
             free(names[i]);
         }
-        lab_diags_add(d, name, 0, "unknown problem '%s' (cudalab knows sgemm, gemm_bf16, "
+        lab_diags_add(diags, name, 0, "unknown problem '%s' (cudalab knows sgemm, gemm_bf16, "
                       "pipeline, managed and those of lua/problems/: %s)", name, list);
         return NULL;
     }
     lab *l = calloc(1, sizeof *l);
     if (!l || !(l->path = strdup(path)) || !(l->dir = strdup(dir)) ||
         !(l->id = strdup(name)) || !(l->ls = sandbox_new(0, 0, &e))) {
-        lab_diags_add(d, path, 0, "%s", e.msg[0] ? e.msg : "out of memory");
+        lab_diags_add(diags, path, 0, "%s", e.msg[0] ? e.msg : "out of memory");
         lab_free(l);
         return NULL;
     }
-    size_t before = d->n;
-    problem_ctx c = {.name = name, .dsl = dsl, .l = l, .d = d};
+    size_t before = diags->n;
+    problem_ctx c = {.name = name, .dsl = dsl, .l = l, .d = diags};
     lua_State *L = sandbox_lua(l->ls);
     lua_pushcfunction(L, load_problem_main);
     lua_pushlightuserdata(L, &c);
     if (!sandbox_pcall(l->ls, 1, 0, &e))
-        lab_diags_add(d, path, 0, "%s", e.msg);
+        lab_diags_add(diags, path, 0, "%s", e.msg);
     lua_settop(L, 0);
-    if (d->n != before || l->ndecls == 0) {
-        if (d->n == before)
-            lab_diags_add(d, path, 0, "the problem could not be loaded");
+    if (diags->n != before || l->ndecls == 0) {
+        if (diags->n == before)
+            lab_diags_add(diags, path, 0, "the problem could not be loaded");
         lab_free(l);
         return NULL;
     }
@@ -371,34 +371,35 @@ static void resolve_library(const lab *l, const problem_decl *p, char **library,
                   at ? " (" : "", ids, at ? ")" : "");
 }
 
-void lab_check_decls(lab *l, lab_diags *d)
+void lab_check_decls(lab *model, lab_diags *diags)
 {
-    const problem_decl *own = lab_problem_decl(l, l->problem);
+    const problem_decl *own = lab_problem_decl(model, model->problem);
     if (own)
-        resolve_library(l, own, &l->library, l->variants, l->nvariants, l->line, d);
-    for (size_t k = 0; k < l->nexercises; k++) {
-        lab_exercise *x = &l->exercises[k];
-        const problem_decl *xp = x->id[0] ? lab_problem_decl(l, x->problem) : NULL;
+        resolve_library(model, own, &model->library, model->variants, model->nvariants, model->line,
+                        diags);
+    for (size_t k = 0; k < model->nexercises; k++) {
+        lab_exercise *x = &model->exercises[k];
+        const problem_decl *xp = x->id[0] ? lab_problem_decl(model, x->problem) : NULL;
         if (xp)
-            resolve_library(l, xp, &x->library, x->variants, x->nvariants, x->line, d);
+            resolve_library(model, xp, &x->library, x->variants, x->nvariants, x->line, diags);
     }
 
-    for (size_t i = 0; i < l->ndecls; i++) {
-        const problem_decl *p = &l->decls[i];
+    for (size_t i = 0; i < model->ndecls; i++) {
+        const problem_decl *p = &model->decls[i];
         if (p->builtin[0])
-            check_roles(l, p, d);
+            check_roles(model, p, diags);
         if (p->ref == REF_KERNEL) {
             char what[96];
             snprintf(what, sizeof what, "problem %s: reference", p->name);
-            check_file(l, p->line, what, p->ref_file, d);
-            check_file(l, p->line, what, p->ref_launcher, d);
+            check_file(model, p->line, what, p->ref_file, diags);
+            check_file(model, p->line, what, p->ref_launcher, diags);
         }
-        if (l->problem && strcmp(l->problem, p->name) == 0)
-            check_rungs(l, p, l->variants, l->nvariants, d);
-        for (size_t k = 0; k < l->nexercises; k++) {
-            const lab_exercise *x = &l->exercises[k];
+        if (model->problem && strcmp(model->problem, p->name) == 0)
+            check_rungs(model, p, model->variants, model->nvariants, diags);
+        for (size_t k = 0; k < model->nexercises; k++) {
+            const lab_exercise *x = &model->exercises[k];
             if (x->id[0] && x->problem && strcmp(x->problem, p->name) == 0)
-                check_rungs(l, p, x->variants, x->nvariants, d);
+                check_rungs(model, p, x->variants, x->nvariants, diags);
         }
     }
 }

@@ -10,29 +10,30 @@
 struct lua_State;
 struct run_request;
 
-/* Copies field "decls" of the checked lab table at t into l->decls;
- * out-of-memory and malformed entries become diagnostics. */
-void lab_copy_decls(struct lua_State *L, int t, lab *l, lab_diags *d);
+/* Copies field "decls" of the checked lab table at index table into
+ * model->decls; out-of-memory and malformed entries become diagnostics. */
+void lab_copy_decls(struct lua_State *L, int table, lab *model, lab_diags *diags);
 
-/* Fills req's problem, library and lab_file for exercise x of l (NULL or
- * the lab's own exercise: the lab's own rows): lab_file names l's file when
- * the problem is one l declares. */
-void lab_request_problem(const lab *l, const lab_exercise *x, struct run_request *req);
+/* Fills req's problem, library and lab_file for exercise of model (NULL or
+ * the lab's own exercise: the lab's own rows): lab_file names model's file
+ * when the problem is one model declares. */
+void lab_request_problem(const lab *model, const lab_exercise *exercise, struct run_request *req);
 
-/* In a lab's state, after the lab library (private at index priv): runs
+/* In a lab's sandbox, after the lab library (private at index priv): runs
  * each lua/problems/<name>.lua beside dsl (lua/lab.lua) and hands its
  * problem to the library, so that labs may name it.  false with the
- * problems in d when one of them is broken. */
-bool lab_load_shipped_problems(struct lab_state *s, int priv, const char *dsl, lab_diags *d);
+ * problems in diags when one of them is broken. */
+bool lab_load_shipped_problems(struct lab_state *sandbox, int priv, const char *dsl,
+                               lab_diags *diags);
 /* A lab holding only the shipped problem name (its decls), for the worker
- * when a request names one without a lab file; NULL with d when there is
+ * when a request names one without a lab file; NULL with diags when there is
  * no such problem or it does not load. */
-lab *lab_load_problem(const char *name, const char *home, lab_diags *d);
+lab *lab_load_problem(const char *name, const char *home, lab_diags *diags);
 
-/* Checks each declaration of l against the builtins of the catalog, and
+/* Checks each declaration of model against the builtins of the catalog, and
  * each rung of a declared problem against the lab folder: one diagnostic a
  * problem, at its line.  A library "builtin" becomes the builtin's own
  * ("cub"), so requests name the row. */
-void lab_check_decls(lab *l, lab_diags *d);
+void lab_check_decls(lab *model, lab_diags *diags);
 
 #endif

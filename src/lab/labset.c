@@ -76,7 +76,7 @@ static bool set_add(lab_set *set, lab *l)
 }
 
 bool lab_set_load(lab_set *set, const char *const *dirs, size_t ndirs,
-                  const char *home, lab_diags *diags, cl_err *e)
+                  const char *home, lab_diags *diags, cl_err *err)
 {
     bool ok = true;
     for (size_t d = 0; d < ndirs; d++) {
@@ -85,7 +85,7 @@ bool lab_set_load(lab_set *set, const char *const *dirs, size_t ndirs,
         cl_err le;
         if (!list_folders(dirs[d], &names, &nn, &le)) {
             if (ok)
-                err_set(e, "%s", le.msg);
+                err_set(err, "%s", le.msg);
             ok = false;
             continue;
         }

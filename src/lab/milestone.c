@@ -18,9 +18,9 @@ typedef struct eval_ctx {
     size_t n;
 } eval_ctx;
 
-const char *ms_state_name(ms_state s)
+const char *ms_state_name(ms_state state)
 {
-    switch (s) {
+    switch (state) {
     case MS_PENDING: return "pending";
     case MS_REACHED: return "reached";
     case MS_MISSED: return "missed";
@@ -84,13 +84,14 @@ static run_result *rows_of(const lab *l, size_t i, const char *size, const run_r
 
 static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
 
-bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
+bool lab_milestone_eval(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                        ms_eval *out)
 {
-    if (!l || i >= l->nmilestones || l->milestones[i].quiz)
-        return eval_rows(l, i, rs, n, out);
+    if (!model || ms_index >= model->nmilestones || model->milestones[ms_index].quiz)
+        return eval_rows(model, ms_index, rs, nrows, out);
     size_t k = 0;
-    run_result *mine = rows_of(l, i, NULL, rs, rs ? n : 0, &k);
-    bool ok = eval_rows(l, i, mine, k, out);
+    run_result *mine = rows_of(model, ms_index, NULL, rs, rs ? nrows : 0, &k);
+    bool ok = eval_rows(model, ms_index, mine, k, out);
     free(mine);
     return ok;
 }
@@ -166,11 +167,11 @@ static const problem_spec *size_spec(const lab *l)
     return lab_exercise_spec(l, NULL);
 }
 
-const lab_exercise *lab_milestone_exercise(const lab *l, size_t i)
+const lab_exercise *lab_milestone_exercise(const lab *model, size_t ms_index)
 {
-    if (!l || i >= l->nmilestones)
+    if (!model || ms_index >= model->nmilestones)
         return NULL;
-    return lab_exercise_find(l, l->milestones[i].exercise);
+    return lab_exercise_find(model, model->milestones[ms_index].exercise);
 }
 
 /* The sizes milestone i is judged among, and their problem. */
@@ -196,15 +197,15 @@ static double label_bytes(const problem_spec *spec, const char *label)
     return problem_spec_bytes(spec, &d);
 }
 
-const char *lab_milestone_size(const lab *l, size_t i)
+const char *lab_milestone_size(const lab *model, size_t ms_index)
 {
-    if (!l || i >= l->nmilestones || l->milestones[i].quiz)
+    if (!model || ms_index >= model->nmilestones || model->milestones[ms_index].quiz)
         return NULL;
-    if (l->milestones[i].size)
-        return l->milestones[i].size;
+    if (model->milestones[ms_index].size)
+        return model->milestones[ms_index].size;
     char *const *sizes = NULL;
     size_t n = 0;
-    const problem_spec *spec = judged_among(l, i, &sizes, &n);
+    const problem_spec *spec = judged_among(model, ms_index, &sizes, &n);
     const char *best = NULL;
     double bb = -1;
     for (size_t k = 0; k < n; k++) {
@@ -232,49 +233,51 @@ static bool same_size(const problem_spec *spec, const char *a, const char *b)
            memcmp(da.dim, db.dim, sizeof da.dim) == 0;
 }
 
-bool lab_same_size(const lab *l, const char *a, const char *b)
+bool lab_same_size(const lab *model, const char *size_a, const char *size_b)
 {
-    return same_size(size_spec(l), a, b);
+    return same_size(size_spec(model), size_a, size_b);
 }
 
-bool lab_milestone_same_size(const lab *l, size_t i, const char *a, const char *b)
+bool lab_milestone_same_size(const lab *model, size_t ms_index, const char *size_a,
+                             const char *size_b)
 {
-    if (!l || i >= l->nmilestones)
+    if (!model || ms_index >= model->nmilestones)
         return false;
     char *const *sizes = NULL;
     size_t n = 0;
-    return same_size(judged_among(l, i, &sizes, &n), a, b);
+    return same_size(judged_among(model, ms_index, &sizes, &n), size_a, size_b);
 }
 
-bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out)
+bool lab_milestone_eval_judged(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                               ms_eval *out)
 {
-    const char *size = lab_milestone_size(l, i);
+    const char *size = lab_milestone_size(model, ms_index);
     if (!size)
-        return lab_milestone_eval(l, i, rs, n, out);
+        return lab_milestone_eval(model, ms_index, rs, nrows, out);
     size_t k = 0;
-    run_result *at = rows_of(l, i, size, rs, rs ? n : 0, &k);
-    bool ok = eval_rows(l, i, at, k, out);
+    run_result *at = rows_of(model, ms_index, size, rs, rs ? nrows : 0, &k);
+    bool ok = eval_rows(model, ms_index, at, k, out);
     free(at);
     return ok;
 }
 
-bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out,
-                              ms_eval *aside, char *aside_size, size_t an)
+bool lab_milestone_eval_sized(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                              ms_eval *out, ms_eval *aside, char *aside_size, size_t an)
 {
     memset(aside, 0, sizeof *aside);
     aside->state = MS_PENDING;
     if (an)
         aside_size[0] = '\0';
-    bool ok = lab_milestone_eval_judged(l, i, rs, n, out);
-    const char *judged = lab_milestone_size(l, i);
+    bool ok = lab_milestone_eval_judged(model, ms_index, rs, nrows, out);
+    const char *judged = lab_milestone_size(model, ms_index);
     if (!ok || out->state != MS_PENDING || !judged)
         return ok;
     /* The learner's rows at other sizes: the largest one's judgement. */
-    const problem_spec *spec = size_spec(l);
+    const problem_spec *spec = size_spec(model);
     const char *best = NULL;
     double bb = -1;
-    for (size_t k = 0; k < n; k++) {
-        if (rs[k].kind != RK_EXERCISE || lab_same_size(l, rs[k].size, judged))
+    for (size_t k = 0; k < nrows; k++) {
+        if (rs[k].kind != RK_EXERCISE || lab_same_size(model, rs[k].size, judged))
             continue;
         double b = label_bytes(spec, rs[k].size);
         if (!best || b > bb) {
@@ -284,12 +287,12 @@ bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, 
     }
     if (!best)
         return ok;
-    run_result *at = malloc(n * sizeof *at);
+    run_result *at = malloc(nrows * sizeof *at);
     size_t m = 0;
-    for (size_t k = 0; at && k < n; k++)
-        if (lab_same_size(l, rs[k].size, best))
+    for (size_t k = 0; at && k < nrows; k++)
+        if (lab_same_size(model, rs[k].size, best))
             at[m++] = rs[k];
-    if (at && lab_milestone_eval(l, i, at, m, aside) && aside->has_value)
+    if (at && lab_milestone_eval(model, ms_index, at, m, aside) && aside->has_value)
         snprintf(aside_size, an, "%s", best);
     else
         aside->state = MS_PENDING;
@@ -297,11 +300,11 @@ bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, 
     return ok;
 }
 
-const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct)
+const char *lab_quiz_answer(const lab *model, size_t quiz, size_t choice, bool *correct)
 {
     *correct = false;
-    if (!l || q >= l->nquizzes || c >= l->quizzes[q].nchoices)
+    if (!model || quiz >= model->nquizzes || choice >= model->quizzes[quiz].nchoices)
         return NULL;
-    *correct = l->quizzes[q].choices[c].correct;
-    return l->quizzes[q].choices[c].feedback;
+    *correct = model->quizzes[quiz].choices[choice].correct;
+    return model->quizzes[quiz].choices[choice].feedback;
 }

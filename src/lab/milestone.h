@@ -35,43 +35,48 @@ typedef struct ms_eval {
     char error[256];
 } ms_eval;
 
-/* Evaluates milestone i of l against results (all rows of the latest runs;
- * only those of the milestone's exercise count: rows whose exercise id is
- * the one it names, or "" when it names none).  Quiz milestones are
- * MS_PENDING here (answered elsewhere).  Returns false only when i is out
- * of range or the state is MS_ERROR. */
-bool lab_milestone_eval(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
+/* Evaluates the milestone at ms_index of model against the nrows results in
+ * rs (all rows of the latest runs; only those of the milestone's exercise
+ * count: rows whose exercise id is the one it names, or "" when it names
+ * none).  Quiz milestones are MS_PENDING here (answered elsewhere).  Returns
+ * false only when ms_index is out of range or the state is MS_ERROR. */
+bool lab_milestone_eval(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                        ms_eval *out);
 
-/* The exercise milestone i judges (the lab's own when it names none);
- * NULL for a lab without that exercise. */
-const lab_exercise *lab_milestone_exercise(const lab *l, size_t i);
-/* The size label milestone i is judged at: its own `size`, else the
- * largest of its exercise's sizes (the lab's, when it names no exercise);
+/* The exercise the milestone at ms_index judges (the lab's own when it names
+ * none); NULL for a lab without that exercise. */
+const lab_exercise *lab_milestone_exercise(const lab *model, size_t ms_index);
+/* The size label the milestone at ms_index is judged at: its own `size`, else
+ * the largest of its exercise's sizes (the lab's, when it names no exercise);
  * NULL for a quiz or when there are no sizes. */
-const char *lab_milestone_size(const lab *l, size_t i);
-/* Whether two size labels mean the same size for lab l's problem ("2^28"
- * and "268435456"); an unreadable label equals only its own text. */
-bool lab_same_size(const lab *l, const char *a, const char *b);
-/* The same for the problem of milestone i's exercise. */
-bool lab_milestone_same_size(const lab *l, size_t i, const char *a, const char *b);
-/* lab_milestone_eval judged on the rows measured at milestone i's size
- * only; rows of other sizes are left out (so a check sees no learner row,
- * and stays pending, when the judged size was not run). */
-bool lab_milestone_eval_judged(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out);
+const char *lab_milestone_size(const lab *model, size_t ms_index);
+/* Whether size labels size_a and size_b mean the same size for model's
+ * problem ("2^28" and "268435456"); an unreadable label equals only its own
+ * text. */
+bool lab_same_size(const lab *model, const char *size_a, const char *size_b);
+/* The same for the problem of the exercise of the milestone at ms_index. */
+bool lab_milestone_same_size(const lab *model, size_t ms_index, const char *size_a,
+                             const char *size_b);
+/* lab_milestone_eval judged on the rows measured at the size of the milestone
+ * at ms_index only; rows of other sizes are left out (so a check sees no
+ * learner row, and stays pending, when the judged size was not run). */
+bool lab_milestone_eval_judged(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                               ms_eval *out);
 
 /* lab_milestone_eval_judged into out; when that stays pending for want of
  * a measurement at the judged size, aside receives the judgement on the
  * largest other size measured (for showing as information only: "22x at
  * 2^20") and aside_size its label; aside->state is MS_PENDING and
  * aside_size "" when there is none. */
-bool lab_milestone_eval_sized(lab *l, size_t i, const run_result *rs, size_t n, ms_eval *out,
-                              ms_eval *aside, char *aside_size, size_t an);
+bool lab_milestone_eval_sized(lab *model, size_t ms_index, const run_result *rs, size_t nrows,
+                              ms_eval *out, ms_eval *aside, char *aside_size, size_t an);
 
-/* Answers quiz q with choice c: sets *correct and returns the feedback text
- * (owned by the lab).  NULL (and *correct false) when q or c is out of range. */
-const char *lab_quiz_answer(const lab *l, size_t q, size_t c, bool *correct);
+/* Answers the quiz at index quiz with its choice at index choice: sets
+ * *correct and returns the feedback text (owned by the lab).  NULL (and
+ * *correct false) when quiz or choice is out of range. */
+const char *lab_quiz_answer(const lab *model, size_t quiz, size_t choice, bool *correct);
 
 /* "pending", "reached", "missed", "error". */
-const char *ms_state_name(ms_state s);
+const char *ms_state_name(ms_state state);
 
 #endif

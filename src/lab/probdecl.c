@@ -23,26 +23,26 @@ static const struct {
     [DT_I64] = {"i64", 8, true},
 };
 
-size_t decl_type_size(decl_type t)
+size_t decl_type_size(decl_type type)
 {
-    return types[t].size;
+    return types[type].size;
 }
 
-const char *decl_type_name(decl_type t)
+const char *decl_type_name(decl_type type)
 {
-    return types[t].name;
+    return types[type].name;
 }
 
-bool decl_type_integral(decl_type t)
+bool decl_type_integral(decl_type type)
 {
-    return types[t].integral;
+    return types[type].integral;
 }
 
-bool decl_type_from_name(const char *name, decl_type *t)
+bool decl_type_from_name(const char *name, decl_type *type)
 {
     for (size_t i = 0; name && i < sizeof types / sizeof types[0]; i++)
         if (strcmp(types[i].name, name) == 0) {
-            *t = (decl_type)i;
+            *type = (decl_type)i;
             return true;
         }
     return false;
@@ -312,52 +312,53 @@ static void make_spec(problem_decl *d)
     d->spec.flops_ctx = spec_flops;
 }
 
-bool probdecl_copy(lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err *e)
+bool probdecl_copy(lua_State *L, int idx, struct lab *model, problem_decl *decl, cl_err *err)
 {
     int t = lua_absindex(L, idx);
-    memset(d, 0, sizeof *d);
-    d->lab = l;
-    copy_str(L, t, "name", d->name, sizeof d->name);
-    copy_str(L, t, "file", d->file, sizeof d->file);
-    snprintf(d->dir, sizeof d->dir, "%s", l->dir ? l->dir : ".");
+    memset(decl, 0, sizeof *decl);
+    decl->lab = model;
+    copy_str(L, t, "name", decl->name, sizeof decl->name);
+    copy_str(L, t, "file", decl->file, sizeof decl->file);
+    snprintf(decl->dir, sizeof decl->dir, "%s", model->dir ? model->dir : ".");
     lua_getfield(L, t, "line");
-    d->line = (int)lua_tointeger(L, -1);
+    decl->line = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
-    copy_dims(L, t, d);
-    d->valid = fn_field(L, t, "valid");
+    copy_dims(L, t, decl);
+    decl->valid = fn_field(L, t, "valid");
     if (lua_getfield(L, t, "args") == LUA_TTABLE) {
         int list = lua_gettop(L);
-        for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, list) && d->nargs < DECL_MAX_ARGS; i++) {
+        for (lua_Integer i = 1;
+             i <= (lua_Integer)lua_rawlen(L, list) && decl->nargs < DECL_MAX_ARGS; i++) {
             lua_rawgeti(L, list, i);
-            bool ok = copy_arg(L, lua_gettop(L), &d->args[d->nargs], e);
+            bool ok = copy_arg(L, lua_gettop(L), &decl->args[decl->nargs], err);
             lua_pop(L, 1);
             if (!ok) {
                 lua_pop(L, 1);
                 return false;
             }
-            d->nargs++;
+            decl->nargs++;
         }
     }
     lua_pop(L, 1);
-    copy_reference(L, t, d);
-    copy_builtin(L, t, d);
-    d->cpu = bool_field(L, t, "cpu");
-    copy_str(L, t, "library", d->library, sizeof d->library);
-    copy_expr(L, t, "bytes", &d->bytes);
-    copy_expr(L, t, "flops", &d->flops);
+    copy_reference(L, t, decl);
+    copy_builtin(L, t, decl);
+    decl->cpu = bool_field(L, t, "cpu");
+    copy_str(L, t, "library", decl->library, sizeof decl->library);
+    copy_expr(L, t, "bytes", &decl->bytes);
+    copy_expr(L, t, "flops", &decl->flops);
     char bound[16];
     copy_str(L, t, "bound", bound, sizeof bound);
-    d->compute_bound = strcmp(bound, "compute") == 0;
-    d->reads_only = bool_field(L, t, "reads_only");
+    decl->compute_bound = strcmp(bound, "compute") == 0;
+    decl->reads_only = bool_field(L, t, "reads_only");
     if (lua_getfield(L, t, "hints") == LUA_TTABLE) {
-        copy_str(L, lua_gettop(L), "buffers", d->buffers_hint, sizeof d->buffers_hint);
-        copy_str(L, lua_gettop(L), "wrong", d->wrong_hint, sizeof d->wrong_hint);
-        copy_str(L, lua_gettop(L), "nan", d->nan_hint, sizeof d->nan_hint);
+        copy_str(L, lua_gettop(L), "buffers", decl->buffers_hint, sizeof decl->buffers_hint);
+        copy_str(L, lua_gettop(L), "wrong", decl->wrong_hint, sizeof decl->wrong_hint);
+        copy_str(L, lua_gettop(L), "nan", decl->nan_hint, sizeof decl->nan_hint);
     }
     lua_pop(L, 1);
-    if (!d->name[0] || d->ndims == 0 || d->nargs == 0)
-        return err_set(e, "a declared problem without a name, dims or args");
-    make_spec(d);
+    if (!decl->name[0] || decl->ndims == 0 || decl->nargs == 0)
+        return err_set(err, "a declared problem without a name, dims or args");
+    make_spec(decl);
     return true;
 }
 
@@ -368,10 +369,10 @@ static void unref(lua_State *L, int *ref)
     *ref = LUA_NOREF;
 }
 
-void probdecl_release(lua_State *L, problem_decl *d)
+void probdecl_release(lua_State *L, problem_decl *decl)
 {
-    for (int i = 0; i < d->nargs; i++) {
-        decl_arg *a = &d->args[i];
+    for (int i = 0; i < decl->nargs; i++) {
+        decl_arg *a = &decl->args[i];
         unref(L, &a->length.ref);
         unref(L, &a->value.ref);
         unref(L, &a->fill.ref);
@@ -379,11 +380,11 @@ void probdecl_release(lua_State *L, problem_decl *d)
             unref(L, &a->fill.p[k].ref);
         unref(L, &a->judge.ref);
     }
-    unref(L, &d->ref_fn);
-    unref(L, &d->ref_check);
-    unref(L, &d->valid);
-    unref(L, &d->bytes.ref);
-    unref(L, &d->flops.ref);
+    unref(L, &decl->ref_fn);
+    unref(L, &decl->ref_check);
+    unref(L, &decl->valid);
+    unref(L, &decl->bytes.ref);
+    unref(L, &decl->flops.ref);
 }
 
 /* ---- sizes and numbers ------------------------------------------------------------ */
@@ -421,35 +422,35 @@ static bool call_valid(const problem_decl *d, const problem_dims *dims, cl_err *
     return ok;
 }
 
-bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out, cl_err *e)
+bool probdecl_parse(const problem_decl *decl, const char *label, problem_dims *out, cl_err *err)
 {
     int64_t parts[PROBLEM_MAX_DIMS];
     int n = 0;
     memset(out, 0, sizeof *out);
-    if (!problem_parse_dims(label, d->ndims, (int64_t)1 << 62, parts, &n, e))
+    if (!problem_parse_dims(label, decl->ndims, (int64_t)1 << 62, parts, &n, err))
         return false;
-    if (n != d->ndims)
-        return err_set(e, "it has %d number%s; a size of %s is %s", n, n == 1 ? "" : "s", d->name,
-                       d->size_help);
+    if (n != decl->ndims)
+        return err_set(err, "it has %d number%s; a size of %s is %s", n, n == 1 ? "" : "s",
+                       decl->name, decl->size_help);
     for (int i = 0; i < n; i++) {
-        if (parts[i] < d->min[i] || parts[i] > d->max[i])
-            return err_set(e, "%s = %lld is outside its limits [%lld, %lld]", d->dims[i],
-                           (long long)parts[i], (long long)d->min[i], (long long)d->max[i]);
+        if (parts[i] < decl->min[i] || parts[i] > decl->max[i])
+            return err_set(err, "%s = %lld is outside its limits [%lld, %lld]", decl->dims[i],
+                           (long long)parts[i], (long long)decl->min[i], (long long)decl->max[i]);
         out->dim[i] = parts[i];
     }
     out->ndims = n;
     out->n = parts[0];
-    return d->valid == LUA_NOREF || call_valid(d, out, e);
+    return decl->valid == LUA_NOREF || call_valid(decl, out, err);
 }
 
-void probdecl_push_size(lua_State *L, const problem_decl *d, const problem_dims *dims)
+void probdecl_push_size(lua_State *L, const problem_decl *decl, const problem_dims *dims)
 {
-    lua_createtable(L, 0, d->ndims + 1);
+    lua_createtable(L, 0, decl->ndims + 1);
     char label[128] = "";
     size_t n = 0;
-    for (int i = 0; i < d->ndims; i++) {
+    for (int i = 0; i < decl->ndims; i++) {
         lua_pushinteger(L, (lua_Integer)dims->dim[i]);
-        lua_setfield(L, -2, d->dims[i]);
+        lua_setfield(L, -2, decl->dims[i]);
         n += (size_t)snprintf(label + n, n < sizeof label ? sizeof label - n : 0, "%s%lld",
                               i ? "x" : "", (long long)dims->dim[i]);
     }
@@ -469,15 +470,15 @@ static int call_expr(lua_State *L)
     return 1;
 }
 
-bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims *dims,
-                   double *out, cl_err *e)
+bool probdecl_eval(const problem_decl *decl, const decl_expr *expr, const problem_dims *dims,
+                   double *out, cl_err *err)
 {
-    switch (x->kind) {
+    switch (expr->kind) {
     case DX_NUM:
-        *out = x->num;
+        *out = expr->num;
         return true;
     case DX_DIM:
-        *out = x->dim >= 0 && x->dim < d->ndims ? (double)dims->dim[x->dim] : 0.0;
+        *out = expr->dim >= 0 && expr->dim < decl->ndims ? (double)dims->dim[expr->dim] : 0.0;
         return true;
     case DX_FN:
         break;
@@ -485,16 +486,16 @@ bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims
         *out = 0.0;
         return true;
     }
-    if (!d->lab || !d->lab->ls)
-        return err_set(e, "%s:%d: the lab's functions are not loaded", d->file, d->line);
-    lab_state *s = d->lab->ls;
+    if (!decl->lab || !decl->lab->ls)
+        return err_set(err, "%s:%d: the lab's functions are not loaded", decl->file, decl->line);
+    lab_state *s = decl->lab->ls;
     lua_State *L = sandbox_lua(s);
     int top = lua_gettop(L);
     lua_pushcfunction(L, call_expr);
-    lua_pushlightuserdata(L, (void *)d);
-    lua_pushlightuserdata(L, (void *)x);
+    lua_pushlightuserdata(L, (void *)decl);
+    lua_pushlightuserdata(L, (void *)expr);
     lua_pushlightuserdata(L, (void *)dims);
-    if (!sandbox_pcall(s, 3, 1, e)) {
+    if (!sandbox_pcall(s, 3, 1, err)) {
         lua_settop(L, top);
         return false;
     }
@@ -503,38 +504,40 @@ bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims
     const char *tn = luaL_typename(L, -1);
     lua_settop(L, top);
     if (!isnum || !isfinite(v))
-        return err_set(e, "%s:%d: problem %s: a function of the size gave %s, not a number",
-                       d->file, d->line, d->name, isnum ? "a number that is not finite" : tn);
+        return err_set(err, "%s:%d: problem %s: a function of the size gave %s, not a number",
+                       decl->file, decl->line, decl->name,
+                       isnum ? "a number that is not finite" : tn);
     *out = v;
     return true;
 }
 
-bool probdecl_length(const problem_decl *d, int i, const problem_dims *dims, size_t *n, cl_err *e)
+bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims, size_t *count,
+                     cl_err *err)
 {
-    const decl_arg *a = &d->args[i];
+    const decl_arg *a = &decl->args[arg];
     double v = 0.0;
-    if (!probdecl_eval(d, &a->length, dims, &v, e))
+    if (!probdecl_eval(decl, &a->length, dims, &v, err))
         return false;
     if (v != floor(v) || v < 1.0 || v > (double)DECL_MAX_ELEMS)
-        return err_set(e, "%s:%d: problem %s: arg '%s' has length %.17g at this size: it must be "
+        return err_set(err, "%s:%d: problem %s: arg '%s' has length %.17g at this size: it must be "
                           "a whole number from 1 to 2^40",
-                       d->file, a->line ? a->line : d->line, d->name, a->name, v);
-    *n = (size_t)v;
+                       decl->file, a->line ? a->line : decl->line, decl->name, a->name, v);
+    *count = (size_t)v;
     return true;
 }
 
-int probdecl_role(const problem_decl *d, const char *role)
+int probdecl_role(const problem_decl *decl, const char *role)
 {
-    for (int i = 0; i < d->nroles; i++)
-        if (strcmp(d->roles[i].role, role) == 0)
-            return d->roles[i].arg;
+    for (int i = 0; i < decl->nroles; i++)
+        if (strcmp(decl->roles[i].role, role) == 0)
+            return decl->roles[i].arg;
     return -1;
 }
 
-int probdecl_arg(const problem_decl *d, const char *name)
+int probdecl_arg(const problem_decl *decl, const char *name)
 {
-    for (int i = 0; i < d->nargs; i++)
-        if (strcmp(d->args[i].name, name) == 0)
+    for (int i = 0; i < decl->nargs; i++)
+        if (strcmp(decl->args[i].name, name) == 0)
             return i;
     return -1;
 }

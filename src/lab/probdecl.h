@@ -31,11 +31,11 @@ struct lab;
 typedef enum decl_type { DT_F32, DT_F64, DT_I32, DT_U32, DT_U8, DT_BF16, DT_I64 } decl_type;
 
 /* Bytes of one element; "f32", ...; true when name is a type. */
-size_t decl_type_size(decl_type t);
-const char *decl_type_name(decl_type t);
-bool decl_type_from_name(const char *name, decl_type *t);
-/* Whether t holds whole numbers (i32, u32, u8, i64). */
-bool decl_type_integral(decl_type t);
+size_t decl_type_size(decl_type type);
+const char *decl_type_name(decl_type type);
+bool decl_type_from_name(const char *name, decl_type *type);
+/* Whether type holds whole numbers (i32, u32, u8, i64). */
+bool decl_type_integral(decl_type type);
 
 typedef enum decl_expr_kind { DX_NONE, DX_NUM, DX_DIM, DX_FN } decl_expr_kind;
 
@@ -115,31 +115,33 @@ typedef struct problem_decl {
     struct lab *lab;            /* whose Lua state runs the functions */
 } problem_decl;
 
-/* Fills d from the normalised declaration at idx of the lab's state (see
+/* Fills decl from the normalised declaration at idx of the lab's state (see
  * lua/lab.lua, check_problem), taking references to its functions.  false
- * + e when a field is missing (the DSL checked it: a bug, not a lab's
+ * + err when a field is missing (the DSL checked it: a bug, not a lab's
  * mistake). */
-bool probdecl_copy(struct lua_State *L, int idx, struct lab *l, problem_decl *d, cl_err *e);
-/* Drops d's function references. */
-void probdecl_release(struct lua_State *L, problem_decl *d);
+bool probdecl_copy(struct lua_State *L, int idx, struct lab *model, problem_decl *decl,
+                   cl_err *err);
+/* Drops decl's function references. */
+void probdecl_release(struct lua_State *L, problem_decl *decl);
 
 /* The dims of a size label, within the limits. */
-bool probdecl_parse(const problem_decl *d, const char *label, problem_dims *out, cl_err *e);
-/* The value of x at dims (calling Lua for a function); false + e with the
- * lab's file:line when the function fails or gives no finite number. */
-bool probdecl_eval(const problem_decl *d, const decl_expr *x, const problem_dims *dims,
-                   double *out, cl_err *e);
-/* Arg i's element count (buffers) at dims: a whole number from 1 to
- * DECL_MAX_ELEMS, or false + e naming the arg and the size. */
-bool probdecl_length(const problem_decl *d, int i, const problem_dims *dims, size_t *n,
-                     cl_err *e);
+bool probdecl_parse(const problem_decl *decl, const char *label, problem_dims *out, cl_err *err);
+/* The value of expr at dims (calling Lua for a function); false + err with
+ * the lab's file:line when the function fails or gives no finite number. */
+bool probdecl_eval(const problem_decl *decl, const decl_expr *expr, const problem_dims *dims,
+                   double *out, cl_err *err);
+/* The element count of the arg at index arg (a buffer) at dims: a whole
+ * number from 1 to DECL_MAX_ELEMS, or false + err naming the arg and the
+ * size. */
+bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims, size_t *count,
+                     cl_err *err);
 /* Pushes the size table the lab's functions receive: each dim by name,
  * and label. */
-void probdecl_push_size(struct lua_State *L, const problem_decl *d, const problem_dims *dims);
+void probdecl_push_size(struct lua_State *L, const problem_decl *decl, const problem_dims *dims);
 
 /* The index of the arg playing role of the builtin, or -1. */
-int probdecl_role(const problem_decl *d, const char *role);
+int probdecl_role(const problem_decl *decl, const char *role);
 /* The index of the arg called name, or -1. */
-int probdecl_arg(const problem_decl *d, const char *name);
+int probdecl_arg(const problem_decl *decl, const char *name);
 
 #endif

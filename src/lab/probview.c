@@ -19,23 +19,23 @@ typedef struct view {
     bool writable;
 } view;
 
-double probview_get(const void *ptr, decl_type t, size_t i)
+double probview_get(const void *ptr, decl_type type, size_t elem)
 {
-    switch (t) {
+    switch (type) {
     case DT_F32:
-        return (double)((const float *)ptr)[i];
+        return (double)((const float *)ptr)[elem];
     case DT_F64:
-        return ((const double *)ptr)[i];
+        return ((const double *)ptr)[elem];
     case DT_I32:
-        return (double)((const int32_t *)ptr)[i];
+        return (double)((const int32_t *)ptr)[elem];
     case DT_U32:
-        return (double)((const uint32_t *)ptr)[i];
+        return (double)((const uint32_t *)ptr)[elem];
     case DT_U8:
-        return (double)((const uint8_t *)ptr)[i];
+        return (double)((const uint8_t *)ptr)[elem];
     case DT_BF16:
-        return (double)bf16_to_float(((const uint16_t *)ptr)[i]);
+        return (double)bf16_to_float(((const uint16_t *)ptr)[elem]);
     case DT_I64:
-        return (double)((const int64_t *)ptr)[i];
+        return (double)((const int64_t *)ptr)[elem];
     }
     return NAN;
 }
@@ -47,29 +47,29 @@ static double whole(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-void probview_set(void *ptr, decl_type t, size_t i, double v)
+void probview_set(void *ptr, decl_type type, size_t elem, double value)
 {
-    switch (t) {
+    switch (type) {
     case DT_F32:
-        ((float *)ptr)[i] = (float)v;
+        ((float *)ptr)[elem] = (float)value;
         return;
     case DT_F64:
-        ((double *)ptr)[i] = v;
+        ((double *)ptr)[elem] = value;
         return;
     case DT_I32:
-        ((int32_t *)ptr)[i] = (int32_t)whole(v, INT32_MIN, INT32_MAX);
+        ((int32_t *)ptr)[elem] = (int32_t)whole(value, INT32_MIN, INT32_MAX);
         return;
     case DT_U32:
-        ((uint32_t *)ptr)[i] = (uint32_t)whole(v, 0, UINT32_MAX);
+        ((uint32_t *)ptr)[elem] = (uint32_t)whole(value, 0, UINT32_MAX);
         return;
     case DT_U8:
-        ((uint8_t *)ptr)[i] = (uint8_t)whole(v, 0, 255);
+        ((uint8_t *)ptr)[elem] = (uint8_t)whole(value, 0, 255);
         return;
     case DT_BF16:
-        ((uint16_t *)ptr)[i] = bf16_from_float((float)v);
+        ((uint16_t *)ptr)[elem] = bf16_from_float((float)value);
         return;
     case DT_I64:
-        ((int64_t *)ptr)[i] = (int64_t)whole(v, -9.2e18, 9.2e18);
+        ((int64_t *)ptr)[elem] = (int64_t)whole(value, -9.2e18, 9.2e18);
         return;
     }
 }
@@ -127,10 +127,10 @@ static int view_tostring(lua_State *L)
     return 1;
 }
 
-void probview_push(lua_State *L, void *ptr, size_t count, decl_type t, bool writable)
+void probview_push(lua_State *L, void *ptr, size_t count, decl_type type, bool writable)
 {
     view *v = lua_newuserdatauv(L, sizeof *v, 0);
-    *v = (view){.ptr = ptr, .count = count, .type = t, .writable = writable};
+    *v = (view){.ptr = ptr, .count = count, .type = type, .writable = writable};
     if (luaL_newmetatable(L, MT_VIEW)) {
         static const luaL_Reg m[] = {{"__index", view_index},
                                      {"__newindex", view_newindex},

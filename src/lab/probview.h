@@ -17,13 +17,13 @@
 
 struct lua_State;
 
-/* Pushes a view of count elements of type t at ptr (DT_F64 for the
- * reference's doubles); writable views take numbers, rounded to t. */
-void probview_push(struct lua_State *L, void *ptr, size_t count, decl_type t, bool writable);
-/* Element i of count elements of type t at ptr, as a double. */
-double probview_get(const void *ptr, decl_type t, size_t i);
-/* Stores v as element i of type t at ptr (rounded, clamped to integer
- * types' ranges). */
-void probview_set(void *ptr, decl_type t, size_t i, double v);
+/* Pushes a view of count elements of the given type at ptr (DT_F64 for the
+ * reference's doubles); writable views take numbers, rounded to type. */
+void probview_push(struct lua_State *L, void *ptr, size_t count, decl_type type, bool writable);
+/* Element elem of the elements of the given type at ptr, as a double. */
+double probview_get(const void *ptr, decl_type type, size_t elem);
+/* Stores value as element elem of the given type at ptr (rounded, clamped to
+ * integer types' ranges). */
+void probview_set(void *ptr, decl_type type, size_t elem, double value);
 
 #endif

@@ -35,25 +35,25 @@ static const char PROBE[] =
     "out.write(json.dumps(r) + '\\n')\n"
     "out.flush()\n";
 
-bool pyenv_find(char *out, size_t n, char *why, size_t wn)
+bool pyenv_find(char *out, size_t out_size, char *why, size_t wn)
 {
     const char *v = getenv(PYENV_VAR);
     if (v && v[0]) {
         if (strchr(v, '/')) {
             struct stat st;
             if (stat(v, &st) == 0 && S_ISREG(st.st_mode) && access(v, X_OK) == 0) {
-                snprintf(out, n, "%s", v);
+                snprintf(out, out_size, "%s", v);
                 return true;
             }
             snprintf(why, wn, "%s names %s, which is not an executable file", PYENV_VAR, v);
             return false;
         }
-        if (which_tool(v, out, n))
+        if (which_tool(v, out, out_size))
             return true;
         snprintf(why, wn, "%s names %s, which is not in PATH", PYENV_VAR, v);
         return false;
     }
-    if (which_tool("python3", out, n))
+    if (which_tool("python3", out, out_size))
         return true;
     snprintf(why, wn, "python3 not found in PATH (set %s to its path)", PYENV_VAR);
     return false;
@@ -134,22 +134,22 @@ static void copy_str(const cJSON *j, const char *key, char *out, size_t n)
         snprintf(out, n, "%s", v->valuestring);
 }
 
-void pyenv_probe_into(pyenv *p)
+void pyenv_probe_into(pyenv *env)
 {
-    memset(p, 0, sizeof *p);
-    if (!pyenv_find(p->python, sizeof p->python, p->why, sizeof p->why))
+    memset(env, 0, sizeof *env);
+    if (!pyenv_find(env->python, sizeof env->python, env->why, sizeof env->why))
         return;
-    cJSON *j = run_probe(p->python, "imports", p->why, sizeof p->why);
+    cJSON *j = run_probe(env->python, "imports", env->why, sizeof env->why);
     if (!j)
         return;
-    p->found = true;
-    copy_str(j, "version", p->version, sizeof p->version);
-    copy_str(j, "cupy", p->cupy_version, sizeof p->cupy_version);
-    copy_str(j, "numba", p->numba_version, sizeof p->numba_version);
-    copy_str(j, "cupy_error", p->cupy_error, sizeof p->cupy_error);
-    copy_str(j, "numba_error", p->numba_error, sizeof p->numba_error);
-    p->cupy = p->cupy_version[0] != '\0';
-    p->numba = p->numba_version[0] != '\0';
+    env->found = true;
+    copy_str(j, "version", env->version, sizeof env->version);
+    copy_str(j, "cupy", env->cupy_version, sizeof env->cupy_version);
+    copy_str(j, "numba", env->numba_version, sizeof env->numba_version);
+    copy_str(j, "cupy_error", env->cupy_error, sizeof env->cupy_error);
+    copy_str(j, "numba_error", env->numba_error, sizeof env->numba_error);
+    env->cupy = env->cupy_version[0] != '\0';
+    env->numba = env->numba_version[0] != '\0';
     cJSON_Delete(j);
 }
 
@@ -168,23 +168,24 @@ const pyenv *pyenv_probe(void)
     return &p;
 }
 
-bool pyenv_unavailable(const pyenv *p, bool needs_numba, char *msg, size_t n)
+bool pyenv_unavailable(const pyenv *env, bool needs_numba, char *msg, size_t msg_size)
 {
-    if (!p->found) {
-        snprintf(msg, n, "unavailable: %s; Python rows need python3 with CuPy and Numba (%s)",
-                 p->why, PYENV_INSTALL);
+    if (!env->found) {
+        snprintf(msg, msg_size,
+                 "unavailable: %s; Python rows need python3 with CuPy and Numba (%s)", env->why,
+                 PYENV_INSTALL);
         return true;
     }
-    const char *missing = !p->cupy ? "cupy" : needs_numba && !p->numba ? "numba.cuda" : NULL;
+    const char *missing = !env->cupy ? "cupy" : needs_numba && !env->numba ? "numba.cuda" : NULL;
     if (!missing) {
-        if (n)
+        if (msg_size)
             msg[0] = '\0';
         return false;
     }
-    const char *err = !p->cupy ? p->cupy_error : p->numba_error;
+    const char *err = !env->cupy ? env->cupy_error : env->numba_error;
     bool plain = strncmp(err, "ModuleNotFoundError", 19) == 0 || !err[0];
-    snprintf(msg, n, "unavailable: python3 cannot import %s (%s)%s%s", missing, PYENV_INSTALL,
-             plain ? "" : ": ", plain ? "" : err);
+    snprintf(msg, msg_size, "unavailable: python3 cannot import %s (%s)%s%s", missing,
+             PYENV_INSTALL, plain ? "" : ": ", plain ? "" : err);
     return true;
 }
 
@@ -237,7 +238,7 @@ size_t pyenv_import_dirs(char **out, size_t max)
     return n;
 }
 
-bool pycmd_init(pycmd *c, const char *python, const char *const *args)
+bool pycmd_init(pycmd *cmd, const char *python, const char *const *args)
 {
     static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
                                        "CUDA_DEVICE_ORDER", "CUDA_PATH", "CUDA_HOME",
@@ -245,12 +246,12 @@ bool pycmd_init(pycmd *c, const char *python, const char *const *args)
     static const char *const fixed[] = {"CUPY_CACHE_IN_MEMORY=1",
                                         "NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0",
                                         "PYTHONIOENCODING=utf-8"};
-    memset(c, 0, sizeof *c);
+    memset(cmd, 0, sizeof *cmd);
     size_t n = 0;
     bool env = access("/usr/bin/env", X_OK) == 0;
     if (env) {
-        c->argv[n++] = "/usr/bin/env";
-        c->argv[n++] = "-i";
+        cmd->argv[n++] = "/usr/bin/env";
+        cmd->argv[n++] = "-i";
         for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
             const char *v = getenv(pass[i]);
             if (!v || !v[0])
@@ -258,15 +259,15 @@ bool pycmd_init(pycmd *c, const char *python, const char *const *args)
             size_t len = strlen(pass[i]) + strlen(v) + 2;
             char *s = malloc(len);
             if (!s) {
-                pycmd_free(c);
+                pycmd_free(cmd);
                 return false;
             }
             snprintf(s, len, "%s=%s", pass[i], v);
-            c->env[c->nenv++] = s;
-            c->argv[n++] = s;
+            cmd->env[cmd->nenv++] = s;
+            cmd->argv[n++] = s;
         }
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-            c->argv[n++] = fixed[i];
+            cmd->argv[n++] = fixed[i];
         /* a home of its own in cudalab's cache folder (writable when the
          * worker is confined): CuPy and Numba keep small files under ~ */
         char home[CL_PATH_MAX];
@@ -278,27 +279,27 @@ bool pycmd_init(pycmd *c, const char *python, const char *const *args)
                 size_t len = strlen(home) + sizeof "HOME=";
                 char *h = malloc(len);
                 if (!h) {
-                    pycmd_free(c);
+                    pycmd_free(cmd);
                     return false;
                 }
                 snprintf(h, len, "HOME=%s", home);
-                c->env[c->nenv++] = h;
-                c->argv[n++] = h;
+                cmd->env[cmd->nenv++] = h;
+                cmd->argv[n++] = h;
             }
         }
     }
-    c->argv[n++] = python;
-    c->argv[n++] = "-I";
-    c->argv[n++] = "-B";
+    cmd->argv[n++] = python;
+    cmd->argv[n++] = "-I";
+    cmd->argv[n++] = "-B";
     for (size_t i = 0; args && args[i] && i < PYCMD_MAX_ARGS; i++)
-        c->argv[n++] = args[i];
-    c->argv[n] = NULL;
+        cmd->argv[n++] = args[i];
+    cmd->argv[n] = NULL;
     return true;
 }
 
-void pycmd_free(pycmd *c)
+void pycmd_free(pycmd *cmd)
 {
-    for (size_t i = 0; i < c->nenv; i++)
-        free(c->env[i]);
-    c->nenv = 0;
+    for (size_t i = 0; i < cmd->nenv; i++)
+        free(cmd->env[i]);
+    cmd->nenv = 0;
 }

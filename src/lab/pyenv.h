@@ -36,17 +36,17 @@ typedef struct pyenv {
 
 /* The python3 to use into out; false + why ("CUDALAB_PYTHON names ...,
  * which is not an executable file") when there is none. */
-bool pyenv_find(char *out, size_t n, char *why, size_t wn);
-/* Probes python3 (imports cupy and numba.cuda) into p; never fails: p says
- * what was found. */
-void pyenv_probe_into(pyenv *p);
+bool pyenv_find(char *out, size_t out_size, char *why, size_t wn);
+/* Probes python3 (imports cupy and numba.cuda) into env; never fails: env
+ * says what was found. */
+void pyenv_probe_into(pyenv *env);
 /* The probe, run once a process and kept (again when $CUDALAB_PYTHON
  * changes). */
 const pyenv *pyenv_probe(void);
-/* Why a Python row cannot run with p ("" and false when it can): a row
+/* Why a Python row cannot run with env ("" and false when it can): a row
  * needs CuPy, and Numba when needs_numba.  The message starts with
  * "unavailable: " and ends with what to install. */
-bool pyenv_unavailable(const pyenv *p, bool needs_numba, char *msg, size_t n);
+bool pyenv_unavailable(const pyenv *env, bool needs_numba, char *msg, size_t msg_size);
 /* The folders python3 imports from (its prefixes and sys.path), without
  * importing anything: those that exist and are system folders (not below
  * $HOME, /home, /root or the temporary folders), each a malloc'd string in
@@ -68,9 +68,9 @@ typedef struct pycmd {
     size_t nenv;
 } pycmd;
 
-/* Fills c for python with the arguments args (NULL-terminated, at most
+/* Fills cmd for python with the arguments args (NULL-terminated, at most
  * PYCMD_MAX_ARGS); false when out of memory.  pycmd_free frees it. */
-bool pycmd_init(pycmd *c, const char *python, const char *const *args);
-void pycmd_free(pycmd *c);
+bool pycmd_init(pycmd *cmd, const char *python, const char *const *args);
+void pycmd_free(pycmd *cmd);
 
 #endif

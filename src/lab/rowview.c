@@ -245,26 +245,26 @@ static void push_by_variant(lua_State *L, const run_result *rs, size_t n, int al
     }
 }
 
-void rowview_push(lua_State *L, const run_result *rs, size_t n)
+void rowview_push(lua_State *L, const run_result *rs, size_t nrows)
 {
     luaL_checkstack(L, 16, "milestone check");
     lua_createtable(L, 0, 8);                              /* r */
     int r = lua_gettop(L);
-    lua_createtable(L, (int)(n < 1000000 ? n : 1000000), 0);
+    lua_createtable(L, (int)(nrows < 1000000 ? nrows : 1000000), 0);
     int all = lua_gettop(L);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nrows; i++) {
         push_row(L, &rs[i]);
         make_strict(L, row_fields, "a row");
         lua_rawseti(L, all, (lua_Integer)i + 1);
     }
     lua_pushvalue(L, r);                                   /* r all r */
-    set_row(L, "exercise", all, pick_named(rs, n, RK_EXERCISE, "exercise"));
-    set_row(L, "library", all, pick(rs, n, RK_LIBRARY, NULL));
-    set_row(L, "cpu", all, pick_named(rs, n, RK_CPU, "cpu"));
-    set_row(L, "cpu_mt", all, pick_named(rs, n, RK_CPU_MT, "cpu_mt"));
-    push_by_variant(L, rs, n, all, RK_EXERCISE);
+    set_row(L, "exercise", all, pick_named(rs, nrows, RK_EXERCISE, "exercise"));
+    set_row(L, "library", all, pick(rs, nrows, RK_LIBRARY, NULL));
+    set_row(L, "cpu", all, pick_named(rs, nrows, RK_CPU, "cpu"));
+    set_row(L, "cpu_mt", all, pick_named(rs, nrows, RK_CPU_MT, "cpu_mt"));
+    push_by_variant(L, rs, nrows, all, RK_EXERCISE);
     lua_setfield(L, -2, "exercises");
-    push_by_variant(L, rs, n, all, RK_KERNEL);
+    push_by_variant(L, rs, nrows, all, RK_KERNEL);
     lua_setfield(L, -2, "variants");
     lua_pop(L, 1);                                         /* r all */
     lua_setfield(L, r, "all");

@@ -17,8 +17,8 @@
 
 struct lua_State;
 
-/* Pushes r for rows rs[0..n). */
-void rowview_push(struct lua_State *L, const run_result *rs, size_t n);
+/* Pushes r for rows rs[0..nrows). */
+void rowview_push(struct lua_State *L, const run_result *rs, size_t nrows);
 
 /* The names of a row's fields, NULL-terminated. */
 const char *const *rowview_row_fields(void);

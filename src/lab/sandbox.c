@@ -5,23 +5,15 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Registry keys (their addresses). */
-const char sandbox_key_api = 'a';     /* allowed globals, writable from C only */
-const char sandbox_key_view = 'v';    /* read-only view of sandbox_key_api */
-const char sandbox_key_frozen = 'f';  /* weak set of read-only views */
-const char sandbox_key_envmt = 'm';   /* metatable of every private _ENV */
-
-lab_state *sandbox_state_of(lua_State *L)
+/* Copies the named fields (names ends in NULL) of the table at src into a
+ * new table (pushed). */
+static void copy_fields(lua_State *L, int src, const char *const *names)
 {
-    void *ud = NULL;
-    lua_getallocf(L, &ud);
-    return ud;
-}
-
-/* Copies the named fields of the table at src into a new table (pushed). */
-static void copy_fields(lua_State *L, int src, const char *const *names, size_t n)
-{
+    size_t n = 0;
+    while (names[n])
+        n++;
     src = lua_absindex(L, src);
     lua_createtable(L, 0, (int)n);
     for (size_t i = 0; i < n; i++) {
@@ -43,7 +35,20 @@ static void copy_table(lua_State *L, int src)
     }
 }
 
-static int sb_setup(lua_State *L)
+/* The weak set of read-only views, in the registry. */
+static void make_frozen_set(lua_State *L)
+{
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_frozen);
+}
+
+/* Opens the libraries the allowed globals are copied from, without dofile
+ * and loadfile. */
+static void open_libraries(lua_State *L)
 {
     static const luaL_Reg libs[] = {
         {LUA_GNAME, luaopen_base},         {LUA_STRLIBNAME, luaopen_string},
@@ -51,24 +56,6 @@ static int sb_setup(lua_State *L)
         {LUA_UTF8LIBNAME, luaopen_utf8},   {LUA_COLIBNAME, luaopen_coroutine},
         {LUA_OSLIBNAME, luaopen_os},
     };
-    static const char *const base_names[] = {
-        "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall",
-        "rawequal", "rawget", "rawlen", "select", "tonumber", "tostring", "type",
-        "_VERSION",
-    };
-    static const char *const os_names[] = {"time", "clock"};
-    static const char *const copied[] = {
-        LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME, LUA_COLIBNAME,
-    };
-
-    luaL_checkstack(L, 16, "sandbox set-up");
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_frozen);
-
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
         luaL_requiref(L, libs[i].name, libs[i].func, 0);
         lua_pop(L, 1);
@@ -77,33 +64,39 @@ static int sb_setup(lua_State *L)
     lua_setglobal(L, "dofile");
     lua_pushnil(L);
     lua_setglobal(L, "loadfile");
+}
 
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    int loaded = lua_gettop(L);
-    lua_pushglobaltable(L);
-    int g = lua_gettop(L);
-
-    copy_fields(L, g, base_names, sizeof base_names / sizeof base_names[0]);
+/* Pushes the allowed globals (sandbox_absent.c's allow-lists), copied from
+ * the global table at g and the loaded libraries at loaded, with the
+ * sandbox's own base functions and the guards for what is left out. */
+static int push_api(lua_State *L, int g, int loaded)
+{
+    copy_fields(L, g, sandbox_allowed_base);
     int api = lua_gettop(L);
     sandbox_replace_base(L, g, loaded, api);
-    lua_getfield(L, loaded, LUA_STRLIBNAME);
-    copy_table(L, -1);
-    sandbox_guard_library(L, -1, LUA_STRLIBNAME, "dump");
-    lua_setfield(L, api, LUA_STRLIBNAME);
-    lua_pop(L, 1);
-    for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++) {
-        lua_getfield(L, loaded, copied[i]);
+    for (size_t i = 0; sandbox_allowed_libs[i]; i++) {
+        const char *lib = sandbox_allowed_libs[i];
+        lua_getfield(L, loaded, lib);
         copy_table(L, -1);
-        lua_setfield(L, api, copied[i]);
+        if (strcmp(lib, LUA_STRLIBNAME) == 0)
+            sandbox_guard_library(L, -1, LUA_STRLIBNAME, "dump");
+        lua_setfield(L, api, lib);
         lua_pop(L, 1);
     }
     lua_getfield(L, loaded, LUA_OSLIBNAME);
-    copy_fields(L, -1, os_names, sizeof os_names / sizeof os_names[0]);
+    copy_fields(L, -1, sandbox_allowed_os);
     sandbox_guard_library(L, -1, LUA_OSLIBNAME, NULL);
     lua_setfield(L, api, LUA_OSLIBNAME);
     lua_pop(L, 1);
-
     sandbox_guard_library(L, api, NULL, "require io debug dofile loadfile package");
+    return api;
+}
+
+/* Stores the allowed globals at api, their read-only view and the
+ * metatable of every private _ENV (whose __index is the view) in the
+ * registry. */
+static void publish_api(lua_State *L, int api)
+{
     lua_pushvalue(L, api);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_api);
     lua_pushvalue(L, api);
@@ -117,6 +110,20 @@ static int sb_setup(lua_State *L)
     lua_pushliteral(L, LOCKED);
     lua_setfield(L, -2, "__metatable");
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sandbox_key_envmt);
+}
+
+static int sb_setup(lua_State *L)
+{
+    luaL_checkstack(L, 16, "sandbox set-up");
+    make_frozen_set(L);
+    open_libraries(L);
+
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    int loaded = lua_gettop(L);
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    int api = push_api(L, g, loaded);
+    publish_api(L, api);
 
     lua_pushliteral(L, "");
     if (lua_getmetatable(L, -1)) {
@@ -126,19 +133,19 @@ static int sb_setup(lua_State *L)
     return 0;
 }
 
-int sandbox_set_budget(lab_state *s, int ms)
+int sandbox_set_budget(lab_state *sandbox, int ms)
 {
-    int before = s->budget_ms;
+    int before = sandbox->budget_ms;
     if (ms > 0)
-        s->budget_ms = ms;
+        sandbox->budget_ms = ms;
     return before;
 }
 
-lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e)
+lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *err)
 {
     lab_state *s = calloc(1, sizeof *s);
     if (!s) {
-        err_set(e, "out of memory creating a Lua state");
+        err_set(err, "out of memory creating a Lua state");
         return NULL;
     }
     s->limit = mem_limit ? mem_limit : SANDBOX_DEFAULT_MEM;
@@ -146,33 +153,33 @@ lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e)
     s->L = lua_newstate(sandbox_alloc, s);
     if (!s->L) {
         free(s);
-        err_set(e, "cannot create a Lua state (memory limit too small?)");
+        err_set(err, "cannot create a Lua state (memory limit too small?)");
         return NULL;
     }
     lua_sethook(s->L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);
     lua_pushcfunction(s->L, sb_setup);
-    if (!sandbox_pcall(s, 0, 0, e)) {
-        err_prefix(e, "cannot set up the Lua sandbox");
+    if (!sandbox_pcall(s, 0, 0, err)) {
+        err_prefix(err, "cannot set up the Lua sandbox");
         sandbox_free(s);
         return NULL;
     }
     return s;
 }
 
-void sandbox_free(lab_state *s)
+void sandbox_free(lab_state *sandbox)
 {
-    if (!s)
+    if (!sandbox)
         return;
-    if (s->L) {
-        s->depth = 1;
-        s->time_hit = false;
-        sandbox_arm_deadline(s);
-        lua_close(s->L);
+    if (sandbox->L) {
+        sandbox->depth = 1;
+        sandbox->time_hit = false;
+        sandbox_arm_deadline(sandbox);
+        lua_close(sandbox->L);
     }
-    free(s);
+    free(sandbox);
 }
 
-struct lua_State *sandbox_lua(lab_state *s)
+struct lua_State *sandbox_lua(lab_state *sandbox)
 {
-    return s->L;
+    return sandbox->L;
 }

@@ -36,45 +36,45 @@ typedef struct lab_state lab_state;
 /* mem_limit: bytes (0: default).  budget_ms: budget for each call into Lua,
  * in CPU time of the calling thread (time spent waiting does not count),
  * enforced by a count hook (0: default). */
-lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *e);
-void sandbox_free(lab_state *s);
-struct lua_State *sandbox_lua(lab_state *s);
+lab_state *sandbox_new(size_t mem_limit, int budget_ms, cl_err *err);
+void sandbox_free(lab_state *sandbox);
+struct lua_State *sandbox_lua(lab_state *sandbox);
 
 /* Loads a text chunk from path and runs it with a fresh private _ENV whose
  * __index is the sandbox's globals (frozen), leaving nresults values on the
- * stack.  false + "file:line: message" in e on any error. */
-bool sandbox_dofile(lab_state *s, const char *path, int nresults, cl_err *e);
+ * stack.  false + "file:line: message" in err on any error. */
+bool sandbox_dofile(lab_state *sandbox, const char *path, int nresults, cl_err *err);
 /* Calls the function below nargs arguments on the stack like lua_pcall, with
  * the message handler, the count hook and the memory limit armed. */
-bool sandbox_pcall(lab_state *s, int nargs, int nresults, cl_err *e);
+bool sandbox_pcall(lab_state *sandbox, int nargs, int nresults, cl_err *err);
 /* Sets the budget of each later call into Lua (ms > 0); returns the one
  * it replaces, to be put back. */
-int sandbox_set_budget(lab_state *s, int ms);
+int sandbox_set_budget(lab_state *sandbox, int ms);
 
 /* Like sandbox_dofile for a trusted library chunk shipped with cudalab
  * (lua/lab.lua): the chunk receives one argument, located(fn), which
  * returns a function that calls fn(file, line, ...) with the file and line
  * it was called from (also when called in tail position, as in
  * `return lab { ... }`).  Lab code never sees located. */
-bool sandbox_dofile_trusted(lab_state *s, const char *path, int nresults, cl_err *e);
+bool sandbox_dofile_trusted(lab_state *sandbox, const char *path, int nresults, cl_err *err);
 /* Pops the value on top of the stack and adds it to the allowed globals
  * under name; a table is made read-only (with every table inside it). */
-bool sandbox_set_global(lab_state *s, const char *name, cl_err *e);
+bool sandbox_set_global(lab_state *sandbox, const char *name, cl_err *err);
 /* Pops a table and adds each of its string-keyed fields to the globals as
  * sandbox_set_global does. */
-bool sandbox_expose(lab_state *s, cl_err *e);
+bool sandbox_expose(lab_state *sandbox, cl_err *err);
 /* Replaces the table on top of the stack by a read-only view of it (tables
  * inside it too): writes, rawset and setmetatable fail; reads, pairs,
  * ipairs and # work. */
-bool sandbox_freeze(lab_state *s, cl_err *e);
+bool sandbox_freeze(lab_state *sandbox, cl_err *err);
 
 /* Text printed by Lua code since the last sandbox_clear_output() (at most
  * SANDBOX_OUTPUT_MAX bytes; later output is dropped and the text ends in
  * "[output truncated]\n"). */
-const char *sandbox_output(const lab_state *s);
-void sandbox_clear_output(lab_state *s);
+const char *sandbox_output(const lab_state *sandbox);
+void sandbox_clear_output(lab_state *sandbox);
 /* The Lua traceback of the last failed call ("" when none). */
-const char *sandbox_traceback(const lab_state *s);
+const char *sandbox_traceback(const lab_state *sandbox);
 
 /* Raises a Lua error with the formatted message, prefixed with the calling
  * Lua line as luaL_error does; never returns.  For C helpers that do not

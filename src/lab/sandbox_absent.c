@@ -1,4 +1,5 @@
-/* sandbox_absent.c - what lab files cannot use, said plainly.
+/* sandbox_absent.c - what lab files may use (the allow-lists the set-up
+ * in sandbox.c copies from), and what they cannot, said plainly.
  *
  * Reading a global the sandbox leaves out on purpose (require, io, debug,
  * ...) or a field of os other than time and clock raises "file:line: 'io'
@@ -10,15 +11,48 @@
 #include "lab/sandbox_internal.h"
 
 #include <lauxlib.h>
+#include <lualib.h>
 #include <string.h>
 
-static const char allowed[] =
-    "the sandbox allows: the base functions such as print, pairs and pcall; string, table, "
-    "math, utf8 and coroutine; os.time and os.clock";
+const char *const sandbox_allowed_base[] = {
+    "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall",
+    "rawequal", "rawget", "rawlen", "select", "tonumber", "tostring", "type",
+    "_VERSION", NULL,
+};
+const char *const sandbox_allowed_libs[] = {
+    LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME, LUA_COLIBNAME, NULL,
+};
+const char *const sandbox_allowed_os[] = {"time", "clock", NULL};
+
+/* Adds the names as "a, b and c", each after prefix. */
+static void add_names(luaL_Buffer *b, const char *prefix, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++) {
+        if (i > 0)
+            luaL_addstring(b, names[i + 1] ? ", " : " and ");
+        luaL_addstring(b, prefix);
+        luaL_addstring(b, names[i]);
+    }
+}
+
+/* Pushes "the sandbox allows: ..." from the allow-lists.  The base
+ * functions are named by a few examples: the sandbox's own print, load,
+ * xpcall, ... join the ones kept as they are. */
+static void push_allowed(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "the sandbox allows: the base functions such as print, pairs and pcall; ");
+    add_names(&b, "", sandbox_allowed_libs);
+    luaL_addstring(&b, "; ");
+    add_names(&b, LUA_OSLIBNAME ".", sandbox_allowed_os);
+    luaL_pushresult(&b);
+}
 
 static int raise_absent(lua_State *L, const char *what)
 {
-    lua_pushfstring(L, "%s is not available in lab files (%s)", what, allowed);
+    push_allowed(L);
+    lua_pushfstring(L, "%s is not available in lab files (%s)", what, lua_tostring(L, -1));
     return sandbox_raise_at_caller(L, lua_tostring(L, -1));
 }
 

@@ -212,35 +212,6 @@ static int sb_print(lua_State *L)
     return 0;
 }
 
-/* Describes the innermost Lua function below the running C function that
- * has a current line: its source and line (NULL, 0 when none). */
-static int lua_caller(lua_State *L, const char **src)
-{
-    lua_Debug ar;
-    for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-            *src = lua_pushstring(L, sandbox_display_source(&ar));
-            return ar.currentline;
-        }
-    }
-    *src = NULL;
-    lua_pushnil(L);
-    return 0;
-}
-
-/* Raises "file:line: message" naming the innermost Lua line, also when the
- * error comes from a C function called by another C function. */
-int sandbox_raise_at_caller(lua_State *L, const char *msg)
-{
-    const char *src;
-    int line = lua_caller(L, &src);
-    if (src)
-        lua_pushfstring(L, "%s:%d: %s", src, line, msg);
-    else
-        lua_pushstring(L, msg);
-    return lua_error(L);
-}
-
 /* The function returned by located(fn): calls fn(file, line, ...) with the
  * place it was called from.  Being a C function, it keeps its caller on
  * the stack even when called as `return lab { ... }`. */
@@ -248,7 +219,7 @@ static int sb_locatedcall(lua_State *L)
 {
     int n = lua_gettop(L);
     const char *src;
-    int line = lua_caller(L, &src);           /* args src */
+    int line = sandbox_caller(L, &src);       /* args src */
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);                         /* fn args src */
     lua_insert(L, 2);                         /* fn src args */
@@ -266,8 +237,7 @@ int sandbox_located(lua_State *L)
     return 1;
 }
 
-
-void sandbox_replace_base(lua_State *L, int g, int loaded, int api)
+void sandbox_replace_base(lua_State *L, int globals, int loaded, int api)
 {
     lua_pushcfunction(L, sb_print);
     lua_setfield(L, api, "print");
@@ -277,10 +247,10 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api)
     lua_setfield(L, api, "xpcall");
     lua_pushcfunction(L, sb_setmetatable);
     lua_setfield(L, api, "setmetatable");
-    lua_getfield(L, g, "load");
+    lua_getfield(L, globals, "load");
     lua_pushcclosure(L, sb_load, 1);
     lua_setfield(L, api, "load");
-    lua_getfield(L, g, "collectgarbage");
+    lua_getfield(L, globals, "collectgarbage");
     lua_pushcclosure(L, sb_collectgarbage, 1);
     lua_setfield(L, api, "collectgarbage");
 

@@ -4,23 +4,16 @@
 #include "lab/sandbox_internal.h"
 
 #include <lauxlib.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "core/invariant.h"
-
-const char *sandbox_display_source(const lua_Debug *ar)
-{
-    return ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
-}
 
 /* Lua shortens long chunk names to "...tail"; writes msg into out with the
  * whole path put back when full or a function on the stack explains the
  * shortened prefix. */
-void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out, size_t n)
+void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out,
+                            size_t out_size)
 {
-    snprintf(out, n, "%s", msg);
+    snprintf(out, out_size, "%s", msg);
     const char *colon = strchr(msg, ':');
     if (strncmp(msg, "...", 3) != 0 || !colon)
         return;
@@ -36,7 +29,7 @@ void sandbox_restore_source(lua_State *L, const char *msg, const char *full, cha
     for (size_t i = 0; i < nc; i++) {
         size_t len = strlen(cands[i]);
         if (len >= tail && strncmp(cands[i] + len - tail, msg + 3, tail) == 0) {
-            snprintf(out, n, "%s%s", cands[i], colon);
+            snprintf(out, out_size, "%s%s", cands[i], colon);
             return;
         }
     }
@@ -77,13 +70,13 @@ static void function_name(lua_State *L, int fidx, char *out, size_t n)
 }
 
 /* sandbox_pcall, naming the call `what` in messages that have no line. */
-bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name, cl_err *e)
+bool sandbox_pcall_named(lab_state *sandbox, int nargs, int nresults, const char *name, cl_err *err)
 {
-    lua_State *L = s->L;
+    lua_State *L = sandbox->L;
     int fidx = lua_gettop(L) - nargs;
     if (!lua_checkstack(L, 4)) {
         lua_settop(L, fidx - 1);
-        return err_set(e, "Lua stack overflow");
+        return err_set(err, "Lua stack overflow");
     }
     char what[512];
     if (name)
@@ -92,60 +85,47 @@ bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name
         function_name(L, fidx, what, sizeof what);
     lua_pushcfunction(L, sb_msgh);
     lua_insert(L, fidx);
-    bool outer = s->depth == 0;
+    bool outer = sandbox->depth == 0;
     if (outer) {
-        s->mem_hit = s->time_hit = false;
-        s->time_msg[0] = s->trace[0] = s->mem_where[0] = s->last_where[0] = '\0';
-        sandbox_arm_deadline(s);
+        sandbox->mem_hit = sandbox->time_hit = false;
+        sandbox->time_msg[0] = sandbox->trace[0] = sandbox->mem_where[0] = sandbox->last_where[0] =
+            '\0';
+        sandbox_arm_deadline(sandbox);
         lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);
     }
-    s->depth++;
+    sandbox->depth++;
     int st = lua_pcall(L, nargs, nresults, fidx);
-    s->depth--;
-    s->reporting = false;
+    sandbox->depth--;
+    sandbox->reporting = false;
     lua_remove(L, fidx);
     if (st == LUA_OK)
         return true;
     const char *msg = lua_tostring(L, -1);
     if (!msg)
         msg = "unknown error";
-    if (s->time_hit && !s->time_msg[0])
-        snprintf(s->time_msg, sizeof s->time_msg,
-                 "%s: script ran longer than %d ms (infinite loop?)", what, s->budget_ms);
-    if (s->time_hit && s->mem_hit) {
+    if (sandbox->time_hit && !sandbox->time_msg[0])
+        snprintf(sandbox->time_msg, sizeof sandbox->time_msg,
+                 "%s: script ran longer than %d ms (infinite loop?)", what, sandbox->budget_ms);
+    if (sandbox->time_hit && sandbox->mem_hit) {
         char lim[48];
-        sandbox_limit_text(s, lim, sizeof lim);
-        err_set(e, "%s, after exceeding its memory limit of %s", s->time_msg, lim);
-    } else if (s->time_hit) {
-        err_set(e, "%s", s->time_msg);
+        sandbox_limit_text(sandbox, lim, sizeof lim);
+        err_set(err, "%s, after exceeding its memory limit of %s", sandbox->time_msg, lim);
+    } else if (sandbox->time_hit) {
+        err_set(err, "%s", sandbox->time_msg);
     } else if (st == LUA_ERRMEM
-               || (s->mem_hit && (st == LUA_ERRERR || strstr(msg, "not enough memory")))) {
+               || (sandbox->mem_hit && (st == LUA_ERRERR || strstr(msg, "not enough memory")))) {
         char lim[48];
-        sandbox_limit_text(s, lim, sizeof lim);
-        err_set(e, "%s: script exceeded its memory limit of %s",
-                s->mem_where[0] ? s->mem_where : what, lim);
+        sandbox_limit_text(sandbox, lim, sizeof lim);
+        err_set(err, "%s: script exceeded its memory limit of %s",
+                sandbox->mem_where[0] ? sandbox->mem_where : what, lim);
     } else {
-        err_set(e, "%s", msg);
+        err_set(err, "%s", msg);
     }
     lua_pop(L, 1);
     return false;
 }
 
-bool sandbox_pcall(lab_state *s, int nargs, int nresults, cl_err *e)
+bool sandbox_pcall(lab_state *sandbox, int nargs, int nresults, cl_err *err)
 {
-    return sandbox_pcall_named(s, nargs, nresults, NULL, e);
-}
-
-void sandbox_raise(lua_State *L, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    luaL_where(L, 1);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    lua_error(L);
-    CL_UNREACHABLE();
+    return sandbox_pcall_named(sandbox, nargs, nresults, NULL, err);
 }

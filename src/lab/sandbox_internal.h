@@ -1,7 +1,10 @@
 /* sandbox_internal.h - what the pieces of the Lua sandbox share: the state
  * behind a lab_state, the registry keys, and the helpers for limits,
  * messages and read-only tables.
- * Private to src/lab/sandbox*.c. */
+ * Private to src/lab/sandbox*.c.  The pieces call one way: sandbox.c (the
+ * set-up) and sandbox_run.c call the others, sandbox_base.c calls the
+ * patterns and the read-only tables, sandbox_errors.c calls the limits,
+ * and every piece may call sandbox_common.c, which calls none of them. */
 #ifndef CUDALAB_LAB_SANDBOX_INTERNAL_H
 #define CUDALAB_LAB_SANDBOX_INTERNAL_H
 
@@ -36,6 +39,8 @@ struct lab_state {
     bool out_full;
 };
 
+/* ---- shared (sandbox_common.c) ---- */
+
 /* Registry keys (their addresses). */
 extern const char sandbox_key_api;     /* allowed globals, writable from C only */
 extern const char sandbox_key_view;    /* read-only view of sandbox_key_api */
@@ -44,6 +49,15 @@ extern const char sandbox_key_envmt;   /* metatable of every private _ENV */
 
 /* The lab_state that owns L (its allocator's user data). */
 lab_state *sandbox_state_of(lua_State *L);
+/* A function's source as messages name it: the path, or Lua's short name. */
+const char *sandbox_display_source(const lua_Debug *ar);
+/* The innermost Lua function below the running C function that has a
+ * current line: pushes its source (nil when none) into *src and returns
+ * its line (NULL and 0 when none). */
+int sandbox_caller(lua_State *L, const char **src);
+/* Raises "file:line: msg" at the innermost Lua line below the running C
+ * function (msg alone when there is none). */
+int sandbox_raise_at_caller(lua_State *L, const char *msg);
 
 /* ---- limits (sandbox_limits.c) ---- */
 
@@ -53,36 +67,33 @@ void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* The count hook: raises the time-limit error once the budget is spent. */
 void sandbox_hook(lua_State *L, lua_Debug *ar);
 /* The memory limit as text ("64 MiB"). */
-void sandbox_limit_text(const lab_state *s, char *out, size_t n);
+void sandbox_limit_text(const lab_state *sandbox, char *out, size_t out_size);
 /* Starts the time budget of a call into Lua. */
-void sandbox_arm_deadline(lab_state *s);
+void sandbox_arm_deadline(lab_state *sandbox);
 
 /* ---- messages and the protected call (sandbox_errors.c) ---- */
 
-/* A function's source as messages name it: the path, or Lua's short name. */
-const char *sandbox_display_source(const lua_Debug *ar);
 /* Writes msg into out; a chunk name Lua shortened to "...tail" gets its
  * whole path back when full or a function on the stack explains it. */
-void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out, size_t n);
+void sandbox_restore_source(lua_State *L, const char *msg, const char *full, char *out,
+                            size_t out_size);
 /* sandbox_pcall, naming the call `name` in messages that have no line
  * (NULL: the called function's source). */
-bool sandbox_pcall_named(lab_state *s, int nargs, int nresults, const char *name, cl_err *e);
+bool sandbox_pcall_named(lab_state *sandbox, int nargs, int nresults, const char *name,
+                         cl_err *err);
 
 /* ---- base functions (sandbox_base.c) ---- */
 
-/* Raises "file:line: msg" at the innermost Lua line below the running C
- * function (msg alone when there is none). */
-int sandbox_raise_at_caller(lua_State *L, const char *msg);
 /* Pushes a fresh private _ENV (its metatable: sandbox_key_envmt). */
 void sandbox_push_private_env(lua_State *L);
 /* located(fn), as sandbox_dofile_trusted passes it to a library chunk. */
 int sandbox_located(lua_State *L);
 /* Puts the sandbox's print, rawset, xpcall, setmetatable, load and
  * collectgarbage into the table at api (load and collectgarbage wrap the
- * originals in the global table at g), and in the loaded libraries (the
+ * originals in the global table at globals), and in the loaded libraries (the
  * table at loaded) removes string.dump and guards string.rep and
  * table.insert, remove and move.  The stack is left as it was. */
-void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
+void sandbox_replace_base(lua_State *L, int globals, int loaded, int api);
 
 /* ---- pattern matching (sandbox_patterns.c) ---- */
 
@@ -90,7 +101,15 @@ void sandbox_replace_base(lua_State *L, int g, int loaded, int api);
  * by versions whose CPU time the budget bounds. */
 void sandbox_guard_patterns(lua_State *L, int strlib);
 
-/* ---- names left out (sandbox_absent.c) ---- */
+/* ---- names allowed and left out (sandbox_absent.c) ---- */
+
+/* The allow-lists, each ending in NULL: the base functions lab code gets
+ * as they are (the sandbox's own print, load, ... join them), the
+ * libraries it gets whole (string without string.dump), and the fields
+ * of os it gets. */
+extern const char *const sandbox_allowed_base[];
+extern const char *const sandbox_allowed_libs[];
+extern const char *const sandbox_allowed_os[];
 
 /* Gives the table at idx a metatable whose __index raises "<lib>.<key> is
  * not available in lab files (the sandbox allows: ...)" ("'<key>'" when

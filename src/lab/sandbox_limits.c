@@ -88,14 +88,14 @@ void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-void sandbox_limit_text(const lab_state *s, char *out, size_t n)
+void sandbox_limit_text(const lab_state *sandbox, char *out, size_t out_size)
 {
-    if (s->limit % (1u << 20) == 0)
-        snprintf(out, n, "%zu MiB", s->limit >> 20);
-    else if (s->limit % 1024 == 0)
-        snprintf(out, n, "%zu KiB", s->limit >> 10);
+    if (sandbox->limit % (1u << 20) == 0)
+        snprintf(out, out_size, "%zu MiB", sandbox->limit >> 20);
+    else if (sandbox->limit % 1024 == 0)
+        snprintf(out, out_size, "%zu KiB", sandbox->limit >> 10);
     else
-        snprintf(out, n, "%zu bytes", s->limit);
+        snprintf(out, out_size, "%zu bytes", sandbox->limit);
 }
 
 /* ---- time limit ---------------------------------------------------------- */
@@ -127,10 +127,10 @@ static void deadline_after(clockid_t clk, int ms, struct timespec *t)
     t->tv_nsec = (long)(ns % 1000000000LL);
 }
 
-void sandbox_arm_deadline(lab_state *s)
+void sandbox_arm_deadline(lab_state *sandbox)
 {
-    deadline_after(CLOCK_MONOTONIC, s->budget_ms, &s->deadline);
-    deadline_after(CLOCK_THREAD_CPUTIME_ID, s->budget_ms, &s->cpu_deadline);
+    deadline_after(CLOCK_MONOTONIC, sandbox->budget_ms, &sandbox->deadline);
+    deadline_after(CLOCK_THREAD_CPUTIME_ID, sandbox->budget_ms, &sandbox->cpu_deadline);
 }
 
 /* Once the budget is spent the hook fires on every instruction, so a

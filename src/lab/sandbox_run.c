@@ -88,19 +88,19 @@ static bool run_loaded(lab_state *s, const char *path, int nargs, int nresults, 
     return true;
 }
 
-bool sandbox_dofile(lab_state *s, const char *path, int nresults, cl_err *e)
+bool sandbox_dofile(lab_state *sandbox, const char *path, int nresults, cl_err *err)
 {
-    if (!load_chunk(s, path, e))
+    if (!load_chunk(sandbox, path, err))
         return false;
-    return run_loaded(s, path, 0, nresults, e);
+    return run_loaded(sandbox, path, 0, nresults, err);
 }
 
-bool sandbox_dofile_trusted(lab_state *s, const char *path, int nresults, cl_err *e)
+bool sandbox_dofile_trusted(lab_state *sandbox, const char *path, int nresults, cl_err *err)
 {
-    if (!load_chunk(s, path, e))
+    if (!load_chunk(sandbox, path, err))
         return false;
-    lua_pushcfunction(s->L, sandbox_located);
-    return run_loaded(s, path, 1, nresults, e);
+    lua_pushcfunction(sandbox->L, sandbox_located);
+    return run_loaded(sandbox, path, 1, nresults, err);
 }
 
 /* ---- adding globals ------------------------------------------------------ */
@@ -148,51 +148,51 @@ static int sb_freeze(lua_State *L)
     return 1;
 }
 
-bool sandbox_set_global(lab_state *s, const char *name, cl_err *e)
+bool sandbox_set_global(lab_state *sandbox, const char *name, cl_err *err)
 {
-    lua_State *L = s->L;
+    lua_State *L = sandbox->L;
     if (!lua_checkstack(L, 4))
-        return err_set(e, "Lua stack overflow");
+        return err_set(err, "Lua stack overflow");
     lua_pushcfunction(L, sb_setglobal_c);
     lua_insert(L, -2);
     lua_pushlightuserdata(L, (void *)name);
     lua_insert(L, -2);                        /* fn name value */
-    return sandbox_pcall(s, 2, 0, e);
+    return sandbox_pcall(sandbox, 2, 0, err);
 }
 
-bool sandbox_expose(lab_state *s, cl_err *e)
+bool sandbox_expose(lab_state *sandbox, cl_err *err)
 {
-    if (!lua_checkstack(s->L, 4))
-        return err_set(e, "Lua stack overflow");
-    lua_pushcfunction(s->L, sb_expose);
-    lua_insert(s->L, -2);
-    return sandbox_pcall(s, 1, 0, e);
+    if (!lua_checkstack(sandbox->L, 4))
+        return err_set(err, "Lua stack overflow");
+    lua_pushcfunction(sandbox->L, sb_expose);
+    lua_insert(sandbox->L, -2);
+    return sandbox_pcall(sandbox, 1, 0, err);
 }
 
-bool sandbox_freeze(lab_state *s, cl_err *e)
+bool sandbox_freeze(lab_state *sandbox, cl_err *err)
 {
-    if (!lua_checkstack(s->L, 4))
-        return err_set(e, "Lua stack overflow");
-    lua_pushcfunction(s->L, sb_freeze);
-    lua_insert(s->L, -2);
-    return sandbox_pcall(s, 1, 1, e);
+    if (!lua_checkstack(sandbox->L, 4))
+        return err_set(err, "Lua stack overflow");
+    lua_pushcfunction(sandbox->L, sb_freeze);
+    lua_insert(sandbox->L, -2);
+    return sandbox_pcall(sandbox, 1, 1, err);
 }
 
 /* ---- output -------------------------------------------------------------- */
 
-const char *sandbox_output(const lab_state *s)
+const char *sandbox_output(const lab_state *sandbox)
 {
-    return s->outlen ? s->out : "";
+    return sandbox->outlen ? sandbox->out : "";
 }
 
-void sandbox_clear_output(lab_state *s)
+void sandbox_clear_output(lab_state *sandbox)
 {
-    s->outlen = 0;
-    s->out[0] = '\0';
-    s->out_full = false;
+    sandbox->outlen = 0;
+    sandbox->out[0] = '\0';
+    sandbox->out_full = false;
 }
 
-const char *sandbox_traceback(const lab_state *s)
+const char *sandbox_traceback(const lab_state *sandbox)
 {
-    return s->trace;
+    return sandbox->trace;
 }

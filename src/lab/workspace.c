@@ -57,40 +57,45 @@ static const lab_exercise *which_exercise(const lab *l, const lab_exercise *x, c
     return NULL;
 }
 
-bool workspace_files_of(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
-                        cl_err *e)
+bool workspace_files_of(const char *ws, const lab *model, const lab_exercise *exercise,
+                        workspace_files *files, cl_err *err)
 {
-    memset(f, 0, sizeof *f);
-    if (!(x = which_exercise(l, x, e)))
+    memset(files, 0, sizeof *files);
+    if (!(exercise = which_exercise(model, exercise, err)))
         return false;
-    if (!x->kernel || !x->kernel[0])
-        return err_set(e, "lab '%s' has no exercise", l->id ? l->id : "?");
-    if (!id_is_folder_name(l->id))
-        return err_set(e, "lab id '%s' cannot name a workspace folder", l->id ? l->id : "");
-    if (x->id[0] && !id_is_folder_name(x->id))
-        return err_set(e, "exercise id '%s' cannot name a workspace folder", x->id);
-    if (!l->dir)
-        return err_set(e, "lab '%s' has no folder", l->id);
+    if (!exercise->kernel || !exercise->kernel[0])
+        return err_set(err, "lab '%s' has no exercise", model->id ? model->id : "?");
+    if (!id_is_folder_name(model->id))
+        return err_set(err, "lab id '%s' cannot name a workspace folder",
+                       model->id ? model->id : "");
+    if (exercise->id[0] && !id_is_folder_name(exercise->id))
+        return err_set(err, "exercise id '%s' cannot name a workspace folder", exercise->id);
+    if (!model->dir)
+        return err_set(err, "lab '%s' has no folder", model->id);
     char root[CL_PATH_MAX], labdir[CL_PATH_MAX];
     if (ws && ws[0]) {
         snprintf(root, sizeof root, "%s", ws);
-    } else if (!paths_workspace(root, sizeof root, e)) {
+    } else if (!paths_workspace(root, sizeof root, err)) {
         return false;
     }
-    if (!paths_join(labdir, sizeof labdir, root, l->id) ||
-        !(x->id[0] ? paths_join(f->dir, sizeof f->dir, labdir, x->id)
-                   : snprintf(f->dir, sizeof f->dir, "%s", labdir) < (int)sizeof f->dir) ||
-        !paths_join(f->kernel, sizeof f->kernel, f->dir, base_name(x->kernel)) ||
-        !paths_join(f->starter_kernel, sizeof f->starter_kernel, l->dir, x->kernel))
-        return err_set(e, "workspace path too long for lab '%s'", l->id);
-    if (x->launcher && x->launcher[0]) {
-        if (!paths_join(f->launcher, sizeof f->launcher, f->dir, base_name(x->launcher)) ||
-            !paths_join(f->starter_launcher, sizeof f->starter_launcher, l->dir, x->launcher))
-            return err_set(e, "workspace path too long for lab '%s'", l->id);
+    if (!paths_join(labdir, sizeof labdir, root, model->id)
+        || !(exercise->id[0]
+                 ? paths_join(files->dir, sizeof files->dir, labdir, exercise->id)
+                 : snprintf(files->dir, sizeof files->dir, "%s", labdir) < (int)sizeof files->dir)
+        || !paths_join(files->kernel, sizeof files->kernel, files->dir, base_name(exercise->kernel))
+        || !paths_join(files->starter_kernel, sizeof files->starter_kernel, model->dir,
+                       exercise->kernel))
+        return err_set(err, "workspace path too long for lab '%s'", model->id);
+    if (exercise->launcher && exercise->launcher[0]) {
+        if (!paths_join(files->launcher, sizeof files->launcher, files->dir,
+                        base_name(exercise->launcher))
+            || !paths_join(files->starter_launcher, sizeof files->starter_launcher, model->dir,
+                           exercise->launcher))
+            return err_set(err, "workspace path too long for lab '%s'", model->id);
     }
-    if (strcmp(base_name(f->kernel), base_name(f->launcher)) == 0)
-        return err_set(e, "lab '%s': the exercise's kernel and launcher have the same name",
-                       l->id);
+    if (strcmp(base_name(files->kernel), base_name(files->launcher)) == 0)
+        return err_set(err, "lab '%s': the exercise's kernel and launcher have the same name",
+                       model->id);
     return true;
 }
 
@@ -199,31 +204,33 @@ static size_t missing_dirs(const char *dir, size_t *lens)
     return n;
 }
 
-bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
-                       cl_err *e)
+bool workspace_prepare(const char *ws, const lab *model, const lab_exercise *exercise,
+                       workspace_files *files, cl_err *err)
 {
     size_t made[UNDO_DIRS], nmade;
-    if (!workspace_files_of(ws, l, x, f, e))
+    if (!workspace_files_of(ws, model, exercise, files, err))
         return false;
-    nmade = missing_dirs(f->dir, made);
-    if (!paths_mkdir_p(f->dir, e))
+    nmade = missing_dirs(files->dir, made);
+    if (!paths_mkdir_p(files->dir, err))
         goto undo;
-    if (!copy_if_missing(l->dir, f->starter_kernel, f->kernel, &f->kernel_created, e))
+    if (!copy_if_missing(model->dir, files->starter_kernel, files->kernel, &files->kernel_created,
+                         err))
         goto undo;
-    if (f->launcher[0] &&
-        !copy_if_missing(l->dir, f->starter_launcher, f->launcher, &f->launcher_created, e))
+    if (files->launcher[0]
+        && !copy_if_missing(model->dir, files->starter_launcher, files->launcher,
+                            &files->launcher_created, err))
         goto undo;
     return true;
 undo:
     /* Leave the workspace as it was: what this call copied or made goes. */
-    if (f->kernel_created)
-        unlink(f->kernel);
-    if (f->launcher_created)
-        unlink(f->launcher);
-    f->kernel_created = f->launcher_created = false;
+    if (files->kernel_created)
+        unlink(files->kernel);
+    if (files->launcher_created)
+        unlink(files->launcher);
+    files->kernel_created = files->launcher_created = false;
     for (size_t i = 0; i < nmade; i++) {
         char p[CL_PATH_MAX];
-        snprintf(p, sizeof p, "%.*s", (int)made[i], f->dir);
+        snprintf(p, sizeof p, "%.*s", (int)made[i], files->dir);
         rmdir(p);
     }
     return false;
@@ -266,20 +273,20 @@ static bool make_backup_dir(const char *dir, char *out, size_t n, cl_err *e)
     return err_set(e, "cannot make a backup folder in %s: too many with the same time", dir);
 }
 
-bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool confirmed,
-                     workspace_files *f, char *backup, size_t nbackup, cl_err *e)
+bool workspace_reset(const char *ws, const lab *model, const lab_exercise *exercise, bool confirmed,
+                     workspace_files *files, char *backup, size_t nbackup, cl_err *err)
 {
     if (backup && nbackup)
         backup[0] = '\0';
-    if (!workspace_files_of(ws, l, x, f, e))
+    if (!workspace_files_of(ws, model, exercise, files, err))
         return false;
     if (!confirmed)
-        return err_set(e, "reset needs confirmation: it moves your files for lab '%s' into a "
-                          "backup folder and copies fresh starters", l->id);
-    if (!paths_mkdir_p(f->dir, e))
+        return err_set(err, "reset needs confirmation: it moves your files for lab '%s' into a "
+                          "backup folder and copies fresh starters", model->id);
+    if (!paths_mkdir_p(files->dir, err))
         return false;
-    const char *mine[2] = {f->kernel, f->launcher};
-    const char *starter[2] = {f->starter_kernel, f->starter_launcher};
+    const char *mine[2] = {files->kernel, files->launcher};
+    const char *starter[2] = {files->starter_kernel, files->starter_launcher};
     struct stat st;
     bool any = false;
     bool keep[2] = {false, false};
@@ -292,7 +299,7 @@ bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool c
         any = any || keep[i];
     }
     if (any) {
-        if (!make_backup_dir(f->dir, bdir, sizeof bdir, e))
+        if (!make_backup_dir(files->dir, bdir, sizeof bdir, err))
             return false;
         if (backup && nbackup)
             snprintf(backup, nbackup, "%s", bdir);
@@ -301,17 +308,19 @@ bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool c
                 continue;
             char dst[CL_PATH_MAX];
             if (!paths_join(dst, sizeof dst, bdir, base_name(mine[i])))
-                return err_set(e, "backup path too long");
+                return err_set(err, "backup path too long");
             if (rename(mine[i], dst) != 0)
-                return err_set(e, "cannot move %s into %s: %s (nothing was replaced)", mine[i],
+                return err_set(err, "cannot move %s into %s: %s (nothing was replaced)", mine[i],
                                bdir, strerror(errno));
         }
     }
-    if (!copy_if_missing(l->dir, f->starter_kernel, f->kernel, &f->kernel_created, e) ||
-        (f->launcher[0] &&
-         !copy_if_missing(l->dir, f->starter_launcher, f->launcher, &f->launcher_created, e))) {
+    if (!copy_if_missing(model->dir, files->starter_kernel, files->kernel, &files->kernel_created,
+                         err)
+        || (files->launcher[0]
+            && !copy_if_missing(model->dir, files->starter_launcher, files->launcher,
+                                &files->launcher_created, err))) {
         if (any)
-            err_prefix(e, "your files are safe in %s", bdir);
+            err_prefix(err, "your files are safe in %s", bdir);
         return false;
     }
     return true;

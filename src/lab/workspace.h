@@ -34,18 +34,18 @@ typedef struct workspace_files {
     bool launcher_created;
 } workspace_files;
 
-/* Fills f with the paths of exercise x's files in workspace ws (NULL:
- * paths_workspace()).  Touches nothing on disk.  false + e when the lab has
+/* Fills files with the paths of exercise's files in workspace ws (NULL:
+ * paths_workspace()).  Touches nothing on disk.  false + err when the lab has
  * no such exercise, an id cannot name a folder, or a path does not fit. */
-bool workspace_files_of(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
-                        cl_err *e);
+bool workspace_files_of(const char *ws, const lab *model, const lab_exercise *exercise,
+                        workspace_files *files, cl_err *err);
 
 /* Makes the exercise's folder and copies each starter that is not there yet.  An
  * existing file is left exactly as it is, even when it differs from the
- * starter.  false + e when a folder cannot be made or a starter cannot be
+ * starter.  false + err when a folder cannot be made or a starter cannot be
  * copied; then what this call copied or made is removed again. */
-bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, workspace_files *f,
-                       cl_err *e);
+bool workspace_prepare(const char *ws, const lab *model, const lab_exercise *exercise,
+                       workspace_files *files, cl_err *err);
 
 /* With confirmed == false, changes nothing and fails ("reset needs
  * confirmation").  With confirmed == true, moves the learner's kernel and
@@ -54,8 +54,8 @@ bool workspace_prepare(const char *ws, const lab *l, const lab_exercise *x, work
  * (may be NULL; "" when nothing needed saving: no folder is made), then
  * copies fresh starters where files are missing.  No file is ever lost: when copying
  * fails after the move, the files stay in the backup folder. */
-bool workspace_reset(const char *ws, const lab *l, const lab_exercise *x, bool confirmed,
-                     workspace_files *f, char *backup, size_t nbackup, cl_err *e);
+bool workspace_reset(const char *ws, const lab *model, const lab_exercise *exercise, bool confirmed,
+                     workspace_files *files, char *backup, size_t nbackup, cl_err *err);
 
 typedef struct workspace_backup {
     char path[CL_PATH_MAX];       /* <exercise folder>/backup-<timestamp> */
@@ -64,14 +64,14 @@ typedef struct workspace_backup {
     bool plain;                   /* holds nothing but plain files: removable */
 } workspace_backup;
 
-/* The backup folders of exercise x of lab l in workspace ws (NULL:
- * paths_workspace()), by name, i.e. oldest first, into *out (caller
- * frees; NULL when none).  A folder not made yet has none.  false + e
- * when the folder cannot be read. */
-bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
-                       workspace_backup **out, size_t *n, cl_err *e);
-/* Deletes backup folder b: its files, then the folder.  Refuses (false +
- * e, nothing deleted) a folder holding anything but plain files. */
-bool workspace_backup_remove(const workspace_backup *b, cl_err *e);
+/* The backup folders of exercise of lab model in workspace ws (NULL:
+ * paths_workspace()), by name, i.e. oldest first, into *out (caller frees;
+ * NULL when none).  A folder not made yet has none.  false + err when the
+ * folder cannot be read. */
+bool workspace_backups(const char *ws, const lab *model, const lab_exercise *exercise,
+                       workspace_backup **out, size_t *count, cl_err *err);
+/* Deletes the backup folder: its files, then the folder.  Refuses (false +
+ * err, nothing deleted) a folder holding anything but plain files. */
+bool workspace_backup_remove(const workspace_backup *backup, cl_err *err);
 
 #endif

@@ -42,19 +42,19 @@ static bool survey(workspace_backup *b, cl_err *e)
     return true;
 }
 
-bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
-                       workspace_backup **out, size_t *n, cl_err *e)
+bool workspace_backups(const char *ws, const lab *model, const lab_exercise *exercise,
+                       workspace_backup **out, size_t *count, cl_err *err)
 {
     workspace_files f;
     *out = NULL;
-    *n = 0;
-    if (!workspace_files_of(ws, l, x, &f, e))
+    *count = 0;
+    if (!workspace_files_of(ws, model, exercise, &f, err))
         return false;
     DIR *d = opendir(f.dir);
     if (!d) {
         if (errno == ENOENT)
             return true;
-        return err_set(e, "cannot read %s: %s", f.dir, strerror(errno));
+        return err_set(err, "cannot read %s: %s", f.dir, strerror(errno));
     }
     workspace_backup *v = NULL;
     size_t len = 0, cap = 0;
@@ -73,13 +73,13 @@ bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
             size_t nc = cap ? cap * 2 : 8;
             workspace_backup *nv = realloc(v, nc * sizeof *nv);
             if (!nv) {
-                ok = err_set(e, "out of memory listing %s", f.dir);
+                ok = err_set(err, "out of memory listing %s", f.dir);
                 break;
             }
             v = nv;
             cap = nc;
         }
-        ok = survey(&b, e);
+        ok = survey(&b, err);
         v[len++] = b;
     }
     closedir(d);
@@ -90,35 +90,36 @@ bool workspace_backups(const char *ws, const lab *l, const lab_exercise *x,
     if (len > 1)
         qsort(v, len, sizeof *v, cmp_backup);
     *out = v;
-    *n = len;
+    *count = len;
     return true;
 }
 
-bool workspace_backup_remove(const workspace_backup *b, cl_err *e)
+bool workspace_backup_remove(const workspace_backup *backup, cl_err *err)
 {
     workspace_backup now;
     memset(&now, 0, sizeof now);
-    snprintf(now.path, sizeof now.path, "%s", b->path);
-    if (!survey(&now, e))
+    snprintf(now.path, sizeof now.path, "%s", backup->path);
+    if (!survey(&now, err))
         return false;
     if (!now.plain)
-        return err_set(e, "%s holds more than the files a reset saved: left as it is", b->path);
-    DIR *d = opendir(b->path);
+        return err_set(err, "%s holds more than the files a reset saved: left as it is",
+                       backup->path);
+    DIR *d = opendir(backup->path);
     if (!d)
-        return err_set(e, "cannot read %s: %s", b->path, strerror(errno));
+        return err_set(err, "cannot read %s: %s", backup->path, strerror(errno));
     bool ok = true;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         char p[CL_PATH_MAX];
-        if (paths_join(p, sizeof p, b->path, de->d_name) && unlink(p) != 0) {
-            ok = err_set(e, "cannot remove %s: %s", p, strerror(errno));
+        if (paths_join(p, sizeof p, backup->path, de->d_name) && unlink(p) != 0) {
+            ok = err_set(err, "cannot remove %s: %s", p, strerror(errno));
             break;
         }
     }
     closedir(d);
-    if (ok && rmdir(b->path) != 0)
-        ok = err_set(e, "cannot remove %s: %s", b->path, strerror(errno));
+    if (ok && rmdir(backup->path) != 0)
+        ok = err_set(err, "cannot remove %s: %s", backup->path, strerror(errno));
     return ok;
 }

@@ -25,7 +25,7 @@ struct lua_State;
 /* Creates the metatables and pushes the `gpu` table (stack: +1). */
 void luagpu_open(struct lua_State *L);
 /* luagpu_open, then adds the table to the sandbox's globals as `gpu`. */
-bool luagpu_install(lab_state *s, cl_err *e);
+bool luagpu_install(lab_state *sandbox, cl_err *err);
 /* What a Buffer's elements are: 32-bit float, 32-bit int, or bfloat16
  * (16 bits: FP32's sign and exponent, 7 bits of mantissa). */
 typedef enum luagpu_dtype {
@@ -35,7 +35,7 @@ typedef enum luagpu_dtype {
 size_t luagpu_dtype_size(luagpu_dtype dt);
 /* The Buffer type of a declared problem's element type (lab/probdecl.h);
  * i64, which no Buffer holds, gives f32. */
-luagpu_dtype luagpu_dtype_of(decl_type t);
+luagpu_dtype luagpu_dtype_of(decl_type type);
 
 /* Pushes a Buffer over count elements of type dt of device memory the
  * caller owns: Lua never frees it (b:free() refuses), and

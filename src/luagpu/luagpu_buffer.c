@@ -23,10 +23,10 @@ static size_t esize(dtype d)
     return luagpu_dtype_size(d);
 }
 
-const char *luagpu_mem_name(memkind m)
+const char *luagpu_mem_name(memkind mem)
 {
-    return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned"
-                                      : m == MEM_MANAGED ? "managed" : "pageable";
+    return mem == MEM_DEVICE ? "device" : mem == MEM_PINNED ? "pinned"
+                                      : mem == MEM_MANAGED ? "managed" : "pageable";
 }
 
 /* ---- buffers ---------------------------------------------------------- */
@@ -36,13 +36,13 @@ static lbuffer *check_buffer(lua_State *L, int idx)
     return luaL_checkudata(L, idx, MT_BUFFER);
 }
 
-/* The address of b's first element; NULL once b (or the base of a view)
+/* The address of buf's first element; NULL once buf (or the base of a view)
  * was freed. */
-void *luagpu_buf_ptr(const lbuffer *b)
+void *luagpu_buf_ptr(const lbuffer *buf)
 {
-    if (b->base)
-        return b->base->ptr ? (char *)b->base->ptr + b->off : NULL;
-    return b->ptr;
+    if (buf->base)
+        return buf->base->ptr ? (char *)buf->base->ptr + buf->off : NULL;
+    return buf->ptr;
 }
 
 static lbuffer *live_buffer(lua_State *L, int idx)

@@ -28,9 +28,9 @@ size_t luagpu_dtype_size(luagpu_dtype dt)
     return dtypes[dt].size;
 }
 
-luagpu_dtype luagpu_dtype_of(decl_type t)
+luagpu_dtype luagpu_dtype_of(decl_type type)
 {
-    switch (t) {
+    switch (type) {
     case DT_F64: return LUAGPU_F64;
     case DT_I32: return LUAGPU_I32;
     case DT_U32: return LUAGPU_U32;

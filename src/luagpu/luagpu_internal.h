@@ -79,7 +79,10 @@ typedef struct levent {
     bool live;
 } levent;
 
-/* ---- luagpu.c ---- */
+/* ---- luagpu_common.c: the device, CUDA errors, the launcher's settings ----
+ * The hub (luagpu.c) registers the functions of the files below; they call
+ * one another one way (kernels call buffers and streams, buffers call
+ * streams) and every one of them may call these, which call none. */
 
 /* Raises "no CUDA device found: ..." when there is no usable device. */
 void luagpu_need_device(lua_State *L);
@@ -95,18 +98,20 @@ bool luagpu_own_only(lua_State *L);
 void luagpu_count_own_launch(lua_State *L);
 /* The launcher's stream, as set by luagpu_set_stream. */
 cudaStream_t luagpu_default_stream(lua_State *L);
+/* gpu.device() */
+int luagpu_device(lua_State *L);
 
 /* ---- luagpu_buffer.c: Buffers, host buffers, gpu.copy ---- */
 
-const char *luagpu_mem_name(memkind m);          /* "device", "pinned", "pageable", "managed" */
+const char *luagpu_mem_name(memkind mem);        /* "device", "pinned", "pageable", "managed" */
 /* Host memory that kernels cannot take (pinned or pageable); managed memory
  * is not: the device reaches it, and cudaMemcpy moves it either way. */
-static inline bool luagpu_on_host(memkind m)
+static inline bool luagpu_on_host(memkind mem)
 {
-    return m == MEM_PINNED || m == MEM_PAGEABLE;
+    return mem == MEM_PINNED || mem == MEM_PAGEABLE;
 }
 int luagpu_prefetch(lua_State *L);
-void *luagpu_buf_ptr(const lbuffer *b);          /* NULL once freed */
+void *luagpu_buf_ptr(const lbuffer *buf);        /* NULL once freed */
 int luagpu_alloc(lua_State *L);
 int luagpu_host_alloc(lua_State *L);
 int luagpu_copy(lua_State *L);

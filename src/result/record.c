@@ -4,17 +4,17 @@
 
 #include "result/record_names.h"
 
-const char *result_status_name(result_status s)
+const char *result_status_name(result_status status)
 {
-    if ((unsigned)s < RESULT_NSTATUS)
-        return result_status_names[s];
+    if ((unsigned)status < RESULT_NSTATUS)
+        return result_status_names[status];
     return "unknown";
 }
 
-const char *result_status_text(result_status s)
+const char *result_status_text(result_status status)
 {
-    if ((unsigned)s < RESULT_NSTATUS)
-        return result_status_texts[s];
+    if ((unsigned)status < RESULT_NSTATUS)
+        return result_status_texts[status];
     return "unknown";
 }
 
@@ -37,20 +37,20 @@ const char *result_row_label(const char *variant, result_kind kind)
     return variant ? variant : "";
 }
 
-const char *result_kind_name(result_kind k)
+const char *result_kind_name(result_kind kind)
 {
-    if ((unsigned)k < RESULT_NKIND)
-        return result_kind_names[k];
+    if ((unsigned)kind < RESULT_NKIND)
+        return result_kind_names[kind];
     return "unknown";
 }
 
-void run_result_init(run_result *r)
+void run_result_init(run_result *result)
 {
-    memset(r, 0, sizeof *r);
-    r->kind = RK_KERNEL;
-    r->status = RS_ERROR;
-    r->gbps = -1;
-    r->tflops = -1;
-    r->pct_peak_measured = -1;
-    r->pct_peak_theory = -1;
+    memset(result, 0, sizeof *result);
+    result->kind = RK_KERNEL;
+    result->status = RS_ERROR;
+    result->gbps = -1;
+    result->tflops = -1;
+    result->pct_peak_measured = -1;
+    result->pct_peak_theory = -1;
 }

@@ -139,14 +139,14 @@ typedef struct run_fault {
  * reduced precision (TF32, BF16) costs, not FP32's rounding. */
 #define RUN_SHOWN_ERROR 1e-5
 
-const char *result_status_name(result_status s);   /* "correct", "wrong", ... */
+const char *result_status_name(result_status status); /* "correct", "wrong", ... */
 /* The status in words for people: "wrong answer", "no CUDA device", ... */
-const char *result_status_text(result_status s);
-const char *result_kind_name(result_kind k);       /* "kernel", "library", ... */
+const char *result_status_text(result_status status);
+const char *result_kind_name(result_kind kind);       /* "kernel", "library", ... */
 /* A row's label before the engine names it: "CPU 1 thread" for cpu, "CPU
  * threads" for cpu_mt, "CUB" for cub ..., "your kernel" for the exercise;
  * other variants are their own label. */
 const char *result_row_label(const char *variant, result_kind kind);
-void run_result_init(run_result *r);               /* zeros; <0 for unknown rates */
+void run_result_init(run_result *result);             /* zeros; <0 for unknown rates */
 
 #endif

@@ -18,22 +18,22 @@
 #include "core/err.h"
 #include "result/record.h"
 
-bool record_put_device(cJSON *o, const device_info *d);
-bool record_put_request(cJSON *o, const run_request *r);
-bool record_put_progress(cJSON *o, const run_progress *p);
-bool record_put_result(cJSON *o, const run_result *r);
-bool record_put_fault(cJSON *o, const run_fault *f);
+bool record_put_device(cJSON *obj, const device_info *dev);
+bool record_put_request(cJSON *obj, const run_request *req);
+bool record_put_progress(cJSON *obj, const run_progress *progress);
+bool record_put_result(cJSON *obj, const run_result *result);
+bool record_put_fault(cJSON *obj, const run_fault *fault);
 
-bool record_get_device(const cJSON *o, device_info *d, cl_err *e);
-bool record_get_request(const cJSON *o, run_request *r, cl_err *e);
-bool record_get_progress(const cJSON *o, run_progress *p, cl_err *e);
-bool record_get_result(const cJSON *o, run_result *r, cl_err *e);
-bool record_get_fault(const cJSON *o, run_fault *f, cl_err *e);
+bool record_get_device(const cJSON *obj, device_info *dev, cl_err *err);
+bool record_get_request(const cJSON *obj, run_request *req, cl_err *err);
+bool record_get_progress(const cJSON *obj, run_progress *progress, cl_err *err);
+bool record_get_result(const cJSON *obj, run_result *result, cl_err *err);
+bool record_get_fault(const cJSON *obj, run_fault *fault, cl_err *err);
 
 /* A run's rows as one document:
  *   {"lab":..., "device":{...}|null, "results":[...], "fault":{...}|null}.
  * NULL when out of memory. */
-cJSON *record_doc(const char *lab_id, const device_info *dev, const run_result *rows, size_t n,
+cJSON *record_doc(const char *lab_id, const device_info *dev, const run_result *rows, size_t nrows,
                   const run_fault *fault);
 
 #endif
