@@ -1,6 +1,6 @@
 /* The worker's side of a Python row's python3 child (engine/pybridge.h),
  * without a GPU: python3 runs cudalab_bridge.py over a stand-in for CuPy
- * (tests/python/fake/, reached through a wrapper that CUDALAB_PYTHON names).
+ * (tests/features/python/fake/, reached through a wrapper that CUDALAB_PYTHON names).
  * A row opens, runs and is timed; what it prints comes back; an exception
  * is "file:line: Error: message"; a row that never returns is stopped at
  * the time limit and a new child starts; a child that exits is reported
@@ -48,7 +48,7 @@ static cJSON *open_request(const char *file, const char *shown)
 static pyrow *open_row(const char *name)
 {
     char path[CL_PATH_MAX], shown[64], msg[512];
-    ts_data_path(path, sizeof path, "python/rows/%s", name);
+    ts_data_path(path, sizeof path, "features/python/rows/%s", name);
     snprintf(shown, sizeof shown, "rungs/%s", name);
     pyrow *py = engine_python_open(path, shown, msg, sizeof msg);
     if (!py)
@@ -135,7 +135,7 @@ int main(void)
     /* the wrapper drops -I, which would ignore PYTHONPATH, and adds the stand-in */
     if (!ts_tmpdir(dir, sizeof dir, "pybridge"))
         return 1;
-    ts_data_path(fake, sizeof fake, "python/fake");
+    ts_data_path(fake, sizeof fake, "features/python/fake");
     char wrapper[CL_PATH_MAX + 32], text[3 * CL_PATH_MAX];
     snprintf(wrapper, sizeof wrapper, "%s/python3-fake", dir);
     snprintf(text, sizeof text, "#!/bin/sh\nshift\nPYTHONPATH='%s' exec '%s' \"$@\"\n", fake,

@@ -24,8 +24,8 @@ static char g_data_home[CL_PATH_MAX];   /* XDG_DATA_HOME for the whole run */
 static void parse_recorded(const char *name, const char *main_path, nvrtc_diag **d, size_t *n)
 {
     char log_path[CL_PATH_MAX], src_path[CL_PATH_MAX];
-    ts_data_path(log_path, sizeof log_path, "exercises/logs/%s.log", name);
-    ts_data_path(src_path, sizeof src_path, "exercises/logs/%s.cu", name);
+    ts_data_path(log_path, sizeof log_path, "gpu/logs/%s.log", name);
+    ts_data_path(src_path, sizeof src_path, "gpu/logs/%s.cu", name);
     char *log = ts_read(log_path);
     char *src = ts_read(src_path);
     assert_non_null(log);
@@ -152,7 +152,7 @@ static void test_usage_from_ptxas_lines(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/logs/usage.log");
+    ts_data_path(path, sizeof path, "gpu/logs/usage.log");
     char *log = ts_read(path);
     assert_non_null(log);
     nvrtc_kernel k[2];
@@ -287,20 +287,20 @@ static void test_compile_solutions(void **state)
     char path[CL_PATH_MAX];
     nvrtc_output out;
 
-    ts_data_path(path, sizeof path, "exercises/solutions/reduction/solution.cu");
+    ts_data_path(path, sizeof path, "features/exercises/solutions/reduction/solution.cu");
     compile_ok(path, NULL, &out);
     assert_int_equal(out.nkernels, 2);
     expect_kernel(&out, "reduce_partials", "xxi");
     expect_kernel(&out, "reduce_final", "xxi");
     nvrtc_output_free(&out);
 
-    ts_data_path(path, sizeof path, "exercises/solutions/matmul/solution.cu");
+    ts_data_path(path, sizeof path, "features/exercises/solutions/matmul/solution.cu");
     compile_ok(path, NULL, &out);
     expect_kernel(&out, "sgemm", "iiixxx");
     assert_true(nvrtc_find_kernel(&out, "sgemm")->shared_bytes >= 8192);
     nvrtc_output_free(&out);
 
-    ts_data_path(path, sizeof path, "exercises/solutions/embedding/solution.cu");
+    ts_data_path(path, sizeof path, "features/exercises/solutions/embedding/solution.cu");
     compile_ok(path, NULL, &out);
     expect_kernel(&out, "embedding_vec4", "xxxiii");
     expect_kernel(&out, "embedding_scalar", "xxxiii");
@@ -311,7 +311,7 @@ static void test_compile_error_line_and_column(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/broken/compile_error/starter.cu");
+    ts_data_path(path, sizeof path, "features/exercises/broken/compile_error/starter.cu");
     nvrtc_output out;
     cl_err e = {{0}};
     nvrtc_opts o = {.arch = "sm_90", .no_cache = true};
@@ -362,7 +362,7 @@ static void test_compile_too_much_shared_gives_the_reason(void **state)
 {
     tmp_env *t = *state;
     char src[CL_PATH_MAX], path[CL_PATH_MAX];
-    ts_data_path(src, sizeof src, "exercises/logs/shared.cu");
+    ts_data_path(src, sizeof src, "gpu/logs/shared.cu");
     snprintf(path, sizeof path, "%s/starter.cu", t->dir);
     char *text = ts_read(src);
     assert_non_null(text);
@@ -454,7 +454,7 @@ static void test_mangled_kernel_is_explained(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/broken/missing_extern_c/starter.cu");
+    ts_data_path(path, sizeof path, "features/exercises/broken/missing_extern_c/starter.cu");
     nvrtc_output out;
     compile_ok(path, NULL, &out);
     assert_null(nvrtc_find_kernel(&out, "reduce_sum"));
@@ -582,7 +582,7 @@ static void test_broken_corpus_compiles_as_labelled(void **state)
 {
     (void)state;
     char list[CL_PATH_MAX];
-    ts_data_path(list, sizeof list, "exercises/broken/cases.txt");
+    ts_data_path(list, sizeof list, "features/exercises/broken/cases.txt");
     char *text = ts_read(list);
     assert_non_null(text);
     int cases = 0;
@@ -592,11 +592,11 @@ static void test_broken_corpus_compiles_as_labelled(void **state)
         char name[64], problem[32], size[32], cause[32];
         assert_int_equal(sscanf(line, "%63s %31s %31s %31s", name, problem, size, cause), 4);
         char path[CL_PATH_MAX];
-        ts_data_path(path, sizeof path, "exercises/broken/%s/starter.cu", name);
+        ts_data_path(path, sizeof path, "features/exercises/broken/%s/starter.cu", name);
         /* The label in the files agrees with the list. */
         char expect[64], lua_path[CL_PATH_MAX];
         snprintf(expect, sizeof expect, "Expected diagnosis: %s", cause);
-        ts_data_path(lua_path, sizeof lua_path, "exercises/broken/%s/starter.lua", name);
+        ts_data_path(lua_path, sizeof lua_path, "features/exercises/broken/%s/starter.lua", name);
         char *cu = ts_read(path), *lua = ts_read(lua_path);
         assert_non_null(cu);
         assert_non_null(lua);

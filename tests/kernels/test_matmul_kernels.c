@@ -405,12 +405,22 @@ static const int sizes_aligned[][3] = {{512, 512, 512},  {520, 264, 136}, {136, 
                                        {2056, 1800, 264}, {256, 320, 68}};
 static const int sizes_lab[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
+/* The shipped launcher called name; a missing one fails the test, named. */
+static const shipped_kernel *find_rung(const char *name)
+{
+    const shipped_kernel *k = kernels_find(name);
+    if (!k)
+        fail_msg("no shipped kernel is called '%s' (kernels_find): the matmul table lost a rung",
+                 name);
+    return k;
+}
+
 static void run_rungs(const int (*sizes)[3], size_t n, bool verbose)
 {
     for (size_t si = 0; si < n; ++si) {
         gemm_case c;
         case_make(&c, sizes[si][0], sizes[si][1], sizes[si][2]);
-        for (size_t ki = 0; ki < COUNT(rung_names); ++ki) run_one(kernels_find(rung_names[ki]), &c, verbose);
+        for (size_t ki = 0; ki < COUNT(rung_names); ++ki) run_one(find_rung(rung_names[ki]), &c, verbose);
         case_free(&c);
     }
 }
@@ -438,8 +448,7 @@ static void test_rungs_lab_sizes(void **state)
 static void test_wgmma_unaligned(void **state)
 {
     (void)state;
-    const shipped_kernel *k = kernels_find("gemm_wgmma");
-    assert_non_null(k);
+    const shipped_kernel *k = find_rung("gemm_wgmma");
     gemm_case c;
     case_make(&c, 520, 264, 136);
     const size_t na = (size_t)c.M * c.K, nb = (size_t)c.K * c.N;
@@ -469,8 +478,13 @@ static void test_tune_variants(void **state)
     (void)state;
     static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131},
                                    {256, 512, 40}, {384, 256, 48}};
-    size_t n = 0;
+    size_t n = 0, sgemm = 0;
     const shipped_kernel *tv = kernels_tune_variants(&n);
+    for (size_t i = 0; i < n; ++i)
+        sgemm += strcmp(tv[i].problem, "sgemm") == 0;
+    if (sgemm == 0)
+        fail_msg("kernels_tune_variants gave %zu variants, none of them sgemm: nothing to test", n);
+    print_message("%zu sgemm tuning variants\n", sgemm);
     for (size_t si = 0; si < COUNT(sizes); ++si) {
         gemm_case c;
         case_make(&c, sizes[si][0], sizes[si][1], sizes[si][2]);

@@ -21,7 +21,7 @@
 static void sample_path(char *out, size_t n)
 {
     const char *root = getenv("CUDALAB_TEST_DATA");
-    snprintf(out, n, "%s/profiling/data/ncu_raw.csv", root ? root : "tests");
+    snprintf(out, n, "%s/prof/data/ncu_raw.csv", root ? root : "tests");
 }
 
 static char *sample(void)

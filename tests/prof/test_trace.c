@@ -256,7 +256,7 @@ static void test_recorded_sample(void **state)
     (void)state;
     const char *root = getenv("CUDALAB_TEST_DATA");
     char path[1024];
-    snprintf(path, sizeof path, "%s/profiling/data/sample_trace.json", root ? root : "tests");
+    snprintf(path, sizeof path, "%s/prof/data/sample_trace.json", root ? root : "tests");
     cl_err e;
     size_t len = 0;
     char *txt = file_read_all(path, TRACE_MAX_BYTES, &len, &e);

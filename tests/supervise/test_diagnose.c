@@ -130,7 +130,7 @@ static void test_compile_error_from_real_nvrtc(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/broken/compile_error/starter.cu");
+    ts_data_path(path, sizeof path, "features/exercises/broken/compile_error/starter.cu");
     nvrtc_output out;
     cl_err e = {{0}};
     nvrtc_opts o = {.arch = "sm_90", .no_cache = true};
@@ -149,7 +149,7 @@ static void test_kernel_missing(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/broken/missing_extern_c/starter.cu");
+    ts_data_path(path, sizeof path, "features/exercises/broken/missing_extern_c/starter.cu");
     nvrtc_output out;
     cl_err e = {{0}};
     nvrtc_opts o = {.arch = "sm_90", .no_cache = true};

@@ -27,7 +27,7 @@
 static void parse_file(const char *name, sanitize_report *r)
 {
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/sanitizer/%s", name);
+    ts_data_path(path, sizeof path, "features/exercises/sanitizer/%s", name);
     char *log = ts_read(path);
     assert_non_null(log);
     assert_true(sanitize_parse_log(log, r));
@@ -436,8 +436,8 @@ static void test_run_with_stand_in_tool(void **state)
     const char *exe = getenv("CUDALAB_EXE");
     assert_non_null(exe);
     char tool[CL_PATH_MAX], log[CL_PATH_MAX], args[CL_PATH_MAX];
-    ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
-    ts_data_path(log, sizeof log, "exercises/sanitizer/racecheck_all.log");
+    ts_data_path(tool, sizeof tool, "features/exercises/sanitizer/fake-compute-sanitizer");
+    ts_data_path(log, sizeof log, "features/exercises/sanitizer/racecheck_all.log");
     snprintf(args, sizeof args, "%s/args.txt", ts_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
@@ -493,7 +493,7 @@ static void test_run_with_stand_in_tool(void **state)
     char bad[CL_PATH_MAX];
     snprintf(bad, sizeof bad, "%s/bad.lua", ts_tmp);
     assert_true(ts_write(bad, "return function(gpu, k, args)\n  local x = = 1\nend\n"));
-    ts_data_path(log, sizeof log, "exercises/sanitizer/clean.log");
+    ts_data_path(log, sizeof log, "features/exercises/sanitizer/clean.log");
     setenv("FAKE_SANITIZER_LOG", log, 1);
     o.tool = SANITIZE_MEMCHECK;
     o.launcher = bad;
@@ -520,7 +520,7 @@ static void test_run_with_stand_in_tool(void **state)
     } more[] = {{SANITIZE_SYNCCHECK, "synccheck_divergent.log", SAN_BARRIER},
                 {SANITIZE_INITCHECK, "initcheck_uninit.log", SAN_UNINIT}};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
-        ts_data_path(log, sizeof log, "exercises/sanitizer/%s", more[i].log);
+        ts_data_path(log, sizeof log, "features/exercises/sanitizer/%s", more[i].log);
         setenv("FAKE_SANITIZER_LOG", log, 1);
         o.tool = more[i].tool;
         o.launcher = lua;

@@ -1,5 +1,5 @@
 /* Tests for src/supervise/supervisor.c against fake workers: shell scripts in
- * tests/worker/fake/ that speak the protocol on fd 3 and hang, crash, exit,
+ * tests/supervise/fake/ that speak the protocol on fd 3 and hang, crash, exit,
  * flood or send garbage on request. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -615,7 +615,7 @@ static void test_submit_from_callback(void **state)
 int main(void)
 {
     const char *data = getenv("CUDALAB_TEST_DATA");
-    snprintf(script, sizeof script, "%s/worker/fake/fake_worker.sh", data ? data : "tests");
+    snprintf(script, sizeof script, "%s/supervise/fake/fake_worker.sh", data ? data : "tests");
     if (access(script, R_OK) != 0) {
         fprintf(stderr, "cannot read %s (set CUDALAB_TEST_DATA to the tests folder)\n", script);
         return 1;

@@ -5,7 +5,7 @@
  *     fences may count stale reads (that is its point) but must run.
  *  2. Each exercise's starter runs beside the exercise's rungs and library
  *     at both of its sizes, and every row is correct.
- *  3. Each exercise's reference solution (tests/basics/solutions/) reaches
+ *  3. Each exercise's reference solution (tests/features/basics/solutions/) reaches
  *     every measured milestone of its exercise, judged at the milestone's
  *     size on rows measured like a learner's, and is faster than the
  *     starter there.
@@ -154,8 +154,8 @@ static void test_solutions_reach_milestones(void **state)
                 continue;
             const char *size = lab_milestone_size(g_lab, i);
             char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX], what[160];
-            ts_data_path(kernel, sizeof kernel, "basics/solutions/%s/starter.cu", x->id);
-            ts_data_path(launcher, sizeof launcher, "basics/solutions/%s/starter.lua", x->id);
+            ts_data_path(kernel, sizeof kernel, "features/basics/solutions/%s/starter.cu", x->id);
+            ts_data_path(launcher, sizeof launcher, "features/basics/solutions/%s/starter.lua", x->id);
             run_request req;
             exercise_request(&req, x, size, kernel, launcher);
             static ts_rows c;
@@ -190,8 +190,8 @@ static void test_solutions_beat_starters(void **state)
         for (int sol = 0; sol < 2; sol++) {
             char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
             if (sol) {
-                ts_data_path(kernel, sizeof kernel, "basics/solutions/%s/starter.cu", x->id);
-                ts_data_path(launcher, sizeof launcher, "basics/solutions/%s/starter.lua", x->id);
+                ts_data_path(kernel, sizeof kernel, "features/basics/solutions/%s/starter.cu", x->id);
+                ts_data_path(launcher, sizeof launcher, "features/basics/solutions/%s/starter.lua", x->id);
             } else {
                 ts_home_path(kernel, sizeof kernel, "labs/basics/%s", x->kernel);
                 ts_home_path(launcher, sizeof launcher, "labs/basics/%s", x->launcher);

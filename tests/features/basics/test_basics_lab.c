@@ -207,7 +207,7 @@ static void test_starters_and_solutions_compile(void **state)
         char path[CL_PATH_MAX];
         ts_home_path(path, sizeof path, "labs/basics/%s/starter.cu", v[i].id);
         compiles(path, v[i].kernel, v[i].params);
-        ts_data_path(path, sizeof path, "basics/solutions/%s/starter.cu", v[i].id);
+        ts_data_path(path, sizeof path, "features/basics/solutions/%s/starter.cu", v[i].id);
         compiles(path, v[i].kernel, v[i].params);
     }
 }
@@ -234,9 +234,9 @@ static void test_engine_rows(void **state)
             ts_add_size(&req, x->sizes[0]);
             if (sol) {
                 ts_data_path(req.exercise_kernel, sizeof req.exercise_kernel,
-                             "basics/solutions/%s/starter.cu", x->id);
+                             "features/basics/solutions/%s/starter.cu", x->id);
                 ts_data_path(req.exercise_launcher, sizeof req.exercise_launcher,
-                             "basics/solutions/%s/starter.lua", x->id);
+                             "features/basics/solutions/%s/starter.lua", x->id);
             } else {
                 ts_home_path(req.exercise_kernel, sizeof req.exercise_kernel,
                              "labs/basics/%s", x->kernel);

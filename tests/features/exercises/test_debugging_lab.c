@@ -1,7 +1,7 @@
 /* The debugging lab without a GPU: the lab file (order, steps, four
  * exercises and the problem each solves, a milestone on correctness at
  * 2^20+3 for each, quizzes with one right answer), every starter and
- * reference solution (tests/exercises/solutions/debugging/) compiled with
+ * reference solution (tests/features/exercises/solutions/debugging/) compiled with
  * NVRTC for sm_90 without a warning, and each through the engine (compiled,
  * launcher loaded, the row saying no device was found).  The GPU side, the
  * four bugs found by their tools, is in test_exrun_gpu.
@@ -155,7 +155,7 @@ static void test_starters_and_solutions_compile(void **state)
         char path[CL_PATH_MAX];
         ts_home_path(path, sizeof path, "labs/debugging/%s/starter.cu", EX[k].id);
         compiles(path, k);
-        ts_data_path(path, sizeof path, "exercises/solutions/debugging/%s/solution.cu", EX[k].id);
+        ts_data_path(path, sizeof path, "features/exercises/solutions/debugging/%s/solution.cu", EX[k].id);
         compiles(path, k);
     }
 }
@@ -180,9 +180,9 @@ static void test_engine_rows(void **state)
             ts_add_size(&req, x->sizes[0]);
             if (sol) {
                 ts_data_path(req.exercise_kernel, sizeof req.exercise_kernel,
-                             "exercises/solutions/debugging/%s/solution.cu", x->id);
+                             "features/exercises/solutions/debugging/%s/solution.cu", x->id);
                 ts_data_path(req.exercise_launcher, sizeof req.exercise_launcher,
-                             "exercises/solutions/debugging/%s/solution.lua", x->id);
+                             "features/exercises/solutions/debugging/%s/solution.lua", x->id);
             } else {
                 ts_home_path(req.exercise_kernel, sizeof req.exercise_kernel,
                              "labs/debugging/%s", x->kernel);

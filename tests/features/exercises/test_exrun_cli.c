@@ -102,9 +102,9 @@ static void test_run_sanitize(void **state)
     snprintf(bin, sizeof bin, "%s/bin", ts_tmp);
     assert_int_equal(mkdir(bin, 0755), 0);
     snprintf(link, sizeof link, "%s/compute-sanitizer", bin);
-    ts_data_path(tool, sizeof tool, "exercises/sanitizer/fake-compute-sanitizer");
+    ts_data_path(tool, sizeof tool, "features/exercises/sanitizer/fake-compute-sanitizer");
     assert_int_equal(symlink(tool, link), 0);
-    ts_data_path(log, sizeof log, "exercises/sanitizer/memcheck_oob.log");
+    ts_data_path(log, sizeof log, "features/exercises/sanitizer/memcheck_oob.log");
     snprintf(args, sizeof args, "%s/args.txt", ts_tmp);
     setenv("FAKE_SANITIZER_LOG", log, 1);
     setenv("FAKE_SANITIZER_ARGS", args, 1);
@@ -149,7 +149,7 @@ static void test_run_sanitize(void **state)
     cJSON_Delete(root);
 
     /* synccheck: its findings with what they mean */
-    ts_data_path(log, sizeof log, "exercises/sanitizer/synccheck_divergent.log");
+    ts_data_path(log, sizeof log, "features/exercises/sanitizer/synccheck_divergent.log");
     setenv("FAKE_SANITIZER_LOG", log, 1);
     rc = cudalab(&o, "run exlab --sanitize synccheck");
     print_message("%s", o.out);

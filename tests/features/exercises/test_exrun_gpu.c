@@ -1,10 +1,10 @@
 /* The learner's kernel on a real device.
  *
- *  1. Each lab's starter and reference solution (tests/exercises/solutions/)
+ *  1. Each lab's starter and reference solution (tests/features/exercises/solutions/)
  *     passes its checks through engine_run at the lab's sizes and at
  *     awkward sizes, and each solution is faster than its starter at the
  *     largest size.
- *  2. Every case of the broken corpus (tests/exercises/broken/cases.txt) runs
+ *  2. Every case of the broken corpus (tests/features/exercises/broken/cases.txt) runs
  *     through the supervisor in a real `cudalab worker` ($CUDALAB_EXE) and
  *     diagnose() names the expected cause; the parent survives every fault
  *     and the next run is correct.
@@ -15,10 +15,10 @@
  *     returns is stopped by the sandbox's budget while the next size runs.
  *  4. compute-sanitizer memcheck, racecheck, synccheck and initcheck,
  *     through sanitize_run, find the bugs planted in
- *     tests/exercises/sanitizer/{oob,race,sync,uninit}/ at the line marked
+ *     tests/features/exercises/sanitizer/{oob,race,sync,uninit}/ at the line marked
  *     "// PLANTED"; each of the debugging lab's four starters under its tool
  *     reports its bug at the line it is on, and each reference solution
- *     (tests/exercises/solutions/debugging/) is correct and clean under the
+ *     (tests/features/exercises/solutions/debugging/) is correct and clean under the
  *     same tool (skipped with a message when the tool is missing).
  *
  * Each part reports every failing case with what was expected and what came
@@ -109,7 +109,7 @@ typedef struct lab_spec {
     const char *awkward[MAX_SIZES];
     const char *exercise;   /* a listed exercise's id (its sizes); NULL: the lab's own */
     const char *starter;    /* the starter's file stem in labs/<lab>; NULL: "starter" */
-    const char *solution;   /* the folder under exercises/solutions; NULL: <lab> */
+    const char *solution;   /* the folder under features/exercises/solutions; NULL: <lab> */
 } lab_spec;
 
 static const lab_spec LABS[] = {
@@ -220,8 +220,8 @@ static void test_starters_and_solutions(void **state)
         ts_home_path(cu, sizeof cu, "labs/%s/%s.cu", s->lab, stem);
         ts_home_path(lua, sizeof lua, "labs/%s/%s.lua", s->lab, stem);
         run_exercise(rep, s, "starter", cu, lua, sizes, n, nlab, &starter_ms);
-        ts_data_path(cu, sizeof cu, "exercises/solutions/%s/solution.cu", sol);
-        ts_data_path(lua, sizeof lua, "exercises/solutions/%s/solution.lua", sol);
+        ts_data_path(cu, sizeof cu, "features/exercises/solutions/%s/solution.cu", sol);
+        ts_data_path(lua, sizeof lua, "features/exercises/solutions/%s/solution.lua", sol);
         run_exercise(rep, s, "solution", cu, lua, sizes, n, nlab, &solution_ms);
         if (starter_ms > 0.0 && solution_ms > 0.0) {
             print_message("  %s at %s: starter %.3f ms, solution %.3f ms (%.1fx)\n", s->lab,
@@ -306,7 +306,7 @@ typedef struct broken_case {
 static int read_cases(broken_case *v, int max)
 {
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "exercises/broken/cases.txt");
+    ts_data_path(path, sizeof path, "features/exercises/broken/cases.txt");
     char *text = ts_read(path);
     assert_non_null(text);
     int n = 0;
@@ -353,8 +353,8 @@ static void test_broken_corpus(void **state)
     for (int i = 0; i < n; i++) {
         const broken_case *bc = &cases[i];
         char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-        ts_data_path(cu, sizeof cu, "exercises/broken/%s/starter.cu", bc->folder);
-        ts_data_path(lua, sizeof lua, "exercises/broken/%s/starter.lua", bc->folder);
+        ts_data_path(cu, sizeof cu, "features/exercises/broken/%s/starter.cu", bc->folder);
+        ts_data_path(lua, sizeof lua, "features/exercises/broken/%s/starter.lua", bc->folder);
         double limit = is_timeout_case(bc) ? 15.0 : 120.0;
         if (!submit(s, sr, bc->problem, bc->size, cu, lua, limit, &e)) {
             fail_case(rep, "case %s: the parent could not run it: %s", bc->folder, e.msg);
@@ -444,8 +444,8 @@ static void test_launcher_api(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/gpuapi/starter.cu");
-    ts_data_path(lua, sizeof lua, "exercises/gpuapi/starter.lua");
+    ts_data_path(cu, sizeof cu, "features/exercises/gpuapi/starter.cu");
+    ts_data_path(lua, sizeof lua, "features/exercises/gpuapi/starter.lua");
     static run_request req;
     exercise_request(&req, 9, "reduce_sum", 0.02, cu, lua);
     static const char *const sizes[] = {"1000", "2000", "3000", "5000", "4000"};
@@ -613,15 +613,15 @@ static void sanitize_expect(report *rep, const san_case *k)
     sanitize_result_free(&res);
 }
 
-/* A bug planted in tests/exercises/sanitizer/<folder>/ at the line marked
+/* A bug planted in tests/features/exercises/sanitizer/<folder>/ at the line marked
  * PLANTED.  slack: how many lines above the marked one are accepted too (a
  * load under an if may be attributed to the condition's line). */
 static void sanitize_case(report *rep, sanitize_tool tool, const char *folder, const char *size,
                           sanitize_kind want, int slack, const char *kernel)
 {
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/sanitizer/%s/starter.cu", folder);
-    ts_data_path(lua, sizeof lua, "exercises/sanitizer/%s/starter.lua", folder);
+    ts_data_path(cu, sizeof cu, "features/exercises/sanitizer/%s/starter.cu", folder);
+    ts_data_path(lua, sizeof lua, "features/exercises/sanitizer/%s/starter.lua", folder);
     int line = planted_line(cu);
     assert_true(line > 0);
     san_case k = {.tool = tool, .what = folder, .problem = "reduce_sum", .lab = "reduction",
@@ -680,8 +680,8 @@ static void debugging_lab_cases(report *rep)
         }
         sanitize_expect(rep, &k);
 
-        ts_data_path(cu, sizeof cu, "exercises/solutions/debugging/%s/solution.cu", ex[i].id);
-        ts_data_path(lua, sizeof lua, "exercises/solutions/debugging/%s/solution.lua", ex[i].id);
+        ts_data_path(cu, sizeof cu, "features/exercises/solutions/debugging/%s/solution.cu", ex[i].id);
+        ts_data_path(lua, sizeof lua, "features/exercises/solutions/debugging/%s/solution.lua", ex[i].id);
         snprintf(what, sizeof what, "debugging/%s (solution)", ex[i].id);
         k.what = what;
         k.cu = cu;

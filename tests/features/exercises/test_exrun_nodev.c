@@ -72,8 +72,8 @@ static void test_compile_error_rows(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/broken/compile_error/starter.cu");
-    ts_data_path(lua, sizeof lua, "exercises/broken/compile_error/starter.lua");
+    ts_data_path(cu, sizeof cu, "features/exercises/broken/compile_error/starter.cu");
+    ts_data_path(lua, sizeof lua, "features/exercises/broken/compile_error/starter.lua");
     static run_request req;
     request(&req, "reduce_sum", "reduce_sequential", cu, lua);
     ts_add_size(&req, "2^20");
@@ -109,8 +109,8 @@ static void test_shipped_kernel_refused(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/broken/cheat_shipped_toplevel/starter.cu");
-    ts_data_path(lua, sizeof lua, "exercises/broken/cheat_shipped_toplevel/starter.lua");
+    ts_data_path(cu, sizeof cu, "features/exercises/broken/cheat_shipped_toplevel/starter.cu");
+    ts_data_path(lua, sizeof lua, "features/exercises/broken/cheat_shipped_toplevel/starter.lua");
     static run_request req;
     request(&req, "reduce_sum", NULL, cu, lua);
     ts_add_size(&req, "2^20");
@@ -279,8 +279,8 @@ static void test_diagnostics_text(void **state)
 {
     (void)state;
     char cu[CL_PATH_MAX], lua[CL_PATH_MAX];
-    ts_data_path(cu, sizeof cu, "exercises/broken/compile_error/starter.cu");
-    ts_data_path(lua, sizeof lua, "exercises/broken/compile_error/starter.lua");
+    ts_data_path(cu, sizeof cu, "features/exercises/broken/compile_error/starter.cu");
+    ts_data_path(lua, sizeof lua, "features/exercises/broken/compile_error/starter.lua");
     exercise *x = open_with(cu, lua, 0);
     const char *msg = NULL;
     assert_int_equal(exercise_status(x, &msg), EXERCISE_COMPILE);

@@ -2,7 +2,7 @@
  * pipeline correct against the reference at the lab's small size and at
  * awkward ones (one row, a stride with padding); the lab's starter correct
  * as the learner's own files, step by step and end to end; the reference
- * solution (tests/pipeline/solution) correct at the lab's sizes and
+ * solution (tests/features/pipeline/solution) correct at the lab's sizes and
  * reaching both of the lab's milestones at the large one, and the shipped
  * steps past the same thresholds, each margin printed; `cudalab report
  * profiling` with the solution in a temporary workspace writing the report
@@ -93,8 +93,8 @@ static void expect_mine(const ts_rows *c, const char *size)
 
 static void solution_files(char *kernel, char *launcher)
 {
-    ts_data_path(kernel, CL_PATH_MAX, "pipeline/solution/pipeline.cu");
-    ts_data_path(launcher, CL_PATH_MAX, "pipeline/solution/pipeline.lua");
+    ts_data_path(kernel, CL_PATH_MAX, "features/pipeline/solution/pipeline.cu");
+    ts_data_path(launcher, CL_PATH_MAX, "features/pipeline/solution/pipeline.lua");
 }
 
 static const char *const all_variants[] = {"load",    "fill",   "filter",  "transform",

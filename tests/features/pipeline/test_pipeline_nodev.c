@@ -147,9 +147,9 @@ static void test_pipeline_request(void **state)
     /* the reference solution compiles and its launcher loads: its rows get
      * as far as the missing device */
     request(&req, "pipeline", "pipeline", true);
-    ts_data_path(req.exercise_kernel, sizeof req.exercise_kernel, "pipeline/solution/pipeline.cu");
+    ts_data_path(req.exercise_kernel, sizeof req.exercise_kernel, "features/pipeline/solution/pipeline.cu");
     ts_data_path(req.exercise_launcher, sizeof req.exercise_launcher,
-                 "pipeline/solution/pipeline.lua");
+                 "features/pipeline/solution/pipeline.lua");
     req.cpu = false;
     ts_add_size(&req, "64");
     run(&req, &c);
@@ -253,7 +253,7 @@ static void test_kernel_files(void **state)
         "zone_hist", "encode_cols", "zone_sums", "zone_means", "target_encode",
     };
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "pipeline/solution/pipeline.cu");
+    ts_data_path(path, sizeof path, "features/pipeline/solution/pipeline.cu");
     expect_kernels(path, solution, sizeof solution / sizeof solution[0]);
     /* the profiling lab runs the same starter */
     char prof[CL_PATH_MAX];

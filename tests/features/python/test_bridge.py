@@ -1,5 +1,5 @@
 """cudalab_bridge.py without a GPU: its requests and replies, over a
-stand-in for CuPy (tests/python/fake/).  The bridge refuses what it cannot
+stand-in for CuPy (tests/features/python/fake/).  The bridge refuses what it cannot
 honour with a reason; opens a row by path and maps buffers from handles;
 runs and times run(args) by the rules it is given; names a row's error by
 file:line; says what to install when CuPy is missing.  The stand-in is

@@ -41,7 +41,7 @@ static void test_lab_rows(void **state)
     (void)state;
     char path[CL_PATH_MAX], solution[CL_PATH_MAX];
     ts_home_path(path, sizeof path, "labs/python/lab.lua");
-    ts_data_path(solution, sizeof solution, "python/solution/starter.py");
+    ts_data_path(solution, sizeof solution, "features/python/solution/starter.py");
     run_request req;
     request(&req, path, "saxpy_python", "cuda_c");
     snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "%s", solution);
@@ -77,7 +77,7 @@ static void test_errors(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "python/fixtures/pyerrors/lab.lua");
+    ts_data_path(path, sizeof path, "features/python/fixtures/pyerrors/lab.lua");
     run_request req;
     request(&req, path, "pyerrors", "copy");
     ts_add_variant(&req, "raises", NULL);
@@ -130,7 +130,7 @@ static void test_grade_solution(void **state)
     snprintf(folder, sizeof folder, "%s/python", ws);
     cl_err e = {{0}};
     assert_true(paths_mkdir_p(folder, &e));
-    ts_data_path(src, sizeof src, "python/solution/starter.py");
+    ts_data_path(src, sizeof src, "features/python/solution/starter.py");
     char *text = ts_read(src);
     assert_non_null(text);
     snprintf(dst, sizeof dst, "%s/starter.py", folder);

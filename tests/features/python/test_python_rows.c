@@ -131,7 +131,7 @@ static void test_loader_mistakes(void **state)
 {
     (void)state;
     char path[CL_PATH_MAX], home[CL_PATH_MAX];
-    ts_data_path(path, sizeof path, "python/fixtures/pybad/lab.lua");
+    ts_data_path(path, sizeof path, "features/python/fixtures/pybad/lab.lua");
     ts_home_path(home, sizeof home, "%s", "");
     lab_diags d = {0};
     lab *l = lab_load(path, home, &d);
