@@ -37,17 +37,17 @@ place() {  # WS LAB_PATH CU LUA [KERNEL LAUNCHER]
 make_ws() {
     ws=$1
     for lab in reduction matmul embedding; do
-        place "$ws" $lab exercises/solutions/$lab/solution.cu exercises/solutions/$lab/solution.lua
+        place "$ws" $lab features/exercises/solutions/$lab/solution.cu features/exercises/solutions/$lab/solution.lua
     done
-    place "$ws" matmul/wmma exercises/solutions/matmul_wmma/solution.cu \
-        exercises/solutions/matmul_wmma/solution.lua wmma_starter.cu wmma_starter.lua
-    place "$ws" pipeline pipeline/solution/pipeline.cu pipeline/solution/pipeline.lua
-    place "$ws" profiling pipeline/solution/pipeline.cu pipeline/solution/pipeline.lua
+    place "$ws" matmul/wmma features/exercises/solutions/matmul_wmma/solution.cu \
+        features/exercises/solutions/matmul_wmma/solution.lua wmma_starter.cu wmma_starter.lua
+    place "$ws" pipeline features/pipeline/solution/pipeline.cu features/pipeline/solution/pipeline.lua
+    place "$ws" profiling features/pipeline/solution/pipeline.cu features/pipeline/solution/pipeline.lua
     for lab in scan stencil layernorm; do
-        place "$ws" $lab $lab/solution/solution.cu $lab/solution/solution.lua
+        place "$ws" $lab features/$lab/solution/solution.cu features/$lab/solution/solution.lua
     done
     for x in saxpy histogram managed; do
-        place "$ws" basics/$x basics/solutions/$x/starter.cu basics/solutions/$x/starter.lua
+        place "$ws" basics/$x features/basics/solutions/$x/starter.cu features/basics/solutions/$x/starter.lua
     done
 }
 

@@ -187,14 +187,14 @@ static cudaError_t um_copy(size_t n, float a, const float *x, const float *y, fl
 // ---- tables ---------------------------------------------------------------------------------
 
 static const shipped_kernel basics_rungs[] = {
-    {"saxpy_one_block", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_one_block, NULL},
-    {"saxpy_per_element", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_per_element, NULL},
-    {"saxpy_grid_stride", "saxpy", 0, NULL, NULL, NULL, NULL, NULL, 0, saxpy_grid_stride, NULL},
-    {"hist_global", "histogram", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, hist_global},
-    {"hist_shared", "histogram", 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, hist_shared},
-    {"um_on_demand", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_on_demand, NULL},
-    {"um_prefetch", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_prefetch, NULL},
-    {"um_copy", "managed", 0, NULL, NULL, NULL, NULL, NULL, 0, um_copy, NULL},
+    {.name = "saxpy_one_block", .problem = "saxpy", .saxpy = saxpy_one_block},
+    {.name = "saxpy_per_element", .problem = "saxpy", .saxpy = saxpy_per_element},
+    {.name = "saxpy_grid_stride", .problem = "saxpy", .saxpy = saxpy_grid_stride},
+    {.name = "hist_global", .problem = "histogram", .hist = hist_global},
+    {.name = "hist_shared", .problem = "histogram", .hist = hist_shared},
+    {.name = "um_on_demand", .problem = "managed", .saxpy = um_on_demand},
+    {.name = "um_prefetch", .problem = "managed", .saxpy = um_prefetch},
+    {.name = "um_copy", .problem = "managed", .saxpy = um_copy},
 };
 
 extern "C" const shipped_kernel *basics_table(size_t *n)
@@ -204,22 +204,22 @@ extern "C" const shipped_kernel *basics_table(size_t *n)
 }
 
 static const raw_kernel basics_raw[] = {
-    {"saxpy_one_block", (const void *)saxpy_grid_stride_kernel, "lfppp",
-     "(n, a, x, y, z): z = a x + y with a grid-stride loop; grid 1, block 256"},
-    {"saxpy_per_element", (const void *)saxpy_per_element_kernel, "lfppp",
-     "(n, a, x, y, z): z = a x + y, one element a thread; block 256, grid ceil(n/256)"},
-    {"saxpy_grid_stride", (const void *)saxpy_grid_stride_kernel, "lfppp",
-     "(n, a, x, y, z): z = a x + y with a grid-stride loop; any grid, block 256"},
-    {"hist_global", (const void *)hist_global_kernel, "plp",
-     "(data, n, bins): 256 bins of n bytes, global atomics; bins zeroed first; any grid"},
-    {"hist_shared", (const void *)hist_shared_kernel, "plp",
-     "(data, n, bins): 256 bins of n bytes, privatised per block; bins zeroed first; any grid"},
-    {"um_on_demand", (const void *)saxpy_grid_stride_kernel, "lfppp",
-     "(n, a, x, y, z): the grid-stride SAXPY, run straight on managed memory"},
-    {"um_prefetch", (const void *)saxpy_grid_stride_kernel, "lfppp",
-     "(n, a, x, y, z): the grid-stride SAXPY, after prefetching x and y"},
-    {"um_copy", (const void *)saxpy_grid_stride_kernel, "lfppp",
-     "(n, a, x, y, z): the grid-stride SAXPY, on device copies of x and y"},
+    {.name = "saxpy_one_block", .func = (const void *)saxpy_grid_stride_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): z = a x + y with a grid-stride loop; grid 1, block 256"},
+    {.name = "saxpy_per_element", .func = (const void *)saxpy_per_element_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): z = a x + y, one element a thread; block 256, grid ceil(n/256)"},
+    {.name = "saxpy_grid_stride", .func = (const void *)saxpy_grid_stride_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): z = a x + y with a grid-stride loop; any grid, block 256"},
+    {.name = "hist_global", .func = (const void *)hist_global_kernel, .sig = "plp",
+     .doc = "(data, n, bins): 256 bins of n bytes, global atomics; bins zeroed first; any grid"},
+    {.name = "hist_shared", .func = (const void *)hist_shared_kernel, .sig = "plp",
+     .doc = "(data, n, bins): 256 bins of n bytes, privatised per block; bins zeroed first; any grid"},
+    {.name = "um_on_demand", .func = (const void *)saxpy_grid_stride_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): the grid-stride SAXPY, run straight on managed memory"},
+    {.name = "um_prefetch", .func = (const void *)saxpy_grid_stride_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): the grid-stride SAXPY, after prefetching x and y"},
+    {.name = "um_copy", .func = (const void *)saxpy_grid_stride_kernel, .sig = "lfppp",
+     .doc = "(n, a, x, y, z): the grid-stride SAXPY, on device copies of x and y"},
 };
 
 extern "C" const raw_kernel *basics_raw_table(size_t *n)

@@ -144,9 +144,9 @@ extern "C" cudaError_t launch_embed_vectorized(const float *W, const int32_t *id
 
 // ---- tables ---------------------------------------------------------------------------------
 static const shipped_kernel embedding_rungs[] = {
-    {"embed_naive", "embedding", 0, NULL, NULL, launch_embed_naive},
-    {"embed_warp_row", "embedding", 0, NULL, NULL, launch_embed_warp_row},
-    {"embed_vectorized", "embedding", 0, NULL, NULL, launch_embed_vectorized},
+    {.name = "embed_naive", .problem = "embedding", .embed = launch_embed_naive},
+    {.name = "embed_warp_row", .problem = "embedding", .embed = launch_embed_warp_row},
+    {.name = "embed_vectorized", .problem = "embedding", .embed = launch_embed_vectorized},
 };
 
 extern "C" const shipped_kernel *embedding_table(size_t *n)
@@ -156,12 +156,13 @@ extern "C" const shipped_kernel *embedding_table(size_t *n)
 }
 
 static const raw_kernel embedding_raw[] = {
-    {"embed_naive", (const void *)embed_naive_kernel, "pppiii",
-     "(W, idx, out, T, D, V): one thread per element; block 256, grid ceil(T*D/256)"},
-    {"embed_warp_row", (const void *)embed_warp_row_kernel, "pppiii",
-     "(W, idx, out, T, D, V): one warp per row; block a multiple of 32, grid ceil(T/(block/32))"},
-    {"embed_vectorized", (const void *)embed_vectorized_kernel<1, 512, 2, 2>, "pppiii",
-     "(W, idx, out, T, D, V): element copies, 2 rows a block; block 512, grid ceil(T/2)"},
+    {.name = "embed_naive", .func = (const void *)embed_naive_kernel, .sig = "pppiii",
+     .doc = "(W, idx, out, T, D, V): one thread per element; block 256, grid ceil(T*D/256)"},
+    {.name = "embed_warp_row", .func = (const void *)embed_warp_row_kernel, .sig = "pppiii",
+     .doc = "(W, idx, out, T, D, V): one warp per row; block a multiple of 32, grid ceil(T/(block/32))"},
+    {.name = "embed_vectorized", .func = (const void *)embed_vectorized_kernel<1, 512, 2, 2>,
+     .sig = "pppiii",
+     .doc = "(W, idx, out, T, D, V): element copies, 2 rows a block; block 512, grid ceil(T/2)"},
 };
 
 extern "C" const raw_kernel *embedding_raw_table(size_t *n)
@@ -185,12 +186,12 @@ EMBED_VARIANT(512, 2, 2)
 EMBED_VARIANT(256, 4, 2)
 
 static const shipped_kernel embedding_variants[] = {
-    {"embed_vectorized[256t,1r,4u]", "embedding", 0, NULL, NULL, embed_256_1_4},
-    {"embed_vectorized[256t,2r,4u]", "embedding", 0, NULL, NULL, embed_256_2_4},
-    {"embed_vectorized[256t,4r,4u]", "embedding", 0, NULL, NULL, embed_256_4_4},
-    {"embed_vectorized[128t,2r,8u]", "embedding", 0, NULL, NULL, embed_128_2_8},
-    {"embed_vectorized[512t,2r,2u]", "embedding", 0, NULL, NULL, embed_512_2_2},
-    {"embed_vectorized[256t,4r,2u]", "embedding", 0, NULL, NULL, embed_256_4_2},
+    {.name = "embed_vectorized[256t,1r,4u]", .problem = "embedding", .embed = embed_256_1_4},
+    {.name = "embed_vectorized[256t,2r,4u]", .problem = "embedding", .embed = embed_256_2_4},
+    {.name = "embed_vectorized[256t,4r,4u]", .problem = "embedding", .embed = embed_256_4_4},
+    {.name = "embed_vectorized[128t,2r,8u]", .problem = "embedding", .embed = embed_128_2_8},
+    {.name = "embed_vectorized[512t,2r,2u]", .problem = "embedding", .embed = embed_512_2_2},
+    {.name = "embed_vectorized[256t,4r,2u]", .problem = "embedding", .embed = embed_256_4_2},
 };
 
 extern "C" const shipped_kernel *embedding_tune_table(size_t *n)

@@ -27,12 +27,12 @@ extern "C" cudaError_t launch_fault_oob_write(const float *in, size_t n, float *
 }
 
 static const shipped_kernel faults[] = {
-    {"fault_oob_write", "reduce_sum", 0, launch_fault_oob_write, NULL, NULL},
+    {.name = "fault_oob_write", .problem = "reduce_sum", .reduce = launch_fault_oob_write},
 };
 
 static const raw_kernel faults_raw[] = {
-    {"fault_oob_write", (const void *)fault_oob_write_kernel, "pl",
-     "(p, offset): thread 0 writes p[offset]; any grid and block"},
+    {.name = "fault_oob_write", .func = (const void *)fault_oob_write_kernel, .sig = "pl",
+     .doc = "(p, offset): thread 0 writes p[offset]; any grid and block"},
 };
 
 extern "C" const shipped_kernel *faults_table(size_t *n)

@@ -55,7 +55,7 @@ extern "C" const raw_kernel *embedding_raw_table(size_t *n);
 extern "C" const shipped_kernel *basics_table(size_t *n);
 extern "C" const raw_kernel *basics_raw_table(size_t *n);
 
-// Library state: the cuBLAS handle (matmul.cu), the ticket pool (reduce.cu)
+// Library state: the cuBLAS handle (matmul.cu), the ticket pool (reduce_vectorized.cu)
 // and the last library error (registry.cu).
 void k_set_library_error(const char *fmt, ...);
 void k_matmul_shutdown(void);

@@ -1,7 +1,8 @@
 /* kernels.h - the shipped CUDA kernels, seen from C.
  *
  * Each lab topic has one .cu file (reduce.cu, matmul.cu, embedding.cu, ...),
- * or a few split by family (matmul_warptile.cu, matmul_wmma.cu, ...), whose
+ * or a few split by family (reduce_vectorized.cu, matmul_warptile.cu and its
+ * kernels' files, matmul_wmma.cu, ...; README.md lists them), whose
  * kernels are numbered in teaching order, naive first.  C code reaches
  * them in two ways:
  *

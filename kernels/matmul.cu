@@ -1,10 +1,10 @@
 // matmul.cu - C = A x B (row-major; A is M x K, B is K x N) on the CUDA
 // cores, in teaching order: one thread per output, coalescing, shared-memory
 // tiles, more outputs per thread (1-D, then 2-D), 16-byte loads.  Rung 7
-// (warp tiles) is in matmul_warptile.cu, the tensor-core rungs in
-// matmul_wmma.cu and (Hopper only) matmul_wgmma.cu, cuBLAS in
-// matmul_blas.cu; the tables of every matmul launcher are at the end of
-// this file.
+// (warp tiles) is in matmul_warptile.cu and its kernels' files
+// (matmul_wt.cuh), the tensor-core rungs in matmul_wmma.cu and (Hopper
+// only) matmul_wgmma.cu, cuBLAS in matmul_blas.cu; the tables of every
+// matmul launcher are at the end of this file.
 //
 // Every rung takes any M, N, K >= 1.  Rung 6 uses 16-byte global loads when
 // K and N are multiples of 4 and the matrices are 16-byte aligned, and
@@ -335,21 +335,26 @@ static cudaError_t launch_sgemm_vectorized(int M, int N, int K, const float *A, 
 // Teaching order; the cuBLAS rows are the library baselines, one a
 // precision (the engine measures the one of a rung's precision beside it).
 static const shipped_kernel matmul_rungs[] = {
-    {"sgemm_naive", "sgemm", 0, NULL, launch_sgemm_naive, NULL, NULL, NULL, 0},
-    {"sgemm_coalesced", "sgemm", 0, NULL, launch_sgemm_coalesced, NULL, NULL, NULL, 0},
-    {"sgemm_smem_tiled", "sgemm", 0, NULL, launch_sgemm_smem_tiled, NULL, NULL, NULL, 0},
-    {"sgemm_blocktile_1d", "sgemm", 0, NULL, launch_sgemm_blocktile_1d, NULL, NULL, NULL, 0},
-    {"sgemm_blocktile_2d", "sgemm", 0, NULL, launch_sgemm_blocktile_2d, NULL, NULL, NULL, 0},
-    {"sgemm_vectorized", "sgemm", 0, NULL, launch_sgemm_vectorized, NULL, NULL, NULL, 0},
-    {"sgemm_warptile", "sgemm", 0, NULL, launch_sgemm_warptile, NULL, NULL, NULL, 0},
-    {"gemm_wmma_tf32", "sgemm", 0, NULL, launch_wmma_tf32, NULL, NULL, "tf32", 80},
-    {"gemm_wmma_bf16", "sgemm", 0, NULL, NULL, NULL, launch_wmma_bf16, "bf16", 80},
-    {"gemm_wmma_async", "sgemm", 0, NULL, NULL, NULL, launch_wmma_async, "bf16", 80},
-    {"gemm_wgmma", "sgemm", 0, NULL, NULL, NULL, launch_wgmma, "bf16", 90, NULL, NULL, 90,
-     "a Hopper GPU (sm_90a: wgmma and TMA)"},
-    {"cublas_sgemm", "sgemm", 1, NULL, launch_cublas_sgemm, NULL, NULL, NULL, 0},
-    {"cublas_tf32", "sgemm", 1, NULL, launch_cublas_tf32, NULL, NULL, "tf32", 80},
-    {"cublas_bf16", "sgemm", 1, NULL, NULL, NULL, launch_cublas_bf16, "bf16", 80},
+    {.name = "sgemm_naive", .problem = "sgemm", .sgemm = launch_sgemm_naive},
+    {.name = "sgemm_coalesced", .problem = "sgemm", .sgemm = launch_sgemm_coalesced},
+    {.name = "sgemm_smem_tiled", .problem = "sgemm", .sgemm = launch_sgemm_smem_tiled},
+    {.name = "sgemm_blocktile_1d", .problem = "sgemm", .sgemm = launch_sgemm_blocktile_1d},
+    {.name = "sgemm_blocktile_2d", .problem = "sgemm", .sgemm = launch_sgemm_blocktile_2d},
+    {.name = "sgemm_vectorized", .problem = "sgemm", .sgemm = launch_sgemm_vectorized},
+    {.name = "sgemm_warptile", .problem = "sgemm", .sgemm = launch_sgemm_warptile},
+    {.name = "gemm_wmma_tf32", .problem = "sgemm", .sgemm = launch_wmma_tf32, .precision = "tf32",
+     .min_cc = 80},
+    {.name = "gemm_wmma_bf16", .problem = "sgemm", .gemm_bf16 = launch_wmma_bf16,
+     .precision = "bf16", .min_cc = 80},
+    {.name = "gemm_wmma_async", .problem = "sgemm", .gemm_bf16 = launch_wmma_async,
+     .precision = "bf16", .min_cc = 80},
+    {.name = "gemm_wgmma", .problem = "sgemm", .gemm_bf16 = launch_wgmma, .precision = "bf16",
+     .min_cc = 90, .max_cc = 90, .cc_needs = "a Hopper GPU (sm_90a: wgmma and TMA)"},
+    {.name = "cublas_sgemm", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_sgemm},
+    {.name = "cublas_tf32", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_tf32,
+     .precision = "tf32", .min_cc = 80},
+    {.name = "cublas_bf16", .problem = "sgemm", .library = 1, .gemm_bf16 = launch_cublas_bf16,
+     .precision = "bf16", .min_cc = 80},
 };
 
 extern "C" const shipped_kernel *matmul_table(size_t *n)
@@ -359,20 +364,22 @@ extern "C" const shipped_kernel *matmul_table(size_t *n)
 }
 
 static const raw_kernel matmul_raw[] = {
-    {"sgemm_naive", (const void *)sgemm_naive_kernel, "iiippp",
-     "(M, N, K, A, B, C): block (32,32), grid (ceil(M/32), ceil(N/32)); x indexes rows"},
-    {"sgemm_coalesced", (const void *)sgemm_coalesced_kernel, "iiippp",
-     "(M, N, K, A, B, C): block (32,32), grid (ceil(N/32), ceil(M/32)); x indexes columns"},
-    {"sgemm_smem_tiled", (const void *)sgemm_smem_tiled_kernel, "iiippp",
-     "(M, N, K, A, B, C): block (32,32), grid (ceil(N/32), ceil(M/32))"},
-    {"sgemm_blocktile_1d", (const void *)sgemm_blocktile_1d_kernel, "iiippp",
-     "(M, N, K, A, B, C): block 512, grid (ceil(N/64), ceil(M/64))"},
-    {"sgemm_blocktile_2d", (const void *)sgemm_blocktile_2d_kernel<BT2D_BIG>, "iiippp",
-     "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128))"},
-    {"sgemm_vectorized", (const void *)sgemm_vectorized_kernel<BT2D_BIG, 2>, "iiippp",
-     "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
-    {"sgemm_warptile", NULL, "iiippp",
-     "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
+    {.name = "sgemm_naive", .func = (const void *)sgemm_naive_kernel, .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block (32,32), grid (ceil(M/32), ceil(N/32)); x indexes rows"},
+    {.name = "sgemm_coalesced", .func = (const void *)sgemm_coalesced_kernel, .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block (32,32), grid (ceil(N/32), ceil(M/32)); x indexes columns"},
+    {.name = "sgemm_smem_tiled", .func = (const void *)sgemm_smem_tiled_kernel, .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block (32,32), grid (ceil(N/32), ceil(M/32))"},
+    {.name = "sgemm_blocktile_1d", .func = (const void *)sgemm_blocktile_1d_kernel, .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block 512, grid (ceil(N/64), ceil(M/64))"},
+    {.name = "sgemm_blocktile_2d", .func = (const void *)sgemm_blocktile_2d_kernel<BT2D_BIG>,
+     .sig = "iiippp", .doc = "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128))"},
+    {.name = "sgemm_vectorized", .func = (const void *)sgemm_vectorized_kernel<BT2D_BIG, 2>,
+     .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
+    // .func: rung 7's element-load kernel, set by matmul_raw_table.
+    {.name = "sgemm_warptile", .sig = "iiippp",
+     .doc = "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
 };
 
 extern "C" const raw_kernel *matmul_raw_table(size_t *n)

@@ -1,9 +1,11 @@
 // matmul.cuh - what the matmul files share (not part of the C contract).
 //
-// The matmul rungs live in four files, by family:
+// The matmul rungs live in these files, by family:
 //   matmul.cu           rungs 1-6 on the CUDA cores, the rung and raw tables
 //   matmul_warptile.cu  rung 7, warp tiles with cp.async pipelines (FP32), and
-//                       its tuning variants
+//                       its tuning variants; its three kernels in
+//                       matmul_wt_twostage.cu, matmul_wt_pipe.cu and
+//                       matmul_wt_lean.cu (matmul_wt.cuh: what they share)
 //   matmul_wmma.cu      the tensor-core rungs (WMMA in TF32 and BF16, then
 //                       cp.async multi-stage), FP32 to BF16 conversion
 //   matmul_wgmma.cu     the Hopper rung: wgmma fed by TMA (sm_90a only; its
@@ -166,7 +168,21 @@ const shipped_kernel *k_wmma_tune(size_t *n);
 
 // Fills out for kernel f launched with threads a block and smem bytes of
 // dynamic shared memory.
-cudaError_t k_kernel_resources(const void *f, int threads, size_t smem, kernel_resources *out);
+static inline cudaError_t k_kernel_resources(const void *f, int threads, size_t smem,
+                                             kernel_resources *out)
+{
+    cudaFuncAttributes a;
+    KCHECK(cudaFuncGetAttributes(&a, f));
+    out->registers = a.numRegs;
+    out->static_smem = (int)a.sharedSizeBytes;
+    out->dynamic_smem = (int)smem;
+    out->local_bytes = (int)a.localSizeBytes;
+    out->threads = threads;
+    int blocks = 0;
+    KCHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, threads, smem));
+    out->blocks_per_sm = blocks;
+    return cudaSuccess;
+}
 // Resources of the kernel a matmul launcher runs at 16-byte-aligned sizes
 // (what kernels_tune_resources reports); false when name is not one of them.
 bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out);

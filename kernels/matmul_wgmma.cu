@@ -194,6 +194,12 @@ __device__ __forceinline__ void wg_mma(float (&d)[64], uint64_t da, uint64_t db)
 // bytes of dynamic shared memory.  Shared memory per slice s: A at s x 16 KB
 // (128 rows of 128 bytes), then the B slices of BN / 64 boxes of 64 k-rows
 // x 64 columns (128 bytes), 8 KB apart.
+//
+// One function: the producer warpgroup (TMA copies, mbarrier waits) and the
+// consumer warpgroups (wgmma into 64 x BN accumulators held in the registers
+// setmaxnreg gives them) divide one register budget and share the barriers
+// set up here; that instruction mix, issued from a kernel that keeps every
+// accumulator in registers, is the point, so it stays whole.
 template <int BN>
 __global__ void __launch_bounds__(WG_THREADS, 1)
 gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,

@@ -231,7 +231,7 @@ gemm_wmma_kernel(int M, int N, int K, const typename T::raw *__restrict__ A,
 // ---- 10. WMMA with a cp.async pipeline ----------------------------------------------------------
 // A block of (BM/WM) x (BN/WN) warps, K slices of BK, STAGES slices in
 // shared memory (dynamic: more than 48 KB for the larger shapes).  The
-// pipeline is the one of sgemm_wtpipe_kernel (matmul_warptile.cu): slices
+// pipeline is the one of sgemm_wtpipe_kernel (matmul_wt_pipe.cu): slices
 // 0..STAGES-2 requested before the loop; at step t wait for slice t, one
 // barrier, request slice t+STAGES-1 into the stage slice t-1 used, multiply.
 // TF32 fragments are rounded after loading (the copies cannot round).
@@ -495,11 +495,13 @@ struct tc_variant {
 };
 
 #define TC_TF32(label, ...)                                                                          \
-    {{label, "sgemm", 0, NULL, tcpipe_tf32<__VA_ARGS__>, NULL, NULL, "tf32", 80},                     \
-     tcpipe_resources<tc_tf32, __VA_ARGS__>}
+    {.k = {.name = label, .problem = "sgemm", .sgemm = tcpipe_tf32<__VA_ARGS__>,                     \
+           .precision = "tf32", .min_cc = 80},                                                       \
+     .resources = tcpipe_resources<tc_tf32, __VA_ARGS__>}
 #define TC_BF16(label, ...)                                                                          \
-    {{label, "sgemm", 0, NULL, NULL, NULL, tcpipe_bf16<__VA_ARGS__>, "bf16", 80},                     \
-     tcpipe_resources<tc_bf16, __VA_ARGS__>}
+    {.k = {.name = label, .problem = "sgemm", .gemm_bf16 = tcpipe_bf16<__VA_ARGS__>,                 \
+           .precision = "bf16", .min_cc = 80},                                                       \
+     .resources = tcpipe_resources<tc_bf16, __VA_ARGS__>}
 
 static const tc_variant tc_variants[] = {
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s2]", 128, 128, 32, 64, 32, 2, 1),

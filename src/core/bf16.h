@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-uint16_t bf16_from_float(float x);
-float bf16_to_float(uint16_t h);
+uint16_t bf16_from_float(float value);
+float bf16_to_float(uint16_t bits);
 
 #endif

@@ -12,11 +12,11 @@
 #define DIGEST_HEX_LEN 64     /* characters of a SHA-256 in hex, without the NUL */
 
 /* hex receives 64 lowercase hex digits and a NUL; false when libcrypto fails. */
-bool digest_sha256_hex(const void *data, size_t n, char hex[DIGEST_HEX_LEN + 1]);
+bool digest_sha256_hex(const void *data, size_t size, char hex[DIGEST_HEX_LEN + 1]);
 /* HMAC-SHA256 of data under key, as hex; false when libcrypto fails. */
-bool digest_hmac_sha256_hex(const void *key, size_t keylen, const void *data, size_t n,
+bool digest_hmac_sha256_hex(const void *key, size_t keylen, const void *data, size_t size,
                             char hex[DIGEST_HEX_LEN + 1]);
 /* Compares two hex digests in time independent of where they differ. */
-bool digest_equal(const char *a, const char *b);
+bool digest_equal(const char *hex_a, const char *hex_b);
 
 #endif

@@ -15,12 +15,12 @@ typedef struct cl_err {
     char msg[CL_ERR_MAX];
 } cl_err;
 
-/* Formats into e (if e != NULL); always returns false so callers can write
- * `return err_set(e, "...")`. */
-bool err_set(cl_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool err_vset(cl_err *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Formats into err (if err != NULL); always returns false so callers can
+ * write `return err_set(err, "...")`. */
+bool err_set(cl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool err_vset(cl_err *err, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Prepends "prefix: " to an existing message. */
-bool err_prefix(cl_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void err_clear(cl_err *e);
+bool err_prefix(cl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void err_clear(cl_err *err);
 
 #endif

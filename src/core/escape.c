@@ -109,29 +109,29 @@ static bool put(strbuf *b, const char *s, escape_ws ws, ascii_map map)
     return !b->failed;
 }
 
-bool escape_text(strbuf *b, const char *s, escape_ws ws)
+bool escape_text(strbuf *buf, const char *text, escape_ws ws)
 {
-    return put(b, s, ws, NULL);
+    return put(buf, text, ws, NULL);
 }
 
-char *escape_dup(const char *s, escape_ws ws)
+char *escape_dup(const char *text, escape_ws ws)
 {
     strbuf b;
     strbuf_init(&b, 0);
-    if (!escape_text(&b, s, ws)) {
+    if (!escape_text(&b, text, ws)) {
         strbuf_free(&b);
         return NULL;
     }
     return strbuf_take(&b);
 }
 
-const char *escape_line(char *out, size_t n, const char *s)
+const char *escape_line(char *out, size_t cap, const char *text)
 {
-    if (n == 0)
+    if (cap == 0)
         return out;
     size_t at = 0;
     piece pc;
-    for (size_t k; (k = next(s, ESCAPE_WS_VISIBLE, &pc)) > 0 && at + pc.n < n; s += k) {
+    for (size_t k; (k = next(text, ESCAPE_WS_VISIBLE, &pc)) > 0 && at + pc.n < cap; text += k) {
         memcpy(out + at, pc.bytes, pc.n);
         at += pc.n;
     }
@@ -202,36 +202,36 @@ static const char *csv_char(const char *start, const char *at)
     return *at == '"' ? "\"\"" : NULL;
 }
 
-bool escape_csv_cell(strbuf *b, const char *s)
+bool escape_csv_cell(strbuf *buf, const char *text)
 {
     piece first;
-    bool neutral = next(s, ESCAPE_WS_KEEP, &first) > 0 && first.ascii &&
+    bool neutral = next(text, ESCAPE_WS_KEEP, &first) > 0 && first.ascii &&
                    strchr("=+-@\t\r", first.bytes[0]) != NULL;
-    bool quoted = neutral || strpbrk(s, ",\"\r\n") != NULL;
+    bool quoted = neutral || strpbrk(text, ",\"\r\n") != NULL;
     if (quoted)
-        strbuf_str(b, neutral ? "\"'" : "\"");
-    put(b, s, ESCAPE_WS_KEEP, quoted ? csv_char : NULL);
+        strbuf_str(buf, neutral ? "\"'" : "\"");
+    put(buf, text, ESCAPE_WS_KEEP, quoted ? csv_char : NULL);
     if (quoted)
-        strbuf_putc(b, '"');
-    return !b->failed;
+        strbuf_putc(buf, '"');
+    return !buf->failed;
 }
 
-bool escape_md_cell(strbuf *b, const char *s)
+bool escape_md_cell(strbuf *buf, const char *text)
 {
-    return put(b, s, ESCAPE_WS_VISIBLE, md_char);
+    return put(buf, text, ESCAPE_WS_VISIBLE, md_char);
 }
 
-bool escape_html(strbuf *b, const char *s)
+bool escape_html(strbuf *buf, const char *text)
 {
-    return put(b, s, ESCAPE_WS_VISIBLE, html_char);
+    return put(buf, text, ESCAPE_WS_VISIBLE, html_char);
 }
 
-bool escape_xml_text(strbuf *b, const char *s)
+bool escape_xml_text(strbuf *buf, const char *text)
 {
-    return put(b, s, ESCAPE_WS_KEEP, xml_text_char);
+    return put(buf, text, ESCAPE_WS_KEEP, xml_text_char);
 }
 
-bool escape_xml_attr(strbuf *b, const char *s)
+bool escape_xml_attr(strbuf *buf, const char *text)
 {
-    return put(b, s, ESCAPE_WS_KEEP, xml_attr_char);
+    return put(buf, text, ESCAPE_WS_KEEP, xml_attr_char);
 }

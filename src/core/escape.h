@@ -33,33 +33,33 @@ typedef enum escape_ws {
     ESCAPE_WS_KEEP,      /* all three kept (the format quotes or escapes them itself) */
 } escape_ws;
 
-/* s cleaned, and nothing else (JSON strings: cJSON escapes the rest). */
-bool escape_text(strbuf *b, const char *s, escape_ws ws);
-/* s cleaned into a new string (malloc'd), or NULL when out of memory. */
-char *escape_dup(const char *s, escape_ws ws);
-/* s cleaned for a terminal, on one line, into out (n bytes, cut at a
+/* text cleaned, and nothing else (JSON strings: cJSON escapes the rest). */
+bool escape_text(strbuf *buf, const char *text, escape_ws ws);
+/* text cleaned into a new string (malloc'd), or NULL when out of memory. */
+char *escape_dup(const char *text, escape_ws ws);
+/* text cleaned for a terminal, on one line, into out (cap bytes, cut at a
  * character boundary when it does not fit); returns out, for printf. */
-const char *escape_line(char *out, size_t n, const char *s);
+const char *escape_line(char *out, size_t cap, const char *text);
 
 /* One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line
  * break, quotes doubled.  A cell that would begin with '=', '+', '-', '@',
  * tab or carriage return (a formula to a spreadsheet) is neutralised the
  * OWASP way: a single quote put before it, and the cell quoted. */
-bool escape_csv_cell(strbuf *b, const char *s);
+bool escape_csv_cell(strbuf *buf, const char *text);
 /* One Markdown table cell: one line; '&', '<', '>', '"' and '\'' as HTML
  * character references, and every other character that could start markup
  * or a link behind a backslash: | \ * _ ` [ ] ( ) ! # ~ @, and the ':' of
  * "://" and the '.' of "www." (GitHub's autolinks). */
-bool escape_md_cell(strbuf *b, const char *s);
+bool escape_md_cell(strbuf *buf, const char *text);
 /* HTML text or a quoted attribute value: one line; & < > " ' as
  * character references. */
-bool escape_html(strbuf *b, const char *s);
+bool escape_html(strbuf *buf, const char *text);
 /* XML character data: & < > " ' as references, tab and line feed kept,
  * carriage return as &#13; (which a parser would otherwise fold). */
-bool escape_xml_text(strbuf *b, const char *s);
+bool escape_xml_text(strbuf *buf, const char *text);
 /* An XML attribute value (in double quotes): as escape_xml_text, with tab,
  * line feed and carriage return as &#9; &#10; &#13;, so that they survive
  * the parser's attribute-value normalisation. */
-bool escape_xml_attr(strbuf *b, const char *s);
+bool escape_xml_attr(strbuf *buf, const char *text);
 
 #endif

@@ -19,12 +19,12 @@
 bool fsguard_below(const char *real, const char *root);
 
 /* real receives the canonical path of path when it is a regular file
- * inside root (root may be NULL: path's own folder).  false + e otherwise. */
-bool fsguard_resolve(const char *path, const char *root, char *real, size_t n, cl_err *e);
+ * inside root (root may be NULL: path's own folder).  false + err otherwise. */
+bool fsguard_resolve(const char *path, const char *root, char *real, size_t cap, cl_err *err);
 
 /* The whole file (NUL-terminated, malloc'd; its length in *len when not
- * NULL), under the rules of fsguard_resolve; NULL + e when refused, larger
+ * NULL), under the rules of fsguard_resolve; NULL + err when refused, larger
  * than max bytes or unreadable. */
-char *fsguard_read(const char *path, const char *root, size_t max, size_t *len, cl_err *e);
+char *fsguard_read(const char *path, const char *root, size_t max, size_t *len, cl_err *err);
 
 #endif

@@ -4,17 +4,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-bool grow_one(void **v, size_t *cap, size_t n, size_t elem, size_t first)
+bool grow_one(void **items, size_t *cap, size_t count, size_t elem, size_t first)
 {
-    if (n < *cap)
+    if (count < *cap)
         return true;
     size_t c = *cap ? *cap * 2 : first;
-    if (c < n + 1 || elem == 0 || c > SIZE_MAX / elem)
+    if (c < count + 1 || elem == 0 || c > SIZE_MAX / elem)
         return false;
-    void *p = realloc(*v, c * elem);
+    void *p = realloc(*items, c * elem);
     if (!p)
         return false;
-    *v = p;
+    *items = p;
     *cap = c;
     return true;
 }

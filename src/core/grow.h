@@ -5,9 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Makes room in *v (capacity *cap elements of elem bytes, n in use) for
- * one more: when n == *cap, reallocates to twice the capacity (first when
- * it was 0).  false when out of memory, *v and *cap unchanged. */
-bool grow_one(void **v, size_t *cap, size_t n, size_t elem, size_t first);
+/* Makes room in *items (capacity *cap elements of elem bytes, count in
+ * use) for one more: when count == *cap, reallocates to twice the capacity
+ * (first when it was 0).  false when out of memory, *items and *cap
+ * unchanged. */
+bool grow_one(void **items, size_t *cap, size_t count, size_t elem, size_t first);
 
 #endif

@@ -11,13 +11,13 @@
 #include "core/atomicfile.h"
 #include "core/paths.h"
 
-bool jsoncache_path(const char *file, char *out, size_t n, cl_err *e)
+bool jsoncache_path(const char *file, char *out, size_t cap, cl_err *err)
 {
     char dir[CL_PATH_MAX];
-    if (!paths_cache_dir(dir, sizeof dir, e))
+    if (!paths_cache_dir(dir, sizeof dir, err))
         return false;
-    if (!paths_join(out, n, dir, file))
-        return err_set(e, "cache folder path is too long");
+    if (!paths_join(out, cap, dir, file))
+        return err_set(err, "cache folder path is too long");
     return true;
 }
 
@@ -28,45 +28,45 @@ char *jsoncache_read(const char *path, size_t max_bytes)
     return file_read_all(path, max_bytes, NULL, NULL);
 }
 
-bool jsoncache_write(const char *path, const char *doc, cl_err *e)
+bool jsoncache_write(const char *path, const char *doc, cl_err *err)
 {
     char dir[CL_PATH_MAX];
     const char *slash = strrchr(path, '/');
     if (slash && slash > path) {
         size_t len = (size_t)(slash - path);
         if (len >= sizeof dir)
-            return err_set(e, "the path %s is too long", path);
+            return err_set(err, "the path %s is too long", path);
         memcpy(dir, path, len);
         dir[len] = '\0';
-        if (!paths_mkdir_p(dir, e))
+        if (!paths_mkdir_p(dir, err))
             return false;
     }
-    return atomicfile_write(path, doc, strlen(doc), e);
+    return atomicfile_write(path, doc, strlen(doc), err);
 }
 
 bool jsoncache_update(const char *path, size_t max_bytes, jsoncache_update_fn update, void *ud,
-                      cl_err *e)
+                      cl_err *err)
 {
     char lock[CL_PATH_MAX + 8], dir[CL_PATH_MAX];
     if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock ||
         !paths_dir_name(path, dir, sizeof dir))
-        return err_set(e, "the path %s is too long", path);
-    if (!paths_mkdir_p(dir, e))
+        return err_set(err, "the path %s is too long", path);
+    if (!paths_mkdir_p(dir, err))
         return false;
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        return err_set(e, "cannot open %s: %s", lock, strerror(errno));
+        return err_set(err, "cannot open %s: %s", lock, strerror(errno));
     int rc;
     while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
         ;
     if (rc != 0) {
-        err_set(e, "cannot lock %s: %s", lock, strerror(errno));
+        err_set(err, "cannot lock %s: %s", lock, strerror(errno));
         close(fd);
         return false;
     }
     char *json = jsoncache_read(path, max_bytes);
     char *doc = update(json, ud);
-    bool ok = !doc || jsoncache_write(path, doc, e);
+    bool ok = !doc || jsoncache_write(path, doc, err);
     free(doc);
     free(json);
     flock(fd, LOCK_UN);
@@ -125,14 +125,14 @@ cleanup:
     return out;
 }
 
-bool jsoncache_str_is(const cJSON *o, const char *field, const char *want)
+bool jsoncache_str_is(const cJSON *obj, const char *field, const char *want)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
     return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
 }
 
-double jsoncache_num(const cJSON *o, const char *field, double dflt)
+double jsoncache_num(const cJSON *obj, const char *field, double dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }

@@ -26,21 +26,21 @@ typedef bool (*jsoncache_entry_fn)(const cJSON *entry, void *ud);
 typedef bool (*jsoncache_fill_fn)(cJSON *entry, void *ud);
 
 /* <cache folder>/<file> into out. */
-bool jsoncache_path(const char *file, char *out, size_t n, cl_err *e);
+bool jsoncache_path(const char *file, char *out, size_t cap, cl_err *err);
 /* The cache file's text (malloc'd), or NULL when it does not exist, is
  * larger than max_bytes or cannot be read. */
 char *jsoncache_read(const char *path, size_t max_bytes);
 /* Writes doc to path atomically, creating its folder first. */
-bool jsoncache_write(const char *path, const char *doc, cl_err *e);
+bool jsoncache_write(const char *path, const char *doc, cl_err *err);
 
 /* The new text of a cache from its current one (NULL when there is none):
  * malloc'd, or NULL to leave the file as it is. */
 typedef char *(*jsoncache_update_fn)(const char *json, void *ud);
 /* Under an exclusive lock on <path>.lock: reads path (at most max_bytes),
- * calls update, writes what it returns atomically.  false + e when the
+ * calls update, writes what it returns atomically.  false + err when the
  * folder, the lock or the file cannot be had. */
 bool jsoncache_update(const char *path, size_t max_bytes, jsoncache_update_fn update, void *ud,
-                      cl_err *e);
+                      cl_err *err);
 
 /* Pure: calls take on each object of json's array list, in order, until
  * one returns true; whether one did.  json NULL or malformed: false. */
@@ -51,9 +51,9 @@ bool jsoncache_find(const char *json, const char *list, jsoncache_entry_fn take,
 char *jsoncache_replace(const char *json, const char *list, jsoncache_entry_fn drop,
                         jsoncache_fill_fn fill, void *ud);
 
-/* Whether o's field is the string want. */
-bool jsoncache_str_is(const cJSON *o, const char *field, const char *want);
-/* o's field as a number, or dflt when it is missing or not a number. */
-double jsoncache_num(const cJSON *o, const char *field, double dflt);
+/* Whether obj's field is the string want. */
+bool jsoncache_str_is(const cJSON *obj, const char *field, const char *want);
+/* obj's field as a number, or dflt when it is missing or not a number. */
+double jsoncache_num(const cJSON *obj, const char *field, double dflt);
 
 #endif

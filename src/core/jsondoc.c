@@ -107,11 +107,11 @@ static bool duplicate_in_list(const cJSON *it, char *key, size_t n)
     return false;
 }
 
-bool jsondoc_duplicate_key(const cJSON *doc, char *key, size_t n)
+bool jsondoc_duplicate_key(const cJSON *doc, char *key, size_t cap)
 {
-    return doc && (duplicate_here(doc, key, n) ||
+    return doc && (duplicate_here(doc, key, cap) ||
                    ((cJSON_IsObject(doc) || cJSON_IsArray(doc)) &&
-                    duplicate_in_list(doc->child, key, n)));
+                    duplicate_in_list(doc->child, key, cap)));
 }
 
 static jsondoc_status say(jsondoc_status st, char *why, size_t n, const char *fmt, ...)
@@ -125,22 +125,22 @@ static jsondoc_status say(jsondoc_status st, char *why, size_t n, const char *fm
     return st;
 }
 
-jsondoc_status jsondoc_parse_file(const char *text, size_t len, cJSON **doc, char *why, size_t n)
+jsondoc_status jsondoc_parse_file(const char *text, size_t len, cJSON **doc, char *why, size_t why_cap)
 {
     *doc = NULL;
     if (strlen(text) != len)
-        return say(JSONDOC_NOT_JSON, why, n, "a NUL byte at offset %zu: a binary file",
+        return say(JSONDOC_NOT_JSON, why, why_cap, "a NUL byte at offset %zu: a binary file",
                    strlen(text));
     const char *end = NULL;
     cJSON *d = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!d) {
         const char *at = cJSON_GetErrorPtr();
-        return say(JSONDOC_NOT_JSON, why, n, "not JSON (at offset %zu)",
+        return say(JSONDOC_NOT_JSON, why, why_cap, "not JSON (at offset %zu)",
                    at && at >= text && at <= text + len ? (size_t)(at - text) : (size_t)0);
     }
     if (!cJSON_IsObject(d)) {
         cJSON_Delete(d);
-        return say(JSONDOC_NOT_JSON, why, n, "%s", "JSON, but not an object");
+        return say(JSONDOC_NOT_JSON, why, why_cap, "%s", "JSON, but not an object");
     }
     *doc = d;
     char key[128];
@@ -148,26 +148,26 @@ jsondoc_status jsondoc_parse_file(const char *text, size_t len, cJSON **doc, cha
     size_t extra = len - used - (len > used && text[used] == '\n');
     if (text[0] != '{') {   /* only blanks and a byte-order mark are let through */
         size_t lead = (size_t)(strchr(text, '{') - text);
-        return say(JSONDOC_INEXACT, why, n, "%zu byte%s before the document", lead,
+        return say(JSONDOC_INEXACT, why, why_cap, "%zu byte%s before the document", lead,
                    lead == 1 ? "" : "s");
     }
     if (extra > 0)
-        return say(JSONDOC_INEXACT, why, n, "%zu byte%s after the end of the document", extra,
+        return say(JSONDOC_INEXACT, why, why_cap, "%zu byte%s after the end of the document", extra,
                    extra == 1 ? "" : "s");
     if (len == used)
-        return say(JSONDOC_INEXACT, why, n, "%s", "the newline that ends the file is missing");
+        return say(JSONDOC_INEXACT, why, why_cap, "%s", "the newline that ends the file is missing");
     if (jsondoc_duplicate_key(d, key, sizeof key))
-        return say(JSONDOC_INEXACT, why, n, "the key '%s' appears twice in one object", key);
+        return say(JSONDOC_INEXACT, why, why_cap, "the key '%s' appears twice in one object", key);
     /* Printing changes the numbers of a copy only: the caller reads d. */
     cJSON *copy = cJSON_Duplicate(d, true);
     char *again = copy ? jsondoc_file_text(copy) : NULL;
     cJSON_Delete(copy);
     if (!again)
-        return say(JSONDOC_INEXACT, why, n, "%s", "out of memory checking the document");
+        return say(JSONDOC_INEXACT, why, why_cap, "%s", "out of memory checking the document");
     bool same = strcmp(again, text) == 0;
     free(again);
     if (!same)
-        return say(JSONDOC_INEXACT, why, n, "%s",
+        return say(JSONDOC_INEXACT, why, why_cap, "%s",
                    "not in the form cudalab writes (spacing, escapes or numbers changed)");
-    return say(JSONDOC_EXACT, why, n, "%s", "exactly as cudalab writes it");
+    return say(JSONDOC_EXACT, why, why_cap, "%s", "exactly as cudalab writes it");
 }

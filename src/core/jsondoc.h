@@ -29,8 +29,8 @@ char *jsondoc_file_text(cJSON *doc);
 bool jsondoc_clean_strings(cJSON *doc, escape_ws ws);
 
 /* Whether an object in doc holds some key twice: the first such key into
- * key (n bytes). */
-bool jsondoc_duplicate_key(const cJSON *doc, char *key, size_t n);
+ * key (cap bytes). */
+bool jsondoc_duplicate_key(const cJSON *doc, char *key, size_t cap);
 
 typedef enum jsondoc_status {
     JSONDOC_EXACT,       /* a JSON object, exactly as cudalab writes it */
@@ -40,9 +40,9 @@ typedef enum jsondoc_status {
 
 /* Parses the file text (len bytes) into *doc (the caller deletes it; NULL
  * for JSONDOC_NOT_JSON), and says whether the text is exactly
- * jsondoc_file_text(*doc).  why (n bytes) says what differs: "12 bytes
+ * jsondoc_file_text(*doc).  why (why_cap bytes) says what differs: "12 bytes
  * after the end of the document", "the key 'score' appears twice in an
  * object", ... */
-jsondoc_status jsondoc_parse_file(const char *text, size_t len, cJSON **doc, char *why, size_t n);
+jsondoc_status jsondoc_parse_file(const char *text, size_t len, cJSON **doc, char *why, size_t why_cap);
 
 #endif

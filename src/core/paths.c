@@ -10,12 +10,12 @@
 
 static char g_workspace[CL_PATH_MAX];
 
-bool paths_join(char *out, size_t n, const char *a, const char *b)
+bool paths_join(char *out, size_t cap, const char *dir, const char *name)
 {
-    size_t la = strlen(a);
-    const char *sep = (la > 0 && a[la - 1] == '/') ? "" : "/";
-    int w = snprintf(out, n, "%s%s%s", a, sep, b);
-    return w >= 0 && (size_t)w < n;
+    size_t la = strlen(dir);
+    const char *sep = (la > 0 && dir[la - 1] == '/') ? "" : "/";
+    int w = snprintf(out, cap, "%s%s%s", dir, sep, name);
+    return w >= 0 && (size_t)w < cap;
 }
 
 const char *paths_base_name(const char *path)
@@ -24,32 +24,32 @@ const char *paths_base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-bool paths_dir_name(const char *path, char *out, size_t n)
+bool paths_dir_name(const char *path, char *out, size_t cap)
 {
     const char *s = strrchr(path, '/');
-    int w = !s ? snprintf(out, n, ".")
-            : s == path ? snprintf(out, n, "/")
-                        : snprintf(out, n, "%.*s", (int)(s - path), path);
-    return w >= 0 && (size_t)w < n;
+    int w = !s ? snprintf(out, cap, ".")
+            : s == path ? snprintf(out, cap, "/")
+                        : snprintf(out, cap, "%.*s", (int)(s - path), path);
+    return w >= 0 && (size_t)w < cap;
 }
 
-bool paths_is_dir(const char *p)
+bool paths_is_dir(const char *path)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool paths_is_file(const char *p)
+bool paths_is_file(const char *path)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool paths_self_exe(char *out, size_t n, cl_err *e)
+bool paths_self_exe(char *out, size_t cap, cl_err *err)
 {
-    ssize_t len = readlink("/proc/self/exe", out, n - 1);
+    ssize_t len = readlink("/proc/self/exe", out, cap - 1);
     if (len < 0)
-        return err_set(e, "cannot read /proc/self/exe: %s", strerror(errno));
+        return err_set(err, "cannot read /proc/self/exe: %s", strerror(errno));
     out[len] = '\0';
     return true;
 }
@@ -61,13 +61,13 @@ static bool is_home(const char *dir)
     return paths_join(p, sizeof p, dir, "lua/lab.lua") && paths_is_file(p);
 }
 
-bool paths_home(char *out, size_t n, cl_err *e)
+bool paths_home(char *out, size_t cap, cl_err *err)
 {
     const char *env = getenv("CUDALAB_HOME");
     if (env && *env) {
         if (!is_home(env))
-            return err_set(e, "CUDALAB_HOME=%s does not hold lua/lab.lua", env);
-        snprintf(out, n, "%s", env);
+            return err_set(err, "CUDALAB_HOME=%s does not hold lua/lab.lua", env);
+        snprintf(out, cap, "%s", env);
         return true;
     }
     char exe[CL_PATH_MAX];
@@ -79,16 +79,16 @@ bool paths_home(char *out, size_t n, cl_err *e)
             int w = snprintf(cand, sizeof cand, "%s/../%s", exe, CUDALAB_INSTALL_DATADIR);
             if (w > 0 && (size_t)w < sizeof cand && is_home(cand)) {
                 char real[PATH_MAX];
-                snprintf(out, n, "%s", realpath(cand, real) ? real : cand);
+                snprintf(out, cap, "%s", realpath(cand, real) ? real : cand);
                 return true;
             }
         }
     }
     if (is_home(CUDALAB_SOURCE_DIR)) {
-        snprintf(out, n, "%s", CUDALAB_SOURCE_DIR);
+        snprintf(out, cap, "%s", CUDALAB_SOURCE_DIR);
         return true;
     }
-    return err_set(e, "cannot find cudalab's labs and Lua library: set CUDALAB_HOME "
+    return err_set(err, "cannot find cudalab's labs and Lua library: set CUDALAB_HOME "
                       "to the folder that holds labs/ and lua/");
 }
 
@@ -124,16 +124,16 @@ static bool own_dir(char *out, size_t n, const char *own, const char *xdg,
     return true;
 }
 
-bool paths_data_dir(char *out, size_t n, cl_err *e)
+bool paths_data_dir(char *out, size_t cap, cl_err *err)
 {
-    return own_dir(out, n, "CUDALAB_DATA", "XDG_DATA_HOME", ".local/share/cudalab", "data folder",
-                   e);
+    return own_dir(out, cap, "CUDALAB_DATA", "XDG_DATA_HOME", ".local/share/cudalab", "data folder",
+                   err);
 }
 
-bool paths_cache_dir(char *out, size_t n, cl_err *e)
+bool paths_cache_dir(char *out, size_t cap, cl_err *err)
 {
-    return own_dir(out, n, "CUDALAB_CACHE", "XDG_CACHE_HOME", ".cache/cudalab", "cache folder",
-                   e);
+    return own_dir(out, cap, "CUDALAB_CACHE", "XDG_CACHE_HOME", ".cache/cudalab", "cache folder",
+                   err);
 }
 
 void paths_set_workspace(const char *dir)
@@ -141,22 +141,22 @@ void paths_set_workspace(const char *dir)
     snprintf(g_workspace, sizeof g_workspace, "%s", dir ? dir : "");
 }
 
-bool paths_workspace(char *out, size_t n, cl_err *e)
+bool paths_workspace(char *out, size_t cap, cl_err *err)
 {
     const char *env = getenv("CUDALAB_WORKSPACE");
     int w;
     if (g_workspace[0]) {
-        w = snprintf(out, n, "%s", g_workspace);
+        w = snprintf(out, cap, "%s", g_workspace);
     } else if (env && *env) {
-        w = snprintf(out, n, "%s", env);
+        w = snprintf(out, cap, "%s", env);
     } else {
         char h[CL_PATH_MAX];
-        if (!home_dir(h, sizeof h, e))
+        if (!home_dir(h, sizeof h, err))
             return false;
-        w = snprintf(out, n, "%s/cudalab-workspace", h);
+        w = snprintf(out, cap, "%s/cudalab-workspace", h);
     }
-    if (w < 0 || (size_t)w >= n)
-        return err_set(e, "workspace path is too long");
+    if (w < 0 || (size_t)w >= cap)
+        return err_set(err, "workspace path is too long");
     return true;
 }
 
@@ -174,27 +174,27 @@ static bool dangling_link(const char *p, char *target, size_t n)
     return true;
 }
 
-bool paths_mkdir_p(const char *dir, cl_err *e)
+bool paths_mkdir_p(const char *dir, cl_err *err)
 {
     char p[CL_PATH_MAX];
     int w = snprintf(p, sizeof p, "%s", dir);
     if (w < 0 || (size_t)w >= sizeof p)
-        return err_set(e, "path is too long: %s", dir);
+        return err_set(err, "path is too long: %s", dir);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/')
             continue;
         *s = '\0';
         if (mkdir(p, 0755) != 0 && errno != EEXIST)
-            return err_set(e, "cannot create %s: %s", p, strerror(errno));
+            return err_set(err, "cannot create %s: %s", p, strerror(errno));
         *s = '/';
     }
     if (mkdir(p, 0755) != 0 && errno != EEXIST)
-        return err_set(e, "cannot create %s: %s", p, strerror(errno));
+        return err_set(err, "cannot create %s: %s", p, strerror(errno));
     if (!paths_is_dir(p)) {
         char target[CL_PATH_MAX];
         if (dangling_link(p, target, sizeof target))
-            return err_set(e, "%s is a link to %s, which does not exist", p, target);
-        return err_set(e, "%s exists and is not a folder", p);
+            return err_set(err, "%s is a link to %s, which does not exist", p, target);
+        return err_set(err, "%s exists and is not a folder", p);
     }
     return true;
 }
@@ -218,51 +218,51 @@ static bool existing_parent(char *p, struct stat *st)
     }
 }
 
-paths_dir_state paths_dir_probe(const char *dir, char *why, size_t n)
+paths_dir_state paths_dir_probe(const char *dir, char *why, size_t why_cap)
 {
     char p[CL_PATH_MAX];
     struct stat st;
     char scratch[8];
     if (!why) {
         why = scratch;
-        n = sizeof scratch;
+        why_cap = sizeof scratch;
     }
     why[0] = '\0';
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
-            snprintf(why, n, "cannot be written (it is not a folder)");
+            snprintf(why, why_cap, "cannot be written (it is not a folder)");
             return PATHS_DIR_NOT_WRITABLE;
         }
         if (access(dir, W_OK | X_OK) != 0) {
-            snprintf(why, n, "cannot be written (%s)", strerror(errno));
+            snprintf(why, why_cap, "cannot be written (%s)", strerror(errno));
             return PATHS_DIR_NOT_WRITABLE;
         }
         return PATHS_DIR_WRITABLE;
     }
     if (errno != ENOENT && errno != ENOTDIR) {
-        snprintf(why, n, "cannot be created (%s)", strerror(errno));
+        snprintf(why, why_cap, "cannot be created (%s)", strerror(errno));
         return PATHS_DIR_NOT_WRITABLE;
     }
     char target[CL_PATH_MAX];
     if (dangling_link(dir, target, sizeof target)) {
-        snprintf(why, n, "cannot be created (it is a link to %s, which does not exist)", target);
+        snprintf(why, why_cap, "cannot be created (it is a link to %s, which does not exist)", target);
         return PATHS_DIR_NOT_WRITABLE;
     }
     int w = snprintf(p, sizeof p, "%s", dir);
     if (w < 0 || (size_t)w >= sizeof p) {
-        snprintf(why, n, "cannot be created (its path is too long)");
+        snprintf(why, why_cap, "cannot be created (its path is too long)");
         return PATHS_DIR_NOT_WRITABLE;
     }
     if (!existing_parent(p, &st)) {
-        snprintf(why, n, "cannot be created (no folder above it exists)");
+        snprintf(why, why_cap, "cannot be created (no folder above it exists)");
         return PATHS_DIR_NOT_WRITABLE;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, n, "cannot be created (%s is not a folder)", p);
+        snprintf(why, why_cap, "cannot be created (%s is not a folder)", p);
         return PATHS_DIR_NOT_WRITABLE;
     }
     if (access(p, W_OK | X_OK) != 0) {
-        snprintf(why, n, "cannot be created (%s: %s)", p, strerror(errno));
+        snprintf(why, why_cap, "cannot be created (%s: %s)", p, strerror(errno));
         return PATHS_DIR_NOT_WRITABLE;
     }
     return PATHS_DIR_MISSING;

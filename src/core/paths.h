@@ -19,12 +19,12 @@
 
 #define CL_PATH_MAX 4096
 
-bool paths_home(char *out, size_t n, cl_err *e);
-bool paths_data_dir(char *out, size_t n, cl_err *e);
-bool paths_cache_dir(char *out, size_t n, cl_err *e);
+bool paths_home(char *out, size_t cap, cl_err *err);
+bool paths_data_dir(char *out, size_t cap, cl_err *err);
+bool paths_cache_dir(char *out, size_t cap, cl_err *err);
 void paths_set_workspace(const char *dir);   /* from --workspace; NULL resets */
-bool paths_workspace(char *out, size_t n, cl_err *e);
-bool paths_self_exe(char *out, size_t n, cl_err *e); /* /proc/self/exe */
+bool paths_workspace(char *out, size_t cap, cl_err *err);
+bool paths_self_exe(char *out, size_t cap, cl_err *err); /* /proc/self/exe */
 typedef enum paths_dir_state {
     PATHS_DIR_WRITABLE,        /* a folder this process may write into */
     PATHS_DIR_MISSING,         /* not there yet; paths_mkdir_p would make it */
@@ -35,18 +35,18 @@ typedef enum paths_dir_state {
  * NULL) gets the reason in the words messages use after the folder's name:
  * "cannot be created (/etc/passwd is not a folder)", "cannot be written
  * (Permission denied)". */
-paths_dir_state paths_dir_probe(const char *dir, char *why, size_t n);
+paths_dir_state paths_dir_probe(const char *dir, char *why, size_t why_cap);
 /* mkdir -p; true if the folder exists afterwards. */
-bool paths_mkdir_p(const char *dir, cl_err *e);
-bool paths_is_dir(const char *p);
-bool paths_is_file(const char *p);
+bool paths_mkdir_p(const char *dir, cl_err *err);
+bool paths_is_dir(const char *path);
+bool paths_is_file(const char *path);
 /* The last component of path: "starter.cu" for "/w/lab/starter.cu"; path
  * itself when it holds no '/'. */
 const char *paths_base_name(const char *path);
 /* The folder part of path into out: "/w/lab" for "/w/lab/starter.cu", "/"
  * for "/x", "." when path holds no '/'.  false if it does not fit. */
-bool paths_dir_name(const char *path, char *out, size_t n);
-/* Joins a and b with one '/' into out; false if it does not fit. */
-bool paths_join(char *out, size_t n, const char *a, const char *b);
+bool paths_dir_name(const char *path, char *out, size_t cap);
+/* Joins dir and name with one '/' into out; false if it does not fit. */
+bool paths_join(char *out, size_t cap, const char *dir, const char *name);
 
 #endif

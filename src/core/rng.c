@@ -29,16 +29,16 @@ static uint64_t rng_rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
-void rng_seed(rng *r, uint64_t seed)
+void rng_seed(rng *gen, uint64_t seed)
 {
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
-        r->s[i] = rng_splitmix(&x);
+        gen->s[i] = rng_splitmix(&x);
 }
 
-uint64_t rng_next(rng *r)
+uint64_t rng_next(rng *gen)
 {
-    uint64_t *s = r->s;
+    uint64_t *s = gen->s;
     uint64_t out = rng_rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -50,9 +50,9 @@ uint64_t rng_next(rng *r)
     return out;
 }
 
-double rng_uniform(rng *r)
+double rng_uniform(rng *gen)
 {
-    return (double)(rng_next(r) >> 11) * 0x1p-53;
+    return (double)(rng_next(gen) >> 11) * 0x1p-53;
 }
 
 /* Chunk c of a fill with `seed` draws from rng_seed(base + c), where base is
@@ -180,34 +180,34 @@ static void rng_fill_run(const rng_fill_job *proto, int threads)
     }
 }
 
-void rng_fill_uniform(float *x, size_t n, uint64_t seed, float lo, float hi)
+void rng_fill_uniform(float *out, size_t count, uint64_t seed, float lo, float hi)
 {
-    rng_fill_uniform_mt(x, n, seed, lo, hi, 0);
+    rng_fill_uniform_mt(out, count, seed, lo, hi, 0);
 }
 
-void rng_fill_indices(int32_t *x, size_t n, uint64_t seed, int32_t v)
+void rng_fill_indices(int32_t *out, size_t count, uint64_t seed, int32_t bound)
 {
-    rng_fill_indices_mt(x, n, seed, v, 0);
+    rng_fill_indices_mt(out, count, seed, bound, 0);
 }
 
-void rng_fill_uniform_mt(float *x, size_t n, uint64_t seed, float lo, float hi, int threads)
+void rng_fill_uniform_mt(float *out, size_t count, uint64_t seed, float lo, float hi, int threads)
 {
-    if (n == 0)
+    if (count == 0)
         return;
     if (!(hi > lo)) {
-        for (size_t k = 0; k < n; k++)
-            x[k] = lo;
+        for (size_t k = 0; k < count; k++)
+            out[k] = lo;
         return;
     }
-    rng_fill_job j = {.f = x, .n = n, .base = rng_chunk_base(seed), .lo = lo, .hi = hi};
+    rng_fill_job j = {.f = out, .n = count, .base = rng_chunk_base(seed), .lo = lo, .hi = hi};
     rng_fill_run(&j, threads);
 }
 
-void rng_fill_indices_mt(int32_t *x, size_t n, uint64_t seed, int32_t v, int threads)
+void rng_fill_indices_mt(int32_t *out, size_t count, uint64_t seed, int32_t bound, int threads)
 {
-    if (n == 0)
+    if (count == 0)
         return;
-    rng_fill_job j = {.i = x, .n = n, .base = rng_chunk_base(seed), .v = v};
+    rng_fill_job j = {.i = out, .n = count, .base = rng_chunk_base(seed), .v = bound};
     rng_fill_run(&j, threads);
 }
 
@@ -222,21 +222,21 @@ uint64_t rng_fresh_seed(void)
     return rng_splitmix(&x);
 }
 
-void rng_fill_chunks(size_t n, uint64_t seed, rng_chunk_fn fn, void *ud)
+void rng_fill_chunks(size_t count, uint64_t seed, rng_chunk_fn fn, void *ud)
 {
-    rng_fill_job j = {.fn = fn, .ud = ud, .n = n, .base = rng_chunk_base(seed)};
-    if (n > 0)
+    rng_fill_job j = {.fn = fn, .ud = ud, .n = count, .base = rng_chunk_base(seed)};
+    if (count > 0)
         rng_fill_run(&j, 0);
 }
 
-uint64_t rng_below64(rng *r, uint64_t v)
+uint64_t rng_below64(rng *gen, uint64_t bound)
 {
-    if (v <= 1)
+    if (bound <= 1)
         return 0;
-    uint64_t limit = UINT64_MAX - UINT64_MAX % v;
+    uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
     uint64_t x;
     do
-        x = rng_next(r);
+        x = rng_next(gen);
     while (x >= limit);
-    return x % v;
+    return x % bound;
 }

@@ -234,54 +234,54 @@ static void run_child(const spawn_opts *o, const plumbing *pl, char **env)
     _exit(o->fn(o->ud, fd) & 0xff);
 }
 
-bool spawn_start(const spawn_opts *o, spawn_child *c, cl_err *e)
+bool spawn_start(const spawn_opts *opts, spawn_child *child, cl_err *err)
 {
     plumbing pl;
     char **env = NULL;
     bool ok = false;
-    const char *what = o->what ? o->what : o->argv && o->argv[0] ? o->argv[0] : "a process";
-    *c = (spawn_child){.pid = 0, .in = -1, .out = -1, .err = -1, .extra = -1};
+    const char *what = opts->what ? opts->what : opts->argv && opts->argv[0] ? opts->argv[0] : "a process";
+    *child = (spawn_child){.pid = 0, .in = -1, .out = -1, .err = -1, .extra = -1};
     for (int k = 0; k < END_COUNT; k++)
         pl.child[k] = pl.parent[k] = -1;
     pl.null_fd = -1;
 
-    if ((!o->argv || !o->argv[0]) && !o->fn) {
-        err_set(e, "cannot start %s: nothing to run", what);
+    if ((!opts->argv || !opts->argv[0]) && !opts->fn) {
+        err_set(err, "cannot start %s: nothing to run", what);
         goto cleanup;
     }
-    if (!make_stream(&pl, END_IN, o->in) || !make_stream(&pl, END_OUT, o->out)
-        || !make_stream(&pl, END_ERR, o->err == SPAWN_TO_OUT ? SPAWN_INHERIT : o->err)
-        || (o->extra_fd > STDERR_FILENO && !make_pipe(&pl, END_EXTRA))) {
-        err_set(e, "cannot start %s: %s", what, strerror(errno));
+    if (!make_stream(&pl, END_IN, opts->in) || !make_stream(&pl, END_OUT, opts->out)
+        || !make_stream(&pl, END_ERR, opts->err == SPAWN_TO_OUT ? SPAWN_INHERIT : opts->err)
+        || (opts->extra_fd > STDERR_FILENO && !make_pipe(&pl, END_EXTRA))) {
+        err_set(err, "cannot start %s: %s", what, strerror(errno));
         goto cleanup;
     }
-    if (!(env = child_env(o->env))) {
-        err_set(e, "cannot start %s: out of memory", what);
+    if (!(env = child_env(opts->env))) {
+        err_set(err, "cannot start %s: out of memory", what);
         goto cleanup;
     }
     pid_t pid = 0;
-    if (o->argv && o->argv[0]) {
-        int rc = exec_child(o, &pl, env, &pid);
+    if (opts->argv && opts->argv[0]) {
+        int rc = exec_child(opts, &pl, env, &pid);
         if (rc != 0) {
-            err_set(e, "cannot start %s: %s", what, strerror(rc));
+            err_set(err, "cannot start %s: %s", what, strerror(rc));
             goto cleanup;
         }
     } else {
         pid = fork();
         if (pid < 0) {
-            err_set(e, "cannot start %s: %s", what, strerror(errno));
+            err_set(err, "cannot start %s: %s", what, strerror(errno));
             goto cleanup;
         }
         if (pid == 0)
-            run_child(o, &pl, env);
-        if (o->own_group)
+            run_child(opts, &pl, env);
+        if (opts->own_group)
             setpgid(pid, pid);   /* also here: no window in which a kill misses it */
     }
-    c->pid = pid;
-    c->in = pl.parent[END_IN];
-    c->out = pl.parent[END_OUT];
-    c->err = pl.parent[END_ERR];
-    c->extra = pl.parent[END_EXTRA];
+    child->pid = pid;
+    child->in = pl.parent[END_IN];
+    child->out = pl.parent[END_OUT];
+    child->err = pl.parent[END_ERR];
+    child->extra = pl.parent[END_EXTRA];
     for (int k = 0; k < END_COUNT; k++)
         pl.parent[k] = -1;
     ok = true;
@@ -291,18 +291,18 @@ cleanup:
     return ok;
 }
 
-void spawn_close(spawn_child *c)
+void spawn_close(spawn_child *child)
 {
-    close_fd(&c->in);
-    close_fd(&c->out);
-    close_fd(&c->err);
-    close_fd(&c->extra);
+    close_fd(&child->in);
+    close_fd(&child->out);
+    close_fd(&child->err);
+    close_fd(&child->extra);
 }
 
-ssize_t spawn_read(int fd, void *buf, size_t n)
+ssize_t spawn_read(int fd, void *buf, size_t cap)
 {
     for (;;) {
-        ssize_t k = read(fd, buf, n);
+        ssize_t k = read(fd, buf, cap);
         if (k > 0)
             return k;
         if (k < 0 && errno == EINTR)

@@ -54,17 +54,17 @@ typedef struct spawn_child {
     int extra;                    /* reads its extra_fd; -1: none */
 } spawn_child;
 
-/* Starts a child as o says and fills c (pid 0 and no descriptors on
- * failure).  false + e ("cannot start <what>: <why>") when a pipe, the
+/* Starts a child as opts says and fills child (pid 0 and no descriptors
+ * on failure).  false + err ("cannot start <what>: <why>") when a pipe, the
  * fork or the program could not be had. */
-bool spawn_start(const spawn_opts *o, spawn_child *c, cl_err *e);
-/* Closes the parent's ends of c's pipes that are still open. */
-void spawn_close(spawn_child *c);
+bool spawn_start(const spawn_opts *opts, spawn_child *child, cl_err *err);
+/* Closes the parent's ends of child's pipes that are still open. */
+void spawn_close(spawn_child *child);
 
 /* Reads what a non-blocking fd holds now, retrying on EINTR: the bytes
  * read (> 0), 0 when nothing is waiting, -1 at the end of the stream or on
  * an error. */
-ssize_t spawn_read(int fd, void *buf, size_t n);
+ssize_t spawn_read(int fd, void *buf, size_t cap);
 /* Writes what fd takes now without raising SIGPIPE: the bytes written
  * (0 while a non-blocking pipe is full), or -1 when the reader is gone or
  * another error occurred. */

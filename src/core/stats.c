@@ -19,28 +19,28 @@ static double quantile(const double *v, size_t n, double q)
     return v[i] + frac * (v[i + 1] - v[i]);
 }
 
-double stats_median(double *v, size_t n)
+double stats_median(double *values, size_t count)
 {
-    if (n == 0)
+    if (count == 0)
         return 0.0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return quantile(v, n, 0.5);
+    qsort(values, count, sizeof *values, cmp_double);
+    return quantile(values, count, 0.5);
 }
 
-stats_summary stats_summarise(double *v, size_t n)
+stats_summary stats_summarise(double *values, size_t count)
 {
     stats_summary s = {0};
-    if (n == 0)
+    if (count == 0)
         return s;
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(values, count, sizeof *values, cmp_double);
     double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    s.n = n;
-    s.min = v[0];
-    s.max = v[n - 1];
-    s.mean = sum / (double)n;
-    s.median = quantile(v, n, 0.5);
-    s.spread = s.median > 0.0 ? (quantile(v, n, 0.75) - quantile(v, n, 0.25)) / s.median : 0.0;
+    for (size_t i = 0; i < count; i++)
+        sum += values[i];
+    s.n = count;
+    s.min = values[0];
+    s.max = values[count - 1];
+    s.mean = sum / (double)count;
+    s.median = quantile(values, count, 0.5);
+    s.spread = s.median > 0.0 ? (quantile(values, count, 0.75) - quantile(values, count, 0.25)) / s.median : 0.0;
     return s;
 }

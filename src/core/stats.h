@@ -10,8 +10,9 @@ typedef struct stats_summary {
     double spread;   /* (p75 - p25) / median: relative interquartile spread */
 } stats_summary;
 
-/* Summarises v[0..n) (v is sorted in place).  n == 0 gives all zeros. */
-stats_summary stats_summarise(double *v, size_t n);
-double stats_median(double *v, size_t n);
+/* Summarises values[0..count) (sorted in place).  count == 0 gives all
+ * zeros. */
+stats_summary stats_summarise(double *values, size_t count);
+double stats_median(double *values, size_t count);
 
 #endif

@@ -6,10 +6,10 @@
 
 #define STRBUF_FIRST_CAP 256
 
-void strbuf_init(strbuf *b, size_t max)
+void strbuf_init(strbuf *buf, size_t max)
 {
-    memset(b, 0, sizeof *b);
-    b->max = max;
+    memset(buf, 0, sizeof *buf);
+    buf->max = max;
 }
 
 /* Makes room for n more bytes and the NUL; false (failed set) when the
@@ -38,116 +38,116 @@ static bool grow(strbuf *b, size_t n)
     return true;
 }
 
-bool strbuf_add(strbuf *b, const void *data, size_t n)
+bool strbuf_add(strbuf *buf, const void *data, size_t size)
 {
-    if (b->failed)
+    if (buf->failed)
         return false;
-    if (b->max > 0 && n > b->max - b->len) {
-        n = b->max - b->len;
-        b->truncated = true;
+    if (buf->max > 0 && size > buf->max - buf->len) {
+        size = buf->max - buf->len;
+        buf->truncated = true;
     }
-    if (!grow(b, n))
+    if (!grow(buf, size))
         return false;
-    if (n > 0)
-        memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    if (size > 0)
+        memcpy(buf->p + buf->len, data, size);
+    buf->len += size;
+    buf->p[buf->len] = '\0';
     return true;
 }
 
-bool strbuf_str(strbuf *b, const char *s)
+bool strbuf_str(strbuf *buf, const char *text)
 {
-    return strbuf_add(b, s, strlen(s));
+    return strbuf_add(buf, text, strlen(text));
 }
 
-bool strbuf_vprintf(strbuf *b, const char *fmt, va_list ap)
+bool strbuf_vprintf(strbuf *buf, const char *fmt, va_list ap)
 {
-    if (b->failed)
+    if (buf->failed)
         return false;
     va_list aq;
     va_copy(aq, ap);
-    size_t room = b->cap > b->len ? b->cap - b->len : 0;
-    int w = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? room : 0, fmt, aq);
+    size_t room = buf->cap > buf->len ? buf->cap - buf->len : 0;
+    int w = vsnprintf(buf->p ? buf->p + buf->len : NULL, buf->p ? room : 0, fmt, aq);
     va_end(aq);
     if (w < 0) {
-        b->failed = true;
+        buf->failed = true;
         return false;
     }
     size_t n = (size_t)w;
-    if (n < room && (b->max == 0 || n <= b->max - b->len)) {
-        b->len += n;
+    if (n < room && (buf->max == 0 || n <= buf->max - buf->len)) {
+        buf->len += n;
         return true;
     }
-    if (b->p)
-        b->p[b->len] = '\0';    /* undoes what did not fit */
-    if (b->max > 0 && n > b->max - b->len) {
+    if (buf->p)
+        buf->p[buf->len] = '\0';    /* undoes what did not fit */
+    if (buf->max > 0 && n > buf->max - buf->len) {
         /* Formats in full, then keeps what the limit allows. */
         char *tmp = malloc(n + 1);
         if (!tmp) {
-            b->failed = true;
+            buf->failed = true;
             return false;
         }
         vsnprintf(tmp, n + 1, fmt, ap);
-        bool ok = strbuf_add(b, tmp, n);
+        bool ok = strbuf_add(buf, tmp, n);
         free(tmp);
         return ok;
     }
-    if (!grow(b, n))
+    if (!grow(buf, n))
         return false;
-    vsnprintf(b->p + b->len, n + 1, fmt, ap);
-    b->len += n;
+    vsnprintf(buf->p + buf->len, n + 1, fmt, ap);
+    buf->len += n;
     return true;
 }
 
-bool strbuf_printf(strbuf *b, const char *fmt, ...)
+bool strbuf_printf(strbuf *buf, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    bool ok = strbuf_vprintf(b, fmt, ap);
+    bool ok = strbuf_vprintf(buf, fmt, ap);
     va_end(ap);
     return ok;
 }
 
-const char *strbuf_text(const strbuf *b)
+const char *strbuf_text(const strbuf *buf)
 {
-    return b->p ? b->p : "";
+    return buf->p ? buf->p : "";
 }
 
-void strbuf_cut(strbuf *b, size_t n)
+void strbuf_cut(strbuf *buf, size_t count)
 {
-    if (n >= b->len) {
-        b->len = 0;
+    if (count >= buf->len) {
+        buf->len = 0;
     } else {
-        memmove(b->p, b->p + n, b->len - n);
-        b->len -= n;
+        memmove(buf->p, buf->p + count, buf->len - count);
+        buf->len -= count;
     }
-    if (b->p)
-        b->p[b->len] = '\0';
+    if (buf->p)
+        buf->p[buf->len] = '\0';
 }
 
-void strbuf_clear(strbuf *b)
+void strbuf_clear(strbuf *buf)
 {
-    strbuf_cut(b, b->len);
-    b->failed = b->truncated = false;
+    strbuf_cut(buf, buf->len);
+    buf->failed = buf->truncated = false;
 }
 
-char *strbuf_take(strbuf *b)
+char *strbuf_take(strbuf *buf)
 {
-    char *p = b->failed ? NULL : b->p ? b->p : strdup("");
-    if (b->failed)
-        free(b->p);
-    size_t max = b->max;
-    strbuf_init(b, max);
+    char *p = buf->failed ? NULL : buf->p ? buf->p : strdup("");
+    if (buf->failed)
+        free(buf->p);
+    size_t max = buf->max;
+    strbuf_init(buf, max);
     return p;
 }
 
-void strbuf_free(strbuf *b)
+void strbuf_free(strbuf *buf)
 {
-    free(b->p);
-    strbuf_init(b, b->max);
+    free(buf->p);
+    strbuf_init(buf, buf->max);
 }
 
-bool strbuf_putc(strbuf *b, char c)
+bool strbuf_putc(strbuf *buf, char ch)
 {
-    return strbuf_add(b, &c, 1);
+    return strbuf_add(buf, &ch, 1);
 }

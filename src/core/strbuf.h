@@ -7,10 +7,10 @@
  * or redis's sds).  A limit (max > 0) caps the text: bytes past it are
  * dropped and `truncated` says so, which is not a failure.
  *
- *   strbuf b = STRBUF_INIT;
- *   strbuf_str(&b, "x = ");
- *   strbuf_printf(&b, "%d\n", x);
- *   char *text = strbuf_take(&b);     NULL when out of memory */
+ *   strbuf buf = STRBUF_INIT;
+ *   strbuf_str(&buf, "x = ");
+ *   strbuf_printf(&buf, "%d\n", x);
+ *   char *text = strbuf_take(&buf);     NULL when out of memory */
 #ifndef CUDALAB_CORE_STRBUF_H
 #define CUDALAB_CORE_STRBUF_H
 
@@ -29,25 +29,26 @@ typedef struct strbuf {
 #define STRBUF_INIT {0}
 
 /* An empty buffer that keeps at most max bytes (0: no limit). */
-void strbuf_init(strbuf *b, size_t max);
-/* Appends n bytes of data (NUL bytes included).  All appends return false
+void strbuf_init(strbuf *buf, size_t max);
+/* Appends size bytes of data (NUL bytes included).  All appends return false
  * once an allocation has failed. */
-bool strbuf_add(strbuf *b, const void *data, size_t n);
-bool strbuf_str(strbuf *b, const char *s);
-bool strbuf_putc(strbuf *b, char c);
-bool strbuf_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool strbuf_vprintf(strbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+bool strbuf_add(strbuf *buf, const void *data, size_t size);
+bool strbuf_str(strbuf *buf, const char *text);
+bool strbuf_putc(strbuf *buf, char ch);
+bool strbuf_printf(strbuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool strbuf_vprintf(strbuf *buf, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* The text so far; "" when nothing was added. */
-const char *strbuf_text(const strbuf *b);
-/* Removes the first n bytes (all when n >= len), keeping the memory. */
-void strbuf_cut(strbuf *b, size_t n);
+const char *strbuf_text(const strbuf *buf);
+/* Removes the first count bytes (all of them when count >= the length),
+ * keeping the memory. */
+void strbuf_cut(strbuf *buf, size_t count);
 /* Empties the text, keeping the memory; after a failed allocation the
  * buffer takes appends again. */
-void strbuf_clear(strbuf *b);
+void strbuf_clear(strbuf *buf);
 /* The text (malloc'd, "" when nothing was added; the caller frees), or
- * NULL when an allocation failed.  b is left empty, its limit kept. */
-char *strbuf_take(strbuf *b);
-/* Frees the text; b is left empty, its limit kept. */
-void strbuf_free(strbuf *b);
+ * NULL when an allocation failed.  buf is left empty, its limit kept. */
+char *strbuf_take(strbuf *buf);
+/* Frees the text; buf is left empty, its limit kept. */
+void strbuf_free(strbuf *buf);
 
 #endif

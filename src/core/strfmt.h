@@ -4,23 +4,23 @@
 
 #include <stddef.h>
 
-/* Formats at buf + at (when at < n), never writing past buf[n - 1], and
+/* Formats at buf + at (when at < cap), never writing past buf[cap - 1], and
  * returns at plus the length snprintf would have written, so a chain of
  * calls ends with the length the whole text needs:
- *   at = strfmt_append(buf, n, at, "...", ...); */
-size_t strfmt_append(char *buf, size_t n, size_t at, const char *fmt, ...)
+ *   at = strfmt_append(buf, cap, at, "...", ...); */
+size_t strfmt_append(char *buf, size_t cap, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Copies src (NULL: "") into dst (n bytes), cut to fit, always terminated. */
-void strfmt_copy(char *dst, size_t n, const char *src);
-/* Copies the first len bytes of src into dst (n bytes), cut to fit, and
+/* Copies src (NULL: "") into dst (cap bytes), cut to fit, always terminated. */
+void strfmt_copy(char *dst, size_t cap, const char *src);
+/* Copies the first len bytes of src into dst (cap bytes), cut to fit, and
  * terminates it. */
-void strfmt_copy_n(char *dst, size_t n, const char *src, size_t len);
+void strfmt_copy_n(char *dst, size_t cap, const char *src, size_t len);
 
-/* A table cell of cols characters for a terminal: s cut to at most cols
- * UTF-8 characters (never inside one) and padded with spaces, into out (n
- * bytes).  Returns out, for printf.  Each character counts one column,
+/* A table cell of cols characters for a terminal: text cut to at most
+ * cols UTF-8 characters (never inside one) and padded with spaces, into out
+ * (cap bytes).  Returns out, for printf.  Each character counts one column,
  * which holds for the text cudalab prints (no wide CJK glyphs). */
-const char *strfmt_cell(char *out, size_t n, const char *s, int cols);
+const char *strfmt_cell(char *out, size_t cap, const char *text, int cols);
 
 #endif

@@ -19,24 +19,24 @@ static int sig3_decimals(double a)
     return 5;
 }
 
-char *units_sig3(double v, char *buf, size_t n)
+char *units_sig3(double value, char *buf, size_t cap)
 {
-    if (!isfinite(v))
-        snprintf(buf, n, "%s", isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"));
-    else if (v == 0.0)
-        snprintf(buf, n, "0");
+    if (!isfinite(value))
+        snprintf(buf, cap, "%s", isnan(value) ? "NaN" : (value > 0 ? "inf" : "-inf"));
+    else if (value == 0.0)
+        snprintf(buf, cap, "0");
     else
-        snprintf(buf, n, "%.*f", sig3_decimals(fabs(v)), v);
+        snprintf(buf, cap, "%.*f", sig3_decimals(fabs(value)), value);
     return buf;
 }
 
-char *units_bytes(double bytes, char *buf, size_t n)
+char *units_bytes(double bytes, char *buf, size_t cap)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     const size_t last = sizeof units / sizeof units[0] - 1;
     char num[UNITS_MAX];
     if (!isfinite(bytes) || bytes < 0) {
-        snprintf(buf, n, "-");
+        snprintf(buf, cap, "-");
         return buf;
     }
     double v = bytes;
@@ -46,7 +46,7 @@ char *units_bytes(double bytes, char *buf, size_t n)
         u++;
     }
     if (u == 0) {
-        snprintf(buf, n, "%.0f B", v);
+        snprintf(buf, cap, "%.0f B", v);
         return buf;
     }
     units_sig3(v, num, sizeof num);
@@ -57,21 +57,21 @@ char *units_bytes(double bytes, char *buf, size_t n)
         if (num[len - 1] == '.')
             num[--len] = '\0';
     }
-    snprintf(buf, n, "%s %s", num, units[u]);
+    snprintf(buf, cap, "%s %s", num, units[u]);
     return buf;
 }
 
-char *units_pct(double pct, char *buf, size_t n)
+char *units_pct(double pct, char *buf, size_t cap)
 {
     if (!isfinite(pct) || pct < 0)
-        snprintf(buf, n, "-");
+        snprintf(buf, cap, "-");
     else if (pct == 0)
-        snprintf(buf, n, "0%%");
+        snprintf(buf, cap, "0%%");
     else if (pct < 0.05)
-        snprintf(buf, n, "<0.1%%");
+        snprintf(buf, cap, "<0.1%%");
     else if (pct >= 9.95)
-        snprintf(buf, n, "%.0f%%", pct);
+        snprintf(buf, cap, "%.0f%%", pct);
     else
-        snprintf(buf, n, "%.1f%%", pct);
+        snprintf(buf, cap, "%.1f%%", pct);
     return buf;
 }

@@ -1,7 +1,7 @@
 /* units.h - figures as people read them, the same on the command line, in
  * the terminal UI and in reports.
  *
- * Each function writes into buf (size n) and returns buf.  A value that is
+ * Each function writes into buf (cap bytes) and returns buf.  A value that is
  * unknown (negative, NaN, infinite) reads "-". */
 #ifndef CUDALAB_CORE_UNITS_H
 #define CUDALAB_CORE_UNITS_H
@@ -10,14 +10,14 @@
 
 #define UNITS_MAX 32    /* room for any figure below */
 
-/* v with three significant digits, no unit: "312", "31.2", "3.12",
+/* value with three significant digits, no unit: "312", "31.2", "3.12",
  * "0.0312"; "NaN", "inf", "-inf" for what is not a number. */
-char *units_sig3(double v, char *buf, size_t n);
+char *units_sig3(double value, char *buf, size_t cap);
 /* A byte count in binary units, at most three significant digits and no
  * trailing zeros, as sizes are written in prose: "512 B", "1.5 KiB",
  * "256 MiB", "79.7 GiB", "4 TiB". */
-char *units_bytes(double bytes, char *buf, size_t n);
+char *units_bytes(double bytes, char *buf, size_t cap);
 /* A percentage: "87%", "5.2%", "<0.1%", "0%". */
-char *units_pct(double pct, char *buf, size_t n);
+char *units_pct(double pct, char *buf, size_t cap);
 
 #endif

@@ -65,11 +65,11 @@ static bool ignored_name(const char *name)
     return false;
 }
 
-watch *watch_new(int debounce_ms, cl_err *e)
+watch *watch_new(int debounce_ms, cl_err *err)
 {
     watch *w = calloc(1, sizeof *w);
     if (!w) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         return NULL;
     }
     w->ino = w->timer = w->ep = -1;
@@ -78,28 +78,28 @@ watch *watch_new(int debounce_ms, cl_err *e)
     w->debounce_ns = (int64_t)(debounce_ms > 0 ? debounce_ms : WATCH_DEBOUNCE_MS) * 1000000;
     w->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (w->ino < 0) {
-        err_set(e, "cannot watch files (inotify): %s", strerror(errno));
+        err_set(err, "cannot watch files (inotify): %s", strerror(errno));
         goto fail;
     }
     w->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (w->timer < 0) {
-        err_set(e, "cannot watch files (timerfd): %s", strerror(errno));
+        err_set(err, "cannot watch files (timerfd): %s", strerror(errno));
         goto fail;
     }
     w->ep = epoll_create1(EPOLL_CLOEXEC);
     if (w->ep < 0) {
-        err_set(e, "cannot watch files (epoll): %s", strerror(errno));
+        err_set(err, "cannot watch files (epoll): %s", strerror(errno));
         goto fail;
     }
     struct epoll_event ev = {.events = EPOLLIN};
     ev.data.fd = w->ino;
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ino, &ev) != 0) {
-        err_set(e, "cannot watch files (epoll): %s", strerror(errno));
+        err_set(err, "cannot watch files (epoll): %s", strerror(errno));
         goto fail;
     }
     ev.data.fd = w->timer;
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->timer, &ev) != 0) {
-        err_set(e, "cannot watch files (epoll): %s", strerror(errno));
+        err_set(err, "cannot watch files (epoll): %s", strerror(errno));
         goto fail;
     }
     return w;
@@ -108,17 +108,17 @@ fail:
     return NULL;
 }
 
-void watch_free(watch *w)
+void watch_free(watch *watcher)
 {
-    if (!w)
+    if (!watcher)
         return;
-    if (w->ep >= 0)
-        close(w->ep);
-    if (w->timer >= 0)
-        close(w->timer);
-    if (w->ino >= 0)
-        close(w->ino);
-    free(w);
+    if (watcher->ep >= 0)
+        close(watcher->ep);
+    if (watcher->timer >= 0)
+        close(watcher->timer);
+    if (watcher->ino >= 0)
+        close(watcher->ino);
+    free(watcher);
 }
 
 static watch_dir *dir_by_path(watch *w, const char *dir)
@@ -145,22 +145,22 @@ static void trim_slashes(const char *in, char *out, size_t n)
         out[--len] = '\0';
 }
 
-bool watch_add(watch *w, const char *dir, cl_err *e)
+bool watch_add(watch *watcher, const char *dir, cl_err *err)
 {
     char path[CL_PATH_MAX];
     trim_slashes(dir, path, sizeof path);
-    if (dir_by_path(w, path))
+    if (dir_by_path(watcher, path))
         return true;
     watch_dir *slot = NULL;
     for (int i = 0; i < WATCH_MAX_DIRS && !slot; i++)
-        if (w->dirs[i].wd < 0)
-            slot = &w->dirs[i];
+        if (watcher->dirs[i].wd < 0)
+            slot = &watcher->dirs[i];
     if (!slot)
-        return err_set(e, "cannot watch %s: already watching %d folders", path, WATCH_MAX_DIRS);
-    int wd = inotify_add_watch(w->ino, path, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+        return err_set(err, "cannot watch %s: already watching %d folders", path, WATCH_MAX_DIRS);
+    int wd = inotify_add_watch(watcher->ino, path, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
     if (wd < 0)
-        return err_set(e, "cannot watch %s: %s", path, strerror(errno));
-    watch_dir *same = dir_by_wd(w, wd);
+        return err_set(err, "cannot watch %s: %s", path, strerror(errno));
+    watch_dir *same = dir_by_wd(watcher, wd);
     if (same) {
         snprintf(same->path, sizeof same->path, "%s", path);
         return true;
@@ -170,22 +170,22 @@ bool watch_add(watch *w, const char *dir, cl_err *e)
     return true;
 }
 
-bool watch_remove(watch *w, const char *dir, cl_err *e)
+bool watch_remove(watch *watcher, const char *dir, cl_err *err)
 {
     char path[CL_PATH_MAX];
     trim_slashes(dir, path, sizeof path);
-    watch_dir *d = dir_by_path(w, path);
+    watch_dir *d = dir_by_path(watcher, path);
     if (!d)
-        return err_set(e, "%s is not being watched", path);
-    inotify_rm_watch(w->ino, d->wd);
+        return err_set(err, "%s is not being watched", path);
+    inotify_rm_watch(watcher->ino, d->wd);
     d->wd = -1;
     d->path[0] = '\0';
     return true;
 }
 
-int watch_fd(const watch *w)
+int watch_fd(const watch *watcher)
 {
-    return w->ep;
+    return watcher->ep;
 }
 
 static void note_change(watch *w, const char *path, int64_t t)
@@ -271,49 +271,49 @@ static void arm_timer(watch *w, int64_t t)
     timerfd_settime(w->timer, 0, &its, NULL);
 }
 
-int watch_poll(watch *w, watch_change *out, size_t max, cl_err *e)
+int watch_poll(watch *watcher, watch_change *out, size_t max, cl_err *err)
 {
-    if (!drain(w, e))
+    if (!drain(watcher, err))
         return -1;
     int64_t t = clock_now_ns();
     size_t got = 0;
     while (got < max) {
-        size_t best = w->npend;
-        for (size_t i = 0; i < w->npend; i++) {
-            if (t - w->pend[i].last_ns < w->debounce_ns)
+        size_t best = watcher->npend;
+        for (size_t i = 0; i < watcher->npend; i++) {
+            if (t - watcher->pend[i].last_ns < watcher->debounce_ns)
                 continue;
-            if (best == w->npend || w->pend[i].seq < w->pend[best].seq)
+            if (best == watcher->npend || watcher->pend[i].seq < watcher->pend[best].seq)
                 best = i;
         }
-        if (best == w->npend)
+        if (best == watcher->npend)
             break;
-        snprintf(out[got].path, sizeof out[got].path, "%s", w->pend[best].path);
+        snprintf(out[got].path, sizeof out[got].path, "%s", watcher->pend[best].path);
         got++;
-        memmove(&w->pend[best], &w->pend[best + 1],
-                (w->npend - best - 1) * sizeof w->pend[0]);
-        w->npend--;
+        memmove(&watcher->pend[best], &watcher->pend[best + 1],
+                (watcher->npend - best - 1) * sizeof watcher->pend[0]);
+        watcher->npend--;
     }
-    arm_timer(w, t);
+    arm_timer(watcher, t);
     return (int)got;
 }
 
-int watch_pending_ms(const watch *w)
+int watch_pending_ms(const watch *watcher)
 {
-    if (w->npend == 0)
+    if (watcher->npend == 0)
         return -1;
     int64_t t = clock_now_ns(), due = INT64_MAX;
-    for (size_t i = 0; i < w->npend; i++)
-        if (w->pend[i].last_ns + w->debounce_ns < due)
-            due = w->pend[i].last_ns + w->debounce_ns;
+    for (size_t i = 0; i < watcher->npend; i++)
+        if (watcher->pend[i].last_ns + watcher->debounce_ns < due)
+            due = watcher->pend[i].last_ns + watcher->debounce_ns;
     int64_t ms = (due - t + 999999) / 1000000;
     return ms < 0 ? 0 : (int)ms;
 }
 
-int watch_wait(watch *w, int timeout_ms, watch_change *out, size_t max, cl_err *e)
+int watch_wait(watch *watcher, int timeout_ms, watch_change *out, size_t max, cl_err *err)
 {
     int64_t deadline = timeout_ms < 0 ? -1 : clock_now_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        int got = watch_poll(w, out, max, e);
+        int got = watch_poll(watcher, out, max, err);
         if (got != 0)
             return got;
         int wait_ms = -1;
@@ -323,10 +323,10 @@ int watch_wait(watch *w, int timeout_ms, watch_change *out, size_t max, cl_err *
                 return 0;
             wait_ms = (int)((left + 999999) / 1000000);
         }
-        struct pollfd pfd = {.fd = w->ep, .events = POLLIN};
+        struct pollfd pfd = {.fd = watcher->ep, .events = POLLIN};
         int r = poll(&pfd, 1, wait_ms);
         if (r < 0 && errno != EINTR) {
-            err_set(e, "waiting for file events: %s", strerror(errno));
+            err_set(err, "waiting for file events: %s", strerror(errno));
             return -1;
         }
     }

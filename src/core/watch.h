@@ -31,23 +31,23 @@ typedef struct watch_change {
 } watch_change;
 
 /* A watch with the given debounce in milliseconds (<= 0: WATCH_DEBOUNCE_MS). */
-watch *watch_new(int debounce_ms, cl_err *e);
-void watch_free(watch *w);
+watch *watch_new(int debounce_ms, cl_err *err);
+void watch_free(watch *watcher);
 /* Starts following the files in dir (at most WATCH_MAX_DIRS folders). */
-bool watch_add(watch *w, const char *dir, cl_err *e);
-/* Stops following dir; false + e when it was not followed. */
-bool watch_remove(watch *w, const char *dir, cl_err *e);
+bool watch_add(watch *watcher, const char *dir, cl_err *err);
+/* Stops following dir; false + err when it was not followed. */
+bool watch_remove(watch *watcher, const char *dir, cl_err *err);
 /* The descriptor to poll() for reading. */
-int watch_fd(const watch *w);
+int watch_fd(const watch *watcher);
 /* Reads pending events without blocking and copies up to max changes that
  * have been quiet for the debounce interval into out, oldest first, each
  * path once.  Returns their number (changes beyond max stay for the next
- * call), or -1 + e on a read error. */
-int watch_poll(watch *w, watch_change *out, size_t max, cl_err *e);
+ * call), or -1 + err on a read error. */
+int watch_poll(watch *watcher, watch_change *out, size_t max, cl_err *err);
 /* Blocks until at least one change is due or timeout_ms passes (< 0: no
  * limit), then does what watch_poll does.  For command-line use and tests. */
-int watch_wait(watch *w, int timeout_ms, watch_change *out, size_t max, cl_err *e);
+int watch_wait(watch *watcher, int timeout_ms, watch_change *out, size_t max, cl_err *err);
 /* Milliseconds until the next pending change falls due; -1 when none waits. */
-int watch_pending_ms(const watch *w);
+int watch_pending_ms(const watch *watcher);
 
 #endif

@@ -12,7 +12,7 @@ static bool try_dir(const char *dir, size_t dlen, const char *name, char *out, s
     return w > 0 && (size_t)w < n && access(out, X_OK) == 0;
 }
 
-bool which_tool(const char *name, char *out, size_t n)
+bool which_tool(const char *name, char *out, size_t cap)
 {
     const char *path = getenv("PATH");
     if (path) {
@@ -20,7 +20,7 @@ bool which_tool(const char *name, char *out, size_t n)
         while (*p) {
             const char *colon = strchr(p, ':');
             size_t len = colon ? (size_t)(colon - p) : strlen(p);
-            if (len > 0 && try_dir(p, len, name, out, n))
+            if (len > 0 && try_dir(p, len, name, out, cap))
                 return true;
             if (!colon)
                 break;
@@ -31,12 +31,12 @@ bool which_tool(const char *name, char *out, size_t n)
     if (cuda_home && *cuda_home) {
         char bin[4096];
         snprintf(bin, sizeof bin, "%s/bin", cuda_home);
-        if (try_dir(bin, strlen(bin), name, out, n))
+        if (try_dir(bin, strlen(bin), name, out, cap))
             return true;
     }
     static const char *const fixed[] = {"/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (try_dir(fixed[i], strlen(fixed[i]), name, out, n))
+        if (try_dir(fixed[i], strlen(fixed[i]), name, out, cap))
             return true;
     /* Versioned installs: /opt/nvidia/nsight-compute/2025.3.1/ncu */
     char pattern[512];
@@ -46,7 +46,7 @@ bool which_tool(const char *name, char *out, size_t n)
     if (glob(pattern, 0, NULL, &g) == 0) {
         for (size_t i = g.gl_pathc; i-- > 0 && !found;) {
             if (access(g.gl_pathv[i], X_OK) == 0) {
-                snprintf(out, n, "%s", g.gl_pathv[i]);
+                snprintf(out, cap, "%s", g.gl_pathv[i]);
                 found = true;
             }
         }

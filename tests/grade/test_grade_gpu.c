@@ -165,13 +165,13 @@ static void test_passing_workspace(void **state)
     (void)state;
     char ws[CL_PATH_MAX + 16];
     snprintf(ws, sizeof ws, "%s/pass", dir);
-    place(ws, "reduction", "exercises/solutions/reduction/solution.cu",
-          "exercises/solutions/reduction/solution.lua");
-    place(ws, "matmul", "exercises/solutions/matmul/solution.cu",
-          "exercises/solutions/matmul/solution.lua");
-    place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
-          "exercises/solutions/embedding/solution.lua");
-    place(ws, "pipeline", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
+    place(ws, "reduction", "features/exercises/solutions/reduction/solution.cu",
+          "features/exercises/solutions/reduction/solution.lua");
+    place(ws, "matmul", "features/exercises/solutions/matmul/solution.cu",
+          "features/exercises/solutions/matmul/solution.lua");
+    place(ws, "embedding", "features/exercises/solutions/embedding/solution.cu",
+          "features/exercises/solutions/embedding/solution.lua");
+    place(ws, "pipeline", "features/pipeline/solution/pipeline.cu", "features/pipeline/solution/pipeline.lua");
     grade_report r;
     grade_status st = grade(ws, "passing", &r);
     if (st == GRADE_NO_DEVICE)
@@ -217,30 +217,30 @@ static void test_full_score(void **state)
     char ws[CL_PATH_MAX + 16], data[CL_PATH_MAX + 16];
     snprintf(ws, sizeof ws, "%s/full", dir);
     snprintf(data, sizeof data, "%s/full-data", dir);
-    place(ws, "reduction", "exercises/solutions/reduction/solution.cu",
-          "exercises/solutions/reduction/solution.lua");
-    place(ws, "matmul", "exercises/solutions/matmul/solution.cu",
-          "exercises/solutions/matmul/solution.lua");
-    place_as(ws, "matmul/wmma", "exercises/solutions/matmul_wmma/solution.cu", "wmma_starter.cu",
-             "exercises/solutions/matmul_wmma/solution.lua", "wmma_starter.lua");
-    place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
-          "exercises/solutions/embedding/solution.lua");
-    place(ws, "pipeline", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
-    place(ws, "profiling", "pipeline/solution/pipeline.cu", "pipeline/solution/pipeline.lua");
+    place(ws, "reduction", "features/exercises/solutions/reduction/solution.cu",
+          "features/exercises/solutions/reduction/solution.lua");
+    place(ws, "matmul", "features/exercises/solutions/matmul/solution.cu",
+          "features/exercises/solutions/matmul/solution.lua");
+    place_as(ws, "matmul/wmma", "features/exercises/solutions/matmul_wmma/solution.cu", "wmma_starter.cu",
+             "features/exercises/solutions/matmul_wmma/solution.lua", "wmma_starter.lua");
+    place(ws, "embedding", "features/exercises/solutions/embedding/solution.cu",
+          "features/exercises/solutions/embedding/solution.lua");
+    place(ws, "pipeline", "features/pipeline/solution/pipeline.cu", "features/pipeline/solution/pipeline.lua");
+    place(ws, "profiling", "features/pipeline/solution/pipeline.cu", "features/pipeline/solution/pipeline.lua");
     /* the labs written in the lab language alone */
     static const char *const declared[] = {"scan", "stencil", "layernorm"};
     for (size_t i = 0; i < 3; i++) {
         char cu[128], lua[128];
-        snprintf(cu, sizeof cu, "%s/solution/solution.cu", declared[i]);
-        snprintf(lua, sizeof lua, "%s/solution/solution.lua", declared[i]);
+        snprintf(cu, sizeof cu, "features/%s/solution/solution.cu", declared[i]);
+        snprintf(lua, sizeof lua, "features/%s/solution/solution.lua", declared[i]);
         place(ws, declared[i], cu, lua);
     }
     static const char *const basics[] = {"saxpy", "histogram", "managed"};
     for (size_t i = 0; i < 3; i++) {
         char path[64], cu[128], lua[128];
         snprintf(path, sizeof path, "basics/%s", basics[i]);
-        snprintf(cu, sizeof cu, "basics/solutions/%s/starter.cu", basics[i]);
-        snprintf(lua, sizeof lua, "basics/solutions/%s/starter.lua", basics[i]);
+        snprintf(cu, sizeof cu, "features/basics/solutions/%s/starter.cu", basics[i]);
+        snprintf(lua, sizeof lua, "features/basics/solutions/%s/starter.lua", basics[i]);
         place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
     }
     /* the debugging lab's four bugs fixed, and the Python lab's Numba kernel */
@@ -248,11 +248,11 @@ static void test_full_score(void **state)
     for (size_t i = 0; i < 4; i++) {
         char path[64], cu[128], lua[128];
         snprintf(path, sizeof path, "debugging/%s", bugs[i]);
-        snprintf(cu, sizeof cu, "exercises/solutions/debugging/%s/solution.cu", bugs[i]);
-        snprintf(lua, sizeof lua, "exercises/solutions/debugging/%s/solution.lua", bugs[i]);
+        snprintf(cu, sizeof cu, "features/exercises/solutions/debugging/%s/solution.cu", bugs[i]);
+        snprintf(lua, sizeof lua, "features/exercises/solutions/debugging/%s/solution.lua", bugs[i]);
         place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
     }
-    place_file(ws, "python", "python/solution/starter.py", "starter.py");
+    place_file(ws, "python", "features/python/solution/starter.py", "starter.py");
     /* the profiling report, written by the real command */
     ts_output o = {0};
     int rc = ts_shell(&o, true, "'%s' --workspace '%s' --data '%s' report profiling --size 2^20",
@@ -296,12 +296,12 @@ static void test_failing_workspace(void **state)
     (void)state;
     char ws[CL_PATH_MAX + 16];
     snprintf(ws, sizeof ws, "%s/fail", dir);
-    place(ws, "reduction", "exercises/broken/cheat_shipped_kernel/starter.cu",
-          "exercises/broken/cheat_shipped_kernel/starter.lua");
-    place(ws, "matmul", "exercises/broken/wrong_off_by_one/starter.cu",
-          "exercises/broken/wrong_off_by_one/starter.lua");
-    place(ws, "pipeline", "exercises/broken/compile_error/starter.cu",
-          "exercises/broken/compile_error/starter.lua");
+    place(ws, "reduction", "features/exercises/broken/cheat_shipped_kernel/starter.cu",
+          "features/exercises/broken/cheat_shipped_kernel/starter.lua");
+    place(ws, "matmul", "features/exercises/broken/wrong_off_by_one/starter.cu",
+          "features/exercises/broken/wrong_off_by_one/starter.lua");
+    place(ws, "pipeline", "features/exercises/broken/compile_error/starter.cu",
+          "features/exercises/broken/compile_error/starter.lua");
     /* embedding: no files at all */
     grade_report r;
     grade_status st = grade(ws, "failing", &r);
@@ -349,12 +349,12 @@ static void test_planted_secret(void **state)
     snprintf(folder, sizeof folder, "%s/instructor", dir);
     assert_true(paths_mkdir_p(folder, &e));
     assert_true(ts_write(key, SECRET "\n"));
-    place(ws, "reduction", "exercises/solutions/reduction/solution.cu",
-          "exercises/solutions/reduction/solution.lua");
-    place(ws, "embedding", "exercises/solutions/embedding/solution.cu",
-          "exercises/solutions/embedding/solution.lua");
-    place(ws, "matmul", "exercises/solutions/matmul/solution.cu",
-          "exercises/solutions/matmul/solution.lua");
+    place(ws, "reduction", "features/exercises/solutions/reduction/solution.cu",
+          "features/exercises/solutions/reduction/solution.lua");
+    place(ws, "embedding", "features/exercises/solutions/embedding/solution.cu",
+          "features/exercises/solutions/embedding/solution.lua");
+    place(ws, "matmul", "features/exercises/solutions/matmul/solution.cu",
+          "features/exercises/solutions/matmul/solution.lua");
     snprintf(body, sizeof body, "__device__ int leak =\n#include \"%s\"\n;\n", key);
     snprintf(folder, sizeof folder, "%s/reduction/starter.cu", ws);
     assert_true(ts_write(folder, body));

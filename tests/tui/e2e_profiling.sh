@@ -16,9 +16,9 @@
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/e2e_lib.sh"
 
-sample="$home/tests/profiling/data/sample_trace.json"
-fake="$home/tests/exercises/sanitizer/fake-compute-sanitizer"
-for f in "$sample" "$fake" "$home/tests/exercises/sanitizer/racecheck_all.log"; do
+sample="$home/tests/prof/data/sample_trace.json"
+fake="$home/tests/features/exercises/sanitizer/fake-compute-sanitizer"
+for f in "$sample" "$fake" "$home/tests/features/exercises/sanitizer/racecheck_all.log"; do
     if [ ! -f "$f" ]; then
         echo "FAIL: missing test data $f"
         exit 1
@@ -52,7 +52,7 @@ chmod +x "$work/editor"
 
 # the UI sees the recorded timeline, the stand-in sanitizer and its log
 tui_env="CUDALAB_TIMELINE_FILE='$sample' PATH='$work/bin:$PATH' \
-         FAKE_SANITIZER_LOG='$home/tests/exercises/sanitizer/racecheck_all.log' \
+         FAKE_SANITIZER_LOG='$home/tests/features/exercises/sanitizer/racecheck_all.log' \
          FAKE_SANITIZER_ARGS='$work/sanitizer-args'"
 
 # select_lab N: the N-th lab of the list (the lab list has the focus)

@@ -701,7 +701,7 @@ static void test_timeline_view(void **state)
     assert_int_equal(a->overlay, TUI_OV_NONE);
     assert_non_null(strstr(tui_log_recent(&a->log, 0)->text, "no timeline yet"));
 
-    ts_data_path(sample, sizeof sample, "profiling/data/sample_trace.json");
+    ts_data_path(sample, sizeof sample, "prof/data/sample_trace.json");
     snprintf(a->tl_fallback, sizeof a->tl_fallback, "%s", sample);
     key(a, TA_TIMELINE);
     assert_int_equal(a->overlay, TUI_OV_TIMELINE);

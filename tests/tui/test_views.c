@@ -56,7 +56,7 @@ static void test_timeline_sample(void **state)
     (void)state;
     memset(&v, 0, sizeof v);
     v.item = -1;
-    ts_data_path(path, sizeof path, "profiling/data/sample_trace.json");
+    ts_data_path(path, sizeof path, "prof/data/sample_trace.json");
     if (!tui_timeline_load(&v, path, &e))
         fail_msg("%s", e.msg);
     assert_true(v.loaded);
@@ -133,7 +133,7 @@ static void test_timeline_zoom_pan(void **state)
     tl_view before;
     (void)state;
     memset(&v, 0, sizeof v);
-    ts_data_path(path, sizeof path, "profiling/data/sample_trace.json");
+    ts_data_path(path, sizeof path, "prof/data/sample_trace.json");
     assert_true(tui_timeline_load(&v, path, &e));
     tui_timeline_window(&v, win, sizeof win);
     assert_non_null(strstr(win, "(1.0x)"));
@@ -457,7 +457,7 @@ static void test_ncu_format(void **state)
     cl_err e;
     int len;
     (void)state;
-    ts_data_path(path, sizeof path, "profiling/data/ncu_raw.csv");
+    ts_data_path(path, sizeof path, "prof/data/ncu_raw.csv");
     csv = read_file(path);
     if (!ncu_parse_csv(csv, &rep, &e))
         fail_msg("%s", e.msg);
@@ -533,7 +533,7 @@ static void test_ncu_child(void **state)
     assert_non_null(j);
     assert_non_null(mkdtemp(dir));
     snprintf(tool, sizeof tool, "%s/ncu", dir);
-    ts_data_path(csv, sizeof csv, "profiling/data/ncu_raw.csv");
+    ts_data_path(csv, sizeof csv, "prof/data/ncu_raw.csv");
     f = fopen(tool, "w");
     assert_non_null(f);
     fprintf(f, "#!/bin/sh\ncase \"$*\" in *regex:prof_transpose_tiled*) cat '%s' ;; *) echo bad >&2; exit 3 ;; esac\n",
@@ -591,7 +591,7 @@ static void test_san_format(void **state)
     sanitize_result r;
     char text[8192];
     (void)state;
-    san_result(&r, "exercises/sanitizer/racecheck_all.log");
+    san_result(&r, "features/exercises/sanitizer/racecheck_all.log");
     assert_true(r.report.n > 0);
     tui_san_format(&r, SANITIZE_RACECHECK, text, sizeof text);
     assert_non_null(strstr(text, "compute-sanitizer racecheck ran your kernel once at size 2^20"));
@@ -605,7 +605,7 @@ static void test_san_format(void **state)
     assert_non_null(strstr(text, "A race that happens to give the right answer is still a race"));
     sanitize_report_free(&r.report);
 
-    san_result(&r, "exercises/sanitizer/memcheck_oob.log");
+    san_result(&r, "features/exercises/sanitizer/memcheck_oob.log");
     r.row.status = RS_WRONG;
     tui_san_format(&r, SANITIZE_MEMCHECK, text, sizeof text);
     assert_non_null(strstr(text, "memcheck found"));
@@ -615,7 +615,7 @@ static void test_san_format(void **state)
     assert_null(strstr(text, "still a race"));
     sanitize_report_free(&r.report);
 
-    san_result(&r, "exercises/sanitizer/clean.log");
+    san_result(&r, "features/exercises/sanitizer/clean.log");
     tui_san_format(&r, SANITIZE_MEMCHECK, text, sizeof text);
     assert_non_null(strstr(text, "memcheck found no problems."));
     r.row.status = RS_ERROR;
