@@ -16,26 +16,15 @@
 
 static void timing_progress(void *ud, const char *phase, int rep, int of)
 {
-    engine_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
 bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
 {
-    cudaError_t code = cudacheck_last();
-    cudaError_t s1 = cudaDeviceSynchronize();
-    cudaError_t s2 = cudaGetLastError();
-    cudaError_t sticky = cudacheck_is_sticky(code) ? code
-                         : cudacheck_is_sticky(s1) ? s1
-                         : cudacheck_is_sticky(s2) ? s2
-                                                    : cudaSuccess;
+    cudaError_t code = cudaSuccess;
+    cudaError_t sticky = engine_row_sticky_error(&code);
     if (sticky != cudaSuccess) {
-        run_fault *f = c->fault;
-        memset(f, 0, sizeof *f);
-        f->run = c->req->run;
-        snprintf(f->variant, sizeof f->variant, "%s", r->variant);
-        snprintf(f->cause, sizeof f->cause, "cuda");
-        snprintf(f->message, sizeof f->message, "%s", cudacheck_plain(sticky));
-        f->code = (int)sticky;
+        engine_row_fault(&c->rows, r->variant, sticky, NULL);
         return false;
     }
     r->code = (int)code;
@@ -54,11 +43,11 @@ bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *ali
     uint64_t seed = c->seed++;
     r->seed = seed;
     /* While the reference runs, a hang or a fault is the lab's. */
-    c->variant = RUN_FAULT_REFERENCE;
-    engine_progress(c, "reference", 0, 1);
+    c->rows.variant = RUN_FAULT_REFERENCE;
+    engine_row_progress(&c->rows, "reference", 0, 1);
     bool prepared = problem_prepare(p, seed, &e);
-    c->variant = r->variant;
-    engine_progress(c, "check", 0, 1);
+    c->rows.variant = r->variant;
+    engine_row_progress(&c->rows, "check", 0, 1);
     if (!prepared) {
         /* The lab's reference broke the context: the fault is the lab's. */
         *alive = !engine_reference_fault(c, &e);
@@ -77,13 +66,7 @@ bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
                                                     : cudaSuccess;
     if (sticky == cudaSuccess)
         return false;
-    run_fault *f = c->fault;
-    memset(f, 0, sizeof *f);
-    f->run = c->req->run;
-    snprintf(f->variant, sizeof f->variant, "%s", RUN_FAULT_REFERENCE);
-    snprintf(f->cause, sizeof f->cause, "cuda");
-    snprintf(f->message, sizeof f->message, "%s (%s)", e->msg, cudacheck_plain(sticky));
-    f->code = (int)sticky;
+    engine_row_fault(&c->rows, RUN_FAULT_REFERENCE, sticky, e->msg);
     return true;
 }
 
@@ -205,7 +188,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     problem_data *p = t->p;
     cl_err e = {{0}};
     double t0 = clock_now_ms();
-    c->variant = r->variant;
+    c->rows.variant = r->variant;
     cudacheck_reset();
     nvtxRangePushA(r->variant);
     bool ok = false;
@@ -223,7 +206,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     } else if (!checked_run(t, &first, &first_ms, &e)) {
         goto gpu_error;
     }
-    engine_progress(c, "check", 1, 1);
+    engine_row_progress(&c->rows, "check", 1, 1);
 
     if (c->req->check_only) {
         if (t->copy) {
@@ -246,7 +229,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
     if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK && first_ms > slow_ms &&
         again_ms > slow_ms) {
         first_ms = again_ms;
-        engine_progress(c, "timing", 1, 3);
+        engine_row_progress(&c->rows, "timing", 1, 3);
         if (!slow_timing(t, first_ms, &last, r, &e))
             goto gpu_error;
         if (last.status != CHECK_OK) {
@@ -277,7 +260,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
         .flush = flush,
         .flush_bytes = flush_bytes,
         .progress = timing_progress,
-        .progress_ud = c,
+        .progress_ud = &c->rows,
         .before = c->ops->spec->managed && !t->copy ? managed_before : NULL,
         .before_ud = p,
     };
@@ -299,7 +282,7 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
                  "a kernel that reads and writes every byte once can hope for",
                  sz);
     } else {
-        engine_progress(c, "check", 1, 2);
+        engine_row_progress(&c->rows, "check", 1, 2);
         double last_ms = 0.0;
         if (!checked_run(t, &last, &last_ms, &e))
             goto gpu_error;
@@ -333,6 +316,6 @@ gpu_error:
 done:
     r->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
-    c->variant = NULL;
+    c->rows.variant = NULL;
     return ok;
 }

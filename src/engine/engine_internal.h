@@ -18,6 +18,7 @@
 #include "gpu/timing.h"
 #include "kernels.h"
 #include "engine/engine.h"
+#include "engine/engine_row.h"
 #include "engine/exercise.h"
 #include "engine/problem.h"
 #include "engine/pybridge.h"
@@ -41,15 +42,9 @@ extern engine_state engine_g;
 /* One request in flight. */
 typedef struct engine_ctx {
     const run_request *req;
-    const engine_sink *sink;
-    run_fault *fault;
+    row_channel rows;        /* where the rows go; the size and row being measured */
     const problem_ops *ops;
     uint64_t seed;           /* next check's seed */
-    const char *size;        /* label of the size being measured */
-    const char *variant;     /* id of the row being measured */
-    char last_phase[32];     /* progress throttling: what was sent last, and when */
-    char last_variant[RUN_ID_MAX];
-    double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
     exercise *starter;       /* pipeline: the lab's starter launcher (engine/pipe.h) */
@@ -90,20 +85,6 @@ typedef struct shipped_call {
 typedef struct row_rates {
     double cpu_ms, cpu_mt_ms, lib_ms;
 } row_rates;
-
-/* ---- engine.c: the request loop and row emission ---- */
-
-void engine_log_msg(const engine_ctx *c, int level, const char *msg);
-void engine_emit(const engine_ctx *c, run_result *r);
-/* Sends a progress message when the phase or row changed, or at most
- * every PROGRESS_EVERY_S seconds within one. */
-void engine_progress(engine_ctx *c, const char *phase, int rep, int of);
-/* A fresh RS_ERROR row of this size. */
-void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
-                     result_kind kind);
-void engine_row_error(run_result *r, const char *msg);
-/* r could not run: no usable device (why). */
-void engine_row_no_device(run_result *r, const char *why);
 
 /* ---- engine_device.c: the device ---- */
 

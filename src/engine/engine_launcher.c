@@ -36,7 +36,7 @@ static void log_text(const engine_ctx *c, int level, const char *prefix, const c
         size_t ml = strlen(msg);
         while (ml > 0 && msg[ml - 1] == '\n')
             msg[--ml] = '\0';
-        engine_log_msg(c, level, msg);
+        engine_row_log(&c->rows, level, msg);
         off += n;
     }
 }
@@ -86,7 +86,7 @@ static void log_program(const engine_ctx *c, const exercise *x)
                  "your kernel %s (%s): %d registers a thread, %d B static shared memory, %s",
                  k->base, prog->arch, k->registers, k->shared_bytes > 0 ? k->shared_bytes : 0,
                  spills);
-        engine_log_msg(c, 0, msg);
+        engine_row_log(&c->rows, 0, msg);
     }
 }
 
@@ -196,7 +196,7 @@ void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_
     if (!c->req->exercise_kernel[0])
         return;
     run_result r;
-    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    engine_row_start(&c->rows, &r, "exercise", "your kernel", RK_EXERCISE);
     if (no_device && strncmp(c->ex_msg, "unavailable: ", 13) == 0) {
         /* a Python exercise whose packages are missing, on a machine with
          * no device either: the device first, as for every GPU row */
@@ -209,7 +209,7 @@ void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_
         engine_row_no_device(&r, msg);
     else
         engine_row_error(&r, msg);
-    engine_emit(c, &r);
+    engine_row_emit(&c->rows, &r);
 }
 
 /* Measures the learner's kernel at this size like any other row.  false
@@ -219,10 +219,10 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
 {
     if (c->pyex) {
         run_result r;
-        engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+        engine_row_start(&c->rows, &r, "exercise", "your kernel", RK_EXERCISE);
         bool alive = engine_python_measure(c, c->pyex, p, label, x, &r);
         if (alive)
-            engine_emit(c, &r);
+            engine_row_emit(&c->rows, &r);
         return alive;
     }
     if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
@@ -233,9 +233,9 @@ bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *la
         return true;
     }
     run_result r;
-    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
+    engine_row_start(&c->rows, &r, "exercise", "your kernel", RK_EXERCISE);
     bool alive = engine_launcher_measure(c, c->ex, p, label, x, &r);
     if (alive)
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     return alive;
 }

@@ -125,7 +125,7 @@ static void flush_output(const engine_ctx *c, pyrow *py)
     if (!pybridge_take_output(py, out, sizeof out))
         return;
     snprintf(msg, sizeof msg, "%s printed: %s", pybridge_shown(py), out);
-    engine_log_msg(c, 0, msg);
+    engine_row_log(&c->rows, 0, msg);
 }
 
 /* Poison the outputs, one call in the child, download and judge. */
@@ -189,7 +189,7 @@ bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char
     char msg[CL_ERR_MAX] = "";
     double t0 = clock_now_ms();
     bool ok = true, gpu_failed = false;
-    c->variant = r->variant;
+    c->rows.variant = r->variant;
     cudacheck_reset();
     if (!engine_row_prepare(c, p, r, &ok))
         goto done;
@@ -205,15 +205,15 @@ bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char
     check_report first = {0}, last = {0};
     if (!checked_call(py, p, &first, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
-    engine_progress(c, "check", 1, 1);
+    engine_row_progress(&c->rows, "check", 1, 1);
     if (c->req->check_only) {
         problem_report(&first, r);
         goto release;
     }
-    engine_progress(c, "timing", 0, 1);
+    engine_row_progress(&c->rows, "timing", 0, 1);
     if (!time_row(c, py, p, r, msg, sizeof msg))
         goto failed;
-    engine_progress(c, "check", 1, 2);
+    engine_row_progress(&c->rows, "check", 1, 2);
     if (!checked_call(py, p, &last, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
     if (first.status != CHECK_OK) {
@@ -243,7 +243,7 @@ failed:
 done:
     flush_output(c, py);
     r->wall_ms = clock_now_ms() - t0;
-    c->variant = NULL;
+    c->rows.variant = NULL;
     return ok;
 }
 

@@ -13,7 +13,7 @@
 
 static void cpu_progress(void *ud, int rep, int of)
 {
-    engine_progress(ud, "cpu", rep, of);
+    engine_row_progress(ud, "cpu", rep, of);
 }
 
 /* dev NULL: no percent-of-peak figures (CPU rows). */
@@ -52,10 +52,10 @@ void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r)
     cl_err e = {{0}};
     engine_cpu_timing t;
     double t0 = clock_now_ms();
-    c->variant = r->variant;
+    c->rows.variant = r->variant;
     nvtxRangePushA(r->variant);
     uint64_t seed = c->seed++;
-    if (!engine_cpu_baseline(p, threads, seed, true, cpu_progress, c, &t, &e)) {
+    if (!engine_cpu_baseline(p, threads, seed, true, cpu_progress, &c->rows, &t, &e)) {
         engine_row_error(r, e.msg);
         goto done;
     }
@@ -80,5 +80,5 @@ void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r)
 done:
     r->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
-    c->variant = NULL;
+    c->rows.variant = NULL;
 }

@@ -17,7 +17,7 @@
 
 static void timing_progress(void *ud, const char *phase, int rep, int of)
 {
-    engine_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
 /* The target's outputs poisoned, and with fresh set its inputs. */
@@ -121,15 +121,15 @@ bool pipe_measure(pipe_size *z, const pipe_target *t, run_result *r)
     engine_ctx *c = z->c;
     cl_err e = {{0}};
     bool ok = true;
-    c->variant = r->variant;
+    c->rows.variant = r->variant;
     cudacheck_reset();
     nvtxRangePushA(r->variant);
     r->seed = z->seed;
     prep_report first, last;
-    engine_progress(c, "check", 0, 1);
+    engine_row_progress(&c->rows, "check", 0, 1);
     if (!prepare(z, t->step, true, &e) || !call(t, &e) || !check(z, t->step, &first, &e))
         goto gpu_error;
-    engine_progress(c, "check", 1, 1);
+    engine_row_progress(&c->rows, "check", 1, 1);
     if (c->req->check_only) {
         report(&first, t->step, r, false);
         goto done;
@@ -147,7 +147,7 @@ bool pipe_measure(pipe_size *z, const pipe_target *t, run_result *r)
         .flush = flush,
         .flush_bytes = flush_bytes,
         .progress = timing_progress,
-        .progress_ud = c,
+        .progress_ud = &c->rows,
     };
     timing_result tr;
     if (!timing_run(&o, t->once, t->ud, &tr, &e))
@@ -159,7 +159,7 @@ bool pipe_measure(pipe_size *z, const pipe_target *t, run_result *r)
     r->spread = tr.s.spread;
     r->samples = (int)tr.s.n;
 
-    engine_progress(c, "check", 1, 2);
+    engine_row_progress(&c->rows, "check", 1, 2);
     if (!prepare(z, t->step, false, &e) || !call(t, &e) || !check(z, t->step, &last, &e))
         goto gpu_error;
     if (first.c.status != CHECK_OK || last.c.status == CHECK_OK)
@@ -178,6 +178,6 @@ gpu_error:
     ok = engine_gpu_failed(c, r, &e, t->library);
 done:
     nvtxRangePop();
-    c->variant = NULL;
+    c->rows.variant = NULL;
     return ok;
 }

@@ -74,13 +74,13 @@ void experiments_stride(xctx *x)
         experiments_set_timing(&r, &tr);
         experiments_set_bandwidth(x, &r, (double)(2 * nout * sizeof(float)));
         experiments_check_exact(&r, io.hout, io.want, nout);
-        experiments_row_note(
+        engine_row_note(
             &r,
             "out[i] = in[%d i] over %s of input; GB/s of useful data (4 B read + 4 B "
             "written per element): a warp's 32 loads touch %zu sector%s of 32 B, so "
             "%.0f%% of the bytes fetched are used",
             s, insz, sectors, sectors == 1 ? "" : "s", 100.0 * 128.0 / (32.0 * (double)sectors));
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
     }
     goto done;
 fail_all:
@@ -177,8 +177,8 @@ void experiments_gemv(xctx *x)
             r.pct_peak_measured = -1.0;
         check_report c = check_compare(hy, (size_t)n, ref, NULL, (size_t)n, 1e-4);
         experiments_check_report_row(&r, &c);
-        experiments_row_note(&r, "%s", v[k].note);
-        experiments_row_emit(x, &r);
+        engine_row_note(&r, "%s", v[k].note);
+        engine_row_emit(&x->rows, &r);
     }
     goto done;
 fail_all:

@@ -114,14 +114,14 @@ void experiments_divergence(xctx *x)
         }
         experiments_set_timing(&r, &tr);
         branch_check(&r, io.hin, io.hout, BRANCH_N, v[k].mode, x->seed++);
-        experiments_row_note(&r, "half the elements take each path in every row (A: fmaf "
+        engine_row_note(&r, "half the elements take each path in every row (A: fmaf "
                                  "chain; B: sqrtf of an fmaf); %s", v[k].note);
         if (k == 0)
             base_ms = r.median_ms;
         else if (base_ms > 0.0 && r.median_ms > 0.0)
-            experiments_row_note(&r, "%.2fx the time of whole warps for the same work",
+            engine_row_note(&r, "%.2fx the time of whole warps for the same work",
                                  r.median_ms / base_ms);
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
     }
 done:
     experiments_io_free(&io);
@@ -220,17 +220,17 @@ static void level_note(const xctx *x, run_result *r, basics_level lv, double dra
 {
     const double clock_ghz = x->dev.sm_clock_mhz / 1e3;
     if (lv == BASICS_LEVEL_DRAM) {
-        experiments_row_note(r, "DRAM: %.0f%% of the device-to-device copy's bandwidth and %.0f%% "
+        engine_row_note(r, "DRAM: %.0f%% of the device-to-device copy's bandwidth and %.0f%% "
                                 "of the datasheet-style peak", r->pct_peak_measured,
                              r->pct_peak_theory);
     } else if (lv == BASICS_LEVEL_L2) {
-        experiments_row_note(r, "L2: %.1fx the DRAM row (the runtime gives no L2 bandwidth "
+        engine_row_note(r, "L2: %.1fx the DRAM row (the runtime gives no L2 bandwidth "
                                 "figure to compare with)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0);
     } else if (lv == BASICS_LEVEL_SHARED) {
         double peak = (double)x->dev.sm_count * 128.0 * clock_ghz;   /* 32 banks x 4 B a clock */
         if (peak > 0)
             r->pct_peak_theory = 100.0 * r->gbps / peak;
-        experiments_row_note(r, "shared memory: %.1fx the DRAM row, %.0f%% of its bank limit "
+        engine_row_note(r, "shared memory: %.1fx the DRAM row, %.0f%% of its bank limit "
                                 "(%d SMs x 32 banks x 4 B x %.2f GHz = %.1f TB/s)",
                              dram_gbs > 0 ? r->gbps / dram_gbs : 0.0, r->pct_peak_theory,
                              x->dev.sm_count, clock_ghz, peak / 1e3);
@@ -238,7 +238,7 @@ static void level_note(const xctx *x, run_result *r, basics_level lv, double dra
         double peak = 2.0 * x->dev.peak_fp32_tflops * 1e3;   /* 4 B for each FP32 add */
         if (peak > 0)
             r->pct_peak_theory = 100.0 * r->gbps / peak;
-        experiments_row_note(r, "registers: %.1fx the DRAM row; no memory limits this one, the "
+        engine_row_note(r, "registers: %.1fx the DRAM row; no memory limits this one, the "
                                 "adds do: %.0f%% of 4 B per FP32 add at the device's FP32 rate "
                                 "(%.1f TB/s)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0,
                              r->pct_peak_theory, peak / 1e3);
@@ -318,7 +318,7 @@ void experiments_hierarchy(xctx *x)
         }
         level_check(&r, pattern, &j, hout, x->seed++);
         level_note(x, &r, v[k].level, dram_gbs);
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
         continue;
     fail_one:
         experiments_row_start(x, &r, v[k].id, v[k].label, "");
@@ -378,20 +378,20 @@ static void fence_row(xctx *x, fence_job *j, const char *id, const char *label, 
      * show or not on any run). */
     r.status = !j->fence || (stale[0] == 0 && stale[1] == 0) ? RS_CORRECT : RS_WRONG;
     if (j->fence)
-        experiments_row_note(&r, "producer: payload, __threadfence(), flag; consumer: flag, "
+        engine_row_note(&r, "producer: payload, __threadfence(), flag; consumer: flag, "
                                  "__threadfence(), payload.  %.0f reads over %lld launches, %u "
                                  "saw an old payload, %u flags never came: the fences make the "
                                  "payload visible before the flag, always", reads, j->launches,
                              stale[0], stale[1]);
     else
-        experiments_row_note(&r, "the same without either fence: %.0f reads over %lld launches, "
+        engine_row_note(&r, "the same without either fence: %.0f reads over %lld launches, "
                                  "%u saw an old payload, %u flags never came.  Nothing orders the "
                                  "payload's stores before the flag's for another block: the "
                                  "compiler may move them, the memory system may make them "
                                  "visible in another order, so a consumer may read the old "
                                  "payload after the new flag.  A run that sees none has been "
                                  "lucky, not correct", reads, j->launches, stale[0], stale[1]);
-    experiments_row_emit(x, &r);
+    engine_row_emit(&x->rows, &r);
     return;
 fail:
     experiments_row_failed(x, &r, &e);

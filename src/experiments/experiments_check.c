@@ -31,7 +31,7 @@ void experiments_check_exact(run_result *r, const float *got, const float *want,
     r->mismatches[0].index = (int64_t)first;
     r->mismatches[0].got = (double)got[first];
     r->mismatches[0].expected = (double)want[first];
-    experiments_row_note(r, "%zu of %zu elements differ; first at [%zu]: got %g, expected %g", bad,
+    engine_row_note(r, "%zu of %zu elements differ; first at [%zu]: got %g, expected %g", bad,
                          n, first, (double)got[first], (double)want[first]);
 }
 
@@ -51,7 +51,7 @@ void experiments_check_report_row(run_result *r, const check_report *c)
     if (c->status != CHECK_OK) {
         char d[256];
         check_describe(c, d, sizeof d);
-        experiments_row_note(r, "%s", d);
+        engine_row_note(r, "%s", d);
     }
 }
 
@@ -77,7 +77,7 @@ void experiments_check_fma(run_result *r, const float *in, const float *out, siz
     int64_t *idx = malloc(m * sizeof *idx);
     double *ref = malloc(m * sizeof *ref);
     if (!idx || !ref) {
-        experiments_row_error(r, "out of host memory for the check");
+        engine_row_error(r, "out of host memory for the check");
         goto cleanup;
     }
     rng g;

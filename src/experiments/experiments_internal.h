@@ -16,6 +16,7 @@
 #include "cpu/check.h"
 #include "gpu/buffer.h"
 #include "gpu/timing.h"
+#include "engine/engine_row.h"
 #include "experiments/experiments.h"
 
 #define MIB ((size_t)1 << 20)
@@ -23,8 +24,7 @@
 
 typedef struct xctx {
     const run_request *req;
-    const engine_sink *sink;
-    run_fault *fault;
+    row_channel rows;       /* where the rows go; the row being measured, for progress */
     device_info dev;
     cudaStream_t s;
     gpu_buffer flush;
@@ -32,8 +32,6 @@ typedef struct xctx {
     uint64_t seed;
     double budget_s;
     bool broken;
-    const char *variant;    /* row being measured, for progress */
-    const char *size;
 } xctx;
 
 /* An experiment's input and output of equal size, on the device and on
@@ -52,17 +50,12 @@ typedef struct scale_job {
     int block;
 } scale_job;
 
-/* ---- experiments_row.c: progress and rows ---- */
+/* ---- experiments_row.c: the experiments' rows (engine/engine_row.h for the rest) ---- */
 
-void experiments_progress(const xctx *x, const char *phase, int rep, int of);
-/* A fresh RS_ERROR kernel row; the row being measured from now on. */
+/* A fresh RS_ERROR kernel row of size with the run's seed; the row that
+ * progress names from now on. */
 void experiments_row_start(xctx *x, run_result *r, const char *variant, const char *label,
                            const char *size);
-void experiments_row_emit(xctx *x, run_result *r);
-/* Appends to the row's message, after "; " when it has one. */
-void experiments_row_note(run_result *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void experiments_row_error(run_result *r, const char *msg);
 /* Emits r as an RS_ERROR row with e's message; may mark the context broken. */
 void experiments_row_failed(xctx *x, run_result *r, const cl_err *e);
 /* A failed row for each id "<prefix>_<values[k]>". */

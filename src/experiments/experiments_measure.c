@@ -15,7 +15,7 @@
 
 static void timing_progress_cb(void *ud, const char *phase, int rep, int of)
 {
-    experiments_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
 /* Times fn on x->s with the shared rules (gpu/timing.h). */
@@ -32,7 +32,7 @@ bool experiments_time_job(xctx *x, timing_fn fn, void *ud, size_t working_set, i
         .min_samples = min_samples,
         .max_samples = max_samples > 0 ? max_samples : X_MAX_SAMPLES,
         .progress = timing_progress_cb,
-        .progress_ud = x,
+        .progress_ud = &x->rows,
     };
     return timing_run(&o, fn, ud, tr, e);
 }

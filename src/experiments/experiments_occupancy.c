@@ -165,12 +165,12 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
             r.mismatches[0].index = t;
             r.mismatches[0].got = hout[t];
             r.mismatches[0].expected = want;
-            experiments_row_note(&r, "thread %d wrote %d, expected %d", t, hout[t], want);
+            engine_row_note(&r, "thread %d wrote %d, expected %d", t, hout[t], want);
             break;
         }
     }
     int waves = per_sm > 0 ? (blocks + per_sm * x->dev.sm_count - 1) / (per_sm * x->dev.sm_count) : 0;
-    experiments_row_note(&r, "%d registers a thread, %d B of local memory (spills)%s%s; the "
+    engine_row_note(&r, "%d registers a thread, %d B of local memory (spills)%s%s; the "
                              "occupancy API fits %d block%s of %d on an SM: %d of %d threads, "
                              "%.1f%% occupancy, so the grid runs in %d wave%s",
                          fa.numRegs, (int)fa.localSizeBytes, j.smem ? ", " : "",
@@ -181,15 +181,15 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
     if (j.smem) {
         char b[32];
         buffer_format_bytes(j.smem, b, sizeof b);
-        experiments_row_note(&r, "%s of shared memory a block, unused by the kernel: only the "
+        engine_row_note(&r, "%s of shared memory a block, unused by the kernel: only the "
                                  "reservation counts", b);
     }
     if (nk && (nk->spill_stores > 0 || nk->spill_loads > 0)) {
         char lines[256];
         ptxas_lines(prog->log, v->kernel, lines, sizeof lines);
-        experiments_row_note(&r, "%s", lines[0] ? lines : "ptxas reported spills");
+        engine_row_note(&r, "%s", lines[0] ? lines : "ptxas reported spills");
     }
-    experiments_row_emit(x, &r);
+    engine_row_emit(&x->rows, &r);
     return;
 fail:
     experiments_row_failed(x, &r, &e);
@@ -224,10 +224,10 @@ void experiments_occupancy(xctx *x)
     }
     if (!nvrtc_compile(src, arch, &prog, &e))
         goto fail_all;
-    if (x->sink && x->sink->log && prog.log && prog.log[0]) {
+    if (prog.log && prog.log[0]) {
         char msg[960];
         snprintf(msg, sizeof msg, "occupancy experiment: ptxas said\n%.900s", prog.log);
-        x->sink->log(x->sink->ud, 0, msg);
+        engine_row_log(&x->rows, 0, msg);
     }
     CUDA_CHECK_GOTO(&e, cudaLibraryLoadData(&lib, prog.cubin, NULL, NULL, 0, NULL, NULL, 0),
                     fail_all);

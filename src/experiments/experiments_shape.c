@@ -56,13 +56,13 @@ void experiments_blocksize(xctx *x)
         experiments_set_bandwidth(x, &r, (double)(2 * bytes));
         experiments_check_exact(&r, io.hout, io.want, n);
         int threads = per_sm * b;
-        experiments_row_note(
+        engine_row_note(
             &r,
             "y = 2x; the runtime fits %d block%s of %d threads on an SM: %d of %d threads, "
             "%.0f%% occupancy",
             per_sm, per_sm == 1 ? "" : "s", b, threads, max_threads,
             max_threads > 0 ? 100.0 * threads / max_threads : 0.0);
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
     }
     goto done;
 fail_all:
@@ -134,8 +134,8 @@ void experiments_transpose(xctx *x)
         experiments_check_exact(&r, io.hout, v[k].copy ? io.hin : io.want, nn);
         experiments_set_timing(&r, &tr);
         experiments_set_bandwidth(x, &r, (double)(2 * bytes));
-        experiments_row_note(&r, "%s", v[k].note);
-        experiments_row_emit(x, &r);
+        engine_row_note(&r, "%s", v[k].note);
+        engine_row_emit(&x->rows, &r);
     }
     goto done;
 fail_all:

@@ -44,7 +44,7 @@ void experiments_timing(xctx *x)
 
     nvtx_push("first launch");
     bool was_first = !first_launch_done;
-    x->variant = r[3].variant;
+    x->rows.variant = r[3].variant;
     double h0 = clock_now_ms();
     CUDA_CHECK_GOTO(&e, profiling_first_launch(one.ptr, x->s), fail_pop);
     CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(x->s), fail_pop);
@@ -61,7 +61,7 @@ void experiments_timing(xctx *x)
     if (!experiments_download(x, &flag, one.ptr, sizeof flag, &e))
         goto fail;
 
-    x->variant = r[2].variant;
+    x->rows.variant = r[2].variant;
     CUDA_CHECK_GOTO(&e, cudaEventRecord(ev0, x->s), fail);
     CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail);
     CUDA_CHECK_GOTO(&e, cudaEventRecord(ev1, x->s), fail);
@@ -75,7 +75,7 @@ void experiments_timing(xctx *x)
 
     nvtx_push("host timer without sync");
     for (int i = 0; i < TIMING_REPS; i++) {
-        experiments_progress(x, "timing", i + 1, TIMING_REPS);
+        engine_row_progress(&x->rows, "timing", i + 1, TIMING_REPS);
         h0 = clock_now_ms();
         CUDA_CHECK_GOTO(&e, profiling_fma(io.din.ptr, io.dout.ptr, n, iters, x->s), fail_pop);
         t[0][i] = clock_now_ms() - h0;
@@ -118,35 +118,35 @@ void experiments_timing(xctx *x)
     for (int i = 3; i < 5; i++) {
         r[i].status = flag == 1.0f ? RS_CORRECT : RS_WRONG;
         if (flag != 1.0f)
-            experiments_row_note(&r[i], "the kernel did not write its output (got %g)",
+            engine_row_note(&r[i], "the kernel did not write its output (got %g)",
                                  (double)flag);
     }
-    experiments_row_note(
+    engine_row_note(
         &r[0],
         "clock read right after the launch returned: this is the cost of queueing the "
         "kernel, not of running it (%.0fx less than the events measure)",
         r[2].median_ms / r[0].median_ms);
-    experiments_row_note(
+    engine_row_note(
         &r[1],
         "clock read after cudaStreamSynchronize: kernel time plus launch and wake-up "
         "overhead, %.3f ms more than the events",
         r[1].median_ms - r[2].median_ms);
-    experiments_row_note(
+    engine_row_note(
         &r[2], "cudaEventRecord before and after on the same stream: the GPU's own clock, "
                "no host overhead");
     if (was_first)
-        experiments_row_note(&r[3],
+        engine_row_note(&r[3],
                              "host clock around launch + sync of a kernel never launched before in "
                              "this worker: includes loading it (%.1fx a later launch)",
                              r[3].median_ms / r[4].median_ms);
     else
-        experiments_row_note(&r[3],
+        engine_row_note(&r[3],
                              "this worker launched the kernel in an earlier run, so no loading was "
                              "measured; a fresh worker shows the first-launch cost");
-    experiments_row_note(&r[4], "host clock around launch + sync of the same tiny kernel, %d times",
+    engine_row_note(&r[4], "host clock around launch + sync of the same tiny kernel, %d times",
                          TIMING_REPS);
     for (int i = 0; i < 5; i++)
-        experiments_row_emit(x, &r[i]);
+        engine_row_emit(&x->rows, &r[i]);
     goto done;
 fail_pop:
     nvtx_pop();
@@ -224,7 +224,7 @@ void experiments_roofline(xctx *x)
         if (roofline_valid(&roof)) {
             double pct = roofline_pct_of_roof(&roof, &p);
             r.pct_peak_measured = pct;
-            experiments_row_note(
+            engine_row_note(
                 &r,
                 "%d FMA steps per element; the ridge is at %.1f FLOP/B (%.1f TFLOP/s / "
                 "%.0f GB/s): %s, %.0f%% of the roof above it (%.2f of %.2f TFLOP/s)",
@@ -232,12 +232,12 @@ void experiments_roofline(xctx *x)
                 roofline_side_name(roofline_side_of(&roof, ai)), pct, r.tflops,
                 roofline_attainable(&roof, ai) / 1e3);
         } else {
-            experiments_row_note(&r,
+            engine_row_note(&r,
                                  "%d FMA steps per element; the device's peaks are unknown, so the "
                                  "roofline cannot be drawn",
                                  iters[k]);
         }
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
     }
     goto done;
 fail_all:

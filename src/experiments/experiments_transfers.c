@@ -74,11 +74,11 @@ void experiments_transfers(xctx *x)
 
     nvtx_push("pageable vs pinned");
     copy_job j = {d.ptr, page, bytes, 0, cudaMemcpyHostToDevice};
-    x->variant = h2d_page.variant;
+    x->rows.variant = h2d_page.variant;
     if (!time_copy(x, &h2d_page, &j, 5, 40, &e))
         goto fail_pop;
     j = (copy_job){pin, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->variant = d2h_pin.variant;
+    x->rows.variant = d2h_pin.variant;
     if (!time_copy(x, &d2h_pin, &j, 5, 40, &e))
         goto fail_pop;
     experiments_check_exact(&h2d_page, pin, page, n);
@@ -86,11 +86,11 @@ void experiments_transfers(xctx *x)
 
     rng_fill_uniform(pin, n, x->seed++, -1.0f, 1.0f);
     j = (copy_job){d.ptr, pin, bytes, 0, cudaMemcpyHostToDevice};
-    x->variant = h2d_pin.variant;
+    x->rows.variant = h2d_pin.variant;
     if (!time_copy(x, &h2d_pin, &j, 5, 40, &e))
         goto fail_pop;
     j = (copy_job){page, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->variant = d2h_page.variant;
+    x->rows.variant = d2h_page.variant;
     if (!time_copy(x, &d2h_page, &j, 5, 40, &e))
         goto fail_pop;
     experiments_check_exact(&h2d_pin, page, pin, n);
@@ -99,16 +99,16 @@ void experiments_transfers(xctx *x)
 
     double gain_h2d = h2d_page.median_ms / h2d_pin.median_ms;
     double gain_d2h = d2h_page.median_ms / d2h_pin.median_ms;
-    experiments_row_note(&h2d_page,
+    engine_row_note(&h2d_page,
                          "ordinary malloc'd memory: the driver stages it through a pinned buffer");
-    experiments_row_note(&h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
+    engine_row_note(&h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
                          gain_h2d);
-    experiments_row_note(&d2h_page, "ordinary malloc'd memory, staged by the driver");
-    experiments_row_note(&d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
-    experiments_row_emit(x, &h2d_page);
-    experiments_row_emit(x, &h2d_pin);
-    experiments_row_emit(x, &d2h_page);
-    experiments_row_emit(x, &d2h_pin);
+    engine_row_note(&d2h_page, "ordinary malloc'd memory, staged by the driver");
+    engine_row_note(&d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
+    engine_row_emit(&x->rows, &h2d_page);
+    engine_row_emit(&x->rows, &h2d_pin);
+    engine_row_emit(&x->rows, &d2h_page);
+    engine_row_emit(&x->rows, &d2h_pin);
 
     {
         size_t chunk = 64 * 1024;
@@ -126,13 +126,13 @@ void experiments_transfers(xctx *x)
                 goto done;
         } else {
             experiments_check_exact(&r, page, pin, count * chunk / sizeof(float));
-            experiments_row_note(
+            engine_row_note(
                 &r,
                 "pinned; one cudaMemcpyAsync per 64 KiB: %.1f us each, %.2fx slower than "
                 "one %s copy at %.1f GB/s",
                 1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin.median_ms, sz,
                 h2d_pin.gbps);
-            experiments_row_emit(x, &r);
+            engine_row_emit(&x->rows, &r);
         }
     }
 
@@ -152,14 +152,14 @@ void experiments_transfers(xctx *x)
             for (size_t i = 0; i < half; i++)
                 pin[i] = 2.0f * page[i];
             experiments_check_exact(&r, page + half, pin, half);
-            experiments_row_note(
+            engine_row_note(
                 &r,
                 "y = 2x over the %s on the device (read half, write half) takes %.3f ms; "
                 "bringing them from the host took %.3f ms pinned, %.3f ms pageable: "
                 "moving the data costs %.0fx computing on it",
                 sz, r.median_ms, h2d_pin.median_ms, h2d_page.median_ms,
                 h2d_pin.median_ms / r.median_ms);
-            experiments_row_emit(x, &r);
+            engine_row_emit(&x->rows, &r);
         }
     }
     goto done;
@@ -321,13 +321,13 @@ void experiments_overlap(xctx *x)
     }
     if (!ov_setup(x, &b, bytes, &e))
         goto fail;
-    x->variant = rs.variant;
+    x->rows.variant = rs.variant;
     if (!ov_calibrate(x, &b, &e))
         goto fail;
 
     nvtx_push("synchronous pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        experiments_progress(x, "timing", i + 1, OV_REPS);
+        engine_row_progress(&x->rows, "timing", i + 1, OV_REPS);
         if (!ov_sync_pass(x, &b, &tsync[i], stage, &e)) {
             nvtx_pop();
             goto fail;
@@ -336,12 +336,12 @@ void experiments_overlap(xctx *x)
             st_sum[k] += stage[k];
     }
     nvtx_pop();
-    x->variant = ro.variant;
+    x->rows.variant = ro.variant;
     if (!experiments_poison(x, b.dout.ptr, bytes, &e) || !experiments_sync(x, &e))
         goto fail;
     nvtx_push("overlapped pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        experiments_progress(x, "timing", i + 1, OV_REPS);
+        engine_row_progress(&x->rows, "timing", i + 1, OV_REPS);
         if (!ov_stream_pass(x, &b, &tov[i], &e)) {
             nvtx_pop();
             goto fail;
@@ -362,17 +362,17 @@ void experiments_overlap(xctx *x)
         longest = st_sum[2];
     rs.tflops = PROFILING_FMA_FLOPS(b.iters) * (double)b.n / (rs.median_ms * 1e9);
     ro.tflops = PROFILING_FMA_FLOPS(b.iters) * (double)b.n / (ro.median_ms * 1e9);
-    experiments_row_note(
+    engine_row_note(
         &rs,
         "pinned; H2D %.2f ms, kernel %.2f ms (%d FMA steps, sized to match the copy), "
         "D2H %.2f ms, one after the other",
         st_sum[0], st_sum[1], b.iters, st_sum[2]);
-    experiments_row_note(&ro,
+    engine_row_note(&ro,
                          "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
                          "another; no pipeline beats the longest stage, %.2f ms",
                          rs.median_ms / ro.median_ms, longest);
-    experiments_row_emit(x, &rs);
-    experiments_row_emit(x, &ro);
+    engine_row_emit(&x->rows, &rs);
+    engine_row_emit(&x->rows, &ro);
     goto done;
 fail:
     experiments_row_failed(x, &rs, &e);
