@@ -31,9 +31,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <cuda_runtime_api.h>
 
+#include "catalog/pipeline_files.h"
 #include "core/err.h"
 #include "core/paths.h"
 #include "cpu/prep_check.h"
@@ -83,7 +85,10 @@ typedef struct pipe_size {
 /* ---- pipe_run.c ---- */
 bool pipe_run(engine_ctx *c);
 /* "fill" -> "exercise.fill" (prefix "exercise"). */
-void pipe_row_id(const char *prefix, prep_step s, char *out, size_t n);
+static inline void pipe_row_id(const char *prefix, prep_step step, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%s%s%s", prefix, PIPELINE_STEP_SEP, prep_step_id(step));
+}
 
 /* ---- pipe_cpu.c ---- */
 /* The CPU rows of this size (when the request wants them) and, in any case,

@@ -15,11 +15,6 @@
 #define LOAD_THREADS 8
 #define LOAD_CHUNK ((size_t)8 << 20)
 
-void pipe_row_id(const char *prefix, prep_step s, char *out, size_t n)
-{
-    snprintf(out, n, "%s%s%s", prefix, PIPELINE_STEP_SEP, prep_step_id(s));
-}
-
 /* ---- what a row runs ------------------------------------------------------------ */
 
 typedef struct pipe_call {

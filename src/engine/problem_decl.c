@@ -13,11 +13,6 @@
 #include "kernels.h"
 #include "luagpu/luagpu.h"
 
-decl_problem *problem_decl_of(const problem_data *p)
-{
-    return p && p->ops && p->ops->alloc_host && p->decl ? (decl_problem *)p->ops : NULL;
-}
-
 /* Inside the ops, p is always a declared problem's. */
 static const decl_problem *ops_of(const problem_data *p)
 {

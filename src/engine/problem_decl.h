@@ -72,7 +72,11 @@ typedef struct decl_problem {
 void problem_decl_init(decl_problem *dp, const problem_decl *d);
 
 /* The decl_problem of a problem_data of one (NULL otherwise). */
-decl_problem *problem_decl_of(const problem_data *p);
+static inline decl_problem *problem_decl_of(const problem_data *data)
+{
+    return data && data->ops && data->ops->alloc_host && data->decl ? (decl_problem *)data->ops
+                                                                     : NULL;
+}
 /* A timing_fn (ud: the problem_data) running the builtin's library row. */
 bool problem_decl_library_once(void *ud, cudaStream_t s, cl_err *e);
 
