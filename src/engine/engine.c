@@ -54,7 +54,8 @@ static void emit_all_errors(engine_ctx *c, const char *msg)
         engine_row_emit(&c->rows, &r);
     }
     if (c->req->library[0]) {
-        engine_row_start(&c->rows, &r, c->req->library, result_row_label(c->req->library, RK_LIBRARY), RK_LIBRARY);
+        engine_row_start(&c->rows, &r, c->req->library,
+                         result_row_label(c->req->library, RK_LIBRARY), RK_LIBRARY);
         engine_row_error(&r, msg);
         engine_row_emit(&c->rows, &r);
     }

@@ -259,7 +259,8 @@ static bool launcher_side(pipe_size *z, const run_plan *p)
             const char *why = NULL;
             if (c->starter)
                 exercise_status(c->starter, &why);
-            engine_row_start(&c->rows, &st, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+            engine_row_start(&c->rows, &st, PIPELINE_VARIANT_STARTER, "the lab's starter",
+                             RK_KERNEL);
             engine_row_error(&st, c->starter_msg[0] ? c->starter_msg
                                   : why && why[0]   ? why
                                                     : "the lab's starter cannot run");

@@ -105,6 +105,63 @@ static void save_timeline(xctx *x, const timeline *t)
     engine_row_log(&x->rows, 0, msg);
 }
 
+/* The request's experiment ids into ids (RUN_MAX_VARIANTS of them at
+ * most): its variants', or none named, all of its problem's. */
+static size_t requested_ids(const run_request *req, const char **ids)
+{
+    size_t nids = 0;
+    if (req->nvariants == 0) {
+        size_t nall = 0;
+        const char *const *all = experiments_ids_of(req->problem, &nall);
+        for (size_t i = 0; i < nall && nids < RUN_MAX_VARIANTS; i++)
+            ids[nids++] = all[i];
+    } else {
+        for (int i = 0; i < req->nvariants; i++)
+            ids[nids++] = req->variants[i].id;
+    }
+    return nids;
+}
+
+static void log_not_recorded(xctx *x, const cl_err *e)
+{
+    char msg[CL_ERR_MAX + 64];
+    snprintf(msg, sizeof msg, "timeline not recorded: %s", e->msg);
+    engine_row_log(&x->rows, 1, msg);
+}
+
+/* Each experiment of ids in turn, until the context breaks. */
+static void run_experiments(xctx *x, const char *const *ids, size_t nids)
+{
+    for (size_t i = 0; i < nids && !x->broken; i++) {
+        const experiment *xp = known_here(x, ids[i]) ? experiment_find(ids[i]) : NULL;
+        if (!xp) {
+            unknown_row(x, ids[i]);
+            continue;
+        }
+        nvtx_push(xp->id);
+        xp->run(x);
+        nvtx_pop();
+    }
+}
+
+/* Ends the CUPTI recording: saved while the context lives, dropped when
+ * it broke. */
+static void stop_timeline(xctx *x, bool alive, cl_err *e)
+{
+    timeline t;
+    if (alive && cupti_stop(&t, e)) {
+        save_timeline(x, &t);
+        timeline_free(&t);
+    } else if (alive) {
+        log_not_recorded(x, e);
+    } else {
+        cupti_stop(&t, NULL);
+        timeline_free(&t);
+    }
+    if (cupti_warnings()[0])
+        engine_row_log(&x->rows, 1, cupti_warnings());
+}
+
 bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault)
 {
     xctx x;
@@ -116,17 +173,7 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
     engine_probe(&x.dev);
 
     const char *ids[RUN_MAX_VARIANTS];
-    size_t nids = 0;
-    if (req->nvariants == 0) {
-        size_t nall = 0;
-        const char *const *all = experiments_ids_of(req->problem, &nall);
-        for (size_t i = 0; i < nall && nids < RUN_MAX_VARIANTS; i++)
-            ids[nids++] = all[i];
-    } else {
-        for (int i = 0; i < req->nvariants; i++)
-            ids[nids++] = req->variants[i].id;
-    }
-
+    size_t nids = requested_ids(req, ids);
     if (!x.dev.present) {
         absent_rows(&x, ids, nids);
         return true;
@@ -147,40 +194,12 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
         cudaGetLastError();
 
     bool recording = cupti_start(x.dev.name, &e);
-    if (!recording) {
-        char msg[CL_ERR_MAX + 64];
-        snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
-        engine_row_log(&x.rows, 1, msg);
-    }
-
-    for (size_t i = 0; i < nids && !x.broken; i++) {
-        const experiment *xp = known_here(&x, ids[i]) ? experiment_find(ids[i]) : NULL;
-        if (!xp) {
-            unknown_row(&x, ids[i]);
-            continue;
-        }
-        nvtx_push(xp->id);
-        xp->run(&x);
-        nvtx_pop();
-    }
+    if (!recording)
+        log_not_recorded(&x, &e);
+    run_experiments(&x, ids, nids);
     bool alive = !x.broken;
-
-    if (recording) {
-        timeline t;
-        if (alive && cupti_stop(&t, &e)) {
-            save_timeline(&x, &t);
-            timeline_free(&t);
-        } else if (alive) {
-            char msg[CL_ERR_MAX + 64];
-            snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
-            engine_row_log(&x.rows, 1, msg);
-        } else {
-            cupti_stop(&t, NULL);
-            timeline_free(&t);
-        }
-        if (cupti_warnings()[0])
-            engine_row_log(&x.rows, 1, cupti_warnings());
-    }
+    if (recording)
+        stop_timeline(&x, alive, &e);
     buffer_free(&x.flush);
     if (alive)
         cudaStreamDestroy(x.s);

@@ -32,7 +32,7 @@ void experiments_check_exact(run_result *r, const float *got, const float *want,
     r->mismatches[0].got = (double)got[first];
     r->mismatches[0].expected = (double)want[first];
     engine_row_note(r, "%zu of %zu elements differ; first at [%zu]: got %g, expected %g", bad,
-                         n, first, (double)got[first], (double)want[first]);
+                    n, first, (double)got[first], (double)want[first]);
 }
 
 void experiments_check_report_row(run_result *r, const check_report *c)

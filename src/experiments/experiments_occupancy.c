@@ -171,18 +171,18 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
     }
     int waves = per_sm > 0 ? (blocks + per_sm * x->dev.sm_count - 1) / (per_sm * x->dev.sm_count) : 0;
     engine_row_note(&r, "%d registers a thread, %d B of local memory (spills)%s%s; the "
-                             "occupancy API fits %d block%s of %d on an SM: %d of %d threads, "
-                             "%.1f%% occupancy, so the grid runs in %d wave%s",
-                         fa.numRegs, (int)fa.localSizeBytes, j.smem ? ", " : "",
-                         j.smem ? "shared memory a block as given" : "", per_sm,
-                         per_sm == 1 ? "" : "s", OCC_BLOCK, per_sm * OCC_BLOCK, max_threads,
-                         max_threads ? 100.0 * per_sm * OCC_BLOCK / max_threads : 0.0, waves,
-                         waves == 1 ? "" : "s");
+                        "occupancy API fits %d block%s of %d on an SM: %d of %d threads, "
+                        "%.1f%% occupancy, so the grid runs in %d wave%s",
+                    fa.numRegs, (int)fa.localSizeBytes, j.smem ? ", " : "",
+                    j.smem ? "shared memory a block as given" : "", per_sm,
+                    per_sm == 1 ? "" : "s", OCC_BLOCK, per_sm * OCC_BLOCK, max_threads,
+                    max_threads ? 100.0 * per_sm * OCC_BLOCK / max_threads : 0.0, waves,
+                    waves == 1 ? "" : "s");
     if (j.smem) {
         char b[32];
         buffer_format_bytes(j.smem, b, sizeof b);
         engine_row_note(&r, "%s of shared memory a block, unused by the kernel: only the "
-                                 "reservation counts", b);
+                            "reservation counts", b);
     }
     if (nk && (nk->spill_stores > 0 || nk->spill_loads > 0)) {
         char lines[256];

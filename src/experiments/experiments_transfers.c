@@ -42,140 +42,180 @@ static bool time_copy(xctx *x, run_result *r, copy_job *j, int min_s, int max_s,
     return true;
 }
 
+/* The transfers experiment's buffers: bytes on the device, pinned and
+ * pageable on the host. */
+typedef struct transfer_bufs {
+    gpu_buffer d;
+    float *pin, *page;
+    size_t bytes, n;           /* n: floats */
+    char sz[32];               /* bytes, for people */
+} transfer_bufs;
+
+/* The four rows of pageable against pinned copies. */
+typedef struct copy_rows {
+    run_result h2d_page, h2d_pin, d2h_page, d2h_pin;
+} copy_rows;
+
+/* The buffers, the pageable one filled with fresh random floats. */
+static bool transfers_setup(xctx *x, transfer_bufs *b, cl_err *e)
+{
+    if (b->bytes == 0) {
+        experiments_too_little_memory(e, X_FLOOR);
+        return false;
+    }
+    if (!buffer_alloc(&b->d, b->bytes, e))
+        return false;
+    b->page = malloc(b->bytes);
+    if (!b->page)
+        return err_set(e, "out of host memory (%s of pageable memory)", b->sz);
+    cudacheck_reset();
+    CUDA_CHECK(e, cudaMallocHost((void **)&b->pin, b->bytes));
+    b->n = b->bytes / sizeof(float);
+    rng_fill_uniform(b->page, b->n, x->seed++, -1.0f, 1.0f);
+    return true;
+}
+
+/* Times the copy j as row r, the row progress names. */
+static bool timed_copy(xctx *x, run_result *r, copy_job j, cl_err *e)
+{
+    x->rows.variant = r->variant;
+    return time_copy(x, r, &j, 5, 40, e);
+}
+
+/* Pageable and pinned copies both ways, each checked against what was
+ * sent: pageable up and pinned down, then fresh data pinned up and
+ * pageable down. */
+static bool pinned_vs_pageable(xctx *x, transfer_bufs *b, copy_rows *cr, cl_err *e)
+{
+    const enum cudaMemcpyKind up = cudaMemcpyHostToDevice, down = cudaMemcpyDeviceToHost;
+    if (!timed_copy(x, &cr->h2d_page,
+                    (copy_job){.dst = b->d.ptr, .src = b->page, .bytes = b->bytes, .kind = up}, e) ||
+        !timed_copy(x, &cr->d2h_pin,
+                    (copy_job){.dst = b->pin, .src = b->d.ptr, .bytes = b->bytes, .kind = down}, e))
+        return false;
+    experiments_check_exact(&cr->h2d_page, b->pin, b->page, b->n);
+    experiments_check_exact(&cr->d2h_pin, b->pin, b->page, b->n);
+
+    rng_fill_uniform(b->pin, b->n, x->seed++, -1.0f, 1.0f);
+    if (!timed_copy(x, &cr->h2d_pin,
+                    (copy_job){.dst = b->d.ptr, .src = b->pin, .bytes = b->bytes, .kind = up}, e) ||
+        !timed_copy(x, &cr->d2h_page,
+                    (copy_job){.dst = b->page, .src = b->d.ptr, .bytes = b->bytes, .kind = down}, e))
+        return false;
+    experiments_check_exact(&cr->h2d_pin, b->page, b->pin, b->n);
+    experiments_check_exact(&cr->d2h_page, b->page, b->pin, b->n);
+    return true;
+}
+
+/* The four copy rows' notes, and the rows sent. */
+static void copy_rows_emit(xctx *x, copy_rows *cr)
+{
+    double gain_h2d = cr->h2d_page.median_ms / cr->h2d_pin.median_ms;
+    double gain_d2h = cr->d2h_page.median_ms / cr->d2h_pin.median_ms;
+    engine_row_note(&cr->h2d_page,
+                    "ordinary malloc'd memory: the driver stages it through a pinned buffer");
+    engine_row_note(&cr->h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
+                    gain_h2d);
+    engine_row_note(&cr->d2h_page, "ordinary malloc'd memory, staged by the driver");
+    engine_row_note(&cr->d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
+    engine_row_emit(&x->rows, &cr->h2d_page);
+    engine_row_emit(&x->rows, &cr->h2d_pin);
+    engine_row_emit(&x->rows, &cr->d2h_page);
+    engine_row_emit(&x->rows, &cr->d2h_pin);
+}
+
+/* The same bytes up in pinned copies of 64 KiB each, beside the one large
+ * pinned copy (h2d_pin). */
+static void small_copies(xctx *x, transfer_bufs *b, const run_result *h2d_pin, cl_err *e)
+{
+    run_result r;
+    size_t chunk = 64 * 1024;
+    size_t count = b->bytes / chunk;
+    char lab[RUN_ID_MAX];
+    snprintf(lab, sizeof lab, "%zu x 64 KiB H2D", count);
+    experiments_row_start(x, &r, "small_copies", lab, b->sz);
+    nvtx_push("many small copies");
+    copy_job j = {.dst = b->d.ptr, .src = b->pin, .bytes = count * chunk, .chunk = chunk,
+                  .kind = cudaMemcpyHostToDevice};
+    bool ok = time_copy(x, &r, &j, 3, 5, e);
+    nvtx_pop();
+    if (!ok || !experiments_download(x, b->page, b->d.ptr, b->bytes, e)) {
+        experiments_row_failed(x, &r, e);
+        return;
+    }
+    experiments_check_exact(&r, b->page, b->pin, count * chunk / sizeof(float));
+    engine_row_note(&r,
+                    "pinned; one cudaMemcpyAsync per 64 KiB: %.1f us each, %.2fx slower than "
+                    "one %s copy at %.1f GB/s",
+                    1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin->median_ms, b->sz,
+                    h2d_pin->gbps);
+    engine_row_emit(&x->rows, &r);
+}
+
+/* A kernel on the data already on the device, beside bringing it there
+ * (cr's host-to-device rows). */
+static void compute_vs_copy(xctx *x, transfer_bufs *b, const copy_rows *cr, cl_err *e)
+{
+    run_result r;
+    experiments_row_start(x, &r, "compute_vs_copy", "kernel on the same data", b->sz);
+    size_t half = b->n / 2;
+    scale_job sj = {.x = (const float *)b->d.ptr, .y = (float *)b->d.ptr + half, .n = half,
+                    .a = 2.0f, .block = 256};
+    nvtx_push("copy vs compute");
+    timing_result tr;
+    bool ok = experiments_time_job(x, experiments_scale_once, &sj, b->bytes, 5, 0, &tr, e);
+    nvtx_pop();
+    if (!ok || !experiments_download(x, b->page, b->d.ptr, b->bytes, e)) {
+        experiments_row_failed(x, &r, e);
+        return;
+    }
+    experiments_set_timing(&r, &tr);
+    experiments_set_bandwidth(x, &r, (double)(2 * half * sizeof(float)));
+    for (size_t i = 0; i < half; i++)
+        b->pin[i] = 2.0f * b->page[i];
+    experiments_check_exact(&r, b->page + half, b->pin, half);
+    engine_row_note(&r,
+                    "y = 2x over the %s on the device (read half, write half) takes %.3f ms; "
+                    "bringing them from the host took %.3f ms pinned, %.3f ms pageable: "
+                    "moving the data costs %.0fx computing on it",
+                    b->sz, r.median_ms, cr->h2d_pin.median_ms, cr->h2d_page.median_ms,
+                    cr->h2d_pin.median_ms / r.median_ms);
+    engine_row_emit(&x->rows, &r);
+}
+
 void experiments_transfers(xctx *x)
 {
     cl_err e = {{0}};
-    run_result r, h2d_page, h2d_pin, d2h_page, d2h_pin;
-    gpu_buffer d = {0};
-    float *pin = NULL, *page = NULL;
-    char sz[32];
-
-    size_t bytes = experiments_fit_device(256 * MIB, X_FLOOR, 1);
-    buffer_format_bytes(bytes, sz, sizeof sz);
-    experiments_row_start(x, &h2d_page, "h2d_pageable", "H2D pageable", sz);
-    experiments_row_start(x, &h2d_pin, "h2d_pinned", "H2D pinned", sz);
-    experiments_row_start(x, &d2h_page, "d2h_pageable", "D2H pageable", sz);
-    experiments_row_start(x, &d2h_pin, "d2h_pinned", "D2H pinned", sz);
-    if (bytes == 0) {
-        experiments_too_little_memory(&e, X_FLOOR);
+    transfer_bufs b = {.bytes = experiments_fit_device(256 * MIB, X_FLOOR, 1)};
+    copy_rows cr;
+    buffer_format_bytes(b.bytes, b.sz, sizeof b.sz);
+    experiments_row_start(x, &cr.h2d_page, "h2d_pageable", "H2D pageable", b.sz);
+    experiments_row_start(x, &cr.h2d_pin, "h2d_pinned", "H2D pinned", b.sz);
+    experiments_row_start(x, &cr.d2h_page, "d2h_pageable", "D2H pageable", b.sz);
+    experiments_row_start(x, &cr.d2h_pin, "d2h_pinned", "D2H pinned", b.sz);
+    if (!transfers_setup(x, &b, &e))
         goto fail_all;
-    }
-    if (!buffer_alloc(&d, bytes, &e))
-        goto fail_all;
-    page = malloc(bytes);
-    if (!page) {
-        err_set(&e, "out of host memory (%s of pageable memory)", sz);
-        goto fail_all;
-    }
-    cudacheck_reset();
-    CUDA_CHECK_GOTO(&e, cudaMallocHost((void **)&pin, bytes), fail_all);
-    size_t n = bytes / sizeof(float);
-    rng_fill_uniform(page, n, x->seed++, -1.0f, 1.0f);
-
     nvtx_push("pageable vs pinned");
-    copy_job j = {d.ptr, page, bytes, 0, cudaMemcpyHostToDevice};
-    x->rows.variant = h2d_page.variant;
-    if (!time_copy(x, &h2d_page, &j, 5, 40, &e))
-        goto fail_pop;
-    j = (copy_job){pin, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->rows.variant = d2h_pin.variant;
-    if (!time_copy(x, &d2h_pin, &j, 5, 40, &e))
-        goto fail_pop;
-    experiments_check_exact(&h2d_page, pin, page, n);
-    experiments_check_exact(&d2h_pin, pin, page, n);
-
-    rng_fill_uniform(pin, n, x->seed++, -1.0f, 1.0f);
-    j = (copy_job){d.ptr, pin, bytes, 0, cudaMemcpyHostToDevice};
-    x->rows.variant = h2d_pin.variant;
-    if (!time_copy(x, &h2d_pin, &j, 5, 40, &e))
-        goto fail_pop;
-    j = (copy_job){page, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->rows.variant = d2h_page.variant;
-    if (!time_copy(x, &d2h_page, &j, 5, 40, &e))
-        goto fail_pop;
-    experiments_check_exact(&h2d_pin, page, pin, n);
-    experiments_check_exact(&d2h_page, page, pin, n);
+    bool ok = pinned_vs_pageable(x, &b, &cr, &e);
     nvtx_pop();
-
-    double gain_h2d = h2d_page.median_ms / h2d_pin.median_ms;
-    double gain_d2h = d2h_page.median_ms / d2h_pin.median_ms;
-    engine_row_note(&h2d_page,
-                         "ordinary malloc'd memory: the driver stages it through a pinned buffer");
-    engine_row_note(&h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
-                         gain_h2d);
-    engine_row_note(&d2h_page, "ordinary malloc'd memory, staged by the driver");
-    engine_row_note(&d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
-    engine_row_emit(&x->rows, &h2d_page);
-    engine_row_emit(&x->rows, &h2d_pin);
-    engine_row_emit(&x->rows, &d2h_page);
-    engine_row_emit(&x->rows, &d2h_pin);
-
-    {
-        size_t chunk = 64 * 1024;
-        size_t count = bytes / chunk;
-        char lab[RUN_ID_MAX];
-        snprintf(lab, sizeof lab, "%zu x 64 KiB H2D", count);
-        experiments_row_start(x, &r, "small_copies", lab, sz);
-        nvtx_push("many small copies");
-        j = (copy_job){d.ptr, pin, count * chunk, chunk, cudaMemcpyHostToDevice};
-        bool ok = time_copy(x, &r, &j, 3, 5, &e);
-        nvtx_pop();
-        if (!ok || !experiments_download(x, page, d.ptr, bytes, &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
-                goto done;
-        } else {
-            experiments_check_exact(&r, page, pin, count * chunk / sizeof(float));
-            engine_row_note(
-                &r,
-                "pinned; one cudaMemcpyAsync per 64 KiB: %.1f us each, %.2fx slower than "
-                "one %s copy at %.1f GB/s",
-                1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin.median_ms, sz,
-                h2d_pin.gbps);
-            engine_row_emit(&x->rows, &r);
-        }
-    }
-
-    {
-        experiments_row_start(x, &r, "compute_vs_copy", "kernel on the same data", sz);
-        size_t half = n / 2;
-        scale_job sj = {(const float *)d.ptr, (float *)d.ptr + half, half, 2.0f, 256};
-        nvtx_push("copy vs compute");
-        timing_result tr;
-        bool ok = experiments_time_job(x, experiments_scale_once, &sj, bytes, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok || !experiments_download(x, page, d.ptr, bytes, &e)) {
-            experiments_row_failed(x, &r, &e);
-        } else {
-            experiments_set_timing(&r, &tr);
-            experiments_set_bandwidth(x, &r, (double)(2 * half * sizeof(float)));
-            for (size_t i = 0; i < half; i++)
-                pin[i] = 2.0f * page[i];
-            experiments_check_exact(&r, page + half, pin, half);
-            engine_row_note(
-                &r,
-                "y = 2x over the %s on the device (read half, write half) takes %.3f ms; "
-                "bringing them from the host took %.3f ms pinned, %.3f ms pageable: "
-                "moving the data costs %.0fx computing on it",
-                sz, r.median_ms, h2d_pin.median_ms, h2d_page.median_ms,
-                h2d_pin.median_ms / r.median_ms);
-            engine_row_emit(&x->rows, &r);
-        }
-    }
+    if (!ok)
+        goto fail_all;
+    copy_rows_emit(x, &cr);
+    small_copies(x, &b, &cr.h2d_pin, &e);
+    if (!x->broken)
+        compute_vs_copy(x, &b, &cr, &e);
     goto done;
 
-fail_pop:
-    nvtx_pop();
 fail_all:
-    experiments_row_failed(x, &h2d_page, &e);
-    experiments_row_failed(x, &h2d_pin, &e);
-    experiments_row_failed(x, &d2h_page, &e);
-    experiments_row_failed(x, &d2h_pin, &e);
+    experiments_row_failed(x, &cr.h2d_page, &e);
+    experiments_row_failed(x, &cr.h2d_pin, &e);
+    experiments_row_failed(x, &cr.d2h_page, &e);
+    experiments_row_failed(x, &cr.d2h_pin, &e);
 done:
-    if (pin)
-        cudaFreeHost(pin);
-    free(page);
-    buffer_free(&d);
+    if (b.pin)
+        cudaFreeHost(b.pin);
+    free(b.page);
+    buffer_free(&b.d);
 }
 
 /* ---- overlap --------------------------------------------------------------- */
@@ -368,9 +408,9 @@ void experiments_overlap(xctx *x)
         "D2H %.2f ms, one after the other",
         st_sum[0], st_sum[1], b.iters, st_sum[2]);
     engine_row_note(&ro,
-                         "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
-                         "another; no pipeline beats the longest stage, %.2f ms",
-                         rs.median_ms / ro.median_ms, longest);
+                    "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
+                    "another; no pipeline beats the longest stage, %.2f ms",
+                    rs.median_ms / ro.median_ms, longest);
     engine_row_emit(&x->rows, &rs);
     engine_row_emit(&x->rows, &ro);
     goto done;
