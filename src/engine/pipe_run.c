@@ -160,7 +160,7 @@ static bool shipped_rows(pipe_size *z)
             engine_row_error(&r, msg);
         } else {
             pipe_call pc = {z, NULL, (prep_step)step};
-            pipe_target t = {shipped_once, &pc, (prep_step)step, true};
+            pipe_target t = {.once = shipped_once, .ud = &pc, .step = (prep_step)step, .library = true};
             if (!pipe_measure(z, &t, &r))
                 return false;
         }
@@ -223,7 +223,7 @@ static bool launcher_rows(pipe_size *z, exercise *x, bool learner, bool record, 
             engine_row_error(&r, e.msg);
         } else {
             pipe_call pc = {z, x, (prep_step)k};
-            pipe_target t = {launcher_once, &pc, (prep_step)k, false};
+            pipe_target t = {.once = launcher_once, .ud = &pc, .step = (prep_step)k, .library = false};
             alive = pipe_measure(z, &t, &r);
             if (alive && r.status == RS_ERROR)
                 engine_launcher_log_trace(c, x);

@@ -59,7 +59,7 @@ void experiments_stride(xctx *x)
         char rsz[48];
         snprintf(rsz, sizeof rsz, "%s out", outsz);
         experiments_row_start(x, &r, id, lab, rsz);
-        stride_job j = {io.din.ptr, nin, io.dout.ptr, nout, s};
+        stride_job j = {.in = io.din.ptr, .nin = nin, .out = io.dout.ptr, .nout = nout, .stride = s};
         size_t touched = nout / 32 * sectors * 32 + nout * sizeof(float);
         timing_result tr;
         if (!experiments_measure(x, range, stride_once, &j, io.dout.ptr, io.hout,

@@ -76,15 +76,15 @@ void experiments_divergence(xctx *x)
         basics_branch mode;
         const char *id, *label, *note;
     } v[] = {
-        {BASICS_BRANCH_WARPS, "div_warps", "whole warps branch",
-         "every other warp takes path B: the threads of a warp always agree, so each warp runs "
-         "one loop"},
-        {BASICS_BRANCH_HALVES, "div_halves", "half of each warp",
-         "lanes 16 to 31 of every warp take path B: each warp runs both loops one after the "
-         "other, half its lanes masked off in each"},
-        {BASICS_BRANCH_LANES, "div_lanes", "odd lanes",
-         "the odd lanes take path B: again both loops in every warp; which lanes disagree does "
-         "not matter, only that some do"},
+        {.mode = BASICS_BRANCH_WARPS, .id = "div_warps", .label = "whole warps branch",
+         .note = "every other warp takes path B: the threads of a warp always agree, so each "
+                 "warp runs one loop"},
+        {.mode = BASICS_BRANCH_HALVES, .id = "div_halves", .label = "half of each warp",
+         .note = "lanes 16 to 31 of every warp take path B: each warp runs both loops one after "
+                 "the other, half its lanes masked off in each"},
+        {.mode = BASICS_BRANCH_LANES, .id = "div_lanes", .label = "odd lanes",
+         .note = "the odd lanes take path B: again both loops in every warp; which lanes "
+                 "disagree does not matter, only that some do"},
     };
     const size_t nv = sizeof v / sizeof v[0];
     size_t bytes = BRANCH_N * sizeof(float);
@@ -105,7 +105,7 @@ void experiments_divergence(xctx *x)
     }
     for (size_t k = 0; k < nv && !x->broken; k++) {
         experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-        branch_job j = {io.din.ptr, io.dout.ptr, BRANCH_N, v[k].mode};
+        branch_job j = {.in = io.din.ptr, .out = io.dout.ptr, .n = BRANCH_N, .mode = v[k].mode};
         timing_result tr;
         if (!experiments_measure(x, v[k].label, branch_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {
@@ -447,7 +447,8 @@ void experiments_fences(xctx *x)
         goto fail;
     CUDA_CHECK_GOTO(&e, cudaMemsetAsync(flags.ptr, 0, flags.bytes, x->s), fail);
     CUDA_CHECK_GOTO(&e, cudaMemsetAsync(payload.ptr, 0, payload.bytes, x->s), fail);
-    fence_job j = {payload.ptr, flags.ptr, stale.ptr, blocks, 0, 1, 0};
+    fence_job j = {.payload = payload.ptr, .flags = flags.ptr, .stale = stale.ptr,
+                   .blocks = blocks, .epoch = 0, .fence = 1, .launches = 0};
     fence_row(x, &j, "fence_with", "with __threadfence()", sz);
     j.fence = 0;
     if (!x->broken)

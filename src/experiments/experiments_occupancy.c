@@ -33,14 +33,22 @@ typedef struct occ_variant {
 } occ_variant;
 
 static const occ_variant variants[] = {
-    {"occ_r8", "8 counts kept", "occ_r8", 8, 0},
-    {"occ_r32", "32 counts kept", "occ_r32", 32, 0},
-    {"occ_r64", "64 counts kept", "occ_r64", 64, 0},
-    {"occ_r128", "128 counts kept", "occ_r128", 128, 0},
-    {"occ_spill", "128, at most 64 registers", "occ_spill", 128, 0},
-    {"occ_smem_4", "8 kept, shared for 4 blocks", "occ_r8", 8, 4},
-    {"occ_smem_2", "8 kept, shared for 2 blocks", "occ_r8", 8, 2},
-    {"occ_smem_1", "8 kept, shared for 1 block", "occ_r8", 8, 1},
+    {.id = "occ_r8", .label = "8 counts kept", .kernel = "occ_r8",
+     .regs = 8, .share = 0},
+    {.id = "occ_r32", .label = "32 counts kept", .kernel = "occ_r32",
+     .regs = 32, .share = 0},
+    {.id = "occ_r64", .label = "64 counts kept", .kernel = "occ_r64",
+     .regs = 64, .share = 0},
+    {.id = "occ_r128", .label = "128 counts kept", .kernel = "occ_r128",
+     .regs = 128, .share = 0},
+    {.id = "occ_spill", .label = "128, at most 64 registers", .kernel = "occ_spill",
+     .regs = 128, .share = 0},
+    {.id = "occ_smem_4", .label = "8 kept, shared for 4 blocks", .kernel = "occ_r8",
+     .regs = 8, .share = 4},
+    {.id = "occ_smem_2", .label = "8 kept, shared for 2 blocks", .kernel = "occ_r8",
+     .regs = 8, .share = 2},
+    {.id = "occ_smem_1", .label = "8 kept, shared for 1 block", .kernel = "occ_r8",
+     .regs = 8, .share = 1},
 };
 #define NVARIANT (sizeof variants / sizeof variants[0])
 
@@ -133,7 +141,7 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
     snprintf(sz, sizeof sz, "%d blocks x %d, %d steps", blocks, OCC_BLOCK, OCC_STEPS);
     experiments_row_start(x, &r, v->id, v->label, sz);
     cudaKernel_t k;
-    occ_job j = {NULL, next, out, blocks, 0};
+    occ_job j = {.func = NULL, .next = next, .out = out, .blocks = blocks, .smem = 0};
     int per_sm = 0, max_threads = 0;
     const nvrtc_kernel *nk = nvrtc_find_kernel(prog, v->kernel);
     struct cudaFuncAttributes fa;

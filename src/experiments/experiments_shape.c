@@ -37,7 +37,7 @@ void experiments_blocksize(xctx *x)
         snprintf(id, sizeof id, "block_%d", b);
         snprintf(lab, sizeof lab, "%d threads per block", b);
         experiments_row_start(x, &r, id, lab, sz);
-        scale_job j = {io.din.ptr, io.dout.ptr, n, 2.0f, b};
+        scale_job j = {.x = io.din.ptr, .y = io.dout.ptr, .n = n, .a = 2.0f, .block = b};
         int per_sm = 0;
         timing_result tr;
         cudaError_t ost = profiling_scale_occupancy(b, &per_sm);
@@ -96,16 +96,22 @@ void experiments_transpose(xctx *x)
         transpose_fn fn;
         bool copy;         /* out = in, not transposed */
     } v[] = {
-        {"transpose_copy", "copy (the bound)", "the same bytes copied by the same blocks, four "
-         "elements a thread, without transposing: no transpose of this shape moves data faster",
-         profiling_copy_tile, true},
-        {"transpose_naive", "naive", "reads rows (coalesced) and writes columns straight to global "
-         "memory: each warp's stores land 32 rows apart", profiling_transpose_naive, false},
-        {"transpose_tiled", "shared-memory tile", "stages a 32x32 tile in shared memory so both "
-         "global reads and writes are coalesced; reading a tile column hits one bank 32 times",
-         profiling_transpose_tiled, false},
-        {"transpose_padded", "padded tile", "the same tile with one extra column: a column's 32 "
-         "floats fall in 32 different banks, no conflicts", profiling_transpose_padded, false},
+        {.id = "transpose_copy", .label = "copy (the bound)",
+         .note = "the same bytes copied by the same blocks, four elements a thread, without "
+                 "transposing: no transpose of this shape moves data faster",
+         .fn = profiling_copy_tile, .copy = true},
+        {.id = "transpose_naive", .label = "naive",
+         .note = "reads rows (coalesced) and writes columns straight to global memory: each "
+                 "warp's stores land 32 rows apart",
+         .fn = profiling_transpose_naive, .copy = false},
+        {.id = "transpose_tiled", .label = "shared-memory tile",
+         .note = "stages a 32x32 tile in shared memory so both global reads and writes are "
+                 "coalesced; reading a tile column hits one bank 32 times",
+         .fn = profiling_transpose_tiled, .copy = false},
+        {.id = "transpose_padded", .label = "padded tile",
+         .note = "the same tile with one extra column: a column's 32 floats fall in 32 "
+                 "different banks, no conflicts",
+         .fn = profiling_transpose_padded, .copy = false},
     };
     const size_t nv = sizeof v / sizeof v[0];
     cl_err e = {{0}};
@@ -122,7 +128,7 @@ void experiments_transpose(xctx *x)
 
     for (size_t k = 0; k < nv; k++) {
         experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-        transpose_job j = {v[k].fn, io.din.ptr, io.dout.ptr, n};
+        transpose_job j = {.fn = v[k].fn, .in = io.din.ptr, .out = io.dout.ptr, .n = n};
         timing_result tr;
         if (!experiments_measure(x, v[k].id, transpose_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {

@@ -279,7 +279,7 @@ void experiments_roofline(xctx *x)
         snprintf(id, sizeof id, "roof_%d", iters[k]);
         snprintf(lab, sizeof lab, "%.2f FLOP/B", ai);
         experiments_row_start(x, &r, id, lab, sz);
-        fma_job j = {io.din.ptr, io.dout.ptr, n, iters[k]};
+        fma_job j = {.in = io.din.ptr, .out = io.dout.ptr, .n = n, .iters = iters[k]};
         timing_result tr;
         if (!experiments_measure(x, lab, fma_once, &j, io.dout.ptr, io.hout, bytes, 2 * bytes, &tr,
                                  &e)) {
