@@ -19,45 +19,45 @@ static void timing_progress(void *ud, const char *phase, int rep, int of)
     engine_row_progress(ud, phase, rep, of);
 }
 
-bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
+bool engine_gpu_failed(const engine_ctx *ctx, run_result *row, const cl_err *err, bool library)
 {
     cudaError_t code = cudaSuccess;
     cudaError_t sticky = engine_row_sticky_error(&code);
     if (sticky != cudaSuccess) {
-        engine_row_fault(&c->rows, r->variant, sticky, NULL);
+        engine_row_fault(&ctx->rows, row->variant, sticky, NULL);
         return false;
     }
-    r->code = (int)code;
+    row->code = (int)code;
     const char *lib = library ? kernels_library_error() : "";
     if (lib && lib[0])
-        snprintf(r->message, sizeof r->message, "%s (%s)", e->msg, lib);
+        snprintf(row->message, sizeof row->message, "%s (%s)", err->msg, lib);
     else
-        snprintf(r->message, sizeof r->message, "%s", e->msg);
-    r->status = RS_ERROR;
+        snprintf(row->message, sizeof row->message, "%s", err->msg);
+    row->status = RS_ERROR;
     return true;
 }
 
-bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *alive)
+bool engine_row_prepare(engine_ctx *ctx, problem_data *data, run_result *row, bool *alive)
 {
     cl_err e = {{0}};
-    uint64_t seed = c->seed++;
-    r->seed = seed;
+    uint64_t seed = ctx->seed++;
+    row->seed = seed;
     /* While the reference runs, a hang or a fault is the lab's. */
-    c->rows.variant = RUN_FAULT_REFERENCE;
-    engine_row_progress(&c->rows, "reference", 0, 1);
-    bool prepared = problem_prepare(p, seed, &e);
-    c->rows.variant = r->variant;
-    engine_row_progress(&c->rows, "check", 0, 1);
+    ctx->rows.variant = RUN_FAULT_REFERENCE;
+    engine_row_progress(&ctx->rows, "reference", 0, 1);
+    bool prepared = problem_prepare(data, seed, &e);
+    ctx->rows.variant = row->variant;
+    engine_row_progress(&ctx->rows, "check", 0, 1);
     if (!prepared) {
         /* The lab's reference broke the context: the fault is the lab's. */
-        *alive = !engine_reference_fault(c, &e);
+        *alive = !engine_reference_fault(ctx, &e);
         if (*alive)
-            engine_row_error(r, e.msg);
+            engine_row_error(row, e.msg);
     }
     return prepared;
 }
 
-bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
+bool engine_reference_fault(const engine_ctx *ctx, const cl_err *err)
 {
     cudaError_t code = cudacheck_last();
     cudaError_t s1 = cudaDeviceSynchronize();
@@ -66,20 +66,20 @@ bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
                                                     : cudaSuccess;
     if (sticky == cudaSuccess)
         return false;
-    engine_row_fault(&c->rows, RUN_FAULT_REFERENCE, sticky, e->msg);
+    engine_row_fault(&ctx->rows, RUN_FAULT_REFERENCE, sticky, err->msg);
     return true;
 }
 
-bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e)
+bool engine_gpu_shipped_once(void *ud, cudaStream_t stream, cl_err *err)
 {
     shipped_call *sc = ud;
-    CUDA_CHECK_LAUNCH(e, sc->p->ops->launch(sc->p, sc->k, s));
+    CUDA_CHECK_LAUNCH(err, sc->p->ops->launch(sc->p, sc->k, stream));
     return true;
 }
 
-bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e)
+bool engine_gpu_copy_once(void *ud, cudaStream_t stream, cl_err *err)
 {
-    return problem_copy_once(ud, s, e);
+    return problem_copy_once(ud, stream, err);
 }
 
 static bool target_once(void *ud, cudaStream_t s, cl_err *e)
@@ -355,23 +355,24 @@ static bool measure_prepared(engine_ctx *c, gpu_target *t, const row_rates *x, r
     return timed_row(c, t, x, &first, budget_s, r, e);
 }
 
-/* Measures one GPU row into r: check with fresh inputs, time, recheck.
+/* Measures one GPU row into row: check with fresh inputs, time, recheck.
  * false only when the context broke (fault filled). */
-bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r)
+bool engine_gpu_measure(engine_ctx *ctx, gpu_target *target, const row_rates *rates,
+                        run_result *row)
 {
     cl_err e = {{0}};
     double t0 = clock_now_ms();
-    c->rows.variant = r->variant;
+    ctx->rows.variant = row->variant;
     cudacheck_reset();
-    nvtxRangePushA(r->variant);
+    nvtxRangePushA(row->variant);
     bool ok = false;
-    if (engine_row_prepare(c, t->p, r, &ok)) {
-        ok = measure_prepared(c, t, x, r, &e);
+    if (engine_row_prepare(ctx, target->p, row, &ok)) {
+        ok = measure_prepared(ctx, target, rates, row, &e);
         if (!ok)
-            ok = engine_gpu_failed(c, r, &e, t->library);
+            ok = engine_gpu_failed(ctx, row, &e, target->library);
     }
-    r->wall_ms = clock_now_ms() - t0;
+    row->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
-    c->rows.variant = NULL;
+    ctx->rows.variant = NULL;
     return ok;
 }

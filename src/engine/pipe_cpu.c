@@ -256,34 +256,34 @@ static bool canonical_run(pipe_size *z, int threads, cl_err *e)
     return true;
 }
 
-bool pipe_cpu_rows(pipe_size *z, cl_err *e)
+bool pipe_cpu_rows(pipe_size *psize, cl_err *err)
 {
     int all = cpu_thread_count();
     data_sum sum = {0, false};
-    z->c->rows.variant = "cpu";
-    if (z->c->req->cpu) {
+    psize->c->rows.variant = "cpu";
+    if (psize->c->req->cpu) {
         static cpu_side one, many;
         memset(&one, 0, sizeof one);
         memset(&many, 0, sizeof many);
         one.threads = 1;
         many.threads = all;
-        if (!measure_side(z, &one, &sum, e) || !measure_side(z, &many, &sum, e)) {
-            z->c->rows.variant = NULL;
+        if (!measure_side(psize, &one, &sum, err) || !measure_side(psize, &many, &sum, err)) {
+            psize->c->rows.variant = NULL;
             return false;
         }
         /* both came from the cache, each checked when it was measured on
          * this machine: one plain run leaves the canonical state */
-        if (!z->have_canon && !canonical_run(z, all, e)) {
-            z->c->rows.variant = NULL;
+        if (!psize->have_canon && !canonical_run(psize, all, err)) {
+            psize->c->rows.variant = NULL;
             return false;
         }
-        emit_side(z, &one, false);
-        emit_side(z, &many, true);
-    } else if (!canonical_run(z, all, e)) {
-        z->c->rows.variant = NULL;
+        emit_side(psize, &one, false);
+        emit_side(psize, &many, true);
+    } else if (!canonical_run(psize, all, err)) {
+        psize->c->rows.variant = NULL;
         return false;
     }
-    prep_ref_all(&z->ref, &z->st, all);
-    z->c->rows.variant = NULL;
+    prep_ref_all(&psize->ref, &psize->st, all);
+    psize->c->rows.variant = NULL;
     return true;
 }

@@ -160,7 +160,8 @@ static bool shipped_rows(pipe_size *z)
             engine_row_error(&r, msg);
         } else {
             pipe_call pc = {z, NULL, (prep_step)step};
-            pipe_target t = {.once = shipped_once, .ud = &pc, .step = (prep_step)step, .library = true};
+            pipe_target t = {.once = shipped_once, .ud = &pc, .step = (prep_step)step,
+                             .library = true};
             if (!pipe_measure(z, &t, &r))
                 return false;
         }
@@ -223,7 +224,8 @@ static bool launcher_rows(pipe_size *z, exercise *x, bool learner, bool record, 
             engine_row_error(&r, e.msg);
         } else {
             pipe_call pc = {z, x, (prep_step)k};
-            pipe_target t = {.once = launcher_once, .ud = &pc, .step = (prep_step)k, .library = false};
+            pipe_target t = {.once = launcher_once, .ud = &pc, .step = (prep_step)k,
+                             .library = false};
             alive = pipe_measure(z, &t, &r);
             if (alive && r.status == RS_ERROR)
                 engine_launcher_log_trace(c, x);
@@ -368,9 +370,9 @@ done:
     return alive;
 }
 
-bool pipe_run(engine_ctx *c)
+bool pipe_run(engine_ctx *ctx)
 {
-    const run_request *req = c->req;
+    const run_request *req = ctx->req;
     run_plan p = {.want_ex = req->exercise_kernel[0] != '\0'};
     for (int i = 0; i < req->nvariants; i++) {
         p.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
@@ -379,17 +381,17 @@ bool pipe_run(engine_ctx *c)
     p.want_timelines &= !req->check_only;
     nvtxRangePushA(PIPELINE_PROBLEM);
     if (p.want_ex)
-        engine_launcher_open_exercise(c);
+        engine_launcher_open_exercise(ctx);
     if (p.want_starter)
-        engine_launcher_open_starter(c);
+        engine_launcher_open_starter(ctx);
     bool alive = true;
     if (req->nsizes == 0)
-        alive = run_size(c, &p, PIPELINE_DEFAULT_SIZE);
+        alive = run_size(ctx, &p, PIPELINE_DEFAULT_SIZE);
     for (int s = 0; s < req->nsizes && alive; s++)
-        alive = run_size(c, &p, req->sizes[s]);
-    exercise_close(c->ex);
-    exercise_close(c->starter);
-    c->ex = c->starter = NULL;
+        alive = run_size(ctx, &p, req->sizes[s]);
+    exercise_close(ctx->ex);
+    exercise_close(ctx->starter);
+    ctx->ex = ctx->starter = NULL;
     nvtxRangePop();
     return alive;
 }

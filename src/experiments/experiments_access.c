@@ -28,7 +28,7 @@ static bool stride_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-void experiments_stride(xctx *x)
+void experiments_stride(xctx *ctx)
 {
     static const int strides[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128};
     const size_t nst = sizeof strides / sizeof strides[0];
@@ -41,7 +41,7 @@ void experiments_stride(xctx *x)
     buffer_format_bytes(inb, insz, sizeof insz);
     snprintf(sz, sizeof sz, "%s in", insz);
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, inb, true, "stride", &e))
+    if (!experiments_io_setup(ctx, &io, inb, true, "stride", &e))
         goto fail_all;
 
     for (size_t k = 0; k < nst; k++) {
@@ -58,21 +58,22 @@ void experiments_stride(xctx *x)
         buffer_format_bytes(nout * sizeof(float), outsz, sizeof outsz);
         char rsz[48];
         snprintf(rsz, sizeof rsz, "%s out", outsz);
-        experiments_row_start(x, &r, id, lab, rsz);
-        stride_job j = {.in = io.din.ptr, .nin = nin, .out = io.dout.ptr, .nout = nout, .stride = s};
+        experiments_row_start(ctx, &r, id, lab, rsz);
+        stride_job j = {.in = io.din.ptr, .nin = nin, .out = io.dout.ptr, .nout = nout,
+                        .stride = s};
         size_t touched = nout / 32 * sectors * 32 + nout * sizeof(float);
         timing_result tr;
-        if (!experiments_measure(x, range, stride_once, &j, io.dout.ptr, io.hout,
+        if (!experiments_measure(ctx, range, stride_once, &j, io.dout.ptr, io.hout,
                                  nout * sizeof(float), touched, &tr, &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
+            experiments_row_failed(ctx, &r, &e);
+            if (ctx->broken)
                 goto done;
             continue;
         }
         for (size_t i = 0; i < nout; i++)
             io.want[i] = io.hin[i * (size_t)s];
         experiments_set_timing(&r, &tr);
-        experiments_set_bandwidth(x, &r, (double)(2 * nout * sizeof(float)));
+        experiments_set_bandwidth(ctx, &r, (double)(2 * nout * sizeof(float)));
         experiments_check_exact(&r, io.hout, io.want, nout);
         engine_row_note(
             &r,
@@ -80,11 +81,11 @@ void experiments_stride(xctx *x)
             "written per element): a warp's 32 loads touch %zu sector%s of 32 B, so "
             "%.0f%% of the bytes fetched are used",
             s, insz, sectors, sectors == 1 ? "" : "s", 100.0 * 128.0 / (32.0 * (double)sectors));
-        engine_row_emit(&x->rows, &r);
+        engine_row_emit(&ctx->rows, &r);
     }
     goto done;
 fail_all:
-    experiments_rows_failed(x, "stride", strides, nst, sz, &e);
+    experiments_rows_failed(ctx, "stride", strides, nst, sz, &e);
 done:
     experiments_io_free(&io);
 }
@@ -198,21 +199,21 @@ static void gemv_row(xctx *x, gemv_bench *b, const gemv_variant *v, const char *
     engine_row_emit(&x->rows, &r);
 }
 
-void experiments_gemv(xctx *x)
+void experiments_gemv(xctx *ctx)
 {
     cl_err e = {{0}};
     gemv_bench b = {.n = experiments_square_side()};
     char sz[48];
     snprintf(sz, sizeof sz, "%dx%d", b.n, b.n);
     cudacheck_reset();
-    if (gemv_setup(x, &b, &e)) {
-        for (size_t k = 0; k < NGEMV && !x->broken; k++)
-            gemv_row(x, &b, &gemv_variants[k], sz, &e);
+    if (gemv_setup(ctx, &b, &e)) {
+        for (size_t k = 0; k < NGEMV && !ctx->broken; k++)
+            gemv_row(ctx, &b, &gemv_variants[k], sz, &e);
     } else {
         for (size_t k = 0; k < NGEMV; k++) {
             run_result r;
-            experiments_row_start(x, &r, gemv_variants[k].id, gemv_variants[k].label, sz);
-            experiments_row_failed(x, &r, &e);
+            experiments_row_start(ctx, &r, gemv_variants[k].id, gemv_variants[k].label, sz);
+            experiments_row_failed(ctx, &r, &e);
         }
     }
     free(b.A);

@@ -70,7 +70,7 @@ static void branch_check(run_result *r, const float *in, const float *out, size_
     experiments_check_report_row(r, &c);
 }
 
-void experiments_divergence(xctx *x)
+void experiments_divergence(xctx *ctx)
 {
     static const struct {
         basics_branch mode;
@@ -95,25 +95,25 @@ void experiments_divergence(xctx *x)
     run_result r;
     double base_ms = 0.0;
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, experiments_fit_device(bytes, bytes, 2), false,
+    if (!experiments_io_setup(ctx, &io, experiments_fit_device(bytes, bytes, 2), false,
                               "divergence", &e)) {
         for (size_t k = 0; k < nv; k++) {
-            experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-            experiments_row_failed(x, &r, &e);
+            experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
+            experiments_row_failed(ctx, &r, &e);
         }
         goto done;
     }
-    for (size_t k = 0; k < nv && !x->broken; k++) {
-        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+    for (size_t k = 0; k < nv && !ctx->broken; k++) {
+        experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
         branch_job j = {.in = io.din.ptr, .out = io.dout.ptr, .n = BRANCH_N, .mode = v[k].mode};
         timing_result tr;
-        if (!experiments_measure(x, v[k].label, branch_once, &j, io.dout.ptr, io.hout, bytes,
+        if (!experiments_measure(ctx, v[k].label, branch_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {
-            experiments_row_failed(x, &r, &e);
+            experiments_row_failed(ctx, &r, &e);
             continue;
         }
         experiments_set_timing(&r, &tr);
-        branch_check(&r, io.hin, io.hout, BRANCH_N, v[k].mode, x->seed++);
+        branch_check(&r, io.hin, io.hout, BRANCH_N, v[k].mode, ctx->seed++);
         engine_row_note(&r, "half the elements take each path in every row (A: fmaf "
                             "chain; B: sqrtf of an fmaf); %s", v[k].note);
         if (k == 0)
@@ -121,7 +121,7 @@ void experiments_divergence(xctx *x)
         else if (base_ms > 0.0 && r.median_ms > 0.0)
             engine_row_note(&r, "%.2fx the time of whole warps for the same work",
                             r.median_ms / base_ms);
-        engine_row_emit(&x->rows, &r);
+        engine_row_emit(&ctx->rows, &r);
     }
 done:
     experiments_io_free(&io);
@@ -342,21 +342,21 @@ fail:
     experiments_row_failed(x, &r, e);
 }
 
-void experiments_hierarchy(xctx *x)
+void experiments_hierarchy(xctx *ctx)
 {
     cl_err e = {{0}};
     level_bench b = {.pattern = malloc(LEVEL_PATTERN * sizeof(float))};
-    size_t want = LEVEL_DRAM_WANT < 16 * x->l2 ? 16 * x->l2 : LEVEL_DRAM_WANT;
+    size_t want = LEVEL_DRAM_WANT < 16 * ctx->l2 ? 16 * ctx->l2 : LEVEL_DRAM_WANT;
     b.bytes = experiments_fit_device(want, 64 * MIB, 1);
     cudacheck_reset();
-    if (hierarchy_setup(x, &b, &e)) {
-        for (size_t k = 0; k < NLEVELS && !x->broken; k++)
-            level_row(x, &b, &level_variants[k], &e);
+    if (hierarchy_setup(ctx, &b, &e)) {
+        for (size_t k = 0; k < NLEVELS && !ctx->broken; k++)
+            level_row(ctx, &b, &level_variants[k], &e);
     } else {
         for (size_t k = 0; k < NLEVELS; k++) {
             run_result r;
-            experiments_row_start(x, &r, level_variants[k].id, level_variants[k].label, "");
-            experiments_row_failed(x, &r, &e);
+            experiments_row_start(ctx, &r, level_variants[k].id, level_variants[k].label, "");
+            experiments_row_failed(ctx, &r, &e);
         }
     }
     free(b.pattern);
@@ -425,17 +425,17 @@ fail:
     experiments_row_failed(x, &r, &e);
 }
 
-void experiments_fences(xctx *x)
+void experiments_fences(xctx *ctx)
 {
     cl_err e = {{0}};
     run_result r;
     gpu_buffer payload = {0}, flags = {0}, stale = {0};
-    int coop = 0, blocks = x->dev.sm_count;
+    int coop = 0, blocks = ctx->dev.sm_count;
     char sz[48];
     snprintf(sz, sizeof sz, "%d blocks x %d threads", blocks, BASICS_LEVEL_BLOCK);
     cudacheck_reset();
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch,
-                                               x->dev.ordinal), fail);
+                                               ctx->dev.ordinal), fail);
     if (!coop || blocks < 2) {
         err_set(&e, "this device cannot launch a cooperative kernel, which the experiment needs "
                     "so that every block runs at once");
@@ -445,20 +445,20 @@ void experiments_fences(xctx *x)
         !buffer_alloc(&flags, (size_t)blocks * sizeof(int), &e) ||
         !buffer_alloc(&stale, 2 * sizeof(unsigned int), &e))
         goto fail;
-    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(flags.ptr, 0, flags.bytes, x->s), fail);
-    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(payload.ptr, 0, payload.bytes, x->s), fail);
+    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(flags.ptr, 0, flags.bytes, ctx->s), fail);
+    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(payload.ptr, 0, payload.bytes, ctx->s), fail);
     fence_job j = {.payload = payload.ptr, .flags = flags.ptr, .stale = stale.ptr,
                    .blocks = blocks, .epoch = 0, .fence = 1, .launches = 0};
-    fence_row(x, &j, "fence_with", "with __threadfence()", sz);
+    fence_row(ctx, &j, "fence_with", "with __threadfence()", sz);
     j.fence = 0;
-    if (!x->broken)
-        fence_row(x, &j, "fence_without", "without a fence", sz);
+    if (!ctx->broken)
+        fence_row(ctx, &j, "fence_without", "without a fence", sz);
     goto done;
 fail:
-    experiments_row_start(x, &r, "fence_with", "with __threadfence()", sz);
-    experiments_row_failed(x, &r, &e);
-    experiments_row_start(x, &r, "fence_without", "without a fence", sz);
-    experiments_row_failed(x, &r, &e);
+    experiments_row_start(ctx, &r, "fence_with", "with __threadfence()", sz);
+    experiments_row_failed(ctx, &r, &e);
+    experiments_row_start(ctx, &r, "fence_without", "without a fence", sz);
+    experiments_row_failed(ctx, &r, &e);
 done:
     buffer_free(&payload);
     buffer_free(&flags);

@@ -213,7 +213,7 @@ static void occ_fail_all(xctx *x, const cl_err *e)
     }
 }
 
-void experiments_occupancy(xctx *x)
+void experiments_occupancy(xctx *ctx)
 {
     cl_err e = {{0}};
     char home[CL_PATH_MAX], src[CL_PATH_MAX], arch[16];
@@ -225,7 +225,7 @@ void experiments_occupancy(xctx *x)
     occ_walk *walks = NULL;
     int max_threads = 0, blocks = 0;
     cudacheck_reset();
-    snprintf(arch, sizeof arch, "sm_%d%d", x->dev.cc_major, x->dev.cc_minor);
+    snprintf(arch, sizeof arch, "sm_%d%d", ctx->dev.cc_major, ctx->dev.cc_minor);
     if (!paths_home(home, sizeof home, &e) || !paths_join(src, sizeof src, home, OCC_SOURCE)) {
         err_prefix(&e, "the occupancy experiment's kernels (%s)", OCC_SOURCE);
         goto fail_all;
@@ -235,13 +235,13 @@ void experiments_occupancy(xctx *x)
     if (prog.log && prog.log[0]) {
         char msg[960];
         snprintf(msg, sizeof msg, "occupancy experiment: ptxas said\n%.900s", prog.log);
-        engine_row_log(&x->rows, 0, msg);
+        engine_row_log(&ctx->rows, 0, msg);
     }
     CUDA_CHECK_GOTO(&e, cudaLibraryLoadData(&lib, prog.cubin, NULL, NULL, 0, NULL, NULL, 0),
                     fail_all);
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                               x->dev.ordinal), fail_all);
-    blocks = x->dev.sm_count * (max_threads / OCC_BLOCK);   /* one full wave at 100% */
+                                               ctx->dev.ordinal), fail_all);
+    blocks = ctx->dev.sm_count * (max_threads / OCC_BLOCK);   /* one full wave at 100% */
     hnext = malloc((size_t)OCC_N * sizeof *hnext);
     hout = malloc((size_t)blocks * OCC_BLOCK * sizeof *hout);
     walks = malloc((size_t)blocks * OCC_BLOCK * sizeof *walks);
@@ -255,13 +255,13 @@ void experiments_occupancy(xctx *x)
         walks[t] = occ_walk_of(t);
     if (!buffer_alloc(&next, (size_t)OCC_N * sizeof(int), &e) ||
         !buffer_alloc(&out, (size_t)blocks * OCC_BLOCK * sizeof(int), &e) ||
-        !experiments_upload(x, next.ptr, hnext, next.bytes, &e))
+        !experiments_upload(ctx, next.ptr, hnext, next.bytes, &e))
         goto fail_all;
-    for (size_t k = 0; k < NVARIANT && !x->broken; k++)
-        occ_row(x, &variants[k], &prog, lib, next.ptr, out.ptr, hout, walks, blocks);
+    for (size_t k = 0; k < NVARIANT && !ctx->broken; k++)
+        occ_row(ctx, &variants[k], &prog, lib, next.ptr, out.ptr, hout, walks, blocks);
     goto done;
 fail_all:
-    occ_fail_all(x, &e);
+    occ_fail_all(ctx, &e);
 done:
     if (lib && cudaLibraryUnload(lib) != cudaSuccess)
         cudaGetLastError();

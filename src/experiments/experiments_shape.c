@@ -10,7 +10,7 @@
 
 /* ---- block size ------------------------------------------------------------------- */
 
-void experiments_blocksize(xctx *x)
+void experiments_blocksize(xctx *ctx)
 {
     static const int blocks[] = {32, 64, 128, 256, 512, 1024};
     const size_t nb = sizeof blocks / sizeof blocks[0];
@@ -23,10 +23,10 @@ void experiments_blocksize(xctx *x)
     buffer_format_bytes(bytes, sz, sizeof sz);
     int max_threads = 0;
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, bytes, true, "block-size", &e))
+    if (!experiments_io_setup(ctx, &io, bytes, true, "block-size", &e))
         goto fail_all;
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                               x->dev.ordinal),
+                                               ctx->dev.ordinal),
                     fail_all);
     for (size_t i = 0; i < n; i++)
         io.want[i] = 2.0f * io.hin[i];
@@ -36,7 +36,7 @@ void experiments_blocksize(xctx *x)
         char id[RUN_ID_MAX], lab[RUN_ID_MAX];
         snprintf(id, sizeof id, "block_%d", b);
         snprintf(lab, sizeof lab, "%d threads per block", b);
-        experiments_row_start(x, &r, id, lab, sz);
+        experiments_row_start(ctx, &r, id, lab, sz);
         scale_job j = {.x = io.din.ptr, .y = io.dout.ptr, .n = n, .a = 2.0f, .block = b};
         int per_sm = 0;
         timing_result tr;
@@ -45,15 +45,15 @@ void experiments_blocksize(xctx *x)
             cudacheck_fail(&e, ost, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", __FILE__,
                            __LINE__);
         if (ost != cudaSuccess ||
-            !experiments_measure(x, lab, experiments_scale_once, &j, io.dout.ptr, io.hout, bytes,
+            !experiments_measure(ctx, lab, experiments_scale_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
+            experiments_row_failed(ctx, &r, &e);
+            if (ctx->broken)
                 goto done;
             continue;
         }
         experiments_set_timing(&r, &tr);
-        experiments_set_bandwidth(x, &r, (double)(2 * bytes));
+        experiments_set_bandwidth(ctx, &r, (double)(2 * bytes));
         experiments_check_exact(&r, io.hout, io.want, n);
         int threads = per_sm * b;
         engine_row_note(
@@ -62,11 +62,11 @@ void experiments_blocksize(xctx *x)
             "%.0f%% occupancy",
             per_sm, per_sm == 1 ? "" : "s", b, threads, max_threads,
             max_threads > 0 ? 100.0 * threads / max_threads : 0.0);
-        engine_row_emit(&x->rows, &r);
+        engine_row_emit(&ctx->rows, &r);
     }
     goto done;
 fail_all:
-    experiments_rows_failed(x, "block", blocks, nb, sz, &e);
+    experiments_rows_failed(ctx, "block", blocks, nb, sz, &e);
 done:
     experiments_io_free(&io);
 }
@@ -89,7 +89,7 @@ static bool transpose_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-void experiments_transpose(xctx *x)
+void experiments_transpose(xctx *ctx)
 {
     struct {
         const char *id, *label, *note;
@@ -122,32 +122,32 @@ void experiments_transpose(xctx *x)
     char sz[48];
     snprintf(sz, sizeof sz, "%dx%d", n, n);
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, bytes, true, "transpose", &e))
+    if (!experiments_io_setup(ctx, &io, bytes, true, "transpose", &e))
         goto fail_all;
     experiments_transpose_host(io.hin, io.want, (size_t)n);
 
     for (size_t k = 0; k < nv; k++) {
-        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
+        experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
         transpose_job j = {.fn = v[k].fn, .in = io.din.ptr, .out = io.dout.ptr, .n = n};
         timing_result tr;
-        if (!experiments_measure(x, v[k].id, transpose_once, &j, io.dout.ptr, io.hout, bytes,
+        if (!experiments_measure(ctx, v[k].id, transpose_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
+            experiments_row_failed(ctx, &r, &e);
+            if (ctx->broken)
                 goto done;
             continue;
         }
         experiments_check_exact(&r, io.hout, v[k].copy ? io.hin : io.want, nn);
         experiments_set_timing(&r, &tr);
-        experiments_set_bandwidth(x, &r, (double)(2 * bytes));
+        experiments_set_bandwidth(ctx, &r, (double)(2 * bytes));
         engine_row_note(&r, "%s", v[k].note);
-        engine_row_emit(&x->rows, &r);
+        engine_row_emit(&ctx->rows, &r);
     }
     goto done;
 fail_all:
     for (size_t k = 0; k < nv; k++) {
-        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-        experiments_row_failed(x, &r, &e);
+        experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
+        experiments_row_failed(ctx, &r, &e);
     }
 done:
     experiments_io_free(&io);

@@ -187,7 +187,7 @@ static void timing_notes(const timing_bench *b, run_result r[5])
                     TIMING_REPS);
 }
 
-void experiments_timing(xctx *x)
+void experiments_timing(xctx *ctx)
 {
     cl_err e = {{0}};
     timing_bench b = {.n = (size_t)1 << 24, .iters = 256};
@@ -199,9 +199,9 @@ void experiments_timing(xctx *x)
     char sz[48];
     snprintf(sz, sizeof sz, "2^24 floats");
     for (int i = 0; i < 5; i++)
-        experiments_row_start(x, &r[i], ids[i], labels[i], i < 3 ? sz : "1 thread block");
+        experiments_row_start(ctx, &r[i], ids[i], labels[i], i < 3 ? sz : "1 thread block");
     cudacheck_reset();
-    if (!experiments_io_setup(x, &b.io, b.n * sizeof(float), false, "timing", &e) ||
+    if (!experiments_io_setup(ctx, &b.io, b.n * sizeof(float), false, "timing", &e) ||
         !buffer_alloc(&b.one, sizeof(float), &e))
         goto fail;
     CUDA_CHECK_GOTO(&e, cudaEventCreate(&b.ev0), fail);
@@ -209,22 +209,22 @@ void experiments_timing(xctx *x)
 
     nvtx_push("first launch");
     b.was_first = !first_launch_done;
-    x->rows.variant = r[3].variant;
-    bool ok = tiny_launches(x, &b, &e);
+    ctx->rows.variant = r[3].variant;
+    bool ok = tiny_launches(ctx, &b, &e);
     nvtx_pop();
-    if (!ok || !experiments_download(x, &b.flag, b.one.ptr, sizeof b.flag, &e))
+    if (!ok || !experiments_download(ctx, &b.flag, b.one.ptr, sizeof b.flag, &e))
         goto fail;
-    x->rows.variant = r[2].variant;
-    if (!calibrate(x, &b, &e) || !time_three_ways(x, &b, &e) || !checked_fma(x, &b, &e))
+    ctx->rows.variant = r[2].variant;
+    if (!calibrate(ctx, &b, &e) || !time_three_ways(ctx, &b, &e) || !checked_fma(ctx, &b, &e))
         goto fail;
-    timing_figures(x, &b, r);
+    timing_figures(ctx, &b, r);
     timing_notes(&b, r);
     for (int i = 0; i < 5; i++)
-        engine_row_emit(&x->rows, &r[i]);
+        engine_row_emit(&ctx->rows, &r[i]);
     goto done;
 fail:
     for (int i = 0; i < 5; i++)
-        experiments_row_failed(x, &r[i], &e);
+        experiments_row_failed(ctx, &r[i], &e);
 done:
     if (b.ev0)
         cudaEventDestroy(b.ev0);
@@ -256,7 +256,7 @@ static bool fma_once(void *ud, cudaStream_t s, cl_err *e)
     return true;
 }
 
-void experiments_roofline(xctx *x)
+void experiments_roofline(xctx *ctx)
 {
     static const int iters[] = {0, 1, 4, 16, 64, 256, 1024};
     const size_t ni = sizeof iters / sizeof iters[0];
@@ -267,9 +267,9 @@ void experiments_roofline(xctx *x)
     size_t n = bytes / sizeof(float);
     char sz[32];
     buffer_format_bytes(bytes, sz, sizeof sz);
-    roofline roof = {x->dev.peak_fp32_tflops * 1e3, peak_bw(x)};
+    roofline roof = {ctx->dev.peak_fp32_tflops * 1e3, peak_bw(ctx)};
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, bytes, false, "roofline", &e))
+    if (!experiments_io_setup(ctx, &io, bytes, false, "roofline", &e))
         goto fail_all;
 
     for (size_t k = 0; k < ni; k++) {
@@ -278,20 +278,20 @@ void experiments_roofline(xctx *x)
         char id[RUN_ID_MAX], lab[RUN_ID_MAX];
         snprintf(id, sizeof id, "roof_%d", iters[k]);
         snprintf(lab, sizeof lab, "%.2f FLOP/B", ai);
-        experiments_row_start(x, &r, id, lab, sz);
+        experiments_row_start(ctx, &r, id, lab, sz);
         fma_job j = {.in = io.din.ptr, .out = io.dout.ptr, .n = n, .iters = iters[k]};
         timing_result tr;
-        if (!experiments_measure(x, lab, fma_once, &j, io.dout.ptr, io.hout, bytes, 2 * bytes, &tr,
-                                 &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
+        if (!experiments_measure(ctx, lab, fma_once, &j, io.dout.ptr, io.hout, bytes, 2 * bytes,
+                                 &tr, &e)) {
+            experiments_row_failed(ctx, &r, &e);
+            if (ctx->broken)
                 goto done;
             continue;
         }
         experiments_set_timing(&r, &tr);
         r.gbps = 2.0 * (double)bytes / (r.median_ms * 1e6);
         r.tflops = flops * (double)n / (r.median_ms * 1e9);
-        experiments_check_fma(&r, io.hin, io.hout, n, iters[k], x->seed);
+        experiments_check_fma(&r, io.hin, io.hout, n, iters[k], ctx->seed);
         roofline_point p = {ai, r.tflops * 1e3};
         if (roofline_valid(&roof)) {
             double pct = roofline_pct_of_roof(&roof, &p);
@@ -309,11 +309,11 @@ void experiments_roofline(xctx *x)
                             "roofline cannot be drawn",
                             iters[k]);
         }
-        engine_row_emit(&x->rows, &r);
+        engine_row_emit(&ctx->rows, &r);
     }
     goto done;
 fail_all:
-    experiments_rows_failed(x, "roof", iters, ni, sz, &e);
+    experiments_rows_failed(ctx, "roof", iters, ni, sz, &e);
 done:
     experiments_io_free(&io);
 }

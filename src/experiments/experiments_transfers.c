@@ -88,19 +88,17 @@ static bool timed_copy(xctx *x, run_result *r, copy_job j, cl_err *e)
 static bool pinned_vs_pageable(xctx *x, transfer_bufs *b, copy_rows *cr, cl_err *e)
 {
     const enum cudaMemcpyKind up = cudaMemcpyHostToDevice, down = cudaMemcpyDeviceToHost;
-    if (!timed_copy(x, &cr->h2d_page,
-                    (copy_job){.dst = b->d.ptr, .src = b->page, .bytes = b->bytes, .kind = up}, e) ||
-        !timed_copy(x, &cr->d2h_pin,
-                    (copy_job){.dst = b->pin, .src = b->d.ptr, .bytes = b->bytes, .kind = down}, e))
+    copy_job page_up = {.dst = b->d.ptr, .src = b->page, .bytes = b->bytes, .kind = up};
+    copy_job pin_down = {.dst = b->pin, .src = b->d.ptr, .bytes = b->bytes, .kind = down};
+    if (!timed_copy(x, &cr->h2d_page, page_up, e) || !timed_copy(x, &cr->d2h_pin, pin_down, e))
         return false;
     experiments_check_exact(&cr->h2d_page, b->pin, b->page, b->n);
     experiments_check_exact(&cr->d2h_pin, b->pin, b->page, b->n);
 
     rng_fill_uniform(b->pin, b->n, x->seed++, -1.0f, 1.0f);
-    if (!timed_copy(x, &cr->h2d_pin,
-                    (copy_job){.dst = b->d.ptr, .src = b->pin, .bytes = b->bytes, .kind = up}, e) ||
-        !timed_copy(x, &cr->d2h_page,
-                    (copy_job){.dst = b->page, .src = b->d.ptr, .bytes = b->bytes, .kind = down}, e))
+    copy_job pin_up = {.dst = b->d.ptr, .src = b->pin, .bytes = b->bytes, .kind = up};
+    copy_job page_down = {.dst = b->page, .src = b->d.ptr, .bytes = b->bytes, .kind = down};
+    if (!timed_copy(x, &cr->h2d_pin, pin_up, e) || !timed_copy(x, &cr->d2h_page, page_down, e))
         return false;
     experiments_check_exact(&cr->h2d_pin, b->page, b->pin, b->n);
     experiments_check_exact(&cr->d2h_page, b->page, b->pin, b->n);
@@ -183,34 +181,34 @@ static void compute_vs_copy(xctx *x, transfer_bufs *b, const copy_rows *cr, cl_e
     engine_row_emit(&x->rows, &r);
 }
 
-void experiments_transfers(xctx *x)
+void experiments_transfers(xctx *ctx)
 {
     cl_err e = {{0}};
     transfer_bufs b = {.bytes = experiments_fit_device(256 * MIB, X_FLOOR, 1)};
     copy_rows cr;
     buffer_format_bytes(b.bytes, b.sz, sizeof b.sz);
-    experiments_row_start(x, &cr.h2d_page, "h2d_pageable", "H2D pageable", b.sz);
-    experiments_row_start(x, &cr.h2d_pin, "h2d_pinned", "H2D pinned", b.sz);
-    experiments_row_start(x, &cr.d2h_page, "d2h_pageable", "D2H pageable", b.sz);
-    experiments_row_start(x, &cr.d2h_pin, "d2h_pinned", "D2H pinned", b.sz);
-    if (!transfers_setup(x, &b, &e))
+    experiments_row_start(ctx, &cr.h2d_page, "h2d_pageable", "H2D pageable", b.sz);
+    experiments_row_start(ctx, &cr.h2d_pin, "h2d_pinned", "H2D pinned", b.sz);
+    experiments_row_start(ctx, &cr.d2h_page, "d2h_pageable", "D2H pageable", b.sz);
+    experiments_row_start(ctx, &cr.d2h_pin, "d2h_pinned", "D2H pinned", b.sz);
+    if (!transfers_setup(ctx, &b, &e))
         goto fail_all;
     nvtx_push("pageable vs pinned");
-    bool ok = pinned_vs_pageable(x, &b, &cr, &e);
+    bool ok = pinned_vs_pageable(ctx, &b, &cr, &e);
     nvtx_pop();
     if (!ok)
         goto fail_all;
-    copy_rows_emit(x, &cr);
-    small_copies(x, &b, &cr.h2d_pin, &e);
-    if (!x->broken)
-        compute_vs_copy(x, &b, &cr, &e);
+    copy_rows_emit(ctx, &cr);
+    small_copies(ctx, &b, &cr.h2d_pin, &e);
+    if (!ctx->broken)
+        compute_vs_copy(ctx, &b, &cr, &e);
     goto done;
 
 fail_all:
-    experiments_row_failed(x, &cr.h2d_page, &e);
-    experiments_row_failed(x, &cr.h2d_pin, &e);
-    experiments_row_failed(x, &cr.d2h_page, &e);
-    experiments_row_failed(x, &cr.d2h_pin, &e);
+    experiments_row_failed(ctx, &cr.h2d_page, &e);
+    experiments_row_failed(ctx, &cr.h2d_pin, &e);
+    experiments_row_failed(ctx, &cr.d2h_page, &e);
+    experiments_row_failed(ctx, &cr.d2h_pin, &e);
 done:
     if (b.pin)
         cudaFreeHost(b.pin);
@@ -342,7 +340,7 @@ static void ov_teardown(ov_bufs *b)
 
 #define OV_REPS 5
 
-void experiments_overlap(xctx *x)
+void experiments_overlap(xctx *ctx)
 {
     cl_err e = {{0}};
     ov_bufs b;
@@ -351,24 +349,24 @@ void experiments_overlap(xctx *x)
     char sz[32];
     size_t bytes = experiments_fit_device(256 * MIB, X_FLOOR, 2);
     buffer_format_bytes(bytes, sz, sizeof sz);
-    experiments_row_start(x, &rs, "overlap_sync", "1 stream: copy, compute, copy", sz);
-    experiments_row_start(x, &ro, "overlap_streams", "4 streams, 8 chunks", sz);
+    experiments_row_start(ctx, &rs, "overlap_sync", "1 stream: copy, compute, copy", sz);
+    experiments_row_start(ctx, &ro, "overlap_streams", "4 streams, 8 chunks", sz);
     double tsync[OV_REPS], tov[OV_REPS], stage[3] = {0, 0, 0}, st_sum[3] = {0, 0, 0};
     cudacheck_reset();
     if (bytes == 0) {
         experiments_too_little_memory(&e, 2 * X_FLOOR);
         goto fail;
     }
-    if (!ov_setup(x, &b, bytes, &e))
+    if (!ov_setup(ctx, &b, bytes, &e))
         goto fail;
-    x->rows.variant = rs.variant;
-    if (!ov_calibrate(x, &b, &e))
+    ctx->rows.variant = rs.variant;
+    if (!ov_calibrate(ctx, &b, &e))
         goto fail;
 
     nvtx_push("synchronous pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        engine_row_progress(&x->rows, "timing", i + 1, OV_REPS);
-        if (!ov_sync_pass(x, &b, &tsync[i], stage, &e)) {
+        engine_row_progress(&ctx->rows, "timing", i + 1, OV_REPS);
+        if (!ov_sync_pass(ctx, &b, &tsync[i], stage, &e)) {
             nvtx_pop();
             goto fail;
         }
@@ -376,13 +374,13 @@ void experiments_overlap(xctx *x)
             st_sum[k] += stage[k];
     }
     nvtx_pop();
-    x->rows.variant = ro.variant;
-    if (!experiments_poison(x, b.dout.ptr, bytes, &e) || !experiments_sync(x, &e))
+    ctx->rows.variant = ro.variant;
+    if (!experiments_poison(ctx, b.dout.ptr, bytes, &e) || !experiments_sync(ctx, &e))
         goto fail;
     nvtx_push("overlapped pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        engine_row_progress(&x->rows, "timing", i + 1, OV_REPS);
-        if (!ov_stream_pass(x, &b, &tov[i], &e)) {
+        engine_row_progress(&ctx->rows, "timing", i + 1, OV_REPS);
+        if (!ov_stream_pass(ctx, &b, &tov[i], &e)) {
             nvtx_pop();
             goto fail;
         }
@@ -391,10 +389,10 @@ void experiments_overlap(xctx *x)
 
     experiments_set_summary(&rs, tsync, OV_REPS);
     experiments_set_summary(&ro, tov, OV_REPS);
-    experiments_check_fma(&rs, b.hin, b.hout, b.n, b.iters, x->seed);
+    experiments_check_fma(&rs, b.hin, b.hout, b.n, b.iters, ctx->seed);
     experiments_check_exact(&ro, b.hout2, b.hout, b.n);
     if (rs.status != RS_CORRECT && ro.status == RS_CORRECT)
-        experiments_check_fma(&ro, b.hin, b.hout2, b.n, b.iters, x->seed);
+        experiments_check_fma(&ro, b.hin, b.hout2, b.n, b.iters, ctx->seed);
     for (int k = 0; k < 3; k++)
         st_sum[k] /= OV_REPS;
     double longest = st_sum[0] > st_sum[1] ? st_sum[0] : st_sum[1];
@@ -411,12 +409,12 @@ void experiments_overlap(xctx *x)
                     "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
                     "another; no pipeline beats the longest stage, %.2f ms",
                     rs.median_ms / ro.median_ms, longest);
-    engine_row_emit(&x->rows, &rs);
-    engine_row_emit(&x->rows, &ro);
+    engine_row_emit(&ctx->rows, &rs);
+    engine_row_emit(&ctx->rows, &ro);
     goto done;
 fail:
-    experiments_row_failed(x, &rs, &e);
-    experiments_row_failed(x, &ro, &e);
+    experiments_row_failed(ctx, &rs, &e);
+    experiments_row_failed(ctx, &ro, &e);
 done:
     ov_teardown(&b);
 }
