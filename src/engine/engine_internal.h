@@ -1,8 +1,9 @@
 /* engine_internal.h - what the pieces of the measurement engine share: the
  * worker-wide device state, the request in flight, what a GPU row runs,
- * and the functions each piece offers the others.
- * Private to src/engine/engine*.c (engine_cpu and engine_kernels have
- * their own headers). */
+ * and the functions each piece offers the others (a row's life is
+ * engine/engine_row.h, shared with the experiments).
+ * Private to src/engine/ (engine_cpu, engine_row, exercise, pipe and the
+ * problem files have their own headers). */
 #ifndef CUDALAB_ENGINE_ENGINE_INTERNAL_H
 #define CUDALAB_ENGINE_ENGINE_INTERNAL_H
 

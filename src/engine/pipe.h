@@ -15,7 +15,7 @@
  *   the lab's starter     "starter", end to end, when the request names it;
  *   timelines             with the variant "timeline", one more end-to-end
  *                         call of the starter and of the learner's pipeline
- *                         recorded with CUPTI (engine/pipeline.h);
+ *                         recorded with CUPTI (engine/pipe_timeline.h);
  *   the CPU               "cpu.<step>" and "cpu_mt.<step>" for every step
  *                         (load included), "cpu" and "cpu_mt" end to end.
  *
