@@ -219,8 +219,8 @@ static void check_only_row(const gpu_target *t, const check_report *first, run_r
 }
 
 /* Whether the row may be a slow one, which a second run decides: a kernel
- * row (not the copy, not a problem whose runs move data from the host)
- * whose first run was correct and took over slow_ms. */
+ * row (not the copy, not a problem whose inputs and output live in host
+ * memory) whose first run was correct and took over slow_ms. */
 static bool first_run_slow(const engine_ctx *c, const gpu_target *t, const check_report *first,
                            double first_ms, double slow_ms)
 {
