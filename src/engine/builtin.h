@@ -28,18 +28,19 @@ typedef struct builtin_args {
 
 typedef struct builtin_impl {
     const builtin_desc *desc;
-    /* Checks the inputs and computes ref from host (false + e: inputs the
+    /* Checks the inputs and computes ref from host (false + err: inputs the
      * computation cannot take, such as an index out of range). */
-    bool (*reference)(const builtin_args *a, cl_err *e);
+    bool (*reference)(const builtin_args *args, cl_err *err);
     /* The CPU baseline on threads threads, into the outputs' host memory. */
-    void (*cpu)(const builtin_args *a, int threads);
+    void (*cpu)(const builtin_args *args, int threads);
     /* Device scratch the library and the shipped kernels need. */
-    size_t (*scratch)(const builtin_args *a);
+    size_t (*scratch)(const builtin_args *args);
     /* The library row on the device (NULL: none). */
-    cudaError_t (*library)(const builtin_args *a, void *scratch, size_t bytes, cudaStream_t s);
+    cudaError_t (*library)(const builtin_args *args, void *scratch, size_t bytes,
+                           cudaStream_t stream);
     /* A shipped kernel of the family (NULL: none). */
-    cudaError_t (*shipped)(const shipped_kernel *k, const builtin_args *a, void *scratch,
-                           size_t bytes, cudaStream_t s);
+    cudaError_t (*shipped)(const shipped_kernel *kernel, const builtin_args *args, void *scratch,
+                           size_t bytes, cudaStream_t stream);
 } builtin_impl;
 
 /* The code of the builtin called name, or NULL. */

@@ -152,33 +152,33 @@ static bool fill_lua(const problem_decl *d, int i, const problem_dims *dims, dec
     return ok;
 }
 
-bool decl_make_input(const problem_decl *d, int i, const problem_dims *dims, decl_buf *b,
-               uint64_t seed, cl_err *e)
+bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
+                     uint64_t seed, cl_err *err)
 {
-    const decl_arg *a = &d->args[i];
+    const decl_arg *a = &decl->args[arg];
     if (a->fill.kind == FILL_FN)
-        return fill_lua(d, i, dims, b, e);
-    fill_job j = {.kind = a->fill.kind, .type = a->type, .host = b->host};
+        return fill_lua(decl, arg, dims, buf, err);
+    fill_job j = {.kind = a->fill.kind, .type = a->type, .host = buf->host};
     for (int k = 0; k < a->fill.np; k++)
-        if (!probdecl_eval(d, &a->fill.p[k], dims, &j.p[k], e))
+        if (!probdecl_eval(decl, &a->fill.p[k], dims, &j.p[k], err))
             return false;
     bool ranged = j.kind == FILL_INTEGERS || j.kind == FILL_ZIPF;
     double lo = j.kind == FILL_ZIPF ? j.p[1] : j.p[0], hi = j.kind == FILL_ZIPF ? j.p[2] : j.p[1];
     if (ranged && (lo != floor(lo) || hi != floor(hi) || hi < lo))
-        return err_set(e, "%s:%d: arg '%s': integers need whole bounds lo <= hi, got %g and %g",
-                       d->file, a->line, a->name, lo, hi);
+        return err_set(err, "%s:%d: arg '%s': integers need whole bounds lo <= hi, got %g and %g",
+                       decl->file, a->line, a->name, lo, hi);
     if (j.kind == FILL_UNIFORM && !(j.p[1] > j.p[0]))
-        return err_set(e, "%s:%d: arg '%s': uniform needs lo < hi, got %g and %g", d->file,
+        return err_set(err, "%s:%d: arg '%s': uniform needs lo < hi, got %g and %g", decl->file,
                        a->line, a->name, j.p[0], j.p[1]);
     if (j.kind == FILL_ZIPF && !(j.p[0] > 0.0))
-        return err_set(e, "%s:%d: arg '%s': zipf needs an exponent s > 0, got %g", d->file,
+        return err_set(err, "%s:%d: arg '%s': zipf needs an exponent s > 0, got %g", decl->file,
                        a->line, a->name, j.p[0]);
     double *cdf = NULL;
     size_t range = ranged ? (size_t)(hi - lo) + 1 : 0;
     if (j.kind == FILL_ZIPF && range <= ZIPF_TABLE_MAX) {
         cdf = malloc(range * sizeof *cdf);
         if (!cdf)
-            return err_set(e, "out of host memory for the Zipf table");
+            return err_set(err, "out of host memory for the Zipf table");
         double sum = 0.0;
         for (size_t k = 0; k < range; k++)
             cdf[k] = sum += pow((double)k + 1.0, -j.p[0]);
@@ -187,49 +187,51 @@ bool decl_make_input(const problem_decl *d, int i, const problem_dims *dims, dec
         j.zipf_cdf = cdf;
         j.zipf_n = range;
     }
-    rng_fill_chunks(b->count, seed, fill_chunk, &j);
+    rng_fill_chunks(buf->count, seed, fill_chunk, &j);
     free(cdf);
     return true;
 }
 
-void decl_poison_host(void *host, decl_type t, size_t count)
+void decl_poison_host(void *host, decl_type type, size_t count)
 {
-    size_t bytes = count * decl_type_size(t);
-    uint32_t w = t == DT_F32 ? DECL_POISON_F32 : t == DT_F64 || t == DT_I64 ? DECL_POISON_F64
-                 : t == DT_BF16 ? DECL_POISON_BF16 : DECL_POISON_INT;
+    size_t bytes = count * decl_type_size(type);
+    uint32_t w = type == DT_F32                     ? DECL_POISON_F32
+                 : type == DT_F64 || type == DT_I64 ? DECL_POISON_F64
+                 : type == DT_BF16                  ? DECL_POISON_BF16
+                                                    : DECL_POISON_INT;
     unsigned char *p = host;
     for (size_t k = 0; k + 4 <= bytes; k += 4)
         memcpy(p + k, &w, 4);
     for (size_t k = bytes / 4 * 4; k < bytes; k++)
         p[k] = 0xde;
-    if (t == DT_U8)
+    if (type == DT_U8)
         memset(p, 0xde, bytes);
 }
 
-bool decl_is_poison(const void *host, decl_type t, size_t i)
+bool decl_is_poison(const void *host, decl_type type, size_t index)
 {
     const unsigned char *p = host;
-    switch (t) {
+    switch (type) {
     case DT_F32:
     case DT_I32:
     case DT_U32: {
         uint32_t w;
-        memcpy(&w, p + 4 * i, 4);
-        return w == (t == DT_F32 ? DECL_POISON_F32 : DECL_POISON_INT);
+        memcpy(&w, p + 4 * index, 4);
+        return w == (type == DT_F32 ? DECL_POISON_F32 : DECL_POISON_INT);
     }
     case DT_F64:
     case DT_I64: {
         uint32_t w[2];
-        memcpy(w, p + 8 * i, 8);
+        memcpy(w, p + 8 * index, 8);
         return w[0] == DECL_POISON_F64 && w[1] == DECL_POISON_F64;
     }
     case DT_BF16: {
         uint16_t h;
-        memcpy(&h, p + 2 * i, 2);
+        memcpy(&h, p + 2 * index, 2);
         return h == (uint16_t)(DECL_POISON_BF16 & 0xffffu);
     }
     case DT_U8:
-        return p[i] == 0xde;
+        return p[index] == 0xde;
     }
     return false;
 }

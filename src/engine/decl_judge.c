@@ -223,9 +223,9 @@ static void judge_lua(const problem_decl *d, int i, const decl_buf *b, const pro
     lua_settop(L, top);
 }
 
-check_report decl_check_outputs(const problem_data *p)
+check_report decl_check_outputs(const problem_data *data)
 {
-    const decl_problem *dp = problem_decl_of(p);
+    const decl_problem *dp = problem_decl_of(data);
     const problem_decl *d = dp->d;
     check_report all;
     memset(&all, 0, sizeof all);
@@ -236,7 +236,7 @@ check_report decl_check_outputs(const problem_data *p)
         const decl_arg *a = &d->args[i];
         if (!a->output)
             continue;
-        const decl_buf *b = &p->decl->b[i];
+        const decl_buf *b = &data->decl->b[i];
         check_report r;
         memset(&r, 0, sizeof r);
         static judge_scan js;   /* the worker checks one output at a time */
@@ -246,7 +246,7 @@ check_report decl_check_outputs(const problem_data *p)
         int parts = scan_parts(b);
         scan_special(&js, parts, &r);
         if (a->judge.kind == JUDGE_FN && r.unwritten == 0 && r.nonfinite == 0)
-            judge_lua(d, i, b, &p->d, &r);
+            judge_lua(d, i, b, &data->d, &r);
         else if (a->judge.kind == JUDGE_FN)
             r.status = r.unwritten ? CHECK_UNWRITTEN : CHECK_NONFINITE;
         else

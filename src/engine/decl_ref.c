@@ -25,22 +25,22 @@
 #define REF_BUDGET_MS 500
 #define REF_ELEMS_PER_MS 400
 
-void decl_builtin_args(const problem_data *p, builtin_args *a)
+void decl_builtin_args(const problem_data *data, builtin_args *args)
 {
-    const decl_problem *dp = problem_decl_of(p);
-    memset(a, 0, sizeof *a);
+    const decl_problem *dp = problem_decl_of(data);
+    memset(args, 0, sizeof *args);
     if (!dp->bi)
         return;
     for (int r = 0; r < dp->bi->desc->nroles; r++) {
         int i = probdecl_role(dp->d, dp->bi->desc->roles[r].name);
         if (i < 0)
             continue;
-        decl_buf *b = &p->decl->b[i];
-        a->host[r] = b->host;
-        a->dev[r] = b->dev.ptr;
-        a->ref[r] = b->ref;
-        a->count[r] = b->count;
-        a->value[r] = p->decl->value[i];
+        decl_buf *b = &data->decl->b[i];
+        args->host[r] = b->host;
+        args->dev[r] = b->dev.ptr;
+        args->ref[r] = b->ref;
+        args->count[r] = b->count;
+        args->value[r] = data->decl->value[i];
     }
 }
 
@@ -222,33 +222,33 @@ static bool cross_check(problem_data *p, cl_err *e)
     return ok;
 }
 
-bool decl_reference(problem_data *p, cl_err *e)
+bool decl_reference(problem_data *data, cl_err *err)
 {
-    decl_problem *dp = problem_decl_of(p);
+    decl_problem *dp = problem_decl_of(data);
     const problem_decl *d = dp->d;
     switch (d->ref) {
     case REF_BUILTIN: {
         builtin_args a;
-        decl_builtin_args(p, &a);
+        decl_builtin_args(data, &a);
         if (!dp->bi)
-            return err_set(e, "%s:%d: problem %s has no builtin", d->file, d->line, d->name);
-        return dp->bi->reference(&a, e);
+            return err_set(err, "%s:%d: problem %s has no builtin", d->file, d->line, d->name);
+        return dp->bi->reference(&a, err);
     }
     case REF_LUA: {
         double *out[DECL_MAX_ARGS] = {0};
         for (int i = 0; i < d->nargs; i++)
-            out[i] = p->decl->b[i].ref;
-        return run_lua_ref(p, d->ref_fn, out, e);
+            out[i] = data->decl->b[i].ref;
+        return run_lua_ref(data, d->ref_fn, out, err);
     }
     case REF_KERNEL:
         break;
     }
-    if (!run_ref_kernel(p, e))
+    if (!run_ref_kernel(data, err))
         return false;
     size_t elems = 0;
     for (int i = 0; i < d->nargs; i++)
-        elems += d->args[i].buffer ? p->decl->b[i].count : 0;
+        elems += d->args[i].buffer ? data->decl->b[i].count : 0;
     if (!dp->checked && d->ref_check != LUA_NOREF && elems <= REF_CHECK_MAX)
-        return cross_check(p, e);
+        return cross_check(data, err);
     return true;
 }

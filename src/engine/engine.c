@@ -16,71 +16,8 @@
 #include "engine/problem.h"
 #include "engine/problem_decl.h"
 
+/* Within one phase of one row, at most one progress message this often. */
 #define PROGRESS_EVERY_S 0.1
-
-void engine_log_msg(const engine_ctx *c, int level, const char *msg)
-{
-    if (c->sink && c->sink->log)
-        c->sink->log(c->sink->ud, level, msg);
-}
-
-void engine_emit(const engine_ctx *c, run_result *r)
-{
-    r->run = c->req->run;
-    if (c->sink && c->sink->result)
-        c->sink->result(c->sink->ud, r);
-}
-
-/* Sends a progress message when the phase or row changed, or at most every
- * PROGRESS_EVERY_S seconds within one. */
-void engine_progress(engine_ctx *c, const char *phase, int rep, int of)
-{
-    if (!c->sink || !c->sink->progress)
-        return;
-    const char *variant = c->variant ? c->variant : "";
-    double t = clock_now_s();
-    if (strcmp(phase, c->last_phase) == 0 && strcmp(variant, c->last_variant) == 0 &&
-        t - c->last_sent < PROGRESS_EVERY_S)
-        return;
-    snprintf(c->last_phase, sizeof c->last_phase, "%s", phase);
-    snprintf(c->last_variant, sizeof c->last_variant, "%s", variant);
-    c->last_sent = t;
-    run_progress p;
-    memset(&p, 0, sizeof p);
-    p.run = c->req->run;
-    snprintf(p.variant, sizeof p.variant, "%s", variant);
-    snprintf(p.size, sizeof p.size, "%s", c->size ? c->size : "");
-    snprintf(p.exercise, sizeof p.exercise, "%s", c->req->exercise);
-    snprintf(p.phase, sizeof p.phase, "%s", phase);
-    p.rep = rep;
-    p.of = of;
-    c->sink->progress(c->sink->ud, &p);
-}
-
-void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
-                     result_kind kind)
-{
-    run_result_init(r);
-    r->run = c->req->run;
-    snprintf(r->variant, sizeof r->variant, "%s", variant);
-    snprintf(r->label, sizeof r->label, "%s", label);
-    snprintf(r->size, sizeof r->size, "%s", c->size);
-    snprintf(r->exercise, sizeof r->exercise, "%s", c->req->exercise);
-    r->kind = kind;
-    r->status = RS_ERROR;
-}
-
-void engine_row_error(run_result *r, const char *msg)
-{
-    r->status = RS_ERROR;
-    snprintf(r->message, sizeof r->message, "%s", msg);
-}
-
-void engine_row_no_device(run_result *r, const char *why)
-{
-    r->status = RS_NO_DEVICE;
-    snprintf(r->message, sizeof r->message, "%s", why);
-}
 
 /* ---- one size --------------------------------------------------------- */
 
@@ -89,13 +26,13 @@ typedef struct size_rows {
     bool have_lib, have_cpu;
 } size_rows;
 
-static void emit_held(const engine_ctx *c, size_rows *h)
+static void emit_held(engine_ctx *c, size_rows *h)
 {
     if (h->have_lib)
-        engine_emit(c, &h->lib);
+        engine_row_emit(&c->rows, &h->lib);
     if (h->have_cpu) {
-        engine_emit(c, &h->cpu);
-        engine_emit(c, &h->cpu_mt);
+        engine_row_emit(&c->rows, &h->cpu);
+        engine_row_emit(&c->rows, &h->cpu_mt);
     }
     h->have_lib = false;
     h->have_cpu = false;
@@ -103,7 +40,7 @@ static void emit_held(const engine_ctx *c, size_rows *h)
 
 static void variant_row(const engine_ctx *c, const run_variant *v, run_result *r)
 {
-    engine_row_init(c, r, v->id, v->id, RK_KERNEL);
+    engine_row_start(&c->rows, r, v->id, v->id, RK_KERNEL);
 }
 
 
@@ -114,21 +51,22 @@ static void emit_all_errors(engine_ctx *c, const char *msg)
     for (int i = 0; i < c->req->nvariants; i++) {
         variant_row(c, &c->req->variants[i], &r);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     if (c->req->library[0]) {
-        engine_row_init(c, &r, c->req->library, result_row_label(c->req->library, RK_LIBRARY), RK_LIBRARY);
+        engine_row_start(&c->rows, &r, c->req->library,
+                         result_row_label(c->req->library, RK_LIBRARY), RK_LIBRARY);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     engine_launcher_exercise_error_row(c, msg, false);
     if (c->req->cpu) {
-        engine_row_init(c, &r, "cpu", "CPU", RK_CPU);
+        engine_row_start(&c->rows, &r, "cpu", "CPU", RK_CPU);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
-        engine_row_init(c, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
+        engine_row_emit(&c->rows, &r);
+        engine_row_start(&c->rows, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
 }
 
@@ -274,7 +212,7 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
         char label[RUN_ID_MAX];
         snprintf(label, sizeof label, "%s %s", result_row_label(req->library, RK_LIBRARY), g ? g->label : "");
         run_result r;
-        engine_row_init(c, &r, lib->name, label, RK_LIBRARY);
+        engine_row_start(&c->rows, &r, lib->name, label, RK_LIBRARY);
         if (kernel_usable(c, lib->name, lib, &r)) {
             row_arith(p, lib);
             shipped_call sc = {lib, p};
@@ -287,7 +225,7 @@ static bool precision_libraries(engine_ctx *c, problem_data *p, const row_rates 
         if (r.status == RS_CORRECT)
             pl->ms[pl->n] = r.median_ms;
         pl->n++;
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     return true;
 }
@@ -348,12 +286,12 @@ static void plan_library(const engine_ctx *c, lib_plan *lp)
 /* The CPU baselines of this size, held in h until the size ends. */
 static void cpu_rows(engine_ctx *c, problem_data *p, size_rows *h, row_rates *x)
 {
-    engine_row_init(c, &h->cpu, "cpu", "CPU 1 thread", RK_CPU);
+    engine_row_start(&c->rows, &h->cpu, "cpu", "CPU 1 thread", RK_CPU);
     engine_rows_cpu(c, p, 1, &h->cpu);
     int n = cpu_thread_count();
     char lab[RUN_ID_MAX];
     snprintf(lab, sizeof lab, "CPU %d threads", n);
-    engine_row_init(c, &h->cpu_mt, "cpu_mt", lab, RK_CPU_MT);
+    engine_row_start(&c->rows, &h->cpu_mt, "cpu_mt", lab, RK_CPU_MT);
     engine_rows_cpu(c, p, n, &h->cpu_mt);
     h->have_cpu = true;
     if (h->cpu.status == RS_CORRECT)
@@ -388,7 +326,7 @@ static void rows_not_run(engine_ctx *c, size_rows *h, const lib_plan *lp, const 
             engine_row_no_device(&r, msg);
         else
             engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     if (lp->want && no_device)
         engine_row_no_device(&h->lib, msg);
@@ -436,7 +374,7 @@ static bool variant_measure(engine_ctx *c, int i, problem_data *p, const row_rat
     const run_variant *v = &c->req->variants[i];
     variant_row(c, v, r);
     if (c->py[i])
-        return engine_python_measure(c, c->py[i], p, c->size, x, r);
+        return engine_python_measure(c, c->py[i], p, c->rows.size, x, r);
     if (c->rung_msg[i]) {
         if (!c->rung[i] || exercise_status(c->rung[i], NULL) != EXERCISE_READY) {
             const char *why = NULL;
@@ -445,7 +383,7 @@ static bool variant_measure(engine_ctx *c, int i, problem_data *p, const row_rat
             engine_row_error(r, c->rung_msg[i][0] ? c->rung_msg[i] : why ? why : "cannot run");
             return true;
         }
-        return engine_launcher_measure(c, c->rung[i], p, c->size, x, r);
+        return engine_launcher_measure(c, c->rung[i], p, c->rows.size, x, r);
     }
     const char *name = v->kernel[0] ? v->kernel : v->id;
     const shipped_kernel *k = kernreg_find(name);
@@ -480,7 +418,7 @@ static bool variant_rows(engine_ctx *c, problem_data *p, row_rates *x, const pre
             r = bar_row;
         else if (!variant_measure(c, i, p, x, pl, &r))
             return false;
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     return true;
 }
@@ -488,7 +426,7 @@ static bool variant_rows(engine_ctx *c, problem_data *p, row_rates *x, const pre
 static bool run_size(engine_ctx *c, const char *label)
 {
     const run_request *req = c->req;
-    c->size = label;
+    c->rows.size = label;
     cl_err e = {{0}};
     problem_dims d;
     problem_data p;
@@ -506,7 +444,7 @@ static bool run_size(engine_ctx *c, const char *label)
     lib_plan lp;
     plan_library(c, &lp);
     if (lp.want)
-        engine_row_init(c, &h.lib, lp.id, lp.label, RK_LIBRARY);
+        engine_row_start(&c->rows, &h.lib, lp.id, lp.label, RK_LIBRARY);
 
     if (!engine_g.dev.present) {
         rows_not_run(c, &h, &lp, engine_g.dev.reason, true);
@@ -538,7 +476,7 @@ finish:
     }
     emit_held(c, &h);
     problem_free(&p);
-    c->size = NULL;
+    c->rows.size = NULL;
     return alive;
 }
 
@@ -565,9 +503,13 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
         device_info tmp;
         engine_probe(&tmp);
     }
-    engine_ctx c = {.req = req, .sink = sink, .fault = fault};
+    engine_ctx c = {
+        .req = req,
+        .rows = {.sink = sink, .fault = fault, .run = req->run, .exercise = req->exercise,
+                 .progress_every_s = PROGRESS_EVERY_S},
+    };
     if (engine_g.note[0]) {
-        engine_log_msg(&c, 1, engine_g.note);
+        engine_row_log(&c.rows, 1, engine_g.note);
         engine_g.note[0] = '\0';
     }
     bool want_ex = req->exercise_kernel[0] != '\0';
@@ -581,7 +523,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
             alive = run_sizes(&c, want_ex);
         else
             for (int s = 0; s < req->nsizes; s++) {
-                c.size = req->sizes[s];
+                c.rows.size = req->sizes[s];
                 emit_all_errors(&c, msg);
             }
         engine_decl_close(&c);
@@ -595,7 +537,7 @@ bool engine_run(const run_request *req, const engine_sink *sink, run_fault *faul
                  "the problems of lua/problems/)",
                  req->problem);
         for (int s = 0; s < req->nsizes; s++) {
-            c.size = req->sizes[s];
+            c.rows.size = req->sizes[s];
             emit_all_errors(&c, msg);
         }
         return true;

@@ -15,8 +15,8 @@
 #include "result/record.h"
 
 typedef struct engine_sink {
-    void (*progress)(void *ud, const run_progress *p);
-    void (*result)(void *ud, const run_result *r);
+    void (*progress)(void *ud, const run_progress *message);
+    void (*result)(void *ud, const run_result *row);
     void (*log)(void *ud, int level, const char *msg);
     void *ud;
 } engine_sink;

@@ -20,22 +20,23 @@
 #define CPU_TARGET_S 1.0
 #define CPU_LONG_S 3.0
 
-void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k)
+void engine_cpu_key_make(const problem_data *data, int threads, engine_cpu_key *key)
 {
-    memset(k, 0, sizeof *k);
-    snprintf(k->problem, sizeof k->problem, "%s", p->ops->spec->name);
-    if (p->ops->cpu_key)
-        p->ops->cpu_key(p, k->problem, sizeof k->problem, k->size, sizeof k->size);
-    else if (p->d.M > 0)
-        snprintf(k->size, sizeof k->size, "%dx%dx%d", p->d.M, p->d.N, p->d.K);
-    else if (p->d.rows > 0)
-        snprintf(k->size, sizeof k->size, "%lldx%d", (long long)p->d.rows, p->d.feats);
+    memset(key, 0, sizeof *key);
+    snprintf(key->problem, sizeof key->problem, "%s", data->ops->spec->name);
+    if (data->ops->cpu_key)
+        data->ops->cpu_key(data, key->problem, sizeof key->problem, key->size, sizeof key->size);
+    else if (data->d.M > 0)
+        snprintf(key->size, sizeof key->size, "%dx%dx%d", data->d.M, data->d.N, data->d.K);
+    else if (data->d.rows > 0)
+        snprintf(key->size, sizeof key->size, "%lldx%d", (long long)data->d.rows, data->d.feats);
     else
-        snprintf(k->size, sizeof k->size, "%lld", (long long)p->d.n);
-    snprintf(k->cpu, sizeof k->cpu, "%s", cpu_model_name()[0] ? cpu_model_name() : "unknown CPU");
-    snprintf(k->simd, sizeof k->simd, "%s", cpu_simd_path());
-    k->threads = threads;
-    k->multi = threads != 1;
+        snprintf(key->size, sizeof key->size, "%lld", (long long)data->d.n);
+    snprintf(key->cpu, sizeof key->cpu, "%s",
+             cpu_model_name()[0] ? cpu_model_name() : "unknown CPU");
+    snprintf(key->simd, sizeof key->simd, "%s", cpu_simd_path());
+    key->threads = threads;
+    key->multi = threads != 1;
 }
 
 static bool key_matches(const cJSON *o, const engine_cpu_key *k)
@@ -91,9 +92,9 @@ static bool take_entry(const cJSON *it, void *ud)
     return true;
 }
 
-bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *k, engine_cpu_timing *t)
+bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *key, engine_cpu_timing *timing)
 {
-    cpu_found c = {k, t};
+    cpu_found c = {key, timing};
     return jsoncache_find(json, CPU_CACHE_LIST, take_entry, &c);
 }
 
@@ -133,10 +134,10 @@ static bool fill_entry(cJSON *ent, void *ud)
            cJSON_AddNumberToObject(ent, "measured_at", (double)t->measured_at);
 }
 
-char *engine_cpu_cache_update(const char *json, const engine_cpu_key *k,
-                              const engine_cpu_timing *t)
+char *engine_cpu_cache_update(const char *json, const engine_cpu_key *key,
+                              const engine_cpu_timing *timing)
 {
-    cpu_new c = {k, t};
+    cpu_new c = {key, timing};
     return jsoncache_replace(json, CPU_CACHE_LIST, same_key, fill_entry, &c);
 }
 
@@ -147,31 +148,31 @@ static char *cache_with_entry(const char *json, void *ud)
     return engine_cpu_cache_update(json, c->k, c->t);
 }
 
-bool engine_cpu_cache_path(char *out, size_t n, cl_err *e)
+bool engine_cpu_cache_path(char *out, size_t out_size, cl_err *err)
 {
-    return jsoncache_path(CPU_CACHE_FILE, out, n, e);
+    return jsoncache_path(CPU_CACHE_FILE, out, out_size, err);
 }
 
-bool engine_cpu_should_stop(int n, double elapsed_s)
+bool engine_cpu_should_stop(int runs, double elapsed_s)
 {
-    if (n >= CPU_MAX_RUNS)
+    if (runs >= CPU_MAX_RUNS)
         return true;
-    if (n < 1 || elapsed_s < CPU_TARGET_S)
+    if (runs < 1 || elapsed_s < CPU_TARGET_S)
         return false;
-    return n >= CPU_MIN_RUNS || elapsed_s >= CPU_LONG_S;
+    return runs >= CPU_MIN_RUNS || elapsed_s >= CPU_LONG_S;
 }
 
-bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
+bool engine_cpu_measure(problem_data *data, int threads, uint64_t seed,
                         engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
-                        cl_err *e)
+                        cl_err *err)
 {
     memset(out, 0, sizeof *out);
     out->seed = seed;
-    if (!problem_prepare(p, seed, e))
+    if (!problem_prepare(data, seed, err))
         return false;
-    problem_poison_host(p);
-    p->ops->cpu(p, threads);
-    check_report c = problem_check(p);
+    problem_poison_host(data);
+    data->ops->cpu(data, threads);
+    check_report c = problem_check(data);
     run_result tmp;
     memset(&tmp, 0, sizeof tmp);
     problem_report(&c, &tmp);
@@ -181,12 +182,12 @@ bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
 
     double *v = malloc(CPU_MAX_RUNS * sizeof *v);
     if (!v)
-        return err_set(e, "out of host memory for timing samples");
+        return err_set(err, "out of host memory for timing samples");
     int n = 0, est = CPU_MIN_RUNS;
     double t0 = clock_now_s();
     while (!engine_cpu_should_stop(n, clock_now_s() - t0)) {
         double a = clock_now_s();
-        p->ops->cpu(p, threads);
+        data->ops->cpu(data, threads);
         v[n++] = (clock_now_s() - a) * 1e3;
         if (n == 1 && v[0] > 0.0) {
             double runs = CPU_TARGET_S * 1e3 / v[0];
@@ -206,12 +207,12 @@ bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
     return true;
 }
 
-bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_cache,
+bool engine_cpu_baseline(problem_data *data, int threads, uint64_t seed, bool use_cache,
                          engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
-                         cl_err *e)
+                         cl_err *err)
 {
     engine_cpu_key k;
-    engine_cpu_key_make(p, threads, &k);
+    engine_cpu_key_make(data, threads, &k);
     char path[CL_PATH_MAX];
     bool have_path = engine_cpu_cache_path(path, sizeof path, NULL);
     char *json = have_path ? jsoncache_read(path, CPU_CACHE_MAX) : NULL;
@@ -219,7 +220,7 @@ bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_c
         free(json);
         return true;
     }
-    if (!engine_cpu_measure(p, threads, seed, progress, ud, out, e)) {
+    if (!engine_cpu_measure(data, threads, seed, progress, ud, out, err)) {
         free(json);
         return false;
     }

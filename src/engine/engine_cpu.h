@@ -39,33 +39,35 @@ typedef struct engine_cpu_timing {
 /* Calls back with the repetition count while measuring. */
 typedef void (*engine_cpu_progress_fn)(void *ud, int rep, int of);
 
-/* The key for p's size, this CPU and threads (threads != 1: multi). */
-void engine_cpu_key_make(const problem_data *p, int threads, engine_cpu_key *k);
+/* The key for data's size, this CPU and threads (threads != 1: multi). */
+void engine_cpu_key_make(const problem_data *data, int threads, engine_cpu_key *key);
 
-/* Pure: the entry for k in the cache document json (NULL or malformed:
+/* Pure: the entry for key in the cache document json (NULL or malformed:
  * nothing found). */
-bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *k, engine_cpu_timing *t);
-/* Pure: a new document (malloc'd) with json's entries, k's replaced by t.
+bool engine_cpu_cache_lookup(const char *json, const engine_cpu_key *key,
+                             engine_cpu_timing *timing);
+/* Pure: a new document (malloc'd) with json's entries, key's replaced by
+ * timing.
  * NULL when out of memory. */
-char *engine_cpu_cache_update(const char *json, const engine_cpu_key *k,
-                              const engine_cpu_timing *t);
+char *engine_cpu_cache_update(const char *json, const engine_cpu_key *key,
+                              const engine_cpu_timing *timing);
 /* <data folder>/cpu_baselines.json */
-bool engine_cpu_cache_path(char *out, size_t n, cl_err *e);
+bool engine_cpu_cache_path(char *out, size_t out_size, cl_err *err);
 
-/* Pure: whether the timing loop stops after n runs taking elapsed_s. */
-bool engine_cpu_should_stop(int n, double elapsed_s);
+/* Pure: whether the timing loop stops after runs runs taking elapsed_s. */
+bool engine_cpu_should_stop(int runs, double elapsed_s);
 
-/* Checks then times p's baseline on threads threads (1: single-thread)
- * with inputs from seed.  false + e only when the inputs could not be made. */
-bool engine_cpu_measure(problem_data *p, int threads, uint64_t seed,
+/* Checks then times data's baseline on threads threads (1: single-thread)
+ * with inputs from seed.  false + err only when the inputs could not be made. */
+bool engine_cpu_measure(problem_data *data, int threads, uint64_t seed,
                         engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
-                        cl_err *e);
+                        cl_err *err);
 
 /* The cached timing when there is one (use_cache), else engine_cpu_measure
  * and, when the baseline checked correct, a cache update (a cache that
  * cannot be written is not an error). */
-bool engine_cpu_baseline(problem_data *p, int threads, uint64_t seed, bool use_cache,
+bool engine_cpu_baseline(problem_data *data, int threads, uint64_t seed, bool use_cache,
                          engine_cpu_progress_fn progress, void *ud, engine_cpu_timing *out,
-                         cl_err *e);
+                         cl_err *err);
 
 #endif

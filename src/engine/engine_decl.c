@@ -73,68 +73,70 @@ static void open_rungs(engine_ctx *c)
     }
 }
 
-bool engine_decl_open(engine_ctx *c, char *msg, size_t n)
+bool engine_decl_open(engine_ctx *ctx, char *msg, size_t msg_size)
 {
     char home[CL_PATH_MAX];
     cl_err e = {{0}};
     if (!paths_home(home, sizeof home, &e)) {
-        snprintf(msg, n, "%s", e.msg);
+        snprintf(msg, msg_size, "%s", e.msg);
         return false;
     }
     lab_diags d = {0};
-    c->lab = c->req->lab_file[0] ? lab_load(c->req->lab_file, home, &d)
-                                 : lab_load_problem(c->req->problem, home, &d);
-    if (!c->lab) {
+    ctx->lab = ctx->req->lab_file[0] ? lab_load(ctx->req->lab_file, home, &d)
+                                     : lab_load_problem(ctx->req->problem, home, &d);
+    if (!ctx->lab) {
         if (d.n > 0 && d.v[0].line > 0)
-            snprintf(msg, n, "%s:%d: %s", d.v[0].file, d.v[0].line, d.v[0].msg);
+            snprintf(msg, msg_size, "%s:%d: %s", d.v[0].file, d.v[0].line, d.v[0].msg);
         else if (d.n > 0)
-            snprintf(msg, n, "%s", d.v[0].msg);
+            snprintf(msg, msg_size, "%s", d.v[0].msg);
         else
-            snprintf(msg, n, "the lab %s could not be loaded", c->req->lab_file);
+            snprintf(msg, msg_size, "the lab %s could not be loaded", ctx->req->lab_file);
         lab_diags_free(&d);
         return false;
     }
     lab_diags_free(&d);
-    const problem_decl *pd = lab_problem_decl(c->lab, c->req->problem);
+    const problem_decl *pd = lab_problem_decl(ctx->lab, ctx->req->problem);
     if (!pd) {
-        snprintf(msg, n, "the lab %s declares no problem '%s'", c->lab->id, c->req->problem);
+        snprintf(msg, msg_size, "the lab %s declares no problem '%s'", ctx->lab->id,
+                 ctx->req->problem);
         return false;
     }
-    c->decl = calloc(1, sizeof *c->decl);
-    if (!c->decl) {
-        snprintf(msg, n, "out of memory");
+    ctx->decl = calloc(1, sizeof *ctx->decl);
+    if (!ctx->decl) {
+        snprintf(msg, msg_size, "out of memory");
         return false;
     }
-    problem_decl_init(c->decl, pd);
-    c->decl->stream = engine_g.stream;
-    c->ops = &c->decl->ops;
+    problem_decl_init(ctx->decl, pd);
+    ctx->decl->stream = engine_g.stream;
+    ctx->ops = &ctx->decl->ops;
     if (pd->ref == REF_KERNEL) {
-        open_reference(c, pd);   /* compiled without a device too (engine.c) */
+        open_reference(ctx, pd);   /* compiled without a device too (engine.c) */
     }
-    open_rungs(c);
+    open_rungs(ctx);
     return true;
 }
 
-void engine_decl_close(engine_ctx *c)
+void engine_decl_close(engine_ctx *ctx)
 {
     for (int i = 0; i < RUN_MAX_VARIANTS; i++) {
-        exercise_close(c->rung[i]);
-        c->rung[i] = NULL;
-        engine_python_close(c->py[i]);
-        c->py[i] = NULL;
-        free(c->rung_msg[i]);
-        c->rung_msg[i] = NULL;
+        exercise_close(ctx->rung[i]);
+        ctx->rung[i] = NULL;
+        engine_python_close(ctx->py[i]);
+        ctx->py[i] = NULL;
+        free(ctx->rung_msg[i]);
+        ctx->rung_msg[i] = NULL;
     }
-    if (c->decl)
-        exercise_close(c->decl->refx);
-    free(c->decl);
-    c->decl = NULL;
-    lab_free(c->lab);
-    c->lab = NULL;
+    if (ctx->decl)
+        exercise_close(ctx->decl->refx);
+    free(ctx->decl);
+    ctx->decl = NULL;
+    lab_free(ctx->lab);
+    ctx->lab = NULL;
 }
 
-bool engine_decl_library(engine_ctx *c, problem_data *p, const row_rates *x, run_result *r)
+bool engine_decl_library(engine_ctx *ctx, problem_data *data, const row_rates *rates,
+                         run_result *row)
 {
-    gpu_target t = {.once = problem_decl_library_once, .ud = p, .p = p, .library = true};
-    return engine_gpu_measure(c, &t, x, r);
+    gpu_target t = {.once = problem_decl_library_once, .ud = data, .p = data, .library = true};
+    return engine_gpu_measure(ctx, &t, rates, row);
 }

@@ -16,59 +16,48 @@
 
 static void timing_progress(void *ud, const char *phase, int rep, int of)
 {
-    engine_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
-bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library)
+bool engine_gpu_failed(const engine_ctx *ctx, run_result *row, const cl_err *err, bool library)
 {
-    cudaError_t code = cudacheck_last();
-    cudaError_t s1 = cudaDeviceSynchronize();
-    cudaError_t s2 = cudaGetLastError();
-    cudaError_t sticky = cudacheck_is_sticky(code) ? code
-                         : cudacheck_is_sticky(s1) ? s1
-                         : cudacheck_is_sticky(s2) ? s2
-                                                    : cudaSuccess;
+    cudaError_t code = cudaSuccess;
+    cudaError_t sticky = engine_row_sticky_error(&code);
     if (sticky != cudaSuccess) {
-        run_fault *f = c->fault;
-        memset(f, 0, sizeof *f);
-        f->run = c->req->run;
-        snprintf(f->variant, sizeof f->variant, "%s", r->variant);
-        snprintf(f->cause, sizeof f->cause, "cuda");
-        snprintf(f->message, sizeof f->message, "%s", cudacheck_plain(sticky));
-        f->code = (int)sticky;
+        engine_row_fault(&ctx->rows, row->variant, sticky, NULL);
         return false;
     }
-    r->code = (int)code;
+    row->code = (int)code;
     const char *lib = library ? kernels_library_error() : "";
     if (lib && lib[0])
-        snprintf(r->message, sizeof r->message, "%s (%s)", e->msg, lib);
+        snprintf(row->message, sizeof row->message, "%s (%s)", err->msg, lib);
     else
-        snprintf(r->message, sizeof r->message, "%s", e->msg);
-    r->status = RS_ERROR;
+        snprintf(row->message, sizeof row->message, "%s", err->msg);
+    row->status = RS_ERROR;
     return true;
 }
 
-bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *alive)
+bool engine_row_prepare(engine_ctx *ctx, problem_data *data, run_result *row, bool *alive)
 {
     cl_err e = {{0}};
-    uint64_t seed = c->seed++;
-    r->seed = seed;
+    uint64_t seed = ctx->seed++;
+    row->seed = seed;
     /* While the reference runs, a hang or a fault is the lab's. */
-    c->variant = RUN_FAULT_REFERENCE;
-    engine_progress(c, "reference", 0, 1);
-    bool prepared = problem_prepare(p, seed, &e);
-    c->variant = r->variant;
-    engine_progress(c, "check", 0, 1);
+    ctx->rows.variant = RUN_FAULT_REFERENCE;
+    engine_row_progress(&ctx->rows, "reference", 0, 1);
+    bool prepared = problem_prepare(data, seed, &e);
+    ctx->rows.variant = row->variant;
+    engine_row_progress(&ctx->rows, "check", 0, 1);
     if (!prepared) {
         /* The lab's reference broke the context: the fault is the lab's. */
-        *alive = !engine_reference_fault(c, &e);
+        *alive = !engine_reference_fault(ctx, &e);
         if (*alive)
-            engine_row_error(r, e.msg);
+            engine_row_error(row, e.msg);
     }
     return prepared;
 }
 
-bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
+bool engine_reference_fault(const engine_ctx *ctx, const cl_err *err)
 {
     cudaError_t code = cudacheck_last();
     cudaError_t s1 = cudaDeviceSynchronize();
@@ -77,26 +66,20 @@ bool engine_reference_fault(const engine_ctx *c, const cl_err *e)
                                                     : cudaSuccess;
     if (sticky == cudaSuccess)
         return false;
-    run_fault *f = c->fault;
-    memset(f, 0, sizeof *f);
-    f->run = c->req->run;
-    snprintf(f->variant, sizeof f->variant, "%s", RUN_FAULT_REFERENCE);
-    snprintf(f->cause, sizeof f->cause, "cuda");
-    snprintf(f->message, sizeof f->message, "%s (%s)", e->msg, cudacheck_plain(sticky));
-    f->code = (int)sticky;
+    engine_row_fault(&ctx->rows, RUN_FAULT_REFERENCE, sticky, err->msg);
     return true;
 }
 
-bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e)
+bool engine_gpu_shipped_once(void *ud, cudaStream_t stream, cl_err *err)
 {
     shipped_call *sc = ud;
-    CUDA_CHECK_LAUNCH(e, sc->p->ops->launch(sc->p, sc->k, s));
+    CUDA_CHECK_LAUNCH(err, sc->p->ops->launch(sc->p, sc->k, stream));
     return true;
 }
 
-bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e)
+bool engine_gpu_copy_once(void *ud, cudaStream_t stream, cl_err *err)
 {
-    return problem_copy_once(ud, s, e);
+    return problem_copy_once(ud, stream, err);
 }
 
 static bool target_once(void *ud, cudaStream_t s, cl_err *e)
@@ -198,75 +181,117 @@ static bool managed_before(void *ud, cl_err *e)
     return problem_upload(ud, engine_g.stream, e);
 }
 
-/* Measures one GPU row into r: check with fresh inputs, time, recheck.
- * false only when the context broke (fault filled). */
-bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r)
+/* "after timing: " before r's message: the check after timing failed. */
+static void after_timing(run_result *r)
+{
+    char m[sizeof r->message];
+    snprintf(m, sizeof m, "after timing: %s", r->message);
+    snprintf(r->message, sizeof r->message, "%s", m);
+}
+
+/* Fresh inputs uploaded and the first run: checked (the copy: only run),
+ * its time into *first_ms. */
+static bool first_run(engine_ctx *c, gpu_target *t, check_report *first, double *first_ms,
+                      cl_err *e)
+{
+    if (!problem_upload(t->p, engine_g.stream, e))
+        return false;
+    if (t->copy) {
+        if (!target_once(t, engine_g.stream, e))
+            return false;
+        CUDA_CHECK(e, cudaStreamSynchronize(engine_g.stream));
+    } else if (!checked_run(t, first, first_ms, e)) {
+        return false;
+    }
+    engine_row_progress(&c->rows, "check", 1, 1);
+    return true;
+}
+
+/* A check-only request's row: the first run's verdict, not timed. */
+static void check_only_row(const gpu_target *t, const check_report *first, run_result *r)
+{
+    if (t->copy) {
+        r->status = RS_CORRECT;
+        snprintf(r->message, sizeof r->message, "check-only run: not timed");
+    } else {
+        problem_report(first, r);
+    }
+}
+
+/* Whether the row may be a slow one, which a second run decides: a kernel
+ * row (not the copy, not a problem whose inputs and output live in host
+ * memory) whose first run was correct and took over slow_ms. */
+static bool first_run_slow(const engine_ctx *c, const gpu_target *t, const check_report *first,
+                           double first_ms, double slow_ms)
+{
+    return !t->copy && !c->ops->spec->host_io && first->status == CHECK_OK &&
+           first_ms > slow_ms;
+}
+
+/* A slow row (a run took again_ms): timed by slow_timing, reported and
+ * derived.  false with e when a run failed. */
+static bool slow_row(engine_ctx *c, gpu_target *t, const row_rates *x, const check_report *first,
+                     double again_ms, run_result *r, cl_err *e)
+{
+    check_report last = {0};
+    engine_row_progress(&c->rows, "timing", 1, 3);
+    if (!slow_timing(t, again_ms, &last, r, e))
+        return false;
+    if (last.status != CHECK_OK) {
+        problem_report(&last, r);
+        after_timing(r);
+    } else {
+        problem_report(first, r);
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len,
+                 "; slow at this size (%.0f ms a run): timed by three runs, the two checked "
+                 "ones among them, without a warm-up",
+                 again_ms);
+    }
+    engine_rows_derive(c, t->p, false, x, &engine_g.dev, r);
+    return true;
+}
+
+/* The copy's row message: what it copied, and what it stands for. */
+static void copy_message(const problem_data *p, run_result *r)
+{
+    r->status = RS_CORRECT;
+    char sz[32];
+    buffer_format_bytes((size_t)(problem_copy_bytes(p) / 2), sz, sizeof sz);
+    snprintf(r->message, sizeof r->message,
+             "cudaMemcpyAsync device to device of %s (the output's size): the bandwidth "
+             "a kernel that reads and writes every byte once can hope for",
+             sz);
+}
+
+/* After timing, one more checked run: the row's verdict is the first
+ * run's unless only this one failed. */
+static bool recheck(engine_ctx *c, gpu_target *t, const check_report *first, run_result *r,
+                    cl_err *e)
+{
+    engine_row_progress(&c->rows, "check", 1, 2);
+    check_report last = {0};
+    double last_ms = 0.0;
+    if (!checked_run(t, &last, &last_ms, e))
+        return false;
+    if (first->status != CHECK_OK) {
+        problem_report(first, r);
+    } else if (last.status != CHECK_OK) {
+        problem_report(&last, r);
+        after_timing(r);
+    } else {
+        problem_report(first, r);
+    }
+    return true;
+}
+
+/* The row timed by gpu/timing.h's rules within budget_s, checked again,
+ * its figures derived and its notes added.  false with e when a run
+ * failed. */
+static bool timed_row(engine_ctx *c, gpu_target *t, const row_rates *x, const check_report *first,
+                      double budget_s, run_result *r, cl_err *e)
 {
     problem_data *p = t->p;
-    cl_err e = {{0}};
-    double t0 = clock_now_ms();
-    c->variant = r->variant;
-    cudacheck_reset();
-    nvtxRangePushA(r->variant);
-    bool ok = false;
-
-    if (!engine_row_prepare(c, p, r, &ok))
-        goto done;
-    check_report first = {0}, last = {0};
-    double first_ms = 0.0;
-    if (!problem_upload(p, engine_g.stream, &e))
-        goto gpu_error;
-    if (t->copy) {
-        if (!target_once(t, engine_g.stream, &e))
-            goto gpu_error;
-        CUDA_CHECK_GOTO(&e, cudaStreamSynchronize(engine_g.stream), gpu_error);
-    } else if (!checked_run(t, &first, &first_ms, &e)) {
-        goto gpu_error;
-    }
-    engine_progress(c, "check", 1, 1);
-
-    if (c->req->check_only) {
-        if (t->copy) {
-            r->status = RS_CORRECT;
-            snprintf(r->message, sizeof r->message, "check-only run: not timed");
-        } else {
-            problem_report(&first, r);
-        }
-        ok = true;
-        goto done;
-    }
-
-    double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
-    double slow_ms = SLOW_RUN_FRACTION * 1e3 * budget_s, again_ms = 0.0;
-    /* A slow first run may only have paid for loading the kernel: a second
-     * one decides. */
-    if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK && first_ms > slow_ms &&
-        !timed_once(t, &again_ms, &e))
-        goto gpu_error;
-    if (!t->copy && !c->ops->spec->host_io && first.status == CHECK_OK && first_ms > slow_ms &&
-        again_ms > slow_ms) {
-        first_ms = again_ms;
-        engine_progress(c, "timing", 1, 3);
-        if (!slow_timing(t, first_ms, &last, r, &e))
-            goto gpu_error;
-        if (last.status != CHECK_OK) {
-            problem_report(&last, r);
-            char m[sizeof r->message];
-            snprintf(m, sizeof m, "after timing: %s", r->message);
-            snprintf(r->message, sizeof r->message, "%s", m);
-        } else {
-            problem_report(&first, r);
-            size_t len = strlen(r->message);
-            snprintf(r->message + len, sizeof r->message - len,
-                     "; slow at this size (%.0f ms a run): timed by three runs, the two checked "
-                     "ones among them, without a warm-up",
-                     first_ms);
-        }
-        engine_rows_derive(c, p, false, x, &engine_g.dev, r);
-        ok = true;
-        goto done;
-    }
-
     size_t flush_bytes = 0;
     void *flush = engine_device_flush(&flush_bytes);
     timing_opts o = {
@@ -277,62 +302,77 @@ bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_re
         .flush = flush,
         .flush_bytes = flush_bytes,
         .progress = timing_progress,
-        .progress_ud = c,
+        .progress_ud = &c->rows,
         .before = c->ops->spec->managed && !t->copy ? managed_before : NULL,
         .before_ud = p,
     };
     timing_result tr;
-    if (!timing_run(&o, target_once, t, &tr, &e))
-        goto gpu_error;
+    if (!timing_run(&o, target_once, t, &tr, e))
+        return false;
     r->median_ms = tr.s.median;
     r->min_ms = tr.s.min;
     r->max_ms = tr.s.max;
     r->spread = tr.s.spread;
     r->samples = (int)tr.s.n;
-
-    if (t->copy) {
-        r->status = RS_CORRECT;
-        char sz[32];
-        buffer_format_bytes((size_t)(problem_copy_bytes(p) / 2), sz, sizeof sz);
-        snprintf(r->message, sizeof r->message,
-                 "cudaMemcpyAsync device to device of %s (the output's size): the bandwidth "
-                 "a kernel that reads and writes every byte once can hope for",
-                 sz);
-    } else {
-        engine_progress(c, "check", 1, 2);
-        double last_ms = 0.0;
-        if (!checked_run(t, &last, &last_ms, &e))
-            goto gpu_error;
-        if (first.status != CHECK_OK) {
-            problem_report(&first, r);
-        } else if (last.status != CHECK_OK) {
-            problem_report(&last, r);
-            char m[sizeof r->message];
-            snprintf(m, sizeof m, "after timing: %s", r->message);
-            snprintf(r->message, sizeof r->message, "%s", m);
-        } else {
-            problem_report(&first, r);
-        }
-    }
-    if (!tr.flushed && o.working_set < 4 * o.l2_bytes) {
-        size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len,
-                 "%sL2 not flushed between repetitions (no room for a flush buffer)",
-                 len ? "; " : "");
-    }
+    if (t->copy)
+        copy_message(p, r);
+    else if (!recheck(c, t, first, r, e))
+        return false;
+    if (!tr.flushed && o.working_set < 4 * o.l2_bytes)
+        append_note(r, "L2 not flushed between repetitions (no room for a flush buffer)");
     engine_rows_derive(c, p, t->copy, x, &engine_g.dev, r);
     if (c->ops->spec->managed && !t->copy)
         append_note(r, "x and y were written by the CPU before each run: their pages start "
                        "in host memory, and moving them counts; GB/s counts x, y and z once "
                        "per second of that");
-    ok = true;
-    goto done;
+    return true;
+}
 
-gpu_error:
-    ok = engine_gpu_failed(c, r, &e, t->library);
-done:
-    r->wall_ms = clock_now_ms() - t0;
+/* The prepared row: first run, then (unless check-only) a slow row's
+ * timing or the usual one.  false with e when a run failed. */
+static bool measure_prepared(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r,
+                             cl_err *e)
+{
+    check_report first = {0};
+    double first_ms = 0.0;
+    if (!first_run(c, t, &first, &first_ms, e))
+        return false;
+    if (c->req->check_only) {
+        check_only_row(t, &first, r);
+        return true;
+    }
+    double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
+    double slow_ms = SLOW_RUN_FRACTION * 1e3 * budget_s;
+    /* A slow first run may only have paid for loading the kernel: a second
+     * one decides. */
+    if (first_run_slow(c, t, &first, first_ms, slow_ms)) {
+        double again_ms = 0.0;
+        if (!timed_once(t, &again_ms, e))
+            return false;
+        if (again_ms > slow_ms)
+            return slow_row(c, t, x, &first, again_ms, r, e);
+    }
+    return timed_row(c, t, x, &first, budget_s, r, e);
+}
+
+/* Measures one GPU row into row: check with fresh inputs, time, recheck.
+ * false only when the context broke (fault filled). */
+bool engine_gpu_measure(engine_ctx *ctx, gpu_target *target, const row_rates *rates,
+                        run_result *row)
+{
+    cl_err e = {{0}};
+    double t0 = clock_now_ms();
+    ctx->rows.variant = row->variant;
+    cudacheck_reset();
+    nvtxRangePushA(row->variant);
+    bool ok = false;
+    if (engine_row_prepare(ctx, target->p, row, &ok)) {
+        ok = measure_prepared(ctx, target, rates, row, &e);
+        if (!ok)
+            ok = engine_gpu_failed(ctx, row, &e, target->library);
+    }
+    row->wall_ms = clock_now_ms() - t0;
     nvtxRangePop();
-    c->variant = NULL;
+    ctx->rows.variant = NULL;
     return ok;
 }

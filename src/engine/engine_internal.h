@@ -1,8 +1,9 @@
 /* engine_internal.h - what the pieces of the measurement engine share: the
  * worker-wide device state, the request in flight, what a GPU row runs,
- * and the functions each piece offers the others.
- * Private to src/engine/engine*.c (engine_cpu and engine_kernels have
- * their own headers). */
+ * and the functions each piece offers the others (a row's life is
+ * engine/engine_row.h, shared with the experiments).
+ * Private to src/engine/ (engine_cpu, engine_row, exercise, pipe and the
+ * problem files have their own headers). */
 #ifndef CUDALAB_ENGINE_ENGINE_INTERNAL_H
 #define CUDALAB_ENGINE_ENGINE_INTERNAL_H
 
@@ -18,6 +19,7 @@
 #include "gpu/timing.h"
 #include "kernels.h"
 #include "engine/engine.h"
+#include "engine/engine_row.h"
 #include "engine/exercise.h"
 #include "engine/problem.h"
 #include "engine/pybridge.h"
@@ -41,15 +43,9 @@ extern engine_state engine_g;
 /* One request in flight. */
 typedef struct engine_ctx {
     const run_request *req;
-    const engine_sink *sink;
-    run_fault *fault;
+    row_channel rows;        /* where the rows go; the size and row being measured */
     const problem_ops *ops;
     uint64_t seed;           /* next check's seed */
-    const char *size;        /* label of the size being measured */
-    const char *variant;     /* id of the row being measured */
-    char last_phase[32];     /* progress throttling: what was sent last, and when */
-    char last_variant[RUN_ID_MAX];
-    double last_sent;
     exercise *ex;            /* the learner's kernel, when the request has one */
     char ex_msg[CL_ERR_MAX]; /* why it cannot run ("" when it can) */
     exercise *starter;       /* pipeline: the lab's starter launcher (engine/pipe.h) */
@@ -91,20 +87,6 @@ typedef struct row_rates {
     double cpu_ms, cpu_mt_ms, lib_ms;
 } row_rates;
 
-/* ---- engine.c: the request loop and row emission ---- */
-
-void engine_log_msg(const engine_ctx *c, int level, const char *msg);
-void engine_emit(const engine_ctx *c, run_result *r);
-/* Sends a progress message when the phase or row changed, or at most
- * every PROGRESS_EVERY_S seconds within one. */
-void engine_progress(engine_ctx *c, const char *phase, int rep, int of);
-/* A fresh RS_ERROR row of this size. */
-void engine_row_init(const engine_ctx *c, run_result *r, const char *variant, const char *label,
-                     result_kind kind);
-void engine_row_error(run_result *r, const char *msg);
-/* r could not run: no usable device (why). */
-void engine_row_no_device(run_result *r, const char *why);
-
 /* ---- engine_device.c: the device ---- */
 
 /* Twice the L2 for flushing between repetitions; NULL when not to be had. */
@@ -114,79 +96,81 @@ void *engine_device_flush(size_t *bytes);
 
 /* timing_fns for a shipped launcher (ud: a shipped_call) and for the
  * device-to-device copy (ud: the problem_data). */
-bool engine_gpu_shipped_once(void *ud, cudaStream_t s, cl_err *e);
-bool engine_gpu_copy_once(void *ud, cudaStream_t s, cl_err *e);
-/* After a failed CUDA call: true (and r an RS_ERROR with e's message, and
+bool engine_gpu_shipped_once(void *ud, cudaStream_t stream, cl_err *err);
+bool engine_gpu_copy_once(void *ud, cudaStream_t stream, cl_err *err);
+/* After a failed CUDA call: true (and row an RS_ERROR with err's message, and
  * the library's when library is set) when the context still works; false
  * with the fault filled when it is broken. */
-bool engine_gpu_failed(const engine_ctx *c, run_result *r, const cl_err *e, bool library);
+bool engine_gpu_failed(const engine_ctx *ctx, run_result *row, const cl_err *err, bool library);
 /* After a failed problem_prepare: true with the fault filled (variant
- * RUN_FAULT_REFERENCE, e's message) when the reference broke the context. */
-bool engine_reference_fault(const engine_ctx *c, const cl_err *e);
-/* Fresh inputs and their reference for row r (its seed recorded), with a
+ * RUN_FAULT_REFERENCE, err's message) when the reference broke the context. */
+bool engine_reference_fault(const engine_ctx *ctx, const cl_err *err);
+/* Fresh inputs and their reference for row (its seed recorded), with a
  * hang or a fault meanwhile the lab's, not the row's.  true when they are
- * ready; else *alive says whether the context survived (r then holds the
+ * ready; else *alive says whether the context survived (row then holds the
  * error) or broke (the fault is filled). */
-bool engine_row_prepare(engine_ctx *c, problem_data *p, run_result *r, bool *alive);
+bool engine_row_prepare(engine_ctx *ctx, problem_data *data, run_result *row, bool *alive);
 /* Check with fresh inputs, time, recheck; false only when the context
  * broke (fault filled). */
-bool engine_gpu_measure(engine_ctx *c, gpu_target *t, const row_rates *x, run_result *r);
+bool engine_gpu_measure(engine_ctx *ctx, gpu_target *target, const row_rates *rates,
+                        run_result *row);
 
 /* ---- engine_rows.c: CPU rows and derived figures ---- */
 
-/* Rates, speedups and percent of peak for r (dev NULL: no peak figures). */
-void engine_rows_derive(const engine_ctx *c, const problem_data *p, bool copy, const row_rates *x,
-                        const device_info *dev, run_result *r);
-/* The CPU baseline on threads threads into r. */
-void engine_rows_cpu(engine_ctx *c, problem_data *p, int threads, run_result *r);
+/* Rates, speedups and percent of peak for row (dev NULL: no peak figures). */
+void engine_rows_derive(const engine_ctx *ctx, const problem_data *data, bool copy,
+                        const row_rates *rates, const device_info *dev, run_result *row);
+/* The CPU baseline on threads threads into row. */
+void engine_rows_cpu(engine_ctx *ctx, problem_data *data, int threads, run_result *row);
 
 /* ---- engine_decl.c: a problem the lab declares ---- */
 
-/* Loads the lab of req->lab_file and points c->ops at its declared problem
+/* Loads the lab of req->lab_file and points ctx->ops at its declared problem
  * req->problem, with its reference kernel and the rungs of the lab folder
  * opened; false with why in msg when the problem cannot run at all. */
-bool engine_decl_open(engine_ctx *c, char *msg, size_t n);
-void engine_decl_close(engine_ctx *c);
+bool engine_decl_open(engine_ctx *ctx, char *msg, size_t msg_size);
+void engine_decl_close(engine_ctx *ctx);
 /* The row of the request's library at this size when the problem is
- * declared (the builtin's library): into h, emitted later by the caller.
+ * declared (the builtin's library): into row, emitted later by the caller.
  * false only when the context broke. */
-bool engine_decl_library(engine_ctx *c, problem_data *p, const row_rates *x, run_result *r);
+bool engine_decl_library(engine_ctx *ctx, problem_data *data, const row_rates *rates,
+                         run_result *row);
 
 /* ---- engine_python.c: a Python row (a rung or the exercise) ---- */
 
 /* engine_python_open, engine_python_close: engine/pybridge.h */
-/* Measures py at this size into r (made by the caller), as
+/* Measures py at this size into row (made by the caller), as
  * engine_gpu_measure does; false only when the worker's context broke. */
-bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char *label,
-                           const row_rates *x, run_result *r);
+bool engine_python_measure(engine_ctx *ctx, pyrow *py, problem_data *data, const char *label,
+                           const row_rates *rates, run_result *row);
 /* Whether req's exercise is a Python file (its kernel ends in .py). */
 bool engine_python_exercise(const run_request *req);
 
 /* ---- engine_launcher.c: the learner's kernel and the pipeline lab's starter ---- */
 
-/* Compiles and loads a kernel file and its launcher into *x (root: the
+/* Compiles and loads a kernel file and its launcher into *out (root: the
  * folder its includes stay in, NULL: its own), with why it cannot run (or
  * "") in msg.  learner: the learner's own files, whose compiler output
  * goes to the log; what: how messages name it otherwise. */
-void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launcher,
-                          const char *root, bool learner, const char *what, exercise **x,
-                          char *msg, size_t n);
-/* Measures a launcher (a rung of the lab folder) at this size into r,
+void engine_launcher_open(engine_ctx *ctx, const char *kernel, const char *launcher,
+                          const char *root, bool learner, const char *what, exercise **out,
+                          char *msg, size_t msg_size);
+/* Measures a launcher ex (a rung of the lab folder) at this size into row,
  * made by the caller; false only when the context broke. */
-bool engine_launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
-                             const row_rates *rates, run_result *r);
-void engine_launcher_open_exercise(engine_ctx *c);
-void engine_launcher_open_starter(engine_ctx *c);
-/* What the launcher x printed, to the log (then forgotten); its last
+bool engine_launcher_measure(engine_ctx *ctx, exercise *ex, problem_data *data, const char *label,
+                             const row_rates *rates, run_result *row);
+void engine_launcher_open_exercise(engine_ctx *ctx);
+void engine_launcher_open_starter(engine_ctx *ctx);
+/* What the launcher ex printed, to the log (then forgotten); its last
  * error's Lua traceback, to the log. */
-void engine_launcher_flush(const engine_ctx *c, exercise *x);
-void engine_launcher_log_trace(const engine_ctx *c, const exercise *x);
+void engine_launcher_flush(const engine_ctx *ctx, exercise *ex);
+void engine_launcher_log_trace(const engine_ctx *ctx, const exercise *ex);
 /* The learner's row of this size as an RS_ERROR (or, with no_device and
  * nothing else wrong with the file, RS_NO_DEVICE), when the request has one. */
-void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_device);
+void engine_launcher_exercise_error_row(engine_ctx *ctx, const char *msg, bool no_device);
 /* Measures the learner's kernel (emitted) at this size; false only when
  * the context broke. */
-bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
-                                  const row_rates *x);
+bool engine_launcher_exercise_row(engine_ctx *ctx, problem_data *data, const char *label,
+                                  const row_rates *rates);
 
 #endif

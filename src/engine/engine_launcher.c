@@ -36,7 +36,7 @@ static void log_text(const engine_ctx *c, int level, const char *prefix, const c
         size_t ml = strlen(msg);
         while (ml > 0 && msg[ml - 1] == '\n')
             msg[--ml] = '\0';
-        engine_log_msg(c, level, msg);
+        engine_row_log(&c->rows, level, msg);
         off += n;
     }
 }
@@ -86,13 +86,13 @@ static void log_program(const engine_ctx *c, const exercise *x)
                  "your kernel %s (%s): %d registers a thread, %d B static shared memory, %s",
                  k->base, prog->arch, k->registers, k->shared_bytes > 0 ? k->shared_bytes : 0,
                  spills);
-        engine_log_msg(c, 0, msg);
+        engine_row_log(&c->rows, 0, msg);
     }
 }
 
-void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launcher,
-                          const char *root, bool learner, const char *what, exercise **x,
-                          char *msg, size_t n)
+void engine_launcher_open(engine_ctx *ctx, const char *kernel, const char *launcher,
+                          const char *root, bool learner, const char *what, exercise **out,
+                          char *msg, size_t msg_size)
 {
     char arch[16];
     exercise_opts o = {
@@ -104,138 +104,139 @@ void engine_launcher_open(engine_ctx *c, const char *kernel, const char *launche
         .no_device = engine_g.dev.reason,
     };
     cl_err e = {{0}};
-    *x = exercise_open(&o, &e);
-    if (!*x) {
-        snprintf(msg, n, "%s", e.msg);
+    *out = exercise_open(&o, &e);
+    if (!*out) {
+        snprintf(msg, msg_size, "%s", e.msg);
         return;
     }
-    exercise_stage st = exercise_status(*x, NULL);
+    exercise_stage st = exercise_status(*out, NULL);
     if (learner)
-        log_program(c, *x);
+        log_program(ctx, *out);
     if (st == EXERCISE_READY || st == EXERCISE_NO_DEVICE) {
         msg[0] = '\0';
         return;
     }
     /* a file of the lab folder is named from the folder, as in the lab */
     char full[CL_ERR_MAX];
-    exercise_why(*x, learner ? NULL : root, full, sizeof full);
-    snprintf(msg, n, "%s%s%s", learner ? "" : what, learner ? "" : ": ", full);
-    if (st == EXERCISE_LAUNCHER && exercise_traceback(*x)[0])
-        log_text(c, 2, "", exercise_traceback(*x));
+    exercise_why(*out, learner ? NULL : root, full, sizeof full);
+    snprintf(msg, msg_size, "%s%s%s", learner ? "" : what, learner ? "" : ": ", full);
+    if (st == EXERCISE_LAUNCHER && exercise_traceback(*out)[0])
+        log_text(ctx, 2, "", exercise_traceback(*out));
 }
 
 /* Compiles and loads the learner's kernel and launcher once a request. */
-void engine_launcher_open_exercise(engine_ctx *c)
+void engine_launcher_open_exercise(engine_ctx *ctx)
 {
-    if (engine_python_exercise(c->req)) {
+    if (engine_python_exercise(ctx->req)) {
         /* the learner's Python file: nothing to compile, python3 runs it */
-        c->pyex = engine_python_open(c->req->exercise_kernel,
-                                     paths_base_name(c->req->exercise_kernel), c->ex_msg,
-                                     sizeof c->ex_msg);
+        ctx->pyex = engine_python_open(ctx->req->exercise_kernel,
+                                       paths_base_name(ctx->req->exercise_kernel), ctx->ex_msg,
+                                       sizeof ctx->ex_msg);
         return;
     }
-    engine_launcher_open(c, c->req->exercise_kernel, c->req->exercise_launcher, NULL, true, "",
-                         &c->ex, c->ex_msg, sizeof c->ex_msg);
+    engine_launcher_open(ctx, ctx->req->exercise_kernel, ctx->req->exercise_launcher, NULL, true,
+                         "", &ctx->ex, ctx->ex_msg, sizeof ctx->ex_msg);
 }
 
 /* The pipeline lab's starter (engine/pipe.h), once a request. */
-void engine_launcher_open_starter(engine_ctx *c)
+void engine_launcher_open_starter(engine_ctx *ctx)
 {
     char kernel[CL_PATH_MAX], launcher[CL_PATH_MAX];
     cl_err e = {{0}};
     if (!pipeline_starter_files(kernel, sizeof kernel, launcher, sizeof launcher, &e)) {
-        snprintf(c->starter_msg, sizeof c->starter_msg, "%s", e.msg);
+        snprintf(ctx->starter_msg, sizeof ctx->starter_msg, "%s", e.msg);
         return;
     }
-    engine_launcher_open(c, kernel, launcher, NULL, false, "the lab's starter", &c->starter,
-                         c->starter_msg, sizeof c->starter_msg);
+    engine_launcher_open(ctx, kernel, launcher, NULL, false, "the lab's starter", &ctx->starter,
+                         ctx->starter_msg, sizeof ctx->starter_msg);
 }
 
-void engine_launcher_flush(const engine_ctx *c, exercise *x)
+void engine_launcher_flush(const engine_ctx *ctx, exercise *ex)
 {
-    if (!x)
+    if (!ex)
         return;
-    const char *out = exercise_output(x);
+    const char *out = exercise_output(ex);
     if (out[0])
-        log_text(c, 0, x == c->ex ? "your launcher printed: " : x == c->starter
-                                                             ? "the starter printed: "
-                                                             : "a launcher of the lab printed: ",
+        log_text(ctx, 0,
+                 ex == ctx->ex        ? "your launcher printed: "
+                 : ex == ctx->starter ? "the starter printed: "
+                                      : "a launcher of the lab printed: ",
                  out);
-    exercise_clear_output(x);
+    exercise_clear_output(ex);
 }
 
-void engine_launcher_log_trace(const engine_ctx *c, const exercise *x)
+void engine_launcher_log_trace(const engine_ctx *ctx, const exercise *ex)
 {
-    if (exercise_traceback(x)[0])
-        log_text(c, 2, "", exercise_traceback(x));
+    if (exercise_traceback(ex)[0])
+        log_text(ctx, 2, "", exercise_traceback(ex));
 }
 
-bool engine_launcher_measure(engine_ctx *c, exercise *x, problem_data *p, const char *label,
-                             const row_rates *rates, run_result *r)
+bool engine_launcher_measure(engine_ctx *ctx, exercise *ex, problem_data *data, const char *label,
+                             const row_rates *rates, run_result *row)
 {
     cl_err e = {{0}};
     bool alive = true;
-    if (!exercise_begin_size(x, p, label, &e)) {
-        engine_row_error(r, e.msg);
+    if (!exercise_begin_size(ex, data, label, &e)) {
+        engine_row_error(row, e.msg);
     } else {
-        gpu_target t = {.once = exercise_call, .ud = x, .p = p,
-                        .sync_device = c->ops->spec->managed};
-        alive = engine_gpu_measure(c, &t, rates, r);
-        if (alive && r->status == RS_ERROR)
-            engine_launcher_log_trace(c, x);
+        gpu_target t = {.once = exercise_call, .ud = ex, .p = data,
+                        .sync_device = ctx->ops->spec->managed};
+        alive = engine_gpu_measure(ctx, &t, rates, row);
+        if (alive && row->status == RS_ERROR)
+            engine_launcher_log_trace(ctx, ex);
     }
-    exercise_end_size(x);
-    engine_launcher_flush(c, x);
+    exercise_end_size(ex);
+    engine_launcher_flush(ctx, ex);
     return alive;
 }
 
 /* The exercise row of this size as an RS_ERROR: why the learner's kernel
  * cannot run when that is known, else msg. */
-void engine_launcher_exercise_error_row(engine_ctx *c, const char *msg, bool no_device)
+void engine_launcher_exercise_error_row(engine_ctx *ctx, const char *msg, bool no_device)
 {
-    if (!c->req->exercise_kernel[0])
+    if (!ctx->req->exercise_kernel[0])
         return;
     run_result r;
-    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    if (no_device && strncmp(c->ex_msg, "unavailable: ", 13) == 0) {
+    engine_row_start(&ctx->rows, &r, "exercise", "your kernel", RK_EXERCISE);
+    if (no_device && strncmp(ctx->ex_msg, "unavailable: ", 13) == 0) {
         /* a Python exercise whose packages are missing, on a machine with
          * no device either: the device first, as for every GPU row */
-        char both[sizeof c->ex_msg + CL_ERR_MAX];
-        snprintf(both, sizeof both, "%s; and this row is %s", msg, c->ex_msg);
+        char both[sizeof ctx->ex_msg + CL_ERR_MAX];
+        snprintf(both, sizeof both, "%s; and this row is %s", msg, ctx->ex_msg);
         engine_row_no_device(&r, both);
-    } else if (c->ex_msg[0])
-        engine_row_error(&r, c->ex_msg);
+    } else if (ctx->ex_msg[0])
+        engine_row_error(&r, ctx->ex_msg);
     else if (no_device)
         engine_row_no_device(&r, msg);
     else
         engine_row_error(&r, msg);
-    engine_emit(c, &r);
+    engine_row_emit(&ctx->rows, &r);
 }
 
 /* Measures the learner's kernel at this size like any other row.  false
  * only when the context broke. */
-bool engine_launcher_exercise_row(engine_ctx *c, problem_data *p, const char *label,
-                                  const row_rates *x)
+bool engine_launcher_exercise_row(engine_ctx *ctx, problem_data *data, const char *label,
+                                  const row_rates *rates)
 {
-    if (c->pyex) {
+    if (ctx->pyex) {
         run_result r;
-        engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-        bool alive = engine_python_measure(c, c->pyex, p, label, x, &r);
+        engine_row_start(&ctx->rows, &r, "exercise", "your kernel", RK_EXERCISE);
+        bool alive = engine_python_measure(ctx, ctx->pyex, data, label, rates, &r);
         if (alive)
-            engine_emit(c, &r);
+            engine_row_emit(&ctx->rows, &r);
         return alive;
     }
-    if (!c->ex || exercise_status(c->ex, NULL) != EXERCISE_READY) {
+    if (!ctx->ex || exercise_status(ctx->ex, NULL) != EXERCISE_READY) {
         const char *why = NULL;
-        bool nodev = c->ex && exercise_status(c->ex, &why) == EXERCISE_NO_DEVICE;
-        engine_launcher_exercise_error_row(c, why && why[0] ? why : "your kernel cannot run",
+        bool nodev = ctx->ex && exercise_status(ctx->ex, &why) == EXERCISE_NO_DEVICE;
+        engine_launcher_exercise_error_row(ctx, why && why[0] ? why : "your kernel cannot run",
                                            nodev);
         return true;
     }
     run_result r;
-    engine_row_init(c, &r, "exercise", "your kernel", RK_EXERCISE);
-    bool alive = engine_launcher_measure(c, c->ex, p, label, x, &r);
+    engine_row_start(&ctx->rows, &r, "exercise", "your kernel", RK_EXERCISE);
+    bool alive = engine_launcher_measure(ctx, ctx->ex, data, label, rates, &r);
     if (alive)
-        engine_emit(c, &r);
+        engine_row_emit(&ctx->rows, &r);
     return alive;
 }

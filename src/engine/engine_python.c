@@ -125,7 +125,7 @@ static void flush_output(const engine_ctx *c, pyrow *py)
     if (!pybridge_take_output(py, out, sizeof out))
         return;
     snprintf(msg, sizeof msg, "%s printed: %s", pybridge_shown(py), out);
-    engine_log_msg(c, 0, msg);
+    engine_row_log(&c->rows, 0, msg);
 }
 
 /* Poison the outputs, one call in the child, download and judge. */
@@ -182,51 +182,51 @@ static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, run_
     return i > 0;
 }
 
-bool engine_python_measure(engine_ctx *c, pyrow *py, problem_data *p, const char *label,
-                           const row_rates *x, run_result *r)
+bool engine_python_measure(engine_ctx *ctx, pyrow *py, problem_data *data, const char *label,
+                           const row_rates *rates, run_result *row)
 {
     cl_err e = {{0}};
     char msg[CL_ERR_MAX] = "";
     double t0 = clock_now_ms();
     bool ok = true, gpu_failed = false;
-    c->variant = r->variant;
+    ctx->rows.variant = row->variant;
     cudacheck_reset();
-    if (!engine_row_prepare(c, p, r, &ok))
+    if (!engine_row_prepare(ctx, data, row, &ok))
         goto done;
-    if (!problem_upload(p, engine_g.stream, &e)) {
+    if (!problem_upload(data, engine_g.stream, &e)) {
         gpu_failed = true;
         goto failed;
     }
     if (!pybridge_live(py) && !pybridge_start(py, msg, sizeof msg))
         goto failed;
-    cJSON *open = open_request(py, p, label, msg, sizeof msg);
+    cJSON *open = open_request(py, data, label, msg, sizeof msg);
     if (!open || !pybridge_call(py, open, PY_OPEN_S, NULL, msg, sizeof msg))
         goto failed;
     check_report first = {0}, last = {0};
-    if (!checked_call(py, p, &first, &gpu_failed, &e, msg, sizeof msg))
+    if (!checked_call(py, data, &first, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
-    engine_progress(c, "check", 1, 1);
-    if (c->req->check_only) {
-        problem_report(&first, r);
+    engine_row_progress(&ctx->rows, "check", 1, 1);
+    if (ctx->req->check_only) {
+        problem_report(&first, row);
         goto release;
     }
-    engine_progress(c, "timing", 0, 1);
-    if (!time_row(c, py, p, r, msg, sizeof msg))
+    engine_row_progress(&ctx->rows, "timing", 0, 1);
+    if (!time_row(ctx, py, data, row, msg, sizeof msg))
         goto failed;
-    engine_progress(c, "check", 1, 2);
-    if (!checked_call(py, p, &last, &gpu_failed, &e, msg, sizeof msg))
+    engine_row_progress(&ctx->rows, "check", 1, 2);
+    if (!checked_call(py, data, &last, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
     if (first.status != CHECK_OK) {
-        problem_report(&first, r);
+        problem_report(&first, row);
     } else if (last.status != CHECK_OK) {
-        problem_report(&last, r);
-        char m[sizeof r->message];
-        snprintf(m, sizeof m, "after timing: %s", r->message);
-        snprintf(r->message, sizeof r->message, "%s", m);
+        problem_report(&last, row);
+        char m[sizeof row->message];
+        snprintf(m, sizeof m, "after timing: %s", row->message);
+        snprintf(row->message, sizeof row->message, "%s", m);
     } else {
-        problem_report(&first, r);
+        problem_report(&first, row);
     }
-    engine_rows_derive(c, p, false, x, &engine_g.dev, r);
+    engine_rows_derive(ctx, data, false, rates, &engine_g.dev, row);
 release:
     if (pybridge_live(py))
         (void)pybridge_call(py, pybridge_command("release"), PY_RUN_S, NULL, msg, sizeof msg);
@@ -234,16 +234,16 @@ release:
 
 failed:
     if (gpu_failed)
-        ok = engine_gpu_failed(c, r, &e, false);
+        ok = engine_gpu_failed(ctx, row, &e, false);
     else
-        engine_row_error(r, msg[0] ? msg : "the Python row failed");
+        engine_row_error(row, msg[0] ? msg : "the Python row failed");
     /* the child lets go of this size's buffers before they are freed */
     if (ok && pybridge_live(py))
         (void)pybridge_call(py, pybridge_command("release"), PY_RUN_S, NULL, msg, sizeof msg);
 done:
-    flush_output(c, py);
-    r->wall_ms = clock_now_ms() - t0;
-    c->variant = NULL;
+    flush_output(ctx, py);
+    row->wall_ms = clock_now_ms() - t0;
+    ctx->rows.variant = NULL;
     return ok;
 }
 

@@ -199,18 +199,18 @@ static bool load_program(exercise *x, cl_err *e)
     return true;
 }
 
-exercise *exercise_open(const exercise_opts *o, cl_err *e)
+exercise *exercise_open(const exercise_opts *opts, cl_err *err)
 {
     exercise *x = calloc(1, sizeof *x);
     if (!x) {
-        err_set(e, "out of memory");
+        err_set(err, "out of memory");
         return NULL;
     }
     x->ref_fn = x->ref_gpu = x->ref_k = x->ref_args = LUA_NOREF;
-    const char *launcher = o->launcher ? o->launcher : "";
+    const char *launcher = opts->launcher ? opts->launcher : "";
     const char *slash = strrchr(launcher, '/');
-    size_t rl = o->root ? strlen(o->root) : 0;
-    if (rl && strncmp(launcher, o->root, rl) == 0 && launcher[rl] == '/') {
+    size_t rl = opts->root ? strlen(opts->root) : 0;
+    if (rl && strncmp(launcher, opts->root, rl) == 0 && launcher[rl] == '/') {
         /* a file of a lab folder: its messages name it from the folder */
         snprintf(x->launcher_name, sizeof x->launcher_name, "%s", launcher + rl + 1);
         snprintf(x->launcher_dir, sizeof x->launcher_dir, "%.*s", (int)rl + 1, launcher);
@@ -222,12 +222,12 @@ exercise *exercise_open(const exercise_opts *o, cl_err *e)
     }
 
     cl_err ce = {{0}};
-    if (!o->kernel || !o->kernel[0]) {
+    if (!opts->kernel || !opts->kernel[0]) {
         set_stage(x, EXERCISE_COMPILE, "no kernel file was given");
         return x;
     }
-    nvrtc_opts no = {.arch = o->arch, .no_cache = o->no_cache, .root = o->root};
-    if (!nvrtc_compile_opts(o->kernel, &no, &x->prog, &ce)) {
+    nvrtc_opts no = {.arch = opts->arch, .no_cache = opts->no_cache, .root = opts->root};
+    if (!nvrtc_compile_opts(opts->kernel, &no, &x->prog, &ce)) {
         set_stage(x, EXERCISE_COMPILE, ce.msg);
         return x;
     }
@@ -235,7 +235,7 @@ exercise *exercise_open(const exercise_opts *o, cl_err *e)
         set_stage(x, EXERCISE_LAUNCHER, "no launcher file was given");
         return x;
     }
-    if (o->device) {
+    if (opts->device) {
         cudacheck_reset();
         if (!load_program(x, &ce)) {
             cudaGetLastError();
@@ -246,41 +246,41 @@ exercise *exercise_open(const exercise_opts *o, cl_err *e)
         }
     }
     x->stage = EXERCISE_READY;
-    load_launcher(x, o, o->budget_ms > 0 ? o->budget_ms : EXERCISE_BUDGET_MS);
-    if (x->stage == EXERCISE_READY && !o->device)
+    load_launcher(x, opts, opts->budget_ms > 0 ? opts->budget_ms : EXERCISE_BUDGET_MS);
+    if (x->stage == EXERCISE_READY && !opts->device)
         set_stage(x, EXERCISE_NO_DEVICE,
-                  o->no_device && o->no_device[0] ? o->no_device : "no CUDA device found");
+                  opts->no_device && opts->no_device[0] ? opts->no_device : "no CUDA device found");
     return x;
 }
 
-void exercise_close(exercise *x)
+void exercise_close(exercise *ex)
 {
-    if (!x)
+    if (!ex)
         return;
-    sandbox_free(x->s);
-    if (x->have_lib && cudaLibraryUnload(x->lib) != cudaSuccess)
+    sandbox_free(ex->s);
+    if (ex->have_lib && cudaLibraryUnload(ex->lib) != cudaSuccess)
         cudaGetLastError();
-    free(x->kern);
-    nvrtc_output_free(&x->prog);
-    free(x);
+    free(ex->kern);
+    nvrtc_output_free(&ex->prog);
+    free(ex);
 }
 
-exercise_stage exercise_status(const exercise *x, const char **msg)
+exercise_stage exercise_status(const exercise *ex, const char **msg)
 {
     if (msg)
-        *msg = x->stage == EXERCISE_READY ? "" : x->msg;
-    return x->stage;
+        *msg = ex->stage == EXERCISE_READY ? "" : ex->msg;
+    return ex->stage;
 }
 
-const nvrtc_output *exercise_program(const exercise *x)
+const nvrtc_output *exercise_program(const exercise *ex)
 {
-    return &x->prog;
+    return &ex->prog;
 }
 
-void exercise_why(const exercise *x, const char *root, char *out, size_t n)
+void exercise_why(const exercise *ex, const char *root, char *out, size_t out_size)
 {
-    const nvrtc_diag *first = x->stage == EXERCISE_COMPILE ? nvrtc_first_error(&x->prog) : NULL;
-    snprintf(out, n, "%s", x->stage == EXERCISE_READY ? "" : x->msg);
+    const nvrtc_diag *first = ex->stage == EXERCISE_COMPILE ? nvrtc_first_error(&ex->prog) : NULL;
+    snprintf(out, out_size, "%s", ex->stage == EXERCISE_READY ? "" : ex->msg);
     if (!first)
         return;
     char head[NVRTC_TEXT_MAX + NVRTC_FILE_MAX + 64];
@@ -290,25 +290,26 @@ void exercise_why(const exercise *x, const char *root, char *out, size_t n)
     if (rl && strncmp(rel, root, rl) == 0 && rel[rl] == '/')
         rel += rl + 1;
     if (rel != first->file && strncmp(head, base, strlen(base)) == 0)
-        snprintf(out, n, "%s%s", rel, head + strlen(base));
+        snprintf(out, out_size, "%s%s", rel, head + strlen(base));
     int errors = 0;
-    for (size_t i = 0; i < x->prog.ndiags; i++)
-        errors += x->prog.diags[i].severity == NVRTC_SEV_ERROR;
+    for (size_t i = 0; i < ex->prog.ndiags; i++)
+        errors += ex->prog.diags[i].severity == NVRTC_SEV_ERROR;
     size_t len = strlen(out);
-    if (errors > 1 && len < n)
-        snprintf(out + len, n - len, " (and %d more error%s)", errors - 1, errors > 2 ? "s" : "");
+    if (errors > 1 && len < out_size)
+        snprintf(out + len, out_size - len, " (and %d more error%s)", errors - 1,
+                 errors > 2 ? "s" : "");
 }
 
-size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n)
+size_t exercise_diagnostics(const exercise *ex, size_t max, char *buf, size_t buf_size)
 {
     size_t len = 0;
-    if (n)
+    if (buf_size)
         buf[0] = '\0';
-    for (size_t i = 0; i < x->prog.ndiags && i < max && len + 1 < n; i++) {
-        int w = nvrtc_diag_format(&x->prog.diags[i], buf + len, n - len);
+    for (size_t i = 0; i < ex->prog.ndiags && i < max && len + 1 < buf_size; i++) {
+        int w = nvrtc_diag_format(&ex->prog.diags[i], buf + len, buf_size - len);
         if (w < 0)
             break;
-        len += (size_t)w < n - len ? (size_t)w : n - len - 1;
+        len += (size_t)w < buf_size - len ? (size_t)w : buf_size - len - 1;
     }
     return len;
 }
@@ -345,20 +346,20 @@ static int build_args(lua_State *L)
     return 1;
 }
 
-bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, cl_err *e)
+bool exercise_begin_size(exercise *ex, const problem_data *data, const char *label, cl_err *err)
 {
-    if (x->stage != EXERCISE_READY)
-        return err_set(e, "%s", x->msg);
-    exercise_end_size(x);
-    lua_State *L = sandbox_lua(x->s);
+    if (ex->stage != EXERCISE_READY)
+        return err_set(err, "%s", ex->msg);
+    exercise_end_size(ex);
+    lua_State *L = sandbox_lua(ex->s);
     lua_pushcfunction(L, build_args);
-    lua_pushlightuserdata(L, x);
-    lua_pushlightuserdata(L, (void *)p);
+    lua_pushlightuserdata(L, ex);
+    lua_pushlightuserdata(L, (void *)data);
     lua_pushlightuserdata(L, (void *)(label ? label : ""));
-    if (!sandbox_pcall(x->s, 3, 1, e))
-        return launcher_error(x, e);
-    x->ref_args = keep(x->s, e);
-    return x->ref_args != LUA_NOREF;
+    if (!sandbox_pcall(ex->s, 3, 1, err))
+        return launcher_error(ex, err);
+    ex->ref_args = keep(ex->s, err);
+    return ex->ref_args != LUA_NOREF;
 }
 
 /* (label) -> (): sets args.size on the table on top. */
@@ -369,30 +370,30 @@ static int set_size(lua_State *L)
     return 0;
 }
 
-bool exercise_begin_table(exercise *x, exercise_args_fn push, void *ud, const char *label,
-                          cl_err *e)
+bool exercise_begin_table(exercise *ex, exercise_args_fn push, void *ud, const char *label,
+                          cl_err *err)
 {
-    if (x->stage != EXERCISE_READY)
-        return err_set(e, "%s", x->msg);
-    exercise_end_size(x);
-    lua_State *L = sandbox_lua(x->s);
+    if (ex->stage != EXERCISE_READY)
+        return err_set(err, "%s", ex->msg);
+    exercise_end_size(ex);
+    lua_State *L = sandbox_lua(ex->s);
     lua_pushcfunction(L, push);
     lua_pushlightuserdata(L, ud);
-    if (!sandbox_pcall(x->s, 1, 1, e))
-        return launcher_error(x, e);
+    if (!sandbox_pcall(ex->s, 1, 1, err))
+        return launcher_error(ex, err);
     if (lua_type(L, -1) != LUA_TTABLE) {
         lua_pop(L, 1);
-        return err_set(e, "the launcher's arguments could not be built");
+        return err_set(err, "the launcher's arguments could not be built");
     }
     lua_pushcfunction(L, set_size);
     lua_pushlightuserdata(L, (void *)(label ? label : ""));
     lua_pushvalue(L, -3);
-    if (!sandbox_pcall(x->s, 2, 0, e)) {
+    if (!sandbox_pcall(ex->s, 2, 0, err)) {
         lua_pop(L, 1);
-        return launcher_error(x, e);
+        return launcher_error(ex, err);
     }
-    x->ref_args = keep(x->s, e);
-    return x->ref_args != LUA_NOREF;
+    ex->ref_args = keep(ex->s, err);
+    return ex->ref_args != LUA_NOREF;
 }
 
 /* (args, key, value) -> () */
@@ -403,36 +404,36 @@ static int set_arg(lua_State *L)
     return 0;
 }
 
-bool exercise_set_arg(exercise *x, const char *key, const char *value, cl_err *e)
+bool exercise_set_arg(exercise *ex, const char *key, const char *value, cl_err *err)
 {
-    if (x->ref_args == LUA_NOREF)
-        return err_set(e, "the launcher has no arguments yet");
-    lua_State *L = sandbox_lua(x->s);
+    if (ex->ref_args == LUA_NOREF)
+        return err_set(err, "the launcher has no arguments yet");
+    lua_State *L = sandbox_lua(ex->s);
     if (!lua_checkstack(L, 4))
-        return err_set(e, "Lua stack overflow");
+        return err_set(err, "Lua stack overflow");
     lua_pushcfunction(L, set_arg);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ex->ref_args);
     lua_pushstring(L, key);
     lua_pushstring(L, value);
-    return sandbox_pcall(x->s, 3, 0, e);
+    return sandbox_pcall(ex->s, 3, 0, err);
 }
 
-bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
+bool exercise_call(void *ud, cudaStream_t stream, cl_err *err)
 {
     exercise *x = ud;
     if (x->stage != EXERCISE_READY)
-        return err_set(e, "%s", x->msg);
+        return err_set(err, "%s", x->msg);
     if (x->ref_args == LUA_NOREF)
-        return err_set(e, "the launcher was called without its arguments");
+        return err_set(err, "the launcher was called without its arguments");
     lua_State *L = sandbox_lua(x->s);
     if (!lua_checkstack(L, 6))
-        return err_set(e, "Lua stack overflow");
-    if (!x->stream_set || x->stream != s) {
+        return err_set(err, "Lua stack overflow");
+    if (!x->stream_set || x->stream != stream) {
         lua_pushcfunction(L, set_stream);
-        lua_pushlightuserdata(L, (void *)s);
-        if (!sandbox_pcall(x->s, 1, 0, e))
+        lua_pushlightuserdata(L, (void *)stream);
+        if (!sandbox_pcall(x->s, 1, 0, err))
             return false;
-        x->stream = s;
+        x->stream = stream;
         x->stream_set = true;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_fn);
@@ -440,11 +441,12 @@ bool exercise_call(void *ud, cudaStream_t s, cl_err *e)
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_k);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
     long long before = luagpu_own_launches(L);
-    if (!sandbox_pcall(x->s, 3, 0, e))
-        return launcher_error(x, e);
+    if (!sandbox_pcall(x->s, 3, 0, err))
+        return launcher_error(x, err);
     if (luagpu_own_launches(L) == before)
-        return err_set(e, "%s launched none of your kernels: a row counts only when your own "
-                          "kernel computes it",
+        return err_set(err,
+                       "%s launched none of your kernels: a row counts only when your own "
+                       "kernel computes it",
                        x->launcher_name);
     return true;
 }
@@ -461,30 +463,30 @@ static int end_size(lua_State *L)
     return 0;
 }
 
-void exercise_end_size(exercise *x)
+void exercise_end_size(exercise *ex)
 {
-    if (!x->s)
+    if (!ex->s)
         return;
-    lua_State *L = sandbox_lua(x->s);
+    lua_State *L = sandbox_lua(ex->s);
     cl_err e = {{0}};
     lua_pushcfunction(L, end_size);
-    lua_pushlightuserdata(L, x);
-    if (!sandbox_pcall(x->s, 1, 0, &e))
-        x->ref_args = LUA_NOREF;
+    lua_pushlightuserdata(L, ex);
+    if (!sandbox_pcall(ex->s, 1, 0, &e))
+        ex->ref_args = LUA_NOREF;
 }
 
-const char *exercise_output(const exercise *x)
+const char *exercise_output(const exercise *ex)
 {
-    return x->s ? sandbox_output(x->s) : "";
+    return ex->s ? sandbox_output(ex->s) : "";
 }
 
-void exercise_clear_output(exercise *x)
+void exercise_clear_output(exercise *ex)
 {
-    if (x->s)
-        sandbox_clear_output(x->s);
+    if (ex->s)
+        sandbox_clear_output(ex->s);
 }
 
-const char *exercise_traceback(const exercise *x)
+const char *exercise_traceback(const exercise *ex)
 {
-    return x->trace;
+    return ex->trace;
 }

@@ -51,52 +51,52 @@ typedef struct exercise_opts {
 } exercise_opts;
 
 /* Compiles, loads and runs the launcher file.  Returns NULL only when out
- * of memory (e says so); otherwise exercise_stage tells whether it can run
+ * of memory (err says so); otherwise exercise_stage tells whether it can run
  * and why not. */
-exercise *exercise_open(const exercise_opts *o, cl_err *e);
+exercise *exercise_open(const exercise_opts *opts, cl_err *err);
 /* Frees the Lua state (with every Buffer the launcher allocated) and
  * unloads the program. */
-void exercise_close(exercise *x);
+void exercise_close(exercise *ex);
 
 /* The stage reached; *msg (may be NULL) receives the reason when it is not
  * EXERCISE_READY: the first compile error's headline ("starter.cu:12:5:
  * error: ..."), the launcher's "starter.lua:LINE: message", a CUDA error or
  * the no-device reason. */
-exercise_stage exercise_status(const exercise *x, const char **msg);
+exercise_stage exercise_status(const exercise *ex, const char **msg);
 /* The compiler's output (diagnostics, kernels, resource usage). */
-const nvrtc_output *exercise_program(const exercise *x);
-/* Why x cannot run, for a file of a lab folder: its compile error named
+const nvrtc_output *exercise_program(const exercise *ex);
+/* Why ex cannot run, for a file of a lab folder: its compile error named
  * from root ("rungs/x.cu:12:5: error: ...", and how many more errors
  * follow), or its launcher's error; root NULL keeps the file's own name. */
-void exercise_why(const exercise *x, const char *root, char *out, size_t n);
+void exercise_why(const exercise *ex, const char *root, char *out, size_t out_size);
 /* Writes every diagnostic the way a compiler prints it (source line and
  * caret), errors and warnings, at most max of them, into buf; returns the
  * length written (0: none). */
-size_t exercise_diagnostics(const exercise *x, size_t max, char *buf, size_t n);
+size_t exercise_diagnostics(const exercise *ex, size_t max, char *buf, size_t buf_size);
 
-/* Builds the launcher's args table for p (its device buffers borrowed, its
+/* Builds the launcher's args table for data (its device buffers borrowed, its
  * sizes, args.size = label).  The exercise must be EXERCISE_READY. */
-bool exercise_begin_size(exercise *x, const problem_data *p, const char *label, cl_err *e);
+bool exercise_begin_size(exercise *ex, const problem_data *data, const char *label, cl_err *err);
 /* Builds the launcher's args with push, called in the sandbox with ud as
  * a light userdata, which must leave one table on the stack (a problem
  * whose args are not problem_args: the pipeline's); then args.size = label.
  * The exercise must be EXERCISE_READY. */
 typedef int (*exercise_args_fn)(struct lua_State *L);
-bool exercise_begin_table(exercise *x, exercise_args_fn push, void *ud, const char *label,
-                          cl_err *e);
+bool exercise_begin_table(exercise *ex, exercise_args_fn push, void *ud, const char *label,
+                          cl_err *err);
 /* args[key] = value (a string) for the calls that follow (the pipeline's
  * args.step). */
-bool exercise_set_arg(exercise *x, const char *key, const char *value, cl_err *e);
-/* One call of the launcher's function, its launches defaulting to stream s
+bool exercise_set_arg(exercise *ex, const char *key, const char *value, cl_err *err);
+/* One call of the launcher's function, its launches defaulting to stream
  * (a timing_fn: ud is the exercise).  false + the launcher's error. */
-bool exercise_call(void *ud, cudaStream_t s, cl_err *e);
+bool exercise_call(void *ud, cudaStream_t stream, cl_err *err);
 /* Drops the args table; the borrowed Buffers read as freed from now on. */
-void exercise_end_size(exercise *x);
+void exercise_end_size(exercise *ex);
 
 /* What the launcher printed since the last exercise_clear_output ("" when
  * nothing), and the Lua traceback of its last error ("" when none). */
-const char *exercise_output(const exercise *x);
-void exercise_clear_output(exercise *x);
-const char *exercise_traceback(const exercise *x);
+const char *exercise_output(const exercise *ex);
+void exercise_clear_output(exercise *ex);
+const char *exercise_traceback(const exercise *ex);
 
 #endif

@@ -15,7 +15,7 @@
  *   the lab's starter     "starter", end to end, when the request names it;
  *   timelines             with the variant "timeline", one more end-to-end
  *                         call of the starter and of the learner's pipeline
- *                         recorded with CUPTI (engine/pipeline.h);
+ *                         recorded with CUPTI (engine/pipe_timeline.h);
  *   the CPU               "cpu.<step>" and "cpu_mt.<step>" for every step
  *                         (load included), "cpu" and "cpu_mt" end to end.
  *
@@ -31,9 +31,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <cuda_runtime_api.h>
 
+#include "catalog/pipeline_files.h"
 #include "core/err.h"
 #include "core/paths.h"
 #include "cpu/prep_check.h"
@@ -81,47 +83,50 @@ typedef struct pipe_size {
 } pipe_size;
 
 /* ---- pipe_run.c ---- */
-bool pipe_run(engine_ctx *c);
+bool pipe_run(engine_ctx *ctx);
 /* "fill" -> "exercise.fill" (prefix "exercise"). */
-void pipe_row_id(const char *prefix, prep_step s, char *out, size_t n);
+static inline void pipe_row_id(const char *prefix, prep_step step, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%s%s%s", prefix, PIPELINE_STEP_SEP, prep_step_id(step));
+}
 
 /* ---- pipe_cpu.c ---- */
 /* The CPU rows of this size (when the request wants them) and, in any case,
- * the canonical state and its reference.  false + e when the state could
+ * the canonical state and its reference.  false + err when the state could
  * not be made (the rows then say why). */
-bool pipe_cpu_rows(pipe_size *z, cl_err *e);
+bool pipe_cpu_rows(pipe_size *psize, cl_err *err);
 
 /* ---- pipe_load.c ---- */
-bool pipe_loader_init(pipe_loader *L, int threads, size_t chunk, cl_err *e);
-void pipe_loader_free(pipe_loader *L);
+bool pipe_loader_init(pipe_loader *loader, int threads, size_t chunk, cl_err *err);
+void pipe_loader_free(pipe_loader *loader);
 /* The body of the data set's file (bytes from PREP_FILE_HEADER) into dst;
  * returns when all of it is on the device. */
-bool pipe_load(pipe_loader *L, const char *path, void *dst, size_t bytes, cl_err *e);
+bool pipe_load(pipe_loader *loader, const char *path, void *dst, size_t bytes, cl_err *err);
 
 /* ---- pipe_dev.c ---- */
-/* Device bytes for n rows (scratch: the shipped steps'). */
-size_t pipe_dev_bytes(int64_t n, size_t scratch);
-bool pipe_dev_alloc(pipe_dev *d, const prep_state *st, cl_err *e);
-void pipe_dev_free(pipe_dev *d);
-/* Copies the inputs of step s from st (PREP_NSTEPS: none, the pipeline
+/* Device bytes for rows rows (scratch: the shipped steps'). */
+size_t pipe_dev_bytes(int64_t rows, size_t scratch);
+bool pipe_dev_alloc(pipe_dev *dev, const prep_state *st, cl_err *err);
+void pipe_dev_free(pipe_dev *dev);
+/* Copies the inputs of step from st (PREP_NSTEPS: none, the pipeline
  * starts from the file). */
-bool pipe_dev_inputs(pipe_dev *d, const prep_state *st, prep_step s, cudaStream_t str,
-                     cl_err *e);
-/* Poisons the outputs of step s (PREP_NSTEPS: of every step). */
-bool pipe_dev_poison(pipe_dev *d, prep_step s, cudaStream_t str, cl_err *e);
+bool pipe_dev_inputs(pipe_dev *dev, const prep_state *st, prep_step step, cudaStream_t stream,
+                     cl_err *err);
+/* Poisons the outputs of step (PREP_NSTEPS: of every step). */
+bool pipe_dev_poison(pipe_dev *dev, prep_step step, cudaStream_t stream, cl_err *err);
 /* Device address of an output. */
-void *pipe_dev_col(const pipe_dev *d, prep_col c);
+void *pipe_dev_col(const pipe_dev *dev, prep_col col);
 
 typedef struct pipe_dev_reader {
     const pipe_dev *d;
     cudaStream_t stream;
 } pipe_dev_reader;
 /* A prep_src that downloads each column from the device. */
-prep_src pipe_dev_src(pipe_dev_reader *r);
+prep_src pipe_dev_src(pipe_dev_reader *reader);
 
 /* ---- pipe_args.c ---- */
-/* Builds the learner's (or the starter's) args over d's buffers. */
-bool pipe_args_begin(exercise *x, const pipe_dev *d, const char *label, cl_err *e);
+/* Builds the learner's (or the starter's) args over dev's buffers. */
+bool pipe_args_begin(exercise *ex, const pipe_dev *dev, const char *label, cl_err *err);
 
 /* ---- pipe_measure.c ---- */
 /* What a GPU row runs: once() enqueues one run of step (PREP_NSTEPS: the
@@ -133,8 +138,8 @@ typedef struct pipe_target {
     bool library;                  /* failures carry the library's message */
 } pipe_target;
 
-/* Checks, times and checks again one row into r; false only when the
+/* Checks, times and checks again one row; false only when the
  * CUDA context broke (fault filled). */
-bool pipe_measure(pipe_size *z, const pipe_target *t, run_result *r);
+bool pipe_measure(pipe_size *psize, const pipe_target *target, run_result *row);
 
 #endif

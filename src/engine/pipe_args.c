@@ -48,7 +48,7 @@ static int push_args(lua_State *L)
     return 1;
 }
 
-bool pipe_args_begin(exercise *x, const pipe_dev *d, const char *label, cl_err *e)
+bool pipe_args_begin(exercise *ex, const pipe_dev *dev, const char *label, cl_err *err)
 {
-    return exercise_begin_table(x, push_args, (void *)d, label, e);
+    return exercise_begin_table(ex, push_args, (void *)dev, label, err);
 }

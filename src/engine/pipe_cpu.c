@@ -89,7 +89,7 @@ static bool checked_run(pipe_size *z, cpu_side *side, uint64_t table_sum, cl_err
 
 static void progress(pipe_size *z, int rep, int of)
 {
-    engine_progress(z->c, "cpu", rep, of);
+    engine_row_progress(&z->c->rows, "cpu", rep, of);
 }
 
 /* Times runs of the whole pipeline on side->threads threads. */
@@ -218,7 +218,7 @@ static void emit_side(pipe_size *z, const cpu_side *side, bool mt)
                      prep_step_id((prep_step)s));
         }
         run_result r;
-        engine_row_init(z->c, &r, id, label, mt ? RK_CPU_MT : RK_CPU);
+        engine_row_start(&z->c->rows, &r, id, label, mt ? RK_CPU_MT : RK_CPU);
         const engine_cpu_timing *t = &side->t[s];
         r.status = t->status;
         r.median_ms = t->median_ms;
@@ -240,7 +240,7 @@ static void emit_side(pipe_size *z, const cpu_side *side, bool mt)
         snprintf(r.message, sizeof r.message, "%s, %s, %d thread%s; %s; measured %s%s",
                  model[0] ? model : "unknown CPU", cpu_simd_path(), side->threads,
                  side->threads == 1 ? "" : "s", t->check, when, side->cached ? ", cached" : "");
-        engine_emit(z->c, &r);
+        engine_row_emit(&z->c->rows, &r);
         double *ms = mt ? z->cpu_mt_ms : z->cpu_ms;
         ms[s] = r.status == RS_CORRECT ? r.median_ms : 0.0;
     }
@@ -256,34 +256,34 @@ static bool canonical_run(pipe_size *z, int threads, cl_err *e)
     return true;
 }
 
-bool pipe_cpu_rows(pipe_size *z, cl_err *e)
+bool pipe_cpu_rows(pipe_size *psize, cl_err *err)
 {
     int all = cpu_thread_count();
     data_sum sum = {0, false};
-    z->c->variant = "cpu";
-    if (z->c->req->cpu) {
+    psize->c->rows.variant = "cpu";
+    if (psize->c->req->cpu) {
         static cpu_side one, many;
         memset(&one, 0, sizeof one);
         memset(&many, 0, sizeof many);
         one.threads = 1;
         many.threads = all;
-        if (!measure_side(z, &one, &sum, e) || !measure_side(z, &many, &sum, e)) {
-            z->c->variant = NULL;
+        if (!measure_side(psize, &one, &sum, err) || !measure_side(psize, &many, &sum, err)) {
+            psize->c->rows.variant = NULL;
             return false;
         }
         /* both came from the cache, each checked when it was measured on
          * this machine: one plain run leaves the canonical state */
-        if (!z->have_canon && !canonical_run(z, all, e)) {
-            z->c->variant = NULL;
+        if (!psize->have_canon && !canonical_run(psize, all, err)) {
+            psize->c->rows.variant = NULL;
             return false;
         }
-        emit_side(z, &one, false);
-        emit_side(z, &many, true);
-    } else if (!canonical_run(z, all, e)) {
-        z->c->variant = NULL;
+        emit_side(psize, &one, false);
+        emit_side(psize, &many, true);
+    } else if (!canonical_run(psize, all, err)) {
+        psize->c->rows.variant = NULL;
         return false;
     }
-    prep_ref_all(&z->ref, &z->st, all);
-    z->c->variant = NULL;
+    prep_ref_all(&psize->ref, &psize->st, all);
+    psize->c->rows.variant = NULL;
     return true;
 }

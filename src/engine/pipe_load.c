@@ -18,45 +18,47 @@
 #include "cpu/prep_file.h"
 #include "engine/pipe.h"
 
-bool pipe_loader_init(pipe_loader *L, int threads, size_t chunk, cl_err *e)
+bool pipe_loader_init(pipe_loader *loader, int threads, size_t chunk, cl_err *err)
 {
-    memset(L, 0, sizeof *L);
-    L->threads = threads < 1 ? 1 : threads > PIPE_LOAD_MAX_THREADS ? PIPE_LOAD_MAX_THREADS : threads;
-    L->chunk = chunk;
-    for (int t = 0; t < L->threads; t++) {
-        L->made = t + 1;
-        if (cudaHostAlloc(&L->pinned[t][0], chunk, cudaHostAllocDefault) != cudaSuccess ||
-            cudaHostAlloc(&L->pinned[t][1], chunk, cudaHostAllocDefault) != cudaSuccess) {
+    memset(loader, 0, sizeof *loader);
+    loader->threads = threads < 1                       ? 1
+                      : threads > PIPE_LOAD_MAX_THREADS ? PIPE_LOAD_MAX_THREADS
+                                                        : threads;
+    loader->chunk = chunk;
+    for (int t = 0; t < loader->threads; t++) {
+        loader->made = t + 1;
+        if (cudaHostAlloc(&loader->pinned[t][0], chunk, cudaHostAllocDefault) != cudaSuccess ||
+            cudaHostAlloc(&loader->pinned[t][1], chunk, cudaHostAllocDefault) != cudaSuccess) {
             cudaGetLastError();
-            pipe_loader_free(L);
-            return err_set(e, "cannot pin 2 x %zu bytes of host memory for loading", chunk);
+            pipe_loader_free(loader);
+            return err_set(err, "cannot pin 2 x %zu bytes of host memory for loading", chunk);
         }
-        if (cudaStreamCreateWithFlags(&L->stream[t], cudaStreamNonBlocking) != cudaSuccess ||
-            cudaEventCreateWithFlags(&L->done[t][0], cudaEventDisableTiming) != cudaSuccess ||
-            cudaEventCreateWithFlags(&L->done[t][1], cudaEventDisableTiming) != cudaSuccess) {
+        if (cudaStreamCreateWithFlags(&loader->stream[t], cudaStreamNonBlocking) != cudaSuccess ||
+            cudaEventCreateWithFlags(&loader->done[t][0], cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventCreateWithFlags(&loader->done[t][1], cudaEventDisableTiming) != cudaSuccess) {
             cudaGetLastError();
-            pipe_loader_free(L);
-            return err_set(e, "cannot create the loader's streams and events");
+            pipe_loader_free(loader);
+            return err_set(err, "cannot create the loader's streams and events");
         }
     }
     return true;
 }
 
-void pipe_loader_free(pipe_loader *L)
+void pipe_loader_free(pipe_loader *loader)
 {
-    for (int t = 0; t < L->made; t++) {
-        if (L->stream[t])
-            cudaStreamSynchronize(L->stream[t]);
+    for (int t = 0; t < loader->made; t++) {
+        if (loader->stream[t])
+            cudaStreamSynchronize(loader->stream[t]);
         for (int k = 0; k < 2; k++) {
-            if (L->pinned[t][k])
-                cudaFreeHost(L->pinned[t][k]);
-            if (L->done[t][k])
-                cudaEventDestroy(L->done[t][k]);
+            if (loader->pinned[t][k])
+                cudaFreeHost(loader->pinned[t][k]);
+            if (loader->done[t][k])
+                cudaEventDestroy(loader->done[t][k]);
         }
-        if (L->stream[t])
-            cudaStreamDestroy(L->stream[t]);
+        if (loader->stream[t])
+            cudaStreamDestroy(loader->stream[t]);
     }
-    memset(L, 0, sizeof *L);
+    memset(loader, 0, sizeof *loader);
 }
 
 typedef struct load_job {
@@ -117,21 +119,21 @@ static void load_part(void *ctx, int part, int nparts)
         fail(j, "a copy of the data set to the device failed", "");
 }
 
-bool pipe_load(pipe_loader *L, const char *path, void *dst, size_t bytes, cl_err *e)
+bool pipe_load(pipe_loader *loader, const char *path, void *dst, size_t bytes, cl_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return err_set(e, "cannot open the data set %s: %s", path, strerror(errno));
-    load_job j = {.L = L, .fd = fd, .dst = dst, .bytes = bytes};
+        return err_set(err, "cannot open the data set %s: %s", path, strerror(errno));
+    load_job j = {.L = loader, .fd = fd, .dst = dst, .bytes = bytes};
     pthread_mutex_init(&j.lock, NULL);
-    size_t chunks = (bytes + L->chunk - 1) / L->chunk;
-    int parts = (size_t)L->threads < chunks ? L->threads : (int)chunks;
+    size_t chunks = (bytes + loader->chunk - 1) / loader->chunk;
+    int parts = (size_t)loader->threads < chunks ? loader->threads : (int)chunks;
     parallel_run(parts < 1 ? 1 : parts, load_part, &j);
     pthread_mutex_destroy(&j.lock);
     close(fd);
     if (j.failed) {
         cudaGetLastError();
-        return err_set(e, "%s", j.e.msg);
+        return err_set(err, "%s", j.e.msg);
     }
     return true;
 }

@@ -17,7 +17,7 @@
 
 static void timing_progress(void *ud, const char *phase, int rep, int of)
 {
-    engine_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
 /* The target's outputs poisoned, and with fresh set its inputs. */
@@ -116,68 +116,70 @@ static void derive(const pipe_size *z, prep_step step, run_result *r)
         r->speedup_cpu_mt = z->cpu_mt_ms[k] / ms;
 }
 
-bool pipe_measure(pipe_size *z, const pipe_target *t, run_result *r)
+bool pipe_measure(pipe_size *psize, const pipe_target *target, run_result *row)
 {
-    engine_ctx *c = z->c;
+    engine_ctx *c = psize->c;
     cl_err e = {{0}};
     bool ok = true;
-    c->variant = r->variant;
+    c->rows.variant = row->variant;
     cudacheck_reset();
-    nvtxRangePushA(r->variant);
-    r->seed = z->seed;
+    nvtxRangePushA(row->variant);
+    row->seed = psize->seed;
     prep_report first, last;
-    engine_progress(c, "check", 0, 1);
-    if (!prepare(z, t->step, true, &e) || !call(t, &e) || !check(z, t->step, &first, &e))
+    engine_row_progress(&c->rows, "check", 0, 1);
+    if (!prepare(psize, target->step, true, &e) || !call(target, &e) ||
+        !check(psize, target->step, &first, &e))
         goto gpu_error;
-    engine_progress(c, "check", 1, 1);
+    engine_row_progress(&c->rows, "check", 1, 1);
     if (c->req->check_only) {
-        report(&first, t->step, r, false);
+        report(&first, target->step, row, false);
         goto done;
     }
 
-    bool device_only = t->step != PREP_LOAD && t->step != PREP_NSTEPS;
+    bool device_only = target->step != PREP_LOAD && target->step != PREP_NSTEPS;
     size_t flush_bytes = 0;
     void *flush = device_only ? engine_device_flush(&flush_bytes) : NULL;
     timing_opts o = {
         .stream = engine_g.stream,
         .budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S,
-        .working_set = device_only ? (size_t)prep_step_bytes(t->step, z->n, z->st.m)
-                                   : prep_table_bytes(z->n),
+        .working_set = device_only ? (size_t)prep_step_bytes(target->step, psize->n, psize->st.m)
+                                   : prep_table_bytes(psize->n),
         .l2_bytes = (size_t)(engine_g.dev.l2_mib * MIB),
         .flush = flush,
         .flush_bytes = flush_bytes,
         .progress = timing_progress,
-        .progress_ud = c,
+        .progress_ud = &c->rows,
     };
     timing_result tr;
-    if (!timing_run(&o, t->once, t->ud, &tr, &e))
+    if (!timing_run(&o, target->once, target->ud, &tr, &e))
         goto gpu_error;
     CUDA_CHECK_GOTO(&e, cudaDeviceSynchronize(), gpu_error);
-    r->median_ms = tr.s.median;
-    r->min_ms = tr.s.min;
-    r->max_ms = tr.s.max;
-    r->spread = tr.s.spread;
-    r->samples = (int)tr.s.n;
+    row->median_ms = tr.s.median;
+    row->min_ms = tr.s.min;
+    row->max_ms = tr.s.max;
+    row->spread = tr.s.spread;
+    row->samples = (int)tr.s.n;
 
-    engine_progress(c, "check", 1, 2);
-    if (!prepare(z, t->step, false, &e) || !call(t, &e) || !check(z, t->step, &last, &e))
+    engine_row_progress(&c->rows, "check", 1, 2);
+    if (!prepare(psize, target->step, false, &e) || !call(target, &e) ||
+        !check(psize, target->step, &last, &e))
         goto gpu_error;
     if (first.c.status != CHECK_OK || last.c.status == CHECK_OK)
-        report(&first, t->step, r, false);
+        report(&first, target->step, row, false);
     else
-        report(&last, t->step, r, true);
+        report(&last, target->step, row, true);
     if (device_only && !tr.flushed && o.working_set < 4 * o.l2_bytes) {
-        size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len,
+        size_t len = strlen(row->message);
+        snprintf(row->message + len, sizeof row->message - len,
                  "; L2 not flushed between repetitions (no room for a flush buffer)");
     }
-    derive(z, t->step, r);
+    derive(psize, target->step, row);
     goto done;
 
 gpu_error:
-    ok = engine_gpu_failed(c, r, &e, t->library);
+    ok = engine_gpu_failed(c, row, &e, target->library);
 done:
     nvtxRangePop();
-    c->variant = NULL;
+    c->rows.variant = NULL;
     return ok;
 }

@@ -15,11 +15,6 @@
 #define LOAD_THREADS 8
 #define LOAD_CHUNK ((size_t)8 << 20)
 
-void pipe_row_id(const char *prefix, prep_step s, char *out, size_t n)
-{
-    snprintf(out, n, "%s%s%s", prefix, PIPELINE_STEP_SEP, prep_step_id(s));
-}
-
 /* ---- what a row runs ------------------------------------------------------------ */
 
 typedef struct pipe_call {
@@ -88,19 +83,19 @@ static void exercise_error_rows(engine_ctx *c, const char *msg, bool no_device)
         char id[RUN_ID_MAX], label[RUN_ID_MAX];
         pipe_row_id("exercise", (prep_step)k, id, sizeof id);
         snprintf(label, sizeof label, "your %s", prep_step_id((prep_step)k));
-        engine_row_init(c, &r, id, label, RK_EXERCISE);
+        engine_row_start(&c->rows, &r, id, label, RK_EXERCISE);
         if (no_device)
             engine_row_no_device(&r, why);
         else
             engine_row_error(&r, why);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
-    engine_row_init(c, &r, "exercise", "your pipeline", RK_EXERCISE);
+    engine_row_start(&c->rows, &r, "exercise", "your pipeline", RK_EXERCISE);
     if (no_device)
         engine_row_no_device(&r, why);
     else
         engine_row_error(&r, why);
-    engine_emit(c, &r);
+    engine_row_emit(&c->rows, &r);
 }
 
 /* Every GPU row of this size as an RS_ERROR with msg (the CPU rows too
@@ -114,32 +109,32 @@ static void error_rows(engine_ctx *c, const run_plan *p, const char *msg, bool c
         const char *id = req->variants[i].id;
         if (strcmp(id, PIPELINE_VARIANT_STARTER) == 0 || strcmp(id, PIPELINE_VARIANT_TIMELINE) == 0)
             continue;
-        engine_row_init(c, &r, id, id, RK_KERNEL);
+        engine_row_start(&c->rows, &r, id, id, RK_KERNEL);
         if (no_device)
             engine_row_no_device(&r, msg);
         else
             engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     if (p->want_starter) {
-        engine_row_init(c, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+        engine_row_start(&c->rows, &r, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
         if (c->starter_msg[0])
             engine_row_error(&r, c->starter_msg);
         else if (no_device)
             engine_row_no_device(&r, msg);
         else
             engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     if (p->want_ex)
         exercise_error_rows(c, msg, no_device);
     if (cpu && req->cpu) {
-        engine_row_init(c, &r, "cpu", "CPU", RK_CPU);
+        engine_row_start(&c->rows, &r, "cpu", "CPU", RK_CPU);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
-        engine_row_init(c, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
+        engine_row_emit(&c->rows, &r);
+        engine_row_start(&c->rows, &r, "cpu_mt", "CPU threads", RK_CPU_MT);
         engine_row_error(&r, msg);
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
 }
 
@@ -155,7 +150,7 @@ static bool shipped_rows(pipe_size *z)
         run_result r;
         bool whole = strcmp(id, PIPELINE_VARIANT_E2E) == 0;
         int step = whole ? PREP_NSTEPS : prep_step_find(id);
-        engine_row_init(c, &r, id, whole ? "end to end" : id, RK_KERNEL);
+        engine_row_start(&c->rows, &r, id, whole ? "end to end" : id, RK_KERNEL);
         if (step < 0) {
             char msg[256];
             snprintf(msg, sizeof msg,
@@ -165,11 +160,12 @@ static bool shipped_rows(pipe_size *z)
             engine_row_error(&r, msg);
         } else {
             pipe_call pc = {z, NULL, (prep_step)step};
-            pipe_target t = {shipped_once, &pc, (prep_step)step, true};
+            pipe_target t = {.once = shipped_once, .ud = &pc, .step = (prep_step)step,
+                             .library = true};
             if (!pipe_measure(z, &t, &r))
                 return false;
         }
-        engine_emit(c, &r);
+        engine_row_emit(&c->rows, &r);
     }
     return true;
 }
@@ -182,22 +178,22 @@ static void record_timeline(pipe_size *z, pipe_call *pc, const char *which)
     cl_err e = {{0}};
     char msg[CL_PATH_MAX + 256];
     timeline t;
-    engine_progress(c, "timeline", 0, 1);
+    engine_row_progress(&c->rows, "timeline", 0, 1);
     if (!pipe_dev_poison(&z->dev, PREP_NSTEPS, engine_g.stream, &e) ||
         !pipeline_record(engine_g.dev.name, launcher_once, pc, engine_g.stream, &t, &e)) {
         snprintf(msg, sizeof msg, "timeline of the %s not recorded: %s", which, e.msg);
-        engine_log_msg(c, 1, msg);
+        engine_row_log(&c->rows, 1, msg);
         return;
     }
     if (!pipeline_save_timeline(&t, which, msg, sizeof msg, &e)) {
         char w[CL_ERR_MAX + 64];
         snprintf(w, sizeof w, "timeline of the %s not saved: %s", which, e.msg);
-        engine_log_msg(c, 1, w);
+        engine_row_log(&c->rows, 1, w);
     } else {
-        engine_log_msg(c, 0, msg);
+        engine_row_log(&c->rows, 0, msg);
     }
     if (cupti_warnings()[0])
-        engine_log_msg(c, 1, cupti_warnings());
+        engine_row_log(&c->rows, 1, cupti_warnings());
     timeline_free(&t);
 }
 
@@ -223,12 +219,13 @@ static bool launcher_rows(pipe_size *z, exercise *x, bool learner, bool record, 
             pipe_row_id(prefix, (prep_step)k, id, sizeof id);
             snprintf(label, sizeof label, "your %s", prep_step_id((prep_step)k));
         }
-        engine_row_init(c, &r, id, label, learner ? RK_EXERCISE : RK_KERNEL);
+        engine_row_start(&c->rows, &r, id, label, learner ? RK_EXERCISE : RK_KERNEL);
         if (!usable) {
             engine_row_error(&r, e.msg);
         } else {
             pipe_call pc = {z, x, (prep_step)k};
-            pipe_target t = {launcher_once, &pc, (prep_step)k, false};
+            pipe_target t = {.once = launcher_once, .ud = &pc, .step = (prep_step)k,
+                             .library = false};
             alive = pipe_measure(z, &t, &r);
             if (alive && r.status == RS_ERROR)
                 engine_launcher_log_trace(c, x);
@@ -236,13 +233,13 @@ static bool launcher_rows(pipe_size *z, exercise *x, bool learner, bool record, 
         if (k == PREP_NSTEPS)
             *whole = r;
         else if (alive)
-            engine_emit(c, &r);
+            engine_row_emit(&c->rows, &r);
     }
     if (alive && usable && record && whole->status == RS_CORRECT && !c->req->check_only) {
         pipe_call pc = {z, x, PREP_NSTEPS};
-        c->variant = whole->variant;
+        c->rows.variant = whole->variant;
         record_timeline(z, &pc, learner ? "exercise" : PIPELINE_VARIANT_STARTER);
-        c->variant = NULL;
+        c->rows.variant = NULL;
     }
     exercise_end_size(x);
     engine_launcher_flush(c, x);
@@ -264,7 +261,8 @@ static bool launcher_side(pipe_size *z, const run_plan *p)
             const char *why = NULL;
             if (c->starter)
                 exercise_status(c->starter, &why);
-            engine_row_init(c, &st, PIPELINE_VARIANT_STARTER, "the lab's starter", RK_KERNEL);
+            engine_row_start(&c->rows, &st, PIPELINE_VARIANT_STARTER, "the lab's starter",
+                             RK_KERNEL);
             engine_row_error(&st, c->starter_msg[0] ? c->starter_msg
                                   : why && why[0]   ? why
                                                     : "the lab's starter cannot run");
@@ -273,7 +271,7 @@ static bool launcher_side(pipe_size *z, const run_plan *p)
         }
         if (st.median_ms > 0.0)
             st.speedup_starter = 1.0;
-        engine_emit(c, &st);
+        engine_row_emit(&c->rows, &st);
         have_starter = st.status == RS_CORRECT && st.median_ms > 0.0;
     }
     if (!p->want_ex)
@@ -290,7 +288,7 @@ static bool launcher_side(pipe_size *z, const run_plan *p)
     if (have_starter && mine.median_ms > 0.0)
         mine.speedup_starter = st.median_ms / mine.median_ms;
     mine.has_report = pipeline_report_exists(c->req->exercise_kernel);
-    engine_emit(c, &mine);
+    engine_row_emit(&c->rows, &mine);
     return true;
 }
 
@@ -322,18 +320,18 @@ static bool gpu_rows(pipe_size *z, const run_plan *p)
 
 static bool run_size(engine_ctx *c, const run_plan *p, const char *label)
 {
-    c->size = label;
+    c->rows.size = label;
     cl_err e = {{0}};
     problem_dims d;
     if (!problem_parse_size(&problem_spec_pipeline, label, &d, &e)) {
         error_rows(c, p, e.msg, true, false);
-        c->size = NULL;
+        c->rows.size = NULL;
         return true;
     }
     pipe_size *z = calloc(1, sizeof *z);
     if (!z) {
         error_rows(c, p, "out of host memory", true, false);
-        c->size = NULL;
+        c->rows.size = NULL;
         return true;
     }
     z->c = c;
@@ -349,7 +347,7 @@ static bool run_size(engine_ctx *c, const run_plan *p, const char *label)
         error_rows(c, p, e.msg, true, false);
         goto done;
     }
-    engine_progress(c, "data", 0, 1);
+    engine_row_progress(&c->rows, "data", 0, 1);
     if (!prep_file_ensure(z->n, z->seed, z->st.raw_block, 0, z->path, sizeof z->path, &filled,
                           note, sizeof note, &e) ||
         (!filled && !prep_file_read(z->path, z->st.raw_block, z->n, 0, &e))) {
@@ -357,7 +355,7 @@ static bool run_size(engine_ctx *c, const run_plan *p, const char *label)
         goto done;
     }
     if (note[0])
-        engine_log_msg(c, 0, note);
+        engine_row_log(&c->rows, 0, note);
     if (!pipe_cpu_rows(z, &e)) {
         error_rows(c, p, e.msg, true, false);
         goto done;
@@ -368,13 +366,13 @@ done:
     prep_state_free(&z->st);
     free(z->buf);
     free(z);
-    c->size = NULL;
+    c->rows.size = NULL;
     return alive;
 }
 
-bool pipe_run(engine_ctx *c)
+bool pipe_run(engine_ctx *ctx)
 {
-    const run_request *req = c->req;
+    const run_request *req = ctx->req;
     run_plan p = {.want_ex = req->exercise_kernel[0] != '\0'};
     for (int i = 0; i < req->nvariants; i++) {
         p.want_starter |= strcmp(req->variants[i].id, PIPELINE_VARIANT_STARTER) == 0;
@@ -383,17 +381,17 @@ bool pipe_run(engine_ctx *c)
     p.want_timelines &= !req->check_only;
     nvtxRangePushA(PIPELINE_PROBLEM);
     if (p.want_ex)
-        engine_launcher_open_exercise(c);
+        engine_launcher_open_exercise(ctx);
     if (p.want_starter)
-        engine_launcher_open_starter(c);
+        engine_launcher_open_starter(ctx);
     bool alive = true;
     if (req->nsizes == 0)
-        alive = run_size(c, &p, PIPELINE_DEFAULT_SIZE);
+        alive = run_size(ctx, &p, PIPELINE_DEFAULT_SIZE);
     for (int s = 0; s < req->nsizes && alive; s++)
-        alive = run_size(c, &p, req->sizes[s]);
-    exercise_close(c->ex);
-    exercise_close(c->starter);
-    c->ex = c->starter = NULL;
+        alive = run_size(ctx, &p, req->sizes[s]);
+    exercise_close(ctx->ex);
+    exercise_close(ctx->starter);
+    ctx->ex = ctx->starter = NULL;
     nvtxRangePop();
     return alive;
 }

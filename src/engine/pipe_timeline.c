@@ -9,14 +9,14 @@
 #include "gpu/cudacheck.h"
 #include "gpu/cupti.h"
 
-bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t s, timeline *out,
-                     cl_err *e)
+bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t stream,
+                     timeline *out, cl_err *err)
 {
     timeline_init(out);
-    if (!cupti_start(title, e))
+    if (!cupti_start(title, err))
         return false;
     cl_err run = {{0}};
-    bool ok = once(ud, s, &run);
+    bool ok = once(ud, stream, &run);
     if (ok) {
         cudaError_t st = cudaDeviceSynchronize();
         if (st != cudaSuccess)
@@ -26,33 +26,34 @@ bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t s
     bool stopped = cupti_stop(out, &stop);
     if (!ok) {
         timeline_free(out);
-        *e = run;
+        *err = run;
         return false;
     }
     if (!stopped) {
-        *e = stop;
+        *err = stop;
         return false;
     }
     return true;
 }
 
-bool pipeline_save_timeline(const timeline *t, const char *which, char *msg, size_t n, cl_err *e)
+bool pipeline_save_timeline(const timeline *tl, const char *which, char *msg, size_t msg_size,
+                            cl_err *err)
 {
     char path[CL_PATH_MAX], dir[CL_PATH_MAX];
-    if (!pipeline_timeline_file(which, path, sizeof path, e))
+    if (!pipeline_timeline_file(which, path, sizeof path, err))
         return false;
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (!paths_mkdir_p(dir, e) || !trace_write(t, path, e))
+    if (!paths_mkdir_p(dir, err) || !trace_write(tl, path, err))
         return false;
     uint64_t t0 = 0, t1 = 0;
-    timeline_span(t, &t0, &t1);
+    timeline_span(tl, &t0, &t1);
     char span[32];
     timeline_format_ns((double)(t1 - t0), span, sizeof span);
-    snprintf(msg, n, "%s%s: %s (%zu events over %s%s)", PIPELINE_TIMELINE_LOG, which, path,
-             t->nitems, span, t->dropped ? ", some records lost" : "");
+    snprintf(msg, msg_size, "%s%s: %s (%zu events over %s%s)", PIPELINE_TIMELINE_LOG, which, path,
+             tl->nitems, span, tl->dropped ? ", some records lost" : "");
     return true;
 }
 

@@ -22,12 +22,12 @@
 #include "gpu/timing.h"
 
 /* Records one call of once (then a device-wide wait) with CUPTI into out.
- * title names the device.  false + e when recording failed (out empty). */
-bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t s, timeline *out,
-                     cl_err *e);
-/* Writes t to pipeline_timeline_file(which) (making the folder) and fills
+ * title names the device.  false + err when recording failed (out empty). */
+bool pipeline_record(const char *title, timing_fn once, void *ud, cudaStream_t stream,
+                     timeline *out, cl_err *err);
+/* Writes tl to pipeline_timeline_file(which) (making the folder) and fills
  * msg with the announcement "pipeline timeline <which>: <path> (...)". */
-bool pipeline_save_timeline(const timeline *t, const char *which, char *msg, size_t n,
-                            cl_err *e);
+bool pipeline_save_timeline(const timeline *tl, const char *which, char *msg, size_t msg_size,
+                            cl_err *err);
 
 #endif

@@ -20,272 +20,273 @@ const problem_ops *problem_find(const char *name)
 }
 
 
-bool problem_new(problem_data *p, const problem_ops *ops, const problem_dims *d, cl_err *e)
+bool problem_new(problem_data *data, const problem_ops *ops, const problem_dims *dims, cl_err *err)
 {
-    memset(p, 0, sizeof *p);
-    p->ops = ops;
-    p->d = *d;
+    memset(data, 0, sizeof *data);
+    data->ops = ops;
+    data->d = *dims;
     if (ops->alloc_host)
-        return ops->alloc_host(p, e);
-    ops->shape(d, &p->sh);
-    p->a = p->sh.na ? malloc(p->sh.na * sizeof *p->a) : NULL;
-    p->b = p->sh.nb ? malloc(p->sh.nb * sizeof *p->b) : NULL;
-    p->idx = p->sh.nidx ? malloc(p->sh.nidx * sizeof *p->idx) : NULL;
-    p->out = malloc(p->sh.nout * sizeof *p->out);
-    if ((p->sh.na && !p->a) || (p->sh.nb && !p->b) || (p->sh.nidx && !p->idx) || !p->out) {
+        return ops->alloc_host(data, err);
+    ops->shape(dims, &data->sh);
+    data->a = data->sh.na ? malloc(data->sh.na * sizeof *data->a) : NULL;
+    data->b = data->sh.nb ? malloc(data->sh.nb * sizeof *data->b) : NULL;
+    data->idx = data->sh.nidx ? malloc(data->sh.nidx * sizeof *data->idx) : NULL;
+    data->out = malloc(data->sh.nout * sizeof *data->out);
+    if ((data->sh.na && !data->a) || (data->sh.nb && !data->b) ||
+        (data->sh.nidx && !data->idx) || !data->out) {
         char need[32];
-        buffer_format_bytes((p->sh.na + p->sh.nb + p->sh.nidx + p->sh.nout) * 4, need,
+        buffer_format_bytes((data->sh.na + data->sh.nb + data->sh.nidx + data->sh.nout) * 4, need,
                             sizeof need);
-        problem_free(p);
-        return err_set(e, "out of host memory: the inputs and output need %s", need);
+        problem_free(data);
+        return err_set(err, "out of host memory: the inputs and output need %s", need);
     }
     return true;
 }
 
-void problem_free(problem_data *p)
+void problem_free(problem_data *data)
 {
-    problem_device_free(p);
-    if (p->ops && p->ops->free_data)
-        p->ops->free_data(p);
-    free(p->a);
-    free(p->b);
-    free(p->idx);
-    free(p->out);
-    free(p->ref);
-    free(p->ref_idx);
-    const problem_ops *ops = p->ops;
-    memset(p, 0, sizeof *p);
-    p->ops = ops;
+    problem_device_free(data);
+    if (data->ops && data->ops->free_data)
+        data->ops->free_data(data);
+    free(data->a);
+    free(data->b);
+    free(data->idx);
+    free(data->out);
+    free(data->ref);
+    free(data->ref_idx);
+    const problem_ops *ops = data->ops;
+    memset(data, 0, sizeof *data);
+    data->ops = ops;
 }
 
-size_t problem_device_bytes(const problem_data *p, bool copy_buffer)
+size_t problem_device_bytes(const problem_data *data, bool copy_buffer)
 {
-    if (p->ops->device_bytes)
-        return p->ops->device_bytes(p, copy_buffer);
-    if (p->ops->spec->host_io)
-        return p->sh.scratch;
-    size_t b = 4 * (p->sh.na + p->sh.nb + p->sh.nidx + p->sh.nout) + p->sh.scratch;
+    if (data->ops->device_bytes)
+        return data->ops->device_bytes(data, copy_buffer);
+    if (data->ops->spec->host_io)
+        return data->sh.scratch;
+    size_t b = 4 * (data->sh.na + data->sh.nb + data->sh.nidx + data->sh.nout) + data->sh.scratch;
     if (copy_buffer)
-        b += 4 * p->sh.nout;
-    if (p->bf16)
-        b += 2 * (p->sh.na + p->sh.nb);
+        b += 4 * data->sh.nout;
+    if (data->bf16)
+        b += 2 * (data->sh.na + data->sh.nb);
     return b;
 }
 
-bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e)
+bool problem_device_alloc(problem_data *data, bool copy_buffer, cl_err *err)
 {
-    if (!buffer_check_free(problem_device_bytes(p, copy_buffer), e))
+    if (!buffer_check_free(problem_device_bytes(data, copy_buffer), err))
         return false;
-    if (p->ops->alloc_device)
-        return p->ops->alloc_device(p, copy_buffer, e);
-    if (p->ops->spec->host_io) {
-        if (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e))
+    if (data->ops->alloc_device)
+        return data->ops->alloc_device(data, copy_buffer, err);
+    if (data->ops->spec->host_io) {
+        if (data->sh.scratch && !buffer_alloc(&data->dscratch, data->sh.scratch, err))
             return false;
         return true;
     }
-    if (p->ops->spec->managed) {
-        if (!buffer_check_managed((p->sh.na + p->sh.nb) * 4, e) ||
-            !buffer_alloc_managed(&p->da, p->sh.na * 4, e) ||
-            !buffer_alloc_managed(&p->db, p->sh.nb * 4, e)) {
-            problem_device_free(p);
+    if (data->ops->spec->managed) {
+        if (!buffer_check_managed((data->sh.na + data->sh.nb) * 4, err) ||
+            !buffer_alloc_managed(&data->da, data->sh.na * 4, err) ||
+            !buffer_alloc_managed(&data->db, data->sh.nb * 4, err)) {
+            problem_device_free(data);
             return false;
         }
-    } else if ((p->sh.na && !buffer_alloc(&p->da, p->sh.na * 4, e)) ||
-               (p->sh.nb && !buffer_alloc(&p->db, p->sh.nb * 4, e))) {
-        problem_device_free(p);
+    } else if ((data->sh.na && !buffer_alloc(&data->da, data->sh.na * 4, err)) ||
+               (data->sh.nb && !buffer_alloc(&data->db, data->sh.nb * 4, err))) {
+        problem_device_free(data);
         return false;
     }
-    if ((p->sh.nidx && !buffer_alloc(&p->didx, p->sh.nidx * 4, e)) ||
-        !buffer_alloc(&p->dout, p->sh.nout * 4, e) ||
-        (p->sh.scratch && !buffer_alloc(&p->dscratch, p->sh.scratch, e)) ||
-        (copy_buffer && !buffer_alloc(&p->dcopy, p->sh.nout * 4, e)) ||
-        (p->bf16 && (!buffer_alloc(&p->da16, p->sh.na * 2, e) ||
-                     !buffer_alloc(&p->db16, p->sh.nb * 2, e)))) {
-        problem_device_free(p);
+    if ((data->sh.nidx && !buffer_alloc(&data->didx, data->sh.nidx * 4, err)) ||
+        !buffer_alloc(&data->dout, data->sh.nout * 4, err) ||
+        (data->sh.scratch && !buffer_alloc(&data->dscratch, data->sh.scratch, err)) ||
+        (copy_buffer && !buffer_alloc(&data->dcopy, data->sh.nout * 4, err)) ||
+        (data->bf16 && (!buffer_alloc(&data->da16, data->sh.na * 2, err) ||
+                        !buffer_alloc(&data->db16, data->sh.nb * 2, err)))) {
+        problem_device_free(data);
         return false;
     }
     return true;
 }
 
-void problem_device_free(problem_data *p)
+void problem_device_free(problem_data *data)
 {
-    if (p->ops && p->ops->free_device)
-        p->ops->free_device(p);
-    buffer_free(&p->da);
-    buffer_free(&p->db);
-    buffer_free(&p->didx);
-    buffer_free(&p->dout);
-    buffer_free(&p->dscratch);
-    buffer_free(&p->dcopy);
-    buffer_free(&p->da16);
-    buffer_free(&p->db16);
+    if (data->ops && data->ops->free_device)
+        data->ops->free_device(data);
+    buffer_free(&data->da);
+    buffer_free(&data->db);
+    buffer_free(&data->didx);
+    buffer_free(&data->dout);
+    buffer_free(&data->dscratch);
+    buffer_free(&data->dcopy);
+    buffer_free(&data->da16);
+    buffer_free(&data->db16);
 }
 
-bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e)
+bool problem_prepare(problem_data *data, uint64_t seed, cl_err *err)
 {
-    p->seed = seed;
-    p->ops->generate(p, seed);
-    if (p->ops->validate && !p->ops->validate(p, e))
+    data->seed = seed;
+    data->ops->generate(data, seed);
+    if (data->ops->validate && !data->ops->validate(data, err))
         return false;
-    return p->ops->reference(p, e);
+    return data->ops->reference(data, err);
 }
 
-bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e)
+bool problem_upload(problem_data *data, cudaStream_t stream, cl_err *err)
 {
-    if (p->ops->upload)
-        return p->ops->upload(p, s, e);
-    if (p->ops->spec->host_io)
+    if (data->ops->upload)
+        return data->ops->upload(data, stream, err);
+    if (data->ops->spec->host_io)
         return true;
-    if (p->ops->spec->managed) {
+    if (data->ops->spec->managed) {
         /* the CPU writes the managed inputs: their pages move to host memory */
-        CUDA_CHECK(e, cudaDeviceSynchronize());
-        memcpy(p->da.ptr, p->a, p->sh.na * 4);
-        memcpy(p->db.ptr, p->b, p->sh.nb * 4);
+        CUDA_CHECK(err, cudaDeviceSynchronize());
+        memcpy(data->da.ptr, data->a, data->sh.na * 4);
+        memcpy(data->db.ptr, data->b, data->sh.nb * 4);
         return true;
     }
-    if (p->sh.na && !buffer_upload(&p->da, p->a, p->sh.na * 4, s, e))
+    if (data->sh.na && !buffer_upload(&data->da, data->a, data->sh.na * 4, stream, err))
         return false;
-    if (p->sh.nb && !buffer_upload(&p->db, p->b, p->sh.nb * 4, s, e))
+    if (data->sh.nb && !buffer_upload(&data->db, data->b, data->sh.nb * 4, stream, err))
         return false;
-    if (p->sh.nidx && !buffer_upload(&p->didx, p->idx, p->sh.nidx * 4, s, e))
+    if (data->sh.nidx && !buffer_upload(&data->didx, data->idx, data->sh.nidx * 4, stream, err))
         return false;
-    if (p->bf16) {
-        if ((!p->da16.ptr && !buffer_alloc(&p->da16, p->sh.na * 2, e)) ||
-            (!p->db16.ptr && !buffer_alloc(&p->db16, p->sh.nb * 2, e)))
+    if (data->bf16) {
+        if ((!data->da16.ptr && !buffer_alloc(&data->da16, data->sh.na * 2, err)) ||
+            (!data->db16.ptr && !buffer_alloc(&data->db16, data->sh.nb * 2, err)))
             return false;
-        CUDA_CHECK(e, kernels_f32_to_bf16(p->da.ptr, p->da16.ptr, p->sh.na, s));
-        CUDA_CHECK(e, kernels_f32_to_bf16(p->db.ptr, p->db16.ptr, p->sh.nb, s));
-        CUDA_CHECK(e, cudaStreamSynchronize(s));
+        CUDA_CHECK(err, kernels_f32_to_bf16(data->da.ptr, data->da16.ptr, data->sh.na, stream));
+        CUDA_CHECK(err, kernels_f32_to_bf16(data->db.ptr, data->db16.ptr, data->sh.nb, stream));
+        CUDA_CHECK(err, cudaStreamSynchronize(stream));
     }
     return true;
 }
 
-bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e)
+bool problem_poison(problem_data *data, cudaStream_t stream, cl_err *err)
 {
-    if (p->ops->poison)
-        return p->ops->poison(p, s, e);
-    if (p->ops->spec->host_io) {
-        check_poison(p->out, p->sh.nout);
+    if (data->ops->poison)
+        return data->ops->poison(data, stream, err);
+    if (data->ops->spec->host_io) {
+        check_poison(data->out, data->sh.nout);
         return true;
     }
     /* on the device: the download after the run overwrites every host element */
-    CUDA_CHECK(e, kernels_fill_u32((uint32_t *)p->dout.ptr, (uint32_t)CHECK_POISON_BITS,
-                                   p->sh.nout, s));
+    CUDA_CHECK(err, kernels_fill_u32((uint32_t *)data->dout.ptr, (uint32_t)CHECK_POISON_BITS,
+                                     data->sh.nout, stream));
     return true;
 }
 
-bool problem_download(problem_data *p, cudaStream_t s, cl_err *e)
+bool problem_download(problem_data *data, cudaStream_t stream, cl_err *err)
 {
-    if (p->ops->download)
-        return p->ops->download(p, s, e);
-    if (p->ops->spec->host_io)
+    if (data->ops->download)
+        return data->ops->download(data, stream, err);
+    if (data->ops->spec->host_io)
         return true;
-    if (!buffer_download(&p->dout, p->out, p->sh.nout * 4, s, e))
+    if (!buffer_download(&data->dout, data->out, data->sh.nout * 4, stream, err))
         return false;
-    if (p->ops->decode)
-        p->ops->decode(p);
+    if (data->ops->decode)
+        data->ops->decode(data);
     return true;
 }
 
-check_report problem_check(const problem_data *p)
+check_report problem_check(const problem_data *data)
 {
-    if (p->ops->check)
-        return p->ops->check(p);
-    double tol = p->tolerance > 0.0 ? p->tolerance : p->ops->spec->tolerance;
-    return check_compare(p->out, p->sh.nout, p->ref, p->ref_idx, p->nref, tol);
+    if (data->ops->check)
+        return data->ops->check(data);
+    double tol = data->tolerance > 0.0 ? data->tolerance : data->ops->spec->tolerance;
+    return check_compare(data->out, data->sh.nout, data->ref, data->ref_idx, data->nref, tol);
 }
 
-void problem_poison_host(problem_data *p)
+void problem_poison_host(problem_data *data)
 {
-    if (p->ops->poison_host)
-        p->ops->poison_host(p);
+    if (data->ops->poison_host)
+        data->ops->poison_host(data);
     else
-        check_poison(p->out, p->sh.nout);
+        check_poison(data->out, data->sh.nout);
 }
 
-bool problem_copy_once(problem_data *p, cudaStream_t s, cl_err *e)
+bool problem_copy_once(problem_data *data, cudaStream_t stream, cl_err *err)
 {
-    if (p->ops->copy_once)
-        return p->ops->copy_once(p, s, e);
-    CUDA_CHECK(e, cudaMemcpyAsync(p->dcopy.ptr, p->dout.ptr, p->dout.bytes,
-                                  cudaMemcpyDeviceToDevice, s));
+    if (data->ops->copy_once)
+        return data->ops->copy_once(data, stream, err);
+    CUDA_CHECK(err, cudaMemcpyAsync(data->dcopy.ptr, data->dout.ptr, data->dout.bytes,
+                                    cudaMemcpyDeviceToDevice, stream));
     return true;
 }
 
-double problem_copy_bytes(const problem_data *p)
+double problem_copy_bytes(const problem_data *data)
 {
-    return p->ops->copy_bytes ? p->ops->copy_bytes(p) : 8.0 * (double)p->sh.nout;
+    return data->ops->copy_bytes ? data->ops->copy_bytes(data) : 8.0 * (double)data->sh.nout;
 }
 
-int problem_args(const problem_data *p, problem_arg *out)
+int problem_args(const problem_data *data, problem_arg *out)
 {
     memset(out, 0, PROBLEM_MAX_ARGS * sizeof *out);
-    int n = p->ops->args ? p->ops->args(p, out) : 0;
+    int n = data->ops->args ? data->ops->args(data, out) : 0;
     CL_ASSERT(n >= 0 && n <= PROBLEM_MAX_ARGS);
     return n;
 }
 
-void problem_report(const check_report *c, run_result *r)
+void problem_report(const check_report *check, run_result *row)
 {
-    switch (c->status) {
+    switch (check->status) {
     case CHECK_OK:
-        r->status = RS_CORRECT;
+        row->status = RS_CORRECT;
         break;
     case CHECK_WRONG:
-        r->status = RS_WRONG;
+        row->status = RS_WRONG;
         break;
     case CHECK_UNWRITTEN:
-        r->status = RS_UNWRITTEN;
+        row->status = RS_UNWRITTEN;
         break;
     case CHECK_NONFINITE:
-        r->status = RS_NAN;
+        row->status = RS_NAN;
         break;
     default:
-        r->status = RS_ERROR;
+        row->status = RS_ERROR;
         break;
     }
-    r->rel_err = c->rel_err;
-    r->nmismatch = c->nmismatch < RUN_MAX_MISMATCH ? c->nmismatch : RUN_MAX_MISMATCH;
-    for (int i = 0; i < r->nmismatch; i++) {
-        r->mismatches[i].index = c->mismatch[i].index;
-        r->mismatches[i].got = c->mismatch[i].got;
-        r->mismatches[i].expected = c->mismatch[i].expected;
+    row->rel_err = check->rel_err;
+    row->nmismatch = check->nmismatch < RUN_MAX_MISMATCH ? check->nmismatch : RUN_MAX_MISMATCH;
+    for (int i = 0; i < row->nmismatch; i++) {
+        row->mismatches[i].index = check->mismatch[i].index;
+        row->mismatches[i].got = check->mismatch[i].got;
+        row->mismatches[i].expected = check->mismatch[i].expected;
     }
-    check_describe(c, r->message, sizeof r->message);
+    check_describe(check, row->message, sizeof row->message);
 }
 
-void problem_derive(const problem_rates *in, run_result *r)
+void problem_derive(const problem_rates *in, run_result *row)
 {
-    double ms = r->median_ms;
-    r->gbps = -1.0;
-    r->tflops = -1.0;
-    r->pct_peak_measured = -1.0;
-    r->pct_peak_theory = -1.0;
-    r->speedup_cpu = 0.0;
-    r->speedup_cpu_mt = 0.0;
-    r->speedup_lib = 0.0;
+    double ms = row->median_ms;
+    row->gbps = -1.0;
+    row->tflops = -1.0;
+    row->pct_peak_measured = -1.0;
+    row->pct_peak_theory = -1.0;
+    row->speedup_cpu = 0.0;
+    row->speedup_cpu_mt = 0.0;
+    row->speedup_lib = 0.0;
     if (!(ms > 0.0))
         return;
     double s = ms * 1e-3;
     if (in->bytes > 0.0)
-        r->gbps = in->bytes / s / 1e9;
+        row->gbps = in->bytes / s / 1e9;
     if (in->flops >= 0.0)
-        r->tflops = in->flops / s / 1e12;
+        row->tflops = in->flops / s / 1e12;
     if (in->bandwidth_bound) {
         double ref = in->reads_only && in->peak_bw_read_gbs > 0.0 ? in->peak_bw_read_gbs
                                                                    : in->peak_bw_measured_gbs;
-        if (r->gbps >= 0.0 && ref > 0.0)
-            r->pct_peak_measured = 100.0 * r->gbps / ref;
-        if (r->gbps >= 0.0 && in->peak_bw_theory_gbs > 0.0)
-            r->pct_peak_theory = 100.0 * r->gbps / in->peak_bw_theory_gbs;
-    } else if (r->tflops >= 0.0 && in->peak_fp32_tflops > 0.0) {
-        r->pct_peak_measured = 100.0 * r->tflops / in->peak_fp32_tflops;
-        r->pct_peak_theory = r->pct_peak_measured;
+        if (row->gbps >= 0.0 && ref > 0.0)
+            row->pct_peak_measured = 100.0 * row->gbps / ref;
+        if (row->gbps >= 0.0 && in->peak_bw_theory_gbs > 0.0)
+            row->pct_peak_theory = 100.0 * row->gbps / in->peak_bw_theory_gbs;
+    } else if (row->tflops >= 0.0 && in->peak_fp32_tflops > 0.0) {
+        row->pct_peak_measured = 100.0 * row->tflops / in->peak_fp32_tflops;
+        row->pct_peak_theory = row->pct_peak_measured;
     }
     if (in->cpu_ms > 0.0)
-        r->speedup_cpu = in->cpu_ms / ms;
+        row->speedup_cpu = in->cpu_ms / ms;
     if (in->cpu_mt_ms > 0.0)
-        r->speedup_cpu_mt = in->cpu_mt_ms / ms;
+        row->speedup_cpu_mt = in->cpu_mt_ms / ms;
     if (in->lib_ms > 0.0)
-        r->speedup_lib = in->lib_ms / ms;
+        row->speedup_lib = in->lib_ms / ms;
 }

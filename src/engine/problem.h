@@ -63,35 +63,35 @@ typedef struct problem_arg {
 
 typedef struct problem_ops {
     const problem_spec *spec;    /* name, sizes, bytes, flops, tolerance */
-    void (*shape)(const problem_dims *d, problem_shape *s);
-    void (*generate)(problem_data *p, uint64_t seed);
-    bool (*validate)(const problem_data *p, cl_err *e);  /* inputs well formed */
-    bool (*reference)(problem_data *p, cl_err *e);       /* fills ref (and ref_idx) */
-    void (*cpu)(problem_data *p, int threads);           /* baseline into out; 1: one thread */
-    cudaError_t (*launch)(problem_data *p, const shipped_kernel *k, cudaStream_t s);
+    void (*shape)(const problem_dims *dims, problem_shape *shape);
+    void (*generate)(problem_data *data, uint64_t seed);
+    bool (*validate)(const problem_data *data, cl_err *err);  /* inputs well formed */
+    bool (*reference)(problem_data *data, cl_err *err);      /* fills ref (and ref_idx) */
+    void (*cpu)(problem_data *data, int threads);  /* baseline into out; 1: one thread */
+    cudaError_t (*launch)(problem_data *data, const shipped_kernel *kernel, cudaStream_t stream);
     /* The launcher's args (at most PROBLEM_MAX_ARGS); returns how many. */
-    int (*args)(const problem_data *p, problem_arg *out);
+    int (*args)(const problem_data *data, problem_arg *out);
     /* After a download: turns the device's output bits into the floats the
      * checker compares (histogram's uint32 counts); NULL when they are floats. */
-    void (*decode)(problem_data *p);
+    void (*decode)(problem_data *data);
     /* A problem whose data are arguments of its own (a lab's declared
-     * problem, engine/problem_decl.h) keeps them in p->decl and handles
+     * problem, engine/problem_decl.h) keeps them in data->decl and handles
      * each step here; NULL for the shipped problems, whose data are the
      * fixed fields of problem_data.  problem.c calls these when set. */
-    bool (*alloc_host)(problem_data *p, cl_err *e);
-    void (*free_data)(problem_data *p);
-    size_t (*device_bytes)(const problem_data *p, bool copy_buffer);
-    bool (*alloc_device)(problem_data *p, bool copy_buffer, cl_err *e);
-    void (*free_device)(problem_data *p);
-    bool (*upload)(problem_data *p, cudaStream_t s, cl_err *e);
-    bool (*poison)(problem_data *p, cudaStream_t s, cl_err *e);
-    void (*poison_host)(problem_data *p);
-    bool (*download)(problem_data *p, cudaStream_t s, cl_err *e);
-    check_report (*check)(const problem_data *p);
-    bool (*copy_once)(problem_data *p, cudaStream_t s, cl_err *e);
-    double (*copy_bytes)(const problem_data *p);
+    bool (*alloc_host)(problem_data *data, cl_err *err);
+    void (*free_data)(problem_data *data);
+    size_t (*device_bytes)(const problem_data *data, bool copy_buffer);
+    bool (*alloc_device)(problem_data *data, bool copy_buffer, cl_err *err);
+    void (*free_device)(problem_data *data);
+    bool (*upload)(problem_data *data, cudaStream_t stream, cl_err *err);
+    bool (*poison)(problem_data *data, cudaStream_t stream, cl_err *err);
+    void (*poison_host)(problem_data *data);
+    bool (*download)(problem_data *data, cudaStream_t stream, cl_err *err);
+    check_report (*check)(const problem_data *data);
+    bool (*copy_once)(problem_data *data, cudaStream_t stream, cl_err *err);
+    double (*copy_bytes)(const problem_data *data);
     /* The CPU timing cache's key for this problem and size. */
-    void (*cpu_key)(const problem_data *p, char *problem, size_t pn, char *size, size_t sn);
+    void (*cpu_key)(const problem_data *data, char *problem, size_t pn, char *size, size_t sn);
 } problem_ops;
 
 struct problem_data {
@@ -124,48 +124,48 @@ const problem_ops *problem_sgemm_ops(void);
 /* sgemm with the learner's A and B as BF16 copies (problem gemm_bf16). */
 const problem_ops *problem_gemm_bf16_ops(void);
 const problem_ops *problem_managed_ops(void);      /* problem_managed.c */
-/* SAXPY's a at n elements (the same for the shipped rungs, the learner's
+/* SAXPY's a at this many elements (the same for the shipped rungs, the learner's
  * args.a and the reference). */
-float problem_saxpy_a(uint64_t n);
+float problem_saxpy_a(uint64_t elements);
 
-/* Host buffers for d (inputs, output, reference).  false + e when the host
+/* Host buffers for dims (inputs, output, reference).  false + err when the host
  * is out of memory. */
-bool problem_new(problem_data *p, const problem_ops *ops, const problem_dims *d, cl_err *e);
+bool problem_new(problem_data *data, const problem_ops *ops, const problem_dims *dims, cl_err *err);
 /* Frees host and device buffers. */
-void problem_free(problem_data *p);
+void problem_free(problem_data *data);
 /* Bytes of device memory problem_device_alloc will ask for. */
-size_t problem_device_bytes(const problem_data *p, bool copy_buffer);
+size_t problem_device_bytes(const problem_data *data, bool copy_buffer);
 /* Device buffers (copy_buffer: one more of the output's size, for the copy
  * baseline), after one free-memory check for the total. */
-bool problem_device_alloc(problem_data *p, bool copy_buffer, cl_err *e);
-void problem_device_free(problem_data *p);
+bool problem_device_alloc(problem_data *data, bool copy_buffer, cl_err *err);
+void problem_device_free(problem_data *data);
 
 /* New inputs from seed, validated, with their reference. */
-bool problem_prepare(problem_data *p, uint64_t seed, cl_err *e);
+bool problem_prepare(problem_data *data, uint64_t seed, cl_err *err);
 /* Copies the inputs to the device (managed: writes them on the CPU, after
  * waiting for the device; and makes the BF16 copies of A and B when the
  * row reads them). */
-bool problem_upload(problem_data *p, cudaStream_t s, cl_err *e);
+bool problem_upload(problem_data *data, cudaStream_t stream, cl_err *err);
 /* Fills the device output with the poison pattern. */
-bool problem_poison(problem_data *p, cudaStream_t s, cl_err *e);
-/* Copies the device output into p->out. */
-bool problem_download(problem_data *p, cudaStream_t s, cl_err *e);
-/* Compares p->out with the reference, within the row's tolerance. */
-check_report problem_check(const problem_data *p);
+bool problem_poison(problem_data *data, cudaStream_t stream, cl_err *err);
+/* Copies the device output into data->out. */
+bool problem_download(problem_data *data, cudaStream_t stream, cl_err *err);
+/* Compares data->out with the reference, within the row's tolerance. */
+check_report problem_check(const problem_data *data);
 /* Fills the host output with the poison pattern (before a CPU baseline). */
-void problem_poison_host(problem_data *p);
+void problem_poison_host(problem_data *data);
 /* The copy baseline: one device-to-device copy of the output's bytes, and
  * the bytes it reads and writes. */
-bool problem_copy_once(problem_data *p, cudaStream_t s, cl_err *e);
-double problem_copy_bytes(const problem_data *p);
+bool problem_copy_once(problem_data *data, cudaStream_t stream, cl_err *err);
+double problem_copy_bytes(const problem_data *data);
 
-/* ops->args of p: the buffers and sizes a learner's launcher receives, in
+/* ops->args of data: the buffers and sizes a learner's launcher receives, in
  * the order lua/exercise.md lists them; returns how many (<= PROBLEM_MAX_ARGS). */
-int problem_args(const problem_data *p, problem_arg *out);
+int problem_args(const problem_data *data, problem_arg *out);
 
 /* Turns a check report into the result's status, rel_err, mismatches and a
  * message ("wrong: 3 of 4096 checked differ; first at [17]: ..."). */
-void problem_report(const check_report *c, run_result *r);
+void problem_report(const check_report *check, run_result *row);
 
 /* Inputs of the derived figures of one row. */
 typedef struct problem_rates {
@@ -183,6 +183,6 @@ typedef struct problem_rates {
 /* Fills r's gbps, tflops, pct_peak_measured, pct_peak_theory and speedups
  * from r->median_ms (pure arithmetic; unknown figures stay -1 or 0 as
  * run_result documents). */
-void problem_derive(const problem_rates *in, run_result *r);
+void problem_derive(const problem_rates *in, run_result *row);
 
 #endif

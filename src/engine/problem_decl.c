@@ -13,11 +13,6 @@
 #include "kernels.h"
 #include "luagpu/luagpu.h"
 
-decl_problem *problem_decl_of(const problem_data *p)
-{
-    return p && p->ops && p->ops->alloc_host && p->decl ? (decl_problem *)p->ops : NULL;
-}
-
 /* Inside the ops, p is always a declared problem's. */
 static const decl_problem *ops_of(const problem_data *p)
 {
@@ -404,18 +399,18 @@ static void cpu_key(const problem_data *p, char *problem, size_t pn, char *size,
     }
 }
 
-void problem_decl_init(decl_problem *dp, const problem_decl *d)
+void problem_decl_init(decl_problem *dp, const problem_decl *decl)
 {
     memset(dp, 0, sizeof *dp);
-    dp->d = d;
-    dp->bi = d->builtin[0] ? builtin_impl_find(d->builtin) : NULL;
+    dp->d = decl;
+    dp->bi = decl->builtin[0] ? builtin_impl_find(decl->builtin) : NULL;
     dp->refx_msg = "";
     problem_ops *o = &dp->ops;
-    o->spec = &d->spec;
+    o->spec = &decl->spec;
     o->generate = generate;
     o->validate = validate;
     o->reference = reference;
-    o->cpu = dp->bi && d->cpu ? cpu : NULL;
+    o->cpu = dp->bi && decl->cpu ? cpu : NULL;
     o->launch = dp->bi ? launch : NULL;
     o->args = args;
     o->alloc_host = alloc_host;
@@ -433,14 +428,15 @@ void problem_decl_init(decl_problem *dp, const problem_decl *d)
     o->cpu_key = cpu_key;
 }
 
-bool problem_decl_library_once(void *ud, cudaStream_t s, cl_err *e)
+bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err)
 {
     problem_data *p = ud;
     const decl_problem *dp = ops_of(p);
     if (!dp || !dp->bi || !dp->bi->library)
-        return err_set(e, "this problem has no library row");
+        return err_set(err, "this problem has no library row");
     builtin_args a;
     decl_builtin_args(p, &a);
-    CUDA_CHECK_LAUNCH(e, dp->bi->library(&a, p->decl->scratch.ptr, p->decl->scratch.bytes, s));
+    CUDA_CHECK_LAUNCH(err,
+                      dp->bi->library(&a, p->decl->scratch.ptr, p->decl->scratch.bytes, stream));
     return true;
 }

@@ -67,36 +67,40 @@ typedef struct decl_problem {
     bool checked;                   /* the reference kernel agreed with its Lua check */
 } decl_problem;
 
-/* Fills *dp for d (its reference kernel, if any, opened by the caller into
+/* Fills *dp for decl (its reference kernel, if any, opened by the caller into
  * dp->refx afterwards). */
-void problem_decl_init(decl_problem *dp, const problem_decl *d);
+void problem_decl_init(decl_problem *dp, const problem_decl *decl);
 
 /* The decl_problem of a problem_data of one (NULL otherwise). */
-decl_problem *problem_decl_of(const problem_data *p);
+static inline decl_problem *problem_decl_of(const problem_data *data)
+{
+    return data && data->ops && data->ops->alloc_host && data->decl ? (decl_problem *)data->ops
+                                                                     : NULL;
+}
 /* A timing_fn (ud: the problem_data) running the builtin's library row. */
-bool problem_decl_library_once(void *ud, cudaStream_t s, cl_err *e);
+bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err);
 
 /* ---- decl_fill.c ---- */
 
-/* Makes arg i's fresh input from seed into b->host; false + e when a Lua
- * fill fails or gives values the type cannot hold. */
-bool decl_make_input(const problem_decl *d, int i, const problem_dims *dims, decl_buf *b,
-               uint64_t seed, cl_err *e);
-/* Fills count elements of type t at host with the poison pattern. */
-void decl_poison_host(void *host, decl_type t, size_t count);
-/* Whether element i of type t at host carries the poison pattern. */
-bool decl_is_poison(const void *host, decl_type t, size_t i);
+/* Makes argument arg's fresh input from seed into buf->host; false + err
+ * when a Lua fill fails or gives values the type cannot hold. */
+bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
+                     uint64_t seed, cl_err *err);
+/* Fills count elements of type at host with the poison pattern. */
+void decl_poison_host(void *host, decl_type type, size_t count);
+/* Whether element index of type at host carries the poison pattern. */
+bool decl_is_poison(const void *host, decl_type type, size_t index);
 
 /* ---- decl_judge.c ---- */
 
-/* Judges every output of p against its reference. */
-check_report decl_check_outputs(const problem_data *p);
+/* Judges every output of data against its reference. */
+check_report decl_check_outputs(const problem_data *data);
 
 /* ---- decl_ref.c ---- */
 
-/* The reference of every output, into b[i].ref. */
-bool decl_reference(problem_data *p, cl_err *e);
-/* The builtin's arguments by role, from p's buffers. */
-void decl_builtin_args(const problem_data *p, builtin_args *a);
+/* The reference of every output, into each output's ref. */
+bool decl_reference(problem_data *data, cl_err *err);
+/* The builtin's arguments by role, from data's buffers. */
+void decl_builtin_args(const problem_data *data, builtin_args *args);
 
 #endif

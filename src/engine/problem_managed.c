@@ -16,9 +16,9 @@
 /* a changes with the size (0.5 to 2, exact in float), so a kernel that
  * wrote its own a would be caught; it stays the same for every check of a
  * size, as the launcher's args are built once a size. */
-float problem_saxpy_a(uint64_t n)
+float problem_saxpy_a(uint64_t elements)
 {
-    return 0.5f + 0.25f * (float)(n % 7u);
+    return 0.5f + 0.25f * (float)(elements % 7u);
 }
 
 static void saxpy_shape(const problem_dims *d, problem_shape *s)

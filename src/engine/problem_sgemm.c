@@ -95,7 +95,7 @@ static bool sgemm_reference(problem_data *p, cl_err *e)
     if (!full)
         sgemm_pick(p, p->ref_idx, n);
     p->nref = n;
-    sgemm_ref_job job = {p, p->ref, p->ref_idx, n};
+    sgemm_ref_job job = {.p = p, .ref = p->ref, .idx = p->ref_idx, .n = n};
     int threads = parallel_threads(0, (double)n * (double)p->d.K, 1 << 20);
     parallel_run(threads, sgemm_ref_part, &job);
     return true;

@@ -45,19 +45,19 @@ static bool mentions_numba(const char *path)
     return found;
 }
 
-pyrow *engine_python_open(const char *path, const char *shown, char *msg, size_t n)
+pyrow *engine_python_open(const char *path, const char *shown, char *msg, size_t msg_size)
 {
     msg[0] = '\0';
     if (!paths_is_file(path)) {
-        snprintf(msg, n, "%s: no such file", shown);
+        snprintf(msg, msg_size, "%s: no such file", shown);
         return NULL;
     }
     bool numba = mentions_numba(path);
-    if (pyenv_unavailable(pyenv_probe(), numba, msg, n))
+    if (pyenv_unavailable(pyenv_probe(), numba, msg, msg_size))
         return NULL;
     pyrow *py = calloc(1, sizeof *py);
     if (!py) {
-        snprintf(msg, n, "out of memory");
+        snprintf(msg, msg_size, "out of memory");
         return NULL;
     }
     snprintf(py->path, sizeof py->path, "%s", path);
@@ -94,23 +94,23 @@ void engine_python_close(pyrow *py)
     free(py);
 }
 
-bool pybridge_start(pyrow *py, char *msg, size_t n)
+bool pybridge_start(pyrow *py, char *msg, size_t msg_size)
 {
     const pyenv *pe = pyenv_probe();
     char home[CL_PATH_MAX], bridge[CL_PATH_MAX], parent[32], fd[8];
     cl_err e = {{0}};
     if (!paths_home(home, sizeof home, &e) ||
         !paths_join(bridge, sizeof bridge, home, "python/cudalab_bridge.py")) {
-        snprintf(msg, n, "%s",
+        snprintf(msg, msg_size, "%s",
                  e.msg[0] ? e.msg : "the path of cudalab's Python bridge is too long");
         return false;
     }
     if (!paths_is_file(bridge)) {
-        snprintf(msg, n, "cudalab's Python bridge %s is missing (a broken install)", bridge);
+        snprintf(msg, msg_size, "cudalab's Python bridge %s is missing (a broken install)", bridge);
         return false;
     }
     if (!py->reply && !(py->reply = malloc(PY_REPLY_MAX))) {
-        snprintf(msg, n, "out of memory");
+        snprintf(msg, msg_size, "out of memory");
         return false;
     }
     snprintf(parent, sizeof parent, "%ld", (long)getpid());
@@ -118,7 +118,7 @@ bool pybridge_start(pyrow *py, char *msg, size_t n)
     const char *tail[] = {bridge, "--reply-fd", fd, "--parent", parent, NULL};
     pycmd cmd;
     if (!pycmd_init(&cmd, pe->python, tail)) {
-        snprintf(msg, n, "out of memory");
+        snprintf(msg, msg_size, "out of memory");
         return false;
     }
     /* The child runs arbitrary Python as this user: it may not attach to
@@ -130,7 +130,7 @@ bool pybridge_start(pyrow *py, char *msg, size_t n)
     bool ok = spawn_start(&o, &py->ch, &e);
     pycmd_free(&cmd);
     if (!ok) {
-        snprintf(msg, n, "%s", e.msg);
+        snprintf(msg, msg_size, "%s", e.msg);
         return false;
     }
     py->live = true;
@@ -266,17 +266,17 @@ static bool reply_error(pyrow *py, const cJSON *rep, char *msg, size_t n)
 }
 
 /* Sends req (consumed) and reads an ok reply into *out (may be NULL: dropped). */
-bool pybridge_call(pyrow *py, cJSON *req, double limit_s, cJSON **out, char *msg, size_t n)
+bool pybridge_call(pyrow *py, cJSON *req, double limit_s, cJSON **out, char *msg, size_t msg_size)
 {
     cJSON *rep = NULL;
-    bool ok = req && exchange(py, req, limit_s, &rep, msg, n);
+    bool ok = req && exchange(py, req, limit_s, &rep, msg, msg_size);
     cJSON_Delete(req);
     if (!req && !msg[0])
-        snprintf(msg, n, "out of memory");
+        snprintf(msg, msg_size, "out of memory");
     if (!ok)
         return false;
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "ok"))) {
-        reply_error(py, rep, msg, n);
+        reply_error(py, rep, msg, msg_size);
         cJSON_Delete(rep);
         return false;
     }
@@ -312,13 +312,13 @@ const char *pybridge_shown(const pyrow *py)
     return py->shown;
 }
 
-bool pybridge_take_output(pyrow *py, char *out, size_t n)
+bool pybridge_take_output(pyrow *py, char *out, size_t out_size)
 {
     size_t len = py->olen;
     while (len > 0 && (py->out[len - 1] == '\n' || py->out[len - 1] == ' '))
         len--;
-    if (n)
-        snprintf(out, n, "%.*s%s", (int)len, py->out, len && py->dropped ? " [...]" : "");
+    if (out_size)
+        snprintf(out, out_size, "%.*s%s", (int)len, py->out, len && py->dropped ? " [...]" : "");
     py->olen = 0;
     py->out[0] = '\0';
     py->dropped = false;

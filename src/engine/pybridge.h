@@ -21,14 +21,14 @@ typedef struct pyrow pyrow;
  * in msg when it cannot run: no such file, or python3 cannot import what it
  * needs ("unavailable: ... (pip install ...)"): CuPy, and Numba when the
  * file mentions numba.  No child is started yet. */
-pyrow *engine_python_open(const char *path, const char *shown, char *msg, size_t n);
+pyrow *engine_python_open(const char *path, const char *shown, char *msg, size_t msg_size);
 /* Asks the child to quit (killing it when it does not) and frees py. */
 void engine_python_close(pyrow *py);
 
 /* Starts the child, after making this process not dumpable (the child may
  * not attach to it nor open its memory); false with msg (the bridge
  * missing, spawn failing). */
-bool pybridge_start(pyrow *py, char *msg, size_t n);
+bool pybridge_start(pyrow *py, char *msg, size_t msg_size);
 /* Whether the child runs (started, not failed since). */
 bool pybridge_live(const pyrow *py);
 /* The row's file, and how messages name it ("rungs/x.py"). */
@@ -41,9 +41,9 @@ struct cJSON *pybridge_command(const char *cmd);
  * "file:line: Error: message" (a CUDA error in the child also ends it),
  * or the child gone or silent past the limit (then stopped). */
 bool pybridge_call(pyrow *py, struct cJSON *req, double limit_s, struct cJSON **out, char *msg,
-                   size_t n);
+                   size_t msg_size);
 /* What the child printed since the last take (trailing blank lines cut)
  * into out; false when nothing. */
-bool pybridge_take_output(pyrow *py, char *out, size_t n);
+bool pybridge_take_output(pyrow *py, char *out, size_t out_size);
 
 #endif

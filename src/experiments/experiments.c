@@ -15,12 +15,6 @@
 
 #define X_DEFAULT_BUDGET_S 0.25
 
-static void x_log(const xctx *x, int level, const char *msg)
-{
-    if (x->sink && x->sink->log)
-        x->sink->log(x->sink->ud, level, msg);
-}
-
 /* ---- the run ---------------------------------------------------------------------------------- */
 
 /* What runs each experiment of the catalogue (catalog/experiments_list.h). */
@@ -58,7 +52,7 @@ static void unknown_row(xctx *x, const char *id)
     for (size_t i = 0; i < nids; i++)
         len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", ids[i]);
     snprintf(r.message, sizeof r.message, "unknown experiment '%s' (known: %s)", id, known);
-    experiments_row_emit(x, &r);
+    engine_row_emit(&x->rows, &r);
 }
 
 /* Whether id is one of the request's problem's experiments. */
@@ -77,9 +71,9 @@ static void absent_rows(xctx *x, const char *const *ids, size_t n)
         }
         run_result r;
         experiments_row_start(x, &r, ids[i], ids[i], "");
-        experiments_row_error(&r, x->dev.reason[0] ? x->dev.reason : "no CUDA device found");
+        engine_row_error(&r, x->dev.reason[0] ? x->dev.reason : "no CUDA device found");
         r.status = RS_NO_DEVICE;
-        experiments_row_emit(x, &r);
+        engine_row_emit(&x->rows, &r);
     }
 }
 
@@ -90,7 +84,7 @@ static void save_timeline(xctx *x, const timeline *t)
     cl_err e = {{0}};
     if (!experiments_timeline_file(path, sizeof path, &e)) {
         snprintf(msg, sizeof msg, "timeline not saved: %s", e.msg);
-        x_log(x, 1, msg);
+        engine_row_log(&x->rows, 1, msg);
         return;
     }
     snprintf(dir, sizeof dir, "%s", path);
@@ -99,7 +93,7 @@ static void save_timeline(xctx *x, const timeline *t)
         *slash = '\0';
     if (!paths_mkdir_p(dir, &e) || !trace_write(t, path, &e)) {
         snprintf(msg, sizeof msg, "timeline not saved: %s", e.msg);
-        x_log(x, 1, msg);
+        engine_row_log(&x->rows, 1, msg);
         return;
     }
     uint64_t t0 = 0, t1 = 0;
@@ -108,21 +102,13 @@ static void save_timeline(xctx *x, const timeline *t)
     timeline_format_ns((double)(t1 - t0), span, sizeof span);
     snprintf(msg, sizeof msg, "%s%s (%zu events over %s%s)", EXPERIMENTS_TIMELINE_LOG, path,
              t->nitems, span, t->dropped ? ", some records lost" : "");
-    x_log(x, 0, msg);
+    engine_row_log(&x->rows, 0, msg);
 }
 
-bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+/* The request's experiment ids into ids (RUN_MAX_VARIANTS of them at
+ * most): its variants', or none named, all of its problem's. */
+static size_t requested_ids(const run_request *req, const char **ids)
 {
-    xctx x;
-    memset(&x, 0, sizeof x);
-    x.req = req;
-    x.sink = sink;
-    x.fault = fault;
-    x.seed = req->seed ? req->seed : rng_fresh_seed();
-    x.budget_s = req->budget_s > 0.0 ? req->budget_s : X_DEFAULT_BUDGET_S;
-    engine_probe(&x.dev);
-
-    const char *ids[RUN_MAX_VARIANTS];
     size_t nids = 0;
     if (req->nvariants == 0) {
         size_t nall = 0;
@@ -133,7 +119,61 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
         for (int i = 0; i < req->nvariants; i++)
             ids[nids++] = req->variants[i].id;
     }
+    return nids;
+}
 
+static void log_not_recorded(xctx *x, const cl_err *e)
+{
+    char msg[CL_ERR_MAX + 64];
+    snprintf(msg, sizeof msg, "timeline not recorded: %s", e->msg);
+    engine_row_log(&x->rows, 1, msg);
+}
+
+/* Each experiment of ids in turn, until the context breaks. */
+static void run_experiments(xctx *x, const char *const *ids, size_t nids)
+{
+    for (size_t i = 0; i < nids && !x->broken; i++) {
+        const experiment *xp = known_here(x, ids[i]) ? experiment_find(ids[i]) : NULL;
+        if (!xp) {
+            unknown_row(x, ids[i]);
+            continue;
+        }
+        nvtx_push(xp->id);
+        xp->run(x);
+        nvtx_pop();
+    }
+}
+
+/* Ends the CUPTI recording: saved while the context lives, dropped when
+ * it broke. */
+static void stop_timeline(xctx *x, bool alive, cl_err *e)
+{
+    timeline t;
+    if (alive && cupti_stop(&t, e)) {
+        save_timeline(x, &t);
+        timeline_free(&t);
+    } else if (alive) {
+        log_not_recorded(x, e);
+    } else {
+        cupti_stop(&t, NULL);
+        timeline_free(&t);
+    }
+    if (cupti_warnings()[0])
+        engine_row_log(&x->rows, 1, cupti_warnings());
+}
+
+bool experiments_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    xctx x;
+    memset(&x, 0, sizeof x);
+    x.req = req;
+    x.rows = (row_channel){.sink = sink, .fault = fault, .run = req->run, .exercise = ""};
+    x.seed = req->seed ? req->seed : rng_fresh_seed();
+    x.budget_s = req->budget_s > 0.0 ? req->budget_s : X_DEFAULT_BUDGET_S;
+    engine_probe(&x.dev);
+
+    const char *ids[RUN_MAX_VARIANTS];
+    size_t nids = requested_ids(req, ids);
     if (!x.dev.present) {
         absent_rows(&x, ids, nids);
         return true;
@@ -154,40 +194,12 @@ bool experiments_run(const run_request *req, const engine_sink *sink, run_fault 
         cudaGetLastError();
 
     bool recording = cupti_start(x.dev.name, &e);
-    if (!recording) {
-        char msg[CL_ERR_MAX + 64];
-        snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
-        x_log(&x, 1, msg);
-    }
-
-    for (size_t i = 0; i < nids && !x.broken; i++) {
-        const experiment *xp = known_here(&x, ids[i]) ? experiment_find(ids[i]) : NULL;
-        if (!xp) {
-            unknown_row(&x, ids[i]);
-            continue;
-        }
-        nvtx_push(xp->id);
-        xp->run(&x);
-        nvtx_pop();
-    }
+    if (!recording)
+        log_not_recorded(&x, &e);
+    run_experiments(&x, ids, nids);
     bool alive = !x.broken;
-
-    if (recording) {
-        timeline t;
-        if (alive && cupti_stop(&t, &e)) {
-            save_timeline(&x, &t);
-            timeline_free(&t);
-        } else if (alive) {
-            char msg[CL_ERR_MAX + 64];
-            snprintf(msg, sizeof msg, "timeline not recorded: %s", e.msg);
-            x_log(&x, 1, msg);
-        } else {
-            cupti_stop(&t, NULL);
-            timeline_free(&t);
-        }
-        if (cupti_warnings()[0])
-            x_log(&x, 1, cupti_warnings());
-    }
+    if (recording)
+        stop_timeline(&x, alive, &e);
     buffer_free(&x.flush);
     if (alive)
         cudaStreamDestroy(x.s);

@@ -70,21 +70,21 @@ static void branch_check(run_result *r, const float *in, const float *out, size_
     experiments_check_report_row(r, &c);
 }
 
-void experiments_divergence(xctx *x)
+void experiments_divergence(xctx *ctx)
 {
     static const struct {
         basics_branch mode;
         const char *id, *label, *note;
     } v[] = {
-        {BASICS_BRANCH_WARPS, "div_warps", "whole warps branch",
-         "every other warp takes path B: the threads of a warp always agree, so each warp runs "
-         "one loop"},
-        {BASICS_BRANCH_HALVES, "div_halves", "half of each warp",
-         "lanes 16 to 31 of every warp take path B: each warp runs both loops one after the "
-         "other, half its lanes masked off in each"},
-        {BASICS_BRANCH_LANES, "div_lanes", "odd lanes",
-         "the odd lanes take path B: again both loops in every warp; which lanes disagree does "
-         "not matter, only that some do"},
+        {.mode = BASICS_BRANCH_WARPS, .id = "div_warps", .label = "whole warps branch",
+         .note = "every other warp takes path B: the threads of a warp always agree, so each "
+                 "warp runs one loop"},
+        {.mode = BASICS_BRANCH_HALVES, .id = "div_halves", .label = "half of each warp",
+         .note = "lanes 16 to 31 of every warp take path B: each warp runs both loops one after "
+                 "the other, half its lanes masked off in each"},
+        {.mode = BASICS_BRANCH_LANES, .id = "div_lanes", .label = "odd lanes",
+         .note = "the odd lanes take path B: again both loops in every warp; which lanes "
+                 "disagree does not matter, only that some do"},
     };
     const size_t nv = sizeof v / sizeof v[0];
     size_t bytes = BRANCH_N * sizeof(float);
@@ -95,33 +95,33 @@ void experiments_divergence(xctx *x)
     run_result r;
     double base_ms = 0.0;
     cudacheck_reset();
-    if (!experiments_io_setup(x, &io, experiments_fit_device(bytes, bytes, 2), false,
+    if (!experiments_io_setup(ctx, &io, experiments_fit_device(bytes, bytes, 2), false,
                               "divergence", &e)) {
         for (size_t k = 0; k < nv; k++) {
-            experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-            experiments_row_failed(x, &r, &e);
+            experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
+            experiments_row_failed(ctx, &r, &e);
         }
         goto done;
     }
-    for (size_t k = 0; k < nv && !x->broken; k++) {
-        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-        branch_job j = {io.din.ptr, io.dout.ptr, BRANCH_N, v[k].mode};
+    for (size_t k = 0; k < nv && !ctx->broken; k++) {
+        experiments_row_start(ctx, &r, v[k].id, v[k].label, sz);
+        branch_job j = {.in = io.din.ptr, .out = io.dout.ptr, .n = BRANCH_N, .mode = v[k].mode};
         timing_result tr;
-        if (!experiments_measure(x, v[k].label, branch_once, &j, io.dout.ptr, io.hout, bytes,
+        if (!experiments_measure(ctx, v[k].label, branch_once, &j, io.dout.ptr, io.hout, bytes,
                                  2 * bytes, &tr, &e)) {
-            experiments_row_failed(x, &r, &e);
+            experiments_row_failed(ctx, &r, &e);
             continue;
         }
         experiments_set_timing(&r, &tr);
-        branch_check(&r, io.hin, io.hout, BRANCH_N, v[k].mode, x->seed++);
-        experiments_row_note(&r, "half the elements take each path in every row (A: fmaf "
-                                 "chain; B: sqrtf of an fmaf); %s", v[k].note);
+        branch_check(&r, io.hin, io.hout, BRANCH_N, v[k].mode, ctx->seed++);
+        engine_row_note(&r, "half the elements take each path in every row (A: fmaf "
+                            "chain; B: sqrtf of an fmaf); %s", v[k].note);
         if (k == 0)
             base_ms = r.median_ms;
         else if (base_ms > 0.0 && r.median_ms > 0.0)
-            experiments_row_note(&r, "%.2fx the time of whole warps for the same work",
-                                 r.median_ms / base_ms);
-        experiments_row_emit(x, &r);
+            engine_row_note(&r, "%.2fx the time of whole warps for the same work",
+                            r.median_ms / base_ms);
+        engine_row_emit(&ctx->rows, &r);
     }
 done:
     experiments_io_free(&io);
@@ -220,121 +220,149 @@ static void level_note(const xctx *x, run_result *r, basics_level lv, double dra
 {
     const double clock_ghz = x->dev.sm_clock_mhz / 1e3;
     if (lv == BASICS_LEVEL_DRAM) {
-        experiments_row_note(r, "DRAM: %.0f%% of the device-to-device copy's bandwidth and %.0f%% "
-                                "of the datasheet-style peak", r->pct_peak_measured,
-                             r->pct_peak_theory);
+        engine_row_note(r, "DRAM: %.0f%% of the device-to-device copy's bandwidth and %.0f%% "
+                           "of the datasheet-style peak", r->pct_peak_measured,
+                        r->pct_peak_theory);
     } else if (lv == BASICS_LEVEL_L2) {
-        experiments_row_note(r, "L2: %.1fx the DRAM row (the runtime gives no L2 bandwidth "
-                                "figure to compare with)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0);
+        engine_row_note(r, "L2: %.1fx the DRAM row (the runtime gives no L2 bandwidth "
+                           "figure to compare with)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0);
     } else if (lv == BASICS_LEVEL_SHARED) {
         double peak = (double)x->dev.sm_count * 128.0 * clock_ghz;   /* 32 banks x 4 B a clock */
         if (peak > 0)
             r->pct_peak_theory = 100.0 * r->gbps / peak;
-        experiments_row_note(r, "shared memory: %.1fx the DRAM row, %.0f%% of its bank limit "
-                                "(%d SMs x 32 banks x 4 B x %.2f GHz = %.1f TB/s)",
-                             dram_gbs > 0 ? r->gbps / dram_gbs : 0.0, r->pct_peak_theory,
-                             x->dev.sm_count, clock_ghz, peak / 1e3);
+        engine_row_note(r, "shared memory: %.1fx the DRAM row, %.0f%% of its bank limit "
+                           "(%d SMs x 32 banks x 4 B x %.2f GHz = %.1f TB/s)",
+                        dram_gbs > 0 ? r->gbps / dram_gbs : 0.0, r->pct_peak_theory,
+                        x->dev.sm_count, clock_ghz, peak / 1e3);
     } else {
         double peak = 2.0 * x->dev.peak_fp32_tflops * 1e3;   /* 4 B for each FP32 add */
         if (peak > 0)
             r->pct_peak_theory = 100.0 * r->gbps / peak;
-        experiments_row_note(r, "registers: %.1fx the DRAM row; no memory limits this one, the "
-                                "adds do: %.0f%% of 4 B per FP32 add at the device's FP32 rate "
-                                "(%.1f TB/s)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0,
-                             r->pct_peak_theory, peak / 1e3);
+        engine_row_note(r, "registers: %.1fx the DRAM row; no memory limits this one, the "
+                           "adds do: %.0f%% of 4 B per FP32 add at the device's FP32 rate "
+                           "(%.1f TB/s)", dram_gbs > 0 ? r->gbps / dram_gbs : 0.0,
+                        r->pct_peak_theory, peak / 1e3);
     }
 }
 
-void experiments_hierarchy(xctx *x)
+/* One row of the hierarchy: a level, its row's id and label, and how
+ * many times a run reads its data. */
+typedef struct level_variant {
+    basics_level level;
+    const char *id, *label;
+    int reps;
+} level_variant;
+
+static const level_variant level_variants[] = {
+    {.level = BASICS_LEVEL_DRAM, .id = "lvl_dram", .label = "DRAM", .reps = 2},
+    {.level = BASICS_LEVEL_L2, .id = "lvl_l2", .label = "L2-resident", .reps = 256},
+    {.level = BASICS_LEVEL_SHARED, .id = "lvl_shared", .label = "shared memory", .reps = 256},
+    {.level = BASICS_LEVEL_REGS, .id = "lvl_regs", .label = "registers", .reps = 1024},
+};
+#define NLEVELS (sizeof level_variants / sizeof level_variants[0])
+
+/* What the hierarchy experiment reads from and writes to. */
+typedef struct level_bench {
+    float *pattern;            /* the repeated random pattern, on the host */
+    gpu_buffer src, out;       /* bytes of the pattern; one sum a thread */
+    float *hout;               /* out, downloaded */
+    size_t bytes;
+    double dram_gbs;           /* the DRAM row's, for the others' notes */
+} level_bench;
+
+/* The source filled with the pattern, and an output for the largest
+ * grid; false with e when they cannot be had. */
+static bool hierarchy_setup(xctx *x, level_bench *b, cl_err *e)
 {
-    static const struct {
-        basics_level level;
-        const char *id, *label;
-        int reps;
-    } v[] = {
-        {BASICS_LEVEL_DRAM, "lvl_dram", "DRAM", 2},
-        {BASICS_LEVEL_L2, "lvl_l2", "L2-resident", 256},
-        {BASICS_LEVEL_SHARED, "lvl_shared", "shared memory", 256},
-        {BASICS_LEVEL_REGS, "lvl_regs", "registers", 1024},
-    };
-    const size_t nv = sizeof v / sizeof v[0];
-    cl_err e = {{0}};
-    run_result r;
-    gpu_buffer src = {0}, out = {0};
-    float *pattern = malloc(LEVEL_PATTERN * sizeof(float)), *hout = NULL;
-    size_t want = LEVEL_DRAM_WANT < 16 * x->l2 ? 16 * x->l2 : LEVEL_DRAM_WANT;
-    size_t bytes = experiments_fit_device(want, 64 * MIB, 1), nout = 0;
-    double dram_gbs = 0.0;
-    cudacheck_reset();
-    if (!pattern) {
-        err_set(&e, "out of host memory for the hierarchy experiment");
-        goto fail_all;
-    }
-    if (bytes < 4 * x->l2 || bytes == 0) {
-        experiments_too_little_memory(&e, 4 * x->l2);
-        goto fail_all;
+    if (!b->pattern)
+        return err_set(e, "out of host memory for the hierarchy experiment");
+    if (b->bytes < 4 * x->l2 || b->bytes == 0) {
+        experiments_too_little_memory(e, 4 * x->l2);
+        return false;
     }
     int most = 0;
-    for (size_t k = 0; k < nv; k++) {
-        int b = 0;
-        CUDA_CHECK_GOTO(&e, basics_levels_grid(v[k].level, &b), fail_all);
-        most = b > most ? b : most;
+    for (size_t k = 0; k < NLEVELS; k++) {
+        int blocks = 0;
+        CUDA_CHECK(e, basics_levels_grid(level_variants[k].level, &blocks));
+        most = blocks > most ? blocks : most;
     }
-    nout = (size_t)most * BASICS_LEVEL_BLOCK;
-    hout = malloc(nout * sizeof *hout);
-    if (!hout) {
-        err_set(&e, "out of host memory for the hierarchy experiment");
-        goto fail_all;
+    size_t nout = (size_t)most * BASICS_LEVEL_BLOCK;
+    b->hout = malloc(nout * sizeof *b->hout);
+    if (!b->hout)
+        return err_set(e, "out of host memory for the hierarchy experiment");
+    return buffer_alloc(&b->src, b->bytes, e) && buffer_alloc(&b->out, nout * sizeof(float), e) &&
+           level_fill(x, b->pattern, b->src.ptr, b->bytes, e);
+}
+
+/* A level's size, for people: "16 KiB a block x 256". */
+static void level_size(const level_job *j, char *out, size_t out_size)
+{
+    char a[32];
+    buffer_format_bytes(j->level == BASICS_LEVEL_SHARED ? BASICS_TILE4 * 16
+                        : j->level == BASICS_LEVEL_REGS ? 16 : j->n4 * 16, a, sizeof a);
+    snprintf(out, out_size, "%s%s x %d", a,
+             j->level == BASICS_LEVEL_SHARED ? " a block"
+             : j->level == BASICS_LEVEL_REGS ? " a thread" : "", j->reps);
+}
+
+/* One level's row: a checked run, then the timing, emitted (a failed one
+ * too, with no size). */
+static void level_row(xctx *x, level_bench *b, const level_variant *lv, cl_err *e)
+{
+    run_result r;
+    level_job j = {.src = b->src.ptr, .n4 = b->bytes / 16, .reps = lv->reps, .level = lv->level,
+                   .out = b->out.ptr};
+    if (lv->level == BASICS_LEVEL_L2)
+        j.n4 = x->l2 / 4 / 16;
+    CUDA_CHECK_GOTO(e, basics_levels_grid(lv->level, &j.blocks), fail);
+    char sz[48];
+    level_size(&j, sz, sizeof sz);
+    experiments_row_start(x, &r, lv->id, lv->label, sz);
+    timing_result tr;
+    /* the L2 row wants its data warm: no flush between repetitions */
+    size_t ws = lv->level == BASICS_LEVEL_DRAM ? b->bytes : SIZE_MAX / 4;
+    size_t ob = (size_t)j.blocks * BASICS_LEVEL_BLOCK * sizeof(float);
+    if (!experiments_poison(x, b->out.ptr, ob, e) || !level_once(&j, x->s, e) ||
+        !experiments_download(x, b->hout, b->out.ptr, ob, e) ||
+        !experiments_time_job(x, level_once, &j, ws, 5, 0, &tr, e))
+        goto fail;
+    experiments_set_timing(&r, &tr);
+    if (lv->level == BASICS_LEVEL_DRAM) {
+        experiments_set_read_bandwidth(x, &r, level_bytes(&j));
+        b->dram_gbs = r.gbps;
+    } else if (r.median_ms > 0.0) {
+        r.gbps = level_bytes(&j) / (r.median_ms * 1e6);
     }
-    if (!buffer_alloc(&src, bytes, &e) || !buffer_alloc(&out, nout * sizeof(float), &e) ||
-        !level_fill(x, pattern, src.ptr, bytes, &e))
-        goto fail_all;
-    for (size_t k = 0; k < nv && !x->broken; k++) {
-        level_job j = {src.ptr, bytes / 16, v[k].reps, 0, v[k].level, out.ptr};
-        char sz[48], a[32];
-        if (v[k].level == BASICS_LEVEL_L2)
-            j.n4 = x->l2 / 4 / 16;
-        CUDA_CHECK_GOTO(&e, basics_levels_grid(v[k].level, &j.blocks), fail_one);
-        buffer_format_bytes(v[k].level == BASICS_LEVEL_SHARED ? BASICS_TILE4 * 16
-                            : v[k].level == BASICS_LEVEL_REGS ? 16 : j.n4 * 16, a, sizeof a);
-        snprintf(sz, sizeof sz, "%s%s x %d", a,
-                 v[k].level == BASICS_LEVEL_SHARED ? " a block"
-                 : v[k].level == BASICS_LEVEL_REGS ? " a thread" : "", j.reps);
-        experiments_row_start(x, &r, v[k].id, v[k].label, sz);
-        timing_result tr;
-        /* the L2 row wants its data warm: no flush between repetitions */
-        size_t ws = v[k].level == BASICS_LEVEL_DRAM ? bytes : SIZE_MAX / 4;
-        size_t ob = (size_t)j.blocks * BASICS_LEVEL_BLOCK * sizeof(float);
-        if (!experiments_poison(x, out.ptr, ob, &e) || !level_once(&j, x->s, &e) ||
-            !experiments_download(x, hout, out.ptr, ob, &e) ||
-            !experiments_time_job(x, level_once, &j, ws, 5, 0, &tr, &e))
-            goto fail_one;
-        experiments_set_timing(&r, &tr);
-        if (v[k].level == BASICS_LEVEL_DRAM) {
-            experiments_set_read_bandwidth(x, &r, level_bytes(&j));
-            dram_gbs = r.gbps;
-        } else if (r.median_ms > 0.0) {
-            r.gbps = level_bytes(&j) / (r.median_ms * 1e6);
+    level_check(&r, b->pattern, &j, b->hout, x->seed++);
+    level_note(x, &r, lv->level, b->dram_gbs);
+    engine_row_emit(&x->rows, &r);
+    return;
+fail:
+    experiments_row_start(x, &r, lv->id, lv->label, "");
+    experiments_row_failed(x, &r, e);
+}
+
+void experiments_hierarchy(xctx *ctx)
+{
+    cl_err e = {{0}};
+    level_bench b = {.pattern = malloc(LEVEL_PATTERN * sizeof(float))};
+    size_t want = LEVEL_DRAM_WANT < 16 * ctx->l2 ? 16 * ctx->l2 : LEVEL_DRAM_WANT;
+    b.bytes = experiments_fit_device(want, 64 * MIB, 1);
+    cudacheck_reset();
+    if (hierarchy_setup(ctx, &b, &e)) {
+        for (size_t k = 0; k < NLEVELS && !ctx->broken; k++)
+            level_row(ctx, &b, &level_variants[k], &e);
+    } else {
+        for (size_t k = 0; k < NLEVELS; k++) {
+            run_result r;
+            experiments_row_start(ctx, &r, level_variants[k].id, level_variants[k].label, "");
+            experiments_row_failed(ctx, &r, &e);
         }
-        level_check(&r, pattern, &j, hout, x->seed++);
-        level_note(x, &r, v[k].level, dram_gbs);
-        experiments_row_emit(x, &r);
-        continue;
-    fail_one:
-        experiments_row_start(x, &r, v[k].id, v[k].label, "");
-        experiments_row_failed(x, &r, &e);
     }
-    goto done;
-fail_all:
-    for (size_t k = 0; k < nv; k++) {
-        experiments_row_start(x, &r, v[k].id, v[k].label, "");
-        experiments_row_failed(x, &r, &e);
-    }
-done:
-    free(pattern);
-    free(hout);
-    buffer_free(&src);
-    buffer_free(&out);
+    free(b.pattern);
+    free(b.hout);
+    buffer_free(&b.src);
+    buffer_free(&b.out);
 }
 
 /* ---- memory fences ------------------------------------------------------------------------- */
@@ -378,36 +406,36 @@ static void fence_row(xctx *x, fence_job *j, const char *id, const char *label, 
      * show or not on any run). */
     r.status = !j->fence || (stale[0] == 0 && stale[1] == 0) ? RS_CORRECT : RS_WRONG;
     if (j->fence)
-        experiments_row_note(&r, "producer: payload, __threadfence(), flag; consumer: flag, "
-                                 "__threadfence(), payload.  %.0f reads over %lld launches, %u "
-                                 "saw an old payload, %u flags never came: the fences make the "
-                                 "payload visible before the flag, always", reads, j->launches,
-                             stale[0], stale[1]);
+        engine_row_note(&r, "producer: payload, __threadfence(), flag; consumer: flag, "
+                            "__threadfence(), payload.  %.0f reads over %lld launches, %u "
+                            "saw an old payload, %u flags never came: the fences make the "
+                            "payload visible before the flag, always", reads, j->launches,
+                        stale[0], stale[1]);
     else
-        experiments_row_note(&r, "the same without either fence: %.0f reads over %lld launches, "
-                                 "%u saw an old payload, %u flags never came.  Nothing orders the "
-                                 "payload's stores before the flag's for another block: the "
-                                 "compiler may move them, the memory system may make them "
-                                 "visible in another order, so a consumer may read the old "
-                                 "payload after the new flag.  A run that sees none has been "
-                                 "lucky, not correct", reads, j->launches, stale[0], stale[1]);
-    experiments_row_emit(x, &r);
+        engine_row_note(&r, "the same without either fence: %.0f reads over %lld launches, "
+                            "%u saw an old payload, %u flags never came.  Nothing orders the "
+                            "payload's stores before the flag's for another block: the "
+                            "compiler may move them, the memory system may make them "
+                            "visible in another order, so a consumer may read the old "
+                            "payload after the new flag.  A run that sees none has been "
+                            "lucky, not correct", reads, j->launches, stale[0], stale[1]);
+    engine_row_emit(&x->rows, &r);
     return;
 fail:
     experiments_row_failed(x, &r, &e);
 }
 
-void experiments_fences(xctx *x)
+void experiments_fences(xctx *ctx)
 {
     cl_err e = {{0}};
     run_result r;
     gpu_buffer payload = {0}, flags = {0}, stale = {0};
-    int coop = 0, blocks = x->dev.sm_count;
+    int coop = 0, blocks = ctx->dev.sm_count;
     char sz[48];
     snprintf(sz, sizeof sz, "%d blocks x %d threads", blocks, BASICS_LEVEL_BLOCK);
     cudacheck_reset();
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch,
-                                               x->dev.ordinal), fail);
+                                               ctx->dev.ordinal), fail);
     if (!coop || blocks < 2) {
         err_set(&e, "this device cannot launch a cooperative kernel, which the experiment needs "
                     "so that every block runs at once");
@@ -417,19 +445,20 @@ void experiments_fences(xctx *x)
         !buffer_alloc(&flags, (size_t)blocks * sizeof(int), &e) ||
         !buffer_alloc(&stale, 2 * sizeof(unsigned int), &e))
         goto fail;
-    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(flags.ptr, 0, flags.bytes, x->s), fail);
-    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(payload.ptr, 0, payload.bytes, x->s), fail);
-    fence_job j = {payload.ptr, flags.ptr, stale.ptr, blocks, 0, 1, 0};
-    fence_row(x, &j, "fence_with", "with __threadfence()", sz);
+    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(flags.ptr, 0, flags.bytes, ctx->s), fail);
+    CUDA_CHECK_GOTO(&e, cudaMemsetAsync(payload.ptr, 0, payload.bytes, ctx->s), fail);
+    fence_job j = {.payload = payload.ptr, .flags = flags.ptr, .stale = stale.ptr,
+                   .blocks = blocks, .epoch = 0, .fence = 1, .launches = 0};
+    fence_row(ctx, &j, "fence_with", "with __threadfence()", sz);
     j.fence = 0;
-    if (!x->broken)
-        fence_row(x, &j, "fence_without", "without a fence", sz);
+    if (!ctx->broken)
+        fence_row(ctx, &j, "fence_without", "without a fence", sz);
     goto done;
 fail:
-    experiments_row_start(x, &r, "fence_with", "with __threadfence()", sz);
-    experiments_row_failed(x, &r, &e);
-    experiments_row_start(x, &r, "fence_without", "without a fence", sz);
-    experiments_row_failed(x, &r, &e);
+    experiments_row_start(ctx, &r, "fence_with", "with __threadfence()", sz);
+    experiments_row_failed(ctx, &r, &e);
+    experiments_row_start(ctx, &r, "fence_without", "without a fence", sz);
+    experiments_row_failed(ctx, &r, &e);
 done:
     buffer_free(&payload);
     buffer_free(&flags);

@@ -12,46 +12,46 @@
 
 /* Compares got[0..n) with want[0..n) bit for bit; the row's status and
  * message say how it went. */
-void experiments_check_exact(run_result *r, const float *got, const float *want, size_t n)
+void experiments_check_exact(run_result *row, const float *got, const float *want, size_t count)
 {
     size_t bad = 0, first = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < count; i++)
         if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
             if (bad == 0)
                 first = i;
             bad++;
         }
     if (bad == 0) {
-        r->status = RS_CORRECT;
-        r->rel_err = 0.0;
+        row->status = RS_CORRECT;
+        row->rel_err = 0.0;
         return;
     }
-    r->status = isnan(got[first]) ? RS_UNWRITTEN : RS_WRONG;
-    r->nmismatch = 1;
-    r->mismatches[0].index = (int64_t)first;
-    r->mismatches[0].got = (double)got[first];
-    r->mismatches[0].expected = (double)want[first];
-    experiments_row_note(r, "%zu of %zu elements differ; first at [%zu]: got %g, expected %g", bad,
-                         n, first, (double)got[first], (double)want[first]);
+    row->status = isnan(got[first]) ? RS_UNWRITTEN : RS_WRONG;
+    row->nmismatch = 1;
+    row->mismatches[0].index = (int64_t)first;
+    row->mismatches[0].got = (double)got[first];
+    row->mismatches[0].expected = (double)want[first];
+    engine_row_note(row, "%zu of %zu elements differ; first at [%zu]: got %g, expected %g", bad,
+                    count, first, (double)got[first], (double)want[first]);
 }
 
-void experiments_check_report_row(run_result *r, const check_report *c)
+void experiments_check_report_row(run_result *row, const check_report *check)
 {
-    r->rel_err = c->rel_err;
-    r->status = c->status == CHECK_OK          ? RS_CORRECT
-                : c->status == CHECK_UNWRITTEN ? RS_UNWRITTEN
-                : c->status == CHECK_NONFINITE ? RS_NAN
-                                               : RS_WRONG;
-    r->nmismatch = c->nmismatch < RUN_MAX_MISMATCH ? c->nmismatch : RUN_MAX_MISMATCH;
-    for (int i = 0; i < r->nmismatch; i++) {
-        r->mismatches[i].index = c->mismatch[i].index;
-        r->mismatches[i].got = c->mismatch[i].got;
-        r->mismatches[i].expected = c->mismatch[i].expected;
+    row->rel_err = check->rel_err;
+    row->status = check->status == CHECK_OK          ? RS_CORRECT
+                  : check->status == CHECK_UNWRITTEN ? RS_UNWRITTEN
+                  : check->status == CHECK_NONFINITE ? RS_NAN
+                                                     : RS_WRONG;
+    row->nmismatch = check->nmismatch < RUN_MAX_MISMATCH ? check->nmismatch : RUN_MAX_MISMATCH;
+    for (int i = 0; i < row->nmismatch; i++) {
+        row->mismatches[i].index = check->mismatch[i].index;
+        row->mismatches[i].got = check->mismatch[i].got;
+        row->mismatches[i].expected = check->mismatch[i].expected;
     }
-    if (c->status != CHECK_OK) {
+    if (check->status != CHECK_OK) {
         char d[256];
-        check_describe(c, d, sizeof d);
-        experiments_row_note(r, "%s", d);
+        check_describe(check, d, sizeof d);
+        engine_row_note(row, "%s", d);
     }
 }
 
@@ -70,25 +70,25 @@ static float fma_ref(float v, int iters)
 
 /* Checks X_CHECK_SAMPLES spread elements of a prof_fma output (and the
  * whole output for unwritten elements). */
-void experiments_check_fma(run_result *r, const float *in, const float *out, size_t n, int iters,
-                           uint64_t seed)
+void experiments_check_fma(run_result *row, const float *in, const float *out, size_t count,
+                           int iters, uint64_t seed)
 {
-    size_t m = n < X_CHECK_SAMPLES ? n : X_CHECK_SAMPLES;
+    size_t m = count < X_CHECK_SAMPLES ? count : X_CHECK_SAMPLES;
     int64_t *idx = malloc(m * sizeof *idx);
     double *ref = malloc(m * sizeof *ref);
     if (!idx || !ref) {
-        experiments_row_error(r, "out of host memory for the check");
+        engine_row_error(row, "out of host memory for the check");
         goto cleanup;
     }
     rng g;
     rng_seed(&g, seed ^ 0x9e3779b97f4a7c15ull);
     for (size_t k = 0; k < m; k++) {
-        size_t i = k == 0 ? 0 : k == m - 1 ? n - 1 : (size_t)(rng_next(&g) % n);
+        size_t i = k == 0 ? 0 : k == m - 1 ? count - 1 : (size_t)(rng_next(&g) % count);
         idx[k] = (int64_t)i;
         ref[k] = (double)fma_ref(in[i], iters);
     }
-    check_report c = check_compare(out, n, ref, idx, m, 1e-6);
-    experiments_check_report_row(r, &c);
+    check_report c = check_compare(out, count, ref, idx, m, 1e-6);
+    experiments_check_report_row(row, &c);
 cleanup:
     free(idx);
     free(ref);

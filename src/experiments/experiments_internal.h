@@ -16,6 +16,7 @@
 #include "cpu/check.h"
 #include "gpu/buffer.h"
 #include "gpu/timing.h"
+#include "engine/engine_row.h"
 #include "experiments/experiments.h"
 
 #define MIB ((size_t)1 << 20)
@@ -23,8 +24,7 @@
 
 typedef struct xctx {
     const run_request *req;
-    const engine_sink *sink;
-    run_fault *fault;
+    row_channel rows;       /* where the rows go; the row being measured, for progress */
     device_info dev;
     cudaStream_t s;
     gpu_buffer flush;
@@ -32,8 +32,6 @@ typedef struct xctx {
     uint64_t seed;
     double budget_s;
     bool broken;
-    const char *variant;    /* row being measured, for progress */
-    const char *size;
 } xctx;
 
 /* An experiment's input and output of equal size, on the device and on
@@ -52,79 +50,74 @@ typedef struct scale_job {
     int block;
 } scale_job;
 
-/* ---- experiments_row.c: progress and rows ---- */
+/* ---- experiments_row.c: the experiments' rows (engine/engine_row.h for the rest) ---- */
 
-void experiments_progress(const xctx *x, const char *phase, int rep, int of);
-/* A fresh RS_ERROR kernel row; the row being measured from now on. */
-void experiments_row_start(xctx *x, run_result *r, const char *variant, const char *label,
+/* A fresh RS_ERROR kernel row of size with the run's seed; the row that
+ * progress names from now on. */
+void experiments_row_start(xctx *ctx, run_result *row, const char *variant, const char *label,
                            const char *size);
-void experiments_row_emit(xctx *x, run_result *r);
-/* Appends to the row's message, after "; " when it has one. */
-void experiments_row_note(run_result *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void experiments_row_error(run_result *r, const char *msg);
-/* Emits r as an RS_ERROR row with e's message; may mark the context broken. */
-void experiments_row_failed(xctx *x, run_result *r, const cl_err *e);
+/* Emits row as an RS_ERROR row with err's message; may mark the context broken. */
+void experiments_row_failed(xctx *ctx, run_result *row, const cl_err *err);
 /* A failed row for each id "<prefix>_<values[k]>". */
-void experiments_rows_failed(xctx *x, const char *prefix, const int *values, size_t n,
-                             const char *size, const cl_err *e);
-void experiments_set_bandwidth(const xctx *x, run_result *r, double bytes);
+void experiments_rows_failed(xctx *ctx, const char *prefix, const int *values, size_t count,
+                             const char *size, const cl_err *err);
+void experiments_set_bandwidth(const xctx *ctx, run_result *row, double bytes);
 /* The same for a kernel that only reads: its percent of peak is of the
  * read-only stream (the copy when that is unknown). */
-void experiments_set_read_bandwidth(const xctx *x, run_result *r, double bytes);
-void experiments_set_timing(run_result *r, const timing_result *tr);
-void experiments_set_summary(run_result *r, double *v, int n);
+void experiments_set_read_bandwidth(const xctx *ctx, run_result *row, double bytes);
+void experiments_set_timing(run_result *row, const timing_result *tr);
+void experiments_set_summary(run_result *row, double *samples, int count);
 
 /* ---- experiments_measure.c: memory, copies, timing ---- */
 
-/* Times fn on x->s with the shared rules (gpu/timing.h). */
-bool experiments_time_job(xctx *x, timing_fn fn, void *ud, size_t working_set, int min_samples,
-                          int max_samples, timing_result *tr, cl_err *e);
+/* Times fn on ctx->s with the shared rules (gpu/timing.h). */
+bool experiments_time_job(xctx *ctx, timing_fn fn, void *ud, size_t working_set, int min_samples,
+                          int max_samples, timing_result *tr, cl_err *err);
 /* The largest size <= want (halving, not below floor) whose count copies
  * fit in the device's free memory; 0 when even floor does not. */
 size_t experiments_fit_device(size_t want, size_t floor_bytes, int count);
-void experiments_too_little_memory(cl_err *e, size_t need);
-/* out (n x n) = in transposed, on the host. */
-void experiments_transpose_host(const float *in, float *out, size_t n);
-bool experiments_sync(xctx *x, cl_err *e);
-bool experiments_download(xctx *x, void *host, const void *dev, size_t bytes, cl_err *e);
-bool experiments_upload(xctx *x, void *dev, const void *host, size_t bytes, cl_err *e);
+void experiments_too_little_memory(cl_err *err, size_t need);
+/* out (side x side) = in transposed, on the host. */
+void experiments_transpose_host(const float *in, float *out, size_t side);
+bool experiments_sync(xctx *ctx, cl_err *err);
+bool experiments_download(xctx *ctx, void *host, const void *dev, size_t bytes, cl_err *err);
+bool experiments_upload(xctx *ctx, void *dev, const void *host, size_t bytes, cl_err *err);
 /* Fills outputs with NaN (all bits set). */
-bool experiments_poison(xctx *x, void *dev, size_t bytes, cl_err *e);
+bool experiments_poison(xctx *ctx, void *dev, size_t bytes, cl_err *err);
 /* Poison, one checked run downloaded to host_out, then the timing. */
-bool experiments_measure(xctx *x, const char *range, timing_fn fn, void *job, void *dev_out,
-                         void *host_out, size_t out_bytes, size_t working_set,
-                         timing_result *tr, cl_err *e);
-/* b at bytes a buffer with a random input uploaded; the caller always
+bool experiments_measure(xctx *ctx, const char *range, timing_fn fn, void *job, void *dev_out,
+                         void *host_out, size_t out_bytes, size_t working_set, timing_result *tr,
+                         cl_err *err);
+/* bufs at bytes a buffer with a random input uploaded; the caller always
  * calls experiments_io_free. */
-bool experiments_io_setup(xctx *x, io_bufs *b, size_t bytes, bool want, const char *what,
-                          cl_err *e);
-void experiments_io_free(io_bufs *b);
+bool experiments_io_setup(xctx *ctx, io_bufs *bufs, size_t bytes, bool want, const char *what,
+                          cl_err *err);
+void experiments_io_free(io_bufs *bufs);
 /* gemv's and transpose's square side: 8192 or 4096. */
 int experiments_square_side(void);
 /* A timing_fn running a scale_job. */
-bool experiments_scale_once(void *ud, cudaStream_t s, cl_err *e);
+bool experiments_scale_once(void *ud, cudaStream_t stream, cl_err *err);
 
 /* ---- experiments_check.c: checking outputs ---- */
 
-void experiments_check_exact(run_result *r, const float *got, const float *want, size_t n);
-void experiments_check_report_row(run_result *r, const check_report *c);
-void experiments_check_fma(run_result *r, const float *in, const float *out, size_t n, int iters,
-                           uint64_t seed);
+void experiments_check_exact(run_result *row, const float *got, const float *want, size_t count);
+void experiments_check_report_row(run_result *row, const check_report *check);
+void experiments_check_fma(run_result *row, const float *in, const float *out, size_t count,
+                           int iters, uint64_t seed);
 
 /* ---- the experiments ---- */
 
-void experiments_transfers(xctx *x);   /* experiments_transfers.c */
-void experiments_overlap(xctx *x);
-void experiments_stride(xctx *x);      /* experiments_access.c */
-void experiments_gemv(xctx *x);
-void experiments_blocksize(xctx *x);   /* experiments_shape.c */
-void experiments_transpose(xctx *x);
-void experiments_timing(xctx *x);      /* experiments_timing.c */
-void experiments_roofline(xctx *x);
-void experiments_divergence(xctx *x);  /* experiments_basics.c */
-void experiments_hierarchy(xctx *x);
-void experiments_fences(xctx *x);
-void experiments_occupancy(xctx *x);   /* experiments_occupancy.c */
+void experiments_transfers(xctx *ctx);   /* experiments_transfers.c */
+void experiments_overlap(xctx *ctx);
+void experiments_stride(xctx *ctx);      /* experiments_access.c */
+void experiments_gemv(xctx *ctx);
+void experiments_blocksize(xctx *ctx);   /* experiments_shape.c */
+void experiments_transpose(xctx *ctx);
+void experiments_timing(xctx *ctx);      /* experiments_timing.c */
+void experiments_roofline(xctx *ctx);
+void experiments_divergence(xctx *ctx);  /* experiments_basics.c */
+void experiments_hierarchy(xctx *ctx);
+void experiments_fences(xctx *ctx);
+void experiments_occupancy(xctx *ctx);   /* experiments_occupancy.c */
 
 #endif

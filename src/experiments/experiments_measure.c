@@ -15,26 +15,23 @@
 
 static void timing_progress_cb(void *ud, const char *phase, int rep, int of)
 {
-    experiments_progress(ud, phase, rep, of);
+    engine_row_progress(ud, phase, rep, of);
 }
 
-/* Times fn on x->s with the shared rules (gpu/timing.h). */
-bool experiments_time_job(xctx *x, timing_fn fn, void *ud, size_t working_set, int min_samples,
-                          int max_samples, timing_result *tr, cl_err *e)
+/* Times fn on ctx->s with the shared rules (gpu/timing.h). */
+bool experiments_time_job(xctx *ctx, timing_fn fn, void *ud, size_t working_set, int min_samples,
+                          int max_samples, timing_result *tr, cl_err *err)
 {
     timing_opts o = {
-        .stream = x->s,
-        .budget_s = x->budget_s,
+        .stream = ctx->s, .budget_s = ctx->budget_s,
         .working_set = working_set,
-        .l2_bytes = x->l2,
-        .flush = x->flush.ptr,
-        .flush_bytes = x->flush.bytes,
+        .l2_bytes = ctx->l2, .flush = ctx->flush.ptr, .flush_bytes = ctx->flush.bytes,
         .min_samples = min_samples,
         .max_samples = max_samples > 0 ? max_samples : X_MAX_SAMPLES,
         .progress = timing_progress_cb,
-        .progress_ud = x,
+        .progress_ud = &ctx->rows,
     };
-    return timing_run(&o, fn, ud, tr, e);
+    return timing_run(&o, fn, ud, tr, err);
 }
 
 /* The largest size <= want (halving, not below floor) whose count copies
@@ -48,94 +45,95 @@ size_t experiments_fit_device(size_t want, size_t floor_bytes, int count)
     return 0;
 }
 
-void experiments_too_little_memory(cl_err *e, size_t need)
+void experiments_too_little_memory(cl_err *err, size_t need)
 {
     char b[32];
     buffer_format_bytes(need, b, sizeof b);
-    if (buffer_check_free(need + 64 * MIB, e))
-        err_set(e, "the device has too little free memory for this experiment (it needs %s)", b);
+    if (buffer_check_free(need + 64 * MIB, err))
+        err_set(err, "the device has too little free memory for this experiment (it needs %s)", b);
 }
 
-/* out (n x n) = in transposed, in cache-sized blocks. */
-void experiments_transpose_host(const float *in, float *out, size_t n)
+/* out (side x side) = in transposed, in cache-sized blocks. */
+void experiments_transpose_host(const float *in, float *out, size_t side)
 {
     const size_t bs = 64;
-    for (size_t i0 = 0; i0 < n; i0 += bs)
-        for (size_t j0 = 0; j0 < n; j0 += bs)
-            for (size_t i = i0; i < i0 + bs && i < n; i++)
-                for (size_t j = j0; j < j0 + bs && j < n; j++)
-                    out[j * n + i] = in[i * n + j];
+    for (size_t i0 = 0; i0 < side; i0 += bs)
+        for (size_t j0 = 0; j0 < side; j0 += bs)
+            for (size_t i = i0; i < i0 + bs && i < side; i++)
+                for (size_t j = j0; j < j0 + bs && j < side; j++)
+                    out[j * side + i] = in[i * side + j];
 }
 
-bool experiments_sync(xctx *x, cl_err *e)
+bool experiments_sync(xctx *ctx, cl_err *err)
 {
-    CUDA_CHECK(e, cudaStreamSynchronize(x->s));
-    CUDA_CHECK(e, cudaGetLastError());
+    CUDA_CHECK(err, cudaStreamSynchronize(ctx->s));
+    CUDA_CHECK(err, cudaGetLastError());
     return true;
 }
 
-bool experiments_download(xctx *x, void *host, const void *dev, size_t bytes, cl_err *e)
+bool experiments_download(xctx *ctx, void *host, const void *dev, size_t bytes, cl_err *err)
 {
-    CUDA_CHECK(e, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, x->s));
-    return experiments_sync(x, e);
+    CUDA_CHECK(err, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, ctx->s));
+    return experiments_sync(ctx, err);
 }
 
-bool experiments_upload(xctx *x, void *dev, const void *host, size_t bytes, cl_err *e)
+bool experiments_upload(xctx *ctx, void *dev, const void *host, size_t bytes, cl_err *err)
 {
-    CUDA_CHECK(e, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, x->s));
-    return experiments_sync(x, e);
+    CUDA_CHECK(err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->s));
+    return experiments_sync(ctx, err);
 }
 
 /* Fills outputs with NaN (all bits set) so elements a kernel skips show. */
-bool experiments_poison(xctx *x, void *dev, size_t bytes, cl_err *e)
+bool experiments_poison(xctx *ctx, void *dev, size_t bytes, cl_err *err)
 {
-    CUDA_CHECK(e, cudaMemsetAsync(dev, 0xff, bytes, x->s));
+    CUDA_CHECK(err, cudaMemsetAsync(dev, 0xff, bytes, ctx->s));
     return true;
 }
 
 /* One variant's measurement inside the NVTX range named range: poisons
  * dev_out, runs fn once and downloads out_bytes of it to host_out for the
  * check, then times fn (working_set: the bytes one run touches). */
-bool experiments_measure(xctx *x, const char *range, timing_fn fn, void *job, void *dev_out,
+bool experiments_measure(xctx *ctx, const char *range, timing_fn fn, void *job, void *dev_out,
                          void *host_out, size_t out_bytes, size_t working_set, timing_result *tr,
-                         cl_err *e)
+                         cl_err *err)
 {
     nvtx_push(range);
-    bool ok = experiments_poison(x, dev_out, out_bytes, e) && fn(job, x->s, e) &&
-              experiments_download(x, host_out, dev_out, out_bytes, e) &&
-              experiments_time_job(x, fn, job, working_set, 5, 0, tr, e);
+    bool ok = experiments_poison(ctx, dev_out, out_bytes, err) && fn(job, ctx->s, err) &&
+              experiments_download(ctx, host_out, dev_out, out_bytes, err) &&
+              experiments_time_job(ctx, fn, job, working_set, 5, 0, tr, err);
     nvtx_pop();
     return ok;
 }
 
-/* Allocates b at bytes a buffer (0: nothing fitted, see
+/* Allocates bufs at bytes a buffer (0: nothing fitted, see
  * experiments_fit_device), fills hin with fresh random floats and uploads
  * it to din.  On failure the caller still calls experiments_io_free. */
-bool experiments_io_setup(xctx *x, io_bufs *b, size_t bytes, bool want, const char *what, cl_err *e)
+bool experiments_io_setup(xctx *ctx, io_bufs *bufs, size_t bytes, bool want, const char *what,
+                          cl_err *err)
 {
-    memset(b, 0, sizeof *b);
+    memset(bufs, 0, sizeof *bufs);
     if (bytes == 0) {
-        experiments_too_little_memory(e, 2 * X_FLOOR);
+        experiments_too_little_memory(err, 2 * X_FLOOR);
         return false;
     }
-    if (!buffer_alloc(&b->din, bytes, e) || !buffer_alloc(&b->dout, bytes, e))
+    if (!buffer_alloc(&bufs->din, bytes, err) || !buffer_alloc(&bufs->dout, bytes, err))
         return false;
-    b->hin = malloc(bytes);
-    b->hout = malloc(bytes);
-    b->want = want ? malloc(bytes) : NULL;
-    if (!b->hin || !b->hout || (want && !b->want))
-        return err_set(e, "out of host memory for the %s experiment", what);
-    rng_fill_uniform(b->hin, bytes / sizeof(float), x->seed++, -1.0f, 1.0f);
-    return experiments_upload(x, b->din.ptr, b->hin, bytes, e);
+    bufs->hin = malloc(bytes);
+    bufs->hout = malloc(bytes);
+    bufs->want = want ? malloc(bytes) : NULL;
+    if (!bufs->hin || !bufs->hout || (want && !bufs->want))
+        return err_set(err, "out of host memory for the %s experiment", what);
+    rng_fill_uniform(bufs->hin, bytes / sizeof(float), ctx->seed++, -1.0f, 1.0f);
+    return experiments_upload(ctx, bufs->din.ptr, bufs->hin, bytes, err);
 }
 
-void experiments_io_free(io_bufs *b)
+void experiments_io_free(io_bufs *bufs)
 {
-    free(b->hin);
-    free(b->hout);
-    free(b->want);
-    buffer_free(&b->din);
-    buffer_free(&b->dout);
+    free(bufs->hin);
+    free(bufs->hout);
+    free(bufs->want);
+    buffer_free(&bufs->din);
+    buffer_free(&bufs->dout);
 }
 
 /* The side of gemv's and transpose's square matrices: 8192 when two of
@@ -146,9 +144,9 @@ int experiments_square_side(void)
     return experiments_fit_device(big, big, 2) ? 8192 : 4096;
 }
 
-bool experiments_scale_once(void *ud, cudaStream_t s, cl_err *e)
+bool experiments_scale_once(void *ud, cudaStream_t stream, cl_err *err)
 {
     const scale_job *j = ud;
-    CUDA_CHECK_LAUNCH(e, profiling_scale(j->x, j->y, j->n, j->a, j->block, s));
+    CUDA_CHECK_LAUNCH(err, profiling_scale(j->x, j->y, j->n, j->a, j->block, stream));
     return true;
 }

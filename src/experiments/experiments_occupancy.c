@@ -33,14 +33,22 @@ typedef struct occ_variant {
 } occ_variant;
 
 static const occ_variant variants[] = {
-    {"occ_r8", "8 counts kept", "occ_r8", 8, 0},
-    {"occ_r32", "32 counts kept", "occ_r32", 32, 0},
-    {"occ_r64", "64 counts kept", "occ_r64", 64, 0},
-    {"occ_r128", "128 counts kept", "occ_r128", 128, 0},
-    {"occ_spill", "128, at most 64 registers", "occ_spill", 128, 0},
-    {"occ_smem_4", "8 kept, shared for 4 blocks", "occ_r8", 8, 4},
-    {"occ_smem_2", "8 kept, shared for 2 blocks", "occ_r8", 8, 2},
-    {"occ_smem_1", "8 kept, shared for 1 block", "occ_r8", 8, 1},
+    {.id = "occ_r8", .label = "8 counts kept", .kernel = "occ_r8",
+     .regs = 8, .share = 0},
+    {.id = "occ_r32", .label = "32 counts kept", .kernel = "occ_r32",
+     .regs = 32, .share = 0},
+    {.id = "occ_r64", .label = "64 counts kept", .kernel = "occ_r64",
+     .regs = 64, .share = 0},
+    {.id = "occ_r128", .label = "128 counts kept", .kernel = "occ_r128",
+     .regs = 128, .share = 0},
+    {.id = "occ_spill", .label = "128, at most 64 registers", .kernel = "occ_spill",
+     .regs = 128, .share = 0},
+    {.id = "occ_smem_4", .label = "8 kept, shared for 4 blocks", .kernel = "occ_r8",
+     .regs = 8, .share = 4},
+    {.id = "occ_smem_2", .label = "8 kept, shared for 2 blocks", .kernel = "occ_r8",
+     .regs = 8, .share = 2},
+    {.id = "occ_smem_1", .label = "8 kept, shared for 1 block", .kernel = "occ_r8",
+     .regs = 8, .share = 1},
 };
 #define NVARIANT (sizeof variants / sizeof variants[0])
 
@@ -133,7 +141,7 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
     snprintf(sz, sizeof sz, "%d blocks x %d, %d steps", blocks, OCC_BLOCK, OCC_STEPS);
     experiments_row_start(x, &r, v->id, v->label, sz);
     cudaKernel_t k;
-    occ_job j = {NULL, next, out, blocks, 0};
+    occ_job j = {.func = NULL, .next = next, .out = out, .blocks = blocks, .smem = 0};
     int per_sm = 0, max_threads = 0;
     const nvrtc_kernel *nk = nvrtc_find_kernel(prog, v->kernel);
     struct cudaFuncAttributes fa;
@@ -165,31 +173,31 @@ static void occ_row(xctx *x, const occ_variant *v, const nvrtc_output *prog, cud
             r.mismatches[0].index = t;
             r.mismatches[0].got = hout[t];
             r.mismatches[0].expected = want;
-            experiments_row_note(&r, "thread %d wrote %d, expected %d", t, hout[t], want);
+            engine_row_note(&r, "thread %d wrote %d, expected %d", t, hout[t], want);
             break;
         }
     }
     int waves = per_sm > 0 ? (blocks + per_sm * x->dev.sm_count - 1) / (per_sm * x->dev.sm_count) : 0;
-    experiments_row_note(&r, "%d registers a thread, %d B of local memory (spills)%s%s; the "
-                             "occupancy API fits %d block%s of %d on an SM: %d of %d threads, "
-                             "%.1f%% occupancy, so the grid runs in %d wave%s",
-                         fa.numRegs, (int)fa.localSizeBytes, j.smem ? ", " : "",
-                         j.smem ? "shared memory a block as given" : "", per_sm,
-                         per_sm == 1 ? "" : "s", OCC_BLOCK, per_sm * OCC_BLOCK, max_threads,
-                         max_threads ? 100.0 * per_sm * OCC_BLOCK / max_threads : 0.0, waves,
-                         waves == 1 ? "" : "s");
+    engine_row_note(&r, "%d registers a thread, %d B of local memory (spills)%s%s; the "
+                        "occupancy API fits %d block%s of %d on an SM: %d of %d threads, "
+                        "%.1f%% occupancy, so the grid runs in %d wave%s",
+                    fa.numRegs, (int)fa.localSizeBytes, j.smem ? ", " : "",
+                    j.smem ? "shared memory a block as given" : "", per_sm,
+                    per_sm == 1 ? "" : "s", OCC_BLOCK, per_sm * OCC_BLOCK, max_threads,
+                    max_threads ? 100.0 * per_sm * OCC_BLOCK / max_threads : 0.0, waves,
+                    waves == 1 ? "" : "s");
     if (j.smem) {
         char b[32];
         buffer_format_bytes(j.smem, b, sizeof b);
-        experiments_row_note(&r, "%s of shared memory a block, unused by the kernel: only the "
-                                 "reservation counts", b);
+        engine_row_note(&r, "%s of shared memory a block, unused by the kernel: only the "
+                            "reservation counts", b);
     }
     if (nk && (nk->spill_stores > 0 || nk->spill_loads > 0)) {
         char lines[256];
         ptxas_lines(prog->log, v->kernel, lines, sizeof lines);
-        experiments_row_note(&r, "%s", lines[0] ? lines : "ptxas reported spills");
+        engine_row_note(&r, "%s", lines[0] ? lines : "ptxas reported spills");
     }
-    experiments_row_emit(x, &r);
+    engine_row_emit(&x->rows, &r);
     return;
 fail:
     experiments_row_failed(x, &r, &e);
@@ -205,7 +213,7 @@ static void occ_fail_all(xctx *x, const cl_err *e)
     }
 }
 
-void experiments_occupancy(xctx *x)
+void experiments_occupancy(xctx *ctx)
 {
     cl_err e = {{0}};
     char home[CL_PATH_MAX], src[CL_PATH_MAX], arch[16];
@@ -217,23 +225,23 @@ void experiments_occupancy(xctx *x)
     occ_walk *walks = NULL;
     int max_threads = 0, blocks = 0;
     cudacheck_reset();
-    snprintf(arch, sizeof arch, "sm_%d%d", x->dev.cc_major, x->dev.cc_minor);
+    snprintf(arch, sizeof arch, "sm_%d%d", ctx->dev.cc_major, ctx->dev.cc_minor);
     if (!paths_home(home, sizeof home, &e) || !paths_join(src, sizeof src, home, OCC_SOURCE)) {
         err_prefix(&e, "the occupancy experiment's kernels (%s)", OCC_SOURCE);
         goto fail_all;
     }
     if (!nvrtc_compile(src, arch, &prog, &e))
         goto fail_all;
-    if (x->sink && x->sink->log && prog.log && prog.log[0]) {
+    if (prog.log && prog.log[0]) {
         char msg[960];
         snprintf(msg, sizeof msg, "occupancy experiment: ptxas said\n%.900s", prog.log);
-        x->sink->log(x->sink->ud, 0, msg);
+        engine_row_log(&ctx->rows, 0, msg);
     }
     CUDA_CHECK_GOTO(&e, cudaLibraryLoadData(&lib, prog.cubin, NULL, NULL, 0, NULL, NULL, 0),
                     fail_all);
     CUDA_CHECK_GOTO(&e, cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                               x->dev.ordinal), fail_all);
-    blocks = x->dev.sm_count * (max_threads / OCC_BLOCK);   /* one full wave at 100% */
+                                               ctx->dev.ordinal), fail_all);
+    blocks = ctx->dev.sm_count * (max_threads / OCC_BLOCK);   /* one full wave at 100% */
     hnext = malloc((size_t)OCC_N * sizeof *hnext);
     hout = malloc((size_t)blocks * OCC_BLOCK * sizeof *hout);
     walks = malloc((size_t)blocks * OCC_BLOCK * sizeof *walks);
@@ -247,13 +255,13 @@ void experiments_occupancy(xctx *x)
         walks[t] = occ_walk_of(t);
     if (!buffer_alloc(&next, (size_t)OCC_N * sizeof(int), &e) ||
         !buffer_alloc(&out, (size_t)blocks * OCC_BLOCK * sizeof(int), &e) ||
-        !experiments_upload(x, next.ptr, hnext, next.bytes, &e))
+        !experiments_upload(ctx, next.ptr, hnext, next.bytes, &e))
         goto fail_all;
-    for (size_t k = 0; k < NVARIANT && !x->broken; k++)
-        occ_row(x, &variants[k], &prog, lib, next.ptr, out.ptr, hout, walks, blocks);
+    for (size_t k = 0; k < NVARIANT && !ctx->broken; k++)
+        occ_row(ctx, &variants[k], &prog, lib, next.ptr, out.ptr, hout, walks, blocks);
     goto done;
 fail_all:
-    occ_fail_all(x, &e);
+    occ_fail_all(ctx, &e);
 done:
     if (lib && cudaLibraryUnload(lib) != cudaSuccess)
         cudaGetLastError();

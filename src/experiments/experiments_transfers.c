@@ -42,140 +42,178 @@ static bool time_copy(xctx *x, run_result *r, copy_job *j, int min_s, int max_s,
     return true;
 }
 
-void experiments_transfers(xctx *x)
+/* The transfers experiment's buffers: bytes on the device, pinned and
+ * pageable on the host. */
+typedef struct transfer_bufs {
+    gpu_buffer d;
+    float *pin, *page;
+    size_t bytes, n;           /* n: floats */
+    char sz[32];               /* bytes, for people */
+} transfer_bufs;
+
+/* The four rows of pageable against pinned copies. */
+typedef struct copy_rows {
+    run_result h2d_page, h2d_pin, d2h_page, d2h_pin;
+} copy_rows;
+
+/* The buffers, the pageable one filled with fresh random floats. */
+static bool transfers_setup(xctx *x, transfer_bufs *b, cl_err *e)
+{
+    if (b->bytes == 0) {
+        experiments_too_little_memory(e, X_FLOOR);
+        return false;
+    }
+    if (!buffer_alloc(&b->d, b->bytes, e))
+        return false;
+    b->page = malloc(b->bytes);
+    if (!b->page)
+        return err_set(e, "out of host memory (%s of pageable memory)", b->sz);
+    cudacheck_reset();
+    CUDA_CHECK(e, cudaMallocHost((void **)&b->pin, b->bytes));
+    b->n = b->bytes / sizeof(float);
+    rng_fill_uniform(b->page, b->n, x->seed++, -1.0f, 1.0f);
+    return true;
+}
+
+/* Times the copy j as row r, the row progress names. */
+static bool timed_copy(xctx *x, run_result *r, copy_job j, cl_err *e)
+{
+    x->rows.variant = r->variant;
+    return time_copy(x, r, &j, 5, 40, e);
+}
+
+/* Pageable and pinned copies both ways, each checked against what was
+ * sent: pageable up and pinned down, then fresh data pinned up and
+ * pageable down. */
+static bool pinned_vs_pageable(xctx *x, transfer_bufs *b, copy_rows *cr, cl_err *e)
+{
+    const enum cudaMemcpyKind up = cudaMemcpyHostToDevice, down = cudaMemcpyDeviceToHost;
+    copy_job page_up = {.dst = b->d.ptr, .src = b->page, .bytes = b->bytes, .kind = up};
+    copy_job pin_down = {.dst = b->pin, .src = b->d.ptr, .bytes = b->bytes, .kind = down};
+    if (!timed_copy(x, &cr->h2d_page, page_up, e) || !timed_copy(x, &cr->d2h_pin, pin_down, e))
+        return false;
+    experiments_check_exact(&cr->h2d_page, b->pin, b->page, b->n);
+    experiments_check_exact(&cr->d2h_pin, b->pin, b->page, b->n);
+
+    rng_fill_uniform(b->pin, b->n, x->seed++, -1.0f, 1.0f);
+    copy_job pin_up = {.dst = b->d.ptr, .src = b->pin, .bytes = b->bytes, .kind = up};
+    copy_job page_down = {.dst = b->page, .src = b->d.ptr, .bytes = b->bytes, .kind = down};
+    if (!timed_copy(x, &cr->h2d_pin, pin_up, e) || !timed_copy(x, &cr->d2h_page, page_down, e))
+        return false;
+    experiments_check_exact(&cr->h2d_pin, b->page, b->pin, b->n);
+    experiments_check_exact(&cr->d2h_page, b->page, b->pin, b->n);
+    return true;
+}
+
+/* The four copy rows' notes, and the rows sent. */
+static void copy_rows_emit(xctx *x, copy_rows *cr)
+{
+    double gain_h2d = cr->h2d_page.median_ms / cr->h2d_pin.median_ms;
+    double gain_d2h = cr->d2h_page.median_ms / cr->d2h_pin.median_ms;
+    engine_row_note(&cr->h2d_page,
+                    "ordinary malloc'd memory: the driver stages it through a pinned buffer");
+    engine_row_note(&cr->h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
+                    gain_h2d);
+    engine_row_note(&cr->d2h_page, "ordinary malloc'd memory, staged by the driver");
+    engine_row_note(&cr->d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
+    engine_row_emit(&x->rows, &cr->h2d_page);
+    engine_row_emit(&x->rows, &cr->h2d_pin);
+    engine_row_emit(&x->rows, &cr->d2h_page);
+    engine_row_emit(&x->rows, &cr->d2h_pin);
+}
+
+/* The same bytes up in pinned copies of 64 KiB each, beside the one large
+ * pinned copy (h2d_pin). */
+static void small_copies(xctx *x, transfer_bufs *b, const run_result *h2d_pin, cl_err *e)
+{
+    run_result r;
+    size_t chunk = 64 * 1024;
+    size_t count = b->bytes / chunk;
+    char lab[RUN_ID_MAX];
+    snprintf(lab, sizeof lab, "%zu x 64 KiB H2D", count);
+    experiments_row_start(x, &r, "small_copies", lab, b->sz);
+    nvtx_push("many small copies");
+    copy_job j = {.dst = b->d.ptr, .src = b->pin, .bytes = count * chunk, .chunk = chunk,
+                  .kind = cudaMemcpyHostToDevice};
+    bool ok = time_copy(x, &r, &j, 3, 5, e);
+    nvtx_pop();
+    if (!ok || !experiments_download(x, b->page, b->d.ptr, b->bytes, e)) {
+        experiments_row_failed(x, &r, e);
+        return;
+    }
+    experiments_check_exact(&r, b->page, b->pin, count * chunk / sizeof(float));
+    engine_row_note(&r,
+                    "pinned; one cudaMemcpyAsync per 64 KiB: %.1f us each, %.2fx slower than "
+                    "one %s copy at %.1f GB/s",
+                    1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin->median_ms, b->sz,
+                    h2d_pin->gbps);
+    engine_row_emit(&x->rows, &r);
+}
+
+/* A kernel on the data already on the device, beside bringing it there
+ * (cr's host-to-device rows). */
+static void compute_vs_copy(xctx *x, transfer_bufs *b, const copy_rows *cr, cl_err *e)
+{
+    run_result r;
+    experiments_row_start(x, &r, "compute_vs_copy", "kernel on the same data", b->sz);
+    size_t half = b->n / 2;
+    scale_job sj = {.x = (const float *)b->d.ptr, .y = (float *)b->d.ptr + half, .n = half,
+                    .a = 2.0f, .block = 256};
+    nvtx_push("copy vs compute");
+    timing_result tr;
+    bool ok = experiments_time_job(x, experiments_scale_once, &sj, b->bytes, 5, 0, &tr, e);
+    nvtx_pop();
+    if (!ok || !experiments_download(x, b->page, b->d.ptr, b->bytes, e)) {
+        experiments_row_failed(x, &r, e);
+        return;
+    }
+    experiments_set_timing(&r, &tr);
+    experiments_set_bandwidth(x, &r, (double)(2 * half * sizeof(float)));
+    for (size_t i = 0; i < half; i++)
+        b->pin[i] = 2.0f * b->page[i];
+    experiments_check_exact(&r, b->page + half, b->pin, half);
+    engine_row_note(&r,
+                    "y = 2x over the %s on the device (read half, write half) takes %.3f ms; "
+                    "bringing them from the host took %.3f ms pinned, %.3f ms pageable: "
+                    "moving the data costs %.0fx computing on it",
+                    b->sz, r.median_ms, cr->h2d_pin.median_ms, cr->h2d_page.median_ms,
+                    cr->h2d_pin.median_ms / r.median_ms);
+    engine_row_emit(&x->rows, &r);
+}
+
+void experiments_transfers(xctx *ctx)
 {
     cl_err e = {{0}};
-    run_result r, h2d_page, h2d_pin, d2h_page, d2h_pin;
-    gpu_buffer d = {0};
-    float *pin = NULL, *page = NULL;
-    char sz[32];
-
-    size_t bytes = experiments_fit_device(256 * MIB, X_FLOOR, 1);
-    buffer_format_bytes(bytes, sz, sizeof sz);
-    experiments_row_start(x, &h2d_page, "h2d_pageable", "H2D pageable", sz);
-    experiments_row_start(x, &h2d_pin, "h2d_pinned", "H2D pinned", sz);
-    experiments_row_start(x, &d2h_page, "d2h_pageable", "D2H pageable", sz);
-    experiments_row_start(x, &d2h_pin, "d2h_pinned", "D2H pinned", sz);
-    if (bytes == 0) {
-        experiments_too_little_memory(&e, X_FLOOR);
+    transfer_bufs b = {.bytes = experiments_fit_device(256 * MIB, X_FLOOR, 1)};
+    copy_rows cr;
+    buffer_format_bytes(b.bytes, b.sz, sizeof b.sz);
+    experiments_row_start(ctx, &cr.h2d_page, "h2d_pageable", "H2D pageable", b.sz);
+    experiments_row_start(ctx, &cr.h2d_pin, "h2d_pinned", "H2D pinned", b.sz);
+    experiments_row_start(ctx, &cr.d2h_page, "d2h_pageable", "D2H pageable", b.sz);
+    experiments_row_start(ctx, &cr.d2h_pin, "d2h_pinned", "D2H pinned", b.sz);
+    if (!transfers_setup(ctx, &b, &e))
         goto fail_all;
-    }
-    if (!buffer_alloc(&d, bytes, &e))
-        goto fail_all;
-    page = malloc(bytes);
-    if (!page) {
-        err_set(&e, "out of host memory (%s of pageable memory)", sz);
-        goto fail_all;
-    }
-    cudacheck_reset();
-    CUDA_CHECK_GOTO(&e, cudaMallocHost((void **)&pin, bytes), fail_all);
-    size_t n = bytes / sizeof(float);
-    rng_fill_uniform(page, n, x->seed++, -1.0f, 1.0f);
-
     nvtx_push("pageable vs pinned");
-    copy_job j = {d.ptr, page, bytes, 0, cudaMemcpyHostToDevice};
-    x->variant = h2d_page.variant;
-    if (!time_copy(x, &h2d_page, &j, 5, 40, &e))
-        goto fail_pop;
-    j = (copy_job){pin, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->variant = d2h_pin.variant;
-    if (!time_copy(x, &d2h_pin, &j, 5, 40, &e))
-        goto fail_pop;
-    experiments_check_exact(&h2d_page, pin, page, n);
-    experiments_check_exact(&d2h_pin, pin, page, n);
-
-    rng_fill_uniform(pin, n, x->seed++, -1.0f, 1.0f);
-    j = (copy_job){d.ptr, pin, bytes, 0, cudaMemcpyHostToDevice};
-    x->variant = h2d_pin.variant;
-    if (!time_copy(x, &h2d_pin, &j, 5, 40, &e))
-        goto fail_pop;
-    j = (copy_job){page, d.ptr, bytes, 0, cudaMemcpyDeviceToHost};
-    x->variant = d2h_page.variant;
-    if (!time_copy(x, &d2h_page, &j, 5, 40, &e))
-        goto fail_pop;
-    experiments_check_exact(&h2d_pin, page, pin, n);
-    experiments_check_exact(&d2h_page, page, pin, n);
+    bool ok = pinned_vs_pageable(ctx, &b, &cr, &e);
     nvtx_pop();
-
-    double gain_h2d = h2d_page.median_ms / h2d_pin.median_ms;
-    double gain_d2h = d2h_page.median_ms / d2h_pin.median_ms;
-    experiments_row_note(&h2d_page,
-                         "ordinary malloc'd memory: the driver stages it through a pinned buffer");
-    experiments_row_note(&h2d_pin, "page-locked (cudaMallocHost): %.2fx the pageable rate",
-                         gain_h2d);
-    experiments_row_note(&d2h_page, "ordinary malloc'd memory, staged by the driver");
-    experiments_row_note(&d2h_pin, "page-locked: %.2fx the pageable rate", gain_d2h);
-    experiments_row_emit(x, &h2d_page);
-    experiments_row_emit(x, &h2d_pin);
-    experiments_row_emit(x, &d2h_page);
-    experiments_row_emit(x, &d2h_pin);
-
-    {
-        size_t chunk = 64 * 1024;
-        size_t count = bytes / chunk;
-        char lab[RUN_ID_MAX];
-        snprintf(lab, sizeof lab, "%zu x 64 KiB H2D", count);
-        experiments_row_start(x, &r, "small_copies", lab, sz);
-        nvtx_push("many small copies");
-        j = (copy_job){d.ptr, pin, count * chunk, chunk, cudaMemcpyHostToDevice};
-        bool ok = time_copy(x, &r, &j, 3, 5, &e);
-        nvtx_pop();
-        if (!ok || !experiments_download(x, page, d.ptr, bytes, &e)) {
-            experiments_row_failed(x, &r, &e);
-            if (x->broken)
-                goto done;
-        } else {
-            experiments_check_exact(&r, page, pin, count * chunk / sizeof(float));
-            experiments_row_note(
-                &r,
-                "pinned; one cudaMemcpyAsync per 64 KiB: %.1f us each, %.2fx slower than "
-                "one %s copy at %.1f GB/s",
-                1e3 * r.median_ms / (double)count, r.median_ms / h2d_pin.median_ms, sz,
-                h2d_pin.gbps);
-            experiments_row_emit(x, &r);
-        }
-    }
-
-    {
-        experiments_row_start(x, &r, "compute_vs_copy", "kernel on the same data", sz);
-        size_t half = n / 2;
-        scale_job sj = {(const float *)d.ptr, (float *)d.ptr + half, half, 2.0f, 256};
-        nvtx_push("copy vs compute");
-        timing_result tr;
-        bool ok = experiments_time_job(x, experiments_scale_once, &sj, bytes, 5, 0, &tr, &e);
-        nvtx_pop();
-        if (!ok || !experiments_download(x, page, d.ptr, bytes, &e)) {
-            experiments_row_failed(x, &r, &e);
-        } else {
-            experiments_set_timing(&r, &tr);
-            experiments_set_bandwidth(x, &r, (double)(2 * half * sizeof(float)));
-            for (size_t i = 0; i < half; i++)
-                pin[i] = 2.0f * page[i];
-            experiments_check_exact(&r, page + half, pin, half);
-            experiments_row_note(
-                &r,
-                "y = 2x over the %s on the device (read half, write half) takes %.3f ms; "
-                "bringing them from the host took %.3f ms pinned, %.3f ms pageable: "
-                "moving the data costs %.0fx computing on it",
-                sz, r.median_ms, h2d_pin.median_ms, h2d_page.median_ms,
-                h2d_pin.median_ms / r.median_ms);
-            experiments_row_emit(x, &r);
-        }
-    }
+    if (!ok)
+        goto fail_all;
+    copy_rows_emit(ctx, &cr);
+    small_copies(ctx, &b, &cr.h2d_pin, &e);
+    if (!ctx->broken)
+        compute_vs_copy(ctx, &b, &cr, &e);
     goto done;
 
-fail_pop:
-    nvtx_pop();
 fail_all:
-    experiments_row_failed(x, &h2d_page, &e);
-    experiments_row_failed(x, &h2d_pin, &e);
-    experiments_row_failed(x, &d2h_page, &e);
-    experiments_row_failed(x, &d2h_pin, &e);
+    experiments_row_failed(ctx, &cr.h2d_page, &e);
+    experiments_row_failed(ctx, &cr.h2d_pin, &e);
+    experiments_row_failed(ctx, &cr.d2h_page, &e);
+    experiments_row_failed(ctx, &cr.d2h_pin, &e);
 done:
-    if (pin)
-        cudaFreeHost(pin);
-    free(page);
-    buffer_free(&d);
+    if (b.pin)
+        cudaFreeHost(b.pin);
+    free(b.page);
+    buffer_free(&b.d);
 }
 
 /* ---- overlap --------------------------------------------------------------- */
@@ -302,7 +340,7 @@ static void ov_teardown(ov_bufs *b)
 
 #define OV_REPS 5
 
-void experiments_overlap(xctx *x)
+void experiments_overlap(xctx *ctx)
 {
     cl_err e = {{0}};
     ov_bufs b;
@@ -311,24 +349,24 @@ void experiments_overlap(xctx *x)
     char sz[32];
     size_t bytes = experiments_fit_device(256 * MIB, X_FLOOR, 2);
     buffer_format_bytes(bytes, sz, sizeof sz);
-    experiments_row_start(x, &rs, "overlap_sync", "1 stream: copy, compute, copy", sz);
-    experiments_row_start(x, &ro, "overlap_streams", "4 streams, 8 chunks", sz);
+    experiments_row_start(ctx, &rs, "overlap_sync", "1 stream: copy, compute, copy", sz);
+    experiments_row_start(ctx, &ro, "overlap_streams", "4 streams, 8 chunks", sz);
     double tsync[OV_REPS], tov[OV_REPS], stage[3] = {0, 0, 0}, st_sum[3] = {0, 0, 0};
     cudacheck_reset();
     if (bytes == 0) {
         experiments_too_little_memory(&e, 2 * X_FLOOR);
         goto fail;
     }
-    if (!ov_setup(x, &b, bytes, &e))
+    if (!ov_setup(ctx, &b, bytes, &e))
         goto fail;
-    x->variant = rs.variant;
-    if (!ov_calibrate(x, &b, &e))
+    ctx->rows.variant = rs.variant;
+    if (!ov_calibrate(ctx, &b, &e))
         goto fail;
 
     nvtx_push("synchronous pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        experiments_progress(x, "timing", i + 1, OV_REPS);
-        if (!ov_sync_pass(x, &b, &tsync[i], stage, &e)) {
+        engine_row_progress(&ctx->rows, "timing", i + 1, OV_REPS);
+        if (!ov_sync_pass(ctx, &b, &tsync[i], stage, &e)) {
             nvtx_pop();
             goto fail;
         }
@@ -336,13 +374,13 @@ void experiments_overlap(xctx *x)
             st_sum[k] += stage[k];
     }
     nvtx_pop();
-    x->variant = ro.variant;
-    if (!experiments_poison(x, b.dout.ptr, bytes, &e) || !experiments_sync(x, &e))
+    ctx->rows.variant = ro.variant;
+    if (!experiments_poison(ctx, b.dout.ptr, bytes, &e) || !experiments_sync(ctx, &e))
         goto fail;
     nvtx_push("overlapped pipeline");
     for (int i = 0; i < OV_REPS; i++) {
-        experiments_progress(x, "timing", i + 1, OV_REPS);
-        if (!ov_stream_pass(x, &b, &tov[i], &e)) {
+        engine_row_progress(&ctx->rows, "timing", i + 1, OV_REPS);
+        if (!ov_stream_pass(ctx, &b, &tov[i], &e)) {
             nvtx_pop();
             goto fail;
         }
@@ -351,10 +389,10 @@ void experiments_overlap(xctx *x)
 
     experiments_set_summary(&rs, tsync, OV_REPS);
     experiments_set_summary(&ro, tov, OV_REPS);
-    experiments_check_fma(&rs, b.hin, b.hout, b.n, b.iters, x->seed);
+    experiments_check_fma(&rs, b.hin, b.hout, b.n, b.iters, ctx->seed);
     experiments_check_exact(&ro, b.hout2, b.hout, b.n);
     if (rs.status != RS_CORRECT && ro.status == RS_CORRECT)
-        experiments_check_fma(&ro, b.hin, b.hout2, b.n, b.iters, x->seed);
+        experiments_check_fma(&ro, b.hin, b.hout2, b.n, b.iters, ctx->seed);
     for (int k = 0; k < 3; k++)
         st_sum[k] /= OV_REPS;
     double longest = st_sum[0] > st_sum[1] ? st_sum[0] : st_sum[1];
@@ -362,21 +400,21 @@ void experiments_overlap(xctx *x)
         longest = st_sum[2];
     rs.tflops = PROFILING_FMA_FLOPS(b.iters) * (double)b.n / (rs.median_ms * 1e9);
     ro.tflops = PROFILING_FMA_FLOPS(b.iters) * (double)b.n / (ro.median_ms * 1e9);
-    experiments_row_note(
+    engine_row_note(
         &rs,
         "pinned; H2D %.2f ms, kernel %.2f ms (%d FMA steps, sized to match the copy), "
         "D2H %.2f ms, one after the other",
         st_sum[0], st_sum[1], b.iters, st_sum[2]);
-    experiments_row_note(&ro,
-                         "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
-                         "another; no pipeline beats the longest stage, %.2f ms",
-                         rs.median_ms / ro.median_ms, longest);
-    experiments_row_emit(x, &rs);
-    experiments_row_emit(x, &ro);
+    engine_row_note(&ro,
+                    "%.2fx faster than one stream: copies of one chunk overlap the kernel of "
+                    "another; no pipeline beats the longest stage, %.2f ms",
+                    rs.median_ms / ro.median_ms, longest);
+    engine_row_emit(&ctx->rows, &rs);
+    engine_row_emit(&ctx->rows, &ro);
     goto done;
 fail:
-    experiments_row_failed(x, &rs, &e);
-    experiments_row_failed(x, &ro, &e);
+    experiments_row_failed(ctx, &rs, &e);
+    experiments_row_failed(ctx, &ro, &e);
 done:
     ov_teardown(&b);
 }
