@@ -225,7 +225,7 @@ static void judge_lua(const problem_decl *d, int i, const decl_buf *b, const pro
 
 check_report decl_check_outputs(const problem_data *data)
 {
-    const decl_problem *dp = problem_decl_of(data);
+    const decl_problem *dp = problem_decl_ops_of(data);
     const problem_decl *d = dp->d;
     check_report all;
     memset(&all, 0, sizeof all);

@@ -27,7 +27,7 @@
 
 void decl_builtin_args(const problem_data *data, builtin_args *args)
 {
-    const decl_problem *dp = problem_decl_of(data);
+    const decl_problem *dp = problem_decl_ops_of(data);
     memset(args, 0, sizeof *args);
     if (!dp->bi)
         return;
@@ -80,7 +80,7 @@ static int call_ref(lua_State *L)
  * element it leaves NaN is an error. */
 static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
 {
-    const problem_decl *d = problem_decl_of(p)->d;
+    const problem_decl *d = problem_decl_ops_of(p)->d;
     size_t elems = 0;
     for (int i = 0; i < d->nargs; i++)
         elems += d->args[i].buffer ? p->decl->b[i].count : 0;
@@ -120,7 +120,7 @@ static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
 static int push_ref_args(lua_State *L)
 {
     const problem_data *p = lua_touserdata(L, 1);
-    const problem_decl *d = problem_decl_of(p)->d;
+    const problem_decl *d = problem_decl_ops_of(p)->d;
     lua_createtable(L, 0, d->nargs);
     for (int i = 0; i < d->nargs; i++) {
         const decl_arg *a = &d->args[i];
@@ -141,7 +141,7 @@ static int push_ref_args(lua_State *L)
  * doubles into each output's ref. */
 static bool run_ref_kernel(problem_data *p, cl_err *e)
 {
-    decl_problem *dp = problem_decl_of(p);
+    decl_problem *dp = problem_decl_ops_of(p);
     const problem_decl *d = dp->d;
     if (!dp->refx)
         return err_set(e, "%s:%d: problem %s: the reference kernel cannot run: %s", d->file,
@@ -196,7 +196,7 @@ static bool run_ref_kernel(problem_data *p, cl_err *e)
  * the Lua check, element by element. */
 static bool cross_check(problem_data *p, cl_err *e)
 {
-    decl_problem *dp = problem_decl_of(p);
+    decl_problem *dp = problem_decl_ops_of(p);
     const problem_decl *d = dp->d;
     double *out[DECL_MAX_ARGS] = {0};
     bool ok = true;
@@ -224,7 +224,7 @@ static bool cross_check(problem_data *p, cl_err *e)
 
 bool decl_reference(problem_data *data, cl_err *err)
 {
-    decl_problem *dp = problem_decl_of(data);
+    decl_problem *dp = problem_decl_ops_of(data);
     const problem_decl *d = dp->d;
     switch (d->ref) {
     case REF_BUILTIN: {

@@ -13,12 +13,6 @@
 #include "kernels.h"
 #include "luagpu/luagpu.h"
 
-/* Inside the ops, p is always a declared problem's. */
-static const decl_problem *ops_of(const problem_data *p)
-{
-    return (const decl_problem *)p->ops;
-}
-
 static const problem_decl *decl_of(const problem_data *p)
 {
     return ((const decl_problem *)p->ops)->d;
@@ -80,7 +74,7 @@ fail:
 
 static size_t builtin_scratch(const problem_data *p)
 {
-    const decl_problem *dp = ops_of(p);
+    const decl_problem *dp = problem_decl_ops_of(p);
     if (!dp || !dp->bi)
         return 0;
     builtin_args a;
@@ -344,7 +338,7 @@ static bool reference(problem_data *p, cl_err *e)
 
 static void cpu(problem_data *p, int threads)
 {
-    const decl_problem *dp = ops_of(p);
+    const decl_problem *dp = problem_decl_ops_of(p);
     builtin_args a;
     decl_builtin_args(p, &a);
     dp->bi->cpu(&a, threads);
@@ -352,7 +346,7 @@ static void cpu(problem_data *p, int threads)
 
 static cudaError_t launch(problem_data *p, const shipped_kernel *k, cudaStream_t s)
 {
-    const decl_problem *dp = ops_of(p);
+    const decl_problem *dp = problem_decl_ops_of(p);
     builtin_args a;
     decl_builtin_args(p, &a);
     void *scratch = p->decl->scratch.ptr;
@@ -383,7 +377,7 @@ static int args(const problem_data *p, problem_arg *out)
  * labs naming the same computation share timings and no two differ. */
 static void cpu_key(const problem_data *p, char *problem, size_t pn, char *size, size_t sn)
 {
-    const decl_problem *dp = ops_of(p);
+    const decl_problem *dp = problem_decl_ops_of(p);
     snprintf(problem, pn, "builtin:%s", dp->bi ? dp->bi->desc->name : "none");
     size_t at = 0;
     size[0] = '\0';
@@ -431,7 +425,7 @@ void problem_decl_init(decl_problem *dp, const problem_decl *decl)
 bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err)
 {
     problem_data *p = ud;
-    const decl_problem *dp = ops_of(p);
+    const decl_problem *dp = problem_decl_ops_of(p);
     if (!dp || !dp->bi || !dp->bi->library)
         return err_set(err, "this problem has no library row");
     builtin_args a;

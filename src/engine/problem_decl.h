@@ -71,11 +71,11 @@ typedef struct decl_problem {
  * dp->refx afterwards). */
 void problem_decl_init(decl_problem *dp, const problem_decl *decl);
 
-/* The decl_problem of a problem_data of one (NULL otherwise). */
-static inline decl_problem *problem_decl_of(const problem_data *data)
+/* The decl_problem of a declared problem's data, for code that only runs
+ * for one (its ops, and what they call): data's ops are its decl_problem's. */
+static inline decl_problem *problem_decl_ops_of(const problem_data *data)
 {
-    return data && data->ops && data->ops->alloc_host && data->decl ? (decl_problem *)data->ops
-                                                                     : NULL;
+    return (decl_problem *)data->ops;
 }
 /* A timing_fn (ud: the problem_data) running the builtin's library row. */
 bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err);

@@ -99,6 +99,18 @@ static void overlay_window(tui_ctx *c)
         c->overlay = newwin(r.h, r.w, r.y, r.x);
 }
 
+/* An overlay opened, closed or changed: what it covered is drawn again
+ * whole, the gaps between panes (stdscr) and every pane, so none of its
+ * characters stay behind on a line a pane did not change. */
+static void uncover(tui_ctx *c)
+{
+    werase(stdscr);
+    wnoutrefresh(stdscr);
+    for (int p = 0; p < TUI_P_COUNT; p++)
+        if (c->win[p])
+            touchwin(c->win[p]);
+}
+
 static void draw(tui_ctx *c)
 {
     tui_app *a = &c->app;
@@ -110,6 +122,9 @@ static void draw(tui_ctx *c)
     }
     bool full = a->overlay == TUI_OV_TIMELINE || a->overlay == TUI_OV_ROOFLINE ||
                 a->overlay == TUI_OV_MESSAGES;
+    if ((int)a->overlay != c->drawn_overlay)
+        uncover(c);
+    c->drawn_overlay = (int)a->overlay;
     if (!full) {
         if (c->win[TUI_P_LABS])
             tui_panes_labs(c->win[TUI_P_LABS], a);

@@ -20,6 +20,7 @@ typedef struct tui_ctx {
     tui_layout lay;
     WINDOW *win[TUI_P_COUNT];
     WINDOW *overlay;
+    int drawn_overlay;         /* the overlay the last draw showed (TUI_OV_*) */
     supervisor *sup;
     char sup_error[CL_ERR_MAX];
     unsigned flags;            /* TUI_F_* gathered from callbacks */
