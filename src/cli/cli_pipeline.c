@@ -37,7 +37,7 @@ static void fmt_ms(char *buf, size_t n, const run_result *r)
     if (!r)
         snprintf(buf, n, "-");
     else if (r->status != RS_CORRECT)
-        snprintf(buf, n, "%s", result_status_name(r->status));
+        snprintf(buf, n, "%s", r->status == RS_NO_DEVICE ? "no device" : result_status_name(r->status));
     else if (ms >= 100.0)
         snprintf(buf, n, "%.0f ms", ms);
     else if (ms >= 1.0)

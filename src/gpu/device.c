@@ -63,6 +63,9 @@ bool device_pci_bus_id(int ordinal, char *out, size_t out_size, cl_err *err)
 
 static void absent(device_info *out, cudaError_t st, const char *hint)
 {
+    if (st == cudaErrorMemoryAllocation && !hint[0])
+        hint = ": a GPU is there, but other processes hold its memory (nvidia-smi lists them); "
+               "cudalab needs a few hundred MiB free";
     out->present = false;
     snprintf(out->reason, sizeof out->reason, "no CUDA device found: %s%s",
              cudaGetErrorString(st), hint);

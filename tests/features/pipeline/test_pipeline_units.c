@@ -161,6 +161,19 @@ static void test_summary_table(void **state)
     fclose(out);
     assert_int_equal(len, 0);
     free(buf);
+
+    /* no device: the GPU column says so in words */
+    n = make_rows(rs, "2^24", 6.0, 12.0);
+    for (size_t i = 0; i < n; i++)
+        if (rs[i].kind == RK_KERNEL || rs[i].kind == RK_EXERCISE)
+            rs[i].status = RS_NO_DEVICE;
+    buf = NULL;
+    out = open_memstream(&buf, &len);
+    cli_pipeline_summary(rs, n, true, out);
+    fclose(out);
+    assert_true(ts_contains(buf, "no device"));
+    assert_false(ts_contains(buf, "no_device"));
+    free(buf);
 }
 
 /* The pipeline lab's milestones on hand-made rows at the judged size. */
