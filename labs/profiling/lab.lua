@@ -157,7 +157,8 @@ return lab {
       through a shared tile and one through the padded tile.  The naive
       one loses most of the bandwidth to its scattered stores, the tiled
       one gets it back but for the bank conflicts, and the padded one
-      comes close to the copy.  Compare the last two with
+      comes close to the copy: 1.00 of it on an H100 (2761 against 2774
+      GB/s at 8192x8192) and 0.96 on an H200 (3485 against 3648).  Compare the last two with
       `cudalab profile transpose --ncu prof_transpose_tiled` when Nsight
       Compute is installed: it counts the conflicts.
     ]],

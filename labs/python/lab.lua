@@ -131,13 +131,16 @@ return lab {
       ```
 
       The kernel is the same source the `cuda_c` row runs, with the same
-      grid.  On an H200 the two rows agree (232.6 and 232.5 us at 2^26);
-      on an H100 they did not (439 against 293 us at 2^26, level at the
-      smaller sizes), though nothing in the kernel or its launch differs:
-      the Python rows run in a second process, on the arrays cudalab
-      shares with it, and on that GPU at that size the second process
-      got a third less bandwidth.  Compare your own GPU's rows before
-      blaming the language.  The launch itself is Python code that builds
+      grid.  At 2^12 and 2^20+3 the two rows agree within a few percent.
+      At 2^26 they did not in the runs recorded on an H100 (471 against
+      293 us) and an H200 (423 against 234 us), though nothing in the
+      kernel or its launch differs: the Python rows run in a second
+      process, on the arrays cudalab shares with it through CUDA IPC, and
+      at that size the second process got less bandwidth from the same
+      memory.  What costs it the bandwidth is not pinned down yet (an
+      earlier H200 run had the two rows level); the language is not it,
+      since the Numba row, compiled another way, lands on the same time.
+      Compare your own GPU's rows before blaming Python.  The launch itself is Python code that builds
       an argument tuple and calls CuPy, instead of a Lua launcher calling
       the CUDA runtime (the next steps say when that matters).
 
@@ -210,26 +213,26 @@ return lab {
 
       | n | `cuda_c` | `cupy_rawkernel` | `numba_jit` | `cupy_array` |
       |---|---|---|---|---|
-      | 2^12 | 4.0 us | 4.2 us | 4.1 us | 6.7 us |
-      | 2^20+3 | 8.2 us | 8.4 us | 8.4 us | 16.9 us |
-      | 2^26 | 232.5 us | 232.6 us | 234.4 us | 638.9 us |
+      | 2^12 | 4.0 us | 4.3 us | 4.6 us | 6.6 us |
+      | 2^20+3 | 8.2 us | 8.4 us | 8.5 us | 16.9 us |
+      | 2^26 | 233.6 us | 422.7 us | 421.0 us | 762.4 us |
 
       And one on an H100:
 
       | n | `cuda_c` | `cupy_rawkernel` | `numba_jit` | `cupy_array` |
       |---|---|---|---|---|
-      | 2^12 | 4.2 us | 4.4 us | 4.6 us | 7.0 us |
-      | 2^20+3 | 9.7 us | 9.9 us | 9.9 us | 17.1 us |
-      | 2^26 | 293.0 us | 439.3 us | 439.1 us | 774.6 us |
+      | 2^12 | 4.2 us | 4.4 us | 4.6 us | 7.3 us |
+      | 2^20+3 | 9.7 us | 9.9 us | 9.8 us | 17.2 us |
+      | 2^26 | 292.9 us | 470.8 us | 458.1 us | 859.0 us |
 
       Even at 2^12, where the kernel is a few microseconds of work, the
-      three one-kernel rows agree on both GPUs (the H100's gap at 2^26 is
-      the one the RawKernel step describes, not launch cost).  The events time what the GPU does from
+      three one-kernel rows agree on both GPUs (the gap at 2^26 is the one
+      the RawKernel step describes, not launch cost).  The events time what the GPU does from
       the start of a run to its end, and before each run the GPU is busy
       with the L2 flush, long enough for Python to queue the launch: the
       kernel never waits for Python.  What sets the array row apart is its
       work: two kernels where the others have one, and at 2^26 it falls
-      further behind than its 20 bytes against 12 predict (0.36x of
+      further behind than its 20 bytes against 12 predict (0.31x and 0.34x of
       `cuda_c` where 0.6x would follow from the bytes): CuPy's generic
       element-wise kernels reached a lower bandwidth than the hand-written
       one on that GPU.
@@ -315,14 +318,14 @@ return lab {
   quizzes = {
     quiz {
       id = "launch_overhead",
-      question = "On an H200 the Numba row took 4.1 us at n = 2^12 and the CUDA C rung 4.0 us, "
+      question = "On an H100 the Numba row took 4.6 us at n = 2^12 and the CUDA C rung 4.2 us, "
               .. "although a launch from Python costs the CPU more time than a launch from C. "
               .. "Why does the difference not show in these rows?",
       choices = {
         { text = "Numba's kernel is faster than the C kernel, which makes up for the slower "
               .. "launch.",
-          feedback = "Both kernels do the same loads and stores, and at 2^26 the two rows are "
-                  .. "within 1% of each other: there is no faster code to make up for anything. "
+          feedback = "Both kernels do the same loads and stores: there is no faster code to "
+                  .. "make up for anything, and at 2^20+3 the two rows are about 1% apart. "
                   .. "The launch cost is simply not on the GPU's clock." },
         { text = "Launches are asynchronous: while the GPU is busy (here with the L2 flush "
               .. "before each run), Python has already queued the next launch, and the events "
