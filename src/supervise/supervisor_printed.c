@@ -63,7 +63,8 @@ void supervisor_printed_end(supervisor *sup)
         char msg[320];
         snprintf(msg, sizeof msg,
                  "%lu more printed line%s not shown (the log keeps the first %d of a run; "
-                 "the GPU itself keeps about 1 MB of printf per launch and drops the rest): "
+                 "the GPU's printf buffer holds at most 256 MiB a launch; past it lines are lost and "
+                 "printing turns very slow): "
                  "print from one thread, e.g. if (i == 0)",
                  sup->printed_dropped, sup->printed_dropped == 1 ? "" : "s", SUP_PRINTED_LINES);
         sup->cb.on_log(sup->ud, 1, msg);
