@@ -136,11 +136,12 @@ return lab {
       293 us) and an H200 (423 against 234 us), though nothing in the
       kernel or its launch differs: the Python rows run in a second
       process, on the arrays cudalab shares with it through CUDA IPC, and
-      at that size the second process got less bandwidth from the same
-      memory.  What costs it the bandwidth is not pinned down yet (an
-      earlier H200 run had the two rows level); the language is not it,
-      since the Numba row, compiled another way, lands on the same time.
-      Compare your own GPU's rows before blaming Python.  The launch itself is Python code that builds
+      at that size the kernel reads those shared arrays more slowly.  It
+      is the sharing, not the language: on the same H200 the same
+      RawKernel on arrays CuPy allocated in its own process took 240 us
+      at 2^26, level with the C rung, and the Numba row, compiled another
+      way, lands on the same time as the RawKernel row.  A program of
+      your own that allocates its arrays with CuPy does not pay this.  The launch itself is Python code that builds
       an argument tuple and calls CuPy, instead of a Lua launcher calling
       the CUDA runtime (the next steps say when that matters).
 
