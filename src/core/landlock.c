@@ -152,8 +152,8 @@ landlock_status landlock_confine(const char *const *reads, size_t nr,
 
 #endif
 
-landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
-                                       size_t wn)
+landlock_status landlock_confine_reads(const char *const *paths, size_t npaths, char *why,
+                                       size_t why_n)
 {
-    return landlock_confine(paths, n, NULL, 0, why, wn);
+    return landlock_confine(paths, npaths, NULL, 0, why, why_n);
 }

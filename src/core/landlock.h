@@ -19,11 +19,11 @@ typedef enum landlock_status {
     LANDLOCK_FAILED,         /* Landlock is there but refused the rules: not confined */
 } landlock_status;
 
-/* Confines the calling thread to reading below paths[0..n) (paths that do
+/* Confines the calling thread to reading below paths[0..npaths) (paths that do
  * not exist are skipped).  why (may be NULL) receives a line when the
  * status is not LANDLOCK_APPLIED. */
-landlock_status landlock_confine_reads(const char *const *paths, size_t n, char *why,
-                                       size_t wn);
+landlock_status landlock_confine_reads(const char *const *paths, size_t npaths, char *why,
+                                       size_t why_n);
 /* The same, and below writes[0..nw) (folders or files) every right: to
  * create, write, remove, and use a device's ioctls (the GPU's /dev nodes). */
 landlock_status landlock_confine(const char *const *reads, size_t nr,

@@ -4,13 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+size_t strfmt_vappend(char *buf, size_t cap, size_t at, const char *fmt, va_list args)
+{
+    int k = vsnprintf(at < cap ? buf + at : NULL, at < cap ? cap - at : 0, fmt, args);
+    return k < 0 ? at : at + (size_t)k;
+}
+
 size_t strfmt_append(char *buf, size_t cap, size_t at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(at < cap ? buf + at : NULL, at < cap ? cap - at : 0, fmt, ap);
+    size_t end = strfmt_vappend(buf, cap, at, fmt, ap);
     va_end(ap);
-    return k < 0 ? at : at + (size_t)k;
+    return end;
 }
 
 void strfmt_copy(char *dst, size_t cap, const char *src)

@@ -2,6 +2,7 @@
 #ifndef CUDALAB_CORE_STRFMT_H
 #define CUDALAB_CORE_STRFMT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Formats at buf + at (when at < cap), never writing past buf[cap - 1], and
@@ -10,6 +11,9 @@
  *   at = strfmt_append(buf, cap, at, "...", ...); */
 size_t strfmt_append(char *buf, size_t cap, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with the arguments in args, for functions that take a format. */
+size_t strfmt_vappend(char *buf, size_t cap, size_t at, const char *fmt, va_list args)
+    __attribute__((format(printf, 4, 0)));
 
 /* Copies src (NULL: "") into dst (cap bytes), cut to fit, always terminated. */
 void strfmt_copy(char *dst, size_t cap, const char *src);

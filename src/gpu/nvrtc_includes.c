@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/fsguard.h"
+#include "core/grow.h"
 #include "gpu/nvrtc_internal.h"
 
 #define NAME_MAX_SCAN 48   /* longer identifiers cannot be one of the watched names */
@@ -121,9 +122,9 @@ static bool splice(scanner *sc, src *f)
 {
     size_t len = strlen(f->text);
     f->s = malloc(len + 1);
-    size_t cap = 16;
-    f->splices = malloc(cap * sizeof *f->splices);
-    if (!f->s || !f->splices)
+    size_t cap = 0;
+    f->splices = NULL;
+    if (!f->s)
         return out_of_memory(sc);
     int line = 1;
     size_t line_begin = 0;
@@ -150,13 +151,8 @@ static bool splice(scanner *sc, src *f)
             f->s[f->n++] = t[i];
             continue;
         }
-        if (f->nsplices == cap) {
-            size_t *v = realloc(f->splices, 2 * cap * sizeof *v);
-            if (!v)
-                return out_of_memory(sc);
-            f->splices = v;
-            cap *= 2;
-        }
+        if (!grow_one((void **)&f->splices, &cap, f->nsplices, sizeof *f->splices, 16))
+            return out_of_memory(sc);
         f->splices[f->nsplices++] = f->n;
         i = j + nl - 1;
         line++;

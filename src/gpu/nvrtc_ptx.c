@@ -1,3 +1,4 @@
+#include "core/grow.h"
 #include "gpu/nvrtc.h"
 
 #include <ctype.h>
@@ -83,15 +84,9 @@ bool nvrtc_parse_ptx(const char *ptx, nvrtc_kernel **kernels, size_t *count)
         size_t nl = strcspn(p, "( \t\r\n");
         if (nl == 0)
             continue;
-        if (*count == cap) {
-            size_t ncap = cap ? cap * 2 : 4;
-            nvrtc_kernel *nv = realloc(v, ncap * sizeof *nv);
-            if (!nv) {
-                free(v);
-                return false;
-            }
-            v = nv;
-            cap = ncap;
+        if (!grow_one((void **)&v, &cap, *count, sizeof *v, 4)) {
+            free(v);
+            return false;
         }
         nvrtc_kernel *k = &v[(*count)++];
         nvrtc_kernel_init(k);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/paths.h"
+#include "core/grow.h"
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -35,15 +36,9 @@ static bool list_folders(const char *dir, char ***out, size_t *n, cl_err *e)
     while ((de = readdir(dp)) != NULL) {
         if (de->d_name[0] == '.')
             continue;
-        if (len == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nv = realloc(v, nc * sizeof *nv);
-            if (!nv) {
-                ok = false;
-                break;
-            }
-            v = nv;
-            cap = nc;
+        if (!grow_one((void **)&v, &cap, len, sizeof *v, 16)) {
+            ok = false;
+            break;
         }
         if (!(v[len] = strdup(de->d_name))) {
             ok = false;

@@ -1,5 +1,6 @@
 /* workspace_backups.c - the backup folders a reset leaves in the learner's
  * workspace: listing them and removing one. */
+#include "core/grow.h"
 #include "lab/workspace.h"
 
 #include <dirent.h>
@@ -69,15 +70,9 @@ bool workspace_backups(const char *ws, const lab *model, const lab_exercise *exe
         if (!paths_join(b.path, sizeof b.path, f.dir, de->d_name) || lstat(b.path, &st) != 0 ||
             !S_ISDIR(st.st_mode))
             continue;
-        if (len == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            workspace_backup *nv = realloc(v, nc * sizeof *nv);
-            if (!nv) {
-                ok = err_set(err, "out of memory listing %s", f.dir);
-                break;
-            }
-            v = nv;
-            cap = nc;
+        if (!grow_one((void **)&v, &cap, len, sizeof *v, 8)) {
+            ok = err_set(err, "out of memory listing %s", f.dir);
+            break;
         }
         ok = survey(&b, err);
         v[len++] = b;

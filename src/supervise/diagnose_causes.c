@@ -11,6 +11,7 @@
 
 #include "catalog/problem_spec.h"
 #include "core/paths.h"
+#include "core/strfmt.h"
 
 /* ---- text helpers --------------------------------------------------------- */
 
@@ -27,12 +28,10 @@ const char *diag_find(const char *hay, const char *needle)
 
 void diag_explain(diagnosis *diag, const char *fmt, ...)
 {
-    size_t len = strlen(diag->explanation);
-    if (len + 1 >= sizeof diag->explanation)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(diag->explanation + len, sizeof diag->explanation - len, fmt, ap);
+    (void)strfmt_vappend(diag->explanation, sizeof diag->explanation, strlen(diag->explanation),
+                         fmt, ap);
     va_end(ap);
 }
 
