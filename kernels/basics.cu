@@ -197,9 +197,9 @@ static const shipped_kernel basics_rungs[] = {
     {.name = "um_copy", .problem = "managed", .saxpy = um_copy},
 };
 
-extern "C" const shipped_kernel *basics_table(size_t *n)
+extern "C" const shipped_kernel *basics_table(size_t *count)
 {
-    *n = sizeof basics_rungs / sizeof basics_rungs[0];
+    *count = sizeof basics_rungs / sizeof basics_rungs[0];
     return basics_rungs;
 }
 
@@ -222,8 +222,8 @@ static const raw_kernel basics_raw[] = {
      .doc = "(n, a, x, y, z): the grid-stride SAXPY, on device copies of x and y"},
 };
 
-extern "C" const raw_kernel *basics_raw_table(size_t *n)
+extern "C" const raw_kernel *basics_raw_table(size_t *count)
 {
-    *n = sizeof basics_raw / sizeof basics_raw[0];
+    *count = sizeof basics_raw / sizeof basics_raw[0];
     return basics_raw;
 }

@@ -39,10 +39,10 @@ extern "C" __global__ void bx_branch(const float *__restrict__ in, float *__rest
 }
 
 extern "C" cudaError_t basics_branch_run(const float *in, float *out, size_t n, int iters,
-                                         basics_branch mode, cudaStream_t s)
+                                         basics_branch mode, cudaStream_t stream)
 {
     if (n == 0 || iters < 0) return cudaErrorInvalidValue;
-    bx_branch<<<(unsigned)k_ceil_div(n, BX_BLOCK), BX_BLOCK, 0, s>>>(in, out, n, iters, (int)mode);
+    bx_branch<<<(unsigned)k_ceil_div(n, BX_BLOCK), BX_BLOCK, 0, stream>>>(in, out, n, iters, (int)mode);
     return cudaGetLastError();
 }
 
@@ -106,10 +106,10 @@ extern "C" cudaError_t basics_levels_grid(basics_level level, int *blocks)
 
 extern "C" cudaError_t basics_levels_run(const float *src, size_t n4, int reps,
                                          basics_level level, int blocks, float *out,
-                                         cudaStream_t s)
+                                         cudaStream_t stream)
 {
     if (n4 == 0 || reps < 1 || blocks < 1) return cudaErrorInvalidValue;
-    bx_levels<<<blocks, BASICS_LEVEL_BLOCK, bx_levels_smem(level), s>>>(
+    bx_levels<<<blocks, BASICS_LEVEL_BLOCK, bx_levels_smem(level), stream>>>(
         (const float4 *)src, n4, reps, (int)level, out);
     return cudaGetLastError();
 }
@@ -147,10 +147,10 @@ extern "C" __global__ void bx_fence(float *payload, int *flags, unsigned int *st
 
 extern "C" cudaError_t basics_fence_run(float *payload, int *flags, unsigned int *stale,
                                         int blocks, int epoch, int fence, long long spin,
-                                        cudaStream_t s)
+                                        cudaStream_t stream)
 {
     if (blocks < 2) return cudaErrorInvalidValue;
     void *args[] = {&payload, &flags, &stale, &epoch, &fence, &spin};
     return cudaLaunchCooperativeKernel((const void *)bx_fence, dim3(blocks), dim3(BX_BLOCK), args,
-                                       0, s);
+                                       0, stream);
 }

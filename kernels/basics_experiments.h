@@ -34,7 +34,7 @@ typedef enum basics_branch {
  *   B: v = sqrtf(fmaf(v, v, 1.0f)) * 0.5f
  * half the elements on each path in every mode; 256 threads a block. */
 cudaError_t basics_branch_run(const float *in, float *out, size_t n, int iters,
-                              basics_branch mode, cudaStream_t s);
+                              basics_branch mode, cudaStream_t stream);
 
 /* Where the memory-hierarchy kernel reads from. */
 typedef enum basics_level {
@@ -58,7 +58,7 @@ cudaError_t basics_levels_grid(basics_level level, int *blocks);
  * ...  Registers: thread t loads src[t % n4] once and adds it
  * BASICS_TILE4 / 256 times a pass. */
 cudaError_t basics_levels_run(const float *src, size_t n4, int reps, basics_level level,
-                              int blocks, float *out, cudaStream_t s);
+                              int blocks, float *out, cudaStream_t stream);
 
 /* One message a block, between blocks: block b writes 256 floats equal to
  * epoch into payload[b * 256 ...], then sets flags[b] = epoch; it then
@@ -69,7 +69,7 @@ cudaError_t basics_levels_run(const float *src, size_t n4, int reps, basics_leve
  * sides; without, nothing does.  Launched cooperatively so that every
  * block is resident: blocks is at most the device's SM count. */
 cudaError_t basics_fence_run(float *payload, int *flags, unsigned int *stale, int blocks,
-                             int epoch, int fence, long long spin, cudaStream_t s);
+                             int epoch, int fence, long long spin, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

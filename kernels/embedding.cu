@@ -149,9 +149,9 @@ static const shipped_kernel embedding_rungs[] = {
     {.name = "embed_vectorized", .problem = "embedding", .embed = launch_embed_vectorized},
 };
 
-extern "C" const shipped_kernel *embedding_table(size_t *n)
+extern "C" const shipped_kernel *embedding_table(size_t *count)
 {
-    *n = sizeof embedding_rungs / sizeof embedding_rungs[0];
+    *count = sizeof embedding_rungs / sizeof embedding_rungs[0];
     return embedding_rungs;
 }
 
@@ -165,9 +165,9 @@ static const raw_kernel embedding_raw[] = {
      .doc = "(W, idx, out, T, D, V): element copies, 2 rows a block; block 512, grid ceil(T/2)"},
 };
 
-extern "C" const raw_kernel *embedding_raw_table(size_t *n)
+extern "C" const raw_kernel *embedding_raw_table(size_t *count)
 {
-    *n = sizeof embedding_raw / sizeof embedding_raw[0];
+    *count = sizeof embedding_raw / sizeof embedding_raw[0];
     return embedding_raw;
 }
 
@@ -194,8 +194,8 @@ static const shipped_kernel embedding_variants[] = {
     {.name = "embed_vectorized[256t,4r,2u]", .problem = "embedding", .embed = embed_256_4_2},
 };
 
-extern "C" const shipped_kernel *embedding_tune_table(size_t *n)
+extern "C" const shipped_kernel *embedding_tune_table(size_t *count)
 {
-    *n = sizeof embedding_variants / sizeof embedding_variants[0];
+    *count = sizeof embedding_variants / sizeof embedding_variants[0];
     return embedding_variants;
 }

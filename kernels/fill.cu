@@ -12,7 +12,7 @@ __global__ void fill_u32_kernel(uint32_t *out, uint32_t v, size_t n)
         out[i] = v;
 }
 
-extern "C" cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t s)
+extern "C" cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t stream)
 {
     if (n == 0)
         return cudaSuccess;
@@ -22,7 +22,7 @@ extern "C" cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cud
     KCHECK(k_sm_count(&sms));
     const size_t blocks = k_ceil_div(n, 256);
     const unsigned grid = (unsigned)(blocks < (size_t)sms * 8 ? blocks : (size_t)sms * 8);
-    fill_u32_kernel<<<grid, 256, 0, s>>>(out, v, n);
+    fill_u32_kernel<<<grid, 256, 0, stream>>>(out, v, n);
     KCHECK_LAUNCH();
     return cudaSuccess;
 }

@@ -46,14 +46,14 @@ static inline size_t k_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static inline bool k_aligned16(const void *p) { return ((size_t)p & 15u) == 0; }
 
 // Per-topic tables, merged by registry.cu.
-extern "C" const shipped_kernel *reduce_table(size_t *n);
-extern "C" const shipped_kernel *matmul_table(size_t *n);
-extern "C" const shipped_kernel *embedding_table(size_t *n);
-extern "C" const raw_kernel *reduce_raw_table(size_t *n);
-extern "C" const raw_kernel *matmul_raw_table(size_t *n);
-extern "C" const raw_kernel *embedding_raw_table(size_t *n);
-extern "C" const shipped_kernel *basics_table(size_t *n);
-extern "C" const raw_kernel *basics_raw_table(size_t *n);
+extern "C" const shipped_kernel *reduce_table(size_t *count);
+extern "C" const shipped_kernel *matmul_table(size_t *count);
+extern "C" const shipped_kernel *embedding_table(size_t *count);
+extern "C" const raw_kernel *reduce_raw_table(size_t *count);
+extern "C" const raw_kernel *matmul_raw_table(size_t *count);
+extern "C" const raw_kernel *embedding_raw_table(size_t *count);
+extern "C" const shipped_kernel *basics_table(size_t *count);
+extern "C" const raw_kernel *basics_raw_table(size_t *count);
 
 // Library state: the cuBLAS handle (matmul.cu), the ticket pool (reduce_vectorized.cu)
 // and the last library error (registry.cu).
@@ -63,6 +63,6 @@ void k_reduce_shutdown(void);
 size_t k_reduce_scratch_bytes(size_t n);
 // Column-major FP32 C = A x B through cuBLAS (matmul.cu), for the pipeline's hand-off.
 cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
-                              int ldb, float *C, int ldc, cudaStream_t s);
+                              int ldb, float *C, int ldc, cudaStream_t stream);
 
 #endif

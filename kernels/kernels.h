@@ -92,7 +92,7 @@ static inline int kernels_runs_on(const shipped_kernel *k, int cc)
 }
 
 /* All launchers, in teaching order per problem. */
-const shipped_kernel *kernels_shipped(size_t *n);
+const shipped_kernel *kernels_shipped(size_t *count);
 const shipped_kernel *kernels_find(const char *name);
 size_t kernels_reduce_scratch_bytes(size_t n);
 /* out[i] = in[0] + ... + in[i] for i < n with CUB's DeviceScan::InclusiveSum
@@ -100,13 +100,13 @@ size_t kernels_reduce_scratch_bytes(size_t n);
  * kernels_scan_scratch_bytes(n) bytes of device memory (0 when CUB cannot
  * say: no device). */
 cudaError_t kernels_cub_scan(const float *in, float *out, size_t n, void *scratch,
-                             size_t scratch_bytes, cudaStream_t s);
+                             size_t scratch_bytes, cudaStream_t stream);
 size_t kernels_scan_scratch_bytes(size_t n);
 /* out[i] = in[i] rounded to bfloat16 (to nearest, ties to even), for i < n,
  * on stream s: how the engine makes the BF16 copies of the sgemm inputs. */
-cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t s);
+cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t stream);
 /* out[i] = v for i < n, on stream s: how the engine poisons an output. */
-cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t s);
+cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t stream);
 /* Message of the last library (cuBLAS) failure, for the error report. */
 const char *kernels_library_error(void);
 /* Frees library handles (cuBLAS) before the worker exits. */
@@ -121,7 +121,7 @@ typedef struct raw_kernel {
     const char *doc;         /* one line: parameters and the launch shape it expects */
 } raw_kernel;
 
-const raw_kernel *kernels_raw(size_t *n);
+const raw_kernel *kernels_raw(size_t *count);
 const raw_kernel *kernels_raw_find(const char *name);
 
 #ifdef __cplusplus

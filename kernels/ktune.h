@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-const shipped_kernel *kernels_tune_variants(size_t *n);
+const shipped_kernel *kernels_tune_variants(size_t *count);
 
 /* What one kernel of a launcher uses, from the CUDA runtime
  * (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
@@ -40,9 +40,9 @@ bool kernels_tune_resources(const char *name, int M, int N, kernel_resources *ou
  * none among the variants. */
 const char *kernels_tune_shipped_as(const char *rung, int M, int N);
 
-const shipped_kernel *reduce_tune_table(size_t *n);
-const shipped_kernel *matmul_tune_table(size_t *n);
-const shipped_kernel *embedding_tune_table(size_t *n);
+const shipped_kernel *reduce_tune_table(size_t *count);
+const shipped_kernel *matmul_tune_table(size_t *count);
+const shipped_kernel *embedding_tune_table(size_t *count);
 
 #ifdef __cplusplus
 }

@@ -357,9 +357,9 @@ static const shipped_kernel matmul_rungs[] = {
      .precision = "bf16", .min_cc = 80},
 };
 
-extern "C" const shipped_kernel *matmul_table(size_t *n)
+extern "C" const shipped_kernel *matmul_table(size_t *count)
 {
-    *n = sizeof matmul_rungs / sizeof matmul_rungs[0];
+    *count = sizeof matmul_rungs / sizeof matmul_rungs[0];
     return matmul_rungs;
 }
 
@@ -382,7 +382,7 @@ static const raw_kernel matmul_raw[] = {
      .doc = "(M, N, K, A, B, C): block 256, grid (ceil(N/128), ceil(M/128)); element loads, any sizes"},
 };
 
-extern "C" const raw_kernel *matmul_raw_table(size_t *n)
+extern "C" const raw_kernel *matmul_raw_table(size_t *count)
 {
     static raw_kernel t[sizeof matmul_raw / sizeof matmul_raw[0]];
     static bool made = false;
@@ -391,23 +391,23 @@ extern "C" const raw_kernel *matmul_raw_table(size_t *n)
         t[sizeof t / sizeof t[0] - 1].func = k_warptile_raw_kernel();
         made = true;
     }
-    *n = sizeof t / sizeof t[0];
+    *count = sizeof t / sizeof t[0];
     return t;
 }
 
 // ---- tuning variants and their resources ------------------------------------------------------------
-extern "C" const shipped_kernel *matmul_tune_table(size_t *n)
+extern "C" const shipped_kernel *matmul_tune_table(size_t *count)
 {
     static shipped_kernel t[96];
-    static size_t count = 0;
-    if (count == 0) {
+    static size_t filled = 0;
+    if (filled == 0) {
         size_t a = 0, b = 0;
         const shipped_kernel *wt = k_warptile_tune(&a);
         const shipped_kernel *tc = k_wmma_tune(&b);
-        for (size_t i = 0; i < a && count < sizeof t / sizeof t[0]; ++i) t[count++] = wt[i];
-        for (size_t i = 0; i < b && count < sizeof t / sizeof t[0]; ++i) t[count++] = tc[i];
+        for (size_t i = 0; i < a && filled < sizeof t / sizeof t[0]; ++i) t[filled++] = wt[i];
+        for (size_t i = 0; i < b && filled < sizeof t / sizeof t[0]; ++i) t[filled++] = tc[i];
     }
-    *n = count;
+    *count = filled;
     return t;
 }
 

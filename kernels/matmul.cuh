@@ -143,28 +143,28 @@ __device__ __forceinline__ void cp_async_tile(T *dst, const T *base, int ld, int
 
 // ---- launchers across the files (the tables in matmul.cu name them) -----------------------
 cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const float *B, float *C,
-                                  cudaStream_t s);
+                                  cudaStream_t stream);
 cudaError_t launch_wmma_tf32(int M, int N, int K, const float *A, const float *B, float *C,
-                             cudaStream_t s);
+                             cudaStream_t stream);
 cudaError_t launch_wmma_bf16(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                             cudaStream_t s);
+                             cudaStream_t stream);
 cudaError_t launch_wmma_async(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                              cudaStream_t s);
+                              cudaStream_t stream);
 cudaError_t launch_wgmma(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                         cudaStream_t s);
+                         cudaStream_t stream);
 cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, const float *B, float *C,
-                                cudaStream_t s);
+                                cudaStream_t stream);
 cudaError_t launch_cublas_tf32(int M, int N, int K, const float *A, const float *B, float *C,
-                               cudaStream_t s);
+                               cudaStream_t stream);
 cudaError_t launch_cublas_bf16(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                               cudaStream_t s);
+                               cudaStream_t stream);
 
 // Raw kernels of rung 7 (its element-load form, any sizes) for the raw table.
 const void *k_warptile_raw_kernel(void);
 
 // Tuning variants of each family, merged by matmul_tune_table.
-const shipped_kernel *k_warptile_tune(size_t *n);
-const shipped_kernel *k_wmma_tune(size_t *n);
+const shipped_kernel *k_warptile_tune(size_t *count);
+const shipped_kernel *k_wmma_tune(size_t *count);
 
 // Fills out for kernel f launched with threads a block and smem bytes of
 // dynamic shared memory.

@@ -111,10 +111,10 @@ static cudaError_t blas_ready(cudaStream_t s)
 
 // Row-major C = A x B is column-major C^T = B^T x A^T: hand cuBLAS B first.
 cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, const float *B, float *C,
-                                cudaStream_t s)
+                                cudaStream_t stream)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
-    KCHECK(blas_ready(s));
+    KCHECK(blas_ready(stream));
     const float one = 1.0f, zero = 0.0f;
     cublasStatus_t st =
         blas.sgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);
@@ -148,29 +148,29 @@ static cudaError_t gemm_ex(int M, int N, int K, const void *A, const void *B, fl
 }
 
 cudaError_t launch_cublas_tf32(int M, int N, int K, const float *A, const float *B, float *C,
-                               cudaStream_t s)
+                               cudaStream_t stream)
 {
     return gemm_ex(M, N, K, A, B, C, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
-                   "cublasGemmEx (FP32 data, TF32 compute)", s);
+                   "cublasGemmEx (FP32 data, TF32 compute)", stream);
 }
 
 cudaError_t launch_cublas_bf16(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                               cudaStream_t s)
+                               cudaStream_t stream)
 {
     return gemm_ex(M, N, K, A, B, C, CUDA_R_16BF, CUBLAS_COMPUTE_32F,
-                   "cublasGemmEx (BF16 data, FP32 compute)", s);
+                   "cublasGemmEx (BF16 data, FP32 compute)", stream);
 }
 
 // Column-major C (m x n, leading dimension ldc) = A (m x k, lda) x B (k x n,
 // ldb) in plain FP32: the pipeline lab's hand-off to a linear layer
 // (kernels/pipeline.cu), through the same handle as the baselines above.
 cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
-                              int ldb, float *C, int ldc, cudaStream_t s)
+                              int ldb, float *C, int ldc, cudaStream_t stream)
 {
     k_set_library_error("");
     if (m < 1 || n < 1 || k < 1 || !A || !B || !C || lda < m || ldb < k || ldc < m)
         return cudaErrorInvalidValue;
-    KCHECK(blas_ready(s));
+    KCHECK(blas_ready(stream));
     const float one = 1.0f, zero = 0.0f;
     cublasStatus_t st = blas.sgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A, lda,
                                    B, ldb, &zero, C, ldc);

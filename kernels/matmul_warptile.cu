@@ -4,15 +4,15 @@
 #include "matmul_wt.cuh"
 
 cudaError_t launch_sgemm_warptile(int M, int N, int K, const float *A, const float *B, float *C,
-                                  cudaStream_t s)
+                                  cudaStream_t stream)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
     KCHECK(k_mm_small_grid(M, N, &small));
-    if (!small) return wt_big_run(M, N, K, A, B, C, s);
+    if (!small) return wt_big_run(M, N, K, A, B, C, stream);
     if (k_mm_vec_ok(N, K, A, B, C) && wt_whole<WT_SMALL_TILE>(M, N, K))
-        return wt_small_run(M, N, K, A, B, C, s);
-    return wt_small_edge_run(M, N, K, A, B, C, s);
+        return wt_small_run(M, N, K, A, B, C, stream);
+    return wt_small_edge_run(M, N, K, A, B, C, stream);
 }
 
 // ---- tuning variants ----------------------------------------------------------------------------
@@ -23,19 +23,19 @@ static const wt_table_fn wt_tables[] = {wt_twostage_variants, wt_pipe_variants, 
 #define WT_NTABLES (sizeof wt_tables / sizeof wt_tables[0])
 #define WT_MAX_VARIANTS 64
 
-const shipped_kernel *k_warptile_tune(size_t *n)
+const shipped_kernel *k_warptile_tune(size_t *count)
 {
     static shipped_kernel t[WT_MAX_VARIANTS];
-    static size_t count = 0;
-    if (count == 0) {
+    static size_t filled = 0;
+    if (filled == 0) {
         for (size_t k = 0; k < WT_NTABLES; ++k) {
             size_t nv = 0;
             const wt_variant *v = wt_tables[k](&nv);
-            for (size_t i = 0; i < nv && count < WT_MAX_VARIANTS; ++i)
-                t[count++] = shipped_kernel{.name = v[i].name, .problem = "sgemm", .sgemm = v[i].launch};
+            for (size_t i = 0; i < nv && filled < WT_MAX_VARIANTS; ++i)
+                t[filled++] = shipped_kernel{.name = v[i].name, .problem = "sgemm", .sgemm = v[i].launch};
         }
     }
-    *n = count;
+    *count = filled;
     return t;
 }
 

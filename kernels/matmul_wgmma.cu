@@ -387,16 +387,16 @@ static cudaError_t wg_run(int M, int N, int K, const uint16_t *A, const uint16_t
 }
 
 cudaError_t launch_wgmma(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                         cudaStream_t s)
+                         cudaStream_t stream)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     KCHECK(wg_supported());
     // TMA: global addresses and row strides in whole 16-byte words.
     if (K % 8 != 0 || N % 8 != 0 || !k_aligned16(A) || !k_aligned16(B))
-        return launch_wmma_async(M, N, K, A, B, C, s);
+        return launch_wmma_async(M, N, K, A, B, C, stream);
     int bn = 256;
     KCHECK(wg_bn(M, N, &bn));
-    return bn == 128 ? wg_run<128>(M, N, K, A, B, C, s) : wg_run<256>(M, N, K, A, B, C, s);
+    return bn == 128 ? wg_run<128>(M, N, K, A, B, C, stream) : wg_run<256>(M, N, K, A, B, C, stream);
 }
 
 template <int BN> static bool wg_resources(kernel_resources *out)
@@ -418,9 +418,9 @@ bool k_wgmma_resources(const char *name, int M, int N, kernel_resources *out)
 #else  // !CUDALAB_WGMMA: the build does not target Hopper
 
 cudaError_t launch_wgmma(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                         cudaStream_t s)
+                         cudaStream_t stream)
 {
-    (void)s;
+    (void)stream;
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     return cudaErrorNotSupported;
 }

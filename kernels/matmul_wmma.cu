@@ -340,7 +340,7 @@ __global__ void f32_to_bf16_kernel(const float *__restrict__ in, unsigned short 
         out[i] = __bfloat16_as_ushort(__float2bfloat16_rn(in[i]));
 }
 
-extern "C" cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t s)
+extern "C" cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t stream)
 {
     if (!in || !out) return cudaErrorInvalidValue;
     if (n == 0) return cudaSuccess;
@@ -348,7 +348,7 @@ extern "C" cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_
     KCHECK(k_sm_count(&sms));
     const size_t blocks = k_ceil_div(n, 256);
     const unsigned grid = (unsigned)(blocks < (size_t)sms * 8 ? blocks : (size_t)sms * 8);
-    f32_to_bf16_kernel<<<grid, 256, 0, s>>>(in, out, n);
+    f32_to_bf16_kernel<<<grid, 256, 0, stream>>>(in, out, n);
     KCHECK_LAUNCH();
     return cudaSuccess;
 }
@@ -385,15 +385,15 @@ static cudaError_t wmma_run(int M, int N, int K, const typename T::raw *A, const
 }
 
 cudaError_t launch_wmma_tf32(int M, int N, int K, const float *A, const float *B, float *C,
-                             cudaStream_t s)
+                             cudaStream_t stream)
 {
-    return wmma_run<tc_tf32>(M, N, K, A, B, C, s);
+    return wmma_run<tc_tf32>(M, N, K, A, B, C, stream);
 }
 
 cudaError_t launch_wmma_bf16(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                             cudaStream_t s)
+                             cudaStream_t stream)
 {
-    return wmma_run<tc_bf16>(M, N, K, A, B, C, s);
+    return wmma_run<tc_bf16>(M, N, K, A, B, C, stream);
 }
 
 // Asks once per device for the pipeline's dynamic shared memory (and the
@@ -447,13 +447,13 @@ static cudaError_t tcpipe_run(int M, int N, int K, const typename T::raw *A,
 #define TCP_SMALL_NAME "gemm_wmma_async[bf16,128x128x32,w64x32,s3]"
 
 cudaError_t launch_wmma_async(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
-                              cudaStream_t s)
+                              cudaStream_t stream)
 {
     if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
     bool small = false;
     KCHECK(k_mm_small_grid(M, N, &small));
-    return small ? tcpipe_run<tc_bf16, TCP_SMALL>(M, N, K, A, B, C, s)
-                 : tcpipe_run<tc_bf16, TCP_BIG>(M, N, K, A, B, C, s);
+    return small ? tcpipe_run<tc_bf16, TCP_SMALL>(M, N, K, A, B, C, stream)
+                 : tcpipe_run<tc_bf16, TCP_BIG>(M, N, K, A, B, C, stream);
 }
 
 // ---- tuning variants and resources -----------------------------------------------------------------
@@ -520,7 +520,7 @@ static const tc_variant tc_variants[] = {
 
 #define TC_NVARIANTS (sizeof tc_variants / sizeof tc_variants[0])
 
-const shipped_kernel *k_wmma_tune(size_t *n)
+const shipped_kernel *k_wmma_tune(size_t *count)
 {
     static shipped_kernel t[TC_NVARIANTS];
     static bool made = false;
@@ -528,7 +528,7 @@ const shipped_kernel *k_wmma_tune(size_t *n)
         for (size_t i = 0; i < TC_NVARIANTS; ++i) t[i] = tc_variants[i].k;
         made = true;
     }
-    *n = TC_NVARIANTS;
+    *count = TC_NVARIANTS;
     return t;
 }
 

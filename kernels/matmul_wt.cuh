@@ -111,13 +111,13 @@ cudaError_t wt_raw_run(int M, int N, int K, const float *A, const float *B, floa
 cudaError_t wt_edge_run(int M, int N, int K, const float *A, const float *B, float *C,
                         cudaStream_t stream);
 bool wt_edge_resources(kernel_resources *out);
-const wt_variant *wt_twostage_variants(size_t *n);
+const wt_variant *wt_twostage_variants(size_t *count);
 
 // matmul_wt_pipe.cu: the pipelined kernel as WT_SMALL_EDGE, the pipelined variants.
 cudaError_t wt_small_edge_run(int M, int N, int K, const float *A, const float *B, float *C,
                               cudaStream_t stream);
 bool wt_small_edge_resources(kernel_resources *out);
-const wt_variant *wt_pipe_variants(size_t *n);
+const wt_variant *wt_pipe_variants(size_t *count);
 
 // matmul_wt_lean.cu: the lean kernel as WT_BIG and WT_SMALL (other sizes
 // handed on as above), the lean variants.
@@ -127,6 +127,6 @@ cudaError_t wt_small_run(int M, int N, int K, const float *A, const float *B, fl
                          cudaStream_t stream);
 bool wt_big_resources(kernel_resources *out);
 bool wt_small_resources(kernel_resources *out);
-const wt_variant *wt_lean_variants(size_t *n);
+const wt_variant *wt_lean_variants(size_t *count);
 
 #endif

@@ -290,8 +290,8 @@ static const wt_variant lean_variants[] = {
     WT_LEAN(WT_SMALL_NAME, WT_SMALL),
 };
 
-const wt_variant *wt_lean_variants(size_t *n)
+const wt_variant *wt_lean_variants(size_t *count)
 {
-    *n = sizeof lean_variants / sizeof lean_variants[0];
+    *count = sizeof lean_variants / sizeof lean_variants[0];
     return lean_variants;
 }

@@ -211,8 +211,8 @@ static const wt_variant pipe_variants[] = {
     WT_PIPE("sgemm_warptile[pipe,64x64x16,w32x32,t4x8,s3]", 64, 64, 16, 32, 32, 4, 8, 3, 2),
 };
 
-const wt_variant *wt_pipe_variants(size_t *n)
+const wt_variant *wt_pipe_variants(size_t *count)
 {
-    *n = sizeof pipe_variants / sizeof pipe_variants[0];
+    *count = sizeof pipe_variants / sizeof pipe_variants[0];
     return pipe_variants;
 }

@@ -233,8 +233,8 @@ static const wt_variant twostage_variants[] = {
     WT_OLD("sgemm_warptile[async,128x128x8,w64x64,t8x16]", 128, 128, 8, 64, 64, 8, 16, 2, true),
 };
 
-const wt_variant *wt_twostage_variants(size_t *n)
+const wt_variant *wt_twostage_variants(size_t *count)
 {
-    *n = sizeof twostage_variants / sizeof twostage_variants[0];
+    *count = sizeof twostage_variants / sizeof twostage_variants[0];
     return twostage_variants;
 }

@@ -124,7 +124,7 @@ extern "C" size_t peak_read_sink_floats(void)
 }
 
 extern "C" cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, int kind,
-                                        cudaStream_t s)
+                                        cudaStream_t stream)
 {
     if (kind < 0 || kind >= 2 * NKINDS)
         return cudaErrorInvalidValue;
@@ -134,10 +134,10 @@ extern "C" cudaError_t launch_peak_read(const void *src, size_t n4, float *sink,
         return err != cudaSuccess ? err : cudaErrorInvalidConfiguration;
     }
     if (k >= TILED_FROM) {
-        cudaError_t err = cudaMemsetAsync(sink, 0, sizeof(unsigned long long), s);
+        cudaError_t err = cudaMemsetAsync(sink, 0, sizeof(unsigned long long), stream);
         if (err != cudaSuccess)
             return err;
     }
-    kinds[k]<<<blocks, PEAK_THREADS, 0, s>>>((const float4 *)src, n4, sink);
+    kinds[k]<<<blocks, PEAK_THREADS, 0, stream>>>((const float4 *)src, n4, sink);
     return cudaGetLastError();
 }

@@ -18,7 +18,7 @@ extern "C" {
  * covers the device once or four times), and writes one float per block
  * into sink (at least peak_read_sink_floats() floats) so that the reads
  * cannot be optimised away.  The fastest kind is the device's read speed. */
-cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, int kind, cudaStream_t s);
+cudaError_t launch_peak_read(const void *src, size_t n4, float *sink, int kind, cudaStream_t stream);
 int peak_read_kinds(void);
 /* Floats of sink launch_peak_read needs; starts the CUDA runtime. */
 size_t peak_read_sink_floats(void);

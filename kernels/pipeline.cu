@@ -527,50 +527,50 @@ extern "C" size_t pipe_scratch_bytes(long long n)
     return up(need) + ALIGN;
 }
 
-extern "C" cudaError_t pipe_kept_rows(const pipe_bufs *b, int *m, cudaStream_t s)
+extern "C" cudaError_t pipe_kept_rows(const pipe_bufs *b, int *m, cudaStream_t stream)
 {
     int32_t h = 0;
-    KCHECK(cudaMemcpyAsync(&h, b->count, sizeof h, cudaMemcpyDeviceToHost, s));
-    KCHECK(cudaStreamSynchronize(s));
+    KCHECK(cudaMemcpyAsync(&h, b->count, sizeof h, cudaMemcpyDeviceToHost, stream));
+    KCHECK(cudaStreamSynchronize(stream));
     *m = h < 0 ? 0 : h > b->n ? (int)b->n : h;
     return cudaSuccess;
 }
 
-extern "C" cudaError_t pipe_gemm_rows(const pipe_bufs *b, int m, cudaStream_t s)
+extern "C" cudaError_t pipe_gemm_rows(const pipe_bufs *b, int m, cudaStream_t stream)
 {
     if (m <= 0) return cudaSuccess;
     return k_cublas_sgemm_cm(m, PIPE_HIDDEN, PIPE_FEATURES, b->X, (int)b->stride, b->W,
-                             PIPE_FEATURES, b->Y, (int)b->stride, s);
+                             PIPE_FEATURES, b->Y, (int)b->stride, stream);
 }
 
-extern "C" cudaError_t pipe_step(int step, const pipe_bufs *b, cudaStream_t s)
+extern "C" cudaError_t pipe_step(int step, const pipe_bufs *b, cudaStream_t stream)
 {
     k_set_library_error("");
     if (!b || b->n < 1 || !b->scratch) return cudaErrorInvalidValue;
     switch (step) {
-    case PIPE_FILL: return step_fill(b, s);
-    case PIPE_FILTER: return step_filter(b, s);
+    case PIPE_FILL: return step_fill(b, stream);
+    case PIPE_FILTER: return step_filter(b, stream);
     case PIPE_TRANSFORM:
-        pipe_transform<<<blocks_for(b->n), THREADS, 0, s>>>(*b);
+        pipe_transform<<<blocks_for(b->n), THREADS, 0, stream>>>(*b);
         KCHECK_LAUNCH();
         return cudaSuccess;
-    case PIPE_STANDARDIZE: return step_standardize(b, s);
-    case PIPE_BINNING: return step_binning(b, s);
-    case PIPE_ENCODE: return step_encode(b, s);
-    case PIPE_GROUPBY: return step_groupby(b, s);
+    case PIPE_STANDARDIZE: return step_standardize(b, stream);
+    case PIPE_BINNING: return step_binning(b, stream);
+    case PIPE_ENCODE: return step_encode(b, stream);
+    case PIPE_GROUPBY: return step_groupby(b, stream);
     case PIPE_GEMM: {
         int m = 0;
-        KCHECK(pipe_kept_rows(b, &m, s));
-        return pipe_gemm_rows(b, m, s);
+        KCHECK(pipe_kept_rows(b, &m, stream));
+        return pipe_gemm_rows(b, m, stream);
     }
     default: return cudaErrorInvalidValue;
     }
 }
 
-extern "C" cudaError_t pipe_poison(void *p, size_t count, uint32_t bits, cudaStream_t s)
+extern "C" cudaError_t pipe_poison(void *p, size_t count, uint32_t bits, cudaStream_t stream)
 {
     if (count == 0) return cudaSuccess;
-    pipe_poison_kernel<<<blocks_for((long long)count), THREADS, 0, s>>>(static_cast<uint32_t *>(p),
+    pipe_poison_kernel<<<blocks_for((long long)count), THREADS, 0, stream>>>(static_cast<uint32_t *>(p),
                                                                          count, bits);
     KCHECK_LAUNCH();
     return cudaSuccess;

@@ -78,14 +78,14 @@ typedef struct pipe_bufs {
  * 0 when CUB cannot say (no device). */
 size_t pipe_scratch_bytes(long long n);
 /* Shipped step PIPE_FILL .. PIPE_GEMM. */
-cudaError_t pipe_step(int step, const pipe_bufs *b, cudaStream_t s);
+cudaError_t pipe_step(int step, const pipe_bufs *b, cudaStream_t stream);
 /* The kept row count, copied to the host (waits for s). */
-cudaError_t pipe_kept_rows(const pipe_bufs *b, int *m, cudaStream_t s);
+cudaError_t pipe_kept_rows(const pipe_bufs *b, int *m, cudaStream_t stream);
 /* Y = X W on the first m rows, with cuBLAS (the hand-off every
  * implementation of the steps ends with). */
-cudaError_t pipe_gemm_rows(const pipe_bufs *b, int m, cudaStream_t s);
+cudaError_t pipe_gemm_rows(const pipe_bufs *b, int m, cudaStream_t stream);
 /* Fills count 32-bit words at p with bits (the poison pattern). */
-cudaError_t pipe_poison(void *p, size_t count, uint32_t bits, cudaStream_t s);
+cudaError_t pipe_poison(void *p, size_t count, uint32_t bits, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

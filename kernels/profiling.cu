@@ -28,10 +28,10 @@ extern "C" __global__ void prof_copy(const float *__restrict__ in, float *__rest
 }
 
 extern "C" cudaError_t profiling_scale(const float *x, float *y, size_t n, float a, int block,
-                                       cudaStream_t s)
+                                       cudaStream_t stream)
 {
     if (block < 1 || block > 1024 || n == 0) return cudaErrorInvalidValue;
-    prof_scale<<<prof_blocks(n, block), block, 0, s>>>(x, y, n, a);
+    prof_scale<<<prof_blocks(n, block), block, 0, stream>>>(x, y, n, a);
     PCHECK_LAUNCH();
 }
 
@@ -40,10 +40,10 @@ extern "C" cudaError_t profiling_scale_occupancy(int block, int *blocks_per_sm)
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, prof_scale, block, 0);
 }
 
-extern "C" cudaError_t profiling_copy(const float *in, float *out, size_t n, cudaStream_t s)
+extern "C" cudaError_t profiling_copy(const float *in, float *out, size_t n, cudaStream_t stream)
 {
     if (n == 0) return cudaErrorInvalidValue;
-    prof_copy<<<prof_blocks(n, 256), 256, 0, s>>>(in, out, n);
+    prof_copy<<<prof_blocks(n, 256), 256, 0, stream>>>(in, out, n);
     PCHECK_LAUNCH();
 }
 
@@ -66,10 +66,10 @@ extern "C" __global__ void prof_fma(const float *__restrict__ in, float *__restr
 }
 
 extern "C" cudaError_t profiling_fma(const float *in, float *out, size_t n, int iters,
-                                     cudaStream_t s)
+                                     cudaStream_t stream)
 {
     if (n == 0 || iters < 0) return cudaErrorInvalidValue;
-    prof_fma<<<prof_blocks(n, 256), 256, 0, s>>>(in, out, n, iters);
+    prof_fma<<<prof_blocks(n, 256), 256, 0, stream>>>(in, out, n, iters);
     PCHECK_LAUNCH();
 }
 
@@ -83,11 +83,11 @@ extern "C" __global__ void prof_stride(const float *__restrict__ in, size_t mask
 }
 
 extern "C" cudaError_t profiling_stride(const float *in, size_t nin, float *out, size_t nout,
-                                        int stride, cudaStream_t s)
+                                        int stride, cudaStream_t stream)
 {
     if (nin == 0 || (nin & (nin - 1)) != 0 || nout == 0 || stride < 1)
         return cudaErrorInvalidValue;
-    prof_stride<<<prof_blocks(nout, 256), 256, 0, s>>>(in, nin - 1, out, nout, stride);
+    prof_stride<<<prof_blocks(nout, 256), 256, 0, stream>>>(in, nin - 1, out, nout, stride);
     PCHECK_LAUNCH();
 }
 
@@ -128,26 +128,26 @@ extern "C" __global__ void prof_gemv_warp(const float *__restrict__ A, const flo
 #define GEMV_BLOCK 64
 
 extern "C" cudaError_t profiling_gemv_row(const float *A, const float *x, float *y, int n,
-                                          cudaStream_t s)
+                                          cudaStream_t stream)
 {
     if (n <= 0) return cudaErrorInvalidValue;
-    prof_gemv_row<<<prof_blocks((size_t)n, GEMV_BLOCK), GEMV_BLOCK, 0, s>>>(A, x, y, n);
+    prof_gemv_row<<<prof_blocks((size_t)n, GEMV_BLOCK), GEMV_BLOCK, 0, stream>>>(A, x, y, n);
     PCHECK_LAUNCH();
 }
 
 extern "C" cudaError_t profiling_gemv_col(const float *A, const float *x, float *y, int n,
-                                          cudaStream_t s)
+                                          cudaStream_t stream)
 {
     if (n <= 0) return cudaErrorInvalidValue;
-    prof_gemv_col<<<prof_blocks((size_t)n, GEMV_BLOCK), GEMV_BLOCK, 0, s>>>(A, x, y, n);
+    prof_gemv_col<<<prof_blocks((size_t)n, GEMV_BLOCK), GEMV_BLOCK, 0, stream>>>(A, x, y, n);
     PCHECK_LAUNCH();
 }
 
 extern "C" cudaError_t profiling_gemv_warp(const float *A, const float *x, float *y, int n,
-                                           cudaStream_t s)
+                                           cudaStream_t stream)
 {
     if (n <= 0) return cudaErrorInvalidValue;
-    prof_gemv_warp<<<prof_blocks((size_t)n * 32, 256), 256, 0, s>>>(A, x, y, n);
+    prof_gemv_warp<<<prof_blocks((size_t)n * 32, 256), 256, 0, stream>>>(A, x, y, n);
     PCHECK_LAUNCH();
 }
 
@@ -226,27 +226,27 @@ static cudaError_t launch_transpose(transpose_kernel k, const float *in, float *
 }
 
 extern "C" cudaError_t profiling_copy_tile(const float *in, float *out, int rows, int cols,
-                                           cudaStream_t s)
+                                           cudaStream_t stream)
 {
-    return launch_transpose(prof_copy_tile, in, out, rows, cols, s);
+    return launch_transpose(prof_copy_tile, in, out, rows, cols, stream);
 }
 
 extern "C" cudaError_t profiling_transpose_naive(const float *in, float *out, int rows, int cols,
-                                                 cudaStream_t s)
+                                                 cudaStream_t stream)
 {
-    return launch_transpose(prof_transpose_naive, in, out, rows, cols, s);
+    return launch_transpose(prof_transpose_naive, in, out, rows, cols, stream);
 }
 
 extern "C" cudaError_t profiling_transpose_tiled(const float *in, float *out, int rows, int cols,
-                                                 cudaStream_t s)
+                                                 cudaStream_t stream)
 {
-    return launch_transpose(prof_transpose_tiled, in, out, rows, cols, s);
+    return launch_transpose(prof_transpose_tiled, in, out, rows, cols, stream);
 }
 
 extern "C" cudaError_t profiling_transpose_padded(const float *in, float *out, int rows, int cols,
-                                                  cudaStream_t s)
+                                                  cudaStream_t stream)
 {
-    return launch_transpose(prof_transpose_padded, in, out, rows, cols, s);
+    return launch_transpose(prof_transpose_padded, in, out, rows, cols, stream);
 }
 
 // ---- 5. timing ----------------------------------------------------------------
@@ -256,9 +256,9 @@ extern "C" __global__ void prof_first(float *out)
     if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = 1.0f;
 }
 
-extern "C" cudaError_t profiling_first_launch(float *out, cudaStream_t s)
+extern "C" cudaError_t profiling_first_launch(float *out, cudaStream_t stream)
 {
-    prof_first<<<1, 32, 0, s>>>(out);
+    prof_first<<<1, 32, 0, stream>>>(out);
     PCHECK_LAUNCH();
 }
 
@@ -287,8 +287,8 @@ static const raw_kernel prof_raw[] = {
      .doc = "prof_transpose_padded(in, out, rows, cols): block 32x8, grid ceil(cols/32) x ceil(rows/32)"},
 };
 
-extern "C" const raw_kernel *kernels_profiling_raw(size_t *n)
+extern "C" const raw_kernel *kernels_profiling_raw(size_t *count)
 {
-    *n = sizeof prof_raw / sizeof prof_raw[0];
+    *count = sizeof prof_raw / sizeof prof_raw[0];
     return prof_raw;
 }

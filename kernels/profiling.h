@@ -28,7 +28,7 @@ extern "C" {
 #define PROFILING_TILE 32
 
 /* y[i] = a * x[i], one element per thread, block threads per block. */
-cudaError_t profiling_scale(const float *x, float *y, size_t n, float a, int block, cudaStream_t s);
+cudaError_t profiling_scale(const float *x, float *y, size_t n, float a, int block, cudaStream_t stream);
 /* Resident blocks per SM of the scale kernel at block threads per block
  * (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
 cudaError_t profiling_scale_occupancy(int block, int *blocks_per_sm);
@@ -37,44 +37,44 @@ cudaError_t profiling_scale_occupancy(int block, int *blocks_per_sm);
  * (v = in[i]) and each takes iters steps a = fmaf(a, 0.5f, v):
  * PROFILING_FMA_FLOPS(iters) FLOPs and 8 bytes of traffic per element. */
 #define PROFILING_FMA_FLOPS(iters) (8.0 * (double)(iters) + 6.0)
-cudaError_t profiling_fma(const float *in, float *out, size_t n, int iters, cudaStream_t s);
+cudaError_t profiling_fma(const float *in, float *out, size_t n, int iters, cudaStream_t stream);
 
 /* out[i] = in[(i * stride) & (nin - 1)] for i < nout; nin a power of two. */
 cudaError_t profiling_stride(const float *in, size_t nin, float *out, size_t nout, int stride,
-                             cudaStream_t s);
+                             cudaStream_t stream);
 
 /* y = A x for an n x n matrix.  row: A row-major, one thread per row (a
  * warp's loads are n floats apart); col: A stored column-major, one thread
  * per row (a warp's loads are adjacent); warp: A row-major, one warp per
  * row (adjacent loads, shuffle reduction). */
-cudaError_t profiling_gemv_row(const float *A, const float *x, float *y, int n, cudaStream_t s);
-cudaError_t profiling_gemv_col(const float *A, const float *x, float *y, int n, cudaStream_t s);
-cudaError_t profiling_gemv_warp(const float *A, const float *x, float *y, int n, cudaStream_t s);
+cudaError_t profiling_gemv_row(const float *A, const float *x, float *y, int n, cudaStream_t stream);
+cudaError_t profiling_gemv_col(const float *A, const float *x, float *y, int n, cudaStream_t stream);
+cudaError_t profiling_gemv_warp(const float *A, const float *x, float *y, int n, cudaStream_t stream);
 
 /* out (cols x rows) = in (rows x cols) transposed, both row-major.  naive
  * reads rows and writes columns straight to global memory; tiled stages a
  * 32 x 32 tile in shared memory (column reads of the tile hit one bank);
  * padded gives the tile one extra column so they do not. */
 cudaError_t profiling_transpose_naive(const float *in, float *out, int rows, int cols,
-                                      cudaStream_t s);
+                                      cudaStream_t stream);
 cudaError_t profiling_transpose_tiled(const float *in, float *out, int rows, int cols,
-                                      cudaStream_t s);
+                                      cudaStream_t stream);
 cudaError_t profiling_transpose_padded(const float *in, float *out, int rows, int cols,
-                                       cudaStream_t s);
+                                       cudaStream_t stream);
 
 /* out[i] = in[i], one thread per element. */
-cudaError_t profiling_copy(const float *in, float *out, size_t n, cudaStream_t s);
+cudaError_t profiling_copy(const float *in, float *out, size_t n, cudaStream_t stream);
 
 /* out = in (rows x cols, row-major) with the transposes' blocks and four
  * elements a thread: the bandwidth a transpose can hope for. */
-cudaError_t profiling_copy_tile(const float *in, float *out, int rows, int cols, cudaStream_t s);
+cudaError_t profiling_copy_tile(const float *in, float *out, int rows, int cols, cudaStream_t stream);
 
 /* Writes 1.0f to out[0]; launched by nothing else, so its first launch in
  * a process pays for loading it. */
-cudaError_t profiling_first_launch(float *out, cudaStream_t s);
+cudaError_t profiling_first_launch(float *out, cudaStream_t stream);
 
 /* The kernels above as raw kernels for the Lua GPU API (kernels.h). */
-const raw_kernel *kernels_profiling_raw(size_t *n);
+const raw_kernel *kernels_profiling_raw(size_t *count);
 
 #ifdef __cplusplus
 }

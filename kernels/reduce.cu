@@ -234,9 +234,9 @@ static const shipped_kernel reduce_rungs[] = {
     {.name = "cub_sum", .problem = "reduce_sum", .library = 1, .reduce = launch_cub_sum},
 };
 
-extern "C" const shipped_kernel *reduce_table(size_t *n)
+extern "C" const shipped_kernel *reduce_table(size_t *count)
 {
-    *n = sizeof reduce_rungs / sizeof reduce_rungs[0];
+    *count = sizeof reduce_rungs / sizeof reduce_rungs[0];
     return reduce_rungs;
 }
 
@@ -263,7 +263,7 @@ static const raw_kernel reduce_raw[] = {
             "and zero again after it; *out = the sum of all n"},
 };
 
-extern "C" const raw_kernel *reduce_raw_table(size_t *n)
+extern "C" const raw_kernel *reduce_raw_table(size_t *count)
 {
     static raw_kernel t[sizeof reduce_raw / sizeof reduce_raw[0]];
     static bool made = false;
@@ -272,6 +272,6 @@ extern "C" const raw_kernel *reduce_raw_table(size_t *n)
         t[sizeof t / sizeof t[0] - 1].func = k_reduce_vectorized_kernel();
         made = true;
     }
-    *n = sizeof t / sizeof t[0];
+    *count = sizeof t / sizeof t[0];
     return t;
 }

@@ -310,8 +310,8 @@ static const shipped_kernel reduce_variants[] = {
      .reduce = vec_even_512_4_w2},
 };
 
-extern "C" const shipped_kernel *reduce_tune_table(size_t *n)
+extern "C" const shipped_kernel *reduce_tune_table(size_t *count)
 {
-    *n = sizeof reduce_variants / sizeof reduce_variants[0];
+    *count = sizeof reduce_variants / sizeof reduce_variants[0];
     return reduce_variants;
 }

@@ -61,10 +61,10 @@ char library_error[512];
 
 } // namespace
 
-extern "C" const shipped_kernel *kernels_shipped(size_t *n)
+extern "C" const shipped_kernel *kernels_shipped(size_t *count)
 {
     const tables &t = all_tables();
-    *n = t.n_shipped;
+    *count = t.n_shipped;
     return t.shipped;
 }
 
@@ -89,17 +89,17 @@ extern "C" const char *kernels_inputs_of(const char *name)
     return k && k->gemm_bf16 ? "bf16" : nullptr;
 }
 
-extern "C" const shipped_kernel *kernels_tune_variants(size_t *n)
+extern "C" const shipped_kernel *kernels_tune_variants(size_t *count)
 {
     const tables &t = all_tables();
-    *n = t.n_tune;
+    *count = t.n_tune;
     return t.tune;
 }
 
-extern "C" const raw_kernel *kernels_raw(size_t *n)
+extern "C" const raw_kernel *kernels_raw(size_t *count)
 {
     const tables &t = all_tables();
-    *n = t.n_raw;
+    *count = t.n_raw;
     return t.raw;
 }
 

@@ -26,12 +26,12 @@ extern "C" size_t kernels_scan_scratch_bytes(size_t n)
 }
 
 extern "C" cudaError_t kernels_cub_scan(const float *in, float *out, size_t n, void *scratch,
-                                        size_t scratch_bytes, cudaStream_t s)
+                                        size_t scratch_bytes, cudaStream_t stream)
 {
     k_set_library_error("");
     if (!in || !out || n == 0) return cudaErrorInvalidValue;
     size_t need = 0;
-    cudaError_t err = cub_scan(nullptr, need, in, out, n, s);
+    cudaError_t err = cub_scan(nullptr, need, in, out, n, stream);
     if (err != cudaSuccess) {
         k_set_library_error("cub::DeviceScan::InclusiveSum (size query): %s",
                             cudaGetErrorString(err));
@@ -42,7 +42,7 @@ extern "C" cudaError_t kernels_cub_scan(const float *in, float *out, size_t n, v
                             need, scratch_bytes);
         return cudaErrorInvalidValue;
     }
-    err = cub_scan(scratch, need, in, out, n, s);
+    err = cub_scan(scratch, need, in, out, n, stream);
     if (err != cudaSuccess) {
         k_set_library_error("cub::DeviceScan::InclusiveSum: %s", cudaGetErrorString(err));
         return err;
