@@ -15,6 +15,7 @@
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_rows.h"
+#include "lab/milestone_probe.h"
 #include "lab/probdecl.h"
 
 /* Compiles one kernel file of l's folder with its launcher; a failure
@@ -62,6 +63,14 @@ static void check_kernels(const cli_ctx *c, const lab *l, lab_diags *d)
     }
 }
 
+/* Everything `check` adds to loading lab l: its kernels compiled, its
+ * milestone checks called on made-up rows. */
+static void check_lab(const cli_ctx *c, lab *l, lab_diags *d)
+{
+    check_kernels(c, l, d);
+    lab_probe_milestones(l, d);
+}
+
 /* Checks one PATH; returns the number of lab files looked at. */
 static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
 {
@@ -79,7 +88,7 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
             }
             n = set.n + (d->n - before);
             for (size_t i = 0; i < set.n; i++)
-                check_kernels(c, set.v[i], d);
+                check_lab(c, set.v[i], d);
             lab_set_free(&set);
             if (n == 0)
                 lab_diags_add(d, path, 0, "no lab found here (expected lab.lua or <id>/lab.lua)");
@@ -92,7 +101,8 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
         return 0;
     }
     lab *l = lab_load(file, c->home, d);
-    check_kernels(c, l, d);
+    if (l)
+        check_lab(c, l, d);
     lab_free(l);
     return 1;
 }
@@ -159,7 +169,7 @@ int cmd_check(cli_ctx *ctx, int argc, char **argv)
         }
         nlabs = set.n + diags.n;
         for (size_t i = 0; i < set.n; i++)
-            check_kernels(ctx, set.v[i], &diags);
+            check_lab(ctx, set.v[i], &diags);
         lab_set_free(&set);
     } else {
         for (int i = first; i < argc; i++)

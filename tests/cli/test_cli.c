@@ -163,6 +163,13 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "badkernel/lab.lua:9: variant 'ghost': no shipped kernel named "
                                   "'reduce_does_not_exist'"));
     assert_non_null(strstr(r.out, "lab 'badsize': size 'twelve'"));
+    /* A milestone check that misspells a row's field fails on made-up rows,
+     * at the milestone's line, naming the check's line and the field; the
+     * sound check beside it says nothing. */
+    assert_non_null(strstr(r.out, "checktypo/lab.lua:10: milestone 'fast': its check fails on a "
+                                  "correct row of every kind at 2^10: line 14: a row has no "
+                                  "field 'pct_peek' (did you mean 'pct_peak'?)"));
+    assert_null(strstr(r.out, "milestone 'fine'"));
     ts_output_free(&r);
 
     run(&r, "check /nonexistent/lab.lua");
