@@ -93,11 +93,23 @@ if [ "$nsteps1" -ge 2 ]; then
 fi
 
 # ---- help ----------------------------------------------------------------------------
+# The screen before help opens, twice: lines that change on their own
+# (a clock, a spinner) are left out of the comparison after it closes.
+capture; cp "$screen_file" "$work/before1.txt"; sleep 0.5
+capture; cp "$screen_file" "$work/before2.txt"
 keys '?'
 if wait_for "run every variant of the lab" 5; then pass "help lists the keys"; else fail "help did not open"; fi
 snapshot help
 keys Escape
 if wait_gone "run every variant of the lab" 5; then pass "Esc closes help"; else fail "help did not close"; fi
+sleep 0.3; capture
+left=$(paste -d '\001' "$work/before1.txt" "$work/before2.txt" "$screen_file" |
+       awk -F '\001' '$1 == $2 && $2 != $3 { print NR ": " $3 }')
+if [ -z "$left" ]; then
+    pass "closing help leaves the screen as it was"
+else
+    fail "closing help left characters behind on these lines:"; echo "$left"
+fi
 
 # ---- the learner's kernel: a copy in the workspace, edited, saved, run -------------------
 kernel=$(ls "$work"/ws/*/starter.cu 2>/dev/null | head -1)
