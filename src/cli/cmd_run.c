@@ -351,14 +351,19 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
     if (print) {
         printf("\nmilestones (judged on your kernel's row):\n");
         bool used[4] = {false, false, false, false};
+        int quizzes = 0;
         for (size_t i = 0; i < l->nmilestones; i++) {
             const lab_milestone *m = &l->milestones[i];
-            if (m->quiz || lab_milestone_exercise(l, i) != rs->x)
+            if (lab_milestone_exercise(l, i) != rs->x)
                 continue;
+            if (m->quiz) {
+                quizzes++;
+                continue;
+            }
             static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
             used[ev[i].state] = true;
-            printf("  %s %s%s%s", mark[ev[i].state], m->text, ev[i].shown[0] ? ": " : "",
-                   ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown);
+            const char *said = ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown;
+            printf("  %s %s%s%s", mark[ev[i].state], m->text, said[0] ? ": " : "", said);
             /* Pending at its judged size: what the other sizes showed. */
             ms_eval judged, aside;
             char aside_size[RUN_SIZE_MAX];
@@ -375,7 +380,7 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
         static const char *const legend[] = {"[ ] not judged (its row did not run here)",
                                              "[x] reached", "[-] missed",
                                              "[!] its check failed"};
-        const char *sep = "  ";
+        const char *sep = "  marks: ";
         for (int k = 0; k < 4; k++)
             if (used[k]) {
                 printf("%s%s", sep, legend[k]);
@@ -383,6 +388,10 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
             }
         if (sep[0] == ';')
             putchar('\n');
+        if (quizzes)
+            printf("  and %d quiz milestone%s, reached by answering in the terminal lab "
+                   "(cudalab, then the lab's quiz)\n",
+                   quizzes, quizzes == 1 ? "" : "s");
         if (newly)
             printf("  (%d reached for the first time: see 'cudalab progress')\n", newly);
     }
