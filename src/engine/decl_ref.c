@@ -63,7 +63,9 @@ static int call_ref(lua_State *L)
     for (int i = 0; i < d->nargs; i++) {
         const decl_arg *a = &d->args[i];
         decl_buf *b = &c->p->decl->b[i];
-        if (!a->buffer)
+        if (!a->buffer && a->type == DT_F32)   /* as the kernel receives it */
+            lua_pushnumber(L, (lua_Number)(float)c->p->decl->value[i]);
+        else if (!a->buffer)
             lua_pushnumber(L, (lua_Number)c->p->decl->value[i]);
         else if (a->output)
             probview_push(L, c->out[i], b->count, DT_F64, true);

@@ -90,6 +90,32 @@ static void test_square_end_to_end(void **state)
     lab_free(l);
 }
 
+/* A float scalar reaches the Lua reference as the kernel gets it (0.1
+ * rounded to a float), so a kernel's exact answer is judged right. */
+static void test_float_scalars_as_the_kernel_gets_them(void **state)
+{
+    (void)state;
+    lab *l = load("clamp");
+    decl_problem dp;
+    problem_data p;
+    cl_err e = {{0}};
+    make(l, &dp, "2^10", &p, &e, true);
+    const float *xs = p.decl->b[0].host;
+    float *ys = p.decl->b[1].host;
+    const float lo = (float)p.decl->value[2], hi = (float)p.decl->value[3];
+    assert_true(hi == 0.1f);
+    size_t clamped = 0;
+    for (size_t i = 0; i < p.decl->b[1].count; i++) {
+        ys[i] = fminf(fmaxf(xs[i], lo), hi);
+        clamped += xs[i] > hi;
+    }
+    assert_true(clamped > 0);   /* the rounded bound is compared, not a lucky miss */
+    check_report r = problem_check(&p);
+    assert_int_equal(r.status, CHECK_OK);
+    problem_free(&p);
+    lab_free(l);
+}
+
 static void test_sizes_and_limits(void **state)
 {
     (void)state;
@@ -240,6 +266,7 @@ int main(void)
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_square_end_to_end),
+        cmocka_unit_test(test_float_scalars_as_the_kernel_gets_them),
         cmocka_unit_test(test_sizes_and_limits),
         cmocka_unit_test(test_builtin_cpu_rows),
         cmocka_unit_test(test_hostile_functions),
