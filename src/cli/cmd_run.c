@@ -337,9 +337,31 @@ static int finish_request(const lab *l, run_request *req, run_args *ra)
     return EXIT_OK;
 }
 
+/* The judged milestones of the run's exercise as JSON: id, text, state
+ * (pending, reached, missed, error or quiz), shown, error. */
+static cJSON *milestones_json(const lab *l, const run_state *rs, const ms_eval *ev)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < l->nmilestones; i++) {
+        const lab_milestone *m = &l->milestones[i];
+        if (lab_milestone_exercise(l, i) != rs->x)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "id", m->id);
+        cJSON_AddStringToObject(o, "text", m->text);
+        cJSON_AddStringToObject(o, "state", m->quiz ? "quiz" : ms_state_name(ev[i].state));
+        cJSON_AddStringToObject(o, "shown", m->quiz ? "" : ev[i].shown);
+        cJSON_AddStringToObject(o, "error", m->quiz ? "" : ev[i].error);
+    }
+    return arr;
+}
+
 /* Judges the lab's milestones on the run's rows, records those reached
- * and, in text mode, lists them. */
-static void judge_milestones(lab *l, run_state *rs, bool print)
+ * and, in text mode, lists them; with json, their judgement into *json. */
+static void judge_milestones(lab *l, run_state *rs, bool print, cJSON **json)
 {
     if (l->nmilestones == 0)
         return;
@@ -348,6 +370,8 @@ static void judge_milestones(lab *l, run_state *rs, bool print)
         return;
     int newly = 0;
     recorder_milestones(&rs->rec, l, rs->rows.v, rs->rows.n, ev, &newly);
+    if (json)
+        *json = milestones_json(l, rs, ev);
     if (print) {
         printf("\nmilestones (judged on your kernel's row):\n");
         bool used[4] = {false, false, false, false};
@@ -511,8 +535,9 @@ static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_stat
         return rc;
     if (!st->json && strcmp(req->problem, PIPELINE_PROBLEM) == 0)
         cli_pipeline_summary(st->v, st->n, !cli_rows_unicode(c->ascii), stdout);
+    cJSON *milestones = NULL;
     if (ra->exercise)
-        judge_milestones((lab *)l, state, !st->json);
+        judge_milestones((lab *)l, state, !st->json, st->json ? &milestones : NULL);
     if (state->rec.failed[0])
         fprintf(stderr, "cudalab: %s\n", state->rec.failed);
     /* A run of none of the learner's code that stops at a row it cannot
@@ -527,6 +552,10 @@ static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_stat
         if (doc)
             cli_diag_annotate(doc, st->v, st->n, st->faulted ? &shown : NULL, state->spec,
                               limit, st->output);
+        if (doc && milestones)
+            cJSON_AddItemToObject(doc, "milestones", milestones);
+        else
+            cJSON_Delete(milestones);
         cli_print_json(doc);
     } else if (st->faulted) {
         diagnosis d;
