@@ -1,4 +1,5 @@
 #include "engine/engine.h"
+#include "core/strfmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +61,10 @@ static void widen_printf_fifo(void)
     if (st != cudaSuccess) {
         (void)cudaGetLastError();
         size_t len = strlen(engine_g.note);
-        snprintf(engine_g.note + len, sizeof engine_g.note - len,
-                 "%sprintf keeps CUDA's default buffer (%s): many threads printing will be slow",
-                 len ? "; " : "", cudaGetErrorString(st));
+        strfmt_append(engine_g.note, sizeof engine_g.note, len,
+                      "%sprintf keeps CUDA's default buffer (%s): many threads printing will "
+                      "be slow",
+                      len ? "; " : "", cudaGetErrorString(st));
     }
 }
 
@@ -87,17 +89,16 @@ void engine_probe(device_info *out)
             } else {
                 engine_g.have_stream = true;
                 if (skip_peak_why[0]) {
-                    snprintf(engine_g.note + strlen(engine_g.note),
-                             sizeof engine_g.note - strlen(engine_g.note),
-                             "%sthe copy bandwidth was not measured (%s)",
-                             engine_g.note[0] ? "; " : "", skip_peak_why);
+                    strfmt_append(engine_g.note, sizeof engine_g.note, strlen(engine_g.note),
+                                  "%sthe copy bandwidth was not measured (%s)",
+                                  engine_g.note[0] ? "; " : "", skip_peak_why);
                 } else {
                     nvtxRangePushA("peak bandwidth");
                     if (!peak_get(&engine_g.dev, engine_g.stream, false, &e))
-                        snprintf(engine_g.note + strlen(engine_g.note),
-                                 sizeof engine_g.note - strlen(engine_g.note),
-                                 "%sthe copy bandwidth could not be measured: %s",
-                                 engine_g.note[0] ? "; " : "", e.msg);
+                        strfmt_append(engine_g.note, sizeof engine_g.note,
+                                      strlen(engine_g.note),
+                                      "%sthe copy bandwidth could not be measured: %s",
+                                      engine_g.note[0] ? "; " : "", e.msg);
                     nvtxRangePop();
                 }
             }

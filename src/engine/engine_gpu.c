@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/stats.h"
+#include "core/strfmt.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
 #include "gpu/timing.h"
@@ -171,7 +172,7 @@ static bool slow_timing(gpu_target *t, double first_ms, check_report *last, run_
 static void append_note(run_result *r, const char *note)
 {
     size_t len = strlen(r->message);
-    snprintf(r->message + len, sizeof r->message - len, "%s%s", len ? "; " : "", note);
+    strfmt_append(r->message, sizeof r->message, len, "%s%s", len ? "; " : "", note);
 }
 
 /* Before each timed run of a managed problem: the CPU writes the inputs
@@ -243,10 +244,10 @@ static bool slow_row(engine_ctx *c, gpu_target *t, const row_rates *x, const che
     } else {
         problem_report(first, r);
         size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len,
-                 "; slow at this size (%.0f ms a run): timed by three runs, the two checked "
-                 "ones among them, without a warm-up",
-                 again_ms);
+        strfmt_append(r->message, sizeof r->message, len,
+                      "; slow at this size (%.0f ms a run): timed by three runs, the two "
+                      "checked ones among them, without a warm-up",
+                      again_ms);
     }
     engine_rows_derive(c, t->p, false, x, &engine_g.dev, r);
     return true;

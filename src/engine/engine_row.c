@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/strfmt.h"
 #include "gpu/cudacheck.h"
 
 void engine_row_start(const row_channel *rows, run_result *row, const char *variant,
@@ -37,13 +38,11 @@ void engine_row_no_device(run_result *row, const char *why)
 void engine_row_note(run_result *row, const char *fmt, ...)
 {
     size_t len = strlen(row->message);
-    if (len && len + 2 < sizeof row->message) {
-        snprintf(row->message + len, sizeof row->message - len, "; ");
-        len += 2;
-    }
+    if (len && len + 2 < sizeof row->message)
+        len = strfmt_append(row->message, sizeof row->message, len, "; ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(row->message + len, sizeof row->message - len, fmt, ap);
+    (void)strfmt_vappend(row->message, sizeof row->message, len, fmt, ap);
     va_end(ap);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/paths.h"
+#include "core/strfmt.h"
 #include "gpu/cudacheck.h"
 #include "lab/sandbox.h"
 #include "luagpu/luagpu.h"
@@ -296,8 +297,8 @@ void exercise_why(const exercise *ex, const char *root, char *out, size_t out_si
         errors += ex->prog.diags[i].severity == NVRTC_SEV_ERROR;
     size_t len = strlen(out);
     if (errors > 1 && len < out_size)
-        snprintf(out + len, out_size - len, " (and %d more error%s)", errors - 1,
-                 errors > 2 ? "s" : "");
+        strfmt_append(out, out_size, len, " (and %d more error%s)", errors - 1,
+                      errors > 2 ? "s" : "");
 }
 
 size_t exercise_diagnostics(const exercise *ex, size_t max, char *buf, size_t buf_size)

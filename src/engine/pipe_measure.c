@@ -13,6 +13,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "engine/pipe.h"
+#include "core/strfmt.h"
 #include "gpu/cudacheck.h"
 
 static void timing_progress(void *ud, const char *phase, int rep, int of)
@@ -90,7 +91,7 @@ static void report(const prep_report *rep, prep_step step, run_result *r, bool a
     else
         prep_report_describe(rep, msg, sizeof msg);
     if (step == PREP_LOAD && rep->c.status != CHECK_OK)
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), " (%s)", rep->column);
+        strfmt_append(msg, sizeof msg, strlen(msg), " (%s)", rep->column);
     snprintf(r->message, sizeof r->message, "%s%s", after ? "after timing: " : "", msg);
 }
 
@@ -170,8 +171,8 @@ bool pipe_measure(pipe_size *psize, const pipe_target *target, run_result *row)
         report(&last, target->step, row, true);
     if (device_only && !tr.flushed && o.working_set < 4 * o.l2_bytes) {
         size_t len = strlen(row->message);
-        snprintf(row->message + len, sizeof row->message - len,
-                 "; L2 not flushed between repetitions (no room for a flush buffer)");
+        strfmt_append(row->message, sizeof row->message, len,
+                      "; L2 not flushed between repetitions (no room for a flush buffer)");
     }
     derive(psize, target->step, row);
     goto done;

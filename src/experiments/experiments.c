@@ -6,6 +6,7 @@
 
 #include "core/paths.h"
 #include "core/rng.h"
+#include "core/strfmt.h"
 #include "prof/trace.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
@@ -50,7 +51,7 @@ static void unknown_row(xctx *x, const char *id)
     size_t nids = 0;
     const char *const *ids = experiments_ids_of(x->req->problem, &nids);
     for (size_t i = 0; i < nids; i++)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", ids[i]);
+        len = strfmt_append(known, sizeof known, len, "%s%s", i ? ", " : "", ids[i]);
     snprintf(r.message, sizeof r.message, "unknown experiment '%s' (known: %s)", id, known);
     engine_row_emit(&x->rows, &r);
 }

@@ -1,4 +1,5 @@
 #include "gpu/cupti.h"
+#include "core/strfmt.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -366,7 +367,7 @@ static void warn(const char *msg)
     size_t len = strlen(g.warnings);
     if (strstr(g.warnings, msg))
         return;
-    snprintf(g.warnings + len, sizeof g.warnings - len, "%s%s", len ? "; " : "", msg);
+    strfmt_append(g.warnings, sizeof g.warnings, len, "%s%s", len ? "; " : "", msg);
 }
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
