@@ -166,8 +166,8 @@ static void test_check(void **state)
     /* A milestone check that misspells a row's field fails on made-up rows,
      * at the milestone's line, naming the check's line and the field; the
      * sound check beside it says nothing. */
-    assert_non_null(strstr(r.out, "checktypo/lab.lua:10: milestone 'fast': its check fails on a "
-                                  "correct row of every kind at 2^10: line 14: a row has no "
+    assert_non_null(strstr(r.out, "checktypo/lab.lua:9: milestone 'fast': its check fails on a "
+                                  "correct row of every kind at 2^10: line 13: a row has no "
                                   "field 'pct_peek' (did you mean 'pct_peak'?)"));
     assert_null(strstr(r.out, "milestone 'fine'"));
     ts_output_free(&r);
