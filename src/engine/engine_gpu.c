@@ -150,14 +150,31 @@ done:
     return ok;
 }
 
+/* Fresh inputs, their reference and their upload for the check after
+ * timing, so that a launcher replaying an answer it kept from an earlier
+ * call (a scratch Buffer lives across the calls of a size) is caught: the
+ * kept answer is of the old inputs.  The row keeps the first run's seed,
+ * the one that reproduces it.  false with e when the reference or the
+ * upload failed. */
+static bool fresh_inputs(engine_ctx *c, gpu_target *t, run_result *r, cl_err *e)
+{
+    uint64_t seed = c->seed++;
+    c->rows.variant = RUN_FAULT_REFERENCE;
+    engine_row_progress(&c->rows, "reference", 0, 1);
+    bool ok = problem_prepare(t->p, seed, e);
+    c->rows.variant = r->variant;
+    return ok && problem_upload(t->p, engine_g.stream, e);
+}
+
 /* Times a slow row with three runs and no warm-up: a run just made
  * (first_ms, after the checked one, whose time may include one-time costs
  * such as loading the kernel), one more, and the check after timing
- * (*last). */
-static bool slow_timing(gpu_target *t, double first_ms, check_report *last, run_result *r, cl_err *e)
+ * (*last), on fresh inputs. */
+static bool slow_timing(engine_ctx *c, gpu_target *t, double first_ms, check_report *last,
+                        run_result *r, cl_err *e)
 {
     double v[3] = {first_ms, 0.0, 0.0};
-    if (!timed_once(t, &v[1], e) || !checked_run(t, last, &v[2], e))
+    if (!timed_once(t, &v[1], e) || !fresh_inputs(c, t, r, e) || !checked_run(t, last, &v[2], e))
         return false;
     stats_summary st = stats_summarise(v, 3);
     r->median_ms = st.median;
@@ -236,7 +253,7 @@ static bool slow_row(engine_ctx *c, gpu_target *t, const row_rates *x, const che
 {
     check_report last = {0};
     engine_row_progress(&c->rows, "timing", 1, 3);
-    if (!slow_timing(t, again_ms, &last, r, e))
+    if (!slow_timing(c, t, again_ms, &last, r, e))
         return false;
     if (last.status != CHECK_OK) {
         problem_report(&last, r);
@@ -265,14 +282,16 @@ static void copy_message(const problem_data *p, run_result *r)
              sz);
 }
 
-/* After timing, one more checked run: the row's verdict is the first
- * run's unless only this one failed. */
+/* After timing, one more checked run on fresh inputs: the row's verdict
+ * is the first run's unless only this one failed. */
 static bool recheck(engine_ctx *c, gpu_target *t, const check_report *first, run_result *r,
                     cl_err *e)
 {
-    engine_row_progress(&c->rows, "check", 1, 2);
     check_report last = {0};
     double last_ms = 0.0;
+    if (!fresh_inputs(c, t, r, e))
+        return false;
+    engine_row_progress(&c->rows, "check", 1, 2);
     if (!checked_run(t, &last, &last_ms, e))
         return false;
     if (first->status != CHECK_OK) {

@@ -620,7 +620,7 @@ static void test_broken_corpus_compiles_as_labelled(void **state)
         nvrtc_output_free(&out);
         cases++;
     }
-    assert_int_equal(cases, 23);
+    assert_int_equal(cases, 24);
     free(text);
 }
 
