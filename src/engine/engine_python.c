@@ -86,6 +86,8 @@ static cJSON *open_request(const pyrow *py, const problem_data *p, const char *l
         cJSON_AddStringToObject(o, "kind", "buffer");
         cJSON_AddStringToObject(o, "dtype", dt >= 0 && dt < 6 ? dtypes[dt] : "f32");
         cJSON_AddNumberToObject(o, "count", (double)a[i].count);
+        /* the whole allocation, guard bytes after the elements included */
+        cJSON_AddNumberToObject(o, "bytes", (double)a[i].buf->bytes);
         cJSON_AddStringToObject(o, "handle", hex);
     }
     return j;

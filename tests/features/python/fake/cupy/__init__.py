@@ -25,6 +25,29 @@ class dtype(object):
         return "dtype(%r)" % self.name
 
 
+class _Window(object):
+    """Elements start..stop of a list, read and written in place (a slice
+    of an array that shares its memory)."""
+
+    def __init__(self, base, start, stop):
+        self.base, self.start, self.stop = base, start, stop
+
+    def __len__(self):
+        return self.stop - self.start
+
+    def __iter__(self):
+        return iter(self.base[self.start:self.stop])
+
+    def __getitem__(self, key):
+        return list(self)[key]
+
+    def __setitem__(self, key, value):
+        values = list(value)
+        if key != slice(None) or len(values) != len(self):
+            raise ValueError("a window is written whole")
+        self.base[self.start:self.stop] = values
+
+
 class ndarray(object):
     def __init__(self, shape, dtype=None, memptr=None, data=None):
         self.shape = tuple(shape)
@@ -41,7 +64,13 @@ class ndarray(object):
         return [other] * len(self.data)
 
     def __setitem__(self, key, value):
-        self.data[:] = self._values(value)
+        self.data[:] = list(self._values(value))
+
+    def __getitem__(self, key):
+        if not isinstance(key, slice) or not isinstance(self.data, list):
+            raise TypeError("the fake slices arrays only, once")
+        start, stop, _ = key.indices(len(self.data))
+        return ndarray((stop - start,), self.dtype.name, data=_Window(self.data, start, stop))
 
     def __mul__(self, other):
         return ndarray(self.shape, self.dtype.name, data=[v * w for v, w in
