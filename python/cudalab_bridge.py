@@ -4,9 +4,9 @@ cudalab's worker starts this script as `python3 -I -B cudalab_bridge.py
 --reply-fd FD --parent PID` when a lab has a Python row (a rung
 `variant { python = "rungs/x.py" }` or a Python exercise).  The worker
 allocated the problem's buffers, filled the inputs and poisons the outputs;
-this process maps the same device memory through CUDA IPC handles, wraps
-each buffer in a CuPy array, imports the row's file and calls its
-`run(args)`.  The worker judges the outputs itself, with the problem's own
+this process maps that device memory through CUDA IPC handles, copies each
+buffer into a CuPy array of its own (and back after a run), imports the
+row's file and calls its `run(args)`.  The worker judges the outputs itself, with the problem's own
 judge, in its own copy of the buffers.
 
 Requests come one JSON object a line on stdin; each gets one JSON line on

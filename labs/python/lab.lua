@@ -60,15 +60,18 @@ return lab {
 
       **How a Python row runs.**  cudalab allocates the buffers, fills x
       and y with fresh random values and fills z with NaN, as for every
-      row.  A `python3` process then maps *the same* device memory (CUDA
-      IPC handles: nothing is copied) and calls the row's `run(args)`,
-      where `args.x`, `args.y`, `args.z` are CuPy arrays and `args.a`,
-      `args.n` are Python numbers.  cudalab checks z against a double
-      precision reference on the CPU, then times `run(args)` with CUDA
-      events on the default stream (warm-up first, the median of many
-      repetitions), then checks again.  A Python exception, a syntax
-      error or a CUDA error in the Python process becomes that row's
-      error, with the file and line.
+      row.  A `python3` process then maps that device memory (CUDA IPC
+      handles), copies each buffer into an array of its own, and calls
+      the row's `run(args)`, where `args.x`, `args.y`, `args.z` are
+      those CuPy arrays and `args.a`, `args.n` are Python numbers.  What
+      the kernel wrote is copied back (with the guard bytes past the
+      end, so a write out of bounds still shows), and cudalab checks z
+      against a double precision reference on the CPU.  It then times
+      `run(args)` with CUDA events on the default stream (warm-up first,
+      the median of many repetitions; the copies are outside the timed
+      part) and checks again.  A Python exception, a syntax error or a
+      CUDA error in the Python process becomes that row's error, with
+      the file and line.
 
       **What you need.**  `python3` with CuPy and Numba's CUDA target:
 
@@ -131,17 +134,13 @@ return lab {
       ```
 
       The kernel is the same source the `cuda_c` row runs, with the same
-      grid.  At 2^12 and 2^20+3 the two rows agree within a few percent.
-      At 2^26 they did not in the runs recorded on an H100 (471 against
-      293 us) and an H200 (423 against 234 us), though nothing in the
-      kernel or its launch differs: the Python rows run in a second
-      process, on the arrays cudalab shares with it through CUDA IPC, and
-      at that size the kernel reads those shared arrays more slowly.  It
-      is the sharing, not the language: on the same H200 the same
-      RawKernel on arrays CuPy allocated in its own process took 240 us
-      at 2^26, level with the C rung, and the Numba row, compiled another
-      way, lands on the same time as the RawKernel row.  A program of
-      your own that allocates its arrays with CuPy does not pay this.  The launch itself is Python code that builds
+      grid, and it takes the same time: on an H100, 292.0 us at 2^26
+      against the C rung's 293.5 (Numba's row 293.9).  They match because
+      the rows run on arrays the Python process allocated itself.  A kernel reading
+      memory mapped from another process through CUDA IPC ran at about
+      0.55x of that bandwidth at 2^26 in earlier recorded runs (471
+      against 293 us on an H100), so the rows would have timed the
+      sharing, not the kernel.  The launch itself is Python code that builds
       an argument tuple and calls CuPy, instead of a Lua launcher calling
       the CUDA runtime (the next steps say when that matters).
 
