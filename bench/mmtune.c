@@ -2,7 +2,7 @@
  * warptile up and every tuning variant (kernels/ktune.h), at each size,
  * checked and timed beside cuBLAS at the same precision.
  *
- *   mmtune [--sizes 1024,2048,4096] [--rounds R] [--reps N] [--filter TEXT]
+ *   mmtune [--sizes 1024,2048,4224x4096x4096] [--rounds R] [--reps N] [--filter TEXT]
  *
  * Per size: fresh seeded inputs (and their BF16 copies, made on the
  * device); a double-precision reference at sampled outputs; cuBLAS in
@@ -222,8 +222,9 @@ static void sweep(int M, int N, int K, int rounds, int reps, const char *filter)
     static const char *const libs[] = {"cublas_sgemm", "cublas_tf32", "cublas_bf16"};
     for (int i = 0; i < 3; ++i) cand[nk++].k = kernels_find(libs[i]);
     static const char *const rungs[] = {"sgemm_warptile", "gemm_wmma_tf32", "gemm_wmma_bf16",
-                                        "gemm_wmma_async", "gemm_wgmma"};
-    for (int i = 0; i < 5; ++i)
+                                        "gemm_wmma_async", "gemm_wgmma", "gemm_wgmma_persist",
+                                        "gemm_wgmma_cluster", "gemm_wgmma_pingpong"};
+    for (int i = 0; i < 8; ++i)
         if (wanted(kernels_find(rungs[i]), filter)) cand[nk++].k = kernels_find(rungs[i]);
     size_t nt = 0;
     const shipped_kernel *tv = kernels_tune_variants(&nt);
@@ -312,23 +313,43 @@ static void sweep(int M, int N, int K, int rounds, int reps, const char *filter)
     free(ref);
 }
 
-static int parse_sizes(const char *s, int *out)
+/* One dimension of a size: a number from 1 to 16384 ending at a separator
+ * (',', 'x' or the end); -1 otherwise. */
+static int parse_dim(const char **s)
+{
+    char *end = NULL;
+    const long v = strtol(*s, &end, 10);
+    if (end == *s || v < 1 || v > 16384 || (*end && *end != ',' && *end != 'x')) return -1;
+    *s = end;
+    return (int)v;
+}
+
+/* "1024,4224x4096x4096": a lone number is a cube, MxNxK a product of its own. */
+static int parse_sizes(const char *s, int (*out)[3])
 {
     int n = 0;
     while (*s && n < MAX_SIZES) {
-        char *end = NULL;
-        const long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 16384) return -1;
-        out[n++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
+        int d[3];
+        int have = 0;
+        for (; have < 3; ++have) {
+            if ((d[have] = parse_dim(&s)) < 0) return -1;
+            if (*s != 'x') break;
+            ++s;
+        }
+        if (have == 0) {
+            d[1] = d[2] = d[0];
+        } else if (have != 2) {
+            return -1;
+        }
+        memcpy(out[n++], d, sizeof d);
+        if (*s == ',') ++s;
     }
     return n;
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[MAX_SIZES] = {1024, 2048, 4096};
+    int sizes[MAX_SIZES][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
     int nsizes = 3, rounds = 3, reps = 10;
     const char *filter = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -346,7 +367,7 @@ int main(int argc, char **argv)
             filter = v;
             ++i;
         } else {
-            fprintf(stderr, "usage: mmtune [--sizes 1024,2048,4096] [--rounds R] [--reps N] "
+            fprintf(stderr, "usage: mmtune [--sizes 1024,2048,4224x4096x4096] [--rounds R] [--reps N] "
                             "[--filter TEXT]\n");
             return 2;
         }
@@ -372,7 +393,7 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&flush_buf, flush_bytes));
     CK(cudaEventCreate(&ev0));
     CK(cudaEventCreate(&ev1));
-    for (int i = 0; i < nsizes; ++i) sweep(sizes[i], sizes[i], sizes[i], rounds, reps, filter);
+    for (int i = 0; i < nsizes; ++i) sweep(sizes[i][0], sizes[i][1], sizes[i][2], rounds, reps, filter);
     kernels_shutdown();
     CK(cudaFree(flush_buf));
     printf("\n%d wrong\n", failures);

@@ -119,8 +119,8 @@ static void test_host_rounding(void **state)
 static const char *const rung_names[] = {
     "sgemm_naive",  "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
-    "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "cublas_sgemm", "cublas_tf32",
-    "cublas_bf16"};
+    "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "gemm_wgmma_persist",
+    "gemm_wgmma_cluster", "gemm_wgmma_pingpong", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
 
 typedef enum { P_FP32, P_TF32, P_BF16 } prec;
 
@@ -402,7 +402,12 @@ static const int sizes_awkward[][3] = {{1, 1, 1},         {17, 33, 5},      {31,
                                        {1025, 513, 257}};
 static const int sizes_aligned[][3] = {{512, 512, 512},  {520, 264, 136}, {136, 1032, 2056},
                                        {17, 40, 8},      {130, 264, 72},  {1000, 1000, 1000},
-                                       {2056, 1800, 264}, {256, 320, 68}};
+                                       {2056, 1800, 264}, {256, 320, 68},
+                                       /* enough 128x256 tiles for the persistent Hopper
+                                        * rungs: several a block, partial tiles at both
+                                        * edges, an odd number of tile rows (a cluster's
+                                        * second block past the bottom) */
+                                       {4100, 4104, 264}, {1800, 8200, 72}};
 static const int sizes_lab[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
 /* The shipped launcher called name; a missing one fails the test, named. */
@@ -443,12 +448,9 @@ static void test_rungs_lab_sizes(void **state)
     run_rungs(sizes_lab, COUNT(sizes_lab), true);
 }
 
-/* gemm_wgmma with A and B that do not start on 16-byte boundaries (TMA
- * cannot read them): it must take its fallback and still be right. */
-static void test_wgmma_unaligned(void **state)
+/* One Hopper rung on A, then B, one BF16 element past a 16-byte boundary. */
+static void unaligned_case(const shipped_kernel *k)
 {
-    (void)state;
-    const shipped_kernel *k = find_rung("gemm_wgmma");
     gemm_case c;
     case_make(&c, 520, 264, 136);
     const size_t na = (size_t)c.M * c.K, nb = (size_t)c.K * c.N;
@@ -469,6 +471,20 @@ static void test_wgmma_unaligned(void **state)
     CU(cudaFree(b));
     case_free(&c);
 }
+
+/* The Hopper rungs with A and B that do not start on 16-byte boundaries
+ * (TMA cannot read them): each must take its fallback and still be right. */
+static void test_wgmma_unaligned(void **state)
+{
+    (void)state;
+    static const char *const hopper[] = {"gemm_wgmma", "gemm_wgmma_persist", "gemm_wgmma_cluster",
+                                         "gemm_wgmma_pingpong"};
+    for (size_t h = 0; h < COUNT(hopper); ++h) {
+        const shipped_kernel *k = find_rung(hopper[h]);
+        unaligned_case(k);
+    }
+}
+
 
 /* Every tuning variant at aligned sizes (their own kernels; the last two
  * whole tiles with an odd and an even number of K slices) and one odd size

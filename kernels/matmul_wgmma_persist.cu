@@ -1,0 +1,289 @@
+// matmul_wgmma_persist.cu - rungs 12 and 13: rung 11's warpgroups, made
+// persistent, then paired into clusters that share B.
+//
+// gemm_wgmma_persist (rung 12): one block a multiprocessor, for the whole
+// run.  Each block walks a list of 128x256 output tiles (tile scheduler:
+// block b takes tiles b, b + grid, b + 2 grid, ...), in an order that keeps
+// the tiles running at one time on a few rows of A and columns of B, so that
+// they come from L2 rather than from DRAM.  The producer does not stop at a
+// tile's end: its ring of slices runs on into the next tile, so while the
+// consumers write one tile's accumulators to C, the next tile's first slices
+// are already arriving.  Rung 11 starts a new block per tile and pays, per
+// tile, for the block's start, for filling the ring, and for an epilogue
+// during which the tensor cores of that multiprocessor idle.
+//
+// gemm_wgmma_cluster (rung 13): the same, with the blocks in clusters of two
+// (thread-block clusters: blocks of one cluster run at the same time on
+// multiprocessors of one GPC and can reach each other's shared memory).  The
+// two blocks of a cluster compute two tiles one above the other: the same
+// columns of B.  Each producer loads its own A and half of the B slice, and
+// the copy engine writes that half into both blocks' shared memory at once
+// (TMA multicast), so B crosses from L2 once for two tiles: each block asks
+// L2 for 32 KB a slice instead of 48.  A slice's stage may be written again
+// only when the consumers of both blocks are done with it, so each consumer
+// warp arrives on the "empty" barrier of both blocks.
+//
+// Shapes the TMA path cannot take (K or N not a multiple of 8, A or B not
+// 16-byte aligned) go to rung 10's launcher, as rung 11's do; outputs of
+// fewer 128x256 tiles than half the multiprocessors go to rung 11, whose
+// 128x128 tiles use more of them (a persistent block gains nothing there).
+#include "hopper.cuh"
+
+#define WP_BN 256
+#define WP_STAGES 4
+#define WP_B_BYTES (WG_BK * WP_BN * 2)
+#define WP_SMEM ((size_t)WP_STAGES * (WG_A_BYTES + WP_B_BYTES) + 1024)
+// Tile rows that one group of the tile order spans: the 132 tiles in flight
+// on an H100 then cover 16 rows of A and about 8 columns of B.
+#define WP_GROUP_ROWS 16
+
+#if defined(CUDALAB_WGMMA)
+
+#if K_WG_BODY
+// The producer (one thread): for every unit of this block, every K slice
+// into the ring; its own 128 rows of A, and of B all four boxes (CL 1) or
+// its share of them, multicast to the whole cluster (CL 2).
+template <int CL>
+__device__ __forceinline__ void wp_produce(const CUtensorMap *mapA, const CUtensorMap *mapB,
+                                           uint32_t a_base, uint32_t b_base, uint64_t *full,
+                                           uint64_t *empty, int units_m, int tiles_n, int ktiles,
+                                           uint32_t rank)
+{
+    constexpr int BOXES = WP_BN / WG_B_BOX, SHARE = BOXES / CL;
+    const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
+    uint32_t it = 0;
+    for (int u = (int)blockIdx.x / CL; u < units; u += step) {
+        int um, tn;
+        wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
+        const int bm0 = (um * CL + (int)rank) * WG_BM, bn0 = tn * WP_BN;
+        for (int t = 0; t < ktiles; ++t, ++it) {
+            const uint32_t s = it % WP_STAGES, round = it / WP_STAGES;
+            if (round > 0) wg_mbar_wait(wg_smem_addr(&empty[s]), (round - 1) & 1);
+            const uint32_t bar = wg_smem_addr(&full[s]);
+            wg_mbar_expect_tx(bar, WG_A_BYTES + WP_B_BYTES);
+            const int k0 = t * WG_BK;
+            wg_tma_2d(a_base + s * WG_A_BYTES, mapA, k0, bm0, bar);
+            const uint32_t b = b_base + s * WP_B_BYTES;
+#pragma unroll
+            for (int q = 0; q < SHARE; ++q) {
+                const int box = (int)rank * SHARE + q;
+                if (CL == 1)
+                    wg_tma_2d(b + box * (WG_BK * 128), mapB, bn0 + box * WG_B_BOX, k0, bar);
+                else
+                    wg_tma_2d_multicast(b + box * (WG_BK * 128), mapB, bn0 + box * WG_B_BOX, k0,
+                                        bar, (uint16_t)((1u << CL) - 1u));
+            }
+        }
+    }
+}
+#endif
+
+// ---- the kernel -------------------------------------------------------------------------------
+// block WG_THREADS, a grid of whole clusters of CL blocks, no more blocks
+// than fit at once; WP_SMEM bytes of dynamic shared memory, laid out as rung
+// 11's 128x256 shape.  The roles are rung 11's: warpgroup 0 produces,
+// warpgroups 1 and 2 each multiply 64 rows of the current tile.
+template <int CL, bool TMA_C>
+__global__ void __launch_bounds__(WG_THREADS, 1)
+gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
+                          const __grid_constant__ CUtensorMap mapB,
+                          const __grid_constant__ CUtensorMap mapC, int M, int N, int K,
+                          float *__restrict__ C)
+{
+#if K_WG_BODY
+    extern __shared__ __align__(1024) unsigned char wg_smem[];
+    __shared__ __align__(8) uint64_t full[WP_STAGES], empty[WP_STAGES];
+    const uint32_t base = (wg_smem_addr(wg_smem) + 1023u) & ~1023u;
+    const uint32_t a_base = base, b_base = base + WP_STAGES * WG_A_BYTES;
+    const int wg = threadIdx.x / 128;
+    const uint32_t rank = CL > 1 ? wg_cluster_rank() : 0u;
+    const int tiles_m = (M + WG_BM - 1) / WG_BM, tiles_n = (N + WP_BN - 1) / WP_BN;
+    const int units_m = (tiles_m + CL - 1) / CL;
+    const int ktiles = (K + WG_BK - 1) / WG_BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < WP_STAGES; ++s) {
+            wg_mbar_init(wg_smem_addr(&full[s]), 1);
+            wg_mbar_init(wg_smem_addr(&empty[s]), 8 * CL);   // every consumer warp of the cluster
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (CL > 1) wg_cluster_sync();   // no block arrives on a barrier not yet set up
+
+    if (wg == 0) {
+        wg_setmaxnreg_dec<40>();
+        if (threadIdx.x == 0)
+            wp_produce<CL>(&mapA, &mapB, a_base, b_base, full, empty, units_m, tiles_n, ktiles,
+                           rank);
+    } else {
+        wg_setmaxnreg_inc<232>();
+        const int c = wg - 1;
+        const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
+        uint32_t it = 0;
+        for (int u = (int)blockIdx.x / CL; u < units; u += step) {
+            int um, tn;
+            wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
+            const int bm0 = (um * CL + (int)rank) * WG_BM, bn0 = tn * WP_BN;
+            float d[WP_BN / 2];
+#pragma unroll
+            for (int i = 0; i < WP_BN / 2; ++i) d[i] = 0.0f;
+            wg_consume<WP_STAGES, WG_A_BYTES, WP_B_BYTES, CL>(d, a_base + c * (64 * 128), b_base,
+                                                              full, empty, ktiles, it);
+            it += (uint32_t)ktiles;
+            if (TMA_C)
+                wg_store_tile_tma(d, &mapC, b_base + WP_STAGES * WP_B_BYTES + c * WG_EPI_BYTES,
+                                  bm0 + c * 64, bn0, 1 + c);
+            else
+                wg_store_tile(d, C, M, N, bm0 + c * 64, bn0);
+        }
+        if (TMA_C && (threadIdx.x & 127) == 0) wg_tma_store_drain();
+    }
+    // A block leaves only when its partner no longer writes into its shared
+    // memory or arrives on its barriers.
+    __syncwarp();
+    if (CL > 1) wg_cluster_sync();
+#else
+    (void)mapA; (void)mapB; (void)mapC; (void)M; (void)N; (void)K; (void)C;
+#endif
+}
+
+// ---- launcher -----------------------------------------------------------------------------------
+// Shared memory: the ring, then (when C leaves through the copy engine) the
+// two consumers' output buffers.
+template <bool TMA_C> static constexpr size_t wp_smem() { return WP_SMEM + (TMA_C ? 2 * WG_EPI_BYTES : 0); }
+
+template <int CL, bool TMA_C> static cudaError_t wp_prepare(void)
+{
+    static int configured = -1;
+    return k_wg_smem((const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, wp_smem<TMA_C>(),
+                     &configured);
+}
+
+// The launch: a grid of as many whole clusters as the device holds at once
+// (CL 1: one block a multiprocessor), or fewer when there are fewer units.
+template <int CL, bool TMA_C>
+static cudaError_t wp_config(int M, int N, cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
+{
+    KCHECK((wp_prepare<CL, TMA_C>()));
+    const size_t units = k_ceil_div(k_ceil_div((size_t)M, WG_BM), CL) * k_ceil_div((size_t)N, WP_BN);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->blockDim = dim3(WG_THREADS);
+    cfg->dynamicSmemBytes = wp_smem<TMA_C>();
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = CL;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg->attrs = attr;
+    cfg->numAttrs = CL > 1 ? 1 : 0;
+    int slots = 0;
+    if (CL == 1) {
+        KCHECK(k_sm_count(&slots));
+    } else {
+        cfg->gridDim = dim3((unsigned)(CL * (units < 1024 ? units : 1024)));
+        KCHECK(cudaOccupancyMaxActiveClusters(
+            &slots, (const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, cfg));
+        if (slots < 1) return cudaErrorNotSupported;
+    }
+    const size_t n = units < (size_t)slots ? units : (size_t)slots;
+    cfg->gridDim = dim3((unsigned)(CL * n));
+    return cudaSuccess;
+}
+
+template <int CL, bool TMA_C>
+static cudaError_t wp_run(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
+                          cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    KCHECK((wp_config<CL, TMA_C>(M, N, &cfg, &attr)));
+    cfg.stream = stream;
+    CUtensorMap mapA, mapB, mapC;
+    KCHECK(k_wg_map(&mapA, A, M, K, WG_BM, WG_BK));
+    KCHECK(k_wg_map(&mapB, B, K, N, WG_BK, WG_B_BOX));
+    memset(&mapC, 0, sizeof mapC);
+    if (TMA_C) KCHECK(k_wg_map_f32(&mapC, C, M, N, 64, WG_SUB_COLS));
+    KCHECK(cudaLaunchKernelEx(&cfg, gemm_wgmma_persist_kernel<CL, TMA_C>, mapA, mapB, mapC, M, N,
+                              K, C));
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+// Whether the TMA path takes these operands, and the output has enough
+// 128x256 tiles for a persistent grid to pay.
+static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16_t *B, bool *tma,
+                            bool *persist)
+{
+    *tma = K % 8 == 0 && N % 8 == 0 && k_aligned16(A) && k_aligned16(B);
+    int sms = 0;
+    KCHECK(k_sm_count(&sms));
+    *persist = 2 * k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) > (size_t)sms;
+    return cudaSuccess;
+}
+
+template <int CL, bool TMA_C>
+static cudaError_t wp_launch(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
+                             cudaStream_t stream)
+{
+    if (!k_mm_sizes_ok(M, N, K, A, B, C)) return cudaErrorInvalidValue;
+    KCHECK(k_wg_supported());
+    bool tma = false, persist = false;
+    KCHECK(wp_route(M, N, K, A, B, &tma, &persist));
+    if (!tma) return launch_wmma_async(M, N, K, A, B, C, stream);
+    if (!persist) return launch_wgmma(M, N, K, A, B, C, stream);
+    if (TMA_C && k_aligned16(C)) return wp_run<CL, true>(M, N, K, A, B, C, stream);
+    return wp_run<CL, false>(M, N, K, A, B, C, stream);
+}
+
+cudaError_t launch_wgmma_persist(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+                                 float *C, cudaStream_t stream)
+{
+    return wp_launch<1, false>(M, N, K, A, B, C, stream);
+}
+
+cudaError_t launch_wgmma_cluster(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+                                 float *C, cudaStream_t stream)
+{
+    return wp_launch<2, true>(M, N, K, A, B, C, stream);
+}
+
+template <int CL, bool TMA_C> static bool wp_resources(kernel_resources *out)
+{
+    if (wp_prepare<CL, TMA_C>() != cudaSuccess) return false;
+    return k_kernel_resources((const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, WG_THREADS,
+                              wp_smem<TMA_C>(), out) == cudaSuccess;
+}
+
+bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources *out)
+{
+    const bool cluster = strcmp(name, "gemm_wgmma_cluster") == 0;
+    if ((!cluster && strcmp(name, "gemm_wgmma_persist") != 0) || k_wg_supported() != cudaSuccess)
+        return false;
+    int sms = 0;
+    if (k_sm_count(&sms) != cudaSuccess ||
+        2 * k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) <= (size_t)sms)
+        return k_wgmma_resources("gemm_wgmma", M, N, out);
+    return cluster ? wp_resources<2, true>(out) : wp_resources<1, false>(out);
+}
+
+#else  // !CUDALAB_WGMMA: the build does not target Hopper
+
+cudaError_t launch_wgmma_persist(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+                                 float *C, cudaStream_t stream)
+{
+    return launch_wgmma(M, N, K, A, B, C, stream);
+}
+
+cudaError_t launch_wgmma_cluster(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+                                 float *C, cudaStream_t stream)
+{
+    return launch_wgmma(M, N, K, A, B, C, stream);
+}
+
+bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources *out)
+{
+    (void)name; (void)M; (void)N; (void)out;
+    return false;
+}
+
+#endif
