@@ -223,7 +223,7 @@ static void sweep(int M, int N, int K, int rounds, int reps, const char *filter)
     for (int i = 0; i < 3; ++i) cand[nk++].k = kernels_find(libs[i]);
     static const char *const rungs[] = {"sgemm_warptile", "gemm_wmma_tf32", "gemm_wmma_bf16",
                                         "gemm_wmma_async", "gemm_wgmma", "gemm_wgmma_persist",
-                                        "gemm_wgmma_cluster", "gemm_wgmma_pingpong"};
+                                        "gemm_wgmma_cluster", "gemm_wgmma_tmastore"};
     for (int i = 0; i < 8; ++i)
         if (wanted(kernels_find(rungs[i]), filter)) cand[nk++].k = kernels_find(rungs[i]);
     size_t nt = 0;

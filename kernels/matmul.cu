@@ -356,9 +356,9 @@ static const shipped_kernel matmul_rungs[] = {
     {.name = "gemm_wgmma_cluster", .problem = "sgemm", .gemm_bf16 = launch_wgmma_cluster,
      .precision = "bf16", .min_cc = 90, .max_cc = 90,
      .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},
-    {.name = "gemm_wgmma_pingpong", .problem = "sgemm", .gemm_bf16 = launch_wgmma_pingpong,
+    {.name = "gemm_wgmma_tmastore", .problem = "sgemm", .gemm_bf16 = launch_wgmma_tmastore,
      .precision = "bf16", .min_cc = 90, .max_cc = 90,
-     .cc_needs = "a Hopper GPU (sm_90a: wgmma and TMA)"},
+     .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},
     {.name = "cublas_sgemm", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_sgemm},
     {.name = "cublas_tf32", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_tf32,
      .precision = "tf32", .min_cc = 80},
@@ -424,8 +424,7 @@ extern "C" bool kernels_tune_resources(const char *name, int M, int N, kernel_re
 {
     if (!name || !out) return false;
     return k_warptile_resources(name, M, N, out) || k_wmma_resources(name, M, N, out) ||
-           k_wgmma_resources(name, M, N, out) || k_wgmma_persist_resources(name, M, N, out) ||
-           k_wgmma_pingpong_resources(name, M, N, out);
+           k_wgmma_resources(name, M, N, out) || k_wgmma_persist_resources(name, M, N, out);
 }
 
 extern "C" const char *kernels_tune_shipped_as(const char *rung, int M, int N)

@@ -10,12 +10,11 @@
 //                       cp.async multi-stage), FP32 to BF16 conversion
 //   matmul_wgmma.cu     the Hopper rung: wgmma fed by TMA (sm_90a only; its
 //                       own CMake target, a stub when the build has no 90)
-//   matmul_wgmma_persist.cu  rungs 12 and 13: rung 11 persistent, then in
-//                       clusters of two sharing B by TMA multicast (the same
-//                       target; hopper.cuh and hopper_tma.cu: what the
+//   matmul_wgmma_persist.cu  rungs 12 to 14: rung 11 persistent, then in
+//                       clusters of two sharing B by TMA multicast, then
+//                       with its output written by the copy engine (the
+//                       same target; hopper.cuh and hopper_tma.cu: what the
 //                       Hopper rungs share)
-//   matmul_wgmma_pingpong.cu  rung 14: the two consumers take turns, one
-//                       writing out its tile while the other multiplies
 //   matmul_blas.cu      cuBLAS in FP32, TF32 and BF16 (loaded at first use)
 #ifndef CUDALAB_MATMUL_CUH
 #define CUDALAB_MATMUL_CUH
@@ -162,7 +161,7 @@ cudaError_t launch_wgmma_persist(int M, int N, int K, const uint16_t *A, const u
                                  float *C, cudaStream_t stream);
 cudaError_t launch_wgmma_cluster(int M, int N, int K, const uint16_t *A, const uint16_t *B,
                                  float *C, cudaStream_t stream);
-cudaError_t launch_wgmma_pingpong(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+cudaError_t launch_wgmma_tmastore(int M, int N, int K, const uint16_t *A, const uint16_t *B,
                                   float *C, cudaStream_t stream);
 cudaError_t launch_cublas_sgemm(int M, int N, int K, const float *A, const float *B, float *C,
                                 cudaStream_t stream);
@@ -201,7 +200,6 @@ bool k_warptile_resources(const char *name, int M, int N, kernel_resources *out)
 bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out);
 bool k_wgmma_resources(const char *name, int M, int N, kernel_resources *out);
 bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources *out);
-bool k_wgmma_pingpong_resources(const char *name, int M, int N, kernel_resources *out);
 // The tuning variant a shipped launcher of the file runs at M x N, or NULL.
 const char *k_warptile_shipped_as(const char *rung, int M, int N);
 const char *k_wmma_shipped_as(const char *rung, int M, int N);

@@ -608,6 +608,24 @@ return lab {
       why = "Hopper only: warpgroups multiply 64x256x16 tiles straight from shared memory, "
          .. "asynchronously, while one thread's TMA copies fill a 4-slice ring.",
     },
+    variant {
+      id = "wgmma_persist", title = "Hopper: persistent blocks",
+      kernel = "gemm_wgmma_persist",
+      why = "One block a multiprocessor walks its list of tiles: the ring runs on into the "
+         .. "next tile, so no block start, ring fill or idle epilogue per tile.",
+    },
+    variant {
+      id = "wgmma_cluster", title = "Hopper: clusters sharing B",
+      kernel = "gemm_wgmma_cluster",
+      why = "Two blocks one above the other in a cluster: each loads half of B and TMA "
+         .. "multicast writes it into both, a third less traffic from L2.",
+    },
+    variant {
+      id = "wgmma_tmastore", title = "Hopper: results out by TMA",
+      kernel = "gemm_wgmma_tmastore",
+      why = "The consumers put their results in shared memory and the copy engine writes C, "
+         .. "while they start the next tile.",
+    },
   },
 
   exercise = exercise {

@@ -111,7 +111,7 @@ static const char *const sgemm_names[] = {
     "sgemm_naive",    "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
     "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "gemm_wgmma_persist",
-    "gemm_wgmma_cluster", "gemm_wgmma_pingpong", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
+    "gemm_wgmma_cluster", "gemm_wgmma_tmastore", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
 static const char *const embed_names[] = {"embed_naive", "embed_warp_row", "embed_vectorized"};
 static const char *const saxpy_names[] = {"saxpy_one_block", "saxpy_per_element",
                                           "saxpy_grid_stride"};

@@ -120,7 +120,7 @@ static const char *const rung_names[] = {
     "sgemm_naive",  "sgemm_coalesced", "sgemm_smem_tiled", "sgemm_blocktile_1d",
     "sgemm_blocktile_2d", "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
     "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma", "gemm_wgmma_persist",
-    "gemm_wgmma_cluster", "gemm_wgmma_pingpong", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
+    "gemm_wgmma_cluster", "gemm_wgmma_tmastore", "cublas_sgemm", "cublas_tf32", "cublas_bf16"};
 
 typedef enum { P_FP32, P_TF32, P_BF16 } prec;
 
@@ -478,7 +478,7 @@ static void test_wgmma_unaligned(void **state)
 {
     (void)state;
     static const char *const hopper[] = {"gemm_wgmma", "gemm_wgmma_persist", "gemm_wgmma_cluster",
-                                         "gemm_wgmma_pingpong"};
+                                         "gemm_wgmma_tmastore"};
     for (size_t h = 0; h < COUNT(hopper); ++h) {
         const shipped_kernel *k = find_rung(hopper[h]);
         unaligned_case(k);

@@ -132,12 +132,15 @@ static void test_matmul(void **state)
     assert_sizes(l, sizes, 3);
     static const char *const ids[] = {"naive",      "coalesced", "smem_tiled", "blocktile_1d",
                                       "blocktile_2d", "vectorized", "warptile", "wmma_tf32",
-                                      "wmma_bf16",  "wmma_async", "wgmma"};
+                                      "wmma_bf16",  "wmma_async", "wgmma", "wgmma_persist",
+                                      "wgmma_cluster", "wgmma_tmastore"};
     static const char *const kernels[] = {"sgemm_naive", "sgemm_coalesced", "sgemm_smem_tiled",
                                           "sgemm_blocktile_1d", "sgemm_blocktile_2d",
                                           "sgemm_vectorized", "sgemm_warptile", "gemm_wmma_tf32",
-                                          "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma"};
-    assert_variants(l, ids, kernels, 11);
+                                          "gemm_wmma_bf16", "gemm_wmma_async", "gemm_wgmma",
+                                          "gemm_wgmma_persist", "gemm_wgmma_cluster",
+                                          "gemm_wgmma_tmastore"};
+    assert_variants(l, ids, kernels, 14);
     assert_true(l->nmilestones >= 2 && has_milestone_quiz(l));
     lab_free(l);
 }
