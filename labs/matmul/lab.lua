@@ -489,6 +489,81 @@ return lab {
       **Compare `wmma_async`, `wgmma` and `cuBLAS BF16` at 4096.**
     ]],
 
+    step "The last few percent: persistent blocks, clusters, TMA stores" [[
+      `wgmma` runs its multiplies at cuBLAS's speed; what it loses is
+      around them.  Three rungs take it back, one idea each.  The
+      figures are one run on an H100 at 4096 x 4096 x 4096, side by side
+      (`bench/results`), as a fraction of cuBLAS BF16's time: `wgmma`
+      0.87x, `wgmma_persist` 0.96x, `wgmma_cluster` 0.96x,
+      `wgmma_tmastore` 0.96x in that run and 0.96x to 0.99x over five
+      runs of the same day (the run table's row gave 0.99x).  At 8192
+      the last three land between 0.98x and 1.02x of cuBLAS, whose own
+      time there wanders by several percent from run to run as the
+      card's clock follows its power draw.
+
+      - **Persistent blocks** (`wgmma_persist`).  Rung 11 starts one
+        block per 128x256 tile: 512 blocks at 4096, about four waves on
+        132 multiprocessors.  Each block pays for its start, for filling
+        its ring of slices, and for an epilogue during which the tensor
+        cores of its multiprocessor have nothing to do.  Here the grid
+        is one block per multiprocessor and each block walks a list of
+        tiles (block b takes tiles b, b + 132, b + 264, ...).  The
+        producer does not stop at a tile's end: while the consumers
+        write out one tile, the next tile's first slices are already
+        arriving.  The list is ordered so that the tiles in flight at
+        one time share a few rows of A and columns of B, which then
+        come from L2: DRAM reads fell from 171 to 149 MB.
+      - **Clusters and TMA multicast** (`wgmma_cluster`).  A thread
+        block cluster is a group of blocks that run at the same time on
+        nearby multiprocessors and can reach each other's shared memory.
+        Two blocks one above the other need the same slices of B, so each
+        loads half of them, and the copy engine writes each half into
+        *both* blocks' shared memory at once.  A stage may be refilled
+        only when the consumers of both blocks are done with it, so each
+        consumer warp signals the "empty" barrier in both.  L2 traffic
+        fell from 1.51 to 1.40 GB, but the time did not move: on an H100
+        at these sizes L2 was not what held the kernel back.  The rung
+        stays because the next one builds on it, and because cuBLAS's
+        own kernel here is organised the same way (128x256 tiles, two
+        consumer warpgroups, clusters of two, one block per
+        multiprocessor).
+      - **Results out by TMA** (`wgmma_tmastore`).  Timing `wgmma_persist`
+        at K = 1024, 2048, 4096 and 8192 (4096 x 4096 outputs) shows a
+        cost of about 21 us that does not grow with K; cuBLAS's is about
+        15 us.  That is the epilogue: the consumers store 128 KB of FP32
+        sums per tile themselves and start no multiply until the last
+        store has left.  Here they write each 64 x 32 piece into one of
+        two small buffers in shared memory (swizzled, so that their
+        writes meet no bank conflicts) and one thread hands it to the
+        copy engine with a TMA store; the consumers go on to the next
+        tile while the copy engine writes C.
+
+      With the clock held at one speed under Nsight Compute (1.36 GHz),
+      `wgmma_tmastore` took 299,000 cycles at 4096 and cuBLAS 296,500:
+      the same work, within 1%.  What is left at full clock is power:
+      at the same clock the cuBLAS kernel issues 17.6 million
+      instructions and this rung 31.7 million, and an H100 running
+      tensor cores flat out slows its clock to stay inside its power
+      limit.  At 2048 (128 tiles, one wave) the rung reaches 0.94x.
+
+      Two ideas measured here did not pay.  A "ping-pong" schedule, the
+      two consumers taking turns on 64x256 tiles so that one writes out
+      while the other multiplies, ran at 0.72x: one warpgroup alone did
+      not keep the tensor cores busy.  And waiting on a barrier with a
+      suspend hint (the thread sleeps until the barrier completes)
+      instead of polling it made no difference to the instruction count.
+
+      Which of these could you write?  Rung 11's design (wgmma, TMA, a
+      ring of mbarriers, a producer and consumers) fits in one file and
+      is the path the tensor-core exercise's stretch milestone has in
+      mind; on Hopper it reaches 0.86x and the stretch asks for 0.5x.
+      Persistence is a loop around it.  Clusters and TMA stores are for
+      reading: `kernels/matmul_wgmma_persist.cu` and `kernels/hopper.cuh`.
+
+      **Compare `wgmma`, `wgmma_persist`, `wgmma_cluster`,
+      `wgmma_tmastore` and `cuBLAS BF16` at 4096.**
+    ]],
+
 
     step "Your turn" [[
       Your kernel is `starter.cu` and its launcher `starter.lua`, copied
