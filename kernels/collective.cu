@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(KCOLL_RING_THREADS) coll_ring_kernel(const kco
     const int b = blockIdx.x;
     // The right neighbour reads this rank's partial sums and output: it
     // must be done with the previous collective's before they change.
-    coll_block_wait(a.right_flags + KCOLL_FLAG_DONE(b), a.epoch - 1);
+    coll_block_wait(a.right_flags + KCOLL_FLAG_DONE(b), a.war_epoch);
     for (int s = 0; s < a.nsteps; s++) {
         const kcoll_step st = a.steps[s];
         if (s > 0)

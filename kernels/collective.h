@@ -52,7 +52,10 @@ typedef struct kcoll_ring_args {
     const float *left_send, *left_scratch, *left_recv;   /* mapped from rank - 1 */
     unsigned *flags;              /* this rank's flags */
     const unsigned *left_flags, *right_flags;            /* mapped */
-    unsigned epoch;               /* this collective's number, from 1 */
+    unsigned epoch;               /* this ring collective's number, from 1 */
+    unsigned war_epoch;           /* wait for the right neighbour's blocks to have finished
+                                   * this one (the previous ring collective of the same
+                                   * blocks), 0: no wait (nothing since a barrier) */
     int32_t nsteps, nblocks;
     int64_t slice;                /* floats a block takes of a step's chunk */
     kcoll_step steps[KCOLL_MAX_STEPS];

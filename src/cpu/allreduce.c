@@ -52,11 +52,11 @@ void allreduce_fill(float *out, size_t count, uint64_t seed, int rank)
 typedef struct part_report {
     int64_t unwritten, nonfinite, differing, compared;
     double diff2, ref2;
-    int nbad;
-    check_mismatch bad[4];            /* the first unwritten, non-finite or wrong, by kind */
-    int nwrong;
-    check_mismatch wrong[4];
+    int nfirst[3];                    /* the first elements of each kind: */
+    check_mismatch first[3][4];       /* unwritten, non-finite, wrong */
 } part_report;
+
+enum { FIRST_UNWRITTEN, FIRST_NONFINITE, FIRST_WRONG };
 
 typedef struct check_job {
     const float *got;
@@ -67,10 +67,10 @@ typedef struct check_job {
     part_report parts[PARTS_MAX];
 } check_job;
 
-static void note(check_mismatch *list, int *n, size_t i, double got, double want)
+static void note(part_report *p, int kind, size_t i, double got, double want)
 {
-    if (*n < 4)
-        list[(*n)++] = (check_mismatch){(int64_t)i, got, want};
+    if (p->nfirst[kind] < 4)
+        p->first[kind][p->nfirst[kind]++] = (check_mismatch){(int64_t)i, got, want};
 }
 
 static void check_part(void *ctx, int part, int nparts)
@@ -87,12 +87,12 @@ static void check_part(void *ctx, int part, int nparts)
         float g = j->got[i];
         if (check_is_poison(g)) {
             p->unwritten++;
-            note(p->bad, &p->nbad, i, (double)g, ref);
+            note(p, FIRST_UNWRITTEN, i, (double)g, ref);
             continue;
         }
         if (!isfinite(g)) {
             p->nonfinite++;
-            note(p->bad, &p->nbad, i, (double)g, ref);
+            note(p, FIRST_NONFINITE, i, (double)g, ref);
             continue;
         }
         double d = (double)g - ref;
@@ -101,7 +101,7 @@ static void check_part(void *ctx, int part, int nparts)
         p->ref2 += ref * ref;
         if (fabs(d) > j->tol * fmax(fabs(ref), 1.0)) {
             p->differing++;
-            note(p->wrong, &p->nwrong, i, (double)g, ref);
+            note(p, FIRST_WRONG, i, (double)g, ref);
         }
     }
 }
@@ -126,12 +126,13 @@ static void merge(const check_job *j, int nparts, check_report *r)
         r->status = CHECK_WRONG;
     else
         r->status = CHECK_OK;
+    int kind = r->status == CHECK_UNWRITTEN   ? FIRST_UNWRITTEN
+               : r->status == CHECK_NONFINITE ? FIRST_NONFINITE
+                                              : FIRST_WRONG;
     for (int k = 0; k < nparts && r->nmismatch < 4; k++) {
         const part_report *p = &j->parts[k];
-        bool bad = r->status != CHECK_WRONG;
-        int n = bad ? p->nbad : p->nwrong;
-        for (int m = 0; m < n && r->nmismatch < 4; m++)
-            r->mismatch[r->nmismatch++] = bad ? p->bad[m] : p->wrong[m];
+        for (int m = 0; m < p->nfirst[kind] && r->nmismatch < 4; m++)
+            r->mismatch[r->nmismatch++] = p->first[kind][m];
     }
 }
 

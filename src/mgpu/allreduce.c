@@ -79,7 +79,7 @@ bool mg_algo_ready(mg_rank *r, mg_algo a, bool *can, char *msg, size_t n, cl_err
 static bool naive(mg_rank *r, size_t count, cl_err *err)
 {
     mg_bufs *b = &r->b;
-    const unsigned e = ++r->epoch;
+    const unsigned e = ++r->epoch_naive;
     const size_t bytes = count * sizeof(float);
     if (r->rank != 0) {
         /* arrived: this rank's input may be read, and its last broadcast is done */
@@ -124,9 +124,14 @@ static bool ring(mg_rank *r, size_t count, cl_err *err)
     a.flags = b->flags;
     a.left_flags = b->p_flags[left];
     a.right_flags = b->p_flags[right];
-    a.epoch = ++r->epoch;
+    a.epoch = ++r->epoch_ring;
     a.nsteps = ns;
     a.nblocks = coll_ring_blocks(count, r->nranks, r->max_blocks);
+    /* Block b's "done" flag was last set by block b of the previous ring
+     * collective only when that had as many blocks; otherwise a barrier
+     * (a new size) came between, and there is nothing to wait for. */
+    a.war_epoch = a.nblocks == r->ring_blocks_last ? a.epoch - 1 : 0;
+    r->ring_blocks_last = a.nblocks;
     a.slice = (int64_t)coll_ring_slice(count, r->nranks, a.nblocks);
     for (int s = 0; s < ns; s++) {
         coll_range c = coll_chunk(count, r->nranks, steps[s].chunk);

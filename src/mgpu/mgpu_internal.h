@@ -51,7 +51,10 @@ typedef struct mg_rank {
     bool p2p_all;                     /* every GPU of the group can reach every other */
     char p2p_why[256];                /* when not: which pair cannot */
     mg_bufs b;
-    unsigned epoch;                   /* collectives of the lab's own so far */
+    /* collectives of each of the lab's own all-reduces so far: the flags
+     * each announces and waits for carry these numbers */
+    unsigned epoch_naive, epoch_ring;
+    int ring_blocks_last;             /* blocks of the last ring collective */
     mg_nccl_comm *nccl;
     bool nccl_tried;
     char nccl_why[1024];              /* when nccl is NULL after trying */
