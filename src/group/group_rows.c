@@ -65,7 +65,7 @@ static void flush_size(group_rows *g)
             run_result *r = &g->sized[i];
             if (strcmp(r->variant, order[o]) != 0)
                 continue;
-            if (lib && r->status == RS_CORRECT && r->median_ms > 0.0)
+            if (lib && r != lib && r->status == RS_CORRECT && r->median_ms > 0.0)
                 r->speedup_lib = lib->median_ms / r->median_ms;
             if (g->sink && g->sink->result)
                 g->sink->result(g->sink->ud, r);
