@@ -5,7 +5,7 @@
 -- cannot run and the lesson still reads.
 return lab {
   id = "multigpu",
-  title = "Several GPUs: peer copies and all-reduce",
+  title = "Several GPUs: links and all-reduce",
   summary = "Links between GPUs, one process a GPU, all-reduce naive, as a ring and with NCCL, from 8 B to 1 GiB; algorithm against bus bandwidth.",
   order = 8,
   problem = "multigpu",
@@ -79,7 +79,8 @@ return lab {
       microseconds of waiting.  For large S the second term wins and the
       bandwidth approaches what the links allow.
 
-      The all-reduce rows run at eleven sizes from 8 B to 1 GiB.  Read the
+      The all-reduce rows (`ar_naive`, `ar_ring`, `ar_nccl`) run at eleven
+      sizes from 8 B to 1 GiB.  Read the
       time column from the top: nearly flat at first (**latency-bound**),
       then rising in proportion to the size (**bandwidth-bound**).  The
       bandwidth column does the opposite: tiny at first, then levelling off
@@ -108,10 +109,10 @@ return lab {
       equal; with 8 GPUs it is 1.75.  The all-reduce rows show busbw in the
       GB/s column and algbw in the message.
 
-      On the machines where this lab was written, two H100 GPUs joined by
-      NVLink, an all-reduce of 1 GiB through PyTorch (which calls NCCL)
-      reached about 329 GB/s of bus bandwidth.  The NCCL row at 1 GiB
-      should come close to what NCCL achieves on your machine.
+      For scale: on a machine with two H100 GPUs joined by NVLink, an
+      all-reduce of 1 GiB through PyTorch (which calls NCCL) has been seen
+      at about 329 GB/s of bus bandwidth.  The `ar_nccl` row at 1 GiB is
+      NCCL's own figure on your machine.
     ]],
 
     step "Three all-reduces" [[
@@ -279,7 +280,7 @@ return lab {
   },
 
   milestones = {
-    milestone { id = "busbw", text = "Knows why bus bandwidth, not algorithm bandwidth",
+    milestone { id = "busbw", text = "Can say why bus bandwidth counts",
                 quiz = "busbw" },
     milestone { id = "ring_tree", text = "Knows when a tree beats a ring", quiz = "ring_tree" },
   },
