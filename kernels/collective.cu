@@ -124,11 +124,14 @@ extern "C" cudaError_t kcoll_reduce(float *out, const float *const *ins, int nin
 
 // ---- the ring ---------------------------------------------------------------
 
-// dst[i] = src[i] (+ own[i]) for i < n, all 16-byte aligned but the tail;
-// src is the neighbour's memory, read through L2 only (ld.global.cg): each
-// element is read once, and a line cached in L1 from an earlier epoch
-// must not answer.  Four 16-byte loads in flight per thread.
-__device__ void coll_ring_move(float *dst, const float *src, const float *own, int64_t n)
+// dst[i] = src[i] (+ own[i] when ADD) for i < n, all 16-byte aligned but
+// the tail; src is the neighbour's memory, read through L2 only
+// (ld.global.cg): each element is read once, and a line cached in L1 from
+// an earlier epoch must not answer.  Four 16-byte loads of the neighbour's
+// memory in flight per thread before the first store.
+template <bool ADD>
+__device__ void coll_ring_move(float *__restrict__ dst, const float *__restrict__ src,
+                               const float *__restrict__ own, int64_t n)
 {
     const int64_t n4 = n / 4, T = blockDim.x;
     const float4 *s4 = reinterpret_cast<const float4 *>(src);
@@ -142,8 +145,8 @@ __device__ void coll_ring_move(float *dst, const float *src, const float *own, i
             v[u] = __ldcg(s4 + i + u * T);
 #pragma unroll
         for (int u = 0; u < 4; u++) {
-            if (own) {
-                float4 o = o4[i + u * T];
+            if (ADD) {
+                const float4 o = o4[i + u * T];
                 v[u].x += o.x;
                 v[u].y += o.y;
                 v[u].z += o.z;
@@ -154,8 +157,8 @@ __device__ void coll_ring_move(float *dst, const float *src, const float *own, i
     }
     for (; i < n4; i += T) {
         float4 v = __ldcg(s4 + i);
-        if (own) {
-            float4 o = o4[i];
+        if (ADD) {
+            const float4 o = o4[i];
             v.x += o.x;
             v.y += o.y;
             v.z += o.z;
@@ -164,7 +167,7 @@ __device__ void coll_ring_move(float *dst, const float *src, const float *own, i
         d4[i] = v;
     }
     for (int64_t j = n4 * 4 + threadIdx.x; j < n; j += T)
-        dst[j] = __ldcg(src + j) + (own ? own[j] : 0.0f);
+        dst[j] = __ldcg(src + j) + (ADD ? own[j] : 0.0f);
 }
 
 // Announces (after a barrier: every thread's stores are done) that this
@@ -204,7 +207,10 @@ __global__ void __launch_bounds__(KCOLL_RING_THREADS) coll_ring_kernel(const kco
                                : st.src == KCOLL_LEFT_SCRATCH ? a.left_scratch
                                                               : a.left_recv;
             float *dst = st.dst == KCOLL_MY_SCRATCH ? a.scratch : a.recv;
-            coll_ring_move(dst + at, src + at, st.add_own ? a.send + at : nullptr, n);
+            if (st.add_own)
+                coll_ring_move<true>(dst + at, src + at, a.send + at, n);
+            else
+                coll_ring_move<false>(dst + at, src + at, nullptr, n);
         }
         coll_block_announce(a.flags + KCOLL_FLAG_STEP(s, b), a.epoch);
     }

@@ -29,7 +29,12 @@ static void merge(const struct group_pending *p, run_result *out)
             pick = k;
     if (pick >= 0) {
         *out = p->rows[pick];
-        if (p->of > 1) {
+        /* the GPU is named unless every rank said the same (NCCL not found) */
+        bool same = true;
+        for (int k = 0; k < RANKMSG_MAX_RANKS; k++)
+            same &= !p->from[k] || (p->rows[k].status == out->status
+                                    && strcmp(p->rows[k].message, out->message) == 0);
+        if (p->of > 1 && !same) {
             char msg[sizeof out->message];
             snprintf(msg, sizeof msg, "GPU %d: %s", pick, p->rows[pick].message);
             strfmt_copy(out->message, sizeof out->message, msg);

@@ -100,6 +100,20 @@ static void fake_row(const char *variant, const char *size, int of, double ms, b
     fake_send(&fm);
 }
 
+/* Every rank's row of a measurement that could not run, in the same words. */
+static void fake_error(const char *variant, const char *size, int of, const char *why)
+{
+    memset(&fm, 0, sizeof fm);
+    fm.type = RMSG_ROW;
+    fm.of = of;
+    run_result_init(&fm.u.row);
+    snprintf(fm.u.row.variant, sizeof fm.u.row.variant, "%s", variant);
+    snprintf(fm.u.row.size, sizeof fm.u.row.size, "%s", size);
+    fm.u.row.status = RS_ERROR;
+    snprintf(fm.u.row.message, sizeof fm.u.row.message, "%s", why);
+    fake_send(&fm);
+}
+
 static int fake_rank(int rank, int n)
 {
     proto_msg req;
@@ -123,7 +137,10 @@ static int fake_rank(int rank, int n)
     if (rank == 0)
         fake_row("peer_0to1", "256 MiB", 1, 0.7, true);
     fake_row("ar_ring", "8 B", n, 1.0 + rank, !(rank == 1 && strcmp(mode, "wrong") == 0));
-    fake_row("ar_nccl", "8 B", n, 2.0, true);
+    if (strcmp(mode, "nonccl") == 0)
+        fake_error("ar_nccl", "8 B", n, "NCCL not found: install it");
+    else
+        fake_row("ar_nccl", "8 B", n, 2.0, true);
     return 0;
 }
 
@@ -221,6 +238,16 @@ static void test_one_rank_wrong(void **state)
     assert_true(rows[1].speedup_lib == 0.0);
 }
 
+static void test_every_rank_same_error(void **state)
+{
+    (void)state;
+    run_fault f;
+    assert_true(run_group("nonccl", &f));
+    assert_int_equal(rows[2].status, RS_ERROR);
+    assert_string_equal(rows[2].message, "NCCL not found: install it");
+    assert_true(rows[1].speedup_lib == 0.0);
+}
+
 static void test_rank_killed(void **state)
 {
     (void)state;
@@ -297,7 +324,8 @@ int main(int argc, char **argv)
         return fake_main(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_runnable), cmocka_unit_test(test_merged_rows),
-        cmocka_unit_test(test_one_rank_wrong), cmocka_unit_test(test_rank_killed),
+        cmocka_unit_test(test_one_rank_wrong), cmocka_unit_test(test_every_rank_same_error),
+        cmocka_unit_test(test_rank_killed),
         cmocka_unit_test(test_rank_fails),   cmocka_unit_test(test_rank_hangs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
