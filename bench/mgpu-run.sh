@@ -4,7 +4,7 @@
 #
 #   bench/mgpu-run.sh BIN_DIR OUT_DIR
 #
-# Build elsewhere (-DCMAKE_CUDA_ARCHITECTURES=<this GPU>) and copy into
+# Build elsewhere (Release, -DCMAKE_CUDA_ARCHITECTURES=<this GPU>) and copy into
 # BIN_DIR the `cudalab` binary and the test programs test_multigpu_gpu,
 # test_group, test_collective, test_cpu_allreduce and test_rankmsg (and, in
 # BIN_DIR/lib, any shared library this machine lacks), then run this from
@@ -31,6 +31,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 root=$(pwd)
 export NCCL_NVLS_ENABLE=0
+# a build with the sanitizers: CUDA needs the shadow gap, and the libraries'
+# own allocations at exit are not cudalab's leaks
+export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=0}
 
 extra=/tmp/cudalab-extra-libs
 mkdir -p "$extra"
