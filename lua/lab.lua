@@ -50,8 +50,10 @@ local PROBLEMS = {
                                 "timing", "roofline" }, exercise = "pipeline" },
   -- the basics lab's experiments; its exercises each name their own problem
   basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
+  -- the multigpu lab's experiments, run by one process a GPU (src/group/)
+  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl" } },
 }
-local PROBLEM_NAMES = "sgemm, gemm_bf16, pipeline, managed, profiling, basics, or one of "
+local PROBLEM_NAMES = "sgemm, gemm_bf16, pipeline, managed, profiling, basics, multigpu, or one of "
   .. "lua/problems/ (reduce_sum, saxpy, histogram, embedding)"
 
 -- Fields of each constructor, in the order they are checked.

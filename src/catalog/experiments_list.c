@@ -13,6 +13,7 @@ typedef struct experiment_entry {
 
 #define P EXPERIMENTS_PROBLEM
 #define B EXPERIMENTS_BASICS
+#define M EXPERIMENTS_MULTIGPU
 
 static const experiment_entry entries[] = {
     {P, "transfers",
@@ -28,6 +29,10 @@ static const experiment_entry entries[] = {
     {B, "occupancy", "registers and shared memory a block against occupancy and time; a spill"},
     {B, "hierarchy", "the same reads from DRAM, the L2, shared memory and registers"},
     {B, "fences", "a message between blocks with and without __threadfence()"},
+    {M, "peer", "copies from GPU to GPU with and without peer access, against the link"},
+    {M, "ar_naive", "all-reduce by gathering to GPU 0, summing and broadcasting"},
+    {M, "ar_ring", "all-reduce by a hand-written ring: reduce-scatter, then all-gather"},
+    {M, "ar_nccl", "ncclAllReduce, the library every framework calls"},
 };
 #define NENTRY (sizeof entries / sizeof entries[0])
 
@@ -41,8 +46,8 @@ static const experiment_entry *entry_find(const char *id)
 
 const char *const *experiments_ids_of(const char *problem, size_t *count)
 {
-    static const char *ids[2][NENTRY];
-    int which = problem && strcmp(problem, B) == 0;
+    static const char *ids[3][NENTRY];
+    int which = !problem ? 0 : strcmp(problem, B) == 0 ? 1 : strcmp(problem, M) == 0 ? 2 : 0;
     *count = 0;
     for (size_t i = 0; problem && i < NENTRY; i++)
         if (strcmp(entries[i].problem, problem) == 0)
@@ -57,7 +62,8 @@ const char *const *experiments_ids(size_t *count)
 
 bool experiments_problem(const char *problem)
 {
-    return problem && (strcmp(problem, P) == 0 || strcmp(problem, B) == 0);
+    return problem &&
+           (strcmp(problem, P) == 0 || strcmp(problem, B) == 0 || strcmp(problem, M) == 0);
 }
 
 const char *experiments_problem_of(const char *id)

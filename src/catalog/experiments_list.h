@@ -1,7 +1,8 @@
-/* experiments_list.h - the experiments of the profiling and basics labs,
- * by name.
+/* experiments_list.h - the experiments of the profiling, basics and
+ * multigpu labs, by name.
  *
- * A lab whose problem is an experiments problem ("profiling", "basics")
+ * A lab whose problem is an experiments problem ("profiling", "basics",
+ * "multigpu")
  * names experiments in its variants.  Here are their ids in teaching order,
  * which problem each belongs to, a line on what each measures, and the
  * timeline file the experiments leave behind with the log line that
@@ -17,6 +18,9 @@
 
 #define EXPERIMENTS_PROBLEM "profiling"
 #define EXPERIMENTS_BASICS "basics"
+/* Run by a group of processes, one a GPU (src/group/, src/mgpu/), not by
+ * the worker's experiments. */
+#define EXPERIMENTS_MULTIGPU "multigpu"
 #define EXPERIMENTS_TIMELINE_LOG "timeline: "
 
 /* The profiling lab's experiment ids in teaching order. */

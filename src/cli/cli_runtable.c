@@ -4,6 +4,7 @@
 #include "cli/cli_runtable.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli_diag.h"
 #include "cli/cli_rows.h"
@@ -64,8 +65,11 @@ void cli_runtable_row(const run_result *result, bool unicode)
         snprintf(res, sizeof res, "%s", result_status_name(result->status));
     printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", result->variant, result->size,
            t, bw, fl, pk, c1, cm, lib, no_device_row(result) ? "no device" : res);
-    /* The learner's row is explained in full below it (cli_diag). */
-    if (result->status != RS_CORRECT && result->message[0] && !no_device_row(result) &&
+    /* The learner's row is explained in full below it (cli_diag).  A row
+     * that could not run for a reason of its own (one GPU where two are
+     * needed), not the missing device the header names, says it here. */
+    bool own_reason = !no_device_row(result) || strncmp(result->message, "no CUDA device", 14) != 0;
+    if (result->status != RS_CORRECT && result->message[0] && own_reason &&
         !cli_diag_wanted(result))
         printf("    %s\n", result->message);
     fflush(stdout);

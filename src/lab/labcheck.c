@@ -81,7 +81,7 @@ void lab_check_engine(lab *model, lab_diags *diags)
     if (model->problem && !experiments && !lab_problem_spec(model, model->problem))
         lab_diags_add(diags, model->path, model->line,
                       "lab '%s': unknown problem '%s' (known: reduce_sum, sgemm, gemm_bf16, embedding, "
-                      "pipeline, saxpy, histogram, managed, profiling, basics)",
+                      "pipeline, saxpy, histogram, managed, profiling, basics, multigpu)",
                       model->id, model->problem);
     if (!experiments)
         check_sizes(model, model->sizes, model->nsizes, model->problem, diags);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "catalog/experiments_list.h"
 #include "core/clock.h"
 #include "core/paths.h"
 #include "core/spawn.h"
@@ -24,7 +25,8 @@ static bool copy_command(supervisor *s, const supervisor_opts *o, cl_err *e)
     if (o && o->argv)
         while (o->argv[argc])
             argc++;
-    s->argv = calloc(argc > 0 ? argc + 1 : 3, sizeof *s->argv);
+    s->custom = argc > 0;
+    s->argv = calloc(argc > 0 ? argc + 1 : 4, sizeof *s->argv);
     if (!s->argv)
         return err_set(e, "out of memory");
     if (argc > 0) {
@@ -132,10 +134,31 @@ static bool check_exit(supervisor *s)
     return false;
 }
 
+/* The worker a request needs: the multigpu lab's runs go to the
+ * coordinator (`worker --group`, which starts one process a GPU and makes
+ * no CUDA call itself), every other run to the worker.  An idle worker of
+ * the other kind is stopped first. */
+static bool pick_worker(supervisor *s, const run_request *req, cl_err *e)
+{
+    bool group = strcmp(req->problem, EXPERIMENTS_MULTIGPU) == 0;
+    if (s->custom || group == s->group)
+        return true;
+    if (s->pid > 0)
+        supervisor_worker_stop(s);
+    free(s->argv[2]);
+    s->argv[2] = NULL;
+    if (group && !(s->argv[2] = strdup("--group")))
+        return err_set(e, "out of memory");
+    s->group = group;
+    return true;
+}
+
 bool supervisor_submit(supervisor *sup, run_request *req, double time_limit_s, cl_err *err)
 {
     if (sup->cur_run)
         return err_set(err, "the worker is busy with run %d", sup->cur_run);
+    if (!pick_worker(sup, req, err))
+        return false;
 
     int run = sup->next_run;
     proto_msg *m = malloc(sizeof *m);

@@ -6,7 +6,10 @@
  * blocking the caller, and turns everything that can go wrong into a fault:
  * a per-run time limit (SIGKILL on expiry), death by signal, non-zero exit,
  * unparsable or over-long output.  After a fault the worker is restarted on
- * the next submit.  The parent never initialises CUDA.
+ * the next submit.  The parent never initialises CUDA.  A request of the
+ * multigpu lab goes to the coordinator (`worker --group`, group/group.h)
+ * instead, unless opts gave a command of its own: the worker of the other
+ * kind is stopped first.
  *
  * Event loop use (TUI): poll() on supervisor_fd() alongside stdin, then call
  * supervisor_pump(s, 0).  Blocking use (CLI): supervisor_wait(s, run). */

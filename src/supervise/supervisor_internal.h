@@ -32,6 +32,8 @@ enum { SUP_TAG_PROTO = 1, SUP_TAG_OUTPUT, SUP_TAG_INPUT, SUP_TAG_PID, SUP_TAG_TI
 
 struct supervisor {
     char **argv;                  /* owned copy of the worker command */
+    bool custom;                  /* the command was given (a test's worker): never switched */
+    bool group;                   /* argv is the multigpu coordinator's (worker --group) */
     char what[128];               /* the worker in messages */
     double limit_s;               /* default per-request limit */
     supervisor_callbacks cb;

@@ -56,12 +56,14 @@ static bool awaited(tui_labstate *s, const char *ex, const char *variant, const 
 }
 
 /* In the profiling lab a measurement's row takes the place of its
- * experiment's own row. */
-static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant)
+ * experiment's own row (the multigpu lab's all-reduce rows keep their
+ * experiment's id, one a message size). */
+static void drop_placeholder(tui_app *a, tui_labstate *s, const char *variant, const char *size)
 {
     const char *x;
     tui_row *ph;
-    if (!tui_prof_lab(a->labs->v[a->run_lab]) || !(x = tui_prof_experiment(variant)) || strcmp(x, variant) == 0)
+    if (!tui_prof_lab(a->labs->v[a->run_lab]) || !(x = tui_prof_experiment(variant))
+        || (strcmp(x, variant) == 0 && !size[0]))
         return;
     ph = tui_runtable_find(&s->table, x, "");
     if (!ph)
@@ -76,7 +78,7 @@ unsigned tui_app_on_progress(tui_app *app, const run_progress *progress)
     tui_labstate *s = run_state(app, progress->run);
     if (!s)
         return 0;
-    drop_placeholder(app, s, progress->variant);
+    drop_placeholder(app, s, progress->variant, progress->size);
     if (!awaited(s, progress->exercise, progress->variant, progress->size))
         app->run_rows++;
     tui_runtable_progress(&s->table, progress, app->labs->v[app->run_lab]->library, NULL);
@@ -88,7 +90,7 @@ unsigned tui_app_on_result(tui_app *app, const run_result *result)
     tui_labstate *s = run_state(app, result->run);
     if (!s)
         return 0;
-    drop_placeholder(app, s, result->variant);
+    drop_placeholder(app, s, result->variant, result->size);
     if (!awaited(s, result->exercise, result->variant, result->size))
         app->run_rows++;
     tui_runtable_result(&s->table, result, NULL);

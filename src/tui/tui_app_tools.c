@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "catalog/experiments_list.h"
 #include "core/paths.h"
 #include "prof/trace.h"
 #include "tui/tui_app_internal.h"
@@ -87,7 +88,7 @@ static bool export_dir(const tui_app *a, char *dir, size_t n, cl_err *e)
     char ws[CL_PATH_MAX];
     const char *id = "timelines";
     for (size_t i = 0; a->labs && i < a->labs->n; i++)
-        if (tui_prof_lab(a->labs->v[i]))
+        if (a->labs->v[i]->problem && strcmp(a->labs->v[i]->problem, EXPERIMENTS_PROBLEM) == 0)
             id = a->labs->v[i]->id;
     if (a->workspace)
         strfmt_copy(ws, sizeof ws, a->workspace);

@@ -39,6 +39,7 @@ static const prof_rows rows[] = {
     {"occupancy", "occ_r8", "occ_r8"},
     {"hierarchy", "lvl_", "bx_levels"},
     {"fences", "fence_", "bx_fence"},
+    {"peer", "peer_", NULL},
 };
 
 bool tui_prof_lab(const lab *the_lab)
@@ -59,9 +60,11 @@ static const prof_rows *find(const char *variant)
 const char *tui_prof_experiment(const char *variant)
 {
     const prof_rows *r;
-    for (int p = 0; p < 2; p++) {
+    static const char *const problems[] = {EXPERIMENTS_PROBLEM, EXPERIMENTS_BASICS,
+                                           EXPERIMENTS_MULTIGPU};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
         size_t n = 0;
-        const char *const *ids = experiments_ids_of(p ? EXPERIMENTS_BASICS : EXPERIMENTS_PROBLEM, &n);
+        const char *const *ids = experiments_ids_of(problems[p], &n);
         for (size_t i = 0; variant && i < n; i++)
             if (strcmp(ids[i], variant) == 0)
                 return ids[i];

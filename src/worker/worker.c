@@ -13,6 +13,8 @@
 #include "core/nonet.h"
 #include "core/paths.h"
 #include "engine/engine.h"
+#include "group/group.h"
+#include "mgpu/rank.h"
 #include "proto/protocol.h"
 #include "worker/dispatch.h"
 #include "worker/workerloop.h"
@@ -98,8 +100,41 @@ static void confine(const char *const *named, size_t n, bool python)
         fprintf(stderr, "cudalab worker: network not closed: %s\n", why);
 }
 
+/* The coordinator's run through the worker loop's sink. */
+static bool group_engine_run(const run_request *req, const engine_sink *sink, run_fault *fault)
+{
+    const group_sink gs = {sink->progress, sink->result, sink->log, sink->ud};
+    return group_run(req, &gs, fault);
+}
+
+/* `cudalab worker --group`: the multigpu lab's coordinator, which makes no
+ * CUDA call itself (group/group.h). */
+static int group_main(void)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    int out_fd = STDOUT_FILENO;
+    if (proto_fd_open()) {
+        out_fd = PROTO_FD;
+        (void)fcntl(out_fd, F_SETFD, FD_CLOEXEC);
+        pid_t parent = getppid();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+            return 1;
+    }
+    const workerloop_engine eng = {group_probe, group_engine_run, group_shutdown};
+    return workerloop_serve(&eng, STDIN_FILENO, out_fd);
+}
+
 int worker_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--group") == 0)
+            return group_main();
+        if (strcmp(argv[i], "--probe") == 0)
+            return mgpu_probe_main();
+        if (strcmp(argv[i], "--rank") == 0)
+            return mgpu_rank_main(argc, argv);
+    }
+
     const char *reads[WORKER_MAX_READS];
     size_t nreads = 0;
     bool confined = false, python = false;

@@ -224,7 +224,7 @@ static void test_set_finds_every_lab(void **state)
     assert_int_equal(d.n, 0);
     static const char *const order[] = {"basics", "profiling", "debugging", "python",
                                         "reduction", "matmul", "embedding", "scan",
-                                        "pipeline", "stencil", "layernorm"};
+                                        "pipeline", "stencil", "layernorm", "multigpu"};
     const size_t nlabs = sizeof order / sizeof order[0];
     assert_int_equal(set.n, nlabs);
     for (size_t i = 0; i < nlabs; i++)

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench/mgpu-run.sh - the multigpu lab on a machine with two or more GPUs,
+# from a prebuilt folder.
+#
+#   bench/mgpu-run.sh BIN_DIR OUT_DIR
+#
+# Build elsewhere (Release, -DCMAKE_CUDA_ARCHITECTURES=<this GPU>) and copy into
+# BIN_DIR the `cudalab` binary and the test programs test_multigpu_gpu,
+# test_group, test_collective, test_cpu_allreduce and test_rankmsg (and, in
+# BIN_DIR/lib, any shared library this machine lacks), then run this from
+# the repository root.  It writes OUT_DIR/device.txt (GPUs, their links,
+# what cudalab's probe found: GPUs and NCCL), OUT_DIR/tests.txt (each test
+# program's verdict, its output in OUT_DIR/<program>.txt; the GPU test
+# prints every row it checked), OUT_DIR/multigpu.txt and .json (`cudalab
+# run multigpu`: every row, measured once more) and prints the summary:
+# NCCL's bus bandwidth at 1 GiB and the ring's share of NCCL's at 256 MiB.
+#
+# NCCL is found as cudalab finds it (CUDALAB_NCCL_LIB, NCCL_ROOT, the
+# loader's path, python3's nvidia-nccl-cu13 wheel).  When that fails and a
+# wheel's libnccl.so.2 lies below /opt or /usr/local, this script names it
+# in CUDALAB_NCCL_LIB and says so.  Every cudalab process keeps NVLink
+# multicast off (NCCL_NVLS_ENABLE=0); the script sets it too.
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: bench/mgpu-run.sh BIN_DIR OUT_DIR" >&2
+    exit 2
+fi
+bin=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+root=$(pwd)
+export NCCL_NVLS_ENABLE=0
+# a build with the sanitizers: CUDA needs the shadow gap, and the libraries'
+# own allocations at exit are not cudalab's leaks
+export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=0}
+
+extra=/tmp/cudalab-extra-libs
+mkdir -p "$extra"
+for f in "$bin"/lib/*; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f")
+    ldconfig -p | grep -q "^[[:space:]]*$n " || cp "$f" "$extra/"
+done
+export LD_LIBRARY_PATH="$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUDALAB_HOME="$root" CUDALAB_TEST_DATA="$root/tests" CUDALAB_EXE="$bin/cudalab"
+
+probe() { "$bin/cudalab" worker --probe 2>/dev/null; }
+nccl_found() { probe | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["nccl"] else 1)'; }
+
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: ${CUDALAB_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+    nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv
+    nvidia-smi topo -m
+    nvidia-smi nvlink -s 2>&1 | head -40
+    if ! nccl_found && [ -z "${CUDALAB_NCCL_LIB:-}" ]; then
+        lib=$(ls /opt/*/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 \
+                 /opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 \
+                 /usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2 2>/dev/null | head -1)
+        if [ -n "$lib" ]; then
+            export CUDALAB_NCCL_LIB="$lib"
+            echo "cudalab's own search found no NCCL; using CUDALAB_NCCL_LIB=$lib"
+        fi
+    fi
+    echo "cudalab's probe: $(probe)"
+} >"$out/device.txt" 2>&1
+cat "$out/device.txt"
+
+# one_test PROGRAM: its output into OUT_DIR/<name>.txt, and "=== <name>: <verdict>"
+one_test() {
+    name=$(basename "$1")
+    start=$(date +%s%N)
+    timeout 900 "$1" >"$out/$name.txt" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    case $rc in
+        0) verdict=passed ;;
+        77) verdict="skipped ($(head -1 "$out/$name.txt"))" ;;
+        *) verdict="FAILED (exit $rc)" ;;
+    esac
+    echo "=== $name: $verdict in ${ms} ms"
+}
+{
+    for t in test_collective test_cpu_allreduce test_rankmsg test_group test_multigpu_gpu; do
+        if [ -x "$bin/$t" ]; then one_test "$bin/$t"; else echo "=== $t: MISSING from $bin"; fi
+    done
+} | tee "$out/tests.txt"
+echo "--- what test_multigpu_gpu checked:"
+grep -E '^(row|peer_|ar_)' "$out/test_multigpu_gpu.txt" 2>/dev/null
+
+echo "=== cudalab run multigpu"
+"$bin/cudalab" run multigpu 2>&1 | tee "$out/multigpu.txt"
+"$bin/cudalab" run multigpu --json >"$out/multigpu.json" 2>/dev/null
+python3 - "$out/multigpu.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {(r["variant"], r["size"]): r for r in doc.get("results", [])}
+def bw(v, s):
+    r = rows.get((v, s))
+    return r["gbps"] if r and r["status"] == "correct" and r["gbps"] else None
+nccl1g, ring256, nccl256 = bw("ar_nccl", "1 GiB"), bw("ar_ring", "256 MiB"), bw("ar_nccl", "256 MiB")
+print("summary:")
+print("  NCCL all-reduce at 1 GiB: busbw %s GB/s (the issue: about 329 through PyTorch on 2 H100)"
+      % ("%.1f" % nccl1g if nccl1g else "not measured"))
+if ring256 and nccl256:
+    print("  ring at 256 MiB: %.1f GB/s, %.2f of NCCL's %.1f (target: at least 0.8)"
+          % (ring256, ring256 / nccl256, nccl256))
+else:
+    print("  ring against NCCL at 256 MiB: not measured")
+bad = [k for k, r in rows.items() if r["status"] != "correct"]
+print("  rows not correct: %s" % (", ".join("%s %s" % k for k in bad) if bad else "none"))
+PY

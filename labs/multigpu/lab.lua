@@ -1,0 +1,287 @@
+-- Several GPUs: peer copies, the all-reduce three ways (naive, a ring of
+-- our own, NCCL) across message sizes, and how to read a collective's
+-- figures.  Each row runs in one process per GPU, as training frameworks
+-- do; with fewer than two GPUs, or without NCCL, the rows say why they
+-- cannot run and the lesson still reads.
+return lab {
+  id = "multigpu",
+  title = "Several GPUs: links and all-reduce",
+  summary = "Links between GPUs, one process a GPU, all-reduce naive, as a ring and with NCCL, from 8 B to 1 GiB; algorithm against bus bandwidth.",
+  order = 8,
+  problem = "multigpu",
+  -- eleven sizes of three all-reduces, each checked on the CPU, up to 1 GiB
+  time_limit = 900,
+
+  steps = {
+    step "Why several GPUs, and what it costs" [[
+      When a model is trained on several GPUs in the simplest way, **data
+      parallelism**, every GPU holds the whole model and works on its own
+      slice of the batch.  After the backward pass each GPU has gradients
+      computed from different data, and before the optimiser step they must
+      agree: every GPU needs the sum (or mean) of all of them.  That
+      operation is an **all-reduce**, and it runs once per step, over every
+      gradient of the model.
+
+      So the new cost is not a kernel but a transfer.  A model of a billion
+      parameters in FP32 has 4 GB of gradients; each step, every GPU has to
+      contribute its 4 GB and receive the sum.  How fast that goes depends
+      on the link between the GPUs and on how the all-reduce is organised,
+      which is what this lab measures.
+
+      Frameworks run **one process a GPU** (PyTorch's `torchrun`, MPI's
+      `mpirun`): each process owns one device and its CUDA context, and the
+      processes meet only through the collectives.  cudalab does the same.
+      Each row is measured by one process a GPU (a *rank*), started for the
+      run by a coordinator that never touches CUDA itself.  When one rank
+      faults, dies or hangs, the coordinator ends every rank of the group
+      and names the GPU that failed: a half-dead group would hang forever
+      inside its next collective.
+    ]],
+
+    step "Peer access and links" [[
+      Two GPUs in one machine talk over **PCIe** (through the CPU's root
+      complex or a PCIe switch) or over **NVLink**, a direct GPU-to-GPU
+      link that is much faster; large servers connect all their GPUs to
+      NVLink switches.  `nvidia-smi topo -m` shows what connects each pair.
+
+      With unified addressing every device pointer is unique in the
+      process, so `cudaMemcpyPeer` (or `cudaMemcpy` with
+      `cudaMemcpyDefault`) copies from one GPU's memory to another's.
+      **Peer access** goes further: after
+      `cudaDeviceEnablePeerAccess(peer, 0)` a kernel running on one GPU can
+      load and store the other GPU's memory directly, through the link.
+      `cudaDeviceCanAccessPeer` says whether the pair supports it.  Without
+      it, a copy between the GPUs may be staged through host memory.
+
+      Between processes, `cudaIpcGetMemHandle` turns an allocation into a
+      64-byte handle another process can open (`cudaIpcOpenMemHandle`) to
+      get a pointer to the same memory: this lab's own all-reduces read
+      their neighbours' buffers that way.
+
+      The `peer` rows copy 256 MiB from GPU 0 to GPU 1 before peer access
+      is enabled, then with it, each way, and both ways at once.  Compare
+      the one-way and two-way rows: a link carries traffic in each
+      direction at the same time.  The CUDA runtime says whether two GPUs
+      can reach each other and ranks the link, but not its nominal rate:
+      `nvidia-smi nvlink -s` shows NVLink's per-link speed, so read the
+      rows against that figure.
+    ]],
+
+    step "Small messages wait, large messages stream" [[
+      A collective on a message of S bytes takes roughly
+
+          t(S) = a + S / B
+
+      where **a** is a fixed latency (launching kernels, ranks telling each
+      other that data is ready, crossing the link once) and **B** the
+      bandwidth the algorithm achieves.  For small S the first term wins:
+      an all-reduce of 8 bytes costs about as much as one of 8 KiB, a few
+      microseconds of waiting.  For large S the second term wins and the
+      bandwidth approaches what the links allow.
+
+      The all-reduce rows (`ar_naive`, `ar_ring`, `ar_nccl`) run at eleven
+      sizes from 8 B to 1 GiB.  Read the
+      time column from the top: nearly flat at first (**latency-bound**),
+      then rising in proportion to the size (**bandwidth-bound**).  The
+      bandwidth column does the opposite: tiny at first, then levelling off
+      at the achievable bandwidth.  The size where it reaches half of its
+      final value is where a equals S / B.
+
+      For training this means that many small all-reduces, one per tensor,
+      waste time on latency.  Frameworks therefore pack gradients into
+      **buckets** of tens of megabytes and all-reduce each bucket at once.
+    ]],
+
+    step "Algorithm bandwidth and bus bandwidth" [[
+      Two bandwidths describe a collective, as nccl-tests reports them:
+
+      - **algbw** = S / t, the message size over the time.  It is what an
+        application sees, but for an all-reduce it depends on the number
+        of GPUs n, so it cannot be compared with the link's speed.
+      - **busbw** = algbw x 2(n-1)/n.  An all-reduce done well sends and
+        receives 2(n-1)/n x S bytes on each GPU's link: (n-1)/n x S to
+        reduce and as much again to share the result.  Bus bandwidth is
+        therefore what each link actually carried, per second.
+
+      Bus bandwidth is comparable with the hardware's link speed and across
+      GPU counts: if it stays near the link's speed as n grows, the
+      collective scales.  With n = 2 the factor is 1 and both figures are
+      equal; with 8 GPUs it is 1.75.  The all-reduce rows show busbw in the
+      GB/s column and algbw in the message.
+
+      For scale: on a machine with two H100 GPUs joined by NVLink, an
+      all-reduce of 1 GiB through PyTorch (which calls NCCL) has been seen
+      at about 329 GB/s of bus bandwidth.  The `ar_nccl` row at 1 GiB is
+      NCCL's own figure on your machine.
+    ]],
+
+    step "Three all-reduces" [[
+      **Naive**: every rank's input is copied to GPU 0, GPU 0 adds them up,
+      and every rank copies the sum back.  GPU 0's link carries (n-1) x S
+      in and (n-1) x S out while the other links carry S each way: the
+      busiest link does n times the work it needs to, and only one GPU
+      computes.
+
+      **Ring**: put the ranks in a ring, each reading from its left
+      neighbour.  Cut the buffer into n chunks.  In the **reduce-scatter**
+      phase, n-1 steps, each rank adds its own part of one chunk to the
+      partial sum its neighbour just made, so after n-1 steps each rank
+      holds the complete sum of one chunk.  In the **all-gather** phase,
+      n-1 more steps, the finished chunks travel around the ring until
+      every rank has all of them.  Every link carries 2(n-1)/n x S, the
+      least possible, and all links work at once.
+
+      This lab's ring is one kernel launch a collective.  Each rank maps
+      its neighbours' buffers through CUDA IPC and keeps an array of flags
+      in device memory: when a thread block finishes its slice of a step,
+      it stores the collective's number in its flag with release semantics
+      (visible to every GPU of the system), and the same block on the
+      right-hand neighbour spins on that flag with acquire loads before
+      reading the slice.  Blocks wait only for their own counterpart, so
+      step k of one slice overlaps step k+1 of another: the ring is
+      pipelined without any barrier across the GPU.
+
+      **NCCL**: the library does the same in principle, and far more
+      carefully (next step).  The ring and naive rows show, in the "x lib"
+      column, their speed against NCCL's at the same size.
+    ]],
+
+    step "Ring or tree" [[
+      A ring moves the least data, but a message must pass through
+      2(n-1) steps, one after another: its latency grows linearly with the
+      number of GPUs.  For 8 GPUs that is 14 hops; for 1024 GPUs, thousands.
+
+      A **tree** reduces towards a root and broadcasts back down, in about
+      2 log2(n) steps: far fewer hops, but each node forwards to two
+      children, so each link carries more than in a ring, and the
+      bandwidth is lower.  NCCL uses a *double binary tree*, two trees in
+      which every node is a leaf in one and an inner node in the other, to
+      balance the links.
+
+      So: small messages and many GPUs favour the tree (latency-bound),
+      large messages on few GPUs favour the ring (bandwidth-bound).  NCCL
+      picks the algorithm, and the protocol (LL and LL128 for low latency
+      with flags inside the data, Simple for bulk), for every call from the
+      message size and the topology it detected.
+    ]],
+
+    step "What NCCL does" [[
+      NCCL (NVIDIA Collective Communications Library) is what PyTorch,
+      JAX and most frameworks call for collectives between GPUs.  When a
+      communicator is created it detects the topology (NVLink, PCIe
+      switches, network cards), builds rings and trees over it, and splits
+      the work into **channels**, several rings at once, each driven by a
+      thread block, so that a few SMs keep every link busy and the rest
+      stay free for computing.
+
+      Creating a communicator takes a **unique id**: rank 0 calls
+      `ncclGetUniqueId`, hands the id to every other rank by any means it
+      likes, and every rank calls `ncclCommInitRank(&comm, n, id, rank)`.
+      Frameworks pass it through a TCP key-value store; here the
+      coordinator passes it through the ranks' pipes.  Each call, such as
+      `ncclAllReduce(send, recv, count, ncclFloat32, ncclSum, comm,
+      stream)`, is asynchronous on a stream like a kernel.
+
+      On NVLink-switched machines NCCL can also reduce inside the switch
+      (NVLink SHARP, "NVLS", through multicast memory).  cudalab turns it
+      off (`NCCL_NVLS_ENABLE=0` in every process it starts): on shared
+      machines a program using multicast can take the host's GPUs out of
+      service.  The NCCL row is therefore NCCL's ring and tree.
+
+      cudalab opens NCCL at run time: install the `nvidia-nccl-cu13`
+      wheel (`pip install nvidia-nccl-cu13`) or the `libnccl2` package, or
+      point `NCCL_ROOT` (or `CUDALAB_NCCL_LIB`) at it.  Without it the NCCL
+      row says what is missing and the other rows still run.
+    ]],
+
+    step "Running the lab" [[
+      The lab needs two or more GPUs in one machine; `CUDALAB_MGPU_GPUS=N`
+      uses at most N of them.  With one GPU or none each row says why it
+      cannot run.
+
+      | key | what it does |
+      |---|---|
+      | `R` | every row: peer copies, then the three all-reduces at each size |
+      | `r` | the selected experiment |
+      | `Enter` | a row's figures, and why it failed |
+
+      From the command line: `cudalab run multigpu`, or one experiment
+      with `--variant ar_ring`.  Every all-reduce row is checked:
+      each rank fills its input from the run's seed, the output is
+      poisoned before the checked collective, and every rank compares its
+      output with the sum of all ranks' inputs, computed in double
+      precision on the CPU.  The time is the median over samples of
+      back-to-back collectives timed with CUDA events, the slowest rank's.
+    ]],
+  },
+
+  variants = {
+    variant {
+      id = "peer", title = "Peer copies",
+      why = "cudaMemcpyPeer between GPU 0 and GPU 1 before and after enabling peer access, "
+         .. "each way and both at once.",
+    },
+    variant {
+      id = "ar_naive", title = "All-reduce: gather, sum, broadcast",
+      why = "Everything through GPU 0: its link carries n-1 times what a ring's does.",
+    },
+    variant {
+      id = "ar_ring", title = "All-reduce: a ring of our own",
+      why = "Reduce-scatter then all-gather, neighbours' buffers read through CUDA IPC, "
+         .. "thread blocks synchronised by flags.",
+    },
+    variant {
+      id = "ar_nccl", title = "All-reduce: NCCL",
+      why = "ncclAllReduce, the library every framework calls (NVLink multicast off).",
+    },
+  },
+
+  quizzes = {
+    quiz {
+      id = "busbw",
+      question = "An all-reduce of 1 GiB takes 10 ms on 2 GPUs and 17.5 ms on 8 GPUs of the "
+              .. "same kind of machine. Which is the better use of the links?",
+      choices = {
+        { text = "The 2-GPU run: its algorithm bandwidth, about 107 GB/s, is higher than the "
+              .. "8-GPU run's 61 GB/s.",
+          feedback = "Algorithm bandwidth falls with n even when every link is used fully, "
+                  .. "because each GPU must move 2(n-1)/n of the message. Compare bus "
+                  .. "bandwidth: 107 x 1 = 107 GB/s against 61 x 1.75 = 107 GB/s." },
+        { text = "Neither: both move about 107 GB/s over each link (bus bandwidth = algbw x "
+              .. "2(n-1)/n), so the collective scales from 2 to 8 GPUs.",
+          correct = true,
+          feedback = "Right. Bus bandwidth counts what each link carried and is comparable "
+                  .. "across GPU counts and with the link's own speed." },
+        { text = "The 8-GPU run: it reduces four times as many gradients in less than twice "
+              .. "the time.",
+          feedback = "The message is the same 1 GiB in both runs: an all-reduce sums one "
+                  .. "buffer across GPUs, it does not do more work per GPU with more GPUs." },
+      },
+    },
+    quiz {
+      id = "ring_tree",
+      question = "You all-reduce 4 KiB buffers across 512 GPUs. Why would NCCL pick a tree "
+              .. "rather than a ring?",
+      choices = {
+        { text = "A 4 KiB message is latency-bound: a ring needs 2 x 511 steps one after "
+              .. "another, a tree about 2 x 9, and each step costs microseconds whatever "
+              .. "its size.",
+          correct = true,
+          feedback = "Right. The ring's advantage, the least data on each link, only pays "
+                  .. "when the bytes dominate; for small messages the number of hops does." },
+        { text = "A tree moves fewer bytes over each link than a ring.",
+          feedback = "It is the other way round: a ring sends 2(n-1)/n of the message over "
+                  .. "each link, the least possible; a tree's inner nodes forward more." },
+        { text = "Rings only work with NVLink, and 512 GPUs span many machines.",
+          feedback = "Rings run over any link, networks included; NCCL builds rings across "
+                  .. "machines too. The choice is about latency against bandwidth." },
+      },
+    },
+  },
+
+  milestones = {
+    milestone { id = "busbw", text = "Can say why bus bandwidth counts",
+                quiz = "busbw" },
+    milestone { id = "ring_tree", text = "Knows when a tree beats a ring", quiz = "ring_tree" },
+  },
+}

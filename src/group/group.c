@@ -1,0 +1,160 @@
+/* group.c - the coordinator's face to the worker loop: its hello from a
+ * probing process, a run's rows from a group of ranks, or rows that say
+ * why the machine cannot run them (group/group.h). */
+#include "group/group.h"
+
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog/experiments_list.h"
+#include "core/clock.h"
+#include "core/paths.h"
+#include "core/rng.h"
+#include "core/spawn.h"
+#include "core/strfmt.h"
+#include "group/group_internal.h"
+#include "proto/protocol.h"
+
+#define PROBE_LIMIT_S 90.0
+
+static rank_probe probed;
+static bool have_probe;
+
+/* Reads the probing process's one line, waiting up to PROBE_LIMIT_S. */
+static bool read_probe(spawn_child *ch, rankmsg *m, cl_err *e)
+{
+    static char line[PROTO_LINE_MAX + 1];
+    size_t len = 0;
+    double until = clock_now_s() + PROBE_LIMIT_S;
+    while (clock_now_s() < until) {
+        struct pollfd p = {.fd = ch->extra, .events = POLLIN};
+        (void)poll(&p, 1, 100);
+        ssize_t got = spawn_read(ch->extra, line + len, PROTO_LINE_MAX - len);
+        if (got > 0)
+            len += (size_t)got;
+        char *nl = memchr(line, '\n', len);
+        if (nl) {
+            *nl = '\0';
+            if (!rankmsg_decode(line, m, e))
+                return false;
+            return m->type == RMSG_PROBE || err_set(e, "the probe answered something else");
+        }
+        if (got < 0 || len == PROTO_LINE_MAX)
+            return err_set(e, "the probe ended without an answer");
+    }
+    return err_set(e, "the probe did not answer within %.0f s", PROBE_LIMIT_S);
+}
+
+static void probe_once(void)
+{
+    static rankmsg m;
+    cl_err e = {{0}};
+    char self[PATH_MAX];
+    spawn_child ch = {0};
+    have_probe = true;
+    memset(&probed, 0, sizeof probed);
+    const char *env[] = {"NCCL_NVLS_ENABLE=0", NULL};
+    const char *argv[] = {self, "worker", "--probe", NULL};
+    spawn_opts o = {.argv = argv, .what = "the multigpu probe", .in = SPAWN_NULL,
+                    .out = SPAWN_NULL, .err = SPAWN_NULL, .extra_fd = PROTO_FD, .env = env};
+    bool ok = paths_self_exe(self, sizeof self, &e) && spawn_start(&o, &ch, &e)
+              && read_probe(&ch, &m, &e);
+    if (ch.pid > 0) {
+        spawn_kill(ch.pid, false);
+        spawn_wait(ch.pid, true, NULL);
+    }
+    spawn_close(&ch);
+    if (ok) {
+        probed = m.u.probe;
+        return;
+    }
+    probed.dev.present = false;
+    snprintf(probed.dev.reason, sizeof probed.dev.reason, "no CUDA device found: %s", e.msg);
+}
+
+void group_probe(device_info *out)
+{
+    if (!have_probe)
+        probe_once();
+    *out = probed.dev;
+}
+
+void group_shutdown(void)
+{
+}
+
+/* A row for experiment id saying why it cannot run. */
+static void cannot_run(run_result *r, const run_request *req, const rank_probe *probe,
+                       const char *id, const char *why)
+{
+    static const char *const labels[][2] = {
+        {"peer", "peer copies"}, {"ar_naive", "naive"}, {"ar_ring", "ring"}, {"ar_nccl", "NCCL"}};
+    run_result_init(r);
+    r->run = req->run;
+    strfmt_copy(r->variant, sizeof r->variant, id);
+    strfmt_copy(r->label, sizeof r->label, id);
+    for (size_t l = 0; l < sizeof labels / sizeof labels[0]; l++)
+        if (strcmp(labels[l][0], id) == 0)
+            strfmt_copy(r->label, sizeof r->label, labels[l][1]);
+    r->kind = strcmp(id, "ar_nccl") == 0 ? RK_LIBRARY : RK_KERNEL;
+    r->status = RS_NO_DEVICE;
+    size_t len = strfmt_append(r->message, sizeof r->message, 0, "%s", why);
+    if (r->kind == RK_LIBRARY && !probe->nccl)
+        (void)strfmt_append(r->message, sizeof r->message, len, "; and %s", probe->nccl_why);
+}
+
+bool group_runnable(const rank_probe *probe, const run_request *req, run_result *out, size_t max,
+                    size_t *nout)
+{
+    *nout = 0;
+    char why[sizeof out->message];
+    if (!probe->dev.present)
+        strfmt_copy(why, sizeof why, probe->dev.reason);
+    else if (probe->ndevices < 2)
+        snprintf(why, sizeof why,
+                 "one GPU found (%s%s%s): the multigpu lab needs two or more GPUs in this machine",
+                 probe->dev.name, probe->devices_note[0] ? "; " : "", probe->devices_note);
+    else
+        return true;
+    size_t nids = 0;
+    const char *const *all = experiments_ids_of(EXPERIMENTS_MULTIGPU, &nids);
+    for (size_t i = 0; i < nids && *nout < max; i++) {
+        bool asked = req->nvariants == 0;
+        for (int v = 0; v < req->nvariants && !asked; v++)
+            asked = strcmp(req->variants[v].id, all[i]) == 0;
+        if (asked)
+            cannot_run(&out[(*nout)++], req, probe, all[i], why);
+    }
+    return false;
+}
+
+bool group_run(const run_request *req, const group_sink *sink, run_fault *fault)
+{
+    if (!have_probe)
+        probe_once();
+    static run_result rows[8];
+    size_t n = 0;
+    if (!group_runnable(&probed, req, rows, 8, &n)) {
+        for (size_t i = 0; i < n; i++)
+            if (sink->result)
+                sink->result(sink->ud, &rows[i]);
+        return true;
+    }
+    static run_request with_seed;
+    with_seed = *req;
+    if (with_seed.seed == 0)
+        with_seed.seed = rng_fresh_seed();
+    int nranks = probed.ndevices;
+    static group_rank ranks[RANKMSG_MAX_RANKS];
+    memset(ranks, 0, sizeof ranks);
+    group_stop stop = {.rank = -1};
+    group_ranks_serve(&with_seed, nranks, sink, &stop, ranks);
+    if (!stop.stopped)
+        return true;
+    group_fault_make(&stop, ranks, nranks, fault);
+    return false;
+}

@@ -1,0 +1,149 @@
+/* measure.c - one all-reduce row: fresh inputs, a poisoned output, one
+ * checked collective against the double-precision sum of every rank's
+ * input, then timed collectives between CUDA events.  Every rank runs the
+ * same steps with the same counts, so the collectives pair up. */
+#include "mgpu/mgpu_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/stats.h"
+#include "core/strfmt.h"
+#include "core/units.h"
+#include "cpu/allreduce.h"
+#include "gpu/cudacheck.h"
+#include "kernels.h"
+
+/* The row's seed: the same on every rank, different for each algorithm
+ * and size of the run. */
+static uint64_t row_seed(uint64_t base, mg_algo a, size_t bytes)
+{
+    uint64_t z = base ^ (0x9e3779b97f4a7c15ull * ((uint64_t)a + 1)) ^ ((uint64_t)bytes << 7);
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+    return z ^ (z >> 29);
+}
+
+/* Waits for the stream; with NCCL, also asks the communicator. */
+static bool finish(mg_rank *r, mg_algo a, cl_err *err)
+{
+    CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
+    return a != MG_NCCL || mg_nccl_healthy(r->nccl, err);
+}
+
+static void judge(run_result *row, const check_report *cr)
+{
+    static const result_status by[] = {
+        [CHECK_OK] = RS_CORRECT, [CHECK_WRONG] = RS_WRONG, [CHECK_UNWRITTEN] = RS_UNWRITTEN,
+        [CHECK_NONFINITE] = RS_NAN, [CHECK_ERROR] = RS_ERROR,
+    };
+    row->status = by[cr->status];
+    row->rel_err = cr->rel_err;
+    row->nmismatch = cr->nmismatch < RUN_MAX_MISMATCH ? cr->nmismatch : RUN_MAX_MISMATCH;
+    for (int k = 0; k < row->nmismatch; k++)
+        row->mismatches[k] = (mismatch){cr->mismatch[k].index, cr->mismatch[k].got,
+                                         cr->mismatch[k].expected};
+    if (cr->status != CHECK_OK)
+        check_describe(cr, row->message, sizeof row->message);
+}
+
+/* The checked collective: inputs for row->seed, output poisoned, every
+ * rank ready before any starts. */
+static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
+{
+    mg_bufs *b = &r->b;
+    const size_t bytes = count * sizeof(float);
+    allreduce_fill(b->host, count, row->seed, r->rank);
+    CUDA_CHECK(err, cudaMemcpyAsync(b->send, b->host, bytes, cudaMemcpyHostToDevice, r->stream));
+    CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->recv, CHECK_POISON_BITS, count, r->stream));
+    CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
+    if (!mg_link_barrier(r, err) || !mg_allreduce(r, a, count, err) || !finish(r, a, err))
+        return false;
+    CUDA_CHECK(err, cudaMemcpy(b->host, b->recv, bytes, cudaMemcpyDeviceToHost));
+    check_report cr = allreduce_check(b->host, count, row->seed, r->nranks, ALLREDUCE_TOL);
+    judge(row, &cr);
+    return mg_link_barrier(r, err);
+}
+
+/* coll_samples samples of coll_iters collectives each, after as many for
+ * warm-up; the row gets the time of one collective. */
+static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
+{
+    const size_t bytes = count * sizeof(float);
+    const int iters = coll_iters(bytes);
+    int samples = coll_samples(bytes);
+    if (samples > MG_MAX_SAMPLES)
+        samples = MG_MAX_SAMPLES;
+    mg_link_progress(r, row->variant, row->size, "warmup", 0, 1);
+    for (int i = 0; i < iters; i++)
+        if (!mg_allreduce(r, a, count, err))
+            return false;
+    if (!finish(r, a, err))
+        return false;
+    mg_link_progress(r, row->variant, row->size, "timing", 0, samples);
+    for (int s = 0; s < samples; s++) {
+        CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s], r->stream));
+        for (int i = 0; i < iters; i++)
+            if (!mg_allreduce(r, a, count, err))
+                return false;
+        CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s + 1], r->stream));
+    }
+    if (!finish(r, a, err))
+        return false;
+    double t[MG_MAX_SAMPLES];
+    for (int s = 0; s < samples; s++) {
+        float ms = 0.0f;
+        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
+        t[s] = (double)ms / iters;
+    }
+    stats_summary st = stats_summarise(t, (size_t)samples);
+    row->median_ms = st.median;
+    row->min_ms = st.min;
+    row->max_ms = st.max;
+    row->spread = st.spread;
+    row->samples = (int)st.n;
+    double alg = coll_algbw_gbs((double)bytes, st.median);
+    row->gbps = coll_busbw_gbs((double)bytes, st.median, r->nranks);
+    if (row->status == RS_CORRECT)
+        snprintf(row->message, sizeof row->message,
+                 "busbw %.1f GB/s = algbw %.1f GB/s x 2(n-1)/n over %d GPUs; %d a sample, "
+                 "median of %d",
+                 row->gbps, alg, r->nranks, iters, samples);
+    return mg_link_barrier(r, err);
+}
+
+bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
+{
+    run_result row;
+    run_result_init(&row);
+    strfmt_copy(row.variant, sizeof row.variant, mg_algo_id(a));
+    strfmt_copy(row.label, sizeof row.label, mg_algo_label(a));
+    units_bytes((double)bytes, row.size, sizeof row.size);
+    row.kind = a == MG_NCCL ? RK_LIBRARY : RK_KERNEL;
+    row.seed = row_seed(r->seed, a, bytes);
+    const double t0 = clock_now_s();
+
+    bool can = false;
+    char why[sizeof row.message];
+    if (!mg_algo_ready(r, a, &can, why, sizeof why, err))
+        return false;
+    if (can && bytes > r->b.cap * sizeof(float)) {
+        char cap[UNITS_MAX];
+        snprintf(why, sizeof why, "larger than the buffers every GPU of the group could hold (%s)",
+                 units_bytes((double)(r->b.cap * sizeof(float)), cap, sizeof cap));
+        can = false;
+    }
+    if (!can) {
+        row.status = RS_ERROR;
+        strfmt_copy(row.message, sizeof row.message, why);
+        mg_link_row(r, &row, r->nranks);
+        return true;
+    }
+    const size_t count = bytes / sizeof(float);
+    mg_link_progress(r, row.variant, row.size, "check", 0, 1);
+    if (!check_once(r, a, count, &row, err) || !time_it(r, a, count, &row, err))
+        return false;
+    row.wall_ms = (clock_now_s() - t0) * 1e3;
+    mg_link_row(r, &row, r->nranks);
+    return true;
+}

@@ -1,0 +1,197 @@
+/* rank.c - a rank's life: its GPU, what the other ranks' GPUs are, the
+ * requested rows in order, and a clean end or a reported failure
+ * (mgpu/rank.h). */
+#include "mgpu/rank.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog/experiments_list.h"
+#include "core/strfmt.h"
+#include "gpu/cudacheck.h"
+#include "gpu/device.h"
+#include "mgpu/mgpu_internal.h"
+#include "proto/protocol.h"
+
+/* NVLink multicast (NVLS) off before NCCL can read the environment: on
+ * shared machines a program using it can take the host's GPUs out of
+ * service. */
+static void nvls_off(void)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+}
+
+/* fd 3 when the coordinator opened it as a pipe, else stdout (by hand). */
+static int out_fd(void)
+{
+    struct stat st;
+    if (fstat(PROTO_FD, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return PROTO_FD;
+    return STDOUT_FILENO;
+}
+
+/* The GPUs the lab may use: CUDA's count, at most $CUDALAB_MGPU_GPUS. */
+static int count_gpus(char *note, size_t n)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        count = 0;
+    }
+    note[0] = '\0';
+    const char *cap = getenv(MG_GPUS_ENV);
+    if (cap && cap[0]) {
+        char *end;
+        long v = strtol(cap, &end, 10);
+        if (*end == '\0' && v >= 0 && v < count) {
+            snprintf(note, n, "%ld of %d GPUs (%s=%s)", v, count, MG_GPUS_ENV, cap);
+            count = (int)v;
+        }
+    }
+    return count > COLL_MAX_RANKS ? COLL_MAX_RANKS : count;
+}
+
+int mgpu_probe_main(void)
+{
+    nvls_off();
+    static rankmsg m;
+    mg_rank r;
+    memset(&r, 0, sizeof r);
+    r.out_fd = out_fd();
+    m.type = RMSG_PROBE;
+    rank_probe *p = &m.u.probe;
+    char note[256];
+    if (device_probe(0, &p->dev, note, sizeof note))
+        p->ndevices = count_gpus(p->devices_note, sizeof p->devices_note);
+    char from[1024];
+    p->nccl = mg_nccl_load(p->nccl_version, sizeof p->nccl_version, from, sizeof from, p->nccl_why,
+                           sizeof p->nccl_why);
+    return mg_link_send(&r, &m) ? 0 : 1;
+}
+
+/* This rank's GPU and stream, and what every rank's GPU is: the fewest
+ * SMs (the ring's blocks) and whether every pair reaches the other. */
+static bool start(mg_rank *r, cl_err *e)
+{
+    CUDA_CHECK(e, cudaSetDevice(r->rank));
+    CUDA_CHECK(e, cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 2 * MG_MAX_SAMPLES; i++)
+        CUDA_CHECK(e, cudaEventCreate(&r->ev[i]));
+    struct { int32_t sms; uint32_t reach; } me = {0, 0}, them;
+    CUDA_CHECK(e, cudaDeviceGetAttribute(&me.sms, cudaDevAttrMultiProcessorCount, r->rank));
+    for (int k = 0; k < r->nranks; k++) {
+        int can = 0;
+        if (k != r->rank)
+            CUDA_CHECK(e, cudaDeviceCanAccessPeer(&can, r->rank, k));
+        if (can || k == r->rank)
+            me.reach |= 1u << k;
+    }
+    rank_blob all[COLL_MAX_RANKS];
+    if (!mg_link_exchange(r, &me, sizeof me, all, e))
+        return false;
+    r->max_blocks = COLL_MAX_BLOCKS;
+    r->p2p_all = true;
+    for (int k = 0; k < r->nranks; k++) {
+        if (all[k].len != sizeof them)
+            return err_set(e, "rank %d did not say what its GPU is", k);
+        memcpy(&them, all[k].data, sizeof them);
+        if (them.sms > 0 && them.sms < r->max_blocks)
+            r->max_blocks = them.sms;
+        for (int j = 0; j < r->nranks && r->p2p_all; j++)
+            if (!(them.reach & (1u << j))) {
+                r->p2p_all = false;
+                snprintf(r->p2p_why, sizeof r->p2p_why,
+                         "GPU %d cannot access GPU %d's memory (no peer access between them)", k, j);
+            }
+    }
+    return true;
+}
+
+/* The requested experiments: the peer copies first (before anything
+ * enables peer access), then each size with every requested all-reduce. */
+static bool run(mg_rank *r, cl_err *e)
+{
+    bool peer = false, algo[MG_NALGOS] = {false};
+    for (int i = 0; i < r->req.nvariants; i++) {
+        const char *v = r->req.variants[i].id;
+        peer |= strcmp(v, "peer") == 0;
+        for (int a = 0; a < MG_NALGOS; a++)
+            algo[a] |= strcmp(v, mg_algo_id((mg_algo)a)) == 0;
+    }
+    if (r->req.nvariants == 0) {
+        peer = true;
+        for (int a = 0; a < MG_NALGOS; a++)
+            algo[a] = true;
+    }
+    if (peer && r->rank == 0 && !mg_peer_rows(r, e))
+        return false;
+    if (peer && !mg_link_barrier(r, e))
+        return false;
+    size_t sizes[COLL_MAX_SIZES];
+    size_t nsizes = coll_sizes(sizes, COLL_MAX_SIZES);
+    for (size_t s = 0; s < nsizes; s++)
+        for (int a = 0; a < MG_NALGOS; a++)
+            if (algo[a] && !mg_measure(r, (mg_algo)a, sizes[s], e))
+                return false;
+    return true;
+}
+
+static bool read_request(mg_rank *r, cl_err *e)
+{
+    char *line;
+    static proto_msg m;
+    if (!mg_link_read(r, &line, e))
+        return false;
+    if (!proto_decode(line, &m, e))
+        return false;
+    if (m.type != MSG_RUN)
+        return err_set(e, "the coordinator's first line is not a run request");
+    r->req = m.u.run;
+    r->seed = r->req.seed;
+    return true;
+}
+
+static bool parse(int argc, char **argv, mg_rank *r)
+{
+    r->rank = r->nranks = -1;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--rank") == 0)
+            r->rank = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--ranks") == 0)
+            r->nranks = atoi(argv[++i]);
+    }
+    return r->nranks >= 2 && r->nranks <= COLL_MAX_RANKS && r->rank >= 0 && r->rank < r->nranks;
+}
+
+int mgpu_rank_main(int argc, char **argv)
+{
+    nvls_off();
+    static mg_rank r;
+    if (!parse(argc, argv, &r)) {
+        fprintf(stderr, "usage: cudalab worker --rank R --ranks N   (2 <= N <= %d; started by "
+                        "cudalab itself)\n", COLL_MAX_RANKS);
+        return 2;
+    }
+    r.in_fd = STDIN_FILENO;
+    r.out_fd = out_fd();
+    /* the coordinator's death ends the rank: no orphan keeps a GPU */
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        return 1;
+    cl_err e = {{0}};
+    if (read_request(&r, &e) && start(&r, &e) && run(&r, &e)) {
+        bool ok = mg_nccl_destroy(r.nccl, &e);
+        r.nccl = NULL;
+        mg_bufs_close(&r);
+        if (ok)
+            return 0;
+    }
+    mg_link_fail(&r, e.msg, (int)cudacheck_last());
+    mg_nccl_abort(r.nccl);
+    return 1;
+}

@@ -1,0 +1,178 @@
+/* The multigpu lab on a machine with two or more GPUs (skips, exit 77,
+ * with fewer): every row correct (the peer copies, and the naive, ring
+ * and NCCL all-reduces at every size, each checked by every rank against
+ * the double-precision sum of all ranks' inputs), printed as a record of
+ * what was measured; the lab narrowed to one GPU says why it cannot run;
+ * and a rank killed in the middle of a run ends the group with a message
+ * naming its GPU, and leaves no process of the run behind. */
+#define _GNU_SOURCE   /* memmem */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cuda_runtime_api.h>
+
+#include "support.h"
+
+static const char *field(const cJSON *row, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(row, key));
+    return s ? s : "";
+}
+
+static double num(const cJSON *row, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+}
+
+static void test_every_row_correct(void **state)
+{
+    (void)state;
+    static ts_output o;
+    ts_shell(&o, false, "'%s' run multigpu --json", ts_exe());
+    cJSON *doc = cJSON_Parse(o.out);
+    if (!doc)
+        fail_msg("not JSON (exit %d):\n%s\n%s", o.status, o.out, o.err);
+    const cJSON *res = cJSON_GetObjectItem(doc, "results"), *row;
+    int n = 0, wrong = 0, ring = 0, naive = 0, nccl = 0, peer = 0;
+    printf("%-12s %-8s %12s %10s %8s  %s\n", "row", "size", "median ms", "GB/s", "x NCCL",
+           "status: message");
+    cJSON_ArrayForEach(row, res) {
+        const char *v = field(row, "variant"), *st = field(row, "status");
+        printf("%-12s %-8s %12.4f %10.1f %8.2f  %s: %s\n", v, field(row, "size"),
+               num(row, "median_ms"), num(row, "gbps"), num(row, "speedup_lib"), st,
+               field(row, "message"));
+        n++;
+        wrong += strcmp(st, "correct") != 0;
+        ring += strcmp(v, "ar_ring") == 0;
+        naive += strcmp(v, "ar_naive") == 0;
+        nccl += strcmp(v, "ar_nccl") == 0;
+        peer += strncmp(v, "peer_", 5) == 0;
+    }
+    fprintf(stderr, "%s", o.err);
+    assert_int_equal(ring, 11);
+    assert_int_equal(naive, 11);
+    assert_int_equal(nccl, 11);
+    assert_true(peer >= 2);
+    if (wrong)
+        fail_msg("%d of %d rows are not correct (exit %d)", wrong, n, o.status);
+    assert_int_equal(o.status, 0);
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
+static void test_one_gpu(void **state)
+{
+    (void)state;
+    static ts_output o;
+    ts_shell(&o, true, "CUDALAB_MGPU_GPUS=1 '%s' run multigpu --variant ar_ring", ts_exe());
+    if (!strstr(o.out, "one GPU found") || !strstr(o.out, "needs two or more GPUs"))
+        fail_msg("%s", o.out);
+    ts_output_free(&o);
+}
+
+/* The processes whose environment holds mark (and, with arg, whose
+ * command line holds the alen bytes of arg), into pids; their count. */
+static int marked(const char *mark, const char *arg, size_t alen, pid_t *pids, int max)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL && n < max) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0)
+            continue;
+        char path[64], buf[16384];
+        snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        bool has = memmem(buf, len, mark, strlen(mark)) != NULL;
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        f = fopen(path, "rb");
+        len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        if (has && (!arg || memmem(buf, len, arg, alen)))
+            pids[n++] = pid;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void nap(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static void test_killed_rank(void **state)
+{
+    (void)state;
+    char mark[64], cmd[4096], out[CL_PATH_MAX + 16];
+    snprintf(mark, sizeof mark, "CUDALAB_TEST_MARK=mgpu%d", (int)getpid());
+    snprintf(out, sizeof out, "%s/killed.txt", ts_tmp);
+    snprintf(cmd, sizeof cmd, "%s '%s' run multigpu --variant ar_ring > '%s' 2>&1", mark, ts_exe(),
+             out);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    static const char rank_one[] = "--rank\0" "1";   /* with its NUL: "--rank" "1" */
+    pid_t rank1[4];
+    int found = 0;
+    for (int i = 0; i < 600 && found == 0; i++, nap(0.1))
+        found = marked(mark, rank_one, sizeof rank_one, rank1, 4);
+    assert_int_equal(found, 1);
+    nap(3.0);   /* into the collectives */
+    printf("killing rank 1 (pid %d)\n", (int)rank1[0]);
+    kill(rank1[0], SIGKILL);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    char *text = ts_read(out);
+    assert_non_null(text);
+    printf("%s", text);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    assert_true(ts_contains(text, "GPU 1 (rank 1) was killed by signal 9 (SIGKILL)"));
+    assert_true(ts_contains(text, "the group of"));
+    pid_t left[16];
+    int nleft = 0;
+    for (int i = 0; i < 50 && (nleft = marked(mark, NULL, 0, left, 16)) > 0; i++)
+        nap(0.1);
+    if (nleft)
+        fail_msg("%d process(es) of the run are left, the first pid %d", nleft, (int)left[0]);
+    free(text);
+}
+
+int main(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+        printf("skipped: %d CUDA device(s) found; the multigpu lab's GPU tests need two or more\n",
+               count);
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_row_correct),
+        cmocka_unit_test(test_one_gpu),
+        cmocka_unit_test(test_killed_rank),
+    };
+    return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
+}

@@ -1,0 +1,123 @@
+/* The multigpu lab without a GPU: the lab file (its lesson, its four
+ * experiments, quizzes and their milestones) loads and `cudalab check`
+ * passes; `cudalab run multigpu` runs its coordinator, whose rows say that
+ * no CUDA device was found, and the NCCL row also says what to install
+ * when NCCL is not found (CUDALAB_MGPU_NO_NCCL narrows what is found).
+ * CUDA_VISIBLE_DEVICES is emptied, so this holds on GPU machines too. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/labmodel.h"
+#include "support.h"
+
+static void test_lab_file(void **state)
+{
+    (void)state;
+    lab *l = ts_lab_shipped("multigpu");
+    assert_non_null(l);
+    assert_string_equal(l->problem, "multigpu");
+    assert_int_equal(l->nsizes, 0);
+    static const char *const xps[] = {"peer", "ar_naive", "ar_ring", "ar_nccl"};
+    assert_int_equal(l->nvariants, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(l->variants[i].id, xps[i]);
+    assert_true(l->nsteps >= 8);
+    assert_int_equal(l->nquizzes, 2);
+    assert_int_equal(l->nmilestones, 2);
+    lab_free(l);
+}
+
+static void test_check_and_list(void **state)
+{
+    (void)state;
+    static ts_output o;
+    char dir[CL_PATH_MAX];
+    ts_home_path(dir, sizeof dir, "labs/multigpu");
+    ts_shell(&o, true, "'%s' check '%s'", ts_exe(), dir);
+    if (o.status != 0)
+        fail_msg("%s", o.out);
+    assert_true(ts_contains(o.out, "1 lab ok"));
+    ts_shell(&o, true, "'%s' list", ts_exe());
+    assert_true(ts_contains(o.out, "multigpu"));
+    ts_output_free(&o);
+}
+
+/* `cudalab run multigpu --json` with no device, and env before it. */
+static cJSON *run_json(ts_output *o, const char *env)
+{
+    ts_shell(o, false, "CUDA_VISIBLE_DEVICES= %s '%s' run multigpu --json", env, ts_exe());
+    cJSON *doc = cJSON_Parse(o->out);
+    if (!doc)
+        fail_msg("not JSON (exit %d):\n%s\n%s", o->status, o->out, o->err);
+    return doc;
+}
+
+static const char *field(const cJSON *row, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(row, key));
+}
+
+static void test_no_device(void **state)
+{
+    (void)state;
+    static ts_output o;
+    cJSON *doc = run_json(&o, "CUDALAB_MGPU_NO_NCCL=0");
+    assert_int_equal(o.status, 3);
+    const cJSON *res = cJSON_GetObjectItem(doc, "results");
+    assert_int_equal(cJSON_GetArraySize(res), 4);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, res) {
+        assert_string_equal(field(row, "status"), "no_device");
+        assert_true(ts_starts_with(field(row, "message"), "no CUDA device found"));
+    }
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
+static void test_no_nccl(void **state)
+{
+    (void)state;
+    static ts_output o;
+    cJSON *doc = run_json(&o, "CUDALAB_MGPU_NO_NCCL=1");
+    const cJSON *res = cJSON_GetObjectItem(doc, "results");
+    const cJSON *nccl = cJSON_GetArrayItem(res, 3);
+    assert_string_equal(field(nccl, "variant"), "ar_nccl");
+    const char *msg = field(nccl, "message");
+    assert_true(ts_contains(msg, "NCCL not found"));
+    assert_true(ts_contains(msg, "pip install nvidia-nccl-cu13"));
+    assert_true(ts_contains(msg, "libnccl2"));
+    assert_true(ts_contains(msg, "NCCL_ROOT"));
+    /* the other rows need no NCCL and do not mention it */
+    assert_null(strstr(field(cJSON_GetArrayItem(res, 2), "message"), "NCCL"));
+    cJSON_Delete(doc);
+
+    /* one experiment asked for: one row */
+    ts_shell(&o, false, "CUDA_VISIBLE_DEVICES= '%s' run multigpu --variant ar_ring --json", ts_exe());
+    doc = cJSON_Parse(o.out);
+    assert_non_null(doc);
+    res = cJSON_GetObjectItem(doc, "results");
+    assert_int_equal(cJSON_GetArraySize(res), 1);
+    assert_string_equal(field(cJSON_GetArrayItem(res, 0), "variant"), "ar_ring");
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
+int main(void)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lab_file),
+        cmocka_unit_test(test_check_and_list),
+        cmocka_unit_test(test_no_device),
+        cmocka_unit_test(test_no_nccl),
+    };
+    return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
+}
