@@ -152,8 +152,32 @@ static bool fill_lua(const problem_decl *d, int i, const problem_dims *dims, dec
     return ok;
 }
 
+/* The parameters of j narrowed to a share f of the declared distribution
+ * (decl_make_input); every value drawn stays one the declaration allows. */
+static void narrow_fill(fill_job *j, double f)
+{
+    if (!(f > 0.0 && f < 1.0))
+        return;
+    switch (j->kind) {
+    case FILL_UNIFORM:
+        j->p[1] = j->p[0] + (j->p[1] - j->p[0]) * f;
+        break;
+    case FILL_NORMAL:
+        j->p[0] += j->p[1] * 2.0 * (1.0 - f);
+        break;
+    case FILL_INTEGERS:
+        j->p[1] = j->p[0] + floor((j->p[1] - j->p[0]) * f);
+        break;
+    case FILL_ZIPF:
+        j->p[2] = j->p[1] + floor((j->p[2] - j->p[1]) * f);
+        break;
+    default:
+        break;
+    }
+}
+
 bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
-                     uint64_t seed, cl_err *err)
+                     uint64_t seed, double narrow, cl_err *err)
 {
     const decl_arg *a = &decl->args[arg];
     if (a->fill.kind == FILL_FN)
@@ -173,6 +197,9 @@ bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims
     if (j.kind == FILL_ZIPF && !(j.p[0] > 0.0))
         return err_set(err, "%s:%d: arg '%s': zipf needs an exponent s > 0, got %g", decl->file,
                        a->line, a->name, j.p[0]);
+    narrow_fill(&j, narrow);
+    if (j.kind == FILL_ZIPF)
+        hi = j.p[2];
     double *cdf = NULL;
     size_t range = ranged ? (size_t)(hi - lo) + 1 : 0;
     if (j.kind == FILL_ZIPF && range <= ZIPF_TABLE_MAX) {

@@ -114,6 +114,13 @@ struct problem_data {
     bool bf16;
     gpu_buffer da16, db16;
     struct decl_data *decl;  /* a declared problem's arguments (engine/problem_decl.h) */
+    /* 0: a declared problem's inputs follow their declared distributions;
+     * in (0, 1): the check after timing's, each drawn from a part of its
+     * distribution this wide (engine_gpu.c fresh_inputs, decl_fill.c), so
+     * that outputs which barely move with the inputs (a sum of many
+     * uniform values) move there, and an answer kept from an earlier
+     * call no longer passes. */
+    double narrow;
 };
 
 /* The problem called name, or NULL: the problems still written in C

@@ -315,7 +315,7 @@ static void generate(problem_data *p, uint64_t seed)
         if (!d->args[i].buffer || d->args[i].output)
             continue;
         uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
-        if (!decl_make_input(d, i, &p->d, &dd->b[i], s, &e)) {
+        if (!decl_make_input(d, i, &p->d, &dd->b[i], s, p->narrow, &e)) {
             snprintf(dd->error, sizeof dd->error, "%s", e.msg);
             return;
         }

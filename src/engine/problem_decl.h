@@ -83,9 +83,13 @@ bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err);
 /* ---- decl_fill.c ---- */
 
 /* Makes argument arg's fresh input from seed into buf->host; false + err
- * when a Lua fill fails or gives values the type cannot hold. */
+ * when a Lua fill fails or gives values the type cannot hold.  narrow in
+ * (0, 1) draws from part of the declared distribution (problem_data's
+ * narrow): the low share of a uniform or integer range, a Zipf range cut
+ * the same way, a normal's mean moved up by up to one deviation; constants
+ * and Lua fills stay as declared.  0 or 1: as declared. */
 bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
-                     uint64_t seed, cl_err *err);
+                     uint64_t seed, double narrow, cl_err *err);
 /* Fills count elements of type at host with the poison pattern. */
 void decl_poison_host(void *host, decl_type type, size_t count);
 /* Whether element index of type at host carries the poison pattern. */

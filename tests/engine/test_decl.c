@@ -90,6 +90,38 @@ static void test_square_end_to_end(void **state)
     lab_free(l);
 }
 
+/* The check after timing's inputs (problem_data's narrow): drawn from the
+ * low share of the declared uniform(-2, 2), still inside it, with the
+ * reference following them; narrow 0 is the declared distribution again. */
+static void test_narrowed_inputs(void **state)
+{
+    (void)state;
+    lab *l = load("square");
+    decl_problem dp;
+    problem_data p;
+    cl_err e = {{0}};
+    make(l, &dp, "2^16", &p, &e, true);
+    const decl_buf *x = &p.decl->b[0], *y = &p.decl->b[1];
+    const float *xs = x->host;
+    p.narrow = 0.75;
+    assert_true(problem_prepare(&p, 44, &e));
+    float lo = 2.0f, hi = -2.0f;
+    for (size_t i = 0; i < x->count; i++) {
+        lo = xs[i] < lo ? xs[i] : lo;
+        hi = xs[i] > hi ? xs[i] : hi;
+        assert_true(y->ref[i] == (double)xs[i] * (double)xs[i]);
+    }
+    assert_true(lo >= -2.0f && hi < 1.0f && hi > 0.9f);
+    p.narrow = 0.0;
+    assert_true(problem_prepare(&p, 44, &e));
+    hi = -2.0f;
+    for (size_t i = 0; i < x->count; i++)
+        hi = xs[i] > hi ? xs[i] : hi;
+    assert_true(hi > 1.9f && hi < 2.0f);
+    problem_free(&p);
+    lab_free(l);
+}
+
 /* A float scalar reaches the Lua reference as the kernel gets it (0.1
  * rounded to a float), so a kernel's exact answer is judged right. */
 static void test_float_scalars_as_the_kernel_gets_them(void **state)
@@ -266,6 +298,7 @@ int main(void)
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_square_end_to_end),
+        cmocka_unit_test(test_narrowed_inputs),
         cmocka_unit_test(test_float_scalars_as_the_kernel_gets_them),
         cmocka_unit_test(test_sizes_and_limits),
         cmocka_unit_test(test_builtin_cpu_rows),

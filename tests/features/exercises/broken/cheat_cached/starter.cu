@@ -4,11 +4,14 @@
 // kept answer: the launcher runs the sum once, keeps its result, and from
 // then on replays it.  Timed on the same inputs it would pass at the speed
 // of a 4-byte copy; the check after timing runs on fresh inputs.
+// The sum itself is accurate (a warp's shuffles, then one atomicAdd a
+// warp), so that only the replay can make the row wrong.
 extern "C" __global__ void reduce_sum(const float *in, float *out, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        atomicAdd(out, in[i]);
+    float v = i < n ? in[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
 }
 
 extern "C" __global__ void replay(const float *kept, float *out)
