@@ -65,6 +65,11 @@ return lab {
       can reach each other and ranks the link, but not its nominal rate:
       `nvidia-smi nvlink -s` shows NVLink's per-link speed, so read the
       rows against that figure.
+
+      Measured on two H200s joined by 18 NVLinks (`nvidia-smi nvlink -s`:
+      26.6 GB/s each, 478 GB/s each way in all): 37 GB/s with peer access
+      off (staged through the host), 394 GB/s one way with it, 767 GB/s
+      both ways at once.
     ]],
 
     step "Small messages wait, large messages stream" [[
@@ -144,6 +149,12 @@ return lab {
       **NCCL**: the library does the same in principle, and far more
       carefully (next step).  The ring and naive rows show, in the "x lib"
       column, their speed against NCCL's at the same size.
+
+      Measured on the same two H200s: NCCL reached 299 GB/s of bus
+      bandwidth at 256 MiB and 325 GB/s at 1 GiB; the lab's ring 310 and
+      315 GB/s (1.04x and 0.97x NCCL); the naive one 169 and 173 GB/s.
+      Below 256 KiB NCCL took 8 to 9 us a call, the ring 9 to 11 and the
+      naive one about 31: there the rows measure latency, not links.
     ]],
 
     step "Ring or tree" [[

@@ -80,10 +80,13 @@ void cli_rows_hello(cli_rows *rows, const device_info *dev, const char *absent)
     rows->have_dev = true;
     if (rows->json)
         return;
-    if (dev->present)
+    if (dev->present && dev->peak_bw_measured_gbs > 0.0)
         printf("Device: %s, %d SMs, %.0f GB/s measured copy bandwidth (%.0f GB/s reading only), "
                "%.1f TFLOP/s FP32 peak\n\n",
                dev->name, dev->sm_count, dev->peak_bw_measured_gbs, dev->peak_bw_read_gbs,
+               dev->peak_fp32_tflops);
+    else if (dev->present)   /* a run that measures no copy bandwidth (multigpu's probe) */
+        printf("Device: %s, %d SMs, %.1f TFLOP/s FP32 peak\n\n", dev->name, dev->sm_count,
                dev->peak_fp32_tflops);
     else if (absent)    /* a message, not data: standard error */
         fprintf(stderr, "%s\n%s\n\n", cli_rows_reason(rows), absent);
