@@ -77,36 +77,41 @@ __device__ __forceinline__ void wg_mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
-// Spins until the barrier's phase of the given parity has completed.
-__device__ __forceinline__ void wg_mbar_wait(uint32_t bar, uint32_t parity)
+// Waits until the barrier's phase of the given parity has completed.  With
+// SLEEP (for a thread that mostly waits: the producer, whose ring is usually
+// full) each try_wait may suspend the thread until the phase completes or
+// about 10 ms pass (the hint, in ns), so it issues few instructions, where
+// spinning would take issue slots and power from the tensor cores' work.
+template <bool SLEEP>
+__device__ __forceinline__ void wg_mbar_wait_as(uint32_t bar, uint32_t parity)
 {
     uint32_t done = 0;
     do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+        if (SLEEP)
+            asm volatile("{\n\t.reg .pred p;\n\t"
+                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
+                         "selp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(done)
+                         : "r"(bar), "r"(parity), "n"(10000000)
+                         : "memory");
+        else
+            asm volatile("{\n\t.reg .pred p;\n\t"
+                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                         "selp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(done)
+                         : "r"(bar), "r"(parity)
+                         : "memory");
     } while (!done);
 }
 
-// wg_mbar_wait for a thread that mostly waits (the producer, whose ring is
-// usually full): each try_wait may suspend the thread until the phase
-// completes or about 10 ms pass (the hint, in ns), so it issues few
-// instructions, where spinning would take issue slots and power from the
-// tensor cores' work.
+__device__ __forceinline__ void wg_mbar_wait(uint32_t bar, uint32_t parity)
+{
+    wg_mbar_wait_as<false>(bar, parity);
+}
+
 __device__ __forceinline__ void wg_mbar_sleep(uint32_t bar, uint32_t parity)
 {
-    uint32_t done = 0;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity), "n"(10000000)
-                     : "memory");
-    } while (!done);
+    wg_mbar_wait_as<true>(bar, parity);
 }
 
 // One box of a 2-D tensor map into shared memory; c0 is the inner (contiguous)

@@ -108,6 +108,9 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
         float d[S::ACC];
 #pragma unroll
         for (int i = 0; i < S::ACC; ++i) d[i] = 0.0f;
+        // hopper.cuh's wg_consume is this loop for the later rungs; kept
+        // inline here, where through the shared function ptxas serialised
+        // this kernel's wgmma (its warning C7515).
         for (int t = 0; t < ktiles; ++t) {
             const int s = t % STAGES;
             wg_mbar_wait(wg_smem_addr(&full[s]), (t / STAGES) & 1);
