@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/cli_rows.h"
 #include "cli/cli_opts.h"
+#include "cli/doctor_mgpu.h"
 #include "core/which.h"
 #include "lab/pyenv.h"
 #include "store/store.h"
@@ -48,6 +49,7 @@ typedef struct doctor_report {
     char codeset[64];
     folder_state home, data, workspace;
     pyenv py;                       /* python3, CuPy and Numba for the labs' Python rows */
+    doctor_mgpu mgpu;               /* GPUs and NCCL for the multigpu lab */
     char findings[MAX_FINDINGS][CL_ERR_MAX + 128];
     int nfindings;
 } doctor_report;
@@ -150,6 +152,7 @@ static void gather(const cli_ctx *c, doctor_report *r)
         r->ncu[0] = '\0';
     terminal_probe(r);
     pyenv_probe_into(&r->py);
+    doctor_mgpu_probe(&r->mgpu);
 
     home_probe(c, &r->home);
     folder_probe(&r->data, paths_data_dir(r->data.path, sizeof r->data.path, &e), &e);
@@ -244,6 +247,40 @@ static void print_python(const pyenv *py)
         printf(": the labs' Python rows can run\n");
 }
 
+/* The multigpu lab's line: GPUs and NCCL, or what is missing. */
+static void print_mgpu(const doctor_mgpu *m)
+{
+    if (!m->asked) {
+        printf("Multi-GPU         not known: %s\n", m->why);
+        return;
+    }
+    printf("Multi-GPU         %d GPU%s; ", m->gpus, m->gpus == 1 ? "" : "s");
+    if (m->nccl)
+        printf("NCCL %s", m->nccl_version);
+    else
+        printf("%s", m->nccl_why[0] ? m->nccl_why : "NCCL not found");
+    printf("%s\n", m->gpus >= 2 && m->nccl ? ": the multigpu lab can run"
+                    : m->gpus >= 2          ? ": the multigpu lab runs all but its NCCL rows"
+                                            : " (the multigpu lab needs two GPUs)");
+}
+
+static void mgpu_json(cJSON *o, const doctor_mgpu *m)
+{
+    if (!o)
+        return;
+    cJSON_AddBoolToObject(o, "probed", m->asked);
+    if (!m->asked) {
+        cJSON_AddStringToObject(o, "reason", m->why);
+        return;
+    }
+    cJSON_AddNumberToObject(o, "gpus", m->gpus);
+    cJSON_AddBoolToObject(o, "nccl", m->nccl);
+    if (m->nccl)
+        cJSON_AddStringToObject(o, "nccl_version", m->nccl_version);
+    else
+        cJSON_AddStringToObject(o, "nccl_reason", m->nccl_why);
+}
+
 static void print_json(const doctor_report *r)
 {
     char v[32];
@@ -295,6 +332,7 @@ static void print_json(const doctor_report *r)
         cJSON_AddNullToObject(tools, "ncu");
     cJSON *py = cJSON_AddObjectToObject(root, "python");
     python_json(py, &r->py);
+    mgpu_json(cJSON_AddObjectToObject(root, "multigpu"), &r->mgpu);
     cJSON *t = cJSON_AddObjectToObject(root, "terminal");
     cJSON_AddStringToObject(t, "term", r->term ? r->term : "");
     cJSON_AddNumberToObject(t, "colors", r->colors);
@@ -356,6 +394,7 @@ static void print_text(const doctor_report *r)
         printf("compute-sanitizer not found (memcheck, racecheck, synccheck and initcheck are "
                "unavailable)\n");
     print_python(&r->py);
+    print_mgpu(&r->mgpu);
     printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
     printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
            r->utf8 ? "UTF-8" : r->codeset);

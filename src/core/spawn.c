@@ -1,6 +1,8 @@
 #define _GNU_SOURCE   /* posix_spawn_file_actions_addclosefrom_np, closefrom (glibc) */
 #include "core/spawn.h"
 
+#include "core/clock.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -461,4 +463,44 @@ int spawn_pidfd(pid_t pid)
     (void)pid;
     return -1;
 #endif
+}
+
+bool spawn_capture(const spawn_opts *opts, double timeout_s, char *out, size_t out_size,
+                   int *status, cl_err *err)
+{
+    spawn_opts o = *opts;
+    o.out = SPAWN_PIPE;
+    spawn_child c;
+    out[0] = '\0';
+    *status = 0;
+    if (!spawn_start(&o, &c, err))
+        return false;
+    size_t len = 0;
+    bool eof = false;
+    double deadline = clock_now_s() + timeout_s;
+    while (!eof && clock_now_s() < deadline) {
+        struct pollfd p = {.fd = c.out, .events = POLLIN};
+        int ms = (int)((deadline - clock_now_s()) * 1e3) + 1;
+        if (poll(&p, 1, ms) < 0 && errno != EINTR)
+            break;
+        for (;;) {
+            char tmp[4096];
+            ssize_t r = spawn_read(c.out, tmp, sizeof tmp);
+            if (r < 0)
+                eof = true;
+            if (r <= 0)
+                break;
+            size_t room = out_size - 1 - len, k = (size_t)r < room ? (size_t)r : room;
+            memcpy(out + len, tmp, k);
+            len += k;
+        }
+    }
+    out[len] = '\0';
+    if (!eof) {
+        spawn_kill(c.pid, o.own_group);
+        err_set(err, "%s did not answer within %.0f s", o.what ? o.what : o.argv[0], timeout_s);
+    }
+    spawn_wait(c.pid, true, status);
+    spawn_close(&c);
+    return eof;
 }

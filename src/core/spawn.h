@@ -75,6 +75,15 @@ bool spawn_write_all(int fd, const void *data, size_t len);
 
 /* SIGKILL to pid and, when group, to its process group. */
 void spawn_kill(pid_t pid, bool group);
+
+/* Starts a child as opts says (its stdout is made a pipe), reads what it
+ * writes there into out (at most out_size - 1 bytes kept, NUL-ended) until
+ * it closes it, and waits for it, *status its wait status.  A child still
+ * writing after timeout_s is killed (its process group too with
+ * own_group): false with err "<what> did not answer within N s"; false with
+ * err too when it could not start. */
+bool spawn_capture(const spawn_opts *opts, double timeout_s, char *out, size_t out_size,
+                   int *status, cl_err *err);
 /* SIGKILL to pid, every process below it and the process groups they lead
  * (tools put what they start in groups of their own), except the
  * caller's. */

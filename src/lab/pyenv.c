@@ -69,46 +69,16 @@ static cJSON *run_probe(const char *python, const char *mode, char *why, size_t 
         snprintf(why, wn, "out of memory");
         return NULL;
     }
-    spawn_opts o = {.argv = cmd.argv, .what = "python3", .out = SPAWN_PIPE, .own_group = true};
-    spawn_child c;
-    cl_err e = {{0}};
-    if (!spawn_start(&o, &c, &e)) {
-        snprintf(why, wn, "%s", e.msg);
-        pycmd_free(&cmd);
-        return NULL;
-    }
+    spawn_opts o = {.argv = cmd.argv, .what = python, .own_group = true};
     char buf[16384];
-    size_t len = 0;
-    bool eof = false;
-    double deadline = clock_now_s() + PYENV_PROBE_S;
-    while (!eof && clock_now_s() < deadline) {
-        struct pollfd p = {.fd = c.out, .events = POLLIN};
-        int ms = (int)((deadline - clock_now_s()) * 1e3) + 1;
-        if (poll(&p, 1, ms) < 0 && errno != EINTR)
-            break;
-        for (;;) {
-            char tmp[4096];
-            ssize_t r = spawn_read(c.out, tmp, sizeof tmp);
-            if (r < 0)
-                eof = true;
-            if (r <= 0)
-                break;
-            size_t k = (size_t)r < sizeof buf - 1 - len ? (size_t)r : sizeof buf - 1 - len;
-            memcpy(buf + len, tmp, k);
-            len += k;
-        }
-    }
-    buf[len] = '\0';
     int status = 0;
-    if (!eof) {
-        spawn_kill(c.pid, true);
-        snprintf(why, wn, "%s did not answer within %.0f s", python, PYENV_PROBE_S);
-    }
-    spawn_wait(c.pid, true, &status);
-    spawn_close(&c);
+    cl_err e = {{0}};
+    bool done = spawn_capture(&o, PYENV_PROBE_S, buf, sizeof buf, &status, &e);
     pycmd_free(&cmd);
-    if (!eof)
+    if (!done) {
+        snprintf(why, wn, "%s", e.msg);
         return NULL;
+    }
     /* the last line that starts with '{' */
     char *line = NULL;
     for (char *s = buf; s && *s;) {

@@ -231,6 +231,12 @@ static bool doctor_device_present(void)
     cJSON *folders = cJSON_GetObjectItemCaseSensitive(root, "folders");
     assert_non_null(cJSON_GetObjectItemCaseSensitive(folders, "workspace"));
     assert_non_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "tools"), "ncu"));
+    /* the multigpu lab's probe answered, with as many GPUs as the device says */
+    cJSON *mg = cJSON_GetObjectItemCaseSensitive(root, "multigpu");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mg, "probed")));
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(mg, "gpus");
+    assert_true(cJSON_IsNumber(gpus) && (present ? gpus->valuedouble >= 1 : gpus->valuedouble == 0));
+    assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(mg, "nccl")));
     cJSON_Delete(root);
     ts_output_free(&r);
     return present;
@@ -248,7 +254,14 @@ static void test_doctor(void **state)
     assert_non_null(strstr(r.out, "compute-sanitizer"));
     if (!present)
         assert_non_null(strstr(r.out, "no CUDA device found"));
+    assert_non_null(strstr(r.out, "Multi-GPU"));
     ts_output_free(&r);
+    /* without NCCL (narrowed by the test switch), the line says what to install */
+    ts_output n = {0};
+    ts_shell(&n, false, "CUDALAB_MGPU_NO_NCCL=1 '%s' doctor", ts_exe());
+    assert_non_null(strstr(n.out, "Multi-GPU"));
+    assert_non_null(strstr(n.out, "nvidia-nccl-cu13"));
+    ts_output_free(&n);
 }
 
 static void test_run(void **state)
