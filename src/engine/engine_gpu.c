@@ -158,9 +158,8 @@ done:
  * from part of their distributions (problem_data's narrow): a sum of 2^24
  * values uniform in [0, 1) hardly moves with the seed (its relative spread
  * is about 1e-4, the tolerance's size), so fresh inputs alone would let a
- * kept sum pass.  The row keeps the first run's seed,
- * the one that reproduces it.  false with e when the reference or the
- * upload failed. */
+ * kept sum pass.  The row keeps the first run's seed, the one that
+ * reproduces it.  false with e when the reference or the upload failed. */
 static bool fresh_inputs(engine_ctx *c, gpu_target *t, run_result *r, cl_err *e)
 {
     uint64_t seed = c->seed++;
