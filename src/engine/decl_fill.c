@@ -93,7 +93,7 @@ static void fill_chunk(rng *r, size_t from, size_t to, void *ud)
     }
 }
 
-/* (decl, arg index, dims, n) -> the fill function's list */
+/* (decl, arg index, dims, n, seed) -> the fill function's list */
 static int call_fill(lua_State *L)
 {
     const problem_decl *d = lua_touserdata(L, 1);
@@ -102,13 +102,15 @@ static int call_fill(lua_State *L)
     lua_rawgeti(L, LUA_REGISTRYINDEX, d->args[i].fill.ref);
     lua_pushinteger(L, (lua_Integer)lua_tointeger(L, 4));
     probdecl_push_size(L, d, dims);
-    lua_call(L, 2, 1);
+    lua_pushinteger(L, (lua_Integer)lua_tointeger(L, 5));
+    lua_call(L, 3, 1);
     return 1;
 }
 
-/* A Lua fill function's values into b->host. */
+/* A Lua fill function's values into b->host; it gets the check's seed,
+ * a whole number below 2^31, to vary its values from check to check. */
 static bool fill_lua(const problem_decl *d, int i, const problem_dims *dims, decl_buf *b,
-                     cl_err *e)
+                     uint64_t seed, cl_err *e)
 {
     const decl_arg *a = &d->args[i];
     if (b->count > LUA_FILL_MAX)
@@ -123,7 +125,8 @@ static bool fill_lua(const problem_decl *d, int i, const problem_dims *dims, dec
     lua_pushinteger(L, i);
     lua_pushlightuserdata(L, (void *)dims);
     lua_pushinteger(L, (lua_Integer)b->count);
-    if (!sandbox_pcall(s, 4, 1, e)) {
+    lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffu));
+    if (!sandbox_pcall(s, 5, 1, e)) {
         lua_settop(L, top);
         return false;
     }
@@ -181,7 +184,7 @@ bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims
 {
     const decl_arg *a = &decl->args[arg];
     if (a->fill.kind == FILL_FN)
-        return fill_lua(decl, arg, dims, buf, err);
+        return fill_lua(decl, arg, dims, buf, seed, err);
     fill_job j = {.kind = a->fill.kind, .type = a->type, .host = buf->host};
     for (int k = 0; k < a->fill.np; k++)
         if (!probdecl_eval(decl, &a->fill.p[k], dims, &j.p[k], err))

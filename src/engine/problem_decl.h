@@ -87,7 +87,8 @@ bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err);
  * (0, 1) draws from part of the declared distribution (problem_data's
  * narrow): the low share of a uniform or integer range, a Zipf range cut
  * the same way, a normal's mean moved up by up to one deviation; constants
- * and Lua fills stay as declared.  0 or 1: as declared. */
+ * stay as declared, and a Lua fill function gets the seed (below 2^31) to
+ * draw its own values from.  0 or 1: as declared. */
 bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
                      uint64_t seed, double narrow, cl_err *err);
 /* Fills count elements of type at host with the poison pattern. */

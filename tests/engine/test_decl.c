@@ -122,6 +122,29 @@ static void test_narrowed_inputs(void **state)
     lab_free(l);
 }
 
+/* A fill function gets the check's seed: two checks, two sets of values
+ * (a launcher replaying a kept answer would fail the second). */
+static void test_fill_function_seeded(void **state)
+{
+    (void)state;
+    lab *l = load("seeded");
+    decl_problem dp;
+    problem_data p;
+    cl_err e = {{0}};
+    make(l, &dp, "2^10", &p, &e, true);
+    const float *xs = p.decl->b[0].host;
+    float first[4];
+    memcpy(first, xs, sizeof first);
+    assert_true(xs[0] >= 0.0f && xs[0] < 1.0f);
+    assert_true(problem_prepare(&p, 43, &e));
+    assert_true(memcmp(first, xs, sizeof first) != 0);
+    assert_true(p.decl->b[1].ref[0] == (double)xs[0] * (double)xs[0]);
+    assert_true(problem_prepare(&p, 42, &e));
+    assert_memory_equal(first, xs, sizeof first);
+    problem_free(&p);
+    lab_free(l);
+}
+
 /* A float scalar reaches the Lua reference as the kernel gets it (0.1
  * rounded to a float), so a kernel's exact answer is judged right. */
 static void test_float_scalars_as_the_kernel_gets_them(void **state)
@@ -299,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_square_end_to_end),
         cmocka_unit_test(test_narrowed_inputs),
+        cmocka_unit_test(test_fill_function_seeded),
         cmocka_unit_test(test_float_scalars_as_the_kernel_gets_them),
         cmocka_unit_test(test_sizes_and_limits),
         cmocka_unit_test(test_builtin_cpu_rows),
