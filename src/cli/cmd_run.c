@@ -154,8 +154,9 @@ const cli_command cmd_run_spec = {
     .name = "run",
     .operands = "LAB",
     .summary = "run a lab's kernels and print a table of results",
-    .details = "Each row is checked against a double-precision CPU reference on fresh random inputs\n"
-               "and timed with CUDA events; under your kernel's row, what went wrong is explained.\n"
+    .details = "Each row is checked against the problem's double-precision reference on fresh random\n"
+               "inputs, timed with CUDA events and checked again on other fresh inputs; under your\n"
+               "kernel's row, what went wrong is explained.\n"
                "With --exercise=ID, the rows are that exercise's: its problem at its sizes, beside its\n"
                "own rungs.  Exits 0 when every row ran and was correct; 1 when a row was wrong, the\n"
                "run faulted or your kernel or launcher is broken (with a device or without); 3 when no\n"
