@@ -18,7 +18,6 @@
 #include "lab/probview.h"
 #include "lab/sandbox.h"
 
-#define LUA_FILL_MAX ((size_t)1 << 20)
 #define ZIPF_TABLE_MAX ((size_t)1 << 22)
 
 typedef struct fill_job {
@@ -113,10 +112,6 @@ static bool fill_lua(const problem_decl *d, int i, const problem_dims *dims, dec
                      uint64_t seed, cl_err *e)
 {
     const decl_arg *a = &d->args[i];
-    if (b->count > LUA_FILL_MAX)
-        return err_set(e, "%s:%d: arg '%s' has %zu elements at this size: a fill function makes "
-                          "at most 2^20 (use a distribution for larger inputs)",
-                       d->file, a->line, a->name, b->count);
     lab_state *s = d->lab->ls;
     lua_State *L = sandbox_lua(s);
     int top = lua_gettop(L);
@@ -183,23 +178,13 @@ bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims
                      uint64_t seed, double narrow, cl_err *err)
 {
     const decl_arg *a = &decl->args[arg];
+    fill_job j = {.kind = a->fill.kind, .type = a->type, .host = buf->host};
+    if (!probdecl_fill_params(decl, arg, dims, j.p, err))
+        return false;
     if (a->fill.kind == FILL_FN)
         return fill_lua(decl, arg, dims, buf, seed, err);
-    fill_job j = {.kind = a->fill.kind, .type = a->type, .host = buf->host};
-    for (int k = 0; k < a->fill.np; k++)
-        if (!probdecl_eval(decl, &a->fill.p[k], dims, &j.p[k], err))
-            return false;
     bool ranged = j.kind == FILL_INTEGERS || j.kind == FILL_ZIPF;
     double lo = j.kind == FILL_ZIPF ? j.p[1] : j.p[0], hi = j.kind == FILL_ZIPF ? j.p[2] : j.p[1];
-    if (ranged && (lo != floor(lo) || hi != floor(hi) || hi < lo))
-        return err_set(err, "%s:%d: arg '%s': integers need whole bounds lo <= hi, got %g and %g",
-                       decl->file, a->line, a->name, lo, hi);
-    if (j.kind == FILL_UNIFORM && !(j.p[1] > j.p[0]))
-        return err_set(err, "%s:%d: arg '%s': uniform needs lo < hi, got %g and %g", decl->file,
-                       a->line, a->name, j.p[0], j.p[1]);
-    if (j.kind == FILL_ZIPF && !(j.p[0] > 0.0))
-        return err_set(err, "%s:%d: arg '%s': zipf needs an exponent s > 0, got %g", decl->file,
-                       a->line, a->name, j.p[0]);
     narrow_fill(&j, narrow);
     if (j.kind == FILL_ZIPF)
         hi = j.p[2];

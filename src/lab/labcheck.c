@@ -8,6 +8,7 @@
 #include "catalog/problem_spec.h"
 #include "kernel_names.h"
 #include "lab/labproblem.h"
+#include "lab/probdecl.h"
 #include "lab/labsource.h"
 
 static const char *const known_libraries[] = {"cub", "cublas", "copy", "cublas_bf16"};
@@ -20,17 +21,38 @@ static bool in_list(const char *s, const char *const *v, size_t n)
     return false;
 }
 
-/* Each size reads as a size of problem; a bad one is reported at the line
- * it is written on. */
+/* A declared problem's input fills at dims, as the engine will evaluate
+ * them (lab/probdecl.h): each one that cannot be drawn is reported at the
+ * size's line. */
+static void check_fills(const lab *l, const problem_decl *decl, const problem_dims *dims,
+                        const char *size, lab_diags *d)
+{
+    for (int a = 0; decl && a < decl->nargs; a++) {
+        double p[3];
+        cl_err e;
+        if (!decl->args[a].buffer || decl->args[a].output ||
+            probdecl_fill_params(decl, a, dims, p, &e))
+            continue;
+        int line = lab_source_size_line(l->path, l->line, size);
+        lab_diags_add(d, l->path, line ? line : l->line, "lab '%s': size '%s': %s", l->id, size,
+                      e.msg);
+    }
+}
+
+/* Each size reads as a size of problem, and a declared problem's fills hold
+ * there; a bad one is reported at the line the size is written on. */
 static void check_sizes(const lab *l, char *const *sizes, size_t n, const char *problem,
                         lab_diags *d)
 {
     const problem_spec *ops = lab_problem_spec(l, problem);
+    const problem_decl *decl = lab_problem_decl(l, problem);
     for (size_t i = 0; ops && i < n; i++) {
         problem_dims dims;
         cl_err e;
-        if (problem_parse_size(ops, sizes[i], &dims, &e))
+        if (problem_parse_size(ops, sizes[i], &dims, &e)) {
+            check_fills(l, decl, &dims, sizes[i], d);
             continue;
+        }
         int line = lab_source_size_line(l->path, l->line, sizes[i]);
         lab_diags_add(d, l->path, line ? line : l->line, "lab '%s': size '%s': %s", l->id,
                       sizes[i], e.msg);

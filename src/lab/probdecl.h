@@ -135,6 +135,15 @@ bool probdecl_eval(const problem_decl *decl, const decl_expr *expr, const proble
  * size. */
 bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims, size_t *count,
                      cl_err *err);
+/* The most elements a fill function may make (a Lua list). */
+#define PROBDECL_FILL_FN_MAX ((size_t)1 << 20)
+/* The fill of input arg at dims, its parameters evaluated into p (as many
+ * as the form has; the rest 0) and checked: a uniform's lo < hi, whole
+ * ordered integer and Zipf bounds, a Zipf exponent > 0, a normal's sd >= 0,
+ * a fill function's length at most PROBDECL_FILL_FN_MAX.  false + err with
+ * the lab's file:line (probdecl_fill.c). */
+bool probdecl_fill_params(const problem_decl *decl, int arg, const problem_dims *dims,
+                          double p[3], cl_err *err);
 /* Pushes the size table the lab's functions receive: each dim by name,
  * and label. */
 void probdecl_push_size(struct lua_State *L, const problem_decl *decl, const problem_dims *dims);

@@ -163,6 +163,13 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "badkernel/lab.lua:9: variant 'ghost': no shipped kernel named "
                                   "'reduce_does_not_exist'"));
     assert_non_null(strstr(r.out, "lab 'badsize': size 'twelve'"));
+    /* Fills that cannot be drawn at a size: found by check, at the size's
+     * line, with the arg's line in the lab file */
+    assert_non_null(strstr(r.out, "lab 'badfill': size '2^10': "));
+    assert_non_null(strstr(r.out, "badfill/lab.lua:9: arg 'x': uniform needs lo < hi, got 1 and 0"));
+    assert_non_null(strstr(r.out, "lab 'badfill': size '2^20+1': "));
+    assert_non_null(strstr(r.out, "badfill/lab.lua:10: arg 'w' has 1048577 elements at this size: "
+                                  "a fill function makes at most 2^20"));
     /* A milestone check that misspells a row's field fails on made-up rows,
      * at the milestone's line, naming the check's line and the field; the
      * sound check beside it says nothing. */
