@@ -163,13 +163,6 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "badkernel/lab.lua:9: variant 'ghost': no shipped kernel named "
                                   "'reduce_does_not_exist'"));
     assert_non_null(strstr(r.out, "lab 'badsize': size 'twelve'"));
-    /* Fills that cannot be drawn at a size: found by check, at the size's
-     * line, with the arg's line in the lab file */
-    assert_non_null(strstr(r.out, "lab 'badfill': size '2^10': "));
-    assert_non_null(strstr(r.out, "badfill/lab.lua:9: arg 'x': uniform needs lo < hi, got 1 and 0"));
-    assert_non_null(strstr(r.out, "lab 'badfill': size '2^20+1': "));
-    assert_non_null(strstr(r.out, "badfill/lab.lua:10: arg 'w' has 1048577 elements at this size: "
-                                  "a fill function makes at most 2^20"));
     /* A milestone check that misspells a row's field fails on made-up rows,
      * at the milestone's line, naming the check's line and the field; the
      * sound check beside it says nothing. */
@@ -177,6 +170,20 @@ static void test_check(void **state)
                                   "correct row of every kind at 2^10: line 13: a row has no "
                                   "field 'pct_peek' (did you mean 'pct_peak'?)"));
     assert_null(strstr(r.out, "milestone 'fine'"));
+    ts_output_free(&r);
+
+    /* Fills that cannot be drawn at a size: found by check, at the size's
+     * line, with the arg's line in the lab file */
+    ts_data_path(path, sizeof path, "cli/labs/badfills");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "badfill/lab.lua:17: lab 'badfill': size '2^10': "));
+    assert_non_null(strstr(r.out, "badfill/lab.lua:9: arg 'x': uniform needs lo < hi, got 1 and 0"));
+    assert_non_null(strstr(r.out, "lab 'badfill': size '2^20+1': "));
+    assert_non_null(strstr(r.out, "badfill/lab.lua:10: arg 'w' has 1048577 elements at this size: "
+                                  "a fill function makes at most 2^20"));
+    assert_non_null(strstr(r.out, "3 problems found"));
     ts_output_free(&r);
 
     run(&r, "check /nonexistent/lab.lua");
