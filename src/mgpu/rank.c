@@ -3,12 +3,9 @@
  * (mgpu/rank.h). */
 #include "mgpu/rank.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catalog/experiments_list.h"
@@ -16,6 +13,7 @@
 #include "gpu/cudacheck.h"
 #include "gpu/device.h"
 #include "mgpu/mgpu_internal.h"
+#include "proto/channel.h"
 #include "proto/protocol.h"
 
 /* NVLink multicast (NVLS) off before NCCL can read the environment: on
@@ -24,15 +22,6 @@
 static void nvls_off(void)
 {
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-}
-
-/* fd 3 when the coordinator opened it as a pipe, else stdout (by hand). */
-static int out_fd(void)
-{
-    struct stat st;
-    if (fstat(PROTO_FD, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        return PROTO_FD;
-    return STDOUT_FILENO;
 }
 
 /* The GPUs the lab may use: CUDA's count, at most $CUDALAB_MGPU_GPUS. */
@@ -62,7 +51,7 @@ int mgpu_probe_main(void)
     static rankmsg m;
     mg_rank r;
     memset(&r, 0, sizeof r);
-    r.out_fd = out_fd();
+    r.out_fd = proto_channel_fd();
     m.type = RMSG_PROBE;
     rank_probe *p = &m.u.probe;
     char note[256];
@@ -178,10 +167,9 @@ int mgpu_rank_main(int argc, char **argv)
         return 2;
     }
     r.in_fd = STDIN_FILENO;
-    r.out_fd = out_fd();
+    r.out_fd = proto_channel_fd();
     /* the coordinator's death ends the rank: no orphan keeps a GPU */
-    pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+    if (!proto_die_with_parent())
         return 1;
     cl_err e = {{0}};
     if (read_request(&r, &e) && start(&r, &e) && run(&r, &e)) {

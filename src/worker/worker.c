@@ -1,12 +1,9 @@
 #include "worker/worker.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/landlock.h"
@@ -15,20 +12,11 @@
 #include "engine/engine.h"
 #include "group/group.h"
 #include "mgpu/rank.h"
+#include "proto/channel.h"
 #include "proto/protocol.h"
 #include "worker/dispatch.h"
 #include "worker/workerloop.h"
 
-
-/* fd 3 carries the protocol when the supervisor set it up as a pipe (or a
- * socket); anything else (a shell's leftover file) is not ours. */
-static bool proto_fd_open(void)
-{
-    struct stat st;
-    if (fstat(PROTO_FD, &st) != 0)
-        return false;
-    return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-}
 
 #define WORKER_MAX_READS 96
 
@@ -112,14 +100,9 @@ static bool group_engine_run(const run_request *req, const engine_sink *sink, ru
 static int group_main(void)
 {
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    int out_fd = STDOUT_FILENO;
-    if (proto_fd_open()) {
-        out_fd = PROTO_FD;
-        (void)fcntl(out_fd, F_SETFD, FD_CLOEXEC);
-        pid_t parent = getppid();
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
-            return 1;
-    }
+    int out_fd = proto_channel_fd();
+    if (out_fd == PROTO_FD && !proto_die_with_parent())
+        return 1;
     const workerloop_engine eng = {group_probe, group_engine_run, group_shutdown};
     return workerloop_serve(&eng, STDIN_FILENO, out_fd);
 }
@@ -167,17 +150,12 @@ int worker_main(int argc, char **argv)
         confine(reads, nreads, python);
     }
 
-    int out_fd = STDOUT_FILENO;
-    if (proto_fd_open()) {
-        out_fd = PROTO_FD;
-        (void)fcntl(out_fd, F_SETFD, FD_CLOEXEC);
-        /* The worker runs in its own process group, out of reach of the
-         * terminal's Ctrl-C: die with the parent instead of lingering on a
-         * kernel that never ends. */
-        pid_t parent = getppid();
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
-            return 1;
-    }
+    /* The worker runs in its own process group, out of reach of the
+     * terminal's Ctrl-C: it dies with the parent instead of lingering on a
+     * kernel that never ends. */
+    int out_fd = proto_channel_fd();
+    if (out_fd == PROTO_FD && !proto_die_with_parent())
+        return 1;
 
     const char *no_peak = getenv(PROTO_NO_PEAK_ENV);
     if (no_peak && no_peak[0] && strcmp(no_peak, "0") != 0)
