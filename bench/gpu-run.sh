@@ -34,15 +34,7 @@ mkdir -p "$out"
 root=$(pwd)
 
 # Only the libraries this machine lacks come from BIN_DIR/lib.
-extra=/tmp/cudalab-extra-libs
-mkdir -p "$extra"
-for f in "$bin"/lib/*; do
-    [ -e "$f" ] || continue
-    n=$(basename "$f")
-    ldconfig -p | grep -q "^[[:space:]]*$n " || cp "$f" "$extra/"
-done
-export LD_LIBRARY_PATH="$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export CUDALAB_HOME="$root" CUDALAB_TEST_DATA="$root/tests" CUDALAB_EXE="$bin/cudalab"
+. "$root/bench/prebuilt-env.sh"
 
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

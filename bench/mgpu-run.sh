@@ -35,15 +35,8 @@ export NCCL_NVLS_ENABLE=0
 # own allocations at exit are not cudalab's leaks
 export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=0}
 
-extra=/tmp/cudalab-extra-libs
-mkdir -p "$extra"
-for f in "$bin"/lib/*; do
-    [ -e "$f" ] || continue
-    n=$(basename "$f")
-    ldconfig -p | grep -q "^[[:space:]]*$n " || cp "$f" "$extra/"
-done
-export LD_LIBRARY_PATH="$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export CUDALAB_HOME="$root" CUDALAB_TEST_DATA="$root/tests" CUDALAB_EXE="$bin/cudalab"
+# Only the libraries this machine lacks come from BIN_DIR/lib.
+. "$root/bench/prebuilt-env.sh"
 
 probe() { "$bin/cudalab" worker --probe 2>/dev/null; }
 nccl_found() { probe | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["nccl"] else 1)'; }
