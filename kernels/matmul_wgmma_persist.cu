@@ -51,6 +51,19 @@
 #if defined(CUDALAB_WGMMA)
 
 #if K_WG_BODY
+// Where block `rank` of a cluster puts unit u (in the tile order): the
+// first row *bm0 and column *bn0 of its 128x256 tile.  Producer and
+// consumers walk the same units: block b's are b / CL, + grid / CL, ...
+template <int CL>
+__device__ __forceinline__ void wp_tile_origin(int u, int units_m, int tiles_n, uint32_t rank,
+                                               int *bm0, int *bn0)
+{
+    int um, tn;
+    wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
+    *bm0 = (um * CL + (int)rank) * WG_BM;
+    *bn0 = tn * WP_BN;
+}
+
 // The producer (one thread): for every unit of this block, every K slice
 // into the ring; its own 128 rows of A, and of B all four boxes (CL 1) or
 // its share of them, multicast to the whole cluster (CL 2).
@@ -64,9 +77,8 @@ __device__ __forceinline__ void wp_produce(const CUtensorMap *mapA, const CUtens
     const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
     uint32_t it = 0;
     for (int u = (int)blockIdx.x / CL; u < units; u += step) {
-        int um, tn;
-        wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
-        const int bm0 = (um * CL + (int)rank) * WG_BM, bn0 = tn * WP_BN;
+        int bm0, bn0;
+        wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
         for (int t = 0; t < ktiles; ++t, ++it) {
             const uint32_t s = it % WP_STAGES, round = it / WP_STAGES;
             if (round > 0) wg_mbar_sleep(wg_smem_addr(&empty[s]), (round - 1) & 1);
@@ -133,9 +145,8 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
         const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
         uint32_t it = 0;
         for (int u = (int)blockIdx.x / CL; u < units; u += step) {
-            int um, tn;
-            wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
-            const int bm0 = (um * CL + (int)rank) * WG_BM, bn0 = tn * WP_BN;
+            int bm0, bn0;
+            wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
             float d[WP_BN / 2];
 #pragma unroll
             for (int i = 0; i < WP_BN / 2; ++i) d[i] = 0.0f;
@@ -226,16 +237,22 @@ static cudaError_t wp_run(int M, int N, int K, const uint16_t *A, const uint16_t
     return cudaSuccess;
 }
 
-// Whether the TMA path takes these operands, and the output has enough
-// 128x256 tiles for a persistent grid to pay.
-static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16_t *B, bool *tma,
-                            bool *persist)
+// Whether the output has enough 128x256 tiles for a persistent grid to pay
+// (more than half the multiprocessors' worth).
+static cudaError_t wp_pays(int M, int N, bool *persist)
 {
-    *tma = K % 8 == 0 && N % 8 == 0 && k_aligned16(A) && k_aligned16(B);
     int sms = 0;
     KCHECK(k_sm_count(&sms));
     *persist = 2 * k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) > (size_t)sms;
     return cudaSuccess;
+}
+
+// Whether the TMA path takes these operands, and whether a persistent grid pays.
+static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16_t *B, bool *tma,
+                            bool *persist)
+{
+    *tma = K % 8 == 0 && N % 8 == 0 && k_aligned16(A) && k_aligned16(B);
+    return wp_pays(M, N, persist);
 }
 
 template <int CL, bool TMA_C>
@@ -284,9 +301,8 @@ bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources 
                      : strcmp(name, "gemm_wgmma_tmastore") == 0 ? 14
                                                                : 0;
     if (rung == 0 || k_wg_supported() != cudaSuccess) return false;
-    int sms = 0;
-    if (k_sm_count(&sms) != cudaSuccess ||
-        2 * k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) <= (size_t)sms)
+    bool persist = false;
+    if (wp_pays(M, N, &persist) != cudaSuccess || !persist)
         return k_wgmma_resources("gemm_wgmma", M, N, out);
     return rung == 12   ? wp_resources<1, false>(out)
            : rung == 13 ? wp_resources<2, false>(out)
