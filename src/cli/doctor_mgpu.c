@@ -13,12 +13,6 @@
 
 #define DOCTOR_MGPU_PROBE_S 30.0
 
-static void copy_string(const cJSON *j, const char *key, char *out, size_t n)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-    snprintf(out, n, "%s", cJSON_IsString(v) && v->valuestring ? v->valuestring : "");
-}
-
 void doctor_mgpu_probe(doctor_mgpu *out)
 {
     memset(out, 0, sizeof *out);
@@ -45,8 +39,10 @@ void doctor_mgpu_probe(doctor_mgpu *out)
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "ndevices");
     out->gpus = cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
     out->nccl = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "nccl"));
-    copy_string(j, "nccl_version", out->nccl_version, sizeof out->nccl_version);
-    copy_string(j, "nccl_why", out->nccl_why, sizeof out->nccl_why);
+    const char *version = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "nccl_version"));
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "nccl_why"));
+    snprintf(out->nccl_version, sizeof out->nccl_version, "%s", version ? version : "");
+    snprintf(out->nccl_why, sizeof out->nccl_why, "%s", why ? why : "");
     out->asked = true;
     cJSON_Delete(j);
 }
