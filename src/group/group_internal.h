@@ -55,6 +55,7 @@ typedef struct group_rank {
     rank_blob blob;
     bool failed;                      /* it said it cannot go on */
     char fail[1024];
+    bool deaf;                        /* a write to its input failed */
 } group_rank;
 
 /* Why the group ended early; the words of the fault. */

@@ -79,8 +79,13 @@ static void answer_exchange(serve *s)
     }
     char *text = rankmsg_encode(m);
     for (int k = 0; text && k < s->n; k++)
-        if (s->r[k].ch.in >= 0 && !spawn_write_all(s->r[k].ch.in, text, strlen(text)))
-            group_fault_note(s->stop, k, "exit", "stopped reading from the coordinator");
+        if (s->r[k].ch.in >= 0 && !spawn_write_all(s->r[k].ch.in, text, strlen(text))) {
+            /* most often it has just died: its exit, seen within the
+             * grace, says more than the broken pipe (judge) */
+            s->r[k].deaf = true;
+            if (s->ending_at == 0.0)
+                s->ending_at = clock_now_s() + GRACE_S;
+        }
     free(text);
 }
 
@@ -215,6 +220,9 @@ static void judge(serve *s)
     for (int k = 0; k < s->n; k++)
         if (s->r[k].failed)
             group_fault_note(s->stop, k, "rank", "failed: %s", s->r[k].fail);
+    for (int k = 0; k < s->n; k++)
+        if (s->r[k].deaf)
+            group_fault_note(s->stop, k, "exit", "stopped reading from the coordinator");
 }
 
 /* No rank said anything for too long: the one the others wait for at an

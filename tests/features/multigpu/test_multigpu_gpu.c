@@ -149,7 +149,16 @@ static void test_killed_rank(void **state)
     for (int i = 0; i < 600 && found == 0; i++, nap(0.1))
         found = marked(mark, rank_one, sizeof rank_one, rank1, 4);
     assert_int_equal(found, 1);
-    nap(3.0);   /* into the collectives */
+    /* into the collectives: the whole ring sweep takes only a few seconds
+     * from here, so the kill comes once the first rows are out (at the
+     * latest after a second), long before the largest sizes are done */
+    for (int i = 0; i < 10; i++, nap(0.1)) {
+        char *sofar = ts_read(out);
+        bool started = sofar && ts_contains(sofar, "256 KiB");
+        free(sofar);
+        if (started)
+            break;
+    }
     printf("killing rank 1 (pid %d)\n", (int)rank1[0]);
     kill(rank1[0], SIGKILL);
     int status = 0;
