@@ -14,6 +14,9 @@
 # prints every row it checked), OUT_DIR/multigpu.txt and .json (`cudalab
 # run multigpu`: every row, measured once more) and prints the summary:
 # NCCL's bus bandwidth at 1 GiB and the ring's share of NCCL's at 256 MiB.
+# Where a python3 with PyTorch is at hand it first measures NCCL through
+# PyTorch (bench/mgpu-anchor.py, OUT_DIR/anchor.txt and .json) and the
+# summary compares the lab's NCCL row with it.
 #
 # NCCL is found as cudalab finds it (CUDALAB_NCCL_LIB, NCCL_ROOT, the
 # loader's path, python3's nvidia-nccl-cu13 wheel).  When that fails and a
@@ -82,12 +85,27 @@ one_test() {
 echo "--- what test_multigpu_gpu checked:"
 grep -E '^(row|peer_|ar_)' "$out/test_multigpu_gpu.txt" 2>/dev/null
 
+# NCCL measured outside cudalab, through PyTorch (bench/mgpu-anchor.py),
+# when a python3 with torch is at hand: the anchor for the NCCL row
+anchor_py=""
+for py in python3 /opt/torch/.venv/bin/python3; do
+    if "$py" -c "import torch" 2>/dev/null; then anchor_py=$py; break; fi
+done
+if [ -n "$anchor_py" ]; then
+    echo "=== NCCL through PyTorch (bench/mgpu-anchor.py)"
+    timeout 300 "$anchor_py" "$root/bench/mgpu-anchor.py" --json "$out/anchor.json" 2>&1 \
+        | grep -v "^\[rank\|Warning\|warn(" | tee "$out/anchor.txt"
+else
+    echo "=== NCCL through PyTorch: no python3 with torch here; bench/mgpu-anchor.py not run"
+fi
+
 echo "=== cudalab run multigpu"
 "$bin/cudalab" run multigpu 2>&1 | tee "$out/multigpu.txt"
 "$bin/cudalab" run multigpu --json >"$out/multigpu.json" 2>/dev/null
-python3 - "$out/multigpu.json" <<'PY'
-import json, sys
+python3 - "$out/multigpu.json" "$out/anchor.json" <<'PY'
+import json, os, sys
 doc = json.load(open(sys.argv[1]))
+anchor = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else None
 rows = {(r["variant"], r["size"]): r for r in doc.get("results", [])}
 def bw(v, s):
     r = rows.get((v, s))
@@ -96,6 +114,13 @@ nccl1g, ring256, nccl256 = bw("ar_nccl", "1 GiB"), bw("ar_ring", "256 MiB"), bw(
 print("summary:")
 print("  NCCL all-reduce at 1 GiB: busbw %s GB/s (the issue: about 329 through PyTorch on 2 H100)"
       % ("%.1f" % nccl1g if nccl1g else "not measured"))
+if anchor:
+    for want, label in (((1 << 30), "1 GiB"), ((256 << 20), "256 MiB")):
+        a = [r for r in anchor["rows"] if r["bytes"] == want and r["correct"]]
+        mine = bw("ar_nccl", label)
+        if a and mine:
+            print("  NCCL row at %s: %.1f GB/s against %.1f through PyTorch: %.3f (target: within 5%%)"
+                  % (label, mine, a[0]["busbw_gbs"], mine / a[0]["busbw_gbs"]))
 if ring256 and nccl256:
     print("  ring at 256 MiB: %.1f GB/s, %.2f of NCCL's %.1f (target: at least 0.8)"
           % (ring256, ring256 / nccl256, nccl256))
