@@ -216,9 +216,9 @@ static bool setup(mg_rank *r, struct mg_exercise *x, cl_err *err)
     ok = load(r, x, &prog, why, sizeof why, &fatal, err);
     if (ok && r->rank == 0) {
         const nvrtc_kernel *k = nvrtc_find_kernel(&prog, RING_KERNEL);
-        mg_link_log(r, 0, "your kernel: %s, %d registers, %d B spilled; %d blocks x %d threads "
-                    "a GPU, launched cooperatively", RING_KERNEL, k ? k->registers : -1,
-                    k ? k->spill_stores : -1, x->blocks, x->threads);
+        mg_link_log(r, 0, "your kernel: %s, %d registers, %d B spilled; %d block%s of %d "
+                    "threads a GPU, launched cooperatively", RING_KERNEL, k ? k->registers : -1,
+                    k ? k->spill_stores : -1, x->blocks, x->blocks == 1 ? "" : "s", x->threads);
     }
     nvrtc_output_free(&prog);
     if (fatal)
@@ -299,9 +299,17 @@ bool mg_ex_allreduce(mg_rank *r, size_t count, cl_err *err)
 
 const char *mg_ex_note(const mg_rank *r)
 {
+    static char note[256];
+    const struct mg_exercise *x = r->ex;
+    size_t len = 0;
+    note[0] = '\0';
+    if (x && x->can)
+        len = strfmt_append(note, sizeof note, 0, "; %d block%s of %d threads a GPU", x->blocks,
+                            x->blocks == 1 ? "" : "s", x->threads);
     if (r->nccl_tried && !r->nccl)
-        return "; no NCCL row to compare with here, so the milestones against NCCL stay pending";
-    return "";
+        (void)strfmt_append(note, sizeof note, len, "; no NCCL row to compare with here, so the "
+                            "milestones against NCCL stay pending");
+    return note;
 }
 
 void mg_ex_close(mg_rank *r)

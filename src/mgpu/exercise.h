@@ -34,7 +34,8 @@ bool mg_ex_compile(const char *path, const char *root, const char *arch, nvrtc_o
 bool mg_ex_ready(mg_rank *r, bool *can, char *msg, size_t n, cl_err *err);
 /* Enqueues one collective of the learner's kernel over count floats. */
 bool mg_ex_allreduce(mg_rank *r, size_t count, cl_err *err);
-/* A note for the learner's correct row ("" when none). */
+/* A note for the learner's correct row: its launch, and that NCCL could
+ * not run when so ("; 1 block of 512 threads a GPU"). */
 const char *mg_ex_note(const mg_rank *r);
 /* Unloads the kernel, unmaps and frees the flags. */
 void mg_ex_close(mg_rank *r);
