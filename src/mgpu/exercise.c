@@ -122,7 +122,9 @@ static bool load(mg_rank *r, struct mg_exercise *x, const nvrtc_output *prog, ch
         return false;
     }
     x->have_lib = true;
+    *fatal = true;
     CUDA_CHECK(err, cudaLibraryGetKernel(&x->kern, x->lib, RING_KERNEL));
+    *fatal = false;
     int got = launch_symbol(x, RING_BLOCKS_SYMBOL, RING_DEFAULT_BLOCKS, &x->blocks, why, n, err);
     if (got == 1)
         got = launch_symbol(x, RING_THREADS_SYMBOL, RING_DEFAULT_THREADS, &x->threads, why, n, err);
