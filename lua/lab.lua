@@ -50,8 +50,12 @@ local PROBLEMS = {
                                 "timing", "roofline" }, exercise = "pipeline" },
   -- the basics lab's experiments; its exercises each name their own problem
   basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
-  -- the multigpu lab's experiments, run by one process a GPU (src/group/)
-  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl" } },
+  -- the multigpu lab's experiments, run by one process a GPU (src/group/);
+  -- its ranks run the lab's exercise themselves, a kernel file with no
+  -- launcher (lua/multigpu.md), at the all-reduces' sizes
+  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl" }, kernel_only = true,
+               sizes = { "8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB", "2 MiB", "16 MiB",
+                         "64 MiB", "256 MiB", "1 GiB" } },
 }
 local PROBLEM_NAMES = "sgemm, gemm_bf16, pipeline, managed, profiling, basics, multigpu, or one of "
   .. "lua/problems/ (reduce_sum, saxpy, histogram, embedding)"
@@ -734,10 +738,23 @@ local function check_quiz(t, i, file, line)
   return q
 end
 
-local function check_exercise(t, file, line, what)
+-- kernel_only: the problem's own code launches the kernel file (multigpu):
+-- no launcher, no Python.
+local function check_exercise(t, file, line, what, kernel_only)
   what = what or "exercise"
   local x, ok = check_fields(t, "exercise", what, file, line)
-  if ok and x.python ~= nil then
+  if ok and kernel_only then
+    if x.kernel == nil then
+      report(file, line, "%s: missing required field 'kernel'", what)
+      ok = false
+    end
+    for _, f in ipairs({ "launcher", "python" }) do
+      if x[f] ~= nil then
+        report(file, line, "%s: this lab's exercise is a kernel file alone, launched by the lab "
+               .. "itself: leave out %s", what, quote(f))
+      end
+    end
+  elseif ok and x.python ~= nil then
     if x.kernel ~= nil or x.launcher ~= nil then
       report(file, line, "%s: a Python exercise has only 'python' (the learner's .py file), no "
              .. "kernel or launcher", what)
@@ -1399,8 +1416,10 @@ local function check_milestone_places(L)
   for _, x in ipairs(L.exercises) do
     if type(x.id) == "string" then by_id[x.id] = x end
   end
+  local lab_prob = type(L.problem) == "string" and problem_of(L.problem) or nil
   for _, m in ipairs(L.milestones) do
-    local sizes = L.sizes
+    -- a problem of experiments may name the sizes its rows are measured at
+    local sizes = (#L.sizes == 0 and lab_prob and lab_prob.sizes) or L.sizes
     local judged = by_id[""]
     if type(m.exercise) == "string" then
       judged = m.exercise ~= "" and by_id[m.exercise] or nil
@@ -1525,7 +1544,7 @@ local function validate_lab(t, file, line, opts)
       report(f, l, "%s: field 'exercise' is a %s, not an exercise", what, mk)
       L.exercise = nil
     else
-      local x = check_exercise(L.exercise, f, l)
+      local x = check_exercise(L.exercise, f, l, nil, prob and prob.kernel_only)
       L.exercise = x
       for _, k in ipairs({ "id", "library", "variants" }) do
         if x[k] ~= nil then
@@ -1535,7 +1554,7 @@ local function validate_lab(t, file, line, opts)
       end
       if L.problem == nil then
         report(f, l, "%s: an exercise needs a problem", what)
-      elseif prob and prob.dims == nil and prob.exercise == nil then
+      elseif prob and prob.dims == nil and prob.exercise == nil and not prob.kernel_only then
         report(f, l, "%s: problem %s has no exercise", what, quote(L.problem))
       elseif prob then
         local solves = prob.exercise or L.problem

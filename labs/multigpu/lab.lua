@@ -1,8 +1,28 @@
 -- Several GPUs: peer copies, the all-reduce three ways (naive, a ring of
 -- our own, NCCL) across message sizes, and how to read a collective's
--- figures.  Each row runs in one process per GPU, as training frameworks
--- do; with fewer than two GPUs, or without NCCL, the rows say why they
--- cannot run and the lesson still reads.
+-- figures; then the learner's own ring all-reduce, judged against NCCL.
+-- Each row runs in one process per GPU, as training frameworks do; with
+-- fewer than two GPUs, or without NCCL, the rows say why they cannot run
+-- and the lesson still reads.
+
+-- The learner's ring is correct at every size the all-reduces run at.
+local SIZES = { "8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB", "2 MiB", "16 MiB", "64 MiB",
+                "256 MiB", "1 GiB" }
+local function correct_everywhere(r)
+  local mine = {}
+  for _, row in ipairs(r.all) do
+    if row.kind == "exercise" then mine[row.size] = row end
+  end
+  for _, size in ipairs(SIZES) do
+    local row = mine[size]
+    if row == nil or row.status == "error" or row.status == "no_device" then return nil end
+    if not row.correct then
+      return false, nil, "your kernel is not correct at " .. size .. " (" .. row.status .. ")"
+    end
+  end
+  return true
+end
+
 return lab {
   id = "multigpu",
   title = "Several GPUs: links and all-reduce",
@@ -205,6 +225,66 @@ return lab {
       row says what is missing and the other rows still run.
     ]],
 
+    step "Your ring all-reduce" [[
+      Now write the ring yourself.  Press `e` to open your copy of
+      `starter.cu`: one kernel, `ring_allreduce`, that every rank runs
+      once a collective, all ranks at the same time.  When it returns,
+      every rank's `recv` must hold the sum of all ranks' `send`.
+
+      Its one argument, `const ring_args a` (from `<cudalab_ring.h>`,
+      shipped with cudalab), holds:
+
+      - `a.rank`, `a.nranks`, `a.left`, `a.right`: who this rank is and
+        its neighbours in the ring;
+      - `a.count`: floats in the message (any count, 2 to 2^28);
+      - `a.send`, `a.recv`, `a.scratch`: this rank's input (read only),
+        its output (poisoned before each check) and a buffer of the same
+        size for partial sums;
+      - `a.send_of[k]`, `a.recv_of[k]`, `a.scratch_of[k]`,
+        `a.flags_of[k]`: every rank's buffers and flags, mapped into this
+        process: load and store them like your own, through the link;
+      - `a.flags`, `a.left_flags`, `a.right_flags`: 8192 words of flags
+        per rank, all 0 before the first collective;
+      - `a.epoch`: this collective's number, 1, 2, 3, ...
+
+      The protocol is the one the lab's ring uses.  A block that finished
+      a piece calls `__syncthreads()` and then, from one thread,
+      `ring_flag_set(&a.flags[i], a.epoch)`: a system-wide fence, then a
+      release store.  A block that needs that piece first calls
+      `ring_flag_wait(&a.left_flags[i], a.epoch)` (acquire loads until the
+      flag reaches the epoch), then `__syncthreads()`.  Epochs only grow,
+      so no flag is ever reset.  Two rules keep back-to-back collectives
+      apart: read a neighbour's piece only after its flag says this
+      epoch, and overwrite your own scratch and recv only after your right
+      neighbour, which reads them, has said it finished the previous
+      epoch.
+
+      Blocks and threads are yours to choose, in the file:
+      `extern "C" __constant__ int ring_blocks` (1 up to one a
+      multiprocessor of the smallest GPU, or 0 for exactly one a
+      multiprocessor) and `ring_threads` (a multiple of 32, up to 1024).
+      The blocks are launched cooperatively, all resident at once, so a
+      block may wait for another; with 0 or more blocks than fit, the row
+      says so.
+
+      The starter is correct and slow.  It runs one block; its loads are
+      4 bytes each, one after another; and at every step each block waits
+      for *all* of the left neighbour's blocks to finish the step before,
+      so no step overlaps another.  The row `exercise` ("your kernel")
+      runs at the same eleven sizes as the other all-reduces, checked the
+      same way, timed the same way, its bus bandwidth in the GB/s column
+      and its speed against NCCL's in "x lib".  The milestones judge it at
+      256 MiB against the `ar_nccl` row of the same run: half of NCCL's
+      bus bandwidth, then 0.8 of it.  Without NCCL (or with one GPU) there
+      is no NCCL row, and those two milestones stay pending.
+
+      A kernel that never sets a flag its neighbour waits for would hang
+      every GPU: each rank gives your kernel a time limit (10 s plus time
+      for 250 MB/s of progress), and past it the run ends, naming the GPU
+      that waited and where; a kernel that faults ends the run the same
+      way.  `H` gives hints, one at a time.
+    ]],
+
     step "Running the lab" [[
       The lab needs two or more GPUs in one machine; `CUDALAB_MGPU_GPUS=N`
       uses at most N of them.  With one GPU or none each row says why it
@@ -212,12 +292,18 @@ return lab {
 
       | key | what it does |
       |---|---|
-      | `R` | every row: peer copies, then the three all-reduces at each size |
+      | `R` | every row: peer copies, then the three all-reduces and yours at each size |
       | `r` | the selected experiment |
+      | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
+      | save | compiles and runs your kernel, with NCCL beside it |
+      | `H` | the next hint |
       | `Enter` | a row's figures, and why it failed |
+      | `X` | reset to the starter (yours is backed up) |
 
       From the command line: `cudalab run multigpu`, or one experiment
-      with `--variant ar_ring`.  Every all-reduce row is checked:
+      with `--variant ar_ring`; `cudalab run multigpu --exercise` adds
+      your kernel, and `--exercise --variant exercise` runs it alone with
+      the NCCL row its milestones compare with.  Every all-reduce row is checked:
       each rank fills its input from the run's seed, the output is
       poisoned before the checked collective, and every rank compares its
       output with the sum of all ranks' inputs, computed in double
@@ -244,6 +330,39 @@ return lab {
     variant {
       id = "ar_nccl", title = "All-reduce: NCCL",
       why = "ncclAllReduce, the library every framework calls (NVLink multicast off).",
+    },
+  },
+
+  exercise = exercise {
+    kernel = "starter.cu",
+    hints = {
+      [[More blocks first.  Set ring_blocks to 0 (one a multiprocessor) and
+        run again: the starter's loops already share each chunk among the
+        blocks, and waiting for all of them is still correct.  Watch the
+        large sizes in "x lib"; the small ones stay latency-bound.]],
+      [[Let the blocks stop waiting for each other.  Give every block the
+        same slice of every chunk on every rank: block b takes
+        [off + b * slice, off + (b + 1) * slice) with slice the largest
+        chunk over gridDim.x, rounded up to 4 floats.  Then block b of
+        step s reads only what block b of the left neighbour wrote at
+        step s - 1, so it waits for that one flag,
+        a.left_flags + FLAG_STEP(s - 1, blockIdx.x), and the steps of
+        different blocks overlap: the ring becomes a pipeline.  The
+        "done" wait at the start shrinks the same way.]],
+      [[Move 16 bytes a load.  Chunks and slices start at multiples of 4
+        floats, so cast to float4 and copy n / 4 of them per slice with
+        __ldcg (then the n % 4 floats left one by one): a quarter of the
+        load instructions for the same bytes.]],
+      [[Keep several loads in flight.  A load from the other GPU takes
+        microseconds to come back; a thread that waits for each before
+        issuing the next uses the link poorly.  Unroll: load four float4
+        from the neighbour (i, i + blockDim.x, ...) into registers, then
+        add your own input and store all four.]],
+      [[Tune the launch last: compare ring_threads of 256, 512 and 1024,
+        and fewer blocks than one a multiprocessor.  NCCL reaches its
+        bandwidth with a few channels (blocks); find how few blocks still
+        keep the link full at 256 MiB.  The lab's own ring
+        (kernels/collective.cu) is one answer, to read once yours works.]],
     },
   },
 
@@ -294,5 +413,11 @@ return lab {
     milestone { id = "busbw", text = "Can say why bus bandwidth counts",
                 quiz = "busbw" },
     milestone { id = "ring_tree", text = "Knows when a tree beats a ring", quiz = "ring_tree" },
+    milestone { id = "ring_correct", text = "Your ring all-reduce is correct at every size",
+                target = "correct at all 11 sizes", check = correct_everywhere },
+    milestone { id = "ring_half", text = "Your ring at half of NCCL's bus bandwidth at 256 MiB",
+                size = "256 MiB", check = checks.speedup_over("ar_nccl", 0.5) },
+    milestone { id = "ring_near", text = "Your ring at 0.8 of NCCL's bus bandwidth at 256 MiB",
+                size = "256 MiB", check = checks.speedup_over("ar_nccl", 0.8) },
   },
 }

@@ -38,7 +38,8 @@ typedef struct cli_ctx {
     int (*browse_class)(struct class_view *table, bool ascii, bool no_color);
     /* Compiles a lab's kernel file and loads its launcher, as a run would,
      * without a GPU (set by main.c: worker/kernelcheck.h); false with msg
-     * when either is broken.  NULL: `check` compiles nothing. */
+     * when either is broken.  A NULL launcher: the kernel file alone (the
+     * multigpu lab's exercise).  NULL: `check` compiles nothing. */
     bool (*kernel_check)(const char *kernel, const char *launcher, const char *root, char *msg,
                          size_t msg_size);
 } cli_ctx;

@@ -18,16 +18,18 @@
 #include "lab/milestone_probe.h"
 #include "lab/probdecl.h"
 
-/* Compiles one kernel file of l's folder with its launcher; a failure
- * becomes a problem at line, as "<what>: <why>". */
+/* Compiles one kernel file of l's folder with its launcher (none: a
+ * kernel file alone, the multigpu lab's exercise); a failure becomes a
+ * problem at line, as "<what>: <why>". */
 static void check_pair(const cli_ctx *c, const lab *l, const char *kernel, const char *launcher,
                        int line, const char *what, lab_diags *d)
 {
     char k[CL_PATH_MAX], lf[CL_PATH_MAX], msg[CL_ERR_MAX];
-    if (!kernel || !launcher || !paths_join(k, sizeof k, l->dir, kernel) ||
-        !paths_join(lf, sizeof lf, l->dir, launcher) || !paths_is_file(k) || !paths_is_file(lf))
+    if (!kernel || !paths_join(k, sizeof k, l->dir, kernel) || !paths_is_file(k))
         return;   /* a missing file is the lab loader's to report */
-    if (!c->kernel_check(k, lf, l->dir, msg, sizeof msg))
+    if (launcher && (!paths_join(lf, sizeof lf, l->dir, launcher) || !paths_is_file(lf)))
+        return;
+    if (!c->kernel_check(k, launcher ? lf : NULL, l->dir, msg, sizeof msg))
         lab_diags_add(d, l->path, line, "%s: %s", what, msg);
 }
 
@@ -53,7 +55,7 @@ static void check_kernels(const cli_ctx *c, const lab *l, lab_diags *d)
     }
     for (size_t i = 0; i < l->nexercises; i++) {
         const lab_exercise *x = &l->exercises[i];
-        if (x->problem && strcmp(x->problem, "pipeline") == 0)
+        if ((x->problem && strcmp(x->problem, "pipeline") == 0) || x->python)
             continue;
         if (x->id[0])
             snprintf(what, sizeof what, "exercise '%s': its starter", x->id);

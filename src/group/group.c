@@ -92,7 +92,8 @@ static void cannot_run(run_result *r, const run_request *req, const rank_probe *
                        const char *id, const char *why)
 {
     static const char *const labels[][2] = {
-        {"peer", "peer copies"}, {"ar_naive", "naive"}, {"ar_ring", "ring"}, {"ar_nccl", "NCCL"}};
+        {"peer", "peer copies"}, {"ar_naive", "naive"}, {"ar_ring", "ring"}, {"ar_nccl", "NCCL"},
+        {"exercise", "your kernel"}};
     run_result_init(r);
     r->run = req->run;
     strfmt_copy(r->variant, sizeof r->variant, id);
@@ -100,11 +101,18 @@ static void cannot_run(run_result *r, const run_request *req, const rank_probe *
     for (size_t l = 0; l < sizeof labels / sizeof labels[0]; l++)
         if (strcmp(labels[l][0], id) == 0)
             strfmt_copy(r->label, sizeof r->label, labels[l][1]);
-    r->kind = strcmp(id, "ar_nccl") == 0 ? RK_LIBRARY : RK_KERNEL;
+    r->kind = strcmp(id, "ar_nccl") == 0    ? RK_LIBRARY
+              : strcmp(id, "exercise") == 0 ? RK_EXERCISE
+                                            : RK_KERNEL;
+    strfmt_copy(r->exercise, sizeof r->exercise, req->exercise);
     r->status = RS_NO_DEVICE;
     size_t len = strfmt_append(r->message, sizeof r->message, 0, "%s", why);
     if (r->kind == RK_LIBRARY && !probe->nccl)
         (void)strfmt_append(r->message, sizeof r->message, len, "; and %s", probe->nccl_why);
+    if (r->kind == RK_EXERCISE)
+        (void)strfmt_append(r->message, sizeof r->message, len,
+                            "; your ring all-reduce runs on two or more GPUs, and its milestones "
+                            "against NCCL need the ar_nccl row of such a run");
 }
 
 bool group_runnable(const rank_probe *probe, const run_request *req, run_result *out, size_t max,
@@ -129,6 +137,8 @@ bool group_runnable(const rank_probe *probe, const run_request *req, run_result 
         if (asked)
             cannot_run(&out[(*nout)++], req, probe, all[i], why);
     }
+    if (req->exercise_kernel[0] && *nout < max)
+        cannot_run(&out[(*nout)++], req, probe, "exercise", why);
     return false;
 }
 

@@ -46,7 +46,8 @@ void group_shutdown(void);
 
 /* Whether a machine as probe found it can run the lab: true, or false
  * with one row a requested experiment (req's variants, every experiment
- * when none) in out[0..max), *nout of them, each saying why not. */
+ * when none), and one for the learner's kernel when req has one, in
+ * out[0..max), *nout of them, each saying why not. */
 bool group_runnable(const rank_probe *probe, const run_request *req, run_result *out, size_t max,
                     size_t *nout);
 

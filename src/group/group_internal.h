@@ -19,7 +19,8 @@
 /* Rows of the ranks becoming one row a measurement. */
 typedef struct group_rows {
     int nranks;
-    int nalgos;                       /* all-reduces requested: a size is shown once all are in */
+    int nalgos;                       /* all-reduces requested (the learner's among them): a
+                                       * size is shown once all are in */
     const group_sink *sink;
     /* rows of one measurement still coming from some ranks */
     struct group_pending {
@@ -30,7 +31,7 @@ typedef struct group_rows {
         run_result rows[RANKMSG_MAX_RANKS];
     } pend[4];
     /* merged all-reduce rows of one size, shown together */
-    run_result sized[3];
+    run_result sized[4];
     int nsized;
 } group_rows;
 

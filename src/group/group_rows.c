@@ -5,7 +5,8 @@
  * every rank's is (otherwise it is the first failing rank's, naming its
  * GPU), and its time is the slowest rank's: a collective is over when its
  * last rank is.  An all-reduce size is shown once every requested
- * algorithm has its row, the library's (NCCL) time beside the others'. */
+ * algorithm (the learner's kernel, "exercise", among them) has its row,
+ * the library's (NCCL) time beside the others'. */
 #include "group/group_internal.h"
 
 #include <stdio.h>
@@ -55,11 +56,17 @@ static void merge(const struct group_pending *p, run_result *out)
                             " (time of the slowest GPU, %d)", pick);
 }
 
+/* Whether variant is one of the all-reduces shown a size at a time. */
+static bool sized_row(const char *variant)
+{
+    return strncmp(variant, "ar_", 3) == 0 || strcmp(variant, "exercise") == 0;
+}
+
 /* Shows the all-reduce rows of one size in teaching order, each against
  * NCCL's at that size. */
 static void flush_size(group_rows *g)
 {
-    static const char *const order[] = {"ar_naive", "ar_ring", "ar_nccl"};
+    static const char *const order[] = {"ar_naive", "ar_ring", "exercise", "ar_nccl"};
     const run_result *lib = NULL;
     for (int i = 0; i < g->nsized; i++)
         if (strcmp(g->sized[i].variant, "ar_nccl") == 0 && g->sized[i].status == RS_CORRECT
@@ -80,14 +87,14 @@ static void flush_size(group_rows *g)
 
 static void done(group_rows *g, const run_result *row)
 {
-    if (strncmp(row->variant, "ar_", 3) != 0) {
+    if (!sized_row(row->variant)) {
         if (g->sink && g->sink->result)
             g->sink->result(g->sink->ud, row);
         return;
     }
     if (g->nsized > 0 && strcmp(g->sized[0].size, row->size) != 0)
         flush_size(g);
-    if (g->nsized < 3)
+    if (g->nsized < (int)(sizeof g->sized / sizeof g->sized[0]))
         g->sized[g->nsized++] = *row;
     if (g->nsized >= g->nalgos)
         flush_size(g);

@@ -95,7 +95,9 @@ typedef struct lab_exercise {
     char *title;          /* shown where the learner picks an exercise; "" for none */
     char *kernel;         /* starter .cu, relative to the lab folder */
     char *launcher;       /* starter .lua, relative to the lab folder; NULL for a Python
-                           * exercise, whose kernel is its starter .py (python set) */
+                           * exercise, whose kernel is its starter .py (python set), and
+                           * for the multigpu lab's, whose ranks launch the kernel file
+                           * themselves (lua/multigpu.md) */
     bool python;          /* the learner writes Python (lua/exercise.md): kernel is a .py */
     char *problem;        /* what the learner's kernel computes: the lab's problem,
                            * "pipeline" for a "profiling" lab, or the exercise's own */

@@ -1,7 +1,9 @@
 /* measure.c - one all-reduce row: fresh inputs, a poisoned output, one
  * checked collective against the double-precision sum of every rank's
  * input, then timed collectives between CUDA events.  Every rank runs the
- * same steps with the same counts, so the collectives pair up. */
+ * same steps with the same counts, so the collectives pair up.  The
+ * learner's kernel is measured the same way, its scratch poisoned too and
+ * every wait for it under a time limit (mgpu/exercise.h). */
 #include "mgpu/mgpu_internal.h"
 
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "cpu/allreduce.h"
 #include "gpu/cudacheck.h"
 #include "kernels.h"
+#include "mgpu/exercise.h"
 
 /* The row's seed: the same on every rank, different for each algorithm
  * and size of the run. */
@@ -24,11 +27,35 @@ static uint64_t row_seed(uint64_t base, mg_algo a, size_t bytes)
     return z ^ (z >> 29);
 }
 
-/* Waits for the stream; with NCCL, also asks the communicator. */
+/* Waits for the stream; with NCCL, also asks the communicator; the
+ * learner's kernel's time limit ends with the wait. */
 static bool finish(mg_rank *r, mg_algo a, cl_err *err)
 {
+    if (a == MG_EXERCISE) {
+        cudaError_t st = cudaStreamSynchronize(r->stream);
+        mg_watch_disarm();
+        if (st == cudaSuccess)
+            return true;
+        (void)cudacheck_fail(err, st, "cudaStreamSynchronize(r->stream)", __FILE__, __LINE__);
+        return err_set(err, "your kernel failed: %s", cudacheck_plain(st));
+    }
     CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
     return a != MG_NCCL || mg_nccl_healthy(r->nccl, err);
+}
+
+/* The learner's kernel: n collectives of the row (what they are: "timed")
+ * from now on have a time limit. */
+static void watch(mg_rank *r, mg_algo a, const run_result *row, size_t count, const char *what,
+                  int n)
+{
+    if (a != MG_EXERCISE)
+        return;
+    char words[128];
+    if (n == 1)
+        snprintf(words, sizeof words, "the %s collective at %s", what, row->size);
+    else
+        snprintf(words, sizeof words, "the %d %s collectives at %s", n, what, row->size);
+    mg_watch_arm(r, mg_watch_limit_s(count * sizeof(float), n), words);
 }
 
 static void judge(run_result *row, const check_report *cr)
@@ -56,8 +83,14 @@ static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_
     allreduce_fill(b->host, count, row->seed, r->rank);
     CUDA_CHECK(err, cudaMemcpyAsync(b->send, b->host, bytes, cudaMemcpyHostToDevice, r->stream));
     CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->recv, CHECK_POISON_BITS, count, r->stream));
+    if (a == MG_EXERCISE)
+        CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->scratch, CHECK_POISON_BITS, count,
+                                         r->stream));
     CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
-    if (!mg_link_barrier(r, err) || !mg_allreduce(r, a, count, err) || !finish(r, a, err))
+    if (!mg_link_barrier(r, err))
+        return false;
+    watch(r, a, row, count, "checked", 1);
+    if (!mg_allreduce(r, a, count, err) || !finish(r, a, err))
         return false;
     CUDA_CHECK(err, cudaMemcpy(b->host, b->recv, bytes, cudaMemcpyDeviceToHost));
     check_report cr = allreduce_check(b->host, count, row->seed, r->nranks, ALLREDUCE_TOL);
@@ -75,12 +108,14 @@ static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err
     if (samples > MG_MAX_SAMPLES)
         samples = MG_MAX_SAMPLES;
     mg_link_progress(r, row->variant, row->size, "warmup", 0, 1);
+    watch(r, a, row, count, "warm-up", iters);
     for (int i = 0; i < iters; i++)
         if (!mg_allreduce(r, a, count, err))
             return false;
     if (!finish(r, a, err))
         return false;
     mg_link_progress(r, row->variant, row->size, "timing", 0, samples);
+    watch(r, a, row, count, "timed", iters * samples);
     for (int s = 0; s < samples; s++) {
         CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s], r->stream));
         for (int i = 0; i < iters; i++)
@@ -107,8 +142,8 @@ static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err
     if (row->status == RS_CORRECT)
         snprintf(row->message, sizeof row->message,
                  "busbw %.1f GB/s = algbw %.1f GB/s x 2(n-1)/n over %d GPUs; %d a sample, "
-                 "median of %d",
-                 row->gbps, alg, r->nranks, iters, samples);
+                 "median of %d%s",
+                 row->gbps, alg, r->nranks, iters, samples, a == MG_EXERCISE ? mg_ex_note(r) : "");
     return mg_link_barrier(r, err);
 }
 
@@ -119,7 +154,8 @@ bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
     strfmt_copy(row.variant, sizeof row.variant, mg_algo_id(a));
     strfmt_copy(row.label, sizeof row.label, mg_algo_label(a));
     units_bytes((double)bytes, row.size, sizeof row.size);
-    row.kind = a == MG_NCCL ? RK_LIBRARY : RK_KERNEL;
+    row.kind = a == MG_NCCL ? RK_LIBRARY : a == MG_EXERCISE ? RK_EXERCISE : RK_KERNEL;
+    strfmt_copy(row.exercise, sizeof row.exercise, r->req.exercise);
     row.seed = row_seed(r->seed, a, bytes);
     const double t0 = clock_now_s();
 
@@ -141,8 +177,10 @@ bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
     }
     const size_t count = bytes / sizeof(float);
     mg_link_progress(r, row.variant, row.size, "check", 0, 1);
-    if (!check_once(r, a, count, &row, err) || !time_it(r, a, count, &row, err))
+    if (!check_once(r, a, count, &row, err) || !time_it(r, a, count, &row, err)) {
+        mg_watch_disarm();
         return false;
+    }
     row.wall_ms = (clock_now_s() - t0) * 1e3;
     mg_link_row(r, &row, r->nranks);
     return true;

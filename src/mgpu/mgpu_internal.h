@@ -22,7 +22,9 @@
 /* The all-reduces' largest message: the lab's largest size. */
 #define MG_MAX_BYTES ((size_t)1 << 30)
 
-typedef enum mg_algo { MG_NAIVE, MG_RING, MG_NCCL, MG_NALGOS } mg_algo;
+/* MG_EXERCISE: the learner's ring kernel (mgpu/exercise.h), run only when
+ * the request carries one. */
+typedef enum mg_algo { MG_NAIVE, MG_RING, MG_NCCL, MG_EXERCISE, MG_NALGOS } mg_algo;
 
 /* What a rank's buffers are, and how the others see them. */
 typedef struct mg_bufs {
@@ -58,6 +60,7 @@ typedef struct mg_rank {
     mg_nccl_comm *nccl;
     bool nccl_tried;
     char nccl_why[1024];              /* when nccl is NULL after trying */
+    struct mg_exercise *ex;           /* the learner's kernel, once asked for (exercise.c) */
 } mg_rank;
 
 /* ---- the line to the coordinator (link.c) ------------------------------------- */
@@ -91,7 +94,7 @@ void mg_bufs_close(mg_rank *r);
 
 /* ---- the all-reduces (allreduce.c) ---------------------------------------------- */
 
-/* The algorithm's row id ("ar_ring") and label ("ring"). */
+/* The algorithm's row id ("ar_ring", "exercise") and label ("ring"). */
 const char *mg_algo_id(mg_algo a);
 const char *mg_algo_label(mg_algo a);
 /* Whether this group can run a (*can), or why not (msg): every rank asks

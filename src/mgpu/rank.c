@@ -12,6 +12,7 @@
 #include "core/strfmt.h"
 #include "gpu/cudacheck.h"
 #include "gpu/device.h"
+#include "mgpu/exercise.h"
 #include "mgpu/mgpu_internal.h"
 #include "proto/channel.h"
 #include "proto/protocol.h"
@@ -102,7 +103,8 @@ static bool start(mg_rank *r, cl_err *e)
 }
 
 /* The requested experiments: the peer copies first (before anything
- * enables peer access), then each size with every requested all-reduce. */
+ * enables peer access), then each size with every requested all-reduce,
+ * and the learner's when the request has a kernel file. */
 static bool run(mg_rank *r, cl_err *e)
 {
     bool peer = false, algo[MG_NALGOS] = {false};
@@ -117,6 +119,7 @@ static bool run(mg_rank *r, cl_err *e)
         for (int a = 0; a < MG_NALGOS; a++)
             algo[a] = true;
     }
+    algo[MG_EXERCISE] = r->req.exercise_kernel[0] != '\0';
     if (peer && r->rank == 0 && !mg_peer_rows(r, e))
         return false;
     if (peer && !mg_link_barrier(r, e))
@@ -175,6 +178,7 @@ int mgpu_rank_main(int argc, char **argv)
     if (read_request(&r, &e) && start(&r, &e) && run(&r, &e)) {
         bool ok = mg_nccl_destroy(r.nccl, &e);
         r.nccl = NULL;
+        mg_ex_close(&r);
         mg_bufs_close(&r);
         if (ok)
             return 0;

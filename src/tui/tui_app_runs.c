@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog/experiments_list.h"
 #include "core/paths.h"
 #include "core/units.h"
 #include "lab/labneeds.h"
@@ -266,7 +267,7 @@ unsigned tui_app_request_run(tui_app *app, run_mode mode)
         exercise = false;
     if (!exercise)
         req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
-    else if (!tui_prof_lab(l))
+    else if (!tui_prof_lab(l) || strcmp(l->problem, EXPERIMENTS_MULTIGPU) == 0)
         lab_request_needs(l, req->exercise[0] ? x : own, req);   /* its milestones' rungs */
     if (req->nvariants == 0 && !exercise) {
         memset(&app->req, 0, sizeof app->req);
@@ -293,7 +294,9 @@ unsigned tui_app_request_cancel(tui_app *app)
 }
 
 /* A profiling run starts: each experiment's rows (or its own row while
- * it has none) and, with the exercise, the pipeline's rows are queued. */
+ * it has none) and, with the exercise, the pipeline's rows are queued
+ * (the multigpu lab's learner rows come as its all-reduces' do, a size
+ * at a time). */
 static void started_profiling(tui_app *a, tui_labstate *s, const run_request *req)
 {
     const char *size = req->nsizes > 0 ? req->sizes[0] : "";
@@ -315,7 +318,8 @@ static void started_profiling(tui_app *a, tui_labstate *s, const run_request *re
             tui_runtable_remove(&s->table, req->variants[v].id, "");
         }
     }
-    if (req->exercise_kernel[0]) {
+    bool pipeline = strcmp(req->problem, EXPERIMENTS_MULTIGPU) != 0;
+    if (req->exercise_kernel[0] && pipeline) {
         tui_runtable_forget_skipped(&s->table, size);
         if (req->cpu) {
             tui_runtable_expect(&s->table, "cpu", NULL, RK_CPU, size, NULL);
@@ -326,9 +330,11 @@ static void started_profiling(tui_app *a, tui_labstate *s, const run_request *re
         a->run_rows += 2;
     }
     tui_log_add(&a->log, TUI_LOG_INFO, "run %d: %s%s%s (Esc cancels)", req->run, req->lab,
-                req->nvariants > 0 ? (req->exercise_kernel[0] ? ": the experiments, then your pipeline at " : ": experiments")
-                                   : ": your pipeline at ",
-                req->exercise_kernel[0] ? size : "");
+                !pipeline && req->exercise_kernel[0]
+                    ? (req->nvariants > 0 ? ": the experiments with your kernel" : ": your kernel")
+                : req->nvariants > 0 ? (req->exercise_kernel[0] ? ": the experiments, then your pipeline at " : ": experiments")
+                                     : ": your pipeline at ",
+                req->exercise_kernel[0] && pipeline ? size : "");
 }
 
 void tui_app_run_started(tui_app *app, const run_request *req)

@@ -5,10 +5,13 @@
 #include <stdio.h>
 
 #include "engine/exercise.h"
+#include "mgpu/ringcheck.h"
 
 bool worker_kernel_check(const char *kernel, const char *launcher, const char *root, char *msg,
                          size_t cap)
 {
+    if (!launcher)
+        return mgpu_ring_check(kernel, root, msg, cap);
     exercise_opts o = {.kernel = kernel, .launcher = launcher, .root = root, .device = false};
     cl_err e = {{0}};
     exercise *x = exercise_open(&o, &e);

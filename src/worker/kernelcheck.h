@@ -10,7 +10,9 @@
 /* Compiles kernel with NVRTC (confined to root, as a run is) and loads
  * launcher in the sandbox.  false with msg when either is broken: the first
  * compile error as "rel/path.cu:line:col: error: ..." (the path from root,
- * "and N more errors" after it), or the launcher's error. */
+ * "and N more errors" after it), or the launcher's error.  A kernel without
+ * a launcher (NULL) is the multigpu lab's ring exercise, checked as its
+ * ranks open it (mgpu/ringcheck.h). */
 bool worker_kernel_check(const char *kernel, const char *launcher, const char *root, char *msg,
                          size_t cap);
 

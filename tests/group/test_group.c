@@ -7,8 +7,10 @@
  * check the merged rows, that what ranks exchange reaches every rank in
  * order, that each rank saw NCCL_NVLS_ENABLE=0, and that a rank killed,
  * failing or hung ends the group with a fault naming its GPU and leaves
- * no process behind.  The rows of a machine with no GPU or one GPU are
- * checked on group_runnable directly. */
+ * no process behind.  A request with the learner's kernel gets its row
+ * ("exercise") among the all-reduces of each size, against NCCL's.  The
+ * rows of a machine with no GPU or one GPU are checked on group_runnable
+ * directly. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +139,8 @@ static int fake_rank(int rank, int n)
     if (rank == 0)
         fake_row("peer_0to1", "256 MiB", 1, 0.7, true);
     fake_row("ar_ring", "8 B", n, 1.0 + rank, !(rank == 1 && strcmp(mode, "wrong") == 0));
+    if (req.u.run.exercise_kernel[0])
+        fake_row("exercise", "8 B", n, 4.0, true);
     if (strcmp(mode, "nonccl") == 0)
         fake_error("ar_nccl", "8 B", n, "NCCL not found: install it");
     else
@@ -186,10 +190,12 @@ static void on_log(void *ud, int level, const char *msg)
     snprintf(logs + len, sizeof logs - len, "[%d] %s\n", level, msg);
 }
 
-static bool run_group(const char *mode, run_fault *fault)
+static bool run_group_ex(const char *mode, bool exercise, run_fault *fault)
 {
     static run_request req;
     memset(&req, 0, sizeof req);
+    if (exercise)
+        snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "/nowhere/starter.cu");
     snprintf(req.problem, sizeof req.problem, "multigpu");
     const char *v[] = {"peer", "ar_ring", "ar_nccl"};
     for (int i = 0; i < 3; i++)
@@ -209,6 +215,11 @@ static bool run_group(const char *mode, run_fault *fault)
     return ok;
 }
 
+static bool run_group(const char *mode, run_fault *fault)
+{
+    return run_group_ex(mode, false, fault);
+}
+
 static void test_merged_rows(void **state)
 {
     (void)state;
@@ -226,6 +237,23 @@ static void test_merged_rows(void **state)
     assert_true(strstr(rows[1].message, "slowest GPU, 1") != NULL);
     assert_true(rows[1].speedup_lib == 1.0);
     assert_true(rows[2].speedup_lib == 0.0);
+}
+
+/* The learner's row comes between the lab's ring and NCCL, with its
+ * speed against NCCL's ("x lib"). */
+static void test_learner_row(void **state)
+{
+    (void)state;
+    run_fault f;
+    if (!run_group_ex("ok", true, &f))
+        fail_msg("fault (%s): %s\nlog:\n%s", f.cause, f.message, logs);
+    assert_int_equal(nrows, 4);
+    assert_string_equal(rows[1].variant, "ar_ring");
+    assert_string_equal(rows[2].variant, "exercise");
+    assert_string_equal(rows[3].variant, "ar_nccl");
+    assert_int_equal(rows[2].status, RS_CORRECT);
+    if (rows[2].speedup_lib != 0.5)
+        fail_msg("speedup_lib %g", rows[2].speedup_lib);
 }
 
 static void test_one_rank_wrong(void **state)
@@ -313,6 +341,19 @@ static void test_not_runnable(void **state)
     assert_string_equal(out[0].message, "one GPU found (NVIDIA H100 80GB HBM3): the multigpu lab "
                                         "needs two or more GPUs in this machine");
 
+    /* the learner's kernel gets a row of its own */
+    snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "/ws/multigpu/starter.cu");
+    assert_false(group_runnable(&p, &req, out, 8, &n));
+    assert_int_equal(n, 2);
+    assert_string_equal(out[1].variant, "exercise");
+    assert_string_equal(out[1].label, "your kernel");
+    assert_int_equal(out[1].kind, RK_EXERCISE);
+    assert_int_equal(out[1].status, RS_NO_DEVICE);
+    if (!strstr(out[1].message, "needs two or more GPUs")
+        || !strstr(out[1].message, "milestones against NCCL need the ar_nccl row"))
+        fail_msg("%s", out[1].message);
+    req.exercise_kernel[0] = '\0';
+
     p.ndevices = 2;
     assert_true(group_runnable(&p, &req, out, 8, &n));
     assert_int_equal(n, 0);
@@ -324,6 +365,7 @@ int main(int argc, char **argv)
         return fake_main(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_runnable), cmocka_unit_test(test_merged_rows),
+        cmocka_unit_test(test_learner_row),
         cmocka_unit_test(test_one_rank_wrong), cmocka_unit_test(test_every_rank_same_error),
         cmocka_unit_test(test_rank_killed),
         cmocka_unit_test(test_rank_fails),   cmocka_unit_test(test_rank_hangs),

@@ -4,7 +4,11 @@
  * the double-precision sum of all ranks' inputs), printed as a record of
  * what was measured; the lab narrowed to one GPU says why it cannot run;
  * and a rank killed in the middle of a run ends the group with a message
- * naming its GPU, and leaves no process of the run behind. */
+ * naming its GPU, and leaves no process of the run behind.  The exercise:
+ * the starter's row is correct at every size beside NCCL's; a learner
+ * kernel that forgets its own input is reported wrong; one that waits for
+ * a flag nobody sets, or faults, ends the group with a message naming the
+ * GPU and leaves no process behind. */
 #define _GNU_SOURCE   /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,6 +186,148 @@ static void test_killed_rank(void **state)
     free(text);
 }
 
+/* ---- the exercise ------------------------------------------------------------ */
+
+/* A workspace whose multigpu kernel is the starter with from replaced by
+ * to (none: the starter itself); its folder into ws. */
+static void workspace_with(const char *tag, const char *from, const char *to, char *ws, size_t n)
+{
+    char src[CL_PATH_MAX], dst[CL_PATH_MAX];
+    static ts_output o;
+    snprintf(ws, n, "%s/ws-%s", ts_tmp, tag);
+    ts_shell(&o, true, "mkdir -p '%s/multigpu'", ws);
+    assert_int_equal(o.status, 0);
+    ts_output_free(&o);
+    ts_home_path(src, sizeof src, "labs/multigpu/starter.cu");
+    char *text = ts_read(src);
+    assert_non_null(text);
+    char *at = from ? strstr(text, from) : NULL;
+    if (from)
+        assert_non_null(at);
+    size_t len = strlen(text) + (to ? strlen(to) : 0) + 1;
+    char *out = malloc(len);
+    assert_non_null(out);
+    if (at)
+        snprintf(out, len, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    else
+        snprintf(out, len, "%s", text);
+    snprintf(dst, sizeof dst, "%s/multigpu/starter.cu", ws);
+    assert_true(ts_write(dst, out));
+    free(out);
+    free(text);
+}
+
+/* `cudalab run multigpu --exercise --variant exercise` on workspace ws:
+ * its rows printed, the learner's counted by status. */
+static cJSON *run_exercise(ts_output *o, const char *ws, int *mine, int *correct)
+{
+    ts_shell(o, false, "'%s' run multigpu --exercise --variant exercise --workspace '%s' --json",
+             ts_exe(), ws);
+    cJSON *doc = cJSON_Parse(o->out);
+    if (!doc)
+        fail_msg("not JSON (exit %d):\n%s\n%s", o->status, o->out, o->err);
+    const cJSON *row;
+    *mine = *correct = 0;
+    printf("%-10s %-8s %12s %10s %8s  %s\n", "row", "size", "median ms", "busbw GB/s", "x NCCL",
+           "status: message");
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "results")) {
+        const char *v = field(row, "variant"), *st = field(row, "status");
+        printf("%-10s %-8s %12.4f %10.1f %8.2f  %s: %s\n", v, field(row, "size"),
+               num(row, "median_ms"), num(row, "gbps"), num(row, "speedup_lib"), st,
+               field(row, "message"));
+        if (strcmp(v, "exercise") == 0) {
+            (*mine)++;
+            *correct += strcmp(st, "correct") == 0;
+        }
+    }
+    fprintf(stderr, "%s", o->err);
+    return doc;
+}
+
+static void test_exercise_starter(void **state)
+{
+    (void)state;
+    static ts_output o;
+    char ws[CL_PATH_MAX];
+    int mine, correct;
+    workspace_with("starter", NULL, NULL, ws, sizeof ws);
+    cJSON *doc = run_exercise(&o, ws, &mine, &correct);
+    assert_int_equal(mine, 11);
+    /* the launch the starter's __constant__ ints ask for, as the ranks read them */
+    if (!ts_contains(o.out, "1 block of 512 threads a GPU"))
+        fail_msg("the ranks did not read the starter's ring_blocks and ring_threads");
+    if (correct != 11)
+        fail_msg("the starter is correct at %d of 11 sizes (exit %d)", correct, o.status);
+    const cJSON *ms;
+    cJSON_ArrayForEach(ms, cJSON_GetObjectItem(doc, "milestones"))
+        printf("milestone %-12s %-8s %s\n", field(ms, "id"), field(ms, "state"), field(ms, "shown"));
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
+static void test_exercise_wrong(void **state)
+{
+    (void)state;
+    static ts_output o;
+    char ws[CL_PATH_MAX];
+    int mine, correct;
+    /* the reduce-scatter copies the left's partial sums without adding its own input */
+    workspace_with("wrong", "dst[off + i] = add ? v + a.send[off + i] : v;", "dst[off + i] = v;",
+                   ws, sizeof ws);
+    cJSON *doc = run_exercise(&o, ws, &mine, &correct);
+    assert_int_equal(mine, 11);
+    assert_int_equal(correct, 0);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "results"))
+        if (strcmp(field(row, "variant"), "exercise") == 0)
+            assert_string_equal(field(row, "status"), "wrong");
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
+/* A learner kernel (the starter with from replaced by to) run with a
+ * mark in its environment: the run ends with a fault that holds want and
+ * names a GPU, and leaves no process with the mark. */
+static void exercise_ends_group(const char *tag, const char *from, const char *to, const char *want)
+{
+    char ws[CL_PATH_MAX], mark[64], env[80];
+    static ts_output o;
+    workspace_with(tag, from, to, ws, sizeof ws);
+    snprintf(mark, sizeof mark, "mgpu%s%d", tag, (int)getpid());
+    snprintf(env, sizeof env, "CUDALAB_TEST_MARK=%s", mark);
+    time_t t0 = time(NULL);
+    ts_shell(&o, true, "%s '%s' run multigpu --exercise --variant exercise --workspace '%s' "
+             "</dev/null", env, ts_exe(), ws);
+    printf("%s(exit %d after %ld s)\n", o.out, o.status, (long)(time(NULL) - t0));
+    if (o.status == 0 || !ts_contains(o.out, want) || !ts_contains(o.out, "(rank ")
+        || !ts_contains(o.out, "the group of"))
+        fail_msg("expected a fault with '%s'", want);
+    pid_t left[16];
+    int nleft = 0;
+    for (int i = 0; i < 50 && (nleft = marked(env, NULL, 0, left, 16)) > 0; i++)
+        nap(0.1);
+    if (nleft)
+        fail_msg("%d process(es) of the run are left, the first pid %d", nleft, (int)left[0]);
+    ts_output_free(&o);
+}
+
+static void test_exercise_hangs(void **state)
+{
+    (void)state;
+    /* every step waits for an epoch nobody reaches */
+    exercise_ends_group("hang", "wait_all(a.left_flags + FLAG_STEP(s - 1, 0), nblocks, a.epoch);",
+                        "wait_all(a.left_flags + FLAG_STEP(s - 1, 0), nblocks, a.epoch + 7);",
+                        "your kernel did not finish the checked collective at 8 B");
+}
+
+static void test_exercise_faults(void **state)
+{
+    (void)state;
+    exercise_ends_group("fault", "float v = __ldcg(src + off + i);",
+                        "float v = __ldcg(src + off + i + (1ll << 40));",
+                        "your kernel failed");
+}
+
 int main(void)
 {
     int count = 0;
@@ -194,6 +340,10 @@ int main(void)
         cmocka_unit_test(test_every_row_correct),
         cmocka_unit_test(test_one_gpu),
         cmocka_unit_test(test_killed_rank),
+        cmocka_unit_test(test_exercise_starter),
+        cmocka_unit_test(test_exercise_wrong),
+        cmocka_unit_test(test_exercise_hangs),
+        cmocka_unit_test(test_exercise_faults),
     };
     return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
 }

@@ -1,8 +1,10 @@
 /* The multigpu lab without a GPU: the lab file (its lesson, its four
- * experiments, quizzes and their milestones) loads and `cudalab check`
- * passes; `cudalab run multigpu` runs its coordinator, whose rows say that
- * no CUDA device was found, and the NCCL row also says what to install
- * when NCCL is not found (CUDALAB_MGPU_NO_NCCL narrows what is found).
+ * experiments, quizzes, its exercise and their milestones) loads and
+ * `cudalab check` passes; `cudalab run multigpu` runs its coordinator,
+ * whose rows say that no CUDA device was found, and the NCCL row also says
+ * what to install when NCCL is not found (CUDALAB_MGPU_NO_NCCL narrows
+ * what is found); with --exercise the learner's row (its starter copied
+ * to the workspace) says why it cannot run.
  * CUDA_VISIBLE_DEVICES is emptied, so this holds on GPU machines too. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "lab/labmodel.h"
+#include "lab/milestone.h"
 #include "support.h"
 
 static void test_lab_file(void **state)
@@ -31,7 +34,22 @@ static void test_lab_file(void **state)
         assert_string_equal(l->variants[i].id, xps[i]);
     assert_true(l->nsteps >= 8);
     assert_int_equal(l->nquizzes, 2);
-    assert_int_equal(l->nmilestones, 2);
+    assert_int_equal(l->nmilestones, 5);
+    /* the exercise: a kernel file alone, launched by the ranks */
+    const lab_exercise *x = lab_own_exercise(l);
+    assert_non_null(x);
+    assert_string_equal(x->kernel, "starter.cu");
+    assert_null(x->launcher);
+    assert_false(x->python);
+    assert_string_equal(x->problem, "multigpu");
+    assert_true(x->nhints >= 4);
+    static const char *const judged[] = {"ring_correct", "ring_half", "ring_near"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(l->milestones[2 + i].id, judged[i]);
+        assert_true(lab_milestone_exercise(l, 2 + i) == x);
+    }
+    assert_string_equal(lab_milestone_size(l, 3), "256 MiB");
+    assert_string_equal(lab_milestone_size(l, 4), "256 MiB");
     lab_free(l);
 }
 
@@ -110,6 +128,34 @@ static void test_no_nccl(void **state)
     ts_output_free(&o);
 }
 
+/* The learner's row without a GPU, its starter copied to the workspace. */
+static void test_exercise_no_device(void **state)
+{
+    (void)state;
+    static ts_output o;
+    ts_shell(&o, false, "CUDA_VISIBLE_DEVICES= '%s' run multigpu --exercise --variant exercise "
+             "--workspace '%s/ws' --json", ts_exe(), ts_tmp);
+    cJSON *doc = cJSON_Parse(o.out);
+    if (!doc)
+        fail_msg("not JSON (exit %d):\n%s\n%s", o.status, o.out, o.err);
+    const cJSON *res = cJSON_GetObjectItem(doc, "results");
+    /* the learner's row and the NCCL row its milestones compare with */
+    assert_int_equal(cJSON_GetArraySize(res), 2);
+    const cJSON *mine = cJSON_GetArrayItem(res, 1);
+    assert_string_equal(field(cJSON_GetArrayItem(res, 0), "variant"), "ar_nccl");
+    assert_string_equal(field(mine, "variant"), "exercise");
+    assert_string_equal(field(mine, "kind"), "exercise");
+    assert_string_equal(field(mine, "status"), "no_device");
+    assert_true(ts_contains(field(mine, "message"), "two or more GPUs"));
+    printf("%s\n", field(mine, "message"));
+    cJSON_Delete(doc);
+    char copied[CL_PATH_MAX], shipped[CL_PATH_MAX];
+    snprintf(copied, sizeof copied, "%s/ws/multigpu/starter.cu", ts_tmp);
+    ts_home_path(shipped, sizeof shipped, "labs/multigpu/starter.cu");
+    assert_true(ts_same_file(copied, shipped));
+    ts_output_free(&o);
+}
+
 int main(void)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
@@ -118,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_check_and_list),
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_no_nccl),
+        cmocka_unit_test(test_exercise_no_device),
     };
     return cmocka_run_group_tests(tests, ts_tmp_setup, ts_tmp_teardown);
 }
