@@ -51,7 +51,8 @@ local PROBLEMS = {
   -- the basics lab's experiments; its exercises each name their own problem
   basics = { experiments = { "divergence", "occupancy", "hierarchy", "fences" } },
   -- the multigpu lab's experiments, run by one process a GPU (src/group/)
-  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl" } },
+  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl", "dp_1gpu", "dp_serial",
+                               "dp_overlap" } },
 }
 local PROBLEM_NAMES = "sgemm, gemm_bf16, pipeline, managed, profiling, basics, multigpu, or one of "
   .. "lua/problems/ (reduce_sum, saxpy, histogram, embedding)"

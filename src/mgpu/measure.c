@@ -15,11 +15,9 @@
 #include "gpu/cudacheck.h"
 #include "kernels.h"
 
-/* The row's seed: the same on every rank, different for each algorithm
- * and size of the run. */
-static uint64_t row_seed(uint64_t base, mg_algo a, size_t bytes)
+uint64_t mg_row_seed(uint64_t base, int what, size_t bytes)
 {
-    uint64_t z = base ^ (0x9e3779b97f4a7c15ull * ((uint64_t)a + 1)) ^ ((uint64_t)bytes << 7);
+    uint64_t z = base ^ (0x9e3779b97f4a7c15ull * ((uint64_t)what + 1)) ^ ((uint64_t)bytes << 7);
     z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
     return z ^ (z >> 29);
 }
@@ -31,7 +29,7 @@ static bool finish(mg_rank *r, mg_algo a, cl_err *err)
     return a != MG_NCCL || mg_nccl_healthy(r->nccl, err);
 }
 
-static void judge(run_result *row, const check_report *cr)
+void mg_judge(run_result *row, const check_report *cr)
 {
     static const result_status by[] = {
         [CHECK_OK] = RS_CORRECT, [CHECK_WRONG] = RS_WRONG, [CHECK_UNWRITTEN] = RS_UNWRITTEN,
@@ -61,7 +59,7 @@ static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_
         return false;
     CUDA_CHECK(err, cudaMemcpy(b->host, b->recv, bytes, cudaMemcpyDeviceToHost));
     check_report cr = allreduce_check(b->host, count, row->seed, r->nranks, ALLREDUCE_TOL);
-    judge(row, &cr);
+    mg_judge(row, &cr);
     return mg_link_barrier(r, err);
 }
 
@@ -120,7 +118,7 @@ bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
     strfmt_copy(row.label, sizeof row.label, mg_algo_label(a));
     units_bytes((double)bytes, row.size, sizeof row.size);
     row.kind = a == MG_NCCL ? RK_LIBRARY : RK_KERNEL;
-    row.seed = row_seed(r->seed, a, bytes);
+    row.seed = mg_row_seed(r->seed, (int)a, bytes);
     const double t0 = clock_now_s();
 
     bool can = false;
