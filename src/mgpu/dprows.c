@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "core/stats.h"
 #include "core/strfmt.h"
 #include "core/units.h"
 #include "gpu/cudacheck.h"
@@ -164,21 +163,9 @@ static bool time_steps(mg_rank *r, const dp_shape *t, mg_dp_mode mode, int nrank
                 return false;
         CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s + 1], r->stream));
     }
-    if (!finish(r, mode, err))
+    if (!finish(r, mode, err) || !mg_row_times(r, DP_SAMPLES, DP_ITERS, row, err))
         return false;
-    double ms[DP_SAMPLES];
-    for (int s = 0; s < DP_SAMPLES; s++) {
-        float e = 0.0f;
-        CUDA_CHECK(err, cudaEventElapsedTime(&e, r->ev[2 * s], r->ev[2 * s + 1]));
-        ms[s] = (double)e / DP_ITERS;
-    }
-    stats_summary st = stats_summarise(ms, DP_SAMPLES);
-    row->median_ms = st.median;
-    row->min_ms = st.min;
-    row->max_ms = st.max;
-    row->spread = st.spread;
-    row->samples = (int)st.n;
-    row->tflops = dp_step_flops(t) / (st.median * 1e9);
+    row->tflops = dp_step_flops(t) / (row->median_ms * 1e9);
     return true;
 }
 

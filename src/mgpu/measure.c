@@ -63,6 +63,25 @@ static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_
     return mg_link_barrier(r, err);
 }
 
+bool mg_row_times(mg_rank *r, int samples, int per, run_result *row, cl_err *err)
+{
+    double t[MG_MAX_SAMPLES];
+    if (samples < 1 || samples > MG_MAX_SAMPLES || per < 1)
+        return err_set(err, "%d samples of %d (at most %d samples)", samples, per, MG_MAX_SAMPLES);
+    for (int s = 0; s < samples; s++) {
+        float ms = 0.0f;
+        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
+        t[s] = (double)ms / per;
+    }
+    stats_summary st = stats_summarise(t, (size_t)samples);
+    row->median_ms = st.median;
+    row->min_ms = st.min;
+    row->max_ms = st.max;
+    row->spread = st.spread;
+    row->samples = (int)st.n;
+    return true;
+}
+
 /* coll_samples samples of coll_iters collectives each, after as many for
  * warm-up; the row gets the time of one collective. */
 static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
@@ -86,22 +105,10 @@ static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err
                 return false;
         CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s + 1], r->stream));
     }
-    if (!finish(r, a, err))
+    if (!finish(r, a, err) || !mg_row_times(r, samples, iters, row, err))
         return false;
-    double t[MG_MAX_SAMPLES];
-    for (int s = 0; s < samples; s++) {
-        float ms = 0.0f;
-        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
-        t[s] = (double)ms / iters;
-    }
-    stats_summary st = stats_summarise(t, (size_t)samples);
-    row->median_ms = st.median;
-    row->min_ms = st.min;
-    row->max_ms = st.max;
-    row->spread = st.spread;
-    row->samples = (int)st.n;
-    double alg = coll_algbw_gbs((double)bytes, st.median);
-    row->gbps = coll_busbw_gbs((double)bytes, st.median, r->nranks);
+    double alg = coll_algbw_gbs((double)bytes, row->median_ms);
+    row->gbps = coll_busbw_gbs((double)bytes, row->median_ms, r->nranks);
     if (row->status == RS_CORRECT)
         snprintf(row->message, sizeof row->message,
                  "busbw %.1f GB/s = algbw %.1f GB/s x 2(n-1)/n over %d GPUs; %d a sample, "

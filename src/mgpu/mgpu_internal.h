@@ -114,6 +114,10 @@ bool mg_allreduce(mg_rank *r, mg_algo a, size_t count, cl_err *err);
 /* A row's seed: the same on every rank, different for each of the run's
  * measurements (what: an mg_algo, or past MG_NALGOS another row). */
 uint64_t mg_row_seed(uint64_t base, int what, size_t bytes);
+/* The row's times from the samples timed between r->ev[2s] and
+ * r->ev[2s + 1] (s < samples, at most MG_MAX_SAMPLES), each of per
+ * repetitions: median, spread and extremes of one repetition. */
+bool mg_row_times(mg_rank *r, int samples, int per, run_result *row, cl_err *err);
 /* The row's status, error and first mismatches from a check. */
 void mg_judge(run_result *row, const check_report *cr);
 /* Checks and times algorithm a at bytes and sends the row (every rank
