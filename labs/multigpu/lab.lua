@@ -252,7 +252,8 @@ return lab {
       The three rows run a network of 4 fully connected layers of width
       4096 with ReLU between them (256 MiB of FP32 gradients), 1024
       samples a GPU, mean squared error against a target, cuBLAS SGEMM in
-      FP32 for every product:
+      FP32 for every product.  A step here ends with the summed gradients;
+      the optimiser's update, a few elementwise passes, is left out:
 
       - `dp_1gpu`: the step on GPU 0 alone, with no all-reduce: the base.
       - `dp_serial`: on every GPU; after the backward pass, every 25 MiB
