@@ -6,14 +6,16 @@
 #
 # Build elsewhere (Release, -DCMAKE_CUDA_ARCHITECTURES=<this GPU>) and copy into
 # BIN_DIR the `cudalab` binary and the test programs test_multigpu_gpu,
-# test_group, test_collective, test_cpu_allreduce and test_rankmsg (and, in
+# test_group, test_collective, test_dpstep, test_cpu_allreduce, test_cpu_mlp,
+# test_rankmsg and test_dpstep_kernels (and, in
 # BIN_DIR/lib, any shared library this machine lacks), then run this from
 # the repository root.  It writes OUT_DIR/device.txt (GPUs, their links,
 # what cudalab's probe found: GPUs and NCCL), OUT_DIR/tests.txt (each test
 # program's verdict, its output in OUT_DIR/<program>.txt; the GPU test
 # prints every row it checked), OUT_DIR/multigpu.txt and .json (`cudalab
 # run multigpu`: every row, measured once more) and prints the summary:
-# NCCL's bus bandwidth at 1 GiB and the ring's share of NCCL's at 256 MiB.
+# NCCL's bus bandwidth at 1 GiB, the ring's share of NCCL's at 256 MiB, and
+# the data-parallel step's time serial against overlapped, with its scaling.
 # Where a python3 with PyTorch is at hand it first measures NCCL through
 # PyTorch (bench/mgpu-anchor.py, OUT_DIR/anchor.txt and .json) and the
 # summary compares the lab's NCCL row with it.
@@ -78,12 +80,14 @@ one_test() {
     echo "=== $name: $verdict in ${ms} ms"
 }
 {
-    for t in test_collective test_cpu_allreduce test_rankmsg test_group test_multigpu_gpu; do
+    for t in test_collective test_dpstep test_cpu_allreduce test_cpu_mlp test_rankmsg test_group \
+             test_dpstep_kernels \
+             test_multigpu_gpu; do
         if [ -x "$bin/$t" ]; then one_test "$bin/$t"; else echo "=== $t: MISSING from $bin"; fi
     done
 } | tee "$out/tests.txt"
 echo "--- what test_multigpu_gpu checked:"
-grep -E '^(row|peer_|ar_)' "$out/test_multigpu_gpu.txt" 2>/dev/null
+grep -E '^(row|peer_|ar_|dp_|data-parallel step)' "$out/test_multigpu_gpu.txt" 2>/dev/null
 
 # NCCL measured outside cudalab, through PyTorch (bench/mgpu-anchor.py),
 # when a python3 with torch is at hand: the anchor for the NCCL row
@@ -126,6 +130,17 @@ if ring256 and nccl256:
           % (ring256, ring256 / nccl256, nccl256))
 else:
     print("  ring against NCCL at 256 MiB: not measured")
+step = {v: r for (v, s), r in rows.items() if v.startswith("dp_") and r["status"] == "correct"}
+if "dp_serial" in step and "dp_overlap" in step:
+    ser, ovl = step["dp_serial"]["median_ms"], step["dp_overlap"]["median_ms"]
+    print("  data-parallel step: serial %.3f ms, overlapped %.3f ms: %.3fx (target: overlapped faster)"
+          % (ser, ovl, ser / ovl))
+    if "dp_1gpu" in step:
+        one = step["dp_1gpu"]["median_ms"]
+        print("  weak scaling against 1 GPU (%.3f ms): serial %.1f%%, overlapped %.1f%%"
+              % (one, 100 * one / ser, 100 * one / ovl))
+else:
+    print("  data-parallel step, serial against overlapped: not measured")
 bad = [k for k, r in rows.items() if r["status"] != "correct"]
 print("  rows not correct: %s" % (", ".join("%s %s" % k for k in bad) if bad else "none"))
 PY

@@ -61,8 +61,12 @@ void k_set_library_error(const char *fmt, ...);
 void k_matmul_shutdown(void);
 void k_reduce_shutdown(void);
 size_t k_reduce_scratch_bytes(size_t n);
-// Column-major FP32 C = A x B through cuBLAS (matmul.cu), for the pipeline's hand-off.
+// Column-major FP32 C = A x B through cuBLAS (matmul_blas.cu), for the pipeline's hand-off;
+// and C = op(A) x op(B) with either operand transposed, for the multigpu lab's step.
 cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
                               int ldb, float *C, int ldc, cudaStream_t stream);
+cudaError_t k_cublas_sgemm_op(bool trans_a, bool trans_b, int m, int n, int k, const float *A,
+                              int lda, const float *B, int ldb, float *C, int ldc,
+                              cudaStream_t stream);
 
 #endif

@@ -161,22 +161,34 @@ cudaError_t launch_cublas_bf16(int M, int N, int K, const uint16_t *A, const uin
                    "cublasGemmEx (BF16 data, FP32 compute)", stream);
 }
 
-// Column-major C (m x n, leading dimension ldc) = A (m x k, lda) x B (k x n,
-// ldb) in plain FP32: the pipeline lab's hand-off to a linear layer
-// (kernels/pipeline.cu), through the same handle as the baselines above.
-cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
-                              int ldb, float *C, int ldc, cudaStream_t stream)
+// Column-major C (m x n, leading dimension ldc) = op(A) x op(B) in plain
+// FP32, op(X) being X or its transpose (trans_a, trans_b): the pipeline
+// lab's hand-off to a linear layer (kernels/pipeline.cu) and the multigpu
+// lab's training step (kernels/dpstep.cu), through the same handle as the
+// baselines above.  op(A) is m x k (A stored m x k, or k x m when
+// transposed), op(B) k x n.
+cudaError_t k_cublas_sgemm_op(bool trans_a, bool trans_b, int m, int n, int k, const float *A,
+                              int lda, const float *B, int ldb, float *C, int ldc,
+                              cudaStream_t stream)
 {
     k_set_library_error("");
-    if (m < 1 || n < 1 || k < 1 || !A || !B || !C || lda < m || ldb < k || ldc < m)
+    if (m < 1 || n < 1 || k < 1 || !A || !B || !C || lda < (trans_a ? k : m) ||
+        ldb < (trans_b ? n : k) || ldc < m)
         return cudaErrorInvalidValue;
     KCHECK(blas_ready(stream));
     const float one = 1.0f, zero = 0.0f;
-    cublasStatus_t st = blas.sgemm(blas_handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A, lda,
-                                   B, ldb, &zero, C, ldc);
+    cublasStatus_t st = blas.sgemm(blas_handle, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, A, lda, B,
+                                   ldb, &zero, C, ldc);
     if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSgemm", st);
     KCHECK_LAUNCH();
     return cudaSuccess;
+}
+
+cudaError_t k_cublas_sgemm_cm(int m, int n, int k, const float *A, int lda, const float *B,
+                              int ldb, float *C, int ldc, cudaStream_t stream)
+{
+    return k_cublas_sgemm_op(false, false, m, n, k, A, lda, B, ldb, C, ldc, stream);
 }
 
 void k_matmul_shutdown(void)

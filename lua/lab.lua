@@ -53,7 +53,8 @@ local PROBLEMS = {
   -- the multigpu lab's experiments, run by one process a GPU (src/group/);
   -- its ranks run the lab's exercise themselves, a kernel file with no
   -- launcher (lua/multigpu.md), at the all-reduces' sizes
-  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl" }, kernel_only = true,
+  multigpu = { experiments = { "peer", "ar_naive", "ar_ring", "ar_nccl", "dp_1gpu", "dp_serial",
+                               "dp_overlap" }, kernel_only = true,
                sizes = { "8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB", "2 MiB", "16 MiB",
                          "64 MiB", "256 MiB", "1 GiB" } },
 }

@@ -1,9 +1,10 @@
 -- Several GPUs: peer copies, the all-reduce three ways (naive, a ring of
--- our own, NCCL) across message sizes, and how to read a collective's
--- figures; then the learner's own ring all-reduce, judged against NCCL.
--- Each row runs in one process per GPU, as training frameworks do; with
--- fewer than two GPUs, or without NCCL, the rows say why they cannot run
--- and the lesson still reads.
+-- our own, NCCL) across message sizes, how to read a collective's
+-- figures, a data-parallel training step with its gradients all-reduced
+-- after the backward pass or during it, and the learner's own ring
+-- all-reduce, judged against NCCL.  Each row runs in one process per GPU,
+-- as training frameworks do; with fewer than two GPUs, or without NCCL,
+-- the rows say why they cannot run and the lesson still reads.
 
 -- The learner's ring is correct at every size the all-reduces run at.
 local SIZES = { "8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB", "2 MiB", "16 MiB", "64 MiB",
@@ -26,7 +27,7 @@ end
 return lab {
   id = "multigpu",
   title = "Several GPUs: links and all-reduce",
-  summary = "Links between GPUs, one process a GPU, all-reduce naive, as a ring and with NCCL, from 8 B to 1 GiB; algorithm against bus bandwidth.",
+  summary = "Links between GPUs, one process a GPU, all-reduce naive, as a ring and with NCCL, from 8 B to 1 GiB; algorithm against bus bandwidth; a data-parallel training step, its gradients all-reduced in buckets during the backward pass.",
   order = 8,
   problem = "multigpu",
   -- eleven sizes of three all-reduces, each checked on the CPU, up to 1 GiB
@@ -225,6 +226,80 @@ return lab {
       row says what is missing and the other rows still run.
     ]],
 
+    step "A data-parallel training step" [[
+      In data parallelism every GPU holds the same weights and runs the
+      same training step on its own batch: the forward pass, the loss, the
+      backward pass.  The backward pass leaves each GPU with weight
+      gradients of its own batch; an all-reduce sums them (scaled so that
+      the sum is the mean over every GPU's samples), and every GPU then
+      applies the same update, so the weights stay identical everywhere.
+
+      The backward pass produces the gradients **last layer first**: the
+      last layer's weight gradient is finished while the earlier layers
+      still have their matrix products to do.  The simplest step waits for
+      the whole backward pass and then all-reduces everything (**serial**):
+      the links sit idle while the GPU computes, then the GPU sits idle
+      while the links carry every gradient.
+
+      Frameworks overlap the two.  PyTorch's DistributedDataParallel packs
+      the gradients into **buckets** (25 MiB by default) in the order the
+      backward pass writes them.  As soon as a bucket's gradients are all
+      written, the compute stream records a CUDA event; a second stream
+      waits for that event and launches the bucket's all-reduce, while the
+      compute stream goes straight on with the earlier layers.  The step
+      ends when both streams are done: before the update, the compute
+      stream waits for the second stream's last all-reduce.
+
+      So the all-reduce of the last layer's gradients overlaps the matrix
+      products of all the layers before it, and so on down.  What cannot
+      overlap is the bucket of the first layer, written last, with nothing
+      left to compute; that is why buckets start from the last layer, and
+      why an overlapped step's cost in communication is about one bucket's
+      all-reduce rather than all of them.
+
+      The bucket size is a trade-off.  **Too small**: each all-reduce pays
+      its fixed latency (the a in t = a + S / B), and hundreds of small
+      ones add up to more than one large one.  **Too large**: the first
+      bucket is ready only late in the backward pass and the last one,
+      which nothing hides, is large; one bucket of everything is the
+      serial step again.  Overlap is not free either: NCCL's kernels take
+      a few SMs and some memory bandwidth while the matrix products run,
+      so each product can slow down a little.  Here the second stream has
+      the highest priority, so its small kernels are not queued behind a
+      product's thread blocks.
+
+      The three rows run a network of 4 fully connected layers of width
+      4096 with ReLU between them (256 MiB of FP32 gradients), 1024
+      samples a GPU, mean squared error against a target, cuBLAS SGEMM in
+      FP32 for every product.  A step here ends with the summed gradients;
+      the optimiser's update, a few elementwise passes, is left out:
+
+      - `dp_1gpu`: the step on GPU 0 alone, with no all-reduce: the base.
+      - `dp_serial`: on every GPU; after the backward pass, every 25 MiB
+        bucket all-reduced with NCCL on the compute stream.
+      - `dp_overlap`: the same buckets, each all-reduced on a second
+        stream as soon as the backward pass has written it.
+
+      The time is one step, the median of the slowest GPU.  The TFLOP/s
+      column is one GPU's arithmetic (the forward products, every weight
+      gradient and every activation gradient but the first layer's) over
+      that time.  The message gives the samples a second of all the GPUs
+      together, `dp_overlap`'s speed against `dp_serial`'s, and the **weak
+      scaling efficiency**: N GPUs' samples a second over N times one
+      GPU's, which with the batch a GPU fixed is the 1-GPU step time over
+      the N-GPU step time.  100% would mean the all-reduce costs nothing.
+
+      To predict the rows, read the `ar_nccl` row at 256 MiB: the serial
+      step should take about the 1-GPU step plus that all-reduce, and the
+      overlapped one about the 1-GPU step plus one bucket's all-reduce,
+      plus whatever the sharing of SMs costs.  Each row is checked first
+      on a small network (4 layers of 128, 32 samples a GPU, buckets of
+      24 KiB, several of them spanning two layers): the gradients are
+      poisoned before the step, and after the all-reduce every GPU's are
+      compared with a forward and backward pass over every GPU's batch in
+      double precision on the CPU.  At full size every gradient must be
+      written, and the overlapped step's must equal the serial step's.
+
     step "Your ring all-reduce" [[
       Now write the ring yourself.  Press `e` to open your copy of
       `starter.cu`: one kernel, `ring_allreduce`, that every rank runs
@@ -292,7 +367,7 @@ return lab {
 
       | key | what it does |
       |---|---|
-      | `R` | every row: peer copies, then the three all-reduces and yours at each size |
+      | `R` | every row: peer copies, the three all-reduces and yours at each size, then the training step |
       | `r` | the selected experiment |
       | `e` | edit your kernel in `$VISUAL` or `$EDITOR` |
       | save | compiles and runs your kernel, with NCCL beside it |
@@ -309,6 +384,7 @@ return lab {
       output with the sum of all ranks' inputs, computed in double
       precision on the CPU.  The time is the median over samples of
       back-to-back collectives timed with CUDA events, the slowest rank's.
+      The training step's rows are checked as the step above says.
     ]],
   },
 
@@ -330,6 +406,21 @@ return lab {
     variant {
       id = "ar_nccl", title = "All-reduce: NCCL",
       why = "ncclAllReduce, the library every framework calls (NVLink multicast off).",
+    },
+    variant {
+      id = "dp_1gpu", title = "Training step: one GPU",
+      why = "A small MLP's forward and backward pass on GPU 0 alone, no all-reduce: the base "
+         .. "the scaling is measured against.",
+    },
+    variant {
+      id = "dp_serial", title = "Training step: all-reduce after backward",
+      why = "Every GPU runs the step on its own batch, then all-reduces its gradients bucket by "
+         .. "bucket: links idle while the GPU computes, and the other way round.",
+    },
+    variant {
+      id = "dp_overlap", title = "Training step: buckets overlapped",
+      why = "Each bucket is all-reduced on a second stream as soon as the backward pass has "
+         .. "written it, while the earlier layers are still being computed.",
     },
   },
 

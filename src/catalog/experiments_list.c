@@ -33,6 +33,9 @@ static const experiment_entry entries[] = {
     {M, "ar_naive", "all-reduce by gathering to GPU 0, summing and broadcasting"},
     {M, "ar_ring", "all-reduce by a hand-written ring: reduce-scatter, then all-gather"},
     {M, "ar_nccl", "ncclAllReduce, the library every framework calls"},
+    {M, "dp_1gpu", "a small MLP's training step on GPU 0 alone: the base of the scaling"},
+    {M, "dp_serial", "the step on every GPU, gradients all-reduced after the backward pass"},
+    {M, "dp_overlap", "the step on every GPU, gradient buckets all-reduced during the backward pass"},
 };
 #define NENTRY (sizeof entries / sizeof entries[0])
 

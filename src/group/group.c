@@ -87,27 +87,33 @@ void group_shutdown(void)
 {
 }
 
-/* A row for experiment id saying why it cannot run. */
+/* A row for experiment id saying why it cannot run; for a row that needs
+ * NCCL, also why NCCL is missing. */
 static void cannot_run(run_result *r, const run_request *req, const rank_probe *probe,
                        const char *id, const char *why)
 {
-    static const char *const labels[][2] = {
-        {"peer", "peer copies"}, {"ar_naive", "naive"}, {"ar_ring", "ring"}, {"ar_nccl", "NCCL"},
-        {"exercise", "your kernel"}};
+    static const struct { const char *id, *label; bool nccl; } rows[] = {
+        {"peer", "peer copies", false}, {"ar_naive", "naive", false}, {"ar_ring", "ring", false},
+        {"ar_nccl", "NCCL", true}, {"exercise", "your kernel", false},
+        {"dp_1gpu", "1 GPU", false}, {"dp_serial", "serial", true},
+        {"dp_overlap", "overlapped", true}};
     run_result_init(r);
     r->run = req->run;
     strfmt_copy(r->variant, sizeof r->variant, id);
     strfmt_copy(r->label, sizeof r->label, id);
-    for (size_t l = 0; l < sizeof labels / sizeof labels[0]; l++)
-        if (strcmp(labels[l][0], id) == 0)
-            strfmt_copy(r->label, sizeof r->label, labels[l][1]);
+    bool nccl = false;
+    for (size_t l = 0; l < sizeof rows / sizeof rows[0]; l++)
+        if (strcmp(rows[l].id, id) == 0) {
+            strfmt_copy(r->label, sizeof r->label, rows[l].label);
+            nccl = rows[l].nccl;
+        }
     r->kind = strcmp(id, "ar_nccl") == 0    ? RK_LIBRARY
               : strcmp(id, "exercise") == 0 ? RK_EXERCISE
                                             : RK_KERNEL;
     strfmt_copy(r->exercise, sizeof r->exercise, req->exercise);
     r->status = RS_NO_DEVICE;
     size_t len = strfmt_append(r->message, sizeof r->message, 0, "%s", why);
-    if (r->kind == RK_LIBRARY && !probe->nccl)
+    if (nccl && !probe->nccl)
         (void)strfmt_append(r->message, sizeof r->message, len, "; and %s", probe->nccl_why);
     if (r->kind == RK_EXERCISE)
         (void)strfmt_append(r->message, sizeof r->message, len,
@@ -146,9 +152,9 @@ bool group_run(const run_request *req, const group_sink *sink, run_fault *fault)
 {
     if (!have_probe)
         probe_once();
-    static run_result rows[8];
+    static run_result rows[RUN_MAX_VARIANTS];
     size_t n = 0;
-    if (!group_runnable(&probed, req, rows, 8, &n)) {
+    if (!group_runnable(&probed, req, rows, RUN_MAX_VARIANTS, &n)) {
         for (size_t i = 0; i < n; i++)
             if (sink->result)
                 sink->result(sink->ud, &rows[i]);

@@ -55,18 +55,23 @@ static bool nccl_setup(mg_rank *r, cl_err *err)
     return r->nccl != NULL;
 }
 
+bool mg_nccl_ready(mg_rank *r, bool *can, char *msg, size_t n, cl_err *err)
+{
+    msg[0] = '\0';
+    if (!r->nccl_tried && !nccl_setup(r, err))
+        return false;
+    *can = r->nccl != NULL;
+    if (!*can)
+        strfmt_copy(msg, n, r->nccl_why);
+    return true;
+}
+
 bool mg_algo_ready(mg_rank *r, mg_algo a, bool *can, char *msg, size_t n, cl_err *err)
 {
     msg[0] = '\0';
     *can = false;
-    if (a == MG_NCCL) {
-        if (!r->nccl_tried && !nccl_setup(r, err))
-            return false;
-        *can = r->nccl != NULL;
-        if (!*can)
-            strfmt_copy(msg, n, r->nccl_why);
-        return !*can || mg_bufs_open(r, err);
-    }
+    if (a == MG_NCCL)
+        return mg_nccl_ready(r, can, msg, n, err) && (!*can || mg_bufs_open(r, err));
     if (!r->p2p_all) {
         snprintf(msg, n, "%s: the lab's own all-reduces read other GPUs' memory directly", r->p2p_why);
         return true;

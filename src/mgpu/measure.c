@@ -18,11 +18,9 @@
 #include "kernels.h"
 #include "mgpu/exercise.h"
 
-/* The row's seed: the same on every rank, different for each algorithm
- * and size of the run. */
-static uint64_t row_seed(uint64_t base, mg_algo a, size_t bytes)
+uint64_t mg_row_seed(uint64_t base, int what, size_t bytes)
 {
-    uint64_t z = base ^ (0x9e3779b97f4a7c15ull * ((uint64_t)a + 1)) ^ ((uint64_t)bytes << 7);
+    uint64_t z = base ^ (0x9e3779b97f4a7c15ull * ((uint64_t)what + 1)) ^ ((uint64_t)bytes << 7);
     z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
     return z ^ (z >> 29);
 }
@@ -58,7 +56,7 @@ static void watch(mg_rank *r, mg_algo a, const run_result *row, size_t count, co
     mg_watch_arm(r, mg_watch_limit_s(count * sizeof(float), n), words);
 }
 
-static void judge(run_result *row, const check_report *cr)
+void mg_judge(run_result *row, const check_report *cr)
 {
     static const result_status by[] = {
         [CHECK_OK] = RS_CORRECT, [CHECK_WRONG] = RS_WRONG, [CHECK_UNWRITTEN] = RS_UNWRITTEN,
@@ -94,8 +92,27 @@ static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_
         return false;
     CUDA_CHECK(err, cudaMemcpy(b->host, b->recv, bytes, cudaMemcpyDeviceToHost));
     check_report cr = allreduce_check(b->host, count, row->seed, r->nranks, ALLREDUCE_TOL);
-    judge(row, &cr);
+    mg_judge(row, &cr);
     return mg_link_barrier(r, err);
+}
+
+bool mg_row_times(mg_rank *r, int samples, int per, run_result *row, cl_err *err)
+{
+    double t[MG_MAX_SAMPLES];
+    if (samples < 1 || samples > MG_MAX_SAMPLES || per < 1)
+        return err_set(err, "%d samples of %d (at most %d samples)", samples, per, MG_MAX_SAMPLES);
+    for (int s = 0; s < samples; s++) {
+        float ms = 0.0f;
+        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
+        t[s] = (double)ms / per;
+    }
+    stats_summary st = stats_summarise(t, (size_t)samples);
+    row->median_ms = st.median;
+    row->min_ms = st.min;
+    row->max_ms = st.max;
+    row->spread = st.spread;
+    row->samples = (int)st.n;
+    return true;
 }
 
 /* coll_samples samples of coll_iters collectives each, after as many for
@@ -123,22 +140,10 @@ static bool time_it(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err
                 return false;
         CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s + 1], r->stream));
     }
-    if (!finish(r, a, err))
+    if (!finish(r, a, err) || !mg_row_times(r, samples, iters, row, err))
         return false;
-    double t[MG_MAX_SAMPLES];
-    for (int s = 0; s < samples; s++) {
-        float ms = 0.0f;
-        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
-        t[s] = (double)ms / iters;
-    }
-    stats_summary st = stats_summarise(t, (size_t)samples);
-    row->median_ms = st.median;
-    row->min_ms = st.min;
-    row->max_ms = st.max;
-    row->spread = st.spread;
-    row->samples = (int)st.n;
-    double alg = coll_algbw_gbs((double)bytes, st.median);
-    row->gbps = coll_busbw_gbs((double)bytes, st.median, r->nranks);
+    double alg = coll_algbw_gbs((double)bytes, row->median_ms);
+    row->gbps = coll_busbw_gbs((double)bytes, row->median_ms, r->nranks);
     if (row->status == RS_CORRECT)
         snprintf(row->message, sizeof row->message,
                  "busbw %.1f GB/s = algbw %.1f GB/s x 2(n-1)/n over %d GPUs; %d a sample, "
@@ -156,7 +161,7 @@ bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
     units_bytes((double)bytes, row.size, sizeof row.size);
     row.kind = a == MG_NCCL ? RK_LIBRARY : a == MG_EXERCISE ? RK_EXERCISE : RK_KERNEL;
     strfmt_copy(row.exercise, sizeof row.exercise, r->req.exercise);
-    row.seed = row_seed(r->seed, a, bytes);
+    row.seed = mg_row_seed(r->seed, (int)a, bytes);
     const double t0 = clock_now_s();
 
     bool can = false;

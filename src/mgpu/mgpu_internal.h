@@ -1,9 +1,10 @@
 /* mgpu_internal.h - what the pieces of a rank share: its state, its line
  * to the coordinator (link.c), its buffers and their mappings in the other
  * ranks (buffers.c), the all-reduces (allreduce.c), their measurement
- * (measure.c) and the peer copies (peer.c).  rank.c calls them all; the
- * measurement calls the all-reduces and the link, and nothing calls back
- * into rank.c.  Private to src/mgpu/. */
+ * (measure.c), the peer copies (peer.c) and the data-parallel step
+ * (dpnet.c, dprows.c).  rank.c calls them all; the measurement calls the
+ * all-reduces and the link, and nothing calls back into rank.c.  Private
+ * to src/mgpu/. */
 #ifndef CUDALAB_MGPU_INTERNAL_H
 #define CUDALAB_MGPU_INTERNAL_H
 
@@ -14,6 +15,7 @@
 
 #include "catalog/collective.h"
 #include "core/err.h"
+#include "cpu/check.h"
 #include "mgpu/nccl.h"
 #include "proto/rankmsg.h"
 #include "result/record.h"
@@ -61,6 +63,7 @@ typedef struct mg_rank {
     bool nccl_tried;
     char nccl_why[1024];              /* when nccl is NULL after trying */
     struct mg_exercise *ex;           /* the learner's kernel, once asked for (exercise.c) */
+    struct mg_dp *dp;                 /* the data-parallel step's network (mgpu/dpnet.h) */
 } mg_rank;
 
 /* ---- the line to the coordinator (link.c) ------------------------------------- */
@@ -102,15 +105,41 @@ const char *mg_algo_label(mg_algo a);
  * communicator (rank 0's unique id handed to the others).  false + err
  * when this rank cannot go on. */
 bool mg_algo_ready(mg_rank *r, mg_algo a, bool *can, char *msg, size_t n, cl_err *err);
+/* Whether NCCL's communicator is there (*can), or why not (msg), set up
+ * by the first question, as mg_algo_ready does for MG_NCCL but without
+ * the all-reduce buffers.  false + err when this rank cannot go on. */
+bool mg_nccl_ready(mg_rank *r, bool *can, char *msg, size_t n, cl_err *err);
 /* Enqueues one all-reduce of count floats, send to recv, on r->stream. */
 bool mg_allreduce(mg_rank *r, mg_algo a, size_t count, cl_err *err);
 
 /* ---- measuring (measure.c) ------------------------------------------------------ */
 
+/* A row's seed: the same on every rank, different for each of the run's
+ * measurements (what: an mg_algo, or past MG_NALGOS another row). */
+uint64_t mg_row_seed(uint64_t base, int what, size_t bytes);
+/* The row's times from the samples timed between r->ev[2s] and
+ * r->ev[2s + 1] (s < samples, at most MG_MAX_SAMPLES), each of per
+ * repetitions: median, spread and extremes of one repetition. */
+bool mg_row_times(mg_rank *r, int samples, int per, run_result *row, cl_err *err);
+/* The row's status, error and first mismatches from a check. */
+void mg_judge(run_result *row, const check_report *cr);
 /* Checks and times algorithm a at bytes and sends the row (every rank
  * sends its own; the coordinator merges them).  false + err: this rank
  * cannot go on (a CUDA or NCCL call failed, the coordinator is gone). */
 bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err);
+
+/* ---- the data-parallel step (dpnet.c, dprows.c) ------------------------------------ */
+
+#define MG_DP_ROWS 3
+/* The id of data-parallel row k: "dp_1gpu", "dp_serial", "dp_overlap". */
+const char *mg_dp_id(int k);
+/* The requested rows (want[k]: row k), in that order: the step of a small
+ * network checked against the CPU, then timed, on GPU 0 alone and on every
+ * GPU with the gradients all-reduced after the backward pass or during it.
+ * false + err: this rank cannot go on. */
+bool mg_dp_rows(mg_rank *r, const bool want[MG_DP_ROWS], cl_err *err);
+/* Frees what the rows allocated. */
+void mg_dp_close(mg_rank *r);
 
 /* ---- peer copies (peer.c) -------------------------------------------------------- */
 

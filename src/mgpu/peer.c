@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/stats.h"
 #include "core/strfmt.h"
 #include "core/units.h"
 #include "cpu/allreduce.h"
@@ -78,7 +77,6 @@ static bool fresh(peer_ctx *p, uint64_t seed, float *want0, float *want1, cl_err
 static bool timed(peer_ctx *p, copy_dir d, run_result *row, cl_err *err)
 {
     mg_rank *r = p->r;
-    double t[PEER_SAMPLES];
     for (int w = 0; w < 2; w++)
         if (!enqueue(p, d, err))
             return false;
@@ -89,19 +87,10 @@ static bool timed(peer_ctx *p, copy_dir d, run_result *row, cl_err *err)
         CUDA_CHECK(err, cudaEventRecord(r->ev[2 * s + 1], r->stream));
     }
     CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
-    for (int s = 0; s < PEER_SAMPLES; s++) {
-        float ms = 0.0f;
-        CUDA_CHECK(err, cudaEventElapsedTime(&ms, r->ev[2 * s], r->ev[2 * s + 1]));
-        t[s] = (double)ms;
-    }
-    stats_summary st = stats_summarise(t, PEER_SAMPLES);
-    row->median_ms = st.median;
-    row->min_ms = st.min;
-    row->max_ms = st.max;
-    row->spread = st.spread;
-    row->samples = (int)st.n;
+    if (!mg_row_times(r, PEER_SAMPLES, 1, row, err))
+        return false;
     double moved = (double)PEER_BYTES * (d == COPY_BOTH ? 2.0 : 1.0);
-    row->gbps = moved / (st.median * 1e6);
+    row->gbps = moved / (row->median_ms * 1e6);
     return true;
 }
 

@@ -104,20 +104,25 @@ static bool start(mg_rank *r, cl_err *e)
 
 /* The requested experiments: the peer copies first (before anything
  * enables peer access), then each size with every requested all-reduce,
- * and the learner's when the request has a kernel file. */
+ * and the learner's when the request has a kernel file, then the
+ * data-parallel step. */
 static bool run(mg_rank *r, cl_err *e)
 {
-    bool peer = false, algo[MG_NALGOS] = {false};
+    bool peer = false, algo[MG_NALGOS] = {false}, dp[MG_DP_ROWS] = {false};
     for (int i = 0; i < r->req.nvariants; i++) {
         const char *v = r->req.variants[i].id;
         peer |= strcmp(v, "peer") == 0;
         for (int a = 0; a < MG_NALGOS; a++)
             algo[a] |= strcmp(v, mg_algo_id((mg_algo)a)) == 0;
+        for (int k = 0; k < MG_DP_ROWS; k++)
+            dp[k] |= strcmp(v, mg_dp_id(k)) == 0;
     }
     if (r->req.nvariants == 0) {
         peer = true;
         for (int a = 0; a < MG_NALGOS; a++)
             algo[a] = true;
+        for (int k = 0; k < MG_DP_ROWS; k++)
+            dp[k] = true;
     }
     algo[MG_EXERCISE] = r->req.exercise_kernel[0] != '\0';
     if (peer && r->rank == 0 && !mg_peer_rows(r, e))
@@ -130,7 +135,7 @@ static bool run(mg_rank *r, cl_err *e)
         for (int a = 0; a < MG_NALGOS; a++)
             if (algo[a] && !mg_measure(r, (mg_algo)a, sizes[s], e))
                 return false;
-    return true;
+    return mg_dp_rows(r, dp, e);
 }
 
 static bool read_request(mg_rank *r, cl_err *e)
@@ -180,6 +185,7 @@ int mgpu_rank_main(int argc, char **argv)
         r.nccl = NULL;
         mg_ex_close(&r);
         mg_bufs_close(&r);
+        mg_dp_close(&r);
         if (ok)
             return 0;
     }

@@ -1,8 +1,11 @@
 /* The multigpu lab on a machine with two or more GPUs (skips, exit 77,
  * with fewer): every row correct (the peer copies, and the naive, ring
  * and NCCL all-reduces at every size, each checked by every rank against
- * the double-precision sum of all ranks' inputs), printed as a record of
- * what was measured; the lab narrowed to one GPU says why it cannot run;
+ * the double-precision sum of all ranks' inputs; the data-parallel step on
+ * one GPU and on all of them, serial and overlapped, each checked against
+ * the CPU's gradient of every rank's batch), printed as a record of what
+ * was measured, with the step's figures side by side; the lab narrowed to
+ * one GPU says why it cannot run;
  * and a rank killed in the middle of a run ends the group with a message
  * naming its GPU, and leaves no process of the run behind.  The exercise:
  * the starter's row is correct at every size beside NCCL's; a learner
@@ -52,25 +55,50 @@ static void test_every_row_correct(void **state)
         fail_msg("not JSON (exit %d):\n%s\n%s", o.status, o.out, o.err);
     const cJSON *res = cJSON_GetObjectItem(doc, "results"), *row;
     int n = 0, wrong = 0, ring = 0, naive = 0, nccl = 0, peer = 0;
-    printf("%-12s %-8s %12s %10s %8s  %s\n", "row", "size", "median ms", "GB/s", "x NCCL",
-           "status: message");
+    const cJSON *dp[3] = {NULL, NULL, NULL};
+    static const char *const dp_ids[3] = {"dp_1gpu", "dp_serial", "dp_overlap"};
+    printf("%-12s %-16s %12s %10s %8s %8s  %s\n", "row", "size", "median ms", "GB/s", "TFLOP/s",
+           "x NCCL", "status: message");
     cJSON_ArrayForEach(row, res) {
         const char *v = field(row, "variant"), *st = field(row, "status");
-        printf("%-12s %-8s %12.4f %10.1f %8.2f  %s: %s\n", v, field(row, "size"),
-               num(row, "median_ms"), num(row, "gbps"), num(row, "speedup_lib"), st,
-               field(row, "message"));
+        printf("%-12s %-16s %12.4f %10.1f %8.1f %8.2f  %s: %s\n", v, field(row, "size"),
+               num(row, "median_ms"), num(row, "gbps"), num(row, "tflops"),
+               num(row, "speedup_lib"), st, field(row, "message"));
         n++;
         wrong += strcmp(st, "correct") != 0;
         ring += strcmp(v, "ar_ring") == 0;
         naive += strcmp(v, "ar_naive") == 0;
         nccl += strcmp(v, "ar_nccl") == 0;
         peer += strncmp(v, "peer_", 5) == 0;
+        for (int k = 0; k < 3; k++)
+            if (strcmp(v, dp_ids[k]) == 0) {
+                assert_null(dp[k]);
+                dp[k] = row;
+            }
     }
     fprintf(stderr, "%s", o.err);
     assert_int_equal(ring, 11);
     assert_int_equal(naive, 11);
     assert_int_equal(nccl, 11);
     assert_true(peer >= 2);
+    for (int k = 0; k < 3; k++)
+        if (!dp[k])
+            fail_msg("no %s row", dp_ids[k]);
+    /* the step's figures side by side: the "overlapped faster than serial" */
+    double one = num(dp[0], "median_ms"), serial = num(dp[1], "median_ms"),
+           overlap = num(dp[2], "median_ms");
+    printf("\ndata-parallel step (%s): 1 GPU %.3f ms, serial %.3f ms, overlapped %.3f ms; "
+           "overlapped/serial speed %.3fx (%s); weak scaling serial %.1f%%, overlapped %.1f%%\n",
+           field(dp[2], "size"), one, serial, overlap, serial / overlap,
+           overlap < serial ? "overlapped faster" : "overlapped NOT faster",
+           100.0 * one / serial, 100.0 * one / overlap);
+    for (int k = 0; k < 3; k++)
+        if (strcmp(field(dp[k], "status"), "correct") == 0) {
+            assert_true(ts_contains(field(dp[k], "message"), "samples/s"));
+            assert_true(num(dp[k], "tflops") > 0.0);
+        }
+    if (strcmp(field(dp[2], "status"), "correct") == 0)
+        assert_true(ts_contains(field(dp[2], "message"), "dp_serial's"));
     if (wrong)
         fail_msg("%d of %d rows are not correct (exit %d)", wrong, n, o.status);
     assert_int_equal(o.status, 0);

@@ -1,10 +1,11 @@
-/* The multigpu lab without a GPU: the lab file (its lesson, its four
+/* The multigpu lab without a GPU: the lab file (its lesson, its seven
  * experiments, quizzes, its exercise and their milestones) loads and
  * `cudalab check` passes; `cudalab run multigpu` runs its coordinator,
- * whose rows say that no CUDA device was found, and the NCCL row also says
- * what to install when NCCL is not found (CUDALAB_MGPU_NO_NCCL narrows
- * what is found); with --exercise the learner's row (its starter copied
- * to the workspace) says why it cannot run.
+ * whose rows say that no CUDA device was found, and the rows that need
+ * NCCL also say what to install when NCCL is not found
+ * (CUDALAB_MGPU_NO_NCCL narrows what is found); with --exercise the
+ * learner's row (its starter copied to the workspace) says why it cannot
+ * run.
  * CUDA_VISIBLE_DEVICES is emptied, so this holds on GPU machines too. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,11 +29,12 @@ static void test_lab_file(void **state)
     assert_non_null(l);
     assert_string_equal(l->problem, "multigpu");
     assert_int_equal(l->nsizes, 0);
-    static const char *const xps[] = {"peer", "ar_naive", "ar_ring", "ar_nccl"};
-    assert_int_equal(l->nvariants, 4);
-    for (size_t i = 0; i < 4; i++)
+    static const char *const xps[] = {"peer",    "ar_naive",  "ar_ring",   "ar_nccl",
+                                      "dp_1gpu", "dp_serial", "dp_overlap"};
+    assert_int_equal(l->nvariants, 7);
+    for (size_t i = 0; i < 7; i++)
         assert_string_equal(l->variants[i].id, xps[i]);
-    assert_true(l->nsteps >= 8);
+    assert_true(l->nsteps >= 9);
     assert_int_equal(l->nquizzes, 2);
     assert_int_equal(l->nmilestones, 5);
     /* the exercise: a kernel file alone, launched by the ranks */
@@ -90,7 +92,7 @@ static void test_no_device(void **state)
     cJSON *doc = run_json(&o, "CUDALAB_MGPU_NO_NCCL=0");
     assert_int_equal(o.status, 3);
     const cJSON *res = cJSON_GetObjectItem(doc, "results");
-    assert_int_equal(cJSON_GetArraySize(res), 4);
+    assert_int_equal(cJSON_GetArraySize(res), 7);
     const cJSON *row;
     cJSON_ArrayForEach(row, res) {
         assert_string_equal(field(row, "status"), "no_device");
@@ -113,8 +115,15 @@ static void test_no_nccl(void **state)
     assert_true(ts_contains(msg, "pip install nvidia-nccl-cu13"));
     assert_true(ts_contains(msg, "libnccl2"));
     assert_true(ts_contains(msg, "NCCL_ROOT"));
+    /* so do the data-parallel rows that all-reduce through it */
+    assert_string_equal(field(cJSON_GetArrayItem(res, 5), "variant"), "dp_serial");
+    assert_true(ts_contains(field(cJSON_GetArrayItem(res, 5), "message"), "pip install nvidia-nccl-cu13"));
+    assert_string_equal(field(cJSON_GetArrayItem(res, 6), "variant"), "dp_overlap");
+    assert_true(ts_contains(field(cJSON_GetArrayItem(res, 6), "message"), "pip install nvidia-nccl-cu13"));
     /* the other rows need no NCCL and do not mention it */
     assert_null(strstr(field(cJSON_GetArrayItem(res, 2), "message"), "NCCL"));
+    assert_string_equal(field(cJSON_GetArrayItem(res, 4), "variant"), "dp_1gpu");
+    assert_null(strstr(field(cJSON_GetArrayItem(res, 4), "message"), "NCCL"));
     cJSON_Delete(doc);
 
     /* one experiment asked for: one row */
