@@ -7,7 +7,7 @@
 # Build elsewhere (Release, -DCMAKE_CUDA_ARCHITECTURES=<this GPU>) and copy into
 # BIN_DIR the `cudalab` binary and the test programs test_multigpu_gpu,
 # test_group, test_collective, test_dpstep, test_cpu_allreduce, test_cpu_mlp,
-# test_rankmsg and test_dpstep_kernels (and, in
+# test_rankmsg, test_dpstep_kernels and test_multigpu_exercise (and, in
 # BIN_DIR/lib, any shared library this machine lacks), then run this from
 # the repository root.  It writes OUT_DIR/device.txt (GPUs, their links,
 # what cudalab's probe found: GPUs and NCCL), OUT_DIR/tests.txt (each test
@@ -81,7 +81,7 @@ one_test() {
 }
 {
     for t in test_collective test_dpstep test_cpu_allreduce test_cpu_mlp test_rankmsg test_group \
-             test_dpstep_kernels \
+             test_dpstep_kernels test_multigpu_exercise \
              test_multigpu_gpu; do
         if [ -x "$bin/$t" ]; then one_test "$bin/$t"; else echo "=== $t: MISSING from $bin"; fi
     done
