@@ -141,6 +141,14 @@ if "dp_serial" in step and "dp_overlap" in step:
               % (one, 100 * one / ser, 100 * one / ovl))
 else:
     print("  data-parallel step, serial against overlapped: not measured")
+import re
+try:
+    m = re.search(r"^solution ring at 256 MiB: .*$",
+                  open(os.path.join(os.path.dirname(sys.argv[1]), "test_multigpu_gpu.txt")).read(), re.M)
+except OSError:
+    m = None
+print("  the exercise, answered (tests/features/multigpu/ring_solution.cu): %s"
+      % (m.group(0).split(": ", 1)[1] if m else "not measured"))
 bad = [k for k, r in rows.items() if r["status"] != "correct"]
 print("  rows not correct: %s" % (", ".join("%s %s" % k for k in bad) if bad else "none"))
 PY

@@ -46,6 +46,12 @@ static void test_starter_compiles(void **state)
     if (!mgpu_ring_check(path, dir, msg, sizeof msg))
         fail_msg("the starter does not compile: %s", msg);
     printf("starter.cu compiles with NVRTC for " NVRTC_DEFAULT_ARCH "\n");
+    /* the GPU test's fast answer, written against the same interface */
+    ts_data_path(path, sizeof path, "features/multigpu/ring_solution.cu");
+    ts_data_path(dir, sizeof dir, "features/multigpu");
+    if (!mgpu_ring_check(path, dir, msg, sizeof msg))
+        fail_msg("ring_solution.cu does not compile: %s", msg);
+    printf("ring_solution.cu compiles with NVRTC for " NVRTC_DEFAULT_ARCH "\n");
 }
 
 /* A kernel file that static_asserts ring_args' layout as C has it (one

@@ -8,8 +8,10 @@
  * one GPU says why it cannot run;
  * and a rank killed in the middle of a run ends the group with a message
  * naming its GPU, and leaves no process of the run behind.  The exercise:
- * the starter's row is correct at every size beside NCCL's; a learner
- * kernel that forgets its own input is reported wrong; one that waits for
+ * the starter's row is correct at every size beside NCCL's; a fast answer
+ * written against the learner's interface alone (ring_solution.cu) is
+ * correct and has every milestone judged, its speed against NCCL printed;
+ * a learner kernel that forgets its own input is reported wrong; one that waits for
  * a flag nobody sets, or faults, ends the group with a message naming the
  * GPU and leaves no process behind. */
 #define _GNU_SOURCE   /* memmem */
@@ -293,6 +295,72 @@ static void test_exercise_starter(void **state)
     ts_output_free(&o);
 }
 
+/* A fast answer to the exercise, written against the learner's interface
+ * alone (ring_solution.cu), run as a learner's kernel beside NCCL: correct
+ * at every size, and every milestone judged.  How fast it is against NCCL
+ * is printed, for the benchmark's summary, not asserted. */
+static void test_exercise_solution(void **state)
+{
+    (void)state;
+    static ts_output o;
+    char ws[CL_PATH_MAX], src[CL_PATH_MAX], dst[CL_PATH_MAX];
+    snprintf(ws, sizeof ws, "%s/ws-solution", ts_tmp);
+    ts_shell(&o, true, "mkdir -p '%s/multigpu'", ws);
+    assert_int_equal(o.status, 0);
+    ts_output_free(&o);
+    ts_data_path(src, sizeof src, "features/multigpu/ring_solution.cu");
+    char *text = ts_read(src);
+    assert_non_null(text);
+    snprintf(dst, sizeof dst, "%s/multigpu/starter.cu", ws);
+    assert_true(ts_write(dst, text));
+    free(text);
+    ts_shell(&o, false,
+             "'%s' run multigpu --exercise --variant exercise --variant ar_nccl --workspace '%s' "
+             "--json", ts_exe(), ws);
+    cJSON *doc = cJSON_Parse(o.out);
+    if (!doc)
+        fail_msg("not JSON (exit %d):\n%s\n%s", o.status, o.out, o.err);
+    const cJSON *row, *ms;
+    int mine = 0, correct = 0;
+    double ex256 = -1.0, nccl256 = -1.0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "results")) {
+        const char *v = field(row, "variant"), *st = field(row, "status");
+        printf("%-10s %-8s %12.4f %10.1f %8.2f  %s: %s\n", v, field(row, "size"),
+               num(row, "median_ms"), num(row, "gbps"), num(row, "speedup_lib"), st,
+               field(row, "message"));
+        bool at256 = strcmp(field(row, "size"), "256 MiB") == 0;
+        if (strcmp(v, "exercise") == 0) {
+            mine++;
+            correct += strcmp(st, "correct") == 0;
+            if (at256)
+                ex256 = num(row, "gbps");
+        } else if (strcmp(v, "ar_nccl") == 0 && at256 && strcmp(st, "correct") == 0) {
+            nccl256 = num(row, "gbps");
+        }
+    }
+    fprintf(stderr, "%s", o.err);
+    assert_int_equal(mine, 11);
+    if (correct != 11)
+        fail_msg("the solution is correct at %d of 11 sizes (exit %d)", correct, o.status);
+    int judged = 0;
+    cJSON_ArrayForEach(ms, cJSON_GetObjectItem(doc, "milestones")) {
+        const char *st = field(ms, "state");
+        printf("milestone %-12s %-8s %s\n", field(ms, "id"), st, field(ms, "shown"));
+        if (strcmp(st, "quiz") != 0) {
+            judged++;
+            if (strcmp(st, "error") == 0 || strcmp(st, "pending") == 0)
+                fail_msg("milestone %s was not judged (%s): %s", field(ms, "id"), st,
+                         field(ms, "error"));
+        }
+    }
+    assert_int_equal(judged, 3);
+    if (ex256 > 0.0 && nccl256 > 0.0)
+        printf("solution ring at 256 MiB: %.1f GB/s, %.2f of NCCL's %.1f\n", ex256,
+               ex256 / nccl256, nccl256);
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
 static void test_exercise_wrong(void **state)
 {
     (void)state;
@@ -369,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_one_gpu),
         cmocka_unit_test(test_killed_rank),
         cmocka_unit_test(test_exercise_starter),
+        cmocka_unit_test(test_exercise_solution),
         cmocka_unit_test(test_exercise_wrong),
         cmocka_unit_test(test_exercise_hangs),
         cmocka_unit_test(test_exercise_faults),
