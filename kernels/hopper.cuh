@@ -61,6 +61,13 @@ __device__ __forceinline__ uint32_t wg_smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+// Starts fetching a tensor map (a kernel parameter) into the copy engine's
+// cache, so that the first copy through it does not wait for that fetch.
+__device__ __forceinline__ void wg_prefetch_map(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)map) : "memory");
+}
+
 __device__ __forceinline__ void wg_mbar_init(uint32_t bar, uint32_t count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -272,30 +279,43 @@ template <int CL> __device__ __forceinline__ void wg_release(uint32_t bar)
 // i lies in stage i % STAGES, in its (i / STAGES)-th round).  Each slice is
 // handed back once the multiplies that read it are done.  a_base is this
 // consumer's rows in stage 0, b_base the B of stage 0.
+//
+// The loop issues little besides its four multiplies: the descriptors are
+// built once, and a stage or a 16-deep step of K only moves their start
+// address (the low 14 bits, in 16-byte units, of the low word), so each is
+// an addition to that word; the barriers' addresses and the ring's stage and
+// parity are kept, not recomputed from the slice number.
 template <int STAGES, int A_BYTES, int B_BYTES, int CL, int ACC>
 __device__ __forceinline__ void wg_consume(float (&d)[ACC], uint32_t a_base, uint32_t b_base,
                                            uint64_t *full, uint64_t *empty, int ktiles, uint32_t it0)
 {
+    // A: 16 k-columns are 32 bytes along a swizzled row; groups of 8 rows
+    // lie 1024 bytes apart.  B: 16 k-rows are 2048 bytes down a box; 8-row
+    // groups 1024 bytes apart (stride), 64-column boxes 8 KB apart (leading).
+    const uint64_t da0 = wg_desc(a_base, 16, 1024), db0 = wg_desc(b_base, WG_BK * 128, 1024);
+    const uint32_t a_lo = (uint32_t)da0, a_hi = (uint32_t)(da0 >> 32);
+    const uint32_t b_lo = (uint32_t)db0, b_hi = (uint32_t)(db0 >> 32);
+    const uint32_t full0 = wg_smem_addr(full), empty0 = wg_smem_addr(empty);
+    uint32_t s = it0 % STAGES, parity = (it0 / STAGES) & 1u, prev = 0;
     for (int t = 0; t < ktiles; ++t) {
-        const uint32_t it = it0 + (uint32_t)t, s = it % STAGES;
-        wg_mbar_wait(wg_smem_addr(&full[s]), (it / STAGES) & 1);
-        const uint32_t a = a_base + s * A_BYTES, b = b_base + s * B_BYTES;
+        wg_mbar_wait(full0 + 8u * s, parity);
+        const uint32_t a = a_lo + s * (A_BYTES / 16), b = b_lo + s * (B_BYTES / 16);
         wg_fence();
 #pragma unroll
-        for (int kk = 0; kk < WG_BK / 16; ++kk) {
-            // A: 16 k-columns are 32 bytes along a swizzled row; groups of
-            // 8 rows lie 1024 bytes apart.  B: 16 k-rows are 2048 bytes
-            // down a box; 8-row groups 1024 bytes apart (stride), 64-column
-            // boxes 8 KB apart (leading).
-            wg_mma(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, WG_BK * 128, 1024));
-        }
+        for (int kk = 0; kk < WG_BK / 16; ++kk)
+            wg_mma(d, ((uint64_t)a_hi << 32) | (a + 2u * kk), ((uint64_t)b_hi << 32) | (b + 128u * kk));
         wg_commit();
         // The multiplies of the slice before are done: hand its stage back.
         wg_wait<1>();
-        if (t > 0) wg_release<CL>(wg_smem_addr(&empty[(it - 1) % STAGES]));
+        if (t > 0) wg_release<CL>(empty0 + 8u * prev);
+        prev = s;
+        if (++s == STAGES) {
+            s = 0;
+            parity ^= 1u;
+        }
     }
     wg_wait<0>();
-    if (ktiles > 0) wg_release<CL>(wg_smem_addr(&empty[(it0 + (uint32_t)ktiles - 1) % STAGES]));
+    if (ktiles > 0) wg_release<CL>(empty0 + 8u * prev);
 }
 
 // ---- epilogue ---------------------------------------------------------------------------------

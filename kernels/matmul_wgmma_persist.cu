@@ -99,6 +99,35 @@ __device__ __forceinline__ void wp_produce(const CUtensorMap *mapA, const CUtens
         }
     }
 }
+
+// Consumer CI (0 or 1: its 64 rows of each tile): for every unit of this
+// block, the tile's multiplies, then its results out to C, by its own
+// stores or through the copy engine (TMA_C).
+template <int CL, bool TMA_C, int CI>
+__device__ __forceinline__ void wp_consume_tiles(const CUtensorMap *mapC, float *C, int M, int N,
+                                                 uint32_t a_base, uint32_t b_base, uint64_t *full,
+                                                 uint64_t *empty, int units_m, int tiles_n,
+                                                 int ktiles, uint32_t rank)
+{
+    const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
+    uint32_t it = 0;
+    for (int u = (int)blockIdx.x / CL; u < units; u += step) {
+        int bm0, bn0;
+        wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
+        float d[WP_BN / 2];
+#pragma unroll
+        for (int i = 0; i < WP_BN / 2; ++i) d[i] = 0.0f;
+        wg_consume<WP_STAGES, WG_A_BYTES, WP_B_BYTES, CL>(d, a_base + CI * (64 * 128), b_base,
+                                                          full, empty, ktiles, it);
+        it += (uint32_t)ktiles;
+        if (TMA_C)
+            wg_store_tile_tma(d, mapC, b_base + WP_STAGES * WP_B_BYTES + CI * WG_EPI_BYTES,
+                              bm0 + CI * 64, bn0, 1 + CI);
+        else
+            wg_store_tile(d, C, M, N, bm0 + CI * 64, bn0);
+    }
+    if (TMA_C && (threadIdx.x & 127) == 0) wg_tma_store_drain();
+}
 #endif
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -125,6 +154,9 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
     const int ktiles = (K + WG_BK - 1) / WG_BK;
 
     if (threadIdx.x == 0) {
+        wg_prefetch_map(&mapA);
+        wg_prefetch_map(&mapB);
+        if (TMA_C) wg_prefetch_map(&mapC);
         for (int s = 0; s < WP_STAGES; ++s) {
             wg_mbar_init(wg_smem_addr(&full[s]), 1);
             wg_mbar_init(wg_smem_addr(&empty[s]), 8 * CL);   // every consumer warp of the cluster
@@ -141,25 +173,14 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
                            rank);
     } else {
         wg_setmaxnreg_inc<232>();
-        const int c = wg - 1;
-        const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
-        uint32_t it = 0;
-        for (int u = (int)blockIdx.x / CL; u < units; u += step) {
-            int bm0, bn0;
-            wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
-            float d[WP_BN / 2];
-#pragma unroll
-            for (int i = 0; i < WP_BN / 2; ++i) d[i] = 0.0f;
-            wg_consume<WP_STAGES, WG_A_BYTES, WP_B_BYTES, CL>(d, a_base + c * (64 * 128), b_base,
-                                                              full, empty, ktiles, it);
-            it += (uint32_t)ktiles;
-            if (TMA_C)
-                wg_store_tile_tma(d, &mapC, b_base + WP_STAGES * WP_B_BYTES + c * WG_EPI_BYTES,
-                                  bm0 + c * 64, bn0, 1 + c);
-            else
-                wg_store_tile(d, C, M, N, bm0 + c * 64, bn0);
-        }
-        if (TMA_C && (threadIdx.x & 127) == 0) wg_tma_store_drain();
+        // one copy of the loop a consumer, so that everything it computes
+        // from its index is the same across the warp, known to the compiler
+        if (wg == 1)
+            wp_consume_tiles<CL, TMA_C, 0>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
+                                           tiles_n, ktiles, rank);
+        else
+            wp_consume_tiles<CL, TMA_C, 1>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
+                                           tiles_n, ktiles, rank);
     }
     // A block leaves only when its partner no longer writes into its shared
     // memory or arrives on its barriers.

@@ -540,13 +540,29 @@ return lab {
 
       With the clock held at one speed under Nsight Compute (1.36 GHz),
       `wgmma_tmastore` took 299,000 cycles at 4096 and cuBLAS 296,500:
-      the same work, within 1%.  What is left at full clock is power:
-      at the same clock the cuBLAS kernel issues 17.6 million
+      the same work, within 1%.  What was left at full clock was power:
+      at the same clock the cuBLAS kernel issued 17.6 million
       instructions and this rung 31.7 million, and an H100 running
       tensor cores flat out slows its clock to stay inside its power
-      limit.  At 2048 (128 tiles, one wave) the rung reaches 0.94x.
+      limit.  Nsight Compute's per-instruction counts showed where they
+      went: each slice of K spent about 100 instructions of address
+      arithmetic (the descriptors rebuilt from the slice number, the
+      1024-byte alignment of the ring recomputed, the barriers' addresses
+      found again) around its four multiplies.  The consumers' loop now
+      builds each descriptor once and moves it by one addition per step
+      (a stage or 16 more of K only shifts its start address), keeps the
+      ring's stage and parity in two counters, and runs as one copy per
+      consumer so that everything derived from the consumer's number is
+      known to the compiler to be the same across the warp.  The rung
+      dropped to 26.0 million instructions and rose to 0.996x of cuBLAS
+      at 4096 in two runs (8192: 1.04x and 1.07x; 2048, 128 tiles in one
+      wave with nothing to hide a start or an epilogue behind: 0.94x).
 
-      Two ideas measured here did not pay.  A "ping-pong" schedule, the
+      Three ideas measured here did not pay.  Writing a block's last
+      tile out all at once through the then idle ring, instead of the
+      two 8 KB buffers, made 2048 and 4096 slower (0.92x and 0.99x); it
+      makes the two consumers meet before either writes, and was dropped
+      there.  A "ping-pong" schedule, the
       two consumers taking turns on 64x256 tiles so that one writes out
       while the other multiplies, ran at 0.72x: one warpgroup alone did
       not keep the tensor cores busy.  And waiting on a barrier with a
