@@ -360,7 +360,10 @@ return lab {
       for *all* of the left neighbour's blocks to finish the step before,
       so no step overlaps another.  The row `exercise` ("your kernel")
       runs at the same eleven sizes as the other all-reduces, checked the
-      same way, timed the same way, its bus bandwidth in the GB/s column
+      same way, timed the same way, and checked once more after timing on
+      fresh inputs without poison (every collective must compute its sum:
+      a kernel that keeps an earlier answer is wrong), its bus bandwidth
+      in the GB/s column
       and its speed against NCCL's in "x lib".  The milestones judge it at
       256 MiB against the `ar_nccl` row of the same run: half of NCCL's
       bus bandwidth, then 0.8 of it.  Without NCCL (or with one GPU) there

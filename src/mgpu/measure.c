@@ -72,28 +72,63 @@ void mg_judge(run_result *row, const check_report *cr)
         check_describe(cr, row->message, sizeof row->message);
 }
 
-/* The checked collective: inputs for row->seed, output poisoned, every
- * rank ready before any starts. */
-static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
+/* One checked collective on inputs drawn from seed, every rank ready
+ * before any starts; its verdict in *cr.  With poison the output (and the
+ * learner's scratch) are poisoned first; without, they hold what the last
+ * collective left, which the fresh inputs make wrong. */
+static bool checked(mg_rank *r, mg_algo a, size_t count, uint64_t seed, bool poison,
+                    const run_result *row, const char *what, check_report *cr, cl_err *err)
 {
     mg_bufs *b = &r->b;
     const size_t bytes = count * sizeof(float);
-    allreduce_fill(b->host, count, row->seed, r->rank);
+    allreduce_fill(b->host, count, seed, r->rank);
     CUDA_CHECK(err, cudaMemcpyAsync(b->send, b->host, bytes, cudaMemcpyHostToDevice, r->stream));
-    CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->recv, CHECK_POISON_BITS, count, r->stream));
-    if (a == MG_EXERCISE)
-        CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->scratch, CHECK_POISON_BITS, count,
-                                         r->stream));
+    if (poison) {
+        CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->recv, CHECK_POISON_BITS, count, r->stream));
+        if (a == MG_EXERCISE)
+            CUDA_CHECK(err, kernels_fill_u32((uint32_t *)b->scratch, CHECK_POISON_BITS, count,
+                                             r->stream));
+    }
     CUDA_CHECK(err, cudaStreamSynchronize(r->stream));
     if (!mg_link_barrier(r, err))
         return false;
-    watch(r, a, row, count, "checked", 1);
+    watch(r, a, row, count, what, 1);
     if (!mg_allreduce(r, a, count, err) || !finish(r, a, err))
         return false;
     CUDA_CHECK(err, cudaMemcpy(b->host, b->recv, bytes, cudaMemcpyDeviceToHost));
-    check_report cr = allreduce_check(b->host, count, row->seed, r->nranks, ALLREDUCE_TOL);
-    mg_judge(row, &cr);
+    *cr = allreduce_check(b->host, count, seed, r->nranks, ALLREDUCE_TOL);
     return mg_link_barrier(r, err);
+}
+
+/* The checked collective: inputs for row->seed, output poisoned. */
+static bool check_once(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
+{
+    check_report cr;
+    if (!checked(r, a, count, row->seed, true, row, "checked", &cr, err))
+        return false;
+    mg_judge(row, &cr);
+    return true;
+}
+
+/* The learner's kernel once more after timing, on fresh inputs and with
+ * the output as the timed collectives left it: a kernel that did its work
+ * only when it saw a poisoned output, or only in the first collective,
+ * and replayed its answer while timed, leaves a stale sum here. */
+static bool check_after(mg_rank *r, mg_algo a, size_t count, run_result *row, cl_err *err)
+{
+    check_report cr;
+    const uint64_t seed = mg_row_seed(row->seed, MG_NALGOS + 1, count);
+    if (!checked(r, a, count, seed, false, row, "re-checked", &cr, err))
+        return false;
+    if (cr.status != CHECK_OK && row->status == RS_CORRECT) {
+        mg_judge(row, &cr);
+        char was[sizeof row->message];
+        strfmt_copy(was, sizeof was, row->message);
+        snprintf(row->message, sizeof row->message,
+                 "after timing, on fresh inputs: %s (correct when first checked: a kernel must "
+                 "compute every collective, not repeat an earlier answer)", was);
+    }
+    return true;
 }
 
 bool mg_row_times(mg_rank *r, int samples, int per, run_result *row, cl_err *err)
@@ -182,7 +217,8 @@ bool mg_measure(mg_rank *r, mg_algo a, size_t bytes, cl_err *err)
     }
     const size_t count = bytes / sizeof(float);
     mg_link_progress(r, row.variant, row.size, "check", 0, 1);
-    if (!check_once(r, a, count, &row, err) || !time_it(r, a, count, &row, err)) {
+    if (!check_once(r, a, count, &row, err) || !time_it(r, a, count, &row, err) ||
+        (a == MG_EXERCISE && !check_after(r, a, count, &row, err))) {
         mg_watch_disarm();
         return false;
     }

@@ -11,7 +11,8 @@
  * the starter's row is correct at every size beside NCCL's; a fast answer
  * written against the learner's interface alone (ring_solution.cu) is
  * correct and has every milestone judged, its speed against NCCL printed;
- * a learner kernel that forgets its own input is reported wrong; one that waits for
+ * a learner kernel that forgets its own input is reported wrong, and so is
+ * one that replays an earlier answer while timed; one that waits for
  * a flag nobody sets, or faults, ends the group with a message naming the
  * GPU and leaves no process behind. */
 #define _GNU_SOURCE   /* memmem */
@@ -381,6 +382,38 @@ static void test_exercise_wrong(void **state)
     ts_output_free(&o);
 }
 
+/* A kernel that sums only when its output is poisoned (as it is before
+ * the first check) and otherwise returns at once, flags set, keeping the
+ * answer it made: correct when first checked and very fast while timed,
+ * so the check after timing, on fresh inputs and an unpoisoned output,
+ * must find it wrong at every size. */
+static void test_exercise_replays(void **state)
+{
+    (void)state;
+    static ts_output o;
+    char ws[CL_PATH_MAX];
+    int mine, correct;
+    workspace_with("replay", "    const int n = a.nranks, nblocks = gridDim.x;\n",
+                   "    if (__float_as_uint(a.recv[0]) != 0x7fc0deadu) {\n"
+                   "        announce(a.flags + FLAG_DONE(blockIdx.x), a.epoch);\n"
+                   "        return;\n"
+                   "    }\n"
+                   "    const int n = a.nranks, nblocks = gridDim.x;\n",
+                   ws, sizeof ws);
+    cJSON *doc = run_exercise(&o, ws, &mine, &correct);
+    assert_int_equal(mine, 11);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "results"))
+        if (strcmp(field(row, "variant"), "exercise") == 0) {
+            assert_string_equal(field(row, "status"), "wrong");
+            if (!ts_contains(field(row, "message"), "after timing"))
+                fail_msg("at %s: %s", field(row, "size"), field(row, "message"));
+        }
+    assert_int_equal(correct, 0);
+    cJSON_Delete(doc);
+    ts_output_free(&o);
+}
+
 /* A learner kernel (the starter with from replaced by to) run with a
  * mark in its environment: the run ends with a fault that holds want and
  * names a GPU, and leaves no process with the mark. */
@@ -439,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_exercise_starter),
         cmocka_unit_test(test_exercise_solution),
         cmocka_unit_test(test_exercise_wrong),
+        cmocka_unit_test(test_exercise_replays),
         cmocka_unit_test(test_exercise_hangs),
         cmocka_unit_test(test_exercise_faults),
     };
