@@ -6,7 +6,9 @@
  * problem reads: lab/labcheck.h), so what check reports is what stops a
  * lab everywhere else.  Then every kernel file of the lab's folder (rungs,
  * reference kernels, starters) is compiled and its launcher loaded, as a
- * run does, without a GPU (cli_ctx.kernel_check). */
+ * run does, without a GPU (cli_ctx.kernel_check), and each problem the
+ * lab declares has its Lua reference and judges called at its smallest
+ * size (lab/probprobe.h). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "cli/cli_rows.h"
 #include "lab/milestone_probe.h"
 #include "lab/probdecl.h"
+#include "lab/probprobe.h"
 
 /* Compiles one kernel file of l's folder with its launcher; a failure
  * becomes a problem at line, as "<what>: <why>". */
@@ -64,11 +67,14 @@ static void check_kernels(const cli_ctx *c, const lab *l, lab_diags *d)
 }
 
 /* Everything `check` adds to loading lab l: its kernels compiled, its
- * milestone checks called on made-up rows. */
+ * milestone checks called on made-up rows, its declared problems' Lua
+ * references and judges called on inputs made as a run makes them (last:
+ * what they leave in the lab's Lua state runs nothing after them). */
 static void check_lab(const cli_ctx *c, lab *l, lab_diags *d)
 {
     check_kernels(c, l, d);
     lab_probe_milestones(l, d);
+    lab_probe_problems(l, d);
 }
 
 /* Checks one PATH; returns the number of lab files looked at. */
