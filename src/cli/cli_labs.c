@@ -29,10 +29,11 @@ void cli_print_diags(const lab_diags *diags, FILE *out)
 {
     for (size_t i = 0; i < diags->n; i++) {
         const lab_diag *g = &diags->v[i];
+        const char *kind = g->warning ? "warning: " : "";
         if (g->line > 0)
-            fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg);
+            fprintf(out, "%s:%d: %s%s\n", g->file, g->line, kind, g->msg);
         else
-            fprintf(out, "%s: %s\n", g->file, g->msg);
+            fprintf(out, "%s: %s%s\n", g->file, kind, g->msg);
     }
 }
 

@@ -8,7 +8,8 @@
  * reference kernels, starters) is compiled and its launcher loaded, as a
  * run does, without a GPU (cli_ctx.kernel_check), and each problem the
  * lab declares has its Lua reference and judges called at its smallest
- * size (lab/probprobe.h). */
+ * size (lab/probprobe.h).  Warnings (advice) are printed and stop
+ * nothing. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,11 +117,12 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
 static const cli_opt check_opts[] = {
     {.name = "json", .key = 'j',
      .help = "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
-             "\"line\", \"message\"}...]}"},
+             "\"line\", \"message\", \"warning\"}...]}"},
     {.name = NULL},
 };
 
-/* {"labs": N, "problems": [{"file", "line", "message"}...]} */
+/* {"labs": N, "problems": [{"file", "line", "message", "warning"}...]}:
+ * a warning (advice) stops nothing. */
 static void print_json(const lab_diags *d, size_t nlabs)
 {
     cJSON *o = cJSON_CreateObject();
@@ -136,6 +138,7 @@ static void print_json(const lab_diags *d, size_t nlabs)
         cJSON_AddStringToObject(p, "file", d->v[i].file);
         cJSON_AddNumberToObject(p, "line", d->v[i].line);
         cJSON_AddStringToObject(p, "message", d->v[i].msg);
+        cJSON_AddBoolToObject(p, "warning", d->v[i].warning);
         cJSON_AddItemToArray(arr, p);
     }
     cli_print_json(o);
@@ -146,7 +149,8 @@ const cli_command cmd_check_spec = {
     .operands = "[PATH...]",
     .summary = "validate lab files; prints each problem as file:line: message",
     .details = "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
-               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
+               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found\n"
+               "(a warning is advice: it does not count).",
     .opts = check_opts,
     .run = cmd_check,
 };
@@ -181,7 +185,7 @@ int cmd_check(cli_ctx *ctx, int argc, char **argv)
         for (int i = first; i < argc; i++)
             nlabs += check_path(ctx, argv[i], &diags);
     }
-    size_t nprob = diags.n;
+    size_t nprob = lab_diags_errors(&diags), nwarn = diags.n - nprob;
     if (json) {
         print_json(&diags, nlabs);
         lab_diags_free(&diags);
@@ -189,10 +193,13 @@ int cmd_check(cli_ctx *ctx, int argc, char **argv)
     }
     cli_print_diags(&diags, stdout);
     lab_diags_free(&diags);
+    char warned[64] = "";
+    if (nwarn)
+        snprintf(warned, sizeof warned, " (%zu warning%s)", nwarn, nwarn == 1 ? "" : "s");
     if (nprob) {
-        printf("%zu problem%s found\n", nprob, nprob == 1 ? "" : "s");
+        printf("%zu problem%s found%s\n", nprob, nprob == 1 ? "" : "s", warned);
         return EXIT_FAIL;
     }
-    printf("%zu lab%s ok\n", nlabs, nlabs == 1 ? "" : "s");
+    printf("%zu lab%s ok%s\n", nlabs, nlabs == 1 ? "" : "s", warned);
     return EXIT_OK;
 }

@@ -1,5 +1,5 @@
 /* probprobe.c - each declared problem's Lua reference and judges called
- * without a GPU (lab/probprobe.h). */
+ * without a GPU, and advice on its copy bar (lab/probprobe.h). */
 #include "lab/probprobe.h"
 
 #include <lauxlib.h>
@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
+#include "lab/labsource.h"
 #include "lab/probcall.h"
 #include "lab/probdecl.h"
 #include "lab/probview.h"
@@ -198,6 +200,60 @@ static void probe_decl(const lab *model, const problem_decl *d, lab_diags *diags
     free_buffers(&p);
 }
 
+/* ---- the copy bar ---------------------------------------------------------------------- */
+
+/* Bytes of d's inputs and outputs at the largest of sizes; false when
+ * none reads. */
+static bool largest_bytes(const problem_decl *d, char *const *sizes, size_t n, double *in,
+                          double *out, const char **label)
+{
+    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+        problem_dims dims;
+        double bi = 0.0, bo = 0.0;
+        bool ok = probdecl_parse(d, sizes[k], &dims, NULL);
+        for (int i = 0; ok && i < d->nargs; i++) {
+            size_t count = 0;
+            if (!d->args[i].buffer)
+                continue;
+            ok = probdecl_length(d, i, &dims, &count, NULL);
+            *(d->args[i].output ? &bo : &bi) += (double)count * (double)decl_type_size(d->args[i].type);
+        }
+        if (ok && (!any || bi + bo > *in + *out)) {
+            *in = bi;
+            *out = bo;
+            *label = sizes[k];
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Warns when library, the bar of rows of problem d at sizes, is "copy"
+ * and d's outputs are too small for a copy of them to compare with: at the
+ * largest size, the copy (the outputs read and written) moves less than a
+ * quarter of the bytes of d's buffers. */
+static void advise_copy(const problem_decl *d, const char *library, char *const *sizes, size_t n,
+                        int line, lab_diags *diags)
+{
+    double in = 0.0, out = 0.0;
+    const char *label = NULL;
+    if (!library || strcmp(library, "copy") != 0 || !largest_bytes(d, sizes, n, &in, &out, &label))
+        return;
+    if (4.0 * 2.0 * out >= in + out)
+        return;
+    char ob[UNITS_MAX], ib[UNITS_MAX];
+    units_bytes(out, ob, sizeof ob);
+    units_bytes(in, ib, sizeof ib);
+    int at = lab_source_field_line(d->file, line, "library", "copy");
+    lab_diags_warn(diags, d->file, at > 0 ? at : line,
+                   "problem '%s': library \"copy\": the copy row times a device-to-device copy of "
+                   "the outputs (%s at size %s) where a run reads %s of inputs, so \"x lib\" "
+                   "against it will mean little; make one of the lab's rungs the bar (library = "
+                   "\"<rung id>\") or leave library out",
+                   d->name, ob, label, ib);
+}
+
 void lab_probe_problems(lab *model, lab_diags *diags)
 {
     for (size_t i = 0; model && i < model->ndecls; i++) {
@@ -205,5 +261,14 @@ void lab_probe_problems(lab *model, lab_diags *diags)
         if (strcmp(d->dir, model->dir) != 0)
             continue;   /* a shipped problem the lab names: cudalab's own tests check it */
         probe_decl(model, d, diags);
+        if (model->problem && strcmp(model->problem, d->name) == 0)
+            advise_copy(d, model->library ? model->library : d->library, model->sizes,
+                        model->nsizes, model->line, diags);
+        for (size_t k = 0; k < model->nexercises; k++) {
+            const lab_exercise *x = &model->exercises[k];
+            if (x->id[0] && x->problem && strcmp(x->problem, d->name) == 0)
+                advise_copy(d, x->library ? x->library : d->library, x->sizes, x->nsizes,
+                            x->line, diags);
+        }
     }
 }

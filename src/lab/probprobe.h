@@ -13,14 +13,18 @@
  * fill drawn from the low half of its range.  A reference that fails,
  * runs too long, leaves an output element unwritten or sets one to NaN,
  * and a judge that fails or rejects the exact answer, are diagnostics at
- * the line Lua names (or the function's own). */
+ * the line Lua names (or the function's own).
+ *
+ * It also gives advice that stops nothing (lab_diags_warn): a `library =
+ * "copy"` bar for a problem whose outputs are too small for a copy of them
+ * to say anything of the problem's speed. */
 #ifndef CUDALAB_LAB_PROBPROBE_H
 #define CUDALAB_LAB_PROBPROBE_H
 
 #include "lab/labmodel.h"
 
 /* Adds a diagnostic for each problem of model's folder whose reference or
- * judge fails as above. */
+ * judge fails as above, and a warning for each pointless copy bar. */
 void lab_probe_problems(lab *model, lab_diags *diags);
 
 #endif

@@ -210,6 +210,21 @@ static void test_check(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "1 lab ok"));
     ts_output_free(&r);
+    /* advice stops nothing: a copy bar beside a one-element output warns,
+     * and the lab passes; in JSON the warning says it is one */
+    ts_data_path(path, sizeof path, "lab/fixtures/probeadvice");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "copysum/lab.lua:18: warning: problem 'copysum': library "
+                                  "\"copy\": "));
+    assert_non_null(strstr(r.out, "1 lab ok (1 warning)"));
+    ts_output_free(&r);
+    snprintf(args, sizeof args, "check --json '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_true(ts_contains(r.out, "\"warning\":\ttrue"));
+    ts_output_free(&r);
 
     run(&r, "check /nonexistent/lab.lua");
     assert_int_equal(r.status, 1);

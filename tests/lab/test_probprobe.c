@@ -3,7 +3,8 @@
  * an element unwritten or makes NaN, a judge that fails or rejects the
  * exact answer, a view kept past its call, errors inside errors and a
  * memory hog each become one diagnostic at the lab file's line; a sound
- * problem gives none.  The fixtures are tests/lab/fixtures/probe. */
+ * problem gives none; a copy bar beside a one-element output gives a
+ * warning that stops nothing.  The fixtures are tests/lab/fixtures/probe. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +32,7 @@ static void probe(const char *dir, const char *name, lab_diags *d)
     lab_free(l);
 }
 
-/* Fixture name gives exactly one diagnostic, at line, whose
+/* Fixture name gives exactly one diagnostic (no warning), at line, whose
  * message holds each of the texts. */
 static void expect_one(const char *name, int line, const char *const *texts, size_t n)
 {
@@ -41,8 +42,9 @@ static void expect_one(const char *name, int line, const char *const *texts, siz
         fail_msg("%s: %zu diagnostics, expected 1%s%s", name, d.n, d.n ? ": " : "",
                  d.n ? d.v[0].msg : "");
     const lab_diag *g = &d.v[0];
-    if (g->line != line || !strstr(g->file, name))
-        fail_msg("%s: at %s:%d, expected line %d", name, g->file, g->line, line);
+    if (g->line != line || g->warning || !strstr(g->file, name))
+        fail_msg("%s: at %s:%d (warning %d), expected line %d", name, g->file, g->line,
+                 g->warning, line);
     for (size_t i = 0; i < n; i++)
         if (!strstr(g->msg, texts[i]))
             fail_msg("%s: expected \"%s\" in \"%s\"", name, texts[i], g->msg);
@@ -94,12 +96,28 @@ static void test_sound_problem(void **state)
     lab_diags_free(&d);
 }
 
+static void test_copy_bar_advice(void **state)
+{
+    (void)state;
+    lab_diags d = {0};
+    probe("probeadvice", "copysum", &d);
+    assert_int_equal(d.n, 1);
+    assert_true(d.v[0].warning);
+    assert_int_equal(lab_diags_errors(&d), 0);
+    assert_int_equal(d.v[0].line, 18);
+    assert_true(ts_contains(d.v[0].msg, "library \"copy\": the copy row times a device-to-device "
+                                        "copy of the outputs (4 B at size 2^20)"));
+    assert_true(ts_contains(d.v[0].msg, "\"x lib\" against it will mean little"));
+    lab_diags_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_references),
         cmocka_unit_test(test_judges),
         cmocka_unit_test(test_sound_problem),
+        cmocka_unit_test(test_copy_bar_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
