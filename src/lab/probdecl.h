@@ -144,6 +144,20 @@ bool probdecl_elements(const problem_decl *decl, const problem_dims *dims, size_
  * two equal). */
 #define PROBDECL_LUA_REF_MAX ((size_t)1 << 22)
 #define PROBDECL_LUA_REF_MAX_TEXT "2^22"
+/* true when decl's reference may run at dims; false + err ("problem p
+ * has a Lua reference, which runs only where ...; the largest size that
+ * fits is 2^21") when it is a Lua function and dims's buffers hold more
+ * than PROBDECL_LUA_REF_MAX elements in all, the largest size found by
+ * probdecl_largest_ref_size over the n labels of sizes (probcap.c). */
+bool probdecl_ref_cap_check(const problem_decl *decl, const problem_dims *dims,
+                            char *const *sizes, size_t n, cl_err *err);
+/* The largest size of decl whose buffers a Lua reference may take, as a
+ * label: for a problem of one dim, the largest within its limits (its
+ * lengths taken to grow with the dim, the label read back through
+ * probdecl_parse); else, or when that one is refused, the largest of the n
+ * labels of sizes that fits.  false when there is none (probcap.c). */
+bool probdecl_largest_ref_size(const problem_decl *decl, char *const *sizes, size_t n, char *label,
+                               size_t label_size);
 /* The most elements a fill function may make (a Lua list). */
 #define PROBDECL_FILL_FN_MAX ((size_t)1 << 20)
 /* The fill of input arg at dims, its parameters evaluated into p (as many

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lab/labmodel.h"
+#include "lab/probdecl.h"
 #include "lab/probprobe.h"
 #include "support.h"
 
@@ -96,6 +97,32 @@ static void test_sound_problem(void **state)
     lab_diags_free(&d);
 }
 
+/* The sizes a Lua reference may take (lab/probcap.c): `run --size`
+ * refuses a larger one, naming the largest that fits. */
+static void test_reference_size_bound(void **state)
+{
+    (void)state;
+    char path[4096], home[4096], best[64];
+    ts_data_path(path, sizeof path, "lab/fixtures/probe/good/lab.lua");
+    ts_home_path(home, sizeof home, "%s", "");
+    lab *l = ts_lab_load(path, home, NULL);
+    assert_non_null(l);
+    const problem_decl *d = &l->decls[0];
+    problem_dims dims;
+    cl_err e = {{0}};
+    /* five buffers of n elements: 2^20 is over 2^22 in all, 2^19 is not */
+    assert_true(probdecl_parse(d, "2^20", &dims, NULL));
+    assert_false(probdecl_ref_cap_check(d, &dims, l->sizes, l->nsizes, &e));
+    assert_true(ts_contains(e.msg, "problem good has a Lua reference, which runs only where the "
+                                   "buffers hold at most 2^22 elements in all (4194304); this "
+                                   "size's hold 5242880; the largest size that fits is 838860"));
+    assert_true(probdecl_parse(d, "2^19", &dims, NULL));
+    assert_true(probdecl_ref_cap_check(d, &dims, l->sizes, l->nsizes, &e));
+    assert_true(probdecl_largest_ref_size(d, l->sizes, l->nsizes, best, sizeof best));
+    assert_string_equal(best, "838860");   /* floor(2^22 / 5) */
+    lab_free(l);
+}
+
 static void test_copy_bar_advice(void **state)
 {
     (void)state;
@@ -117,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_references),
         cmocka_unit_test(test_judges),
         cmocka_unit_test(test_sound_problem),
+        cmocka_unit_test(test_reference_size_bound),
         cmocka_unit_test(test_copy_bar_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
