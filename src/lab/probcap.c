@@ -1,10 +1,40 @@
-/* probcap.c - the sizes a declared problem's Lua reference may take: its
- * buffers at most PROBDECL_LUA_REF_MAX elements in all (lab/probdecl.h),
- * so that `cudalab run --size` refuses a larger one before anything runs
- * and says which would do. */
+/* probcap.c - what a declared problem's buffers hold at a size, in
+ * elements and bytes, and the sizes its Lua reference may take: at most
+ * PROBDECL_LUA_REF_MAX elements in all (lab/probdecl.h), so that `cudalab
+ * run --size` refuses a larger one before anything runs and says which
+ * would do. */
 #include "lab/probdecl.h"
 
 #include <stdio.h>
+
+bool probdecl_elements(const problem_decl *decl, const problem_dims *dims, size_t *elems,
+                       cl_err *err)
+{
+    *elems = 0;
+    for (int i = 0; i < decl->nargs; i++) {
+        size_t n = 0;
+        if (!decl->args[i].buffer)
+            continue;
+        if (!probdecl_length(decl, i, dims, &n, err))
+            return false;
+        *elems += n;
+    }
+    return true;
+}
+
+double probdecl_buffer_bytes(const problem_decl *decl, const problem_dims *dims)
+{
+    double bytes = 0.0;
+    for (int i = 0; i < decl->nargs; i++) {
+        size_t n = 0;
+        if (!decl->args[i].buffer)
+            continue;
+        if (!probdecl_length(decl, i, dims, &n, NULL))
+            return -1.0;
+        bytes += (double)n * (double)decl_type_size(decl->args[i].type);
+    }
+    return bytes;
+}
 
 /* Whether decl's reference is a Lua function that may not run at dims,
  * its buffers holding more than PROBDECL_LUA_REF_MAX elements in all

@@ -526,21 +526,6 @@ bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims
     return true;
 }
 
-bool probdecl_elements(const problem_decl *decl, const problem_dims *dims, size_t *elems,
-                       cl_err *err)
-{
-    *elems = 0;
-    for (int i = 0; i < decl->nargs; i++) {
-        size_t n = 0;
-        if (!decl->args[i].buffer)
-            continue;
-        if (!probdecl_length(decl, i, dims, &n, err))
-            return false;
-        *elems += n;
-    }
-    return true;
-}
-
 int probdecl_role(const problem_decl *decl, const char *role)
 {
     for (int i = 0; i < decl->nroles; i++)

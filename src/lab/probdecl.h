@@ -136,9 +136,12 @@ bool probdecl_eval(const problem_decl *decl, const decl_expr *expr, const proble
 bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims, size_t *count,
                      cl_err *err);
 /* The element count of every buffer of decl at dims, in all (lengths
- * evaluated as probdecl_length does). */
+ * evaluated as probdecl_length does) (probcap.c). */
 bool probdecl_elements(const problem_decl *decl, const problem_dims *dims, size_t *elems,
                        cl_err *err);
+/* The bytes of every buffer of decl at dims, in all; -1 when a length
+ * fails (probcap.c). */
+double probdecl_buffer_bytes(const problem_decl *decl, const problem_dims *dims);
 /* A Lua reference runs where the buffers hold at most this many elements
  * in all (lua/lab.lua refuses a larger size of the lab's sizes: keep the
  * two equal). */

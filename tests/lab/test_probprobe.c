@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lab/labmodel.h"
+#include "lab/milestone.h"
 #include "lab/probdecl.h"
 #include "lab/probprobe.h"
 #include "support.h"
@@ -120,6 +121,9 @@ static void test_reference_size_bound(void **state)
     assert_true(probdecl_ref_cap_check(d, &dims, l->sizes, l->nsizes, &e));
     assert_true(probdecl_largest_ref_size(d, l->sizes, l->nsizes, best, sizeof best));
     assert_string_equal(best, "838860");   /* floor(2^22 / 5) */
+    /* without `bytes`, a milestone is judged at the size of most buffer
+     * bytes, not at the first listed */
+    assert_string_equal(lab_milestone_size(l, 0), "2^10+1");
     lab_free(l);
 }
 
