@@ -12,12 +12,14 @@
  * nothing. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_rows.h"
+#include "core/escape.h"
 #include "lab/milestone_probe.h"
 #include "lab/probdecl.h"
 #include "lab/probprobe.h"
@@ -135,9 +137,13 @@ static void print_json(const lab_diags *d, size_t nlabs)
     cJSON_AddNumberToObject(o, "labs", (double)nlabs);
     for (size_t i = 0; i < d->n; i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "file", d->v[i].file);
+        char *file = escape_dup(d->v[i].file, ESCAPE_WS_KEEP);
+        char *msg = escape_dup(d->v[i].msg, ESCAPE_WS_KEEP);   /* valid UTF-8, for JSON */
+        cJSON_AddStringToObject(p, "file", file ? file : "");
         cJSON_AddNumberToObject(p, "line", d->v[i].line);
-        cJSON_AddStringToObject(p, "message", d->v[i].msg);
+        cJSON_AddStringToObject(p, "message", msg ? msg : "");
+        free(file);
+        free(msg);
         cJSON_AddBoolToObject(p, "warning", d->v[i].warning);
         cJSON_AddItemToArray(arr, p);
     }

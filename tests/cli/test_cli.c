@@ -201,7 +201,12 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "judgereject/lab.lua:10: problem 'judgereject': judge of 'y': "
                                   "it rejects the reference's own answer, rounded to f32"));
     assert_null(strstr(r.out, "good/lab.lua"));
-    assert_non_null(strstr(r.out, "9 problems found"));
+    /* a judge's words are the lab's: their control characters are shown
+     * (ESC as U+241B), never sent to the terminal */
+    assert_non_null(strstr(r.out, "ctljudge/lab.lua:10: problem 'ctljudge': judge of 'y': "));
+    assert_non_null(strstr(r.out, "no \xE2\x90\x9B]0;pwned"));
+    assert_null(strchr(r.out, '\033'));
+    assert_non_null(strstr(r.out, "10 problems found"));
     ts_output_free(&r);
     /* the sound one alone passes */
     ts_data_path(path, sizeof path, "lab/fixtures/probe/good");

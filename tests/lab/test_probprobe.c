@@ -84,6 +84,8 @@ static void test_judges(void **state)
     EXPECT("judgeerror", 11, "judge of 'y': index 1024 is outside the view (0 to 1023)");
     /* a view lives only during its call */
     EXPECT("kept", 12, "judge of 'y': this view has expired");
+    /* the judge's own words, as they are (check's printing escapes them) */
+    EXPECT("ctljudge", 10, "judge of 'y': it rejects the reference's own answer", ": no \033]0;");
     /* a memory hog is stopped by a limit of the sandbox */
     EXPECT("hog", 9, "problem 'hog': judge of 'y': ", "script");
 }
