@@ -53,8 +53,9 @@ static void report(const probe *p, int line, const char *what, const char *why)
                   "problem '%s': %s: %s (size %s, %s)", p->d->name, what, rest, p->size, p->when);
 }
 
-/* Whether every input of d can be drawn at dims and its lengths and
- * scalars evaluate: what the lab loader and labcheck.c report otherwise. */
+/* Whether every input of d can be drawn at dims and its lengths evaluate
+ * (their count into *elems): what the lab loader and labcheck.c report
+ * otherwise. */
 static bool size_usable(const problem_decl *d, const problem_dims *dims, size_t *elems)
 {
     cl_err e;
