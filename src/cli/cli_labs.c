@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "result/record.h"
 
 bool cli_load_labs(const cli_ctx *ctx, lab_set *set, lab_diags *diags)
@@ -27,12 +28,18 @@ bool cli_load_labs(const cli_ctx *ctx, lab_set *set, lab_diags *diags)
 
 void cli_print_diags(const lab_diags *diags, FILE *out)
 {
+    /* a message may carry a lab's own text (a Lua error, a judge's words):
+     * its control characters are shown, never sent to the terminal */
+    char file[sizeof diags->v[0].file * 3], msg[sizeof diags->v[0].msg * 3];
     for (size_t i = 0; i < diags->n; i++) {
         const lab_diag *g = &diags->v[i];
+        const char *kind = g->warning ? "warning: " : "";
+        escape_line(file, sizeof file, g->file);
+        escape_line(msg, sizeof msg, g->msg);
         if (g->line > 0)
-            fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg);
+            fprintf(out, "%s:%d: %s%s\n", file, g->line, kind, msg);
         else
-            fprintf(out, "%s: %s\n", g->file, g->msg);
+            fprintf(out, "%s: %s%s\n", file, kind, msg);
     }
 }
 

@@ -6,17 +6,23 @@
  * problem reads: lab/labcheck.h), so what check reports is what stops a
  * lab everywhere else.  Then every kernel file of the lab's folder (rungs,
  * reference kernels, starters) is compiled and its launcher loaded, as a
- * run does, without a GPU (cli_ctx.kernel_check). */
+ * run does, without a GPU (cli_ctx.kernel_check), and each problem the
+ * lab declares has its Lua reference and judges called at its smallest
+ * size (lab/probprobe.h).  Warnings (advice) are printed and stop
+ * nothing. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_labs.h"
 #include "cli/cli_rows.h"
+#include "core/escape.h"
 #include "lab/milestone_probe.h"
 #include "lab/probdecl.h"
+#include "lab/probprobe.h"
 
 /* Compiles one kernel file of l's folder with its launcher (none: a
  * kernel file alone, the multigpu lab's exercise); a failure becomes a
@@ -66,11 +72,14 @@ static void check_kernels(const cli_ctx *c, const lab *l, lab_diags *d)
 }
 
 /* Everything `check` adds to loading lab l: its kernels compiled, its
- * milestone checks called on made-up rows. */
+ * milestone checks called on made-up rows, its declared problems' Lua
+ * references and judges called on inputs made as a run makes them (last:
+ * what they leave in the lab's Lua state runs nothing after them). */
 static void check_lab(const cli_ctx *c, lab *l, lab_diags *d)
 {
     check_kernels(c, l, d);
     lab_probe_milestones(l, d);
+    lab_probe_problems(l, d);
 }
 
 /* Checks one PATH; returns the number of lab files looked at. */
@@ -112,11 +121,12 @@ static size_t check_path(const cli_ctx *c, const char *path, lab_diags *d)
 static const cli_opt check_opts[] = {
     {.name = "json", .key = 'j',
      .help = "print one JSON document: {\"labs\", \"problems\": [{\"file\", "
-             "\"line\", \"message\"}...]}"},
+             "\"line\", \"message\", \"warning\"}...]}"},
     {.name = NULL},
 };
 
-/* {"labs": N, "problems": [{"file", "line", "message"}...]} */
+/* {"labs": N, "problems": [{"file", "line", "message", "warning"}...]}:
+ * a warning (advice) stops nothing. */
 static void print_json(const lab_diags *d, size_t nlabs)
 {
     cJSON *o = cJSON_CreateObject();
@@ -129,9 +139,14 @@ static void print_json(const lab_diags *d, size_t nlabs)
     cJSON_AddNumberToObject(o, "labs", (double)nlabs);
     for (size_t i = 0; i < d->n; i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "file", d->v[i].file);
+        char *file = escape_dup(d->v[i].file, ESCAPE_WS_KEEP);
+        char *msg = escape_dup(d->v[i].msg, ESCAPE_WS_KEEP);   /* valid UTF-8, for JSON */
+        cJSON_AddStringToObject(p, "file", file ? file : "");
         cJSON_AddNumberToObject(p, "line", d->v[i].line);
-        cJSON_AddStringToObject(p, "message", d->v[i].msg);
+        cJSON_AddStringToObject(p, "message", msg ? msg : "");
+        free(file);
+        free(msg);
+        cJSON_AddBoolToObject(p, "warning", d->v[i].warning);
         cJSON_AddItemToArray(arr, p);
     }
     cli_print_json(o);
@@ -142,7 +157,8 @@ const cli_command cmd_check_spec = {
     .operands = "[PATH...]",
     .summary = "validate lab files; prints each problem as file:line: message",
     .details = "A PATH may be a lab.lua file, a lab folder, or a folder of lab folders; without one,\n"
-               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found.",
+               "every lab found is checked.  Exits 0 when all are well, 1 when a problem was found\n"
+               "(a warning is advice: it does not count).",
     .opts = check_opts,
     .run = cmd_check,
 };
@@ -177,7 +193,7 @@ int cmd_check(cli_ctx *ctx, int argc, char **argv)
         for (int i = first; i < argc; i++)
             nlabs += check_path(ctx, argv[i], &diags);
     }
-    size_t nprob = diags.n;
+    size_t nprob = lab_diags_errors(&diags), nwarn = diags.n - nprob;
     if (json) {
         print_json(&diags, nlabs);
         lab_diags_free(&diags);
@@ -185,10 +201,13 @@ int cmd_check(cli_ctx *ctx, int argc, char **argv)
     }
     cli_print_diags(&diags, stdout);
     lab_diags_free(&diags);
+    char warned[64] = "";
+    if (nwarn)
+        snprintf(warned, sizeof warned, " (%zu warning%s)", nwarn, nwarn == 1 ? "" : "s");
     if (nprob) {
-        printf("%zu problem%s found\n", nprob, nprob == 1 ? "" : "s");
+        printf("%zu problem%s found%s\n", nprob, nprob == 1 ? "" : "s", warned);
         return EXIT_FAIL;
     }
-    printf("%zu lab%s ok\n", nlabs, nlabs == 1 ? "" : "s");
+    printf("%zu lab%s ok%s\n", nlabs, nlabs == 1 ? "" : "s", warned);
     return EXIT_OK;
 }

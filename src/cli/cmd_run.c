@@ -245,6 +245,8 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
                                    ra->x && ra->x->id[0] ? "exercise" : "lab",
                                    ra->x && ra->x->id[0] ? ra->x->id : ra->l->id,
                                    spec->size_help, v[0] ? e.msg : "it is empty");
+        if (!lab_reference_takes(ra->l, ra->x, &d, &e))   /* a Lua reference's bound */
+            return cli_usage_error(c, "run: --size '%s': %s", v, e.msg);
         if (req->nsizes == RUN_MAX_SIZES)
             return cli_usage_error(c, "run: at most %d sizes", RUN_MAX_SIZES);
         snprintf(req->sizes[req->nsizes++], RUN_SIZE_MAX, "%s", v);

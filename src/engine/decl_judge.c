@@ -12,16 +12,13 @@
  * first by index. */
 #include "engine/problem_decl.h"
 
-#include <lauxlib.h>
-#include <lua.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cpu/parallel.h"
-#include "lab/labmodel.h"
+#include "lab/probcall.h"
 #include "lab/probview.h"
-#include "lab/sandbox.h"
 
 static void note(check_report *r, int64_t index, double got, double expected)
 {
@@ -178,49 +175,25 @@ static void compare(judge_scan *js, int parts, check_report *r)
         r->status = CHECK_OK;
 }
 
-typedef struct judge_call {
-    const problem_decl *d;
-    int arg;
-    const decl_buf *b;
-    const problem_dims *dims;
-} judge_call;
-
-/* (judge_call) -> ok, message */
-static int call_judge(lua_State *L)
-{
-    const judge_call *c = lua_touserdata(L, 1);
-    const decl_arg *a = &c->d->args[c->arg];
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->judge.ref);
-    probview_push(L, c->b->host, c->b->count, a->type, false);
-    probview_push(L, c->b->ref, c->b->count, DT_F64, false);
-    probdecl_push_size(L, c->d, c->dims);
-    lua_call(L, 3, 2);
-    return 2;
-}
-
-/* The lab's judge function on one output. */
+/* The lab's judge function on one output (lab/probcall.h). */
 static void judge_lua(const problem_decl *d, int i, const decl_buf *b, const problem_dims *dims,
                       check_report *r)
 {
-    lab_state *s = d->lab->ls;
-    lua_State *L = sandbox_lua(s);
-    int top = lua_gettop(L);
-    judge_call c = {.d = d, .arg = i, .b = b, .dims = dims};
-    cl_err e = {{0}};
-    lua_pushcfunction(L, call_judge);
-    lua_pushlightuserdata(L, &c);
+    char note[sizeof r->note];
     r->compared = (int64_t)b->count;
-    if (!sandbox_pcall(s, 1, 2, &e)) {
-        r->status = CHECK_ERROR;
-        snprintf(r->note, sizeof r->note, "the lab's judge failed: %s", e.msg);
-    } else if (lua_toboolean(L, -2)) {
+    switch (probcall_judge(d, i, dims, b->host, b->ref, b->count, note, sizeof note)) {
+    case PROBCALL_OK:
         r->status = CHECK_OK;
-    } else {
+        break;
+    case PROBCALL_WRONG:
         r->status = CHECK_WRONG;
-        const char *msg = lua_tostring(L, -1);
-        snprintf(r->note, sizeof r->note, "%s", msg ? msg : "the lab's judge says so");
+        snprintf(r->note, sizeof r->note, "%s", note[0] ? note : "the lab's judge says so");
+        break;
+    case PROBCALL_FAILED:
+        r->status = CHECK_ERROR;
+        snprintf(r->note, sizeof r->note, "the lab's judge failed: %s", note);
+        break;
     }
-    lua_settop(L, top);
 }
 
 check_report decl_check_outputs(const problem_data *data)

@@ -1,7 +1,8 @@
 /* decl_ref.c - a declared problem's reference (engine/problem_decl.h):
  * the builtin's double-precision C code, the lab's Lua function over views
  * of the arguments, or the lab's reference kernel run on the GPU, checked
- * once a request against its Lua check at a small size. */
+ * once a request against its Lua check at a small size.  The Lua calls
+ * themselves are lab/probcall.c's, which `cudalab check` makes too. */
 #include "engine/problem_decl.h"
 
 #include <lauxlib.h>
@@ -12,18 +13,9 @@
 #include <string.h>
 
 #include "gpu/cudacheck.h"
-#include "lab/labmodel.h"
+#include "lab/probcall.h"
 #include "lab/probview.h"
-#include "lab/sandbox.h"
 #include "luagpu/luagpu.h"
-
-/* A Lua check of a reference kernel runs where the buffers hold at most
- * this many elements. */
-#define REF_CHECK_MAX ((size_t)1 << 22)
-/* A Lua reference's time: 0.5 s, and 1 ms more for each 400 elements of
- * the buffers (about 11 s at the most, 2^22 elements). */
-#define REF_BUDGET_MS 500
-#define REF_ELEMS_PER_MS 400
 
 void decl_builtin_args(const problem_data *data, builtin_args *args)
 {
@@ -44,74 +36,36 @@ void decl_builtin_args(const problem_data *data, builtin_args *args)
     }
 }
 
-/* ---- a Lua reference --------------------------------------------------------------- */
-
-typedef struct lua_ref {
-    const problem_decl *d;
-    problem_data *p;
-    double **out;            /* each output's reference array */
-    int fn;                  /* registry reference of the function */
-} lua_ref;
-
-/* (lua_ref) -> (): calls the function with the arguments as views. */
-static int call_ref(lua_State *L)
+void decl_host_of(const problem_data *data, probdecl_host *h)
 {
-    const lua_ref *c = lua_touserdata(L, 1);
-    const problem_decl *d = c->d;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->fn);
-    lua_createtable(L, 0, d->nargs);
+    const problem_decl *d = problem_decl_ops_of(data)->d;
+    memset(h, 0, sizeof *h);
+    h->dims = &data->d;
     for (int i = 0; i < d->nargs; i++) {
-        const decl_arg *a = &d->args[i];
-        decl_buf *b = &c->p->decl->b[i];
-        if (!a->buffer && a->type == DT_F32)   /* as the kernel receives it */
-            lua_pushnumber(L, (lua_Number)(float)c->p->decl->value[i]);
-        else if (!a->buffer)
-            lua_pushnumber(L, (lua_Number)c->p->decl->value[i]);
-        else if (a->output)
-            probview_push(L, c->out[i], b->count, DT_F64, true);
-        else
-            probview_push(L, b->host, b->count, a->type, false);
-        lua_setfield(L, -2, a->name);
+        h->host[i] = data->decl->b[i].host;
+        h->count[i] = data->decl->b[i].count;
+        h->value[i] = data->decl->value[i];
     }
-    probdecl_push_size(L, d, &c->p->d);
-    lua_call(L, 2, 0);
-    return 0;
 }
 
-/* Runs Lua reference fn into out[i] (each output's array, NaN first); an
- * element it leaves NaN is an error. */
+/* ---- a Lua reference --------------------------------------------------------------- */
+
+/* Runs Lua reference fn (lab/probcall.h) into out[i], each output's array;
+ * an element it leaves unwritten or NaN is an error. */
 static bool run_lua_ref(problem_data *p, int fn, double **out, cl_err *e)
 {
     const problem_decl *d = problem_decl_ops_of(p)->d;
+    probdecl_host h;
+    decl_host_of(p, &h);
     size_t elems = 0;
     for (int i = 0; i < d->nargs; i++)
-        elems += d->args[i].buffer ? p->decl->b[i].count : 0;
-    if (elems > REF_CHECK_MAX)
+        elems += d->args[i].buffer ? h.count[i] : 0;
+    if (elems > PROBDECL_LUA_REF_MAX)
         return err_set(e, "%s:%d: problem %s: its Lua reference runs where the buffers hold at "
-                          "most 2^22 elements; this size has %zu",
+                          "most " PROBDECL_LUA_REF_MAX_TEXT " elements; this size has %zu",
                        d->file, d->line, d->name, elems);
-    for (int i = 0; i < d->nargs; i++)
-        for (size_t k = 0; d->args[i].output && k < p->decl->b[i].count; k++)
-            out[i][k] = NAN;
-    lab_state *s = d->lab->ls;
-    lua_State *L = sandbox_lua(s);
-    int top = lua_gettop(L);
-    lua_ref c = {.d = d, .p = p, .out = out, .fn = fn};
-    lua_pushcfunction(L, call_ref);
-    lua_pushlightuserdata(L, &c);
-    /* A reference visits every element: its time grows with the size. */
-    int before = sandbox_set_budget(s, REF_BUDGET_MS + (int)(elems / REF_ELEMS_PER_MS));
-    bool ok = sandbox_pcall(s, 1, 0, e);
-    sandbox_set_budget(s, before);
-    lua_settop(L, top);
-    if (!ok)
+    if (!probcall_reference(d, fn, &h, out, e))
         return err_prefix(e, "the lab's reference failed");
-    for (int i = 0; i < d->nargs; i++)
-        for (size_t k = 0; d->args[i].output && k < p->decl->b[i].count; k++)
-            if (isnan(out[i][k]))
-                return err_set(e, "%s:%d: problem %s: the reference left %s[%zu] unwritten (or "
-                                  "NaN)",
-                               d->file, d->line, d->name, d->args[i].name, k);
     return true;
 }
 
@@ -250,7 +204,7 @@ bool decl_reference(problem_data *data, cl_err *err)
     size_t elems = 0;
     for (int i = 0; i < d->nargs; i++)
         elems += d->args[i].buffer ? data->decl->b[i].count : 0;
-    if (!dp->checked && d->ref_check != LUA_NOREF && elems <= REF_CHECK_MAX)
+    if (!dp->checked && d->ref_check != LUA_NOREF && elems <= PROBDECL_LUA_REF_MAX)
         return cross_check(data, err);
     return true;
 }

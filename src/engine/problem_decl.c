@@ -310,16 +310,11 @@ static void generate(problem_data *p, uint64_t seed)
     const problem_decl *d = decl_of(p);
     decl_data *dd = p->decl;
     cl_err e = {{0}};
+    probdecl_host h;
+    decl_host_of(p, &h);
     dd->error[0] = '\0';
-    for (int i = 0; i < d->nargs; i++) {
-        if (!d->args[i].buffer || d->args[i].output)
-            continue;
-        uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
-        if (!decl_make_input(d, i, &p->d, &dd->b[i], s, p->narrow, &e)) {
-            snprintf(dd->error, sizeof dd->error, "%s", e.msg);
-            return;
-        }
-    }
+    if (!probdecl_make_inputs(d, &h, seed, p->narrow, &e))
+        snprintf(dd->error, sizeof dd->error, "%s", e.msg);
 }
 
 static bool validate(const problem_data *p, cl_err *e)

@@ -82,15 +82,7 @@ bool problem_decl_library_once(void *ud, cudaStream_t stream, cl_err *err);
 
 /* ---- decl_fill.c ---- */
 
-/* Makes argument arg's fresh input from seed into buf->host; false + err
- * when a Lua fill fails or gives values the type cannot hold.  narrow in
- * (0, 1) draws from part of the declared distribution (problem_data's
- * narrow): the low share of a uniform or integer range, a Zipf range cut
- * the same way, a normal's mean moved up by up to one deviation; constants
- * stay as declared, and a Lua fill function gets the seed (below 2^31) to
- * draw its own values from.  0 or 1: as declared. */
-bool decl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, decl_buf *buf,
-                     uint64_t seed, double narrow, cl_err *err);
+/* (The inputs are made by probdecl_make_inputs, lab/probdecl.h.) */
 /* Fills count elements of type at host with the poison pattern. */
 void decl_poison_host(void *host, decl_type type, size_t count);
 /* Whether element index of type at host carries the poison pattern. */
@@ -105,6 +97,8 @@ check_report decl_check_outputs(const problem_data *data);
 
 /* The reference of every output, into each output's ref. */
 bool decl_reference(problem_data *data, cl_err *err);
+/* data's arguments in host memory, as the lab's Lua functions see them. */
+void decl_host_of(const problem_data *data, probdecl_host *h);
 /* The builtin's arguments by role, from data's buffers. */
 void decl_builtin_args(const problem_data *data, builtin_args *args);
 

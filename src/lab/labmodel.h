@@ -24,6 +24,7 @@ typedef struct lab_diag {
     char file[512];
     int line;             /* 0 when unknown */
     char msg[512];
+    bool warning;         /* advice that stops nothing (only `cudalab check` gives any) */
 } lab_diag;
 
 typedef struct lab_diags {
@@ -33,6 +34,12 @@ typedef struct lab_diags {
 
 void lab_diags_add(lab_diags *diags, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A warning: printed by `cudalab check` as advice, never a reason to
+ * refuse a lab. */
+void lab_diags_warn(lab_diags *diags, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The diagnostics of diags that are not warnings. */
+size_t lab_diags_errors(const lab_diags *diags);
 void lab_diags_free(lab_diags *diags);
 
 typedef struct lab_step {

@@ -371,6 +371,15 @@ static void resolve_library(const lab *l, const problem_decl *p, char **library,
                   at ? " (" : "", ids, at ? ")" : "");
 }
 
+bool lab_reference_takes(const lab *model, const lab_exercise *exercise, const problem_dims *dims,
+                         cl_err *err)
+{
+    const lab_exercise *x = exercise && exercise->id[0] ? exercise : NULL;
+    const problem_decl *decl = lab_problem_decl(model, x ? x->problem : model->problem);
+    return !decl || probdecl_ref_cap_check(decl, dims, x ? x->sizes : model->sizes,
+                                           x ? x->nsizes : model->nsizes, err);
+}
+
 void lab_check_decls(lab *model, lab_diags *diags)
 {
     const problem_decl *own = lab_problem_decl(model, model->problem);

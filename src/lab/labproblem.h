@@ -5,6 +5,7 @@
 #ifndef CUDALAB_LAB_LABPROBLEM_H
 #define CUDALAB_LAB_LABPROBLEM_H
 
+#include "catalog/problem_spec.h"
 #include "lab/labmodel.h"
 
 struct lua_State;
@@ -29,6 +30,13 @@ bool lab_load_shipped_problems(struct lab_state *sandbox, int priv, const char *
  * when a request names one without a lab file; NULL with diags when there is
  * no such problem or it does not load. */
 lab *lab_load_problem(const char *name, const char *home, lab_diags *diags);
+
+/* Whether the reference of what exercise computes (NULL or the lab's own:
+ * the lab's problem) may run at dims: false + err when it is a Lua
+ * function and dims's buffers are more than it may take, with the largest
+ * size that fits (probdecl_ref_cap_check).  true for any other problem. */
+bool lab_reference_takes(const lab *model, const lab_exercise *exercise, const problem_dims *dims,
+                         cl_err *err);
 
 /* Checks each declaration of model against the builtins of the catalog, and
  * each rung of a declared problem against the lab folder: one diagnostic a

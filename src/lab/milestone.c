@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "catalog/problem_spec.h"
+#include "lab/probdecl.h"
 #include "lab/rowview.h"
 #include "lab/sandbox.h"
 
@@ -188,13 +189,19 @@ static const problem_spec *judged_among(const lab *l, size_t i, char *const **si
     return size_spec(l);
 }
 
-/* Bytes one run at label moves; -1 when unreadable. */
-static double label_bytes(const problem_spec *spec, const char *label)
+/* Bytes one run at label moves; -1 when unreadable.  A problem model
+ * declares without `bytes` moves 0 at every size: its buffers' bytes stand
+ * in, so that the largest size is still the largest. */
+static double label_bytes(const lab *model, const problem_spec *spec, const char *label)
 {
     problem_dims d;
     if (!spec || !label || !problem_parse_size(spec, label, &d, NULL))
         return -1;
-    return problem_spec_bytes(spec, &d);
+    double b = problem_spec_bytes(spec, &d);
+    for (size_t i = 0; b <= 0.0 && i < model->ndecls; i++)
+        if (&model->decls[i].spec == spec)
+            b = probdecl_buffer_bytes(&model->decls[i], &d);
+    return b;
 }
 
 const char *lab_milestone_size(const lab *model, size_t ms_index)
@@ -209,7 +216,7 @@ const char *lab_milestone_size(const lab *model, size_t ms_index)
     const char *best = NULL;
     double bb = -1;
     for (size_t k = 0; k < n; k++) {
-        double b = label_bytes(spec, sizes[k]);
+        double b = label_bytes(model, spec, sizes[k]);
         if (!best || b > bb) {
             best = sizes[k];
             bb = b;
@@ -279,7 +286,7 @@ bool lab_milestone_eval_sized(lab *model, size_t ms_index, const run_result *rs,
     for (size_t k = 0; k < nrows; k++) {
         if (rs[k].kind != RK_EXERCISE || lab_same_size(model, rs[k].size, judged))
             continue;
-        double b = label_bytes(spec, rs[k].size);
+        double b = label_bytes(model, spec, rs[k].size);
         if (!best || b > bb) {
             best = rs[k].size;
             bb = b;

@@ -47,8 +47,9 @@ bool lab_milestone_eval(lab *model, size_t ms_index, const run_result *rs, size_
  * none); NULL for a lab without that exercise. */
 const lab_exercise *lab_milestone_exercise(const lab *model, size_t ms_index);
 /* The size label the milestone at ms_index is judged at: its own `size`, else
- * the largest of its exercise's sizes (the lab's, when it names no exercise);
- * NULL for a quiz or when there are no sizes. */
+ * the largest of its exercise's sizes (the lab's, when it names no exercise)
+ * by the bytes one run moves (a declared problem without `bytes`: its
+ * buffers' bytes); NULL for a quiz or when there are no sizes. */
 const char *lab_milestone_size(const lab *model, size_t ms_index);
 /* Whether size labels size_a and size_b mean the same size for model's
  * problem ("2^28" and "268435456"); an unreadable label equals only its own

@@ -135,6 +135,32 @@ bool probdecl_eval(const problem_decl *decl, const decl_expr *expr, const proble
  * size. */
 bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims, size_t *count,
                      cl_err *err);
+/* The element count of every buffer of decl at dims, in all (lengths
+ * evaluated as probdecl_length does) (probcap.c). */
+bool probdecl_elements(const problem_decl *decl, const problem_dims *dims, size_t *elems,
+                       cl_err *err);
+/* The bytes of every buffer of decl at dims, in all; -1 when a length
+ * fails (probcap.c). */
+double probdecl_buffer_bytes(const problem_decl *decl, const problem_dims *dims);
+/* A Lua reference runs where the buffers hold at most this many elements
+ * in all (lua/lab.lua refuses a larger size of the lab's sizes: keep the
+ * two equal). */
+#define PROBDECL_LUA_REF_MAX ((size_t)1 << 22)
+#define PROBDECL_LUA_REF_MAX_TEXT "2^22"
+/* true when decl's reference may run at dims; false + err ("problem p
+ * has a Lua reference, which runs only where ...; the largest size that
+ * fits is 2^21") when it is a Lua function and dims's buffers hold more
+ * than PROBDECL_LUA_REF_MAX elements in all, the largest size found by
+ * probdecl_largest_ref_size over the n labels of sizes (probcap.c). */
+bool probdecl_ref_cap_check(const problem_decl *decl, const problem_dims *dims,
+                            char *const *sizes, size_t n, cl_err *err);
+/* The largest size of decl whose buffers a Lua reference may take, as a
+ * label: for a problem of one dim, the largest within its limits (its
+ * lengths taken to grow with the dim, the label read back through
+ * probdecl_parse); else, or when that one is refused, the largest of the n
+ * labels of sizes that fits.  false when there is none (probcap.c). */
+bool probdecl_largest_ref_size(const problem_decl *decl, char *const *sizes, size_t n, char *label,
+                               size_t label_size);
 /* The most elements a fill function may make (a Lua list). */
 #define PROBDECL_FILL_FN_MAX ((size_t)1 << 20)
 /* The fill of input arg at dims, its parameters evaluated into p (as many
@@ -144,6 +170,32 @@ bool probdecl_length(const problem_decl *decl, int arg, const problem_dims *dims
  * the lab's file:line (probdecl_fill.c). */
 bool probdecl_fill_params(const problem_decl *decl, int arg, const problem_dims *dims,
                           double p[3], cl_err *err);
+/* One size of a declared problem in host memory, as the lab's Lua
+ * functions see it: each buffer's elements (inputs as made, outputs as a
+ * run wrote them) and each scalar's value.  Whoever fills it owns the
+ * memory. */
+typedef struct probdecl_host {
+    const problem_dims *dims;
+    void *host[DECL_MAX_ARGS];       /* buffers: count elements of the arg's type */
+    size_t count[DECL_MAX_ARGS];
+    double value[DECL_MAX_ARGS];     /* scalars */
+} probdecl_host;
+
+/* Makes input arg's values (count elements of its type at host) from seed,
+ * by its declared fill (probdecl_fill.c); false + err when the fill cannot
+ * be drawn, a Lua fill fails or gives values the type cannot hold.  narrow
+ * in (0, 1) draws from part of the declared distribution (the check after
+ * timing): the low share of a uniform or integer range, a Zipf range cut
+ * the same way, a normal's mean moved up by up to one deviation; constants
+ * stay as declared, and a Lua fill function gets the seed (below 2^31) to
+ * draw its own values from.  0 or 1: as declared. */
+bool probdecl_make_input(const problem_decl *decl, int arg, const problem_dims *dims, void *host,
+                         size_t count, uint64_t seed, double narrow, cl_err *err);
+/* Every input buffer of h made from seed as a check makes them (each arg
+ * its own stream of seed), with probdecl_make_input. */
+bool probdecl_make_inputs(const problem_decl *decl, const probdecl_host *h, uint64_t seed,
+                          double narrow, cl_err *err);
+
 /* Pushes the size table the lab's functions receive: each dim by name,
  * and label. */
 void probdecl_push_size(struct lua_State *L, const problem_decl *decl, const problem_dims *dims);

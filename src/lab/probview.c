@@ -17,7 +17,46 @@ typedef struct view {
     size_t count;
     decl_type type;
     bool writable;
+    const uint64_t *epoch_now;   /* the state's epoch (anchored in its registry) */
+    uint64_t epoch;              /* the epoch it was made in */
 } view;
+
+/* The registry key of the state's view epoch: a full userdata holding a
+ * counter that probview_expire moves on. */
+static const char epoch_key = 0;
+
+/* The state's epoch counter, made on first use (raises on no memory). */
+static uint64_t *epoch_of(lua_State *L)
+{
+    uint64_t *e;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &epoch_key) == LUA_TUSERDATA) {
+        e = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        return e;
+    }
+    lua_pop(L, 1);
+    e = lua_newuserdatauv(L, sizeof *e, 0);
+    *e = 0;
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &epoch_key);
+    return e;
+}
+
+void probview_expire(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &epoch_key) == LUA_TUSERDATA)
+        ++*(uint64_t *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+}
+
+/* The view at 1, still valid. */
+static const view *check_view(lua_State *L)
+{
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    if (*v->epoch_now != v->epoch)
+        luaL_error(L, "this view has expired: a view is valid only during the call it was "
+                      "handed to (keep the values, not the view)");
+    return v;
+}
 
 double probview_get(const void *ptr, decl_type type, size_t elem)
 {
@@ -88,7 +127,7 @@ static size_t index_of(lua_State *L, const view *v)
 
 static int view_index(lua_State *L)
 {
-    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    const view *v = check_view(L);
     size_t i = index_of(L, v);
     double x = probview_get(v->ptr, v->type, i);
     if (decl_type_integral(v->type))
@@ -100,7 +139,7 @@ static int view_index(lua_State *L)
 
 static int view_newindex(lua_State *L)
 {
-    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    const view *v = check_view(L);
     if (!v->writable)
         return luaL_error(L, "this view is read-only (an input, or the output being judged)");
     size_t i = index_of(L, v);
@@ -114,14 +153,14 @@ static int view_newindex(lua_State *L)
 
 static int view_len(lua_State *L)
 {
-    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    const view *v = check_view(L);
     lua_pushinteger(L, (lua_Integer)v->count);
     return 1;
 }
 
 static int view_tostring(lua_State *L)
 {
-    const view *v = luaL_checkudata(L, 1, MT_VIEW);
+    const view *v = luaL_checkudata(L, 1, MT_VIEW);   /* reads no element: also once expired */
     lua_pushfstring(L, "view (%I x %s%s)", (lua_Integer)v->count, decl_type_name(v->type),
                     v->writable ? "" : ", read-only");
     return 1;
@@ -129,8 +168,10 @@ static int view_tostring(lua_State *L)
 
 void probview_push(lua_State *L, void *ptr, size_t count, decl_type type, bool writable)
 {
+    const uint64_t *now = epoch_of(L);
     view *v = lua_newuserdatauv(L, sizeof *v, 0);
-    *v = (view){.ptr = ptr, .count = count, .type = type, .writable = writable};
+    *v = (view){.ptr = ptr, .count = count, .type = type, .writable = writable,
+                .epoch_now = now, .epoch = *now};
     if (luaL_newmetatable(L, MT_VIEW)) {
         static const luaL_Reg m[] = {{"__index", view_index},
                                      {"__newindex", view_newindex},

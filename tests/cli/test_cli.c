@@ -186,6 +186,51 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "3 problems found"));
     ts_output_free(&r);
 
+    /* A declared problem's Lua reference and judges are called without a
+     * GPU at the smallest size: a reference that raises, one that leaves
+     * an element unwritten, a judge that rejects the exact answer; each at
+     * the line of the lab file, and check fails */
+    ts_data_path(path, sizeof path, "lab/fixtures/probe");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "refraise/lab.lua:13: problem 'refraise': reference: attempt "
+                                  "to index a nil value (field 'w') (size 2^10"));
+    assert_non_null(strstr(r.out, "refunwritten/lab.lua:11: problem 'refunwritten': reference: "
+                                  "left y[1023] unwritten"));
+    assert_non_null(strstr(r.out, "judgereject/lab.lua:10: problem 'judgereject': judge of 'y': "
+                                  "it rejects the reference's own answer, rounded to f32"));
+    assert_null(strstr(r.out, "good/lab.lua"));
+    /* a judge's words are the lab's: their control characters are shown
+     * (ESC as U+241B), never sent to the terminal */
+    assert_non_null(strstr(r.out, "ctljudge/lab.lua:10: problem 'ctljudge': judge of 'y': "));
+    assert_non_null(strstr(r.out, "no \xE2\x90\x9B]0;pwned"));
+    assert_null(strchr(r.out, '\033'));
+    assert_non_null(strstr(r.out, "10 problems found"));
+    ts_output_free(&r);
+    /* the sound one alone passes */
+    ts_data_path(path, sizeof path, "lab/fixtures/probe/good");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "1 lab ok"));
+    ts_output_free(&r);
+    /* advice stops nothing: a copy bar beside a one-element output warns,
+     * and the lab passes; in JSON the warning says it is one */
+    ts_data_path(path, sizeof path, "lab/fixtures/probeadvice");
+    snprintf(args, sizeof args, "check '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "copysum/lab.lua:18: warning: problem 'copysum': library "
+                                  "\"copy\": "));
+    assert_non_null(strstr(r.out, "1 lab ok (1 warning)"));
+    ts_output_free(&r);
+    snprintf(args, sizeof args, "check --json '%s'", path);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_true(ts_contains(r.out, "\"warning\":\ttrue"));
+    ts_output_free(&r);
+
     run(&r, "check /nonexistent/lab.lua");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "/nonexistent/lab.lua: no such file or folder"));

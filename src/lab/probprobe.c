@@ -1,0 +1,275 @@
+/* probprobe.c - each declared problem's Lua reference and judges called
+ * without a GPU, and advice on its copy bar (lab/probprobe.h). */
+#include "lab/probprobe.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "lab/labsource.h"
+#include "lab/probcall.h"
+#include "lab/probdecl.h"
+#include "lab/probview.h"
+
+/* The seed of check's inputs: fixed, so that check says the same every
+ * time; the second pass draws from another. */
+#define PROBE_SEED 0x636865636b00ull
+
+/* One problem at one size, in host memory. */
+typedef struct probe {
+    const problem_decl *d;
+    lab_diags *diags;
+    const char *size;               /* the size's label, as the lab writes it */
+    problem_dims dims;
+    probdecl_host h;
+    double *ref[DECL_MAX_ARGS];     /* outputs: the reference's answer */
+    const char *when;               /* which inputs, for the messages */
+} probe;
+
+/* msg without its leading "<file>:LINE: ", LINE into *line; msg itself
+ * when it does not start so. */
+static const char *split_where(const char *file, const char *msg, int *line)
+{
+    size_t n = strlen(file);
+    if (strncmp(msg, file, n) != 0 || msg[n] != ':')
+        return msg;
+    char *end = NULL;
+    long v = strtol(msg + n + 1, &end, 10);
+    if (!end || end == msg + n + 1 || end[0] != ':' || end[1] != ' ' || v <= 0 || v > 1 << 30)
+        return msg;
+    *line = (int)v;
+    return end + 2;
+}
+
+/* A diagnostic "problem 'p': <what>: <why> (<size and inputs>)" at the line
+ * why names in the lab file, else at line. */
+static void report(const probe *p, int line, const char *what, const char *why)
+{
+    const char *rest = split_where(p->d->file, why, &line);
+    lab_diags_add(p->diags, p->d->file, line ? line : p->d->line,
+                  "problem '%s': %s: %s (size %s, %s)", p->d->name, what, rest, p->size, p->when);
+}
+
+/* Whether every input of d can be drawn at dims and its lengths evaluate
+ * (their count into *elems): what the lab loader and labcheck.c report
+ * otherwise. */
+static bool size_usable(const problem_decl *d, const problem_dims *dims, size_t *elems)
+{
+    cl_err e;
+    double p[3];
+    for (int a = 0; a < d->nargs; a++)
+        if (d->args[a].buffer && !d->args[a].output && !probdecl_fill_params(d, a, dims, p, &e))
+            return false;
+    return probdecl_elements(d, dims, elems, &e);
+}
+
+/* Considers each label of sizes for p: the one of fewest elements within
+ * the Lua reference's bound. */
+static void consider(probe *p, char *const *sizes, size_t n, size_t *best)
+{
+    for (size_t i = 0; i < n; i++) {
+        problem_dims dims;
+        size_t elems = 0;
+        if (!probdecl_parse(p->d, sizes[i], &dims, NULL) || !size_usable(p->d, &dims, &elems) ||
+            elems > PROBDECL_LUA_REF_MAX || (p->size && elems >= *best))
+            continue;
+        p->size = sizes[i];
+        p->dims = dims;
+        *best = elems;
+    }
+}
+
+/* The smallest size problem d runs at in model (the lab's sizes when it
+ * is the lab's problem, an exercise's when it is the exercise's) that a
+ * Lua reference may take, into p; false when there is none. */
+static bool pick_size(const lab *model, probe *p)
+{
+    size_t best = 0;
+    p->size = NULL;
+    if (model->problem && strcmp(model->problem, p->d->name) == 0)
+        consider(p, model->sizes, model->nsizes, &best);
+    for (size_t k = 0; k < model->nexercises; k++) {
+        const lab_exercise *x = &model->exercises[k];
+        if (x->id[0] && x->problem && strcmp(x->problem, p->d->name) == 0)
+            consider(p, x->sizes, x->nsizes, &best);
+    }
+    return p->size != NULL;
+}
+
+static void free_buffers(probe *p)
+{
+    for (int i = 0; i < DECL_MAX_ARGS; i++) {
+        free(p->h.host[i]);
+        free(p->ref[i]);
+        p->h.host[i] = NULL;
+        p->ref[i] = NULL;
+    }
+}
+
+/* Each buffer at p's size (inputs and the outputs' rounded answers in
+ * their types, the reference's answers in doubles) and each scalar's
+ * value; false when out of memory or a value fails (reported at load). */
+static bool alloc_buffers(probe *p)
+{
+    const problem_decl *d = p->d;
+    p->h.dims = &p->dims;
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        if (!a->buffer) {
+            if (!probdecl_eval(d, &a->value, &p->dims, &p->h.value[i], NULL))
+                return false;
+            continue;
+        }
+        if (!probdecl_length(d, i, &p->dims, &p->h.count[i], NULL))
+            return false;
+        p->h.host[i] = calloc(p->h.count[i], decl_type_size(a->type));
+        if (!p->h.host[i] || (a->output && !(p->ref[i] = calloc(p->h.count[i], sizeof(double)))))
+            return false;
+    }
+    return true;
+}
+
+/* Each function judge handed the reference's answer rounded to its
+ * output's type; false after the first that fails or refuses it. */
+static bool probe_judges(probe *p)
+{
+    const problem_decl *d = p->d;
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        if (!a->output || a->judge.kind != JUDGE_FN)
+            continue;
+        for (size_t k = 0; k < p->h.count[i]; k++)
+            probview_set(p->h.host[i], a->type, k, p->ref[i][k]);
+        char note[CL_ERR_MAX], what[96];
+        snprintf(what, sizeof what, "judge of '%s'", a->name);
+        switch (probcall_judge(d, i, &p->dims, p->h.host[i], p->ref[i], p->h.count[i], note,
+                               sizeof note)) {
+        case PROBCALL_OK:
+            continue;
+        case PROBCALL_FAILED:
+            report(p, a->line, what, note);
+            return false;
+        case PROBCALL_WRONG: {
+            char why[CL_ERR_MAX + 160];
+            snprintf(why, sizeof why,
+                     "it rejects the reference's own answer, rounded to %s (a judge must accept "
+                     "the exact answer): %s",
+                     decl_type_name(a->type), note[0] ? note : "it returned false");
+            report(p, probcall_function_line(d, a->judge.ref), what, why);
+            return false;
+        }
+        }
+    }
+    return true;
+}
+
+/* One pass: inputs from seed (narrowed by narrow), the reference, the
+ * judges; false after the first failure, reported. */
+static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
+{
+    cl_err e = {{0}};
+    if (!probdecl_make_inputs(p->d, &p->h, seed, narrow, &e)) {
+        report(p, 0, "making its inputs", e.msg);
+        return false;
+    }
+    if (!probcall_reference(p->d, fn, &p->h, p->ref, &e)) {
+        report(p, probcall_function_line(p->d, fn),
+               p->d->ref == REF_KERNEL ? "reference kernel's Lua check" : "reference", e.msg);
+        return false;
+    }
+    return probe_judges(p);
+}
+
+/* d's Lua reference and judges at its smallest size. */
+static void probe_decl(const lab *model, const problem_decl *d, lab_diags *diags)
+{
+    int fn = d->ref == REF_LUA ? d->ref_fn : d->ref == REF_KERNEL ? d->ref_check : LUA_NOREF;
+    probe p = {.d = d, .diags = diags};
+    if (fn == LUA_NOREF || fn == LUA_REFNIL || !model->ls || !pick_size(model, &p))
+        return;   /* a builtin's reference is C the engine runs; a kernel needs the GPU */
+    if (alloc_buffers(&p)) {
+        p.when = "inputs as a run makes them";
+        if (probe_pass(&p, fn, PROBE_SEED, 0.0)) {
+            p.when = "inputs of the check after timing: each fill drawn from the low half of "
+                     "its range";
+            probe_pass(&p, fn, PROBE_SEED + 1, 0.5);
+        }
+    }
+    free_buffers(&p);
+}
+
+/* ---- the copy bar ---------------------------------------------------------------------- */
+
+/* Bytes of d's inputs and outputs at the largest of sizes; false when
+ * none reads. */
+static bool largest_bytes(const problem_decl *d, char *const *sizes, size_t n, double *in,
+                          double *out, const char **label)
+{
+    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+        problem_dims dims;
+        double bi = 0.0, bo = 0.0;
+        bool ok = probdecl_parse(d, sizes[k], &dims, NULL);
+        for (int i = 0; ok && i < d->nargs; i++) {
+            size_t count = 0;
+            if (!d->args[i].buffer)
+                continue;
+            ok = probdecl_length(d, i, &dims, &count, NULL);
+            *(d->args[i].output ? &bo : &bi) += (double)count * (double)decl_type_size(d->args[i].type);
+        }
+        if (ok && (!any || bi + bo > *in + *out)) {
+            *in = bi;
+            *out = bo;
+            *label = sizes[k];
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Warns when library, the bar of rows of problem d at sizes, is "copy"
+ * and d's outputs are too small for a copy of them to compare with: at the
+ * largest size, the copy (the outputs read and written) moves less than a
+ * quarter of the bytes of d's buffers. */
+static void advise_copy(const problem_decl *d, const char *library, char *const *sizes, size_t n,
+                        int line, lab_diags *diags)
+{
+    double in = 0.0, out = 0.0;
+    const char *label = NULL;
+    if (!library || strcmp(library, "copy") != 0 || !largest_bytes(d, sizes, n, &in, &out, &label))
+        return;
+    if (4.0 * 2.0 * out >= in + out)
+        return;
+    char ob[UNITS_MAX], ib[UNITS_MAX];
+    units_bytes(out, ob, sizeof ob);
+    units_bytes(in, ib, sizeof ib);
+    int at = lab_source_field_line(d->file, line, "library", "copy");
+    lab_diags_warn(diags, d->file, at > 0 ? at : line,
+                   "problem '%s': library \"copy\": the copy row times a device-to-device copy of "
+                   "the outputs (%s at size %s) where a run reads %s of inputs, so \"x lib\" "
+                   "against it will mean little; make one of the lab's rungs the bar (library = "
+                   "\"<rung id>\") or leave library out",
+                   d->name, ob, label, ib);
+}
+
+void lab_probe_problems(lab *model, lab_diags *diags)
+{
+    for (size_t i = 0; model && i < model->ndecls; i++) {
+        const problem_decl *d = &model->decls[i];
+        if (strcmp(d->dir, model->dir) != 0)
+            continue;   /* a shipped problem the lab names: cudalab's own tests check it */
+        probe_decl(model, d, diags);
+        if (model->problem && strcmp(model->problem, d->name) == 0)
+            advise_copy(d, model->library ? model->library : d->library, model->sizes,
+                        model->nsizes, model->line, diags);
+        for (size_t k = 0; k < model->nexercises; k++) {
+            const lab_exercise *x = &model->exercises[k];
+            if (x->id[0] && x->problem && strcmp(x->problem, d->name) == 0)
+                advise_copy(d, x->library ? x->library : d->library, x->sizes, x->nsizes,
+                            x->line, diags);
+        }
+    }
+}
