@@ -165,6 +165,29 @@ void tui_views_timeline(WINDOW *win, const tui_app *app)
     timeline_bottom(win, app);
 }
 
+/* ---- the log-log plots: roofline, GB/s by size ---------------------------------------- */
+
+/* A plot's row label ("100G", "0.01") into buf, "" where none falls. */
+typedef const char *(*plot_ylabel_fn)(const void *plot, int row, char *buf, size_t n);
+
+/* A plot's frame from row y0: the caption above the y labels, label(plot,
+ * row) right-aligned in yw columns beside each of h rows, the vertical
+ * axis, and the corner and rule under the pw columns of the plot. */
+static void plot_frame(WINDOW *w, int y0, int yw, int h, int pw, const char *caption,
+                       plot_ylabel_fn label, const void *plot, bool ascii)
+{
+    int gx = 1 + yw + 1;
+    tui_draw_text(w, y0, 1, yw + 1, caption, ROLE_DIM);
+    for (int r = 0; r < h; r++) {
+        char buf[16];
+        tui_draw_rtext(w, y0 + 1 + r, 1 + yw, yw, label(plot, r, buf, sizeof buf), ROLE_DIM);
+        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
+    }
+    glyph(w, y0 + 1 + h, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
+    for (int c = 0; c < pw; c++)
+        glyph(w, y0 + 1 + h, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+}
+
 /* ---- roofline -------------------------------------------------------------------- */
 
 /* Why a plot is not drawn (a), and what to do about it (b, may be NULL). */
@@ -207,18 +230,19 @@ static roof_place roof_layout(int rows, int cols, size_t np, int y0)
     return pl;
 }
 
+static const char *roof_ylabel(const void *plot, int row, char *buf, size_t n)
+{
+    return tui_roof_ylabel(plot, row, buf, n);
+}
+
 /* The plotted grid p from row y0: the FLOP/s labels and axis, the roofs
  * and the points (the learner's in the OK colour), the FLOP/B axis. */
 static void roof_grid(WINDOW *w, const tui_roofplot *p, int y0, bool ascii)
 {
     int gx = 1 + TUI_ROOF_YLABEL_W + 1, inner = getmaxx(w) - 2;
     char line[512];
-    tui_draw_text(w, y0, 1, TUI_ROOF_YLABEL_W + 1, "FLOP/s", ROLE_DIM);
+    plot_frame(w, y0, TUI_ROOF_YLABEL_W, p->h, p->w, "FLOP/s", roof_ylabel, p, ascii);
     for (int r = 0; r < p->h; r++) {
-        char ylab[16];
-        tui_roof_ylabel(p, r, ylab, sizeof ylab);
-        tui_draw_rtext(w, y0 + 1 + r, 1 + TUI_ROOF_YLABEL_W, TUI_ROOF_YLABEL_W, ylab, ROLE_DIM);
-        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
         for (int c = 0; c < p->w; c++) {
             const tui_roofcell *cell = tui_roof_cell(p, r, c);
             tui_role role;
@@ -232,9 +256,6 @@ static void roof_grid(WINDOW *w, const tui_roofplot *p, int y0, bool ascii)
                 glyph(w, y0 + 1 + r, gx + 1 + c, g, role);
         }
     }
-    glyph(w, y0 + 1 + p->h, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
-    for (int c = 0; c < p->w; c++)
-        glyph(w, y0 + 1 + p->h, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
     snprintf(line, sizeof line, "%s  FLOP/B", p->xaxis);
     tui_draw_text(w, y0 + 2 + p->h, gx + 1, inner - gx, line, ROLE_DIM);
 }
@@ -383,6 +404,11 @@ static void sweep_empty(WINDOW *w, const tui_app *a, const tui_sweep *sw)
     view_message(w, why, how);
 }
 
+static const char *sweep_ylabel(const void *plot, int row, char *buf, size_t n)
+{
+    return tui_sweep_ylabel(plot, row, buf, n);
+}
+
 /* The grid p from row y0: the GB/s labels and axis, the points, the axis
  * with each series' half-bandwidth letter, the size labels, the regions. */
 static void sweep_grid(WINDOW *w, const tui_sweepplot *p, bool bytes, int y0, bool ascii)
@@ -390,12 +416,8 @@ static void sweep_grid(WINDOW *w, const tui_sweepplot *p, bool bytes, int y0, bo
     int gx = 1 + TUI_SWEEP_YLABEL_W + 1, inner = getmaxx(w) - 2, yb = y0 + 1 + p->h;
     tui_role half_role;
     const char *half = tui_sweep_glyph(SWM_HALF, ascii, &half_role);
-    tui_draw_text(w, y0, 1, TUI_SWEEP_YLABEL_W + 1, "GB/s", ROLE_DIM);
+    plot_frame(w, y0, TUI_SWEEP_YLABEL_W, p->h, p->w, "GB/s", sweep_ylabel, p, ascii);
     for (int r = 0; r < p->h; r++) {
-        char ylab[16];
-        tui_sweep_ylabel(p, r, ylab, sizeof ylab);
-        tui_draw_rtext(w, y0 + 1 + r, 1 + TUI_SWEEP_YLABEL_W, TUI_SWEEP_YLABEL_W, ylab, ROLE_DIM);
-        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
         for (int c = 0; c < p->w; c++) {
             const tui_sweepcell *cell = tui_sweep_cell(p, r, c);
             tui_role role;
@@ -409,13 +431,10 @@ static void sweep_grid(WINDOW *w, const tui_sweepplot *p, bool bytes, int y0, bo
                 glyph(w, y0 + 1 + r, gx + 1 + c, g, cell->mine && cell->mark == SWM_LINE ? ROLE_OK : role);
         }
     }
-    glyph(w, yb, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
     for (int c = 0; c < p->w; c++) {
         char m[2] = {p->marks[c], '\0'};
         if (m[0] != ' ')
             glyph(w, yb, gx + 1 + c, m, ROLE_EMPH);
-        else
-            glyph(w, yb, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
     }
     tui_draw_text(w, yb + 1, 1, TUI_SWEEP_YLABEL_W, bytes ? "bytes" : "count", ROLE_DIM);
     tui_draw_text(w, yb + 1, gx + 1, inner - gx, p->xaxis, ROLE_DIM);
