@@ -111,7 +111,9 @@ return lab {
       then rising in proportion to the size (**bandwidth-bound**).  The
       bandwidth column does the opposite: tiny at first, then levelling off
       at the achievable bandwidth.  The size where it reaches half of its
-      final value is where a equals S / B.
+      final value is where a equals S / B.  Press `b` after a run to see
+      the all-reduces (yours too, once it runs) plotted against the size,
+      with that point marked for each.
 
       For training this means that many small all-reduces, one per tensor,
       waste time on latency.  Frameworks therefore pack gradients into
@@ -390,6 +392,7 @@ return lab {
       | `H` | the next hint |
       | `Enter` | a row's figures, and why it failed |
       | `X` | reset to the starter (yours is backed up) |
+      | `b` | bus bandwidth against message size, plotted |
 
       From the command line: `cudalab run multigpu`, or one experiment
       with `--variant ar_ring`; `cudalab run multigpu --exercise` adds

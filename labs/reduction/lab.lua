@@ -244,6 +244,7 @@ return lab {
       | save | compiles and runs your kernel |
       | `r` / `R` | run the selected row / every row |
       | `s` / `S` | next / previous size |
+      | `b` | GB/s against the sizes you ran |
       | `Enter` | a row's figures, and why it failed |
       | `X` | reset to the starter (yours is backed up) |
 

@@ -1,8 +1,13 @@
 #include "core/units.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+#define NBYTE_UNITS (sizeof byte_units / sizeof byte_units[0])
 
 static int sig3_decimals(double a)
 {
@@ -32,8 +37,7 @@ char *units_sig3(double value, char *buf, size_t cap)
 
 char *units_bytes(double bytes, char *buf, size_t cap)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    const size_t last = sizeof units / sizeof units[0] - 1;
+    const size_t last = NBYTE_UNITS - 1;
     char num[UNITS_MAX];
     if (!isfinite(bytes) || bytes < 0) {
         snprintf(buf, cap, "-");
@@ -57,8 +61,27 @@ char *units_bytes(double bytes, char *buf, size_t cap)
         if (num[len - 1] == '.')
             num[--len] = '\0';
     }
-    snprintf(buf, cap, "%s %s", num, units[u]);
+    snprintf(buf, cap, "%s %s", num, byte_units[u]);
     return buf;
+}
+
+bool units_parse_bytes(const char *text, double *bytes)
+{
+    char *end;
+    double v;
+    if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
+        return false;
+    v = strtod(text, &end);
+    if (end == text || !isfinite(v))
+        return false;
+    while (*end == ' ')
+        end++;
+    for (size_t u = 0; u < NBYTE_UNITS; u++)
+        if (strcmp(end, byte_units[u]) == 0) {
+            *bytes = ldexp(v, 10 * (int)u);
+            return true;
+        }
+    return false;
 }
 
 char *units_pct(double pct, char *buf, size_t cap)

@@ -6,6 +6,7 @@
 #ifndef CUDALAB_CORE_UNITS_H
 #define CUDALAB_CORE_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define UNITS_MAX 32    /* room for any figure below */
@@ -17,6 +18,9 @@ char *units_sig3(double value, char *buf, size_t cap);
  * trailing zeros, as sizes are written in prose: "512 B", "1.5 KiB",
  * "256 MiB", "79.7 GiB", "4 TiB". */
 char *units_bytes(double bytes, char *buf, size_t cap);
+/* Reads back what units_bytes writes ("512 B", "1.5 KiB", "256 MiB", the
+ * space optional) into *bytes; false for anything else ("2^20", "1 GB"). */
+bool units_parse_bytes(const char *text, double *bytes);
 /* A percentage: "87%", "5.2%", "<0.1%", "0%". */
 char *units_pct(double pct, char *buf, size_t cap);
 

@@ -92,7 +92,9 @@ static void overlay_window(tui_ctx *c)
     case TUI_OV_HELP: case TUI_OV_DETAILS: r = c->lay.help; break;
     case TUI_OV_QUIZ: r = c->lay.quiz; break;
     case TUI_OV_CONFIRM_QUIT: case TUI_OV_CONFIRM_RESET: r = c->lay.confirm; break;
-    case TUI_OV_TIMELINE: case TUI_OV_ROOFLINE: case TUI_OV_MESSAGES: r = c->lay.view; break;
+    case TUI_OV_TIMELINE: case TUI_OV_ROOFLINE: case TUI_OV_SWEEP: case TUI_OV_MESSAGES:
+        r = c->lay.view;
+        break;
     default: return;
     }
     if (!tui_rect_empty(r))
@@ -121,7 +123,7 @@ static void draw(tui_ctx *c)
         return;
     }
     bool full = a->overlay == TUI_OV_TIMELINE || a->overlay == TUI_OV_ROOFLINE ||
-                a->overlay == TUI_OV_MESSAGES;
+                a->overlay == TUI_OV_SWEEP || a->overlay == TUI_OV_MESSAGES;
     if ((int)a->overlay != c->drawn_overlay)
         uncover(c);
     c->drawn_overlay = (int)a->overlay;
@@ -156,6 +158,7 @@ static void draw(tui_ctx *c)
         case TUI_OV_CONFIRM_RESET: tui_overlays_confirm_reset(c->overlay, a); break;
         case TUI_OV_TIMELINE: tui_views_timeline(c->overlay, a); break;
         case TUI_OV_ROOFLINE: tui_views_roofline(c->overlay, a); break;
+        case TUI_OV_SWEEP: tui_views_sweep(c->overlay, a); break;
         case TUI_OV_MESSAGES: tui_views_messages(c->overlay, a); break;
         default: break;
         }

@@ -319,7 +319,8 @@ static unsigned overlay_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TUI_OV_TIMELINE:
         return tui_app_timeline_key(a, lay, act);
     case TUI_OV_ROOFLINE:
-        return tui_app_roofline_key(a, act);
+    case TUI_OV_SWEEP:
+        return tui_app_plot_key(a, act);
     case TUI_OV_MESSAGES:
         return tui_app_messages_key(a, lay, act);
     case TUI_OV_CONFIRM_QUIT:
@@ -398,9 +399,9 @@ static unsigned app_key(tui_app *a, const tui_layout *lay, tui_action act)
     case TA_EXPORT:
         return tui_app_timeline_export(a);
     case TA_ROOFLINE:
-        a->overlay = TUI_OV_ROOFLINE;
-        a->roof_scroll = 0;
-        return TUI_F_REDRAW;
+        return tui_app_plot_open(a, TUI_OV_ROOFLINE);
+    case TA_SWEEP:
+        return tui_app_plot_open(a, TUI_OV_SWEEP);
     case TA_MESSAGES:
         return tui_app_messages_open(a, lay);
     case TA_NCU:
@@ -426,8 +427,8 @@ static unsigned app_mouse(tui_app *a, const tui_layout *lay, int y, int x, tui_m
         return details_key(a, lay, wheel);
     if (a->overlay == TUI_OV_TIMELINE)
         return m == TUI_MOUSE_CLICK ? 0 : tui_app_timeline_key(a, lay, m == TUI_MOUSE_WHEEL_UP ? TA_ZOOM_IN : TA_ZOOM_OUT);
-    if (a->overlay == TUI_OV_ROOFLINE)
-        return m == TUI_MOUSE_CLICK ? 0 : tui_app_roofline_key(a, wheel);
+    if (a->overlay == TUI_OV_ROOFLINE || a->overlay == TUI_OV_SWEEP)
+        return m == TUI_MOUSE_CLICK ? 0 : tui_app_plot_key(a, wheel);
     if (a->overlay == TUI_OV_MESSAGES)
         return m == TUI_MOUSE_CLICK ? 0 : tui_app_messages_key(a, lay, wheel);
     if (a->overlay != TUI_OV_NONE) {

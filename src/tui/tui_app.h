@@ -43,6 +43,7 @@ typedef enum tui_overlay {
     TUI_OV_CONFIRM_RESET,
     TUI_OV_TIMELINE,           /* full screen: the recorded timeline */
     TUI_OV_ROOFLINE,           /* full screen: the roofline of the measured rows */
+    TUI_OV_SWEEP,              /* full screen: GB/s against size of the rows of several sizes */
     TUI_OV_MESSAGES,           /* full screen: every message, wrapped */
 } tui_overlay;
 
@@ -163,7 +164,7 @@ typedef struct tui_app {
     char tl_fallback[TUI_TL_PATH_MAX];  /* read when no run announced one; may be "" */
     bool tl_stale;             /* a newer timeline was announced since tl was read */
     unsigned tl_serial;        /* the log's serial when the view opened: newer messages show in it */
-    int roof_scroll;           /* first legend line of the roofline view */
+    int plot_scroll;           /* first legend line of the roofline or the by-size view */
 
     tui_job_kind job;          /* what runs in the background */
     size_t job_lab;

@@ -67,7 +67,7 @@ unsigned tui_app_request_run(tui_app *app, run_mode mode);
 /* Leaves a cancel request for the running run or tool job. */
 unsigned tui_app_request_cancel(tui_app *app);
 
-/* ---- the timeline, the roofline and tool jobs (tui_app_tools.c) ---- */
+/* ---- the timeline, the roofline, GB/s by size and tool jobs (tui_app_tools.c) ---- */
 
 /* Opens the timeline overlay (or logs that there is no timeline yet). */
 unsigned tui_app_timeline_open(tui_app *app);
@@ -76,8 +76,11 @@ unsigned tui_app_timeline_open(tui_app *app);
 unsigned tui_app_timeline_export(tui_app *app);
 /* A key in the open timeline: zoom, pan, lanes, export, help, close. */
 unsigned tui_app_timeline_key(tui_app *app, const tui_layout *lay, tui_action act);
-/* A key in the roofline overlay: scroll, timeline, export, help, close. */
-unsigned tui_app_roofline_key(tui_app *app, tui_action act);
+/* Opens view (TUI_OV_ROOFLINE or TUI_OV_SWEEP) with its legend from the top. */
+unsigned tui_app_plot_open(tui_app *app, tui_overlay view);
+/* A key in the roofline or the by-size view: scroll the legend, the other
+ * view, timeline, export, help, close. */
+unsigned tui_app_plot_key(tui_app *app, tui_action act);
 /* Opens the messages view at its newest line. */
 unsigned tui_app_messages_open(tui_app *app, const tui_layout *lay);
 /* A key in the messages view: scroll, close. */

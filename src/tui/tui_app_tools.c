@@ -13,7 +13,7 @@
 #include "tui/tui_ncu.h"
 #include "tui/tui_prof.h"
 
-/* ---- the timeline and the roofline ------------------------------------------- */
+/* ---- the timeline ------------------------------------------------------------------ */
 
 /* Reads the timeline to show when none is read yet or a newer one was
  * announced; false (with a message) when there is none. */
@@ -145,10 +145,8 @@ unsigned tui_app_timeline_key(tui_app *app, const tui_layout *lay, tui_action ac
     case TA_ENTER: tui_timeline_focus(&app->tl, w); break;
     case TA_HOME: case TA_END: tui_timeline_reset(&app->tl); break;
     case TA_EXPORT: return tui_app_timeline_export(app);
-    case TA_ROOFLINE:
-        app->overlay = TUI_OV_ROOFLINE;
-        app->roof_scroll = 0;
-        break;
+    case TA_ROOFLINE: return tui_app_plot_open(app, TUI_OV_ROOFLINE);
+    case TA_SWEEP: return tui_app_plot_open(app, TUI_OV_SWEEP);
     case TA_HELP:
         app->help_back = TUI_OV_TIMELINE;
         app->overlay = TUI_OV_HELP;
@@ -214,29 +212,46 @@ unsigned tui_app_messages_key(tui_app *app, const tui_layout *lay, tui_action ac
     return TUI_F_REDRAW;
 }
 
-unsigned tui_app_roofline_key(tui_app *app, tui_action act)
+/* ---- the roofline and GB/s by size ------------------------------------------------ */
+
+unsigned tui_app_plot_open(tui_app *app, tui_overlay view)
 {
+    app->overlay = view;
+    app->plot_scroll = 0;
+    return TUI_F_REDRAW;
+}
+
+unsigned tui_app_plot_key(tui_app *app, tui_action act)
+{
+    tui_overlay self = app->overlay;
     switch (act) {
-    case TA_UP: app->roof_scroll--; break;
-    case TA_DOWN: app->roof_scroll++; break;
-    case TA_PAGE_UP: app->roof_scroll -= 5; break;
-    case TA_PAGE_DOWN: app->roof_scroll += 5; break;
-    case TA_HOME: app->roof_scroll = 0; break;
+    case TA_UP: app->plot_scroll--; break;
+    case TA_DOWN: app->plot_scroll++; break;
+    case TA_PAGE_UP: app->plot_scroll -= 5; break;
+    case TA_PAGE_DOWN: app->plot_scroll += 5; break;
+    case TA_HOME: app->plot_scroll = 0; break;
     case TA_TIMELINE: return tui_app_timeline_open(app);
     case TA_EXPORT: return tui_app_timeline_export(app);
+    case TA_ROOFLINE: case TA_SWEEP: {
+        tui_overlay other = act == TA_ROOFLINE ? TUI_OV_ROOFLINE : TUI_OV_SWEEP;
+        if (other != self)
+            return tui_app_plot_open(app, other);
+        app->overlay = TUI_OV_NONE;
+        break;
+    }
     case TA_HELP:
-        app->help_back = TUI_OV_ROOFLINE;
+        app->help_back = self;
         app->overlay = TUI_OV_HELP;
         app->help_scroll = 0;
         break;
-    case TA_CANCEL: case TA_QUIT: case TA_ROOFLINE: case TA_ENTER:
+    case TA_CANCEL: case TA_QUIT: case TA_ENTER:
         app->overlay = TUI_OV_NONE;
         break;
     default:
         return 0;
     }
-    if (app->roof_scroll < 0)
-        app->roof_scroll = 0;
+    if (app->plot_scroll < 0)
+        app->plot_scroll = 0;
     return TUI_F_REDRAW;
 }
 

@@ -49,6 +49,7 @@ static const tui_keybind table[] = {
     {'t', TA_TIMELINE, "t"},
     {'T', TA_EXPORT, "T"},
     {'f', TA_ROOFLINE, "f"},
+    {'b', TA_SWEEP, "b"},
     {'+', TA_ZOOM_IN, "+"},
     {'=', TA_ZOOM_IN, "="},
     {'-', TA_ZOOM_OUT, "-"},
@@ -94,6 +95,8 @@ static const char *const descriptions[TA_COUNT] = {
     [TA_TIMELINE] = "timeline of the last profiling run (Esc closes)",
     [TA_EXPORT] = "write the timeline as a Chrome trace (Perfetto)",
     [TA_ROOFLINE] = "roofline of the measured kernels",
+    [TA_SWEEP] = "GB/s against size of rows measured at several sizes: latency- or "
+                 "bandwidth-bound",
     [TA_ZOOM_IN] = "timeline: zoom in",
     [TA_ZOOM_OUT] = "timeline: zoom out",
     [TA_NCU] = "Nsight Compute metrics of the selected row's kernel",

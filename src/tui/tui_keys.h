@@ -37,6 +37,7 @@ typedef enum tui_action {
     TA_TIMELINE,
     TA_EXPORT,
     TA_ROOFLINE,
+    TA_SWEEP,
     TA_ZOOM_IN,
     TA_ZOOM_OUT,
     TA_NCU,

@@ -327,8 +327,12 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
         {"Enter", "zoom to it"}, {"T", "export trace"}, {"f", "roofline"}, {"?", "help"},
     };
     static const status_key roof_keys[] = {
-        {"Esc", "close"}, {"t", "timeline"}, {"Up/Down", "points"}, {"?", "help"},
+        {"Esc", "close"}, {"t", "timeline"}, {"Up/Down", "points"}, {"b", "by size"}, {"?", "help"},
     };
+    static const status_key sweep_keys[] = {
+        {"Esc", "close"}, {"Up/Down", "series"}, {"f", "roofline"}, {"?", "help"},
+    };
+    static const status_key sweep[] = {{"b", "GB/s by size"}};
     static const status_key head[] = {
         {"?", "help"}, {"q", "quit"}, {"Tab", "pane"}, {"n/p", "step"}, {"r", "run"}, {"R", "run all"},
     };
@@ -350,6 +354,10 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
         ADD(roof_keys);
         return n;
     }
+    if (a->overlay == TUI_OV_SWEEP) {
+        ADD(sweep_keys);
+        return n;
+    }
     ADD(head);
     if (l && l->nexercises > 1)
         ADD(exs);
@@ -358,6 +366,8 @@ static size_t status_keys(const tui_app *a, status_key *out, size_t max)
     } else if (l && l->nexercises > 0) {
         ADD(ex);
     }
+    if (l && tui_runtable_swept(&a->ls[a->sel].table))
+        ADD(sweep);
     ADD(tail);
 #undef ADD
     return n;

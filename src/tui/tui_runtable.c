@@ -272,6 +272,22 @@ size_t tui_runtable_results(const tui_runtable *table, run_result *out, size_t m
     return n;
 }
 
+bool tui_runtable_swept(const tui_runtable *table)
+{
+    for (size_t i = 0; i < table->n; i++) {
+        const tui_row *a = &table->v[i];
+        if (!a->has_result || !a->size[0] || !in_scope(a, table->scope))
+            continue;
+        for (size_t j = 0; j < i; j++) {
+            const tui_row *b = &table->v[j];
+            if (b->has_result && b->size[0] && strcmp(a->variant, b->variant) == 0 &&
+                strcmp(a->exercise, b->exercise) == 0 && strcmp(a->size, b->size) != 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* ---- columns and cells ------------------------------------------------- */
 
 typedef struct colinfo {

@@ -107,6 +107,9 @@ size_t tui_runtable_view_own(const tui_runtable *table, const char *size, const 
 bool tui_runtable_remove(tui_runtable *table, const char *variant, const char *size);
 /* Copies every row that has a result into out; returns how many. */
 size_t tui_runtable_results(const tui_runtable *table, run_result *out, size_t max);
+/* True when some variant of the table's scope has results at two sizes or
+ * more: its rows sweep sizes (the by-size view plots those that ran correctly). */
+bool tui_runtable_swept(const tui_runtable *table);
 
 /* Picks the columns that fit in width (narrowest first to go: x lib, % peak,
  * rate) with their positions; returns how many, in display order. */

@@ -6,6 +6,7 @@
 
 #include "tui/tui_draw.h"
 #include "tui/tui_roof.h"
+#include "tui/tui_sweep.h"
 #include "tui/tui_text.h"
 #include "tui/tui_timeline.h"
 
@@ -164,9 +165,33 @@ void tui_views_timeline(WINDOW *win, const tui_app *app)
     timeline_bottom(win, app);
 }
 
+/* ---- the log-log plots: roofline, GB/s by size ---------------------------------------- */
+
+/* A plot's row label ("100G", "0.01") into buf, "" where none falls. */
+typedef const char *(*plot_ylabel_fn)(const void *plot, int row, char *buf, size_t n);
+
+/* A plot's frame from row y0: the caption above the y labels, label(plot,
+ * row) right-aligned in yw columns beside each of h rows, the vertical
+ * axis, and the corner and rule under the pw columns of the plot. */
+static void plot_frame(WINDOW *w, int y0, int yw, int h, int pw, const char *caption,
+                       plot_ylabel_fn label, const void *plot, bool ascii)
+{
+    int gx = 1 + yw + 1;
+    tui_draw_text(w, y0, 1, yw + 1, caption, ROLE_DIM);
+    for (int r = 0; r < h; r++) {
+        char buf[16];
+        tui_draw_rtext(w, y0 + 1 + r, 1 + yw, yw, label(plot, r, buf, sizeof buf), ROLE_DIM);
+        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
+    }
+    glyph(w, y0 + 1 + h, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
+    for (int c = 0; c < pw; c++)
+        glyph(w, y0 + 1 + h, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
+}
+
 /* ---- roofline -------------------------------------------------------------------- */
 
-static void roof_message(WINDOW *w, const char *a, const char *b)
+/* Why a plot is not drawn (a), and what to do about it (b, may be NULL). */
+static void view_message(WINDOW *w, const char *a, const char *b)
 {
     int cols = getmaxx(w), rows = getmaxy(w), y = 2;
     y += tui_draw_wrapped(w, y, 2, cols - 4, rows - 4, a, ROLE_WARN);
@@ -205,18 +230,19 @@ static roof_place roof_layout(int rows, int cols, size_t np, int y0)
     return pl;
 }
 
+static const char *roof_ylabel(const void *plot, int row, char *buf, size_t n)
+{
+    return tui_roof_ylabel(plot, row, buf, n);
+}
+
 /* The plotted grid p from row y0: the FLOP/s labels and axis, the roofs
  * and the points (the learner's in the OK colour), the FLOP/B axis. */
 static void roof_grid(WINDOW *w, const tui_roofplot *p, int y0, bool ascii)
 {
     int gx = 1 + TUI_ROOF_YLABEL_W + 1, inner = getmaxx(w) - 2;
     char line[512];
-    tui_draw_text(w, y0, 1, TUI_ROOF_YLABEL_W + 1, "FLOP/s", ROLE_DIM);
+    plot_frame(w, y0, TUI_ROOF_YLABEL_W, p->h, p->w, "FLOP/s", roof_ylabel, p, ascii);
     for (int r = 0; r < p->h; r++) {
-        char ylab[16];
-        tui_roof_ylabel(p, r, ylab, sizeof ylab);
-        tui_draw_rtext(w, y0 + 1 + r, 1 + TUI_ROOF_YLABEL_W, TUI_ROOF_YLABEL_W, ylab, ROLE_DIM);
-        glyph(w, y0 + 1 + r, gx, ascii ? "|" : "\xE2\x94\x82", ROLE_DIM);
         for (int c = 0; c < p->w; c++) {
             const tui_roofcell *cell = tui_roof_cell(p, r, c);
             tui_role role;
@@ -230,9 +256,6 @@ static void roof_grid(WINDOW *w, const tui_roofplot *p, int y0, bool ascii)
                 glyph(w, y0 + 1 + r, gx + 1 + c, g, role);
         }
     }
-    glyph(w, y0 + 1 + p->h, gx, ascii ? "+" : "\xE2\x94\x94", ROLE_DIM);
-    for (int c = 0; c < p->w; c++)
-        glyph(w, y0 + 1 + p->h, gx + 1 + c, ascii ? "-" : "\xE2\x94\x80", ROLE_DIM);
     snprintf(line, sizeof line, "%s  FLOP/B", p->xaxis);
     tui_draw_text(w, y0 + 2 + p->h, gx + 1, inner - gx, line, ROLE_DIM);
 }
@@ -242,7 +265,7 @@ static void roof_legend(WINDOW *w, const tui_app *a, const roofline *roof, const
                         size_t np, roof_place pl)
 {
     int rows = getmaxy(w), cols = getmaxx(w);
-    int scroll = a->roof_scroll;
+    int scroll = a->plot_scroll;
     int width = pl.beside ? cols - 1 - pl.leg_x : cols - 2;
     char line[512];
     if (scroll > (int)np - pl.leg_h)
@@ -290,7 +313,7 @@ void tui_views_roofline(WINDOW *win, const tui_app *app)
     if (!l)
         return;
     if (!app->dev_known || !app->dev.present) {
-        roof_message(
+        view_message(
             win,
             app->dev_known ? "no CUDA device found: the roofline needs this GPU's peaks "
                              "(its FP32 rate and measured copy bandwidth)"
@@ -304,7 +327,7 @@ void tui_views_roofline(WINDOW *win, const tui_app *app)
     roof.peak_gflops = app->dev.peak_fp32_tflops * 1e3;
     roof.peak_gbs = measured ? app->dev.peak_bw_measured_gbs : app->dev.peak_bw_theory_gbs;
     if (!roofline_valid(&roof)) {
-        roof_message(win,
+        view_message(win,
                      "the device reported no FP32 peak or bandwidth, so there is no roof to draw",
                      NULL);
         return;
@@ -312,7 +335,7 @@ void tui_views_roofline(WINDOW *win, const tui_app *app)
     tui_roof_header(&roof, measured, line, sizeof line);
     tui_draw_text(win, 1, 1, inner, line, ROLE_NORMAL);
     if (np == 0) {
-        roof_message(win, "nothing measured here with both a FLOP rate and a bandwidth yet",
+        view_message(win, "nothing measured here with both a FLOP rate and a bandwidth yet",
                      "Run the lab (R) at this size; in the profiling lab the roofline experiment places one "
                      "kernel at rising FLOPs per byte.");
         return;
@@ -321,12 +344,172 @@ void tui_views_roofline(WINDOW *win, const tui_app *app)
     err_clear(&e);
     if (!tui_roof_plot(&roof, pts, np, pl.plot_w, pl.plot_h - 1, &p, &e)) {
         tui_roof_free(&p);
-        roof_message(win, e.msg, NULL);
+        view_message(win, e.msg, NULL);
         return;
     }
     roof_grid(win, &p, y0, app->ascii);
     tui_roof_free(&p);
     roof_legend(win, app, &roof, pts, np, pl);
+}
+
+/* ---- GB/s by size ------------------------------------------------------------------ */
+
+#define SWEEP_MIN_W 32          /* the smallest plot drawn, in cells */
+#define SWEEP_MIN_H 4
+
+/* The series of the rows measured in the picked exercise's scope, every size. */
+static void sweep_series(const tui_app *a, tui_sweep *sw)
+{
+    const tui_runtable *t = &a->ls[a->sel].table;
+    size_t idx[VIEW_MAX], n = tui_runtable_view(t, NULL, idx, VIEW_MAX);
+    tui_sweep_init(sw);
+    for (size_t k = 0; k < n; k++)
+        if (t->v[idx[k]].has_result)
+            tui_sweep_add(sw, &t->v[idx[k]].r);
+    tui_sweep_finish(sw);
+}
+
+/* A series' title: its variant's in the lab, else NULL (its row label). */
+static const char *sweep_title(const lab *l, const tui_sweepseries *s)
+{
+    const lab_variant *v = lab_variant_find(l, s->variant);
+    return v && v->title ? v->title : NULL;
+}
+
+/* Nothing to plot: why, and how to get rows. */
+static void sweep_empty(WINDOW *w, const tui_app *a, const tui_sweep *sw)
+{
+    char why[1024], how[512];
+    size_t nsizes = 0;
+    const char *r = a->dev.reason;
+    bool gpu = !a->dev_known || a->dev.present;
+    tui_app_sizes(a, a->sel, &nsizes);
+    if (!gpu)
+        snprintf(why, sizeof why, "%s%s: nothing can be measured on this machine, so nothing is "
+                 "plotted here yet", strncmp(r, "no CUDA device found", 20) == 0 ? "" :
+                 "no CUDA device found: ", r[0] ? r : "reason unknown");
+    else if (sw->failed > 0)
+        snprintf(why, sizeof why, "nothing measured correctly at two sizes or more yet: %zu row%s "
+                 "did not run correctly (%s)", sw->failed, sw->failed == 1 ? "" : "s", sw->failure);
+    else
+        snprintf(why, sizeof why, "nothing measured at two sizes or more yet");
+    if (nsizes >= 2)
+        snprintf(how, sizeof how, "%s the lab (R) at two or more of its sizes (s picks the next "
+                 "size): each row then draws its GB/s across the sizes, and the plot shows where it "
+                 "stops being latency-bound.", gpu ? "Run" : "On a machine with a GPU, run");
+    else
+        snprintf(how, sizeof how, "%s the lab (R): rows measured at several sizes, such as the "
+                 "multigpu lab's all-reduces from 8 B to 1 GiB, plot their GB/s here.",
+                 gpu ? "Run" : "On a machine with a GPU, run");
+    view_message(w, why, how);
+}
+
+static const char *sweep_ylabel(const void *plot, int row, char *buf, size_t n)
+{
+    return tui_sweep_ylabel(plot, row, buf, n);
+}
+
+/* The grid p from row y0: the GB/s labels and axis, the points, the axis
+ * with each series' half-bandwidth letter, the size labels, the regions. */
+static void sweep_grid(WINDOW *w, const tui_sweepplot *p, bool bytes, int y0, bool ascii)
+{
+    int gx = 1 + TUI_SWEEP_YLABEL_W + 1, inner = getmaxx(w) - 2, yb = y0 + 1 + p->h;
+    tui_role half_role;
+    const char *half = tui_sweep_glyph(SWM_HALF, ascii, &half_role);
+    plot_frame(w, y0, TUI_SWEEP_YLABEL_W, p->h, p->w, "GB/s", sweep_ylabel, p, ascii);
+    for (int r = 0; r < p->h; r++) {
+        for (int c = 0; c < p->w; c++) {
+            const tui_sweepcell *cell = tui_sweep_cell(p, r, c);
+            tui_role role;
+            const char *g = tui_sweep_glyph(cell->mark, ascii, &role);
+            char letter[2] = {cell->letter, '\0'};
+            if (cell->mark == SWM_NONE)
+                continue;
+            if (cell->mark == SWM_POINT)
+                glyph(w, y0 + 1 + r, gx + 1 + c, letter, cell->mine ? ROLE_OK : ROLE_WARN);
+            else
+                glyph(w, y0 + 1 + r, gx + 1 + c, g, cell->mine && cell->mark == SWM_LINE ? ROLE_OK : role);
+        }
+    }
+    for (int c = 0; c < p->w; c++) {
+        char m[2] = {p->marks[c], '\0'};
+        if (m[0] != ' ')
+            glyph(w, yb, gx + 1 + c, m, ROLE_EMPH);
+    }
+    tui_draw_text(w, yb + 1, 1, TUI_SWEEP_YLABEL_W, bytes ? "bytes" : "count", ROLE_DIM);
+    tui_draw_text(w, yb + 1, gx + 1, inner - gx, p->xaxis, ROLE_DIM);
+    tui_draw_text(w, yb + 2, gx + 1, inner - gx, p->regions, ROLE_NORMAL);
+    if (p->half_col >= 0)
+        glyph(w, yb + 2, gx + 1 + p->half_col, half, half_role);
+}
+
+/* The legend from row y, leg_h lines from the scrolled series on. */
+static void sweep_legend(WINDOW *w, const tui_app *a, const lab *l, const tui_sweep *sw, int y,
+                         int leg_h)
+{
+    int scroll = a->plot_scroll, inner = getmaxx(w) - 2;
+    char line[512], shown[512];
+    if (scroll > (int)sw->n - leg_h)
+        scroll = (int)sw->n - leg_h;
+    for (int k = 0; k < leg_h && (size_t)(scroll + k) < sw->n; k++) {
+        size_t i = (size_t)(scroll + k);
+        tui_sweep_describe(sw, i, sweep_title(l, &sw->s[i]), line, sizeof line);
+        tui_text_clip(line, inner, tui_glyphs_get(a->ascii)->ellipsis, shown, sizeof shown);
+        tui_draw_text(w, y + k, 1, inner, shown, sw->s[i].mine ? ROLE_OK : ROLE_NORMAL);
+    }
+    if ((int)sw->n > leg_h)
+        tui_draw_footer(w, "Up/Down scroll the series  f roofline  Esc closes", a->ascii);
+}
+
+void tui_views_sweep(WINDOW *win, const tui_app *app)
+{
+    const lab *l = tui_app_lab(app);
+    int rows = getmaxy(win), cols = getmaxx(win), inner = cols - 2, plot_w = inner - TUI_SWEEP_YLABEL_W - 3;
+    int head_h = rows >= 24 ? 3 : rows >= 18 ? 2 : 1, need, y0, avail, leg_h, plot_h;
+    size_t st[4], ln[4];
+    static tui_sweep sw;
+    tui_sweepplot p;
+    char title[128], head[1024], line[256];
+    cl_err e;
+    werase(win);
+    snprintf(title, sizeof title, "GB/s by size: %s (log-log)", l ? l->id : "");
+    tui_draw_box(win, title, NULL, true, app->ascii);
+    tui_draw_footer(win, "f roofline  Esc closes", app->ascii);
+    if (!l)
+        return;
+    sweep_series(app, &sw);
+    if (sw.n == 0) {
+        sweep_empty(win, app, &sw);
+        return;
+    }
+    /* the whole reading when it fits in head_h lines, else its figures */
+    tui_sweep_header(&sw, sweep_title(l, &sw.s[sw.best]), false, head, sizeof head);
+    if ((int)tui_text_wrap(head, inner, st, ln, 4) > head_h)
+        tui_sweep_header(&sw, sweep_title(l, &sw.s[sw.best]), true, head, sizeof head);
+    need = (int)tui_text_wrap(head, inner, st, ln, 4);
+    y0 = 1 + (need < head_h ? need : head_h);
+    /* under the header: the caption, the plot, its axis, labels and
+     * regions, a gap, the legend */
+    avail = rows - 2 - y0;
+    leg_h = (int)sw.n < avail / 4 ? (int)sw.n : avail / 4 > 1 ? avail / 4 : 1;
+    plot_h = avail - 5 - leg_h;
+    if (plot_w < SWEEP_MIN_W || plot_h < SWEEP_MIN_H) {
+        snprintf(line, sizeof line, "the window is too small for the plot (%d x %d): make the "
+                 "terminal at least %d columns wide and %d rows high", cols, rows,
+                 SWEEP_MIN_W + TUI_SWEEP_YLABEL_W + 5, rows - plot_h + SWEEP_MIN_H + 1);
+        view_message(win, line, NULL);
+        return;
+    }
+    err_clear(&e);
+    if (!tui_sweep_plot(&sw, plot_w, plot_h, &p, &e)) {
+        tui_sweep_free(&p);
+        view_message(win, e.msg, NULL);
+        return;
+    }
+    tui_draw_wrapped(win, 1, 1, inner, head_h, head, ROLE_NORMAL);
+    sweep_grid(win, &p, sw.bytes, y0, app->ascii);
+    tui_sweep_free(&p);
+    sweep_legend(win, app, l, &sw, y0 + plot_h + 5, leg_h);
 }
 
 /* ---- messages ------------------------------------------------------------------ */

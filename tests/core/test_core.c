@@ -254,6 +254,24 @@ static void test_units(void **state)
     assert_string_equal(UNITS(units_bytes, 1234567.0), "1.18 MiB");
     assert_string_equal(UNITS(units_bytes, 4398046511104.0), "4 TiB");
     assert_string_equal(UNITS(units_bytes, -1.0), "-");
+    {
+        double b = -1;
+        assert_true(units_parse_bytes("8 B", &b) && b == 8.0);
+        assert_true(units_parse_bytes("256 MiB", &b) && b == (double)(256u << 20));
+        assert_true(units_parse_bytes("1.5KiB", &b) && b == 1536.0);
+        assert_true(units_parse_bytes("1 GiB", &b) && b == 1073741824.0);
+        assert_false(units_parse_bytes("2^20", &b));
+        assert_false(units_parse_bytes("1 GB", &b));
+        assert_false(units_parse_bytes("-1 B", &b));
+        assert_false(units_parse_bytes("", &b));
+        assert_false(units_parse_bytes("1 MiB x", &b));
+        /* every size units_bytes writes reads back as itself */
+        for (int e = 0; e <= 40; e++) {
+            char t[UNITS_MAX];
+            assert_true(units_parse_bytes(units_bytes(ldexp(1.0, e), t, sizeof t), &b));
+            assert_true(b == ldexp(1.0, e));
+        }
+    }
 
     assert_string_equal(UNITS(units_pct, 87.2), "87%");
     assert_string_equal(UNITS(units_pct, 5.23), "5.2%");

@@ -7,7 +7,8 @@
 #     the one a run on a GPU records): zoom, pan, lanes, an item's details;
 #   - T exports it as a Chrome trace, which must validate
 #     (CUDALAB_TRACE_CHECK: the trace_check program; else python3's json);
-#   - f shows the roofline view; N explains why Nsight Compute cannot run;
+#   - f shows the roofline view, b GB/s against size, both empty without a
+#     GPU; N explains why Nsight Compute cannot run;
 #   - C runs racecheck in the background through a stand-in
 #     compute-sanitizer that replays a recorded log;
 #   - a kernel that does not compile shows the compiler's message with the
@@ -187,8 +188,15 @@ if wait_for "Roofline: profiling (log-log)" 5; then pass "f opens the roofline";
 has "no CUDA device found: the roofline needs this GPU's peaks" && pass "the roofline says why it is empty" ||
     fail "the roofline does not explain itself"
 snapshot roofline
+# b goes on to GB/s against size, which has nothing measured here either
+keys b
+if wait_for "GB/s by size: profiling (log-log)" 5; then pass "b opens GB/s by size"; else fail "b did not open GB/s by size"; fi
+has "no CUDA device found" && has "nothing can be measured on this machine" &&
+    pass "GB/s by size says why it is empty" || fail "GB/s by size does not explain itself"
+has "Esc close  Up/Down series  f roofline" && pass "the status bar offers the view's keys" ||
+    fail "no keys of GB/s by size in the status bar"
 keys Escape
-if wait_gone "Roofline:" 5 && wait_for "Lesson: Profiling" 5; then pass "Esc closes the view"; else fail "Esc did not close the view"; fi
+if wait_gone "Roofline:" 5 && wait_gone "GB/s by size:" 5 && wait_for "Lesson: Profiling" 5; then pass "Esc closes the view"; else fail "Esc did not close the view"; fi
 
 # ---- Nsight Compute: the selected row's kernel ---------------------------------------------------
 keys Tab

@@ -763,6 +763,56 @@ static void test_timeline_view(void **state)
     assert_string_equal(a->tl.path, sample);
 }
 
+/* b opens GB/s by size; b and f switch between it and the roofline; the
+ * same key again, Esc, q or Enter closes; help returns to it; the status
+ * bar offers b once a row has results at two sizes. */
+static void test_sweep_key(void **state)
+{
+    tui_app *a = *state;
+    run_result r;
+    assert_false(tui_runtable_swept(&a->ls[0].table));
+    r = measured(0, "sequential", "2^20", RS_CORRECT);
+    r.gbps = 400;
+    assert_true(tui_runtable_result(&a->ls[0].table, &r, NULL));
+    assert_false(tui_runtable_swept(&a->ls[0].table));
+    r = measured(0, "interleaved", "2^24", RS_CORRECT);
+    assert_true(tui_runtable_result(&a->ls[0].table, &r, NULL));
+    assert_false(tui_runtable_swept(&a->ls[0].table));
+    r = measured(0, "sequential", "2^24", RS_WRONG);
+    assert_true(tui_runtable_result(&a->ls[0].table, &r, NULL));
+    assert_true(tui_runtable_swept(&a->ls[0].table));
+
+    assert_int_equal(key(a, TA_SWEEP), TUI_F_REDRAW);
+    assert_int_equal(a->overlay, TUI_OV_SWEEP);
+    key(a, TA_DOWN);
+    key(a, TA_DOWN);
+    assert_int_equal(a->plot_scroll, 2);
+    key(a, TA_UP);
+    key(a, TA_UP);
+    key(a, TA_UP);
+    assert_int_equal(a->plot_scroll, 0);
+    key(a, TA_ROOFLINE);
+    assert_int_equal(a->overlay, TUI_OV_ROOFLINE);
+    key(a, TA_DOWN);
+    key(a, TA_SWEEP);
+    assert_int_equal(a->overlay, TUI_OV_SWEEP);
+    assert_int_equal(a->plot_scroll, 0);
+    key(a, TA_HELP);
+    assert_int_equal(a->overlay, TUI_OV_HELP);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_SWEEP);
+    key(a, TA_SWEEP);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    key(a, TA_SWEEP);
+    key(a, TA_CANCEL);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+    key(a, TA_SWEEP);
+    tui_app_mouse(a, &lay, 5, 40, TUI_MOUSE_WHEEL_DOWN);
+    assert_int_equal(a->plot_scroll, 1);
+    key(a, TA_QUIT);
+    assert_int_equal(a->overlay, TUI_OV_NONE);
+}
+
 static void test_compile_errors(void **state)
 {
     tui_app *a = *state;
@@ -1269,6 +1319,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compiler_flood, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_on_a_lab_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compile_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_exercises, setup_multi, teardown),
         cmocka_unit_test_setup_teardown(test_experiments_and_exercises, setup_basics, teardown),

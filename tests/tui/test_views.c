@@ -1,7 +1,8 @@
 /* The pure helpers behind the profiling views: timeline cells, axis and
  * text; the roofline grid; Nsight Compute's metric lines and kernel names;
  * compute-sanitizer's findings; the profiling lab's rows; the child
- * process that runs slow tools. */
+ * process that runs slow tools.  And the GB/s-by-size view drawn whole, by
+ * curses into an off-screen pad, and read back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,11 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <curses.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <wchar.h>
 
 #include "prof/ncu.h"
 #include "prof/trace.h"
@@ -25,6 +31,7 @@
 #include "tui/tui_runtable.h"
 #include "tui/tui_san.h"
 #include "tui/tui_timeline.h"
+#include "tui/tui_views.h"
 
 /* The whole file, which must not be empty. */
 static char *read_file(const char *path)
@@ -822,6 +829,201 @@ static void test_job(void **state)
     tui_job_clear(&j);
 }
 
+/* ---- GB/s by size, drawn ------------------------------------------------------------ */
+
+static char mg_id[] = "multigpu", mg_title[] = "Several GPUs", mg_problem[] = "multigpu",
+            mv0[] = "peer", mv0t[] = "Peer copies", mv1[] = "ar_naive",
+            mv1t[] = "All-reduce: gather, sum, broadcast", mv2[] = "ar_ring",
+            mv2t[] = "All-reduce: a ring of our own", mv3[] = "ar_nccl", mv3t[] = "All-reduce: NCCL";
+static lab_variant mg_variants[] = {
+    {.id = mv0, .title = mv0t}, {.id = mv1, .title = mv1t}, {.id = mv2, .title = mv2t},
+    {.id = mv3, .title = mv3t},
+};
+static const char *const mg_sizes[] = {"8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB",
+                                       "2 MiB", "16 MiB", "64 MiB", "256 MiB", "1 GiB"};
+
+/* The multigpu lab in an app with the device known (present or not). */
+static void mg_app(tui_app *a, lab *l, lab_set *set, lab **v, bool ascii, bool present)
+{
+    memset(l, 0, sizeof *l);
+    l->id = mg_id;
+    l->title = mg_title;
+    l->problem = mg_problem;
+    l->variants = mg_variants;
+    l->nvariants = 4;
+    v[0] = l;
+    set->v = v;
+    set->n = 1;
+    assert_true(tui_app_init(a, set, ascii, NULL));
+    a->dev_known = true;
+    a->dev.present = present;
+    if (!present)
+        snprintf(a->dev.reason, sizeof a->dev.reason,
+                 "no CUDA device found (cudaGetDeviceCount: no CUDA-capable device is detected)");
+}
+
+static void mg_row(tui_app *a, const char *variant, const char *size, result_status st, double gbps)
+{
+    run_result r;
+    run_result_init(&r);
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.label, sizeof r.label, "%s", variant);
+    snprintf(r.size, sizeof r.size, "%s", size);
+    r.status = st;
+    r.gbps = gbps;
+    if (st != RS_CORRECT)
+        snprintf(r.message, sizeof r.message, "needs two or more GPUs; this machine has one");
+    assert_true(tui_runtable_result(&a->ls[0].table, &r, NULL));
+}
+
+/* A collective of latency us and bandwidth gbs at each size: S / (a + S/B). */
+static void mg_series(tui_app *a, const char *variant, double us, double gbs)
+{
+    for (size_t k = 0; k < 11; k++) {
+        double bytes = 8.0 * pow(8.0, (double)k);
+        if (k >= 8)
+            bytes = 67108864.0 * pow(4.0, (double)(k - 8));   /* 64 MiB, 256 MiB, 1 GiB */
+        mg_row(a, variant, mg_sizes[k], RS_CORRECT, bytes / (us * 1e-6 + bytes / (gbs * 1e9)) / 1e9);
+    }
+}
+
+/* What the pad shows, a line a row, UTF-8. */
+static void pad_text(WINDOW *w, char *out, size_t n)
+{
+    size_t k = 0;
+    for (int y = 0; y < getmaxy(w); y++) {
+        for (int x = 0; x < getmaxx(w); x++) {
+            cchar_t cc;
+            wchar_t wc[CCHARW_MAX + 1] = {0};
+            attr_t at;
+            short pair;
+            char mb[MB_LEN_MAX];
+            mbstate_t st;
+            size_t len;
+            memset(&st, 0, sizeof st);
+            assert_int_equal(mvwin_wch(w, y, x, &cc), OK);
+            getcchar(&cc, wc, &at, &pair, NULL);
+            len = wcrtomb(mb, wc[0] ? wc[0] : L' ', &st);
+            assert_true(len != (size_t)-1 && k + len + 2 < n);
+            memcpy(out + k, mb, len);
+            k += len;
+        }
+        out[k++] = '\n';
+    }
+    out[k] = '\0';
+}
+
+/* Draws the view of a into a rows x cols pad and reads it into out. */
+static void draw_sweep(const tui_app *a, int rows, int cols, char *out, size_t n)
+{
+    WINDOW *pad = newpad(rows, cols);
+    assert_non_null(pad);
+    tui_views_sweep(pad, a);
+    pad_text(pad, out, n);
+    delwin(pad);
+}
+
+static void test_sweep_view(void **state)
+{
+    static tui_app a;
+    static char text[65536];
+    lab l;
+    lab_set set;
+    lab *v[1];
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    SCREEN *scr;
+    (void)state;
+    assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+    assert_non_null(out);
+    assert_non_null(in);
+    scr = newterm("xterm", out, in);
+    if (!scr) {
+        fclose(out);
+        fclose(in);
+        skip();     /* no terminfo entry for xterm: ncurses-base is not installed */
+    }
+    set_term(scr);
+
+    /* the three all-reduces at eleven sizes, a peer copy at one size and
+     * an all-reduce that failed: three series, NCCL's the best */
+    mg_app(&a, &l, &set, v, false, true);
+    mg_row(&a, "peer", "256 MiB", RS_CORRECT, 390);
+    mg_series(&a, "ar_naive", 31, 175);
+    mg_series(&a, "ar_ring", 10, 320);
+    mg_series(&a, "ar_nccl", 8.5, 330);
+    draw_sweep(&a, 32, 110, text, sizeof text);
+    assert_true(ts_contains(text, "GB/s by size: multigpu (log-log)"));
+    assert_true(ts_contains(text, "Best: C All-reduce: NCCL, 329 GB/s at 1 GiB, half of it at 2.66 MiB (the dotted line)"));
+    assert_true(ts_contains(text, "A All-reduce: gather, sum, broadcast: peak 174 GB/s at 1 GiB, half at 5.12 MiB"));
+    assert_true(ts_contains(text, "B All-reduce: a ring of our own: peak 319 GB/s at 1 GiB"));
+    assert_true(ts_contains(text, "<- latency-bound \xE2\x94\x8A bandwidth-bound ->"));
+    assert_true(ts_contains(text, "\xE2\x94\x94\xE2\x94\x80\xE2\x94\x80"));   /* the axis */
+    assert_true(ts_contains(text, "GB/s    "));     /* the captions of both axes */
+    assert_true(ts_contains(text, "bytes       16B    64B"));
+    assert_true(ts_contains(text, "0.0001 \xE2\x94\x82"));
+    assert_true(ts_contains(text, "  1000 \xE2\x94\x82"));
+    assert_true(ts_contains(text, "64B"));
+    assert_true(ts_contains(text, " 1G "));
+    assert_true(ts_contains(text, "f roofline  Esc closes"));
+    assert_null(strstr(text, "Peer copies"));     /* one size: no series */
+    assert_null(strstr(text, "D "));
+    tui_app_free(&a);
+
+    /* the same in ASCII: nothing but ASCII drawn */
+    mg_app(&a, &l, &set, v, true, true);
+    mg_series(&a, "ar_naive", 31, 175);
+    mg_series(&a, "ar_nccl", 8.5, 330);
+    draw_sweep(&a, 32, 110, text, sizeof text);
+    for (const char *p = text; *p; p++)
+        assert_true((unsigned char)*p < 0x80);
+    assert_true(ts_contains(text, "<- latency-bound : bandwidth-bound ->"));
+    assert_true(ts_contains(text, "+-----"));
+    assert_true(ts_contains(text, "  1000 |"));
+    assert_true(ts_contains(text, "Best: B All-reduce: NCCL"));
+    tui_app_free(&a);
+
+    /* no GPU: nothing measured, said plainly, with what to do */
+    mg_app(&a, &l, &set, v, false, false);
+    draw_sweep(&a, 24, 80, text, sizeof text);
+    assert_true(ts_contains(text, "no CUDA device found (cudaGetDeviceCount: no"));
+    assert_true(ts_contains(text, "nothing can be measured on this machine"));
+    assert_true(ts_contains(text, "On a machine with a GPU, run the lab (R)"));
+    assert_true(ts_contains(text, "all-reduces from 8 B to 1 GiB"));
+    tui_app_free(&a);
+
+    /* a GPU, but the rows failed: how many, and the first one's reason */
+    mg_app(&a, &l, &set, v, false, true);
+    mg_row(&a, "ar_nccl", "8 B", RS_ERROR, -1);
+    mg_row(&a, "ar_nccl", "64 B", RS_ERROR, -1);
+    draw_sweep(&a, 24, 80, text, sizeof text);
+    assert_true(ts_contains(text, "nothing measured correctly at two sizes or more yet: 2 rows did"));
+    assert_true(ts_contains(text, "ar_nccl at 8 B: needs two or more GPUs"));
+    assert_true(ts_contains(text, "Run the lab (R): rows measured at several sizes"));
+    tui_app_free(&a);
+
+    /* a window too small says so; a legend longer than its room scrolls */
+    mg_app(&a, &l, &set, v, false, true);
+    mg_series(&a, "ar_naive", 31, 175);
+    mg_series(&a, "ar_ring", 10, 320);
+    mg_series(&a, "ar_nccl", 8.5, 330);
+    draw_sweep(&a, 12, 60, text, sizeof text);
+    assert_true(ts_contains(text, "the window is too small for the plot"));
+    draw_sweep(&a, 15, 80, text, sizeof text);
+    assert_true(ts_contains(text, "Up/Down scroll the series"));
+    assert_true(ts_contains(text, "A All-reduce: gather"));
+    assert_true(ts_contains(text, "Best: C All-reduce: NCCL, 329 GB/s at 1 GiB, half of it at 2.66 MiB."));
+    a.plot_scroll = 5;
+    draw_sweep(&a, 15, 80, text, sizeof text);
+    assert_null(strstr(text, "A All-reduce: gather"));
+    assert_true(ts_contains(text, "C All-reduce: NCCL: peak"));
+    tui_app_free(&a);
+
+    endwin();
+    delscreen(scr);
+    fclose(out);
+    fclose(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -831,7 +1033,7 @@ int main(void)
         cmocka_unit_test(test_ncu_format),        cmocka_unit_test(test_ncu_kernel_regex),
         cmocka_unit_test(test_ncu_child),         cmocka_unit_test(test_san_format),
         cmocka_unit_test(test_prof_rows),         cmocka_unit_test(test_runtable_own_sizes),
-        cmocka_unit_test(test_job),
+        cmocka_unit_test(test_job),               cmocka_unit_test(test_sweep_view),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
