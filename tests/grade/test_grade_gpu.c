@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cuda_runtime_api.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -22,6 +23,7 @@
 #include "grade/report.h"
 #include "store/store.h"
 #include "supervise/supervisor.h"
+
 #include "support.h"
 
 static char dir[CL_PATH_MAX];
@@ -253,6 +255,8 @@ static void test_full_score(void **state)
         place_as(ws, path, cu, "starter.cu", lua, "starter.lua");
     }
     place_file(ws, "python", "features/python/solution/starter.py", "starter.py");
+    /* the multigpu lab's ring, a kernel file with no launcher */
+    place_file(ws, "multigpu", "features/multigpu/ring_solution.cu", "starter.cu");
     /* the profiling report, written by the real command */
     ts_output o = {0};
     int rc = ts_shell(&o, true, "'%s' --workspace '%s' --data '%s' report profiling --size 2^20",
@@ -273,6 +277,12 @@ static void test_full_score(void **state)
         fail_msg("the device went away");
     printf("graded every lab of one learner on %s in %.1f s: %g of %g points\n", r.dev.name,
            r.seconds, r.score, r.max_score);
+    /* the multigpu lab measures nothing with fewer than two GPUs: there its
+     * measured milestones are missed, with the reason, and the rest is whole */
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess)
+        gpus = 0;
+    double unreachable = 0.0;
     bool all = true;
     for (size_t i = 0; i < r.nlabs; i++) {
         printf("  %-16s %5.1f s  %g of %g%s%s\n", r.labs[i].id, r.labs[i].seconds,
@@ -282,11 +292,17 @@ static void test_full_score(void **state)
             const grade_milestone *g = &r.labs[i].ms[k];
             printf("    %-18s %s %s%s%s\n", g->id, g->passed ? "passed" : "FAILED", g->value,
                    g->why[0] ? " | " : "", g->why);
-            all &= g->passed || g->points == 0;
+            bool excused = gpus < 2 && strcmp(r.labs[i].id, "multigpu") == 0 && !g->quiz &&
+                           !g->passed && g->why[0];
+            unreachable += excused ? g->points : 0.0;
+            all &= g->passed || g->points == 0 || excused;
         }
     }
+    if (unreachable > 0.0)
+        printf("multigpu: %g points need two or more GPUs; this machine has %d\n", unreachable,
+               gpus);
     assert_true(all);
-    assert_true(r.score == r.max_score);
+    assert_true(r.score == r.max_score - unreachable);
     assert_true(r.max_score > 0);
     grade_report_free(&r);
 }
