@@ -18,7 +18,25 @@
 #include "core/spawn.h"
 #include "supervise/supervisor_internal.h"
 
-/* s->argv from o's command, or this executable with "worker". */
+/* The multigpu coordinator's command for the worker program exe:
+ * `exe worker --group`.  The coordinator runs no code of the learner's on
+ * the host (the lab's exercise is a kernel file without a launcher,
+ * compiled with includes from its own folder only), so a confined
+ * worker's --confine and --read do not carry over. */
+static char **group_command(const char *exe)
+{
+    char **v = calloc(4, sizeof *v);
+    if (v && (!(v[0] = strdup(exe)) || !(v[1] = strdup("worker")) || !(v[2] = strdup("--group")))) {
+        for (size_t i = 0; i < 3; i++)
+            free(v[i]);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* s->argv from o's command, or this executable with "worker"; s->other
+ * the coordinator's, when the command is cudalab's worker. */
 static bool copy_command(supervisor *s, const supervisor_opts *o, cl_err *e)
 {
     size_t argc = 0;
@@ -41,6 +59,8 @@ static bool copy_command(supervisor *s, const supervisor_opts *o, cl_err *e)
             return err_set(e, "out of memory");
     }
     snprintf(s->what, sizeof s->what, "the worker '%s'", s->argv[0]);
+    if (s->argv[1] && strcmp(s->argv[1], "worker") == 0 && !(s->other = group_command(s->argv[0])))
+        return err_set(e, "out of memory");
     return true;
 }
 
@@ -105,10 +125,12 @@ void supervisor_free(supervisor *sup)
     supervisor_worker_stop(sup);
     supervisor_worker_reap_dying(sup, true);
     supervisor_worker_close(sup);
-    if (sup->argv)
-        for (size_t i = 0; sup->argv[i]; i++)
-            free(sup->argv[i]);
-    free(sup->argv);
+    char **cmds[2] = {sup->argv, sup->other};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; cmds[k] && cmds[k][i]; i++)
+            free(cmds[k][i]);
+        free(cmds[k]);
+    }
     free(sup->line);
     free(sup->tail);
     free(sup->chunk);
@@ -137,18 +159,19 @@ static bool check_exit(supervisor *s)
 /* The worker a request needs: the multigpu lab's runs go to the
  * coordinator (`worker --group`, which starts one process a GPU and makes
  * no CUDA call itself), every other run to the worker.  An idle worker of
- * the other kind is stopped first. */
+ * the other kind is stopped first.  A given command that is not cudalab's
+ * worker (a test's) is never switched. */
 static bool pick_worker(supervisor *s, const run_request *req, cl_err *e)
 {
+    (void)e;
     bool group = strcmp(req->problem, EXPERIMENTS_MULTIGPU) == 0;
-    if (s->custom || group == s->group)
+    if (!s->other || group == s->group)
         return true;
     if (s->pid > 0)
         supervisor_worker_stop(s);
-    free(s->argv[2]);
-    s->argv[2] = NULL;
-    if (group && !(s->argv[2] = strdup("--group")))
-        return err_set(e, "out of memory");
+    char **swap = s->argv;
+    s->argv = s->other;
+    s->other = swap;
     s->group = group;
     return true;
 }

@@ -612,6 +612,40 @@ static void test_submit_from_callback(void **state)
     assert_int_equal(fx->r.results, 1);
 }
 
+/* Grading's command, cudalab's own worker confined to a folder: a run of
+ * the multigpu lab still goes to the coordinator (`worker --group`), whose
+ * row on a machine with no visible GPU says so, rather than to the
+ * confined worker, which knows no such problem. */
+static void test_given_worker_switches_to_group(void **state)
+{
+    fixture *fx = *state;
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    const char *argv[] = {ts_exe(), "worker", "--confine", "--read", "/tmp", NULL};
+    supervisor_opts o = {argv, 120, &callbacks, &fx->r};
+    cl_err e = {{0}};
+    fx->s = supervisor_new(&o, &e);
+    if (!fx->s)
+        fail_msg("supervisor_new: %s", e.msg);
+    run_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.lab, sizeof req.lab, "multigpu");
+    snprintf(req.problem, sizeof req.problem, "multigpu");
+    req.nvariants = 1;
+    snprintf(req.variants[0].id, sizeof req.variants[0].id, "ar_ring");
+    req.seed = 7;
+    if (!supervisor_submit(fx->s, &req, 120, &e))
+        fail_msg("submit: %s", e.msg);
+    assert_true(supervisor_wait(fx->s, req.run));
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    if (fx->r.faults)
+        fail_msg("fault: %s", fx->r.fault.message);
+    assert_true(fx->r.results > 0);
+    assert_string_equal(fx->r.result.variant, "ar_ring");
+    if (fx->r.result.status != RS_NO_DEVICE)
+        fail_msg("status %d: %s", (int)fx->r.result.status, fx->r.result.message);
+    printf("ar_ring through the given worker: %s\n", fx->r.result.message);
+}
+
 int main(void)
 {
     const char *data = getenv("CUDALAB_TEST_DATA");
@@ -641,6 +675,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_death_is_replaced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_submit_from_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_given_worker_switches_to_group, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
