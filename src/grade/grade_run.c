@@ -210,12 +210,18 @@ static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
         snprintf(g->why, sizeof g->why, "the lab's check failed: %s", ev.error);
         return;
     }
-    /* Missed or pending: the learner's row says why, if it was not right. */
+    /* Missed or pending: the learner's row says why, if it was not right;
+     * a milestone of no one size (a check over every size) is explained by
+     * the first of the learner's rows that was not right. */
     const run_result *mine = NULL;
-    for (size_t k = 0; k < gl->nrows; k++)
-        if (gl->rows[k].kind == RK_EXERCISE && size &&
-            lab_milestone_same_size(l, i, gl->rows[k].size, size))
-            mine = &gl->rows[k];
+    for (size_t k = 0; k < gl->nrows; k++) {
+        const run_result *r = &gl->rows[k];
+        if (r->kind != RK_EXERCISE)
+            continue;
+        if (size ? lab_milestone_same_size(l, i, r->size, size)
+                 : !mine || (mine->status == RS_CORRECT && r->status != RS_CORRECT))
+            mine = r;
+    }
     if (mine && mine->status != RS_CORRECT) {
         grade_explain_row(mine, lab_exercise_spec(l, lab_milestone_exercise(l, i)), g->cause,
                           sizeof g->cause, g->why, sizeof g->why);

@@ -10,12 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "catalog/collective.h"
 #include "catalog/experiments_list.h"
 #include "core/clock.h"
 #include "core/paths.h"
 #include "core/rng.h"
 #include "core/spawn.h"
 #include "core/strfmt.h"
+#include "core/units.h"
 #include "group/group_internal.h"
 #include "proto/protocol.h"
 
@@ -143,8 +145,15 @@ bool group_runnable(const rank_probe *probe, const run_request *req, run_result 
         if (asked)
             cannot_run(&out[(*nout)++], req, probe, all[i], why);
     }
-    if (req->exercise_kernel[0] && *nout < max)
-        cannot_run(&out[(*nout)++], req, probe, "exercise", why);
+    /* the learner's row at each size its milestones are judged at, so
+     * that each says why it is missing */
+    size_t sizes[COLL_MAX_SIZES];
+    size_t nsizes = req->exercise_kernel[0] ? coll_sizes(sizes, COLL_MAX_SIZES) : 0;
+    for (size_t i = 0; i < nsizes && *nout < max; i++) {
+        run_result *r = &out[(*nout)++];
+        cannot_run(r, req, probe, "exercise", why);
+        units_bytes((double)sizes[i], r->size, sizeof r->size);
+    }
     return false;
 }
 

@@ -347,10 +347,16 @@ static void test_not_runnable(void **state)
     assert_string_equal(out[0].message, "one GPU found (NVIDIA H100 80GB HBM3): the multigpu lab "
                                         "needs two or more GPUs in this machine");
 
-    /* the learner's kernel gets a row of its own */
+    /* the learner's kernel gets a row of its own at each of the eleven
+     * sizes its milestones judge, each saying why */
     snprintf(req.exercise_kernel, sizeof req.exercise_kernel, "/ws/multigpu/starter.cu");
-    assert_false(group_runnable(&p, &req, out, 8, &n));
-    assert_int_equal(n, 2);
+    run_result many[16];
+    assert_false(group_runnable(&p, &req, many, 16, &n));
+    assert_int_equal(n, 12);
+    assert_string_equal(many[1].size, "8 B");
+    assert_string_equal(many[10].size, "256 MiB");
+    assert_string_equal(many[11].size, "1 GiB");
+    memcpy(&out[1], &many[10], sizeof out[1]);
     assert_string_equal(out[1].variant, "exercise");
     assert_string_equal(out[1].label, "your kernel");
     assert_int_equal(out[1].kind, RK_EXERCISE);

@@ -148,10 +148,12 @@ static void test_exercise_no_device(void **state)
     if (!doc)
         fail_msg("not JSON (exit %d):\n%s\n%s", o.status, o.out, o.err);
     const cJSON *res = cJSON_GetObjectItem(doc, "results");
-    /* the learner's row and the NCCL row its milestones compare with */
-    assert_int_equal(cJSON_GetArraySize(res), 2);
-    const cJSON *mine = cJSON_GetArrayItem(res, 1);
+    /* the NCCL row its milestones compare with, and the learner's row at
+     * each of the eleven sizes they judge */
+    assert_int_equal(cJSON_GetArraySize(res), 12);
+    const cJSON *mine = cJSON_GetArrayItem(res, 10);
     assert_string_equal(field(cJSON_GetArrayItem(res, 0), "variant"), "ar_nccl");
+    assert_string_equal(field(mine, "size"), "256 MiB");
     assert_string_equal(field(mine, "variant"), "exercise");
     assert_string_equal(field(mine, "kind"), "exercise");
     assert_string_equal(field(mine, "status"), "no_device");
