@@ -83,9 +83,11 @@ return lab {
       is enabled, then with it, each way, and both ways at once.  Compare
       the one-way and two-way rows: a link carries traffic in each
       direction at the same time.  The CUDA runtime says whether two GPUs
-      can reach each other and ranks the link, but not its nominal rate:
-      `nvidia-smi nvlink -s` shows NVLink's per-link speed, so read the
-      rows against that figure.
+      can reach each other and ranks the link, but not its nominal rate;
+      the driver's management library, NVML, does (as `nvidia-smi nvlink
+      -s` shows it): the rows' message gives GPU 0's active NVLinks and
+      their rate, and the %peak column of the terminal lab each copy's
+      share of it (both ways: of twice it).
 
       Measured on two H200s joined by 18 NVLinks (`nvidia-smi nvlink -s`:
       26.6 GB/s each, 478 GB/s each way in all): 37 GB/s with peer access

@@ -1,7 +1,9 @@
 /* peer.c - copies between GPU 0 and GPU 1 in rank 0's process:
  * cudaMemcpyPeer before peer access is enabled, then with it, each way and
  * both ways at once.  The runtime says whether the GPUs can reach each
- * other and ranks the link, but not its nominal rate (NVML would). */
+ * other and ranks the link; the driver's NVML gives the nominal rate of
+ * GPU 0's NVLinks, which the rows with peer access are measured against
+ * (their %peak). */
 #include "mgpu/mgpu_internal.h"
 
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "cpu/allreduce.h"
 #include "gpu/cudacheck.h"
 #include "kernels.h"
+#include "mgpu/nvml.h"
 
 #define PEER_BYTES ((size_t)256 << 20)
 #define PEER_SAMPLES 10
@@ -25,7 +28,8 @@ typedef struct peer_ctx {
     cudaEvent_t e1;                   /* on GPU 1 */
     bool can01, can10;
     int perf_rank;
-    char link[256];
+    double nominal_gbs;               /* GPU 0's NVLinks together, each way; 0 unknown */
+    char link[512];
 } peer_ctx;
 
 /* One copy (or both at once) on the streams, as timed. */
@@ -119,6 +123,10 @@ static bool peer_row(peer_ctx *p, const char *id, const char *label, copy_dir d,
     mg_link_progress(p->r, id, row.size, "timing", 0, PEER_SAMPLES);
     if (!timed(p, d, &row, err))
         return false;
+    /* with peer access the copy crosses the link: its share of the
+     * nominal rate (both ways: of twice it) */
+    if (p->nominal_gbs > 0.0 && strcmp(id, "peer_staged") != 0)
+        row.pct_peak_theory = 100.0 * row.gbps / (p->nominal_gbs * (d == COPY_BOTH ? 2.0 : 1.0));
     if (row.status == RS_CORRECT)
         snprintf(row.message, sizeof row.message, "%.1f GB/s%s; %s", row.gbps,
                  d == COPY_BOTH ? " both ways together" : "", p->link);
@@ -137,18 +145,27 @@ static bool describe_link(peer_ctx *p, cl_err *err)
     p->can01 = c01 != 0;
     p->can10 = c10 != 0;
     p->perf_rank = -1;
+    mg_nvlinks nl;
+    char why[256], rate[300];
+    if (mg_nvml_nvlinks(0, &nl, why, sizeof why) && nl.active > 0) {
+        p->nominal_gbs = nl.active * nl.link_gbs;
+        snprintf(rate, sizeof rate,
+                 "nominal rate (NVML): %d active NVLinks of %.1f GB/s each way on GPU 0, "
+                 "%.0f GB/s each way in all",
+                 nl.active, nl.link_gbs, p->nominal_gbs);
+    } else {
+        snprintf(rate, sizeof rate, "the link's nominal rate is unknown: %s", why);
+    }
     if (p->can01) {
         CUDA_CHECK(err, cudaDeviceGetP2PAttribute(&p->perf_rank, cudaDevP2PAttrPerformanceRank, 0, 1));
         CUDA_CHECK(err, cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, 0, 1));
         snprintf(p->link, sizeof p->link,
-                 "peer access supported (performance rank %d, native atomics %s); the link's "
-                 "nominal rate is unknown: the CUDA runtime does not report it "
-                 "(nvidia-smi nvlink -s shows NVLink's)",
-                 p->perf_rank, atomics ? "yes" : "no");
+                 "peer access supported (performance rank %d, native atomics %s); %s",
+                 p->perf_rank, atomics ? "yes" : "no", rate);
     } else {
         snprintf(p->link, sizeof p->link,
-                 "no peer access between GPU 0 and GPU 1: copies pass through host memory; the "
-                 "link's nominal rate is unknown");
+                 "no peer access between GPU 0 and GPU 1: copies pass through host memory; %s",
+                 rate);
     }
     return true;
 }
