@@ -89,10 +89,10 @@ return lab {
       their rate, and the %peak column of the terminal lab each copy's
       share of it (both ways: of twice it).
 
-      Measured on two H200s joined by 18 NVLinks (`nvidia-smi nvlink -s`:
-      26.6 GB/s each, 478 GB/s each way in all): 37 GB/s with peer access
-      off (staged through the host), 394 GB/s one way with it, 767 GB/s
-      both ways at once.
+      Measured on two H200s joined by 18 NVLinks (NVML and `nvidia-smi
+      nvlink -s`: 26.6 GB/s each, 478 GB/s each way in all): 37 GB/s with
+      peer access off (staged through the host), 394 GB/s one way with it
+      (82% of the links' rate), 766 GB/s both ways at once (80%).
     ]],
 
     step "Small messages wait, large messages stream" [[

@@ -16,7 +16,10 @@ typedef int nvml_return;                       /* nvmlReturn_t */
 #define NVML_SUCCESS 0
 #define NVML_FEATURE_ENABLED 1                 /* nvmlEnableState_t */
 #define NVML_VALUE_TYPE_UNSIGNED_INT 1         /* nvmlValueType_t */
+#define NVML_VALUE_TYPE_UNSIGNED_LONG 2
+#define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
 #define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164         /* one link's (scope: the link) */
 #define NVML_NVLINK_MAX_LINKS 18
 typedef struct nvml_device *nvml_device;       /* nvmlDevice_t */
 typedef struct nvml_field_value {              /* nvmlFieldValue_t */
@@ -108,33 +111,47 @@ static bool query(int cuda_dev, mg_nvlinks *out, char *why, size_t n)
         snprintf(why, n, "NVML does not know GPU %d (%s): %s", cuda_dev, bus, words(rc));
         return false;
     }
+    int first_active = -1;
     for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
         int active = 0;
         /* a link the GPU does not have answers with an error: the end */
         if (nv.link_state(d, link, &active) != NVML_SUCCESS)
             break;
-        out->active += active == NVML_FEATURE_ENABLED;
+        if (active == NVML_FEATURE_ENABLED && out->active++ == 0)
+            first_active = (int)link;
     }
     if (out->active == 0) {
         snprintf(why, n, "GPU %d has no active NVLink (NVML): it reaches other GPUs over PCIe",
                  cuda_dev);
         return true;
     }
+    /* the common rate of the active links; drivers that do not give it
+     * give each link's (the first active one stands for all) */
     nvml_field_value fv;
     memset(&fv, 0, sizeof fv);
     fv.field_id = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON;
     rc = nv.field_values(d, 1, &fv);
+    if (rc == NVML_SUCCESS && fv.ret != NVML_SUCCESS) {
+        memset(&fv, 0, sizeof fv);
+        fv.field_id = NVML_FI_DEV_NVLINK_GET_SPEED;
+        fv.scope_id = (unsigned int)first_active;
+        rc = nv.field_values(d, 1, &fv);
+    }
     if (rc != NVML_SUCCESS || fv.ret != NVML_SUCCESS) {
         snprintf(why, n, "NVML gives no NVLink speed for GPU %d: %s", cuda_dev,
                  words(rc != NVML_SUCCESS ? rc : fv.ret));
         return false;
     }
-    if (fv.value_type != NVML_VALUE_TYPE_UNSIGNED_INT || fv.value.ui == 0) {
-        snprintf(why, n, "NVML's NVLink speed for GPU %d is not a rate (type %d)", cuda_dev,
-                 fv.value_type);
+    double mbs = fv.value_type == NVML_VALUE_TYPE_UNSIGNED_INT         ? (double)fv.value.ui
+                 : fv.value_type == NVML_VALUE_TYPE_UNSIGNED_LONG      ? (double)fv.value.ul
+                 : fv.value_type == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (double)fv.value.ull
+                                                                       : 0.0;
+    if (!(mbs > 0.0)) {
+        snprintf(why, n, "NVML's NVLink speed for GPU %d is not a rate (field %u, type %d)",
+                 cuda_dev, fv.field_id, fv.value_type);
         return false;
     }
-    out->link_gbs = fv.value.ui / 1e3;   /* MB/s, each way */
+    out->link_gbs = mbs / 1e3;   /* MB/s, each way */
     return true;
 }
 
