@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
+
 static const char *const row_fields[] = {
     "variant", "label", "size", "kind", "status", "correct", "message", "run", "samples",
     "median_ms", "min_ms", "max_ms", "spread", "gbps", "tflops", "pct_peak", "pct_peak_theory",
@@ -114,9 +116,13 @@ static double factor(const char *s, const char **end)
     return a;
 }
 
-/* How big a size label is (product of its factors); -1 when unreadable. */
+/* How big a size label is (product of its factors, or the bytes of a
+ * label such as "256 MiB"); -1 when unreadable. */
 static double size_magnitude(const char *label)
 {
+    double bytes;
+    if (units_parse_bytes(label, &bytes))
+        return bytes;
     double m = 1;
     const char *p = label;
     for (;;) {

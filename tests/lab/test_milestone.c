@@ -115,6 +115,21 @@ static void test_reached_and_missed(void **state)
     assert_string_equal(ev.shown, "63.4% >= 50%");
 }
 
+/* Sizes written as bytes ("1 GiB", "256 MiB", as the multigpu lab's rows
+ * are): the learner's row is the one at the largest, whatever the order. */
+static void test_byte_sizes(void **state)
+{
+    (void)state;
+    run_result rs[4];
+    ms_eval ev;
+    rs[0] = row("exercise", "1 GiB", RK_EXERCISE, RS_CORRECT, 312.4);
+    rs[1] = row("exercise", "256 MiB", RK_EXERCISE, RS_CORRECT, 42.25);
+    rs[2] = row("exercise", "8 B", RK_EXERCISE, RS_CORRECT, 1.0);
+    assert_true(lab_milestone_eval(g_lab, find("fast"), rs, 3, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    assert_string_equal(ev.shown, "312x >= 100x");
+}
+
 static void test_shape_of_r(void **state)
 {
     (void)state;
@@ -299,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reached_and_missed),
+        cmocka_unit_test(test_byte_sizes),
         cmocka_unit_test(test_shape_of_r),
         cmocka_unit_test(test_exercise_missing),
         cmocka_unit_test(test_check_errors),
