@@ -254,6 +254,22 @@ exercise *exercise_open(const exercise_opts *opts, cl_err *err)
     return x;
 }
 
+bool exercise_launcher_parses(const char *path, const char *root, char *msg, size_t cap)
+{
+    cl_err e = {{0}};
+    lab_state *s = sandbox_new(0, 0, &e);
+    bool ok = s && sandbox_parsefile(s, path, &e);
+    sandbox_free(s);
+    if (ok)
+        return true;
+    size_t rl = root ? strlen(root) : 0;
+    const char *text = e.msg;
+    if (rl && strncmp(text, root, rl) == 0 && text[rl] == '/')
+        text += rl + 1;
+    snprintf(msg, cap, "%s", text);
+    return false;
+}
+
 void exercise_close(exercise *ex)
 {
     if (!ex)

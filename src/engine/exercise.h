@@ -54,6 +54,9 @@ typedef struct exercise_opts {
  * of memory (err says so); otherwise exercise_stage tells whether it can run
  * and why not. */
 exercise *exercise_open(const exercise_opts *opts, cl_err *err);
+/* Whether the launcher file at path parses as Lua, without running it;
+ * when not, the error (the file named from root) into msg. */
+bool exercise_launcher_parses(const char *path, const char *root, char *msg, size_t cap);
 /* Frees the Lua state (with every Buffer the launcher allocated) and
  * unloads the program. */
 void exercise_close(exercise *ex);

@@ -44,6 +44,9 @@ struct lua_State *sandbox_lua(lab_state *sandbox);
  * __index is the sandbox's globals (frozen), leaving nresults values on the
  * stack.  false + "file:line: message" in err on any error. */
 bool sandbox_dofile(lab_state *sandbox, const char *path, int nresults, cl_err *err);
+/* Loads the text chunk at path without running it: false + "file:line:
+ * message" in err when it does not parse (or cannot be read). */
+bool sandbox_parsefile(lab_state *sandbox, const char *path, cl_err *err);
 /* Calls the function below nargs arguments on the stack like lua_pcall, with
  * the message handler, the count hook and the memory limit armed. */
 bool sandbox_pcall(lab_state *sandbox, int nargs, int nresults, cl_err *err);

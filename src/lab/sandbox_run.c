@@ -88,6 +88,14 @@ static bool run_loaded(lab_state *s, const char *path, int nargs, int nresults, 
     return true;
 }
 
+bool sandbox_parsefile(lab_state *sandbox, const char *path, cl_err *err)
+{
+    if (!load_chunk(sandbox, path, err))
+        return false;
+    lua_pop(sandbox->L, 1);
+    return true;
+}
+
 bool sandbox_dofile(lab_state *sandbox, const char *path, int nresults, cl_err *err)
 {
     if (!load_chunk(sandbox, path, err))

@@ -3,6 +3,7 @@
 #include "worker/kernelcheck.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/exercise.h"
 #include "mgpu/ringcheck.h"
@@ -26,5 +27,12 @@ bool worker_kernel_check(const char *kernel, const char *launcher, const char *r
     else
         exercise_why(x, root, msg, cap);
     exercise_close(x);
+    /* a kernel that does not compile leaves its launcher unread: a syntax
+     * error there is named too, so that one check shows both */
+    char lmsg[CL_ERR_MAX];
+    if (st == EXERCISE_COMPILE && !exercise_launcher_parses(launcher, root, lmsg, sizeof lmsg)) {
+        size_t len = strlen(msg);
+        snprintf(msg + len, cap - len, "; and %s", lmsg);
+    }
     return ok;
 }

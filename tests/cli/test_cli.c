@@ -237,8 +237,9 @@ static void test_check(void **state)
     ts_output_free(&r);
 
     /* The lab's kernels are compiled, without a GPU: a rung that does not
-     * compile, a reference kernel that does not, a launcher that does not
-     * load; each at the line of what names it, the file from the lab's. */
+     * compile (and whose launcher does not parse either), a reference
+     * kernel that does not, a launcher that does not load; each at the line
+     * of what names it, the file from the lab's. */
     char dir[CL_PATH_MAX];
     assert_true(ts_tmpdir(dir, sizeof dir, "check-kernels"));
     ts_data_path(path, sizeof path, "lab/fixtures/declared/rowsum");
@@ -248,6 +249,10 @@ static void test_check(void **state)
                                         "echo 'return = 1' > rungs/bad.lua && "
                                         "sed -i 's|launcher = \"rungs/thread.lua\", why = "
                                         "\"a bug|launcher = \"rungs/bad.lua\", why = \"a bug|' "
+                                        "lab.lua && "
+                                        "echo 'local x = = 2' > rungs/broken.lua && "
+                                        "sed -i 's|launcher = \"rungs/thread.lua\", why = "
+                                        "\"a typo|launcher = \"rungs/broken.lua\", why = \"a typo|' "
                                         "lab.lua",
                                         path, dir, dir),
                      0);
@@ -258,6 +263,8 @@ static void test_check(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "rowsum/lab.lua:38: variant 'broken': rungs/broken.cu:5:5: "
                                   "error: expected a \";\""));
+    /* its launcher, not loaded for want of a program, is parsed all the same */
+    assert_non_null(strstr(r.out, "; and rungs/broken.lua:1: unexpected symbol near '='"));
     assert_non_null(strstr(r.out, "problem rowsum: its reference kernel: ref/rowsum.cu:13:1: "
                                   "error:"));
     assert_non_null(strstr(r.out, "variant 'wrong': rungs/bad.lua:1:"));
