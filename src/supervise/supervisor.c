@@ -43,7 +43,6 @@ static bool copy_command(supervisor *s, const supervisor_opts *o, cl_err *e)
     if (o && o->argv)
         while (o->argv[argc])
             argc++;
-    s->custom = argc > 0;
     s->argv = calloc(argc > 0 ? argc + 1 : 4, sizeof *s->argv);
     if (!s->argv)
         return err_set(e, "out of memory");
@@ -161,27 +160,24 @@ static bool check_exit(supervisor *s)
  * no CUDA call itself), every other run to the worker.  An idle worker of
  * the other kind is stopped first.  A given command that is not cudalab's
  * worker (a test's) is never switched. */
-static bool pick_worker(supervisor *s, const run_request *req, cl_err *e)
+static void pick_worker(supervisor *s, const run_request *req)
 {
-    (void)e;
     bool group = strcmp(req->problem, EXPERIMENTS_MULTIGPU) == 0;
     if (!s->other || group == s->group)
-        return true;
+        return;
     if (s->pid > 0)
         supervisor_worker_stop(s);
     char **swap = s->argv;
     s->argv = s->other;
     s->other = swap;
     s->group = group;
-    return true;
 }
 
 bool supervisor_submit(supervisor *sup, run_request *req, double time_limit_s, cl_err *err)
 {
     if (sup->cur_run)
         return err_set(err, "the worker is busy with run %d", sup->cur_run);
-    if (!pick_worker(sup, req, err))
-        return false;
+    pick_worker(sup, req);
 
     int run = sup->next_run;
     proto_msg *m = malloc(sizeof *m);

@@ -32,7 +32,6 @@ enum { SUP_TAG_PROTO = 1, SUP_TAG_OUTPUT, SUP_TAG_INPUT, SUP_TAG_PID, SUP_TAG_TI
 
 struct supervisor {
     char **argv;                  /* owned copy of the worker command */
-    bool custom;                  /* the command was given (grading's, a test's worker) */
     bool group;                   /* argv is the multigpu coordinator's (worker --group) */
     char **other;                 /* owned: the command of the other kind (group or not),
                                    * swapped with argv when a run needs it; NULL when the
