@@ -4,6 +4,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,38 @@ static bool probe_judges(probe *p)
     return true;
 }
 
+/* Each output judged "exact" whose reference answer its type cannot hold
+ * (0.1 in an f32, 2.5 in an i32): no kernel writing that type could match
+ * it.  false after the first, reported. */
+static bool probe_exact(probe *p)
+{
+    const problem_decl *d = p->d;
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        if (!a->output || a->judge.kind != JUDGE_EXACT)
+            continue;
+        for (size_t k = 0; k < p->h.count[i]; k++) {
+            double want = p->ref[i][k];
+            if (!isfinite(want))
+                continue;   /* NaN and unwritten are the reference's own report */
+            probview_set(p->h.host[i], a->type, k, want);
+            double held = probview_get(p->h.host[i], a->type, k);
+            if (held == want)
+                continue;
+            char what[96], why[400];
+            snprintf(what, sizeof what, "output '%s'", a->name);
+            snprintf(why, sizeof why,
+                     "it is judged \"exact\", but the reference's %s[%zu] = %.17g is not a value "
+                     "of %s (it would hold %.17g), so no kernel can match it: compute the "
+                     "reference in %s's values, or judge with { rel = ... } or { abs = ... }",
+                     a->name, k, want, decl_type_name(a->type), held, decl_type_name(a->type));
+            report(p, a->line, what, why);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* One pass: inputs from seed (narrowed by narrow), the reference, the
  * judges; false after the first failure, reported. */
 static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
@@ -180,7 +213,9 @@ static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
                p->d->ref == REF_KERNEL ? "reference kernel's Lua check" : "reference", e.msg);
         return false;
     }
-    return probe_judges(p);
+    /* a reference kernel's Lua check is compared with the kernel, not
+     * with the outputs: "exact" then holds against the kernel's values */
+    return (p->d->ref != REF_LUA || probe_exact(p)) && probe_judges(p);
 }
 
 /* d's Lua reference and judges at its smallest size. */

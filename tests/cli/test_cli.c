@@ -188,7 +188,8 @@ static void test_check(void **state)
 
     /* A declared problem's Lua reference and judges are called without a
      * GPU at the smallest size: a reference that raises, one that leaves
-     * an element unwritten, a judge that rejects the exact answer; each at
+     * an element unwritten, a judge that rejects the exact answer, an
+     * "exact" output whose reference its type cannot hold; each at
      * the line of the lab file, and check fails */
     ts_data_path(path, sizeof path, "lab/fixtures/probe");
     snprintf(args, sizeof args, "check '%s'", path);
@@ -206,7 +207,9 @@ static void test_check(void **state)
     assert_non_null(strstr(r.out, "ctljudge/lab.lua:10: problem 'ctljudge': judge of 'y': "));
     assert_non_null(strstr(r.out, "no \xE2\x90\x9B]0;pwned"));
     assert_null(strchr(r.out, '\033'));
-    assert_non_null(strstr(r.out, "10 problems found"));
+    assert_non_null(strstr(r.out, "exactthird/lab.lua:9: problem 'exactthird': output 'y': it is "
+                                  "judged \"exact\""));
+    assert_non_null(strstr(r.out, "11 problems found"));
     ts_output_free(&r);
     /* the sound one alone passes */
     ts_data_path(path, sizeof path, "lab/fixtures/probe/good");

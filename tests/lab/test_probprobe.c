@@ -88,6 +88,9 @@ static void test_judges(void **state)
     EXPECT("ctljudge", 10, "judge of 'y': it rejects the reference's own answer", ": no \033]0;");
     /* a memory hog is stopped by a limit of the sandbox */
     EXPECT("hog", 9, "problem 'hog': judge of 'y': ", "script");
+    /* "exact" against a reference its type cannot hold */
+    EXPECT("exactthird", 9, "problem 'exactthird': output 'y': it is judged \"exact\", but the "
+                            "reference's y[0] = ", "is not a value of f32");
 }
 
 static void test_sound_problem(void **state)
