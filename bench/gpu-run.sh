@@ -44,21 +44,6 @@ root=$(pwd)
 } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-# one_test PROGRAM: runs it, its output into OUT_DIR/<name>.txt, and
-# prints "=== <name>: <verdict> in <ms> ms"
-one_test() {
-    name=$(basename "$1")
-    start=$(date +%s%N)
-    timeout 540 "$1" >"$out/$name.txt" 2>&1
-    rc=$?
-    secs=$(( ($(date +%s%N) - start) / 1000000 ))
-    case $rc in
-        0) verdict=passed ;;
-        77) verdict=skipped ;;
-        *) verdict="FAILED (exit $rc)" ;;
-    esac
-    echo "=== $name: $verdict in ${secs} ms"
-}
 
 {
     if [ "$parallel" -eq 1 ]; then

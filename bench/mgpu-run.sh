@@ -65,20 +65,7 @@ nccl_found() { probe | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.
 } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-# one_test PROGRAM: its output into OUT_DIR/<name>.txt, and "=== <name>: <verdict>"
-one_test() {
-    name=$(basename "$1")
-    start=$(date +%s%N)
-    timeout 900 "$1" >"$out/$name.txt" 2>&1
-    rc=$?
-    ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    case $rc in
-        0) verdict=passed ;;
-        77) verdict="skipped ($(head -1 "$out/$name.txt"))" ;;
-        *) verdict="FAILED (exit $rc)" ;;
-    esac
-    echo "=== $name: $verdict in ${ms} ms"
-}
+test_timeout=900
 {
     for t in test_collective test_dpstep test_cpu_allreduce test_cpu_mlp test_rankmsg test_group \
              test_dpstep_kernels test_multigpu_exercise \
