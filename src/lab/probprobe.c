@@ -133,8 +133,19 @@ static bool alloc_buffers(probe *p)
     return true;
 }
 
-/* Each function judge handed the reference's answer rounded to its
- * output's type; false after the first that fails or refuses it. */
+/* Each output's buffer holds the reference's answer rounded to its type:
+ * what a kernel that computed it exactly would write. */
+static void round_answers(probe *p)
+{
+    const problem_decl *d = p->d;
+    for (int i = 0; i < d->nargs; i++)
+        if (d->args[i].output)
+            for (size_t k = 0; k < p->h.count[i]; k++)
+                probview_set(p->h.host[i], d->args[i].type, k, p->ref[i][k]);
+}
+
+/* Each function judge handed the rounded answers (round_answers); false
+ * after the first that fails or refuses them. */
 static bool probe_judges(probe *p)
 {
     const problem_decl *d = p->d;
@@ -142,8 +153,6 @@ static bool probe_judges(probe *p)
         const decl_arg *a = &d->args[i];
         if (!a->output || a->judge.kind != JUDGE_FN)
             continue;
-        for (size_t k = 0; k < p->h.count[i]; k++)
-            probview_set(p->h.host[i], a->type, k, p->ref[i][k]);
         char note[CL_ERR_MAX], what[96];
         snprintf(what, sizeof what, "judge of '%s'", a->name);
         switch (probcall_judge(d, i, &p->dims, p->h.host[i], p->ref[i], p->h.count[i], note,
@@ -168,8 +177,8 @@ static bool probe_judges(probe *p)
 }
 
 /* Each output judged "exact" whose reference answer its type cannot hold
- * (0.1 in an f32, 2.5 in an i32): no kernel writing that type could match
- * it.  false after the first, reported. */
+ * (0.1 in an f32, 2.5 in an i32; the rounded answers differ): no kernel
+ * writing that type could match it.  false after the first, reported. */
 static bool probe_exact(probe *p)
 {
     const problem_decl *d = p->d;
@@ -181,7 +190,6 @@ static bool probe_exact(probe *p)
             double want = p->ref[i][k];
             if (!isfinite(want))
                 continue;   /* NaN and unwritten are the reference's own report */
-            probview_set(p->h.host[i], a->type, k, want);
             double held = probview_get(p->h.host[i], a->type, k);
             if (held == want)
                 continue;
@@ -215,6 +223,7 @@ static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
     }
     /* a reference kernel's Lua check is compared with the kernel, not
      * with the outputs: "exact" then holds against the kernel's values */
+    round_answers(p);
     return (p->d->ref != REF_LUA || probe_exact(p)) && probe_judges(p);
 }
 
