@@ -1,6 +1,8 @@
 /* collective.c - bandwidth figures, sizes and the ring's plan (collective.h). */
 #include "catalog/collective.h"
 
+#include <string.h>
+
 double coll_bus_factor(int nranks)
 {
     if (nranks < 2)
@@ -19,6 +21,32 @@ double coll_busbw_gbs(double bytes, double ms, int nranks)
 {
     double alg = coll_algbw_gbs(bytes, ms);
     return alg < 0.0 ? -1.0 : alg * coll_bus_factor(nranks);
+}
+
+static const struct {
+    const char *id, *label;
+    bool nccl;
+} rows[] = {
+    {"peer", "peer copies", false},  {"ar_naive", "naive", false},
+    {"ar_ring", "ring", false},      {"ar_nccl", "NCCL", true},
+    {"exercise", "your kernel", false}, {"dp_1gpu", "1 GPU", false},
+    {"dp_serial", "serial", true},   {"dp_overlap", "overlapped", true},
+};
+
+const char *coll_row_label(const char *id)
+{
+    for (size_t i = 0; id && i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].id, id) == 0)
+            return rows[i].label;
+    return id ? id : "";
+}
+
+bool coll_row_needs_nccl(const char *id)
+{
+    for (size_t i = 0; id && i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].id, id) == 0)
+            return rows[i].nccl;
+    return false;
 }
 
 size_t coll_sizes(size_t *out, size_t max)

@@ -39,6 +39,17 @@ double coll_algbw_gbs(double bytes, double ms);
  * counts and with the links' speed; -1 when ms is not positive. */
 double coll_busbw_gbs(double bytes, double ms, int nranks);
 
+/* ---- the lab's rows ---------------------------------------------------------------- */
+
+/* The short label of a multigpu row id ("ar_ring": "ring", "exercise":
+ * "your kernel"); the id itself for one the lab does not have.  The ranks
+ * label the rows they measure and the coordinator those it cannot run
+ * from this one table. */
+const char *coll_row_label(const char *id);
+/* Whether row id needs NCCL (the library row and the training steps that
+ * all-reduce through it). */
+bool coll_row_needs_nccl(const char *id);
+
 /* ---- sizes and repetitions ------------------------------------------------------ */
 
 /* The message sizes the lab measures, in bytes, smallest first, into

@@ -94,21 +94,11 @@ void group_shutdown(void)
 static void cannot_run(run_result *r, const run_request *req, const rank_probe *probe,
                        const char *id, const char *why)
 {
-    static const struct { const char *id, *label; bool nccl; } rows[] = {
-        {"peer", "peer copies", false}, {"ar_naive", "naive", false}, {"ar_ring", "ring", false},
-        {"ar_nccl", "NCCL", true}, {"exercise", "your kernel", false},
-        {"dp_1gpu", "1 GPU", false}, {"dp_serial", "serial", true},
-        {"dp_overlap", "overlapped", true}};
     run_result_init(r);
     r->run = req->run;
     strfmt_copy(r->variant, sizeof r->variant, id);
-    strfmt_copy(r->label, sizeof r->label, id);
-    bool nccl = false;
-    for (size_t l = 0; l < sizeof rows / sizeof rows[0]; l++)
-        if (strcmp(rows[l].id, id) == 0) {
-            strfmt_copy(r->label, sizeof r->label, rows[l].label);
-            nccl = rows[l].nccl;
-        }
+    strfmt_copy(r->label, sizeof r->label, coll_row_label(id));
+    bool nccl = coll_row_needs_nccl(id);
     r->kind = strcmp(id, "ar_nccl") == 0    ? RK_LIBRARY
               : strcmp(id, "exercise") == 0 ? RK_EXERCISE
                                             : RK_KERNEL;

@@ -19,8 +19,7 @@ const char *mg_algo_id(mg_algo a)
 
 const char *mg_algo_label(mg_algo a)
 {
-    static const char *const labels[] = {"naive", "ring", "NCCL", "your kernel"};
-    return a < MG_NALGOS ? labels[a] : "";
+    return coll_row_label(mg_algo_id(a));
 }
 
 /* NCCL's communicator, made once by every rank together: whether every

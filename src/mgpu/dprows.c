@@ -25,7 +25,6 @@
 #include "kernels.h"
 
 static const char *const ids[MG_DP_ROWS] = {"dp_1gpu", "dp_serial", "dp_overlap"};
-static const char *const labels[MG_DP_ROWS] = {"1 GPU", "serial", "overlapped"};
 _Static_assert(MG_DP_NMODES == MG_DP_ROWS, "a row a mode");
 
 const char *mg_dp_id(int k)
@@ -226,7 +225,7 @@ static void start_row(const mg_rank *r, mg_dp_mode mode, run_result *row)
     const dp_shape t = dp_shape_timed();
     run_result_init(row);
     strfmt_copy(row->variant, sizeof row->variant, ids[mode]);
-    strfmt_copy(row->label, sizeof row->label, labels[mode]);
+    strfmt_copy(row->label, sizeof row->label, coll_row_label(ids[mode]));
     dp_size_label(&t, row->size, sizeof row->size);
     row->kind = RK_KERNEL;
     row->seed = mg_row_seed(r->seed, MG_NALGOS + (int)mode, mlp_params(&t.net) * sizeof(float));

@@ -38,6 +38,18 @@ static void test_bandwidths(void **state)
     assert_true(coll_busbw_gbs(bytes, -1.0, 2) < 0.0);
 }
 
+static void test_row_labels(void **state)
+{
+    (void)state;
+    assert_string_equal(coll_row_label("ar_ring"), "ring");
+    assert_string_equal(coll_row_label("exercise"), "your kernel");
+    assert_string_equal(coll_row_label("dp_overlap"), "overlapped");
+    assert_string_equal(coll_row_label("nonesuch"), "nonesuch");
+    assert_true(coll_row_needs_nccl("ar_nccl") && coll_row_needs_nccl("dp_serial"));
+    assert_false(coll_row_needs_nccl("ar_ring") || coll_row_needs_nccl("dp_1gpu") ||
+                 coll_row_needs_nccl("nonesuch"));
+}
+
 static void test_sizes(void **state)
 {
     (void)state;
@@ -222,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bus_factor),  cmocka_unit_test(test_bandwidths),
         cmocka_unit_test(test_sizes),       cmocka_unit_test(test_mod),
+        cmocka_unit_test(test_row_labels),
         cmocka_unit_test(test_chunks_cover), cmocka_unit_test(test_ring_sums),
         cmocka_unit_test(test_ring_owned),  cmocka_unit_test(test_slices),
     };
