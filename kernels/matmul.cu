@@ -410,11 +410,13 @@ extern "C" const shipped_kernel *matmul_tune_table(size_t *count)
     static shipped_kernel t[96];
     static size_t filled = 0;
     if (filled == 0) {
-        size_t a = 0, b = 0;
+        size_t a = 0, b = 0, c = 0;
         const shipped_kernel *wt = k_warptile_tune(&a);
         const shipped_kernel *tc = k_wmma_tune(&b);
+        const shipped_kernel *wp = k_wgmma_persist_tune(&c);
         for (size_t i = 0; i < a && filled < sizeof t / sizeof t[0]; ++i) t[filled++] = wt[i];
         for (size_t i = 0; i < b && filled < sizeof t / sizeof t[0]; ++i) t[filled++] = tc[i];
+        for (size_t i = 0; i < c && filled < sizeof t / sizeof t[0]; ++i) t[filled++] = wp[i];
     }
     *count = filled;
     return t;

@@ -176,6 +176,7 @@ const void *k_warptile_raw_kernel(void);
 // Tuning variants of each family, merged by matmul_tune_table.
 const shipped_kernel *k_warptile_tune(size_t *count);
 const shipped_kernel *k_wmma_tune(size_t *count);
+const shipped_kernel *k_wgmma_persist_tune(size_t *count);
 
 // Fills out for kernel f launched with threads a block and smem bytes of
 // dynamic shared memory.

@@ -32,7 +32,9 @@
 // write each 64 x 32 piece of their results into shared memory (two 8 KB
 // buffers a consumer, 128-byte swizzled, so the writes meet no bank
 // conflicts) and one thread hands it to the copy engine (a TMA store); the
-// consumers go on to the next tile while the copy engine writes C.
+// consumers go on to the next tile while the copy engine writes C.  When
+// every tile runs at once (one wave) its blocks run alone, not in clusters
+// (launch_wgmma_tmastore says why).
 //
 // Shapes the TMA path cannot take (K or N not a multiple of 8, A or B not
 // 16-byte aligned) go to rung 10's launcher, as rung 11's do; outputs of
@@ -40,10 +42,14 @@
 // 128x128 tiles use more of them (a persistent block gains nothing there).
 #include "hopper.cuh"
 
+// The shipped tile is 128x256 (BN 256) with a ring of 4 slices; the
+// variants of 128x128 tiles (BN 128) keep 6, in about the same shared memory.
 #define WP_BN 256
-#define WP_STAGES 4
-#define WP_B_BYTES (WG_BK * WP_BN * 2)
-#define WP_SMEM ((size_t)WP_STAGES * (WG_A_BYTES + WP_B_BYTES) + 1024)
+template <int BN> struct wp_shape {
+    static constexpr int stages = BN == 256 ? 4 : 6;
+    static constexpr int b_bytes = WG_BK * BN * 2;
+    static constexpr size_t ring = (size_t)stages * (WG_A_BYTES + b_bytes) + 1024;
+};
 // Tile rows that one group of the tile order spans: the 132 tiles in flight
 // on an H100 then cover 16 rows of A and about 8 columns of B.
 #define WP_GROUP_ROWS 16
@@ -54,39 +60,40 @@
 // Where block `rank` of a cluster puts unit u (in the tile order): the
 // first row *bm0 and column *bn0 of its 128x256 tile.  Producer and
 // consumers walk the same units: block b's are b / CL, + grid / CL, ...
-template <int CL>
+template <int CL, int BN>
 __device__ __forceinline__ void wp_tile_origin(int u, int units_m, int tiles_n, uint32_t rank,
                                                int *bm0, int *bn0)
 {
     int um, tn;
     wg_tile_at(u, units_m, tiles_n, WP_GROUP_ROWS / CL, &um, &tn);
     *bm0 = (um * CL + (int)rank) * WG_BM;
-    *bn0 = tn * WP_BN;
+    *bn0 = tn * BN;
 }
 
 // The producer (one thread): for every unit of this block, every K slice
 // into the ring; its own 128 rows of A, and of B all four boxes (CL 1) or
 // its share of them, multicast to the whole cluster (CL 2).
-template <int CL>
+template <int CL, int BN>
 __device__ __forceinline__ void wp_produce(const CUtensorMap *mapA, const CUtensorMap *mapB,
                                            uint32_t a_base, uint32_t b_base, uint64_t *full,
                                            uint64_t *empty, int units_m, int tiles_n, int ktiles,
                                            uint32_t rank)
 {
-    constexpr int BOXES = WP_BN / WG_B_BOX, SHARE = BOXES / CL;
+    using S = wp_shape<BN>;
+    constexpr int BOXES = BN / WG_B_BOX, SHARE = BOXES / CL;
     const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
     uint32_t it = 0;
     for (int u = (int)blockIdx.x / CL; u < units; u += step) {
         int bm0, bn0;
-        wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
+        wp_tile_origin<CL, BN>(u, units_m, tiles_n, rank, &bm0, &bn0);
         for (int t = 0; t < ktiles; ++t, ++it) {
-            const uint32_t s = it % WP_STAGES, round = it / WP_STAGES;
+            const uint32_t s = it % S::stages, round = it / S::stages;
             if (round > 0) wg_mbar_sleep(wg_smem_addr(&empty[s]), (round - 1) & 1);
             const uint32_t bar = wg_smem_addr(&full[s]);
-            wg_mbar_expect_tx(bar, WG_A_BYTES + WP_B_BYTES);
+            wg_mbar_expect_tx(bar, WG_A_BYTES + S::b_bytes);
             const int k0 = t * WG_BK;
             wg_tma_2d(a_base + s * WG_A_BYTES, mapA, k0, bm0, bar);
-            const uint32_t b = b_base + s * WP_B_BYTES;
+            const uint32_t b = b_base + s * S::b_bytes;
 #pragma unroll
             for (int q = 0; q < SHARE; ++q) {
                 const int box = (int)rank * SHARE + q;
@@ -103,25 +110,26 @@ __device__ __forceinline__ void wp_produce(const CUtensorMap *mapA, const CUtens
 // Consumer CI (0 or 1: its 64 rows of each tile): for every unit of this
 // block, the tile's multiplies, then its results out to C, by its own
 // stores or through the copy engine (TMA_C).
-template <int CL, bool TMA_C, int CI>
+template <int CL, bool TMA_C, int BN, int CI>
 __device__ __forceinline__ void wp_consume_tiles(const CUtensorMap *mapC, float *C, int M, int N,
                                                  uint32_t a_base, uint32_t b_base, uint64_t *full,
                                                  uint64_t *empty, int units_m, int tiles_n,
                                                  int ktiles, uint32_t rank)
 {
+    using S = wp_shape<BN>;
     const int units = units_m * tiles_n, step = (int)gridDim.x / CL;
     uint32_t it = 0;
     for (int u = (int)blockIdx.x / CL; u < units; u += step) {
         int bm0, bn0;
-        wp_tile_origin<CL>(u, units_m, tiles_n, rank, &bm0, &bn0);
-        float d[WP_BN / 2];
+        wp_tile_origin<CL, BN>(u, units_m, tiles_n, rank, &bm0, &bn0);
+        float d[BN / 2];
 #pragma unroll
-        for (int i = 0; i < WP_BN / 2; ++i) d[i] = 0.0f;
-        wg_consume<WP_STAGES, WG_A_BYTES, WP_B_BYTES, CL>(d, a_base + CI * (64 * 128), b_base,
+        for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+        wg_consume<S::stages, WG_A_BYTES, S::b_bytes, CL>(d, a_base + CI * (64 * 128), b_base,
                                                           full, empty, ktiles, it);
         it += (uint32_t)ktiles;
         if (TMA_C)
-            wg_store_tile_tma(d, mapC, b_base + WP_STAGES * WP_B_BYTES + CI * WG_EPI_BYTES,
+            wg_store_tile_tma(d, mapC, b_base + S::stages * S::b_bytes + CI * WG_EPI_BYTES,
                               bm0 + CI * 64, bn0, 1 + CI);
         else
             wg_store_tile(d, C, M, N, bm0 + CI * 64, bn0);
@@ -132,10 +140,10 @@ __device__ __forceinline__ void wp_consume_tiles(const CUtensorMap *mapC, float 
 
 // ---- the kernel -------------------------------------------------------------------------------
 // block WG_THREADS, a grid of whole clusters of CL blocks, no more blocks
-// than fit at once; WP_SMEM bytes of dynamic shared memory, laid out as rung
-// 11's 128x256 shape.  The roles are rung 11's: warpgroup 0 produces,
+// than fit at once; wp_smem<TMA_C, BN>() bytes of dynamic shared memory,
+// laid out as rung 11's 128x256 shape (or its 128x128 one, BN 128).  The roles are rung 11's: warpgroup 0 produces,
 // warpgroups 1 and 2 each multiply 64 rows of the current tile.
-template <int CL, bool TMA_C>
+template <int CL, bool TMA_C, int BN>
 __global__ void __launch_bounds__(WG_THREADS, 1)
 gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
                           const __grid_constant__ CUtensorMap mapB,
@@ -144,12 +152,19 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
 {
 #if K_WG_BODY
     extern __shared__ __align__(1024) unsigned char wg_smem[];
-    __shared__ __align__(8) uint64_t full[WP_STAGES], empty[WP_STAGES];
+    using S = wp_shape<BN>;
+    __shared__ __align__(8) uint64_t full[S::stages], empty[S::stages];
     const uint32_t base = (wg_smem_addr(wg_smem) + 1023u) & ~1023u;
-    const uint32_t a_base = base, b_base = base + WP_STAGES * WG_A_BYTES;
-    const int wg = threadIdx.x / 128;
+    const uint32_t a_base = base, b_base = base + S::stages * WG_A_BYTES;
+    // The warpgroup's index, broadcast from lane 0: the compiler then knows
+    // it is the same in every thread of a warp, so the branches on it below
+    // do not split warps and what each role computes from values common to
+    // the warp may live in the warp's uniform registers.  The descriptors
+    // that every wgmma reads from uniform registers are then built there,
+    // not in each thread's registers and moved over (R2UR) before each one.
+    const int wg = __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0);
     const uint32_t rank = CL > 1 ? wg_cluster_rank() : 0u;
-    const int tiles_m = (M + WG_BM - 1) / WG_BM, tiles_n = (N + WP_BN - 1) / WP_BN;
+    const int tiles_m = (M + WG_BM - 1) / WG_BM, tiles_n = (N + BN - 1) / BN;
     const int units_m = (tiles_m + CL - 1) / CL;
     const int ktiles = (K + WG_BK - 1) / WG_BK;
 
@@ -157,7 +172,7 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
         wg_prefetch_map(&mapA);
         wg_prefetch_map(&mapB);
         if (TMA_C) wg_prefetch_map(&mapC);
-        for (int s = 0; s < WP_STAGES; ++s) {
+        for (int s = 0; s < S::stages; ++s) {
             wg_mbar_init(wg_smem_addr(&full[s]), 1);
             wg_mbar_init(wg_smem_addr(&empty[s]), 8 * CL);   // every consumer warp of the cluster
         }
@@ -169,17 +184,17 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
     if (wg == 0) {
         wg_setmaxnreg_dec<40>();
         if (threadIdx.x == 0)
-            wp_produce<CL>(&mapA, &mapB, a_base, b_base, full, empty, units_m, tiles_n, ktiles,
+            wp_produce<CL, BN>(&mapA, &mapB, a_base, b_base, full, empty, units_m, tiles_n, ktiles,
                            rank);
     } else {
         wg_setmaxnreg_inc<232>();
         // one copy of the loop a consumer, so that everything it computes
         // from its index is the same across the warp, known to the compiler
         if (wg == 1)
-            wp_consume_tiles<CL, TMA_C, 0>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
+            wp_consume_tiles<CL, TMA_C, BN, 0>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
                                            tiles_n, ktiles, rank);
         else
-            wp_consume_tiles<CL, TMA_C, 1>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
+            wp_consume_tiles<CL, TMA_C, BN, 1>(&mapC, C, M, N, a_base, b_base, full, empty, units_m,
                                            tiles_n, ktiles, rank);
     }
     // A block leaves only when its partner no longer writes into its shared
@@ -194,25 +209,28 @@ gemm_wgmma_persist_kernel(const __grid_constant__ CUtensorMap mapA,
 // ---- launcher -----------------------------------------------------------------------------------
 // Shared memory: the ring, then (when C leaves through the copy engine) the
 // two consumers' output buffers.
-template <bool TMA_C> static constexpr size_t wp_smem() { return WP_SMEM + (TMA_C ? 2 * WG_EPI_BYTES : 0); }
+template <bool TMA_C, int BN> static constexpr size_t wp_smem()
+{
+    return wp_shape<BN>::ring + (TMA_C ? 2 * WG_EPI_BYTES : 0);
+}
 
-template <int CL, bool TMA_C> static cudaError_t wp_prepare(void)
+template <int CL, bool TMA_C, int BN> static cudaError_t wp_prepare(void)
 {
     static int configured = -1;
-    return k_wg_smem((const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, wp_smem<TMA_C>(),
+    return k_wg_smem((const void *)gemm_wgmma_persist_kernel<CL, TMA_C, BN>, wp_smem<TMA_C, BN>(),
                      &configured);
 }
 
 // The launch: a grid of as many whole clusters as the device holds at once
 // (CL 1: one block a multiprocessor), or fewer when there are fewer units.
-template <int CL, bool TMA_C>
+template <int CL, bool TMA_C, int BN>
 static cudaError_t wp_config(int M, int N, cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
 {
-    KCHECK((wp_prepare<CL, TMA_C>()));
-    const size_t units = k_ceil_div(k_ceil_div((size_t)M, WG_BM), CL) * k_ceil_div((size_t)N, WP_BN);
+    KCHECK((wp_prepare<CL, TMA_C, BN>()));
+    const size_t units = k_ceil_div(k_ceil_div((size_t)M, WG_BM), CL) * k_ceil_div((size_t)N, BN);
     memset(cfg, 0, sizeof *cfg);
     cfg->blockDim = dim3(WG_THREADS);
-    cfg->dynamicSmemBytes = wp_smem<TMA_C>();
+    cfg->dynamicSmemBytes = wp_smem<TMA_C, BN>();
     attr->id = cudaLaunchAttributeClusterDimension;
     attr->val.clusterDim.x = CL;
     attr->val.clusterDim.y = 1;
@@ -229,7 +247,7 @@ static cudaError_t wp_config(int M, int N, cudaLaunchConfig_t *cfg, cudaLaunchAt
         } else {
             cfg->gridDim = dim3((unsigned)(CL * 66));
             KCHECK(cudaOccupancyMaxActiveClusters(
-                &slots, (const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, cfg));
+                &slots, (const void *)gemm_wgmma_persist_kernel<CL, TMA_C, BN>, cfg));
         }
         asked = dev;
     }
@@ -239,20 +257,20 @@ static cudaError_t wp_config(int M, int N, cudaLaunchConfig_t *cfg, cudaLaunchAt
     return cudaSuccess;
 }
 
-template <int CL, bool TMA_C>
+template <int CL, bool TMA_C, int BN>
 static cudaError_t wp_run(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                           cudaStream_t stream)
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    KCHECK((wp_config<CL, TMA_C>(M, N, &cfg, &attr)));
+    KCHECK((wp_config<CL, TMA_C, BN>(M, N, &cfg, &attr)));
     cfg.stream = stream;
     CUtensorMap mapA, mapB, mapC;
     KCHECK(k_wg_map(&mapA, A, M, K, WG_BM, WG_BK));
     KCHECK(k_wg_map(&mapB, B, K, N, WG_BK, WG_B_BOX));
     memset(&mapC, 0, sizeof mapC);
     if (TMA_C) KCHECK(k_wg_map_f32(&mapC, C, M, N, 64, WG_SUB_COLS));
-    KCHECK(cudaLaunchKernelEx(&cfg, gemm_wgmma_persist_kernel<CL, TMA_C>, mapA, mapB, mapC, M, N,
+    KCHECK(cudaLaunchKernelEx(&cfg, gemm_wgmma_persist_kernel<CL, TMA_C, BN>, mapA, mapB, mapC, M, N,
                               K, C));
     KCHECK_LAUNCH();
     return cudaSuccess;
@@ -268,6 +286,15 @@ static cudaError_t wp_pays(int M, int N, bool *persist)
     return cudaSuccess;
 }
 
+// Whether the output's 128x256 tiles all run at once, one a multiprocessor.
+static cudaError_t wp_one_wave(int M, int N, bool *one)
+{
+    int sms = 0;
+    KCHECK(k_sm_count(&sms));
+    *one = k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) <= (size_t)sms;
+    return cudaSuccess;
+}
+
 // Whether the TMA path takes these operands, and whether a persistent grid pays.
 static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16_t *B, bool *tma,
                             bool *persist)
@@ -276,7 +303,7 @@ static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16
     return wp_pays(M, N, persist);
 }
 
-template <int CL, bool TMA_C>
+template <int CL, bool TMA_C, int BN = WP_BN>
 static cudaError_t wp_launch(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                              cudaStream_t stream)
 {
@@ -286,8 +313,8 @@ static cudaError_t wp_launch(int M, int N, int K, const uint16_t *A, const uint1
     KCHECK(wp_route(M, N, K, A, B, &tma, &persist));
     if (!tma) return launch_wmma_async(M, N, K, A, B, C, stream);
     if (!persist) return launch_wgmma(M, N, K, A, B, C, stream);
-    if (TMA_C && k_aligned16(C)) return wp_run<CL, true>(M, N, K, A, B, C, stream);
-    return wp_run<CL, false>(M, N, K, A, B, C, stream);
+    if (TMA_C && k_aligned16(C)) return wp_run<CL, true, BN>(M, N, K, A, B, C, stream);
+    return wp_run<CL, false, BN>(M, N, K, A, B, C, stream);
 }
 
 cudaError_t launch_wgmma_persist(int M, int N, int K, const uint16_t *A, const uint16_t *B,
@@ -302,21 +329,78 @@ cudaError_t launch_wgmma_cluster(int M, int N, int K, const uint16_t *A, const u
     return wp_launch<2, false>(M, N, K, A, B, C, stream);
 }
 
+// Rung 14 pairs its blocks into clusters only when there is more than one
+// wave of tiles.  In one wave each block computes a single tile: there is
+// no later tile whose loads the pair's shared B could speed up, while the
+// pair still starts together and runs in step (a stage is free only when
+// both blocks are done with it).  2048^3 on an H100: 0.948x cuBLAS BF16 in
+// clusters, 0.998x without; 4096^3: 0.991x in clusters, 0.972x without.
 cudaError_t launch_wgmma_tmastore(int M, int N, int K, const uint16_t *A, const uint16_t *B,
                                   float *C, cudaStream_t stream)
 {
-    return wp_launch<2, true>(M, N, K, A, B, C, stream);
+    bool one = false;
+    KCHECK(wp_one_wave(M, N, &one));
+    return one ? wp_launch<1, true>(M, N, K, A, B, C, stream)
+               : wp_launch<2, true>(M, N, K, A, B, C, stream);
 }
 
-template <int CL, bool TMA_C> static bool wp_resources(kernel_resources *out)
+// ---- tuning variants (mmtune) -------------------------------------------------------------------
+// The last rung on other tiles and cluster sizes, so that one run can put
+// them beside the shipped shape (128x256, clusters of 2 past one wave).
+template <int CL, int BN>
+static cudaError_t wp_variant(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
+                              cudaStream_t stream)
 {
-    if (wp_prepare<CL, TMA_C>() != cudaSuccess) return false;
-    return k_kernel_resources((const void *)gemm_wgmma_persist_kernel<CL, TMA_C>, WG_THREADS,
-                              wp_smem<TMA_C>(), out) == cudaSuccess;
+    return wp_launch<CL, true, BN>(M, N, K, A, B, C, stream);
+}
+
+template <int CL, bool TMA_C, int BN = WP_BN> static bool wp_resources(kernel_resources *out)
+{
+    if (wp_prepare<CL, TMA_C, BN>() != cudaSuccess) return false;
+    return k_kernel_resources((const void *)gemm_wgmma_persist_kernel<CL, TMA_C, BN>, WG_THREADS,
+                              wp_smem<TMA_C, BN>(), out) == cudaSuccess;
+}
+
+struct wp_tune_variant {
+    shipped_kernel k;
+    bool (*resources)(kernel_resources *out);
+};
+
+#define WP_VARIANT(label, CL, BN)                                                                  \
+    {.k = {.name = label, .problem = "sgemm", .gemm_bf16 = wp_variant<CL, BN>,                     \
+           .precision = "bf16", .min_cc = 90, .max_cc = 90,                                         \
+           .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},                 \
+     .resources = wp_resources<CL, true, BN>}
+
+static const wp_tune_variant wp_variants[] = {
+    WP_VARIANT("gemm_wgmma_tmastore[128x256,cl1]", 1, 256),
+    WP_VARIANT("gemm_wgmma_tmastore[128x256,cl2]", 2, 256),
+    WP_VARIANT("gemm_wgmma_tmastore[128x128,cl2]", 2, 128),
+};
+#define WP_NVARIANTS (sizeof wp_variants / sizeof wp_variants[0])
+
+const shipped_kernel *k_wgmma_persist_tune(size_t *count)
+{
+    static shipped_kernel t[WP_NVARIANTS];
+    static bool made = false;
+    if (!made) {
+        for (size_t i = 0; i < WP_NVARIANTS; ++i) t[i] = wp_variants[i].k;
+        made = true;
+    }
+    *count = WP_NVARIANTS;
+    return t;
 }
 
 bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources *out)
 {
+    for (size_t i = 0; i < WP_NVARIANTS; ++i)
+        if (strcmp(name, wp_variants[i].k.name) == 0) {
+            bool persist = false;
+            if (k_wg_supported() != cudaSuccess || wp_pays(M, N, &persist) != cudaSuccess)
+                return false;
+            return persist ? wp_variants[i].resources(out)
+                           : k_wgmma_resources("gemm_wgmma", M, N, out);
+        }
     const int rung = strcmp(name, "gemm_wgmma_persist") == 0   ? 12
                      : strcmp(name, "gemm_wgmma_cluster") == 0 ? 13
                      : strcmp(name, "gemm_wgmma_tmastore") == 0 ? 14
@@ -325,8 +409,11 @@ bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources 
     bool persist = false;
     if (wp_pays(M, N, &persist) != cudaSuccess || !persist)
         return k_wgmma_resources("gemm_wgmma", M, N, out);
+    bool one = false;
+    if (rung == 14 && wp_one_wave(M, N, &one) != cudaSuccess) return false;
     return rung == 12   ? wp_resources<1, false>(out)
            : rung == 13 ? wp_resources<2, false>(out)
+           : one        ? wp_resources<1, true>(out)
                         : wp_resources<2, true>(out);
 }
 
@@ -354,6 +441,12 @@ bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources 
 {
     (void)name; (void)M; (void)N; (void)out;
     return false;
+}
+
+const shipped_kernel *k_wgmma_persist_tune(size_t *count)
+{
+    *count = 0;
+    return NULL;
 }
 
 #endif

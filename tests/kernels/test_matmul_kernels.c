@@ -492,8 +492,11 @@ static void test_wgmma_unaligned(void **state)
 static void test_tune_variants(void **state)
 {
     (void)state;
+    /* The last two are big enough for the Hopper variants' persistent grid:
+     * one wave of 128x256 tiles, then more than one, each with partial tiles. */
     static const int sizes[][3] = {{520, 264, 136}, {1024, 1024, 1024}, {255, 257, 131},
-                                   {256, 512, 40}, {384, 256, 48}};
+                                   {256, 512, 40}, {384, 256, 48}, {2304, 1288, 72},
+                                   {4104, 1544, 136}};
     size_t n = 0, sgemm = 0;
     const shipped_kernel *tv = kernels_tune_variants(&n);
     for (size_t i = 0; i < n; ++i)
