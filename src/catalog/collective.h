@@ -26,6 +26,9 @@
 #define COLL_MIN_SLICE 2048
 /* The lab's message sizes: 8 B to 1 GiB. */
 #define COLL_MAX_SIZES 16
+/* What a row of the multigpu lab says when the machine has one GPU, in the
+ * words the diagnosis looks for (it then asks for more GPUs, not for one). */
+#define COLL_TOO_FEW_GPUS "the multigpu lab needs two or more GPUs in this machine"
 
 /* ---- figures ---------------------------------------------------------------- */
 

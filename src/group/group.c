@@ -122,7 +122,7 @@ bool group_runnable(const rank_probe *probe, const run_request *req, run_result 
         strfmt_copy(why, sizeof why, probe->dev.reason);
     else if (probe->ndevices < 2)
         snprintf(why, sizeof why,
-                 "one GPU found (%s%s%s): the multigpu lab needs two or more GPUs in this machine",
+                 "one GPU found (%s%s%s): " COLL_TOO_FEW_GPUS,
                  probe->dev.name, probe->devices_note[0] ? "; " : "", probe->devices_note);
     else
         return true;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/collective.h"
 #include "catalog/problem_spec.h"
 #include "core/paths.h"
 #include "core/strfmt.h"
@@ -400,6 +401,15 @@ void diag_launcher(const char *err, diagnosis *diag)
 
 void diag_no_device(const char *text, diagnosis *diag)
 {
+    if (!diag_empty(text) && diag_find(text, COLL_TOO_FEW_GPUS)) {
+        diag_set(diag, DIAG_NO_DEVICE, "Too few GPUs");
+        diag_explain(diag, "%s.", text);
+        diag_suggest(diag,
+                     "Run this lab on a machine with two or more NVIDIA GPUs (cudalab doctor "
+                     "lists what it finds), for example with srun --gpus=2 on a cluster; every "
+                     "other lab runs on one.");
+        return;
+    }
     diag_set(diag, DIAG_NO_DEVICE, "No CUDA device found");
     diag_explain(diag, "%s",
                  diag_empty(text) ? "This machine has no usable NVIDIA GPU." : text);

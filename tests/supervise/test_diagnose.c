@@ -493,6 +493,18 @@ static void test_no_device_crash_cancel_other(void **state)
     assert_true(ts_contains(d.explanation, "CUDA driver is not installed"));
     assert_true(ts_contains(d.explanation, "still compiles"));
 
+    /* One GPU where the multigpu lab needs two: a GPU is there, so the
+     * headline and the next step ask for more of them, not for one. */
+    d = from_result(RS_NO_DEVICE,
+                    "one GPU found (NVIDIA H100 80GB HBM3): the multigpu lab needs two or more "
+                    "GPUs in this machine",
+                    "reduce_sum");
+    assert_int_equal(d.cause, DIAG_NO_DEVICE);
+    assert_string_equal(d.title, "Too few GPUs");
+    assert_true(ts_contains(d.explanation, "one GPU found (NVIDIA H100 80GB HBM3)"));
+    assert_false(ts_contains(d.explanation, "No CUDA device"));
+    assert_true(ts_contains(d.next_step, "--gpus=2"));
+
     d = from_fault("signal", "the worker was killed by SIGSEGV (segmentation fault)", NULL);
     assert_int_equal(d.cause, DIAG_CRASH);
     assert_true(ts_contains(d.explanation, "SIGSEGV"));
