@@ -358,7 +358,7 @@ static const shipped_kernel matmul_rungs[] = {
      .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},
     {.name = "gemm_wgmma_tmastore", .problem = "sgemm", .gemm_bf16 = launch_wgmma_tmastore,
      .precision = "bf16", .min_cc = 90, .max_cc = 90,
-     .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},
+     .cc_needs = "a Hopper GPU (sm_90a: wgmma and TMA)"},
     {.name = "cublas_sgemm", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_sgemm},
     {.name = "cublas_tf32", .problem = "sgemm", .library = 1, .sgemm = launch_cublas_tf32,
      .precision = "tf32", .min_cc = 80},

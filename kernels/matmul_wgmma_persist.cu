@@ -24,7 +24,8 @@
 // only when the consumers of both blocks are done with it, so each consumer
 // warp arrives on the "empty" barrier of both blocks.
 //
-// gemm_wgmma_tmastore (rung 14): rung 13 with a different epilogue.  In
+// gemm_wgmma_tmastore (rung 14): rung 12 (its blocks alone: see below)
+// with a different epilogue.  In
 // rungs 11 to 13 the consumers store their accumulators to C themselves, 128
 // KB of FP32 a tile; until the last store has left, they start no multiply.
 // Timed at K from 1024 to 8192 (4096 x 4096 outputs, H100), rung 12 paid
@@ -32,9 +33,14 @@
 // write each 64 x 32 piece of their results into shared memory (two 8 KB
 // buffers a consumer, 128-byte swizzled, so the writes meet no bank
 // conflicts) and one thread hands it to the copy engine (a TMA store); the
-// consumers go on to the next tile while the copy engine writes C.  When
-// every tile runs at once (one wave) its blocks run alone, not in clusters
-// (launch_wgmma_tmastore says why).
+// consumers go on to the next tile while the copy engine writes C.
+//
+// Rung 14 does not pair its blocks into clusters.  Measured on an H100 with
+// the descriptors in uniform registers (Nsight Compute, 4096^3, clock held):
+// 298,400 cycles alone, 300,900 in clusters, cuBLAS BF16 299,300; the pair's
+// remote arrivals and its lockstep (a stage is free only when both blocks
+// are done with it) cost more than the L2 traffic the shared B saves, and
+// in one wave of tiles (2048^3) clusters ran at 0.95x of cuBLAS, alone 1.00x.
 //
 // Shapes the TMA path cannot take (K or N not a multiple of 8, A or B not
 // 16-byte aligned) go to rung 10's launcher, as rung 11's do; outputs of
@@ -286,14 +292,6 @@ static cudaError_t wp_pays(int M, int N, bool *persist)
     return cudaSuccess;
 }
 
-// Whether the output's 128x256 tiles all run at once, one a multiprocessor.
-static cudaError_t wp_one_wave(int M, int N, bool *one)
-{
-    int sms = 0;
-    KCHECK(k_sm_count(&sms));
-    *one = k_ceil_div((size_t)M, WG_BM) * k_ceil_div((size_t)N, WP_BN) <= (size_t)sms;
-    return cudaSuccess;
-}
 
 // Whether the TMA path takes these operands, and whether a persistent grid pays.
 static cudaError_t wp_route(int M, int N, int K, const uint16_t *A, const uint16_t *B, bool *tma,
@@ -329,24 +327,15 @@ cudaError_t launch_wgmma_cluster(int M, int N, int K, const uint16_t *A, const u
     return wp_launch<2, false>(M, N, K, A, B, C, stream);
 }
 
-// Rung 14 pairs its blocks into clusters only when there is more than one
-// wave of tiles.  In one wave each block computes a single tile: there is
-// no later tile whose loads the pair's shared B could speed up, while the
-// pair still starts together and runs in step (a stage is free only when
-// both blocks are done with it).  2048^3 on an H100: 0.948x cuBLAS BF16 in
-// clusters, 0.998x without; 4096^3: 0.991x in clusters, 0.972x without.
 cudaError_t launch_wgmma_tmastore(int M, int N, int K, const uint16_t *A, const uint16_t *B,
                                   float *C, cudaStream_t stream)
 {
-    bool one = false;
-    KCHECK(wp_one_wave(M, N, &one));
-    return one ? wp_launch<1, true>(M, N, K, A, B, C, stream)
-               : wp_launch<2, true>(M, N, K, A, B, C, stream);
+    return wp_launch<1, true>(M, N, K, A, B, C, stream);
 }
 
 // ---- tuning variants (mmtune) -------------------------------------------------------------------
-// The last rung on other tiles and cluster sizes, so that one run can put
-// them beside the shipped shape (128x256, clusters of 2 past one wave).
+// The last rung on other tiles and in clusters, so that one run can put
+// them beside the shipped shape (128x256, no clusters).
 template <int CL, int BN>
 static cudaError_t wp_variant(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                               cudaStream_t stream)
@@ -373,7 +362,6 @@ struct wp_tune_variant {
      .resources = wp_resources<CL, true, BN>}
 
 static const wp_tune_variant wp_variants[] = {
-    WP_VARIANT("gemm_wgmma_tmastore[128x256,cl1]", 1, 256),
     WP_VARIANT("gemm_wgmma_tmastore[128x256,cl2]", 2, 256),
     WP_VARIANT("gemm_wgmma_tmastore[128x128,cl2]", 2, 128),
 };
@@ -409,12 +397,9 @@ bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources 
     bool persist = false;
     if (wp_pays(M, N, &persist) != cudaSuccess || !persist)
         return k_wgmma_resources("gemm_wgmma", M, N, out);
-    bool one = false;
-    if (rung == 14 && wp_one_wave(M, N, &one) != cudaSuccess) return false;
     return rung == 12   ? wp_resources<1, false>(out)
            : rung == 13 ? wp_resources<2, false>(out)
-           : one        ? wp_resources<1, true>(out)
-                        : wp_resources<2, true>(out);
+                        : wp_resources<1, true>(out);
 }
 
 #else  // !CUDALAB_WGMMA: the build does not target Hopper
