@@ -491,13 +491,13 @@ return lab {
 
     step "The last few percent: persistent blocks, clusters, TMA stores" [[
       `wgmma` runs its multiplies at cuBLAS's speed; what it loses is
-      around them.  Three rungs take it back, one idea each.  The
-      figures are one run on an H100 at 4096 x 4096 x 4096, side by side
-      (`bench/results`), as a fraction of cuBLAS BF16's time: `wgmma`
-      0.87x, `wgmma_persist` 0.96x, `wgmma_cluster` 0.96x,
-      `wgmma_tmastore` 0.96x in that run and 0.96x to 0.99x over five
-      runs of the same day (the run table's row gave 0.99x).  At 8192
-      the last three land between 0.98x and 1.02x of cuBLAS, whose own
+      around them.  Three rungs take it back, one idea each, and the
+      last one ends level with cuBLAS.  One run on an H100, side by
+      side (`bench/results`), as a fraction of cuBLAS BF16's time at
+      4096 x 4096 x 4096: `wgmma` 0.87x, `wgmma_persist` 0.97x,
+      `wgmma_cluster` 0.97x, `wgmma_tmastore` 1.003x (and 1.003x and
+      1.004x in two more runs).  At 2048 `wgmma_tmastore` gives 0.999x,
+      at 8192 1.001x.  At 8192 single ratios mean little: cuBLAS's own
       time there wanders by several percent from run to run as the
       card's clock follows its power draw.
 
@@ -522,12 +522,13 @@ return lab {
         only when the consumers of both blocks are done with it, so each
         consumer warp signals the "empty" barrier in both.  L2 traffic
         fell from 1.51 to 1.40 GB, but the time did not move: on an H100
-        at these sizes L2 was not what held the kernel back.  The rung
-        stays because the next one builds on it, and because cuBLAS's
-        own kernel here is organised the same way (128x256 tiles, two
+        at these sizes L2 was not what held the kernel back.  cuBLAS's
+        own kernel here is organised this way (256x128 tiles, two
         consumer warpgroups, clusters of two, one block per
-        multiprocessor).
-      - **Results out by TMA** (`wgmma_tmastore`).  Timing `wgmma_persist`
+        multiprocessor).  The last rung does *not* keep the clusters;
+        why is below.
+      - **Results out by TMA** (`wgmma_tmastore`, built on
+        `wgmma_persist`).  Timing `wgmma_persist`
         at K = 1024, 2048, 4096 and 8192 (4096 x 4096 outputs) shows a
         cost of about 21 us that does not grow with K; cuBLAS's is about
         15 us.  That is the epilogue: the consumers store 128 KB of FP32
@@ -558,7 +559,31 @@ return lab {
       at 4096 in two runs (8192: 1.04x and 1.07x; 2048, 128 tiles in one
       wave with nothing to hide a start or an epilogue behind: 0.94x).
 
-      Three ideas measured here did not pay.  Writing a block's last
+      One copy per consumer was not enough.  The SASS still moved each
+      descriptor from a thread's registers to the warp's *uniform*
+      registers (R2UR) before every multiply.  A wgmma reads its
+      descriptors from uniform registers, and the compiler builds a value
+      there only where it can prove the warp has not split.  Each copy
+      ran under `if (wg == 1)` with `wg = threadIdx.x / 128`, which to
+      the compiler may differ between the threads of a warp.  Taking it
+      as `__shfl_sync(~0u, threadIdx.x / 128, 0)` (lane 0's value, the
+      same in every lane) removed the moves: 22.4 million instructions.
+
+      With the loop that lean, the clusters stopped paying.  At 4096 with
+      the clock held, the same rung ran in 298,400 cycles alone and
+      300,900 in clusters; cuBLAS took 299,300.  The pair pays for:
+
+      - each warp's arrival on the other block's barrier;
+      - running in step (a stage is free only when both blocks are done
+        with it);
+      - in one wave (2048: 128 tiles, one per multiprocessor), starting
+        together: 0.95x in clusters against 1.00x alone.
+
+      So `wgmma_tmastore` runs its blocks alone.  With the clock held it
+      now needs 0.2% fewer cycles than cuBLAS at 4096 (296,900 against
+      297,700), its tensor pipe busy 91.1% of the time against 90.9%.
+
+      Several ideas measured here did not pay.  Writing a block's last
       tile out all at once through the then idle ring, instead of the
       two 8 KB buffers, made 2048 and 4096 slower (0.92x and 0.99x); it
       makes the two consumers meet before either writes, and was dropped
@@ -568,13 +593,22 @@ return lab {
       not keep the tensor cores busy.  And waiting on a barrier with a
       suspend hint (the thread sleeps until the barrier completes)
       instead of polling it made no difference to the instruction count.
+      Other tile orders (groups of 8 or 32 tile rows instead of 16) ran
+      about 1% slower.  128x128 tiles ran at 0.89x.  Each warp storing its
+      own 16 rows, with no barrier across the warpgroup, did not save
+      time (301,200 cycles against 300,100).
+
+      What is left is the same for cuBLAS.  512 tiles on 132
+      multiprocessors make 3.88 waves, so 16 multiprocessors sit out the
+      last one: about 3% of the run.
 
       Which of these could you write?  Rung 11's design (wgmma, TMA, a
       ring of mbarriers, a producer and consumers) fits in one file and
       is the path the tensor-core exercise's stretch milestone has in
       mind; on Hopper it reaches 0.86x and the stretch asks for 0.5x.
-      Persistence is a loop around it.  Clusters and TMA stores are for
-      reading: `kernels/matmul_wgmma_persist.cu` and `kernels/hopper.cuh`.
+      Persistence is a loop around it, and the warpgroup index taken
+      from lane 0 is one line.  Clusters and TMA stores are for reading:
+      `kernels/matmul_wgmma_persist.cu` and `kernels/hopper.cuh`.
 
       **Compare `wgmma`, `wgmma_persist`, `wgmma_cluster`,
       `wgmma_tmastore` and `cuBLAS BF16` at 4096.**
