@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "catalog/collective.h"
 #include "core/spawn.h"
 #include "group/group.h"
 #include "proto/rankmsg.h"
@@ -19,8 +20,8 @@
 /* Rows of the ranks becoming one row a measurement. */
 typedef struct group_rows {
     int nranks;
-    int nalgos;                       /* all-reduces requested (the learner's among them): a
-                                       * size is shown once all are in */
+    int nlab;                         /* the lab's all-reduces requested: a size is shown
+                                       * once all are in */
     const group_sink *sink;
     /* rows of one measurement still coming from some ranks */
     struct group_pending {
@@ -33,9 +34,16 @@ typedef struct group_rows {
     /* merged all-reduce rows of one size, shown together */
     run_result sized[4];
     int nsized;
+    /* NCCL's time at each size shown so far, for the learner's rows,
+     * which the ranks measure after all of the lab's */
+    struct group_lib {
+        char size[RUN_SIZE_MAX];
+        double ms;
+    } lib[COLL_MAX_SIZES];
+    int nlib;
 } group_rows;
 
-void group_rows_init(group_rows *g, int nranks, int nalgos, const group_sink *sink);
+void group_rows_init(group_rows *g, int nranks, int nlab, const group_sink *sink);
 /* Adds rank's row; false + err when it breaks the rules (a rank sending
  * a row twice, more rows in flight than a group has). */
 bool group_rows_add(group_rows *g, int rank, const run_result *row, int of, cl_err *err);

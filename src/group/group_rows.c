@@ -5,8 +5,10 @@
  * every rank's is (otherwise it is the first failing rank's, naming its
  * GPU), and its time is the slowest rank's: a collective is over when its
  * last rank is.  An all-reduce size is shown once every requested
- * algorithm (the learner's kernel, "exercise", among them) has its row,
- * the library's (NCCL) time beside the others'. */
+ * algorithm of the lab's has its row, the library's (NCCL) time beside
+ * the others'.  The learner's kernel ("exercise") is measured after all
+ * of them (mgpu/rank.c says why); each of its rows is shown as it comes,
+ * against NCCL's time at its size, kept from then. */
 #include "group/group_internal.h"
 
 #include <stdio.h>
@@ -14,11 +16,11 @@
 
 #include "core/strfmt.h"
 
-void group_rows_init(group_rows *g, int nranks, int nalgos, const group_sink *sink)
+void group_rows_init(group_rows *g, int nranks, int nlab, const group_sink *sink)
 {
     memset(g, 0, sizeof *g);
     g->nranks = nranks;
-    g->nalgos = nalgos;
+    g->nlab = nlab;
     g->sink = sink;
 }
 
@@ -57,21 +59,26 @@ static void merge(const struct group_pending *p, run_result *out)
 }
 
 /* Whether variant is one of the all-reduces shown a size at a time. */
-static bool sized_row(const char *variant)
+static void show(const group_rows *g, const run_result *r)
 {
-    return strncmp(variant, "ar_", 3) == 0 || strcmp(variant, "exercise") == 0;
+    if (g->sink && g->sink->result)
+        g->sink->result(g->sink->ud, r);
 }
 
-/* Shows the all-reduce rows of one size in teaching order, each against
- * NCCL's at that size. */
+/* Shows the lab's all-reduce rows of one size in teaching order, each
+ * against NCCL's at that size, and keeps NCCL's time. */
 static void flush_size(group_rows *g)
 {
-    static const char *const order[] = {"ar_naive", "ar_ring", "exercise", "ar_nccl"};
+    static const char *const order[] = {"ar_naive", "ar_ring", "ar_nccl"};
     const run_result *lib = NULL;
     for (int i = 0; i < g->nsized; i++)
         if (strcmp(g->sized[i].variant, "ar_nccl") == 0 && g->sized[i].status == RS_CORRECT
             && g->sized[i].median_ms > 0.0)
             lib = &g->sized[i];
+    if (lib && g->nlib < COLL_MAX_SIZES) {
+        strfmt_copy(g->lib[g->nlib].size, sizeof g->lib[g->nlib].size, lib->size);
+        g->lib[g->nlib++].ms = lib->median_ms;
+    }
     for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
         for (int i = 0; i < g->nsized; i++) {
             run_result *r = &g->sized[i];
@@ -79,24 +86,38 @@ static void flush_size(group_rows *g)
                 continue;
             if (lib && r != lib && r->status == RS_CORRECT && r->median_ms > 0.0)
                 r->speedup_lib = lib->median_ms / r->median_ms;
-            if (g->sink && g->sink->result)
-                g->sink->result(g->sink->ud, r);
+            show(g, r);
         }
     g->nsized = 0;
 }
 
+/* The learner's row, against NCCL's time at its size when that was shown. */
+static void learner_row(group_rows *g, const run_result *row)
+{
+    if (g->nsized > 0)
+        flush_size(g);
+    run_result r = *row;
+    for (int i = 0; i < g->nlib; i++)
+        if (strcmp(g->lib[i].size, r.size) == 0 && r.status == RS_CORRECT && r.median_ms > 0.0)
+            r.speedup_lib = g->lib[i].ms / r.median_ms;
+    show(g, &r);
+}
+
 static void done(group_rows *g, const run_result *row)
 {
-    if (!sized_row(row->variant)) {
-        if (g->sink && g->sink->result)
-            g->sink->result(g->sink->ud, row);
+    if (strcmp(row->variant, "exercise") == 0) {
+        learner_row(g, row);
+        return;
+    }
+    if (strncmp(row->variant, "ar_", 3) != 0) {
+        show(g, row);
         return;
     }
     if (g->nsized > 0 && strcmp(g->sized[0].size, row->size) != 0)
         flush_size(g);
     if (g->nsized < (int)(sizeof g->sized / sizeof g->sized[0]))
         g->sized[g->nsized++] = *row;
-    if (g->nsized >= g->nalgos)
+    if (g->nsized >= g->nlab)
         flush_size(g);
 }
 

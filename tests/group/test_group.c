@@ -139,12 +139,20 @@ static int fake_rank(int rank, int n)
     if (rank == 0)
         fake_row("peer_0to1", "256 MiB", 1, 0.7, true);
     fake_row("ar_ring", "8 B", n, 1.0 + rank, !(rank == 1 && strcmp(mode, "wrong") == 0));
-    if (req.u.run.exercise_kernel[0])
-        fake_row("exercise", "8 B", n, 4.0, true);
     if (strcmp(mode, "nonccl") == 0)
         fake_error("ar_nccl", "8 B", n, "NCCL not found: install it");
     else
         fake_row("ar_nccl", "8 B", n, 2.0, true);
+    /* as the real ranks do: the learner's rows after all of the lab's */
+    if (req.u.run.exercise_kernel[0]) {
+        fake_exchange(rank, n, "x3");   /* in step, as collectives keep the real ones */
+        fake_row("ar_ring", "16 B", n, 1.0, true);
+        fake_row("ar_nccl", "16 B", n, 8.0, true);
+        fake_exchange(rank, n, "x4");
+        fake_row("exercise", "8 B", n, 4.0, true);
+        fake_row("exercise", "16 B", n, 2.0, true);
+        fake_row("exercise", "32 B", n, 2.0, true);
+    }
     return 0;
 }
 
@@ -239,21 +247,29 @@ static void test_merged_rows(void **state)
     assert_true(rows[2].speedup_lib == 0.0);
 }
 
-/* The learner's row comes between the lab's ring and NCCL, with its
- * speed against NCCL's ("x lib"). */
+/* The learner's rows come after all of the lab's, each with its speed
+ * against NCCL's at its own size ("x lib"); none at a size NCCL has no
+ * row for. */
 static void test_learner_row(void **state)
 {
     (void)state;
     run_fault f;
     if (!run_group_ex("ok", true, &f))
         fail_msg("fault (%s): %s\nlog:\n%s", f.cause, f.message, logs);
-    assert_int_equal(nrows, 4);
-    assert_string_equal(rows[1].variant, "ar_ring");
-    assert_string_equal(rows[2].variant, "exercise");
-    assert_string_equal(rows[3].variant, "ar_nccl");
-    assert_int_equal(rows[2].status, RS_CORRECT);
-    if (rows[2].speedup_lib != 0.5)
-        fail_msg("speedup_lib %g", rows[2].speedup_lib);
+    assert_int_equal(nrows, 8);
+    static const char *const want[][2] = {
+        {"peer_0to1", "256 MiB"}, {"ar_ring", "8 B"},  {"ar_nccl", "8 B"},   {"ar_ring", "16 B"},
+        {"ar_nccl", "16 B"},      {"exercise", "8 B"}, {"exercise", "16 B"}, {"exercise", "32 B"}};
+    for (int i = 0; i < 8; i++) {
+        assert_string_equal(rows[i].variant, want[i][0]);
+        assert_string_equal(rows[i].size, want[i][1]);
+    }
+    for (int i = 5; i < 8; i++)
+        assert_int_equal(rows[i].status, RS_CORRECT);
+    if (rows[5].speedup_lib != 0.5 || rows[6].speedup_lib != 4.0 || rows[7].speedup_lib != 0.0)
+        fail_msg("speedup_lib %g %g %g", rows[5].speedup_lib, rows[6].speedup_lib,
+                 rows[7].speedup_lib);
+    assert_true(rows[3].speedup_lib == 8.0);
 }
 
 static void test_one_rank_wrong(void **state)
