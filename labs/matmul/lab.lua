@@ -748,8 +748,9 @@ return lab {
     variant {
       id = "wgmma_tmastore", title = "Hopper: results out by TMA",
       kernel = "gemm_wgmma_tmastore",
-      why = "The consumers put their results in shared memory and the copy engine writes C, "
-         .. "while they start the next tile.",
+      why = "The persistent blocks, alone (clusters cost more than they saved): results go "
+         .. "through shared memory to the copy engine, which writes C while the consumers "
+         .. "start the next tile.",
     },
   },
 
