@@ -497,7 +497,8 @@ return lab {
       4096 x 4096 x 4096: `wgmma` 0.87x, `wgmma_persist` 0.97x,
       `wgmma_cluster` 0.97x, `wgmma_tmastore` 1.003x (and 1.003x and
       1.004x in two more runs).  At 2048 `wgmma_tmastore` gives 0.999x,
-      at 8192 1.001x.  At 8192 single ratios mean little: cuBLAS's own
+      at 8192 1.001x; on an H200 1.007x, 0.991x to 1.004x and 0.988x.
+      At 8192 single ratios mean little: cuBLAS's own
       time there wanders by several percent from run to run as the
       card's clock follows its power draw.
 
