@@ -173,6 +173,33 @@ cudaError_t launch_cublas_bf16(int M, int N, int K, const uint16_t *A, const uin
 // Raw kernels of rung 7 (its element-load form, any sizes) for the raw table.
 const void *k_warptile_raw_kernel(void);
 
+// A tuning variant: its table entry and what its kernel takes.
+struct k_tune_variant {
+    shipped_kernel k;
+    bool (*resources)(kernel_resources *out);
+};
+
+// The table entries of a family's n variants v, copied into out (room for
+// n) on the first call (*made false until then).
+static inline const shipped_kernel *k_tune_entries(const k_tune_variant *v, size_t n,
+                                                   shipped_kernel *out, bool *made)
+{
+    if (!*made) {
+        for (size_t i = 0; i < n; ++i) out[i] = v[i].k;
+        *made = true;
+    }
+    return out;
+}
+
+// The resources of v's variant named name; false when none is.
+static inline bool k_tune_variant_resources(const k_tune_variant *v, size_t n, const char *name,
+                                            kernel_resources *out)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(name, v[i].k.name) == 0) return v[i].resources(out);
+    return false;
+}
+
 // Tuning variants of each family, merged by matmul_tune_table.
 const shipped_kernel *k_warptile_tune(size_t *count);
 const shipped_kernel *k_wmma_tune(size_t *count);

@@ -350,18 +350,13 @@ template <int CL, bool TMA_C, int BN = WP_BN> static bool wp_resources(kernel_re
                               wp_smem<TMA_C, BN>(), out) == cudaSuccess;
 }
 
-struct wp_tune_variant {
-    shipped_kernel k;
-    bool (*resources)(kernel_resources *out);
-};
-
 #define WP_VARIANT(label, CL, BN)                                                                  \
     {.k = {.name = label, .problem = "sgemm", .gemm_bf16 = wp_variant<CL, BN>,                     \
            .precision = "bf16", .min_cc = 90, .max_cc = 90,                                         \
            .cc_needs = "a Hopper GPU (sm_90a: wgmma, TMA multicast and clusters)"},                 \
      .resources = wp_resources<CL, true, BN>}
 
-static const wp_tune_variant wp_variants[] = {
+static const k_tune_variant wp_variants[] = {
     WP_VARIANT("gemm_wgmma_tmastore[128x256,cl2]", 2, 256),
     WP_VARIANT("gemm_wgmma_tmastore[128x128,cl2]", 2, 128),
 };
@@ -371,32 +366,24 @@ const shipped_kernel *k_wgmma_persist_tune(size_t *count)
 {
     static shipped_kernel t[WP_NVARIANTS];
     static bool made = false;
-    if (!made) {
-        for (size_t i = 0; i < WP_NVARIANTS; ++i) t[i] = wp_variants[i].k;
-        made = true;
-    }
     *count = WP_NVARIANTS;
-    return t;
+    return k_tune_entries(wp_variants, WP_NVARIANTS, t, &made);
 }
 
 bool k_wgmma_persist_resources(const char *name, int M, int N, kernel_resources *out)
 {
-    for (size_t i = 0; i < WP_NVARIANTS; ++i)
-        if (strcmp(name, wp_variants[i].k.name) == 0) {
-            bool persist = false;
-            if (k_wg_supported() != cudaSuccess || wp_pays(M, N, &persist) != cudaSuccess)
-                return false;
-            return persist ? wp_variants[i].resources(out)
-                           : k_wgmma_resources("gemm_wgmma", M, N, out);
-        }
+    const k_tune_variant *variant = NULL;
+    for (size_t i = 0; i < WP_NVARIANTS && !variant; ++i)
+        if (strcmp(name, wp_variants[i].k.name) == 0) variant = &wp_variants[i];
     const int rung = strcmp(name, "gemm_wgmma_persist") == 0   ? 12
                      : strcmp(name, "gemm_wgmma_cluster") == 0 ? 13
                      : strcmp(name, "gemm_wgmma_tmastore") == 0 ? 14
                                                                : 0;
-    if (rung == 0 || k_wg_supported() != cudaSuccess) return false;
+    if ((rung == 0 && !variant) || k_wg_supported() != cudaSuccess) return false;
     bool persist = false;
     if (wp_pays(M, N, &persist) != cudaSuccess || !persist)
         return k_wgmma_resources("gemm_wgmma", M, N, out);
+    if (variant) return variant->resources(out);
     return rung == 12   ? wp_resources<1, false>(out)
            : rung == 13 ? wp_resources<2, false>(out)
                         : wp_resources<1, true>(out);

@@ -489,11 +489,6 @@ static cudaError_t tcpipe_bf16(int M, int N, int K, const uint16_t *A, const uin
     return tcpipe_run<tc_bf16, BM, BN, BK, WM, WN, STAGES, MINB>(M, N, K, A, B, C, s);
 }
 
-struct tc_variant {
-    shipped_kernel k;
-    bool (*resources)(kernel_resources *out);
-};
-
 #define TC_TF32(label, ...)                                                                          \
     {.k = {.name = label, .problem = "sgemm", .sgemm = tcpipe_tf32<__VA_ARGS__>,                     \
            .precision = "tf32", .min_cc = 80},                                                       \
@@ -503,7 +498,7 @@ struct tc_variant {
            .precision = "bf16", .min_cc = 80},                                                       \
      .resources = tcpipe_resources<tc_bf16, __VA_ARGS__>}
 
-static const tc_variant tc_variants[] = {
+static const k_tune_variant tc_variants[] = {
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s2]", 128, 128, 32, 64, 32, 2, 1),
     TC_BF16(TCP_SMALL_NAME, TCP_SMALL),
     TC_BF16("gemm_wmma_async[bf16,128x128x32,w64x32,s4]", 128, 128, 32, 64, 32, 4, 2),
@@ -524,12 +519,8 @@ const shipped_kernel *k_wmma_tune(size_t *count)
 {
     static shipped_kernel t[TC_NVARIANTS];
     static bool made = false;
-    if (!made) {
-        for (size_t i = 0; i < TC_NVARIANTS; ++i) t[i] = tc_variants[i].k;
-        made = true;
-    }
     *count = TC_NVARIANTS;
-    return t;
+    return k_tune_entries(tc_variants, TC_NVARIANTS, t, &made);
 }
 
 bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out)
@@ -542,9 +533,7 @@ bool k_wmma_resources(const char *name, int M, int N, kernel_resources *out)
         return small ? tcpipe_resources<tc_bf16, TCP_SMALL>(out)
                      : tcpipe_resources<tc_bf16, TCP_BIG>(out);
     }
-    for (size_t i = 0; i < TC_NVARIANTS; ++i)
-        if (strcmp(name, tc_variants[i].k.name) == 0) return tc_variants[i].resources(out);
-    return false;
+    return k_tune_variant_resources(tc_variants, TC_NVARIANTS, name, out);
 }
 
 const char *k_wmma_shipped_as(const char *rung, int M, int N)
