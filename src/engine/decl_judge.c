@@ -26,22 +26,6 @@ static void note(check_report *r, int64_t index, double got, double expected)
         r->mismatch[r->nmismatch++] = (check_mismatch){index, got, expected};
 }
 
-static bool element_off(const decl_judge *j, double d, double ref, double rms)
-{
-    switch (j->kind) {
-    case JUDGE_EXACT:
-        return d != 0.0;
-    case JUDGE_REL:
-        return fabs(d) > j->rel * (fabs(ref) > rms ? fabs(ref) : rms);
-    case JUDGE_ABS:
-        return fabs(d) > j->abs;
-    case JUDGE_BOTH:
-        return fabs(d) > j->abs + j->rel * fabs(ref);
-    default:
-        return false;
-    }
-}
-
 /* ---- the scans, over threads ------------------------------------------------ */
 
 #define JUDGE_MAX_PARTS 64
@@ -109,7 +93,7 @@ static void scan_part(void *ctx, int part, int nparts)
         double d = g - b->ref[i];
         q->diff2 += d * d;
         q->compared++;
-        if (element_off(js->j, d, b->ref[i], js->rms)) {
+        if (decl_judge_off(js->j, d, b->ref[i], js->rms)) {
             q->differing++;
             keep(q->off, &q->noff, (int64_t)i, g, b->ref[i]);
         }

@@ -66,6 +66,16 @@ typedef struct decl_judge {
     int ref;              /* JUDGE_FN */
 } decl_judge;
 
+/* Whether one element is off by j's rule (probrule.c): it differs from its
+ * reference ref by diff, and rms is the root mean square of the output's
+ * references (a relative rule's floor, so that zeros are not judged by
+ * their own size).  Exact: any difference; rel: more than rel x the
+ * larger of |ref| and rms; abs: more than abs; both: more than
+ * abs + rel |ref|.  A function rule is the lab's, never off here.  A
+ * relative rule also bounds the whole output's error norm (the engine's
+ * judge and probprobe.c check that). */
+bool decl_judge_off(const decl_judge *j, double diff, double ref, double rms);
+
 typedef struct decl_arg {
     char name[DECL_NAME_MAX];
     decl_type type;

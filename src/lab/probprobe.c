@@ -207,6 +207,74 @@ static bool probe_exact(probe *p)
     return true;
 }
 
+/* j's rule as a lab writes it. */
+static void rule_text(const decl_judge *j, char *out, size_t n)
+{
+    if (j->kind == JUDGE_REL)
+        snprintf(out, n, "{ rel = %g }", j->rel);
+    else if (j->kind == JUDGE_ABS)
+        snprintf(out, n, "{ abs = %g }", j->abs);
+    else
+        snprintf(out, n, "{ rel = %g, abs = %g }", j->rel, j->abs);
+}
+
+/* Each output judged by a tolerance (rel, abs or both) that the reference's
+ * own answer, rounded to the output's type (round_answers), does not meet:
+ * the rule is tighter than that type's rounding (rel = 1e-9 for an f32,
+ * abs = 0.1 for an i32 of halves), so no kernel writing the type could
+ * pass it.  The rule is decl_judge_off, the engine's, with its norm bound
+ * for rel.  false after the first, reported. */
+static bool probe_tolerance(probe *p)
+{
+    const problem_decl *d = p->d;
+    for (int i = 0; i < d->nargs; i++) {
+        const decl_arg *a = &d->args[i];
+        const decl_judge *j = &a->judge;
+        if (!a->output || (j->kind != JUDGE_REL && j->kind != JUDGE_ABS && j->kind != JUDGE_BOTH))
+            continue;
+        const size_t n = p->h.count[i];
+        double ref2 = 0.0, diff2 = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (isfinite(p->ref[i][k]))
+                ref2 += p->ref[i][k] * p->ref[i][k];
+        const double rms = n ? sqrt(ref2 / (double)n) : 0.0;
+        char what[96], rule[96], why[512];
+        snprintf(what, sizeof what, "output '%s'", a->name);
+        rule_text(j, rule, sizeof rule);
+        for (size_t k = 0; k < n; k++) {
+            double want = p->ref[i][k];
+            if (!isfinite(want))
+                continue;   /* NaN and unwritten are the reference's own report */
+            double held = probview_get(p->h.host[i], a->type, k), diff = held - want;
+            diff2 += diff * diff;
+            if (!decl_judge_off(j, diff, want, rms))
+                continue;
+            snprintf(why, sizeof why,
+                     "its rule %s rejects the reference's own answer rounded to %s: %s[%zu] = "
+                     "%.17g holds as %.17g, off by %.3g, so no kernel writing %s can pass: loosen "
+                     "the rule past %s's rounding (see \"Choosing rel and abs\" in "
+                     "lua/problems.md)",
+                     rule, decl_type_name(a->type), a->name, k, want, held, fabs(diff),
+                     decl_type_name(a->type), decl_type_name(a->type));
+            report(p, a->line, what, why);
+            return false;
+        }
+        const double rel_err = ref2 > 0.0 ? sqrt(diff2 / ref2) : sqrt(diff2);
+        if (j->kind == JUDGE_REL && rel_err > j->rel) {
+            snprintf(why, sizeof why,
+                     "its rule %s also bounds the error's norm, and the reference's own answer "
+                     "rounded to %s is off by %.3g of its norm, so no kernel writing %s can pass: "
+                     "loosen the rule past %s's rounding (see \"Choosing rel and abs\" in "
+                     "lua/problems.md)",
+                     rule, decl_type_name(a->type), rel_err, decl_type_name(a->type),
+                     decl_type_name(a->type));
+            report(p, a->line, what, why);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* One pass: inputs from seed (narrowed by narrow), the reference, the
  * judges; false after the first failure, reported. */
 static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
@@ -224,7 +292,7 @@ static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
     /* a reference kernel's Lua check is compared with the kernel, not
      * with the outputs: "exact" then holds against the kernel's values */
     round_answers(p);
-    return (p->d->ref != REF_LUA || probe_exact(p)) && probe_judges(p);
+    return (p->d->ref != REF_LUA || (probe_exact(p) && probe_tolerance(p))) && probe_judges(p);
 }
 
 /* d's Lua reference and judges at its smallest size. */

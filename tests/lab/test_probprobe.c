@@ -1,7 +1,8 @@
 /* The problems a lab declares tried without a GPU (lab/probprobe.h), as
  * `cudalab check` tries them: a Lua reference that raises, loops, leaves
  * an element unwritten or makes NaN, a judge that fails or rejects the
- * exact answer, a view kept past its call, errors inside errors and a
+ * exact answer, a rule tighter than its output type's rounding, a view
+ * kept past its call, errors inside errors and a
  * memory hog each become one diagnostic at the lab file's line; a sound
  * problem gives none; a copy bar beside a one-element output gives a
  * warning that stops nothing.  The fixtures are tests/lab/fixtures/probe. */
@@ -91,6 +92,12 @@ static void test_judges(void **state)
     /* "exact" against a reference its type cannot hold */
     EXPECT("exactthird", 9, "problem 'exactthird': output 'y': it is judged \"exact\", but the "
                             "reference's y[0] = ", "is not a value of f32");
+    /* a tolerance tighter than the output type's rounding */
+    EXPECT("tolthird", 10, "problem 'tolthird': output 'y': its rule { rel = 1e-09 } rejects the "
+                           "reference's own answer rounded to f32: y[", "no kernel writing f32 can "
+                           "pass");
+    EXPECT("tolhalf", 9, "problem 'tolhalf': output 'y': its rule { abs = 0.1 } rejects the "
+                          "reference's own answer rounded to i32: y[", "off by 0.5");
 }
 
 static void test_sound_problem(void **state)
