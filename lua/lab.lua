@@ -1268,12 +1268,13 @@ local function check_problem_sizes(D, sizes, what, file, line)
                  quote(a.name), label, type(v))
         end
       end
+      -- a size too big for the problem is the size's fault: its line
       if bytes > MAX_BYTES then
-        report(D.file, D.line, "%s: at size %s the buffers take %.1f GiB: one size may take at "
+        report(file, sl, "%s: at size %s the buffers take %.1f GiB: one size may take at "
                .. "most 64 GiB", what, label, bytes / (1 << 30))
       end
       if D.reference and D.reference.kind == "function" and elems > LUA_REF_ELEMS then
-        report(D.file, D.line, "%s: at size %s the buffers hold %d elements: a Lua reference runs "
+        report(file, sl, "%s: at size %s the buffers hold %d elements: a Lua reference runs "
                .. "only where they hold at most 2^22 (use a reference kernel, or smaller sizes)",
                what, label, elems)
       end
