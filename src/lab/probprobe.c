@@ -67,15 +67,29 @@ static bool size_usable(const problem_decl *d, const problem_dims *dims, size_t 
     return probdecl_elements(d, dims, elems, &e);
 }
 
-/* Considers each label of sizes for p: the one of fewest elements within
- * the Lua reference's bound. */
-static void consider(probe *p, char *const *sizes, size_t n, size_t *best)
+/* Which size pick_size looks for: the one of fewest elements, or of most
+ * up to a bound (the second size probed: larger, so that a reference or a
+ * judge that fails only past the smallest size shows, yet quick in Lua). */
+typedef struct size_goal {
+    bool largest;
+    size_t cap;       /* elements in all, at most */
+    size_t above;     /* largest: more elements than this */
+} size_goal;
+
+/* The most elements of the second size probed, in all buffers. */
+#define PROBE_SECOND_MAX ((size_t)1 << 18)
+
+/* Considers each label of sizes for p, as goal asks. */
+static void consider(probe *p, char *const *sizes, size_t n, const size_goal *goal, size_t *best)
 {
     for (size_t i = 0; i < n; i++) {
         problem_dims dims;
         size_t elems = 0;
         if (!probdecl_parse(p->d, sizes[i], &dims, NULL) || !size_usable(p->d, &dims, &elems) ||
-            elems > PROBDECL_LUA_REF_MAX || (p->size && elems >= *best))
+            elems > goal->cap)
+            continue;
+        if (goal->largest ? elems <= goal->above || (p->size && elems <= *best)
+                          : p->size && elems >= *best)
             continue;
         p->size = sizes[i];
         p->dims = dims;
@@ -83,20 +97,21 @@ static void consider(probe *p, char *const *sizes, size_t n, size_t *best)
     }
 }
 
-/* The smallest size problem d runs at in model (the lab's sizes when it
- * is the lab's problem, an exercise's when it is the exercise's) that a
- * Lua reference may take, into p; false when there is none. */
-static bool pick_size(const lab *model, probe *p)
+/* The size problem d runs at in model (the lab's sizes when it is the
+ * lab's problem, an exercise's when it is the exercise's) that goal asks
+ * for, into p (*elems: its elements); false when there is none. */
+static bool pick_size(const lab *model, probe *p, const size_goal *goal, size_t *elems)
 {
     size_t best = 0;
     p->size = NULL;
     if (model->problem && strcmp(model->problem, p->d->name) == 0)
-        consider(p, model->sizes, model->nsizes, &best);
+        consider(p, model->sizes, model->nsizes, goal, &best);
     for (size_t k = 0; k < model->nexercises; k++) {
         const lab_exercise *x = &model->exercises[k];
         if (x->id[0] && x->problem && strcmp(x->problem, p->d->name) == 0)
-            consider(p, x->sizes, x->nsizes, &best);
+            consider(p, x->sizes, x->nsizes, goal, &best);
     }
+    *elems = best;
     return p->size != NULL;
 }
 
@@ -295,20 +310,33 @@ static bool probe_pass(probe *p, int fn, uint64_t seed, double narrow)
     return (p->d->ref != REF_LUA || (probe_exact(p) && probe_tolerance(p))) && probe_judges(p);
 }
 
-/* d's Lua reference and judges at its smallest size. */
+/* d's Lua reference and judges at its smallest size (both kinds of inputs),
+ * then at its largest of at most PROBE_SECOND_MAX elements in all. */
 static void probe_decl(const lab *model, const problem_decl *d, lab_diags *diags)
 {
     int fn = d->ref == REF_LUA ? d->ref_fn : d->ref == REF_KERNEL ? d->ref_check : LUA_NOREF;
     probe p = {.d = d, .diags = diags};
-    if (fn == LUA_NOREF || fn == LUA_REFNIL || !model->ls || !pick_size(model, &p))
+    const size_goal smallest = {.largest = false, .cap = PROBDECL_LUA_REF_MAX};
+    size_t elems = 0;
+    if (fn == LUA_NOREF || fn == LUA_REFNIL || !model->ls || !pick_size(model, &p, &smallest, &elems))
         return;   /* a builtin's reference is C the engine runs; a kernel needs the GPU */
+    bool ok = false;
     if (alloc_buffers(&p)) {
         p.when = "inputs as a run makes them";
         if (probe_pass(&p, fn, PROBE_SEED, 0.0)) {
             p.when = "inputs of the check after timing: each fill drawn from the low half of "
                      "its range";
-            probe_pass(&p, fn, PROBE_SEED + 1, 0.5);
+            ok = probe_pass(&p, fn, PROBE_SEED + 1, 0.5);
         }
+    }
+    free_buffers(&p);
+    /* then a larger size, once, when the lab has one small enough */
+    const size_goal second = {.largest = true, .cap = PROBE_SECOND_MAX, .above = elems};
+    if (!ok || !pick_size(model, &p, &second, &elems))
+        return;
+    if (alloc_buffers(&p)) {
+        p.when = "inputs as a run makes them";
+        probe_pass(&p, fn, PROBE_SEED + 2, 0.0);
     }
     free_buffers(&p);
 }

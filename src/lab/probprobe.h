@@ -10,10 +10,13 @@
  * with its time limit (lab/probcall.h), and each function judge is handed
  * the reference's own answer rounded to the output's type, which it must
  * accept.  Then once more on the inputs of the check after timing, each
- * fill drawn from the low half of its range.  A reference that fails,
- * runs too long, leaves an output element unwritten or sets one to NaN,
- * and a judge that fails or rejects the exact answer, are diagnostics at
- * the line Lua names (or the function's own).
+ * fill drawn from the low half of its range, and once at the largest of
+ * its sizes of at most 2^18 elements in all, when that is another.  A
+ * reference that fails, runs too long, leaves an output element unwritten
+ * or sets one to NaN, and a judge that fails or rejects the exact answer,
+ * are diagnostics at the line Lua names (or the function's own); so is an
+ * output rule no kernel writing its type could meet ("exact" against a
+ * value the type cannot hold, a rel or abs tighter than its rounding).
  *
  * It also gives advice that stops nothing (lab_diags_warn): a `library =
  * "copy"` bar for a problem whose outputs are too small for a copy of them

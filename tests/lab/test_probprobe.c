@@ -1,11 +1,11 @@
 /* The problems a lab declares tried without a GPU (lab/probprobe.h), as
  * `cudalab check` tries them: a Lua reference that raises, loops, leaves
- * an element unwritten or makes NaN, a judge that fails or rejects the
- * exact answer, a rule tighter than its output type's rounding, a view
- * kept past its call, errors inside errors and a
- * memory hog each become one diagnostic at the lab file's line; a sound
- * problem gives none; a copy bar beside a one-element output gives a
- * warning that stops nothing.  The fixtures are tests/lab/fixtures/probe. */
+ * an element unwritten or makes NaN (at the smallest size or at a larger
+ * one), a judge that fails or rejects the exact answer, a rule tighter
+ * than its output type's rounding, a view kept past its call, errors
+ * inside errors and a memory hog each become one diagnostic at the lab
+ * file's line; a sound problem gives none; a copy bar beside a one-element
+ * output gives a warning that stops nothing.  The fixtures are tests/lab/fixtures/probe. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,6 +73,10 @@ static void test_references(void **state)
     /* stopped by the reference's time limit, at the line it was running */
     EXPECT("refloop", 13, "reference: ", "script ran longer than");
     EXPECT("hostilerr", 13, "problem 'hostilerr': reference: again");
+    /* tried at a larger size too: the largest of at most 2^18 elements (2^14
+     * here; 2^21, 2^22 elements in all, is past the bound) */
+    EXPECT("refbig", 14, "problem 'refbig': reference: ", "only the first 1024 inputs were read",
+           "size 2^14, inputs as a run makes them");
 }
 
 static void test_judges(void **state)
