@@ -187,7 +187,7 @@ static void test_check(void **state)
     ts_output_free(&r);
 
     /* A declared problem's Lua reference and judges are called without a
-     * GPU at the smallest size: a reference that raises, one that leaves
+     * GPU at the smallest size and a larger one: a reference that raises, one that leaves
      * an element unwritten, a judge that rejects the exact answer, an
      * "exact" output whose reference its type cannot hold; each at
      * the line of the lab file, and check fails */
@@ -209,7 +209,14 @@ static void test_check(void **state)
     assert_null(strchr(r.out, '\033'));
     assert_non_null(strstr(r.out, "exactthird/lab.lua:9: problem 'exactthird': output 'y': it is "
                                   "judged \"exact\""));
-    assert_non_null(strstr(r.out, "11 problems found"));
+    /* a tolerance no kernel writing the type could meet; a reference that
+     * fails only at the larger size probed */
+    assert_non_null(strstr(r.out, "tolthird/lab.lua:10: problem 'tolthird': output 'y': its rule "
+                                  "{ rel = 1e-09 } rejects"));
+    assert_non_null(strstr(r.out, "tolhalf/lab.lua:9: problem 'tolhalf': output 'y': its rule "
+                                  "{ abs = 0.1 } rejects"));
+    assert_non_null(strstr(r.out, "refbig/lab.lua:14: problem 'refbig': reference: "));
+    assert_non_null(strstr(r.out, "14 problems found"));
     ts_output_free(&r);
     /* the sound one alone passes */
     ts_data_path(path, sizeof path, "lab/fixtures/probe/good");
