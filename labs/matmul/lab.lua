@@ -305,8 +305,9 @@ return lab {
 
       **Compare `warptile`, `wmma_tf32` and `wmma_bf16`,** and each with
       the cuBLAS row of its precision (`cuBLAS TF32`, `cuBLAS BF16`; in
-      `cudalab run` they are `cublas_tf32` and `cublas_bf16`): their **x
-      lib** compares with that row, not with FP32 cuBLAS.
+      `cudalab run` they are `cublas_tf32` and `cublas_bf16`, and come
+      with the variants of their precision): their **x lib** compares
+      with that row, not with FP32 cuBLAS.
 
       Here the ladder stops climbing for a rung.  On an H100 at 4096
       `wmma_tf32` took 2.98 ms, slower than `warptile` on the CUDA cores

@@ -27,6 +27,7 @@
 #include "cli/cli_pipeline.h"
 #include "cli/cli_record.h"
 #include "catalog/experiments_list.h"
+#include "catalog/precision.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
 #include "cli/cli_runtable.h"
@@ -167,6 +168,17 @@ const cli_command cmd_run_spec = {
 
 static const lab_exercise *pick_exercise(cli_ctx *c, const lab *l, const char *id);
 
+/* The precision whose library row v names ("cublas_bf16": BF16), or NULL:
+ * such a row is not picked, it comes with the variants of its precision. */
+static const gemm_precision *library_precision(const char *library, const char *v)
+{
+    size_t n = library ? strlen(library) : 0;
+    if (!n || strncmp(v, library, n) != 0 || v[n] != '_')
+        return NULL;
+    const gemm_precision *g = gemm_precision_find(v + n + 1);
+    return g && strcmp(g->name, "fp32") != 0 ? g : NULL;
+}
+
 /* --variant V: a shipped variant (of the exercise picked, when a listed
  * one is), or a row of another kind the table shows (cpu, cpu_mt, the
  * library, exercise). */
@@ -192,6 +204,12 @@ static int pick_variant(cli_ctx *c, run_args *ra, const char *v)
         return EXIT_OK;
     }
     const lab_variant *lv = find_variant(l, ra->x, v);
+    const gemm_precision *g = lv ? NULL : library_precision(library, v);
+    if (g)
+        return cli_usage_error(c, "run: '%s' is the %s row at %s: it comes with every %s variant "
+                                  "you pick, beside it; pick those (see 'cudalab list'), or '%s' "
+                                  "for the FP32 row",
+                               v, library, g->label, g->label, library);
     if (!lv)
         return cli_usage_error(c, "run: %s '%s' has no variant '%s' (its rows: %s%scpu%s%s; see "
                                   "'cudalab list')",
