@@ -58,7 +58,7 @@ static void merge(const struct group_pending *p, run_result *out)
                             " (time of the slowest GPU, %d)", pick);
 }
 
-/* Whether variant is one of the all-reduces shown a size at a time. */
+/* Hands a merged row to the sink. */
 static void show(const group_rows *g, const run_result *r)
 {
     if (g->sink && g->sink->result)
