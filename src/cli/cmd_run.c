@@ -30,6 +30,7 @@
 #include "catalog/precision.h"
 #include "catalog/problem_spec.h"
 #include "cli/cli_rows.h"
+#include "cli/cli_runms.h"
 #include "cli/cli_runtable.h"
 #include "cli/cli_sanitize.h"
 #include "lab/labneeds.h"
@@ -358,28 +359,6 @@ static int finish_request(const lab *l, run_request *req, run_args *ra)
     return EXIT_OK;
 }
 
-/* The judged milestones of the run's exercise as JSON: id, text, state
- * (pending, reached, missed, error or quiz), shown, error. */
-static cJSON *milestones_json(const lab *l, const run_state *rs, const ms_eval *ev)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; arr && i < l->nmilestones; i++) {
-        const lab_milestone *m = &l->milestones[i];
-        if (lab_milestone_exercise(l, i) != rs->x)
-            continue;
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "id", m->id);
-        cJSON_AddStringToObject(o, "text", m->text);
-        cJSON_AddStringToObject(o, "state", m->quiz ? "quiz" : ms_state_name(ev[i].state));
-        cJSON_AddStringToObject(o, "shown", m->quiz ? "" : ev[i].shown);
-        cJSON_AddStringToObject(o, "error", m->quiz ? "" : ev[i].error);
-    }
-    return arr;
-}
-
 /* Judges the lab's milestones on the run's rows, records those reached
  * and, in text mode, lists them; with json, their judgement into *json. */
 static void judge_milestones(lab *l, run_state *rs, bool print, cJSON **json)
@@ -392,54 +371,9 @@ static void judge_milestones(lab *l, run_state *rs, bool print, cJSON **json)
     int newly = 0;
     recorder_milestones(&rs->rec, l, rs->rows.v, rs->rows.n, ev, &newly);
     if (json)
-        *json = milestones_json(l, rs, ev);
-    if (print) {
-        printf("\nmilestones (judged on your kernel's row):\n");
-        bool used[4] = {false, false, false, false};
-        int quizzes = 0;
-        for (size_t i = 0; i < l->nmilestones; i++) {
-            const lab_milestone *m = &l->milestones[i];
-            if (lab_milestone_exercise(l, i) != rs->x)
-                continue;
-            if (m->quiz) {
-                quizzes++;
-                continue;
-            }
-            static const char *const mark[] = {"[ ]", "[x]", "[-]", "[!]"};
-            used[ev[i].state] = true;
-            const char *said = ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown;
-            printf("  %s %s%s%s", mark[ev[i].state], m->text, said[0] ? ": " : "", said);
-            /* Pending at its judged size: what the other sizes showed. */
-            ms_eval judged, aside;
-            char aside_size[RUN_SIZE_MAX];
-            const char *jsize = lab_milestone_size(l, i);
-            if (ev[i].state == MS_PENDING && jsize &&
-                lab_milestone_eval_sized(l, i, rs->rows.v, rs->rows.n, &judged, &aside,
-                                         aside_size, sizeof aside_size) &&
-                aside_size[0])
-                printf("%s%s at %s; judged at %s (--size %s)", ev[i].shown[0] ? "; " : ": ",
-                       aside.shown, aside_size, jsize, jsize);
-            putchar('\n');
-        }
-        /* what each mark shown means */
-        static const char *const legend[] = {"[ ] not judged (its row did not run here)",
-                                             "[x] reached", "[-] missed",
-                                             "[!] its check failed"};
-        const char *sep = "  marks: ";
-        for (int k = 0; k < 4; k++)
-            if (used[k]) {
-                printf("%s%s", sep, legend[k]);
-                sep = "; ";
-            }
-        if (sep[0] == ';')
-            putchar('\n');
-        if (quizzes)
-            printf("  and %d quiz milestone%s, reached by answering in the terminal lab "
-                   "(cudalab, then the lab's quiz)\n",
-                   quizzes, quizzes == 1 ? "" : "s");
-        if (newly)
-            printf("  (%d reached for the first time: see 'cudalab progress')\n", newly);
-    }
+        *json = cli_runms_json(l, rs->x, ev);
+    if (print)
+        cli_runms_print(l, rs->x, ev, rs->rows.v, rs->rows.n, newly);
     free(ev);
 }
 
