@@ -22,6 +22,9 @@
 
 #if HAVE_LANDLOCK
 
+#define LANDLOCK_SCOPES_ABSTRACT_UNIX (1ULL << 0)
+#define LANDLOCK_SCOPES_SIGNAL (1ULL << 1)
+
 /* Every file-system right each ABI version knows (handled, hence denied
  * unless a rule allows it). */
 static uint64_t handled_rights(int abi)
@@ -103,8 +106,16 @@ landlock_status landlock_confine(const char *const *reads, size_t nr,
         return LANDLOCK_UNAVAILABLE;
     }
     uint64_t handled = handled_rights(abi);
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    /* From ABI 6 the ruleset also scopes abstract UNIX sockets and signals
+     * to the confined processes: no connecting to a listener outside, no
+     * signal to a process outside.  The struct is spelled out here, as
+     * older kernel headers lack the field. */
+    struct {
+        uint64_t handled_access_fs, handled_access_net, scoped;
+    } attr = {.handled_access_fs = handled,
+              .scoped = abi >= 6 ? LANDLOCK_SCOPES_ABSTRACT_UNIX | LANDLOCK_SCOPES_SIGNAL : 0};
+    size_t attr_size = abi >= 6 ? sizeof attr : sizeof(uint64_t);
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
     if (ruleset < 0) {
         if (why)
             snprintf(why, wn, "Landlock: cannot create a ruleset: %s", strerror(errno));

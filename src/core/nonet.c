@@ -1,4 +1,5 @@
-/* nonet.c - a seccomp filter that refuses network sockets (core/nonet.h). */
+/* nonet.c - a seccomp filter that refuses network sockets and pushing
+ * input into a terminal (core/nonet.h). */
 #include "core/nonet.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
@@ -38,6 +40,12 @@ bool nonet_apply(char *why, size_t why_n)
         NONET_RET(SECCOMP_RET_ERRNO | EPERM),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
         NONET_RET(SECCOMP_RET_ERRNO | EPERM),
+        /* no byte pushed into a terminal's input (TIOCSTI) */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4),
+        NONET_LOAD(args[1]),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 0, 1),
+        NONET_RET(SECCOMP_RET_ERRNO | EPERM),
+        NONET_RET(SECCOMP_RET_ALLOW),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 1, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 0, 4),
         NONET_LOAD(args[0]),

@@ -4,7 +4,8 @@
  * it starts from then on, any socket but a local one: socket() and
  * socketpair() of any family other than AF_UNIX and AF_NETLINK fail with
  * EACCES, and io_uring (which can open sockets without socket()) with
- * EPERM.  Nothing else changes.  A grading worker applies it before it runs
+ * EPERM; ioctl(TIOCSTI), which pushes bytes into a terminal's input as if
+ * typed, fails with EPERM.  Nothing else changes.  A grading worker applies it before it runs
  * what a learner wrote, so neither a kernel's host side nor a Python row
  * can send the grading out or fetch an answer.  It cannot be undone. */
 #ifndef CUDALAB_CORE_NONET_H

@@ -10,11 +10,26 @@
 #include "core/digest.h"
 #include "core/jsondoc.h"
 
+extern char **environ;
+
+/* The key's variable out of this process: its bytes overwritten where the
+ * process's environment block holds them (so /proc/PID/environ shows
+ * none of them), then removed, so no child inherits it. */
+static void scrub_key_env(void)
+{
+    static const char name[] = SIGN_KEY_ENV "=";
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, name, sizeof name - 1) == 0)
+            memset(*e + sizeof name - 1, 0, strlen(*e + sizeof name - 1));
+    (void)unsetenv(SIGN_KEY_ENV);
+}
+
 bool sign_key_load(const char *file, char **key, size_t *len, cl_err *err)
 {
     *key = NULL;
     *len = 0;
     if (file) {
+        scrub_key_env();
         size_t n = 0;
         char *k = file_read_all(file, 1 << 16, &n, err);
         if (!k)
@@ -38,6 +53,7 @@ bool sign_key_load(const char *file, char **key, size_t *len, cl_err *err)
     if (!*key)
         return err_set(err, "out of memory");
     *len = strlen(env);
+    scrub_key_env();
     return true;
 }
 

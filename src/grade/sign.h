@@ -45,7 +45,10 @@ const char *sign_verdict_name(sign_verdict verdict);
 
 /* The key: the bytes of file (a trailing newline dropped) when file is not
  * NULL, else $CUDALAB_GRADE_KEY's text; *key NULL and *len 0 when neither
- * is given.  false + err when the file cannot be read or the key is empty. */
+ * is given.  false + err when the file cannot be read or the key is empty.
+ * Either way $CUDALAB_GRADE_KEY leaves this process: its bytes are
+ * overwritten in the environment block (so /proc/PID/environ no longer
+ * holds them) and the variable is removed. */
 bool sign_key_load(const char *file, char **key, size_t *len, cl_err *err);
 
 /* Adds the signature to a JSON report (gradescope: in extra_data). */

@@ -24,6 +24,7 @@ static const char PROBE[] =
     "r = {'version': sys.version.split()[0]}\n"
     "if sys.argv[1] == 'paths':\n"
     "    r['dirs'] = [sys.prefix, sys.base_prefix, sys.exec_prefix] + [p for p in sys.path if p]\n"
+    "    r['exe'] = __import__('os').path.realpath(sys.executable)\n"
     "else:\n"
     "    for key, mod in (('cupy', 'cupy'), ('numba', 'numba.cuda')):\n"
     "        try:\n"
@@ -181,7 +182,10 @@ static bool system_dir(const char *dir)
     return paths_is_dir(dir) || paths_is_file(dir);
 }
 
-size_t pyenv_import_dirs(char **out, size_t max)
+/* python3's folders as the probe lists them, each kept where keep(dir)
+ * says so; its real executable into exe (exe_size bytes) when asked. */
+static size_t probe_dirs(bool (*keep)(const char *), char *exe, size_t exe_size, char **out,
+                         size_t max)
 {
     char python[CL_PATH_MAX], why[256];
     if (!pyenv_find(python, sizeof python, why, sizeof why))
@@ -190,22 +194,45 @@ size_t pyenv_import_dirs(char **out, size_t max)
     if (!j)
         return 0;
     size_t n = 0;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "exe");
+    if (exe && exe_size)
+        snprintf(exe, exe_size, "%s", cJSON_IsString(x) && x->valuestring ? x->valuestring : "");
     /* the folder of python3 itself (a virtual environment's bin/) */
     char bin[CL_PATH_MAX];
-    if (paths_dir_name(python, bin, sizeof bin) && system_dir(bin) && n < max)
+    if (paths_dir_name(python, bin, sizeof bin) && keep(bin) && n < max)
         out[n++] = strdup(bin);
+    if (n > 0 && !out[n - 1])
+        n--;
     const cJSON *dirs = cJSON_GetObjectItemCaseSensitive(j, "dirs"), *d;
     cJSON_ArrayForEach(d, dirs)
     {
         if (n >= max)
             break;
-        if (cJSON_IsString(d) && d->valuestring && system_dir(d->valuestring))
+        if (cJSON_IsString(d) && d->valuestring && keep(d->valuestring))
             out[n++] = strdup(d->valuestring);
         if (n > 0 && !out[n - 1])
             n--;
     }
     cJSON_Delete(j);
     return n;
+}
+
+size_t pyenv_import_dirs(char **out, size_t max)
+{
+    return probe_dirs(system_dir, NULL, 0, out, max);
+}
+
+/* Any absolute folder or file but the root. */
+static bool absolute(const char *dir)
+{
+    return dir[0] == '/' && strcmp(dir, "/") != 0 && (paths_is_dir(dir) || paths_is_file(dir));
+}
+
+size_t pyenv_sandbox_dirs(char *exe, size_t exe_size, char **out, size_t max)
+{
+    if (exe_size)
+        exe[0] = '\0';
+    return probe_dirs(absolute, exe, exe_size, out, max);
 }
 
 bool pycmd_init(pycmd *cmd, const char *python, const char *const *args)

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -28,7 +30,11 @@
  * read and /proc to write (CUDA IPC needs it), and the process is made not
  * dumpable; a python3 child (a Python row) inherits the confinement.  No
  * socket but a local one opens (core/nonet.h): nothing graded reaches the
- * network.  Where the kernel offers no Landlock it runs as it is and says
+ * network, and nothing pushes input into a terminal; the process gives up
+ * its controlling terminal.  Landlock also scopes abstract UNIX sockets and
+ * signals to the confined processes where the kernel offers it (ABI 6).
+ * Under `grade` this is the inner wall: the worker already runs in the
+ * namespace sandbox (grade/grade_sandbox.c) unless --sandbox=landlock.  Where the kernel offers no Landlock it runs as it is and says
  * so on stderr. */
 static void confine(const char *const *named, size_t n, bool python)
 {
@@ -80,6 +86,12 @@ static void confine(const char *const *named, size_t n, bool python)
          * process outside this sandbox. */
         writes[nw++] = "/proc";
         (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    /* no controlling terminal: nothing can be typed into the grader's */
+    int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (tty >= 0) {
+        (void)ioctl(tty, TIOCNOTTY);
+        close(tty);
     }
     char why[256];
     if (landlock_confine(reads, nr, writes, nw, why, sizeof why) != LANDLOCK_APPLIED)

@@ -106,7 +106,7 @@ static grade_status grade_with(const char *ws, const char *learner, store *st, g
 {
     /* the grading worker as `cudalab grade` starts it: confined */
     grade_opts o = {.workspace = ws, .learner = learner, .worker_exe = ts_exe(),
-                    .progress = progress, .confine = true};
+                    .progress = progress};
     cl_err e = {{0}};
     grade_status st_ = grade_run(&g_labs, &o, st, r, &e);
     if (st_ == GRADE_FAILED)
@@ -118,7 +118,7 @@ static grade_status grade(const char *ws, const char *learner, grade_report *r)
 {
     /* the grading worker as `cudalab grade` starts it: confined */
     grade_opts o = {.workspace = ws, .learner = learner, .worker_exe = ts_exe(),
-                    .progress = progress, .confine = true};
+                    .progress = progress};
     cl_err e = {{0}};
     grade_status st = grade_run(&g_labs, &o, NULL, r, &e);
     if (st == GRADE_FAILED)

@@ -144,7 +144,7 @@ static void test_grade_solution(void **state)
     lab_diags_free(&d);
     const char *only[] = {"python"};
     grade_opts o = {.workspace = ws, .learner = "py", .worker_exe = ts_exe(), .only = only,
-                    .nonly = 1, .confine = true, .progress = progress};
+                    .nonly = 1, .progress = progress};
     grade_report r;
     grade_status st = grade_run(&set, &o, NULL, &r, &e);
     if (st != GRADE_OK)
@@ -217,7 +217,7 @@ static void test_confined_python(void **state)
     lab_diags_free(&d);
     const char *only[] = {"python"};
     grade_opts o = {.workspace = ws, .learner = "probe", .worker_exe = ts_exe(), .only = only,
-                    .nonly = 1, .confine = true, .progress = progress};
+                    .nonly = 1, .progress = progress};
     grade_report r;
     assert_int_equal(grade_run(&set, &o, NULL, &r, &e), GRADE_OK);
     assert_true(r.nlabs == 1 && r.labs[0].nms > 0);
