@@ -13,7 +13,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lab_packages=(build-essential cmake pkg-config libncurses-dev liblua5.4-dev libcjson-dev
-              libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev libxml2-utils tmux)
+              libsqlite3-dev libssl-dev libmd4c-dev libcmocka-dev libxml2-utils tmux bubblewrap)
 # Only the tests need these: a private Slurm runs the README's job-array
 # script (tests/grade/test_slurm.sh).
 test_packages=(slurm-wlm munge)

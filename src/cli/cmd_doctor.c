@@ -21,6 +21,8 @@
 #include "cli/cli_rows.h"
 #include "cli/cli_opts.h"
 #include "cli/doctor_mgpu.h"
+#include "core/bwrap.h"
+#include "core/landlock.h"
 #include "core/which.h"
 #include "lab/pyenv.h"
 #include "store/store.h"
@@ -50,6 +52,9 @@ typedef struct doctor_report {
     folder_state home, data, workspace;
     pyenv py;                       /* python3, CuPy and Numba for the labs' Python rows */
     doctor_mgpu mgpu;               /* GPUs and NCCL for the multigpu lab */
+    bool bwrap;                     /* the namespace sandbox can be made here */
+    char bwrap_why[512];
+    int landlock_abi;               /* 0: none */
     char findings[MAX_FINDINGS][CL_ERR_MAX + 128];
     int nfindings;
 } doctor_report;
@@ -153,6 +158,8 @@ static void gather(const cli_ctx *c, doctor_report *r)
     terminal_probe(r);
     pyenv_probe_into(&r->py);
     doctor_mgpu_probe(&r->mgpu);
+    r->bwrap = bwrap_works(r->bwrap_why, sizeof r->bwrap_why);
+    r->landlock_abi = landlock_abi();
 
     home_probe(c, &r->home);
     folder_probe(&r->data, paths_data_dir(r->data.path, sizeof r->data.path, &e), &e);
@@ -333,6 +340,11 @@ static void print_json(const doctor_report *r)
     cJSON *py = cJSON_AddObjectToObject(root, "python");
     python_json(py, &r->py);
     mgpu_json(cJSON_AddObjectToObject(root, "multigpu"), &r->mgpu);
+    cJSON *sb = cJSON_AddObjectToObject(root, "grading_sandbox");
+    cJSON_AddStringToObject(sb, "level", r->bwrap ? "namespaces" : "none available");
+    if (!r->bwrap)
+        cJSON_AddStringToObject(sb, "why", r->bwrap_why);
+    cJSON_AddNumberToObject(sb, "landlock_abi", r->landlock_abi);
     cJSON *t = cJSON_AddObjectToObject(root, "terminal");
     cJSON_AddStringToObject(t, "term", r->term ? r->term : "");
     cJSON_AddNumberToObject(t, "colors", r->colors);
@@ -346,6 +358,18 @@ static void print_json(const doctor_report *r)
     for (int i = 0; i < r->nfindings; i++)
         cJSON_AddItemToArray(fs, cJSON_CreateString(r->findings[i]));
     cli_print_json(root);
+}
+
+/* Which sandbox `cudalab grade` would run the learner's code in here. */
+static void print_sandbox(const doctor_report *r)
+{
+    if (r->bwrap)
+        printf("Grading sandbox   namespaces (bubblewrap); Landlock ABI %d inside\n",
+               r->landlock_abi);
+    else
+        printf("Grading sandbox   none: %s; `grade` refuses to run learner code unless given "
+               "--sandbox=landlock (Landlock ABI %d)\n",
+               r->bwrap_why, r->landlock_abi);
 }
 
 static void print_folder(const char *what, const folder_state *f)
@@ -395,6 +419,7 @@ static void print_text(const doctor_report *r)
                "unavailable)\n");
     print_python(&r->py);
     print_mgpu(&r->mgpu);
+    print_sandbox(r);
     printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
     printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
            r->utf8 ? "UTF-8" : r->codeset);
