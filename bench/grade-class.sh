@@ -8,7 +8,8 @@
 # after another with `cudalab grade --key --assignment`, as a job array on
 # one GPU would.  Prints each learner's wall time, the total, and each lab's
 # time for the first and the last learner (from report.json).  The first
-# learner fills the per-machine CPU cache; the others read it.
+# learner fills the per-machine CPU cache; the others read it.  GRADE_ARGS
+# (e.g. "--sandbox=none") go to each `cudalab grade`.
 #
 # A class longer than one sitting goes in parts: with CLASS_STATE=DIR the
 # caches and the key live in DIR (kept between parts) and FIRST (default 1)
@@ -57,7 +58,7 @@ for i in $(seq "$first" "$n"); do
     make_ws "$ws"
     start=$(date +%s%N)
     "$exe" --workspace "$ws" grade --key "$state/key" --assignment bench --learner "learner$i" \
-        --out "$out/learner$i" > "$out/learner$i.txt" 2>&1
+        --out "$out/learner$i" ${GRADE_ARGS:-} > "$out/learner$i.txt" 2>&1
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     total=$((total + ms))

@@ -113,10 +113,18 @@ char **bwrap_argv(const bwrap_spec *s, const char *const *cmd, cl_err *err)
     argvec a = {calloc(BWRAP_MAX_ARGS, sizeof(char *)), 0, false};
     if (!a.v)
         return err_set(err, "out of memory"), NULL;
-    /* bwrap itself starts with an empty environment: what the caller's
-     * holds is never in a process the sandbox could look at */
+    /* bwrap itself starts with an empty environment (but the loader's
+     * path): what the caller's holds is never in a process the sandbox
+     * could look at */
     add(&a, "/usr/bin/env");
     add(&a, "-i");
+    const char *ld = getenv("LD_LIBRARY_PATH");
+    if (ld && ld[0]) {
+        /* where bwrap's own libraries may be (a machine given them apart) */
+        char v[8192];
+        snprintf(v, sizeof v, "LD_LIBRARY_PATH=%s", ld);
+        add(&a, v);
+    }
     add(&a, prog);
     /* every namespace, no terminal, nothing outlives the grader; the
      * command is the namespace's PID 1, so no process inside shows bwrap's
