@@ -282,6 +282,38 @@ static bool namespaces(grade_jail *j, const grade_opts *o, const char *ws,
     return j->bw != NULL;
 }
 
+/* The fallback level shares the grader's folders: its worker gets caches
+ * of its own in a scratch folder, so nothing it writes is read back by the
+ * next grading (the grader's CPU baselines replace its CPU rows). */
+static bool private_caches(grade_jail *j, const char *const *inner, cl_err *e)
+{
+    if (!make_scratch(j, e))
+        return false;
+    static const char *const vars[] = {"XDG_CACHE_HOME", "XDG_DATA_HOME", "HOME",
+                                       "CUDA_CACHE_PATH"};
+    static const char *const under[] = {"cache", "data", "home", "cache/cuda"};
+    size_t nv = sizeof vars / sizeof vars[0], n = 0;
+    const char *const *cmd = inner ? inner : j->argv;
+    size_t nc = 0;
+    while (cmd[nc])
+        nc++;
+    j->bw = calloc(nc + nv + 2, sizeof *j->bw);
+    if (!j->bw)
+        return err_set(e, "out of memory");
+    j->bw[n++] = strdup("/usr/bin/env");
+    for (size_t i = 0; i < nv; i++) {
+        char v[CL_PATH_MAX + 64];
+        snprintf(v, sizeof v, "%s=%s/%s", vars[i], j->scratch, under[i]);
+        j->bw[n++] = strdup(v);
+    }
+    for (size_t i = 0; i < nc; i++)
+        j->bw[n++] = strdup(cmd[i]);
+    for (size_t i = 0; i < n; i++)
+        if (!j->bw[i])
+            return err_set(e, "out of memory");
+    return true;
+}
+
 bool grade_jail_open(grade_jail *j, const grade_opts *o, const char *ws, const char *const *labs,
                      size_t nlabs, bool python, const char *const *inner, cl_err *e)
 {
@@ -308,9 +340,10 @@ bool grade_jail_open(grade_jail *j, const grade_opts *o, const char *ws, const c
             j->argv[n++] = "--python";
     }
     j->argv[n] = NULL;
-    if (j->level != GRADE_SANDBOX_NAMESPACES)
+    if (j->level == GRADE_SANDBOX_NONE)
         return true;
-    if (namespaces(j, o, ws, labs, nlabs, python, inner, e))
+    if (j->level == GRADE_SANDBOX_LANDLOCK ? private_caches(j, inner, e)
+                                           : namespaces(j, o, ws, labs, nlabs, python, inner, e))
         return true;
     grade_jail_close(j);
     return false;

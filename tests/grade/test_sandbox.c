@@ -273,14 +273,26 @@ static void test_levels(void **state)
     grade_opts o = {.sandbox = GRADE_SANDBOX_LANDLOCK, .worker_exe = "/x/cudalab"};
     const char *labs[] = {"/labs/reduction"};
     assert_true(grade_jail_open(&j, &o, "/ws", labs, 1, false, NULL, &e));
+    /* the worker, confined, with caches of its own in a scratch folder */
     const char *const *cmd = grade_jail_command(&j);
-    assert_string_equal(cmd[0], "/x/cudalab");
-    assert_string_equal(cmd[1], "worker");
-    assert_string_equal(cmd[2], "--confine");
-    assert_string_equal(cmd[4], "/ws");
-    assert_string_equal(cmd[6], "/labs/reduction");
-    assert_null(cmd[7]);
+    assert_string_equal(cmd[0], "/usr/bin/env");
+    char want[CL_PATH_MAX + 32];
+    snprintf(want, sizeof want, "XDG_CACHE_HOME=%s/cache", j.scratch);
+    assert_string_equal(cmd[1], want);
+    size_t w = 1;
+    while (cmd[w] && strcmp(cmd[w], "/x/cudalab") != 0)
+        w++;
+    assert_non_null(cmd[w]);
+    assert_string_equal(cmd[w + 1], "worker");
+    assert_string_equal(cmd[w + 2], "--confine");
+    assert_string_equal(cmd[w + 4], "/ws");
+    assert_string_equal(cmd[w + 6], "/labs/reduction");
+    assert_null(cmd[w + 7]);
+    char scratch[CL_PATH_MAX];
+    snprintf(scratch, sizeof scratch, "%s", j.scratch);
+    assert_true(paths_is_dir(scratch));
     grade_jail_close(&j);
+    assert_false(paths_is_dir(scratch));
     o.sandbox = GRADE_SANDBOX_NONE;
     assert_true(grade_jail_open(&j, &o, "/ws", labs, 1, false, NULL, &e));
     cmd = grade_jail_command(&j);
