@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/grow.h"
 
 #define PENDING_MAX 64
 
@@ -30,7 +31,8 @@ typedef struct pending {
 struct watch {
     int ino, timer, ep;
     int64_t debounce_ns;
-    watch_dir dirs[WATCH_MAX_DIRS];
+    watch_dir *dirs;             /* as many as are followed (grow.h) */
+    size_t ndirs, capdirs;
     pending pend[PENDING_MAX];
     size_t npend;
     uint64_t seq;
@@ -73,8 +75,6 @@ watch *watch_new(int debounce_ms, cl_err *err)
         return NULL;
     }
     w->ino = w->timer = w->ep = -1;
-    for (int i = 0; i < WATCH_MAX_DIRS; i++)
-        w->dirs[i].wd = -1;
     w->debounce_ns = (int64_t)(debounce_ms > 0 ? debounce_ms : WATCH_DEBOUNCE_MS) * 1000000;
     w->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (w->ino < 0) {
@@ -118,12 +118,13 @@ void watch_free(watch *watcher)
         close(watcher->timer);
     if (watcher->ino >= 0)
         close(watcher->ino);
+    free(watcher->dirs);
     free(watcher);
 }
 
 static watch_dir *dir_by_path(watch *w, const char *dir)
 {
-    for (int i = 0; i < WATCH_MAX_DIRS; i++)
+    for (size_t i = 0; i < w->ndirs; i++)
         if (w->dirs[i].wd >= 0 && strcmp(w->dirs[i].path, dir) == 0)
             return &w->dirs[i];
     return NULL;
@@ -131,10 +132,23 @@ static watch_dir *dir_by_path(watch *w, const char *dir)
 
 static watch_dir *dir_by_wd(watch *w, int wd)
 {
-    for (int i = 0; i < WATCH_MAX_DIRS; i++)
+    for (size_t i = 0; i < w->ndirs; i++)
         if (w->dirs[i].wd == wd)
             return &w->dirs[i];
     return NULL;
+}
+
+/* A number in a /proc/sys file; 0 when it cannot be read. */
+static long sysctl_long(const char *path)
+{
+    long v = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
 }
 
 static void trim_slashes(const char *in, char *out, size_t n)
@@ -151,19 +165,31 @@ bool watch_add(watch *watcher, const char *dir, cl_err *err)
     trim_slashes(dir, path, sizeof path);
     if (dir_by_path(watcher, path))
         return true;
-    watch_dir *slot = NULL;
-    for (int i = 0; i < WATCH_MAX_DIRS && !slot; i++)
-        if (watcher->dirs[i].wd < 0)
-            slot = &watcher->dirs[i];
-    if (!slot)
-        return err_set(err, "cannot watch %s: already watching %d folders", path, WATCH_MAX_DIRS);
     int wd = inotify_add_watch(watcher->ino, path, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+    if (wd < 0 && errno == ENOSPC)
+        return err_set(err, "cannot watch %s: the system's limit of inotify watches is reached "
+                            "(fs.inotify.max_user_watches = %ld); raise it with "
+                            "`sysctl fs.inotify.max_user_watches=%ld` (as root)",
+                       path, sysctl_long("/proc/sys/fs/inotify/max_user_watches"),
+                       2 * sysctl_long("/proc/sys/fs/inotify/max_user_watches") + 1024);
     if (wd < 0)
         return err_set(err, "cannot watch %s: %s", path, strerror(errno));
     watch_dir *same = dir_by_wd(watcher, wd);
     if (same) {
         snprintf(same->path, sizeof same->path, "%s", path);
         return true;
+    }
+    watch_dir *slot = NULL;
+    for (size_t i = 0; i < watcher->ndirs && !slot; i++)
+        if (watcher->dirs[i].wd < 0)
+            slot = &watcher->dirs[i];
+    if (!slot) {
+        if (!grow_one((void **)&watcher->dirs, &watcher->capdirs, watcher->ndirs,
+                      sizeof *watcher->dirs, 16)) {
+            (void)inotify_rm_watch(watcher->ino, wd);
+            return err_set(err, "cannot watch %s: out of memory", path);
+        }
+        slot = &watcher->dirs[watcher->ndirs++];
     }
     slot->wd = wd;
     snprintf(slot->path, sizeof slot->path, "%s", path);

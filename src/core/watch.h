@@ -22,7 +22,6 @@
 #include "core/paths.h"
 
 #define WATCH_DEBOUNCE_MS 150
-#define WATCH_MAX_DIRS 16
 
 typedef struct watch watch;
 
@@ -33,7 +32,8 @@ typedef struct watch_change {
 /* A watch with the given debounce in milliseconds (<= 0: WATCH_DEBOUNCE_MS). */
 watch *watch_new(int debounce_ms, cl_err *err);
 void watch_free(watch *watcher);
-/* Starts following the files in dir (at most WATCH_MAX_DIRS folders). */
+/* Starts following the files in dir (any number of folders, up to the
+ * system's inotify limit, which the error names with the sysctl to raise). */
 bool watch_add(watch *watcher, const char *dir, cl_err *err);
 /* Stops following dir; false + err when it was not followed. */
 bool watch_remove(watch *watcher, const char *dir, cl_err *err);

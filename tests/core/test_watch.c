@@ -160,6 +160,26 @@ static void test_fd_wakes_poll_loop(void **state)
     assert_int_equal(poll(&pfd, 1, 0), 0);          /* drained */
 }
 
+/* Every exercise folder is followed, however many the labs have: a save in
+ * the fortieth folder is noticed like one in the first. */
+static void test_many_folders(void **state)
+{
+    fixture *f = *state;
+    char dir[CL_PATH_MAX + 32], p[CL_PATH_MAX + 64];
+    cl_err e = {{0}};
+    for (int i = 0; i < 40; i++) {
+        snprintf(dir, sizeof dir, "%s/lab%02d", f->root, i);
+        assert_true(paths_mkdir_p(dir, &e));
+        if (!watch_add(f->w, dir, &e))
+            fail_msg("%s", e.msg);
+    }
+    snprintf(p, sizeof p, "%s/lab39/starter.cu", f->root);
+    assert_true(ts_write(p, "// saved\n"));
+    watch_change ch[4];
+    assert_int_equal(watch_wait(f->w, 3000, ch, 4, &e), 1);
+    assert_string_equal(ch[0].path, p);
+}
+
 static void test_remove_and_errors(void **state)
 {
     fixture *f = *state;
@@ -188,6 +208,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_burst_is_one_change, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fd_wakes_poll_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remove_and_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_folders, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
