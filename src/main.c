@@ -5,6 +5,7 @@
  *   cudalab worker                      the GPU worker process (started by cudalab itself)
  * The commands are listed in cli/cli_commands.c, each describing its own
  * options (cli/cli_opts.h); `cudalab help COMMAND` prints them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,18 @@
 #include "tui/tui_class.h"
 #include "worker/kernelcheck.h"
 #include "worker/worker.h"
+
+/* A command's exit code, or EXIT_ENV when what it printed on standard
+ * output could not all be written (a full disk, a closed pipe): output
+ * that was lost is never a success. */
+static int checked_output(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "cudalab: standard output could not be written: %s\n",
+            errno ? strerror(errno) : "write error");
+    return rc == EXIT_OK ? EXIT_ENV : rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -42,14 +55,14 @@ int main(int argc, char **argv)
         return rc;
     if (help) {
         cli_usage(stdout);
-        return EXIT_OK;
+        return checked_output(EXIT_OK);
     }
     if (version) {
         if (first < argc)
             return cli_usage_error(c, "--version takes no command or argument: '%s'",
                                    argv[first]);
         cli_version_print(stdout);
-        return EXIT_OK;
+        return checked_output(EXIT_OK);
     }
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
@@ -58,7 +71,7 @@ int main(int argc, char **argv)
     if (first < argc) {
         const cli_command *cmd = cli_command_find(argv[first]);
         if (cmd)
-            return cmd->run(c, argc - first, argv + first);
+            return checked_output(cmd->run(c, argc - first, argv + first));
         return cli_usage_error(c, "unknown command '%s'", argv[first]);
     }
     if (c->home_error[0]) {

@@ -135,7 +135,8 @@ static int nothing_to_show(const class_view *v, const char *dir)
     return EXIT_FAIL;
 }
 
-/* The class as one JSON document: the columns, a learner a row with each
+/* The class as one JSON document: the columns (a quiz's self-reported), a
+ * learner a row with the measured and the quiz points apart and each
  * milestone passed (true), failed (false) or not graded (null), and the
  * files left out with why. */
 static cJSON *class_json(const class_view *v)
@@ -151,6 +152,8 @@ static cJSON *class_json(const class_view *v)
         cJSON_AddStringToObject(o, "id", v->cols[c].id);
         cJSON_AddStringToObject(o, "text", v->cols[c].text);
         cJSON_AddNumberToObject(o, "points", v->cols[c].points);
+        cJSON_AddStringToObject(o, "kind", v->cols[c].quiz ? "quiz" : "measured");
+        cJSON_AddBoolToObject(o, "self_reported", v->cols[c].quiz);
         cJSON_AddItemToArray(cols, o);
     }
     cJSON *rows = cJSON_AddArrayToObject(doc, "learners");
@@ -162,6 +165,13 @@ static cJSON *class_json(const class_view *v)
         cJSON_AddStringToObject(o, "created", f->rep.created);
         cJSON_AddNumberToObject(o, "score", f->rep.score);
         cJSON_AddNumberToObject(o, "max_score", f->rep.max_score);
+        class_points pts;
+        class_points_of(&f->rep, &pts);
+        cJSON_AddNumberToObject(o, "measured_score", pts.measured);
+        cJSON_AddNumberToObject(o, "measured_max_score", pts.measured_max);
+        cJSON_AddNumberToObject(o, "quiz_score", pts.quiz);
+        cJSON_AddNumberToObject(o, "quiz_max_score", pts.quiz_max);
+        cJSON_AddStringToObject(o, "quizzes", grade_quizzes_name(f->rep.quizzes));
         cJSON_AddStringToObject(o, "error", f->rep.error);
         cJSON_AddStringToObject(o, "flag", f->note);
         cJSON *cells = cJSON_AddArrayToObject(o, "passed");

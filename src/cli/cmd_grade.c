@@ -25,6 +25,7 @@ enum {
     OPT_LEARNER,
     OPT_BUDGET,
     OPT_ASSIGNMENT,
+    OPT_QUIZZES,
     OPT_CONFINE,
     OPT_NO_CONFINE,
 };
@@ -40,6 +41,7 @@ typedef struct grade_args {
     const char *learner;
     const char *assignment;
     double budget_s;
+    grade_quizzes quizzes;
     bool no_confine;
 } grade_args;
 
@@ -70,6 +72,10 @@ static const cli_opt grade_opts_table[] = {
     {.name = "budget", .key = OPT_BUDGET, .arg = "SEC",
      .help = "GPU time to spend timing each row (default 0.25)",
      .need = "a positive number of seconds"},
+    {.name = "quizzes", .key = OPT_QUIZZES, .arg = "HOW",
+     .help = "count (the default) or ignore the quiz milestones: their points are the "
+             "learner's own answers, self-reported in every report either way",
+     .need = "count or ignore"},
     {.name = "confine", .key = OPT_CONFINE,
      .help = "run the learner's code in a worker that Landlock confines to "
              "the workspace, the labs and what CUDA needs (the default)"},
@@ -87,6 +93,10 @@ const cli_command cmd_grade_spec = {
                "and measures them afresh in the GPU worker, with only the CPU baseline and the vendor\n"
                "library beside them, then judges every milestone; quizzes come from the progress\n"
                "store (--data DIR), which is only read: grading creates and changes nothing there.\n"
+               "That store is the learner's, so it is read as untrusted (a copy, bounded in size and\n"
+               "time; a store with a view, a trigger or anything cudalab does not make is refused\n"
+               "and its quizzes not passed), and quiz points are marked self-reported in every\n"
+               "report: --quizzes ignore lists them worth 0 points.\n"
                "Writes report.json, results.json (Gradescope), junit.xml and grades.csv, each bound\n"
                "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
                "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
@@ -154,6 +164,10 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
     case OPT_LEARNER:
         a->learner = v;
         return EXIT_OK;
+    case OPT_QUIZZES:
+        if (!grade_quizzes_from_name(v, &a->quizzes))
+            return cli_usage_error(c, "grade: --quizzes takes count or ignore, not '%s'", v);
+        return EXIT_OK;
     case OPT_BUDGET:
         if (!cli_args_seconds(v, &a->budget_s))
             return cli_usage_error(c, "grade: --budget needs " CLI_ARGS_SECONDS_RANGE);
@@ -197,8 +211,11 @@ static void print_summary(const grade_report *r, const char *out, const grade_ar
         putchar('\n');
         for (size_t k = 0; k < gl->nms; k++) {
             const grade_milestone *g = &gl->ms[k];
-            printf("    [%s] %s%s%s\n", g->passed ? "x" : " ", escape_line(t2, sizeof t2, g->text),
-                   g->value[0] ? ": " : "", escape_line(t3, sizeof t3, g->value));
+            printf("    [%s] %s%s%s%s\n", g->passed ? "x" : " ",
+                   escape_line(t2, sizeof t2, g->text), g->value[0] ? ": " : "",
+                   escape_line(t3, sizeof t3, g->value),
+                   !g->quiz ? "" : g->not_counted ? " (quiz, self-reported, not counted)"
+                                                  : " (quiz, self-reported)");
         }
     }
     printf("reports%s in %s:", signed_ ? " (signed)" : "", escape_line(t1, sizeof t1, out));
@@ -207,16 +224,19 @@ static void print_summary(const grade_report *r, const char *out, const grade_ar
     putchar('\n');
 }
 
-/* Opens the progress store to read the quizzes; *note says why there is
- * none (n bytes). */
+/* Opens the learner's progress store, as untrusted input, to read the
+ * quizzes; *note says why there is none (n bytes): a store refused fails
+ * no grading, its quizzes are not passed. */
 static store *open_quizzes(char *note, size_t n)
 {
     store *st = NULL;
     cl_err e = {{0}};
-    char data[CL_PATH_MAX] = "";
-    if (!store_open_readonly(NULL, &st, &e)) {
-        fprintf(stderr, "cudalab: the quizzes' answers cannot be read: %s\n", e.msg);
-        snprintf(note, n, "the progress store could not be read: %s", e.msg);
+    char data[CL_PATH_MAX] = "", shown[CL_ERR_MAX];
+    if (!store_open_untrusted(NULL, &st, &e)) {
+        fprintf(stderr, "cudalab: the progress store was refused, its quizzes are not passed: "
+                        "%s\n",
+                escape_line(shown, sizeof shown, e.msg));
+        snprintf(note, n, "the progress store was refused: %s", e.msg);
     } else if (!st) {
         paths_data_dir(data, sizeof data, &e);
         snprintf(note, n, "no quiz answers recorded (no progress store in %s)", data);
@@ -242,6 +262,7 @@ static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
         .nonly = a->nonly,
         .progress = progress_line,
         .quiz_note = quiz_note,
+        .quizzes = a->quizzes,
         .confine = !a->no_confine,
     };
     int rc = EXIT_OK;

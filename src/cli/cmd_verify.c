@@ -9,7 +9,10 @@
 #include "cli/cli_grade.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_rows.h"
+#include "core/atomicfile.h"
 #include "core/escape.h"
+#include "core/jsondoc.h"
+#include "grade/report.h"
 #include "grade/sign.h"
 
 enum { OPT_KEY = CLI_LONG_ONLY };
@@ -19,7 +22,8 @@ static const cli_opt verify_opts[] = {
      .help = "the instructor's key (default: CUDALAB_GRADE_KEY's text)",
      .need = "a key file"},
     {.name = "json", .key = 'j',
-     .help = "print one JSON document: {\"reports\": [{\"file\", \"verdict\", \"why\"}...]}"},
+     .help = "print one JSON document: {\"reports\": [{\"file\", \"verdict\", \"why\", and for a "
+             "valid one \"learner\", \"assignment\", \"created\"}...]}"},
     {.name = NULL},
 };
 
@@ -30,7 +34,8 @@ const cli_command cmd_verify_spec = {
     .details = "Each file (report.json, results.json, junit.xml, or grades.csv with grades.csv.sig\n"
                "beside it) must be exactly what cudalab wrote, byte for byte, and its signature must\n"
                "hold under the key: a byte added before or after the report, a key written twice or\n"
-               "a second signature makes it 'tampered'.  Exits 0 when every report is signed and\n"
+               "a second signature makes it 'tampered'.  For a valid report it says whose it is, for\n"
+               "which assignment and when it was graded.  Exits 0 when every report is signed and\n"
                "unchanged, 1 otherwise.",
     .opts = verify_opts,
     .run = cmd_verify,
@@ -50,6 +55,49 @@ static int verify_option(cli_ctx *c, void *ud, int key, const char *v)
     else if (key == 'j')
         a->json = true;
     return EXIT_OK;
+}
+
+/* Checks the report at file, read once: its verdict, and for a valid one
+ * whose it is, for which assignment and when it was graded; printed, or
+ * added to all (--json). */
+static sign_verdict verify_one(const char *file, const void *key, size_t keylen, cJSON *all)
+{
+    char why[512], path[CL_PATH_MAX], shown[sizeof why];
+    size_t len = 0;
+    cl_err e = {{0}};
+    report_binding b;
+    char *text = file_read_all(file, REPORT_READ_MAX, &len, &e);
+    sign_verdict v = SIGN_UNREADABLE;
+    if (text)
+        v = sign_verify_text(file, text, len, key, keylen, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "%s", e.msg);
+    bool bound = v == SIGN_VALID && report_binding_read(file, text, len, &b);
+    free(text);
+    if (all) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", file);
+        cJSON_AddStringToObject(o, "verdict", sign_verdict_name(v));
+        cJSON_AddStringToObject(o, "why", why);
+        if (bound) {
+            cJSON_AddStringToObject(o, "learner", b.learner);
+            cJSON_AddStringToObject(o, "assignment", b.assignment);
+            cJSON_AddStringToObject(o, "created", b.created);
+        }
+        cJSON_AddItemToArray(all, o);
+        return v;
+    }
+    printf("%s: %s (%s)\n", escape_line(path, sizeof path, file), sign_verdict_name(v),
+           escape_line(shown, sizeof shown, why));
+    if (bound) {
+        char learner[sizeof b.learner], assignment[sizeof b.assignment];
+        printf("  learner %s, assignment %s, graded %s\n",
+               escape_line(learner, sizeof learner, b.learner),
+               b.assignment[0] ? escape_line(assignment, sizeof assignment, b.assignment)
+                               : "(none)",
+               escape_line(shown, sizeof shown, b.created));
+    }
+    return v;
 }
 
 int cmd_verify(cli_ctx *ctx, int argc, char **argv)
@@ -72,24 +120,14 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
     rc = EXIT_OK;
     cJSON *doc = a.json ? cJSON_CreateObject() : NULL;
     cJSON *all = doc ? cJSON_AddArrayToObject(doc, "reports") : NULL;
-    for (int i = first; i < argc; i++) {
-        char why[512], path[CL_PATH_MAX], shown[sizeof why];
-        sign_verdict v = sign_verify_file(argv[i], key, keylen, why, sizeof why);
-        if (all) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "file", argv[i]);
-            cJSON_AddStringToObject(o, "verdict", sign_verdict_name(v));
-            cJSON_AddStringToObject(o, "why", why);
-            cJSON_AddItemToArray(all, o);
-        } else {
-            printf("%s: %s (%s)\n", escape_line(path, sizeof path, argv[i]),
-                   sign_verdict_name(v), escape_line(shown, sizeof shown, why));
-        }
-        if (v != SIGN_VALID)
+    for (int i = first; i < argc; i++)
+        if (verify_one(argv[i], key, keylen, all) != SIGN_VALID)
             rc = EXIT_FAIL;
-    }
-    if (doc)
+    if (doc) {
+        /* names come from the reports: text, whatever they hold */
+        jsondoc_clean_strings(doc, ESCAPE_WS_LINES);
         cli_print_json(doc);
+    }
     memset(key, 0, keylen);
     free(key);
     return rc;

@@ -28,6 +28,7 @@ static bool add_columns(class_view *v, size_t *cap, const grade_report *r)
             snprintf(col->id, sizeof col->id, "%s", g->id);
             snprintf(col->text, sizeof col->text, "%s", g->text);
             col->points = g->points;
+            col->quiz = g->quiz;
         }
     }
     return true;
@@ -65,6 +66,35 @@ void class_free(class_view *view)
     free(view->rows);
     free(view->cols);
     memset(view, 0, sizeof *view);
+}
+
+void class_points_of(const grade_report *r, class_points *out)
+{
+    memset(out, 0, sizeof *out);
+    out->quizzes_counted = r->quizzes != GRADE_QUIZZES_IGNORE;
+    for (size_t i = 0; i < r->nlabs; i++)
+        for (size_t k = 0; k < r->labs[i].nms; k++) {
+            const grade_milestone *g = &r->labs[i].ms[k];
+            if (g->quiz) {
+                out->quizzes++;
+                out->quiz += g->earned;
+                out->quiz_max += g->points;
+            } else {
+                out->measured += g->earned;
+                out->measured_max += g->points;
+            }
+        }
+}
+
+void class_points_text(const class_points *p, char *measured, size_t mn, char *quiz, size_t qn)
+{
+    snprintf(measured, mn, "%g of %g", p->measured, p->measured_max);
+    if (p->quizzes == 0)
+        snprintf(quiz, qn, "%s", "");
+    else if (!p->quizzes_counted)
+        snprintf(quiz, qn, "%s", "not counted");
+    else
+        snprintf(quiz, qn, "%g of %g", p->quiz, p->quiz_max);
 }
 
 const grade_milestone *class_cell(const class_view *view, const class_file *file, size_t column)

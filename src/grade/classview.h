@@ -18,8 +18,9 @@
  * Reports kept in the table are flagged, with a note, when the same graded
  * kernel (SHA-256; an unchanged starter aside) appears under other
  * learners, or when grading could not happen.  Gradescope's results.json
- * files that cudalab wrote are passed over quietly.  The table can be
- * written as CSV, Markdown or HTML, or browsed in the TUI. */
+ * files that cudalab wrote are passed over quietly.  Quiz points, the
+ * learner's own answers, are shown apart from the measured points.  The
+ * table can be written as CSV, Markdown or HTML, or browsed in the TUI. */
 #ifndef CUDALAB_GRADE_CLASSVIEW_H
 #define CUDALAB_GRADE_CLASSVIEW_H
 
@@ -49,7 +50,18 @@ typedef struct class_column {
     char id[GRADE_ID_MAX];
     char text[GRADE_TEXT_MAX];
     double points;
+    bool quiz;                 /* a quiz: its points are self-reported */
 } class_column;
+
+/* A report's points apart: measured afresh from the source, and the
+ * quizzes' (the learner's own answers: self-reported), which a report
+ * graded with --quizzes ignore does not count. */
+typedef struct class_points {
+    double measured, measured_max;
+    double quiz, quiz_max;
+    size_t quizzes;            /* quiz milestones in the report */
+    bool quizzes_counted;
+} class_points;
 
 typedef struct class_opts {
     const void *key;           /* the instructor's key; NULL: signatures not checked */
@@ -82,6 +94,12 @@ typedef enum class_sort {
 bool class_load(const char *dir, const class_opts *opts, class_view *out, cl_err *err);
 void class_free(class_view *view);
 void class_order(class_view *view, class_sort by);
+
+/* The points of report r, measured and quiz apart. */
+void class_points_of(const grade_report *r, class_points *out);
+/* The points of r as text: "3 of 5" measured, "1 of 1" (or "not counted")
+ * quiz; "" for a report with no quiz. */
+void class_points_text(const class_points *p, char *measured, size_t mn, char *quiz, size_t qn);
 
 /* The milestone of the column in file's report, or NULL (not graded). */
 const grade_milestone *class_cell(const class_view *view, const class_file *file, size_t column);

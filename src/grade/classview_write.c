@@ -1,5 +1,6 @@
 /* classview_write.c - the class table as CSV, Markdown and HTML, every cell
- * escaped for its reader (core/escape.h). */
+ * escaped for its reader (core/escape.h); quiz points (self-reported) in a
+ * column apart from the measured ones, quiz columns marked. */
 #include "grade/classview.h"
 
 #include <stdio.h>
@@ -58,7 +59,8 @@ static size_t labs_of(const class_view *v, const char *labs[MAX_LABS])
     return n;
 }
 
-static const char *const fixed[] = {"learner", "score",      "max",     "device",
+static const char *const fixed[] = {"learner", "score",    "max",
+                                    "measured", "quiz (self-reported)", "device",
                                     "graded",  "assignment", "hostname"};
 #define NFIXED (sizeof fixed / sizeof fixed[0])
 
@@ -72,8 +74,9 @@ static void header(strbuf *f, table_fmt fmt, const class_view *v, const char *co
         cell(f, fmt, fixed[i]);
     }
     for (size_t c = 0; c < v->ncols; c++) {
-        char h[GRADE_ID_MAX * 2 + 2];
-        snprintf(h, sizeof h, "%s:%s", v->cols[c].lab, v->cols[c].id);
+        char h[GRADE_ID_MAX * 2 + 32];
+        snprintf(h, sizeof h, "%s:%s%s", v->cols[c].lab, v->cols[c].id,
+                 v->cols[c].quiz ? " (quiz, self-reported)" : "");
         sep(f, fmt);
         cell(f, fmt, h);
     }
@@ -98,11 +101,14 @@ static void learner_row(strbuf *f, table_fmt fmt, const class_view *v, const cla
                         const char *const *labs, size_t nlabs)
 {
     const grade_report *r = &cf->rep;
-    char score[32], max[32];
+    char score[32], max[32], measured[64], quiz[64];
+    class_points pts;
+    class_points_of(r, &pts);
+    class_points_text(&pts, measured, sizeof measured, quiz, sizeof quiz);
     snprintf(score, sizeof score, "%g", r->score);
     snprintf(max, sizeof max, "%g", r->max_score);
-    const char *values[NFIXED] = {r->learner, score, max, r->dev.name, r->created,
-                                  r->assignment, r->hostname};
+    const char *values[NFIXED] = {r->learner,   score,      max,         measured, quiz,
+                                  r->dev.name, r->created, r->assignment, r->hostname};
     row_start(f, fmt);
     for (size_t i = 0; i < NFIXED; i++) {
         if (i)
@@ -115,7 +121,12 @@ static void learner_row(strbuf *f, table_fmt fmt, const class_view *v, const cla
             strbuf_printf(f, "</td><td class=\"%s\">", !g ? "" : g->passed ? "y" : "n");
         else
             sep(f, fmt);
-        cell(f, fmt, !g ? "" : g->passed ? "yes" : "no");
+        const char *mark = !g                            ? ""
+                           : g->not_counted && g->passed ? "yes, not counted"
+                           : g->not_counted              ? "no, not counted"
+                           : g->passed                   ? "yes"
+                                                         : "no";
+        cell(f, fmt, mark);
     }
     for (size_t l = 0; l < nlabs; l++) {
         char b[64 + RUN_SIZE_MAX];

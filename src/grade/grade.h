@@ -6,10 +6,13 @@
  * one is given, poisoned outputs, the re-check), with only what the
  * milestones need beside it (the CPU baseline and the vendor library, at
  * the sizes the milestones are judged at; no shipped rungs), then judges
- * every milestone.  Quizzes come from the progress store and are reported
- * as answered there.  A lab whose files are missing, or whose kernel does
- * not compile, faults or is wrong, is graded as failing with the reason in
- * plain words; nothing the learner wrote can stop the grading.
+ * every milestone.  Quizzes come from the progress store, opened as
+ * untrusted input (store_open_untrusted), each answer judged again by the
+ * lab's quiz; their points are the learner's own report (self-reported),
+ * counted or not as the instructor chooses (grade_quizzes).  A lab whose
+ * files are missing, or whose kernel does not compile, faults or is wrong,
+ * is graded as failing with the reason in plain words; nothing the learner
+ * wrote can stop the grading.
  *
  * The report (grade_report) is what every report format is written from
  * (grade/report_*.h) and what the class view reads back. */
@@ -33,6 +36,19 @@
 #define GRADE_ASSIGNMENT_MAX 64      /* an assignment id's characters, at most */
 #define GRADE_HOST_MAX 256
 
+/* How quiz milestones are taken.  Their points come from the learner's own
+ * answers in the progress store, which the learner controls: every report
+ * marks them self-reported, whatever the choice. */
+typedef enum grade_quizzes {
+    GRADE_QUIZZES_COUNT,         /* their points count, marked self-reported (the default) */
+    GRADE_QUIZZES_IGNORE,        /* listed, worth 0 points, not counted */
+} grade_quizzes;
+
+#define GRADE_QUIZZES_NAMES "count, ignore"
+/* "count", "ignore". */
+const char *grade_quizzes_name(grade_quizzes q);
+bool grade_quizzes_from_name(const char *name, grade_quizzes *out);
+
 typedef struct grade_milestone {
     char id[GRADE_ID_MAX];
     char text[GRADE_TEXT_MAX];
@@ -46,6 +62,7 @@ typedef struct grade_milestone {
     char why[GRADE_WHY_MAX];     /* a failure in plain words, with a next step */
     int attempts;                /* a quiz: answers recorded */
     double answered_at;          /* a quiz: when it was first answered right (Unix time) */
+    bool not_counted;            /* a quiz under GRADE_QUIZZES_IGNORE: listed, worth 0 */
 } grade_milestone;
 
 typedef struct grade_lab {
@@ -77,6 +94,7 @@ typedef struct grade_report {
     char workspace[CL_PATH_MAX];
     char version[32];            /* cudalab's */
     char created[32];            /* ISO 8601, UTC */
+    grade_quizzes quizzes;       /* how quiz milestones were taken (self-reported points) */
     char error[GRADE_WHY_MAX];   /* why grading could not happen ("" when it did) */
     device_info dev;
     uint64_t seed;
@@ -91,6 +109,7 @@ typedef struct grade_opts {
     const char *learner;              /* NULL: the workspace's owner */
     const char *assignment;           /* the assignment id (grade_assignment_check); NULL: none */
     const char *quiz_note;            /* without a store: why ("" or NULL: none recorded) */
+    grade_quizzes quizzes;            /* count (the default) or ignore the quiz milestones */
     uint64_t seed;                    /* 0: a fresh one */
     double budget_s;                  /* GPU time a row; 0: GRADE_BUDGET_S */
     double time_limit_s;              /* a lab's run; 0: the lab's own */
@@ -113,6 +132,14 @@ typedef enum grade_status {
                           * worker would not start, out of memory): e says why */
 } grade_status;
 
+/* Judges quiz milestone m of lab l into g (its id, text and points already
+ * set) from the learner's answers in st (NULL: none recorded; opts->quiz_note
+ * says why): each recorded choice judged again by the lab's own quiz (what
+ * the store says was right is not taken), passed when one was right.  Under
+ * GRADE_QUIZZES_IGNORE g is worth 0 and marked not counted. */
+void grade_judge_quiz(const lab *l, const lab_milestone *m, store *st, const grade_opts *opts,
+                      grade_milestone *g);
+
 /* Grades the labs of set (only those in opts->only when given) into out; the
  * quizzes' answers come from st (NULL: none recorded; opts->quiz_note says
  * why).  out's binding (grade_report_start) is filled whatever the status;
@@ -129,8 +156,8 @@ bool grade_assignment_check(const char *id, cl_err *err);
 /* Starts out (zeroed first): the learner (opts->learner, else the owner of the
  * workspace, else $USER; cleaned for display, core/escape.h), the
  * assignment, this machine's name, the time, cudalab's version, the
- * workspace and the seed.  false + err when the workspace is not known (the
- * rest is filled). */
+ * workspace, the seed and how quizzes are taken.  false + err when the
+ * workspace is not known (the rest is filled). */
 bool grade_report_start(grade_report *out, const grade_opts *opts, cl_err *err);
 /* Marks report as not graded, for the reason why (its labs are dropped): the
  * reports written from it score 0 and say why. */

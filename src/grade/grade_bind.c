@@ -71,6 +71,7 @@ bool grade_report_start(grade_report *out, const grade_opts *opts, cl_err *err)
     gmtime_r(&now, &tm);
     strftime(out->created, sizeof out->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     out->seed = opts->seed ? opts->seed : rng_fresh_seed();
+    out->quizzes = opts->quizzes;
     return ok;
 }
 

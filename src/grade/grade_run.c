@@ -154,41 +154,6 @@ static void measure(supervisor *s, collector *c, lab *l, const lab_exercise *x, 
         snprintf(gl->note, sizeof gl->note, "some rows were lost: out of memory");
 }
 
-static void judge_quiz(const lab *l, const lab_milestone *m, store *st, const char *quiz_note,
-                       grade_milestone *g)
-{
-    store_quiz *qs = NULL;
-    size_t n = 0;
-    cl_err e = {{0}};
-    if (!st) {
-        snprintf(g->why, sizeof g->why, "%s", quiz_note && quiz_note[0]
-                                                  ? quiz_note
-                                                  : "no quiz answers recorded: the quiz was "
-                                                    "not answered here");
-        return;
-    }
-    if (!store_quizzes(st, l->id, &qs, &n, &e)) {
-        snprintf(g->why, sizeof g->why, "the progress store could not be read: %s", e.msg);
-        return;
-    }
-    for (size_t k = 0; k < n; k++) {
-        if (strcmp(qs[k].id, m->quiz) != 0)
-            continue;
-        g->attempts = qs[k].attempts;
-        g->passed = qs[k].answered_right;
-        g->answered_at = qs[k].last_at;
-        snprintf(g->value, sizeof g->value, "%s after %d attempt%s",
-                 g->passed ? "answered right" : "not answered right", g->attempts,
-                 g->attempts == 1 ? "" : "s");
-    }
-    if (!g->passed && !g->why[0])
-        snprintf(g->why, sizeof g->why, "%s", g->attempts ? "the quiz was answered, but never "
-                                                            "right: answer it again in the lab"
-                                                          : "the quiz was not answered: answer "
-                                                            "it in the lab");
-    free(qs);
-}
-
 static void judge_measured(lab *l, size_t i, grade_lab *gl, grade_milestone *g)
 {
     const char *size = lab_milestone_size(l, i);
@@ -309,7 +274,7 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
         g->quiz = m->quiz != NULL;
         g->points = m->points;
         if (g->quiz)
-            judge_quiz(l, m, st, o->quiz_note, g);
+            grade_judge_quiz(l, m, st, o, g);
         else
             judge_measured(l, i, gl, g);
         g->earned = g->passed ? g->points : 0.0;

@@ -56,6 +56,20 @@ char *report_csv(const grade_report *report);
  * format (not bound to an assignment) is refused. */
 bool report_read_json(const cJSON *doc, grade_report *report, cl_err *err);
 
+/* Whose report a file is: what binds it, as every format writes it. */
+typedef struct report_binding {
+    char learner[128];
+    char assignment[GRADE_ASSIGNMENT_MAX + 1];
+    char created[32];             /* when it was graded: ISO 8601, UTC */
+} report_binding;
+/* The most bytes a report file may hold to be read back. */
+#define REPORT_READ_MAX ((size_t)64 << 20)
+/* Reads the binding of the report text (len bytes, read from path: JSON,
+ * XML or CSV, as sign_verify_text tells them apart) into out; false, out
+ * zeroed, when it holds none.  Meant for a file that verified: it reads
+ * the binding where cudalab's writers put it and checks nothing else. */
+bool report_binding_read(const char *path, const char *text, size_t len, report_binding *out);
+
 /* Writes each of kinds[0..n) into dir (made when missing), each file
  * atomically, signed when keylen > 0 (a CSV's signature beside it, in
  * grades.csv.sig; an unsigned CSV's older signature is removed). */

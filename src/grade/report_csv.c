@@ -1,6 +1,7 @@
 /* report_csv.c - the grade report as CSV (RFC 4180): one row a lab x
- * milestone, each cell escaped for a spreadsheet (core/escape.h); a report
- * that could not be graded is one row saying why. */
+ * milestone, each cell escaped for a spreadsheet (core/escape.h), a quiz's
+ * marked self_reported (and counted or not); a report that could not be
+ * graded is one row saying why. */
 #include "grade/report.h"
 
 #include <stdio.h>
@@ -13,7 +14,7 @@
 static const char *const head[] = {
     "learner", "lab",    "milestone", "kind",       "points",   "earned",
     "passed",  "value",  "size",      "cause",      "device",   "created",
-    "assignment", "hostname", "kernel_sha256",
+    "assignment", "hostname", "kernel_sha256", "self_reported", "counted",
 };
 #define NCOLS (sizeof head / sizeof head[0])
 
@@ -36,6 +37,7 @@ static void milestone_row(strbuf *f, const grade_report *r, const grade_lab *gl,
         r->learner, gl->id,   g->id,      g->quiz ? "quiz" : "measured", points, earned,
         g->passed ? "true" : "false",     g->value, g->size, g->cause,   r->dev.name,
         r->created, r->assignment,        r->hostname,       gl->kernel_sha,
+        g->quiz ? "true" : "false",       g->not_counted ? "false" : "true",
     };
     row(f, cells);
 }
@@ -49,6 +51,7 @@ char *report_csv(const grade_report *report)
         const char *cells[NCOLS] = {
             report->learner, "", "", "", "0", "0", "false", report->error, "", "not_graded",
             report->dev.name, report->created, report->assignment, report->hostname, "",
+            "", "",
         };
         row(&sb, cells);
     }

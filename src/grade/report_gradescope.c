@@ -20,13 +20,20 @@ static cJSON *gs_test(const grade_lab *gl, const grade_milestone *g)
     cJSON *t = cJSON_CreateObject();
     if (!t)
         return NULL;
-    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 8], out[GRADE_WHY_MAX + 200];
-    snprintf(name, sizeof name, "%s: %s", gl->id, g->text);
+    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 48], out[GRADE_WHY_MAX + 320];
+    /* a quiz's points are the learner's own answers: said in its name and output */
+    snprintf(name, sizeof name, "%s: %s%s", gl->id, g->text,
+             !g->quiz ? "" : g->not_counted ? " (quiz, self-reported, not counted)"
+                                            : " (quiz, self-reported)");
+    const char *quiz = !g->quiz ? ""
+                     : g->not_counted
+                         ? "Not counted: quiz answers are self-reported (--quizzes ignore). "
+                         : "Self-reported: the learner's own answer, from their progress store. ";
     if (g->passed)
-        snprintf(out, sizeof out, "Reached: %s", g->value[0] ? g->value : "yes");
+        snprintf(out, sizeof out, "%sReached: %s", quiz, g->value[0] ? g->value : "yes");
     else
-        snprintf(out, sizeof out, "Not reached%s%s. %s", g->value[0] ? ": " : "", g->value,
-                 g->why);
+        snprintf(out, sizeof out, "%sNot reached%s%s. %s", quiz, g->value[0] ? ": " : "",
+                 g->value, g->why);
     jsonf_put_text(t, "name", name, ESCAPE_WS_VISIBLE);
     jsonf_put_str(t, "name_format", GS_TEXT);
     jsonf_put_double(t, "score", g->earned);
@@ -52,6 +59,7 @@ static void put_binding(cJSON *extra, const grade_report *r)
     jsonf_put_str(b, "created", r->created);
     jsonf_put_str(b, "device", r->dev.name);
     jsonf_put_u64(b, "seed", r->seed);
+    jsonf_put_str(b, "quizzes", grade_quizzes_name(r->quizzes));
     if (r->error[0])
         jsonf_put_str(b, "error", r->error);
     else
@@ -67,6 +75,31 @@ static void put_binding(cJSON *extra, const grade_report *r)
         jsonf_put_str(s, "kernel_sha256", r->labs[i].kernel_sha);
         jsonf_put_str(s, "launcher_sha256", r->labs[i].launcher_sha);
     }
+}
+
+/* What the quiz milestones are worth, as a sentence for the output ("" when
+ * the report has none). */
+static void quiz_sentence(const grade_report *r, char *out, size_t n)
+{
+    double earned = 0, max = 0;
+    size_t quizzes = 0;
+    for (size_t i = 0; i < r->nlabs; i++)
+        for (size_t k = 0; k < r->labs[i].nms; k++) {
+            const grade_milestone *g = &r->labs[i].ms[k];
+            quizzes += g->quiz;
+            earned += g->quiz ? g->earned : 0;
+            max += g->quiz ? g->points : 0;
+        }
+    if (quizzes == 0)
+        out[0] = '\0';
+    else if (r->quizzes == GRADE_QUIZZES_IGNORE)
+        snprintf(out, n, " The %zu quiz milestone%s listed but not counted (--quizzes ignore): "
+                         "their answers are self-reported.",
+                 quizzes, quizzes == 1 ? " is" : "s are");
+    else
+        snprintf(out, n, " Of them, %g of %g points are quiz points, self-reported: the "
+                         "learner's own answers from their progress store.",
+                 earned, max);
 }
 
 static void put_leaderboard(cJSON *o, const grade_report *r)
@@ -94,17 +127,18 @@ cJSON *report_gradescope(const grade_report *report)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    char text[2048];
+    char text[2048], quiz[256];
+    quiz_sentence(report, quiz, sizeof quiz);
     if (report->error[0])
         snprintf(text, sizeof text, "cudalab %s could not grade this submission of %s: %s",
                  report->version, report->learner, report->error);
     else
         snprintf(text, sizeof text,
-                 "cudalab %s graded %s on %s (seed %llu): %g of %g points. Every milestone "
-                 "was measured again from the submitted source.",
+                 "cudalab %s graded %s on %s (seed %llu): %g of %g points. Every measured "
+                 "milestone was measured again from the submitted source.%s",
                  report->version, report->learner,
                  report->dev.name[0] ? report->dev.name : "no device",
-                 (unsigned long long)report->seed, report->score, report->max_score);
+                 (unsigned long long)report->seed, report->score, report->max_score, quiz);
     jsonf_put_double(o, "score", report->error[0] ? 0.0 : report->score);
     jsonf_put_int(o, "execution_time", ceil(report->seconds));
     jsonf_put_str(o, "output", text);

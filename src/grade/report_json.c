@@ -40,6 +40,9 @@ static cJSON *milestone_json(const grade_milestone *g)
     jsonf_put_double(o, "points", g->points);
     jsonf_put_double(o, "earned", g->earned);
     jsonf_put_bool(o, "passed", g->passed);
+    /* a quiz's points are the learner's own answers: self-reported */
+    jsonf_put_bool(o, "self_reported", g->quiz);
+    jsonf_put_bool(o, "counted", !g->not_counted);
     jsonf_put_str(o, "value", g->value);
     if (g->quiz) {
         jsonf_put_int(o, "attempts", g->attempts);
@@ -117,6 +120,7 @@ cJSON *report_json(const grade_report *report)
     jsonf_put_double(o, "seconds", report->seconds);
     jsonf_put_double(o, "score", report->score);
     jsonf_put_double(o, "max_score", report->max_score);
+    jsonf_put_str(o, "quizzes", grade_quizzes_name(report->quizzes));
     cJSON *d = cJSON_AddObjectToObject(o, "device");
     if (d)
         record_put_device(d, &report->dev);
@@ -152,6 +156,10 @@ static bool read_milestone(const cJSON *o, grade_milestone *g, cl_err *e)
           jsonf_get_int(o, "attempts", &g->attempts, e)))
         return false;
     g->quiz = strcmp(kind, "quiz") == 0;
+    bool counted = true;   /* reports from before --quizzes counted every milestone */
+    if (!jsonf_get_bool(o, "counted", &counted, e))
+        return false;
+    g->not_counted = !counted;
     if (!g->id[0])
         return err_set(e, "a milestone has no id");
     return true;
@@ -244,6 +252,12 @@ bool report_read_json(const cJSON *doc, grade_report *report, cl_err *err)
     const char *as = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "assignment"));
     if (as && as[0] && !grade_assignment_check(as, &ae))
         return err_set(err, "field 'assignment': %s", ae.msg);
+    int quizzes = GRADE_QUIZZES_COUNT;   /* absent before --quizzes: counted */
+    static const char *const modes[] = {[GRADE_QUIZZES_COUNT] = "count",
+                                        [GRADE_QUIZZES_IGNORE] = "ignore"};
+    if (!jsonf_get_enum(doc, "quizzes", modes, 2, &quizzes, err))
+        return false;
+    report->quizzes = (grade_quizzes)quizzes;
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(doc, "device");
     if (d && !record_get_device(d, &report->dev, err))
         return false;

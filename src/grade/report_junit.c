@@ -1,7 +1,8 @@
 /* report_junit.c - the grade report as JUnit XML: a testsuite a lab with
  * the submission's binding in its <properties>, a testcase a milestone, a
- * failure carrying its diagnosis; a report that could not be graded is one
- * testcase in error.  Text is escaped by core/escape.h. */
+ * failure carrying its diagnosis, a quiz named self-reported (skipped when
+ * not counted); a report that could not be graded is one testcase in error.
+ * Text is escaped by core/escape.h. */
 #include "grade/report.h"
 
 #include <stdio.h>
@@ -41,6 +42,7 @@ static void properties(strbuf *f, const grade_report *r, const grade_lab *gl)
     property(f, "device", r->dev.name);
     snprintf(num, sizeof num, "%llu", (unsigned long long)r->seed);
     property(f, "seed", num);
+    property(f, "quizzes", grade_quizzes_name(r->quizzes));
     if (gl) {
         property(f, "kernel_sha256", gl->kernel_sha);
         property(f, "launcher_sha256", gl->launcher_sha);
@@ -52,16 +54,25 @@ static void properties(strbuf *f, const grade_report *r, const grade_lab *gl)
     strbuf_str(f, "    </properties>\n");
 }
 
+/* A milestone a testcase: a quiz named self-reported, one not counted
+ * (--quizzes ignore) skipped with the reason. */
 static void testcase(strbuf *f, const grade_lab *gl, const grade_milestone *g)
 {
-    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 8];
-    snprintf(name, sizeof name, "%s: %s", g->id, g->text);
+    char name[GRADE_ID_MAX + GRADE_TEXT_MAX + 32];
+    snprintf(name, sizeof name, "%s: %s%s", g->id, g->text,
+             g->quiz ? " (quiz, self-reported)" : "");
     strbuf_str(f, "    <testcase");
     attr(f, "classname", gl->id);
     attr(f, "name", name);
     strbuf_str(f, " time=\"0\">\n");
-    if (g->passed) {
+    if (g->not_counted) {
+        strbuf_str(f, "      <skipped");
+        attr(f, "message", g->why);
+        strbuf_str(f, "/>\n");
+    } else if (g->passed) {
         strbuf_str(f, "      <system-out>");
+        if (g->quiz)
+            strbuf_str(f, "self-reported: ");
         escape_xml_text(f, g->value);
         strbuf_str(f, "</system-out>\n");
     } else {
@@ -79,7 +90,7 @@ static size_t failures_of(const grade_lab *gl)
 {
     size_t n = 0;
     for (size_t i = 0; i < gl->nms; i++)
-        n += !gl->ms[i].passed;
+        n += !gl->ms[i].passed && !gl->ms[i].not_counted;
     return n;
 }
 

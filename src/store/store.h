@@ -88,6 +88,28 @@ bool store_dir_usable(const char *dir, bool *missing, char *why, size_t cap);
  * database, or an empty one.  false + e when the file cannot be read as a
  * database, is another program's, or is of a newer schema. */
 bool store_open_readonly(const char *dir, store **out, cl_err *err);
+/* The most bytes the database, and its -wal file, of a learner's store may
+ * hold to be read by store_open_untrusted; how long one statement on it
+ * may run, and the checks when it is opened. */
+#define STORE_UNTRUSTED_MAX_BYTES ((long long)64 << 20)
+#define STORE_UNTRUSTED_BUDGET_S 2.0
+#define STORE_UNTRUSTED_OPEN_S 10.0
+/* Opens the database of data folder dir (NULL: the data folder) as
+ * untrusted input (`cudalab grade`: the learner controls every byte of
+ * it), changing nothing on disk.  progress.db and its -wal file are opened
+ * without following a link, must be regular files of at most
+ * STORE_UNTRUSTED_MAX_BYTES (their size checked before anything is read),
+ * and are copied into a private folder under $TMPDIR, read there only to
+ * read (a -shm file is never read) and removed at store_close.  The
+ * connection runs in SQLite's defensive mode, with untrusted schema,
+ * triggers and views off and small limits; its schema must be exactly
+ * what cudalab's migrations make for its version (a view, a trigger, an
+ * unknown table or index, or a table changed is refused, naming it), and
+ * its pages pass quick_check.  Every statement on it is interrupted after
+ * STORE_UNTRUSTED_BUDGET_S seconds (the checks at open after
+ * STORE_UNTRUSTED_OPEN_S).  *out NULL and true when nothing was recorded;
+ * false + e saying what is wrong, naming the file, when it is refused. */
+bool store_open_untrusted(const char *dir, store **out, cl_err *err);
 /* Opens a database file by path with no repair, for tools and tests:
  * false on any problem. */
 bool store_open_file(const char *path, store **out, cl_err *err);
@@ -181,6 +203,20 @@ bool store_last_lab(store *db, char *out, size_t cap, cl_err *err);
 bool store_milestones(store *db, const char *lab, store_milestone **out, size_t *count, cl_err *err);
 /* Each quiz of lab answered at least once (malloc'd; *n). */
 bool store_quizzes(store *db, const char *lab, store_quiz **out, size_t *count, cl_err *err);
+/* One recorded answer to a quiz: the choice picked (0-based, as recorded:
+ * a learner's store may hold any number), whether the store says it was
+ * right, and when. */
+typedef struct store_answer {
+    int choice;
+    bool correct;
+    double at;
+} store_answer;
+#define STORE_ANSWERS_MAX 1000
+#define STORE_ANSWERS_MAX_TEXT "1000"
+/* The answers to quiz of lab, oldest first, at most STORE_ANSWERS_MAX of
+ * them (malloc'd; *n). */
+bool store_quiz_answers(store *db, const char *lab, const char *quiz, store_answer **out,
+                        size_t *count, cl_err *err);
 /* The hints of lab revealed (0-based indices, malloc'd; *n). */
 bool store_hints(store *db, const char *lab, int **out, size_t *count, cl_err *err);
 /* The rows of lab's latest run that had an exercise row (the learner's

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 double store_now(void)
 {
     struct timespec ts;
@@ -44,6 +46,10 @@ void store_explain(int rc, int errno_, const char *path, char *out, size_t cap)
     else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
         snprintf(out, cap, "%s is busy: another process kept it locked for over %d s", path,
                  STORE_BUSY_TIMEOUT_MS / 1000);
+    else if (primary == SQLITE_INTERRUPT)
+        snprintf(out, cap, "reading %s took too long (a learner's store is read for at most "
+                           "%g s a statement, %g s when it is opened): stopped",
+                 path, STORE_UNTRUSTED_BUDGET_S, STORE_UNTRUSTED_OPEN_S);
     else if (primary == SQLITE_NOMEM)
         snprintf(out, cap, "out of memory reading %s", path);
     else
@@ -83,6 +89,8 @@ bool store_exec(store *db, const char *sql, cl_err *err)
 
 bool store_prepare(store *db, const char *sql, sqlite3_stmt **st, cl_err *err)
 {
+    if (db->budget_s > 0)
+        db->deadline = clock_now_s() + db->budget_s;
     if (sqlite3_prepare_v2(db->db, sql, -1, st, NULL) != SQLITE_OK) {
         *st = NULL;
         return store_fail(db, err, "progress store");

@@ -17,11 +17,21 @@ struct store {
     bool readonly;                 /* opened only to read: every write is refused */
     char why[CL_ERR_MAX];          /* when readonly, why progress cannot be saved */
     char snapshot[CL_PATH_MAX];    /* a private folder holding the copy read, removed at close */
+    /* A learner's store opened as untrusted input (store_untrusted.c): each
+     * statement prepared gets budget_s seconds, past which its progress
+     * handler interrupts it (deadline: clock_now_s's time); 0: no budget. */
+    double budget_s, deadline;
 };
 
 /* The migrations, oldest first: migration k (1-based) takes a database of
  * schema k - 1 to schema k. */
 extern const char *const store_migrations[STORE_SCHEMA_VERSION];
+
+/* Whether every object in db's schema (sqlite_master) is one that
+ * migrations 1..version make, exactly as they make it: false + e naming
+ * the first that is not (a view, a trigger, a table or index cudalab does
+ * not make, or one changed). */
+bool store_schema_matches(store *db, int version, cl_err *err);
 
 /* Unix time now, with fractions of a second. */
 double store_now(void);
@@ -94,5 +104,9 @@ bool store_side_files_writable(const char *path, char *why, size_t cap);
 /* Connects to path only to read it, creating no file beside it; SQLite's
  * result code in *rc (NULL only when out of memory). */
 store *store_connect_readonly(const char *path, int *rc);
+/* path as an SQLite URI ("file:/a%20b/progress.db?mode=ro"): every byte
+ * but letters, digits and "/._~-" percent-encoded, then the query
+ * (malloc'd; NULL when out of memory). */
+char *store_uri_of(const char *path, const char *query);
 
 #endif

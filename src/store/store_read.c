@@ -126,6 +126,33 @@ bool store_quizzes(store *db, const char *lab, store_quiz **out, size_t *count, 
     return read_done(db, st, rc, (void **)out, count, err, "cannot read the quiz answers");
 }
 
+bool store_quiz_answers(store *db, const char *lab, const char *quiz, store_answer **out,
+                        size_t *count, cl_err *err)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *out = NULL;
+    *count = 0;
+    if (!store_prepare(db, "SELECT choice, correct, at FROM quiz_answers WHERE lab = ?1 AND"
+                          " quiz = ?2 ORDER BY id LIMIT " STORE_ANSWERS_MAX_TEXT,
+                       &st, err))
+        return false;
+    store_bind_text(st, 1, lab);
+    store_bind_text(st, 2, quiz);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!grow((void **)out, &cap, *count, sizeof **out, err)) {
+            sqlite3_finalize(st);
+            return false;
+        }
+        store_answer *a = &(*out)[(*count)++];
+        a->choice = sqlite3_column_int(st, 0);
+        a->correct = sqlite3_column_int(st, 1) != 0;
+        a->at = sqlite3_column_double(st, 2);
+    }
+    return read_done(db, st, rc, (void **)out, count, err, "cannot read the quiz answers");
+}
+
 /* Whether the database has table name: a store of an older schema opened
  * only to read is not migrated, and may lack the newer tables. */
 static bool has_table(store *s, const char *name)

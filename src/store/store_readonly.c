@@ -13,9 +13,7 @@
 
 #include "core/strbuf.h"
 
-/* path as an SQLite URI ("file:/a%20b/progress.db?mode=ro"): every byte
- * but letters, digits and "/._~-" percent-encoded, then the query. */
-static char *uri_of(const char *path, const char *query)
+char *store_uri_of(const char *path, const char *query)
 {
     static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._~-";
     strbuf b;
@@ -116,7 +114,9 @@ store *store_connect_readonly(const char *path, int *rc)
     const char *read_from = path;
     if (wal && !live && snapshot(path, s->snapshot, sizeof s->snapshot, copy, sizeof copy))
         read_from = copy;
-    char *uri = uri_of(read_from, read_from != path ? "mode=rw" : live ? "mode=ro" : "immutable=1");
+    char *uri = store_uri_of(read_from, read_from != path ? "mode=rw"
+                                        : live            ? "mode=ro"
+                                                          : "immutable=1");
     if (!uri) {
         store_close(s);
         *rc = SQLITE_NOMEM;

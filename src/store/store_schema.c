@@ -7,8 +7,14 @@
  * (result/record_json.h); the other columns are what queries select on.
  * exercise_runs and exercise_best summarize the learner's rows per lab as
  * they are written (store_write.c), so that `cudalab progress` reads a few
- * rows however many runs there are. */
+ * rows however many runs there are.  store_schema_matches compares a
+ * learner's store with what the migrations make, object by object. */
 #include "store/store_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/escape.h"
 
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
     /* 1: runs, their rows, sources, milestones, quiz answers, places */
@@ -62,3 +68,101 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
     "    WHERE r.kind = 'exercise' AND r.status = 'correct' AND r.median_ms IS NOT NULL)"
     "  WHERE k = 1;",
 };
+
+/* A fresh in-memory database with migrations 1..version run: the schema
+ * cudalab makes, to compare a learner's store with. */
+static sqlite3 *made_schema(int version, cl_err *err)
+{
+    sqlite3 *mem = NULL;
+    char *msg = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        sqlite3_close(mem);
+        err_set(err, "out of memory checking a store's schema");
+        return NULL;
+    }
+    for (int k = 0; k < version && k < STORE_SCHEMA_VERSION; k++) {
+        if (sqlite3_exec(mem, store_migrations[k], NULL, NULL, &msg) != SQLITE_OK) {
+            err_set(err, "cannot make schema %d to compare with: %s", k + 1,
+                    msg ? msg : sqlite3_errmsg(mem));
+            sqlite3_free(msg);
+            sqlite3_close(mem);
+            return NULL;
+        }
+    }
+    return mem;
+}
+
+/* Says what is wrong with the object (type, name) of db's schema: known
+ * says whether the made schema has one of that type and name. */
+static bool refuse(store *db, const char *type, const char *name, bool known, int version,
+                   cl_err *err)
+{
+    char t[32], n[96];
+    escape_line(t, sizeof t, type ? type : "?");
+    escape_line(n, sizeof n, name ? name : "?");
+    if (strcmp(t, "view") == 0 || strcmp(t, "trigger") == 0)
+        return err_set(err, "%s holds a %s '%s', which cudalab's store never has (%s): "
+                            "refused",
+                       db->path, t, n,
+                       t[0] == 'v' ? "reading a view runs a query the file itself holds"
+                                   : "a trigger runs SQL the file itself holds");
+    if (strcmp(t, "table") != 0 && strcmp(t, "index") != 0)
+        return err_set(err, "%s holds an object '%s' of type '%s', which cudalab's store "
+                            "never has: refused",
+                       db->path, n, t);
+    const char *a = t[0] == 'i' ? "an" : "a";
+    if (!known)
+        return err_set(err, "%s holds %s %s '%s' that cudalab's store (schema %d) does not "
+                            "have: refused",
+                       db->path, a, t, n, version);
+    return err_set(err, "%s has %s %s '%s' that is not as cudalab makes it (schema %d): "
+                        "refused",
+                   db->path, a, t, n, version);
+}
+
+bool store_schema_matches(store *db, int version, cl_err *err)
+{
+    sqlite3 *mem = made_schema(version, err);
+    if (!mem)
+        return false;
+    sqlite3_stmt *theirs = NULL, *ours = NULL, *named = NULL;
+    bool ok = false;
+    if (sqlite3_prepare_v2(db->db, "SELECT type, name, tbl_name, sql FROM sqlite_master"
+                                   " ORDER BY rowid", -1, &theirs, NULL) != SQLITE_OK) {
+        store_fail(db, err, "cannot read the store's schema");
+        goto done;
+    }
+    if (sqlite3_prepare_v2(mem, "SELECT sql IS ?4 FROM sqlite_master WHERE type = ?1 AND"
+                                " name = ?2 AND tbl_name = ?3", -1, &ours, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(mem, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+                           -1, &named, NULL) != SQLITE_OK) {
+        err_set(err, "cannot compare the store's schema: %s", sqlite3_errmsg(mem));
+        goto done;
+    }
+    int rc;
+    while ((rc = sqlite3_step(theirs)) == SQLITE_ROW) {
+        for (int i = 0; i < 4; i++)
+            sqlite3_bind_value(ours, i + 1, sqlite3_column_value(theirs, i));
+        bool same = sqlite3_step(ours) == SQLITE_ROW && sqlite3_column_int(ours, 0) == 1;
+        sqlite3_reset(ours);
+        if (same)
+            continue;
+        sqlite3_bind_value(named, 1, sqlite3_column_value(theirs, 0));
+        sqlite3_bind_value(named, 2, sqlite3_column_value(theirs, 1));
+        bool known = sqlite3_step(named) == SQLITE_ROW;
+        refuse(db, (const char *)sqlite3_column_text(theirs, 0),
+               (const char *)sqlite3_column_text(theirs, 1), known, version, err);
+        goto done;
+    }
+    if (rc != SQLITE_DONE)
+        store_fail(db, err, "cannot read the store's schema");
+    else
+        ok = true;
+done:
+    sqlite3_finalize(theirs);
+    sqlite3_finalize(ours);
+    sqlite3_finalize(named);
+    sqlite3_close(mem);
+    return ok;
+}

@@ -1,6 +1,7 @@
 /* tui_class.c - the class table in the terminal (`cudalab class DIR`):
- * one row a learner, one column a milestone, scrolled with the arrows,
- * ordered with s, left with q. */
+ * one row a learner (measured points, then the self-reported quiz points
+ * apart), one column a milestone, scrolled with the arrows, ordered with
+ * s, left with q. */
 #include "tui/tui_class.h"
 
 #include <curses.h>
@@ -30,6 +31,20 @@ static const char *sort_name(class_sort s)
     return s == CLASS_BY_SCORE ? "score" : s == CLASS_BY_TIME ? "best time" : "learner";
 }
 
+/* A learner's measured points, then the quizzes' apart (self-reported):
+ * "3/5+1q", "3/5 q-" when they were not counted, "4/6" with no quiz. */
+static void score_text(const grade_report *r, char *out, size_t n)
+{
+    class_points p;
+    class_points_of(r, &p);
+    if (p.quizzes == 0)
+        snprintf(out, n, "%g/%g", r->score, r->max_score);
+    else if (!p.quizzes_counted)
+        snprintf(out, n, "%g/%g q-", p.measured, p.measured_max);
+    else
+        snprintf(out, n, "%g/%g+%gq", p.measured, p.measured_max, p.quiz);
+}
+
 static void draw(const view *s)
 {
     const class_view *v = s->v;
@@ -47,7 +62,7 @@ static void draw(const view *s)
     }
     int ncell = (cols - 2 - FIXED_W) / CELL_W;
     tui_draw_text(stdscr, 1, 1, LEARNER_W, "learner", ROLE_TITLE);
-    tui_draw_text(stdscr, 1, 1 + LEARNER_W, 12, "score", ROLE_TITLE);
+    tui_draw_text(stdscr, 1, 1 + LEARNER_W, 12, "score+quiz", ROLE_TITLE);
     for (int c = 0; c < ncell && s->left + (size_t)c < v->ncols; c++) {
         const class_column *col = &v->cols[s->left + (size_t)c];
         snprintf(text, sizeof text, "%.5s", col->id);
@@ -64,7 +79,7 @@ static void draw(const view *s)
         snprintf(raw, sizeof raw, "%s%s", f->note[0] ? "!" : "", f->rep.learner);
         tui_draw_text(stdscr, y, 1, LEARNER_W - 1, escape_line(text, sizeof text, raw),
                       cur ? ROLE_SELECTED : f->note[0] ? ROLE_WARN : ROLE_NORMAL);
-        snprintf(text, sizeof text, "%g/%g", f->rep.score, f->rep.max_score);
+        score_text(&f->rep, text, sizeof text);
         tui_draw_text(stdscr, y, 1 + LEARNER_W, 12, text, cur ? ROLE_SELECTED : ROLE_NORMAL);
         for (int c = 0; c < ncell && s->left + (size_t)c < v->ncols; c++) {
             const grade_milestone *m = class_cell(v, f, s->left + (size_t)c);
@@ -81,8 +96,10 @@ static void draw(const view *s)
         if (f->note[0])
             snprintf(raw, sizeof raw, "%s: %s", f->rep.learner, f->note);
         else
-            snprintf(raw, sizeof raw, "%s on %s, %s: %s:%s %s", f->rep.learner,
+            snprintf(raw, sizeof raw, "%s on %s, %s: %s:%s%s %s", f->rep.learner,
                      f->rep.dev.name, f->rep.created, col->lab, col->id,
+                     !col->quiz ? "" : m && m->not_counted ? " (quiz, not counted)"
+                                                           : " (quiz, self-reported)",
                      m ? (m->passed ? m->value : m->why) : "");
         tui_draw_text(stdscr, rows - 3, 1, cols - 2, escape_line(text, sizeof text, raw),
                       ROLE_DIM);

@@ -96,8 +96,10 @@ static void test_binding_in_every_format(void **state)
     }
 
     char *csv = gf_read(out, "grades.csv");
-    assert_true(ts_contains(csv, ",created,assignment,hostname,kernel_sha256\r\n"));
-    assert_true(ts_contains(csv, ",2026-11-24T10:00:00Z," GF_ASSIGNMENT "," GF_HOST "," SHA "\r\n"));
+    assert_true(ts_contains(csv, ",created,assignment,hostname,kernel_sha256,self_reported,"
+                                 "counted\r\n"));
+    assert_true(ts_contains(csv, ",2026-11-24T10:00:00Z," GF_ASSIGNMENT "," GF_HOST "," SHA
+                                 ",false,true\r\n"));
     free(csv);
 }
 
