@@ -28,6 +28,7 @@ enum {
     OPT_QUIZZES,
     OPT_CONFINE,
     OPT_NO_CONFINE,
+    OPT_SANDBOX,
 };
 
 typedef struct grade_args {
@@ -42,7 +43,8 @@ typedef struct grade_args {
     const char *assignment;
     double budget_s;
     grade_quizzes quizzes;
-    bool no_confine;
+    grade_sandbox sandbox;
+    bool sandbox_given;
 } grade_args;
 
 static const cli_opt grade_opts_table[] = {
@@ -76,12 +78,17 @@ static const cli_opt grade_opts_table[] = {
      .help = "count (the default) or ignore the quiz milestones: their points are the "
              "learner's own answers, self-reported in every report either way",
      .need = "count or ignore"},
+    {.name = "sandbox", .key = OPT_SANDBOX, .arg = "LEVEL",
+     .help = "where the learner's code runs: namespaces (bubblewrap, the default; grading "
+             "refuses to start without it), landlock (the weaker fallback where namespaces "
+             "cannot be had: Landlock and seccomp in the grader's PID space), none (not "
+             "confined: never for grades that must be trusted)",
+     .need = "a level: " GRADE_SANDBOX_NAMES},
     {.name = "confine", .key = OPT_CONFINE,
-     .help = "run the learner's code in a worker that Landlock confines to "
-             "the workspace, the labs and what CUDA needs (the default)"},
+     .help = "the same as --sandbox=namespaces"},
     {.name = "no-confine", .key = OPT_NO_CONFINE,
-     .help = "run the learner's code in a worker that is not confined "
-             "(where confinement gets in CUDA's way)"},
+     .help = "the same as --sandbox=none: the learner's code runs unconfined and can read "
+             "what the grader can, the key's file included"},
     {.name = NULL},
 };
 
@@ -101,8 +108,10 @@ const cli_command cmd_grade_spec = {
                "to the learner, the assignment (--assignment ID), the graded sources' SHA-256, the\n"
                "time and this machine.  With --key FILE (or CUDALAB_GRADE_KEY holding the key) each\n"
                "report is signed, and --assignment is required; 'cudalab verify' checks them.\n"
-               "Where the kernel offers Landlock, the worker running the learner's code can open no\n"
-               "file but the workspace's, the labs', cudalab's, the system's and its cache's.\n"
+               "The learner's code runs in a sandbox (--sandbox): by default bubblewrap, with every\n"
+               "namespace unshared, no terminal, read-only binds of what it must read and a private\n"
+               "scratch folder removed afterwards; the key never reaches it, and the CPU baselines\n"
+               "are measured apart from it.  Each report says which sandbox graded it.\n"
                "Exits 0 whenever grading happened, whatever the score; 2 for usage errors; 3 when it\n"
                "could not (no CUDA device, the worker would not start): then the reports still say\n"
                "so, with a score of 0 and the reason, and results.json is written whatever --format\n"
@@ -173,11 +182,22 @@ static int grade_option(cli_ctx *c, void *ud, int key, const char *v)
             return cli_usage_error(c, "grade: --budget needs " CLI_ARGS_SECONDS_RANGE);
         return EXIT_OK;
     case OPT_CONFINE:
-        a->no_confine = false;
-        return EXIT_OK;
     case OPT_NO_CONFINE:
-        a->no_confine = true;
+    case OPT_SANDBOX: {
+        grade_sandbox want = key == OPT_CONFINE      ? GRADE_SANDBOX_NAMESPACES
+                             : key == OPT_NO_CONFINE ? GRADE_SANDBOX_NONE
+                                                     : GRADE_SANDBOX_NAMESPACES;
+        if (key == OPT_SANDBOX && !grade_sandbox_from_name(v, &want))
+            return cli_usage_error(c, "grade: --sandbox: unknown level '%s' (known: %s)", v,
+                                   GRADE_SANDBOX_NAMES);
+        if (a->sandbox_given && want != a->sandbox)
+            return cli_usage_error(c, "grade: --sandbox=%s and --sandbox=%s both given: choose "
+                                      "one (--confine is namespaces, --no-confine none)",
+                                   grade_sandbox_name(a->sandbox), grade_sandbox_name(want));
+        a->sandbox = want;
+        a->sandbox_given = true;
         return EXIT_OK;
+    }
     default:
         return EXIT_USAGE;
     }
@@ -263,7 +283,9 @@ static int run_grading(cli_ctx *c, const grade_args *a, grade_report *rep)
         .progress = progress_line,
         .quiz_note = quiz_note,
         .quizzes = a->quizzes,
-        .confine = !a->no_confine,
+        .sandbox = a->sandbox,
+        .key_path = a->key_file,
+        .out_dir = a->out,
     };
     int rc = EXIT_OK;
     if (!cli_load_labs(c, &set, &diags)) {

@@ -96,6 +96,7 @@ typedef struct grade_report {
     char created[32];            /* ISO 8601, UTC */
     grade_quizzes quizzes;       /* how quiz milestones were taken (self-reported points) */
     char error[GRADE_WHY_MAX];   /* why grading could not happen ("" when it did) */
+    char sandbox[16];            /* grade_sandbox_name of the level it was graded under */
     device_info dev;
     uint64_t seed;
     double seconds;
@@ -103,6 +104,25 @@ typedef struct grade_report {
     size_t nlabs;
     double score, max_score;
 } grade_report;
+
+/* Where the learner's code runs while it is graded (grade_sandbox.c).
+ * Every level but none keeps the key out of the worker's environment and
+ * the shared caches out of its reach for writing. */
+typedef enum grade_sandbox {
+    GRADE_SANDBOX_NAMESPACES,   /* bubblewrap: every namespace unshared, a root of read-only
+                                 * binds, no terminal, a private scratch; Landlock and
+                                 * seccomp inside (the default; grading refuses to start
+                                 * where it cannot be made) */
+    GRADE_SANDBOX_LANDLOCK,     /* the fallback, asked for by name: Landlock (files, abstract
+                                 * sockets, signals), seccomp (network, TIOCSTI), no
+                                 * controlling terminal; it shares the grader's PID space */
+    GRADE_SANDBOX_NONE,         /* not confined: for debugging a lab, never for grades that
+                                 * must be trusted */
+} grade_sandbox;
+
+#define GRADE_SANDBOX_NAMES "namespaces, landlock, none"
+const char *grade_sandbox_name(grade_sandbox s);
+bool grade_sandbox_from_name(const char *name, grade_sandbox *out);
 
 typedef struct grade_opts {
     const char *workspace;            /* NULL: paths_workspace() */
@@ -117,7 +137,10 @@ typedef struct grade_opts {
     size_t nonly;
     const char *const *worker_argv;   /* NULL: worker_exe's worker (tests plant others) */
     const char *worker_exe;           /* NULL: this program */
-    bool confine;                     /* the worker confined by Landlock (worker/worker.c) */
+    const char *key_path;             /* the key's file, never shown to the worker; NULL: none */
+    const char *out_dir;              /* the reports' folder, never shown to the worker */
+    grade_sandbox sandbox;            /* where the learner's code runs (the default:
+                                       * namespaces) */
     void (*progress)(void *ud, const char *line);   /* one line of what is happening */
     void *ud;
 } grade_opts;

@@ -2,8 +2,12 @@
 #ifndef CUDALAB_GRADE_GRADE_INTERNAL_H
 #define CUDALAB_GRADE_GRADE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "core/paths.h"
+#include "grade/grade.h"
+#include "grade/sandbox.h"
 #include "result/record.h"
 
 struct problem_spec;

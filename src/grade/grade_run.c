@@ -228,9 +228,12 @@ static void best_time(lab *l, const lab_exercise *x, grade_lab *gl)
 
 /* Grades exercise x of lab l: one entry of the report ("lab", or
  * "lab/exercise" for a listed exercise) with the milestones graded with it. */
+typedef struct baselines baselines;
+static void apply_trusted(grade_lab *gl, const baselines *b);
+
 static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercise *x,
                           const char *ws, const grade_opts *o, store *st, uint64_t seed,
-                          grade_lab *gl, cl_err *e)
+                          const baselines *trusted, grade_lab *gl, cl_err *e)
 {
     double t0 = clock_now_s();
     snprintf(gl->id, sizeof gl->id, "%s%s%s", l->id, x->id[0] ? "/" : "", x->id);
@@ -262,6 +265,8 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
                      f.kernel, f.launcher[0] ? " and " : "", f.launcher);
         } else {
             measure(s, c, l, x, gl, o, seed);
+            if (trusted)
+                apply_trusted(gl, trusted);
         }
     }
     for (size_t i = 0; i < l->nmilestones; i++) {
@@ -305,42 +310,192 @@ static bool has_python(const lab *l)
     return false;
 }
 
-/* worker_exe's worker; with o->confine, confined to reading the workspace,
- * the folders of the labs graded and what CUDA and cudalab need
- * (worker/worker.c): the learner's code it runs can then open no other
- * file, the key's among them. */
-static const char *const *worker_command(const lab_set *set, const grade_opts *o, const char *ws,
-                                          const char **argv)
+/* The folders of the labs graded. */
+static size_t lab_dirs(const lab_set *set, const grade_opts *o, const char **dirs, bool *python)
 {
-    static char self[CL_PATH_MAX];
     size_t n = 0;
-    if (o->worker_exe)
-        snprintf(self, sizeof self, "%s", o->worker_exe);
-    else if (!paths_self_exe(self, sizeof self, NULL))
-        snprintf(self, sizeof self, "/proc/self/exe");
-    argv[n++] = self;
-    argv[n++] = "worker";
-    if (!o->confine) {
-        argv[n] = NULL;
-        return argv;
-    }
-    argv[n++] = "--confine";
-    argv[n++] = "--read";
-    argv[n++] = ws;
-    bool python = false;
-    for (size_t i = 0; i < set->n && i < GRADE_MAX_LAB_DIRS; i++) {
+    *python = false;
+    for (size_t i = 0; i < set->n && n < GRADE_MAX_LAB_DIRS; i++) {
         if (!wanted(o, set->v[i]))
             continue;
-        argv[n++] = "--read";
-        argv[n++] = set->v[i]->dir;
-        python |= has_python(set->v[i]);
+        dirs[n++] = set->v[i]->dir;
+        *python |= has_python(set->v[i]);
     }
-    /* Python rows: python3 children, which the worker must allow and guard
-     * against (worker/worker.c) */
-    if (python)
-        argv[n++] = "--python";
-    argv[n] = NULL;
-    return argv;
+    return n;
+}
+
+/* ---- the CPU baselines, measured where no learner code runs ------------------ */
+
+/* The CPU rows of every graded exercise, measured first by a worker that
+ * runs nothing of the learner's (the labs' CPU code alone) and that fills
+ * the grader's own cache, which the sandbox then reads and cannot write.
+ * The sandbox's own CPU rows and speedups over the CPU are replaced by
+ * these: nothing the learner's code could have touched decides them. */
+typedef struct baselines {
+    run_result *rows;
+    size_t n;
+} baselines;
+
+static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *worker,
+                         baselines *bl, size_t nbl)
+{
+    static collector c;
+    memset(&c, 0, sizeof c);
+    supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
+    supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
+    cl_err e = {{0}};
+    device_info dev;
+    supervisor *s = supervisor_new(&so, &e);
+    if (!s || !supervisor_hello(s, 120000, &dev, &e)) {
+        say(o, "the CPU baselines could not be measured apart: %s", e.msg);
+        supervisor_free(s);
+        return;
+    }
+    if (!dev.present) {
+        /* nothing will be graded: the sandboxed worker says why */
+        supervisor_free(s);
+        return;
+    }
+    say(o, "measuring the CPU baselines apart from the learner's code");
+    size_t at = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        lab *l = set->v[i];
+        if (!wanted(o, l))
+            continue;
+        for (size_t k = 0; k < l->nexercises && at < nbl; k++, at++) {
+            static run_request req;
+            grade_lab none;
+            memset(&none, 0, sizeof none);
+            build_request(l, &l->exercises[k], &none, 1, GRADE_BUDGET_S, &req);
+            req.nvariants = 0;
+            req.library[0] = '\0';
+            req.exercise_kernel[0] = req.exercise_launcher[0] = '\0';
+            memset(&c, 0, sizeof c);
+            if (!supervisor_submit(s, &req, l->time_limit_s, &e))
+                break;
+            supervisor_wait(s, req.run);
+            bl[at].rows = c.rows;
+            bl[at].n = c.n;
+            c.rows = NULL;
+        }
+    }
+    supervisor_free(s);
+}
+
+static const run_result *trusted_row(const baselines *b, const char *variant, const char *size)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        if ((b->rows[i].kind == RK_CPU || b->rows[i].kind == RK_CPU_MT) &&
+            strcmp(b->rows[i].variant, variant) == 0 && strcmp(b->rows[i].size, size) == 0)
+            return &b->rows[i];
+    return NULL;
+}
+
+static bool has_row(const grade_lab *gl, const char *variant, const char *size)
+{
+    for (size_t k = 0; k < gl->nrows; k++)
+        if (strcmp(gl->rows[k].variant, variant) == 0 && strcmp(gl->rows[k].size, size) == 0)
+            return true;
+    return false;
+}
+
+/* gl's CPU rows replaced by the trusted ones, and every other row's
+ * speedups over the CPU taken from them (0 where none was measured). */
+static void apply_trusted(grade_lab *gl, const baselines *b)
+{
+    for (size_t k = 0; k < gl->nrows; k++) {
+        run_result *r = &gl->rows[k];
+        if (r->kind == RK_CPU || r->kind == RK_CPU_MT) {
+            const run_result *t = trusted_row(b, r->variant, r->size);
+            if (t) {
+                int run = r->run;
+                *r = *t;
+                r->run = run;
+            } else {
+                r->status = RS_ERROR;
+                snprintf(r->message, sizeof r->message,
+                         "not measured apart from the learner's code: not used in grading");
+                r->median_ms = 0;
+            }
+            continue;
+        }
+        /* rows measured against the size's "cpu" row (the pipeline's steps
+         * have CPU rows of their own, read from the trusted cache) */
+        if (!has_row(gl, "cpu", r->size))
+            continue;
+        const run_result *cpu = trusted_row(b, "cpu", r->size);
+        const run_result *mt = trusted_row(b, "cpu_mt", r->size);
+        bool timed = r->median_ms > 0.0;
+        r->speedup_cpu = timed && cpu && cpu->status == RS_CORRECT ? cpu->median_ms / r->median_ms
+                                                                   : 0.0;
+        r->speedup_cpu_mt = timed && mt && mt->status == RS_CORRECT
+                                ? mt->median_ms / r->median_ms
+                                : 0.0;
+    }
+}
+
+static void free_baselines(baselines *bl, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(bl[i].rows);
+    free(bl);
+}
+
+/* After the worker is gone: its sandbox removed, the baselines freed. */
+static void finish(const grade_opts *o, grade_jail *jail, baselines *bl, size_t n)
+{
+    if (!o->worker_argv)
+        grade_jail_close(jail);
+    free_baselines(bl, n);
+}
+
+/* The CPU baselines measured apart (into bl), then the sandbox made for
+ * the learner's code: the worker's command, or NULL + err when the sandbox
+ * cannot be made. */
+static const char *const *sandboxed_worker(lab_set *set, const grade_opts *opts, const char *ws,
+                                           grade_jail *jail, baselines *bl, size_t n, cl_err *err)
+{
+    const char *dirs[GRADE_MAX_LAB_DIRS];
+    bool python = false;
+    size_t ndirs = lab_dirs(set, opts, dirs, &python);
+    /* the same program, unconfined, running no learner code */
+    grade_opts plain = *opts;
+    plain.sandbox = GRADE_SANDBOX_NONE;
+    if (grade_jail_open(jail, &plain, ws, dirs, ndirs, false, NULL, err)) {
+        trusted_pass(set, opts, grade_jail_command(jail), bl, n);
+        grade_jail_close(jail);
+    }
+    if (!grade_jail_open(jail, opts, ws, dirs, ndirs, python, NULL, err))
+        return NULL;
+    return grade_jail_command(jail);
+}
+
+/* Every wanted exercise graded in turn into out (trusted: the CPU rows
+ * measured apart, one an exercise; NULL when a test plants the worker). */
+static grade_status grade_each(supervisor *s, collector *c, lab_set *set, const grade_opts *opts,
+                               store *st, const baselines *trusted, grade_report *out, cl_err *err)
+{
+    grade_status status = GRADE_OK;
+    for (size_t i = 0; i < set->n && status == GRADE_OK; i++) {
+        lab *l = set->v[i];
+        if (!wanted(opts, l))
+            continue;
+        for (size_t k = 0; k < l->nexercises && status == GRADE_OK; k++) {
+            grade_lab *gl = &out->labs[out->nlabs];
+            const lab_exercise *x = &l->exercises[k];
+            say(opts, "grading %s%s%s: compiling and measuring the learner's kernel", l->id,
+                x->id[0] ? "/" : "", x->id);
+            if (!grade_lab_run(s, c, l, x, out->workspace, opts, st, out->seed,
+                               trusted ? &trusted[out->nlabs] : NULL, gl, err))
+                status = GRADE_FAILED;
+            out->nlabs++;
+            out->score += gl->score;
+            out->max_score += gl->max_score;
+            say(opts, "graded %s: %g of %g points in %.1f s%s%s", gl->id, gl->score, gl->max_score,
+                gl->seconds, gl->note[0] ? "; " : "", gl->note);
+        }
+    }
+    return status;
 }
 
 grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_report *out,
@@ -362,26 +517,38 @@ grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_re
         return err_set(err, "no lab to grade: none of the labs asked for has an exercise"),
                GRADE_FAILED;
 
+    snprintf(out->sandbox, sizeof out->sandbox, "%s", grade_sandbox_name(opts->sandbox));
+    baselines *bl = calloc(n, sizeof *bl);
+    if (!bl)
+        return err_set(err, "out of memory"), GRADE_FAILED;
+    static grade_jail jail;
+    const char *const *worker = opts->worker_argv;
+    if (!worker && !(worker = sandboxed_worker(set, opts, ws, &jail, bl, n, err))) {
+        free_baselines(bl, n);
+        out->seconds = clock_now_s() - t0;
+        return GRADE_FAILED;
+    }
     static collector c;
     memset(&c, 0, sizeof c);
     supervisor_callbacks cb = {.on_result = on_result, .on_fault = on_fault};
-    static const char *argv[9 + 2 * GRADE_MAX_LAB_DIRS];
-    const char *const *worker =
-        opts->worker_argv ? opts->worker_argv : worker_command(set, opts, ws, argv);
     supervisor_opts so = {.argv = worker, .time_limit_s = 120, .cb = &cb, .ud = &c};
     supervisor *s = supervisor_new(&so, err);
-    if (!s)
+    if (!s) {
+        finish(opts, &jail, bl, n);
         return GRADE_FAILED;
+    }
     say(opts, "starting the GPU worker");
     if (!supervisor_hello(s, 120000, &out->dev, err)) {
         err_prefix(err, "cannot start the GPU worker");
         supervisor_free(s);
+        finish(opts, &jail, bl, n);
         out->seconds = clock_now_s() - t0;
         return GRADE_FAILED;
     }
     if (!out->dev.present) {
         err_set(err, "cannot grade: %s", out->dev.reason);
         supervisor_free(s);
+        finish(opts, &jail, bl, n);
         out->seconds = clock_now_s() - t0;
         return GRADE_NO_DEVICE;
     }
@@ -389,28 +556,13 @@ grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_re
     out->labs = calloc(n, sizeof *out->labs);
     if (!out->labs) {
         supervisor_free(s);
+        finish(opts, &jail, bl, n);
         return err_set(err, "out of memory"), GRADE_FAILED;
     }
-    grade_status status = GRADE_OK;
-    for (size_t i = 0; i < set->n && status == GRADE_OK; i++) {
-        lab *l = set->v[i];
-        if (!wanted(opts, l))
-            continue;
-        for (size_t k = 0; k < l->nexercises && status == GRADE_OK; k++) {
-            grade_lab *gl = &out->labs[out->nlabs++];
-            const lab_exercise *x = &l->exercises[k];
-            say(opts, "grading %s%s%s: compiling and measuring the learner's kernel", l->id,
-                x->id[0] ? "/" : "", x->id);
-            if (!grade_lab_run(s, &c, l, x, ws, opts, st, out->seed, gl, err))
-                status = GRADE_FAILED;
-            out->score += gl->score;
-            out->max_score += gl->max_score;
-            say(opts, "graded %s: %g of %g points in %.1f s%s%s", gl->id, gl->score, gl->max_score,
-                gl->seconds, gl->note[0] ? "; " : "", gl->note);
-        }
-    }
+    grade_status status = grade_each(s, &c, set, opts, st, opts->worker_argv ? NULL : bl, out, err);
     free(c.rows);
     supervisor_free(s);
+    finish(opts, &jail, bl, n);
     out->seconds = clock_now_s() - t0;
     return status;
 }
