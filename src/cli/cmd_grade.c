@@ -220,9 +220,10 @@ static void print_summary(const grade_report *r, const char *out, const grade_ar
         printf("%s: not graded, score 0: %s\n", escape_line(t1, sizeof t1, r->learner),
                escape_line(t2, sizeof t2, r->error));
     else
-        printf("%s: %g of %g points (%s, seed %llu, %.1f s)\n",
+        printf("%s: %g of %g points (%s, seed %llu, %.1f s, sandbox: %s)\n",
                escape_line(t1, sizeof t1, r->learner), r->score, r->max_score,
-               escape_line(t2, sizeof t2, r->dev.name), (unsigned long long)r->seed, r->seconds);
+               escape_line(t2, sizeof t2, r->dev.name), (unsigned long long)r->seed, r->seconds,
+               r->sandbox);
     for (size_t i = 0; i < r->nlabs; i++) {
         const grade_lab *gl = &r->labs[i];
         printf("  %-12s %g of %g", escape_line(t1, sizeof t1, gl->id), gl->score, gl->max_score);

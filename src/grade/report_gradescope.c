@@ -56,6 +56,7 @@ static void put_binding(cJSON *extra, const grade_report *r)
     jsonf_put_str(b, "learner", r->learner);
     jsonf_put_str(b, "assignment", r->assignment);
     jsonf_put_str(b, "hostname", r->hostname);
+    jsonf_put_str(b, "sandbox", r->sandbox);
     jsonf_put_str(b, "created", r->created);
     jsonf_put_str(b, "device", r->dev.name);
     jsonf_put_u64(b, "seed", r->seed);

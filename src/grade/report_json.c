@@ -121,6 +121,8 @@ cJSON *report_json(const grade_report *report)
     jsonf_put_double(o, "score", report->score);
     jsonf_put_double(o, "max_score", report->max_score);
     jsonf_put_str(o, "quizzes", grade_quizzes_name(report->quizzes));
+    /* the sandbox the learner's code ran in (grade_sandbox_name) */
+    jsonf_put_str(o, "sandbox", report->sandbox);
     cJSON *d = cJSON_AddObjectToObject(o, "device");
     if (d)
         record_put_device(d, &report->dev);
@@ -258,6 +260,9 @@ bool report_read_json(const cJSON *doc, grade_report *report, cl_err *err)
     if (!jsonf_get_enum(doc, "quizzes", modes, 2, &quizzes, err))
         return false;
     report->quizzes = (grade_quizzes)quizzes;
+    /* absent before the sandbox was recorded */
+    const char *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "sandbox"));
+    snprintf(report->sandbox, sizeof report->sandbox, "%s", sb ? sb : "");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(doc, "device");
     if (d && !record_get_device(d, &report->dev, err))
         return false;

@@ -37,6 +37,7 @@ static void properties(strbuf *f, const grade_report *r, const grade_lab *gl)
     property(f, "learner", r->learner);
     property(f, "assignment", r->assignment);
     property(f, "hostname", r->hostname);
+    property(f, "sandbox", r->sandbox);
     property(f, "created", r->created);
     property(f, "cudalab", r->version);
     property(f, "device", r->dev.name);
