@@ -11,8 +11,8 @@
 # PACK_DIR BIN_DIR lays them out for bench/gpu-run.sh.
 set -euo pipefail
 build=$(cd "$1" && pwd)
-pack=$2
-mkdir -p "$pack/lib"
+mkdir -p "$2/lib"
+pack=$(cd "$2" && pwd)
 cd "$build"
 files=(cudalab)
 while read -r t; do
