@@ -107,6 +107,13 @@ size_t kernels_scan_scratch_bytes(size_t n);
 cudaError_t kernels_f32_to_bf16(const float *in, uint16_t *out, size_t n, cudaStream_t stream);
 /* out[i] = v for i < n, on stream s: how the engine poisons an output. */
 cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t stream);
+/* The canary repetition's helpers (canary.cu), on stream: exchanges the
+ * first bytes of a and b in place (both 4-byte aligned); and counts the
+ * bytes in which a and b differ into *count, a device counter it zeroes
+ * first. */
+cudaError_t kernels_swap_bytes(void *a, void *b, size_t bytes, cudaStream_t stream);
+cudaError_t kernels_count_diff(const void *a, const void *b, size_t bytes,
+                               unsigned long long *count, cudaStream_t stream);
 /* Message of the last library (cuBLAS) failure, for the error report. */
 const char *kernels_library_error(void);
 /* Frees library handles (cuBLAS) before the worker exits. */

@@ -20,17 +20,29 @@ stderr, which the worker shows in its log.
       imports the file (once a process), maps this size's buffers
   {"cmd": "run"}      one call of run(args), then waits for the device
   {"cmd": "time", "budget_ms": B, "min": N, "max": N, "spread": S,
-   "warmup_ms": W, "batch": K, "wall_factor": F, "flush_bytes": N}
+   "warmup_ms": W, "batch": K, "wall_factor": F, "flush_bytes": N,
+   "canary": D}
       times run(args) as cudalab times every row: warm-up first, then
       repetitions between CUDA events on the default stream, each after an
       L2 flush when flush_bytes > 0, until the spread rule, the budget or
-      the cap stops it; replies {"times": [ms, ...], "warmups": k}
+      the cap stops it; replies {"times": [ms, ...], "warmups": k,
+      "canary_rep": c}.  With canary (a number the worker drew), the runs
+      go on with the last run's inputs and one timed repetition, chosen
+      from it as gpu/timing.c chooses, first copies the worker's buffers in
+      (fresh inputs, poisoned outputs); its outputs go back once it has
+      finished and, at the end, only the inputs do.  Before each batch the
+      persisting L2 set-aside goes back to 0; a row that sets it again or
+      replaces what this script times with is refused.
   {"cmd": "release"}  unmaps this size's buffers
   {"cmd": "quit"}
 
 Every row's work goes to the default stream: CuPy's current stream unless
 the row picks another, and Numba's launches without a stream.  The events
 are recorded there, so they bracket all of it.
+
+The row runs in this process, so it can change what this process
+reports: the checks here catch the ordinary ways; the worker's own (fresh
+inputs, the canary, the roofline floor) do not depend on it.
 """
 
 import json
@@ -38,6 +50,11 @@ import os
 import sys
 import time
 import traceback
+
+PERSISTING_L2 = 0x06      # cudaLimitPersistingL2CacheSize (driver_types.h)
+CLOCKS = (("time.perf_counter", time, "perf_counter", time.perf_counter),
+          ("time.monotonic", time, "monotonic", time.monotonic),
+          ("json.dumps", json, "dumps", json.dumps))
 
 DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "u32": "uint32",
           "u8": "uint8", "bf16": "uint16"}
@@ -71,8 +88,13 @@ class Row(object):
         self.run = None
         self.args = None
         self.opened = []
-        self.pairs = []     # (the worker's allocation, this process's copy of it)
+        self.pairs = []     # (the worker's allocation, this process's copy of it, output?)
         self.fatal = False
+        self.timer = []     # (name, owner, attribute, the object this script times with)
+        self.own = {}       # this script's functions, as they were before the row ran
+        self.commands = {}
+        self.driver = None  # libcuda, for cuCtxResetPersistingL2Cache
+        self.Event = self.elapsed = self.sync = self.clock = None
 
 
 def die_with_parent(parent):
@@ -191,6 +213,17 @@ def load_cupy(row):
         except ImportError as ex:
             raise Refused("unavailable: python3 cannot import cupy (%s): %s" % (INSTALL, ex))
         row.cp = cupy
+        ev = cupy.cuda.Event
+        row.Event, row.elapsed = ev, cupy.cuda.get_elapsed_time
+        row.sync, row.clock = cupy.cuda.runtime.deviceSynchronize, time.monotonic
+        row.timer = list(CLOCKS) + [
+            ("cupy.cuda.Event", cupy.cuda, "Event", ev),
+            ("cupy.cuda.get_elapsed_time", cupy.cuda, "get_elapsed_time",
+             cupy.cuda.get_elapsed_time),
+            ("cupy.cuda.Event.record", ev, "record", getattr(ev, "record", None)),
+            ("cupy.cuda.Event.synchronize", ev, "synchronize", getattr(ev, "synchronize", None)),
+            ("cupy.cuda.runtime.deviceSynchronize", cupy.cuda.runtime, "deviceSynchronize",
+             cupy.cuda.runtime.deviceSynchronize)]
     return row.cp
 
 
@@ -240,17 +273,70 @@ def own_copy(cp, shared):
 
 def pull(row):
     """The worker's inputs (and poisoned outputs) into the copies."""
-    for shared, own in row.pairs:
+    for shared, own, _ in row.pairs:
         if own is not None:
             own[...] = shared
 
 
-def push(row):
-    """What the kernels wrote (guard bytes included) back to the worker."""
-    for shared, own in row.pairs:
-        if own is not None:
+def push(row, outputs=None):
+    """What the kernels wrote (guard bytes included) back to the worker:
+    every buffer, or only the outputs (True) or only the inputs (False)."""
+    for shared, own, out in row.pairs:
+        if own is not None and (outputs is None or out == outputs):
             shared[...] = own
     row.cp.cuda.runtime.deviceSynchronize()
+
+
+def tampered(row):
+    """What the row replaced of what this script times with, or None."""
+    for name, owner, attr, obj in row.timer:
+        if getattr(owner, attr, None) is not obj:
+            return name
+    g = globals()
+    for name, obj in row.own.items():
+        if g.get(name) is not obj:
+            return "cudalab_bridge." + name
+    if any(COMMANDS.get(k) is not v for k, v in row.commands.items()):
+        return "cudalab_bridge.COMMANDS"
+    return None
+
+
+def refuse_tampering(row):
+    name = tampered(row)
+    if name:
+        raise Refused("the row replaced %s, which cudalab times it with: the timer is "
+                      "not the row's to change" % name)
+
+
+def persisting_l2(row):
+    """The persisting L2 set-aside in bytes; None where there is none."""
+    try:
+        return int(row.cp.cuda.runtime.deviceGetLimit(PERSISTING_L2))
+    except Exception:
+        return None
+
+
+def reset_l2(row):
+    """The persisting L2 set-aside back to 0 and its lines made normal, so
+    nothing stays in the L2 between repetitions (gpu/timing.h)."""
+    have = persisting_l2(row)
+    if have is None:
+        return
+    if have > 0:
+        row.cp.cuda.runtime.deviceSetLimit(PERSISTING_L2, 0)
+    if row.driver is None:
+        import ctypes
+        row.driver = ctypes.CDLL("libcuda.so.1")
+    rc = row.driver.cuCtxResetPersistingL2Cache()
+    if rc not in (0, 801):         # CUDA_SUCCESS, CUDA_ERROR_NOT_SUPPORTED
+        raise Refused("cuCtxResetPersistingL2Cache failed (CUresult %d)" % rc)
+
+
+def refuse_l2(row):
+    if (persisting_l2(row) or 0) > 0:
+        raise Refused("the row set aside part of the L2 for persisting accesses "
+                      "(cudaLimitPersistingL2CacheSize): cudalab keeps that at 0 while it times, "
+                      "so that no input stays in the L2 from one repetition to the next")
 
 
 def cmd_open(row, req):
@@ -269,6 +355,7 @@ def cmd_open(row, req):
     if row.run is None:
         numpy_names()
         import_row(row, path, name)
+        refuse_tampering(row)
         numba_cuda = sys.modules.get("numba.cuda")
         if numba_cuda is not None and device != 0:
             numba_cuda.select_device(device)
@@ -302,7 +389,7 @@ def cmd_open(row, req):
         mem = cp.cuda.UnownedMemory(ptr, total * item, None, device)
         shared = cp.ndarray((total,), dtype=dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
         own = own_copy(cp, shared)
-        row.pairs.append((shared, own))
+        row.pairs.append((shared, own, bool(a.get("output"))))
         base = own if own is not None else shared
         values[a["name"]] = base[:count] if total > count else base
     row.args = Args(values, req.get("size", ""))
@@ -351,50 +438,93 @@ def should_stop(v, spent, wall, o):
     return n >= o["min"] and wall >= o["wall_factor"] * o["budget_ms"]
 
 
-def cmd_time(row, req):
+def time_options(req):
     o = {}
     for key in ("budget_ms", "spread", "warmup_ms", "wall_factor"):
         o[key] = float(need(req, key, float))
     for key in ("min", "max", "batch", "flush_bytes"):
         o[key] = need(req, key, int)
     o["max"] = max(o["max"], o["min"], 1)
-    cp = row.cp
-    if row.args is None:
-        raise Refused("no buffers: send open first")
-    stream = cp.cuda.Stream.null
-    flush = cp.empty((o["flush_bytes"],), dtype=cp.uint8) if o["flush_bytes"] > 0 else None
-    ev = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(max(1, o["batch"]))]
-    pull(row)
+    draw = req.get("canary", 0)
+    o["canary"] = draw if isinstance(draw, int) and not isinstance(draw, bool) and draw > 0 else 0
+    return o
+
+
+def warm_up(row, o, ev, stream):
+    """Warm-up runs until warmup_ms of GPU time; (how many, the last's ms)."""
     warm, warm_ms, last = 0, 0.0, 0.0
     while warm < 1 or (warm_ms < o["warmup_ms"] and warm_ms < o["budget_ms"] and warm < 1000):
+        reset_l2(row)
         ev[0][0].record(stream)
         call_run(row)
         ev[0][1].record(stream)
         ev[0][1].synchronize()
-        last = cp.cuda.get_elapsed_time(ev[0][0], ev[0][1])
+        refuse_tampering(row)
+        refuse_l2(row)
+        last = row.elapsed(ev[0][0], ev[0][1])
         warm_ms += last
         warm += 1
-    times, spent, t0 = [], 0.0, time.monotonic()
+    return warm, last
+
+
+def run_batch(row, ev, stream, flush, k, canary):
+    """k repetitions' times in ms; with canary, the last is the canary."""
+    reset_l2(row)
+    for i in range(k):
+        if canary and i == k - 1:
+            pull(row)
+        if flush is not None:
+            flush.fill(i & 0xFF)
+        ev[i][0].record(stream)
+        call_run(row)
+        ev[i][1].record(stream)
+    ev[k - 1][1].synchronize()
+    refuse_tampering(row)
+    refuse_l2(row)
+    if canary:
+        push(row, outputs=True)
+    return [row.elapsed(ev[i][0], ev[i][1]) for i in range(k)]
+
+
+def cmd_time(row, req):
+    o = time_options(req)
+    if row.args is None:
+        raise Refused("no buffers: send open first")
+    cp = row.cp
+    stream = cp.cuda.Stream.null
+    flush = cp.empty((o["flush_bytes"],), dtype=cp.uint8) if o["flush_bytes"] > 0 else None
+    ev = [(row.Event(), row.Event()) for _ in range(max(1, o["batch"]))]
+    canary_mode = o["canary"] > 0 and all(own is not None for _, own, _ in row.pairs)
+    if not canary_mode:
+        pull(row)
+    warm, last = warm_up(row, o, ev, stream)
+    est = max(3, min(int(o["budget_ms"] / last), o["max"])) if last > 0 else o["max"]
+    canary = o["canary"] % est if canary_mode else -1      # as gpu/timing.c picks it
+    times, spent, t0, ran = [], 0.0, row.clock(), -1
     while True:
+        n = len(times)
         k = int(5.0 / last) if last > 0 else o["batch"]
-        k = max(1, min(k, o["batch"], o["max"] - len(times)))
-        for i in range(k):
-            if flush is not None:
-                flush.fill(i & 0xFF)
-            ev[i][0].record(stream)
-            call_run(row)
-            ev[i][1].record(stream)
-        ev[k - 1][1].synchronize()
-        for i in range(k):
-            t = cp.cuda.get_elapsed_time(ev[i][0], ev[i][1])
-            times.append(t)
-            spent += t
+        k = max(1, min(k, o["batch"], o["max"] - n))
+        now = n <= canary < n + k
+        if now:
+            k = canary - n + 1
+        ts = run_batch(row, ev, stream, flush, k, now)
+        if now:
+            ran = canary
+        times += ts
+        spent += sum(ts)
         last = times[-1]
-        if should_stop(times, spent, (time.monotonic() - t0) * 1e3, o):
+        wall = (row.clock() - t0) * 1e3
+        if not should_stop(times, spent, wall, o):
+            continue
+        if canary < len(times) or len(times) >= o["max"]:
             break
-    cp.cuda.runtime.deviceSynchronize()
-    push(row)
-    return {"ok": True, "times": times, "warmups": warm, "flushed": flush is not None}
+        if wall >= o["wall_factor"] * o["budget_ms"]:
+            canary = len(times)
+    row.sync()
+    push(row, outputs=False if canary_mode else None)
+    return {"ok": True, "times": times, "warmups": warm, "flushed": flush is not None,
+            "canary_rep": ran}
 
 
 COMMANDS = {"open": cmd_open, "run": cmd_run, "time": cmd_time}
@@ -402,6 +532,9 @@ COMMANDS = {"open": cmd_open, "run": cmd_run, "time": cmd_time}
 
 def serve(reply, stdin):
     row = Row()
+    row.own = dict((k, v) for k, v in globals().items()
+                   if callable(v) and getattr(v, "__module__", None) == __name__)
+    row.commands = dict(COMMANDS)
     for line in stdin:
         line = line.strip()
         if not line:

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,6 +221,20 @@ uint64_t rng_fresh_seed(void)
     x ^= (uint64_t)getpid() << 40;
     x += atomic_fetch_add(&counter, 1) * 0xd1b54a32d192ed03ull;
     return rng_splitmix(&x);
+}
+
+uint64_t rng_secret(void)
+{
+    uint64_t v = 0;
+    unsigned char *b = (unsigned char *)&v;
+    size_t got = 0;
+    while (got < sizeof v) {
+        ssize_t r = getrandom(b + got, sizeof v - got, 0);
+        if (r <= 0)
+            return rng_fresh_seed();
+        got += (size_t)r;
+    }
+    return v;
 }
 
 void rng_fill_chunks(size_t count, uint64_t seed, rng_chunk_fn fn, void *ud)

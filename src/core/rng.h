@@ -41,5 +41,9 @@ void rng_fill_chunks(size_t count, uint64_t seed, rng_chunk_fn fn, void *ud);
 uint64_t rng_below64(rng *gen, uint64_t bound);
 /* A new seed from the clock, the process id and a counter: differs on every call. */
 uint64_t rng_fresh_seed(void);
+/* 64 bits from the kernel's random source (getrandom), for draws that the
+ * code being measured must not be able to predict (which timed repetition
+ * gets fresh inputs, and their seed); rng_fresh_seed's when it fails. */
+uint64_t rng_secret(void);
 
 #endif

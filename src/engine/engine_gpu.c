@@ -6,13 +6,13 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "core/clock.h"
-#include "core/rng.h"
 #include "core/stats.h"
 #include "core/strfmt.h"
 #include "gpu/buffer.h"
 #include "gpu/cudacheck.h"
 #include "gpu/timing.h"
 #include "kernels.h"
+#include "engine/engine_canary.h"
 #include "engine/engine_internal.h"
 #include "engine/problem.h"
 
@@ -155,24 +155,15 @@ done:
  * timing, so that a launcher replaying an answer it kept from an earlier
  * call (a scratch Buffer lives across the calls of a size) is caught: the
  * kept answer is of the old inputs.  A declared problem's inputs are drawn
- * from part of their distributions (problem_data's narrow): a sum of 2^24
+ * from part of their distributions (engine_fresh_prepare): a sum of 2^24
  * values uniform in [0, 1) hardly moves with the seed (its relative spread
  * is about 1e-4, the tolerance's size), so fresh inputs alone would let a
  * kept sum pass.  The row keeps the first run's seed, the one that
  * reproduces it.  false with e when the reference or the upload failed. */
 static bool fresh_inputs(engine_ctx *c, gpu_target *t, run_result *r, cl_err *e)
 {
-    uint64_t seed = c->seed++;
-    c->rows.variant = RUN_FAULT_REFERENCE;
-    engine_row_progress(&c->rows, "reference", 0, 1);
-    /* a share from 0.5 to 1 of each declared distribution, from the seed */
-    rng share;
-    rng_seed(&share, seed ^ 0x243f6a8885a308d3ull);
-    t->p->narrow = 0.5 + 0.5 * rng_uniform(&share);
-    bool ok = problem_prepare(t->p, seed, e);
-    t->p->narrow = 0.0;
-    c->rows.variant = r->variant;
-    return ok && problem_upload(t->p, engine_g.stream, e);
+    return engine_fresh_prepare(c, t->p, r->variant, c->seed++, e) &&
+           problem_upload(t->p, engine_g.stream, e);
 }
 
 /* Times a slow row with three runs and no warm-up: a run just made
@@ -276,6 +267,7 @@ static bool slow_row(engine_ctx *c, gpu_target *t, const row_rates *x, const che
                       again_ms);
     }
     engine_rows_derive(c, t->p, false, x, &engine_g.dev, r);
+    engine_rows_floor(c, t->p, &engine_g.dev, false, r);
     return true;
 }
 
@@ -291,21 +283,29 @@ static void copy_message(const problem_data *p, run_result *r)
              sz);
 }
 
-/* After timing, one more checked run on fresh inputs: the row's verdict
- * is the first run's unless only this one failed. */
-static bool recheck(engine_ctx *c, gpu_target *t, const check_report *first, run_result *r,
-                    cl_err *e)
+/* After timing: the canary's verdict (cv), then one more checked run on
+ * fresh inputs.  The row's verdict is the first run's unless only a later
+ * one failed: the canary, the inputs it left, or this run. */
+static bool recheck(engine_ctx *c, gpu_target *t, const check_report *first, canary *cv,
+                    run_result *r, cl_err *e)
 {
     check_report last = {0};
     double last_ms = 0.0;
+    if (first->status != CHECK_OK) {
+        problem_report(first, r);
+        return true;
+    }
+    bool judged = false;
+    if (!canary_judge(cv, r, &judged, e))
+        return false;
+    if (judged)
+        return true;
     if (!fresh_inputs(c, t, r, e))
         return false;
     engine_row_progress(&c->rows, "check", 1, 2);
     if (!checked_run(t, &last, &last_ms, e))
         return false;
-    if (first->status != CHECK_OK) {
-        problem_report(first, r);
-    } else if (last.status != CHECK_OK) {
+    if (last.status != CHECK_OK) {
         problem_report(&last, r);
         after_timing(r);
     } else {
@@ -314,11 +314,11 @@ static bool recheck(engine_ctx *c, gpu_target *t, const check_report *first, run
     return true;
 }
 
-/* The row timed by gpu/timing.h's rules within budget_s, checked again,
- * its figures derived and its notes added.  false with e when a run
- * failed. */
-static bool timed_row(engine_ctx *c, gpu_target *t, const row_rates *x, const check_report *first,
-                      double budget_s, run_result *r, cl_err *e)
+/* The row timed by gpu/timing.h's rules within budget_s with a canary
+ * among its repetitions (cv, when staged), checked again, its figures
+ * derived and its notes added.  false with e when a run failed. */
+static bool timed_run(engine_ctx *c, gpu_target *t, const row_rates *x, const check_report *first,
+                      double budget_s, canary *cv, run_result *r, cl_err *e)
 {
     problem_data *p = t->p;
     size_t flush_bytes = 0;
@@ -334,6 +334,10 @@ static bool timed_row(engine_ctx *c, gpu_target *t, const row_rates *x, const ch
         .progress_ud = &c->rows,
         .before = c->ops->spec->managed && !t->copy ? managed_before : NULL,
         .before_ud = p,
+        .canary_draw = cv->ready ? cv->draw : 0,
+        .canary_before = canary_before,
+        .canary_after = canary_after,
+        .canary_ud = cv,
     };
     timing_result tr;
     if (!timing_run(&o, target_once, t, &tr, e))
@@ -345,16 +349,36 @@ static bool timed_row(engine_ctx *c, gpu_target *t, const row_rates *x, const ch
     r->samples = (int)tr.s.n;
     if (t->copy)
         copy_message(p, r);
-    else if (!recheck(c, t, first, r, e))
+    else if (!recheck(c, t, first, cv, r, e))
         return false;
-    if (!tr.flushed && o.working_set < 4 * o.l2_bytes)
+    bool cold = tr.flushed || o.working_set >= 4 * o.l2_bytes;
+    if (!cold)
         append_note(r, "L2 not flushed between repetitions (no room for a flush buffer)");
+    if (cv->note[0])
+        append_note(r, cv->note);
     engine_rows_derive(c, p, t->copy, x, &engine_g.dev, r);
+    if (!t->copy)
+        engine_rows_floor(c, p, &engine_g.dev, cold, r);
     if (c->ops->spec->managed && !t->copy)
         append_note(r, "x and y were written by the CPU before each run: their pages start "
                        "in host memory, and moving them counts; GB/s counts x, y and z once "
                        "per second of that");
     return true;
+}
+
+/* timed_run with a canary staged first (not for the copy, nor for a
+ * problem whose inputs the CPU writes before every run). */
+static bool timed_row(engine_ctx *c, gpu_target *t, const row_rates *x, const check_report *first,
+                      double budget_s, run_result *r, cl_err *e)
+{
+    canary cv;
+    memset(&cv, 0, sizeof cv);
+    bool ok = true;
+    if (!t->copy && !c->ops->spec->managed && first->status == CHECK_OK)
+        ok = canary_open(c, t->p, r->variant, true, &cv, e);
+    ok = ok && timed_run(c, t, x, first, budget_s, &cv, r, e);
+    canary_close(&cv);
+    return ok;
 }
 
 /* The prepared row: first run, then (unless check-only) a slow row's

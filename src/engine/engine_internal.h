@@ -120,6 +120,11 @@ bool engine_gpu_measure(engine_ctx *ctx, gpu_target *target, const row_rates *ra
 /* Rates, speedups and percent of peak for row (dev NULL: no peak figures). */
 void engine_rows_derive(const engine_ctx *ctx, const problem_data *data, bool copy,
                         const row_rates *rates, const device_info *dev, run_result *row);
+/* A correct GPU row (not the copy) that ran faster than dev allows
+ * (engine/roofline.h) becomes RS_WRONG saying so; cold: its repetitions
+ * started with the L2 flushed, or its data far larger than the L2. */
+void engine_rows_floor(const engine_ctx *ctx, const problem_data *data, const device_info *dev,
+                       bool cold, run_result *row);
 /* The CPU baseline on threads threads into row. */
 void engine_rows_cpu(engine_ctx *ctx, problem_data *data, int threads, run_result *row);
 

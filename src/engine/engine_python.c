@@ -6,8 +6,10 @@
  * them through CUDA IPC handles and calls the row's run(args).  A check is
  * one call in the child, after which the worker downloads and judges the
  * outputs with the problem's own judge; timing is the child's, by the
- * engine's rules (gpu/timing.h) passed in the request, and the worker makes
- * the row's figures from its samples.  One child a row, kept across the
+ * engine's rules (gpu/timing.h) passed in the request, with a canary
+ * repetition among its runs (engine/engine_canary.h), and the worker makes
+ * the row's figures from its samples and refuses those no GPU could reach
+ * (engine/roofline.h).  After timing, one more check on fresh inputs.  One child a row, kept across the
  * sizes of a request (the row's module and its compiled kernels stay
  * loaded), started again after it failed.  Whatever goes wrong in Python
  * (an exception, a syntax error, a missing package, a hang, a CUDA error
@@ -25,6 +27,7 @@
 #include "core/stats.h"
 #include "gpu/cudacheck.h"
 #include "lab/pyenv.h"
+#include "engine/engine_canary.h"
 #include "engine/engine_internal.h"
 #include "engine/pybridge.h"
 
@@ -84,6 +87,7 @@ static cJSON *open_request(const pyrow *py, const problem_data *p, const char *l
         for (size_t k = 0; k < sizeof h.reserved; k++)
             snprintf(hex + 2 * k, 3, "%02x", (unsigned char)h.reserved[k]);
         cJSON_AddStringToObject(o, "kind", "buffer");
+        cJSON_AddBoolToObject(o, "output", a[i].output);
         cJSON_AddStringToObject(o, "dtype", dt >= 0 && dt < 6 ? dtypes[dt] : "f32");
         cJSON_AddNumberToObject(o, "count", (double)a[i].count);
         /* the whole allocation, guard bytes after the elements included */
@@ -99,9 +103,10 @@ oom:
     return NULL;
 }
 
-/* The timing request: the engine's rules (gpu/timing.h) and, when the
- * working set is under 4x the L2, a flush buffer of twice the L2. */
-static cJSON *time_request(const engine_ctx *c, const problem_data *p)
+/* The timing request: the engine's rules (gpu/timing.h), when the
+ * working set is under 4x the L2 a flush buffer of twice the L2, and the
+ * canary's draw (0: none; 52 bits of it, which JSON carries exactly). */
+static cJSON *time_request(const engine_ctx *c, const problem_data *p, uint64_t draw)
 {
     double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
     size_t l2 = (size_t)(engine_g.dev.l2_mib * MIB);
@@ -117,6 +122,8 @@ static cJSON *time_request(const engine_ctx *c, const problem_data *p)
     cJSON_AddNumberToObject(j, "batch", TIMING_MAX_BATCH);
     cJSON_AddNumberToObject(j, "wall_factor", TIMING_WALL_FACTOR);
     cJSON_AddNumberToObject(j, "flush_bytes", l2 > 0 && ws < 4 * l2 ? (double)(2 * l2) : 0.0);
+    if (draw)
+        cJSON_AddNumberToObject(j, "canary", (double)((draw & ((1ull << 52) - 1)) | 1u));
     return j;
 }
 
@@ -149,16 +156,19 @@ static bool checked_call(pyrow *py, problem_data *p, check_report *rep, bool *gp
     return true;
 }
 
-/* The child's samples into r (median, spread); false with msg. */
-static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, run_result *r,
-                     char *msg, size_t n)
+/* The child's samples into r (median, spread) and the repetition that was
+ * its canary into *canary_rep (-1: none); false with msg. */
+static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, uint64_t draw,
+                     run_result *r, int *canary_rep, char *msg, size_t n)
 {
     double budget_s = c->req->budget_s > 0.0 ? c->req->budget_s : TIMING_DEFAULT_BUDGET_S;
     cJSON *rep = NULL;
     double limit_s = PY_RUN_S + 12.0 * budget_s * TIMING_WALL_FACTOR;
-    if (!pybridge_call(py, time_request(c, p), limit_s, &rep, msg, n))
+    *canary_rep = -1;
+    if (!pybridge_call(py, time_request(c, p, draw), limit_s, &rep, msg, n))
         return false;
     const cJSON *times = cJSON_GetObjectItemCaseSensitive(rep, "times"), *t;
+    const cJSON *ran = cJSON_GetObjectItemCaseSensitive(rep, "canary_rep");
     int k = cJSON_GetArraySize(times), i = 0;
     double *v = k > 0 ? calloc((size_t)k, sizeof *v) : NULL;
     if (!v) {
@@ -171,6 +181,8 @@ static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, run_
         if (cJSON_IsNumber(t) && t->valuedouble >= 0.0)
             v[i++] = t->valuedouble;
     }
+    if (draw && cJSON_IsNumber(ran) && ran->valuedouble >= 0.0 && ran->valuedouble < k)
+        *canary_rep = (int)ran->valuedouble;
     stats_summary s = stats_summarise(v, (size_t)i);
     r->median_ms = s.median;
     r->min_ms = s.min;
@@ -182,6 +194,79 @@ static bool time_row(const engine_ctx *c, pyrow *py, const problem_data *p, run_
     if (i == 0)
         snprintf(msg, n, "%s: no timing samples came back", pybridge_shown(py));
     return i > 0;
+}
+
+/* After timing: the row's verdict, the first check's unless only a later
+ * one failed: the canary, the inputs the child sent back, or one more
+ * check on fresh inputs.  false with e (*gpu_failed) or msg. */
+static bool verdict(engine_ctx *ctx, pyrow *py, problem_data *data, const check_report *first,
+                    canary *cv, run_result *row, bool *gpu_failed, cl_err *e, char *msg,
+                    size_t n)
+{
+    if (first->status != CHECK_OK) {
+        problem_report(first, row);
+        return true;
+    }
+    bool judged = false;
+    *gpu_failed = true;
+    if (!canary_judge(cv, row, &judged, e))
+        return false;
+    if (judged)
+        return true;
+    if (!engine_fresh_prepare(ctx, data, row->variant, ctx->seed++, e) ||
+        !problem_upload(data, engine_g.stream, e))
+        return false;
+    engine_row_progress(&ctx->rows, "check", 1, 2);
+    check_report last = {0};
+    if (!checked_call(py, data, &last, gpu_failed, e, msg, n))
+        return false;
+    if (last.status != CHECK_OK) {
+        problem_report(&last, row);
+        char m[sizeof row->message];
+        snprintf(m, sizeof m, "after timing: %s", row->message);
+        snprintf(row->message, sizeof row->message, "%s", m);
+    } else {
+        problem_report(first, row);
+    }
+    return true;
+}
+
+/* After a correct first check: a canary staged (the fresh inputs in the
+ * worker's buffers, which the child copies in at its canary repetition),
+ * the child's timing, the verdict and the row's figures.  false with e
+ * (*gpu_failed) or msg. */
+static bool timed(engine_ctx *ctx, pyrow *py, problem_data *data, const check_report *first,
+                  const row_rates *rates, run_result *row, bool *gpu_failed, cl_err *e,
+                  char *msg, size_t n)
+{
+    canary cv;
+    memset(&cv, 0, sizeof cv);
+    bool ok = false;
+    int ran = -1;
+    *gpu_failed = true;
+    if (first->status == CHECK_OK && !canary_open(ctx, data, row->variant, false, &cv, e))
+        goto done;
+    *gpu_failed = false;
+    engine_row_progress(&ctx->rows, "timing", 0, 1);
+    if (!time_row(ctx, py, data, cv.ready ? cv.draw : 0, row, &ran, msg, n))
+        goto done;
+    *gpu_failed = true;
+    if (cv.ready && ran >= 0 && !canary_after(&cv, e))
+        goto done;
+    if (!verdict(ctx, py, data, first, &cv, row, gpu_failed, e, msg, n))
+        goto done;
+    if (cv.note[0])
+        engine_row_note(row, "%s", cv.note);
+    else if (cv.ready && ran < 0)
+        engine_row_note(row, "no canary repetition: python3 had no room for its own copy of "
+                             "the buffers");
+    engine_rows_derive(ctx, data, false, rates, &engine_g.dev, row);
+    /* the child flushes the L2 before each repetition when the data would fit */
+    engine_rows_floor(ctx, data, &engine_g.dev, true, row);
+    ok = true;
+done:
+    canary_close(&cv);
+    return ok;
 }
 
 bool engine_python_measure(engine_ctx *ctx, pyrow *py, problem_data *data, const char *label,
@@ -204,32 +289,14 @@ bool engine_python_measure(engine_ctx *ctx, pyrow *py, problem_data *data, const
     cJSON *open = open_request(py, data, label, msg, sizeof msg);
     if (!open || !pybridge_call(py, open, PY_OPEN_S, NULL, msg, sizeof msg))
         goto failed;
-    check_report first = {0}, last = {0};
+    check_report first = {0};
     if (!checked_call(py, data, &first, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
     engine_row_progress(&ctx->rows, "check", 1, 1);
-    if (ctx->req->check_only) {
+    if (ctx->req->check_only)
         problem_report(&first, row);
-        goto release;
-    }
-    engine_row_progress(&ctx->rows, "timing", 0, 1);
-    if (!time_row(ctx, py, data, row, msg, sizeof msg))
+    else if (!timed(ctx, py, data, &first, rates, row, &gpu_failed, &e, msg, sizeof msg))
         goto failed;
-    engine_row_progress(&ctx->rows, "check", 1, 2);
-    if (!checked_call(py, data, &last, &gpu_failed, &e, msg, sizeof msg))
-        goto failed;
-    if (first.status != CHECK_OK) {
-        problem_report(&first, row);
-    } else if (last.status != CHECK_OK) {
-        problem_report(&last, row);
-        char m[sizeof row->message];
-        snprintf(m, sizeof m, "after timing: %s", row->message);
-        snprintf(row->message, sizeof row->message, "%s", m);
-    } else {
-        problem_report(&first, row);
-    }
-    engine_rows_derive(ctx, data, false, rates, &engine_g.dev, row);
-release:
     if (pybridge_live(py))
         (void)pybridge_call(py, pybridge_command("release"), PY_RUN_S, NULL, msg, sizeof msg);
     goto done;

@@ -10,6 +10,7 @@
 #include "engine/engine_cpu.h"
 #include "engine/engine_internal.h"
 #include "engine/problem.h"
+#include "engine/roofline.h"
 
 static void cpu_progress(void *ud, int rep, int of)
 {
@@ -43,6 +44,34 @@ void engine_rows_derive(const engine_ctx *ctx, const problem_data *data, bool co
         row->pct_peak_measured = -1.0;
         row->pct_peak_theory = -1.0;
     }
+}
+
+void engine_rows_floor(const engine_ctx *ctx, const problem_data *data, const device_info *dev,
+                       bool cold, run_result *row)
+{
+    if (row->status != RS_CORRECT || !dev)
+        return;
+    roofline_in in = {
+        .median_ms = row->median_ms,
+        .bytes = problem_spec_bytes(ctx->ops->spec, &data->d),
+        .flops = problem_spec_flops(ctx->ops->spec, &data->d),
+        .bw_theory_gbs = dev->peak_bw_theory_gbs,
+        .bw_copy_gbs = dev->peak_bw_measured_gbs,
+        .bw_read_gbs = dev->peak_bw_read_gbs,
+        .fp32_tflops = dev->peak_fp32_tflops,
+        .cc_major = dev->cc_major,
+        .l2_bytes = dev->l2_mib * MIB,
+        .cold = cold,
+    };
+    /* bound by the host link: its bytes are not the device memory's */
+    if (ctx->ops->spec->managed)
+        in.bytes = 0.0;
+    char why[sizeof row->message];
+    if (!roofline_refuse(&in, why, sizeof why))
+        return;
+    row->status = RS_WRONG;
+    row->nmismatch = 0;
+    snprintf(row->message, sizeof row->message, "%s", why);
 }
 
 /* ---- CPU rows -------------------------------------------------------- */

@@ -443,7 +443,7 @@ bool exercise_call(void *ud, cudaStream_t stream, cl_err *err)
     if (x->ref_args == LUA_NOREF)
         return err_set(err, "the launcher was called without its arguments");
     lua_State *L = sandbox_lua(x->s);
-    if (!lua_checkstack(L, 6))
+    if (!lua_checkstack(L, 8))
         return err_set(err, "Lua stack overflow");
     if (!x->stream_set || x->stream != stream) {
         lua_pushcfunction(L, set_stream);
@@ -458,6 +458,10 @@ bool exercise_call(void *ud, cudaStream_t stream, cl_err *err)
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_k);
     lua_rawgeti(L, LUA_REGISTRYINDEX, x->ref_args);
     long long before = luagpu_own_launches(L);
+    if (!luagpu_fork_streams(L, (void *)stream, err)) {
+        lua_pop(L, 4);
+        return false;
+    }
     if (!sandbox_pcall(x->s, 3, 0, err))
         return launcher_error(x, err);
     if (luagpu_own_launches(L) == before)
@@ -465,7 +469,8 @@ bool exercise_call(void *ud, cudaStream_t stream, cl_err *err)
                        "%s launched none of your kernels: a row counts only when your own "
                        "kernel computes it",
                        x->launcher_name);
-    return true;
+    /* work left on streams of its own ends inside the timed region too */
+    return luagpu_join_streams(L, (void *)stream, err);
 }
 
 /* (exercise) -> (): drops the args and the borrowed Buffers. */

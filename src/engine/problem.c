@@ -218,6 +218,35 @@ double problem_copy_bytes(const problem_data *data)
     return data->ops->copy_bytes ? data->ops->copy_bytes(data) : 8.0 * (double)data->sh.nout;
 }
 
+/* The name data's launcher knows buffer b by, else fallback. */
+static const char *input_name(const problem_data *data, const gpu_buffer *b, const char *fallback)
+{
+    problem_arg a[PROBLEM_MAX_ARGS];
+    int n = problem_args(data, a);
+    for (int i = 0; i < n; i++)
+        if (a[i].buf == b)
+            return a[i].name;
+    return fallback;
+}
+
+int problem_inputs(problem_data *data, problem_input *out, int max)
+{
+    if (data->ops->inputs)
+        return data->ops->inputs(data, out, max);
+    if (data->ops->spec->host_io || data->ops->spec->managed)
+        return 0;
+    struct {
+        gpu_buffer *b;
+        const char *name;
+    } all[] = {{&data->da, "a"}, {&data->db, "b"}, {&data->didx, "idx"},
+               {&data->da16, "a (BF16)"}, {&data->db16, "b (BF16)"}};
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        if (all[i].b->ptr && all[i].b->bytes)
+            out[n++] = (problem_input){all[i].b, input_name(data, all[i].b, all[i].name)};
+    return n;
+}
+
 int problem_args(const problem_data *data, problem_arg *out)
 {
     memset(out, 0, PROBLEM_MAX_ARGS * sizeof *out);

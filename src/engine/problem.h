@@ -61,6 +61,13 @@ typedef struct problem_arg {
     double number;
 } problem_arg;
 
+/* A device buffer a run reads: an input (never an output or scratch), and
+ * the name its launcher knows it by. */
+typedef struct problem_input {
+    gpu_buffer *buf;
+    const char *name;
+} problem_input;
+
 typedef struct problem_ops {
     const problem_spec *spec;    /* name, sizes, bytes, flops, tolerance */
     void (*shape)(const problem_dims *dims, problem_shape *shape);
@@ -89,6 +96,8 @@ typedef struct problem_ops {
     bool (*download)(problem_data *data, cudaStream_t stream, cl_err *err);
     check_report (*check)(const problem_data *data);
     bool (*copy_once)(problem_data *data, cudaStream_t stream, cl_err *err);
+    /* The device inputs (problem_inputs); NULL: the fixed fields' */
+    int (*inputs)(problem_data *data, problem_input *out, int max);
     double (*copy_bytes)(const problem_data *data);
     /* The CPU timing cache's key for this problem and size. */
     void (*cpu_key)(const problem_data *data, char *problem, size_t pn, char *size, size_t sn);
@@ -165,6 +174,12 @@ void problem_poison_host(problem_data *data);
  * the bytes it reads and writes. */
 bool problem_copy_once(problem_data *data, cudaStream_t stream, cl_err *err);
 double problem_copy_bytes(const problem_data *data);
+
+/* The device buffers data's runs read, at most max (PROBLEM_MAX_ARGS + 2
+ * holds them all): inputs, and for sgemm with BF16 copies those copies
+ * too; none for a host_io or managed problem, whose inputs the host
+ * writes.  Returns how many. */
+int problem_inputs(problem_data *data, problem_input *out, int max);
 
 /* ops->args of data: the buffers and sizes a learner's launcher receives, in
  * the order lua/exercise.md lists them; returns how many (<= PROBLEM_MAX_ARGS). */

@@ -298,6 +298,16 @@ static bool copy_once(problem_data *p, cudaStream_t s, cl_err *e)
     return true;
 }
 
+static int inputs(problem_data *p, problem_input *out, int max)
+{
+    const problem_decl *d = decl_of(p);
+    int n = 0;
+    for (int i = 0; i < d->nargs && n < max; i++)
+        if (d->args[i].buffer && !d->args[i].output && p->decl->b[i].dev.ptr)
+            out[n++] = (problem_input){&p->decl->b[i].dev, d->args[i].name};
+    return n;
+}
+
 static double copy_bytes(const problem_data *p)
 {
     return 2.0 * (double)output_bytes(p);
@@ -414,6 +424,7 @@ void problem_decl_init(decl_problem *dp, const problem_decl *decl)
     o->check = check;
     o->copy_once = copy_once;
     o->copy_bytes = copy_bytes;
+    o->inputs = inputs;
     o->cpu_key = cpu_key;
 }
 

@@ -88,14 +88,55 @@ static bool events_create(timing_events *ev, cl_err *e)
     return true;
 }
 
-/* Enqueues k repetitions (flush, start, work, stop) and waits for the last. */
+/* A device (or a MIG slice, or a driver) with no persisting L2 to set:
+ * nothing to reset there.  The error is cleared. */
+static bool l2_absent(cudaError_t st)
+{
+    if (st != cudaErrorUnsupportedLimit && st != cudaErrorNotSupported)
+        return false;
+    (void)cudaGetLastError();
+    return true;
+}
+
+bool timing_l2_reset(cl_err *e)
+{
+    size_t set_aside = 0;
+    cudaError_t st = cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize);
+    if (l2_absent(st))
+        return true;
+    CUDA_CHECK(e, st);
+    if (set_aside > 0) {
+        st = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+        if (l2_absent(st))
+            return true;
+        CUDA_CHECK(e, st);
+    }
+    st = cudaCtxResetPersistingL2Cache();
+    if (l2_absent(st))
+        return true;
+    CUDA_CHECK(e, st);
+    return true;
+}
+
+int timing_canary_pick(uint64_t draw, int est)
+{
+    return est > 1 ? (int)(draw % (uint64_t)est) : 0;
+}
+
+/* Enqueues k repetitions (flush, start, work, stop) and waits for the last;
+ * canary: the last of them is the canary (its inputs enqueued before its
+ * flush, its check after the wait). */
 static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_events *ev, int k,
-                      bool flush, int rep0, double *ms, cl_err *e)
+                      bool flush, int rep0, bool canary, double *ms, cl_err *e)
 {
     cudaStream_t s = o->stream;
     if (o->before && !o->before(o->before_ud, e))
         return false;
+    if (!timing_l2_reset(e))
+        return false;
     for (int i = 0; i < k; i++) {
+        if (canary && i == k - 1 && !o->canary_before(o->canary_ud, s, e))
+            return false;
         if (flush)
             CUDA_CHECK(e, cudaMemsetAsync(o->flush, (rep0 + i) & 0xff, o->flush_bytes, s));
         CUDA_CHECK(e, cudaEventRecord(ev->start[i], s));
@@ -110,7 +151,7 @@ static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_event
         CUDA_CHECK(e, cudaEventElapsedTime(&t, ev->start[i], ev->stop[i]));
         ms[i] = (double)t;
     }
-    return true;
+    return !canary || o->canary_after(o->canary_ud, e);
 }
 
 static int clampi(int v, int lo, int hi)
@@ -137,7 +178,7 @@ bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *
     int warm = 0;
     while (warm < 1 || (warm_ms < warm_target && warm_ms < budget && warm < 1000)) {
         double t = 0.0;
-        if (!run_batch(opts, fn, ud, &ev, 1, false, warm, &t, err))
+        if (!run_batch(opts, fn, ud, &ev, 1, false, warm, false, &t, err))
             goto cleanup;
         warm_ms += t;
         last = t;
@@ -151,19 +192,38 @@ bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *
     int n = 0;
     double spent = 0.0, t0 = clock_now_ms();
     int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
+    bool with_canary = opts->canary_draw && opts->canary_before && opts->canary_after &&
+                       !opts->before;
+    int canary = with_canary ? timing_canary_pick(opts->canary_draw, est) : -1;
+    out->canary_rep = -1;
     for (;;) {
         int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
         k = clampi(opts->before ? 1 : k, 1, cap - n);
-        if (!run_batch(opts, fn, ud, &ev, k, flush, n, v + n, err))
+        /* a batch ends with the canary */
+        bool now = canary >= n && canary < n + k;
+        if (now)
+            k = canary - n + 1;
+        if (!run_batch(opts, fn, ud, &ev, k, flush, n, now, v + n, err))
             goto cleanup;
+        if (now)
+            out->canary_rep = canary;
         for (int i = 0; i < k; i++)
             spent += v[n + i];
         last = v[n + k - 1];
         n += k;
         if (opts->progress)
             opts->progress(opts->progress_ud, "timing", n, est > n ? est : n);
-        if (timing_should_stop(v, n, spent, clock_now_ms() - t0, opts, &out->converged))
+        double wall = clock_now_ms() - t0;
+        if (!timing_should_stop(v, n, spent, wall, opts, &out->converged))
+            continue;
+        if (canary < n || n >= cap)
             break;
+        /* The canary is still to come: the stopping rule waits for it,
+         * unless the clock says the repetitions are far slower than the
+         * warm-up promised: then it is the next one. */
+        out->converged = false;
+        if (wall >= TIMING_WALL_FACTOR * budget)
+            canary = n;
     }
     out->gpu_ms = spent;
     out->s = stats_summarise(v, (size_t)n);

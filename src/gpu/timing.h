@@ -10,12 +10,31 @@
  * repetitions cost the host more than the GPU, such as a `before` that
  * moves pages back, would otherwise take many times its budget).  When the working set is smaller than 4x
  * the L2 cache, a memset of a flush buffer (2x L2) runs before each
- * repetition, outside the timed region, so every repetition starts cold. */
+ * repetition, outside the timed region, so every repetition starts cold.
+ *
+ * Before each batch (and each warm-up) the device is idle: the persisting
+ * part of the L2 (cudaLimitPersistingL2CacheSize) is set back to 0 and its
+ * lines made normal again (cudaCtxResetPersistingL2Cache), so that neither
+ * a stream's access-policy window nor a kernel's evict_last cache hints
+ * keep inputs in the L2 across repetitions: the flush then evicts them.
+ * (On an H200 with driver 580 the set-aside was 11.25 MiB before anything
+ * set it; a kernel that read 24 MiB with evict_last hints through a set-aside
+ * of 37.5 MiB ran at 2521 GB/s after the flush, at 1755 GB/s with it at 0.)
+ *
+ * The canary: with canary_draw set, one timed repetition chosen from it
+ * (uniformly among the first `est`, the repetitions the budget is expected
+ * to hold; the stopping rule waits for it) is preceded by canary_before,
+ * which enqueues fresh inputs and poisoned outputs on the stream in the
+ * same batch as the repetitions before it, so the kernel sees no host pause
+ * before it that it does not see before the others; the batch ends with
+ * it, and canary_after runs on the host (its check) before any later
+ * repetition is enqueued.  Its time counts like any other's. */
 #ifndef CUDALAB_GPU_TIMING_H
 #define CUDALAB_GPU_TIMING_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "core/err.h"
@@ -54,6 +73,11 @@ typedef struct timing_opts {
      * a time instead of in batches.  NULL: none. */
     bool (*before)(void *ud, cl_err *err);
     void *before_ud;
+    /* The canary (above); 0: none.  Not with `before`. */
+    uint64_t canary_draw;
+    bool (*canary_before)(void *ud, cudaStream_t stream, cl_err *err);
+    bool (*canary_after)(void *ud, cl_err *err);
+    void *canary_ud;
 } timing_opts;
 
 typedef struct timing_result {
@@ -62,6 +86,7 @@ typedef struct timing_result {
     int warmups;
     bool flushed;             /* the L2 was flushed before each repetition */
     bool converged;           /* stopped on the spread rule, not budget or cap */
+    int canary_rep;           /* the timed repetition that was the canary; -1: none */
 } timing_result;
 
 /* True when the L2 should be flushed between repetitions of the work opts
@@ -73,6 +98,14 @@ bool timing_needs_flush(const timing_opts *opts);
  * first timed repetition: *converged is set when the spread rule fired. */
 bool timing_should_stop(const double *samples, int nsamples, double spent_ms, double wall_ms,
                         const timing_opts *opts, bool *converged);
+
+/* The canary's repetition for a draw, among est (>= 1) repetitions. */
+int timing_canary_pick(uint64_t draw, int est);
+
+/* Sets the persisting L2 set-aside back to 0 (when it is not) and resets
+ * its lines; a device without one is left alone.  Call with the device
+ * idle: setting the limit waits for it. */
+bool timing_l2_reset(cl_err *err);
 
 /* Times fn as described above.  A failure of fn or of any CUDA call
  * returns false with err set; cudacheck_last() then holds the CUDA code. */

@@ -68,6 +68,15 @@ long long luagpu_own_launches(struct lua_State *L);
 /* The stream gpu.launch and event:record use when none is given (a
  * cudaStream_t; NULL: the legacy default stream). */
 void luagpu_set_stream(struct lua_State *L, void *stream);
+/* The edges of a call of the launcher, for the streams it made
+ * (gpu.stream()): before it, each waits for what the launcher's stream
+ * (from, a cudaStream_t) holds (the inputs just copied in, the outputs
+ * just poisoned); after it, that stream (into) waits for each, so the work
+ * left on them when it returned ends before whatever runs next there (the
+ * engine's stop event, the download of a check).  Only events: the host
+ * does not wait.  false with err when CUDA refused. */
+bool luagpu_fork_streams(struct lua_State *L, void *from, cl_err *err);
+bool luagpu_join_streams(struct lua_State *L, void *into, cl_err *err);
 /* Whether gpu.alloc fills new Buffers with 0xFF bytes (the default: yes);
  * off under compute-sanitizer, whose initcheck must see them unwritten. */
 void luagpu_fill_new_buffers(bool on);

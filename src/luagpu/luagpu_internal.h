@@ -71,6 +71,8 @@ typedef struct kref {
 
 typedef struct lstream {
     cudaStream_t s;
+    cudaEvent_t begin;       /* the launcher's stream at the start of a call: luagpu_fork_streams */
+    cudaEvent_t done;        /* this stream at the end of a call: luagpu_join_streams */
     bool live;
 } lstream;
 

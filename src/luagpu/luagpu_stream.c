@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu/cudacheck.h"
 #include "luagpu/luagpu_internal.h"
 
 /* ---- streams and events --------------------------------------------------- */
@@ -17,6 +18,28 @@ cudaStream_t luagpu_opt_stream(lua_State *L, int idx)
     return s->s;
 }
 
+/* The launcher's streams, as the keys of a weak-keyed table. */
+static const char KEY_STREAMS = 0;
+
+/* (stream) -> (stream): s among the launcher's streams. */
+static void remember_stream(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_STREAMS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &KEY_STREAMS);
+    }
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
 int luagpu_stream(lua_State *L)
 {
     luagpu_need_device(L);
@@ -24,17 +47,73 @@ int luagpu_stream(lua_State *L)
     memset(s, 0, sizeof *s);
     luaL_setmetatable(L, MT_STREAM);
     luagpu_cuda_check(L, "gpu.stream", cudaStreamCreate(&s->s));
+    cudaError_t st = cudaEventCreateWithFlags(&s->begin, cudaEventDisableTiming);
+    if (st == cudaSuccess) {
+        st = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
+        if (st != cudaSuccess)
+            cudaEventDestroy(s->begin);
+    }
+    if (st != cudaSuccess) {
+        cudaStreamDestroy(s->s);
+        luagpu_cuda_fail(L, "gpu.stream", st);
+    }
     s->live = true;
+    remember_stream(L);
     return 1;
 }
 
 int luagpu_stream_gc(lua_State *L)
 {
     lstream *s = luaL_checkudata(L, 1, MT_STREAM);
-    if (s->live)
+    if (s->live) {
         cudaStreamDestroy(s->s);
+        cudaEventDestroy(s->begin);
+        cudaEventDestroy(s->done);
+    }
     s->live = false;
     return 0;
+}
+
+/* Orders each live stream of the launcher with the launcher's stream:
+ * fork, each waits for what that stream holds so far; else that stream
+ * waits for what each holds. */
+static bool order_streams(lua_State *L, cudaStream_t launcher, bool fork, cl_err *err)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEY_STREAMS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return true;
+    }
+    bool ok = true;
+    lua_pushnil(L);
+    while (ok && lua_next(L, -2)) {
+        lstream *s = lua_touserdata(L, -2);
+        lua_pop(L, 1);
+        if (!s || !s->live)
+            continue;
+        cudaEvent_t ev = fork ? s->begin : s->done;
+        cudaError_t st = cudaEventRecord(ev, fork ? launcher : s->s);
+        if (st == cudaSuccess)
+            st = cudaStreamWaitEvent(fork ? s->s : launcher, ev, 0);
+        if (st != cudaSuccess) {
+            ok = cudacheck_fail(err, st,
+                                fork ? "ordering a gpu.stream() after the launcher's stream"
+                                     : "joining a gpu.stream() to the launcher's stream",
+                                __FILE__, __LINE__);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    return ok;
+}
+
+bool luagpu_fork_streams(lua_State *L, void *from, cl_err *err)
+{
+    return order_streams(L, (cudaStream_t)from, true, err);
+}
+
+bool luagpu_join_streams(lua_State *L, void *into, cl_err *err)
+{
+    return order_streams(L, (cudaStream_t)into, false, err);
 }
 
 int luagpu_stream_sync(lua_State *L)

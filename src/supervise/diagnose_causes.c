@@ -303,8 +303,34 @@ static void list_mismatches(const diag_input *in, diagnosis *d, bool unwritten)
     diag_explain(d, ".");
 }
 
+/* A row refused for what its timed runs did (engine/engine_canary.h,
+ * engine/roofline.h): the reason is in its message; true when explained. */
+static bool timing_refusal(const diag_input *in, diagnosis *diag)
+{
+    const char *m = in->message ? in->message : "";
+    if (diag_find(m, "during timing")) {
+        diag_set(diag, DIAG_WRONG, "Your kernel was right when checked, wrong while timed");
+        diag_explain(diag, "cudalab gives one timed run, chosen at random, new inputs and checks "
+                           "it: %s", m);
+        diag_suggest(diag, "Compute the answer on every call from the inputs of that call: keep "
+                           "nothing from earlier calls but scratch space, and do not write into "
+                           "the inputs.");
+        return true;
+    }
+    if (diag_find(m, "faster than this GPU") || diag_find(m, "no measurable time")) {
+        diag_set(diag, DIAG_WRONG, "Your timed runs did not do the work");
+        diag_explain(diag, "%s.", m);
+        diag_suggest(diag, "Launch all of the work on the launcher's stream (or join your streams "
+                           "to it) and compute the answer on every call.");
+        return true;
+    }
+    return false;
+}
+
 void diag_wrong(const diag_input *in, diagnosis *diag)
 {
+    if (timing_refusal(in, diag))
+        return;
     diag_set(diag, DIAG_WRONG, "Your kernel ran, but its results are wrong");
     diag_explain(diag,
                  "The output differs from the double-precision reference beyond the tolerance");

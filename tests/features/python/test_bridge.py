@@ -108,6 +108,52 @@ def test_run_and_time():
           "what the row prints goes to stderr: %r" % err[-300:])
 
 
+def probe_calls(err):
+    """{call: (x0, z0)} from what canary_probe.py printed."""
+    seen = {}
+    for line in err.splitlines():
+        w = line.split()
+        if len(w) == 6 and w[0] == "call":
+            seen[int(w[1])] = (float(w[3]), float(w[5]))
+    return seen
+
+
+def test_canary():
+    b = Bridge()
+    req = open_req("canary_probe.py")
+    for a in req["args"]:
+        a["output"] = a["name"] == "z"
+    check(b.ask(req) == {"ok": True}, "open with outputs marked")
+    check(b.ask({"cmd": "run"}) == {"ok": True}, "the first check")
+    r = b.ask(dict(TIME, canary=12345))
+    check(r.get("ok") is True, "time with a canary: %r" % r)
+    times, warm, k = r.get("times", []), r.get("warmups", 0), r.get("canary_rep", -1)
+    check(0 <= k < len(times), "the canary ran among the timed repetitions: %r" % r)
+    check(b.ask({"cmd": "run"}) == {"ok": True}, "a check after timing")
+    rc, err = b.close()
+    seen = probe_calls(err)
+    canary_call = 2 + warm + k
+    last_timed = 1 + warm + len(times)
+    fresh = [c for c, (x0, _) in seen.items() if 2 < c <= last_timed and x0 == 1.0]
+    check(fresh == [canary_call], "only the canary's call began with the worker's inputs "
+          "(call %d): %r" % (canary_call, fresh))
+    after = seen.get(last_timed + 1, (None, None))
+    check(after == (float(last_timed), float(canary_call)),
+          "after timing the worker holds the last call's inputs and the canary's outputs: %r "
+          "(last %d, canary %d)" % (after, last_timed, canary_call))
+    check(rc == 0, "quit: %d" % rc)
+
+
+def test_patched_timer():
+    b = Bridge()
+    check(b.ask(open_req("patch_timer.py")) == {"ok": True}, "a row that patches the timer opens")
+    check(b.ask({"cmd": "run"}) == {"ok": True}, "its check runs")
+    r = b.ask(TIME)
+    check(r.get("ok") is False and "cupy.cuda.get_elapsed_time" in r.get("error", "")
+          and "not the row's to change" in r.get("error", ""), "and its timing is refused: %r" % r)
+    b.close()
+
+
 def test_errors():
     b = Bridge()
     check(b.ask(open_req("raises.py")) == {"ok": True}, "a row that raises opens")
@@ -160,7 +206,8 @@ def test_usage():
 
 
 def main():
-    for t in (test_usage, test_refusals, test_run_and_time, test_errors, test_without_cupy):
+    for t in (test_usage, test_refusals, test_run_and_time, test_canary, test_patched_timer,
+              test_errors, test_without_cupy):
         print("--", t.__name__)
         t()
     print("%d failed" % len(FAILED))
