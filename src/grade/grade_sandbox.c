@@ -114,7 +114,9 @@ static bool outside_dir_ok(const char *dir)
     return true;
 }
 
-static void add_python(grade_jail *j)
+/* python3's folders bound and CUDALAB_PYTHON set; the folder of its
+ * executable into bin ("" without python3). */
+static void add_python(grade_jail *j, char *bin, size_t bin_size)
 {
     char exe[CL_PATH_MAX];
     char *dirs[48];
@@ -124,9 +126,11 @@ static void add_python(grade_jail *j)
             add_ro(j, dirs[i]);
         free(dirs[i]);
     }
+    bin[0] = '\0';
     if (exe[0]) {
         add_ro(j, exe);
         add_env(j, PYENV_VAR, exe);
+        paths_dir_name(exe, bin, bin_size);
     }
 }
 
@@ -261,12 +265,9 @@ static bool namespaces(grade_jail *j, const grade_opts *o, const char *ws,
     for (char *save = NULL, *d = strtok_r(libs, ":", &save); d; d = strtok_r(NULL, ":", &save))
         if (outside_dir_ok(d))
             add_ro(j, d);
-    if (python)
-        add_python(j);
     char bin[CL_PATH_MAX] = "";
-    for (size_t i = 0; i < j->nenv; i++)
-        if (strncmp(j->env[i], PYENV_VAR "=", sizeof PYENV_VAR) == 0)
-            paths_dir_name(j->env[i] + sizeof PYENV_VAR, bin, sizeof bin);
+    if (python)
+        add_python(j, bin, sizeof bin);
     add_devices(j);
     add_trusted_caches(j);
     add_env_all(j, bin[0] ? bin : NULL);
