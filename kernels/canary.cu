@@ -2,7 +2,10 @@
 // src/engine/engine_canary.c): two buffers exchanged in place, so that the
 // inputs a row is timed on and the fresh ones staged for one repetition
 // trade places without a third copy; and how many bytes of two buffers
-// differ, so that a kernel that wrote into its inputs is seen.
+// differ, so that a kernel that wrote into its inputs is seen; and the
+// elements of an input moved in place (each paired with the one whose index
+// differs from its own by a random XOR mask), so that no timed repetition
+// sees the inputs of the one before it.
 
 #include "kcommon.cuh"
 #include "kernels.h"
@@ -45,6 +48,20 @@ __global__ void count_diff_kernel(const uint32_t *a, const uint32_t *b, size_t w
         n += __shfl_down_sync(0xffffffffu, n, off);
     if ((threadIdx.x & 31) == 0 && n)
         atomicAdd(count, n);
+}
+
+template <typename T>
+__global__ void xor_pairs_kernel(T *v, size_t n, size_t mask)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const size_t j = i ^ mask;
+        if (j < n && i < j) {
+            T t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+    }
 }
 
 // A grid for n items: enough blocks of 256 threads, at most 8 a multiprocessor.
@@ -94,4 +111,32 @@ extern "C" cudaError_t kernels_count_diff(const void *a, const void *b, size_t b
         (const unsigned char *)b + 4 * words, tail, count);
     KCHECK_LAUNCH();
     return cudaSuccess;
+}
+
+template <typename T>
+static cudaError_t xor_pairs(void *v, size_t n, size_t mask, cudaStream_t stream)
+{
+    if ((size_t)v % sizeof(T))
+        return cudaErrorInvalidValue;
+    unsigned grid = 1;
+    KCHECK(canary_grid(n, &grid));
+    xor_pairs_kernel<T><<<grid, 256, 0, stream>>>((T *)v, n, mask);
+    KCHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t kernels_xor_pairs(void *v, size_t n, int elem_bytes, uint64_t mask,
+                                         cudaStream_t stream)
+{
+    if (n < 2 || mask == 0)
+        return cudaSuccess;
+    if (!v)
+        return cudaErrorInvalidValue;
+    switch (elem_bytes) {
+    case 1: return xor_pairs<uint8_t>(v, n, (size_t)mask, stream);
+    case 2: return xor_pairs<uint16_t>(v, n, (size_t)mask, stream);
+    case 4: return xor_pairs<uint32_t>(v, n, (size_t)mask, stream);
+    case 8: return xor_pairs<uint64_t>(v, n, (size_t)mask, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }

@@ -114,6 +114,11 @@ cudaError_t kernels_fill_u32(uint32_t *out, uint32_t v, size_t n, cudaStream_t s
 cudaError_t kernels_swap_bytes(void *a, void *b, size_t bytes, cudaStream_t stream);
 cudaError_t kernels_count_diff(const void *a, const void *b, size_t bytes,
                                unsigned long long *count, cudaStream_t stream);
+/* Exchanges v[i] and v[i ^ mask] for every i < n whose partner is below n
+ * too (elements of elem_bytes: 1, 2, 4 or 8), on stream: the same values
+ * in another order, different at most places for every mask in [1, n). */
+cudaError_t kernels_xor_pairs(void *v, size_t n, int elem_bytes, uint64_t mask,
+                              cudaStream_t stream);
 /* Message of the last library (cuBLAS) failure, for the error report. */
 const char *kernels_library_error(void);
 /* Frees library handles (cuBLAS) before the worker exits. */

@@ -30,7 +30,11 @@ stderr, which the worker shows in its log.
       go on with the last run's inputs and one timed repetition, chosen
       from it as gpu/timing.c chooses, first copies the worker's buffers in
       (fresh inputs, poisoned outputs); its outputs go back once it has
-      finished and, at the end, only the inputs do.  Before each batch the
+      finished and, at the end, only the inputs do.  Every other
+      repetition, warm-ups included, first moves the elements of each
+      buffer opened with "shuffle": true (exchanged in pairs, i with
+      i ^ mask, a new mask each time), and the one before the canary gets
+      the canary's inputs so moved, as gpu/timing.c does.  Before each batch the
       persisting L2 set-aside goes back to 0; a row that sets it again or
       replaces what this script times with is refused.
   {"cmd": "release"}  unmaps this size's buffers
@@ -89,6 +93,8 @@ class Row(object):
         self.args = None
         self.opened = []
         self.pairs = []     # (the worker's allocation, this process's copy of it, output?)
+        self.shuffled = []  # the copies whose elements move between repetitions
+        self.mix = None     # where their masks come from
         self.fatal = False
         self.timer = []     # (name, owner, attribute, the object this script times with)
         self.own = {}       # this script's functions, as they were before the row ran
@@ -257,6 +263,7 @@ def release(row):
                 pass
     row.opened = []
     row.pairs = []
+    row.shuffled = []
 
 
 def own_copy(cp, shared):
@@ -391,6 +398,8 @@ def cmd_open(row, req):
         own = own_copy(cp, shared)
         row.pairs.append((shared, own, bool(a.get("output"))))
         base = own if own is not None else shared
+        if a.get("shuffle") is True and not a.get("output") and own is not None and count > 1:
+            row.shuffled.append(own[:count])
         values[a["name"]] = base[:count] if total > count else base
     row.args = Args(values, req.get("size", ""))
     return {"ok": True}
@@ -450,11 +459,56 @@ def time_options(req):
     return o
 
 
+XOR_PAIRS = r'''
+template <typename T>
+__device__ void pairs(T *v, long long n, long long mask)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long j = i ^ mask;
+        if (j < n && i < j) {
+            T t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+    }
+}
+extern "C" __global__ void pairs1(unsigned char *v, long long n, long long m) { pairs(v, n, m); }
+extern "C" __global__ void pairs2(unsigned short *v, long long n, long long m) { pairs(v, n, m); }
+extern "C" __global__ void pairs4(unsigned int *v, long long n, long long m) { pairs(v, n, m); }
+extern "C" __global__ void pairs8(unsigned long long *v, long long n, long long m) { pairs(v, n, m); }
+'''
+
+
+def shuffle(row):
+    """Every shuffled copy's elements exchanged in pairs by a new mask."""
+    if not row.shuffled:
+        return
+    cp = row.cp
+    if row.mix is None:
+        mod = cp.RawModule(code=XOR_PAIRS, options=("-std=c++17",))
+        row.mix = (dict((k, mod.get_function("pairs%d" % k)) for k in (1, 2, 4, 8)),
+                   int.from_bytes(os.urandom(8), "little"))
+    kernels, state = row.mix
+    state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+    row.mix = (kernels, state)
+    draw = state >> 1
+    for v in row.shuffled:
+        n = v.size
+        fn = kernels.get(v.dtype.itemsize)
+        if fn is None:
+            continue
+        mask = draw & ((1 << max(1, (n - 1).bit_length())) - 1) or 1
+        blocks = min((n + 255) // 256, 4096)
+        fn((blocks,), (256,), (v, cp.int64(n), cp.int64(mask)))
+
+
 def warm_up(row, o, ev, stream):
     """Warm-up runs until warmup_ms of GPU time; (how many, the last's ms)."""
     warm, warm_ms, last = 0, 0.0, 0.0
     while warm < 1 or (warm_ms < o["warmup_ms"] and warm_ms < o["budget_ms"] and warm < 1000):
         reset_l2(row)
+        shuffle(row)
         ev[0][0].record(stream)
         call_run(row)
         ev[0][1].record(stream)
@@ -470,9 +524,12 @@ def warm_up(row, o, ev, stream):
 def run_batch(row, ev, stream, flush, k, canary):
     """k repetitions' times in ms; with canary, the last is the canary."""
     reset_l2(row)
+    decoy = k - 2 if canary and row.shuffled else -1
     for i in range(k):
-        if canary and i == k - 1:
+        if canary and (i == k - 1 or i == decoy):
             pull(row)
+        if not canary or i != k - 1:
+            shuffle(row)
         if flush is not None:
             flush.fill(i & 0xFF)
         ev[i][0].record(stream)
@@ -499,13 +556,17 @@ def cmd_time(row, req):
         pull(row)
     warm, last = warm_up(row, o, ev, stream)
     est = max(3, min(int(o["budget_ms"] / last), o["max"])) if last > 0 else o["max"]
-    canary = o["canary"] % est if canary_mode else -1      # as gpu/timing.c picks it
+    # as gpu/timing.c picks it: never the first, whose decoy would be missing
+    canary = (1 + o["canary"] % (est - 1) if est > 1 else 0) if canary_mode else -1
     times, spent, t0, ran = [], 0.0, row.clock(), -1
     while True:
         n = len(times)
         k = int(5.0 / last) if last > 0 else o["batch"]
         k = max(1, min(k, o["batch"], o["max"] - n))
-        now = n <= canary < n + k
+        # a batch ends with the canary and holds the repetition before it
+        now = n <= canary <= n + k
+        if now and canary - n + 1 > o["batch"]:
+            now, k = False, k - 1
         if now:
             k = canary - n + 1
         ts = run_batch(row, ev, stream, flush, k, now)
@@ -520,7 +581,7 @@ def cmd_time(row, req):
         if canary < len(times) or len(times) >= o["max"]:
             break
         if wall >= o["wall_factor"] * o["budget_ms"]:
-            canary = len(times)
+            canary = len(times) + 1 if len(times) + 1 < o["max"] else len(times)
     row.sync()
     push(row, outputs=False if canary_mode else None)
     return {"ok": True, "times": times, "warmups": warm, "flushed": flush is not None,

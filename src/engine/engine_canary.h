@@ -14,9 +14,11 @@
  * and poisoned outputs wait in the worker's buffers, which the bridge
  * copies in at its canary repetition (python/cudalab_bridge.py).
  *
- * After timing, the inputs must still equal the staged ones: a kernel that
- * writes into its inputs (where it could leave itself a mark that tells
- * inputs it has already seen from fresh ones) is caught there.
+ * Right after the canary, the inputs must still equal the staged ones: a
+ * kernel that writes into its inputs (where it could leave itself a mark
+ * that tells inputs it has already seen from fresh ones) is caught there.
+ * Between repetitions the inputs' elements change places (canary_shuffle),
+ * so that the timed repetitions never see the same inputs twice in a row.
  *
  * The cost: one more reference (the CPU's or the lab's kernel), a device
  * copy of the inputs, one upload, and one checked repetition among the
@@ -51,6 +53,9 @@ typedef struct canary {
     bool ready;                   /* staged: timing runs a canary */
     bool ran;                     /* it ran, and rep is its check */
     check_report rep;
+    int changed;                  /* the input it wrote into (-1: none) */
+    unsigned long long changed_bytes;
+    uint64_t mix;                 /* canary_shuffle's masks come from it */
     char note[192];               /* why the row has no canary ("" when it has one) */
 } canary;
 
@@ -75,6 +80,16 @@ bool canary_open(engine_ctx *c, problem_data *p, const char *variant, bool keep,
  * outputs downloaded and checked. */
 bool canary_before(void *ud, cudaStream_t stream, cl_err *e);
 bool canary_after(void *ud, cl_err *e);
+/* timing_opts' canary_shuffle: the elements of every input drawn element
+ * by element (problem_input's elem_bytes) exchanged in pairs by a new
+ * random XOR mask, on stream.  Before every repetition but the canary, so
+ * that no repetition sees the inputs of the one before: a kernel that
+ * recomputes only when its inputs changed (a fingerprint of a few samples,
+ * a hash of them all) recomputes every time, and one that keeps an answer
+ * for inputs it thinks it has seen (the same values in any order) replays
+ * a wrong one at the canary, which comes right after such a shuffle of
+ * its own inputs. */
+bool canary_shuffle(void *ud, cudaStream_t stream, cl_err *e);
 /* After timing: when the canary ran and failed, or the inputs no longer
  * equal the staged ones, r becomes RS_WRONG saying so and *judged is set;
  * else r stays as it is.  false with e when a CUDA call failed. */

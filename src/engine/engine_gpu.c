@@ -337,6 +337,7 @@ static bool timed_run(engine_ctx *c, gpu_target *t, const row_rates *x, const ch
         .canary_draw = cv->ready ? cv->draw : 0,
         .canary_before = canary_before,
         .canary_after = canary_after,
+        .canary_shuffle = canary_shuffle,
         .canary_ud = cv,
     };
     timing_result tr;

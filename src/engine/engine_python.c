@@ -34,9 +34,21 @@
 #define PY_OPEN_S 180.0        /* importing CuPy and Numba, JIT-compiling the row */
 #define PY_RUN_S 60.0          /* one call of run(args) */
 
+/* Whether b is an input whose elements the canary may move between
+ * repetitions (engine_canary.h's canary_shuffle). */
+static bool shuffled_input(problem_data *p, const gpu_buffer *b)
+{
+    problem_input in[CANARY_MAX_INPUTS];
+    int n = problem_inputs(p, in, CANARY_MAX_INPUTS);
+    for (int i = 0; i < n; i++)
+        if (in[i].buf == b)
+            return in[i].elem_bytes > 0 && in[i].count >= 2;
+    return false;
+}
+
 /* The open request: the row's file and this size's buffers as IPC
  * handles.  NULL with msg when a buffer cannot be shared. */
-static cJSON *open_request(const pyrow *py, const problem_data *p, const char *label, char *msg,
+static cJSON *open_request(const pyrow *py, problem_data *p, const char *label, char *msg,
                            size_t n)
 {
     static const char *const dtypes[] = {"f32", "i32", "bf16", "f64", "u32", "u8"};
@@ -88,6 +100,7 @@ static cJSON *open_request(const pyrow *py, const problem_data *p, const char *l
             snprintf(hex + 2 * k, 3, "%02x", (unsigned char)h.reserved[k]);
         cJSON_AddStringToObject(o, "kind", "buffer");
         cJSON_AddBoolToObject(o, "output", a[i].output);
+        cJSON_AddBoolToObject(o, "shuffle", !a[i].output && shuffled_input(p, a[i].buf));
         cJSON_AddStringToObject(o, "dtype", dt >= 0 && dt < 6 ? dtypes[dt] : "f32");
         cJSON_AddNumberToObject(o, "count", (double)a[i].count);
         /* the whole allocation, guard bytes after the elements included */

@@ -235,15 +235,18 @@ int problem_inputs(problem_data *data, problem_input *out, int max)
         return data->ops->inputs(data, out, max);
     if (data->ops->spec->host_io || data->ops->spec->managed)
         return 0;
+    /* the built-in problems' inputs are uniform, element by element */
     struct {
         gpu_buffer *b;
         const char *name;
-    } all[] = {{&data->da, "a"}, {&data->db, "b"}, {&data->didx, "idx"},
-               {&data->da16, "a (BF16)"}, {&data->db16, "b (BF16)"}};
+        int elem;
+    } all[] = {{&data->da, "a", 4}, {&data->db, "b", 4}, {&data->didx, "idx", 4},
+               {&data->da16, "a (BF16)", 2}, {&data->db16, "b (BF16)", 2}};
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
         if (all[i].b->ptr && all[i].b->bytes)
-            out[n++] = (problem_input){all[i].b, input_name(data, all[i].b, all[i].name)};
+            out[n++] = (problem_input){all[i].b, input_name(data, all[i].b, all[i].name),
+                                       all[i].b->bytes / (size_t)all[i].elem, all[i].elem};
     return n;
 }
 

@@ -62,10 +62,16 @@ typedef struct problem_arg {
 } problem_arg;
 
 /* A device buffer a run reads: an input (never an output or scratch), and
- * the name its launcher knows it by. */
+ * the name its launcher knows it by.  count elements of elem_bytes each
+ * when its elements are drawn independently of each other and of their
+ * place (so that the same values in another order are inputs as likely as
+ * these: the canary moves them between repetitions); elem_bytes 0 when
+ * their order means something (a lab's fill function) or is not known. */
 typedef struct problem_input {
     gpu_buffer *buf;
     const char *name;
+    size_t count;
+    int elem_bytes;
 } problem_input;
 
 typedef struct problem_ops {

@@ -303,8 +303,12 @@ static int inputs(problem_data *p, problem_input *out, int max)
     const problem_decl *d = decl_of(p);
     int n = 0;
     for (int i = 0; i < d->nargs && n < max; i++)
-        if (d->args[i].buffer && !d->args[i].output && p->decl->b[i].dev.ptr)
-            out[n++] = (problem_input){&p->decl->b[i].dev, d->args[i].name};
+        if (d->args[i].buffer && !d->args[i].output && p->decl->b[i].dev.ptr) {
+            /* a fill function's order may mean something: its elements stay */
+            bool iid = d->args[i].fill.kind != FILL_FN;
+            out[n++] = (problem_input){&p->decl->b[i].dev, d->args[i].name, p->decl->b[i].count,
+                                       iid ? (int)decl_type_size(d->args[i].type) : 0};
+        }
     return n;
 }
 

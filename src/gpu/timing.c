@@ -120,14 +120,27 @@ bool timing_l2_reset(cl_err *e)
 
 int timing_canary_pick(uint64_t draw, int est)
 {
-    return est > 1 ? (int)(draw % (uint64_t)est) : 0;
+    return est > 1 ? 1 + (int)(draw % (uint64_t)(est - 1)) : 0;
 }
 
-/* Enqueues k repetitions (flush, start, work, stop) and waits for the last;
- * canary: the last of them is the canary (its inputs enqueued before its
- * flush, its check after the wait). */
+/* What repetition i of a batch of k starts from: the canary's inputs
+ * (the last of a canary batch), them shuffled (the one before it), or
+ * the inputs of the repetition before, shuffled. */
+static bool inputs_for(const timing_opts *o, int i, int k, bool canary, bool shuffle, cl_err *e)
+{
+    cudaStream_t s = o->stream;
+    bool last = canary && i == k - 1, decoy = canary && shuffle && i == k - 2;
+    if ((last || decoy) && !o->canary_before(o->canary_ud, s, e))
+        return false;
+    return last || !shuffle || o->canary_shuffle(o->canary_ud, s, e);
+}
+
+/* Enqueues k repetitions (inputs, flush, start, work, stop) and waits for
+ * the last; canary: the last of them is the canary (its inputs enqueued
+ * before its flush, its check after the wait); shuffle: canary_shuffle
+ * before the others. */
 static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_events *ev, int k,
-                      bool flush, int rep0, bool canary, double *ms, cl_err *e)
+                      bool flush, int rep0, bool canary, bool shuffle, double *ms, cl_err *e)
 {
     cudaStream_t s = o->stream;
     if (o->before && !o->before(o->before_ud, e))
@@ -135,7 +148,7 @@ static bool run_batch(const timing_opts *o, timing_fn fn, void *ud, timing_event
     if (!timing_l2_reset(e))
         return false;
     for (int i = 0; i < k; i++) {
-        if (canary && i == k - 1 && !o->canary_before(o->canary_ud, s, e))
+        if (!inputs_for(o, i, k, canary, shuffle, e))
             return false;
         if (flush)
             CUDA_CHECK(e, cudaMemsetAsync(o->flush, (rep0 + i) & 0xff, o->flush_bytes, s));
@@ -174,11 +187,14 @@ bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *
     if (!events_create(&ev, err))
         goto cleanup;
 
+    bool with_canary = opts->canary_draw && opts->canary_before && opts->canary_after &&
+                       !opts->before;
+    bool shuffle = with_canary && opts->canary_shuffle;
     double warm_ms = 0.0, last = 0.0;
     int warm = 0;
     while (warm < 1 || (warm_ms < warm_target && warm_ms < budget && warm < 1000)) {
         double t = 0.0;
-        if (!run_batch(opts, fn, ud, &ev, 1, false, warm, false, &t, err))
+        if (!run_batch(opts, fn, ud, &ev, 1, false, warm, false, shuffle, &t, err))
             goto cleanup;
         warm_ms += t;
         last = t;
@@ -192,18 +208,22 @@ bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *
     int n = 0;
     double spent = 0.0, t0 = clock_now_ms();
     int est = last > 0.0 ? clampi((int)(budget / last), 3, cap) : cap;
-    bool with_canary = opts->canary_draw && opts->canary_before && opts->canary_after &&
-                       !opts->before;
     int canary = with_canary ? timing_canary_pick(opts->canary_draw, est) : -1;
     out->canary_rep = -1;
     for (;;) {
         int k = last > 0.0 ? clampi((int)(5.0 / last), 1, TIMING_MAX_BATCH) : TIMING_MAX_BATCH;
         k = clampi(opts->before ? 1 : k, 1, cap - n);
-        /* a batch ends with the canary */
-        bool now = canary >= n && canary < n + k;
+        /* a batch ends with the canary and holds the repetition before it
+         * too: one that would end right before it takes it in, or, full,
+         * leaves its last for the next */
+        bool now = canary >= n && canary <= n + k;
+        if (now && canary - n + 1 > TIMING_MAX_BATCH) {
+            now = false;
+            k--;
+        }
         if (now)
             k = canary - n + 1;
-        if (!run_batch(opts, fn, ud, &ev, k, flush, n, now, v + n, err))
+        if (!run_batch(opts, fn, ud, &ev, k, flush, n, now, shuffle, v + n, err))
             goto cleanup;
         if (now)
             out->canary_rep = canary;
@@ -223,7 +243,7 @@ bool timing_run(const timing_opts *opts, timing_fn fn, void *ud, timing_result *
          * warm-up promised: then it is the next one. */
         out->converged = false;
         if (wall >= TIMING_WALL_FACTOR * budget)
-            canary = n;
+            canary = n + 1 < cap ? n + 1 : n;
     }
     out->gpu_ms = spent;
     out->s = stats_summarise(v, (size_t)n);

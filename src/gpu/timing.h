@@ -28,7 +28,13 @@
  * same batch as the repetitions before it, so the kernel sees no host pause
  * before it that it does not see before the others; the batch ends with
  * it, and canary_after runs on the host (its check) before any later
- * repetition is enqueued.  Its time counts like any other's. */
+ * repetition is enqueued.  Its time counts like any other's.  With
+ * canary_shuffle as well, every other repetition, warm-ups included, is
+ * preceded by it (the inputs' elements moved, outside the timed region),
+ * and the repetition right before the canary is given the canary's inputs
+ * shuffled: a kernel that keeps an answer for inputs it has seen in
+ * another order gives it at the canary.  The canary is then never the
+ * first repetition nor the first of its batch, where it can be helped. */
 #ifndef CUDALAB_GPU_TIMING_H
 #define CUDALAB_GPU_TIMING_H
 
@@ -77,6 +83,7 @@ typedef struct timing_opts {
     uint64_t canary_draw;
     bool (*canary_before)(void *ud, cudaStream_t stream, cl_err *err);
     bool (*canary_after)(void *ud, cl_err *err);
+    bool (*canary_shuffle)(void *ud, cudaStream_t stream, cl_err *err);   /* NULL: none */
     void *canary_ud;
 } timing_opts;
 
@@ -99,7 +106,8 @@ bool timing_needs_flush(const timing_opts *opts);
 bool timing_should_stop(const double *samples, int nsamples, double spent_ms, double wall_ms,
                         const timing_opts *opts, bool *converged);
 
-/* The canary's repetition for a draw, among est (>= 1) repetitions. */
+/* The canary's repetition for a draw, among est (>= 1) repetitions: never
+ * the first when there are two or more. */
 int timing_canary_pick(uint64_t draw, int est);
 
 /* Sets the persisting L2 set-aside back to 0 (when it is not) and resets

@@ -121,11 +121,14 @@ static void test_canary_pick(void **state)
     int seen[40] = {0};
     for (uint64_t d = 1; d <= 40000; d++) {
         int k = timing_canary_pick(d * 0x9e3779b97f4a7c15ull, 40);
-        assert_true(k >= 0 && k < 40);
+        assert_true(k >= 1 && k < 40);
         seen[k]++;
     }
-    for (int k = 0; k < 40; k++)
-        assert_true(seen[k] > 800 && seen[k] < 1200);
+    /* never the first: the repetition before the canary is its decoy */
+    assert_int_equal(seen[0], 0);
+    for (int k = 1; k < 40; k++)
+        assert_true(seen[k] > 800 && seen[k] < 1250);
+    assert_int_equal(timing_canary_pick(12345, 2), 1);
     assert_int_equal(timing_canary_pick(12345, 1), 0);
     assert_int_equal(timing_canary_pick(12345, 0), 0);
     uint64_t a = rng_secret(), b = rng_secret();

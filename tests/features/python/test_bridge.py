@@ -144,6 +144,43 @@ def test_canary():
     check(rc == 0, "quit: %d" % rc)
 
 
+def test_shuffle():
+    """x opened with shuffle: every call but the canary begins with x's
+    elements in another order; the call before the canary and the canary
+    begin with the worker's inputs, moved and as they are."""
+    b = Bridge()
+    req = open_req("order_probe.py", n=64)
+    for a in req["args"]:
+        a["output"] = a["name"] == "z"
+        a["shuffle"] = a["name"] == "x"
+    check(b.ask(req) == {"ok": True}, "open with x shuffled")
+    check(b.ask({"cmd": "run"}) == {"ok": True}, "the first check")
+    r = b.ask(dict(TIME, canary=777))
+    check(r.get("ok") is True, "time with a canary and a shuffle: %r" % r)
+    times, warm, k = r.get("times", []), r.get("warmups", 0), r.get("canary_rep", -1)
+    check(1 <= k < len(times), "the canary is never the first timed repetition: %r" % r)
+    rc, err = b.close()
+    seen = {}
+    for line in err.splitlines():
+        w = line.split()
+        if len(w) == 5 and w[0] == "order":
+            seen[int(w[1])] = (w[2], w[3], w[4])
+    canary_call = 2 + warm + k
+    last_timed = 1 + warm + len(times)
+    check(len(seen) == last_timed, "every call printed: %d of %d" % (len(seen), last_timed))
+    check(seen.get(canary_call, ("",))[:2] == ("worker", "sorted"),
+          "the canary begins with the worker's inputs as they are: %r" % (seen.get(canary_call),))
+    check(seen.get(canary_call - 1, ("",))[:2] == ("worker", "moved"),
+          "the call before it with them moved: %r" % (seen.get(canary_call - 1),))
+    for c in range(3, last_timed + 1):
+        if c in (canary_call, canary_call - 1):
+            continue
+        check(seen.get(c, ("",))[0] in ("own", "worker") and seen.get(c) != seen.get(c - 1),
+              "call %d began with the same values as call %d, in another order: %r %r"
+              % (c, c - 1, seen.get(c - 1), seen.get(c)))
+    check(rc == 0, "quit: %d" % rc)
+
+
 def test_patched_timer():
     b = Bridge()
     check(b.ask(open_req("patch_timer.py")) == {"ok": True}, "a row that patches the timer opens")
@@ -206,7 +243,8 @@ def test_usage():
 
 
 def main():
-    for t in (test_usage, test_refusals, test_run_and_time, test_canary, test_patched_timer,
+    for t in (test_usage, test_refusals, test_run_and_time, test_canary, test_shuffle,
+              test_patched_timer,
               test_errors, test_without_cupy):
         print("--", t.__name__)
         t()
