@@ -441,6 +441,8 @@ static bool run_size(engine_ctx *c, const char *label)
     row_rates x = {0};
     if (req->cpu && c->ops->cpu)
         cpu_rows(c, &p, &h, &x);
+    if (engine_cpu_only(req))
+        goto finish;
     lib_plan lp;
     plan_library(c, &lp);
     if (lp.want)

@@ -109,9 +109,9 @@ bool engine_decl_open(engine_ctx *ctx, char *msg, size_t msg_size)
     problem_decl_init(ctx->decl, pd);
     ctx->decl->stream = engine_g.stream;
     ctx->ops = &ctx->decl->ops;
-    if (pd->ref == REF_KERNEL) {
-        open_reference(ctx, pd);   /* compiled without a device too (engine.c) */
-    }
+    /* compiled without a device too (engine.c); not for the CPU rows alone */
+    if (pd->ref == REF_KERNEL && !engine_cpu_only(ctx->req))
+        open_reference(ctx, pd);
     open_rungs(ctx);
     return true;
 }

@@ -87,6 +87,14 @@ typedef struct row_rates {
     double cpu_ms, cpu_mt_ms, lib_ms;
 } row_rates;
 
+/* Whether req asks for the CPU baselines alone (no rung, library or
+ * exercise): the grader's trusted pass (grade/grade_run.c), which needs
+ * no device memory, reference kernel or check of its own, so none is made. */
+static inline bool engine_cpu_only(const run_request *req)
+{
+    return req->cpu && req->nvariants == 0 && !req->library[0] && !req->exercise_kernel[0];
+}
+
 /* ---- engine_device.c: the device ---- */
 
 /* Twice the L2 for flushing between repetitions; NULL when not to be had. */

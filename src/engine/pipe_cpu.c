@@ -283,7 +283,9 @@ bool pipe_cpu_rows(pipe_size *psize, cl_err *err)
         psize->c->rows.variant = NULL;
         return false;
     }
-    prep_ref_all(&psize->ref, &psize->st, all);
+    /* the GPU rows' reference: none when there are none */
+    if (!engine_cpu_only(psize->c->req))
+        prep_ref_all(&psize->ref, &psize->st, all);
     psize->c->rows.variant = NULL;
     return true;
 }

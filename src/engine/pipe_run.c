@@ -360,7 +360,8 @@ static bool run_size(engine_ctx *c, const run_plan *p, const char *label)
         error_rows(c, p, e.msg, true, false);
         goto done;
     }
-    alive = gpu_rows(z, p);
+    if (!engine_cpu_only(c->req))
+        alive = gpu_rows(z, p);
 done:
     prep_ref_free(&z->ref);
     prep_state_free(&z->st);
