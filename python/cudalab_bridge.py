@@ -29,8 +29,8 @@ stderr, which the worker shows in its log.
       "canary_rep": c}.  With canary (a number the worker drew), the runs
       go on with the last run's inputs and one timed repetition, chosen
       from it as gpu/timing.c chooses, first copies the worker's buffers in
-      (fresh inputs, poisoned outputs); its outputs go back once it has
-      finished and, at the end, only the inputs do.  Every other
+      (fresh inputs, poisoned outputs); its outputs and inputs go back once
+      it has finished (the worker checks both), and nothing more does.  Every other
       repetition, warm-ups included, first moves the elements of each
       buffer opened with "shuffle": true (exchanged in pairs, i with
       i ^ mask, a new mask each time), and the one before the canary gets
@@ -539,7 +539,7 @@ def run_batch(row, ev, stream, flush, k, canary):
     refuse_tampering(row)
     refuse_l2(row)
     if canary:
-        push(row, outputs=True)
+        push(row)
     return [row.elapsed(ev[i][0], ev[i][1]) for i in range(k)]
 
 
@@ -583,7 +583,8 @@ def cmd_time(row, req):
         if wall >= o["wall_factor"] * o["budget_ms"]:
             canary = len(times) + 1 if len(times) + 1 < o["max"] else len(times)
     row.sync()
-    push(row, outputs=False if canary_mode else None)
+    if not canary_mode:
+        push(row)
     return {"ok": True, "times": times, "warmups": warm, "flushed": flush is not None,
             "canary_rep": ran}
 

@@ -337,6 +337,8 @@ typedef struct baselines {
     size_t n;
 } baselines;
 
+static const run_result *trusted_row(const baselines *b, const char *variant, const char *size);
+
 /* Whether the problem req names has CPU baselines: false only for a
  * problem its lab declares without them (a stencil measured against the
  * copy), which the trusted pass then skips. */
@@ -377,7 +379,8 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
             static run_request req;
             grade_lab none;
             memset(&none, 0, sizeof none);
-            build_request(l, &l->exercises[k], &none, 1, GRADE_BUDGET_S, &req);
+            const lab_exercise *x = &l->exercises[k];
+            build_request(l, x, &none, 1, GRADE_BUDGET_S, &req);
             if (!has_cpu_baseline(l, &req))
                 continue;
             req.nvariants = 0;
@@ -387,6 +390,14 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
             if (!supervisor_submit(s, &req, l->time_limit_s, &e))
                 break;
             supervisor_wait(s, req.run);
+            if (c.faulted)
+                say(o, "the CPU baselines of %s%s%s could not be measured apart (%s): its CPU "
+                       "rows are not used in grading", l->id, x->id[0] ? "/" : "", x->id,
+                    c.fault.message);
+            else if (req.nsizes > 0 &&
+                     !trusted_row(&(baselines){c.rows, c.n}, "cpu", req.sizes[0]))
+                say(o, "the CPU baselines of %s%s%s: no CPU row at %s came back", l->id,
+                    x->id[0] ? "/" : "", x->id, req.sizes[0]);
             bl[at].rows = c.rows;
             bl[at].n = c.n;
             c.rows = NULL;

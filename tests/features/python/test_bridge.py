@@ -138,9 +138,9 @@ def test_canary():
     check(fresh == [canary_call], "only the canary's call began with the worker's inputs "
           "(call %d): %r" % (canary_call, fresh))
     after = seen.get(last_timed + 1, (None, None))
-    check(after == (float(last_timed), float(canary_call)),
-          "after timing the worker holds the last call's inputs and the canary's outputs: %r "
-          "(last %d, canary %d)" % (after, last_timed, canary_call))
+    check(after == (float(canary_call), float(canary_call)),
+          "after timing the worker holds what the canary's call left in its inputs and "
+          "outputs: %r (canary %d)" % (after, canary_call))
     check(rc == 0, "quit: %d" % rc)
 
 
