@@ -13,6 +13,8 @@
 #include "core/fsguard.h"
 #include "core/grow.h"
 #include "core/paths.h"
+#include "catalog/experiments_list.h"
+#include "catalog/problem_spec.h"
 #include "grade/grade_internal.h"
 #include "lab/labneeds.h"
 #include "lab/labproblem.h"
@@ -339,11 +341,23 @@ typedef struct baselines {
 
 static const run_result *trusted_row(const baselines *b, const char *variant, const char *size);
 
-/* Whether the problem req names has CPU baselines: false only for a
- * problem its lab declares without them (a stencil measured against the
- * copy), which the trusted pass then skips. */
-static bool has_cpu_baseline(const lab *l, const run_request *req)
+/* Whether the problem req names has CPU baselines, with an experiments
+ * lab's exercise made a request for the problem it computes (the
+ * profiling lab's: the pipeline; the worker does the same when it runs
+ * the learner's kernel): false for a problem its lab declares without
+ * them (a stencil measured against the copy) and for an experiments
+ * problem with no exercise problem of its own (multigpu's, against NCCL),
+ * which the trusted pass then skips. */
+static bool has_cpu_baseline(const lab *l, run_request *req)
 {
+    if (experiments_problem(req->problem)) {
+        const problem_spec *ps = problem_spec_of_exercise(req->problem);
+        if (!ps || experiments_problem(ps->name))
+            return false;
+        snprintf(req->problem, sizeof req->problem, "%s", ps->name);
+        req->lab_file[0] = '\0';
+        return true;
+    }
     const problem_decl *pd = req->lab_file[0] ? lab_problem_decl(l, req->problem) : NULL;
     return !pd || (pd->cpu && pd->builtin[0]);
 }

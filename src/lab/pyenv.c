@@ -25,6 +25,7 @@ static const char PROBE[] =
     "if sys.argv[1] == 'paths':\n"
     "    r['dirs'] = [sys.prefix, sys.base_prefix, sys.exec_prefix] + [p for p in sys.path if p]\n"
     "    r['dirs'].append(__import__('os').path.realpath(sys.executable))\n"
+    "    r['exe'] = sys.executable\n"
     "else:\n"
     "    for key, mod in (('cupy', 'cupy'), ('numba', 'numba.cuda')):\n"
     "        try:\n"
@@ -183,8 +184,8 @@ static bool system_dir(const char *dir)
 }
 
 /* python3's folders as the probe lists them (its real executable last),
- * each kept where keep(dir) says so; python3 as found into exe (exe_size
- * bytes) when asked. */
+ * each kept where keep(dir) says so; the interpreter's own sys.executable
+ * into exe (exe_size bytes) when asked. */
 static size_t probe_dirs(bool (*keep)(const char *), char *exe, size_t exe_size, char **out,
                          size_t max)
 {
@@ -195,8 +196,9 @@ static size_t probe_dirs(bool (*keep)(const char *), char *exe, size_t exe_size,
     if (!j)
         return 0;
     size_t n = 0;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "exe");
     if (exe && exe_size)
-        snprintf(exe, exe_size, "%s", python);
+        snprintf(exe, exe_size, "%s", cJSON_IsString(x) && x->valuestring ? x->valuestring : "");
     /* the folder of python3 itself (a virtual environment's bin/) */
     char bin[CL_PATH_MAX];
     if (paths_dir_name(python, bin, sizeof bin) && keep(bin) && n < max)

@@ -52,10 +52,11 @@ bool pyenv_unavailable(const pyenv *env, bool needs_numba, char *msg, size_t msg
  * $HOME, /home, /root or the temporary folders), each a malloc'd string in
  * out[0..max); returns how many. */
 size_t pyenv_import_dirs(char **out, size_t max);
-/* For the grading sandbox (grade/grade_sandbox.c): python3 as it was
- * found into exe (not resolved: a virtual environment's bin/python3 is a
- * link to its base interpreter, and only started by its own path does it
- * find its pyvenv.cfg and its packages), and every absolute folder it
+/* For the grading sandbox (grade/grade_sandbox.c): python3's own
+ * sys.executable into exe (not a shim such as pyenv's, which is a script,
+ * and not resolved either: a virtual environment's bin/python3 is a link
+ * to its base interpreter, and only started by its own path does it find
+ * its pyvenv.cfg and its packages), and every absolute folder it
  * imports from (its prefixes, its bin/ and sys.path, home folders
  * included: the caller chooses what to bind) with the real executable
  * among them; malloc'd strings, the count (0 without python3). */
