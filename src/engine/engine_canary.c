@@ -101,7 +101,7 @@ bool canary_open(engine_ctx *c, problem_data *p, const char *variant, bool keep,
         return false;
     CUDA_CHECK(e, cudaStreamSynchronize(s));
     cv->draw = rng_secret() | 1u;
-    cv->mix = rng_secret();
+    rng_seed(&cv->mix, rng_secret());
     cv->changed = -1;
     cv->ready = true;
     return true;
@@ -156,10 +156,7 @@ static size_t pow2_at_least(size_t n)
 bool canary_shuffle(void *ud, cudaStream_t stream, cl_err *e)
 {
     canary *cv = ud;
-    rng g;
-    rng_seed(&g, cv->mix);
-    cv->mix = rng_next(&g);
-    uint64_t draw = rng_next(&g);
+    uint64_t draw = rng_next(&cv->mix);
     for (int i = 0; i < cv->n; i++) {
         const problem_input *in = &cv->in[i];
         if (in->elem_bytes == 0 || in->count < 2)
@@ -183,32 +180,26 @@ static void wrong_because(run_result *r, const check_report *rep, const char *wh
     r->status = RS_WRONG;
 }
 
-bool canary_judge(canary *cv, run_result *r, bool *judged, cl_err *e)
+bool canary_judge(const canary *cv, run_result *r)
 {
-    *judged = false;
     if (!cv->ready || !cv->ran)
-        return true;
+        return false;
     if (cv->rep.status != CHECK_OK) {
         wrong_because(r, &cv->rep,
                       "wrong on fresh inputs during timing (one timed run, chosen at random, "
                       "was given new inputs and checked): the kernel seems to replay an earlier "
                       "answer or to skip work on some calls");
-        *judged = true;
         return true;
     }
-    (void)e;
-    int which = cv->changed;
-    unsigned long long bytes = cv->changed_bytes;
-    if (which >= 0) {
-        r->status = RS_WRONG;
-        r->nmismatch = 0;
-        snprintf(r->message, sizeof r->message,
-                 "the kernel changed its input '%s' during timing (%llu bytes differ from what "
-                 "cudalab gave it): inputs must be left as they are, or a kernel could mark "
-                 "inputs it has already seen and replay their answer",
-                 cv->in[which].name, bytes);
-        *judged = true;
-    }
+    if (cv->changed < 0)
+        return false;
+    r->status = RS_WRONG;
+    r->nmismatch = 0;
+    snprintf(r->message, sizeof r->message,
+             "the kernel changed its input '%s' during timing (%llu bytes differ from what "
+             "cudalab gave it): inputs must be left as they are, or a kernel could mark "
+             "inputs it has already seen and replay their answer",
+             cv->in[cv->changed].name, cv->changed_bytes);
     return true;
 }
 

@@ -32,6 +32,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/err.h"
+#include "core/rng.h"
 #include "cpu/check.h"
 #include "gpu/buffer.h"
 #include "engine/engine_internal.h"
@@ -55,7 +56,7 @@ typedef struct canary {
     check_report rep;
     int changed;                  /* the input it wrote into (-1: none) */
     unsigned long long changed_bytes;
-    uint64_t mix;                 /* canary_shuffle's masks come from it */
+    rng mix;                      /* canary_shuffle's masks come from it */
     char note[192];               /* why the row has no canary ("" when it has one) */
 } canary;
 
@@ -91,9 +92,9 @@ bool canary_after(void *ud, cl_err *e);
  * its own inputs. */
 bool canary_shuffle(void *ud, cudaStream_t stream, cl_err *e);
 /* After timing: when the canary ran and failed, or the inputs no longer
- * equal the staged ones, r becomes RS_WRONG saying so and *judged is set;
- * else r stays as it is.  false with e when a CUDA call failed. */
-bool canary_judge(canary *cv, run_result *r, bool *judged, cl_err *e);
+ * equalled the staged ones right after it, r becomes RS_WRONG saying so
+ * and true is returned; else r stays as it is. */
+bool canary_judge(const canary *cv, run_result *r);
 void canary_close(canary *cv);
 
 #endif

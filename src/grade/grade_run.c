@@ -339,17 +339,27 @@ typedef struct baselines {
     size_t n;
 } baselines;
 
-static const run_result *trusted_row(const baselines *b, const char *variant, const char *size);
-
-/* Whether the problem req names has CPU baselines, with an experiments
- * lab's exercise made a request for the problem it computes (the
- * profiling lab's: the pipeline; the worker does the same when it runs
- * the learner's kernel): false for a problem its lab declares without
- * them (a stencil measured against the copy) and for an experiments
- * problem with no exercise problem of its own (multigpu's, against NCCL),
- * which the trusted pass then skips. */
-static bool has_cpu_baseline(const lab *l, run_request *req)
+static const run_result *trusted_row(const baselines *b, const char *variant, const char *size)
 {
+    for (size_t i = 0; b && i < b->n; i++)
+        if ((b->rows[i].kind == RK_CPU || b->rows[i].kind == RK_CPU_MT) &&
+            strcmp(b->rows[i].variant, variant) == 0 && strcmp(b->rows[i].size, size) == 0)
+            return &b->rows[i];
+    return NULL;
+}
+
+/* req, built for exercise x, made the trusted pass's: the CPU rows alone
+ * (no rung, library or learner's kernel), and for an experiments lab's
+ * exercise the problem it computes (the profiling lab's: the pipeline, as
+ * the worker runs the learner's kernel).  false when the problem has no
+ * CPU baselines to measure: one its lab declares without them (a stencil
+ * measured against the copy) or an experiments problem with no exercise
+ * problem of its own (multigpu's, against NCCL). */
+static bool trusted_request(const lab *l, run_request *req)
+{
+    req->nvariants = 0;
+    req->library[0] = '\0';
+    req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
     if (experiments_problem(req->problem)) {
         const problem_spec *ps = problem_spec_of_exercise(req->problem);
         if (!ps || experiments_problem(ps->name))
@@ -395,11 +405,8 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
             memset(&none, 0, sizeof none);
             const lab_exercise *x = &l->exercises[k];
             build_request(l, x, &none, 1, GRADE_BUDGET_S, &req);
-            if (!has_cpu_baseline(l, &req))
+            if (!trusted_request(l, &req))
                 continue;
-            req.nvariants = 0;
-            req.library[0] = '\0';
-            req.exercise_kernel[0] = req.exercise_launcher[0] = '\0';
             memset(&c, 0, sizeof c);
             if (!supervisor_submit(s, &req, l->time_limit_s, &e))
                 break;
@@ -419,15 +426,6 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
     }
     supervisor_free(s);
     say(o, "the CPU baselines took %.1f s", (clock_now_ms() - t0) / 1e3);
-}
-
-static const run_result *trusted_row(const baselines *b, const char *variant, const char *size)
-{
-    for (size_t i = 0; b && i < b->n; i++)
-        if ((b->rows[i].kind == RK_CPU || b->rows[i].kind == RK_CPU_MT) &&
-            strcmp(b->rows[i].variant, variant) == 0 && strcmp(b->rows[i].size, size) == 0)
-            return &b->rows[i];
-    return NULL;
 }
 
 static bool has_row(const grade_lab *gl, const char *variant, const char *size)

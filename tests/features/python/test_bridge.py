@@ -118,16 +118,24 @@ def probe_calls(err):
     return seen
 
 
-def test_canary():
+def timed_with_canary(row, draw, shuffled=(), **kw):
+    """A bridge that opened row (z its output, the names in shuffled
+    moved between repetitions), checked it once and timed it with a canary
+    from draw: (the bridge, the time reply, its times, warm-ups, canary)."""
     b = Bridge()
-    req = open_req("canary_probe.py")
+    req = open_req(row, **kw)
     for a in req["args"]:
         a["output"] = a["name"] == "z"
-    check(b.ask(req) == {"ok": True}, "open with outputs marked")
+        a["shuffle"] = a["name"] in shuffled
+    check(b.ask(req) == {"ok": True}, "open %s with outputs marked" % row)
     check(b.ask({"cmd": "run"}) == {"ok": True}, "the first check")
-    r = b.ask(dict(TIME, canary=12345))
+    r = b.ask(dict(TIME, canary=draw))
     check(r.get("ok") is True, "time with a canary: %r" % r)
-    times, warm, k = r.get("times", []), r.get("warmups", 0), r.get("canary_rep", -1)
+    return b, r, r.get("times", []), r.get("warmups", 0), r.get("canary_rep", -1)
+
+
+def test_canary():
+    b, r, times, warm, k = timed_with_canary("canary_probe.py", 12345)
     check(0 <= k < len(times), "the canary ran among the timed repetitions: %r" % r)
     check(b.ask({"cmd": "run"}) == {"ok": True}, "a check after timing")
     rc, err = b.close()
@@ -148,16 +156,7 @@ def test_shuffle():
     """x opened with shuffle: every call but the canary begins with x's
     elements in another order; the call before the canary and the canary
     begin with the worker's inputs, moved and as they are."""
-    b = Bridge()
-    req = open_req("order_probe.py", n=64)
-    for a in req["args"]:
-        a["output"] = a["name"] == "z"
-        a["shuffle"] = a["name"] == "x"
-    check(b.ask(req) == {"ok": True}, "open with x shuffled")
-    check(b.ask({"cmd": "run"}) == {"ok": True}, "the first check")
-    r = b.ask(dict(TIME, canary=777))
-    check(r.get("ok") is True, "time with a canary and a shuffle: %r" % r)
-    times, warm, k = r.get("times", []), r.get("warmups", 0), r.get("canary_rep", -1)
+    b, r, times, warm, k = timed_with_canary("order_probe.py", 777, shuffled=("x",), n=64)
     check(1 <= k < len(times), "the canary is never the first timed repetition: %r" % r)
     rc, err = b.close()
     seen = {}
