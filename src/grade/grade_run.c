@@ -231,12 +231,10 @@ static void best_time(lab *l, const lab_exercise *x, grade_lab *gl)
 
 /* Grades exercise x of lab l: one entry of the report ("lab", or
  * "lab/exercise" for a listed exercise) with the milestones graded with it. */
-typedef struct baselines baselines;
-static void apply_trusted(grade_lab *gl, const baselines *b);
 
 static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercise *x,
                           const char *ws, const grade_opts *o, store *st, uint64_t seed,
-                          const baselines *trusted, grade_lab *gl, cl_err *e)
+                          const grade_baselines *trusted, grade_lab *gl, cl_err *e)
 {
     double t0 = clock_now_s();
     snprintf(gl->id, sizeof gl->id, "%s%s%s", l->id, x->id[0] ? "/" : "", x->id);
@@ -269,7 +267,7 @@ static bool grade_lab_run(supervisor *s, collector *c, lab *l, const lab_exercis
         } else {
             measure(s, c, l, x, gl, o, seed);
             if (trusted)
-                apply_trusted(gl, trusted);
+                grade_apply_trusted(gl, trusted);
         }
     }
     for (size_t i = 0; i < l->nmilestones; i++) {
@@ -329,51 +327,9 @@ static size_t lab_dirs(const lab_set *set, const grade_opts *o, const char **dir
 
 /* ---- the CPU baselines, measured where no learner code runs ------------------ */
 
-/* The CPU rows of every graded exercise, measured first by a worker that
- * runs nothing of the learner's (the labs' CPU code alone) and that fills
- * the grader's own cache, which the sandbox then reads and cannot write.
- * The sandbox's own CPU rows and speedups over the CPU are replaced by
- * these: nothing the learner's code could have touched decides them. */
-typedef struct baselines {
-    run_result *rows;
-    size_t n;
-} baselines;
-
-static const run_result *trusted_row(const baselines *b, const char *variant, const char *size)
-{
-    for (size_t i = 0; b && i < b->n; i++)
-        if ((b->rows[i].kind == RK_CPU || b->rows[i].kind == RK_CPU_MT) &&
-            strcmp(b->rows[i].variant, variant) == 0 && strcmp(b->rows[i].size, size) == 0)
-            return &b->rows[i];
-    return NULL;
-}
-
-/* req, built for exercise x, made the trusted pass's: the CPU rows alone
- * (no rung, library or learner's kernel), and for an experiments lab's
- * exercise the problem it computes (the profiling lab's: the pipeline, as
- * the worker runs the learner's kernel).  false when the problem has no
- * CPU baselines to measure: one its lab declares without them (a stencil
- * measured against the copy) or an experiments problem with no exercise
- * problem of its own (multigpu's, against NCCL). */
-static bool trusted_request(const lab *l, run_request *req)
-{
-    req->nvariants = 0;
-    req->library[0] = '\0';
-    req->exercise_kernel[0] = req->exercise_launcher[0] = '\0';
-    if (experiments_problem(req->problem)) {
-        const problem_spec *ps = problem_spec_of_exercise(req->problem);
-        if (!ps || experiments_problem(ps->name))
-            return false;
-        snprintf(req->problem, sizeof req->problem, "%s", ps->name);
-        req->lab_file[0] = '\0';
-        return true;
-    }
-    const problem_decl *pd = req->lab_file[0] ? lab_problem_decl(l, req->problem) : NULL;
-    return !pd || (pd->cpu && pd->builtin[0]);
-}
 
 static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *worker,
-                         baselines *bl, size_t nbl)
+                         grade_baselines *bl, size_t nbl)
 {
     static collector c;
     memset(&c, 0, sizeof c);
@@ -405,7 +361,7 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
             memset(&none, 0, sizeof none);
             const lab_exercise *x = &l->exercises[k];
             build_request(l, x, &none, 1, GRADE_BUDGET_S, &req);
-            if (!trusted_request(l, &req))
+            if (!grade_trusted_request(l, &req))
                 continue;
             memset(&c, 0, sizeof c);
             if (!supervisor_submit(s, &req, l->time_limit_s, &e))
@@ -416,7 +372,7 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
                        "rows are not used in grading", l->id, x->id[0] ? "/" : "", x->id,
                     c.fault.message);
             else if (req.nsizes > 0 &&
-                     !trusted_row(&(baselines){c.rows, c.n}, "cpu", req.sizes[0]))
+                     !grade_trusted_row(&(grade_baselines){c.rows, c.n}, "cpu", req.sizes[0]))
                 say(o, "the CPU baselines of %s%s%s: no CPU row at %s came back", l->id,
                     x->id[0] ? "/" : "", x->id, req.sizes[0]);
             bl[at].rows = c.rows;
@@ -428,69 +384,19 @@ static void trusted_pass(lab_set *set, const grade_opts *o, const char *const *w
     say(o, "the CPU baselines took %.1f s", (clock_now_ms() - t0) / 1e3);
 }
 
-static bool has_row(const grade_lab *gl, const char *variant, const char *size)
-{
-    for (size_t k = 0; k < gl->nrows; k++)
-        if (strcmp(gl->rows[k].variant, variant) == 0 && strcmp(gl->rows[k].size, size) == 0)
-            return true;
-    return false;
-}
-
-/* gl's CPU rows replaced by the trusted ones, and every other row's
- * speedups over the CPU taken from them (0 where none was measured). */
-static void apply_trusted(grade_lab *gl, const baselines *b)
-{
-    for (size_t k = 0; k < gl->nrows; k++) {
-        run_result *r = &gl->rows[k];
-        if (r->kind == RK_CPU || r->kind == RK_CPU_MT) {
-            const run_result *t = trusted_row(b, r->variant, r->size);
-            if (t) {
-                int run = r->run;
-                *r = *t;
-                r->run = run;
-            } else {
-                r->status = RS_ERROR;
-                snprintf(r->message, sizeof r->message,
-                         "not measured apart from the learner's code: not used in grading");
-                r->median_ms = 0;
-            }
-            continue;
-        }
-        /* rows measured against the size's "cpu" row (the pipeline's steps
-         * have CPU rows of their own, read from the trusted cache) */
-        if (!has_row(gl, "cpu", r->size))
-            continue;
-        const run_result *cpu = trusted_row(b, "cpu", r->size);
-        const run_result *mt = trusted_row(b, "cpu_mt", r->size);
-        bool timed = r->median_ms > 0.0;
-        r->speedup_cpu = timed && cpu && cpu->status == RS_CORRECT ? cpu->median_ms / r->median_ms
-                                                                   : 0.0;
-        r->speedup_cpu_mt = timed && mt && mt->status == RS_CORRECT
-                                ? mt->median_ms / r->median_ms
-                                : 0.0;
-    }
-}
-
-static void free_baselines(baselines *bl, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(bl[i].rows);
-    free(bl);
-}
-
 /* After the worker is gone: its sandbox removed, the baselines freed. */
-static void finish(const grade_opts *o, grade_jail *jail, baselines *bl, size_t n)
+static void finish(const grade_opts *o, grade_jail *jail, grade_baselines *bl, size_t n)
 {
     if (!o->worker_argv)
         grade_jail_close(jail);
-    free_baselines(bl, n);
+    grade_free_baselines(bl, n);
 }
 
 /* The CPU baselines measured apart (into bl), then the sandbox made for
  * the learner's code: the worker's command, or NULL + err when the sandbox
  * cannot be made. */
 static const char *const *sandboxed_worker(lab_set *set, const grade_opts *opts, const char *ws,
-                                           grade_jail *jail, baselines *bl, size_t n, cl_err *err)
+                                           grade_jail *jail, grade_baselines *bl, size_t n, cl_err *err)
 {
     const char *dirs[GRADE_MAX_LAB_DIRS];
     bool python = false;
@@ -510,7 +416,7 @@ static const char *const *sandboxed_worker(lab_set *set, const grade_opts *opts,
 /* Every wanted exercise graded in turn into out (trusted: the CPU rows
  * measured apart, one an exercise; NULL when a test plants the worker). */
 static grade_status grade_each(supervisor *s, collector *c, lab_set *set, const grade_opts *opts,
-                               store *st, const baselines *trusted, grade_report *out, cl_err *err)
+                               store *st, const grade_baselines *trusted, grade_report *out, cl_err *err)
 {
     grade_status status = GRADE_OK;
     for (size_t i = 0; i < set->n && status == GRADE_OK; i++) {
@@ -555,13 +461,13 @@ grade_status grade_run(lab_set *set, const grade_opts *opts, store *st, grade_re
                GRADE_FAILED;
 
     snprintf(out->sandbox, sizeof out->sandbox, "%s", grade_sandbox_name(opts->sandbox));
-    baselines *bl = calloc(n, sizeof *bl);
+    grade_baselines *bl = calloc(n, sizeof *bl);
     if (!bl)
         return err_set(err, "out of memory"), GRADE_FAILED;
     static grade_jail jail;
     const char *const *worker = opts->worker_argv;
     if (!worker && !(worker = sandboxed_worker(set, opts, ws, &jail, bl, n, err))) {
-        free_baselines(bl, n);
+        grade_free_baselines(bl, n);
         out->seconds = clock_now_s() - t0;
         return GRADE_FAILED;
     }
