@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # cudalab.sh - build cudalab if needed, then open the lab or run the tests.
 #
-#   ./cudalab.sh [cudalab args]   build (build/) and start cudalab with the args
-#   ./cudalab.sh test [ctest args] build with ASan/UBSan (build-test/) and run every test
+#   ./cudalab.sh [cudalab args]   build cudalab alone (build/) and start it with the args
+#   ./cudalab.sh test [ctest args] build everything with ASan/UBSan (build-test/) and run
+#                                  every test
 #
 # Missing Debian packages (the lab's; for `test` also the tests' own) are
 # installed with apt-get when run as root; otherwise the exact apt-get line is
 # printed and nothing else happens.
-# Environment: CUDA_ARCHS (e.g. "90" or "native") narrows the GPU targets;
-# JOBS sets build parallelism.
+# The lab's build compiles its kernels for the GPUs this machine has (read from
+# nvidia-smi), or for Hopper (90, which the other generations newer than it
+# run through its PTX) when it has none; the tests' build for every generation
+# the project supports.  Environment: CUDA_ARCHS (e.g. "90", "80;90" or
+# "native") sets the GPU targets of a first build; JOBS sets build parallelism.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,17 +65,27 @@ ensure_nvcc() {
     fi
 }
 
-# build DIR [cmake options...]: configure once, then build incrementally.
+# found_archs: the compute capabilities of this machine's GPUs as CMake
+# architectures ("90", "80;90"), or nothing when no GPU answers.
+found_archs() {
+    command -v nvidia-smi >/dev/null 2>&1 || return 0
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+        tr -d ' .\r' | grep -E '^[0-9]+$' | sort -u | paste -sd';' -
+}
+
+# build DIR ARCHS TARGET [cmake options...]: configure once (for ARCHS, unless
+# CUDA_ARCHS says otherwise; empty ARCHS: the project's default), then build
+# TARGET ("all": everything) incrementally.
 build() {
-    local dir=$1
-    shift
+    local dir=$1 archs=${CUDA_ARCHS:-$2} target=$3
+    shift 3
     local jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-    local archs=()
-    [ -n "${CUDA_ARCHS:-}" ] && archs=("-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS")
+    local opts=()
+    [ -n "$archs" ] && opts=("-DCMAKE_CUDA_ARCHITECTURES=$archs")
     if [ ! -f "$dir/CMakeCache.txt" ]; then
-        cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${archs[@]}" "$@" >&2
+        cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${opts[@]}" "$@" >&2
     fi
-    cmake --build "$dir" -j "$jobs" >&2
+    cmake --build "$dir" --target "$target" -j "$jobs" >&2
 }
 
 if [ "${1:-}" = "test" ]; then
@@ -83,10 +97,21 @@ ensure_nvcc
 
 if [ "${1:-}" = "test" ]; then
     shift
-    build "$here/build-test" -DCUDALAB_SANITIZE=ON
+    build "$here/build-test" "" all -DCUDALAB_SANITIZE=ON
     cd "$here/build-test"
     exec ctest --output-on-failure --timeout 600 "$@"
 fi
 
-build "$here/build"
+archs=$(found_archs)
+if [ ! -f "$here/build/CMakeCache.txt" ]; then
+    if [ -n "${CUDA_ARCHS:-}" ]; then
+        echo "cudalab: building the lab for GPU architectures $CUDA_ARCHS (CUDA_ARCHS)" >&2
+    elif [ -n "$archs" ]; then
+        echo "cudalab: building the lab for this machine's GPUs (architectures $archs)" >&2
+    else
+        echo "cudalab: no GPU found; building the lab for Hopper (architecture 90)." >&2
+        echo "  Set CUDA_ARCHS (e.g. CUDA_ARCHS=80) before the first build for another GPU." >&2
+    fi
+fi
+build "$here/build" "${archs:-90}" cudalab
 exec "$here/build/cudalab" "$@"

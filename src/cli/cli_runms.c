@@ -20,6 +20,7 @@ cJSON *cli_runms_json(const lab *l, const lab_exercise *x, const ms_eval *ev)
         cJSON_AddStringToObject(o, "state", m->quiz ? "quiz" : ms_state_name(ev[i].state));
         cJSON_AddStringToObject(o, "shown", m->quiz ? "" : ev[i].shown);
         cJSON_AddStringToObject(o, "error", m->quiz ? "" : ev[i].error);
+        cJSON_AddStringToObject(o, "why", m->quiz ? "" : ev[i].why);
     }
     return arr;
 }
@@ -42,6 +43,8 @@ void cli_runms_print(lab *l, const lab_exercise *x, const ms_eval *ev,
         used[ev[i].state] = true;
         const char *said = ev[i].state == MS_ERROR ? ev[i].error : ev[i].shown;
         printf("  %s %s%s%s", mark[ev[i].state], m->text, said[0] ? ": " : "", said);
+        if (ev[i].state == MS_PENDING && ev[i].why[0])
+            printf("; %s", ev[i].why);
         /* Pending at its judged size: what the other sizes showed. */
         ms_eval judged, aside;
         char aside_size[RUN_SIZE_MAX];

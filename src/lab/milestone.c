@@ -146,6 +146,15 @@ static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval 
     else
         out->state = lua_toboolean(L, -2) ? MS_REACHED : MS_MISSED;
     lua_settop(L, top);
+    /* A miss judged from a row that did not run was not earned: pending,
+     * saying which row and why (its value, a 0 for what was not measured,
+     * is dropped). */
+    char unrun[sizeof out->why - 16];
+    if (out->state == MS_MISSED && rowview_unrun_read(L, unrun, sizeof unrun)) {
+        out->state = MS_PENDING;
+        out->has_value = false;
+        snprintf(out->why, sizeof out->why, "not judged: %s", unrun);
+    }
 
     char v[48];
     if (out->state == MS_MISSED && out->why[0]) {
@@ -157,7 +166,9 @@ static bool eval_rows(lab *l, size_t i, const run_result *rs, size_t n, ms_eval 
         else
             snprintf(out->shown, sizeof out->shown, "%s", v);
     } else if (m->target) {
-        snprintf(out->shown, sizeof out->shown, "%s", m->target);
+        /* a target not yet judged reads as a target, not as a result */
+        snprintf(out->shown, sizeof out->shown, "%s%s",
+                 out->state == MS_PENDING ? "target: " : "", m->target);
     }
     return true;
 }

@@ -13,6 +13,9 @@
  *   why:     for a miss, which condition failed, in words ("2.1x, needs
  *            >= 3x", "no report.md beside your kernel"), or nil.  A missed
  *            milestone with a why shows the why, never a passing figure.
+ * A check that says missed after reading a row that did not run (no
+ * device, a compile error) gives MS_PENDING: nothing it judged was
+ * measured.  A pending milestone without a value shows "target: ...".
  * A check that errors, runs past its time budget or exhausts its memory
  * gives MS_ERROR with "file:line: message", never a crash. */
 #ifndef CUDALAB_LAB_MILESTONE_H
@@ -31,7 +34,9 @@ typedef struct ms_eval {
     double value;
     bool has_value;
     char shown[160];      /* "312x >= 100x"; for a miss with a why, the why */
-    char why[160];        /* a miss: which condition failed ("" when the check gave none) */
+    char why[160];        /* a miss: which condition failed ("" when the check gave none);
+                           * pending: "not judged: ..." when the check read a row that
+                           * did not run (lab/rowview.h) and said missed */
     char error[256];
 } ms_eval;
 

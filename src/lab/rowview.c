@@ -78,6 +78,90 @@ static int strict_index(lua_State *L)
                       hint);
 }
 
+/* ---- rows that did not run ------------------------------------------------------ */
+
+/* Registry key: what the check read first of a row that did not run (a
+ * string), absent when it read none since rowview_push. */
+static const char unrun_key = 0;
+
+/* Records the row behind upvalue 2 (its description) as read. */
+static void note_unrun(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &unrun_key) == LUA_TNIL) {
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &unrun_key);
+    }
+    lua_pop(L, 1);
+}
+
+/* __index of a row that did not run (upvalue 1: its fields, strict;
+ * upvalue 2: its description): notes the read, then reads the field. */
+static int unrun_index(lua_State *L)
+{
+    note_unrun(L);
+    lua_settop(L, 2);
+    lua_gettable(L, lua_upvalueindex(1));
+    return 1;
+}
+
+/* The iterator of unrun_pairs: (fields, key) -> the next key and value. */
+static int unrun_next(lua_State *L)
+{
+    lua_settop(L, 2);
+    if (lua_next(L, 1))
+        return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+/* __pairs of a row that did not run: notes the read, iterates its fields. */
+static int unrun_pairs(lua_State *L)
+{
+    note_unrun(L);
+    lua_pushcfunction(L, unrun_next);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushnil(L);
+    return 3;
+}
+
+/* Whether a row holds a measurement of its code: it ran (right, wrong, a
+ * fault while running), as opposed to one that could not run (no device, a
+ * compile error, nothing to run). */
+static bool row_ran(const run_result *r)
+{
+    return r->status != RS_ERROR && r->status != RS_NO_DEVICE;
+}
+
+/* Replaces the strict row table on top, of a row r that did not run, by an
+ * empty table whose reads are noted (unrun_index, unrun_pairs). */
+static void wrap_unrun(lua_State *L, const run_result *r)
+{
+    int fields = lua_gettop(L);
+    lua_newtable(L);                                       /* fields row */
+    lua_createtable(L, 0, 2);                              /* fields row mt */
+    char what[RUN_ID_MAX + RUN_SIZE_MAX + 64];
+    snprintf(what, sizeof what, "%s at %s %s", r->label[0] ? r->label : r->variant, r->size,
+             r->status == RS_NO_DEVICE ? "did not run (no CUDA device)"
+                                       : "could not run (its row says why)");
+    for (int i = 0; i < 2; i++) {
+        lua_pushvalue(L, fields);
+        lua_pushstring(L, what);
+        lua_pushcclosure(L, i ? unrun_pairs : unrun_index, 2);
+        lua_setfield(L, -2, i ? "__pairs" : "__index");
+    }
+    lua_setmetatable(L, -2);                               /* fields row */
+    lua_remove(L, fields);
+}
+
+bool rowview_unrun_read(lua_State *L, char *what, size_t n)
+{
+    bool read = lua_rawgetp(L, LUA_REGISTRYINDEX, &unrun_key) == LUA_TSTRING;
+    if (read && what && n)
+        snprintf(what, n, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return read;
+}
+
 /* Gives the table on top a strict metatable for names. */
 static void make_strict(lua_State *L, const char *const *names, const char *what)
 {
@@ -254,6 +338,8 @@ static void push_by_variant(lua_State *L, const run_result *rs, size_t n, int al
 void rowview_push(lua_State *L, const run_result *rs, size_t nrows)
 {
     luaL_checkstack(L, 16, "milestone check");
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &unrun_key);
     lua_createtable(L, 0, 8);                              /* r */
     int r = lua_gettop(L);
     lua_createtable(L, (int)(nrows < 1000000 ? nrows : 1000000), 0);
@@ -261,6 +347,8 @@ void rowview_push(lua_State *L, const run_result *rs, size_t nrows)
     for (size_t i = 0; i < nrows; i++) {
         push_row(L, &rs[i]);
         make_strict(L, row_fields, "a row");
+        if (!row_ran(&rs[i]))
+            wrap_unrun(L, &rs[i]);
         lua_rawseti(L, all, (lua_Integer)i + 1);
     }
     lua_pushvalue(L, r);                                   /* r all r */

@@ -36,8 +36,17 @@ static int ro_next(lua_State *L)
     return 1;
 }
 
+/* A table behind the view with a __pairs of its own (a row view's that
+ * notes reads, lab/rowview.c) is iterated by it. */
 static int ro_pairs(lua_State *L)
 {
+    ro_target(L, 1);
+    if (luaL_getmetafield(L, -1, "__pairs") != LUA_TNIL) {
+        lua_insert(L, -2);
+        lua_call(L, 1, 3);
+        return 3;
+    }
+    lua_pop(L, 1);
     lua_pushcfunction(L, ro_next);
     lua_pushvalue(L, 1);
     lua_pushnil(L);

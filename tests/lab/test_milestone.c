@@ -152,7 +152,7 @@ static void test_exercise_missing(void **state)
     /* Drop both exercise rows. */
     assert_true(lab_milestone_eval(g_lab, find("fast"), rs + 2, n - 2, &ev));
     assert_int_equal(ev.state, MS_PENDING);
-    assert_string_equal(ev.shown, ">= 100x");
+    assert_string_equal(ev.shown, "target: >= 100x");
     assert_true(lab_milestone_eval(g_lab, find("correct"), NULL, 0, &ev));
     assert_int_equal(ev.state, MS_PENDING);
     assert_true(lab_milestone_eval(g_lab, find("quiz"), rs, n, &ev));
@@ -164,6 +164,46 @@ static void test_exercise_missing(void **state)
     assert_int_equal(ev.state, MS_PENDING);
     assert_true(lab_milestone_eval(g_lab, find("correct"), rs, n, &ev));
     assert_int_equal(ev.state, MS_PENDING);
+}
+
+/* A check that says missed after reading a row that did not run judged
+ * nothing: pending, naming the row, with no value; a miss that reads no
+ * such row stays a miss, and a row that ran wrong is missed. */
+static void test_unrun_rows_judge_nothing(void **state)
+{
+    (void)state;
+    run_result rs[16];
+    ms_eval ev;
+    static const result_status unrun[] = {RS_NO_DEVICE, RS_ERROR};
+    for (size_t u = 0; u < 2; u++) {
+        size_t n = make_rows(rs, unrun[u], 0);
+        snprintf(rs[0].label, sizeof rs[0].label, "your kernel");
+        assert_true(lab_milestone_eval(g_lab, find("naive"), rs, n, &ev));
+        assert_int_equal(ev.state, MS_PENDING);
+        assert_false(ev.has_value);
+        assert_string_equal(ev.shown, "target: >= 5x");
+        const char *said = u == 0 ? "not judged: your kernel at 2^28 did not run (no CUDA device)"
+                                  : "not judged: your kernel at 2^28 could not run";
+        if (!strstr(ev.why, said))
+            fail_msg("expected \"%s\" in \"%s\"", said, ev.why);
+        assert_true(lab_milestone_eval(g_lab, find("naive_pairs"), rs, n, &ev));
+        assert_int_equal(ev.state, MS_PENDING);
+        assert_true(lab_milestone_eval(g_lab, find("nofile"), rs, n, &ev));
+        assert_int_equal(ev.state, MS_MISSED);
+        assert_string_equal(ev.shown, "no report.md beside your kernel");
+    }
+    size_t n = make_rows(rs, RS_WRONG, 0);
+    assert_true(lab_milestone_eval(g_lab, find("naive"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_true(lab_milestone_eval(g_lab, find("naive_pairs"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
+    assert_true(ev.has_value && ev.value > 10);   /* pairs saw the row's fields */
+    n = make_rows(rs, RS_CORRECT, 200);
+    assert_true(lab_milestone_eval(g_lab, find("naive"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_REACHED);
+    /* the note of an earlier check's read does not carry over */
+    assert_true(lab_milestone_eval(g_lab, find("nofile"), rs, n, &ev));
+    assert_int_equal(ev.state, MS_MISSED);
 }
 
 static void assert_error(const char *id, const char *part, int line)
@@ -322,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_needs),
         cmocka_unit_test(test_quiz_answers),
         cmocka_unit_test(test_exercise_rows),
+        cmocka_unit_test(test_unrun_rows_judge_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

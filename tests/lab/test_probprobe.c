@@ -37,7 +37,8 @@ static void probe(const char *dir, const char *name, lab_diags *d)
 
 /* Fixture name gives exactly one diagnostic (no warning), at line, whose
  * message holds each of the texts. */
-static void expect_one(const char *name, int line, const char *const *texts, size_t n)
+static void expect_one_of(const char *name, int line, int alt, const char *const *texts,
+                          size_t n)
 {
     lab_diags d = {0};
     probe("probe", name, &d);
@@ -45,13 +46,18 @@ static void expect_one(const char *name, int line, const char *const *texts, siz
         fail_msg("%s: %zu diagnostics, expected 1%s%s", name, d.n, d.n ? ": " : "",
                  d.n ? d.v[0].msg : "");
     const lab_diag *g = &d.v[0];
-    if (g->line != line || g->warning || !strstr(g->file, name))
+    if ((g->line != line && g->line != alt) || g->warning || !strstr(g->file, name))
         fail_msg("%s: at %s:%d (warning %d), expected line %d", name, g->file, g->line,
                  g->warning, line);
     for (size_t i = 0; i < n; i++)
         if (!strstr(g->msg, texts[i]))
             fail_msg("%s: expected \"%s\" in \"%s\"", name, texts[i], g->msg);
     lab_diags_free(&d);
+}
+
+static void expect_one(const char *name, int line, const char *const *texts, size_t n)
+{
+    expect_one_of(name, line, line, texts, n);
 }
 
 #define EXPECT(name, line, ...)                                                        \
@@ -91,8 +97,13 @@ static void test_judges(void **state)
     EXPECT("kept", 12, "judge of 'y': this view has expired");
     /* the judge's own words, as they are (check's printing escapes them) */
     EXPECT("ctljudge", 10, "judge of 'y': it rejects the reference's own answer", ": no \033]0;");
-    /* a memory hog is stopped by a limit of the sandbox */
-    EXPECT("hog", 9, "problem 'hog': judge of 'y': ", "script");
+    /* a memory hog is stopped by a limit of the sandbox: the memory limit, at
+     * the line that allocated (12), or, where the build runs slowly (ASan),
+     * the time limit first, at the output's line (9) */
+    {
+        static const char *const hog[] = {"problem 'hog': judge of 'y': ", "script"};
+        expect_one_of("hog", 12, 9, hog, 2);
+    }
     /* "exact" against a reference its type cannot hold */
     EXPECT("exactthird", 9, "problem 'exactthird': output 'y': it is judged \"exact\", but the "
                             "reference's y[0] = ", "is not a value of f32");

@@ -422,7 +422,7 @@ static void test_milestones(void **state)
     assert_string_equal(l->milestones[0].id, "optimised");
 
     run_result r[2];
-    expect_ms(l, 0, NULL, 0, MS_PENDING, ">= 3x");
+    expect_ms(l, 0, NULL, 0, MS_PENDING, "target: >= 3x");
     exercise_row(&r[0], RS_CORRECT, 3.5, true);
     expect_ms(l, 0, r, 1, MS_REACHED, "3.50x >= 3x");
     /* a miss says which condition failed, never a passing figure */
@@ -443,6 +443,47 @@ static void test_milestones(void **state)
     r[0].kind = RK_KERNEL;
     snprintf(r[0].variant, sizeof r[0].variant, "starter");
     expect_ms(l, 0, r, 1, MS_PENDING, NULL);
+    lab_free(l);
+}
+
+/* The pipeline lab's "every step at least 5x": with the learner's step rows
+ * measured it is judged; with them not run (no device) it is pending and
+ * says why, never "missed at 0x". */
+static void test_steps_not_run(void **state)
+{
+    (void)state;
+    char path[CL_PATH_MAX];
+    paths_join(path, sizeof path, g_home, "labs/pipeline/lab.lua");
+    lab *l = ts_lab_load(path, g_home, NULL);
+    assert_non_null(l);
+    size_t ms = l->nmilestones;
+    for (size_t i = 0; i < l->nmilestones; i++)
+        if (strcmp(l->milestones[i].id, "steps5x") == 0)
+            ms = i;
+    assert_true(ms < l->nmilestones);
+    static const char *const steps[] = {"fill", "filter", "transform", "standardize",
+                                        "binning", "encode", "groupby"};
+    run_result r[7];
+    for (int st = 0; st < 2; st++) {
+        for (int i = 0; i < 7; i++) {
+            exercise_row(&r[i], st ? RS_CORRECT : RS_NO_DEVICE, 0.0, false);
+            snprintf(r[i].variant, sizeof r[i].variant, "exercise.%s", steps[i]);
+            snprintf(r[i].label, sizeof r[i].label, "your %s", steps[i]);
+            snprintf(r[i].size, sizeof r[i].size, "2^24");
+            r[i].speedup_cpu = st ? 6.0 + i : 0.0;
+            if (!st)
+                r[i].median_ms = 0.0;
+        }
+        ms_eval ev;
+        assert_true(lab_milestone_eval(l, ms, r, 7, &ev));
+        if (st) {
+            assert_int_equal(ev.state, MS_REACHED);
+            continue;
+        }
+        assert_int_equal(ev.state, MS_PENDING);
+        assert_false(ev.has_value);
+        assert_true(ts_contains(ev.why, "not judged: your fill at 2^24 did not run (no CUDA device)"));
+    }
     lab_free(l);
 }
 
@@ -491,6 +532,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_host_buffers),
         cmocka_unit_test(test_report_without_device),
         cmocka_unit_test(test_milestones),
+        cmocka_unit_test(test_steps_not_run),
         cmocka_unit_test(test_check_command),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
