@@ -16,7 +16,7 @@ import re
 import sys
 import time
 
-PROGRESS = re.compile(r"^\s*(\S.{0,13}?)\s+(\S+)\s+(reference|check|timing|[a-z_]+)\s+(\d+)/(\d+)\s*$")
+PROGRESS = re.compile(r"^\s*(\S+)\s+(\S+)\s+(reference|check|timing|[a-z_]+)\s+(\d+)/(\d+)\s*$")
 
 
 def main():

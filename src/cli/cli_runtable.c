@@ -36,7 +36,7 @@ static void fmt_time(char *buf, size_t n, const run_result *r, const char *pm)
 
 void cli_runtable_header(void)
 {
-    printf("%-14s %-18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", "variant", "size", "median",
+    printf("%-20s %-18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", "variant", "size", "median",
            "GB/s", "TFLOP/s", "%peak", "x CPU", "x CPU-mt", "x lib", "result");
 }
 
@@ -63,7 +63,9 @@ void cli_runtable_row(const run_result *result, bool unicode)
         snprintf(res, sizeof res, "correct, error %.1e", result->rel_err);
     else
         snprintf(res, sizeof res, "%s", result_status_name(result->status));
-    printf("%-14.14s %-18.18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", result->variant, result->size,
+    /* names and sizes whole, as --variant and --size take them: a longer one
+     * moves the rest of its line */
+    printf("%-20s %-18s %-20s %11s %11s %7s %8s %8s %8s  %s\n", result->variant, result->size,
            t, bw, fl, pk, c1, cm, lib, no_device_row(result) ? "no device" : res);
     /* The learner's row is explained in full below it (cli_diag).  A row
      * that could not run for a reason of its own (one GPU where two are

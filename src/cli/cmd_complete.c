@@ -195,7 +195,7 @@ static void offer_commands(const compl *k)
 static void offer_operands(compl *k)
 {
     const char *cmd = k->cmd->name;
-    if (strcmp(cmd, "run") == 0 && k->nops == 0) {
+    if ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0) && k->nops == 0) {
         offer_labs(k, true, false);
     } else if (strcmp(cmd, "report") == 0 && k->nops == 0) {
         offer(k, EXPERIMENTS_PROBLEM);

@@ -63,7 +63,7 @@ static void print_row(const run_result *r)
     cli_rows_fmt_rate(bw, sizeof bw, r->gbps);
     cli_rows_fmt_rate(fl, sizeof fl, r->tflops);
     cli_rows_fmt_pct(pk, sizeof pk, r->pct_peak_measured);
-    printf("%-22.22s %-14.14s %11s %9s %9s %6s  %s\n", r->label[0] ? r->label : r->variant,
+    printf("%-22s %-14s %11s %9s %9s %6s  %s\n", r->label[0] ? r->label : r->variant,
            r->size, t, bw, fl, pk, r->status == RS_NO_DEVICE ? "no device"
                                                               : result_status_name(r->status));
     /* The missing device was said once, above the table. */
@@ -85,7 +85,7 @@ static void on_hello(void *ud, const device_info *dev)
 static void on_progress(void *ud, const run_progress *p)
 {
     prof_state *st = ud;
-    cli_rows_progress(&st->rows, "%-22.22s %-8s %d/%d", p->variant, p->phase, p->rep, p->of);
+    cli_rows_progress(&st->rows, "%-22s %-8s %d/%d", p->variant, p->phase, p->rep, p->of);
 }
 
 static void on_result(void *ud, const run_result *r)

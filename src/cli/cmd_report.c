@@ -49,7 +49,7 @@ static void on_hello(void *ud, const device_info *dev)
 static void on_progress(void *ud, const run_progress *p)
 {
     const report_state *st = ud;
-    cli_rows_progress(&st->w, "%-10.10s %-14.14s %-8s %d/%d", p->variant, p->size, p->phase,
+    cli_rows_progress(&st->w, "%-20s %-14s %-8s %d/%d", p->variant, p->size, p->phase,
                       p->rep, p->of);
 }
 

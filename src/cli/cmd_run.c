@@ -67,7 +67,7 @@ static void on_hello(void *ud, const device_info *dev)
 
 static void on_progress(void *ud, const run_progress *p)
 {
-    cli_rows_progress(ud, "%-14.14s %-18.18s %-8s %d/%d", p->variant, p->size, p->phase, p->rep,
+    cli_rows_progress(ud, "%-20s %-18s %-8s %d/%d", p->variant, p->size, p->phase, p->rep,
                       p->of);
 }
 
@@ -211,13 +211,23 @@ static int pick_variant(cli_ctx *c, run_args *ra, const char *v)
                                   "you pick, beside it; pick those (see 'cudalab list'), or '%s' "
                                   "for the FP32 row",
                                v, library, g->label, g->label, library);
-    if (!lv)
-        return cli_usage_error(c, "run: %s '%s' has no variant '%s' (its rows: %s%scpu%s%s; see "
-                                  "'cudalab list')",
-                               x ? "exercise" : "lab", x ? x->id : l->id, v,
-                               (x ? x->nvariants : l->nvariants) ? "its variants, " : "",
-                               l->nexercises ? "exercise, " : "", library ? ", " : "",
-                               library ? library : "");
+    if (!lv) {
+        /* the rows it does have: an experiments lab has no CPU row */
+        bool cpu = x || !experiments_problem(req->problem);
+        char rows[256] = "";
+        size_t at = 0;
+        if (x ? x->nvariants : l->nvariants)
+            at = strfmt_append(rows, sizeof rows, at, "its variants");
+        if (l->nexercises)
+            at = strfmt_append(rows, sizeof rows, at, "%sexercise", at ? ", " : "");
+        if (cpu)
+            at = strfmt_append(rows, sizeof rows, at, "%scpu", at ? ", " : "");
+        if (library)
+            at = strfmt_append(rows, sizeof rows, at, "%s%s", at ? ", " : "", library);
+        return cli_usage_error(c, "run: %s '%s' has no variant '%s' (its rows: %s; see "
+                                  "'cudalab list %s')",
+                               x ? "exercise" : "lab", x ? x->id : l->id, v, rows, l->id);
+    }
     if (req->nvariants == RUN_MAX_VARIANTS)
         return cli_usage_error(c, "run: too many variants");
     lab_request_add_variant(req, lv);
@@ -449,6 +459,11 @@ static int build_request(cli_ctx *c, int argc, char **argv, lab_set *set, lab_di
             return rc;
     if ((rc = finish_request(l, req, ra)) != EXIT_OK)
         return rc;
+    if (ra->pick_cpu && !ra->exercise && experiments_problem(req->problem))
+        return cli_usage_error(c, "run: lab '%s' is a lab of experiments, which have no CPU "
+                                  "rows%s", l->id,
+                               l->nexercises ? "; its exercises have one (--exercise=ID "
+                                               "--variant cpu)" : "");
     if (req->nvariants == 0 && !ra->exercise && !req->cpu && !req->library[0]) {
         if (ra->pick_cpu)
             return cli_usage_error(c, "run: --variant cpu and --no-cpu leave nothing to run: "
