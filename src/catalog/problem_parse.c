@@ -78,8 +78,39 @@ static bool read_power(const char **p, int64_t *r, bool *over)
     return true;
 }
 
+/* A hexadecimal number ("0x100") is not read as 0 times 100: refused,
+ * with its decimal value. */
+static bool hex_refused(const char *text, cl_err *err)
+{
+    const char *p = skip_space(text);
+    if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2]))
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(p, &end, 16);
+    if (errno == ERANGE || *skip_space(end))
+        err_set(err, "'%s' looks hexadecimal: sizes are decimal (" COUNT_FORMS ")", text);
+    else
+        err_set(err, "'%s' looks hexadecimal: sizes are decimal (%llu)", text, v);
+    return true;
+}
+
+/* max as people write it: 1073741824 (2^30). */
+static void limit_text(int64_t max, char *out, size_t n)
+{
+    int k = 0;
+    while (k < 63 && ((int64_t)1 << k) < max)
+        k++;
+    if (k < 63 && ((int64_t)1 << k) == max && k > 3)
+        snprintf(out, n, "%lld (2^%d)", (long long)max, k);
+    else
+        snprintf(out, n, "%lld", (long long)max);
+}
+
 bool problem_parse_count(const char *text, int64_t max, int64_t *value, cl_err *err)
 {
+    if (hex_refused(text, err))
+        return false;
     const char *p = text;
     int64_t r = 0, k = 0;
     bool over = false;
@@ -94,8 +125,11 @@ bool problem_parse_count(const char *text, int64_t max, int64_t *value, cl_err *
     }
     if (*p)
         return err_set(err, "'%s' is not a count (" COUNT_FORMS ")", text);
-    if (over || r > max)
-        return err_set(err, "%s is larger than the limit %lld", text, (long long)max);
+    if (over || r > max) {
+        char lim[48];
+        limit_text(max, lim, sizeof lim);
+        return err_set(err, "%s is larger than the limit %s", text, lim);
+    }
     if (r < 1)
         return err_set(err, "%s must be at least 1", text);
     *value = r;
@@ -108,6 +142,8 @@ bool problem_parse_dims(const char *text, int max, int64_t limit, int64_t *parts
     char buf[RUN_SIZE_MAX * 2];
     if (strlen(text) >= sizeof buf)
         return err_set(err, "size '%s' is too long", text);
+    if (hex_refused(text, err))
+        return false;
     snprintf(buf, sizeof buf, "%s", text);
     int n = 0;
     char *p = buf;
@@ -118,7 +154,8 @@ bool problem_parse_dims(const char *text, int max, int64_t limit, int64_t *parts
         bool last = *x == '\0';
         *x = '\0';
         if (n == max)
-            return err_set(err, "size '%s' has more than %d dimensions", text, max);
+            return err_set(err, "size '%s' has more than %d dimension%s", text, max,
+                           max == 1 ? "" : "s");
         if (!p[strspn(p, " ")])
             return err_set(err, "size '%s' has an empty dimension", text);
         if (!problem_parse_count(p, limit, &parts[n], err))

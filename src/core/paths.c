@@ -157,6 +157,11 @@ bool paths_workspace(char *out, size_t cap, cl_err *err)
     }
     if (w < 0 || (size_t)w >= cap)
         return err_set(err, "workspace path is too long");
+    struct stat st;
+    if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
+        return err_set(err, "the workspace %s is not a folder (something else is there): move it "
+                            "aside, or pick another with --workspace DIR or CUDALAB_WORKSPACE",
+                       out);
     return true;
 }
 

@@ -427,7 +427,11 @@ bool probdecl_parse(const problem_decl *decl, const char *label, problem_dims *o
     int64_t parts[PROBLEM_MAX_DIMS];
     int n = 0;
     memset(out, 0, sizeof *out);
-    if (!problem_parse_dims(label, decl->ndims, (int64_t)1 << 62, parts, &n, err))
+    /* a count past every dimension's limit names the largest of them */
+    int64_t limit = 1;
+    for (int i = 0; i < decl->ndims; i++)
+        limit = decl->max[i] > limit ? decl->max[i] : limit;
+    if (!problem_parse_dims(label, decl->ndims, limit, parts, &n, err))
         return false;
     if (n != decl->ndims)
         return err_set(err, "it has %d number%s; a size of %s is %s", n, n == 1 ? "" : "s",

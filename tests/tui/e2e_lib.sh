@@ -100,7 +100,8 @@ scan_list() {
     while [ $k -lt "$1" ]; do
         keys Down
         k=$((k + 1))
-        wait_for "$k/$1 " 5   # the list's border counts the selected lab
+        wait_for "$k/$1 " 15  # the list's border counts the selected lab (a loaded
+                              # machine may take seconds to redraw)
         cat "$screen_file" >> "$list_file"
     done
     while [ $k -gt 1 ]; do
