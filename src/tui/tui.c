@@ -197,6 +197,8 @@ static unsigned read_keys(tui_ctx *c)
             flags |= TUI_F_REDRAW | TUI_F_REPAINT;
         } else if (ch == KEY_MOUSE) {
             flags |= handle_mouse(c);
+        } else if (ch >= '1' && ch <= '9' && c->app.overlay == TUI_OV_QUIZ) {
+            flags |= tui_app_digit(&c->app, ch - '0');
         } else {
             flags |= tui_app_key(&c->app, &c->lay, tui_keys_lookup(ch));
         }

@@ -497,6 +497,16 @@ unsigned tui_app_key(tui_app *app, const tui_layout *lay, tui_action act)
     return f;
 }
 
+unsigned tui_app_digit(tui_app *app, int digit)
+{
+    const lab *l = tui_app_lab(app);
+    if (app->overlay != TUI_OV_QUIZ || !l || app->quiz_q >= l->nquizzes || digit < 1 ||
+        (size_t)digit > l->quizzes[app->quiz_q].nchoices)
+        return 0;
+    app->quiz_cursor = (size_t)digit - 1;
+    return TUI_F_REDRAW;
+}
+
 unsigned tui_app_mouse(tui_app *app, const tui_layout *lay, int row, int col, tui_mouse mouse)
 {
     unsigned f = app_mouse(app, lay, row, col, mouse);

@@ -208,6 +208,10 @@ int tui_app_messages_visible(const tui_layout *lay);
 
 typedef enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN } tui_mouse;
 unsigned tui_app_mouse(tui_app *app, const tui_layout *lay, int row, int col, tui_mouse mouse);
+/* A digit typed while a quiz is open: the choice of that number (1 the
+ * first) under the cursor, for Enter to answer; 0 (nothing done) when no
+ * quiz is open or it has no such choice. */
+unsigned tui_app_digit(tui_app *app, int digit);
 
 /* Indices into the selected lab's table of the rows shown at its chosen
  * size, in display order (the profiling lab's experiment rows first). */

@@ -109,7 +109,7 @@ void tui_overlays_quiz(WINDOW *win, const tui_app *app)
     const lab_quiz *q;
     int rows = getmaxy(win), cols = getmaxx(win), y = 1, inner = cols - 4;
     werase(win);
-    tui_draw_box(win, "Quiz", "Enter answers, Esc closes", true, app->ascii);
+    tui_draw_box(win, "Quiz", "1-9 or arrows pick, Enter answers, Esc closes", true, app->ascii);
     if (!l || app->quiz_q >= l->nquizzes)
         return;
     q = &l->quizzes[app->quiz_q];

@@ -452,7 +452,11 @@ static void test_quiz(void **state)
     assert_false(a->quiz_correct);
     assert_string_equal(a->quiz_feedback, "Not only.");
     assert_int_equal(a->ls[0].ms[1].state, TUI_MS_MISSED);
-    key(a, TA_DOWN);
+    /* a digit picks that choice: 2 is the right one, 3 there is not */
+    assert_int_equal(tui_app_digit(a, 3), 0);
+    assert_int_equal(a->quiz_cursor, 0);
+    assert_true(tui_app_digit(a, 2) & TUI_F_REDRAW);
+    assert_int_equal(a->quiz_cursor, 1);
     key(a, TA_ENTER);
     assert_true(a->quiz_correct);
     assert_string_equal(a->quiz_feedback, "Yes: pairs halve the data each round.");
