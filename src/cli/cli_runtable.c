@@ -1,10 +1,12 @@
 /* cli_runtable.c - the table `cudalab run` prints: a header, then a line
  * a row (median and spread, rates, share of the peak, speedups, result),
- * with the message of a row that failed under it. */
+ * with the message of a row that failed under it, and under a CPU row read
+ * from the cache, when it was measured. */
 #include "cli/cli_runtable.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli_diag.h"
 #include "cli/cli_rows.h"
@@ -74,5 +76,14 @@ void cli_runtable_row(const run_result *result, bool unicode)
     if (result->status != RS_CORRECT && result->message[0] && own_reason &&
         !cli_diag_wanted(result))
         printf("    %s\n", result->message);
+    if (result->cached_at > 0) {
+        char when[32] = "an earlier run";
+        time_t at = (time_t)result->cached_at;
+        struct tm tmv;
+        if (localtime_r(&at, &tmv))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tmv);
+        printf("    from this machine's cache, measured %s (--fresh-cpu measures it again)\n",
+               when);
+    }
     fflush(stdout);
 }

@@ -122,7 +122,8 @@ typedef struct run_args {
     bool pick_cpu, pick_lib;   /* --variant cpu / cpu_mt, the lab's library */
 } run_args;
 
-enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET };
+enum { OPT_NO_CPU = CLI_LONG_ONLY, OPT_EXERCISE, OPT_SANITIZE, OPT_SEED, OPT_BUDGET,
+       OPT_FRESH_CPU };
 
 static const cli_opt run_opts[] = {
     {.name = "variant", .key = 'v', .arg = "V",
@@ -140,6 +141,9 @@ static const cli_opt run_opts[] = {
      .help = "GPU time to spend timing each row (default 0.5)",
      .need = "a positive number of seconds"},
     {.name = "no-cpu", .key = OPT_NO_CPU, .help = "skip the CPU baselines"},
+    {.name = "fresh-cpu", .key = OPT_FRESH_CPU,
+     .help = "measure the CPU baselines again instead of reading them from this machine's "
+             "cache (the new figures replace the cached ones)"},
     {.name = "exercise", .key = OPT_EXERCISE, .arg = "[=ID]",
      .help = "add your own kernel's row, from the workspace; a lab of several exercises takes the id of one",
      .need = "an exercise id (see 'cudalab list')"},
@@ -244,6 +248,9 @@ static int run_option(cli_ctx *c, void *ud, int key, const char *v)
         return EXIT_OK;
     case OPT_NO_CPU:
         req->cpu = false;
+        return EXIT_OK;
+    case OPT_FRESH_CPU:
+        req->fresh_cpu = true;
         return EXIT_OK;
     case OPT_EXERCISE:
         ra->exercise = true;

@@ -63,6 +63,20 @@ typedef struct cpu_found {
     engine_cpu_timing *t;
 } cpu_found;
 
+/* A cached figure whose samples spread wider than this (their
+ * interquartile range over the median) is measured again. */
+#define CPU_CACHE_MAX_SPREAD 1.0
+
+/* Whether a cached timing has the samples its measurement should have
+ * taken (engine_cpu_should_stop, their time bounded from above by the
+ * slowest one's) and a spread that is not a busy machine's. */
+static bool sampled_enough(const engine_cpu_timing *t)
+{
+    double elapsed_s = t->samples * t->max_ms * 1.05e-3;
+    return engine_cpu_should_stop(t->samples, elapsed_s) &&
+           (t->samples < 2 || t->spread <= CPU_CACHE_MAX_SPREAD);
+}
+
 static bool take_entry(const cJSON *it, void *ud)
 {
     const cpu_found *c = ud;
@@ -80,7 +94,9 @@ static bool take_entry(const cJSON *it, void *ud)
     t.samples = (int)jsoncache_num(it, "samples", 0);
     t.rel_err = jsoncache_num(it, "rel_err", 0);
     t.measured_at = (long long)jsoncache_num(it, "measured_at", 0);
-    if (!(t.median_ms > 0.0) || t.samples < 1 || !cJSON_IsString(st) ||
+    /* a figure of too few samples or a wide spread (a busy machine) is
+     * not kept: it is measured again, and the new one replaces it */
+    if (!(t.median_ms > 0.0) || t.samples < 1 || !sampled_enough(&t) || !cJSON_IsString(st) ||
         !status_from_name(st->valuestring, &t.status))
         return false;
     if (cJSON_IsString(chk))

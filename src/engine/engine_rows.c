@@ -85,7 +85,8 @@ void engine_rows_cpu(engine_ctx *ctx, problem_data *data, int threads, run_resul
     ctx->rows.variant = row->variant;
     nvtxRangePushA(row->variant);
     uint64_t seed = ctx->seed++;
-    if (!engine_cpu_baseline(data, threads, seed, true, cpu_progress, &ctx->rows, &t, &e)) {
+    if (!engine_cpu_baseline(data, threads, seed, !ctx->req->fresh_cpu, cpu_progress, &ctx->rows,
+                             &t, &e)) {
         engine_row_error(row, e.msg);
         goto done;
     }
@@ -98,6 +99,7 @@ void engine_rows_cpu(engine_ctx *ctx, problem_data *data, int threads, run_resul
     row->rel_err = t.rel_err;
     row->seed = t.seed;
     row->threads = threads;
+    row->cached_at = t.cached ? t.measured_at : 0;
     char when[32] = "";
     time_t at = (time_t)t.measured_at;
     struct tm tmv;

@@ -187,7 +187,7 @@ static bool measure_side(pipe_size *z, cpu_side *side, data_sum *sum, cl_err *e)
     char path[CL_PATH_MAX];
     bool have_path = engine_cpu_cache_path(path, sizeof path, NULL);
     char *json = have_path ? jsoncache_read(path, 4u << 20) : NULL;
-    side->cached = from_cache(z, side, json);
+    side->cached = !z->c->req->fresh_cpu && from_cache(z, side, json);
     free(json);
     if (side->cached)
         return true;
@@ -228,6 +228,7 @@ static void emit_side(pipe_size *z, const cpu_side *side, bool mt)
         r.samples = t->samples;
         r.seed = z->seed;
         r.threads = side->threads;
+        r.cached_at = side->cached ? t->measured_at : 0;
         double bytes = s == PREP_NSTEPS ? (double)prep_table_bytes(z->n)
                                         : prep_step_bytes((prep_step)s, z->n, z->st.m);
         if (r.median_ms > 0.0)

@@ -76,6 +76,8 @@ typedef struct run_result {
                                    * RS_ERROR; 0 when none (result/cuda_codes.h) */
     double wall_ms;               /* wall-clock time the worker spent on the row: inputs,
                                    * checks, warm-up and timing; 0 unknown */
+    long long cached_at;          /* a CPU row read from the cache: when it was measured
+                                   * (seconds since the epoch); 0: measured in this run */
 } run_result;
 
 typedef struct run_variant {
@@ -111,6 +113,9 @@ typedef struct run_request {
      * figures stay unknown); the copy baseline is skipped unless it is the
      * library.  For runs under compute-sanitizer. */
     bool check_only;
+    /* Measure the CPU baselines again rather than read them from the
+     * cache (the new figures replace the cached ones). */
+    bool fresh_cpu;
 } run_request;
 
 typedef struct run_progress {

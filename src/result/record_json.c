@@ -79,7 +79,8 @@ bool record_put_request(cJSON *obj, const run_request *req)
         && jsonf_put_str(obj, "exercise_launcher", req->exercise_launcher)
         && (!req->exercise[0] || jsonf_put_str(obj, "exercise", req->exercise))
         && (!req->lab_file[0] || jsonf_put_str(obj, "lab_file", req->lab_file))
-        && cJSON_AddBoolToObject(obj, "check_only", req->check_only);
+        && cJSON_AddBoolToObject(obj, "check_only", req->check_only)
+        && (!req->fresh_cpu || cJSON_AddBoolToObject(obj, "fresh_cpu", true));
 }
 
 bool record_put_progress(cJSON *obj, const run_progress *progress)
@@ -126,6 +127,8 @@ bool record_put_result(cJSON *obj, const run_result *result)
           && jsonf_put_int(obj, "threads", result->threads)
           && jsonf_put_int(obj, "code", result->code)
           && put_timed(obj, "wall_ms", result->wall_ms, result->wall_ms > 0)
+          && (result->cached_at <= 0
+              || jsonf_put_u64(obj, "cached_at", (uint64_t)result->cached_at))
           && (!result->exercise[0] || jsonf_put_str(obj, "exercise", result->exercise))))
         return false;
     cJSON *arr = cJSON_AddArrayToObject(obj, "mismatches");
@@ -200,7 +203,8 @@ bool record_get_request(const cJSON *obj, run_request *req, cl_err *err)
                            sizeof req->exercise_launcher, err)
           && jsonf_get_str(obj, "exercise", req->exercise, sizeof req->exercise, err)
           && jsonf_get_str(obj, "lab_file", req->lab_file, sizeof req->lab_file, err)
-          && jsonf_get_bool(obj, "check_only", &req->check_only, err)))
+          && jsonf_get_bool(obj, "check_only", &req->check_only, err)
+          && jsonf_get_bool(obj, "fresh_cpu", &req->fresh_cpu, err)))
         return false;
     const cJSON *vars = jsonf_get_array(obj, "variants", RUN_MAX_VARIANTS, err, &ok);
     if (!ok)
@@ -240,6 +244,16 @@ bool record_get_progress(const cJSON *obj, run_progress *progress, cl_err *err)
         && jsonf_get_str(obj, "exercise", progress->exercise, sizeof progress->exercise, err);
 }
 
+/* "cached_at", when there: a time a CPU row was measured, in seconds. */
+static bool get_cached_at(const cJSON *obj, run_result *result, cl_err *err)
+{
+    uint64_t at = 0;
+    if (!jsonf_get_u64(obj, "cached_at", &at, err))
+        return false;
+    result->cached_at = at > (uint64_t)INT64_MAX ? 0 : (long long)at;
+    return true;
+}
+
 bool record_get_result(const cJSON *obj, run_result *result, cl_err *err)
 {
     bool ok;
@@ -271,6 +285,7 @@ bool record_get_result(const cJSON *obj, run_result *result, cl_err *err)
           && jsonf_get_int(obj, "threads", &result->threads, err)
           && jsonf_get_int(obj, "code", &result->code, err)
           && jsonf_get_double(obj, "wall_ms", &result->wall_ms, 0, err)
+          && get_cached_at(obj, result, err)
           && jsonf_get_str(obj, "exercise", result->exercise, sizeof result->exercise, err)))
         return false;
     result->kind = (result_kind)kind;

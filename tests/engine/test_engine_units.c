@@ -101,7 +101,7 @@ static void test_parse_sizes(void **state)
     assert_false(problem_parse_size(red, "", &d, &e));
     assert_non_null(strstr(e.msg, "empty size"));
     assert_false(problem_parse_size(red, "2^30+1", &d, &e));
-    assert_non_null(strstr(e.msg, "outside its limits"));
+    assert_non_null(strstr(e.msg, "2^30+1 is larger than the limit 1073741824 (2^30)"));
 
     assert_true(problem_parse_size(mm, "4096", &d, &e));
     assert_true(d.M == 4096 && d.N == 4096 && d.K == 4096);
@@ -396,6 +396,33 @@ static void test_cpu_cache(void **state)
     free(doc);
     free(doc2);
     free(doc3);
+
+    /* a figure of fewer samples than its measurement takes, or of a wide
+     * spread (a busy machine), is not taken: it is measured again */
+    static const struct {
+        int samples;
+        double median, max, spread;
+        bool taken;
+    } kept[] = {
+        {1, 10.0, 10.0, 0.0, false},     /* one fast sample: stopped early */
+        {2, 300.0, 320.0, 0.05, false},  /* 0.6 s: three are taken under 3 s */
+        {3, 400.0, 420.0, 0.05, true},
+        {1, 5000.0, 5000.0, 0.0, true},  /* one long sample is all it takes */
+        {50, 20.0, 90.0, 1.5, false},    /* interquartile range 1.5x the median */
+        {50, 20.0, 40.0, 0.8, true},
+    };
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        t.samples = kept[i].samples;
+        t.median_ms = t.min_ms = kept[i].median;
+        t.max_ms = kept[i].max;
+        t.spread = kept[i].spread;
+        char *d = engine_cpu_cache_update(NULL, &k, &t);
+        assert_non_null(d);
+        if (engine_cpu_cache_lookup(d, &k, &got) != kept[i].taken)
+            fail_msg("cached figure %zu: taken %d, expected %d", i, !kept[i].taken,
+                     kept[i].taken);
+        free(d);
+    }
 
     assert_false(engine_cpu_should_stop(0, 5.0));
     assert_false(engine_cpu_should_stop(1, 0.5));
