@@ -47,6 +47,8 @@ typedef struct doctor_report {
     char sanitizer[CL_PATH_MAX], ncu[CL_PATH_MAX];
     const char *term;
     int colors;                     /* -1 unknown */
+    const char *colour_off;         /* why colour is off though the terminal has it
+                                     * ("NO_COLOR", "--no-color"), or NULL */
     bool utf8;
     char codeset[64];
     folder_state home, data, workspace;
@@ -116,6 +118,9 @@ static void terminal_probe(doctor_report *r)
         r->colors = tigetnum("colors");
         del_curterm(cur_term);
     }
+    const char *nc = getenv("NO_COLOR");
+    if (nc && nc[0])
+        r->colour_off = "NO_COLOR is set";
     setlocale(LC_ALL, "");
     snprintf(r->codeset, sizeof r->codeset, "%s", nl_langinfo(CODESET));
     r->utf8 = strcmp(r->codeset, "UTF-8") == 0;
@@ -156,6 +161,8 @@ static void gather(const cli_ctx *c, doctor_report *r)
     if (!which_tool("ncu", r->ncu, sizeof r->ncu))
         r->ncu[0] = '\0';
     terminal_probe(r);
+    if (c->no_color && !r->colour_off)
+        r->colour_off = "--no-color";
     pyenv_probe_into(&r->py);
     doctor_mgpu_probe(&r->mgpu);
     r->bwrap = bwrap_works(r->bwrap_why, sizeof r->bwrap_why);
@@ -178,8 +185,9 @@ static void gather(const cli_ctx *c, doctor_report *r)
     else
         store_probe(r);
     if (strcmp(r->workspace.state, "not_writable") == 0)
-        finding(r, "your copies of the exercises cannot be made: the workspace %s %s",
-                r->workspace.path, r->workspace.note);
+        finding(r, "your copies of the exercises cannot be made: %s%s%s%s",
+                r->workspace.path[0] ? "the workspace " : "", r->workspace.path,
+                r->workspace.path[0] ? ": " : "", r->workspace.note);
 }
 
 static void version_text(int v, char *buf, size_t n)
@@ -348,6 +356,7 @@ static void print_json(const doctor_report *r)
     cJSON *t = cJSON_AddObjectToObject(root, "terminal");
     cJSON_AddStringToObject(t, "term", r->term ? r->term : "");
     cJSON_AddNumberToObject(t, "colors", r->colors);
+    cJSON_AddBoolToObject(t, "colour", r->colour_off == NULL);
     cJSON_AddStringToObject(t, "codeset", r->codeset);
     cJSON_AddBoolToObject(t, "utf8", r->utf8);
     cJSON *f = cJSON_AddObjectToObject(root, "folders");
@@ -421,7 +430,14 @@ static void print_text(const doctor_report *r)
     print_mgpu(&r->mgpu);
     print_sandbox(r);
     printf("ncu               %s\n", r->ncu[0] ? r->ncu : "not found (install Nsight Compute for kernel metrics)");
-    printf("Terminal          TERM=%s, %d colours, %s\n", r->term ? r->term : "(unset)", r->colors,
+    char colours[64];
+    if (r->colour_off)
+        snprintf(colours, sizeof colours, "colour off (%s)", r->colour_off);
+    else if (r->colors < 0)
+        snprintf(colours, sizeof colours, "colours unknown");
+    else
+        snprintf(colours, sizeof colours, "%d colours", r->colors);
+    printf("Terminal          TERM=%s, %s, %s\n", r->term ? r->term : "(unset)", colours,
            r->utf8 ? "UTF-8" : r->codeset);
     print_folder("Labs and library", &r->home);
     print_folder("Data folder", &r->data);
