@@ -1,9 +1,11 @@
 /* cmd_grade.c - `cudalab grade`: grade a workspace headless and write the
  * reports, bound to the learner and the assignment.  It changes nothing
  * but the report folder: the progress store is only read. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_args.h"
@@ -11,6 +13,7 @@
 #include "cli/cli_labs.h"
 #include "cli/cli_opts.h"
 #include "core/escape.h"
+#include "core/paths.h"
 #include "grade/report.h"
 #include "grade/sign.h"
 
@@ -351,6 +354,18 @@ int cmd_grade(cli_ctx *ctx, int argc, char **argv)
                                   "signed (--key or %s): it binds each report to one "
                                   "assignment",
                                SIGN_KEY_ENV);
+    }
+    /* the report folder first: an hour of grading must not end in a folder
+     * that cannot be written */
+    if (!paths_mkdir_p(a.out, &e) || access(a.out, W_OK) != 0) {
+        if (!e.msg[0])
+            err_set(&e, "%s cannot be written: %s", a.out, strerror(errno));
+        fprintf(stderr, "cudalab: grade: the report folder: %s (nothing was graded)\n", e.msg);
+        if (key) {
+            memset(key, 0, keylen);
+            free(key);
+        }
+        return EXIT_ENV;
     }
     static grade_report rep;
     rc = run_grading(ctx, &a, &rep);
