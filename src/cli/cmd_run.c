@@ -498,7 +498,9 @@ static int run_and_report(cli_ctx *c, const lab *l, const run_args *ra, run_stat
     };
     double limit = c->time_limit_s > 0 ? c->time_limit_s : l->time_limit_s;
     state->spec = lab_problem_spec(l, req->problem);
+    /* the multigpu lab's rows are GPU rows alone, its exercise's too */
     state->cpu_rows = req->cpu && (!experiments_problem(req->problem) || ra->exercise) &&
+                      strcmp(req->problem, EXPERIMENTS_MULTIGPU) != 0 &&
                       !(state->spec && state->spec->no_cpu);
     state->time_limit_s = limit;
     *db = cli_store_open();
