@@ -130,11 +130,16 @@ int cli_run_sanitize(cli_ctx *ctx, const lab *the_lab, const run_request *req,
         .time_limit_s = limit,
     };
     const char *tool = sanitize_tool_name(san_tool);
+    char found[1024];
+    cl_err e = {{0}};
+    if (!sanitize_tool_path(NULL, found, sizeof found, &e)) {
+        fprintf(stderr, "cudalab: %s\n", e.msg);   /* before a run is announced */
+        return EXIT_ENV;
+    }
     if (!json)
         fprintf(stderr, "running your kernel under compute-sanitizer %s (this is slow)...\n",
                 tool);
     sanitize_result res;
-    cl_err e = {{0}};
     if (!sanitize_run(&o, &res, &e)) {
         fprintf(stderr, "cudalab: %s\n", e.msg);
         sanitize_result_free(&res);

@@ -156,6 +156,9 @@ typedef struct sanitize_result {
  * kernel did: out holds the row or the fault and the findings.  Free out
  * with sanitize_result_free in both cases. */
 bool sanitize_run(const sanitize_opts *opts, sanitize_result *out, cl_err *err);
+/* compute-sanitizer's path into out (n bytes): given when it is set, else
+ * the one on PATH or in the toolkit; false + e saying how to get it. */
+bool sanitize_tool_path(const char *given, char *out, size_t n, cl_err *e);
 void sanitize_result_free(sanitize_result *result);
 
 #endif

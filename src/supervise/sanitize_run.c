@@ -207,19 +207,23 @@ typedef struct san_job {
     char *request;                    /* the request line and a quit line */
 } san_job;
 
-/* The tool's path into out: o's, else compute-sanitizer where the toolkit
- * puts it; false + e (how to get it) when there is none. */
-static bool find_tool(const sanitize_opts *o, sanitize_result *out, cl_err *e)
+bool sanitize_tool_path(const char *given, char *out, size_t n, cl_err *e)
 {
-    if (o->sanitizer && o->sanitizer[0]) {
-        snprintf(out->tool_path, sizeof out->tool_path, "%s", o->sanitizer);
+    if (given && given[0]) {
+        snprintf(out, n, "%s", given);
         return true;
     }
-    if (which_tool("compute-sanitizer", out->tool_path, sizeof out->tool_path))
+    if (which_tool("compute-sanitizer", out, n))
         return true;
     return err_set(e, "compute-sanitizer was not found: it comes with the CUDA toolkit (its bin "
                       "folder, e.g. /usr/local/cuda/bin); install the toolkit (or its "
                       "cuda-sanitizer package), or put that folder on PATH or set CUDA_HOME");
+}
+
+/* The tool's path into out (sanitize_tool_path). */
+static bool find_tool(const sanitize_opts *o, sanitize_result *out, cl_err *e)
+{
+    return sanitize_tool_path(o->sanitizer, out->tool_path, sizeof out->tool_path, e);
 }
 
 /* The request for the exercise at the smallest of o's sizes (its label
