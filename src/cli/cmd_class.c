@@ -72,9 +72,15 @@ static int class_option(cli_ctx *c, void *ud, int key, const char *v)
         if (strcmp(v, "csv") != 0 && strcmp(v, "md") != 0 && strcmp(v, "html") != 0 &&
             strcmp(v, "json") != 0)
             return cli_usage_error(c, "class: unknown format '%s' (csv, md, html or json)", v);
+        if (a->format && strcmp(a->format, v) != 0)
+            return cli_usage_error(c, "class: --format %s and %s ask for two formats; pick one",
+                                   v, strcmp(a->format, "json") == 0 ? "--json" : a->format);
         a->format = v;
         return EXIT_OK;
     case OPT_JSON:
+        if (a->format && strcmp(a->format, "json") != 0)
+            return cli_usage_error(c, "class: --json and --format %s ask for two formats; pick "
+                                      "one", a->format);
         a->format = "json";
         return EXIT_OK;
     case OPT_OUT:
