@@ -28,10 +28,12 @@ static void fmt_time(char *buf, size_t n, const run_result *r, const char *pm)
         snprintf(buf, n, "-");
         return;
     }
-    if (r->median_ms >= 100)
-        snprintf(buf, n, "%.0f ms %s%.1f%%", r->median_ms, pm, 100 * r->spread);
-    else if (r->median_ms >= 1)
-        snprintf(buf, n, "%.3f ms %s%.1f%%", r->median_ms, pm, 100 * r->spread);
+    /* four significant digits from 1 ms up (2614 ms, 291.4 ms, 70.59 ms,
+     * 2.458 ms), tenths of a microsecond below */
+    double m = r->median_ms;
+    int decimals = m >= 1000 ? 0 : m >= 100 ? 1 : m >= 10 ? 2 : 3;
+    if (m >= 1)
+        snprintf(buf, n, "%.*f ms %s%.1f%%", decimals, m, pm, 100 * r->spread);
     else
         snprintf(buf, n, "%.1f us %s%.1f%%", r->median_ms * 1000, pm, 100 * r->spread);
 }
