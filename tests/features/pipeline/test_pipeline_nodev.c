@@ -411,13 +411,21 @@ static void expect_ms(lab *l, size_t i, const run_result *rows, size_t n, ms_sta
                  shown ? shown : "");
 }
 
+/* The shipped lab called id, loaded (the test fails when it does not load). */
+static lab *shipped_lab(const char *id)
+{
+    char rel[64], path[CL_PATH_MAX];
+    snprintf(rel, sizeof rel, "labs/%s/lab.lua", id);
+    paths_join(path, sizeof path, g_home, rel);
+    lab *l = ts_lab_load(path, g_home, NULL);
+    assert_non_null(l);
+    return l;
+}
+
 static void test_milestones(void **state)
 {
     (void)state;
-    char path[CL_PATH_MAX];
-    paths_join(path, sizeof path, g_home, "labs/profiling/lab.lua");
-    lab *l = ts_lab_load(path, g_home, NULL);
-    assert_non_null(l);
+    lab *l = shipped_lab("profiling");
     assert_int_equal(l->nmilestones, 1);
     assert_string_equal(l->milestones[0].id, "optimised");
 
@@ -452,10 +460,7 @@ static void test_milestones(void **state)
 static void test_steps_not_run(void **state)
 {
     (void)state;
-    char path[CL_PATH_MAX];
-    paths_join(path, sizeof path, g_home, "labs/pipeline/lab.lua");
-    lab *l = ts_lab_load(path, g_home, NULL);
-    assert_non_null(l);
+    lab *l = shipped_lab("pipeline");
     size_t ms = l->nmilestones;
     for (size_t i = 0; i < l->nmilestones; i++)
         if (strcmp(l->milestones[i].id, "steps5x") == 0)
